@@ -1,0 +1,49 @@
+//===- AmpDialect.td - amp dialect definition --------------*- tablegen -*-===//
+//
+// Part of amp-mlir. The `amp` dialect: automatic mixed precision.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPDIALECT_TD
+#define AMP_DIALECT_AMP_IR_AMPDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Amp_Dialect : Dialect {
+  let name = "amp";
+  let cppNamespace = "::mlir::amp";
+  let summary = "Automatic mixed precision: guards, casts and loss scaling";
+  let description = [{
+    The `amp` dialect carries what a compiler needs to run a tensor program in
+    mixed precision (fp32 with fp16 or bf16):
+
+    * `amp.fp16_guard` regions mark where low precision is allowed (Paddle's
+      `fp16_guard`); outside them, a guarded module stays in fp32.
+    * `amp.cast` is a precision conversion that the AMP passes own: unlike
+      `arith.truncf`/`arith.extf` written by a user, it may be moved, shared
+      or removed by cast placement.
+    * `amp.scale_loss`, `amp.check_finite_and_unscale` and
+      `amp.update_loss_scaling` express dynamic loss scaling in the training
+      step, with the scaler's knobs in a `#amp.loss_scaling` attribute.
+    * The discardable attribute `amp.precision = "f32" | "f16" | "bf16"` pins
+      one operation's compute precision, whatever the policy says.
+    * `AmpPrecisionOpInterface` is how operations of any dialect declare how
+      they behave under AMP (category, operands that must stay fp32,
+      accumulation type); linalg, tosa, arith and math get external models.
+  }];
+
+  let useDefaultAttributePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
+  let hasConstantMaterializer = 0;
+
+  let extraClassDeclaration = [{
+    /// Name of the discardable attribute that pins an op's precision.
+    static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
+
+  private:
+    void registerAttributes();
+  public:
+  }];
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPDIALECT_TD

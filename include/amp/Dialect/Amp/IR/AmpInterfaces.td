@@ -1,0 +1,73 @@
+//===- AmpInterfaces.td - amp op interfaces ----------------*- tablegen -*-===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPINTERFACES_TD
+#define AMP_DIALECT_AMP_IR_AMPINTERFACES_TD
+
+include "mlir/IR/OpBase.td"
+
+def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
+  let cppNamespace = "::mlir::amp";
+  let description = [{
+    How an operation behaves under automatic mixed precision. The AMP
+    policies (`--amp-o1`, `--amp-o2`) ask every operation through this
+    interface instead of matching op names: a dialect opts in by attaching an
+    external model (amp-mlir ships models for linalg, tosa, arith, math and
+    tensor data movement), and a downstream compiler can attach its own to
+    its ops, or replace ours.
+
+    * `getAmpCategory()`: white (runs in low precision), black (stays fp32 at
+      O1), gray (follows its producers) or unsupported (not a floating-point
+      computation). It may look at the operation itself, e.g. a
+      `linalg.generic` is classified from its body and iterators.
+    * `operandMustStayF32(i)`: operands that keep fp32 whatever the policy
+      (batch-norm statistics, a loss scale, ...).
+    * `getAccumulatorType(t)`: the type the op accumulates in when it
+      computes in `t` (fp32 for matmul and convolution in fp16/bf16), or
+      null when it does not accumulate.
+    * `supportsPrecision(t)`: whether the op can compute in `t` at all.
+  }];
+
+  let methods = [
+    InterfaceMethod<
+      /*desc=*/"Returns the AMP category of this operation.",
+      /*retTy=*/"::mlir::amp::Category",
+      /*methodName=*/"getAmpCategory">,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true if operand `operandIndex` must stay in fp32 whatever the
+        precision the operation computes in.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"operandMustStayF32",
+      /*args=*/(ins "unsigned":$operandIndex),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{ return false; }]>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns the element type the operation accumulates in when it
+        computes in `computeType`, or a null type if it does not accumulate
+        (elementwise ops) or accumulates in `computeType` itself.
+      }],
+      /*retTy=*/"::mlir::FloatType",
+      /*methodName=*/"getAccumulatorType",
+      /*args=*/(ins "::mlir::FloatType":$computeType),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{ return {}; }]>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true if the operation can compute in `computeType` (e.g. an
+        op may accept f16 but not bf16).
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"supportsPrecision",
+      /*args=*/(ins "::mlir::FloatType":$computeType),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{ return true; }]>
+  ];
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPINTERFACES_TD

@@ -1,0 +1,236 @@
+//===- AmpOps.td - amp dialect operations ------------------*- tablegen -*-===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_IR_AMPOPS_TD
+#define AMP_DIALECT_AMP_IR_AMPOPS_TD
+
+include "amp/Dialect/Amp/IR/AmpDialect.td"
+include "amp/Dialect/Amp/IR/AmpAttributes.td"
+include "mlir/IR/BuiltinTypes.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/Interfaces/CastInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class Amp_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Amp_Dialect, mnemonic, traits>;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Amp_FloatTensorOrScalar : AnyTypeOf<[AnyFloat, TensorOf<[AnyFloat]>],
+    "floating-point scalar or tensor">;
+def Amp_Gradient : RankedTensorOf<[AnyFloat]>;
+
+//===----------------------------------------------------------------------===//
+// fp16_guard / yield
+//===----------------------------------------------------------------------===//
+
+def Amp_Fp16GuardOp : Amp_Op<"fp16_guard", [
+    SingleBlock, NoRegionArguments, RecursiveMemoryEffects,
+    RecursivelySpeculatable,
+    DeclareOpInterfaceMethods<RegionBranchOpInterface>]> {
+  let summary = "marks a region where low precision is allowed";
+  let description = [{
+    `amp.fp16_guard` runs its single block once and returns the values its
+    `amp.yield` terminator yields. It marks the operations where the AMP
+    passes may compute in low precision (fp16 or bf16, despite the name,
+    which follows Paddle's `fp16_guard`): when a module contains a guard and
+    the policy's `use-fp16-guard` is on (the default then), operations outside
+    every guard stay in fp32.
+
+    Values defined outside may be used inside; guards may nest. The region has
+    no arguments. Once the policy has run, guards are inlined
+    (`--amp-inline-guards`) and the output uses upstream dialects only.
+
+    ```mlir
+    %r:2 = amp.fp16_guard -> (tensor<8x16xf32>, tensor<8xf32>) {
+      %0 = linalg.matmul ins(%a, %b : tensor<8x4xf32>, tensor<4x16xf32>)
+                         outs(%c : tensor<8x16xf32>) -> tensor<8x16xf32>
+      amp.yield %0, %bias : tensor<8x16xf32>, tensor<8xf32>
+    }
+    amp.fp16_guard {
+      "test.side_effect"() : () -> ()
+      amp.yield
+    }
+    ```
+  }];
+  let results = (outs Variadic<AnyType>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let hasRegionVerifier = 1;
+  let hasCanonicalizer = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [
+    // Builds a guard with the given result types and an empty body block
+    // (without terminator).
+    OpBuilder<(ins "::mlir::TypeRange":$resultTypes)>
+  ];
+  let extraClassDeclaration = [{
+    /// The terminator of the body.
+    YieldOp getYield();
+    /// The body's only block.
+    ::mlir::Block &getBodyBlock() { return getBody().front(); }
+  }];
+}
+
+def Amp_YieldOp : Amp_Op<"yield", [
+    Pure, ReturnLike, Terminator, HasParent<"Fp16GuardOp">]> {
+  let summary = "terminator of `amp.fp16_guard`";
+  let description = [{
+    Returns values from an `amp.fp16_guard` region; their types must equal the
+    guard's result types.
+
+    ```mlir
+    amp.yield %a, %b : tensor<8x16xf32>, tensor<8xf32>
+    amp.yield
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$operands);
+  let builders = [OpBuilder<(ins), [{ /* nothing to do */ }]>];
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+}
+
+//===----------------------------------------------------------------------===//
+// cast
+//===----------------------------------------------------------------------===//
+
+def Amp_CastOp : Amp_Op<"cast", [
+    Pure, DeclareOpInterfaceMethods<CastOpInterface>]> {
+  let summary = "precision conversion owned by the AMP passes";
+  let description = [{
+    Converts a floating-point scalar, vector or tensor to another
+    floating-point element type of the same shape, rounding to nearest even
+    when it narrows. Source and result must be of the same kind (both
+    scalars, both vectors or both tensors) with the same shape and the same
+    tensor encoding.
+
+    Unlike `arith.truncf`/`arith.extf` written by a user, an `amp.cast`
+    belongs to the AMP passes: cast placement may move, share or remove it.
+    It folds
+
+    * `amp.cast %x : T to T` to `%x`;
+    * a cast of an exact cast, `A -> B -> C` where every value of `A` is
+      representable in `B` (e.g. `f16 -> f32 -> f16`, `bf16 -> f32 -> f16`),
+      to the single cast `A -> C`, and to the source itself when `C == A`.
+
+    A lossy pair such as `f32 -> f16 -> f32` rounds, and never folds here.
+
+    ```mlir
+    %h = amp.cast %x : tensor<4x8xf32> to tensor<4x8xf16>
+    %s = amp.cast %f : f16 to f32
+    %v = amp.cast %w : vector<4xbf16> to vector<4xf32>
+    ```
+  }];
+  let arguments = (ins FloatLike:$input);
+  let results = (outs FloatLike:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// True if every value of the source element type is representable in the
+    /// result element type, i.e. the cast never rounds or overflows.
+    bool isExact();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Loss scaling
+//===----------------------------------------------------------------------===//
+
+def Amp_ScaleLossOp : Amp_Op<"scale_loss", [Pure]> {
+  let summary = "multiplies the loss by the loss scale, in fp32";
+  let description = [{
+    Returns `loss * scale` computed in fp32: the loss (a scalar or a tensor,
+    in any floating-point type) is converted to f32 first, as Apex, Paddle and
+    DeepSpeed do, so a large scale cannot overflow a low-precision loss. The
+    result has the loss's shape and element type f32. Gradients computed from
+    the scaled loss are scaled by `scale` too and must go through
+    `amp.check_finite_and_unscale` before the optimizer step.
+
+    ```mlir
+    %scaled = amp.scale_loss %loss by %scale : tensor<f16> -> tensor<f32>
+    %s = amp.scale_loss %l by %scale : f32 -> f32
+    ```
+  }];
+  let arguments = (ins Amp_FloatTensorOrScalar:$loss, F32:$scale);
+  let results = (outs Amp_FloatTensorOrScalar:$result);
+  let assemblyFormat = [{
+    $loss `by` $scale attr-dict `:` type($loss) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_CheckFiniteAndUnscaleOp : Amp_Op<"check_finite_and_unscale", [
+    Pure, InferTypeOpAdaptor]> {
+  let summary = "unscales gradients and reports whether any is non-finite";
+  let description = [{
+    Multiplies every element of every gradient by `1 / scale` (the reciprocal
+    computed in double precision and rounded to f32, exact for the power-of-two
+    scales every preset uses) and returns the unscaled gradients, of the same
+    types, plus `found_inf`: true if any element of any input gradient is
+    Inf or NaN. This is Paddle's `check_finite_and_unscale` and PyTorch's
+    `_amp_foreach_non_finite_check_and_unscale_`; the runtime does it in one
+    pass over memory, one launch per element type.
+
+    ```mlir
+    %g:2, %found_inf = amp.check_finite_and_unscale %dw, %db by %scale
+        : tensor<16x8xf16>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Amp_Gradient>:$gradients, F32:$scale);
+  let results = (outs Variadic<Amp_Gradient>:$unscaled, I1:$found_inf);
+  let assemblyFormat = [{
+    $gradients `by` $scale attr-dict `:` type($gradients)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [Pure]> {
+  let summary = "advances the dynamic loss scaler by one step";
+  let description = [{
+    The unified loss-scaler state machine (a superset of PyTorch's
+    `_amp_update_scale_`, Paddle's `update_loss_scaling`, DeepSpeed's and
+    Megatron's scalers), configured by a `#amp.loss_scaling` attribute. The
+    scaler state is threaded through the training step as four values:
+
+    | value | type | meaning |
+    |---|---|---|
+    | `scale` | f32 | the current loss scale |
+    | `good_steps` | i32 | consecutive clean steps since the last growth or overflow |
+    | `bad_steps` | i32 | consecutive counted overflows (Paddle's `decr_count`) |
+    | `hysteresis` | i32 | overflows still absorbed before back-off (DeepSpeed's `cur_hysteresis`) |
+
+    Given `found_inf` from `amp.check_finite_and_unscale`, it returns the
+    state after this step. On an overflow the optimizer step must be skipped
+    (whatever the state machine does to the scale); the scale backs off once
+    the hysteresis is used up and `backoff_interval` consecutive overflows
+    were counted. After `growth_interval` consecutive clean steps it grows,
+    capped by `max_scale` and never to infinity. A static scaler
+    (`dynamic = false`) returns its state unchanged. The initial state is
+    `(init_scale, 0, 0, hysteresis)`.
+
+    ```mlir
+    %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found_inf)
+        scale(%scale) good_steps(%good) bad_steps(%bad) hysteresis(%hyst)
+        config #amp.loss_scaling<preset = "pytorch">
+    ```
+  }];
+  let arguments = (ins I1:$found_inf, F32:$scale, I32:$good_steps,
+                       I32:$bad_steps, I32:$hysteresis,
+                       Amp_LossScalingAttr:$config);
+  let results = (outs F32:$new_scale, I32:$new_good_steps,
+                      I32:$new_bad_steps, I32:$new_hysteresis);
+  let assemblyFormat = [{
+    `found_inf` `(` $found_inf `)` `scale` `(` $scale `)`
+    `good_steps` `(` $good_steps `)` `bad_steps` `(` $bad_steps `)`
+    `hysteresis` `(` $hysteresis `)` `config` qualified($config) attr-dict
+  }];
+}
+
+#endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

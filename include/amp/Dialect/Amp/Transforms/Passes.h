@@ -1,0 +1,36 @@
+//===- Passes.h - amp transformation passes ---------------------*- C++ -*-===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
+#define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+class RewriterBase;
+
+namespace amp {
+class Fp16GuardOp;
+
+#define GEN_PASS_DECL
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+
+/// Replaces `op` by the operations of its body and its results by the values
+/// its `amp.yield` yields.
+void inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op);
+
+/// Patterns that inline every `amp.fp16_guard` into its parent block.
+void populateAmpInlineGuardsPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_H

@@ -1,0 +1,228 @@
+//===- AmpOps.cpp - amp dialect operations --------------------------------===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/APFloat.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+//===----------------------------------------------------------------------===//
+// Fp16GuardOp
+//===----------------------------------------------------------------------===//
+
+void Fp16GuardOp::build(OpBuilder &builder, OperationState &state,
+                        TypeRange resultTypes) {
+  state.addTypes(resultTypes);
+  Region *body = state.addRegion();
+  body->push_back(new Block());
+}
+
+// amp.fp16_guard (`->` type-list)? region attr-dict
+ParseResult Fp16GuardOp::parse(OpAsmParser &parser, OperationState &result) {
+  if (parser.parseOptionalArrowTypeList(result.types))
+    return failure();
+  Region *body = result.addRegion();
+  if (parser.parseRegion(*body, /*arguments=*/{}))
+    return failure();
+  return parser.parseOptionalAttrDict(result.attributes);
+}
+
+void Fp16GuardOp::print(OpAsmPrinter &p) {
+  p.printOptionalArrowTypeList(getResultTypes());
+  p << ' ';
+  p.printRegion(getBody(), /*printEntryBlockArgs=*/false,
+                /*printBlockTerminators=*/true);
+  p.printOptionalAttrDict((*this)->getAttrs());
+}
+
+YieldOp Fp16GuardOp::getYield() {
+  return cast<YieldOp>(getBodyBlock().getTerminator());
+}
+
+LogicalResult Fp16GuardOp::verifyRegions() {
+  Block &block = getBodyBlock();
+  Operation *terminator = block.empty() ? nullptr : &block.back();
+  auto yield = dyn_cast_or_null<YieldOp>(terminator);
+  if (!yield) {
+    InFlightDiagnostic diag =
+        emitOpError("expects its body to end with 'amp.yield'");
+    if (terminator)
+      diag.attachNote(terminator->getLoc())
+          << "the body ends with '" << terminator->getName() << "'";
+    return diag;
+  }
+  if (yield.getNumOperands() != getNumResults())
+    return emitOpError() << "has " << getNumResults()
+                         << " results but its 'amp.yield' yields "
+                         << yield.getNumOperands() << " values";
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getResultTypes(), yield.getOperandTypes()))) {
+    auto [resultType, yieldedType] = pair;
+    if (resultType != yieldedType) {
+      InFlightDiagnostic diag = emitOpError()
+                                << "result #" << index << " has type "
+                                << resultType << " but 'amp.yield' operand #"
+                                << index << " has type " << yieldedType;
+      diag.attachNote(yield.getLoc()) << "yielded here";
+      return diag;
+    }
+  }
+  return success();
+}
+
+void Fp16GuardOp::getSuccessorRegions(RegionBranchPoint point,
+                                      SmallVectorImpl<RegionSuccessor> &regions) {
+  // Control enters the body once and then leaves to the parent's results.
+  if (point.isParent()) {
+    regions.push_back(RegionSuccessor(&getBody()));
+    return;
+  }
+  regions.push_back(RegionSuccessor(getOperation(), getResults()));
+}
+
+namespace {
+/// A guard whose body holds nothing but its terminator guards nothing:
+/// replace it by the values it yields.
+struct EraseEmptyGuard : public OpRewritePattern<Fp16GuardOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(Fp16GuardOp op,
+                                PatternRewriter &rewriter) const override {
+    Block &block = op.getBodyBlock();
+    if (&block.front() != &block.back())
+      return rewriter.notifyMatchFailure(op, "the guard's body is not empty");
+    rewriter.replaceOp(op, op.getYield().getOperands());
+    return success();
+  }
+};
+} // namespace
+
+void Fp16GuardOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                              MLIRContext *context) {
+  results.add<EraseEmptyGuard>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// CastOp
+//===----------------------------------------------------------------------===//
+
+/// Checks that `in` and `out` are the same kind of container (scalar, vector,
+/// tensor) with the same shape and encoding. Reports through `emitError` when
+/// it is given.
+static LogicalResult
+verifyCastShapes(Type in, Type out,
+                 function_ref<InFlightDiagnostic()> emitError) {
+  auto fail = [&](StringRef what) {
+    if (emitError)
+      return emitError() << "expects source and result of the same " << what
+                         << ", got " << in << " and " << out;
+    return InFlightDiagnostic();
+  };
+  bool inVector = isa<VectorType>(in), outVector = isa<VectorType>(out);
+  bool inTensor = isa<TensorType>(in), outTensor = isa<TensorType>(out);
+  if (inVector != outVector || inTensor != outTensor)
+    return fail("kind (scalar, vector or tensor)");
+  auto inShaped = dyn_cast<ShapedType>(in);
+  if (!inShaped)
+    return success();
+  auto outShaped = cast<ShapedType>(out);
+  if (inShaped.hasRank() != outShaped.hasRank() ||
+      (inShaped.hasRank() && inShaped.getShape() != outShaped.getShape()))
+    return fail("shape");
+  if (inVector && cast<VectorType>(in).getScalableDims() !=
+                      cast<VectorType>(out).getScalableDims())
+    return fail("shape");
+  auto inRanked = dyn_cast<RankedTensorType>(in);
+  auto outRanked = dyn_cast<RankedTensorType>(out);
+  if (inRanked && outRanked && inRanked.getEncoding() != outRanked.getEncoding())
+    return fail("encoding");
+  return success();
+}
+
+LogicalResult CastOp::verify() {
+  return verifyCastShapes(getInput().getType(), getType(),
+                          [&] { return emitOpError(); });
+}
+
+bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
+  if (inputs.size() != 1 || outputs.size() != 1)
+    return false;
+  if (!isa<FloatType>(getElementTypeOrSelf(inputs.front())) ||
+      !isa<FloatType>(getElementTypeOrSelf(outputs.front())))
+    return false;
+  return succeeded(verifyCastShapes(inputs.front(), outputs.front(), nullptr));
+}
+
+bool CastOp::isExact() {
+  auto from = cast<FloatType>(getElementTypeOrSelf(getInput().getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(getType()));
+  return llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
+                                              to.getFloatSemantics());
+}
+
+OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
+  // cast(x : T to T) -> x
+  if (getInput().getType() == getType())
+    return getInput();
+  // cast(cast(x : A to B) : B to C) -> cast(x : A to C) when A -> B is exact:
+  // the first cast never rounds, so only the second one does.
+  if (auto inner = getInput().getDefiningOp<CastOp>()) {
+    if (!inner.isExact())
+      return {};
+    Value source = inner.getInput();
+    if (source.getType() == getType())
+      return source;
+    getInputMutable().assign(source);
+    return getResult();
+  }
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// ScaleLossOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaleLossOp::verify() {
+  Type lossType = getLoss().getType();
+  Type resultType = getType();
+  if (isa<TensorType>(lossType) != isa<TensorType>(resultType) ||
+      (isa<TensorType>(lossType) &&
+       cast<TensorType>(lossType).getShape() !=
+           cast<TensorType>(resultType).getShape()))
+    return emitOpError() << "expects the result to have the shape of the loss "
+                         << lossType << ", got " << resultType;
+  if (!getElementTypeOrSelf(resultType).isF32())
+    return emitOpError() << "expects an f32 result (the scaled loss is "
+                            "computed in fp32), got "
+                         << resultType;
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// CheckFiniteAndUnscaleOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult CheckFiniteAndUnscaleOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  for (Value gradient : adaptor.getGradients())
+    inferredReturnTypes.push_back(gradient.getType());
+  inferredReturnTypes.push_back(IntegerType::get(context, 1));
+  return success();
+}
+
+LogicalResult CheckFiniteAndUnscaleOp::verify() {
+  if (getGradients().empty())
+    return emitOpError("expects at least one gradient");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

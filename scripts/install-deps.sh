@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+#===- install-deps.sh - install the build and test dependencies ----------===#
+#
+# Idempotent and quiet: does nothing when every package is present; otherwise
+# installs the missing ones with apt-get (as root, or through sudo). Fails
+# with a clear message if apt cannot reach its index.
+#
+#===----------------------------------------------------------------------===#
+set -euo pipefail
+
+PACKAGES=(
+  # LLVM/MLIR 22: MLIRConfig.cmake and libMLIR, mlir-tblgen, lit/FileCheck.
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
+  # Build tools.
+  cmake ninja-build g++ make
+  # Unit tests, lit, Python tests.
+  libgtest-dev python3 python3-numpy python3-pytest
+)
+
+missing=()
+for pkg in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)
+  [[ "$status" == "install ok installed" ]] || missing+=("$pkg")
+done
+[[ ${#missing[@]} -eq 0 ]] && exit 0
+
+echo "install-deps: installing ${missing[*]}" >&2
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+  if command -v sudo >/dev/null 2>&1; then
+    SUDO=(sudo)
+  else
+    echo "install-deps: error: missing packages (${missing[*]}) and not root;" \
+         "run: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+if ! "${SUDO[@]}" apt-get update -qq >/tmp/amp-apt-update.log 2>&1; then
+  echo "install-deps: error: 'apt-get update' failed: apt cannot reach its" \
+       "package index (see /tmp/amp-apt-update.log):" >&2
+  tail -n 5 /tmp/amp-apt-update.log >&2
+  exit 1
+fi
+if ! "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+    >/tmp/amp-apt-install.log 2>&1; then
+  echo "install-deps: error: 'apt-get install ${missing[*]}' failed" \
+       "(see /tmp/amp-apt-install.log):" >&2
+  tail -n 10 /tmp/amp-apt-install.log >&2
+  exit 1
+fi
+echo "install-deps: done" >&2
