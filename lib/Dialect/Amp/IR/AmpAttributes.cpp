@@ -235,11 +235,20 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
     return parser.emitError(parser.getCurrentLocation(),
                             "expected 'true' or 'false'");
   };
+  // Accepts integer literals too: `init_scale = 65536`.
   auto parseDouble = [&](std::optional<double> &out) -> ParseResult {
+    bool negative = succeeded(parser.parseOptionalMinus());
+    uint64_t integer;
+    OptionalParseResult isInteger = parser.parseOptionalInteger(integer);
     double value;
-    if (parser.parseFloat(value))
+    if (isInteger.has_value()) {
+      if (failed(*isInteger))
+        return failure();
+      value = static_cast<double>(integer);
+    } else if (parser.parseFloat(value)) {
       return failure();
-    out = value;
+    }
+    out = negative ? -value : value;
     return success();
   };
   auto parseInt = [&](std::optional<int64_t> &out) -> ParseResult {

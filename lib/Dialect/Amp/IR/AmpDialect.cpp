@@ -52,7 +52,7 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   return op->emitError() << "unknown amp dialect attribute '"
-                         << attr.getName() << "' (known: '"
+                         << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "')";
 }
 

@@ -47,35 +47,20 @@ YieldOp Fp16GuardOp::getYield() {
   return cast<YieldOp>(getBodyBlock().getTerminator());
 }
 
+// The yielded values are checked against the results by amp.yield's verifier,
+// which runs before the region-branch interface's generic check and reports
+// at the yield. Here only the terminator itself is checked.
 LogicalResult Fp16GuardOp::verifyRegions() {
   Block &block = getBodyBlock();
   Operation *terminator = block.empty() ? nullptr : &block.back();
-  auto yield = dyn_cast_or_null<YieldOp>(terminator);
-  if (!yield) {
-    InFlightDiagnostic diag =
-        emitOpError("expects its body to end with 'amp.yield'");
-    if (terminator)
-      diag.attachNote(terminator->getLoc())
-          << "the body ends with '" << terminator->getName() << "'";
-    return diag;
-  }
-  if (yield.getNumOperands() != getNumResults())
-    return emitOpError() << "has " << getNumResults()
-                         << " results but its 'amp.yield' yields "
-                         << yield.getNumOperands() << " values";
-  for (auto [index, pair] :
-       llvm::enumerate(llvm::zip(getResultTypes(), yield.getOperandTypes()))) {
-    auto [resultType, yieldedType] = pair;
-    if (resultType != yieldedType) {
-      InFlightDiagnostic diag = emitOpError()
-                                << "result #" << index << " has type "
-                                << resultType << " but 'amp.yield' operand #"
-                                << index << " has type " << yieldedType;
-      diag.attachNote(yield.getLoc()) << "yielded here";
-      return diag;
-    }
-  }
-  return success();
+  if (isa_and_nonnull<YieldOp>(terminator))
+    return success();
+  InFlightDiagnostic diag =
+      emitOpError("expects its body to end with 'amp.yield'");
+  if (terminator)
+    diag.attachNote(terminator->getLoc())
+        << "the body ends with '" << terminator->getName() << "'";
+  return diag;
 }
 
 void Fp16GuardOp::getSuccessorRegions(RegionBranchPoint point,
@@ -107,6 +92,35 @@ struct EraseEmptyGuard : public OpRewritePattern<Fp16GuardOp> {
 void Fp16GuardOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                               MLIRContext *context) {
   results.add<EraseEmptyGuard>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// YieldOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult YieldOp::verify() {
+  auto guard = cast<Fp16GuardOp>((*this)->getParentOp());
+  if (getNumOperands() != guard.getNumResults()) {
+    InFlightDiagnostic diag = emitOpError()
+                              << "yields " << getNumOperands()
+                              << " values but its 'amp.fp16_guard' has "
+                              << guard.getNumResults() << " results";
+    diag.attachNote(guard.getLoc()) << "guard here";
+    return diag;
+  }
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip(getOperandTypes(), guard.getResultTypes()))) {
+    auto [yieldedType, resultType] = pair;
+    if (yieldedType != resultType) {
+      InFlightDiagnostic diag = emitOpError()
+                                << "operand #" << index << " has type "
+                                << yieldedType << " but the guard's result #"
+                                << index << " has type " << resultType;
+      diag.attachNote(guard.getLoc()) << "guard here";
+      return diag;
+    }
+  }
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,0 +1,49 @@
+# amp-mlir: the two README commands.
+#
+#   make demo    set up, build, and run amp-opt on the bundled example
+#   make check   set up, build, and run every test
+#
+# Each target does its own set-up: missing Debian packages are installed
+# (scripts/install-deps.sh), CMake is configured once, and the build is
+# incremental. Variables: BUILD_DIR, BUILD_TYPE, CMAKE_ARGS, PREFIX.
+
+BUILD_DIR  ?= build
+BUILD_TYPE ?= Release
+PREFIX     ?= $(CURDIR)/install
+CMAKE_ARGS ?=
+PYTHON     ?= /usr/bin/python3
+
+.PHONY: all deps configure build demo check docs install clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+configure: deps
+	@$(MAKE) --no-print-directory $(BUILD_DIR)/build.ninja
+
+build: configure
+	cmake --build $(BUILD_DIR)
+
+demo: build
+	$(PYTHON) scripts/demo.py --amp-opt $(BUILD_DIR)/bin/amp-opt \
+	  examples/amp_training_step.mlir
+
+check: build
+	cmake --build $(BUILD_DIR) --target check-amp
+
+# Regenerates the dialect and pass references under docs/reference/.
+docs: build
+	cmake --build $(BUILD_DIR) --target amp-doc
+	$(PYTHON) scripts/update-docs.py $(BUILD_DIR)/docs docs/reference
+
+install: build
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD_DIR)

@@ -1,0 +1,259 @@
+// Every verifier rule of the amp ops, one case each.
+// RUN: amp-opt %s -split-input-file -verify-diagnostics
+
+func.func @guard_result_count(%a: f32) -> f32 {
+  // expected-note @+1 {{guard here}}
+  %0 = amp.fp16_guard -> f32 {
+    // expected-error @+1 {{'amp.yield' op yields 2 values but its 'amp.fp16_guard' has 1 results}}
+    amp.yield %a, %a : f32, f32
+  }
+  return %0 : f32
+}
+
+// -----
+
+func.func @guard_result_type(%a: f32) -> f16 {
+  // expected-note @+1 {{guard here}}
+  %0 = amp.fp16_guard -> f16 {
+    // expected-error @+1 {{'amp.yield' op operand #0 has type 'f32' but the guard's result #0 has type 'f16'}}
+    amp.yield %a : f32
+  }
+  return %0 : f16
+}
+
+// -----
+
+func.func @guard_no_results_but_yields(%a: f32) {
+  // expected-note @+1 {{guard here}}
+  amp.fp16_guard {
+    // expected-error @+1 {{'amp.yield' op yields 1 values but its 'amp.fp16_guard' has 0 results}}
+    amp.yield %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @guard_with_arguments() {
+  // expected-error @+1 {{'amp.fp16_guard' op region should have no arguments}}
+  amp.fp16_guard {
+  ^bb0(%x: f32):
+    amp.yield
+  }
+  return
+}
+
+// -----
+
+func.func @guard_two_blocks() {
+  // expected-error @+1 {{'amp.fp16_guard' op expects region #0 to have 0 or 1 blocks}}
+  amp.fp16_guard {
+    cf.br ^bb1
+  ^bb1:
+    amp.yield
+  }
+  return
+}
+
+// -----
+
+func.func @guard_empty_body() {
+  // expected-error @+1 {{'amp.fp16_guard' op region #0 ('body') failed to verify constraint: region with 1 blocks}}
+  amp.fp16_guard {
+  }
+  return
+}
+
+// -----
+
+func.func @guard_missing_terminator(%a: f32) {
+  amp.fp16_guard {
+    // expected-error @+1 {{block with no terminator}}
+    %0 = arith.addf %a, %a : f32
+  }
+  return
+}
+
+// -----
+
+func.func @yield_outside_guard(%a: f32) {
+  // expected-error @+1 {{'amp.yield' op expects parent op 'amp.fp16_guard'}}
+  amp.yield %a : f32
+}
+
+// -----
+
+func.func @cast_integer_source(%a: tensor<4xi32>) {
+  // expected-error @+1 {{'amp.cast' op operand #0 must be floating-point-like, but got 'tensor<4xi32>'}}
+  %0 = amp.cast %a : tensor<4xi32> to tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_integer_result(%a: f32) {
+  // expected-error @+1 {{'amp.cast' op result #0 must be floating-point-like, but got 'i16'}}
+  %0 = amp.cast %a : f32 to i16
+  return
+}
+
+// -----
+
+func.func @cast_shape(%a: tensor<4x8xf32>) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same shape, got 'tensor<4x8xf32>' and 'tensor<8x4xf16>'}}
+  %0 = amp.cast %a : tensor<4x8xf32> to tensor<8x4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_dynamic_shape(%a: tensor<?xf32>) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same shape}}
+  %0 = amp.cast %a : tensor<?xf32> to tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_ranked_to_unranked(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same shape}}
+  %0 = amp.cast %a : tensor<4xf32> to tensor<*xf16>
+  return
+}
+
+// -----
+
+func.func @cast_scalable(%a: vector<[4]xf32>) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same shape}}
+  %0 = amp.cast %a : vector<[4]xf32> to vector<4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_kind_tensor_vector(%a: tensor<4xf32>) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same kind (scalar, vector or tensor), got 'tensor<4xf32>' and 'vector<4xf16>'}}
+  %0 = amp.cast %a : tensor<4xf32> to vector<4xf16>
+  return
+}
+
+// -----
+
+func.func @cast_kind_scalar_tensor(%a: f32) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same kind (scalar, vector or tensor)}}
+  %0 = amp.cast %a : f32 to tensor<f16>
+  return
+}
+
+// -----
+
+func.func @cast_encoding(%a: tensor<4xf32, "dense">) {
+  // expected-error @+1 {{'amp.cast' op expects source and result of the same encoding, got 'tensor<4xf32, "dense">' and 'tensor<4xf16>'}}
+  %0 = amp.cast %a : tensor<4xf32, "dense"> to tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @scale_loss_shape(%l: tensor<2xf32>, %s: f32) {
+  // expected-error @+1 {{'amp.scale_loss' op expects the result to have the shape of the loss 'tensor<2xf32>', got 'tensor<f32>'}}
+  %0 = amp.scale_loss %l by %s : tensor<2xf32> -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scale_loss_scalar_to_tensor(%l: f32, %s: f32) {
+  // expected-error @+1 {{'amp.scale_loss' op expects the result to have the shape of the loss 'f32', got 'tensor<f32>'}}
+  %0 = amp.scale_loss %l by %s : f32 -> tensor<f32>
+  return
+}
+
+// -----
+
+func.func @scale_loss_low_precision_result(%l: f16, %s: f32) {
+  // expected-error @+1 {{'amp.scale_loss' op expects an f32 result (the scaled loss is computed in fp32), got 'f16'}}
+  %0 = amp.scale_loss %l by %s : f16 -> f16
+  return
+}
+
+// -----
+
+// expected-note @+1 {{prior use here}}
+func.func @scale_loss_scale_type(%l: f32, %s: f16) {
+  // expected-error @+1 {{use of value '%s' expects different type than prior uses: 'f32' vs 'f16'}}
+  %0 = amp.scale_loss %l by %s : f32 -> f32
+  return
+}
+
+// -----
+
+func.func @scale_loss_integer_loss(%l: i32, %s: f32) {
+  // expected-error @+1 {{'amp.scale_loss' op operand #0 must be floating-point scalar or tensor, but got 'i32'}}
+  %0 = amp.scale_loss %l by %s : i32 -> f32
+  return
+}
+
+// -----
+
+func.func @unscale_no_gradients(%s: f32) {
+  // expected-error @+1 {{'amp.check_finite_and_unscale' op expects at least one gradient}}
+  %found = "amp.check_finite_and_unscale"(%s) : (f32) -> i1
+  return
+}
+
+// -----
+
+func.func @unscale_integer_gradient(%g: tensor<4xi32>, %s: f32) {
+  // expected-error @+1 {{'amp.check_finite_and_unscale' op operand #0 must be variadic of ranked tensor of floating-point values, but got 'tensor<4xi32>'}}
+  %u, %found = amp.check_finite_and_unscale %g by %s : tensor<4xi32>
+  return
+}
+
+// -----
+
+func.func @unscale_result_types(%g: tensor<4xf16>, %s: f32) {
+  // expected-error @+1 {{'amp.check_finite_and_unscale' op inferred type(s) 'tensor<4xf16>', 'i1' are incompatible with return type(s) of operation 'tensor<4xf32>', 'i1'}}
+  %u, %found = "amp.check_finite_and_unscale"(%g, %s) : (tensor<4xf16>, f32) -> (tensor<4xf32>, i1)
+  return
+}
+
+// -----
+
+func.func @update_found_inf_type(%f: i32, %s: f32, %c: i32) {
+  // expected-error @+1 {{'amp.update_loss_scaling' op operand #0 must be 1-bit signless integer, but got 'i32'}}
+  %0:4 = "amp.update_loss_scaling"(%f, %s, %c, %c, %c) <{config = #amp.loss_scaling<>}> : (i32, f32, i32, i32, i32) -> (f32, i32, i32, i32)
+  return
+}
+
+// -----
+
+func.func @update_missing_config(%f: i1, %s: f32, %c: i32) {
+  // expected-error @+1 {{'amp.update_loss_scaling' op requires attribute 'config'}}
+  %0:4 = "amp.update_loss_scaling"(%f, %s, %c, %c, %c) : (i1, f32, i32, i32, i32) -> (f32, i32, i32, i32)
+  return
+}
+
+// -----
+
+func.func @precision_pin_value(%a: f32) {
+  // expected-error @+1 {{'amp.precision' must be one of "f32", "f16" or "bf16", got "f64"}}
+  %0 = arith.addf %a, %a {amp.precision = "f64"} : f32
+  return
+}
+
+// -----
+
+func.func @precision_pin_type(%a: f32) {
+  // expected-error @+1 {{'amp.precision' must be one of "f32", "f16" or "bf16", got 16 : i64}}
+  %0 = arith.addf %a, %a {amp.precision = 16} : f32
+  return
+}
+
+// -----
+
+func.func @unknown_amp_attribute(%a: f32) {
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision')}}
+  %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
+  return
+}

@@ -1,0 +1,65 @@
+# -*- Python -*-
+# lit configuration of the amp-mlir test suite.
+
+import os
+import shutil
+import subprocess
+
+import lit.formats
+from lit.llvm import llvm_config
+from lit.llvm.subst import ToolSubst
+
+config.name = "AMP"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs", "CMakeLists.txt", "README.md", "lit.cfg.py",
+                   "lit.site.cfg.py", "Unit"]
+
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.amp_obj_root, "test")
+
+config.substitutions.append(("%PATH%", config.environment["PATH"]))
+config.substitutions.append(("%amp_src_root", config.amp_src_root))
+config.substitutions.append(("%amp_obj_root", config.amp_obj_root))
+config.substitutions.append(("%mlir_dir", config.mlir_dir))
+config.substitutions.append(("%cmake_generator", config.cmake_generator))
+config.substitutions.append(("%cmake", config.cmake_command))
+config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%python", config.python_executable or "python3"))
+
+llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+llvm_config.use_default_substitutions()
+
+tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]
+tools = [
+    # CIRCT-style: AMP_OPT_CHECK_IR_ROUNDTRIP=1 reroutes every amp-opt run
+    # through --verify-roundtrip.
+    ToolSubst("amp-opt",
+              extra_args=["--verify-roundtrip"]
+              if "AMP_OPT_CHECK_IR_ROUNDTRIP" in os.environ else [],
+              unresolved="fatal"),
+    ToolSubst("mlir-opt", unresolved="ignore"),
+    ToolSubst("mlir-translate", unresolved="ignore"),
+]
+llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# Features ------------------------------------------------------------------
+# `cuda-toolkit`: nvcc/ptxas available (compiling for NVIDIA GPUs works).
+# `cuda-gpu`: a usable NVIDIA GPU (execution tests). Neither is needed by the
+# tests that run in CI.
+cuda_root = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda_root, "bin", "ptxas")):
+    config.available_features.add("cuda-toolkit")
+    config.substitutions.append(("%cuda_root", cuda_root))
+nvidia_smi = shutil.which("nvidia-smi")
+if nvidia_smi:
+    try:
+        out = subprocess.run([nvidia_smi, "-L"], capture_output=True,
+                             timeout=20, text=True)
+        if out.returncode == 0 and "GPU" in out.stdout:
+            config.available_features.add("cuda-gpu")
+    except (OSError, subprocess.SubprocessError):
+        pass
+if shutil.which(config.cmake_command) and shutil.which(
+        os.path.basename(config.cmake_make_program) or "ninja"):
+    config.available_features.add("cmake")
