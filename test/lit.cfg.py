@@ -28,6 +28,9 @@ config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%python", config.python_executable or "python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
+# `not` and `count` are substituted verbatim: they must be on PATH.
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.with_environment("PATH", config.amp_tools_dir, append_path=True)
 llvm_config.use_default_substitutions()
 
 tool_dirs = [config.amp_tools_dir, config.llvm_tools_dir]

@@ -213,7 +213,8 @@ func.func @unscale_integer_gradient(%g: tensor<4xi32>, %s: f32) {
 // -----
 
 func.func @unscale_result_types(%g: tensor<4xf16>, %s: f32) {
-  // expected-error @+1 {{'amp.check_finite_and_unscale' op inferred type(s) 'tensor<4xf16>', 'i1' are incompatible with return type(s) of operation 'tensor<4xf32>', 'i1'}}
+  // expected-error @+2 {{'amp.check_finite_and_unscale' op inferred type(s) 'tensor<4xf16>', 'i1' are incompatible with return type(s) of operation 'tensor<4xf32>', 'i1'}}
+  // expected-error @+1 {{'amp.check_finite_and_unscale' op failed to infer returned types}}
   %u, %found = "amp.check_finite_and_unscale"(%g, %s) : (tensor<4xf16>, f32) -> (tensor<4xf32>, i1)
   return
 }

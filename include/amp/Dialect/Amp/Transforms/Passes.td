@@ -39,6 +39,8 @@ def AmpInlineGuardsPass : Pass<"amp-inline-guards"> {
     ```
 
     The patterns are available as `mlir::amp::populateAmpInlineGuardsPatterns`.
+    The `num-guards-inlined` statistic counts only where LLVM is built with
+    statistics enabled (Debian's LLVM is not).
   }];
   let dependentDialects = ["::mlir::amp::AmpDialect"];
   let statistics = [
