@@ -6,7 +6,7 @@
 // RUN: not amp-opt %s --no-such-pass 2>&1 | FileCheck %s --check-prefix=BADFLAG
 // RUN: amp-opt %s -split-input-file; test $? -eq 1
 
-// MISSING: could not open input file
+// MISSING: cannot open input file {{.*}}does-not-exist.mlir
 // BADFLAG: Unknown command line argument '--no-such-pass'
 
 // CHECK: diagnostics.mlir:[[# @LINE + 2]]:19: error: expected ':'
