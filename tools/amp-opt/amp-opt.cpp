@@ -14,6 +14,6 @@ int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
   mlir::amp::registerAllDialects(registry);
   mlir::amp::registerAllPasses();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, "amp-mlir optimizer driver\n", registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "amp-mlir optimizer driver\n", registry));
 }

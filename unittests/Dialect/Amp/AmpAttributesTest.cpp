@@ -64,7 +64,8 @@ TEST_F(LossScalingAttrTest, PresetValuesMatchTheFrameworks) {
 
   auto apex = LossScalingAttr::getPreset(&context, "apex");
   ASSERT_TRUE(apex);
-  EXPECT_EQ(apex.getMaxScaleValue(), std::optional<double>(std::ldexp(1.0, 24)));
+  EXPECT_EQ(apex.getMaxScaleValue(),
+            std::optional<double>(std::ldexp(1.0, 24)));
 
   EXPECT_FALSE(LossScalingAttr::getPreset(&context, "tensorflow"));
 }
@@ -100,11 +101,10 @@ TEST_F(LossScalingAttrTest, CheckedConstructionRejectsBadKnobs) {
         return std::nullopt;
       return APFloat(*v);
     };
-    return LossScalingAttr::getChecked(emit, &context, APFloat(init),
-                                       APFloat(growth), APFloat(backoff),
-                                       int64_t(2000), int64_t(1), int64_t(1),
-                                       false, opt(minScale),
-                                       opt(maxScale), true);
+    return LossScalingAttr::getChecked(
+        emit, &context, APFloat(init), APFloat(growth), APFloat(backoff),
+        int64_t(2000), int64_t(1), int64_t(1), false, opt(minScale),
+        opt(maxScale), true);
   };
   EXPECT_TRUE(make(1024.0, 2.0, 0.5, 1.0, 65536.0));
   EXPECT_FALSE(make(1024.0, 1.0, 0.5, {}, {}));

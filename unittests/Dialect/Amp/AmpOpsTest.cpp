@@ -105,8 +105,8 @@ TEST_F(AmpOpsTest, GuardBuilderMakesAVerifiableRegion) {
 
 TEST_F(AmpOpsTest, PinnedPrecisionHelpers) {
   Value x = makeArgument(builder.getF32Type());
-  auto cast = CastOp::create(builder, builder.getUnknownLoc(),
-                             builder.getF16Type(), x);
+  auto cast =
+      CastOp::create(builder, builder.getUnknownLoc(), builder.getF16Type(), x);
   EXPECT_FALSE(getPinnedPrecision(cast).has_value());
   setPinnedPrecision(cast, Precision::bf16);
   EXPECT_EQ(getPinnedPrecision(cast), Precision::bf16);

@@ -49,8 +49,19 @@ struct LossScalingPreset {
 static const LossScalingPreset kPresets[] = {
 #define AMP_LOSS_SCALER_PRESET(NAME, INIT, GROWTH, BACKOFF, GI, BI, HYST,      \
                                CONS, HAS_MIN, MIN, HAS_MAX, MAX, DYN)          \
-  {llvm::StringLiteral(NAME), INIT, GROWTH, BACKOFF, GI, BI, HYST, CONS != 0,  \
-   HAS_MIN != 0, MIN, HAS_MAX != 0, MAX, DYN != 0},
+  {llvm::StringLiteral(NAME),                                                  \
+   INIT,                                                                       \
+   GROWTH,                                                                     \
+   BACKOFF,                                                                    \
+   GI,                                                                         \
+   BI,                                                                         \
+   HYST,                                                                       \
+   CONS != 0,                                                                  \
+   HAS_MIN != 0,                                                               \
+   MIN,                                                                        \
+   HAS_MAX != 0,                                                               \
+   MAX,                                                                        \
+   DYN != 0},
 #include "amp/runtime/LossScalerPresets.def"
 };
 
@@ -81,15 +92,13 @@ static std::optional<APFloat> toAPFloat(std::optional<double> value) {
   return APFloat(*value);
 }
 
-LossScalingAttr LossScalingAttr::get(MLIRContext *context, double initScale,
-                                     double growthFactor, double backoffFactor,
-                                     int64_t growthInterval,
-                                     int64_t backoffInterval,
-                                     int64_t hysteresis,
-                                     bool consecutiveHysteresis,
-                                     std::optional<double> minScale,
-                                     std::optional<double> maxScale,
-                                     bool dynamic) {
+LossScalingAttr
+LossScalingAttr::get(MLIRContext *context, double initScale,
+                     double growthFactor, double backoffFactor,
+                     int64_t growthInterval, int64_t backoffInterval,
+                     int64_t hysteresis, bool consecutiveHysteresis,
+                     std::optional<double> minScale,
+                     std::optional<double> maxScale, bool dynamic) {
   return Base::get(context, APFloat(initScale), APFloat(growthFactor),
                    APFloat(backoffFactor), growthInterval, backoffInterval,
                    hysteresis, consecutiveHysteresis, toAPFloat(minScale),
@@ -165,8 +174,7 @@ LogicalResult LossScalingAttr::verify(
     return failure();
   if (minScale && maxScale && *minScale > *maxScale)
     return emitError() << "loss_scaling: 'min_scale' (" << *minScale
-                       << ") must not exceed 'max_scale' (" << *maxScale
-                       << ")";
+                       << ") must not exceed 'max_scale' (" << *maxScale << ")";
   if ((minScale && initScale < *minScale) ||
       (maxScale && initScale > *maxScale))
     return emitError() << "loss_scaling: 'init_scale' (" << initScale
@@ -202,10 +210,12 @@ static void printDouble(AsmPrinter &printer, double value) {
 }
 
 static constexpr StringLiteral kKnobNames[] = {
-    "preset",          "init_scale",       "growth_factor",
-    "backoff_factor",  "growth_interval",  "backoff_interval",
+    "preset",          "init_scale",
+    "growth_factor",   "backoff_factor",
+    "growth_interval", "backoff_interval",
     "hysteresis",      "consecutive_hysteresis",
-    "min_scale",       "max_scale",        "dynamic"};
+    "min_scale",       "max_scale",
+    "dynamic"};
 
 Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
   MLIRContext *context = parser.getContext();

@@ -63,8 +63,8 @@ LogicalResult Fp16GuardOp::verifyRegions() {
   return diag;
 }
 
-void Fp16GuardOp::getSuccessorRegions(RegionBranchPoint point,
-                                      SmallVectorImpl<RegionSuccessor> &regions) {
+void Fp16GuardOp::getSuccessorRegions(
+    RegionBranchPoint point, SmallVectorImpl<RegionSuccessor> &regions) {
   // Control enters the body once and then leaves to the parent's results.
   if (point.isParent()) {
     regions.push_back(RegionSuccessor(&getBody()));
@@ -155,7 +155,8 @@ verifyCastShapes(Type in, Type out,
     return fail("shape");
   auto inRanked = dyn_cast<RankedTensorType>(in);
   auto outRanked = dyn_cast<RankedTensorType>(out);
-  if (inRanked && outRanked && inRanked.getEncoding() != outRanked.getEncoding())
+  if (inRanked && outRanked &&
+      inRanked.getEncoding() != outRanked.getEncoding())
     return fail("encoding");
   return success();
 }

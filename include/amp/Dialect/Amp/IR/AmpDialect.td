@@ -29,7 +29,7 @@ def Amp_Dialect : Dialect {
       one operation's compute precision, whatever the policy says.
     * `AmpPrecisionOpInterface` is how operations of any dialect declare how
       they behave under AMP (category, operands that must stay fp32,
-      accumulation type); linalg, tosa, arith and math get external models.
+      accumulation type), through external models attached at registration.
   }];
 
   let useDefaultAttributePrinterParser = 1;

@@ -15,9 +15,9 @@ def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
     How an operation behaves under automatic mixed precision. The AMP
     policies (`--amp-o1`, `--amp-o2`) ask every operation through this
     interface instead of matching op names: a dialect opts in by attaching an
-    external model (amp-mlir ships models for linalg, tosa, arith, math and
-    tensor data movement), and a downstream compiler can attach its own to
-    its ops, or replace ours.
+    external model (the precision policies register models for linalg, tosa,
+    arith, math and tensor data movement), and a downstream compiler can
+    attach its own to its ops, or replace the default ones.
 
     * `getAmpCategory()`: white (runs in low precision), black (stays fp32 at
       O1), gray (follows its producers) or unsupported (not a floating-point
