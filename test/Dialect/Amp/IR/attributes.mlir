@@ -1,6 +1,7 @@
 // #amp.loss_scaling: presets, overrides, spelling; amp.precision pins.
 // RUN: amp-opt %s -split-input-file | FileCheck %s
 // RUN: amp-opt %s -split-input-file | amp-opt -split-input-file | FileCheck %s
+// RUN: amp-opt %s -split-input-file --mlir-print-op-generic | amp-opt -split-input-file | FileCheck %s
 
 // The default preset is PyTorch's GradScaler; fields print in full.
 // CHECK-LABEL: func.func private @default
