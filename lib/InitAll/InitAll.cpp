@@ -6,8 +6,10 @@
 
 #include "amp/InitAll.h"
 
+#include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Pipelines.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -83,10 +85,13 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
   // that the dialects above promise; without them passes fail at run time.
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  // How upstream ops behave under AMP.
+  amp::registerAllPrecisionModels(registry);
 }
 
 void mlir::amp::registerAllPasses() {
   amp::registerAmpPasses();
+  amp::registerAmpPipelines();
 
   // Generic passes: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();

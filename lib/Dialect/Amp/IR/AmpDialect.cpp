@@ -51,9 +51,16 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << attr.getValue();
     return success();
   }
+  if (attr.getName() == kAppliedAttrName) {
+    if (!isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << kAppliedAttrName
+                             << "' must be a string, got " << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
-                         << kPrecisionAttrName << "')";
+                         << kPrecisionAttrName << "', '" << kAppliedAttrName
+                         << "')";
 }
 
 //===----------------------------------------------------------------------===//

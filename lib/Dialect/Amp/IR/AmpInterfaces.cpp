@@ -6,7 +6,54 @@
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 using namespace mlir::amp;
+
+ValueCaster::~ValueCaster() = default;
+
+bool mlir::amp::isFloatLike(Type type) {
+  return isa<FloatType>(getElementTypeOrSelf(type));
+}
+
+Type mlir::amp::withFloatElementType(Type type, Type elementType) {
+  if (!isFloatLike(type))
+    return type;
+  if (auto shaped = dyn_cast<ShapedType>(type))
+    return shaped.clone(elementType);
+  return elementType;
+}
+
+LogicalResult mlir::amp::detail::convertElementTypesInPlace(
+    Operation *op, RewriterBase &rewriter, FloatType computeType,
+    ValueCaster &caster) {
+  auto iface = cast<AmpPrecisionOpInterface>(op);
+  // Only ops whose types are not tied to regions or attributes qualify.
+  if (op->getNumRegions() != 0)
+    return failure();
+  Type f32 = Float32Type::get(op->getContext());
+  FloatType accumulator = iface.getAccumulatorType(computeType);
+  SmallVector<Value> operands;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    if (!isFloatLike(value.getType())) {
+      operands.push_back(value);
+      continue;
+    }
+    Type element =
+        iface.operandMustStayF32(operand.getOperandNumber()) ? f32
+                                                             : computeType;
+    operands.push_back(caster.cast(value, element));
+  }
+  Type resultElement = accumulator ? Type(accumulator) : Type(computeType);
+  rewriter.modifyOpInPlace(op, [&] {
+    op->setOperands(operands);
+    for (OpResult result : op->getResults())
+      result.setType(withFloatElementType(result.getType(), resultElement));
+  });
+  return success();
+}
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.cpp.inc"

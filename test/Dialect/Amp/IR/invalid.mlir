@@ -254,7 +254,7 @@ func.func @precision_pin_type(%a: f32) {
 // -----
 
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
 }

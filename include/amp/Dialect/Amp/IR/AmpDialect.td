@@ -39,6 +39,9 @@ def Amp_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that pins an op's precision.
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
+    /// Name of the discardable attribute the AMP policies leave on the module
+    /// they rewrote ("O1:f16"); a second run leaves such a module alone.
+    static constexpr ::llvm::StringLiteral kAppliedAttrName = "amp.applied";
 
   private:
     void registerAttributes();

@@ -10,6 +10,40 @@
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace amp {
+
+/// Provides operands in the type an operation needs while it is converted to
+/// another precision. Implementations share one conversion per (value,
+/// element type) and may fold conversions of constants at compile time.
+class ValueCaster {
+public:
+  virtual ~ValueCaster();
+  /// Returns `value` with its float element type replaced by `elementType`
+  /// (same shape). Values that are not floating-point are returned as they
+  /// are.
+  virtual Value cast(Value value, Type elementType) = 0;
+};
+
+/// Returns `type` (a float scalar, vector or tensor type) with its element
+/// type replaced by `elementType`; other types are returned unchanged.
+Type withFloatElementType(Type type, Type elementType);
+
+/// True if `type` is a float scalar or a shaped type of floats.
+bool isFloatLike(Type type);
+
+namespace detail {
+/// The default `convertToPrecision`: in place, float operands to
+/// `computeType` (or f32 when `operandMustStayF32`), float results to the
+/// accumulator type if there is one, else to `computeType`.
+LogicalResult convertElementTypesInPlace(Operation *op, RewriterBase &rewriter,
+                                         FloatType computeType,
+                                         ValueCaster &caster);
+} // namespace detail
+} // namespace amp
+} // namespace mlir
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h.inc"
 

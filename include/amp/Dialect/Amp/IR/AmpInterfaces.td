@@ -29,6 +29,12 @@ def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
       computes in `t` (fp32 for matmul and convolution in fp16/bf16), or
       null when it does not accumulate.
     * `supportsPrecision(t)`: whether the op can compute in `t` at all.
+    * `convertToPrecision(rewriter, t, caster)`: rewrites the op to compute
+      in `t`, asking `caster` for every operand in the type it needs (so one
+      conversion per value and type is shared). The default changes the
+      element type of float operands and results in place (operands that
+      must stay f32 stay f32; results take the accumulator type when there
+      is one); ops with type-dependent regions or attributes override it.
   }];
 
   let methods = [
@@ -66,7 +72,26 @@ def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
       /*methodName=*/"supportsPrecision",
       /*args=*/(ins "::mlir::FloatType":$computeType),
       /*methodBody=*/"",
-      /*defaultImplementation=*/[{ return true; }]>
+      /*defaultImplementation=*/[{ return true; }]>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Rewrites the operation to compute in `computeType` (f16 or bf16).
+        Operands are obtained from `caster`, which converts and shares
+        values; the operation may be updated in place or replaced through
+        `rewriter`. Results may change type: the caller converts them back
+        for users that need the old type. Returns failure, without changing
+        anything, when the operation cannot be converted.
+      }],
+      /*retTy=*/"::llvm::LogicalResult",
+      /*methodName=*/"convertToPrecision",
+      /*args=*/(ins "::mlir::RewriterBase &":$rewriter,
+                    "::mlir::FloatType":$computeType,
+                    "::mlir::amp::ValueCaster &":$caster),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{
+        return ::mlir::amp::detail::convertElementTypesInPlace(
+            $_op.getOperation(), rewriter, computeType, caster);
+      }]>
   ];
 }
 

@@ -27,6 +27,13 @@ void inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op);
 /// Patterns that inline every `amp.fp16_guard` into its parent block.
 void populateAmpInlineGuardsPatterns(RewritePatternSet &patterns);
 
+class CastOp;
+/// Replaces `op` by arith.extf/arith.truncf, or by tosa.cast in TOSA graphs.
+void materializeCast(RewriterBase &rewriter, CastOp op);
+
+/// Patterns that rewrite every `amp.cast` into upstream ops.
+void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 

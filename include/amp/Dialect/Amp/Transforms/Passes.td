@@ -11,6 +11,109 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Precision policies
+//===----------------------------------------------------------------------===//
+
+def AmpAutoMixedPrecisionPass
+    : Pass<"amp-auto-mixed-precision", "::mlir::ModuleOp"> {
+  let summary = "Decide the precision of every float op and rewrite it";
+  let description = [{
+    The core of `--amp-o1` and `--amp-o2`. For every operation that has an
+    `AmpPrecisionOpInterface` model and computes in f32, it decides between
+    f32 and the low type (`dtype`) and rewrites the op accordingly, asking
+    for its operands in the types it needs: one `amp.cast` per (value, type),
+    constants converted at compile time (round to nearest even), and
+    `tensor.empty` re-created in the new type. Ops that stay f32, and ops
+    without a model (calls, loops, returns, yields), get their operands back
+    in their original types, so function signatures, loop-carried values
+    and region results keep their types and the module stays valid.
+
+    Decision order: an `amp.precision` pin; the custom black list; outside
+    every `amp.fp16_guard` when guards are on; ops that cannot compute in
+    `dtype`; ops fed by a constant that would overflow `dtype` (kept f32,
+    with a warning on the constant); the custom white list; then the level:
+
+    * O1: white ops go low, black ops stay f32, gray ops follow their
+      operands (low when at least as many of their non-constant float
+      operands are low as are f32);
+    * O2: every op that can go low does.
+
+    Contractions and sum/product reductions keep f32 accumulators (their
+    init operands and results) while their inputs go low; norm-like
+    generics keep their per-channel operands in f32.
+
+    With `explain`, each decided op gets a remark with its precision and the
+    reason. The pass marks the module with `amp.applied = "<level>:<dtype>"`
+    and does nothing on a module that carries it, so the pipelines are
+    idempotent. Invalid options (unknown op names, an op in both lists, an
+    unknown dtype or level, a bad policy file) are reported before anything
+    changes.
+  }];
+  let options = [
+    Option<"level", "level", "std::string", "\"O1\"",
+           "AMP level: O1 (white/black/gray lists) or O2 (all low)">,
+    Option<"dtype", "dtype", "std::string", "\"\"",
+           "Low-precision type: f16 (the default) or bf16">,
+    ListOption<"customWhiteList", "custom-white-list", "std::string",
+               "Op names forced to low precision">,
+    ListOption<"customBlackList", "custom-black-list", "std::string",
+               "Op names kept in fp32 (wins over all but amp.precision)">,
+    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
+           "Only ops inside amp.fp16_guard may go low: true, false, or auto "
+           "(true exactly when the module has a guard)">,
+    Option<"policyFile", "policy-file", "std::string", "\"\"",
+           "JSON file with dtype, custom_white_list, custom_black_list, "
+           "categories and use_fp16_guard">,
+    Option<"explain", "explain", "bool", "false",
+           "Emit a remark with the precision and reason of each decided op">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {
+  let summary = "Rewrite amp.cast as arith.extf/arith.truncf or tosa.cast";
+  let description = [{
+    Turns every `amp.cast` into upstream ops: `tosa.cast` when the value
+    lives in a TOSA graph (its producer or a user is a TOSA op), otherwise
+    `arith.extf` / `arith.truncf` on the scalar, vector or tensor (through
+    f32 when neither type contains the other, as for f16 <-> bf16).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::tosa::TosaDialect"
+  ];
+}
+
+def AmpReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
+  let summary = "Print how much of the module runs in low precision";
+  let description = [{
+    Counts the float operations (ops with an AMP model that compute on
+    floats) by precision, the conversions (`amp.cast`, `arith.extf`,
+    `arith.truncf`, float `tosa.cast`) and the bytes they read and write per
+    call, then prints
+
+    ```
+    amp-o1: 12/20 float ops in f16, 5 casts, 1.2 MiB converted per call
+    ```
+
+    followed by a table per op name; `format=json` writes the same as JSON.
+    An op's precision is the narrowest float type among its operands and
+    results. Casts of dynamic size are counted but their bytes are not (the
+    report says how many).
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"text\"",
+           "text or json">,
+    Option<"output", "output", "std::string", "\"\"",
+           "Where to write: a file path, '-' for stdout; empty for stderr">,
+    Option<"title", "title", "std::string", "\"amp\"",
+           "Name at the start of the summary line (e.g. amp-o1)">
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Structural clean-up
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,68 @@
+//===- Pipelines.h - the --amp-o1 / --amp-o2 pipelines ----------*- C++ -*-===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
+#define AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
+
+#include "amp/Dialect/Amp/Transforms/Policy.h"
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace amp {
+
+struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
+  PassOptions::Option<std::string> dtype{
+      *this, "dtype",
+      llvm::cl::desc("Low-precision type: f16 (default) or bf16"),
+      llvm::cl::init("")};
+  PassOptions::ListOption<std::string> customWhiteList{
+      *this, "custom-white-list",
+      llvm::cl::desc("Comma-separated op names forced to low precision")};
+  PassOptions::ListOption<std::string> customBlackList{
+      *this, "custom-black-list",
+      llvm::cl::desc("Comma-separated op names kept in fp32")};
+  PassOptions::Option<std::string> useFp16Guard{
+      *this, "use-fp16-guard",
+      llvm::cl::desc("Only ops inside amp.fp16_guard go low: true, false or "
+                     "auto (true exactly when the module has a guard)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> policyFile{
+      *this, "policy-file", llvm::cl::desc("JSON policy file"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("A remark per decided op: precision and reason"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> report{
+      *this, "report",
+      llvm::cl::desc("Precision report: none, text or json"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> reportFile{
+      *this, "report-file",
+      llvm::cl::desc("Where the report goes: a path, '-' for stdout; "
+                     "stderr by default"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> keepAmpCasts{
+      *this, "keep-amp-casts",
+      llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
+                     "arith.extf/truncf and tosa.cast"),
+      llvm::cl::init(false)};
+};
+
+/// Adds the AMP pipeline of `level`: decide and rewrite, report, inline the
+/// guards, materialize the casts.
+void buildAmpPipeline(OpPassManager &pm, AmpLevel level,
+                      const AmpPipelineOptions &options);
+
+/// Registers --amp-o1 and --amp-o2.
+void registerAmpPipelines();
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H

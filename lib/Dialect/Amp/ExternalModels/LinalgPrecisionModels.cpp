@@ -1,0 +1,266 @@
+//===- LinalgPrecisionModels.cpp - AMP models of linalg ops ---------------===//
+//
+// Part of amp-mlir. One model for every structured op, classified from what
+// the op computes rather than from its name:
+//
+//  * contractions and convolutions (matmul, batch_matmul, matvec, conv_*,
+//    and linalg.generic ops that are contractions/convolutions): white;
+//  * ops whose body uses a black op (exp, log, ...) or that reduce with a
+//    sum or product (reduce, mean, cross-entropy-like generics): black;
+//  * batch-/layer-norm-like generics (elementwise, with per-channel operands
+//    broadcast into the activation, and a square root): gray, with the
+//    per-channel operands kept in fp32;
+//  * the rest (elementwise, fill, transpose, broadcast, copy, pooling): gray.
+//
+// Reductions that add or multiply accumulate in fp32: their init operands
+// and results stay fp32 while the inputs go low. Named ops are rebuilt with
+// their region builder (so `linalg.matmul` with f16 inputs and an f32 init
+// extends on read); linalg.generic/map/reduce bodies are cloned with
+// conversions at the boundary (extend on read, truncate on write), so they
+// compute as before while storing in low precision.
+//
+//===----------------------------------------------------------------------===//
+
+#include "CommonModels.h"
+#include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Utils/StructuredOpsUtils.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/ImplicitLocOpBuilder.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// Converts the scalar `value` to `type` with arith.extf/truncf (through f32
+/// when neither type contains the other, e.g. f16 <-> bf16).
+static Value convertScalar(OpBuilder &b, Location loc, Value value,
+                           Type type) {
+  auto from = cast<FloatType>(value.getType());
+  auto to = cast<FloatType>(type);
+  if (from == to)
+    return value;
+  if (llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
+                                           to.getFloatSemantics()))
+    return arith::ExtFOp::create(b, loc, to, value);
+  if (llvm::APFloatBase::isRepresentableBy(to.getFloatSemantics(),
+                                           from.getFloatSemantics()))
+    return arith::TruncFOp::create(b, loc, to, value);
+  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+  return arith::TruncFOp::create(b, loc, to, wide);
+}
+
+/// True if the body adds, subtracts, multiplies or divides floats.
+static bool bodyAccumulates(linalg::LinalgOp op) {
+  if (op->getNumRegions() == 0 || op->getRegion(0).empty())
+    return false;
+  for (Operation &inner : op->getRegion(0).front())
+    if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(inner))
+      return true;
+  return false;
+}
+
+static bool hasFloatOperand(Operation *op) {
+  return llvm::any_of(op->getOperandTypes(),
+                      [](Type t) { return isFloatLike(t); });
+}
+
+/// An elementwise op with lower-rank (broadcast) float inputs and a square
+/// root in its body: batch norm or layer norm applied to an activation.
+static bool isNormLike(linalg::LinalgOp op) {
+  if (op.getNumReductionLoops() != 0 || op->getNumRegions() == 0)
+    return false;
+  bool hasSqrt = false;
+  for (Operation &inner : op->getRegion(0).front())
+    hasSqrt |= isa<math::SqrtOp, math::RsqrtOp>(inner);
+  if (!hasSqrt)
+    return false;
+  unsigned rank = op.getNumLoops();
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
+    return isFloatLike(operand->get().getType()) &&
+           op.getMatchingIndexingMap(operand).getNumResults() < rank;
+  });
+}
+
+static Category classify(linalg::LinalgOp op) {
+  if (!hasFloatOperand(op))
+    return Category::Unsupported;
+  StringRef name = op->getName().getStringRef();
+  if (name.starts_with("linalg.pooling_"))
+    return Category::Gray;
+  if (linalg::isaContractionOpInterface(op) ||
+      linalg::isaConvolutionOpInterface(op))
+    return Category::White;
+  if (isNormLike(op))
+    return Category::Gray;
+  if (op->getNumRegions() != 0 && !op->getRegion(0).empty()) {
+    for (Operation &inner : op->getRegion(0).front()) {
+      auto iface = dyn_cast<AmpPrecisionOpInterface>(&inner);
+      if (iface && iface.getAmpCategory() == Category::Black)
+        return Category::Black;
+    }
+  }
+  if (op.getNumReductionLoops() != 0 && bodyAccumulates(op))
+    return Category::Black;
+  return Category::Gray;
+}
+
+namespace {
+template <typename OpTy>
+struct StructuredOpModel
+    : public AmpPrecisionOpInterface::ExternalModel<StructuredOpModel<OpTy>,
+                                                    OpTy> {
+  Category getAmpCategory(Operation *op) const {
+    return classify(cast<linalg::LinalgOp>(op));
+  }
+
+  bool operandMustStayF32(Operation *op, unsigned index) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!isNormLike(linalgOp))
+      return false;
+    OpOperand &operand = op->getOpOperand(index);
+    return linalgOp.isDpsInput(&operand) &&
+           linalgOp.getMatchingIndexingMap(&operand).getNumResults() <
+               linalgOp.getNumLoops();
+  }
+
+  FloatType getAccumulatorType(Operation *op, FloatType computeType) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (linalgOp.getNumReductionLoops() == 0 || !bodyAccumulates(linalgOp) ||
+        computeType.getWidth() >= 32)
+      return {};
+    return Float32Type::get(op->getContext());
+  }
+
+  LogicalResult convertToPrecision(Operation *op, RewriterBase &rewriter,
+                                   FloatType computeType,
+                                   ValueCaster &caster) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (!linalgOp.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
+        op->getRegion(0).empty())
+      return failure();
+    auto iface = cast<AmpPrecisionOpInterface>(op);
+    Type f32 = Float32Type::get(op->getContext());
+    FloatType accumulator = iface.getAccumulatorType(computeType);
+
+    // New operands: inputs low (or f32 if they must stay), inits in the
+    // accumulator type when there is one.
+    SmallVector<Value> operands;
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value value = operand.get();
+      if (!isFloatLike(value.getType())) {
+        operands.push_back(value);
+        continue;
+      }
+      Type element = computeType;
+      if (linalgOp.isDpsInit(&operand)) {
+        if (accumulator)
+          element = accumulator;
+      } else if (iface.operandMustStayF32(operand.getOperandNumber())) {
+        element = f32;
+      }
+      operands.push_back(caster.cast(value, element));
+    }
+    SmallVector<Type> resultTypes;
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      resultTypes.push_back(operands[init.getOperandNumber()].getType());
+
+    Block &oldBody = op->getRegion(0).front();
+    Location loc = op->getLoc();
+    Operation *newOp =
+        cloneWithoutRegions(rewriter, op, resultTypes, operands);
+    Region &newRegion = newOp->getRegion(0);
+
+    auto *dialect = op->getContext()->getLoadedDialect<linalg::LinalgDialect>();
+    StringRef name = op->getName().getStringRef();
+    bool hasRegionBuilder = !isa<linalg::GenericOp, linalg::MapOp,
+                                 linalg::ReduceOp>(op) &&
+                            dialect->getRegionBuilder(name);
+    if (hasRegionBuilder) {
+      // Named op: regenerate the body for the new element types.
+      SmallVector<Type> argTypes;
+      SmallVector<Location> argLocs;
+      for (Value operand : operands) {
+        argTypes.push_back(getElementTypeOrSelf(operand.getType()));
+        argLocs.push_back(loc);
+      }
+      OpBuilder::InsertionGuard guard(rewriter);
+      Block *block =
+          rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
+      ImplicitLocOpBuilder b(loc, rewriter);
+      b.setInsertionPointToStart(block);
+      dialect->getRegionBuilder(name)(
+          b, *block, newOp->getAttrs(),
+          [&]() { return newOp->emitError(); });
+    } else {
+      // Explicit body: clone it, extending the new block arguments to the old
+      // types on entry and converting yielded values to the new init types.
+      SmallVector<Type> argTypes;
+      SmallVector<Location> argLocs;
+      for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
+        Type old = oldBody.getArgument(i).getType();
+        Type type = old;
+        if (isa<FloatType>(old))
+          type = getElementTypeOrSelf(operands[i].getType());
+        argTypes.push_back(type);
+        argLocs.push_back(oldBody.getArgument(i).getLoc());
+      }
+      OpBuilder::InsertionGuard guard(rewriter);
+      Block *block =
+          rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
+      rewriter.setInsertionPointToStart(block);
+      IRMapping mapping;
+      for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
+        Value arg = block->getArgument(i);
+        Type old = oldBody.getArgument(i).getType();
+        mapping.map(oldBody.getArgument(i),
+                    arg.getType() == old
+                        ? arg
+                        : convertScalar(rewriter, loc, arg, old));
+      }
+      for (Operation &inner : oldBody.without_terminator())
+        rewriter.clone(inner, mapping);
+      Operation *terminator = oldBody.getTerminator();
+      SmallVector<Value> yielded;
+      for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
+        Value mapped = mapping.lookupOrDefault(value);
+        Type want = getElementTypeOrSelf(resultTypes[index]);
+        yielded.push_back(isa<FloatType>(mapped.getType())
+                              ? convertScalar(rewriter, loc, mapped, want)
+                              : mapped);
+      }
+      Operation *newTerminator = rewriter.clone(*terminator, mapping);
+      newTerminator->setOperands(yielded);
+    }
+    rewriter.replaceOp(op, newOp->getResults());
+    return success();
+  }
+};
+
+template <typename... OpTys>
+void attachStructuredModels(MLIRContext *context) {
+  (OpTys::template attachInterface<StructuredOpModel<OpTys>>(*context), ...);
+}
+} // namespace
+
+void mlir::amp::registerLinalgPrecisionModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, linalg::LinalgDialect *) {
+    attachStructuredModels<
+#define GET_OP_LIST
+#include "mlir/Dialect/Linalg/IR/LinalgStructuredOps.cpp.inc"
+        >(ctx);
+    // linalg.softmax is not structured: a plain op on tensors.
+    attachFixedCategory<Category::Black, linalg::SoftmaxOp>(ctx);
+  });
+}
+
+void mlir::amp::registerAllPrecisionModels(DialectRegistry &registry) {
+  registerArithPrecisionModels(registry);
+  registerMathPrecisionModels(registry);
+  registerLinalgPrecisionModels(registry);
+  registerTensorPrecisionModels(registry);
+}

@@ -1,0 +1,442 @@
+//===- AutoMixedPrecision.cpp - the amp-auto-mixed-precision pass ---------===//
+//
+// Part of amp-mlir. Decides, op by op, between f32 and the low type, and
+// rewrites the module with one conversion per (value, type).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Policy.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPAUTOMIXEDPRECISIONPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+static constexpr StringLiteral kAppliedAttrName = "amp.applied";
+
+//===----------------------------------------------------------------------===//
+// Constants
+//===----------------------------------------------------------------------===//
+
+/// The float constant behind `value` (arith.constant or tosa.const), if any.
+static Attribute getFloatConstant(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return {};
+  Attribute attr;
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    attr = constant.getValue();
+  else if (auto constant = dyn_cast<tosa::ConstOp>(def))
+    attr = constant.getValues();
+  if (isa_and_nonnull<FloatAttr, DenseFPElementsAttr>(attr))
+    return attr;
+  return {};
+}
+
+/// Converts every value of a float constant to `type` (round to nearest
+/// even). Sets `overflow` if a finite value becomes infinite.
+static Attribute convertConstant(Attribute attr, FloatType type,
+                                 bool *overflow = nullptr) {
+  auto convert = [&](APFloat value) {
+    bool losesInfo;
+    bool wasFinite = value.isFinite();
+    value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    if (overflow && wasFinite && value.isInfinity())
+      *overflow = true;
+    return value;
+  };
+  if (auto scalar = dyn_cast<FloatAttr>(attr))
+    return FloatAttr::get(type, convert(scalar.getValue()));
+  auto dense = cast<DenseFPElementsAttr>(attr);
+  if (dense.isSplat())
+    return DenseElementsAttr::get(
+        dense.getType().clone(type),
+        convert(dense.getSplatValue<APFloat>()));
+  return dense.mapValues(type, [&](const APFloat &value) {
+    return convert(value).bitcastToAPInt();
+  });
+}
+
+/// A linalg.fill of a float constant into a tensor.empty: as cheap to
+/// re-create in another type as the empty tensor itself.
+static bool isFreeFill(linalg::FillOp fill) {
+  return fill.hasPureTensorSemantics() && fill.getInputs().size() == 1 &&
+         getFloatConstant(fill.getInputs()[0]) &&
+         isa_and_nonnull<tensor::EmptyOp>(
+             fill.getOutputs()[0].getDefiningOp());
+}
+
+static bool constantOverflows(Value value, FloatType type) {
+  Attribute attr = getFloatConstant(value);
+  if (!attr)
+    return false;
+  bool overflow = false;
+  (void)convertConstant(attr, type, &overflow);
+  return overflow;
+}
+
+//===----------------------------------------------------------------------===//
+// The caster: one conversion per (value, element type)
+//===----------------------------------------------------------------------===//
+
+namespace {
+class SharedCaster : public ValueCaster {
+public:
+  explicit SharedCaster(MLIRContext *context) : builder(context) {}
+
+  Value cast(Value value, Type elementType) override {
+    Type target = withFloatElementType(value.getType(), elementType);
+    if (target == value.getType() || !isFloatLike(value.getType()))
+      return value;
+    auto key = std::make_pair(value, elementType);
+    auto it = cache.find(key);
+    if (it != cache.end())
+      return it->second;
+    Value result = materialize(value, target, llvm::cast<FloatType>(elementType));
+    cache[key] = result;
+    return result;
+  }
+
+  /// Ops this caster created, in creation order.
+  ArrayRef<Operation *> getCreatedOps() const { return created; }
+
+private:
+  Value materialize(Value value, Type target, FloatType elementType) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfterValue(value);
+    Location loc = value.getLoc();
+    Operation *def = value.getDefiningOp();
+
+    // Constants: convert at compile time.
+    if (Attribute attr = getFloatConstant(value)) {
+      Attribute converted = convertConstant(attr, elementType);
+      Operation *op;
+      if (isa<tosa::ConstOp>(def))
+        op = tosa::ConstOp::create(builder, loc, target,
+                                   llvm::cast<ElementsAttr>(converted));
+      else
+        op = arith::ConstantOp::create(builder, loc,
+                                       llvm::cast<TypedAttr>(converted));
+      created.push_back(op);
+      return op->getResult(0);
+    }
+    // Empty tensors carry no data: make one of the new type.
+    if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def)) {
+      auto op = tensor::EmptyOp::create(builder, loc, target,
+                                        empty.getDynamicSizes());
+      created.push_back(op);
+      return op.getResult();
+    }
+    // A tensor filled with a constant: fill one of the new type.
+    if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {
+      if (isFreeFill(fill)) {
+        Value init = cast(fill.getOutputs()[0], elementType);
+        Value scalar = cast(fill.getInputs()[0], elementType);
+        auto op = linalg::FillOp::create(builder, loc, scalar, init);
+        created.push_back(op);
+        return op.getResult(0);
+      }
+    }
+    // A value that is an exact widening of a value of the wanted type.
+    if (auto castOp = dyn_cast_or_null<CastOp>(def))
+      if (castOp.isExact() && castOp.getInput().getType() == target)
+        return castOp.getInput();
+    auto op = CastOp::create(builder, loc, target, value);
+    created.push_back(op);
+    return op.getResult();
+  }
+
+  OpBuilder builder;
+  llvm::DenseMap<std::pair<Value, Type>, Value> cache;
+  SmallVector<Operation *> created;
+};
+
+struct Decision {
+  /// The precision the op computes in; nullopt: not decided (left alone).
+  std::optional<Precision> precision;
+  std::string reason;
+};
+
+struct AmpAutoMixedPrecisionPass
+    : public amp::impl::AmpAutoMixedPrecisionPassBase<
+          AmpAutoMixedPrecisionPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+private:
+  LogicalResult buildPolicy(ModuleOp module);
+  Decision decide(Operation *op, AmpPrecisionOpInterface iface,
+                  ArrayRef<Type> operandTypes);
+
+  AmpPolicy policy;
+  bool useGuard = false;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Policy
+//===----------------------------------------------------------------------===//
+
+LogicalResult AmpAutoMixedPrecisionPass::buildPolicy(ModuleOp module) {
+  auto emit = [&] { return module.emitError("amp: "); };
+  policy = AmpPolicy();
+  if (level == "O1" || level == "o1")
+    policy.level = AmpLevel::O1;
+  else if (level == "O2" || level == "o2")
+    policy.level = AmpLevel::O2;
+  else
+    return emit() << "unknown level '" << level << "' (expected O1 or O2)";
+
+  bool dtypeSet = !dtype.empty();
+  if (dtypeSet) {
+    std::optional<Precision> precision = parseLowPrecision(dtype);
+    if (!precision)
+      return emit() << "unknown dtype '" << dtype
+                    << "' (expected f16 or bf16)";
+    policy.dtype = *precision;
+  }
+  bool guardSet = useFp16Guard != "auto";
+  if (useFp16Guard == "true")
+    policy.useFp16Guard = true;
+  else if (useFp16Guard == "false")
+    policy.useFp16Guard = false;
+  else if (guardSet)
+    return emit() << "use-fp16-guard must be true, false or auto, got '"
+                  << useFp16Guard << "'";
+
+  for (const std::string &name : customWhiteList)
+    policy.whiteList.insert(name);
+  for (const std::string &name : customBlackList)
+    policy.blackList.insert(name);
+  if (!policyFile.empty() &&
+      failed(loadPolicyFile(policyFile, policy, dtypeSet, guardSet, emit)))
+    return failure();
+  return verifyPolicy(policy, &getContext(), emit);
+}
+
+//===----------------------------------------------------------------------===//
+// Decisions
+//===----------------------------------------------------------------------===//
+
+/// True if every float operand (as written, before the pass changed any
+/// producer) and result of `op` is f32: the ops AMP decides. Ops already in
+/// another precision are the user's choice.
+static bool computesInF32(Operation *op, ArrayRef<Type> operandTypes) {
+  bool any = false;
+  for (Type type :
+       llvm::concat<const Type>(operandTypes, op->getResultTypes())) {
+    if (!isFloatLike(type))
+      continue;
+    if (!getElementTypeOrSelf(type).isF32())
+      return false;
+    any = true;
+  }
+  return any;
+}
+
+/// Values the caster re-creates in any type at no cost.
+static bool isFree(Value value) {
+  if (getFloatConstant(value))
+    return true;
+  Operation *def = value.getDefiningOp();
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(def))
+    return isFreeFill(fill);
+  return isa_and_nonnull<tensor::EmptyOp>(def);
+}
+
+Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
+                                           AmpPrecisionOpInterface iface,
+                                           ArrayRef<Type> operandTypes) {
+  Precision low = policy.dtype;
+  StringRef lowName = stringifyPrecision(low);
+  StringRef name = op->getName().getStringRef();
+
+  Category category = iface.getAmpCategory();
+  auto overridden = policy.categories.find(name);
+  if (overridden != policy.categories.end())
+    category = overridden->second;
+  if (category == Category::Unsupported || !computesInF32(op, operandTypes))
+    return {};
+
+  if (std::optional<Precision> pin = getPinnedPrecision(op))
+    return {*pin, "pinned by amp.precision"};
+  if (policy.blackList.contains(name))
+    return {Precision::f32, "custom black list"};
+  if (useGuard && !op->getParentOfType<Fp16GuardOp>())
+    return {Precision::f32, "outside amp.fp16_guard"};
+  FloatType lowType = getFloatType(&getContext(), low);
+  if (!iface.supportsPrecision(lowType))
+    return {Precision::f32, ("does not support " + lowName).str()};
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (iface.operandMustStayF32(operand.getOperandNumber()) ||
+        !constantOverflows(operand.get(), lowType))
+      continue;
+    operand.get().getDefiningOp()->emitWarning()
+        << "amp: constant does not fit in " << lowName
+        << " (it would overflow to infinity); its users stay in f32";
+    return {Precision::f32,
+            ("operand #" + Twine(operand.getOperandNumber()) +
+             " is a constant that overflows " + lowName)
+                .str()};
+  }
+  if (policy.whiteList.contains(name))
+    return {low, "custom white list"};
+  if (policy.level == AmpLevel::O2)
+    return {low, "O2"};
+
+  switch (category) {
+  case Category::White:
+    return {low, "white list"};
+  case Category::Black:
+    return {Precision::f32, "black list"};
+  case Category::Unsupported:
+    return {};
+  case Category::Gray:
+    break;
+  }
+  // Gray: follow the operands, counting constants and empty tensors as free.
+  unsigned numLow = 0, numHigh = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    Value value = operand.get();
+    if (!isFloatLike(value.getType()) || isFree(value) ||
+        iface.operandMustStayF32(operand.getOperandNumber()))
+      continue;
+    Type element = getElementTypeOrSelf(value.getType());
+    if (element == lowType)
+      ++numLow;
+    else
+      ++numHigh;
+  }
+  std::string reason = ("follows its operands (" + Twine(numLow) + " in " +
+                        lowName + ", " + Twine(numHigh) + " in f32)")
+                           .str();
+  if (numLow > 0 && numLow >= numHigh)
+    return {low, reason};
+  return {Precision::f32, reason};
+}
+
+//===----------------------------------------------------------------------===//
+// The pass
+//===----------------------------------------------------------------------===//
+
+void AmpAutoMixedPrecisionPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
+    if (explain)
+      module.emitRemark() << "amp: already applied (" << applied.getValue()
+                          << "); nothing to do";
+    markAllAnalysesPreserved();
+    return;
+  }
+  // Validate everything before changing anything.
+  if (failed(buildPolicy(module)))
+    return signalPassFailure();
+  bool hasGuard = false;
+  module.walk([&](Fp16GuardOp) {
+    hasGuard = true;
+    return WalkResult::interrupt();
+  });
+  useGuard = policy.useFp16Guard.value_or(hasGuard);
+
+  // Ops in program order; the bodies of ops with a model (linalg regions)
+  // belong to their op. Operand types are recorded before anything changes:
+  // ops that are not converted get their operands back in these types.
+  SmallVector<Operation *> ops;
+  llvm::DenseMap<Operation *, SmallVector<Type>> originalTypes;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op == module)
+      return WalkResult::advance();
+    ops.push_back(op);
+    originalTypes[op] = llvm::to_vector(op->getOperandTypes());
+    if (isa<AmpPrecisionOpInterface>(op) && op->getNumRegions() != 0)
+      return WalkResult::skip();
+    return WalkResult::advance();
+  });
+
+  SharedCaster caster(&getContext());
+  IRRewriter rewriter(&getContext());
+  SmallVector<Operation *> deadCandidates;
+  for (Operation *op : ops) {
+    auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
+    Decision decision =
+        iface ? decide(op, iface, originalTypes[op]) : Decision();
+    if (decision.precision && *decision.precision != Precision::f32) {
+      FloatType type = getFloatType(&getContext(), *decision.precision);
+      if (explain)
+        op->emitRemark() << "amp: " << stringifyPrecision(*decision.precision)
+                         << " (" << decision.reason << ")";
+      rewriter.setInsertionPoint(op);
+      SmallVector<Operation *> producers;
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          producers.push_back(def);
+      if (succeeded(iface.convertToPrecision(rewriter, type, caster))) {
+        // Producers the converted op no longer uses may now be dead.
+        deadCandidates.append(producers.begin(), producers.end());
+        continue;
+      }
+      // Left unchanged: say why.
+      op->emitRemark() << "amp: kept in f32: '" << op->getName()
+                       << "' cannot be rewritten to "
+                       << stringifyPrecision(*decision.precision)
+                       << " (unsupported form, e.g. buffer semantics)";
+    } else if (decision.precision && explain) {
+      op->emitRemark() << "amp: f32 (" << decision.reason << ")";
+    }
+    // Kept: operands back to the types the op was written with.
+    ArrayRef<Type> types = originalTypes[op];
+    for (auto [index, type] : llvm::enumerate(types)) {
+      Value value = op->getOperand(index);
+      if (value.getType() == type)
+        continue;
+      Value restored = caster.cast(value, getElementTypeOrSelf(type));
+      rewriter.modifyOpInPlace(op, [&] { op->setOperand(index, restored); });
+    }
+  }
+
+  // Clean up what no one uses. The caster never creates a cast of one of its
+  // own casts (it reuses exact widenings), so there are no pairs to fold;
+  // reverse creation order erases chains of dead conversions.
+  for (Operation *op : llvm::reverse(caster.getCreatedOps()))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  // Pure producers that only fed converted ops (an f32 constant or empty
+  // tensor replaced by its low-precision copy), and their own dead operands.
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  while (!deadCandidates.empty()) {
+    Operation *op = deadCandidates.pop_back_val();
+    if (erased.contains(op) || !isOpTriviallyDead(op))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        deadCandidates.push_back(def);
+    erased.insert(op);
+    rewriter.eraseOp(op);
+  }
+
+  module->setAttr(kAppliedAttrName,
+                  StringAttr::get(&getContext(),
+                                  Twine(level) + ":" +
+                                      stringifyPrecision(policy.dtype)));
+}

@@ -1,0 +1,110 @@
+//===- MaterializeCasts.cpp - the amp-materialize-casts pass --------------===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPMATERIALIZECASTSPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+static bool isTosa(Operation *op) {
+  return op && isa<tosa::TosaDialect>(op->getDialect());
+}
+
+/// A cast lives in a TOSA graph when it converts a ranked tensor produced
+/// or consumed by TOSA ops.
+static bool inTosaGraph(CastOp op) {
+  if (!isa<RankedTensorType>(op.getType()))
+    return false;
+  if (isTosa(op.getInput().getDefiningOp()))
+    return true;
+  return llvm::any_of(op->getUsers(), isTosa);
+}
+
+static Value convertWithArith(OpBuilder &b, Location loc, Value value,
+                              Type type) {
+  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(type));
+  if (from.getWidth() < to.getWidth())
+    return arith::ExtFOp::create(b, loc, type, value);
+  if (from.getWidth() > to.getWidth())
+    return arith::TruncFOp::create(b, loc, type, value);
+  // Same width, different formats (f16 <-> bf16): through f32.
+  Type wide = withFloatElementType(type, b.getF32Type());
+  Value extended = arith::ExtFOp::create(b, loc, wide, value);
+  return arith::TruncFOp::create(b, loc, type, extended);
+}
+
+static Value convertWithTosa(OpBuilder &b, Location loc, Value value,
+                             Type type) {
+  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(type));
+  if (from.getWidth() == to.getWidth() && from != to) {
+    Type wide = withFloatElementType(type, b.getF32Type());
+    value = tosa::CastOp::create(b, loc, wide, value);
+  }
+  return tosa::CastOp::create(b, loc, type, value);
+}
+
+/// Rewrites one amp.cast into upstream ops.
+void mlir::amp::materializeCast(RewriterBase &rewriter, CastOp op) {
+  rewriter.setInsertionPoint(op);
+  Value result =
+      inTosaGraph(op)
+          ? convertWithTosa(rewriter, op.getLoc(), op.getInput(), op.getType())
+          : convertWithArith(rewriter, op.getLoc(), op.getInput(),
+                             op.getType());
+  rewriter.replaceOp(op, result);
+}
+
+namespace {
+struct MaterializeCast : public OpRewritePattern<CastOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(CastOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getInput().getType() == op.getType()) {
+      rewriter.replaceOp(op, op.getInput());
+      return success();
+    }
+    materializeCast(rewriter, op);
+    return success();
+  }
+};
+
+struct AmpMaterializeCastsPass
+    : public amp::impl::AmpMaterializeCastsPassBase<AmpMaterializeCastsPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    SmallVector<CastOp> casts;
+    getOperation()->walk([&](CastOp op) { casts.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (CastOp op : casts) {
+      if (op.getInput().getType() == op.getType())
+        rewriter.replaceOp(op, op.getInput());
+      else
+        materializeCast(rewriter, op);
+    }
+  }
+};
+} // namespace
+
+void mlir::amp::populateAmpMaterializeCastsPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<MaterializeCast>(patterns.getContext());
+}

@@ -1,0 +1,56 @@
+//===- Pipelines.cpp - the --amp-o1 / --amp-o2 pipelines ------------------===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
+                                 const AmpPipelineOptions &options) {
+  AmpAutoMixedPrecisionPassOptions amp;
+  amp.level = level == AmpLevel::O1 ? "O1" : "O2";
+  amp.dtype = options.dtype;
+  amp.customWhiteList.assign(options.customWhiteList.begin(),
+                             options.customWhiteList.end());
+  amp.customBlackList.assign(options.customBlackList.begin(),
+                             options.customBlackList.end());
+  amp.useFp16Guard = options.useFp16Guard;
+  amp.policyFile = options.policyFile;
+  amp.explain = options.explain;
+  pm.addPass(createAmpAutoMixedPrecisionPass(amp));
+  if (options.report != "none") {
+    AmpReportPassOptions report;
+    report.format = options.report;
+    report.output = options.reportFile;
+    report.title = level == AmpLevel::O1 ? "amp-o1" : "amp-o2";
+    pm.addPass(createAmpReportPass(report));
+  }
+  pm.addPass(createAmpInlineGuardsPass());
+  if (!options.keepAmpCasts)
+    pm.addPass(createAmpMaterializeCastsPass());
+}
+
+void mlir::amp::registerAmpPipelines() {
+  PassPipelineRegistration<AmpPipelineOptions>(
+      "amp-o1",
+      "AMP level O1: white-list ops in low precision, black-list ops in "
+      "fp32, gray ops follow their producers",
+      [](OpPassManager &pm, const AmpPipelineOptions &options) {
+        buildAmpPipeline(pm, AmpLevel::O1, options);
+      });
+  PassPipelineRegistration<AmpPipelineOptions>(
+      "amp-o2",
+      "AMP level O2: every op that can runs in low precision, except the "
+      "custom black list, pinned ops, ops outside guards, and norm "
+      "statistics",
+      [](OpPassManager &pm, const AmpPipelineOptions &options) {
+        buildAmpPipeline(pm, AmpLevel::O2, options);
+      });
+}

@@ -1,0 +1,201 @@
+//===- Report.cpp - the amp-report pass -----------------------------------===//
+//
+// Part of amp-mlir. How a user checks that AMP is on: how many float ops run
+// in low precision, how many conversions remain and what they cost.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ToolOutputFile.h"
+
+#include <map>
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPREPORTPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// The precision an op computes in: the narrowest float type among its
+/// operands and results ("f32", "f16", "bf16", or the type's name).
+static std::string getOpPrecision(Operation *op) {
+  FloatType narrowest;
+  for (Type type :
+       llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
+    auto element = dyn_cast<FloatType>(getElementTypeOrSelf(type));
+    if (element && (!narrowest || element.getWidth() < narrowest.getWidth()))
+      narrowest = element;
+  }
+  if (!narrowest)
+    return "";
+  std::string name;
+  llvm::raw_string_ostream os(name);
+  narrowest.print(os);
+  return name;
+}
+
+static bool isConversion(Operation *op, Value &input, Type &output) {
+  if (!isa<CastOp, arith::ExtFOp, arith::TruncFOp, tosa::CastOp>(op))
+    return false;
+  input = op->getOperand(0);
+  output = op->getResult(0).getType();
+  return isFloatLike(input.getType()) && isFloatLike(output);
+}
+
+static std::string formatBytes(uint64_t bytes) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (bytes >= (1u << 20))
+    os << llvm::format("%.1f MiB", bytes / 1048576.0);
+  else if (bytes >= 1024)
+    os << llvm::format("%.1f KiB", bytes / 1024.0);
+  else
+    os << bytes << " B";
+  return text;
+}
+
+namespace {
+struct AmpReportPass : public amp::impl::AmpReportPassBase<AmpReportPass> {
+  using Base::Base;
+  void runOnOperation() override;
+};
+} // namespace
+
+void AmpReportPass::runOnOperation() {
+  if (format != "text" && format != "json") {
+    getOperation().emitError("amp-report: unknown format '")
+        << format << "' (expected text or json)";
+    return signalPassFailure();
+  }
+  // op name -> precision -> count
+  std::map<std::string, std::map<std::string, unsigned>> perOp;
+  unsigned numFloatOps = 0, numLowOps = 0, numCasts = 0, numDynamicCasts = 0;
+  uint64_t bytesConverted = 0;
+  std::string lowName;
+  getOperation().walk([&](Operation *op) {
+    Value input;
+    Type output;
+    if (isConversion(op, input, output)) {
+      ++numCasts;
+      auto inShaped = dyn_cast<ShapedType>(input.getType());
+      int64_t numElements = 1;
+      if (inShaped) {
+        if (!inShaped.hasStaticShape()) {
+          ++numDynamicCasts;
+          return;
+        }
+        numElements = inShaped.getNumElements();
+      }
+      unsigned bits = getElementTypeOrSelf(input.getType())
+                          .getIntOrFloatBitWidth() +
+                      getElementTypeOrSelf(output).getIntOrFloatBitWidth();
+      bytesConverted += uint64_t(numElements) * bits / 8;
+      return;
+    }
+    auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
+    if (!iface || iface.getAmpCategory() == Category::Unsupported)
+      return;
+    // Ops nested in a counted op (linalg bodies) are part of it.
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp())
+      if (isa<AmpPrecisionOpInterface>(parent))
+        return;
+    std::string precision = getOpPrecision(op);
+    if (precision.empty())
+      return;
+    ++numFloatOps;
+    if (precision != "f32" && precision != "f64") {
+      ++numLowOps;
+      if (lowName.empty())
+        lowName = precision;
+      else if (lowName != precision)
+        lowName = "low precision";
+    }
+    ++perOp[op->getName().getStringRef().str()][precision];
+  });
+  if (lowName.empty())
+    lowName = "f16/bf16";
+
+  std::string errorMessage;
+  std::unique_ptr<llvm::ToolOutputFile> file;
+  llvm::raw_ostream *os = &llvm::errs();
+  if (!output.empty()) {
+    file = openOutputFile(output, &errorMessage);
+    if (!file) {
+      getOperation().emitError("amp-report: ") << errorMessage;
+      return signalPassFailure();
+    }
+    os = &file->os();
+  }
+
+  if (format == "json") {
+    llvm::json::Object ops;
+    for (const auto &[name, counts] : perOp) {
+      llvm::json::Object entry;
+      for (const auto &[precision, count] : counts)
+        entry[precision] = count;
+      ops[name] = std::move(entry);
+    }
+    llvm::json::Object root{{"title", title.getValue()},
+                            {"float_ops", numFloatOps},
+                            {"low_precision_ops", numLowOps},
+                            {"low_precision_type", lowName},
+                            {"casts", numCasts},
+                            {"dynamic_size_casts", numDynamicCasts},
+                            {"bytes_converted", bytesConverted},
+                            {"ops", std::move(ops)}};
+    *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+  } else {
+    *os << title << ": " << numLowOps << "/" << numFloatOps
+        << " float ops in " << lowName << ", " << numCasts
+        << (numCasts == 1 ? " cast, " : " casts, ")
+        << formatBytes(bytesConverted) << " converted per call";
+    if (numDynamicCasts)
+      *os << " (+" << numDynamicCasts << " casts of dynamic size)";
+    *os << "\n";
+    // Columns: the precisions that occur, f32 first.
+    std::vector<std::string> columns;
+    for (const auto &[name, counts] : perOp)
+      for (const auto &[precision, count] : counts)
+        if (!llvm::is_contained(columns, precision))
+          columns.push_back(precision);
+    llvm::sort(columns, [](const std::string &a, const std::string &b) {
+      return (a == "f32") > (b == "f32") || ((a == "f32") == (b == "f32") &&
+                                             a < b);
+    });
+    size_t width = 2;
+    for (const auto &entry : perOp)
+      width = std::max(width, entry.first.size());
+    *os << "  " << llvm::left_justify("op", width);
+    for (const std::string &column : columns)
+      *os << llvm::right_justify(column, 7);
+    *os << "\n";
+    for (const auto &[name, counts] : perOp) {
+      *os << "  " << llvm::left_justify(name, width);
+      for (const std::string &column : columns) {
+        auto it = counts.find(column);
+        *os << llvm::right_justify(
+            std::to_string(it == counts.end() ? 0 : it->second), 7);
+      }
+      *os << "\n";
+    }
+  }
+  if (file)
+    file->keep();
+  markAllAnalysesPreserved();
+}
