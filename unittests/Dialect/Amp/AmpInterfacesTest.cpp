@@ -43,8 +43,10 @@ struct MulFModel
 };
 
 TEST(AmpPrecisionOpInterfaceTest, ExternalModelsAndDefaults) {
+  // Only the test's models: registerAllDialects would attach amp-mlir's own.
   DialectRegistry registry;
-  registerAllDialects(registry);
+  registerAmpDialect(registry);
+  registry.insert<arith::ArithDialect, func::FuncDialect>();
   registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
     arith::AddFOp::attachInterface<AddFModel>(*ctx);
     arith::MulFOp::attachInterface<MulFModel>(*ctx);
