@@ -263,4 +263,5 @@ void mlir::amp::registerAllPrecisionModels(DialectRegistry &registry) {
   registerMathPrecisionModels(registry);
   registerLinalgPrecisionModels(registry);
   registerTensorPrecisionModels(registry);
+  registerTosaPrecisionModels(registry);
 }

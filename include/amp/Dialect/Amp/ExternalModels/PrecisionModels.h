@@ -23,6 +23,9 @@ void registerMathPrecisionModels(DialectRegistry &registry);
 void registerLinalgPrecisionModels(DialectRegistry &registry);
 /// tensor: data movement is gray.
 void registerTensorPrecisionModels(DialectRegistry &registry);
+/// tosa: matmul/conv white (f32 accumulation), exp/log/pow/reciprocal/rsqrt
+/// and sum/product reductions black, the rest gray.
+void registerTosaPrecisionModels(DialectRegistry &registry);
 /// All of the above.
 void registerAllPrecisionModels(DialectRegistry &registry);
 
