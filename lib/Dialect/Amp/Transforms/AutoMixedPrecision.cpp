@@ -20,6 +20,7 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
@@ -76,6 +77,15 @@ static Attribute convertConstant(Attribute attr, FloatType type,
   return dense.mapValues(type, [&](const APFloat &value) {
     return convert(value).bitcastToAPInt();
   });
+}
+
+/// True if every value of `from`'s element type is representable in `to`'s.
+static bool isExactWidening(Type from, Type to) {
+  auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
+  auto toElement = dyn_cast<FloatType>(getElementTypeOrSelf(to));
+  return fromElement && toElement &&
+         llvm::APFloatBase::isRepresentableBy(fromElement.getFloatSemantics(),
+                                              toElement.getFloatSemantics());
 }
 
 /// A linalg.fill of a float constant into a tensor.empty: as cheap to
@@ -158,10 +168,15 @@ private:
         return op.getResult(0);
       }
     }
-    // A value that is an exact widening of a value of the wanted type.
-    if (auto castOp = dyn_cast_or_null<CastOp>(def))
-      if (castOp.isExact() && castOp.getInput().getType() == target)
-        return castOp.getInput();
+    // A value that is an exact widening of a value of the wanted type (an
+    // amp.cast, or the user's arith.extf / tosa.cast): use the source, which
+    // is the same number.
+    if (isa_and_nonnull<CastOp, arith::ExtFOp, tosa::CastOp>(def)) {
+      Value source = def->getOperand(0);
+      if (source.getType() == target && isExactWidening(source.getType(),
+                                                        value.getType()))
+        return source;
+    }
     auto op = CastOp::create(builder, loc, target, value);
     created.push_back(op);
     return op.getResult();
@@ -170,6 +185,16 @@ private:
   OpBuilder builder;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
   SmallVector<Operation *> created;
+};
+
+/// Records the values that replace the op being converted.
+struct ReplacementTracker : public RewriterBase::Listener {
+  void notifyOperationReplaced(Operation *op, ValueRange values) override {
+    if (op == current)
+      replacement.assign(values.begin(), values.end());
+  }
+  Operation *current = nullptr;
+  SmallVector<Value> replacement;
 };
 
 struct Decision {
@@ -191,6 +216,9 @@ private:
 
   AmpPolicy policy;
   bool useGuard = false;
+  /// Results of ops converted to low precision: the natural precision of a
+  /// white op's f32 accumulator result is low for the gray ops that follow.
+  llvm::DenseSet<Value> lowResults;
 };
 } // namespace
 
@@ -323,7 +351,7 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
         iface.operandMustStayF32(operand.getOperandNumber()))
       continue;
     Type element = getElementTypeOrSelf(value.getType());
-    if (element == lowType)
+    if (element == lowType || lowResults.contains(value))
       ++numLow;
     else
       ++numHigh;
@@ -375,7 +403,9 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
   });
 
   SharedCaster caster(&getContext());
-  IRRewriter rewriter(&getContext());
+  ReplacementTracker tracker;
+  IRRewriter rewriter(&getContext(), &tracker);
+  lowResults.clear();
   SmallVector<Operation *> deadCandidates;
   for (Operation *op : ops) {
     auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
@@ -391,7 +421,19 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
       for (Value operand : op->getOperands())
         if (Operation *def = operand.getDefiningOp())
           producers.push_back(def);
-      if (succeeded(iface.convertToPrecision(rewriter, type, caster))) {
+      tracker.current = op;
+      tracker.replacement.clear();
+      bool replaced = false;
+      LogicalResult converted =
+          iface.convertToPrecision(rewriter, type, caster);
+      replaced = !tracker.replacement.empty();
+      tracker.current = nullptr;
+      if (succeeded(converted)) {
+        if (replaced)
+          lowResults.insert(tracker.replacement.begin(),
+                            tracker.replacement.end());
+        else
+          lowResults.insert(op->result_begin(), op->result_end());
         // Producers the converted op no longer uses may now be dead.
         deadCandidates.append(producers.begin(), producers.end());
         continue;

@@ -1,0 +1,96 @@
+// --amp-o2: every op that can goes low, except what must stay f32.
+// RUN: amp-opt %s -split-input-file --amp-o2 | FileCheck %s
+
+// Everything low, black ops included; the sum keeps an f32 accumulator.
+// CHECK-LABEL: func.func @all_low
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<16x4xf16>) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK: %[[T:.*]] = arith.truncf %[[MM]] : tensor<8x4xf32> to tensor<8x4xf16>
+// CHECK: %[[E:.*]] = math.exp %[[T]] : tensor<8x4xf16>
+// CHECK: linalg.reduce ins(%[[E]] : tensor<8x4xf16>) outs(%{{.*}} : tensor<f32>)
+// CHECK-NEXT: (%[[IN:.*]]: f16, %[[INIT:.*]]: f32) {
+// CHECK-NEXT:   %[[W:.*]] = arith.extf %[[IN]] : f16 to f32
+// CHECK-NEXT:   arith.addf %[[W]], %[[INIT]] : f32
+func.func @all_low(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<f32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>)
+      -> tensor<8x4xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x4xf32>)
+                      outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %ex = math.exp %mm : tensor<8x4xf32>
+  %le = tensor.empty() : tensor<f32>
+  %lacc = linalg.fill ins(%zero : f32) outs(%le : tensor<f32>) -> tensor<f32>
+  %sum = linalg.reduce ins(%ex : tensor<8x4xf32>) outs(%lacc : tensor<f32>)
+      dimensions = [0, 1]
+    (%in: f32, %s: f32) {
+      %0 = arith.addf %in, %s : f32
+      linalg.yield %0 : f32
+    }
+  return %sum : tensor<f32>
+}
+
+// -----
+
+// Batch-norm-like generic: the activation and the result go low, the
+// per-channel mean/variance/scale/bias stay f32; the body computes in f32.
+#act = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#chan = affine_map<(n, c, h, w) -> (c)>
+// CHECK-LABEL: func.func @batch_norm_like
+// CHECK-SAME: (%[[X:.*]]: tensor<2x4x8x8xf32>, %[[MEAN:.*]]: tensor<4xf32>, %[[VAR:.*]]: tensor<4xf32>)
+// CHECK: %[[XL:.*]] = arith.truncf %[[X]] : tensor<2x4x8x8xf32> to tensor<2x4x8x8xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[XL]], %[[MEAN]], %[[VAR]] : tensor<2x4x8x8xf16>, tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x8x8xf16>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[M:.*]]: f32, %[[V:.*]]: f32, %{{.*}}: f16):
+// CHECK-NEXT:   %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
+// CHECK:        %[[R:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
+// CHECK-NEXT:   %[[RL:.*]] = arith.truncf %[[R]] : f32 to f16
+// CHECK-NEXT:   linalg.yield %[[RL]] : f16
+func.func @batch_norm_like(%x: tensor<2x4x8x8xf32>, %mean: tensor<4xf32>,
+                           %var: tensor<4xf32>) -> tensor<2x4x8x8xf32> {
+  %e = tensor.empty() : tensor<2x4x8x8xf32>
+  %0 = linalg.generic {indexing_maps = [#act, #chan, #chan, #act],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %mean, %var : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>)
+      outs(%e : tensor<2x4x8x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %v: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %r = math.rsqrt %v : f32
+    %n = arith.mulf %d, %r : f32
+    linalg.yield %n : f32
+  } -> tensor<2x4x8x8xf32>
+  return %0 : tensor<2x4x8x8xf32>
+}
+
+// -----
+
+// Weight constants are converted at compile time (round to nearest even:
+// 0.1 becomes 0.0999755859375 in f16). The user's exact widening is looked
+// through instead of narrowed again; the user's final truncf stays.
+// CHECK-LABEL: func.func @constants_converted
+// CHECK-SAME: (%[[A:.*]]: tensor<2xf16>)
+// CHECK-DAG: %[[C:.*]] = arith.constant dense<{{\[}}1.000000e+00, 9.997550e-02]> : tensor<2xf16>
+// CHECK: %[[M:.*]] = arith.mulf %[[A]], %[[C]] : tensor<2xf16>
+// CHECK-NEXT: %[[W:.*]] = arith.extf %[[M]] : tensor<2xf16> to tensor<2xf32>
+// CHECK-NEXT: %[[T:.*]] = arith.truncf %[[W]] : tensor<2xf32> to tensor<2xf16>
+// CHECK-NEXT: return %[[T]]
+func.func @constants_converted(%a: tensor<2xf16>) -> tensor<2xf16> {
+  %c = arith.constant dense<[1.0, 0.1]> : tensor<2xf32>
+  %x = arith.extf %a : tensor<2xf16> to tensor<2xf32>
+  %y = arith.mulf %x, %c : tensor<2xf32>
+  %z = arith.truncf %y : tensor<2xf32> to tensor<2xf16>
+  return %z : tensor<2xf16>
+}
+
+// -----
+
+// Pins win over the level; the custom black list wins over the level too
+// (see custom-lists.mlir).
+// CHECK-LABEL: func.func @pins
+// CHECK: math.exp %{{.*}} {amp.precision = "f32"} : tensor<4xf32>
+// CHECK: math.tanh %{{.*}} {amp.precision = "bf16"} : tensor<4xbf16>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<4xf16>
+func.func @pins(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = math.exp %a {amp.precision = "f32"} : tensor<4xf32>
+  %1 = math.tanh %0 {amp.precision = "bf16"} : tensor<4xf32>
+  %2 = arith.addf %1, %1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}

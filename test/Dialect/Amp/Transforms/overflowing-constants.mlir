@@ -1,0 +1,38 @@
+// A constant that would overflow the low type (to infinity) is not
+// converted: its users stay in f32, and a warning on the constant says so.
+// RUN: amp-opt %s -split-input-file --amp-o2 -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @overflowing_constant
+// CHECK: arith.constant dense<1.000000e+05> : tensor<2xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<2xf32>
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<2xf16>
+func.func @overflowing_constant(%a: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-warning @+1 {{amp: constant does not fit in f16 (it would overflow to infinity); its users stay in f32}}
+  %c = arith.constant dense<100000.0> : tensor<2xf32>
+  %y = arith.mulf %a, %c : tensor<2xf32>
+  %z = arith.addf %y, %a : tensor<2xf32>
+  return %z : tensor<2xf32>
+}
+
+// -----
+
+// bf16 has f32's range: the same constant converts.
+// CHECK-LABEL: func.func @fits_bf16
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : tensor<2xbf16>
+func.func @fits_bf16(%a: tensor<2xf32>) -> tensor<2xf32> {
+  %c = arith.constant dense<100000.0> : tensor<2xf32>
+  %y = arith.mulf %a, %c {amp.precision = "bf16"} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+// 65504 is f16's largest finite value; 65519 still rounds to it.
+// CHECK-LABEL: func.func @largest_finite
+// CHECK: arith.constant 6.550400e+04 : f16
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f16
+func.func @largest_finite(%a: f32) -> f32 {
+  %c = arith.constant 65519.0 : f32
+  %y = arith.mulf %a, %c : f32
+  return %y : f32
+}
