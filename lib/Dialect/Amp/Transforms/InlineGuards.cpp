@@ -45,6 +45,26 @@ void mlir::amp::inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op) {
   rewriter.replaceOp(op, yielded);
 }
 
+void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {
+  SmallVector<CastOp> casts;
+  root->walk([&](CastOp op) { casts.push_back(op); });
+  SmallVector<CastOp> remaining;
+  for (CastOp op : casts) {
+    SmallVector<OpFoldResult> results;
+    auto value = succeeded(op->fold(results)) && results.size() == 1
+                     ? dyn_cast<Value>(results.front())
+                     : Value();
+    if (value && value != op.getResult())
+      rewriter.replaceOp(op, value);
+    else
+      remaining.push_back(op);
+  }
+  // Casts left without users by the folds above (chains: reverse order).
+  for (CastOp op : llvm::reverse(remaining))
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+}
+
 void mlir::amp::populateAmpInlineGuardsPatterns(RewritePatternSet &patterns) {
   patterns.add<InlineFp16Guard>(patterns.getContext());
 }
@@ -63,5 +83,9 @@ void AmpInlineGuardsPass::runOnOperation() {
     rewriter.setInsertionPoint(guard);
     inlineFp16Guard(rewriter, guard);
   }
+  // A guard's boundary may have needed a conversion that its user undoes
+  // (f16 -> f32 at the yield, f32 -> f16 after it): now adjacent, such
+  // exact round trips fold.
+  foldAmpCasts(rewriter, getOperation());
   numGuardsInlined += guards.size();
 }

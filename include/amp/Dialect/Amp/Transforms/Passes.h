@@ -24,6 +24,10 @@ class Fp16GuardOp;
 /// its `amp.yield` yields.
 void inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op);
 
+/// Folds the `amp.cast` ops under `root` (identities, exact round trips) in
+/// program order and erases the casts left unused.
+void foldAmpCasts(RewriterBase &rewriter, Operation *root);
+
 /// Patterns that inline every `amp.fp16_guard` into its parent block.
 void populateAmpInlineGuardsPatterns(RewritePatternSet &patterns);
 
