@@ -227,7 +227,8 @@ private:
 //===----------------------------------------------------------------------===//
 
 LogicalResult AmpAutoMixedPrecisionPass::buildPolicy(ModuleOp module) {
-  auto emit = [&] { return module.emitError("amp: "); };
+  // Not Operation::emitError: an options error needs no dump of the module.
+  auto emit = [&] { return mlir::emitError(module.getLoc(), "amp: "); };
   policy = AmpPolicy();
   if (level == "O1" || level == "o1")
     policy.level = AmpLevel::O1;

@@ -88,6 +88,12 @@ void AmpReportPass::runOnOperation() {
   uint64_t bytesConverted = 0;
   std::string lowName;
   getOperation().walk([&](Operation *op) {
+    // Ops nested in a counted op (linalg bodies) are part of it: their
+    // conversions are fused (extend on read) and move no extra memory.
+    for (Operation *parent = op->getParentOp(); parent;
+         parent = parent->getParentOp())
+      if (isa<AmpPrecisionOpInterface>(parent))
+        return;
     Value input;
     Type output;
     if (isConversion(op, input, output)) {
@@ -110,11 +116,6 @@ void AmpReportPass::runOnOperation() {
     auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
     if (!iface || iface.getAmpCategory() == Category::Unsupported)
       return;
-    // Ops nested in a counted op (linalg bodies) are part of it.
-    for (Operation *parent = op->getParentOp(); parent;
-         parent = parent->getParentOp())
-      if (isa<AmpPrecisionOpInterface>(parent))
-        return;
     std::string precision = getOpPrecision(op);
     if (precision.empty())
       return;
