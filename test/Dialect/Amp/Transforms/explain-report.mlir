@@ -22,7 +22,7 @@
 // JSON-DAG: "float_ops": 5
 // JSON-DAG: "low_precision_ops": 3
 // JSON-DAG: "low_precision_type": "f16"
-// JSON-DAG: "casts": 4
+// JSON-DAG: "casts": 5
 // JSON: "linalg.matmul": {
 // JSON-NEXT: "f16": 1
 
