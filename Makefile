@@ -32,7 +32,8 @@ build: configure
 
 demo: build
 	$(PYTHON) scripts/demo.py --amp-opt $(BUILD_DIR)/bin/amp-opt \
-	  examples/amp_training_step.mlir
+	  examples/amp_training_step.mlir \
+	  examples/linalg_convnet.mlir examples/tosa_mlp_classifier.mlir
 
 check: build
 	cmake --build $(BUILD_DIR) --target check-amp

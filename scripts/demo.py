@@ -1,17 +1,22 @@
 #!/usr/bin/env python3
-"""amp-mlir demo: run amp-opt on a bundled example and say what it did.
+"""amp-mlir demo: run amp-opt on the bundled examples and say what it did.
 
-For now (the foundation), the demo parses and verifies the example, checks
-that it round-trips through MLIR's generic form unchanged, checks that it
-uses every op of the amp dialect, and prints the operation count per dialect.
-Later steps replace this with the AMP pipeline itself.
+1. The dialect: parse and verify an example that uses every amp op, check
+   that it round-trips through MLIR's generic form unchanged, and print the
+   operation count per dialect.
+2. The AMP pipelines: run --amp-o1 and --amp-o2 on each model example and
+   print their precision reports; TOSA outputs are also checked with
+   `mlir-opt --tosa-validate` when mlir-opt is available.
 """
 
 import argparse
 import collections
+import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 AMP_OPS = [
     "amp.cast",
@@ -31,10 +36,41 @@ def run(cmd, stdin=None):
     return proc
 
 
+def run_pipelines(opt, mlir_opt, example):
+    """Runs --amp-o1 and --amp-o2 on `example` and prints the reports."""
+    print(f"\n{example}")
+    for level in ("o1", "o2"):
+        with tempfile.TemporaryDirectory() as tmp:
+            report = os.path.join(tmp, "report.txt")
+            output = os.path.join(tmp, "out.mlir")
+            run([opt, example, f"--amp-{level}=report=text report-file={report}",
+                 "-o", output])
+            with open(report) as f:
+                lines = f.read().rstrip().splitlines()
+            print("  " + lines[0])
+            for line in lines[1:]:
+                print("  " + line)
+            checks = ["output verifies"]
+            with open(output) as f:
+                text = f.read()
+            if "amp.fp16_guard" in text or "amp.cast" in text:
+                sys.exit(f"demo: error: amp.fp16_guard/amp.cast left in the "
+                         f"--amp-{level} output of {example}")
+            checks.append("upstream dialects only")
+            if "tosa." in text and mlir_opt:
+                run([mlir_opt, output, "--tosa-validate", "-o", os.devnull])
+                checks.append("passes --tosa-validate")
+            print("    (" + ", ".join(checks) + ")")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--amp-opt", default="build/bin/amp-opt")
-    parser.add_argument("input")
+    parser.add_argument("--mlir-opt", default=shutil.which(
+        "mlir-opt", path="/usr/lib/llvm-22/bin:" + os.environ.get("PATH", "")))
+    parser.add_argument("input", help="example that uses every amp op")
+    parser.add_argument("models", nargs="*",
+                        help="examples to run the AMP pipelines on")
     args = parser.parse_args()
     opt = args.amp_opt
 
@@ -81,6 +117,11 @@ def main():
         ops = per_dialect[dialect]
         detail = ", ".join(f"{op} {n}" for op, n in sorted(ops.items()))
         print(f"    {dialect:<10}{sum(ops.values()):>4}   ({detail})")
+
+    if args.models:
+        print("\nAMP pipelines (amp-opt --amp-o1 / --amp-o2):")
+    for model in args.models:
+        run_pipelines(opt, args.mlir_opt, model)
     return 0
 
 

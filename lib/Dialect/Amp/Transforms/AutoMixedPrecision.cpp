@@ -98,6 +98,10 @@ static bool isFreeFill(linalg::FillOp fill) {
 }
 
 static bool constantOverflows(Value value, FloatType type) {
+  // A tensor filled with a constant is that constant, re-created on demand.
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(value.getDefiningOp()))
+    if (isFreeFill(fill))
+      value = fill.getInputs()[0];
   Attribute attr = getFloatConstant(value);
   if (!attr)
     return false;
@@ -219,6 +223,8 @@ private:
   /// Results of ops converted to low precision: the natural precision of a
   /// white op's f32 accumulator result is low for the gray ops that follow.
   llvm::DenseSet<Value> lowResults;
+  /// Overflowing constants already warned about (once each).
+  llvm::DenseSet<Operation *> warnedConstants;
 };
 } // namespace
 
@@ -321,9 +327,13 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
     if (iface.operandMustStayF32(operand.getOperandNumber()) ||
         !constantOverflows(operand.get(), lowType))
       continue;
-    operand.get().getDefiningOp()->emitWarning()
-        << "amp: constant does not fit in " << lowName
-        << " (it would overflow to infinity); its users stay in f32";
+    Operation *constant = operand.get().getDefiningOp();
+    if (auto fill = dyn_cast<linalg::FillOp>(constant))
+      constant = fill.getInputs()[0].getDefiningOp();
+    if (warnedConstants.insert(constant).second)
+      constant->emitWarning()
+          << "amp: constant does not fit in " << lowName
+          << " (it would overflow to infinity); its users stay in f32";
     return {Precision::f32,
             ("operand #" + Twine(operand.getOperandNumber()) +
              " is a constant that overflows " + lowName)
@@ -407,6 +417,7 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
   ReplacementTracker tracker;
   IRRewriter rewriter(&getContext(), &tracker);
   lowResults.clear();
+  warnedConstants.clear();
   SmallVector<Operation *> deadCandidates;
   for (Operation *op : ops) {
     auto iface = dyn_cast<AmpPrecisionOpInterface>(op);

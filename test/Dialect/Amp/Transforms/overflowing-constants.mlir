@@ -36,3 +36,20 @@ func.func @largest_finite(%a: f32) -> f32 {
   %y = arith.mulf %a, %c : f32
   return %y : f32
 }
+
+// -----
+
+// Through a fill: the constant fills the max-pooling init; the pooling stays
+// f32 (one warning), while -inf would have converted exactly.
+// CHECK-LABEL: func.func @through_fill
+// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x4x4xf32>, tensor<2x2xf32>)
+func.func @through_fill(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
+  // expected-warning @+1 {{amp: constant does not fit in f16}}
+  %ninf = arith.constant -3.4028235e38 : f32
+  %w = tensor.empty() : tensor<2x2xf32>
+  %e = tensor.empty() : tensor<1x1x2x2xf32>
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  %p = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
+  return %p : tensor<1x1x2x2xf32>
+}
