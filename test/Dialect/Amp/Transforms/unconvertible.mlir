@@ -1,0 +1,30 @@
+// An op the policy wants low but its model cannot rewrite (here: linalg on
+// buffers) is left unchanged, with a remark that says why; the module stays
+// valid. tensor.pad converts its padding value with its source.
+// RUN: amp-opt %s -split-input-file --amp-o2 -verify-diagnostics | FileCheck %s
+
+// CHECK-LABEL: func.func @buffers
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : memref<4x4xf32>, memref<4x4xf32>) outs(%{{.*}} : memref<4x4xf32>)
+func.func @buffers(%a: memref<4x4xf32>, %c: memref<4x4xf32>) {
+  // expected-remark @+1 {{amp: kept in f32: 'linalg.matmul' cannot be rewritten to f16 (unsupported form, e.g. buffer semantics)}}
+  linalg.matmul ins(%a, %a : memref<4x4xf32>, memref<4x4xf32>)
+                outs(%c : memref<4x4xf32>)
+  return
+}
+
+// -----
+
+// CHECK-LABEL: func.func @pad
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK: tensor.pad %{{.*}} low[1] high[1] {
+// CHECK: tensor.yield %[[ZERO]] : f16
+// CHECK: } : tensor<4xf16> to tensor<6xf16>
+func.func @pad(%a: tensor<4xf32>) -> tensor<6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %t = math.tanh %a : tensor<4xf32>
+  %p = tensor.pad %t low[1] high[1] {
+  ^bb0(%i: index):
+    tensor.yield %zero : f32
+  } : tensor<4xf32> to tensor<6xf32>
+  return %p : tensor<6xf32>
+}
