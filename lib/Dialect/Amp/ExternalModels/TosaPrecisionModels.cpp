@@ -9,7 +9,9 @@
 //  * convolutions and avg_pool2d produce the low type and accumulate in f32
 //    (`acc_type = f32`);
 //  * tosa.clamp's min_val/max_val are converted, saturating to the finite
-//    range of the low type (FLT_MAX bounds become 65504 in f16).
+//    range of the low type (FLT_MAX bounds become 65504 in f16);
+//  * tosa.reduce_sum/reduce_product have no accumulator type, so they read
+//    and produce f32 (accumulating in f32) at every level.
 //
 // Categories follow Paddle: matmul/conv white; exp, log, pow, reciprocal,
 // rsqrt and sum/product reductions black; the rest gray. tosa.cast is the
@@ -59,6 +61,20 @@ struct AccTypeModel
       op->setAttr("acc_type", TypeAttr::get(accumulator));
     });
     return success();
+  }
+};
+
+/// tosa.reduce_sum / reduce_product have no accumulator type: to accumulate
+/// in f32 they read f32 (their low-precision producer is widened into them)
+/// and produce f32.
+template <typename OpTy>
+struct F32ReductionModel
+    : public AmpPrecisionOpInterface::ExternalModel<F32ReductionModel<OpTy>,
+                                                    OpTy> {
+  Category getAmpCategory(Operation *) const { return Category::Black; }
+  bool operandMustStayF32(Operation *, unsigned) const { return true; }
+  FloatType getAccumulatorType(Operation *op, FloatType) const {
+    return Float32Type::get(op->getContext());
   }
 };
 
@@ -112,9 +128,12 @@ void mlir::amp::registerTosaPrecisionModels(DialectRegistry &registry) {
     tosa::AvgPool2dOp::attachInterface<
         AccTypeModel<tosa::AvgPool2dOp, Category::Gray>>(*ctx);
     tosa::ClampOp::attachInterface<ClampModel>(*ctx);
+    tosa::ReduceSumOp::attachInterface<F32ReductionModel<tosa::ReduceSumOp>>(
+        *ctx);
+    tosa::ReduceProductOp::attachInterface<
+        F32ReductionModel<tosa::ReduceProductOp>>(*ctx);
     attachFixedCategory<Category::Black, tosa::ExpOp, tosa::LogOp,
-                        tosa::PowOp, tosa::ReciprocalOp, tosa::RsqrtOp,
-                        tosa::ReduceSumOp, tosa::ReduceProductOp>(ctx);
+                        tosa::PowOp, tosa::ReciprocalOp, tosa::RsqrtOp>(ctx);
     attachFixedCategory<
         Category::Gray, tosa::AddOp, tosa::SubOp, tosa::MulOp,
         tosa::MaximumOp, tosa::MinimumOp, tosa::AbsOp, tosa::CeilOp,

@@ -425,9 +425,13 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
         iface ? decide(op, iface, originalTypes[op]) : Decision();
     if (decision.precision && *decision.precision != Precision::f32) {
       FloatType type = getFloatType(&getContext(), *decision.precision);
-      if (explain)
-        op->emitRemark() << "amp: " << stringifyPrecision(*decision.precision)
-                         << " (" << decision.reason << ")";
+      if (explain) {
+        InFlightDiagnostic remark = op->emitRemark();
+        remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
+               << decision.reason << ")";
+        if (FloatType accumulator = iface.getAccumulatorType(type))
+          remark << ", accumulates in " << accumulator;
+      }
       rewriter.setInsertionPoint(op);
       SmallVector<Operation *> producers;
       for (Value operand : op->getOperands())
