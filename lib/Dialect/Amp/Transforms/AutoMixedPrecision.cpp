@@ -217,6 +217,7 @@ private:
   LogicalResult buildPolicy(ModuleOp module);
   Decision decide(Operation *op, AmpPrecisionOpInterface iface,
                   ArrayRef<Type> operandTypes);
+  bool isLowProduced(Value value, Type lowType);
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -300,6 +301,25 @@ static bool isFree(Value value) {
   return isa_and_nonnull<tensor::EmptyOp>(def);
 }
 
+/// True if `value` comes from low precision: its type is the low type, or it
+/// is the f32 result of an op converted to low precision (a white op's
+/// accumulator), or a guard result that forwards such a value (guards are
+/// inlined later, and the round trip across their boundary folds).
+bool AmpAutoMixedPrecisionPass::isLowProduced(Value value, Type lowType) {
+  while (auto result = dyn_cast<OpResult>(value)) {
+    auto guard = dyn_cast<Fp16GuardOp>(result.getOwner());
+    if (!guard)
+      break;
+    value = guard.getYield().getOperand(result.getResultNumber());
+    // The yield may have been given an f32 copy of a low value.
+    if (auto cast = value.getDefiningOp<CastOp>())
+      if (cast.isExact())
+        value = cast.getInput();
+  }
+  return getElementTypeOrSelf(value.getType()) == lowType ||
+         lowResults.contains(value);
+}
+
 Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
                                            AmpPrecisionOpInterface iface,
                                            ArrayRef<Type> operandTypes) {
@@ -361,8 +381,7 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
     if (!isFloatLike(value.getType()) || isFree(value) ||
         iface.operandMustStayF32(operand.getOperandNumber()))
       continue;
-    Type element = getElementTypeOrSelf(value.getType());
-    if (element == lowType || lowResults.contains(value))
+    if (isLowProduced(value, lowType))
       ++numLow;
     else
       ++numHigh;
@@ -429,8 +448,12 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
         InFlightDiagnostic remark = op->emitRemark();
         remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
                << decision.reason << ")";
-        if (FloatType accumulator = iface.getAccumulatorType(type))
-          remark << ", accumulates in " << accumulator;
+        if (FloatType accumulator = iface.getAccumulatorType(type)) {
+          std::string name;
+          llvm::raw_string_ostream os(name);
+          accumulator.print(os);
+          remark << ", accumulates in " << name;
+        }
       }
       rewriter.setInsertionPoint(op);
       SmallVector<Operation *> producers;

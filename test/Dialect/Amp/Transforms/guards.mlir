@@ -3,6 +3,7 @@
 // are inlined in the output.
 // RUN: amp-opt %s -split-input-file --amp-o2 | FileCheck %s --check-prefix=AUTO
 // RUN: amp-opt %s -split-input-file --amp-o2="use-fp16-guard=false" | FileCheck %s --check-prefix=OFF
+// RUN: amp-opt %s -split-input-file --amp-o2="use-fp16-guard=true" | FileCheck %s --check-prefix=ON
 
 // AUTO-LABEL: func.func @guarded
 // AUTO-NOT: amp.fp16_guard
@@ -53,9 +54,12 @@ func.func @nested(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// A module without guards: use-fp16-guard defaults to false.
+// A module without guards: use-fp16-guard defaults to false; forced on,
+// nothing may go low.
 // AUTO-LABEL: func.func @no_guard
 // AUTO: math.tanh %{{.*}} : tensor<4xf16>
+// ON-LABEL: func.func @no_guard
+// ON: math.tanh %{{.*}} : tensor<4xf32>
 func.func @no_guard(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = math.tanh %a : tensor<4xf32>
   return %0 : tensor<4xf32>
