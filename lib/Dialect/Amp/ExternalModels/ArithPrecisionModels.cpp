@@ -20,8 +20,8 @@ void mlir::amp::registerArithPrecisionModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, arith::ArithDialect *) {
     attachFixedCategory<Category::Gray, arith::AddFOp, arith::SubFOp,
                         arith::MulFOp, arith::DivFOp, arith::RemFOp,
-                        arith::MaximumFOp, arith::MinimumFOp,
-                        arith::MaxNumFOp, arith::MinNumFOp, arith::NegFOp,
-                        arith::CmpFOp, arith::SelectOp>(ctx);
+                        arith::MaximumFOp, arith::MinimumFOp, arith::MaxNumFOp,
+                        arith::MinNumFOp, arith::NegFOp, arith::CmpFOp,
+                        arith::SelectOp>(ctx);
   });
 }

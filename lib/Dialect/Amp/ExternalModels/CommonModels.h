@@ -17,9 +17,8 @@ namespace amp {
 /// A model whose category does not depend on the operation instance; the
 /// other methods keep their defaults (in-place element type conversion).
 template <Category kCategory, typename OpTy>
-struct FixedCategoryModel
-    : public AmpPrecisionOpInterface::ExternalModel<
-          FixedCategoryModel<kCategory, OpTy>, OpTy> {
+struct FixedCategoryModel : public AmpPrecisionOpInterface::ExternalModel<
+                                FixedCategoryModel<kCategory, OpTy>, OpTy> {
   Category getAmpCategory(Operation *) const { return kCategory; }
 };
 

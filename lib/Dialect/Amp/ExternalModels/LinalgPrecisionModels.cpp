@@ -38,8 +38,7 @@ using namespace mlir::amp;
 
 /// Converts the scalar `value` to `type` with arith.extf/truncf (through f32
 /// when neither type contains the other, e.g. f16 <-> bf16).
-static Value convertScalar(OpBuilder &b, Location loc, Value value,
-                           Type type) {
+static Value convertScalar(OpBuilder &b, Location loc, Value value, Type type) {
   auto from = cast<FloatType>(value.getType());
   auto to = cast<FloatType>(type);
   if (from == to)
@@ -143,43 +142,25 @@ struct StructuredOpModel
     if (!linalgOp.hasPureTensorSemantics() || op->getNumRegions() != 1 ||
         op->getRegion(0).empty())
       return failure();
-    auto iface = cast<AmpPrecisionOpInterface>(op);
-    Type f32 = Float32Type::get(op->getContext());
-    FloatType accumulator = iface.getAccumulatorType(computeType);
-
-    // New operands: inputs low (or f32 if they must stay), inits in the
-    // accumulator type when there is one.
-    SmallVector<Value> operands;
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value value = operand.get();
-      if (!isFloatLike(value.getType())) {
-        operands.push_back(value);
-        continue;
-      }
-      Type element = computeType;
-      if (linalgOp.isDpsInit(&operand)) {
-        if (accumulator)
-          element = accumulator;
-      } else if (iface.operandMustStayF32(operand.getOperandNumber())) {
-        element = f32;
-      }
-      operands.push_back(caster.cast(value, element));
-    }
+    // Inputs low (or f32 if they must stay), inits in the accumulator type
+    // when there is one.
+    SmallVector<Value> operands = castOperandsToPrecision(
+        op, computeType, caster,
+        [&](OpOperand &operand) { return linalgOp.isDpsInit(&operand); });
     SmallVector<Type> resultTypes;
     for (OpOperand &init : linalgOp.getDpsInitsMutable())
       resultTypes.push_back(operands[init.getOperandNumber()].getType());
 
     Block &oldBody = op->getRegion(0).front();
     Location loc = op->getLoc();
-    Operation *newOp =
-        cloneWithoutRegions(rewriter, op, resultTypes, operands);
+    Operation *newOp = cloneWithoutRegions(rewriter, op, resultTypes, operands);
     Region &newRegion = newOp->getRegion(0);
 
     auto *dialect = op->getContext()->getLoadedDialect<linalg::LinalgDialect>();
     StringRef name = op->getName().getStringRef();
-    bool hasRegionBuilder = !isa<linalg::GenericOp, linalg::MapOp,
-                                 linalg::ReduceOp>(op) &&
-                            dialect->getRegionBuilder(name);
+    bool hasRegionBuilder =
+        !isa<linalg::GenericOp, linalg::MapOp, linalg::ReduceOp>(op) &&
+        dialect->getRegionBuilder(name);
     if (hasRegionBuilder) {
       // Named op: regenerate the body for the new element types.
       SmallVector<Type> argTypes;
@@ -193,9 +174,8 @@ struct StructuredOpModel
           rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
       ImplicitLocOpBuilder b(loc, rewriter);
       b.setInsertionPointToStart(block);
-      dialect->getRegionBuilder(name)(
-          b, *block, newOp->getAttrs(),
-          [&]() { return newOp->emitError(); });
+      dialect->getRegionBuilder(name)(b, *block, newOp->getAttrs(),
+                                      [&]() { return newOp->emitError(); });
     } else {
       // Explicit body: clone it, extending the new block arguments to the old
       // types on entry and converting yielded values to the new init types.
@@ -241,8 +221,7 @@ struct StructuredOpModel
   }
 };
 
-template <typename... OpTys>
-void attachStructuredModels(MLIRContext *context) {
+template <typename... OpTys> void attachStructuredModels(MLIRContext *context) {
   (OpTys::template attachInterface<StructuredOpModel<OpTys>>(*context), ...);
 }
 } // namespace

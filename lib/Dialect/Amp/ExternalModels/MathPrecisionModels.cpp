@@ -17,19 +17,16 @@ using namespace mlir::amp;
 
 void mlir::amp::registerMathPrecisionModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, math::MathDialect *) {
-    attachFixedCategory<Category::Black, math::ExpOp, math::Exp2Op,
-                        math::ExpM1Op, math::LogOp, math::Log10Op,
-                        math::Log1pOp, math::Log2Op, math::PowFOp,
-                        math::FPowIOp, math::RsqrtOp, math::TanOp,
-                        math::AcosOp, math::AcoshOp, math::AsinOp,
-                        math::AsinhOp, math::AtanhOp, math::SinhOp,
-                        math::CoshOp>(ctx);
-    attachFixedCategory<Category::Gray, math::TanhOp, math::AbsFOp,
-                        math::CeilOp, math::FloorOp, math::RoundOp,
-                        math::RoundEvenOp, math::TruncOp, math::SqrtOp,
-                        math::SinOp, math::CosOp, math::AtanOp, math::Atan2Op,
-                        math::ErfOp, math::ErfcOp, math::CbrtOp,
-                        math::CopySignOp, math::FmaOp, math::IsNaNOp,
-                        math::IsInfOp, math::IsFiniteOp>(ctx);
+    attachFixedCategory<
+        Category::Black, math::ExpOp, math::Exp2Op, math::ExpM1Op, math::LogOp,
+        math::Log10Op, math::Log1pOp, math::Log2Op, math::PowFOp, math::FPowIOp,
+        math::RsqrtOp, math::TanOp, math::AcosOp, math::AcoshOp, math::AsinOp,
+        math::AsinhOp, math::AtanhOp, math::SinhOp, math::CoshOp>(ctx);
+    attachFixedCategory<
+        Category::Gray, math::TanhOp, math::AbsFOp, math::CeilOp, math::FloorOp,
+        math::RoundOp, math::RoundEvenOp, math::TruncOp, math::SqrtOp,
+        math::SinOp, math::CosOp, math::AtanOp, math::Atan2Op, math::ErfOp,
+        math::ErfcOp, math::CbrtOp, math::CopySignOp, math::FmaOp,
+        math::IsNaNOp, math::IsInfOp, math::IsFiniteOp>(ctx);
   });
 }

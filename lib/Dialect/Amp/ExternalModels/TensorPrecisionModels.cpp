@@ -49,12 +49,11 @@ struct PadModel
 
 void mlir::amp::registerTensorPrecisionModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
-    attachFixedCategory<Category::Gray, tensor::ExtractSliceOp,
-                        tensor::InsertSliceOp, tensor::CollapseShapeOp,
-                        tensor::ExpandShapeOp, tensor::ReshapeOp,
-                        tensor::ConcatOp, tensor::CastOp, tensor::ExtractOp,
-                        tensor::InsertOp, tensor::SplatOp,
-                        tensor::FromElementsOp>(ctx);
+    attachFixedCategory<
+        Category::Gray, tensor::ExtractSliceOp, tensor::InsertSliceOp,
+        tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
+        tensor::ConcatOp, tensor::CastOp, tensor::ExtractOp, tensor::InsertOp,
+        tensor::SplatOp, tensor::FromElementsOp>(ctx);
     tensor::PadOp::attachInterface<PadModel>(*ctx);
   });
 }

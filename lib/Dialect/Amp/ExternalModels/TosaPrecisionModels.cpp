@@ -44,22 +44,20 @@ struct MatMulModel
 
 /// Ops with an `acc_type` attribute: low result, f32 accumulation.
 template <typename OpTy, Category kCategory>
-struct AccTypeModel
-    : public AmpPrecisionOpInterface::ExternalModel<
-          AccTypeModel<OpTy, kCategory>, OpTy> {
+struct AccTypeModel : public AmpPrecisionOpInterface::ExternalModel<
+                          AccTypeModel<OpTy, kCategory>, OpTy> {
   Category getAmpCategory(Operation *) const { return kCategory; }
   LogicalResult convertToPrecision(Operation *op, RewriterBase &rewriter,
                                    FloatType computeType,
                                    ValueCaster &caster) const {
-    if (failed(amp::detail::convertElementTypesInPlace(op, rewriter, computeType,
-                                                  caster)))
+    if (failed(amp::detail::convertElementTypesInPlace(op, rewriter,
+                                                       computeType, caster)))
       return failure();
     Type accumulator = computeType.getWidth() >= 32
                            ? Type(computeType)
                            : Type(Float32Type::get(op->getContext()));
-    rewriter.modifyOpInPlace(op, [&] {
-      op->setAttr("acc_type", TypeAttr::get(accumulator));
-    });
+    rewriter.modifyOpInPlace(
+        op, [&] { op->setAttr("acc_type", TypeAttr::get(accumulator)); });
     return success();
   }
 };
@@ -91,8 +89,7 @@ static FloatAttr convertBound(FloatAttr bound, FloatType type) {
 }
 
 struct ClampModel
-    : public AmpPrecisionOpInterface::ExternalModel<ClampModel,
-                                                    tosa::ClampOp> {
+    : public AmpPrecisionOpInterface::ExternalModel<ClampModel, tosa::ClampOp> {
   Category getAmpCategory(Operation *) const { return Category::Gray; }
   LogicalResult convertToPrecision(Operation *op, RewriterBase &rewriter,
                                    FloatType computeType,
@@ -102,8 +99,8 @@ struct ClampModel
     auto maxVal = dyn_cast<FloatAttr>(clamp.getMaxValAttr());
     if (!minVal || !maxVal)
       return failure();
-    if (failed(amp::detail::convertElementTypesInPlace(op, rewriter, computeType,
-                                                  caster)))
+    if (failed(amp::detail::convertElementTypesInPlace(op, rewriter,
+                                                       computeType, caster)))
       return failure();
     rewriter.modifyOpInPlace(op, [&] {
       clamp.setMinValAttr(convertBound(minVal, computeType));
@@ -132,17 +129,16 @@ void mlir::amp::registerTosaPrecisionModels(DialectRegistry &registry) {
         *ctx);
     tosa::ReduceProductOp::attachInterface<
         F32ReductionModel<tosa::ReduceProductOp>>(*ctx);
-    attachFixedCategory<Category::Black, tosa::ExpOp, tosa::LogOp,
-                        tosa::PowOp, tosa::ReciprocalOp, tosa::RsqrtOp>(ctx);
+    attachFixedCategory<Category::Black, tosa::ExpOp, tosa::LogOp, tosa::PowOp,
+                        tosa::ReciprocalOp, tosa::RsqrtOp>(ctx);
     attachFixedCategory<
-        Category::Gray, tosa::AddOp, tosa::SubOp, tosa::MulOp,
-        tosa::MaximumOp, tosa::MinimumOp, tosa::AbsOp, tosa::CeilOp,
-        tosa::FloorOp, tosa::CosOp, tosa::SinOp, tosa::NegateOp, tosa::ErfOp,
-        tosa::SigmoidOp, tosa::TanhOp, tosa::SelectOp, tosa::EqualOp,
-        tosa::GreaterOp, tosa::GreaterEqualOp, tosa::ReduceMaxOp,
-        tosa::ReduceMinOp, tosa::ConcatOp, tosa::PadOp, tosa::ReshapeOp,
-        tosa::ReverseOp, tosa::SliceOp, tosa::TileOp, tosa::TransposeOp,
-        tosa::IdentityOp, tosa::ArgMaxOp, tosa::MaxPool2dOp, tosa::GatherOp>(
-        ctx);
+        Category::Gray, tosa::AddOp, tosa::SubOp, tosa::MulOp, tosa::MaximumOp,
+        tosa::MinimumOp, tosa::AbsOp, tosa::CeilOp, tosa::FloorOp, tosa::CosOp,
+        tosa::SinOp, tosa::NegateOp, tosa::ErfOp, tosa::SigmoidOp, tosa::TanhOp,
+        tosa::SelectOp, tosa::EqualOp, tosa::GreaterOp, tosa::GreaterEqualOp,
+        tosa::ReduceMaxOp, tosa::ReduceMinOp, tosa::ConcatOp, tosa::PadOp,
+        tosa::ReshapeOp, tosa::ReverseOp, tosa::SliceOp, tosa::TileOp,
+        tosa::TransposeOp, tosa::IdentityOp, tosa::ArgMaxOp, tosa::MaxPool2dOp,
+        tosa::GatherOp>(ctx);
   });
 }

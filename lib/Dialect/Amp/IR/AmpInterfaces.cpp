@@ -26,13 +26,10 @@ Type mlir::amp::withFloatElementType(Type type, Type elementType) {
   return elementType;
 }
 
-LogicalResult mlir::amp::detail::convertElementTypesInPlace(
-    Operation *op, RewriterBase &rewriter, FloatType computeType,
-    ValueCaster &caster) {
+SmallVector<Value> mlir::amp::castOperandsToPrecision(
+    Operation *op, FloatType computeType, ValueCaster &caster,
+    function_ref<bool(OpOperand &)> isAccumulator) {
   auto iface = cast<AmpPrecisionOpInterface>(op);
-  // Only ops whose types are not tied to regions or attributes qualify.
-  if (op->getNumRegions() != 0)
-    return failure();
   Type f32 = Float32Type::get(op->getContext());
   FloatType accumulator = iface.getAccumulatorType(computeType);
   SmallVector<Value> operands;
@@ -42,11 +39,26 @@ LogicalResult mlir::amp::detail::convertElementTypesInPlace(
       operands.push_back(value);
       continue;
     }
-    Type element =
-        iface.operandMustStayF32(operand.getOperandNumber()) ? f32
-                                                             : computeType;
+    Type element = computeType;
+    if (accumulator && isAccumulator && isAccumulator(operand))
+      element = accumulator;
+    else if (iface.operandMustStayF32(operand.getOperandNumber()))
+      element = f32;
     operands.push_back(caster.cast(value, element));
   }
+  return operands;
+}
+
+LogicalResult mlir::amp::detail::convertElementTypesInPlace(
+    Operation *op, RewriterBase &rewriter, FloatType computeType,
+    ValueCaster &caster) {
+  auto iface = cast<AmpPrecisionOpInterface>(op);
+  // Only ops whose types are not tied to regions or attributes qualify.
+  if (op->getNumRegions() != 0)
+    return failure();
+  FloatType accumulator = iface.getAccumulatorType(computeType);
+  SmallVector<Value> operands =
+      castOperandsToPrecision(op, computeType, caster);
   Type resultElement = accumulator ? Type(accumulator) : Type(computeType);
   rewriter.modifyOpInPlace(op, [&] {
     op->setOperands(operands);

@@ -71,9 +71,8 @@ static Attribute convertConstant(Attribute attr, FloatType type,
     return FloatAttr::get(type, convert(scalar.getValue()));
   auto dense = cast<DenseFPElementsAttr>(attr);
   if (dense.isSplat())
-    return DenseElementsAttr::get(
-        dense.getType().clone(type),
-        convert(dense.getSplatValue<APFloat>()));
+    return DenseElementsAttr::get(dense.getType().clone(type),
+                                  convert(dense.getSplatValue<APFloat>()));
   return dense.mapValues(type, [&](const APFloat &value) {
     return convert(value).bitcastToAPInt();
   });
@@ -93,8 +92,7 @@ static bool isExactWidening(Type from, Type to) {
 static bool isFreeFill(linalg::FillOp fill) {
   return fill.hasPureTensorSemantics() && fill.getInputs().size() == 1 &&
          getFloatConstant(fill.getInputs()[0]) &&
-         isa_and_nonnull<tensor::EmptyOp>(
-             fill.getOutputs()[0].getDefiningOp());
+         isa_and_nonnull<tensor::EmptyOp>(fill.getOutputs()[0].getDefiningOp());
 }
 
 static bool constantOverflows(Value value, FloatType type) {
@@ -127,7 +125,8 @@ public:
     auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
-    Value result = materialize(value, target, llvm::cast<FloatType>(elementType));
+    Value result =
+        materialize(value, target, llvm::cast<FloatType>(elementType));
     cache[key] = result;
     return result;
   }
@@ -177,8 +176,8 @@ private:
     // is the same number.
     if (isa_and_nonnull<CastOp, arith::ExtFOp, tosa::CastOp>(def)) {
       Value source = def->getOperand(0);
-      if (source.getType() == target && isExactWidening(source.getType(),
-                                                        value.getType()))
+      if (source.getType() == target &&
+          isExactWidening(source.getType(), value.getType()))
         return source;
     }
     auto op = CastOp::create(builder, loc, target, value);
@@ -248,8 +247,7 @@ LogicalResult AmpAutoMixedPrecisionPass::buildPolicy(ModuleOp module) {
   if (dtypeSet) {
     std::optional<Precision> precision = parseLowPrecision(dtype);
     if (!precision)
-      return emit() << "unknown dtype '" << dtype
-                    << "' (expected f16 or bf16)";
+      return emit() << "unknown dtype '" << dtype << "' (expected f16 or bf16)";
     policy.dtype = *precision;
   }
   bool guardSet = useFp16Guard != "auto";
@@ -354,10 +352,9 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return {Precision::f32,
-            ("operand #" + Twine(operand.getOperandNumber()) +
-             " is a constant that overflows " + lowName)
-                .str()};
+    return {Precision::f32, ("operand #" + Twine(operand.getOperandNumber()) +
+                             " is a constant that overflows " + lowName)
+                                .str()};
   }
   if (policy.whiteList.contains(name))
     return {low, "custom white list"};
@@ -516,8 +513,8 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
     rewriter.eraseOp(op);
   }
 
-  module->setAttr(kAppliedAttrName,
-                  StringAttr::get(&getContext(),
-                                  Twine(level) + ":" +
-                                      stringifyPrecision(policy.dtype)));
+  module->setAttr(
+      kAppliedAttrName,
+      StringAttr::get(&getContext(),
+                      Twine(level) + ":" + stringifyPrecision(policy.dtype)));
 }

@@ -40,8 +40,7 @@ mlir::amp::loadPolicyFile(StringRef path, AmpPolicy &policy, bool keepDtype,
     return emitError() << "malformed policy file '" << path
                        << "': expected a JSON object";
 
-  auto readList = [&](StringRef key,
-                      llvm::StringSet<> &into) -> LogicalResult {
+  auto readList = [&](StringRef key, llvm::StringSet<> &into) -> LogicalResult {
     const llvm::json::Value *value = root->get(key);
     if (!value)
       return success();
@@ -64,8 +63,7 @@ mlir::amp::loadPolicyFile(StringRef path, AmpPolicy &policy, bool keepDtype,
     if (key != "dtype" && key != "custom_white_list" &&
         key != "custom_black_list" && key != "categories" &&
         key != "use_fp16_guard")
-      return emitError() << "policy file '" << path << "': unknown key '"
-                         << key
+      return emitError() << "policy file '" << path << "': unknown key '" << key
                          << "' (expected dtype, custom_white_list, "
                             "custom_black_list, categories, use_fp16_guard)";
   }

@@ -107,9 +107,9 @@ void AmpReportPass::runOnOperation() {
         }
         numElements = inShaped.getNumElements();
       }
-      unsigned bits = getElementTypeOrSelf(input.getType())
-                          .getIntOrFloatBitWidth() +
-                      getElementTypeOrSelf(output).getIntOrFloatBitWidth();
+      unsigned bits =
+          getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() +
+          getElementTypeOrSelf(output).getIntOrFloatBitWidth();
       bytesConverted += uint64_t(numElements) * bits / 8;
       return;
     }
@@ -162,8 +162,8 @@ void AmpReportPass::runOnOperation() {
                             {"ops", std::move(ops)}};
     *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   } else {
-    *os << title << ": " << numLowOps << "/" << numFloatOps
-        << " float ops in " << lowName << ", " << numCasts
+    *os << title << ": " << numLowOps << "/" << numFloatOps << " float ops in "
+        << lowName << ", " << numCasts
         << (numCasts == 1 ? " cast, " : " casts, ")
         << formatBytes(bytesConverted) << " converted per call";
     if (numDynamicCasts)
@@ -176,8 +176,8 @@ void AmpReportPass::runOnOperation() {
         if (!llvm::is_contained(columns, precision))
           columns.push_back(precision);
     llvm::sort(columns, [](const std::string &a, const std::string &b) {
-      return (a == "f32") > (b == "f32") || ((a == "f32") == (b == "f32") &&
-                                             a < b);
+      return (a == "f32") > (b == "f32") ||
+             ((a == "f32") == (b == "f32") && a < b);
     });
     size_t width = 2;
     for (const auto &entry : perOp)

@@ -34,6 +34,15 @@ Type withFloatElementType(Type type, Type elementType);
 /// True if `type` is a float scalar or a shaped type of floats.
 bool isFloatLike(Type type);
 
+/// The operands of `op` as it computes in `computeType`, obtained from
+/// `caster`: float operands that must stay f32 in f32, those
+/// `isAccumulator` selects in the op's accumulator type (when it has one),
+/// the others in `computeType`; non-float operands unchanged.
+SmallVector<Value>
+castOperandsToPrecision(Operation *op, FloatType computeType,
+                        ValueCaster &caster,
+                        function_ref<bool(OpOperand &)> isAccumulator = {});
+
 namespace detail {
 /// The default `convertToPrecision`: in place, float operands to
 /// `computeType` (or f32 when `operandMustStayF32`), float results to the

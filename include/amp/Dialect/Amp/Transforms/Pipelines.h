@@ -39,8 +39,7 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("A remark per decided op: precision and reason"),
       llvm::cl::init(false)};
   PassOptions::Option<std::string> report{
-      *this, "report",
-      llvm::cl::desc("Precision report: none, text or json"),
+      *this, "report", llvm::cl::desc("Precision report: none, text or json"),
       llvm::cl::init("none")};
   PassOptions::Option<std::string> reportFile{
       *this, "report-file",
