@@ -228,7 +228,13 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
   StringRef presetName = "pytorch";
   std::optional<double> initScale, growthFactor, backoffFactor, minScale,
       maxScale;
-  std::optional<int64_t> growthInterval, backoffInterval, hysteresis;
+  // Integer fields as value + flag: GCC 12 reports std::optional<int64_t>
+  // here as maybe-uninitialized (a known false positive).
+  struct IntField {
+    int64_t value = 0;
+    bool set = false;
+    int64_t valueOr(int64_t fallback) const { return set ? value : fallback; }
+  } growthInterval, backoffInterval, hysteresis;
   std::optional<bool> consecutiveHysteresis, dynamic;
   llvm::StringSet<> seen;
   std::string presetStorage;
@@ -261,11 +267,10 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
     out = negative ? -value : value;
     return success();
   };
-  auto parseInt = [&](std::optional<int64_t> &out) -> ParseResult {
-    int64_t value;
-    if (parser.parseInteger(value))
+  auto parseInt = [&](IntField &out) -> ParseResult {
+    if (parser.parseInteger(out.value))
       return failure();
-    out = value;
+    out.set = true;
     return success();
   };
 
@@ -339,9 +344,9 @@ Attribute LossScalingAttr::parse(AsmParser &parser, Type) {
       APFloat(initScale.value_or(p.initScale)),
       APFloat(growthFactor.value_or(p.growthFactor)),
       APFloat(backoffFactor.value_or(p.backoffFactor)),
-      growthInterval.value_or(p.growthInterval),
-      backoffInterval.value_or(p.backoffInterval),
-      hysteresis.value_or(p.hysteresis),
+      growthInterval.valueOr(p.growthInterval),
+      backoffInterval.valueOr(p.backoffInterval),
+      hysteresis.valueOr(p.hysteresis),
       consecutiveHysteresis.value_or(p.consecutiveHysteresis),
       toAPFloat(minScale ? minScale : optionalIf(p.hasMin, p.minScale)),
       toAPFloat(maxScale ? maxScale : optionalIf(p.hasMax, p.maxScale)),
