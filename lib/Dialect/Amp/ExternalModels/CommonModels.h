@@ -30,6 +30,21 @@ void attachFixedCategory(MLIRContext *context) {
    ...);
 }
 
+/// A gray op that only moves elements (conversions commute with it).
+template <typename OpTy>
+struct DataMovementModel
+    : public AmpPrecisionOpInterface::ExternalModel<DataMovementModel<OpTy>,
+                                                    OpTy> {
+  Category getAmpCategory(Operation *) const { return Category::Gray; }
+  bool isDataMovement(Operation *) const { return true; }
+};
+
+/// Attaches DataMovementModel<Op> to every op in `OpTys`.
+template <typename... OpTys>
+void attachDataMovement(MLIRContext *context) {
+  (OpTys::template attachInterface<DataMovementModel<OpTys>>(*context), ...);
+}
+
 } // namespace amp
 } // namespace mlir
 

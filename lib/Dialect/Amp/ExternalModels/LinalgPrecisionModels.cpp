@@ -36,23 +36,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-/// Converts the scalar `value` to `type` with arith.extf/truncf (through f32
-/// when neither type contains the other, e.g. f16 <-> bf16).
-static Value convertScalar(OpBuilder &b, Location loc, Value value, Type type) {
-  auto from = cast<FloatType>(value.getType());
-  auto to = cast<FloatType>(type);
-  if (from == to)
-    return value;
-  if (llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
-                                           to.getFloatSemantics()))
-    return arith::ExtFOp::create(b, loc, to, value);
-  if (llvm::APFloatBase::isRepresentableBy(to.getFloatSemantics(),
-                                           from.getFloatSemantics()))
-    return arith::TruncFOp::create(b, loc, to, value);
-  Value wide = arith::ExtFOp::create(b, loc, b.getF32Type(), value);
-  return arith::TruncFOp::create(b, loc, to, wide);
-}
-
 /// True if the body adds, subtracts, multiplies or divides floats.
 static bool bodyAccumulates(linalg::LinalgOp op) {
   if (op->getNumRegions() == 0 || op->getRegion(0).empty())
@@ -115,6 +98,20 @@ struct StructuredOpModel
                                                     OpTy> {
   Category getAmpCategory(Operation *op) const {
     return classify(cast<linalg::LinalgOp>(op));
+  }
+
+  /// An op whose body yields one of its input elements unchanged, with no
+  /// reduction: transpose, broadcast, copy, and generics doing the same.
+  bool isDataMovement(Operation *op) const {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    if (linalgOp.getNumReductionLoops() != 0 || op->getNumRegions() == 0 ||
+        op->getRegion(0).empty() || linalgOp.getNumDpsInputs() != 1)
+      return false;
+    Block &body = op->getRegion(0).front();
+    Operation *terminator = body.getTerminator();
+    return body.getOperations().size() == 1 &&
+           terminator->getNumOperands() == 1 &&
+           terminator->getOperand(0) == body.getArgument(0);
   }
 
   bool operandMustStayF32(Operation *op, unsigned index) const {
@@ -200,7 +197,7 @@ struct StructuredOpModel
         mapping.map(oldBody.getArgument(i),
                     arg.getType() == old
                         ? arg
-                        : convertScalar(rewriter, loc, arg, old));
+                        : convertFloat(rewriter, loc, arg, old));
       }
       for (Operation &inner : oldBody.without_terminator())
         rewriter.clone(inner, mapping);
@@ -210,7 +207,7 @@ struct StructuredOpModel
         Value mapped = mapping.lookupOrDefault(value);
         Type want = getElementTypeOrSelf(resultTypes[index]);
         yielded.push_back(isa<FloatType>(mapped.getType())
-                              ? convertScalar(rewriter, loc, mapped, want)
+                              ? convertFloat(rewriter, loc, mapped, want)
                               : mapped);
       }
       Operation *newTerminator = rewriter.clone(*terminator, mapping);

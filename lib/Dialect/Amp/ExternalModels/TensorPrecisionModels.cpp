@@ -20,6 +20,7 @@ namespace {
 struct PadModel
     : public AmpPrecisionOpInterface::ExternalModel<PadModel, tensor::PadOp> {
   Category getAmpCategory(Operation *) const { return Category::Gray; }
+  bool isDataMovement(Operation *) const { return true; }
 
   LogicalResult convertToPrecision(Operation *op, RewriterBase &rewriter,
                                    FloatType computeType,

@@ -6,6 +6,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -16,6 +17,23 @@ ValueCaster::~ValueCaster() = default;
 
 bool mlir::amp::isFloatLike(Type type) {
   return isa<FloatType>(getElementTypeOrSelf(type));
+}
+
+Value mlir::amp::convertFloat(OpBuilder &builder, Location loc, Value value,
+                              Type type) {
+  if (value.getType() == type)
+    return value;
+  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
+  auto to = cast<FloatType>(getElementTypeOrSelf(type));
+  if (llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
+                                           to.getFloatSemantics()))
+    return arith::ExtFOp::create(builder, loc, type, value);
+  if (llvm::APFloatBase::isRepresentableBy(to.getFloatSemantics(),
+                                           from.getFloatSemantics()))
+    return arith::TruncFOp::create(builder, loc, type, value);
+  Type wide = withFloatElementType(type, builder.getF32Type());
+  Value extended = arith::ExtFOp::create(builder, loc, wide, value);
+  return arith::TruncFOp::create(builder, loc, type, extended);
 }
 
 Type mlir::amp::withFloatElementType(Type type, Type elementType) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConstantUtils.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -39,45 +40,6 @@ static constexpr StringLiteral kAppliedAttrName = "amp.applied";
 // Constants
 //===----------------------------------------------------------------------===//
 
-/// The float constant behind `value` (arith.constant or tosa.const), if any.
-static Attribute getFloatConstant(Value value) {
-  Operation *def = value.getDefiningOp();
-  if (!def)
-    return {};
-  Attribute attr;
-  if (auto constant = dyn_cast<arith::ConstantOp>(def))
-    attr = constant.getValue();
-  else if (auto constant = dyn_cast<tosa::ConstOp>(def))
-    attr = constant.getValues();
-  if (isa_and_nonnull<FloatAttr, DenseFPElementsAttr>(attr))
-    return attr;
-  return {};
-}
-
-/// Converts every value of a float constant to `type` (round to nearest
-/// even). Sets `overflow` if a finite value becomes infinite.
-static Attribute convertConstant(Attribute attr, FloatType type,
-                                 bool *overflow = nullptr) {
-  auto convert = [&](APFloat value) {
-    bool losesInfo;
-    bool wasFinite = value.isFinite();
-    value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-    if (overflow && wasFinite && value.isInfinity())
-      *overflow = true;
-    return value;
-  };
-  if (auto scalar = dyn_cast<FloatAttr>(attr))
-    return FloatAttr::get(type, convert(scalar.getValue()));
-  auto dense = cast<DenseFPElementsAttr>(attr);
-  if (dense.isSplat())
-    return DenseElementsAttr::get(dense.getType().clone(type),
-                                  convert(dense.getSplatValue<APFloat>()));
-  return dense.mapValues(type, [&](const APFloat &value) {
-    return convert(value).bitcastToAPInt();
-  });
-}
-
 /// True if every value of `from`'s element type is representable in `to`'s.
 static bool isExactWidening(Type from, Type to) {
   auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
@@ -100,12 +62,7 @@ static bool constantOverflows(Value value, FloatType type) {
   if (auto fill = dyn_cast_or_null<linalg::FillOp>(value.getDefiningOp()))
     if (isFreeFill(fill))
       value = fill.getInputs()[0];
-  Attribute attr = getFloatConstant(value);
-  if (!attr)
-    return false;
-  bool overflow = false;
-  (void)convertConstant(attr, type, &overflow);
-  return overflow;
+  return floatConstantOverflows(value, type);
 }
 
 //===----------------------------------------------------------------------===//
@@ -143,16 +100,10 @@ private:
 
     // Constants: convert at compile time.
     if (Attribute attr = getFloatConstant(value)) {
-      Attribute converted = convertConstant(attr, elementType);
-      Operation *op;
-      if (isa<tosa::ConstOp>(def))
-        op = tosa::ConstOp::create(builder, loc, target,
-                                   llvm::cast<ElementsAttr>(converted));
-      else
-        op = arith::ConstantOp::create(builder, loc,
-                                       llvm::cast<TypedAttr>(converted));
-      created.push_back(op);
-      return op->getResult(0);
+      Value constant = materializeFloatConstantLike(
+          builder, value, convertFloatConstant(attr, elementType), target);
+      created.push_back(constant.getDefiningOp());
+      return constant;
     }
     // Empty tensors carry no data: make one of the new type.
     if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def)) {
@@ -453,10 +404,15 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
         }
       }
       rewriter.setInsertionPoint(op);
+      // Producers of its operands, and of values its regions use from above
+      // (a tensor.pad's padding value).
       SmallVector<Operation *> producers;
-      for (Value operand : op->getOperands())
-        if (Operation *def = operand.getDefiningOp())
-          producers.push_back(def);
+      op->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (Operation *def = operand.getDefiningOp())
+            if (!op->isAncestor(def))
+              producers.push_back(def);
+      });
       tracker.current = op;
       tracker.replacement.clear();
       bool replaced = false;

@@ -37,20 +37,6 @@ static bool inTosaGraph(CastOp op) {
   return llvm::any_of(op->getUsers(), isTosa);
 }
 
-static Value convertWithArith(OpBuilder &b, Location loc, Value value,
-                              Type type) {
-  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
-  auto to = cast<FloatType>(getElementTypeOrSelf(type));
-  if (from.getWidth() < to.getWidth())
-    return arith::ExtFOp::create(b, loc, type, value);
-  if (from.getWidth() > to.getWidth())
-    return arith::TruncFOp::create(b, loc, type, value);
-  // Same width, different formats (f16 <-> bf16): through f32.
-  Type wide = withFloatElementType(type, b.getF32Type());
-  Value extended = arith::ExtFOp::create(b, loc, wide, value);
-  return arith::TruncFOp::create(b, loc, type, extended);
-}
-
 static Value convertWithTosa(OpBuilder &b, Location loc, Value value,
                              Type type) {
   auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
@@ -68,8 +54,7 @@ void mlir::amp::materializeCast(RewriterBase &rewriter, CastOp op) {
   Value result =
       inTosaGraph(op)
           ? convertWithTosa(rewriter, op.getLoc(), op.getInput(), op.getType())
-          : convertWithArith(rewriter, op.getLoc(), op.getInput(),
-                             op.getType());
+          : convertFloat(rewriter, op.getLoc(), op.getInput(), op.getType());
   rewriter.replaceOp(op, result);
 }
 

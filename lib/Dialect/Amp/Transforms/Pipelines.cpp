@@ -25,6 +25,8 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   amp.policyFile = options.policyFile;
   amp.explain = options.explain;
   pm.addPass(createAmpAutoMixedPrecisionPass(amp));
+  pm.addPass(createAmpInlineGuardsPass());
+  pm.addPass(createAmpCastElisionPass());
   if (options.report != "none") {
     AmpReportPassOptions report;
     report.format = options.report;
@@ -32,7 +34,6 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
     report.title = level == AmpLevel::O1 ? "amp-o1" : "amp-o2";
     pm.addPass(createAmpReportPass(report));
   }
-  pm.addPass(createAmpInlineGuardsPass());
   if (!options.keepAmpCasts)
     pm.addPass(createAmpMaterializeCastsPass());
 }

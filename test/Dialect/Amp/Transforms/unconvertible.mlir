@@ -14,11 +14,16 @@ func.func @buffers(%a: memref<4x4xf32>, %c: memref<4x4xf32>) {
 
 // -----
 
+// The pad first goes low with the tanh (its padding value converted too);
+// cast elision then moves the widening back to the 4-element side.
 // CHECK-LABEL: func.func @pad
-// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f16
-// CHECK: tensor.pad %{{.*}} low[1] high[1] {
-// CHECK: tensor.yield %[[ZERO]] : f16
-// CHECK: } : tensor<4xf16> to tensor<6xf16>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: arith.constant
+// CHECK: %[[T:.*]] = math.tanh %{{.*}} : tensor<4xf16>
+// CHECK: %[[W:.*]] = arith.extf %[[T]] : tensor<4xf16> to tensor<4xf32>
+// CHECK: tensor.pad %[[W]] low[1] high[1] {
+// CHECK: tensor.yield %[[ZERO]] : f32
+// CHECK: } : tensor<4xf32> to tensor<6xf32>
 func.func @pad(%a: tensor<4xf32>) -> tensor<6xf32> {
   %zero = arith.constant 0.0 : f32
   %t = math.tanh %a : tensor<4xf32>

@@ -34,6 +34,11 @@ Type withFloatElementType(Type type, Type elementType);
 /// True if `type` is a float scalar or a shaped type of floats.
 bool isFloatLike(Type type);
 
+/// Converts the float scalar, vector or tensor `value` to `type` (same shape)
+/// with arith.extf / arith.truncf, through f32 when neither element type
+/// contains the other (f16 <-> bf16). Returns `value` if the types match.
+Value convertFloat(OpBuilder &builder, Location loc, Value value, Type type);
+
 /// The operands of `op` as it computes in `computeType`, obtained from
 /// `caster`: float operands that must stay f32 in f32, those
 /// `isAccumulator` selects in the op's accumulator type (when it has one),

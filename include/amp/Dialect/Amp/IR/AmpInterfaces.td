@@ -29,6 +29,8 @@ def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
       computes in `t` (fp32 for matmul and convolution in fp16/bf16), or
       null when it does not accumulate.
     * `supportsPrecision(t)`: whether the op can compute in `t` at all.
+    * `isDataMovement()`: the op only moves elements, so conversions commute
+      with it (cast placement moves them across).
     * `convertToPrecision(rewriter, t, caster)`: rewrites the op to compute
       in `t`, asking `caster` for every operand in the type it needs (so one
       conversion per value and type is shared). The default changes the
@@ -73,6 +75,18 @@ def AmpPrecisionOpInterface : OpInterface<"AmpPrecisionOpInterface"> {
       /*args=*/(ins "::mlir::FloatType":$computeType),
       /*methodBody=*/"",
       /*defaultImplementation=*/[{ return true; }]>,
+    InterfaceMethod<
+      /*desc=*/[{
+        Returns true if the operation only moves or replicates elements
+        (transpose, reshape, slice, pad, broadcast, concat, ...): a
+        conversion commutes with it, so cast placement may move conversions
+        across it to where the tensor is smallest.
+      }],
+      /*retTy=*/"bool",
+      /*methodName=*/"isDataMovement",
+      /*args=*/(ins),
+      /*methodBody=*/"",
+      /*defaultImplementation=*/[{ return false; }]>,
     InterfaceMethod<
       /*desc=*/[{
         Rewrites the operation to compute in `computeType` (f16 or bf16).

@@ -35,6 +35,16 @@ class CastOp;
 /// Replaces `op` by arith.extf/arith.truncf, or by tosa.cast in TOSA graphs.
 void materializeCast(RewriterBase &rewriter, CastOp op);
 
+/// Cast elision, sharing, motion and fusion (see --amp-cast-elision).
+/// `allowExcessPrecision` also folds lossy AMP round trips.
+void populateAmpCastElisionPatterns(RewritePatternSet &patterns,
+                                    bool allowExcessPrecision = false);
+
+/// Gives every (value, type) one amp.cast, placed right after the value, and
+/// moves casts of loop-invariant values out of loops. Returns the number of
+/// casts removed.
+unsigned shareAmpCasts(RewriterBase &rewriter, Operation *root);
+
 /// Patterns that rewrite every `amp.cast` into upstream ops.
 void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
 

@@ -114,6 +114,49 @@ def AmpReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
 }
 
 //===----------------------------------------------------------------------===//
+// Cast placement
+//===----------------------------------------------------------------------===//
+
+def AmpCastElisionPass : Pass<"amp-cast-elision"> {
+  let summary = "Remove, share, move and fuse amp.cast conversions";
+  let description = [{
+    Makes the conversions the AMP passes inserted as cheap as they can be
+    without changing results:
+
+    * identity casts vanish and exact round trips fold (`f16 -> f32 -> f16`);
+      a lossy round trip (`f32 -> f16 -> f32`) stays unless
+      `allow-excess-precision` is set (both casts are AMP's, and the option
+      trades the rounding the program would have done for extra precision,
+      as XLA's excess-precision flag does);
+    * a user's `arith.truncf` / `tosa.cast` that narrows an exact AMP
+      widening back to its source type gives the source (provably exact);
+      other user casts are never touched;
+    * casts of constants fold at compile time (round to nearest even); a
+      constant that would overflow keeps its cast, with a warning;
+    * one cast per (value, type), placed right after the value, shared by
+      all users; casts of loop-invariant values move out of `scf.for`,
+      `scf.while` and other loops;
+    * casts move across pure data movement (transpose, reshape, collapse,
+      expand, slice, pad, broadcast, concat) to the side where the tensor is
+      smaller;
+    * a cast feeding or fed by an elementwise `linalg.generic` is fused into
+      its body (extend on read, truncate on write), so it costs no memory
+      pass of its own.
+
+    The patterns are available as `mlir::amp::populateAmpCastElisionPatterns`.
+  }];
+  let options = [
+    Option<"allowExcessPrecision", "allow-excess-precision", "bool", "false",
+           "Fold lossy AMP round trips (f32 -> f16 -> f32 becomes the f32 "
+           "value): faster, but results differ from running the casts">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Structural clean-up
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,68 @@
+//===- ConstantUtils.cpp - float constants under AMP ----------------------===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ConstantUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+Attribute mlir::amp::getFloatConstant(Value value) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return {};
+  Attribute attr;
+  if (auto constant = dyn_cast<arith::ConstantOp>(def))
+    attr = constant.getValue();
+  else if (auto constant = dyn_cast<tosa::ConstOp>(def))
+    attr = constant.getValues();
+  if (isa_and_nonnull<FloatAttr, DenseFPElementsAttr>(attr))
+    return attr;
+  return {};
+}
+
+Attribute mlir::amp::convertFloatConstant(Attribute attr, FloatType type,
+                                          bool *overflow) {
+  auto convert = [&](APFloat value) {
+    bool losesInfo;
+    bool wasFinite = value.isFinite();
+    value.convert(type.getFloatSemantics(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    if (overflow && wasFinite && value.isInfinity())
+      *overflow = true;
+    return value;
+  };
+  if (auto scalar = dyn_cast<FloatAttr>(attr))
+    return FloatAttr::get(type, convert(scalar.getValue()));
+  auto dense = cast<DenseFPElementsAttr>(attr);
+  if (dense.isSplat())
+    return DenseElementsAttr::get(dense.getType().clone(type),
+                                  convert(dense.getSplatValue<APFloat>()));
+  return dense.mapValues(type, [&](const APFloat &value) {
+    return convert(value).bitcastToAPInt();
+  });
+}
+
+bool mlir::amp::floatConstantOverflows(Value value, FloatType type) {
+  Attribute attr = getFloatConstant(value);
+  if (!attr)
+    return false;
+  bool overflow = false;
+  (void)convertFloatConstant(attr, type, &overflow);
+  return overflow;
+}
+
+Value mlir::amp::materializeFloatConstantLike(OpBuilder &builder, Value value,
+                                              Attribute attr, Type type) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointAfterValue(value);
+  Location loc = value.getLoc();
+  if (isa_and_nonnull<tosa::ConstOp>(value.getDefiningOp()))
+    return tosa::ConstOp::create(builder, loc, type, cast<ElementsAttr>(attr));
+  return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(attr));
+}
