@@ -50,11 +50,12 @@ struct PadModel
 
 void mlir::amp::registerTensorPrecisionModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, tensor::TensorDialect *) {
-    attachFixedCategory<
-        Category::Gray, tensor::ExtractSliceOp, tensor::InsertSliceOp,
-        tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::ReshapeOp,
-        tensor::ConcatOp, tensor::CastOp, tensor::ExtractOp, tensor::InsertOp,
-        tensor::SplatOp, tensor::FromElementsOp>(ctx);
+    attachDataMovement<tensor::ExtractSliceOp, tensor::CollapseShapeOp,
+                       tensor::ExpandShapeOp, tensor::ReshapeOp,
+                       tensor::ConcatOp, tensor::CastOp>(ctx);
+    attachFixedCategory<Category::Gray, tensor::InsertSliceOp,
+                        tensor::ExtractOp, tensor::InsertOp, tensor::SplatOp,
+                        tensor::FromElementsOp>(ctx);
     tensor::PadOp::attachInterface<PadModel>(*ctx);
   });
 }

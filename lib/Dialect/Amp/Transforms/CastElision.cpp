@@ -20,6 +20,7 @@
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/DenseSet.h"
@@ -144,6 +145,12 @@ public:
     if (auto castOp = value.getDefiningOp<CastOp>())
       if (castOp.getInput().getType() == target)
         return castOp.getInput();
+    if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(empty);
+      return tensor::EmptyOp::create(rewriter, empty.getLoc(), target,
+                                     empty.getDynamicSizes());
+    }
     if (Attribute attr = getFloatConstant(value)) {
       bool overflow = false;
       Attribute converted = convertFloatConstant(
@@ -159,11 +166,22 @@ private:
   PatternRewriter &rewriter;
 };
 
-/// Float elements `op` reads from its float operands that are not constants.
+/// True for operands that carry no data to convert: constants (converted at
+/// compile time), empty tensors and destination-style inits (shapes).
+static bool isShapeOrConstant(Operation *op, OpOperand &operand) {
+  if (getFloatConstant(operand.get()) ||
+      operand.get().getDefiningOp<tensor::EmptyOp>())
+    return true;
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+  return dps && dps.isDpsInit(&operand);
+}
+
+/// Float elements `op` reads from its operands that carry data.
 static int64_t getNumInputElements(Operation *op) {
   int64_t total = 0;
-  for (Value operand : op->getOperands()) {
-    if (!isFloatLike(operand.getType()) || getFloatConstant(operand))
+  for (OpOperand &use : op->getOpOperands()) {
+    Value operand = use.get();
+    if (!isFloatLike(operand.getType()) || isShapeOrConstant(op, use))
       continue;
     int64_t n = getNumElements(operand.getType());
     if (n < 0)
@@ -197,7 +215,7 @@ struct MoveCastBeforeDataMovement : public OpRewritePattern<CastOp> {
     if (!element || in < 0 || out < 0 || in > out)
       return rewriter.notifyMatchFailure(op, "not smaller before");
     if (in == out && llvm::none_of(def->getOperands(), [](Value v) {
-          return getFloatConstant(v) || v.getDefiningOp<CastOp>();
+          return v.getDefiningOp<CastOp>();
         }))
       return rewriter.notifyMatchFailure(op, "nothing gained");
     rewriter.setInsertionPoint(def);
@@ -212,18 +230,21 @@ struct MoveCastBeforeDataMovement : public OpRewritePattern<CastOp> {
 
 /// D(cast(x)) -> cast(D(x)) when D writes strictly fewer elements than it
 /// reads (slices).
-struct MoveCastAfterDataMovement
-    : public OpInterfaceRewritePattern<AmpPrecisionOpInterface> {
-  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
-  LogicalResult matchAndRewrite(AmpPrecisionOpInterface iface,
+/// Rooted on any op; whether an op is data movement is asked through its
+/// AmpPrecisionOpInterface model.
+struct MoveCastAfterDataMovement : public RewritePattern {
+  explicit MoveCastAfterDataMovement(MLIRContext *context)
+      : RewritePattern(MatchAnyOpTypeTag(), /*benefit=*/1, context) {}
+  LogicalResult matchAndRewrite(Operation *op,
                                 PatternRewriter &rewriter) const override {
-    Operation *op = iface.getOperation();
-    if (!getDataMovement(op))
+    AmpPrecisionOpInterface iface = getDataMovement(op);
+    if (!iface)
       return rewriter.notifyMatchFailure(op, "not data movement");
-    // Exactly one non-constant float operand, produced by a cast.
+    // Exactly one float operand with data, produced by a cast.
     CastOp producer;
-    for (Value operand : op->getOperands()) {
-      if (!isFloatLike(operand.getType()) || getFloatConstant(operand))
+    for (OpOperand &use : op->getOpOperands()) {
+      Value operand = use.get();
+      if (!isFloatLike(operand.getType()) || isShapeOrConstant(op, use))
         continue;
       auto castOp = operand.getDefiningOp<CastOp>();
       if (!castOp || producer)
