@@ -1,0 +1,235 @@
+//===- CastPlacement.cpp - optimal precision assignment -------------------===//
+//
+// Part of amp-mlir.
+//
+// The min-cut construction. Source side = high (f32), sink side = low.
+// A fixed op is tied to its terminal by an infinite edge. A value with
+// endpoints M costs w * [labels of M not all equal], which is
+//     w * [not all of M on the source side]
+//   + w * [not all of M on the sink side] - w,
+// and each of the two terms is exactly one auxiliary node (Kolmogorov and
+// Zabih's construction for such higher-order terms):
+//   a: s -> a (w), a -> m (inf) for m in M   -- cut unless all m in S;
+//   b: m -> b (inf), b -> t (w) for m in M   -- cut unless all m in T.
+// The constant -w does not move the minimum. Ties are broken towards low
+// precision by a unit edge op -> t for every free op (paid when the op
+// stays high), with the real weights scaled so that all unit edges together
+// weigh less than one byte.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Analysis/CastPlacement.h"
+
+#include <algorithm>
+#include <cassert>
+#include <limits>
+#include <queue>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+unsigned CastPlacementProblem::addOp(std::optional<bool> fixedLow) {
+  ops.push_back(fixedLow);
+  return ops.size() - 1;
+}
+
+unsigned CastPlacementProblem::addValue(int64_t weight, Endpoint producer) {
+  values.push_back({weight, {producer}});
+  return values.size() - 1;
+}
+
+void CastPlacementProblem::addUse(unsigned value, Endpoint use) {
+  values[value].endpoints.push_back(use);
+}
+
+int64_t CastPlacementProblem::getCost(llvm::ArrayRef<bool> lowLabels) const {
+  assert(lowLabels.size() == ops.size() && "one label per op");
+  auto label = [&](const Endpoint &e) {
+    switch (e.kind) {
+    case Endpoint::Kind::FollowsOp:
+      return lowLabels[e.op];
+    case Endpoint::Kind::FixedHigh:
+      return false;
+    case Endpoint::Kind::FixedLow:
+      return true;
+    }
+    return false;
+  };
+  int64_t cost = 0;
+  for (const Value &value : values) {
+    bool first = label(value.endpoints.front());
+    if (llvm::any_of(value.endpoints,
+                     [&](const Endpoint &e) { return label(e) != first; }))
+      cost += value.weight;
+  }
+  return cost;
+}
+
+namespace {
+/// Dinic's maximum flow with 64-bit capacities.
+class MaxFlow {
+public:
+  static constexpr int64_t kInf = std::numeric_limits<int64_t>::max() / 4;
+
+  explicit MaxFlow(unsigned numNodes) : graph(numNodes) {}
+
+  void addEdge(unsigned from, unsigned to, int64_t capacity) {
+    if (from == to || capacity == 0)
+      return;
+    graph[from].push_back({to, capacity, unsigned(graph[to].size())});
+    graph[to].push_back({from, 0, unsigned(graph[from].size() - 1)});
+  }
+
+  void run(unsigned source, unsigned sink) {
+    while (buildLevels(source, sink)) {
+      next.assign(graph.size(), 0);
+      while (push(source, sink, kInf) > 0) {
+      }
+    }
+  }
+
+  /// Nodes reachable from `source` in the residual graph (the source side
+  /// of the minimum cut with the fewest nodes).
+  std::vector<bool> reachableFrom(unsigned source) const {
+    std::vector<bool> seen(graph.size(), false);
+    std::vector<unsigned> stack{source};
+    seen[source] = true;
+    while (!stack.empty()) {
+      unsigned node = stack.back();
+      stack.pop_back();
+      for (const Edge &e : graph[node])
+        if (e.capacity > 0 && !seen[e.to]) {
+          seen[e.to] = true;
+          stack.push_back(e.to);
+        }
+    }
+    return seen;
+  }
+
+private:
+  struct Edge {
+    unsigned to;
+    int64_t capacity;
+    unsigned reverse;
+  };
+
+  bool buildLevels(unsigned source, unsigned sink) {
+    level.assign(graph.size(), -1);
+    std::queue<unsigned> queue;
+    level[source] = 0;
+    queue.push(source);
+    while (!queue.empty()) {
+      unsigned node = queue.front();
+      queue.pop();
+      for (const Edge &e : graph[node])
+        if (e.capacity > 0 && level[e.to] < 0) {
+          level[e.to] = level[node] + 1;
+          queue.push(e.to);
+        }
+    }
+    return level[sink] >= 0;
+  }
+
+  // Iterative DFS would avoid deep recursion; paths here are short
+  // (source -> aux -> op -> aux -> sink chains), so recursion is fine.
+  int64_t push(unsigned node, unsigned sink, int64_t limit) {
+    if (node == sink)
+      return limit;
+    for (unsigned &i = next[node]; i < graph[node].size(); ++i) {
+      Edge &e = graph[node][i];
+      if (e.capacity <= 0 || level[e.to] != level[node] + 1)
+        continue;
+      int64_t pushed = push(e.to, sink, std::min(limit, e.capacity));
+      if (pushed > 0) {
+        e.capacity -= pushed;
+        graph[e.to][e.reverse].capacity += pushed;
+        return pushed;
+      }
+    }
+    return 0;
+  }
+
+  std::vector<std::vector<Edge>> graph;
+  std::vector<int> level;
+  std::vector<unsigned> next;
+};
+} // namespace
+
+llvm::SmallVector<bool> CastPlacementProblem::solve() const {
+  unsigned numFree = llvm::count_if(
+      ops, [](const std::optional<bool> &label) { return !label; });
+  const int64_t scale = int64_t(numFree) + 1;
+  // Nodes: 0 = source (high), 1 = sink (low), ops, then two per value.
+  const unsigned source = 0, sink = 1, firstOp = 2;
+  unsigned firstAux = firstOp + ops.size();
+  MaxFlow flow(firstAux + 2 * values.size());
+
+  for (unsigned op = 0; op < ops.size(); ++op) {
+    if (!ops[op])
+      flow.addEdge(firstOp + op, sink, 1); // tie-break: prefer low
+    else if (*ops[op])
+      flow.addEdge(firstOp + op, sink, MaxFlow::kInf);
+    else
+      flow.addEdge(source, firstOp + op, MaxFlow::kInf);
+  }
+  auto node = [&](const Endpoint &e) -> unsigned {
+    switch (e.kind) {
+    case Endpoint::Kind::FollowsOp:
+      return firstOp + e.op;
+    case Endpoint::Kind::FixedHigh:
+      return source;
+    case Endpoint::Kind::FixedLow:
+      return sink;
+    }
+    return source;
+  };
+  for (unsigned v = 0; v < values.size(); ++v) {
+    const Value &value = values[v];
+    if (value.weight == 0 || value.endpoints.size() < 2)
+      continue;
+    int64_t w = value.weight * scale;
+    unsigned a = firstAux + 2 * v, b = a + 1;
+    flow.addEdge(source, a, w);
+    flow.addEdge(b, sink, w);
+    for (const Endpoint &e : value.endpoints) {
+      unsigned n = node(e);
+      flow.addEdge(a, n, MaxFlow::kInf);
+      flow.addEdge(n, b, MaxFlow::kInf);
+    }
+  }
+  flow.run(source, sink);
+  std::vector<bool> highSide = flow.reachableFrom(source);
+  llvm::SmallVector<bool> labels(ops.size());
+  for (unsigned op = 0; op < ops.size(); ++op)
+    labels[op] = ops[op] ? *ops[op] : !highSide[firstOp + op];
+  return labels;
+}
+
+llvm::SmallVector<bool> CastPlacementProblem::solveExhaustively() const {
+  llvm::SmallVector<unsigned> freeOps;
+  llvm::SmallVector<bool> labels(ops.size());
+  for (unsigned op = 0; op < ops.size(); ++op) {
+    if (ops[op])
+      labels[op] = *ops[op];
+    else
+      freeOps.push_back(op);
+  }
+  assert(freeOps.size() <= 24 && "too many free ops to enumerate");
+  llvm::SmallVector<bool> best(labels);
+  int64_t bestCost = std::numeric_limits<int64_t>::max();
+  unsigned bestLow = 0;
+  for (uint64_t mask = 0; mask < (uint64_t(1) << freeOps.size()); ++mask) {
+    unsigned numLow = 0;
+    for (unsigned i = 0; i < freeOps.size(); ++i) {
+      labels[freeOps[i]] = (mask >> i) & 1;
+      numLow += labels[freeOps[i]];
+    }
+    int64_t cost = getCost(labels);
+    if (cost < bestCost || (cost == bestCost && numLow > bestLow)) {
+      bestCost = cost;
+      bestLow = numLow;
+      best = labels;
+    }
+  }
+  return best;
+}
