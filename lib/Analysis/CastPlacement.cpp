@@ -38,6 +38,11 @@ unsigned CastPlacementProblem::addValue(int64_t weight, Endpoint producer) {
   return values.size() - 1;
 }
 
+unsigned CastPlacementProblem::addValue(int64_t weight) {
+  values.push_back({weight, {}});
+  return values.size() - 1;
+}
+
 void CastPlacementProblem::addUse(unsigned value, Endpoint use) {
   values[value].endpoints.push_back(use);
 }
@@ -57,6 +62,8 @@ int64_t CastPlacementProblem::getCost(llvm::ArrayRef<bool> lowLabels) const {
   };
   int64_t cost = 0;
   for (const Value &value : values) {
+    if (value.endpoints.empty())
+      continue;
     bool first = label(value.endpoints.front());
     if (llvm::any_of(value.endpoints,
                      [&](const Endpoint &e) { return label(e) != first; }))

@@ -41,6 +41,10 @@ public:
   unsigned addOp(std::optional<bool> fixedLow = std::nullopt);
   /// Adds a value that costs `weight` to convert, with its producer.
   unsigned addValue(int64_t weight, Endpoint producer);
+  /// Adds a value whose producer can write either type at no cost (a
+  /// contraction's f32 accumulator, narrowed by its epilogue): only its
+  /// uses must agree.
+  unsigned addValue(int64_t weight);
   /// Adds a use of `value`.
   void addUse(unsigned value, Endpoint use);
 

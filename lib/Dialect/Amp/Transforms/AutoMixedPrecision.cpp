@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantUtils.h"
+#include "amp/Analysis/CastPlacement.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -19,6 +20,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -155,6 +157,8 @@ struct Decision {
   /// The precision the op computes in; nullopt: not decided (left alone).
   std::optional<Precision> precision;
   std::string reason;
+  /// A gray op whose precision the optimal placement chooses.
+  bool free = false;
 };
 
 struct AmpAutoMixedPrecisionPass
@@ -166,7 +170,11 @@ struct AmpAutoMixedPrecisionPass
 private:
   LogicalResult buildPolicy(ModuleOp module);
   Decision decide(Operation *op, AmpPrecisionOpInterface iface,
-                  ArrayRef<Type> operandTypes);
+                  ArrayRef<Type> operandTypes, bool deferGray);
+  void placeGrayOps(
+      ArrayRef<Operation *> ops,
+      llvm::DenseMap<Operation *, Decision> &decisions,
+      const llvm::DenseMap<Operation *, SmallVector<Type>> &originalTypes);
   bool isLowProduced(Value value, Type lowType);
 
   AmpPolicy policy;
@@ -217,7 +225,128 @@ LogicalResult AmpAutoMixedPrecisionPass::buildPolicy(ModuleOp module) {
   if (!policyFile.empty() &&
       failed(loadPolicyFile(policyFile, policy, dtypeSet, guardSet, emit)))
     return failure();
+  if (placement != "optimal" && placement != "greedy")
+    return emit() << "placement must be optimal or greedy, got '" << placement
+                  << "'";
   return verifyPolicy(policy, &getContext(), emit);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimal placement of gray ops
+//===----------------------------------------------------------------------===//
+
+static bool isFree(Value value);
+
+/// Number of elements of `type` (1 for scalars and unknown sizes).
+static int64_t getStaticNumElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return 1;
+  return shaped.getNumElements();
+}
+
+void AmpAutoMixedPrecisionPass::placeGrayOps(
+    ArrayRef<Operation *> ops, llvm::DenseMap<Operation *, Decision> &decisions,
+    const llvm::DenseMap<Operation *, SmallVector<Type>> &originalTypes) {
+  using Endpoint = CastPlacementProblem::Endpoint;
+  FloatType lowType = getFloatType(&getContext(), policy.dtype);
+  CastPlacementProblem problem;
+  llvm::DenseMap<Operation *, unsigned> nodes;
+  bool anyFree = false;
+  for (Operation *op : ops) {
+    auto it = decisions.find(op);
+    if (it == decisions.end())
+      continue;
+    if (it->second.free) {
+      nodes[op] = problem.addOp();
+      anyFree = true;
+    } else if (it->second.precision) {
+      nodes[op] = problem.addOp(*it->second.precision != Precision::f32);
+    }
+  }
+  if (!anyFree)
+    return;
+
+  // Bytes one conversion of a value reads and writes.
+  unsigned bits = 32 + lowType.getWidth();
+  auto weightOf = [&](Type type) {
+    return getStaticNumElements(type) * int64_t(bits) / 8;
+  };
+  auto fixedEndpoint = [&](Type type) -> std::optional<Endpoint> {
+    Type element = getElementTypeOrSelf(type);
+    if (element == lowType)
+      return Endpoint::low();
+    if (element.isF32())
+      return Endpoint::high();
+    return std::nullopt;
+  };
+  llvm::DenseSet<Value> seen;
+  auto addValue = [&](Value value) {
+    if (!seen.insert(value).second || !isFloatLike(value.getType()) ||
+        isFree(value))
+      return;
+    int64_t weight = weightOf(value.getType());
+    std::optional<unsigned> id;
+    Operation *def = value.getDefiningOp();
+    auto node = def ? nodes.find(def) : nodes.end();
+    if (node != nodes.end()) {
+      const Decision &decision = decisions[def];
+      auto iface = cast<AmpPrecisionOpInterface>(def);
+      bool lowFixed = !decision.free && decision.precision != Precision::f32;
+      if (lowFixed && iface.getAccumulatorType(lowType))
+        id = problem.addValue(weight); // the epilogue writes either type
+      else if (!decision.free && iface.getAccumulatorType(lowType))
+        id = problem.addValue(weight, Endpoint::high());
+      else
+        id = problem.addValue(weight, Endpoint::follows(node->second));
+    } else if (std::optional<Endpoint> fixed = fixedEndpoint(value.getType())) {
+      id = problem.addValue(weight, *fixed);
+    } else {
+      return;
+    }
+    for (OpOperand &use : value.getUses()) {
+      Operation *owner = use.getOwner();
+      unsigned index = use.getOperandNumber();
+      auto user = nodes.find(owner);
+      if (user != nodes.end()) {
+        auto iface = cast<AmpPrecisionOpInterface>(owner);
+        auto dps = dyn_cast<DestinationStyleOpInterface>(owner);
+        bool accumulatorInit =
+            dps && dps.isDpsInit(&use) && iface.getAccumulatorType(lowType);
+        if (iface.operandMustStayF32(index) || accumulatorInit)
+          problem.addUse(*id, Endpoint::high());
+        else
+          problem.addUse(*id, Endpoint::follows(user->second));
+        continue;
+      }
+      // Ops that are not decided get their operands back in the types they
+      // were written with.
+      Type type = value.getType();
+      auto types = originalTypes.find(owner);
+      if (types != originalTypes.end() && index < types->second.size())
+        type = types->second[index];
+      if (std::optional<Endpoint> fixed = fixedEndpoint(type))
+        problem.addUse(*id, *fixed);
+    }
+  };
+  for (Operation *op : ops) {
+    if (!nodes.count(op))
+      continue;
+    for (Value operand : op->getOperands())
+      addValue(operand);
+    for (Value result : op->getResults())
+      addValue(result);
+  }
+
+  SmallVector<bool> labels = problem.solve();
+  for (auto &[op, node] : nodes) {
+    Decision &decision = decisions[op];
+    if (!decision.free)
+      continue;
+    decision.free = false;
+    decision.precision = labels[node] ? policy.dtype : Precision::f32;
+    decision.reason = "placed by min-cut: fewest bytes converted";
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -271,7 +400,8 @@ bool AmpAutoMixedPrecisionPass::isLowProduced(Value value, Type lowType) {
 
 Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
                                            AmpPrecisionOpInterface iface,
-                                           ArrayRef<Type> operandTypes) {
+                                           ArrayRef<Type> operandTypes,
+                                           bool deferGray) {
   Precision low = policy.dtype;
   StringRef lowName = stringifyPrecision(low);
   StringRef name = op->getName().getStringRef();
@@ -321,6 +451,11 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
     return {};
   case Category::Gray:
     break;
+  }
+  if (deferGray) {
+    Decision decision;
+    decision.free = true;
+    return decision;
   }
   // Gray: follow the operands, counting constants and empty tensors as free.
   unsigned numLow = 0, numHigh = 0;
@@ -380,6 +515,19 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
     return WalkResult::advance();
   });
 
+  // Decisions that do not depend on how other ops were rewritten are made
+  // up front; with optimal placement, the gray ops are then placed all at
+  // once. Greedy placement decides gray ops in program order below.
+  bool optimal = placement == "optimal";
+  llvm::DenseMap<Operation *, Decision> decisions;
+  if (optimal) {
+    for (Operation *op : ops)
+      if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+        decisions[op] = decide(op, iface, originalTypes[op],
+                               /*deferGray=*/true);
+    placeGrayOps(ops, decisions, originalTypes);
+  }
+
   SharedCaster caster(&getContext());
   ReplacementTracker tracker;
   IRRewriter rewriter(&getContext(), &tracker);
@@ -388,8 +536,11 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
   SmallVector<Operation *> deadCandidates;
   for (Operation *op : ops) {
     auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
-    Decision decision =
-        iface ? decide(op, iface, originalTypes[op]) : Decision();
+    Decision decision;
+    if (optimal)
+      decision = decisions.lookup(op);
+    else if (iface)
+      decision = decide(op, iface, originalTypes[op], /*deferGray=*/false);
     if (decision.precision && *decision.precision != Precision::f32) {
       FloatType type = getFloatType(&getContext(), *decision.precision);
       if (explain) {

@@ -156,8 +156,7 @@ public:
       Attribute converted = convertFloatConstant(
           attr, llvm::cast<FloatType>(elementType), &overflow);
       if (!overflow)
-        return materializeFloatConstantLike(rewriter, value, converted,
-                                            target);
+        return materializeFloatConstantLike(rewriter, value, converted, target);
     }
     return CastOp::create(rewriter, value.getLoc(), target, value);
   }
@@ -254,8 +253,7 @@ struct MoveCastAfterDataMovement : public RewritePattern {
     Type resultType = op->getResult(0).getType();
     int64_t in = getNumInputElements(op);
     int64_t out = getNumElements(resultType);
-    if (!producer || !producer->hasOneUse() || in < 0 || out < 0 ||
-        out >= in)
+    if (!producer || !producer->hasOneUse() || in < 0 || out < 0 || out >= in)
       return rewriter.notifyMatchFailure(op, "not smaller after");
     auto source = dyn_cast<FloatType>(
         getElementTypeOrSelf(producer.getInput().getType()));
@@ -286,13 +284,13 @@ struct MoveCastAfterDataMovement : public RewritePattern {
 static bool isElementwiseGeneric(linalg::GenericOp op) {
   return op.hasPureTensorSemantics() &&
          op.getNumLoops() == op.getNumParallelLoops() &&
-         llvm::all_of(op.getIndexingMapsArray(),
-                      [](AffineMap map) { return map.isProjectedPermutation(); });
+         llvm::all_of(op.getIndexingMapsArray(), [](AffineMap map) {
+           return map.isProjectedPermutation();
+         });
 }
 
 /// generic(cast(x)) -> generic(x) with the conversion on read.
-struct FuseCastIntoGenericInput
-    : public OpRewritePattern<linalg::GenericOp> {
+struct FuseCastIntoGenericInput : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::GenericOp op,
                                 PatternRewriter &rewriter) const override {
@@ -313,8 +311,7 @@ struct FuseCastIntoGenericInput
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(&body);
       Value converted = convertFloat(rewriter, op.getLoc(), arg, oldType);
-      rewriter.replaceAllUsesExcept(arg, converted,
-                                    converted.getDefiningOp());
+      rewriter.replaceAllUsesExcept(arg, converted, converted.getDefiningOp());
       return success();
     }
     return rewriter.notifyMatchFailure(op, "no cast input");
@@ -341,9 +338,8 @@ struct FuseCastIntoGenericOutput : public OpRewritePattern<CastOp> {
       return rewriter.notifyMatchFailure(op, "init is not just a shape");
     Type newElement = getElementTypeOrSelf(op.getType());
     rewriter.setInsertionPoint(generic);
-    auto newEmpty = tensor::EmptyOp::create(rewriter, empty.getLoc(),
-                                            op.getType(),
-                                            empty.getDynamicSizes());
+    auto newEmpty = tensor::EmptyOp::create(
+        rewriter, empty.getLoc(), op.getType(), empty.getDynamicSizes());
     Operation *yield = generic.getRegion().front().getTerminator();
     rewriter.modifyOpInPlace(generic, [&] {
       init->set(newEmpty);

@@ -24,6 +24,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   amp.useFp16Guard = options.useFp16Guard;
   amp.policyFile = options.policyFile;
   amp.explain = options.explain;
+  amp.placement = options.placement;
   pm.addPass(createAmpAutoMixedPrecisionPass(amp));
   pm.addPass(createAmpInlineGuardsPass());
   pm.addPass(createAmpCastElisionPass());

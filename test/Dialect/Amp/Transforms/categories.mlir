@@ -1,7 +1,8 @@
 // The default categories of docs/policies.md, checked op by op through the
-// O1 explanations (each op is fed by a function argument, so a gray op
-// stays f32 as "follows its operands (0 in f16, 1 in f32)").
-// RUN: amp-opt %s --amp-o1="explain=true" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
+// O1 explanations with greedy placement (each op is fed by a function
+// argument, so a gray op stays f32 as "follows its operands (0 in f16, 1 in
+// f32)").
+// RUN: amp-opt %s --amp-o1="explain=true placement=greedy" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>

@@ -1,7 +1,8 @@
 // explain=true: a remark per decided op with its precision and reason.
 // report=text|json: the summary and per-op table.
-// RUN: amp-opt %s --amp-o1="explain=true" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
-// RUN: amp-opt %s --amp-o1="report=text" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TEXT
+// RUN: amp-opt %s --amp-o1="explain=true placement=greedy" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: amp-opt %s --amp-o1="report=text placement=greedy" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TEXT
+// RUN: amp-opt %s --amp-o1="report=text explain=true" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 // RUN: amp-opt %s --amp-o2="report=json report-file=%t.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['float_ops'] == 5 and r['low_precision_ops'] == 3 and r['ops']['linalg.matmul'] == {'f16': 1} and r['ops']['math.tanh'] == {'f32': 1}, r" %t.json
@@ -16,6 +17,11 @@
 // TEXT-NEXT:   linalg.matmul      0      1
 // TEXT-NEXT:   math.exp           1      0
 // TEXT-NEXT:   math.tanh          1      0
+
+// Optimal placement keeps the add in f32: going low would cost converting
+// %b and converting the add's result back for exp (672 B -> 384 B).
+// OPTIMAL: remark: amp: f32 (placed by min-cut: fewest bytes converted)
+// OPTIMAL: amp-o1: 1/5 float ops in f16, 2 casts, 384 B converted per call
 
 // At O2 the pinned tanh and the matmul's accumulator fill stay f32.
 // JSON-DAG: "title": "amp-o2"

@@ -1,8 +1,10 @@
 // --amp-o1 on linalg/arith/math/tensor: white ops go low with an f32
 // accumulator, black ops stay f32, gray ops follow their operands (results
 // of low ops count as low); the same rules with dtype=bf16.
-// RUN: amp-opt %s -split-input-file --amp-o1 | FileCheck %s --check-prefixes=CHECK,F16
-// RUN: amp-opt %s -split-input-file --amp-o1="dtype=bf16" | FileCheck %s --check-prefixes=CHECK,BF16
+// (Greedy placement: gray ops follow their operands in program order.)
+// RUN: amp-opt %s -split-input-file --amp-o1="placement=greedy" | FileCheck %s --check-prefixes=CHECK,F16
+// RUN: amp-opt %s -split-input-file --amp-o1="dtype=bf16 placement=greedy" | FileCheck %s --check-prefixes=CHECK,BF16
+// RUN: amp-opt %s -split-input-file --amp-o1 | FileCheck %s --check-prefix=OPT
 
 // CHECK-LABEL: func.func @mlp
 // CHECK-SAME: (%[[X:.*]]: tensor<8x16xf32>, %[[W:.*]]: tensor<16x4xf32>, %[[B:.*]]: tensor<8x4xf32>) -> tensor<f32>
@@ -24,6 +26,14 @@
 // BF16: math.exp %{{.*}} : tensor<8x4xf32>
 // CHECK: %[[SUM:.*]] = linalg.reduce ins(%{{.*}} : tensor<8x4xf32>) outs(%{{.*}} : tensor<f32>)
 // CHECK: return %[[SUM]] : tensor<f32>
+// Optimal placement: the add between the matmul and the (black) exp stays
+// f32, so only the matmul's inputs are converted.
+// OPT-LABEL: func.func @mlp
+// OPT-COUNT-2: arith.truncf
+// OPT-NOT: arith.truncf
+// OPT: arith.addf %{{.*}}, %{{.*}} : tensor<8x4xf32>
+// OPT-NOT: arith.extf %{{.*}} : tensor
+// OPT: return
 func.func @mlp(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>, %b: tensor<8x4xf32>)
     -> tensor<f32> {
   %zero = arith.constant 0.0 : f32

@@ -4,7 +4,7 @@
 // RUN: amp-opt %s --amp-o2 | mlir-opt --tosa-validate -o /dev/null
 // RUN: amp-opt %s --amp-o2="use-fp16-guard=false custom-black-list=tosa.sigmoid" | FileCheck %s --check-prefix=LISTS
 // RUN: amp-opt %s --amp-o2="use-fp16-guard=false custom-black-list=tosa.sigmoid" | mlir-opt --tosa-validate -o /dev/null
-// RUN: amp-opt %s --amp-o1="dtype=bf16 use-fp16-guard=false" | FileCheck %s --check-prefix=BF16
+// RUN: amp-opt %s --amp-o1="dtype=bf16 use-fp16-guard=false placement=greedy" | FileCheck %s --check-prefix=BF16
 // RUN: amp-opt %s --amp-o1="dtype=bf16 use-fp16-guard=false" | mlir-opt --tosa-attach-target="extensions=bf16" --tosa-validate -o /dev/null
 
 // With the guard: only the guarded matmul and add go low; the sigmoid
@@ -20,8 +20,8 @@
 // LISTS: tosa.sigmoid %{{.*}} : (tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
 // LISTS: tosa.tanh %{{.*}} {amp.precision = "bf16"} : (tensor<1x4x4xbf16>) -> tensor<1x4x4xbf16>
 
-// bf16 at O1: the matmul is white, the add follows it, the sigmoid follows
-// the add.
+// bf16 at O1 (greedy): the matmul is white, the add follows it, the
+// sigmoid follows the add.
 // BF16-LABEL: func.func @f
 // BF16: tosa.matmul %{{.*}} : (tensor<1x4x8xbf16>, tensor<1x8x4xbf16>, tensor<1xbf16>, tensor<1xbf16>) -> tensor<1x4x4xf32>
 // BF16: tosa.add %{{.*}} : (tensor<1x4x4xbf16>, tensor<1x4x4xbf16>) -> tensor<1x4x4xbf16>

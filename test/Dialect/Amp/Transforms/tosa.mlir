@@ -2,7 +2,7 @@
 // converted at compile time, clamp bounds saturate, matmul accumulates into
 // f32 and convolutions get acc_type = f32; the output passes --tosa-validate.
 // RUN: amp-opt %s --amp-o2 | FileCheck %s --check-prefix=O2
-// RUN: amp-opt %s --amp-o1 | FileCheck %s --check-prefix=O1
+// RUN: amp-opt %s --amp-o1="placement=greedy" | FileCheck %s --check-prefix=O1
 // RUN: amp-opt %s --amp-o2 | mlir-opt --tosa-validate > /dev/null
 // RUN: amp-opt %s --amp-o1 | mlir-opt --tosa-validate > /dev/null
 // RUN: amp-opt %s --amp-o2="dtype=bf16" | FileCheck %s --check-prefix=BF16

@@ -33,9 +33,13 @@ def AmpAutoMixedPrecisionPass
     `dtype`; ops fed by a constant that would overflow `dtype` (kept f32,
     with a warning on the constant); the custom white list; then the level:
 
-    * O1: white ops go low, black ops stay f32, gray ops follow their
-      operands (low when at least as many of their non-constant float
-      operands are low as are f32);
+    * O1: white ops go low, black ops stay f32, and gray ops are placed:
+      with `placement=optimal` (the default) so that the conversions move
+      the fewest bytes (an exact s-t minimum cut over the whole module, one
+      conversion per value and type, ties towards low precision); with
+      `placement=greedy` each follows its operands in program order (low
+      when at least as many of its non-constant float operands are low as
+      are f32);
     * O2: every op that can go low does.
 
     Contractions and sum/product reductions keep f32 accumulators (their
@@ -65,7 +69,11 @@ def AmpAutoMixedPrecisionPass
            "JSON file with dtype, custom_white_list, custom_black_list, "
            "categories and use_fp16_guard">,
     Option<"explain", "explain", "bool", "false",
-           "Emit a remark with the precision and reason of each decided op">
+           "Emit a remark with the precision and reason of each decided op">,
+    Option<"placement", "placement", "std::string", "\"optimal\"",
+           "How gray ops are placed at O1: optimal (fewest bytes converted, "
+           "an exact min-cut) or greedy (each follows its operands in "
+           "program order, as TF's painting)">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",

@@ -46,6 +46,10 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("Where the report goes: a path, '-' for stdout; "
                      "stderr by default"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> placement{
+      *this, "placement",
+      llvm::cl::desc("Gray-op placement at O1: optimal (min-cut) or greedy"),
+      llvm::cl::init("optimal")};
   PassOptions::Option<bool> keepAmpCasts{
       *this, "keep-amp-casts",
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
