@@ -137,23 +137,45 @@ private:
     return level[sink] >= 0;
   }
 
-  // Iterative DFS would avoid deep recursion; paths here are short
-  // (source -> aux -> op -> aux -> sink chains), so recursion is fine.
-  int64_t push(unsigned node, unsigned sink, int64_t limit) {
-    if (node == sink)
-      return limit;
-    for (unsigned &i = next[node]; i < graph[node].size(); ++i) {
-      Edge &e = graph[node][i];
-      if (e.capacity <= 0 || level[e.to] != level[node] + 1)
-        continue;
-      int64_t pushed = push(e.to, sink, std::min(limit, e.capacity));
-      if (pushed > 0) {
-        e.capacity -= pushed;
-        graph[e.to][e.reverse].capacity += pushed;
+  /// Finds one augmenting path in the level graph with an explicit stack
+  /// (paths can run through every op of a long chain) and pushes its
+  /// bottleneck. Returns the amount pushed, 0 when there is none.
+  int64_t push(unsigned source, unsigned sink, int64_t limit) {
+    // path[i] = (node, index of the edge taken from it)
+    std::vector<std::pair<unsigned, unsigned>> path;
+    unsigned node = source;
+    while (true) {
+      if (node == sink) {
+        int64_t pushed = limit;
+        for (auto [from, edge] : path)
+          pushed = std::min(pushed, graph[from][edge].capacity);
+        for (auto [from, edge] : path) {
+          Edge &e = graph[from][edge];
+          e.capacity -= pushed;
+          graph[e.to][e.reverse].capacity += pushed;
+        }
         return pushed;
       }
+      bool advanced = false;
+      for (unsigned &i = next[node]; i < graph[node].size(); ++i) {
+        const Edge &e = graph[node][i];
+        if (e.capacity > 0 && level[e.to] == level[node] + 1) {
+          path.push_back({node, i});
+          node = e.to;
+          advanced = true;
+          break;
+        }
+      }
+      if (advanced)
+        continue;
+      // Dead end: retreat and skip the edge that led here.
+      if (path.empty())
+        return 0;
+      level[node] = -1;
+      node = path.back().first;
+      path.pop_back();
+      ++next[node];
     }
-    return 0;
   }
 
   std::vector<std::vector<Edge>> graph;
