@@ -13,7 +13,7 @@ PREFIX     ?= $(CURDIR)/install
 CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo check docs install clean
+.PHONY: all deps configure build demo check docs bench install clean
 
 all: build
 
@@ -42,6 +42,10 @@ check: build
 docs: build
 	cmake --build $(BUILD_DIR) --target amp-doc
 	$(PYTHON) scripts/update-docs.py $(BUILD_DIR)/docs docs/reference
+
+# Cast placement and compile-time benchmark (minutes; not part of check).
+bench: build
+	$(PYTHON) bench/run.py --amp-opt $(BUILD_DIR)/bin/amp-opt
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -86,6 +86,8 @@ void AmpReportPass::runOnOperation() {
   std::map<std::string, std::map<std::string, unsigned>> perOp;
   unsigned numFloatOps = 0, numLowOps = 0, numCasts = 0, numDynamicCasts = 0;
   uint64_t bytesConverted = 0;
+  // What inserting one conversion per use (no sharing) would cost.
+  uint64_t numPerUseCasts = 0, perUseBytesConverted = 0;
   std::string lowName;
   getOperation().walk([&](Operation *op) {
     // Ops nested in a counted op (linalg bodies) are part of it: their
@@ -110,7 +112,12 @@ void AmpReportPass::runOnOperation() {
       unsigned bits =
           getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() +
           getElementTypeOrSelf(output).getIntOrFloatBitWidth();
-      bytesConverted += uint64_t(numElements) * bits / 8;
+      uint64_t bytes = uint64_t(numElements) * bits / 8;
+      uint64_t numUses = std::max<uint64_t>(
+          1, std::distance(op->use_begin(), op->use_end()));
+      bytesConverted += bytes;
+      numPerUseCasts += numUses;
+      perUseBytesConverted += numUses * bytes;
       return;
     }
     auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
@@ -159,6 +166,8 @@ void AmpReportPass::runOnOperation() {
                             {"casts", numCasts},
                             {"dynamic_size_casts", numDynamicCasts},
                             {"bytes_converted", bytesConverted},
+                            {"per_use_casts", numPerUseCasts},
+                            {"per_use_bytes_converted", perUseBytesConverted},
                             {"ops", std::move(ops)}};
     *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   } else {

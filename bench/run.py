@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Cast-placement and compile-time benchmark of amp-mlir.
+
+    python3 bench/run.py [--amp-opt build/bin/amp-opt] [--max-blocks 1000]
+
+For each generated model (bench/generate.py) and each size, runs --amp-o1
+with placement=greedy and placement=optimal and reports, per call:
+
+* per-use: one conversion per use of a value, no sharing (the naive
+  insertion; computed from the greedy result's uses);
+* greedy: TF-style painting, one conversion per (value, type);
+* optimal: the min-cut placement.
+
+Then it times `amp-opt --amp-o2` against `amp-opt --canonicalize --cse` on
+the same inputs, alternating the two in one run (median of --repeat runs),
+and reports the ratio and how time grows with the op count. Prints Markdown
+tables; --json writes the raw numbers.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = [("transformer", "linalg"), ("resnet", "linalg"),
+          ("transformer", "tosa")]
+
+
+def generate(model, dialect, blocks, path):
+    with open(path, "w") as f:
+        subprocess.run([sys.executable, os.path.join(HERE, "generate.py"),
+                        model, "--dialect", dialect, "--blocks", str(blocks)],
+                       stdout=f, check=True)
+
+
+def count_ops(opt, path):
+    out = subprocess.run([opt, path, "--print-op-stats", "-o", os.devnull],
+                         capture_output=True, text=True, check=True)
+    total = 0
+    for line in out.stderr.splitlines():
+        parts = line.rsplit(",", 1)
+        if len(parts) == 2 and parts[1].strip().isdigit():
+            total += int(parts[1])
+    return total
+
+
+def report(opt, path, placement, tmp):
+    out = os.path.join(tmp, "report.json")
+    subprocess.run([opt, path,
+                    f"--amp-o1=placement={placement} report=json "
+                    f"report-file={out}", "-o", os.devnull], check=True)
+    with open(out) as f:
+        return json.load(f)
+
+
+def timed(cmd):
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    return time.perf_counter() - start
+
+
+def kib(n):
+    return f"{n / 1024:.1f}"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--amp-opt", default="build/bin/amp-opt")
+    parser.add_argument("--max-blocks", type=int, default=1000)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json")
+    parser.add_argument("--no-timing", action="store_true")
+    args = parser.parse_args()
+    opt = args.amp_opt
+    sizes = [n for n in (1, 10, 100, 1000) if n <= args.max_blocks]
+    results = {"placement": [], "timing": []}
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "model.mlir")
+        print("## Conversions per call at O1 (casts / KiB converted)\n")
+        print("| model | blocks | ops | per-use | greedy | optimal |")
+        print("|---|---:|---:|---:|---:|---:|")
+        for model, dialect in MODELS:
+            for blocks in sizes:
+                generate(model, dialect, blocks, path)
+                ops = count_ops(opt, path)
+                greedy = report(opt, path, "greedy", tmp)
+                optimal = report(opt, path, "optimal", tmp)
+                row = {"model": f"{model} ({dialect})", "blocks": blocks,
+                       "ops": ops,
+                       "per_use": [greedy["per_use_casts"],
+                                   greedy["per_use_bytes_converted"]],
+                       "greedy": [greedy["casts"], greedy["bytes_converted"]],
+                       "optimal": [optimal["casts"],
+                                   optimal["bytes_converted"]]}
+                results["placement"].append(row)
+                if optimal["bytes_converted"] > greedy["bytes_converted"]:
+                    print(f"error: optimal converts more than greedy on "
+                          f"{row['model']} x{blocks}", file=sys.stderr)
+                    return 1
+                print(f"| {row['model']} | {blocks} | {ops} | "
+                      f"{row['per_use'][0]} / {kib(row['per_use'][1])} | "
+                      f"{row['greedy'][0]} / {kib(row['greedy'][1])} | "
+                      f"{row['optimal'][0]} / {kib(row['optimal'][1])} |")
+
+        if not args.no_timing:
+            print("\n## Compile time: `--amp-o2` vs `--canonicalize --cse`"
+                  " (same inputs, same run)\n")
+            print("| model | blocks | ops | amp-o2 (s) | canonicalize+cse (s) "
+                  "| ratio |")
+            print("|---|---:|---:|---:|---:|---:|")
+            for model, dialect in MODELS:
+                previous = None
+                for blocks in [n for n in (10, 100, 1000) if n in sizes]:
+                    generate(model, dialect, blocks, path)
+                    ops = count_ops(opt, path)
+                    amp, base = [], []
+                    for _ in range(args.repeat):
+                        amp.append(timed([opt, path, "--amp-o2", "-o",
+                                          os.devnull]))
+                        base.append(timed([opt, path, "--canonicalize",
+                                           "--cse", "-o", os.devnull]))
+                    a, b = statistics.median(amp), statistics.median(base)
+                    growth = ""
+                    if previous:
+                        growth = (f" (x{ops / previous[0]:.1f} ops: "
+                                  f"x{a / previous[1]:.1f} time)")
+                    previous = (ops, a)
+                    results["timing"].append(
+                        {"model": f"{model} ({dialect})", "blocks": blocks,
+                         "ops": ops, "amp_o2_s": a, "canonicalize_cse_s": b})
+                    print(f"| {model} ({dialect}) | {blocks} | {ops} | "
+                          f"{a:.3f} | {b:.3f} | {a / b:.2f}{growth} |")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
