@@ -40,8 +40,7 @@ struct DataMovementModel
 };
 
 /// Attaches DataMovementModel<Op> to every op in `OpTys`.
-template <typename... OpTys>
-void attachDataMovement(MLIRContext *context) {
+template <typename... OpTys> void attachDataMovement(MLIRContext *context) {
   (OpTys::template attachInterface<DataMovementModel<OpTys>>(*context), ...);
 }
 

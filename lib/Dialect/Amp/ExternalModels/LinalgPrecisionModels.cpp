@@ -194,10 +194,9 @@ struct StructuredOpModel
       for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
         Value arg = block->getArgument(i);
         Type old = oldBody.getArgument(i).getType();
-        mapping.map(oldBody.getArgument(i),
-                    arg.getType() == old
-                        ? arg
-                        : convertFloat(rewriter, loc, arg, old));
+        mapping.map(
+            oldBody.getArgument(i),
+            arg.getType() == old ? arg : convertFloat(rewriter, loc, arg, old));
       }
       for (Operation &inner : oldBody.without_terminator())
         rewriter.clone(inner, mapping);

@@ -136,8 +136,8 @@ void mlir::amp::registerTosaPrecisionModels(DialectRegistry &registry) {
         tosa::MinimumOp, tosa::AbsOp, tosa::CeilOp, tosa::FloorOp, tosa::CosOp,
         tosa::SinOp, tosa::NegateOp, tosa::ErfOp, tosa::SigmoidOp, tosa::TanhOp,
         tosa::SelectOp, tosa::EqualOp, tosa::GreaterOp, tosa::GreaterEqualOp,
-        tosa::ReduceMaxOp, tosa::ReduceMinOp, tosa::ArgMaxOp,
-        tosa::MaxPool2dOp, tosa::GatherOp>(ctx);
+        tosa::ReduceMaxOp, tosa::ReduceMinOp, tosa::ArgMaxOp, tosa::MaxPool2dOp,
+        tosa::GatherOp>(ctx);
     attachDataMovement<tosa::ConcatOp, tosa::PadOp, tosa::ReshapeOp,
                        tosa::ReverseOp, tosa::SliceOp, tosa::TileOp,
                        tosa::TransposeOp, tosa::IdentityOp>(ctx);

@@ -113,8 +113,8 @@ void AmpReportPass::runOnOperation() {
           getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() +
           getElementTypeOrSelf(output).getIntOrFloatBitWidth();
       uint64_t bytes = uint64_t(numElements) * bits / 8;
-      uint64_t numUses = std::max<uint64_t>(
-          1, std::distance(op->use_begin(), op->use_end()));
+      uint64_t numUses =
+          std::max<uint64_t>(1, std::distance(op->use_begin(), op->use_end()));
       bytesConverted += bytes;
       numPerUseCasts += numUses;
       perUseBytesConverted += numUses * bytes;
