@@ -99,9 +99,11 @@ TEST(CastPlacementTest, MatchesExhaustiveSearchOnRandomGraphs) {
     auto fast = p.solve();
     auto exact = p.solveExhaustively();
     ASSERT_EQ(p.getCost(fast), p.getCost(exact));
-    for (unsigned op = 0; op < numOps; ++op)
-      if (auto fixed = p.getFixedLabel(op))
+    for (unsigned op = 0; op < numOps; ++op) {
+      if (auto fixed = p.getFixedLabel(op)) {
         ASSERT_EQ(fast[op], *fixed) << "fixed op " << op << " relabelled";
+      }
+    }
     ASSERT_EQ(llvm::count(fast, true), llvm::count(exact, true))
         << "not the most low-precision among the optimal assignments";
   }

@@ -11,6 +11,7 @@
 // RUN: not amp-opt %s --amp-o1="policy-file=%S/Inputs/unknown-op.json" 2>&1 | FileCheck %s --check-prefix=FILEOP
 // RUN: not amp-opt %s --amp-o1="policy-file=%S/Inputs/bad-dtype.json" 2>&1 | FileCheck %s --check-prefix=FILEDTYPE
 // RUN: not amp-opt %s --amp-auto-mixed-precision="level=O3" 2>&1 | FileCheck %s --check-prefix=LEVEL
+// RUN: not amp-opt %s --amp-o1="placement=best" 2>&1 | FileCheck %s --check-prefix=PLACEMENT
 // RUN: amp-opt %s --amp-o1="custom-black-list=linalg.sofmax"; test $? -eq 1
 
 // UNKNOWN: error: amp: unknown operation 'linalg.sofmax' in custom-black-list
@@ -26,6 +27,7 @@
 // FILEOP: error: amp: unknown operation 'linalg.matmull' in custom-black-list
 // FILEDTYPE: error: amp: policy file '{{.*}}bad-dtype.json': 'dtype' must be "f16" or "bf16"
 // LEVEL: error: amp: unknown level 'O3' (expected O1 or O2)
+// PLACEMENT: error: amp: placement must be optimal or greedy, got 'best'
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = math.exp %a : tensor<4xf32>
