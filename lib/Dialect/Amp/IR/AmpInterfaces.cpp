@@ -19,17 +19,21 @@ bool mlir::amp::isFloatLike(Type type) {
   return isa<FloatType>(getElementTypeOrSelf(type));
 }
 
+bool mlir::amp::isExactConversion(Type from, Type to) {
+  auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
+  auto toElement = dyn_cast<FloatType>(getElementTypeOrSelf(to));
+  return fromElement && toElement &&
+         llvm::APFloatBase::isRepresentableBy(fromElement.getFloatSemantics(),
+                                              toElement.getFloatSemantics());
+}
+
 Value mlir::amp::convertFloat(OpBuilder &builder, Location loc, Value value,
                               Type type) {
   if (value.getType() == type)
     return value;
-  auto from = cast<FloatType>(getElementTypeOrSelf(value.getType()));
-  auto to = cast<FloatType>(getElementTypeOrSelf(type));
-  if (llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
-                                           to.getFloatSemantics()))
+  if (isExactConversion(value.getType(), type))
     return arith::ExtFOp::create(builder, loc, type, value);
-  if (llvm::APFloatBase::isRepresentableBy(to.getFloatSemantics(),
-                                           from.getFloatSemantics()))
+  if (isExactConversion(type, value.getType()))
     return arith::TruncFOp::create(builder, loc, type, value);
   Type wide = withFloatElementType(type, builder.getF32Type());
   Value extended = arith::ExtFOp::create(builder, loc, wide, value);

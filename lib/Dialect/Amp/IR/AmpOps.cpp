@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -176,10 +177,7 @@ bool CastOp::areCastCompatible(TypeRange inputs, TypeRange outputs) {
 }
 
 bool CastOp::isExact() {
-  auto from = cast<FloatType>(getElementTypeOrSelf(getInput().getType()));
-  auto to = cast<FloatType>(getElementTypeOrSelf(getType()));
-  return llvm::APFloatBase::isRepresentableBy(from.getFloatSemantics(),
-                                              to.getFloatSemantics());
+  return isExactConversion(getInput().getType(), getType());
 }
 
 OpFoldResult CastOp::fold(FoldAdaptor adaptor) {

@@ -42,15 +42,6 @@ static constexpr StringLiteral kAppliedAttrName = "amp.applied";
 // Constants
 //===----------------------------------------------------------------------===//
 
-/// True if every value of `from`'s element type is representable in `to`'s.
-static bool isExactWidening(Type from, Type to) {
-  auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
-  auto toElement = dyn_cast<FloatType>(getElementTypeOrSelf(to));
-  return fromElement && toElement &&
-         llvm::APFloatBase::isRepresentableBy(fromElement.getFloatSemantics(),
-                                              toElement.getFloatSemantics());
-}
-
 /// A linalg.fill of a float constant into a tensor.empty: as cheap to
 /// re-create in another type as the empty tensor itself.
 static bool isFreeFill(linalg::FillOp fill) {
@@ -130,7 +121,7 @@ private:
     if (isa_and_nonnull<CastOp, arith::ExtFOp, tosa::CastOp>(def)) {
       Value source = def->getOperand(0);
       if (source.getType() == target &&
-          isExactWidening(source.getType(), value.getType()))
+          isExactConversion(source.getType(), value.getType()))
         return source;
     }
     auto op = CastOp::create(builder, loc, target, value);

@@ -44,14 +44,6 @@ static int64_t getNumElements(Type type) {
   return shaped.hasStaticShape() ? shaped.getNumElements() : -1;
 }
 
-static bool isExactWidening(Type from, Type to) {
-  auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
-  auto toElement = dyn_cast<FloatType>(getElementTypeOrSelf(to));
-  return fromElement && toElement &&
-         llvm::APFloatBase::isRepresentableBy(fromElement.getFloatSemantics(),
-                                              toElement.getFloatSemantics());
-}
-
 namespace {
 //===----------------------------------------------------------------------===//
 // Folding
@@ -121,7 +113,7 @@ struct FoldCastOfExactUserWidening : public OpRewritePattern<CastOp> {
       return rewriter.notifyMatchFailure(op, "not a user widening");
     Value source = def->getOperand(0);
     if (source.getType() != op.getType() ||
-        !isExactWidening(source.getType(), op.getInput().getType()))
+        !isExactConversion(source.getType(), op.getInput().getType()))
       return rewriter.notifyMatchFailure(op, "not an exact round trip");
     rewriter.replaceOp(op, source);
     return success();

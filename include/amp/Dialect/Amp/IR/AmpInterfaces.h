@@ -34,6 +34,10 @@ Type withFloatElementType(Type type, Type elementType);
 /// True if `type` is a float scalar or a shaped type of floats.
 bool isFloatLike(Type type);
 
+/// True if converting float(-like) `from` to `to` never rounds or overflows:
+/// every value of the source element type is representable in the result's.
+bool isExactConversion(Type from, Type to);
+
 /// Converts the float scalar, vector or tensor `value` to `type` (same shape)
 /// with arith.extf / arith.truncf, through f32 when neither element type
 /// contains the other (f16 <-> bf16). Returns `value` if the types match.
