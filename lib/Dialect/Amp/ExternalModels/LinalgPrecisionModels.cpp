@@ -54,12 +54,13 @@ static bool hasFloatOperand(Operation *op) {
 /// An elementwise op with lower-rank (broadcast) float inputs and a square
 /// root in its body: batch norm or layer norm applied to an activation.
 static bool isNormLike(linalg::LinalgOp op) {
-  if (op.getNumReductionLoops() != 0 || op->getNumRegions() == 0)
+  // The body first: it is cheap, indexing maps and iterators are not.
+  if (op->getNumRegions() == 0 || op->getRegion(0).empty())
     return false;
   bool hasSqrt = false;
   for (Operation &inner : op->getRegion(0).front())
     hasSqrt |= isa<math::SqrtOp, math::RsqrtOp>(inner);
-  if (!hasSqrt)
+  if (!hasSqrt || op.getNumReductionLoops() != 0)
     return false;
   unsigned rank = op.getNumLoops();
   return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *operand) {
@@ -73,6 +74,10 @@ static Category classify(linalg::LinalgOp op) {
     return Category::Unsupported;
   StringRef name = op->getName().getStringRef();
   if (name.starts_with("linalg.pooling_"))
+    return Category::Gray;
+  // No shaped input (linalg.fill of a scalar): nothing to contract.
+  if (llvm::none_of(op.getDpsInputs(),
+                    [](Value v) { return isa<ShapedType>(v.getType()); }))
     return Category::Gray;
   if (linalg::isaContractionOpInterface(op) ||
       linalg::isaConvolutionOpInterface(op))
@@ -126,8 +131,8 @@ struct StructuredOpModel
 
   FloatType getAccumulatorType(Operation *op, FloatType computeType) const {
     auto linalgOp = cast<linalg::LinalgOp>(op);
-    if (linalgOp.getNumReductionLoops() == 0 || !bodyAccumulates(linalgOp) ||
-        computeType.getWidth() >= 32)
+    if (computeType.getWidth() >= 32 || !bodyAccumulates(linalgOp) ||
+        linalgOp.getNumReductionLoops() == 0)
       return {};
     return Float32Type::get(op->getContext());
   }
