@@ -353,7 +353,8 @@ static bool computesInF32(Operation *op, ArrayRef<Type> operandTypes) {
        llvm::concat<const Type>(operandTypes, op->getResultTypes())) {
     if (!isFloatLike(type))
       continue;
-    if (!getElementTypeOrSelf(type).isF32())
+    // Unranked tensors cannot be converted (arith.extf/truncf need ranks).
+    if (!getElementTypeOrSelf(type).isF32() || isa<UnrankedTensorType>(type))
       return false;
     any = true;
   }

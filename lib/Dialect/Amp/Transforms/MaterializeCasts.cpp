@@ -63,6 +63,9 @@ struct MaterializeCast : public OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
+    if (isa<UnrankedTensorType>(op.getType()) &&
+        op.getInput().getType() != op.getType())
+      return rewriter.notifyMatchFailure(op, "unranked tensor");
     if (op.getInput().getType() == op.getType()) {
       rewriter.replaceOp(op, op.getInput());
       return success();
@@ -80,10 +83,14 @@ struct AmpMaterializeCastsPass
     getOperation()->walk([&](CastOp op) { casts.push_back(op); });
     IRRewriter rewriter(&getContext());
     for (CastOp op : casts) {
-      if (op.getInput().getType() == op.getType())
+      if (op.getInput().getType() == op.getType()) {
         rewriter.replaceOp(op, op.getInput());
-      else
+      } else if (isa<UnrankedTensorType>(op.getType())) {
+        op->emitRemark("amp: left as amp.cast: arith.extf/truncf and "
+                       "tosa.cast do not take unranked tensors");
+      } else {
         materializeCast(rewriter, op);
+      }
     }
   }
 };
