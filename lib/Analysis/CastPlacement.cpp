@@ -8,7 +8,12 @@
 //     w * [not all of M on the source side]
 //   + w * [not all of M on the sink side] - w,
 // and each of the two terms is exactly one auxiliary node (Kolmogorov and
-// Zabih's construction for such higher-order terms):
+// Zabih's construction for such higher-order terms). A third type (a bf16
+// pin in an f16 module) is never a label: when it is the value's own type,
+// or a use's while the producer can write either, the value costs
+// w * [some use high] + w * [some use low] over the other uses (the same
+// two terms without the -w); otherwise a use of the third type only adds a
+// constant. The two terms:
 //   a: s -> a (w), a -> m (inf) for m in M   -- cut unless all m in S;
 //   b: m -> b (inf), b -> t (w) for m in M   -- cut unless all m in T.
 // The constant -w does not move the minimum. Ties are broken towards low
@@ -34,12 +39,12 @@ unsigned CastPlacementProblem::addOp(std::optional<bool> fixedLow) {
 }
 
 unsigned CastPlacementProblem::addValue(int64_t weight, Endpoint producer) {
-  values.push_back({weight, {producer}});
+  values.push_back({weight, true, {producer}});
   return values.size() - 1;
 }
 
 unsigned CastPlacementProblem::addValue(int64_t weight) {
-  values.push_back({weight, {}});
+  values.push_back({weight, false, {}});
   return values.size() - 1;
 }
 
@@ -47,27 +52,45 @@ void CastPlacementProblem::addUse(unsigned value, Endpoint use) {
   values[value].endpoints.push_back(use);
 }
 
+/// The type of an endpoint: 0 = high, 1 = low, 2 + n = the n-th other.
+static unsigned getTypeOf(const CastPlacementProblem::Endpoint &e,
+                          llvm::ArrayRef<bool> lowLabels) {
+  using Kind = CastPlacementProblem::Endpoint::Kind;
+  switch (e.kind) {
+  case Kind::FollowsOp:
+    return lowLabels[e.op] ? 1 : 0;
+  case Kind::FixedHigh:
+    return 0;
+  case Kind::FixedLow:
+    return 1;
+  case Kind::FixedOther:
+    return 2 + e.op;
+  }
+  return 0;
+}
+
 int64_t CastPlacementProblem::getCost(llvm::ArrayRef<bool> lowLabels) const {
   assert(lowLabels.size() == ops.size() && "one label per op");
-  auto label = [&](const Endpoint &e) {
-    switch (e.kind) {
-    case Endpoint::Kind::FollowsOp:
-      return lowLabels[e.op];
-    case Endpoint::Kind::FixedHigh:
-      return false;
-    case Endpoint::Kind::FixedLow:
-      return true;
-    }
-    return false;
-  };
   int64_t cost = 0;
   for (const Value &value : values) {
     if (value.endpoints.empty())
       continue;
-    bool first = label(value.endpoints.front());
-    if (llvm::any_of(value.endpoints,
-                     [&](const Endpoint &e) { return label(e) != first; }))
-      cost += value.weight;
+    llvm::SmallVector<unsigned, 4> useTypes;
+    auto uses =
+        llvm::ArrayRef(value.endpoints).drop_front(value.hasProducer ? 1 : 0);
+    for (const Endpoint &e : uses) {
+      unsigned type = getTypeOf(e, lowLabels);
+      if (!llvm::is_contained(useTypes, type))
+        useTypes.push_back(type);
+    }
+    int64_t conversions;
+    if (value.hasProducer) {
+      unsigned own = getTypeOf(value.endpoints.front(), lowLabels);
+      conversions = useTypes.size() - llvm::count(useTypes, own);
+    } else {
+      conversions = useTypes.empty() ? 0 : int64_t(useTypes.size()) - 1;
+    }
+    cost += conversions * value.weight;
   }
   return cost;
 }
@@ -209,19 +232,41 @@ llvm::SmallVector<bool> CastPlacementProblem::solve() const {
       return source;
     case Endpoint::Kind::FixedLow:
       return sink;
+    case Endpoint::Kind::FixedOther:
+      break;
     }
+    assert(false && "other types are not nodes");
     return source;
   };
   for (unsigned v = 0; v < values.size(); ++v) {
     const Value &value = values[v];
-    if (value.weight == 0 || value.endpoints.size() < 2)
+    if (value.weight == 0)
       continue;
     int64_t w = value.weight * scale;
     unsigned a = firstAux + 2 * v, b = a + 1;
+    using Kind = Endpoint::Kind;
+    bool producerIsOther =
+        value.hasProducer && value.endpoints.front().kind == Kind::FixedOther;
+    auto uses =
+        llvm::ArrayRef(value.endpoints).drop_front(value.hasProducer ? 1 : 0);
+    bool useIsOther = llvm::any_of(
+        uses, [](const Endpoint &e) { return e.kind == Kind::FixedOther; });
+    // Members on the two labels; other types only add constants.
+    llvm::SmallVector<unsigned, 4> members;
+    bool separate = producerIsOther || (!value.hasProducer && useIsOther);
+    for (const Endpoint &e : separate ? uses : value.endpoints)
+      if (e.kind != Kind::FixedOther)
+        members.push_back(node(e));
+    if (members.empty())
+      continue;
+    if (!separate && members.size() < 2)
+      continue;
+    // a: pays w unless every member is high; b: unless every member is low.
+    // Together: w * [mixed] + w (the shared cast, a constant), or, when the
+    // value's own type is neither label, w * [some high] + w * [some low].
     flow.addEdge(source, a, w);
     flow.addEdge(b, sink, w);
-    for (const Endpoint &e : value.endpoints) {
-      unsigned n = node(e);
+    for (unsigned n : members) {
       flow.addEdge(a, n, MaxFlow::kInf);
       flow.addEdge(n, b, MaxFlow::kInf);
     }

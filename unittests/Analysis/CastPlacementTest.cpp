@@ -74,15 +74,21 @@ TEST(CastPlacementTest, MatchesExhaustiveSearchOnRandomGraphs) {
     unsigned numOps = p.getNumOps();
     if (numOps == 0)
       continue;
+    // Half the graphs mix in third types.
+    bool withOtherTypes = graph % 2 == 1;
     withFreeOps += numFree > 0;
     auto randomEndpoint = [&]() {
       // Mostly an op's label; sometimes fixed (accumulators, f32 operands,
       // function arguments and results).
-      unsigned kind = std::uniform_int_distribution<unsigned>(0, 9)(rng);
+      unsigned kind = std::uniform_int_distribution<unsigned>(0, 11)(rng);
       if (kind == 0)
         return Endpoint::high();
       if (kind == 1)
         return Endpoint::low();
+      if (kind == 2 && withOtherTypes)
+        return Endpoint::other(0); // e.g. bf16 pins in an f16 module
+      if (kind == 3 && withOtherTypes)
+        return Endpoint::other(1);
       return Endpoint::follows(
           std::uniform_int_distribution<unsigned>(0, numOps - 1)(rng));
     };
@@ -90,7 +96,10 @@ TEST(CastPlacementTest, MatchesExhaustiveSearchOnRandomGraphs) {
         std::uniform_int_distribution<unsigned>(1, 2 * numOps + 2)(rng);
     for (unsigned v = 0; v < numValues; ++v) {
       int64_t weight = std::uniform_int_distribution<int64_t>(0, 1 << 20)(rng);
-      unsigned value = p.addValue(weight, randomEndpoint());
+      // Some producers can write either type (accumulators).
+      unsigned value = std::bernoulli_distribution(0.1)(rng)
+                           ? p.addValue(weight)
+                           : p.addValue(weight, randomEndpoint());
       unsigned numUses = std::uniform_int_distribution<unsigned>(1, 4)(rng);
       for (unsigned u = 0; u < numUses; ++u)
         p.addUse(value, randomEndpoint());

@@ -29,12 +29,15 @@ class CastPlacementProblem {
 public:
   /// Where a value's type comes from, or what a use requires.
   struct Endpoint {
-    enum class Kind { FollowsOp, FixedHigh, FixedLow };
+    /// FixedOther: a third type that no free op takes (a bf16 pin in an f16
+    /// module); `op` then numbers the type.
+    enum class Kind { FollowsOp, FixedHigh, FixedLow, FixedOther };
     Kind kind = Kind::FixedHigh;
     unsigned op = 0;
     static Endpoint follows(unsigned op) { return {Kind::FollowsOp, op}; }
     static Endpoint high() { return {Kind::FixedHigh, 0}; }
     static Endpoint low() { return {Kind::FixedLow, 0}; }
+    static Endpoint other(unsigned type) { return {Kind::FixedOther, type}; }
   };
 
   /// Adds an op whose label is free (nullopt) or fixed (true: low).
@@ -51,7 +54,10 @@ public:
   unsigned getNumOps() const { return ops.size(); }
   std::optional<bool> getFixedLabel(unsigned op) const { return ops[op]; }
 
-  /// Total conversion cost of `lowLabels` (one label per op).
+  /// Total conversion cost of `lowLabels` (one label per op): one conversion
+  /// per value and distinct type its uses need other than its own (or, for
+  /// a value whose producer can write either type, per distinct type beyond
+  /// the first).
   int64_t getCost(llvm::ArrayRef<bool> lowLabels) const;
 
   /// A minimum-cost assignment (fixed ops keep their labels); among those,
@@ -65,7 +71,8 @@ public:
 private:
   struct Value {
     int64_t weight;
-    llvm::SmallVector<Endpoint, 4> endpoints; // producer first
+    bool hasProducer;
+    llvm::SmallVector<Endpoint, 4> endpoints; // producer first, if any
   };
   std::vector<std::optional<bool>> ops;
   std::vector<Value> values;

@@ -244,6 +244,10 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
   CastPlacementProblem problem;
   llvm::DenseMap<Operation *, unsigned> nodes;
   bool anyFree = false;
+  // Free ops are the cut's nodes; decided ops are fixed endpoints of their
+  // precision (a third type, such as a bf16 pin in an f16 module, is an
+  // "other" endpoint).
+  llvm::DenseMap<Operation *, Precision> fixed;
   for (Operation *op : ops) {
     auto it = decisions.find(op);
     if (it == decisions.end())
@@ -252,11 +256,18 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
       nodes[op] = problem.addOp();
       anyFree = true;
     } else if (it->second.precision) {
-      nodes[op] = problem.addOp(*it->second.precision != Precision::f32);
+      fixed[op] = *it->second.precision;
     }
   }
   if (!anyFree)
     return;
+  auto endpointOf = [&](Precision precision) {
+    if (precision == Precision::f32)
+      return Endpoint::high();
+    if (precision == policy.dtype)
+      return Endpoint::low();
+    return Endpoint::other(static_cast<unsigned>(precision));
+  };
 
   // Bytes one conversion of a value reads and writes.
   unsigned bits = 32 + lowType.getWidth();
@@ -264,12 +275,11 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
     return getStaticNumElements(type) * int64_t(bits) / 8;
   };
   auto fixedEndpoint = [&](Type type) -> std::optional<Endpoint> {
-    Type element = getElementTypeOrSelf(type);
-    if (element == lowType)
-      return Endpoint::low();
-    if (element.isF32())
-      return Endpoint::high();
-    return std::nullopt;
+    std::optional<Precision> precision =
+        getPrecision(getElementTypeOrSelf(type));
+    if (!precision)
+      return std::nullopt;
+    return endpointOf(*precision);
   };
   llvm::DenseSet<Value> seen;
   auto addValue = [&](Value value) {
@@ -280,18 +290,21 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
     std::optional<unsigned> id;
     Operation *def = value.getDefiningOp();
     auto node = def ? nodes.find(def) : nodes.end();
+    auto decided = def ? fixed.find(def) : fixed.end();
     if (node != nodes.end()) {
-      const Decision &decision = decisions[def];
+      id = problem.addValue(weight, Endpoint::follows(node->second));
+    } else if (decided != fixed.end()) {
       auto iface = cast<AmpPrecisionOpInterface>(def);
-      bool lowFixed = !decision.free && decision.precision != Precision::f32;
-      if (lowFixed && iface.getAccumulatorType(lowType))
+      bool accumulates = bool(iface.getAccumulatorType(lowType));
+      if (accumulates && decided->second != Precision::f32)
         id = problem.addValue(weight); // the epilogue writes either type
-      else if (!decision.free && iface.getAccumulatorType(lowType))
+      else if (accumulates)
         id = problem.addValue(weight, Endpoint::high());
       else
-        id = problem.addValue(weight, Endpoint::follows(node->second));
-    } else if (std::optional<Endpoint> fixed = fixedEndpoint(value.getType())) {
-      id = problem.addValue(weight, *fixed);
+        id = problem.addValue(weight, endpointOf(decided->second));
+    } else if (std::optional<Endpoint> fixedType =
+                   fixedEndpoint(value.getType())) {
+      id = problem.addValue(weight, *fixedType);
     } else {
       return;
     }
@@ -299,15 +312,18 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
       Operation *owner = use.getOwner();
       unsigned index = use.getOperandNumber();
       auto user = nodes.find(owner);
-      if (user != nodes.end()) {
+      auto decidedUser = fixed.find(owner);
+      if (user != nodes.end() || decidedUser != fixed.end()) {
         auto iface = cast<AmpPrecisionOpInterface>(owner);
         auto dps = dyn_cast<DestinationStyleOpInterface>(owner);
         bool accumulatorInit =
             dps && dps.isDpsInit(&use) && iface.getAccumulatorType(lowType);
         if (iface.operandMustStayF32(index) || accumulatorInit)
           problem.addUse(*id, Endpoint::high());
-        else
+        else if (user != nodes.end())
           problem.addUse(*id, Endpoint::follows(user->second));
+        else
+          problem.addUse(*id, endpointOf(decidedUser->second));
         continue;
       }
       // Ops that are not decided get their operands back in the types they
@@ -321,7 +337,7 @@ void AmpAutoMixedPrecisionPass::placeGrayOps(
     }
   };
   for (Operation *op : ops) {
-    if (!nodes.count(op))
+    if (!nodes.count(op) && !fixed.count(op))
       continue;
     for (Value operand : op->getOperands())
       addValue(operand);
