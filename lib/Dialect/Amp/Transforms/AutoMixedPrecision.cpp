@@ -91,19 +91,10 @@ private:
     Location loc = value.getLoc();
     Operation *def = value.getDefiningOp();
 
-    // Constants: convert at compile time.
-    if (Attribute attr = getFloatConstant(value)) {
-      Value constant = materializeFloatConstantLike(
-          builder, value, convertFloatConstant(attr, elementType), target);
-      created.push_back(constant.getDefiningOp());
-      return constant;
-    }
-    // Empty tensors carry no data: make one of the new type.
-    if (auto empty = dyn_cast_or_null<tensor::EmptyOp>(def)) {
-      auto op = tensor::EmptyOp::create(builder, loc, target,
-                                        empty.getDynamicSizes());
-      created.push_back(op);
-      return op.getResult();
+    // Constants (converted at compile time) and empty tensors.
+    if (Value recreated = recreateInElementType(builder, value, elementType)) {
+      created.push_back(recreated.getDefiningOp());
+      return recreated;
     }
     // A tensor filled with a constant: fill one of the new type.
     if (auto fill = dyn_cast_or_null<linalg::FillOp>(def)) {

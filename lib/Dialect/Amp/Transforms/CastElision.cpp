@@ -137,19 +137,9 @@ public:
     if (auto castOp = value.getDefiningOp<CastOp>())
       if (castOp.getInput().getType() == target)
         return castOp.getInput();
-    if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointAfter(empty);
-      return tensor::EmptyOp::create(rewriter, empty.getLoc(), target,
-                                     empty.getDynamicSizes());
-    }
-    if (Attribute attr = getFloatConstant(value)) {
-      bool overflow = false;
-      Attribute converted = convertFloatConstant(
-          attr, llvm::cast<FloatType>(elementType), &overflow);
-      if (!overflow)
-        return materializeFloatConstantLike(rewriter, value, converted, target);
-    }
+    if (Value recreated = recreateInElementType(
+            rewriter, value, llvm::cast<FloatType>(elementType)))
+      return recreated;
     return CastOp::create(rewriter, value.getLoc(), target, value);
   }
 
@@ -433,15 +423,9 @@ void AmpCastElisionPass::runOnOperation() {
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, frozen, config);
 
-  // Motion may have made new duplicates; dead casts go.
+  // Motion may have made new duplicates and pairs; dead casts go.
   shareAmpCasts(rewriter, root);
-  SmallVector<CastOp> dead;
-  root->walk([&](CastOp op) {
-    if (op->use_empty())
-      dead.push_back(op);
-  });
-  for (CastOp op : llvm::reverse(dead))
-    rewriter.eraseOp(op);
+  foldAmpCasts(rewriter, root);
   SmallVector<Operation *> unused;
   root->walk([&](Operation *op) {
     if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op) &&

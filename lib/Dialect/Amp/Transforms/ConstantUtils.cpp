@@ -6,7 +6,10 @@
 
 #include "ConstantUtils.h"
 
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 
 using namespace mlir;
@@ -65,4 +68,23 @@ Value mlir::amp::materializeFloatConstantLike(OpBuilder &builder, Value value,
   if (isa_and_nonnull<tosa::ConstOp>(value.getDefiningOp()))
     return tosa::ConstOp::create(builder, loc, type, cast<ElementsAttr>(attr));
   return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(attr));
+}
+
+Value mlir::amp::recreateInElementType(OpBuilder &builder, Value value,
+                                       FloatType elementType) {
+  Type target = withFloatElementType(value.getType(), elementType);
+  if (Attribute attr = getFloatConstant(value)) {
+    bool overflow = false;
+    Attribute converted = convertFloatConstant(attr, elementType, &overflow);
+    if (overflow)
+      return {};
+    return materializeFloatConstantLike(builder, value, converted, target);
+  }
+  if (auto empty = value.getDefiningOp<tensor::EmptyOp>()) {
+    OpBuilder::InsertionGuard guard(builder);
+    builder.setInsertionPointAfter(empty);
+    return tensor::EmptyOp::create(builder, empty.getLoc(), target,
+                                   empty.getDynamicSizes());
+  }
+  return {};
 }

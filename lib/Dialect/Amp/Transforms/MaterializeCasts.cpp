@@ -58,19 +58,26 @@ void mlir::amp::materializeCast(RewriterBase &rewriter, CastOp op) {
   rewriter.replaceOp(op, result);
 }
 
+/// Materializes `op`, or drops it if it is an identity; fails, leaving it,
+/// for unranked tensors (no upstream conversion takes them).
+static LogicalResult rewriteCast(RewriterBase &rewriter, CastOp op) {
+  if (op.getInput().getType() == op.getType()) {
+    rewriter.replaceOp(op, op.getInput());
+    return success();
+  }
+  if (isa<UnrankedTensorType>(op.getType()))
+    return failure();
+  materializeCast(rewriter, op);
+  return success();
+}
+
 namespace {
 struct MaterializeCast : public OpRewritePattern<CastOp> {
   using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(CastOp op,
                                 PatternRewriter &rewriter) const override {
-    if (isa<UnrankedTensorType>(op.getType()) &&
-        op.getInput().getType() != op.getType())
+    if (failed(rewriteCast(rewriter, op)))
       return rewriter.notifyMatchFailure(op, "unranked tensor");
-    if (op.getInput().getType() == op.getType()) {
-      rewriter.replaceOp(op, op.getInput());
-      return success();
-    }
-    materializeCast(rewriter, op);
     return success();
   }
 };
@@ -82,16 +89,10 @@ struct AmpMaterializeCastsPass
     SmallVector<CastOp> casts;
     getOperation()->walk([&](CastOp op) { casts.push_back(op); });
     IRRewriter rewriter(&getContext());
-    for (CastOp op : casts) {
-      if (op.getInput().getType() == op.getType()) {
-        rewriter.replaceOp(op, op.getInput());
-      } else if (isa<UnrankedTensorType>(op.getType())) {
+    for (CastOp op : casts)
+      if (failed(rewriteCast(rewriter, op)))
         op->emitRemark("amp: left as amp.cast: arith.extf/truncf and "
                        "tosa.cast do not take unranked tensors");
-      } else {
-        materializeCast(rewriter, op);
-      }
-    }
   }
 };
 } // namespace
