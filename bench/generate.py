@@ -32,6 +32,25 @@ class Writer:
     def emit(self, text):
         self.lines.append("  " + text)
 
+    def elementwise_generic(self, maps, ins, in_types, out_type, args, body):
+        """An all-parallel linalg.generic writing into a new tensor.empty of
+        `out_type`; `body` lines end with the linalg.yield. Returns the
+        result."""
+        empty = self.fresh("e")
+        self.emit(f"{empty} = tensor.empty() : {out_type}")
+        out = self.fresh()
+        rank = out_type.count("x")
+        iterators = ", ".join(['"parallel"'] * rank)
+        self.emit(f"{out} = linalg.generic {{indexing_maps = [{', '.join(maps)}], "
+                  f"iterator_types = [{iterators}]}} "
+                  f"ins({', '.join(ins)} : {', '.join(in_types)}) "
+                  f"outs({empty} : {out_type}) {{")
+        self.emit(f"^bb0({args}):")
+        for line in body:
+            self.emit("  " + line)
+        self.emit(f"}} -> {out_type}")
+        return out
+
 
 def linalg_transformer(blocks, seq=16, dim=32):
     w = Writer()
@@ -87,52 +106,39 @@ def linalg_transformer(blocks, seq=16, dim=32):
         w.emit("    %r = arith.addf %in, %acc : f32")
         w.emit("    linalg.yield %r : f32")
         w.emit("  }")
-        e2 = w.fresh("e")
-        w.emit(f"{e2} = tensor.empty() : {t(seq, dim)}")
-        out = w.fresh()
-        w.emit(f"{out} = linalg.generic {{indexing_maps = [#id2, #row, #row, #id2], "
-               f"iterator_types = [\"parallel\", \"parallel\"]}} "
-               f"ins({x}, {s}, {s2} : {t(seq, dim)}, tensor<{seq}xf32>, tensor<{seq}xf32>) "
-               f"outs({e2} : {t(seq, dim)}) {{")
-        w.emit("^bb0(%a: f32, %sum: f32, %sumsq: f32, %o: f32):")
-        w.emit(f"  %n = arith.constant {1.0 / dim} : f32")
-        w.emit("  %eps = arith.constant 1.0e-5 : f32")
-        w.emit("  %mean = arith.mulf %sum, %n : f32")
-        w.emit("  %msq = arith.mulf %sumsq, %n : f32")
-        w.emit("  %m2 = arith.mulf %mean, %mean : f32")
-        w.emit("  %var = arith.subf %msq, %m2 : f32")
-        w.emit("  %ve = arith.addf %var, %eps : f32")
-        w.emit("  %inv = math.rsqrt %ve : f32")
-        w.emit("  %c = arith.subf %a, %mean : f32")
-        w.emit("  %r = arith.mulf %c, %inv : f32")
-        w.emit("  linalg.yield %r : f32")
-        w.emit(f"}} -> {t(seq, dim)}")
-        return out
+        return w.elementwise_generic(
+            ["#id2", "#row", "#row", "#id2"], [x, s, s2],
+            [t(seq, dim), f"tensor<{seq}xf32>", f"tensor<{seq}xf32>"],
+            t(seq, dim), "%a: f32, %sum: f32, %sumsq: f32, %o: f32", [
+                f"%n = arith.constant {1.0 / dim} : f32",
+                "%eps = arith.constant 1.0e-5 : f32",
+                "%mean = arith.mulf %sum, %n : f32",
+                "%msq = arith.mulf %sumsq, %n : f32",
+                "%m2 = arith.mulf %mean, %mean : f32",
+                "%var = arith.subf %msq, %m2 : f32",
+                "%ve = arith.addf %var, %eps : f32",
+                "%inv = math.rsqrt %ve : f32",
+                "%c = arith.subf %a, %mean : f32",
+                "%r = arith.mulf %c, %inv : f32",
+                "linalg.yield %r : f32"])
 
     def gelu(x, r, c):
-        e = w.fresh("e")
-        w.emit(f"{e} = tensor.empty() : {t(r, c)}")
-        out = w.fresh()
-        w.emit(f"{out} = linalg.generic {{indexing_maps = [#id2, #id2], "
-               f"iterator_types = [\"parallel\", \"parallel\"]}} "
-               f"ins({x} : {t(r, c)}) outs({e} : {t(r, c)}) {{")
-        w.emit("^bb0(%a: f32, %o: f32):")
-        w.emit("  %half = arith.constant 0.5 : f32")
-        w.emit("  %one = arith.constant 1.0 : f32")
-        w.emit("  %k = arith.constant 0.7978845608 : f32")
-        w.emit("  %c3 = arith.constant 0.044715 : f32")
-        w.emit("  %x2 = arith.mulf %a, %a : f32")
-        w.emit("  %x3 = arith.mulf %x2, %a : f32")
-        w.emit("  %t3 = arith.mulf %x3, %c3 : f32")
-        w.emit("  %in = arith.addf %a, %t3 : f32")
-        w.emit("  %s = arith.mulf %in, %k : f32")
-        w.emit("  %th = math.tanh %s : f32")
-        w.emit("  %p = arith.addf %th, %one : f32")
-        w.emit("  %h = arith.mulf %a, %half : f32")
-        w.emit("  %r = arith.mulf %h, %p : f32")
-        w.emit("  linalg.yield %r : f32")
-        w.emit(f"}} -> {t(r, c)}")
-        return out
+        return w.elementwise_generic(
+            ["#id2", "#id2"], [x], [t(r, c)], t(r, c), "%a: f32, %o: f32", [
+                "%half = arith.constant 0.5 : f32",
+                "%one = arith.constant 1.0 : f32",
+                "%k = arith.constant 0.7978845608 : f32",
+                "%c3 = arith.constant 0.044715 : f32",
+                "%x2 = arith.mulf %a, %a : f32",
+                "%x3 = arith.mulf %x2, %a : f32",
+                "%t3 = arith.mulf %x3, %c3 : f32",
+                "%in = arith.addf %a, %t3 : f32",
+                "%s = arith.mulf %in, %k : f32",
+                "%th = math.tanh %s : f32",
+                "%p = arith.addf %th, %one : f32",
+                "%h = arith.mulf %a, %half : f32",
+                "%r = arith.mulf %h, %p : f32",
+                "linalg.yield %r : f32"])
 
     x = "%x"
     for b in range(blocks):
@@ -202,37 +208,25 @@ def linalg_resnet(blocks, channels=8, size=8):
         return out
 
     def batchnorm(x):
-        e = w.fresh("e")
-        w.emit(f"{e} = tensor.empty() : {act}")
-        out = w.fresh()
-        w.emit(f"{out} = linalg.generic {{indexing_maps = [#act, #chan, #chan, #chan, #chan, #act], "
-               f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} "
-               f"ins({x}, %mean, %var, %gamma, %beta : {act}, tensor<{c}xf32>, tensor<{c}xf32>, tensor<{c}xf32>, tensor<{c}xf32>) "
-               f"outs({e} : {act}) {{")
-        w.emit("^bb0(%a: f32, %m: f32, %v: f32, %g: f32, %b: f32, %o: f32):")
-        w.emit("  %eps = arith.constant 1.0e-5 : f32")
-        w.emit("  %d = arith.subf %a, %m : f32")
-        w.emit("  %ve = arith.addf %v, %eps : f32")
-        w.emit("  %inv = math.rsqrt %ve : f32")
-        w.emit("  %n = arith.mulf %d, %inv : f32")
-        w.emit("  %sc = arith.mulf %n, %g : f32")
-        w.emit("  %r = arith.addf %sc, %b : f32")
-        w.emit("  linalg.yield %r : f32")
-        w.emit(f"}} -> {act}")
-        return out
+        chan = f"tensor<{c}xf32>"
+        return w.elementwise_generic(
+            ["#act", "#chan", "#chan", "#chan", "#chan", "#act"],
+            [x, "%mean", "%var", "%gamma", "%beta"], [act] + [chan] * 4, act,
+            "%a: f32, %m: f32, %v: f32, %g: f32, %b: f32, %o: f32", [
+                "%eps = arith.constant 1.0e-5 : f32",
+                "%d = arith.subf %a, %m : f32",
+                "%ve = arith.addf %v, %eps : f32",
+                "%inv = math.rsqrt %ve : f32",
+                "%n = arith.mulf %d, %inv : f32",
+                "%sc = arith.mulf %n, %g : f32",
+                "%r = arith.addf %sc, %b : f32",
+                "linalg.yield %r : f32"])
 
     def relu(x):
-        e = w.fresh("e")
-        w.emit(f"{e} = tensor.empty() : {act}")
-        out = w.fresh()
-        w.emit(f"{out} = linalg.generic {{indexing_maps = [#act, #act], "
-               f"iterator_types = [\"parallel\", \"parallel\", \"parallel\", \"parallel\"]}} "
-               f"ins({x} : {act}) outs({e} : {act}) {{")
-        w.emit("^bb0(%a: f32, %o: f32):")
-        w.emit("  %r = arith.maximumf %a, %zero : f32")
-        w.emit("  linalg.yield %r : f32")
-        w.emit(f"}} -> {act}")
-        return out
+        return w.elementwise_generic(
+            ["#act", "#act"], [x], [act], act, "%a: f32, %o: f32", [
+                "%r = arith.maximumf %a, %zero : f32",
+                "linalg.yield %r : f32"])
 
     x = "%x"
     for b in range(blocks):

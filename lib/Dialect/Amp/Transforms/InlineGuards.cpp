@@ -45,26 +45,6 @@ void mlir::amp::inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op) {
   rewriter.replaceOp(op, yielded);
 }
 
-void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {
-  SmallVector<CastOp> casts;
-  root->walk([&](CastOp op) { casts.push_back(op); });
-  SmallVector<CastOp> remaining;
-  for (CastOp op : casts) {
-    SmallVector<OpFoldResult> results;
-    auto value = succeeded(op->fold(results)) && results.size() == 1
-                     ? dyn_cast<Value>(results.front())
-                     : Value();
-    if (value && value != op.getResult())
-      rewriter.replaceOp(op, value);
-    else
-      remaining.push_back(op);
-  }
-  // Casts left without users by the folds above (chains: reverse order).
-  for (CastOp op : llvm::reverse(remaining))
-    if (op->use_empty())
-      rewriter.eraseOp(op);
-}
-
 void mlir::amp::populateAmpInlineGuardsPatterns(RewritePatternSet &patterns) {
   patterns.add<InlineFp16Guard>(patterns.getContext());
 }
