@@ -43,8 +43,19 @@ tools = [
               unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
+    ToolSubst("mlir-runner", unresolved="ignore"),
+    ToolSubst("llc", unresolved="ignore"),
 ]
 llvm_config.add_tool_substitutions(tools, tool_dirs)
+
+# CPU execution tests: mlir-runner with the runner utilities (printMemref*).
+llvm_lib_dir = os.path.join(os.path.dirname(config.llvm_tools_dir), "lib")
+config.substitutions.append(("%mlir_runner_utils",
+                             os.path.join(llvm_lib_dir,
+                                          "libmlir_runner_utils.so")))
+config.substitutions.append(("%mlir_c_runner_utils",
+                             os.path.join(llvm_lib_dir,
+                                          "libmlir_c_runner_utils.so")))
 
 # Features ------------------------------------------------------------------
 # `cuda-toolkit`: nvcc/ptxas available (compiling for NVIDIA GPUs works).

@@ -6,10 +6,12 @@
 
 #include "amp/InitAll.h"
 
+#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "amp/Pipelines/LoweringPipelines.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -48,6 +50,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Vector/Transforms/Passes.h"
 #include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Transforms/Passes.h"
@@ -81,8 +84,12 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
                   ub::UBDialect,
                   vector::VectorDialect>();
   // clang-format on
-  // External models (bufferization, inlining, convert-to-llvm, GPU targets)
-  // that the dialects above promise; without them passes fail at run time.
+  // Every upstream dialect with the external models registered alongside
+  // (bufferization, tiling, ...), as mlir-opt has them: the lowering
+  // pipelines bufferize arith/tensor/linalg ops through those models.
+  mlir::registerAllDialects(registry);
+  // External models (inlining, convert-to-llvm, GPU targets) that the
+  // dialects above promise; without them passes fail at run time.
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   // How upstream ops behave under AMP.
@@ -92,6 +99,8 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
 void mlir::amp::registerAllPasses() {
   amp::registerAmpPasses();
   amp::registerAmpPipelines();
+  amp::registerAmpConversionPasses();
+  amp::registerLoweringPipelines();
 
   // Generic passes: canonicalize, cse, inline, symbol-dce, ...
   mlir::registerTransformsPasses();

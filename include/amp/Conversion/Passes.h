@@ -1,0 +1,29 @@
+//===- Passes.h - amp lowering passes ---------------------------*- C++ -*-===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_CONVERSION_PASSES_H
+#define AMP_CONVERSION_PASSES_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+
+namespace amp {
+
+#define GEN_PASS_DECL
+#include "amp/Conversion/Passes.h.inc"
+
+/// Patterns that decompose ops with linalg::AggregatedOpInterface.
+void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "amp/Conversion/Passes.h.inc"
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_CONVERSION_PASSES_H

@@ -1,0 +1,89 @@
+//===- LoweringPipelines.h - --lower-to-cpu / --lower-to-gpu ----*- C++ -*-===//
+//
+// Part of amp-mlir. Lowering of tensor programs in f32/f16/bf16 (the output of
+// --amp-o1/--amp-o2, or any such module of linalg, tosa, tensor, arith and
+// math ops) to the LLVM dialect: for the host CPU, or for NVIDIA GPUs through
+// the gpu/nvvm dialects with matmuls and convolutions as cuBLAS/cuDNN calls
+// into libamp_runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_PIPELINES_LOWERINGPIPELINES_H
+#define AMP_PIPELINES_LOWERINGPIPELINES_H
+
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace mlir {
+namespace amp {
+
+/// Options of --lower-to-cpu.
+struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
+  PassOptions::Option<bool> emitCInterface{
+      *this, "c-interface",
+      llvm::cl::desc("Give every function a _mlir_ciface_ wrapper that takes "
+                     "memref descriptors by pointer (for C callers and JIT)"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("Fuse chains of elementwise linalg ops before "
+                     "bufferizing"),
+      llvm::cl::init(true)};
+};
+
+/// Options of --lower-to-gpu.
+struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
+  PassOptions::Option<std::string> chip{
+      *this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
+      llvm::cl::init("sm_90")};
+  PassOptions::Option<std::string> features{
+      *this, "features",
+      llvm::cl::desc("PTX features; empty: the lowest PTX version that "
+                     "supports `chip` (+ptx80 for sm_90)"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> format{
+      *this, "format",
+      llvm::cl::desc("Kernel binary format: fatbin (cubin + PTX), isa (PTX "
+                     "text) or bin (cubin)"),
+      llvm::cl::init("fatbin")};
+  PassOptions::Option<std::string> toolkit{
+      *this, "toolkit",
+      llvm::cl::desc("CUDA toolkit root (ptxas, fatbinary, libdevice)"),
+      llvm::cl::init("/usr/local/cuda")};
+  PassOptions::Option<bool> libraries{
+      *this, "libraries",
+      llvm::cl::desc("Matmuls as cuBLAS and 2-D convolutions as cuDNN calls "
+                     "into libamp_runtime; false: generated kernels"),
+      llvm::cl::init(true)};
+  PassOptions::Option<unsigned> optLevel{
+      *this, "opt-level", llvm::cl::desc("Optimization level of the kernels"),
+      llvm::cl::init(3)};
+  PassOptions::Option<unsigned> blockSize{
+      *this, "block-size",
+      llvm::cl::desc("Threads per block of generated kernels"),
+      llvm::cl::init(256)};
+};
+
+/// Adds the passes of --lower-to-cpu: TOSA to linalg, decomposition of
+/// aggregate ops (softmax), elementwise fusion, bufferization, loops, LLVM.
+void buildLowerToCpuPipeline(OpPassManager &pm,
+                             const LowerToCpuOptions &options);
+
+/// Checks the options of --lower-to-gpu (chip, features, format, toolkit).
+/// Returns failure with a message in `error` if they are unusable.
+LogicalResult verifyLowerToGpuOptions(const LowerToGpuOptions &options,
+                                      std::string &error);
+
+/// Adds the passes of --lower-to-gpu: TOSA to linalg, library calls for
+/// matmuls and convolutions (when `libraries`), fused elementwise kernels,
+/// device temporaries, gpu/nvvm lowering and `gpu.binary` creation.
+void buildLowerToGpuPipeline(OpPassManager &pm,
+                             const LowerToGpuOptions &options);
+
+/// Registers --lower-to-cpu and --lower-to-gpu.
+void registerLoweringPipelines();
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_PIPELINES_LOWERINGPIPELINES_H

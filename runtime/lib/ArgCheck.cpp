@@ -1,0 +1,207 @@
+//===- ArgCheck.cpp - argument validation of the library calls ------------===//
+//
+// Part of amp-mlir. Validation of ampGpuGemm/ampGpuConv2d arguments (and of
+// their CPU references), done before any driver use so that bad calls get a
+// precise message even on machines without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cinttypes>
+#include <cstdint>
+
+using namespace amp::rt;
+
+namespace {
+bool validType(int32_t type) { return dtypeSize(type) != 0; }
+
+bool fitsInt32(int64_t value) { return value >= 0 && value <= INT32_MAX; }
+} // namespace
+
+bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
+                           bool forCuBlas) {
+  if (g.transA != 0 && g.transA != 1)
+    return setError(call, "transA must be 0 or 1 (got %" PRId32 ")", g.transA);
+  if (g.transB != 0 && g.transB != 1)
+    return setError(call, "transB must be 0 or 1 (got %" PRId32 ")", g.transB);
+  const struct {
+    const char *name;
+    int64_t value;
+  } sizes[] = {{"batch", g.batch}, {"m", g.m}, {"n", g.n}, {"k", g.k}};
+  for (const auto &size : sizes)
+    if (size.value <= 0)
+      return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
+                      size.value);
+  if (!validType(g.aType))
+    return setError(call,
+                    "invalid aType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    g.aType);
+  if (!validType(g.bType))
+    return setError(call,
+                    "invalid bType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    g.bType);
+  if (!validType(g.cType))
+    return setError(call,
+                    "invalid cType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    g.cType);
+  if (g.aType != g.bType)
+    return setError(call, "a and b must have the same type (got %s and %s)",
+                    dtypeName(g.aType), dtypeName(g.bType));
+  if (g.cType != AMP_DTYPE_F32 && g.cType != g.aType)
+    return setError(call,
+                    "unsupported type combination %s x %s -> %s (c must "
+                    "be f32 or the type of a and b)",
+                    dtypeName(g.aType), dtypeName(g.bType), dtypeName(g.cType));
+  if (!g.a || !g.b || !g.c)
+    return setError(call, "null %s pointer", !g.a ? "a" : !g.b ? "b" : "c");
+
+  int64_t aRow = g.transA ? g.m : g.k;
+  int64_t bRow = g.transB ? g.k : g.n;
+  if (g.lda < aRow)
+    return setError(call,
+                    "lda = %" PRId64 " is smaller than the row length "
+                    "%" PRId64 " of %s",
+                    g.lda, aRow,
+                    g.transA ? "A (stored k x m, transA)" : "A (m x k)");
+  if (g.ldb < bRow)
+    return setError(call,
+                    "ldb = %" PRId64 " is smaller than the row length "
+                    "%" PRId64 " of %s",
+                    g.ldb, bRow,
+                    g.transB ? "B (stored n x k, transB)" : "B (k x n)");
+  if (g.ldc < g.n)
+    return setError(call, "ldc = %" PRId64 " is smaller than n = %" PRId64,
+                    g.ldc, g.n);
+  if (g.batch > 1) {
+    if (g.strideA < 0 || g.strideB < 0)
+      return setError(call,
+                      "negative batch stride (strideA = %" PRId64
+                      ", strideB = %" PRId64 ")",
+                      g.strideA, g.strideB);
+    int64_t cExtent = (g.m - 1) * g.ldc + g.n;
+    if (g.strideC < cExtent)
+      return setError(call,
+                      "strideC = %" PRId64 " makes the %" PRId64
+                      " outputs overlap (need >= %" PRId64 ")",
+                      g.strideC, g.batch, cExtent);
+  }
+  if (forCuBlas) {
+    const struct {
+      const char *name;
+      int64_t value;
+    } ints[] = {{"batch", g.batch}, {"m", g.m},     {"n", g.n},    {"k", g.k},
+                {"lda", g.lda},     {"ldb", g.ldb}, {"ldc", g.ldc}};
+    for (const auto &v : ints)
+      if (!fitsInt32(v.value))
+        return setError(call,
+                        "%s = %" PRId64 " does not fit in int32 "
+                        "(cuBLAS limit)",
+                        v.name, v.value);
+  }
+  return true;
+}
+
+bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
+  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF)
+    return setError(call,
+                    "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW "
+                    "or 1 = NHWC/HWCF)",
+                    v.layout);
+  const struct {
+    const char *name;
+    int64_t value;
+  } positive[] = {{"n", v.n},
+                  {"c", v.c},
+                  {"h", v.h},
+                  {"w", v.w},
+                  {"f", v.f},
+                  {"kh", v.kh},
+                  {"kw", v.kw},
+                  {"oh", v.oh},
+                  {"ow", v.ow},
+                  {"strideH", v.strideH},
+                  {"strideW", v.strideW},
+                  {"dilH", v.dilH},
+                  {"dilW", v.dilW}};
+  for (const auto &size : positive)
+    if (size.value <= 0)
+      return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
+                      size.value);
+  if (v.padTop < 0 || v.padLeft < 0)
+    return setError(
+        call, "negative padding (padTop = %" PRId64 ", padLeft = %" PRId64 ")",
+        v.padTop, v.padLeft);
+  if (!validType(v.xType))
+    return setError(call,
+                    "invalid xType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    v.xType);
+  if (!validType(v.wType))
+    return setError(call,
+                    "invalid wType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    v.wType);
+  if (!validType(v.yType))
+    return setError(call,
+                    "invalid yType %" PRId32 " (expected 0=f32, 1=f16, "
+                    "2=bf16)",
+                    v.yType);
+  if (v.xType != v.wType)
+    return setError(call, "x and wt must have the same type (got %s and %s)",
+                    dtypeName(v.xType), dtypeName(v.wType));
+  if (v.yType != AMP_DTYPE_F32 && v.yType != v.xType)
+    return setError(call,
+                    "unsupported type combination %s x %s -> %s (y must "
+                    "be f32 or the type of x and wt)",
+                    dtypeName(v.xType), dtypeName(v.wType), dtypeName(v.yType));
+  if (!v.x || !v.wt || !v.y)
+    return setError(call, "null %s pointer", !v.x ? "x" : !v.wt ? "wt" : "y");
+  if (!forCuDnn)
+    return true;
+
+  const struct {
+    const char *name;
+    int64_t value;
+  } ints[] = {{"n", v.n},
+              {"c", v.c},
+              {"h", v.h},
+              {"w", v.w},
+              {"f", v.f},
+              {"kh", v.kh},
+              {"kw", v.kw},
+              {"padTop", v.padTop},
+              {"padLeft", v.padLeft},
+              {"strideH", v.strideH},
+              {"strideW", v.strideW},
+              {"dilH", v.dilH},
+              {"dilW", v.dilW}};
+  for (const auto &size : ints)
+    if (!fitsInt32(size.value))
+      return setError(call,
+                      "%s = %" PRId64 " does not fit in int32 (cuDNN "
+                      "limit)",
+                      size.name, size.value);
+  // cuDNN's legacy API only knows symmetric padding: recompute the output
+  // size it would produce and insist that it is the caller's.
+  int64_t spanH = v.h + 2 * v.padTop - v.dilH * (v.kh - 1) - 1;
+  int64_t spanW = v.w + 2 * v.padLeft - v.dilW * (v.kw - 1) - 1;
+  int64_t expectH = spanH < 0 ? 0 : spanH / v.strideH + 1;
+  int64_t expectW = spanW < 0 ? 0 : spanW / v.strideW + 1;
+  if (expectH != v.oh || expectW != v.ow)
+    return setError(
+        call,
+        "output %" PRId64 "x%" PRId64 " is not what symmetric padding gives "
+        "(h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 = %" PRId64
+        ", (w + 2*padLeft - dilW*(kw-1) - 1)/strideW + 1 = %" PRId64
+        " with h=%" PRId64 " w=%" PRId64 " kh=%" PRId64 " kw=%" PRId64
+        " padTop=%" PRId64 " padLeft=%" PRId64 " stride=%" PRId64 "x%" PRId64
+        " dilation=%" PRId64 "x%" PRId64 "); asymmetric padding is "
+        "unsupported by the cuDNN path (pad the input explicitly)",
+        v.oh, v.ow, expectH, expectW, v.h, v.w, v.kh, v.kw, v.padTop, v.padLeft,
+        v.strideH, v.strideW, v.dilH, v.dilW);
+  return true;
+}

@@ -1,0 +1,159 @@
+//===- CpuReference.cpp - CPU reference GEMM and convolution --------------===//
+//
+// Part of amp-mlir. Straightforward loops with the exact signatures of
+// ampGpuGemm/ampGpuConv2d on host pointers. Products are accumulated in
+// double and rounded once to the output type (for f16/bf16 via a
+// round-to-odd float, so that double -> float -> half does not round twice).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace amp::rt;
+
+namespace {
+double loadElement(const void *base, int32_t type, int64_t index) {
+  switch (type) {
+  case AMP_DTYPE_F32:
+    return static_cast<const float *>(base)[index];
+  case AMP_DTYPE_F16:
+    return ampF16ToF32(static_cast<const uint16_t *>(base)[index]);
+  default:
+    return ampBF16ToF32(static_cast<const uint16_t *>(base)[index]);
+  }
+}
+
+/// double -> float rounding to odd: with >= 2 more bits than the final
+/// 11/8-bit significand, a following round-to-nearest-even is exact.
+float toFloatRoundToOdd(double value) {
+  float rounded = static_cast<float>(value);
+  if (std::isnan(value) || std::isinf(rounded) ||
+      static_cast<double>(rounded) == value)
+    return rounded;
+  uint32_t bits;
+  std::memcpy(&bits, &rounded, sizeof(bits));
+  if ((bits & 1u) == 0)
+    rounded = std::nextafter(
+        rounded, static_cast<double>(rounded) > value ? -INFINITY : INFINITY);
+  return rounded;
+}
+
+void storeElement(void *base, int32_t type, int64_t index, double value) {
+  switch (type) {
+  case AMP_DTYPE_F32:
+    static_cast<float *>(base)[index] = static_cast<float>(value);
+    return;
+  case AMP_DTYPE_F16:
+    static_cast<uint16_t *>(base)[index] =
+        ampF32ToF16(toFloatRoundToOdd(value));
+    return;
+  default:
+    static_cast<uint16_t *>(base)[index] =
+        ampF32ToBF16(toFloatRoundToOdd(value));
+    return;
+  }
+}
+
+bool runGemm(const GemmArgs &g) {
+  if (!validateGemm("ampCpuGemm", g, /*forCuBlas=*/false))
+    return false;
+  for (int64_t batch = 0; batch < g.batch; ++batch) {
+    int64_t aBase = batch * g.strideA, bBase = batch * g.strideB,
+            cBase = batch * g.strideC;
+    for (int64_t i = 0; i < g.m; ++i) {
+      for (int64_t j = 0; j < g.n; ++j) {
+        double acc = 0.0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          int64_t aIndex = g.transA ? p * g.lda + i : i * g.lda + p;
+          int64_t bIndex = g.transB ? j * g.ldb + p : p * g.ldb + j;
+          acc += loadElement(g.a, g.aType, aBase + aIndex) *
+                 loadElement(g.b, g.bType, bBase + bIndex);
+        }
+        int64_t cIndex = cBase + i * g.ldc + j;
+        if (g.beta != 0.0f)
+          acc +=
+              static_cast<double>(g.beta) * loadElement(g.c, g.cType, cIndex);
+        storeElement(g.c, g.cType, cIndex, acc);
+      }
+    }
+  }
+  return true;
+}
+
+bool runConv(const ConvArgs &v) {
+  if (!validateConv("ampCpuConv2d", v, /*forCuDnn=*/false))
+    return false;
+  bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
+  auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
+    return nchw ? ((n * v.c + c) * v.h + y) * v.w + x
+                : ((n * v.h + y) * v.w + x) * v.c + c;
+  };
+  auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
+    return nchw ? ((f * v.c + c) * v.kh + r) * v.kw + s
+                : ((r * v.kw + s) * v.c + c) * v.f + f;
+  };
+  auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
+    return nchw ? ((n * v.f + f) * v.oh + y) * v.ow + x
+                : ((n * v.oh + y) * v.ow + x) * v.f + f;
+  };
+  for (int64_t n = 0; n < v.n; ++n) {
+    for (int64_t f = 0; f < v.f; ++f) {
+      for (int64_t oy = 0; oy < v.oh; ++oy) {
+        for (int64_t ox = 0; ox < v.ow; ++ox) {
+          double acc = 0.0;
+          for (int64_t r = 0; r < v.kh; ++r) {
+            int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+            if (iy < 0 || iy >= v.h)
+              continue;
+            for (int64_t s = 0; s < v.kw; ++s) {
+              int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
+              if (ix < 0 || ix >= v.w)
+                continue;
+              for (int64_t c = 0; c < v.c; ++c)
+                acc += loadElement(v.x, v.xType, xIndex(n, c, iy, ix)) *
+                       loadElement(v.wt, v.wType, wIndex(f, c, r, s));
+            }
+          }
+          int64_t out = yIndex(n, f, oy, ox);
+          if (v.beta != 0.0f)
+            acc += static_cast<double>(v.beta) * loadElement(v.y, v.yType, out);
+          storeElement(v.y, v.yType, out, acc);
+        }
+      }
+    }
+  }
+  return true;
+}
+} // namespace
+
+extern "C" {
+
+void ampCpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
+                int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
+                int64_t strideA, const void *b, int32_t bType, int64_t ldb,
+                int64_t strideB, void *c, int32_t cType, int64_t ldc,
+                int64_t strideC, float beta) {
+  GemmArgs args{transA, transB, batch,   m,       n,     k,   a,
+                aType,  lda,    strideA, b,       bType, ldb, strideB,
+                c,      cType,  ldc,     strideC, beta};
+  if (!runGemm(args))
+    raiseLastError();
+}
+
+void ampCpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
+                  int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                  int64_t padTop, int64_t padLeft, int64_t strideH,
+                  int64_t strideW, int64_t dilH, int64_t dilW, const void *x,
+                  int32_t xType, const void *wt, int32_t wType, void *y,
+                  int32_t yType, float beta) {
+  ConvArgs args{layout, n,     c,      h,       w,       f,       kh,   kw,
+                oh,     ow,    padTop, padLeft, strideH, strideW, dilH, dilW,
+                x,      xType, wt,     wType,   y,       yType,   beta};
+  if (!runConv(args))
+    raiseLastError();
+}
+
+} // extern "C"

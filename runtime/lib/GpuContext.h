@@ -1,0 +1,66 @@
+//===- GpuContext.h - device, context and shared stream ---------*- C++ -*-===//
+//
+// Part of amp-mlir. The process-wide GPU state: the default device, its
+// retained primary context (made current on each calling thread), the one
+// shared in-order stream that kernels, copies, cuBLAS and cuDNN all use, and
+// stream-ordered device memory helpers.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_LIB_GPUCONTEXT_H
+#define AMP_RUNTIME_LIB_GPUCONTEXT_H
+
+#include "CudaLoader.h"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace amp {
+namespace rt {
+
+/// Loads the driver and initialises device/context/stream on first use, then
+/// makes the context current on the calling thread. Returns nullptr with
+/// "<call>: <reason>" as the last error on failure. Thread-safe.
+const DriverApi *gpuInit(const char *call);
+
+/// mgpuSetDefaultDevice: records the device for the lazy initialisation;
+/// fails if another device is already in use.
+bool gpuSetDefaultDevice(const char *call, int32_t device);
+
+/// True once gpuInit succeeded in this process (no driver call).
+bool gpuInitialized();
+
+/// The shared stream and the device (valid after gpuInit succeeded).
+CUstream gpuStream();
+CUdevice gpuDevice();
+
+/// `stream` if non-null, else the shared stream.
+CUstream gpuResolveStream(void *stream);
+
+/// Sets "<call>: <what> failed: CUDA_ERROR_X (description)" and returns false
+/// unless `result` is CUDA_SUCCESS.
+bool cuCheck(const char *call, CUresult result, const char *what);
+
+/// Device memory ordered on `stream` (default: the shared stream) with
+/// cuMemAllocAsync/cuMemFreeAsync when the device supports memory pools, else
+/// cuMemAlloc, and cuMemFree after synchronising the stream.
+bool gpuMalloc(const char *call, size_t bytes, CUdeviceptr *out,
+               CUstream stream = nullptr);
+bool gpuFree(const char *call, CUdeviceptr ptr, CUstream stream = nullptr);
+
+/// A grow-only device buffer on the shared stream. Callers serialise uses.
+struct ScratchBuffer {
+  CUdeviceptr ptr = 0;
+  size_t size = 0;
+  bool reserve(const char *call, size_t bytes);
+};
+
+/// dst[i] = float(src[i]) + beta * dst[i] for `count` f16/bf16 elements on
+/// the shared stream (cuBLAS, see Cublas.cpp). beta == 0 does not read dst.
+bool gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
+                   CUdeviceptr dst, int64_t count, float beta);
+
+} // namespace rt
+} // namespace amp
+
+#endif // AMP_RUNTIME_LIB_GPUCONTEXT_H

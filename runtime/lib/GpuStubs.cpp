@@ -1,0 +1,228 @@
+//===- GpuStubs.cpp - GPU entry points of a build without CUDA ------------===//
+//
+// Part of amp-mlir. Compiled instead of the CUDA sources when CMake found no
+// CUDA headers: the same symbols, module loads still recorded lazily (so the
+// mgpuModuleLoad ctor and mgpuModuleUnload dtor work), argument errors still
+// reported precisely, and every GPU operation reports that GPU support was
+// not built.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/MgpuAbi.h"
+
+#include "Internal.h"
+
+#include <cstring>
+#include <new>
+
+using namespace amp::rt;
+
+namespace {
+bool noGpu(const char *call) {
+  return setError(call,
+                  "GPU support was not built: amp_runtime was compiled without "
+                  "the CUDA headers (cuda.h, cublas_api.h, cudnn.h), so "
+                  "libcuda.so.1, cuBLAS and cuDNN are never loaded; "
+                  "reconfigure with AMP_RUNTIME_CUDA_ROOT=<CUDA toolkit>");
+}
+
+void fail(const char *call) {
+  noGpu(call);
+  raiseLastError();
+}
+
+void *newModule(const char *call, const void *data, size_t size, bool isPtx,
+                int optLevel) {
+  auto *record = new (std::nothrow) ModuleRecord;
+  if (!record) {
+    raiseError(call, "out of memory");
+    return nullptr;
+  }
+  record->data = data;
+  record->size = size;
+  record->isPtx = isPtx;
+  record->optLevel = optLevel;
+  return record;
+}
+} // namespace
+
+extern "C" {
+
+int ampGpuAvailable(void) {
+  noGpu("ampGpuAvailable");
+  return 0;
+}
+
+int ampGpuDeviceName(char *buf, size_t len) {
+  if (buf && len)
+    buf[0] = '\0';
+  noGpu("ampGpuDeviceName");
+  return 1;
+}
+
+void ampGpuSynchronize(void) {} // Nothing can have been queued.
+
+void ampGpuSetConvExhaustiveSearch(int enable) { (void)enable; }
+
+void ampGpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
+                int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
+                int64_t strideA, const void *b, int32_t bType, int64_t ldb,
+                int64_t strideB, void *c, int32_t cType, int64_t ldc,
+                int64_t strideC, float beta) {
+  GemmArgs args{transA, transB, batch,   m,       n,     k,   a,
+                aType,  lda,    strideA, b,       bType, ldb, strideB,
+                c,      cType,  ldc,     strideC, beta};
+  if (validateGemm("ampGpuGemm", args, /*forCuBlas=*/true))
+    noGpu("ampGpuGemm");
+  raiseLastError();
+}
+
+void ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
+                  int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
+                  int64_t padTop, int64_t padLeft, int64_t strideH,
+                  int64_t strideW, int64_t dilH, int64_t dilW, const void *x,
+                  int32_t xType, const void *wt, int32_t wType, void *y,
+                  int32_t yType, float beta) {
+  ConvArgs args{layout, n,     c,      h,       w,       f,       kh,   kw,
+                oh,     ow,    padTop, padLeft, strideH, strideW, dilH, dilW,
+                x,      xType, wt,     wType,   y,       yType,   beta};
+  if (validateConv("ampGpuConv2d", args, /*forCuDnn=*/true))
+    noGpu("ampGpuConv2d");
+  raiseLastError();
+}
+
+void *mgpuModuleLoad(void *blob, size_t size) {
+  return newModule("mgpuModuleLoad", blob, size, false, 4);
+}
+
+void *mgpuModuleLoadJIT(void *ptx, int optLevel) {
+  return newModule("mgpuModuleLoadJIT", ptx,
+                   ptx ? std::strlen(static_cast<char *>(ptx)) + 1 : 0, true,
+                   optLevel);
+}
+
+void mgpuModuleUnload(void *module) {
+  auto *record = static_cast<ModuleRecord *>(module);
+  if (!record)
+    return;
+  if (record->magic != ModuleRecord::kMagic)
+    return raiseError("mgpuModuleUnload", "invalid module handle %p", module);
+  record->magic = 0;
+  delete record;
+}
+
+void *mgpuModuleGetFunction(void *module, const char *name) {
+  (void)module;
+  (void)name;
+  fail("mgpuModuleGetFunction");
+  return nullptr;
+}
+
+void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
+                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
+                      intptr_t blockZ, int32_t smem, void *stream,
+                      void **params, void **extra, size_t paramsCount) {
+  (void)function, (void)gridX, (void)gridY, (void)gridZ, (void)blockX;
+  (void)blockY, (void)blockZ, (void)smem, (void)stream, (void)params;
+  (void)extra, (void)paramsCount;
+  fail("mgpuLaunchKernel");
+}
+
+void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
+                             intptr_t clusterY, intptr_t clusterZ,
+                             intptr_t gridX, intptr_t gridY, intptr_t gridZ,
+                             intptr_t blockX, intptr_t blockY, intptr_t blockZ,
+                             int32_t smem, void *stream, void **params,
+                             void **extra) {
+  (void)function, (void)clusterX, (void)clusterY, (void)clusterZ;
+  (void)gridX, (void)gridY, (void)gridZ, (void)blockX, (void)blockY;
+  (void)blockZ, (void)smem, (void)stream, (void)params, (void)extra;
+  fail("mgpuLaunchClusterKernel");
+}
+
+void *mgpuStreamCreate(void) {
+  fail("mgpuStreamCreate");
+  return nullptr;
+}
+
+void mgpuStreamDestroy(void *stream) { (void)stream; }
+
+void mgpuStreamSynchronize(void *stream) {
+  (void)stream;
+  fail("mgpuStreamSynchronize");
+}
+
+void mgpuStreamWaitEvent(void *stream, void *event) {
+  (void)stream, (void)event;
+  fail("mgpuStreamWaitEvent");
+}
+
+void *mgpuEventCreate(void) {
+  fail("mgpuEventCreate");
+  return nullptr;
+}
+
+void mgpuEventDestroy(void *event) {
+  (void)event;
+  fail("mgpuEventDestroy");
+}
+
+void mgpuEventSynchronize(void *event) {
+  (void)event;
+  fail("mgpuEventSynchronize");
+}
+
+void mgpuEventRecord(void *event, void *stream) {
+  (void)event, (void)stream;
+  fail("mgpuEventRecord");
+}
+
+void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
+  (void)stream, (void)hostShared;
+  if (bytes == 0)
+    return nullptr;
+  fail("mgpuMemAlloc");
+  return nullptr;
+}
+
+void mgpuMemFree(void *ptr, void *stream) {
+  (void)stream;
+  if (ptr)
+    fail("mgpuMemFree");
+}
+
+void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  (void)dst, (void)src, (void)stream;
+  if (bytes)
+    fail("mgpuMemcpy");
+}
+
+void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
+  (void)dst, (void)value, (void)stream;
+  if (count)
+    fail("mgpuMemset32");
+}
+
+void mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream) {
+  (void)dst, (void)value, (void)stream;
+  if (count)
+    fail("mgpuMemset16");
+}
+
+void mgpuSetDefaultDevice(int32_t device) {
+  (void)device; // Nothing to select; later GPU calls report the problem.
+}
+
+void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
+                               int64_t elementSizeBytes) {
+  (void)rank, (void)descriptor, (void)elementSizeBytes;
+  fail("mgpuMemHostRegisterMemRef");
+}
+
+void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
+                                 int64_t elementSizeBytes) {
+  (void)rank, (void)descriptor, (void)elementSizeBytes;
+  fail("mgpuMemHostUnregisterMemRef");
+}
+
+} // extern "C"

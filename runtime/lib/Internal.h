@@ -1,0 +1,115 @@
+//===- Internal.h - shared internals of amp_runtime -------------*- C++ -*-===//
+//
+// Part of amp-mlir. Error plumbing, argument validation and the lazy module
+// record shared by the CPU, GPU and no-CUDA (stub) parts of the runtime. No
+// CUDA types here: this header is used by builds without CUDA headers too.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_LIB_INTERNAL_H
+#define AMP_RUNTIME_LIB_INTERNAL_H
+
+#include "amp/runtime/AmpRuntime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define AMP_PRINTF_LIKE(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define AMP_PRINTF_LIKE(fmt, args)
+#endif
+
+namespace amp {
+namespace rt {
+
+//===----------------------------------------------------------------------===//
+// Errors
+//===----------------------------------------------------------------------===//
+
+/// Sets the calling thread's last error to "<call>: <formatted reason>".
+/// Always returns false so that `return setError(...)` reads naturally.
+bool setError(const char *call, const char *fmt, ...) AMP_PRINTF_LIKE(2, 3);
+
+/// Appends formatted text to the thread's last error; returns false.
+bool appendError(const char *fmt, ...) AMP_PRINTF_LIKE(1, 2);
+
+/// Calls the installed error handler (or the default one: print + abort)
+/// with the thread's last error. Must be called with no lock held and, as far
+/// as possible, no live object with a non-trivial destructor in the caller
+/// chain (handlers may longjmp).
+void raiseLastError();
+
+/// Convenience: setError(...) then raiseLastError().
+void raiseError(const char *call, const char *fmt, ...) AMP_PRINTF_LIKE(2, 3);
+
+/// "f32", "f16", "bf16" or "<invalid dtype N>".
+const char *dtypeName(int32_t type);
+/// Bytes per element of a valid AmpDType, 0 for invalid values.
+size_t dtypeSize(int32_t type);
+
+//===----------------------------------------------------------------------===//
+// Argument validation (shared by CPU reference, GPU and stub builds)
+//===----------------------------------------------------------------------===//
+
+struct GemmArgs {
+  int32_t transA, transB;
+  int64_t batch, m, n, k;
+  const void *a;
+  int32_t aType;
+  int64_t lda, strideA;
+  const void *b;
+  int32_t bType;
+  int64_t ldb, strideB;
+  void *c;
+  int32_t cType;
+  int64_t ldc, strideC;
+  float beta;
+};
+
+struct ConvArgs {
+  int32_t layout;
+  int64_t n, c, h, w, f, kh, kw, oh, ow;
+  int64_t padTop, padLeft, strideH, strideW, dilH, dilW;
+  const void *x;
+  int32_t xType;
+  const void *wt;
+  int32_t wType;
+  void *y;
+  int32_t yType;
+  float beta;
+};
+
+/// Checks sizes, leading dimensions, strides, pointers and the type
+/// combination; on failure sets "<call>: <reason>" and returns false.
+/// `forCuBlas` additionally requires every size to fit in int32.
+bool validateGemm(const char *call, const GemmArgs &args, bool forCuBlas);
+
+/// Checks sizes, layout, pointers and the type combination. `forCuDnn`
+/// additionally requires symmetric padding (oh/ow recomputed from padTop and
+/// padLeft) and int32 sizes.
+bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
+
+//===----------------------------------------------------------------------===//
+// Lazily loaded GPU module record (created without any CUDA call)
+//===----------------------------------------------------------------------===//
+
+struct ModuleRecord {
+  static constexpr uint32_t kMagic = 0x414d504dU; // "AMPM"
+  uint32_t magic = kMagic;
+  const void *data = nullptr;
+  size_t size = 0;
+  bool isPtx = false;
+  int optLevel = 4;
+  /// The CUmodule once loaded (opaque here), plus GPU-side caches.
+  void *impl = nullptr;
+};
+
+/// Reads an environment variable as a boolean ("1", "true", "on", "yes").
+bool envFlag(const char *name, bool defaultValue);
+
+} // namespace rt
+} // namespace amp
+
+#endif // AMP_RUNTIME_LIB_INTERNAL_H

@@ -1,0 +1,394 @@
+//===- CpuReferenceTest.cpp - CPU GEMM and convolution references ---------===//
+//
+// Part of amp-mlir. Hand-computed cases plus comparisons with independent
+// naive loops for every transpose/layout/type combination.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "amp/runtime/AmpRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+namespace {
+
+/// Host tensor stored in one of the AmpDType encodings.
+struct Tensor {
+  AmpDType type;
+  std::vector<float> f32;
+  std::vector<uint16_t> bits;
+
+  Tensor(AmpDType type, size_t size) : type(type) {
+    if (type == AMP_DTYPE_F32)
+      f32.assign(size, 0.0f);
+    else
+      bits.assign(size, 0);
+  }
+  void *data() {
+    return type == AMP_DTYPE_F32 ? static_cast<void *>(f32.data())
+                                 : static_cast<void *>(bits.data());
+  }
+  size_t size() const {
+    return type == AMP_DTYPE_F32 ? f32.size() : bits.size();
+  }
+  float get(size_t i) const {
+    switch (type) {
+    case AMP_DTYPE_F32:
+      return f32[i];
+    case AMP_DTYPE_F16:
+      return ampF16ToF32(bits[i]);
+    default:
+      return ampBF16ToF32(bits[i]);
+    }
+  }
+  void set(size_t i, float value) {
+    switch (type) {
+    case AMP_DTYPE_F32:
+      f32[i] = value;
+      break;
+    case AMP_DTYPE_F16:
+      bits[i] = ampF32ToF16(value);
+      break;
+    default:
+      bits[i] = ampF32ToBF16(value);
+      break;
+    }
+  }
+  void fillRandom(std::mt19937 &rng) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (size_t i = 0; i < size(); ++i)
+      set(i, dist(rng));
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+TEST(CpuGemm, HandComputed) {
+  float a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8}, c[4];
+  ampCpuGemm(0, 0, 1, 2, 2, 2, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32, 2, 0,
+             c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  EXPECT_EQ(c[0], 19);
+  EXPECT_EQ(c[1], 22);
+  EXPECT_EQ(c[2], 43);
+  EXPECT_EQ(c[3], 50);
+  // transA: A is stored k x m = [[1,3],[2,4]] -> same product; beta = 1 adds.
+  float at[] = {1, 3, 2, 4};
+  ampCpuGemm(1, 0, 1, 2, 2, 2, at, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32, 2, 0,
+             c, AMP_DTYPE_F32, 2, 0, 1.0f);
+  EXPECT_EQ(c[0], 38);
+  EXPECT_EQ(c[3], 100);
+}
+
+TEST(CpuGemm, BetaZeroDoesNotReadC) {
+  float a[] = {1, 2}, b[] = {3, 4}, c[] = {NAN};
+  ampCpuGemm(0, 0, 1, 1, 1, 2, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32, 1, 0,
+             c, AMP_DTYPE_F32, 1, 0, 0.0f);
+  EXPECT_EQ(c[0], 11.0f);
+}
+
+struct GemmCase {
+  int transA, transB;
+  int64_t batch, m, n, k;
+  AmpDType inType, outType;
+  float beta;
+};
+
+void runGemmCase(const GemmCase &g) {
+  SCOPED_TRACE(testing::Message()
+               << "transA=" << g.transA << " transB=" << g.transB
+               << " batch=" << g.batch << " m=" << g.m << " n=" << g.n
+               << " k=" << g.k << " in=" << g.inType << " out=" << g.outType
+               << " beta=" << g.beta);
+  std::mt19937 rng(1234);
+  // Padded leading dimensions and batch strides with gaps.
+  int64_t aRows = g.transA ? g.k : g.m, aCols = g.transA ? g.m : g.k;
+  int64_t bRows = g.transB ? g.n : g.k, bCols = g.transB ? g.k : g.n;
+  int64_t lda = aCols + 3, ldb = bCols + 1, ldc = g.n + 2;
+  int64_t strideA = aRows * lda + 5, strideB = bRows * ldb + 7,
+          strideC = g.m * ldc + 1;
+  Tensor a(g.inType, g.batch * strideA), b(g.inType, g.batch * strideB),
+      c(g.outType, g.batch * strideC);
+  a.fillRandom(rng);
+  b.fillRandom(rng);
+  c.fillRandom(rng);
+  Tensor expected = c;
+
+  for (int64_t t = 0; t < g.batch; ++t)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double acc = 0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          double av = g.transA ? a.get(t * strideA + p * lda + i)
+                               : a.get(t * strideA + i * lda + p);
+          double bv = g.transB ? b.get(t * strideB + j * ldb + p)
+                               : b.get(t * strideB + p * ldb + j);
+          acc += av * bv;
+        }
+        size_t ci = t * strideC + i * ldc + j;
+        expected.set(ci, static_cast<float>(acc + g.beta * c.get(ci)));
+      }
+
+  ampCpuGemm(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.data(), g.inType,
+             lda, strideA, b.data(), g.inType, ldb, strideB, c.data(),
+             g.outType, ldc, strideC, g.beta);
+  float tolerance = g.outType == AMP_DTYPE_F32 ? 1e-5f : 0.0f;
+  for (size_t i = 0; i < c.size(); ++i) {
+    float want = expected.get(i), got = c.get(i);
+    if (g.outType == AMP_DTYPE_F32) {
+      ASSERT_NEAR(got, want, tolerance * (1 + std::fabs(want))) << "at " << i;
+    } else {
+      // Both round the double result to 16 bits; the test's path goes
+      // through float first, so allow one 16-bit ulp of difference.
+      float ulp = g.outType == AMP_DTYPE_F16 ? 0x1p-10f : 0x1p-7f;
+      ASSERT_LE(std::fabs(got - want),
+                ulp * std::max(std::fabs(want), 0x1p-14f))
+          << "at " << i;
+    }
+  }
+}
+
+TEST(CpuGemm, AllTransposesF32) {
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB)
+      for (float beta : {0.0f, 1.0f})
+        runGemmCase(
+            {transA, transB, 1, 5, 7, 3, AMP_DTYPE_F32, AMP_DTYPE_F32, beta});
+}
+
+TEST(CpuGemm, BatchedAllTransposes) {
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB)
+      for (float beta : {0.0f, 1.0f, 0.5f})
+        runGemmCase(
+            {transA, transB, 3, 4, 6, 5, AMP_DTYPE_F32, AMP_DTYPE_F32, beta});
+}
+
+TEST(CpuGemm, F16InF32Out) {
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB)
+      for (float beta : {0.0f, 1.0f})
+        runGemmCase(
+            {transA, transB, 2, 6, 5, 9, AMP_DTYPE_F16, AMP_DTYPE_F32, beta});
+}
+
+TEST(CpuGemm, SixteenBitOutputs) {
+  runGemmCase({0, 1, 2, 4, 4, 8, AMP_DTYPE_F16, AMP_DTYPE_F16, 1.0f});
+  runGemmCase({1, 0, 2, 4, 4, 8, AMP_DTYPE_BF16, AMP_DTYPE_BF16, 0.0f});
+  runGemmCase({1, 1, 1, 3, 5, 7, AMP_DTYPE_BF16, AMP_DTYPE_F32, 1.0f});
+}
+
+TEST(CpuGemm, RoundsOnceFromDouble) {
+  // 1 + 2^-11 + 2^-30 is above the f16 midpoint 1 + 2^-11: the correctly
+  // rounded f16 is 1 + 2^-10. Rounding the double to float first (RNE) would
+  // give the tie 1 + 2^-11 and then 1.0.
+  uint16_t ah[] = {ampF32ToF16(1.0f), ampF32ToF16(0x1p-11f),
+                   ampF32ToF16(0x1p-24f)};
+  uint16_t bh[] = {ampF32ToF16(1.0f), ampF32ToF16(1.0f), ampF32ToF16(0x1p-6f)};
+  uint16_t ch = 0;
+  ampCpuGemm(0, 0, 1, 1, 1, 3, ah, AMP_DTYPE_F16, 3, 0, bh, AMP_DTYPE_F16, 1, 0,
+             &ch, AMP_DTYPE_F16, 1, 0, 0.0f);
+  EXPECT_EQ(ch, 0x3c01); // 1 + 2^-11 + 2^-30 -> 1 + 2^-10.
+}
+
+TEST(CpuGemm, ValidationReachesHandler) {
+  float a[4] = {}, b[4] = {}, c[4] = {};
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampCpuGemm(0, 0, 1, 2, 2, 0, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32, 2, 0,
+               c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_NE(message.find("ampCpuGemm"), std::string::npos) << message;
+  EXPECT_NE(message.find("k = 0"), std::string::npos) << message;
+  message = amp_test::captureHandlerMessage([&] {
+    ampCpuGemm(0, 0, 1, 2, 2, 2, a, AMP_DTYPE_F32, 1, 0, b, AMP_DTYPE_F32, 2, 0,
+               c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_NE(message.find("lda = 1"), std::string::npos) << message;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+TEST(CpuConv, HandComputedNchw) {
+  // x = 1..9 (3x3), 2x2 ones filter.
+  float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, wt[4] = {1, 1, 1, 1}, y[4];
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1,
+               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 12);
+  EXPECT_EQ(y[1], 16);
+  EXPECT_EQ(y[2], 24);
+  EXPECT_EQ(y[3], 28);
+  // Padding 1, stride 2: windows (-1..0, -1..0), (-1..0, 1..2), (1..2, -1..0),
+  // (1..2, 1..2).
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1,
+               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 1);
+  EXPECT_EQ(y[1], 5);
+  EXPECT_EQ(y[2], 11);
+  EXPECT_EQ(y[3], 28);
+}
+
+TEST(CpuConv, HandComputedDilationNhwcBeta) {
+  // x = 0..15 (4x4, one channel), 2x2 ones filter with dilation 2.
+  float x[16], wt[4] = {1, 1, 1, 1}, y[4] = {1, 1, 1, 1};
+  for (int i = 0; i < 16; ++i)
+    x[i] = static_cast<float>(i);
+  ampCpuConv2d(AMP_CONV_NHWC_HWCF, 1, 1, 4, 4, 1, 2, 2, 2, 2, 0, 0, 1, 1, 2, 2,
+               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 1.0f);
+  EXPECT_EQ(y[0], 21);
+  EXPECT_EQ(y[1], 25);
+  EXPECT_EQ(y[2], 37);
+  EXPECT_EQ(y[3], 41);
+}
+
+TEST(CpuConv, HandComputedChannels) {
+  // Two input channels, two filters, NCHW 1x2x2x2, 1x1 kernel: a channel mix.
+  float x[8] = {1, 2, 3, 4, 10, 20, 30, 40};
+  float wt[4] = {1, 1, 2, -1}; // f0 = c0 + c1, f1 = 2*c0 - c1.
+  float y[8];
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 2, 2, 2, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1,
+               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  float want[8] = {11, 22, 33, 44, -8, -16, -24, -32};
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(y[i], want[i]) << i;
+}
+
+struct ConvCase {
+  int layout;
+  int64_t n, c, h, w, f, kh, kw;
+  int64_t pad, stride, dil;
+  AmpDType inType, outType;
+  float beta;
+};
+
+void runConvCase(const ConvCase &v) {
+  SCOPED_TRACE(testing::Message() << "layout=" << v.layout << " pad=" << v.pad
+                                  << " stride=" << v.stride << " dil=" << v.dil
+                                  << " in=" << v.inType << " out=" << v.outType
+                                  << " beta=" << v.beta);
+  int64_t oh = (v.h + 2 * v.pad - v.dil * (v.kh - 1) - 1) / v.stride + 1;
+  int64_t ow = (v.w + 2 * v.pad - v.dil * (v.kw - 1) - 1) / v.stride + 1;
+  std::mt19937 rng(99);
+  Tensor x(v.inType, v.n * v.c * v.h * v.w),
+      wt(v.inType, v.f * v.c * v.kh * v.kw), y(v.outType, v.n * v.f * oh * ow);
+  x.fillRandom(rng);
+  wt.fillRandom(rng);
+  y.fillRandom(rng);
+  Tensor expected = y;
+  bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
+  for (int64_t b = 0; b < v.n; ++b)
+    for (int64_t f = 0; f < v.f; ++f)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double acc = 0;
+          for (int64_t c = 0; c < v.c; ++c)
+            for (int64_t r = 0; r < v.kh; ++r)
+              for (int64_t s = 0; s < v.kw; ++s) {
+                int64_t iy = oy * v.stride - v.pad + r * v.dil;
+                int64_t ix = ox * v.stride - v.pad + s * v.dil;
+                if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
+                  continue;
+                size_t xi = nchw ? ((b * v.c + c) * v.h + iy) * v.w + ix
+                                 : ((b * v.h + iy) * v.w + ix) * v.c + c;
+                size_t wi = nchw ? ((f * v.c + c) * v.kh + r) * v.kw + s
+                                 : ((r * v.kw + s) * v.c + c) * v.f + f;
+                acc += double(x.get(xi)) * wt.get(wi);
+              }
+          size_t yi = nchw ? ((b * v.f + f) * oh + oy) * ow + ox
+                           : ((b * oh + oy) * ow + ox) * v.f + f;
+          expected.set(yi, static_cast<float>(acc + v.beta * y.get(yi)));
+        }
+  ampCpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.pad,
+               v.pad, v.stride, v.stride, v.dil, v.dil, x.data(), v.inType,
+               wt.data(), v.inType, y.data(), v.outType, v.beta);
+  for (size_t i = 0; i < y.size(); ++i) {
+    float want = expected.get(i), got = y.get(i);
+    if (v.outType == AMP_DTYPE_F32)
+      ASSERT_NEAR(got, want, 1e-5f * (1 + std::fabs(want))) << "at " << i;
+    else
+      ASSERT_LE(std::fabs(got - want),
+                0x1p-10f * std::max(std::fabs(want), 0x1p-14f))
+          << "at " << i;
+  }
+}
+
+TEST(CpuConv, NaiveLoopBothLayouts) {
+  for (int layout : {0, 1})
+    for (int64_t pad : {0, 1, 2})
+      for (int64_t stride : {1, 2})
+        for (int64_t dil : {1, 2})
+          runConvCase({layout, 2, 3, 7, 6, 4, 3, 2, pad, stride, dil,
+                       AMP_DTYPE_F32, AMP_DTYPE_F32, 0.0f});
+}
+
+TEST(CpuConv, F16InF32OutBeta) {
+  for (int layout : {0, 1})
+    runConvCase({layout, 1, 5, 6, 6, 3, 3, 3, 1, 2, 1, AMP_DTYPE_F16,
+                 AMP_DTYPE_F32, 1.0f});
+  runConvCase(
+      {1, 1, 4, 5, 5, 2, 2, 2, 0, 1, 2, AMP_DTYPE_F16, AMP_DTYPE_F16, 0.5f});
+}
+
+TEST(CpuConv, LayoutsAgree) {
+  // The same convolution stored NCHW/FCHW and NHWC/HWCF gives the same y.
+  const int64_t n = 2, c = 3, h = 5, w = 4, f = 2, kh = 3, kw = 2, oh = 3,
+                ow = 3;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> xN(n * c * h * w), wF(f * c * kh * kw), xH(xN.size()),
+      wH(wF.size()), yN(n * f * oh * ow), yH(yN.size());
+  for (float &v : xN)
+    v = dist(rng);
+  for (float &v : wF)
+    v = dist(rng);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t y = 0; y < h; ++y)
+        for (int64_t x = 0; x < w; ++x)
+          xH[((b * h + y) * w + x) * c + ch] =
+              xN[((b * c + ch) * h + y) * w + x];
+  for (int64_t k = 0; k < f; ++k)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t s = 0; s < kw; ++s)
+          wH[((r * kw + s) * c + ch) * f + k] =
+              wF[((k * c + ch) * kh + r) * kw + s];
+  // Asymmetric effective padding is fine on the CPU (oh/ow imply bottom/right).
+  ampCpuConv2d(0, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, xN.data(),
+               AMP_DTYPE_F32, wF.data(), AMP_DTYPE_F32, yN.data(),
+               AMP_DTYPE_F32, 0.0f);
+  ampCpuConv2d(1, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, xH.data(),
+               AMP_DTYPE_F32, wH.data(), AMP_DTYPE_F32, yH.data(),
+               AMP_DTYPE_F32, 0.0f);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t k = 0; k < f; ++k)
+      for (int64_t y = 0; y < oh; ++y)
+        for (int64_t x = 0; x < ow; ++x)
+          EXPECT_EQ(yN[((b * f + k) * oh + y) * ow + x],
+                    yH[((b * oh + y) * ow + x) * f + k]);
+}
+
+TEST(CpuConv, ValidationReachesHandler) {
+  float x[4] = {}, wt[4] = {}, y[4] = {};
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampCpuConv2d(2, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
+                 AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  });
+  EXPECT_NE(message.find("ampCpuConv2d: invalid layout 2"), std::string::npos)
+      << message;
+  message = amp_test::captureHandlerMessage([&] {
+    ampCpuConv2d(0, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
+                 AMP_DTYPE_F16, wt, AMP_DTYPE_BF16, y, AMP_DTYPE_F32, 0.0f);
+  });
+  EXPECT_NE(message.find("same type"), std::string::npos) << message;
+}
+
+} // namespace

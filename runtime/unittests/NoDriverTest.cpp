@@ -1,0 +1,237 @@
+//===- NoDriverTest.cpp - behaviour without a CUDA driver -----------------===//
+//
+// Part of amp-mlir. The runtime must load and run its CPU parts without
+// libcuda.so.1, accept the lazy module load/unload that MLIR emits in global
+// ctors/dtors, and turn every GPU request into a precise error (TestMain.cpp
+// hides a real driver if there is one).
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "amp/runtime/AmpRuntime.h"
+#include "amp/runtime/MgpuAbi.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+using amp_test::captureHandlerMessage;
+
+bool contains(const std::string &haystack, const char *needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+const char kPtx[] = ".version 8.0\n.target sm_80\n.address_size 64\n";
+
+TEST(NoDriver, ModuleLoadAndUnloadNeedNoDriver) {
+  // What the priority-123 ctor/dtor pair of a gpu.binary does.
+  static const unsigned char blob[16] = {0x50, 0xed, 0x55, 0xba};
+  std::string message = captureHandlerMessage([] {
+    void *module =
+        mgpuModuleLoad(const_cast<unsigned char *>(blob), sizeof(blob));
+    ASSERT_NE(module, nullptr);
+    mgpuModuleUnload(module);
+    void *jit = mgpuModuleLoadJIT(const_cast<char *>(kPtx), 3);
+    ASSERT_NE(jit, nullptr);
+    mgpuModuleUnload(jit);
+    mgpuModuleUnload(nullptr);
+  });
+  EXPECT_EQ(message, "");
+}
+
+TEST(NoDriver, GpuAvailableIsZeroWithMessage) {
+  ampClearError();
+  EXPECT_EQ(ampGpuAvailable(), 0);
+  std::string message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuAvailable")) << message;
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+  // Asking twice gives the same answer (the failed load is remembered).
+  EXPECT_EQ(ampGpuAvailable(), 0);
+  char name[64] = "x";
+  EXPECT_NE(ampGpuDeviceName(name, sizeof(name)), 0);
+  EXPECT_STREQ(name, "");
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuDeviceName"));
+}
+
+TEST(NoDriver, ClearError) {
+  ampGpuAvailable();
+  EXPECT_STRNE(ampLastError(), "");
+  ampClearError();
+  EXPECT_STREQ(ampLastError(), "");
+}
+
+TEST(NoDriver, MemAllocCallsHandler) {
+  void *volatile result = reinterpret_cast<void *>(1);
+  std::string message = captureHandlerMessage(
+      [&] { result = mgpuMemAlloc(1024, nullptr, false); });
+  EXPECT_TRUE(contains(message, "mgpuMemAlloc: ")) << message;
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+  EXPECT_EQ(message, std::string(ampLastError()));
+  // Zero bytes is not an error and needs no driver.
+  message =
+      captureHandlerMessage([&] { result = mgpuMemAlloc(0, nullptr, false); });
+  EXPECT_EQ(message, "");
+  EXPECT_EQ(result, nullptr);
+}
+
+std::string gReturningMessage;
+void returningHandler(const char *message) { gReturningMessage = message; }
+
+TEST(NoDriver, ReturningHandlerMakesPointerCallsReturnNull) {
+  AmpErrorHandler previous = ampSetErrorHandler(returningHandler);
+  EXPECT_EQ(previous, nullptr); // The default handler was installed.
+  gReturningMessage.clear();
+  EXPECT_EQ(mgpuMemAlloc(64, nullptr, true), nullptr);
+  EXPECT_TRUE(contains(gReturningMessage, "mgpuMemAlloc")) << gReturningMessage;
+  gReturningMessage.clear();
+  EXPECT_EQ(mgpuStreamCreate(), nullptr);
+  EXPECT_TRUE(contains(gReturningMessage, "mgpuStreamCreate"));
+  gReturningMessage.clear();
+  void *module = mgpuModuleLoad(const_cast<char *>(kPtx), 0);
+  EXPECT_EQ(mgpuModuleGetFunction(module, "kernel"), nullptr);
+  EXPECT_TRUE(contains(gReturningMessage, "mgpuModuleGetFunction"));
+  mgpuModuleUnload(module);
+  gReturningMessage.clear();
+  mgpuLaunchKernel(nullptr, 1, 1, 1, 1, 1, 1, 0, nullptr, nullptr, nullptr, 0);
+  EXPECT_TRUE(contains(gReturningMessage, "mgpuLaunchKernel"));
+  EXPECT_EQ(ampSetErrorHandler(previous), returningHandler);
+}
+
+TEST(NoDriver, SynchronizeWithoutGpuUseIsANoOp) {
+  std::string message = captureHandlerMessage([] { ampGpuSynchronize(); });
+  EXPECT_EQ(message, "");
+}
+
+TEST(NoDriver, DefaultHandlerAborts) {
+  EXPECT_DEATH(mgpuMemAlloc(16, nullptr, false),
+               "amp-runtime: error: mgpuMemAlloc: .*libcuda.so.1");
+}
+
+// Argument errors are reported before any driver use, so their messages are
+// about the arguments, not about the missing driver.
+TEST(NoDriver, GemmValidationBeforeDriver) {
+  float a[16] = {}, b[16] = {}, c[16] = {};
+  std::string message = captureHandlerMessage([&] {
+    ampGpuGemm(0, 0, 1, 2, 2, 0, a, AMP_DTYPE_F16, 2, 0, b, AMP_DTYPE_F16, 2, 0,
+               c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuGemm: invalid k = 0")) << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuGemm(0, 0, 1, 2, 2, 2, a, AMP_DTYPE_F16, 2, 0, b, AMP_DTYPE_BF16, 2,
+               0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuGemm: a and b must have the same type "
+                                "(got f16 and bf16)"))
+      << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuGemm(0, 0, 1, 2, 2, 2, a, AMP_DTYPE_F16, 2, 0, b, AMP_DTYPE_F16, 2, 0,
+               c, AMP_DTYPE_BF16, 2, 0, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "unsupported type combination f16 x f16 -> "
+                                "bf16"))
+      << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuGemm(1, 0, 1, 4, 2, 3, a, AMP_DTYPE_F32, 3, 0, b, AMP_DTYPE_F32, 2, 0,
+               c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "lda = 3 is smaller than the row length 4"))
+      << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuGemm(0, 0, 2, 2, 2, 2, a, AMP_DTYPE_F32, 2, 4, b, AMP_DTYPE_F32, 2, 4,
+               c, AMP_DTYPE_F32, 2, 1, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "strideC = 1")) << message;
+
+  // Valid arguments get as far as the driver.
+  message = captureHandlerMessage([&] {
+    ampGpuGemm(0, 0, 1, 2, 2, 2, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32, 2, 0,
+               c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuGemm: ")) << message;
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+}
+
+TEST(NoDriver, ConvValidationBeforeDriver) {
+  float x[64] = {}, wt[64] = {}, y[64] = {};
+  // h = 5, kh = 2, stride 2, padTop 1: symmetric padding gives oh = 3, a
+  // caller with padBottom = 0 has oh = 2.
+  std::string message = captureHandlerMessage([&] {
+    ampGpuConv2d(0, 1, 1, 5, 5, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, x,
+                 AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuConv2d: ")) << message;
+  EXPECT_TRUE(contains(message, "asymmetric padding is unsupported"))
+      << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, x,
+                 AMP_DTYPE_BF16, wt, AMP_DTYPE_BF16, y, AMP_DTYPE_F16, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "unsupported type combination bf16 x bf16 -> "
+                                "f16"))
+      << message;
+
+  message = captureHandlerMessage([&] {
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1, 1, x,
+                 AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  });
+  EXPECT_TRUE(contains(message, "invalid strideH = 0")) << message;
+
+  // A consistent symmetric case passes validation and reaches the driver.
+  message = captureHandlerMessage([&] {
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, x,
+                 AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 1.0f);
+  });
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+}
+
+TEST(NoDriver, OtherMgpuEntryPointsReport) {
+  struct Case {
+    const char *name;
+    void (*call)();
+  } cases[] = {
+      {"mgpuStreamSynchronize", [] { mgpuStreamSynchronize(nullptr); }},
+      {"mgpuEventCreate", [] { mgpuEventCreate(); }},
+      {"mgpuMemcpy",
+       [] {
+         static char a[4], b[4];
+         mgpuMemcpy(a, b, 4, nullptr);
+       }},
+      {"mgpuMemset32",
+       [] {
+         static unsigned a[4];
+         mgpuMemset32(a, 1, 4, nullptr);
+       }},
+      {"mgpuMemset16",
+       [] {
+         static uint16_t a[4];
+         mgpuMemset16(a, 1, 4, nullptr);
+       }},
+      {"mgpuMemFree",
+       [] {
+         static char a[4];
+         mgpuMemFree(a, nullptr);
+       }},
+  };
+  for (const Case &c : cases) {
+    std::string message = captureHandlerMessage(c.call);
+    EXPECT_TRUE(contains(message, c.name)) << c.name << ": " << message;
+  }
+  // Not errors: nothing to do.
+  EXPECT_EQ(captureHandlerMessage([] { mgpuStreamDestroy(nullptr); }), "");
+  EXPECT_EQ(captureHandlerMessage([] { mgpuMemFree(nullptr, nullptr); }), "");
+  EXPECT_EQ(
+      captureHandlerMessage([] { mgpuMemcpy(nullptr, nullptr, 0, nullptr); }),
+      "");
+}
+
+} // namespace
