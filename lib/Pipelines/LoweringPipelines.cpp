@@ -12,11 +12,15 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -34,7 +38,7 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   fpm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise)
-    pm.addPass(createLinalgElementwiseOpFusionPass());
+    pm.addPass(createAmpFuseElementwisePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }
@@ -65,7 +69,157 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
 }
 
+//===----------------------------------------------------------------------===//
+// --lower-to-gpu
+//===----------------------------------------------------------------------===//
+
+/// The compute capability of `chip` ("sm_90a" -> 90), or -1.
+static int getComputeCapability(StringRef chip) {
+  llvm::Regex pattern("^sm_([0-9]+)a?$");
+  SmallVector<StringRef> matches;
+  if (!pattern.match(chip, &matches))
+    return -1;
+  int cc = -1;
+  if (matches[1].getAsInteger(10, cc))
+    return -1;
+  return cc;
+}
+
+/// The PTX features for `chip` when none are given: PTX 8.0 covers sm_75 to
+/// sm_90a; Blackwell needs 8.6 (sm_100/101) and 8.7 (sm_120).
+static std::string getDefaultFeatures(int cc) {
+  if (cc >= 120)
+    return "+ptx87";
+  if (cc >= 100)
+    return "+ptx86";
+  return "+ptx80";
+}
+
+LogicalResult
+mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
+                                   std::string &error) {
+  int cc = getComputeCapability(options.chip);
+  if (cc < 0) {
+    error = "chip '" + options.chip + "' is not of the form sm_<N>[a]";
+    return failure();
+  }
+  if (cc < 75) {
+    error = "chip '" + options.chip +
+            "' is older than sm_75, which CUDA 13's ptxas no longer supports";
+    return failure();
+  }
+  if (options.format != "fatbin" && options.format != "isa" &&
+      options.format != "bin") {
+    error = "format must be fatbin, isa or bin, got '" + options.format + "'";
+    return failure();
+  }
+  if (!options.features.empty() &&
+      !llvm::Regex("^\\+ptx[0-9]+$").match(options.features)) {
+    error =
+        "features must be of the form +ptx<N>, got '" + options.features + "'";
+    return failure();
+  }
+  // ptxas and fatbinary are needed unless stopping at PTX; libdevice (for
+  // math functions) always.
+  SmallString<128> ptxas(options.toolkit.getValue());
+  llvm::sys::path::append(ptxas, "bin", "ptxas");
+  if (options.format != "isa" && !llvm::sys::fs::can_execute(ptxas)) {
+    error = "no ptxas at '" + std::string(ptxas) +
+            "': set toolkit= to a CUDA toolkit root, or use format=isa";
+    return failure();
+  }
+  if (options.blockSize == 0 || options.blockSize > 1024) {
+    error = "block-size must be in [1, 1024]";
+    return failure();
+  }
+  return success();
+}
+
+void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
+                                        const LowerToGpuOptions &options) {
+  addTensorPreparation(pm, /*fuseElementwise=*/true);
+  // Buffers: no deallocation pipeline (its helpers read buffers on the
+  // host); amp-memref-to-gpu frees the device temporaries instead.
+  pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
+  pm.addPass(createCanonicalizerPass());
+  // C wrappers for the functions of the module only: not for the runtime's
+  // entry points that the library calls declare next.
+  pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+  if (options.libraries)
+    pm.addPass(createAmpLinalgToLibraryCallsPass());
+  pm.addNestedPass<func::FuncOp>(createAmpMemRefToGPUPass());
+
+  // Everything else: parallel loops, tiled into blocks and threads, mapped
+  // and outlined into kernels; one stream for the whole function.
+  OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createConvertLinalgToParallelLoopsPass());
+  AmpMapLoopsToGPUPassOptions map;
+  map.blockSize = options.blockSize;
+  fpm.addPass(createAmpMapLoopsToGPUPass(map));
+  fpm.addPass(createGpuMapParallelLoopsPass());
+  pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createGpuLaunchSinkIndexComputationsPass());
+  pm.addPass(createGpuKernelOutliningPass());
+  pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+
+  // gpu/nvvm to LLVM and the kernel binaries (upstream's
+  // gpu-lower-to-nvvm-pipeline, with the toolkit and PTX version explicit).
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.chip;
+  target.features = options.features.empty()
+                        ? getDefaultFeatures(getComputeCapability(options.chip))
+                        : options.features.getValue();
+  target.optLevel = options.optLevel;
+  target.linkLibs.push_back(options.toolkit +
+                            "/nvvm/libdevice/libdevice.10.bc");
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  gpm.addPass(createConvertGpuOpsToNVVMOps());
+  gpm.addPass(createCanonicalizerPass());
+  gpm.addPass(createCSEPass());
+  gpm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createGpuToLLVMConversionPass());
+  GpuModuleToBinaryPassOptions binary;
+  binary.toolkitPath = options.toolkit;
+  binary.compilationTarget = options.format;
+  pm.addPass(createGpuModuleToBinaryPass(binary));
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
 void mlir::amp::registerLoweringPipelines() {
+  mlir::registerPassPipeline(
+      "lower-to-gpu",
+      "Lower tensor programs in f32/f16/bf16 to host LLVM dialect plus "
+      "gpu.binary kernels for NVIDIA GPUs, with matmuls and convolutions as "
+      "cuBLAS/cuDNN calls into libamp_runtime",
+      [](OpPassManager &pm, StringRef text,
+         function_ref<LogicalResult(const Twine &)> errorHandler) {
+        std::unique_ptr<LowerToGpuOptions> options =
+            LowerToGpuOptions::createFromString(text);
+        if (!options)
+          return errorHandler("lower-to-gpu: invalid options '" + text + "'");
+        std::string error;
+        if (failed(verifyLowerToGpuOptions(*options, error)))
+          return errorHandler("lower-to-gpu: " + error);
+        buildLowerToGpuPipeline(pm, *options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(LowerToGpuOptions());
+      });
   PassPipelineRegistration<LowerToCpuOptions>(
       "lower-to-cpu",
       "Lower tensor programs in f32/f16/bf16 (linalg, tosa, tensor, arith, "

@@ -7,6 +7,7 @@
 #ifndef AMP_CONVERSION_PASSES_H
 #define AMP_CONVERSION_PASSES_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {

@@ -30,4 +30,87 @@ def AmpDecomposeAggregatesPass : Pass<"amp-decompose-aggregates"> {
   ];
 }
 
+def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
+  let summary = "Fuse producer/consumer chains of elementwise linalg ops";
+  let description = [{
+    Fuses an elementwise `linalg.generic` into its elementwise consumer when
+    it has no other user, so that a chain (bias add, activation, the casts
+    AMP inserted) becomes one loop nest: one kernel on GPUs, one pass over
+    memory on CPUs. Unlike upstream's `linalg-fuse-elementwise-ops`, it does
+    not propagate reshapes, which would turn named matmuls and convolutions
+    into generics and lose their library calls.
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU (buffers)
+//===----------------------------------------------------------------------===//
+
+def AmpLinalgToLibraryCallsPass
+    : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
+  let summary = "Matmuls as cuBLAS and 2-D convolutions as cuDNN calls";
+  let description = [{
+    On bufferized functions, rewrites `linalg.matmul` and
+    `linalg.batch_matmul` (including transposed-operand indexing maps, the
+    form `tosa.matmul` lowers to) into calls of libamp_runtime's
+    `ampGpuGemm` (cuBLAS `cublasGemmEx` / strided-batched, f16 or bf16
+    operands, f32 compute, Tensor Core math), and `linalg.conv_2d_nchw_fchw`
+    / `linalg.conv_2d_nhwc_hwcf` (strides, dilations; padding is the
+    separate pad that produces the input) into `ampGpuConv2d` (cuDNN).
+    Buffers are passed as device pointers; a `linalg.fill` of zero into the
+    output right before the op is erased and the call overwrites instead of
+    accumulating (beta = 0).
+
+    Ops that do not fit (dynamic shapes or strides, a non-contiguous inner
+    dimension, mixed operand types, other indexing maps) stay linalg ops, to
+    become generated kernels, with a remark that says why.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def AmpMapLoopsToGPUPass
+    : Pass<"amp-map-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Tile parallel loops into blocks and threads";
+  let description = [{
+    Prepares loops for `gpu-map-parallel-loops` and
+    `convert-parallel-loops-to-gpu`: every outermost `scf.parallel` is tiled
+    so that its innermost dimension runs `block-size` threads per block and
+    the others one, and host code that reads or writes memory outside any
+    parallel loop (the loops of a reduction to a scalar, a store) is wrapped
+    in a one-iteration `scf.parallel`, so that it runs on the device where
+    its buffers live. Do not canonicalize between this pass and the mapping:
+    the canonicalizer merges the tile loops back.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", "256",
+           "Threads per block along the innermost dimension">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+    "::mlir::scf::SCFDialect"
+  ];
+}
+
+def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Put the buffers of a bufferized function on the device";
+  let description = [{
+    `memref.alloc` becomes `gpu.alloc` (and `memref.dealloc` `gpu.dealloc`);
+    buffers allocated in the function body and not returned are freed before
+    each return. `memref.get_global` (a constant) becomes a device buffer
+    filled from the host global by `gpu.memcpy`. `memref.copy` becomes
+    `linalg.copy`, a kernel whatever the layouts. Function arguments are
+    taken to be device buffers already.
+  }];
+  let dependentDialects = [
+    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
 #endif // AMP_CONVERSION_PASSES_TD

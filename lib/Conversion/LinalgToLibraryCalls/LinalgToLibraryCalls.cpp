@@ -1,0 +1,373 @@
+//===- LinalgToLibraryCalls.cpp - the amp-linalg-to-library-calls pass ----===//
+//
+// Part of amp-mlir. Matmuls and 2-D convolutions on memrefs become calls of
+// libamp_runtime's cuBLAS/cuDNN wrappers (runtime/include/amp/runtime/
+// AmpRuntime.h):
+//
+//   ampGpuGemm(transA, transB, batch, m, n, k, a, aType, lda, strideA,
+//              b, bType, ldb, strideB, c, cType, ldc, strideC, beta)
+//   ampGpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft,
+//                strideH, strideW, dilH, dilW, x, xType, w, wType, y, yType,
+//                beta)
+//
+// Buffers are passed as raw device pointers; a linalg.fill of zero into the
+// output right before the op becomes beta = 0 (and is erased).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPLINALGTOLIBRARYCALLSPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// AmpDType of libamp_runtime; -1 for other element types.
+static int32_t getDTypeCode(Type type) {
+  if (type.isF32())
+    return 0;
+  if (type.isF16())
+    return 1;
+  if (type.isBF16())
+    return 2;
+  return -1;
+}
+
+namespace {
+/// A memref operand as the runtime wants it: static strides and offset.
+struct BufferInfo {
+  MemRefType type;
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+};
+} // namespace
+
+static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || !type.hasStaticShape()) {
+    why = "operands must be memrefs of static shape";
+    return failure();
+  }
+  BufferInfo info;
+  info.type = type;
+  if (failed(type.getStridesAndOffset(info.strides, info.offset)) ||
+      ShapedType::isDynamic(info.offset) ||
+      llvm::any_of(info.strides, ShapedType::isDynamic)) {
+    why = "operands must have static strides and offsets";
+    return failure();
+  }
+  if (info.strides.back() != 1) {
+    why = "the innermost dimension of every operand must be contiguous";
+    return failure();
+  }
+  return info;
+}
+
+/// The device pointer of the first element of `value` as an !llvm.ptr.
+static Value getPointer(OpBuilder &b, Location loc, Value value,
+                        const BufferInfo &info) {
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
+  if (info.offset != 0) {
+    int64_t bytes = info.offset * info.type.getElementTypeBitWidth() / 8;
+    base = arith::AddIOp::create(b, loc, base,
+                                 arith::ConstantIndexOp::create(b, loc, bytes));
+  }
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
+}
+
+/// A linalg.fill of +0.0 into `output` earlier in the same block with no
+/// other use of `output` in between: the library call can overwrite instead
+/// of accumulating.
+static linalg::FillOp findZeroFill(Operation *op, Value output) {
+  for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
+    auto fill = dyn_cast<linalg::FillOp>(prev);
+    if (fill && fill.getOutputs()[0] == output) {
+      FloatAttr value;
+      if (matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
+          value.getValue().isPosZero())
+        return fill;
+      return {};
+    }
+    // Any other op that touches the buffer (or has unknown effects on it).
+    if (llvm::is_contained(prev->getOperands(), output) ||
+        prev->getNumRegions() != 0)
+      return {};
+  }
+  return {};
+}
+
+static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
+                                 FunctionType type) {
+  if (auto func = module.lookupSymbol<func::FuncOp>(name))
+    return func;
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
+  func.setPrivate();
+  return func;
+}
+
+namespace {
+struct Lowering {
+  ModuleOp module;
+  OpBuilder b;
+  Type i32, i64, f32, ptr;
+
+  explicit Lowering(ModuleOp module) : module(module), b(module.getContext()) {
+    i32 = b.getI32Type();
+    i64 = b.getI64Type();
+    f32 = b.getF32Type();
+    ptr = LLVM::LLVMPointerType::get(module.getContext());
+  }
+
+  Value i32c(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 32);
+  }
+  Value i64c(Location loc, int64_t v) {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  }
+
+  /// Calls `name` with `args` (declaring it), erases the zero fill if any.
+  void emitCall(Operation *op, StringRef name, ArrayRef<Value> args) {
+    SmallVector<Type> types;
+    for (Value arg : args)
+      types.push_back(arg.getType());
+    func::FuncOp callee =
+        getOrDeclare(module, name, b.getFunctionType(types, {}));
+    func::CallOp::create(b, op->getLoc(), callee, args);
+  }
+
+  LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
+  LogicalResult lowerConv(linalg::LinalgOp op, bool nhwc, std::string &why);
+};
+} // namespace
+
+LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
+                                  std::string &why) {
+  MLIRContext *ctx = op->getContext();
+  unsigned o = batched ? 1 : 0; // the first non-batch loop
+  AffineExpr bd = getAffineDimExpr(0, ctx);
+  AffineExpr m = getAffineDimExpr(o, ctx), n = getAffineDimExpr(o + 1, ctx),
+             k = getAffineDimExpr(o + 2, ctx);
+  unsigned numDims = o + 3;
+  auto map = [&](ArrayRef<AffineExpr> exprs) {
+    SmallVector<AffineExpr> all;
+    if (batched)
+      all.push_back(bd);
+    all.append(exprs.begin(), exprs.end());
+    return AffineMap::get(numDims, 0, all, ctx);
+  };
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  if (maps.size() != 3 || maps[2] != map({m, n})) {
+    why = "unsupported indexing maps";
+    return failure();
+  }
+  bool transA, transB;
+  if (maps[0] == map({m, k}))
+    transA = false;
+  else if (maps[0] == map({k, m}))
+    transA = true;
+  else {
+    why = "the LHS indexing map is neither (m, k) nor (k, m)";
+    return failure();
+  }
+  if (maps[1] == map({k, n}))
+    transB = false;
+  else if (maps[1] == map({n, k}))
+    transB = true;
+  else {
+    why = "the RHS indexing map is neither (k, n) nor (n, k)";
+    return failure();
+  }
+  Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1],
+        c = op.getDpsInits()[0];
+  FailureOr<BufferInfo> ai = getBufferInfo(a, why), bi = getBufferInfo(bv, why),
+                        ci = getBufferInfo(c, why);
+  if (failed(ai) || failed(bi) || failed(ci))
+    return failure();
+  int32_t aType = getDTypeCode(ai->type.getElementType());
+  int32_t bType = getDTypeCode(bi->type.getElementType());
+  int32_t cType = getDTypeCode(ci->type.getElementType());
+  if (aType < 0 || aType != bType || cType < 0 ||
+      (cType != 0 && cType != aType)) {
+    why = "element types must be f16, bf16 or f32 operands of one type and "
+          "an f32 or same-typed result";
+    return failure();
+  }
+  ArrayRef<int64_t> cShape = ci->type.getShape();
+  int64_t batch = batched ? cShape[0] : 1;
+  int64_t mm = cShape[o], nn = cShape[o + 1];
+  int64_t kk = ai->type.getShape()[o + (transA ? 0 : 1)];
+
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  float beta = 1.0f;
+  if (linalg::FillOp fill = findZeroFill(op, c)) {
+    fill.erase();
+    beta = 0.0f;
+  }
+  auto ld = [&](const BufferInfo &info) { return info.strides[o]; };
+  auto batchStride = [&](const BufferInfo &info) {
+    return batched ? info.strides[0] : int64_t(0);
+  };
+  SmallVector<Value> args = {i32c(loc, transA),
+                             i32c(loc, transB),
+                             i64c(loc, batch),
+                             i64c(loc, mm),
+                             i64c(loc, nn),
+                             i64c(loc, kk),
+                             getPointer(b, loc, a, *ai),
+                             i32c(loc, aType),
+                             i64c(loc, ld(*ai)),
+                             i64c(loc, batchStride(*ai)),
+                             getPointer(b, loc, bv, *bi),
+                             i32c(loc, bType),
+                             i64c(loc, ld(*bi)),
+                             i64c(loc, batchStride(*bi)),
+                             getPointer(b, loc, c, *ci),
+                             i32c(loc, cType),
+                             i64c(loc, ld(*ci)),
+                             i64c(loc, batchStride(*ci)),
+                             arith::ConstantFloatOp::create(
+                                 b, loc, cast<FloatType>(f32), APFloat(beta))};
+  emitCall(op, "ampGpuGemm", args);
+  op->erase();
+  return success();
+}
+
+/// True if `info` describes a contiguous row-major buffer.
+static bool isContiguous(const BufferInfo &info) {
+  int64_t expected = 1;
+  ArrayRef<int64_t> shape = info.type.getShape();
+  for (int i = shape.size() - 1; i >= 0; --i) {
+    if (shape[i] != 1 && info.strides[i] != expected)
+      return false;
+    expected *= shape[i];
+  }
+  return true;
+}
+
+LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
+                                  std::string &why) {
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  FailureOr<BufferInfo> xi = getBufferInfo(x, why), wi = getBufferInfo(w, why),
+                        yi = getBufferInfo(y, why);
+  if (failed(xi) || failed(wi) || failed(yi))
+    return failure();
+  if (!isContiguous(*xi) || !isContiguous(*wi) || !isContiguous(*yi)) {
+    why = "convolution operands must be contiguous";
+    return failure();
+  }
+  int32_t xType = getDTypeCode(xi->type.getElementType());
+  int32_t wType = getDTypeCode(wi->type.getElementType());
+  int32_t yType = getDTypeCode(yi->type.getElementType());
+  if (xType < 0 || xType != wType || yType < 0 ||
+      (yType != 0 && yType != xType)) {
+    why = "element types must be f16, bf16 or f32 operands of one type and "
+          "an f32 or same-typed result";
+    return failure();
+  }
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  auto get = [](DenseIntElementsAttr attr, int i) -> int64_t {
+    return attr ? attr.getValues<int64_t>()[i] : 1;
+  };
+  ArrayRef<int64_t> xs = xi->type.getShape(), ws = wi->type.getShape(),
+                    ys = yi->type.getShape();
+  int64_t n = xs[0], c, h, wd, f, kh, kw, oh, ow;
+  if (nhwc) {
+    h = xs[1], wd = xs[2], c = xs[3];
+    kh = ws[0], kw = ws[1], f = ws[3];
+    oh = ys[1], ow = ys[2];
+  } else {
+    c = xs[1], h = xs[2], wd = xs[3];
+    f = ws[0], kh = ws[2], kw = ws[3];
+    oh = ys[2], ow = ys[3];
+  }
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  float beta = 1.0f;
+  if (linalg::FillOp fill = findZeroFill(op, y)) {
+    fill.erase();
+    beta = 0.0f;
+  }
+  SmallVector<Value> args = {i32c(loc, nhwc ? 1 : 0),
+                             i64c(loc, n),
+                             i64c(loc, c),
+                             i64c(loc, h),
+                             i64c(loc, wd),
+                             i64c(loc, f),
+                             i64c(loc, kh),
+                             i64c(loc, kw),
+                             i64c(loc, oh),
+                             i64c(loc, ow),
+                             i64c(loc, 0),
+                             i64c(loc, 0),
+                             i64c(loc, get(strides, 0)),
+                             i64c(loc, get(strides, 1)),
+                             i64c(loc, get(dilations, 0)),
+                             i64c(loc, get(dilations, 1)),
+                             getPointer(b, loc, x, *xi),
+                             i32c(loc, xType),
+                             getPointer(b, loc, w, *wi),
+                             i32c(loc, wType),
+                             getPointer(b, loc, y, *yi),
+                             i32c(loc, yType),
+                             arith::ConstantFloatOp::create(
+                                 b, loc, cast<FloatType>(f32), APFloat(beta))};
+  emitCall(op, "ampGpuConv2d", args);
+  op->erase();
+  return success();
+}
+
+namespace {
+struct AmpLinalgToLibraryCallsPass
+    : public amp::impl::AmpLinalgToLibraryCallsPassBase<
+          AmpLinalgToLibraryCallsPass> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<linalg::LinalgOp> ops;
+    module.walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+              linalg::Conv2DNhwcHwcfOp>(op))
+        ops.push_back(op);
+    });
+    Lowering lowering(module);
+    for (linalg::LinalgOp op : ops) {
+      if (!op.hasPureBufferSemantics()) {
+        op->emitRemark("amp: not a library call: the op is on tensors "
+                       "(run after bufferization)");
+        continue;
+      }
+      std::string why;
+      Operation *raw = op.getOperation();
+      LogicalResult lowered =
+          isa<linalg::MatmulOp>(raw) ? lowering.lowerGemm(op, false, why)
+          : isa<linalg::BatchMatmulOp>(raw)
+              ? lowering.lowerGemm(op, true, why)
+              : lowering.lowerConv(op, isa<linalg::Conv2DNhwcHwcfOp>(raw), why);
+      if (failed(lowered))
+        raw->emitRemark() << "amp: kept as a generated kernel, not a library "
+                             "call: "
+                          << why;
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,114 @@
+//===- MapLoopsToGPU.cpp - the amp-map-loops-to-gpu pass ------------------===//
+//
+// Part of amp-mlir. Prepares the loops of a bufferized function for
+// gpu-map-parallel-loops and convert-parallel-loops-to-gpu: every outermost
+// scf.parallel is tiled so that its innermost dimension runs `block-size`
+// threads per block (the other dimensions one), and host code that touches
+// memory outside any parallel loop (the loops of a 0-d reduction, a store)
+// is wrapped in a one-iteration scf.parallel, so that it runs on the device
+// where its buffers live.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPMAPLOOPSTOGPUPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// True if `op` (or an op nested in it) reads or writes a memref.
+static bool touchesMemory(Operation *op) {
+  bool touches = false;
+  op->walk([&](Operation *inner) {
+    if (isa<memref::LoadOp, memref::StoreOp>(inner)) {
+      touches = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return touches;
+}
+
+namespace {
+struct AmpMapLoopsToGPUPass
+    : public amp::impl::AmpMapLoopsToGPUPassBase<AmpMapLoopsToGPUPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return markAllAnalysesPreserved();
+    if (blockSize == 0) {
+      func.emitError("amp-map-loops-to-gpu: block-size must be positive");
+      return signalPassFailure();
+    }
+    OpBuilder b(&getContext());
+
+    // Host code on memory: wrap it in a one-iteration parallel loop.
+    SmallVector<Operation *> toWrap;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if ((isa<scf::ForOp>(op) || isa<memref::StoreOp>(op)) &&
+          op->getNumResults() == 0 && touchesMemory(op)) {
+        toWrap.push_back(op);
+        return WalkResult::skip();
+      }
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        load.emitWarning("amp: a load of a device buffer on the host; it "
+                         "faults on a GPU without unified memory");
+      return WalkResult::advance();
+    });
+    for (Operation *op : toWrap) {
+      b.setInsertionPoint(op);
+      Location loc = op->getLoc();
+      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+      Value one = arith::ConstantIndexOp::create(b, loc, 1);
+      auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                          ValueRange{one}, ValueRange{one});
+      op->moveBefore(loop.getBody()->getTerminator());
+    }
+
+    // Tile the outermost parallel loops: innermost dimension by the block
+    // size, the others by one.
+    SmallVector<scf::ParallelOp> outermost;
+    func.walk([&](scf::ParallelOp op) {
+      if (!op->getParentOfType<scf::ParallelOp>())
+        outermost.push_back(op);
+    });
+    for (scf::ParallelOp op : outermost) {
+      SmallVector<int64_t> sizes(op.getNumLoops(), 1);
+      sizes.back() = blockSize;
+      // A loop shorter than a block: one block of exactly its length
+      // (convert-parallel-loops-to-gpu cannot bound a larger tile).
+      std::optional<int64_t> lb =
+          getConstantIntValue(op.getLowerBound().back());
+      std::optional<int64_t> ub =
+          getConstantIntValue(op.getUpperBound().back());
+      std::optional<int64_t> step = getConstantIntValue(op.getStep().back());
+      if (lb && ub && step && *step > 0) {
+        int64_t trips = (*ub - *lb + *step - 1) / *step;
+        if (trips > 0 && trips < sizes.back())
+          sizes.back() = trips;
+      }
+      scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/false);
+    }
+  }
+};
+} // namespace

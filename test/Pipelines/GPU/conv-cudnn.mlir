@@ -1,0 +1,43 @@
+// --lower-to-gpu: 2-D convolutions in both layouts become cuDNN calls with
+// their strides and dilations; libraries=false keeps them as generated
+// kernels. PTX only (format=isa): needs no CUDA toolkit.
+// RUN: amp-opt %s --amp-o2 --lower-to-gpu="format=isa" --split-input-file \
+// RUN: | FileCheck %s
+// RUN: amp-opt %s --amp-o2 --lower-to-gpu="format=isa libraries=false" \
+// RUN:     --split-input-file \
+// RUN: | FileCheck %s --check-prefix=KERNELS
+
+// CHECK-LABEL: llvm.func @nchw
+// Layout 0 (NCHW/FCHW), n=1 c=3 h=18 w=18 f=8 kh=3 kw=3 oh=8 ow=8, no
+// padding, strides 2x2, dilations 1x1, f16 operands, f32 result.
+// CHECK-DAG: %[[C18:.*]] = llvm.mlir.constant(18 : i64) : i64
+// CHECK-DAG: %[[C2:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK: llvm.call @ampGpuConv2d({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) -> ()
+// KERNELS-LABEL: llvm.func @nchw
+// KERNELS-NOT: ampGpuConv2d
+// KERNELS: gpu.launch_func
+func.func @nchw(%x: tensor<1x3x18x18xf32>, %w: tensor<8x3x3x3xf32>) -> tensor<1x8x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<2> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x3x18x18xf32>, tensor<8x3x3x3xf32>) outs(%init : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %y : tensor<1x8x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @nhwc
+// Layout 1 (NHWC/HWCF) with dilation 2.
+// CHECK: %[[L1:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK: llvm.call @ampGpuConv2d(%[[L1]],
+// KERNELS-LABEL: llvm.func @nhwc
+// KERNELS-NOT: ampGpuConv2d
+func.func @nhwc(%x: tensor<2x12x12x4xf32>, %w: tensor<3x3x4x16xf32>) -> tensor<2x8x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2x8x8x16xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  %y = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
+    ins(%x, %w : tensor<2x12x12x4xf32>, tensor<3x3x4x16xf32>) outs(%init : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
+  return %y : tensor<2x8x8x16xf32>
+}

@@ -1,0 +1,18 @@
+// Bad --lower-to-gpu options are clear errors, not crashes (LLVM aborts on
+// sm_90 with its default PTX 6.0; CUDA 13's ptxas rejects sm_50).
+// RUN: not amp-opt %s --lower-to-gpu="chip=sm_50" 2>&1 | FileCheck %s --check-prefix=OLD
+// RUN: not amp-opt %s --lower-to-gpu="chip=gfx90a" 2>&1 | FileCheck %s --check-prefix=CHIP
+// RUN: not amp-opt %s --lower-to-gpu="format=ptx" 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not amp-opt %s --lower-to-gpu="features=ptx80" 2>&1 | FileCheck %s --check-prefix=FEATURES
+// RUN: not amp-opt %s --lower-to-gpu="toolkit=/nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
+// RUN: not amp-opt %s --lower-to-gpu="block-size=0" 2>&1 | FileCheck %s --check-prefix=BLOCK
+
+// OLD: lower-to-gpu: chip 'sm_50' is older than sm_75, which CUDA 13's ptxas no longer supports
+// CHIP: lower-to-gpu: chip 'gfx90a' is not of the form sm_<N>[a]
+// FORMAT: lower-to-gpu: format must be fatbin, isa or bin, got 'ptx'
+// FEATURES: lower-to-gpu: features must be of the form +ptx<N>, got 'ptx80'
+// TOOLKIT: lower-to-gpu: no ptxas at '/nonexistent/bin/ptxas': set toolkit= to a CUDA toolkit root, or use format=isa
+// BLOCK: lower-to-gpu: block-size must be in [1, 1024]
+func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
+  return %x : tensor<4xf32>
+}
