@@ -20,6 +20,7 @@ FILES = {
     "Dialects/AmpDialect.md": "AmpDialect.md",
     "Interfaces/AmpInterfaces.md": "AmpInterfaces.md",
     "AmpPasses.md": "AmpPasses.md",
+    "AmpConversionPasses.md": "AmpConversionPasses.md",
 }
 
 HEADER = ("<!-- Generated from the ODS by `make docs` (scripts/update-docs.py);"
