@@ -1,6 +1,5 @@
 // f16 conversions lowered by --lower-to-cpu become F16C instructions where
 // the target has them and libgcc/compiler-rt calls otherwise.
-// REQUIRES: x86-registered-target
 // RUN: amp-opt %s --lower-to-cpu | mlir-translate --mlir-to-llvmir > %t.ll
 // RUN: llc -O2 -mtriple=x86_64-unknown-linux-gnu -mattr=+f16c %t.ll -o - \
 // RUN: | FileCheck %s --check-prefix=F16C
