@@ -1,6 +1,7 @@
 # amp-mlir: the two README commands.
 #
-#   make demo    set up, build, and run amp-opt on the bundled example
+#   make demo    set up, build, and run amp-opt and amp-run on the bundled
+#                examples
 #   make check   set up, build, and run every test
 #
 # Each target does its own set-up: missing Debian packages are installed
@@ -32,6 +33,7 @@ build: configure
 
 demo: build
 	$(PYTHON) scripts/demo.py --amp-opt $(BUILD_DIR)/bin/amp-opt \
+	  --amp-run $(BUILD_DIR)/bin/amp-run \
 	  examples/amp_training_step.mlir \
 	  examples/linalg_convnet.mlir examples/tosa_mlp_classifier.mlir
 

@@ -7,6 +7,8 @@
 2. The AMP pipelines: run --amp-o1 and --amp-o2 on each model example and
    print their precision reports; TOSA outputs are also checked with
    `mlir-opt --tosa-validate` when mlir-opt is available.
+3. Execution: run one model with amp-run at O1 and O2 on the CPU, against
+   its fp32 original (--compare), and print the error table.
 """
 
 import argparse
@@ -63,6 +65,26 @@ def run_pipelines(opt, mlir_opt, example):
             print("    (" + ", ".join(checks) + ")")
 
 
+def run_models(amp_run, model):
+    """Runs `model` with amp-run at O1 and O2 against fp32 and prints it."""
+    print(f"\namp-run (CPU, JIT): AMP against the fp32 original, random "
+          f"inputs")
+    shown = os.path.relpath(model)
+    if shown.startswith(".."):
+        shown = model
+    for level in ("O1", "O2"):
+        output = run([amp_run, shown, f"--level={level}", "--compare"]).stdout
+        for line in output.rstrip().splitlines():
+            print("  " + line)
+
+
+def find_amp_run(amp_opt):
+    """amp-run next to amp-opt (as built), or None."""
+    path = shutil.which(amp_opt) or amp_opt
+    candidate = os.path.join(os.path.dirname(os.path.abspath(path)), "amp-run")
+    return candidate if os.access(candidate, os.X_OK) else None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--amp-opt", default="build/bin/amp-opt")
@@ -71,6 +93,13 @@ def main():
     parser.add_argument("input", help="example that uses every amp op")
     parser.add_argument("models", nargs="*",
                         help="examples to run the AMP pipelines on")
+    parser.add_argument("--amp-run", default=None,
+                        help="amp-run to execute --run-model with (default: "
+                             "the one next to amp-opt; skipped if none)")
+    parser.add_argument("--run-model", default=os.path.join(
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+        "examples", "tosa_mlp_classifier.mlir"),
+                        help="model that amp-run executes")
     args = parser.parse_args()
     opt = args.amp_opt
 
@@ -122,6 +151,12 @@ def main():
         print("\nAMP pipelines (amp-opt --amp-o1 / --amp-o2):")
     for model in args.models:
         run_pipelines(opt, args.mlir_opt, model)
+
+    amp_run = args.amp_run or find_amp_run(opt)
+    if amp_run:
+        run_models(amp_run, args.run_model)
+    else:
+        print("\namp-run: not built, execution skipped")
     return 0
 
 

@@ -63,7 +63,7 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   if (options.emitCInterface)
-    pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+    pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
@@ -144,7 +144,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's
   // entry points that the library calls declare next.
-  pm.addPass(LLVM::createLLVMRequestCWrappersPass());
+  pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.libraries)
     pm.addPass(createAmpLinalgToLibraryCallsPass());
   pm.addNestedPass<func::FuncOp>(createAmpMemRefToGPUPass());

@@ -1,0 +1,104 @@
+//===- HostTensor.h - host tensors of amp-run -------------------*- C++ -*-===//
+//
+// Part of amp-mlir. The values amp-run passes to and gets back from a compiled
+// function: dense, row-major host buffers of a static tensor type, with exact
+// conversions between f32 and f16/bf16 (round to nearest even).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNNER_HOSTTENSOR_H
+#define AMP_RUNNER_HOSTTENSOR_H
+
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace mlir {
+class Type;
+
+namespace amp {
+namespace runner {
+
+/// The element types amp-run can pass in and out.
+enum class ElementKind : uint8_t { F32, F16, BF16, F64, I32, I64 };
+
+/// "f32", "f16", "bf16", "f64", "i32", "i64".
+StringRef getElementKindName(ElementKind kind);
+/// Size of one element in bytes.
+unsigned getElementByteSize(ElementKind kind);
+/// True for the floating-point kinds.
+bool isFloatKind(ElementKind kind);
+/// The kind of an MLIR element type, if amp-run supports it.
+std::optional<ElementKind> getElementKind(Type type);
+
+/// A ranked tensor type of static shape.
+struct TensorSpec {
+  ElementKind element = ElementKind::F32;
+  SmallVector<int64_t> shape;
+
+  int64_t getNumElements() const;
+  size_t getByteSize() const;
+  /// The MLIR spelling: `tensor<8x16xf32>`, `tensor<f32>`.
+  std::string str() const;
+
+  bool operator==(const TensorSpec &other) const {
+    return element == other.element && shape == other.shape;
+  }
+  bool operator!=(const TensorSpec &other) const { return !(*this == other); }
+};
+
+/// The tensor type of an MLIR type (a ranked tensor of static shape and a
+/// supported element type), or std::nullopt.
+std::optional<TensorSpec> getTensorSpec(Type type);
+
+/// A dense row-major host buffer of a TensorSpec, 64-byte aligned and
+/// zero-initialized. Move-only; `clone` copies.
+class HostTensor {
+public:
+  HostTensor() = default;
+  explicit HostTensor(TensorSpec type);
+
+  const TensorSpec &getType() const { return type; }
+  int64_t getNumElements() const { return type.getNumElements(); }
+  size_t getByteSize() const { return type.getByteSize(); }
+  void *getData() { return storage.get(); }
+  const void *getData() const { return storage.get(); }
+
+  /// Element `index` (row-major), widened to double (exact for every kind but
+  /// i64 beyond 2^53).
+  double getAsDouble(int64_t index) const;
+  /// Stores `value` at `index`: floats are rounded to nearest even (f16/bf16
+  /// through f32), integers are truncated toward zero.
+  void setFromDouble(int64_t index, double value);
+
+  HostTensor clone() const;
+
+private:
+  struct FreeDeleter {
+    void operator()(void *pointer) const { std::free(pointer); }
+  };
+  TensorSpec type;
+  std::unique_ptr<uint8_t, FreeDeleter> storage;
+};
+
+//===----------------------------------------------------------------------===//
+// Exact conversions (round to nearest even; NaN stays a quiet NaN; overflow
+// gives infinity; subnormals are produced and read exactly).
+//===----------------------------------------------------------------------===//
+
+uint16_t floatToHalfBits(float value);
+float halfBitsToFloat(uint16_t bits);
+uint16_t floatToBFloat16Bits(float value);
+float bfloat16BitsToFloat(uint16_t bits);
+
+} // namespace runner
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_RUNNER_HOSTTENSOR_H

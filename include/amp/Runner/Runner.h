@@ -1,0 +1,202 @@
+//===- Runner.h - compile and run a function under an AMP level -*- C++ -*-===//
+//
+// Part of amp-mlir. What amp-run does, as a library (for the tool and, later,
+// the Python package): find an entry function and its tensor signature, make
+// or load its inputs, apply an AMP level and lower for the CPU or an NVIDIA
+// GPU, JIT-compile with mlir::ExecutionEngine, call it, time it, and compare
+// its results with a reference.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNNER_RUNNER_H
+#define AMP_RUNNER_RUNNER_H
+
+#include "amp/Runner/HostTensor.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+} // namespace llvm
+
+namespace mlir {
+class DialectRegistry;
+class ExecutionEngine;
+class MLIRContext;
+
+namespace amp {
+namespace runner {
+class GpuRuntime;
+
+enum class Level { O0, O1, O2 };
+enum class Target { Cpu, Gpu };
+
+/// "O0"/"O1"/"O2" (case-insensitive).
+std::optional<Level> parseLevel(StringRef name);
+/// "cpu"/"gpu".
+std::optional<Target> parseTarget(StringRef name);
+/// How results are labelled: "O0", "O1 f16", "O2 bf16".
+std::string getVariantLabel(Level level, StringRef dtype);
+
+//===----------------------------------------------------------------------===//
+// Modules and signatures
+//===----------------------------------------------------------------------===//
+
+/// Registers what the runner parses and lowers: the amp dialect and the
+/// upstream dialects, extensions and LLVM IR translations
+/// (amp::registerAllDialects).
+void registerRunnerDialects(DialectRegistry &registry);
+
+/// Parses the module at `path` ('-' for stdin). The error carries the
+/// parser's diagnostics.
+llvm::Expected<OwningOpRef<ModuleOp>> loadModule(StringRef path,
+                                                 MLIRContext &context);
+
+/// The names of the module's top-level func.func ops, in order.
+SmallVector<StringRef> getFunctionNames(ModuleOp module);
+
+/// The signature of an entry function: every argument and result a ranked
+/// tensor of static shape and a supported element type.
+struct Signature {
+  std::string name;
+  SmallVector<TensorSpec> arguments;
+  SmallVector<TensorSpec> results;
+};
+
+/// Finds `entry` (empty: the only function of the module) and checks its
+/// signature. Errors name the function, the argument or result, and, for a
+/// missing function, `moduleName` and the functions there are.
+llvm::Expected<Signature> getEntrySignature(ModuleOp module, StringRef entry,
+                                            StringRef moduleName);
+
+//===----------------------------------------------------------------------===//
+// Inputs
+//===----------------------------------------------------------------------===//
+
+/// One value per argument, drawn in argument then row-major element order
+/// from a std::mt19937_64 seeded with `seed`. With x the next 64-bit output:
+/// floats are (x >> 11) * 2^-53 * 2 - 1, i.e. uniform in [-1, 1), rounded to
+/// f32 and then (nearest even) to f16/bf16; integers are x mod 10.
+SmallVector<HostTensor> makeRandomInputs(const Signature &signature,
+                                         uint64_t seed);
+
+/// Loads `path` as argument `index` of `signature`. The .npy array must have
+/// the argument's shape and exactly its dtype ('<f4' for f32, '<f2' for f16,
+/// '<f8' for f64, '<i4' for i32, '<i8' for i64), except that '<f4' is also
+/// accepted for f16 and bf16 arguments and rounded to nearest even.
+llvm::Expected<HostTensor> loadInput(StringRef path, const Signature &signature,
+                                     unsigned index);
+
+/// Loads one file per argument.
+llvm::Expected<SmallVector<HostTensor>> loadInputs(ArrayRef<std::string> paths,
+                                                   const Signature &signature);
+
+//===----------------------------------------------------------------------===//
+// Compilation and execution
+//===----------------------------------------------------------------------===//
+
+struct CompileOptions {
+  /// The AMP level: O0 leaves the module as it is.
+  Level level = Level::O0;
+  /// The low-precision type of O1/O2: "f16" or "bf16".
+  std::string dtype = "f16";
+  /// More options of the AMP pipeline, in --amp-o1's syntax
+  /// ("custom-black-list=tosa.exp placement=greedy"); `dtype` wins over a
+  /// dtype given here.
+  std::string ampOptions;
+  Target target = Target::Cpu;
+  /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
+  std::string gpuOptions;
+  /// libamp_runtime.so, for Target::Gpu.
+  std::string runtimeLibrary;
+  /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
+  /// the generic CPU of the host triple, so that conversions go through
+  /// library calls.
+  bool hostCpuFeatures = true;
+  /// LLVM optimization level of the JIT.
+  unsigned optLevel = 3;
+};
+
+/// Checks that the GPU runtime library at `path` loads and that a GPU is
+/// usable; the error is the runtime's message.
+llvm::Error checkGpuRuntime(StringRef path);
+
+/// A JIT-compiled entry function.
+class Executable {
+public:
+  ~Executable();
+
+  /// Applies `options.level` to a copy of `module`, lowers it for
+  /// `options.target` and JIT-compiles it. The error carries the diagnostics
+  /// of the pass that failed.
+  static llvm::Expected<std::unique_ptr<Executable>>
+  compile(ModuleOp module, StringRef entry, const CompileOptions &options);
+
+  const Signature &getSignature() const { return signature; }
+  Target getTarget() const { return target; }
+
+  /// Calls the function on copies of `inputs` (so that a function writing
+  /// into its arguments cannot change them) and returns its results.
+  llvm::Expected<SmallVector<HostTensor>> run(ArrayRef<HostTensor> inputs);
+
+  /// Calls the function once to warm up, then `repeat` times; returns the
+  /// duration of each of these calls in seconds (for the GPU, up to the
+  /// end of the work on the stream). Copying inputs in and freeing results
+  /// are not timed.
+  llvm::Expected<SmallVector<double>> time(ArrayRef<HostTensor> inputs,
+                                           unsigned repeat);
+
+private:
+  struct CallFrame;
+  Executable() = default;
+  llvm::Error prepare(ArrayRef<HostTensor> inputs, CallFrame &frame);
+  llvm::Error invoke(CallFrame &frame);
+  llvm::Expected<SmallVector<HostTensor>> collect(CallFrame &frame,
+                                                  bool copyResults);
+
+  Signature signature;
+  Target target = Target::Cpu;
+  GpuRuntime *gpu = nullptr;
+  std::unique_ptr<ExecutionEngine> engine;
+  void (*entryPoint)(void **) = nullptr;
+};
+
+//===----------------------------------------------------------------------===//
+// Comparison and printing
+//===----------------------------------------------------------------------===//
+
+/// The error of `value` against `reference` (same type), in double.
+struct ErrorStats {
+  /// max |a - b|.
+  double maxAbs = 0;
+  /// max |a - b| / |b| over the elements where b != 0.
+  double maxRel = 0;
+  /// ||a - b||_2 / ||b||_2 (0 if both norms are 0, infinity if only b's is).
+  double relL2 = 0;
+  /// Elements where a or b is NaN or infinite: equal ones (same infinity, or
+  /// NaN in both) and the others; neither counts in the figures above.
+  int64_t nonFiniteEqual = 0;
+  int64_t nonFiniteMismatch = 0;
+};
+
+ErrorStats compareTensors(const HostTensor &value, const HostTensor &reference);
+
+/// The median of `values` (the mean of the middle two for an even count).
+double median(ArrayRef<double> values);
+
+/// Prints the values of `tensor` like NumPy: nested brackets, and only the
+/// first and last `edgeItems` along each dimension when it has more than
+/// `threshold` elements.
+void printValues(llvm::raw_ostream &os, const HostTensor &tensor,
+                 int64_t threshold = 1000, int64_t edgeItems = 3);
+
+} // namespace runner
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_RUNNER_RUNNER_H

@@ -1,0 +1,141 @@
+//===- GpuRuntime.cpp - libamp_runtime loaded at run time -----------------===//
+//
+// Part of amp-mlir. Signatures follow runtime/include/amp/runtime/AmpRuntime.h
+// and MgpuAbi.h (the LLVM 22.1 mgpu ABI); they are restated here because
+// amp-run does not link the runtime.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuRuntime.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
+
+#include <dlfcn.h>
+#include <memory>
+#include <mutex>
+
+using namespace mlir;
+using namespace mlir::amp::runner;
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+namespace {
+/// What the installed error handler recorded (the runtime calls it for
+/// failures of void- and pointer-returning entry points).
+struct HandlerState {
+  std::mutex mutex;
+  bool failed = false;
+  std::string message;
+};
+} // namespace
+
+static HandlerState &getHandlerState() {
+  static HandlerState state;
+  return state;
+}
+
+/// AmpErrorHandler: record the first failure and return; the failing entry
+/// point then returns without doing its work (NULL for pointers), and amp-run
+/// reports the failure after the call.
+static void recordRuntimeError(const char *message) {
+  HandlerState &state = getHandlerState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.failed) {
+    state.failed = true;
+    state.message = message ? message : "unknown GPU runtime error";
+  }
+}
+
+llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::unique_ptr<GpuRuntime>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(path);
+  if (it != loaded.end())
+    return it->second.get();
+
+  if (!llvm::sys::fs::exists(path))
+    return makeError("the GPU runtime library '" + path +
+                     "' does not exist (build it, or name it with "
+                     "--runtime-lib)");
+  std::string pathString = path.str();
+  void *handle = dlopen(pathString.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    return makeError("cannot load the GPU runtime library: " +
+                     llvm::Twine(reason ? reason : pathString));
+  }
+
+  std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
+  runtime->path = pathString;
+  runtime->handle = handle;
+  std::string missing;
+  auto resolve = [&](auto &function, const char *name) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+        dlsym(handle, name));
+    if (!function)
+      missing += (missing.empty() ? "" : ", ") + std::string(name);
+  };
+  resolve(runtime->gpuAvailable, "ampGpuAvailable");
+  resolve(runtime->lastError, "ampLastError");
+  resolve(runtime->memAlloc, "mgpuMemAlloc");
+  resolve(runtime->memFree, "mgpuMemFree");
+  resolve(runtime->memCopy, "mgpuMemcpy");
+  resolve(runtime->streamCreate, "mgpuStreamCreate");
+  resolve(runtime->streamSynchronize, "mgpuStreamSynchronize");
+  if (!missing.empty())
+    return makeError("'" + path +
+                     "' is not the amp-mlir GPU runtime: it does "
+                     "not export " +
+                     missing);
+
+  if (!runtime->gpuAvailable()) {
+    const char *reason = runtime->lastError();
+    return makeError(reason && *reason ? reason
+                                       : "no usable GPU (ampGpuAvailable() "
+                                         "returned 0)");
+  }
+
+  // Failures inside kernels' host code must not abort amp-run.
+  using Handler = void (*)(const char *);
+  if (auto setHandler = reinterpret_cast<Handler (*)(Handler)>(
+          dlsym(handle, "ampSetErrorHandler")))
+    setHandler(recordRuntimeError);
+
+  runtime->stream = runtime->streamCreate();
+  if (llvm::Error error = runtime->takeError())
+    return std::move(error);
+  GpuRuntime *result = runtime.get();
+  loaded[path] = std::move(runtime);
+  return result;
+}
+
+void *GpuRuntime::allocate(size_t bytes) {
+  if (!bytes)
+    return nullptr;
+  return memAlloc(bytes, stream, /*hostShared=*/false);
+}
+
+void GpuRuntime::deallocate(void *pointer) {
+  if (pointer)
+    memFree(pointer, stream);
+}
+
+void GpuRuntime::copy(void *destination, const void *source, size_t bytes) {
+  if (bytes)
+    memCopy(destination, const_cast<void *>(source), bytes, stream);
+}
+
+void GpuRuntime::synchronize() { streamSynchronize(stream); }
+
+llvm::Error GpuRuntime::takeError() {
+  HandlerState &state = getHandlerState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.failed)
+    return llvm::Error::success();
+  state.failed = false;
+  return makeError(std::move(state.message));
+}

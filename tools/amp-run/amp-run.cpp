@@ -1,0 +1,407 @@
+//===- amp-run.cpp - run a function under an AMP level --------------------===//
+//
+// Part of amp-mlir. Applies an AMP level to a module, lowers it for the CPU or
+// an NVIDIA GPU, JIT-compiles it and runs one function; optionally compares
+// its results with the fp32 original and times both:
+//
+//   amp-run model.mlir --entry f --level=O2 --dtype=bf16 --compare --repeat 20
+//
+// The work is done by the AmpRunner library (include/amp/Runner); this file
+// parses the command line and prints. See docs/amp-run.md.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Runner/Npy.h"
+#include "amp/Runner/Runner.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <optional>
+
+using namespace mlir;
+using namespace mlir::amp::runner;
+namespace cl = llvm::cl;
+
+static cl::OptionCategory category("amp-run options");
+
+static cl::opt<std::string> inputFilename(cl::Positional,
+                                          cl::desc("<model.mlir>"),
+                                          cl::Required, cl::cat(category));
+static cl::opt<std::string>
+    entryName("entry",
+              cl::desc("Function to run (default: the module's only one)"),
+              cl::value_desc("name"), cl::cat(category));
+static cl::opt<std::string>
+    levelName("level", cl::desc("AMP level: O0, O1 (default) or O2"),
+              cl::init("O1"), cl::cat(category));
+static cl::opt<std::string>
+    dtypeName("dtype",
+              cl::desc("Low-precision type of O1/O2: f16 (default) or bf16"),
+              cl::init("f16"), cl::cat(category));
+static cl::opt<std::string>
+    targetName("target", cl::desc("Where to run: cpu (default) or gpu"),
+               cl::init("cpu"), cl::cat(category));
+static cl::list<std::string>
+    inputFiles("inputs",
+               cl::desc("One .npy file per argument (default: random inputs "
+                        "uniform in [-1, 1))"),
+               cl::CommaSeparated, cl::value_desc("a.npy,b.npy"),
+               cl::cat(category));
+static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
+                              cl::init(0), cl::cat(category));
+static cl::opt<bool>
+    compare("compare",
+            cl::desc("Also run the fp32 original (O0, same inputs) and print "
+                     "the error of each output against it"),
+            cl::cat(category));
+static cl::opt<unsigned>
+    repeat("repeat",
+           cl::desc("Time N calls of the level and of fp32 (after a warm-up "
+                    "call) and print the medians and the speed-up"),
+           cl::init(0), cl::value_desc("N"), cl::cat(category));
+static cl::list<std::string>
+    outputFiles("outputs", cl::desc("Write the results to these .npy files"),
+                cl::CommaSeparated, cl::value_desc("out0.npy,..."),
+                cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output-dir",
+              cl::desc("Write the results to DIR/out<i>.npy (and the fp32 "
+                       "ones to DIR/fp32_out<i>.npy with --compare)"),
+              cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> printValuesFlag("print",
+                                     cl::desc("Print the output values"),
+                                     cl::cat(category));
+static cl::opt<std::string>
+    runtimeLib("runtime-lib",
+               cl::desc("libamp_runtime.so for --target=gpu (default: "
+                        "<dir of amp-run>/../lib/libamp_runtime.so)"),
+               cl::value_desc("path"), cl::cat(category));
+static cl::opt<std::string>
+    ampOptions("amp-options",
+               cl::desc("More options of the AMP pipeline, as for "
+                        "--amp-o1 (e.g. \"custom-black-list=tosa.exp\")"),
+               cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    gpuOptions("gpu-options",
+               cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
+               cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    jitCpu("jit-cpu",
+           cl::desc("JIT for the host CPU and its features (host) or for the "
+                    "generic CPU of its triple (generic)"),
+           cl::init("host"), cl::Hidden, cl::cat(category));
+
+/// Prints `amp-run: error: <message>` and returns exit code 1.
+static int fail(const llvm::Twine &message) {
+  llvm::outs().flush();
+  llvm::errs() << "amp-run: error: " << message << '\n';
+  return 1;
+}
+
+static int fail(llvm::Error error, StringRef prefix = "") {
+  return fail(prefix + llvm::toString(std::move(error)));
+}
+
+static std::string formatError(double value) {
+  if (value == 0)
+    return "0";
+  if (std::isinf(value))
+    return "inf";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.3e", value);
+  return text;
+}
+
+static std::string formatNumber(double value) {
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.6g", value);
+  return text;
+}
+
+static std::string formatSeconds(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (seconds >= 1)
+    os << llvm::format("%.3f s", seconds);
+  else if (seconds >= 1e-3)
+    os << llvm::format("%.3f ms", seconds * 1e3);
+  else
+    os << llvm::format("%.3f us", seconds * 1e6);
+  return text;
+}
+
+/// Prints rows as columns separated by two spaces, left-aligned, indented.
+static void printTable(llvm::raw_ostream &os,
+                       ArrayRef<SmallVector<std::string>> rows) {
+  SmallVector<size_t> widths;
+  for (const SmallVector<std::string> &row : rows)
+    for (auto [column, cell] : llvm::enumerate(row)) {
+      if (widths.size() <= column)
+        widths.push_back(0);
+      widths[column] = std::max(widths[column], cell.size());
+    }
+  for (const SmallVector<std::string> &row : rows) {
+    std::string line = " ";
+    for (auto [column, cell] : llvm::enumerate(row)) {
+      line += ' ';
+      line += cell;
+      if (column + 1 < row.size())
+        line.append(widths[column] - cell.size() + 1, ' ');
+    }
+    os << StringRef(line).rtrim() << '\n';
+  }
+}
+
+/// Min, max and mean of the finite values, and how many are not finite.
+static SmallVector<std::string> summarize(const HostTensor &tensor) {
+  double minimum = INFINITY, maximum = -INFINITY, sum = 0;
+  int64_t finite = 0, count = tensor.getNumElements();
+  for (int64_t i = 0; i < count; ++i) {
+    double value = tensor.getAsDouble(i);
+    if (!std::isfinite(value))
+      continue;
+    minimum = std::min(minimum, value);
+    maximum = std::max(maximum, value);
+    sum += value;
+    ++finite;
+  }
+  if (!finite)
+    return {"-", "-", "-", llvm::utostr(count) + " non-finite"};
+  SmallVector<std::string> cells = {
+      formatNumber(minimum), formatNumber(maximum), formatNumber(sum / finite)};
+  if (finite < count)
+    cells.push_back(llvm::utostr(count - finite) + " non-finite");
+  return cells;
+}
+
+static std::string defaultRuntimeLibrary(const char *argv0) {
+  std::string executable =
+      llvm::sys::fs::getMainExecutable(argv0, (void *)&defaultRuntimeLibrary);
+  SmallString<256> path(llvm::sys::path::parent_path(executable));
+  llvm::sys::path::append(path, "..", "lib", "libamp_runtime.so");
+  llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+  return std::string(path);
+}
+
+/// Writes `results` to `paths`.
+static int writeResults(ArrayRef<HostTensor> results,
+                        ArrayRef<std::string> paths) {
+  if (paths.empty())
+    return 0;
+  for (auto [result, path] : llvm::zip_equal(results, paths))
+    if (llvm::Error error = writeNpy(path, result))
+      return fail(std::move(error));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "amp-run: apply an AMP level, lower, JIT-compile and run a function\n");
+
+  // Options.
+  std::optional<Level> level = parseLevel(levelName);
+  if (!level)
+    return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
+  if (dtypeName != "f16" && dtypeName != "bf16")
+    return fail("--dtype must be f16 or bf16, not '" + dtypeName + "'");
+  std::optional<Target> target = parseTarget(targetName);
+  if (!target)
+    return fail("--target must be cpu or gpu, not '" + targetName + "'");
+  if (jitCpu != "host" && jitCpu != "generic")
+    return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
+  if (!outputFiles.empty() && !outputDir.empty())
+    return fail("--outputs and --output-dir exclude each other");
+
+  // The module and the entry function.
+  DialectRegistry registry;
+  registerRunnerDialects(registry);
+  MLIRContext context(registry);
+  auto module = loadModule(inputFilename, context);
+  if (!module)
+    return fail(module.takeError());
+  llvm::Expected<Signature> signature =
+      getEntrySignature(**module, entryName, inputFilename);
+  if (!signature)
+    return fail(signature.takeError());
+  if (!outputFiles.empty() && outputFiles.size() != signature->results.size())
+    return fail("--outputs names " + llvm::Twine(outputFiles.size()) + " file" +
+                (outputFiles.size() == 1 ? "" : "s") + " but '@" +
+                signature->name + "' has " +
+                llvm::Twine(signature->results.size()) + " result" +
+                (signature->results.size() == 1 ? "" : "s"));
+
+  // The GPU runtime, before anything else is spent on a GPU run.
+  std::string runtimePath =
+      runtimeLib.empty() ? defaultRuntimeLibrary(argv[0]) : runtimeLib;
+  if (*target == Target::Gpu)
+    if (llvm::Error error = checkGpuRuntime(runtimePath))
+      return fail(std::move(error), "--target=gpu: ");
+
+  // Inputs.
+  SmallVector<HostTensor> inputs;
+  if (!inputFiles.empty()) {
+    auto loaded = loadInputs(inputFiles, *signature);
+    if (!loaded)
+      return fail(loaded.takeError());
+    inputs = std::move(*loaded);
+  } else {
+    inputs = makeRandomInputs(*signature, seed);
+  }
+
+  // Compile and run the level, and the fp32 original if needed.
+  CompileOptions options;
+  options.level = *level;
+  options.dtype = dtypeName;
+  options.ampOptions = ampOptions;
+  options.target = *target;
+  options.gpuOptions = gpuOptions;
+  options.runtimeLibrary = runtimePath;
+  options.hostCpuFeatures = jitCpu == "host";
+  std::string label = getVariantLabel(*level, dtypeName);
+
+  auto executable = Executable::compile(**module, signature->name, options);
+  if (!executable)
+    return fail(executable.takeError());
+  auto results = (*executable)->run(inputs);
+  if (!results)
+    return fail(results.takeError());
+
+  std::unique_ptr<Executable> reference;
+  SmallVector<HostTensor> referenceResults;
+  if (compare || repeat > 0) {
+    CompileOptions fp32 = options;
+    fp32.level = Level::O0;
+    auto compiled = Executable::compile(**module, signature->name, fp32);
+    if (!compiled)
+      return fail(compiled.takeError());
+    reference = std::move(*compiled);
+  }
+  if (compare) {
+    auto ran = reference->run(inputs);
+    if (!ran)
+      return fail(ran.takeError());
+    referenceResults = std::move(*ran);
+  }
+
+  // Report.
+  llvm::raw_ostream &os = llvm::outs();
+  os << "amp-run: @" << signature->name << " in " << inputFilename << ", "
+     << label << " on " << targetName << '\n';
+  if (!inputFiles.empty())
+    os << "inputs: " << llvm::join(inputFiles, ", ") << '\n';
+  else
+    os << "inputs: random, uniform in [-1, 1), seed " << seed << '\n';
+
+  SmallVector<SmallVector<std::string>> rows;
+  if (compare) {
+    os << "outputs: " << label << " vs fp32\n";
+    rows.push_back({"#", "type", "max abs err", "max rel err", "rel L2 err"});
+    for (auto [index, pair] :
+         llvm::enumerate(llvm::zip_equal(*results, referenceResults))) {
+      auto &[value, expected] = pair;
+      ErrorStats stats = compareTensors(value, expected);
+      SmallVector<std::string> row = {
+          llvm::utostr(index), value.getType().str(), formatError(stats.maxAbs),
+          formatError(stats.maxRel), formatError(stats.relL2)};
+      if (stats.nonFiniteMismatch)
+        row.push_back(llvm::utostr(stats.nonFiniteMismatch) +
+                      " non-finite mismatches");
+      if (stats.nonFiniteEqual)
+        row.push_back(llvm::utostr(stats.nonFiniteEqual) +
+                      " non-finite in both");
+      rows.push_back(std::move(row));
+    }
+  } else {
+    os << "outputs: " << label << '\n';
+    rows.push_back({"#", "type", "min", "max", "mean"});
+    for (auto [index, value] : llvm::enumerate(*results)) {
+      SmallVector<std::string> row = {llvm::utostr(index),
+                                      value.getType().str()};
+      row.append(summarize(value));
+      rows.push_back(std::move(row));
+    }
+  }
+  if (results->empty())
+    os << "  (no results)\n";
+  else
+    printTable(os, rows);
+
+  if (printValuesFlag) {
+    for (auto [index, value] : llvm::enumerate(*results)) {
+      os << "output #" << index << " (" << label
+         << "): " << value.getType().str() << '\n';
+      printValues(os, value);
+      os << '\n';
+      if (compare) {
+        os << "output #" << index
+           << " (fp32): " << referenceResults[index].getType().str() << '\n';
+        printValues(os, referenceResults[index]);
+        os << '\n';
+      }
+    }
+  }
+
+  if (repeat > 0) {
+    auto levelTimes = (*executable)->time(inputs, repeat);
+    if (!levelTimes)
+      return fail(levelTimes.takeError());
+    auto fp32Times = reference->time(inputs, repeat);
+    if (!fp32Times)
+      return fail(fp32Times.takeError());
+    double levelMedian = median(*levelTimes);
+    double fp32Median = median(*fp32Times);
+    os << "time: median of " << repeat << " call" << (repeat == 1 ? "" : "s")
+       << " after a warm-up\n";
+    SmallVector<SmallVector<std::string>> timeRows;
+    timeRows.push_back({label, formatSeconds(levelMedian)});
+    timeRows.push_back({"fp32", formatSeconds(fp32Median)});
+    std::string speedup;
+    llvm::raw_string_ostream(speedup) << llvm::format(
+        "%.2fx", levelMedian > 0 ? fp32Median / levelMedian : 0.0);
+    timeRows.push_back({"speed-up", speedup});
+    printTable(os, timeRows);
+  }
+
+  // Output files.
+  SmallVector<std::string> paths(outputFiles.begin(), outputFiles.end());
+  SmallVector<std::string> referencePaths;
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create --output-dir '" + outputDir +
+                  "': " + ec.message());
+    for (size_t i = 0; i < results->size(); ++i) {
+      SmallString<256> path(outputDir);
+      llvm::sys::path::append(path, "out" + llvm::utostr(i) + ".npy");
+      paths.push_back(std::string(path));
+      if (compare) {
+        SmallString<256> fp32Path(outputDir);
+        llvm::sys::path::append(fp32Path,
+                                "fp32_out" + llvm::utostr(i) + ".npy");
+        referencePaths.push_back(std::string(fp32Path));
+      }
+    }
+  }
+  if (int rc = writeResults(*results, paths))
+    return rc;
+  if (int rc = writeResults(referenceResults, referencePaths))
+    return rc;
+  if (!paths.empty()) {
+    SmallVector<std::string> all(paths);
+    all.append(referencePaths.begin(), referencePaths.end());
+    os << "wrote: " << llvm::join(all, ", ") << '\n';
+  }
+  return 0;
+}
