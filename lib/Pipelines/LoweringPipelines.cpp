@@ -158,6 +158,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   fpm.addPass(createAmpMapLoopsToGPUPass(map));
   fpm.addPass(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
+  pm.addNestedPass<func::FuncOp>(createAmpCheckHostCodePass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());

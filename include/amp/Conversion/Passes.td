@@ -50,6 +50,18 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
 // GPU (buffers)
 //===----------------------------------------------------------------------===//
 
+def AmpCheckHostCodePass
+    : Pass<"amp-check-host-code", "::mlir::func::FuncOp"> {
+  let summary = "Reject host code that touches device buffers";
+  let description = [{
+    Runs after loops are mapped to GPU kernels. In `--lower-to-gpu` every
+    buffer lives on the device, so a parallel loop that could not be mapped,
+    a linalg op left over, or a `memref.load`/`memref.store` outside
+    `gpu.launch` (other than on a host `memref.alloca`) would fault at run
+    time: each is an error naming the op, and the pass fails.
+  }];
+}
+
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS and 2-D convolutions as cuDNN calls";

@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
 namespace amp {
@@ -109,6 +110,36 @@ struct AmpMapLoopsToGPUPass
       }
       scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/false);
     }
+
+    // Fold the tile sizes into the affine.min bounds of the intra-tile loops:
+    // convert-parallel-loops-to-gpu bounds a thread loop only by a constant
+    // in the min's map, not by a constant operand. Loops are left alone
+    // (their canonicalization would merge the tile loops back).
+    SmallVector<Operation *> products;
+    func.walk([&](arith::MulIOp op) { products.push_back(op); });
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(products, RewritePatternSet(&getContext()),
+                                  config);
+    func.walk([&](affine::AffineMinOp op) {
+      AffineMap map = op.getMap();
+      SmallVector<AffineExpr> dims, symbols;
+      for (unsigned i = 0, e = map.getNumDims(); i < e; ++i) {
+        std::optional<int64_t> c = getConstantIntValue(op.getOperand(i));
+        dims.push_back(c ? getAffineConstantExpr(*c, op.getContext())
+                         : getAffineDimExpr(i, op.getContext()));
+      }
+      for (unsigned i = 0, e = map.getNumSymbols(); i < e; ++i) {
+        std::optional<int64_t> c =
+            getConstantIntValue(op.getOperand(map.getNumDims() + i));
+        symbols.push_back(c ? getAffineConstantExpr(*c, op.getContext())
+                            : getAffineSymbolExpr(i, op.getContext()));
+      }
+      AffineMap folded = simplifyAffineMap(map.replaceDimsAndSymbols(
+          dims, symbols, map.getNumDims(), map.getNumSymbols()));
+      if (folded != map)
+        op.setMap(folded);
+    });
   }
 };
 } // namespace

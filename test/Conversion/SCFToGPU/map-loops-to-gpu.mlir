@@ -1,0 +1,80 @@
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128}))" --split-input-file | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128},gpu-map-parallel-loops),convert-parallel-loops-to-gpu,func.func(amp-check-host-code),canonicalize)" --split-input-file | FileCheck %s --check-prefix=GPU
+
+// The innermost dimension is tiled by the block size, the others by one.
+// CHECK-LABEL: func.func @tile
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c64, %c1024) step (%c1, %c128{{.*}})
+// CHECK: scf.parallel
+// GPU-LABEL: func.func @tile
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c8, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c128, %{{.*}} = %c1)
+func.func @tile(%m: memref<64x1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1024 = arith.constant 1024 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c64, %c1024) step (%c1, %c1) {
+    memref.store %f, %m[%i, %j] : memref<64x1024xf32>
+  }
+  return
+}
+
+// -----
+
+// Shorter than a block: one block of exactly its length.
+// CHECK-LABEL: func.func @short
+// CHECK: step (%{{.*}}, %c32
+// GPU-LABEL: func.func @short
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c32, %{{.*}} = %c1)
+func.func @short(%m: memref<4x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c32 = arith.constant 32 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
+    memref.store %f, %m[%i, %j] : memref<4x32xf32>
+  }
+  return
+}
+
+// -----
+
+// Dynamic extents: the tile bound is a min with constants folded in.
+// CHECK: #[[MAP:.*]] = affine_map<(d0, d1, d2) -> (128, d1 - d2)>
+// CHECK-LABEL: func.func @dynamic
+// CHECK: affine.min #[[MAP]]
+// GPU-LABEL: func.func @dynamic
+// GPU: gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
+// GPU-NOT: scf.parallel
+func.func @dynamic(%m: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    memref.store %f, %m[%i] : memref<?xf32>
+  }
+  return
+}
+
+// -----
+
+// Host code on memory (a reduction to a scalar) runs as a one-thread kernel.
+// CHECK-LABEL: func.func @scalar
+// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
+// CHECK: scf.for
+// GPU-LABEL: func.func @scalar
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1)
+// GPU: scf.for
+func.func @scalar(%x: memref<16xf32>, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %c16 step %c1 {
+    %v = memref.load %x[%i] : memref<16xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %v, %a : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  return
+}
