@@ -143,11 +143,20 @@ struct Decision {
   bool free = false;
 };
 
-struct AmpAutoMixedPrecisionPass
-    : public amp::impl::AmpAutoMixedPrecisionPassBase<
-          AmpAutoMixedPrecisionPass> {
-  using Base::Base;
-  void runOnOperation() override;
+/// The decision and rewrite of one module (the pass's work, callable
+/// without a pass manager).
+class AutoMixedPrecision {
+public:
+  AutoMixedPrecision(MLIRContext *context,
+                     const AmpAutoMixedPrecisionPassOptions &options)
+      : context(context), level(options.level), dtype(options.dtype),
+        customWhiteList(options.customWhiteList),
+        customBlackList(options.customBlackList),
+        useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
+        explain(options.explain), placement(options.placement) {}
+
+  /// Rewrites `module`; `changed` says whether anything changed.
+  LogicalResult run(ModuleOp module, bool &changed);
 
 private:
   LogicalResult buildPolicy(ModuleOp module);
@@ -158,6 +167,14 @@ private:
       llvm::DenseMap<Operation *, Decision> &decisions,
       const llvm::DenseMap<Operation *, SmallVector<Type>> &originalTypes);
   bool isLowProduced(Value value, Type lowType);
+  MLIRContext &getContext() { return *context; }
+
+  MLIRContext *context;
+  std::string level, dtype;
+  SmallVector<std::string> customWhiteList, customBlackList;
+  std::string useFp16Guard, policyFile;
+  bool explain;
+  std::string placement;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -173,7 +190,7 @@ private:
 // Policy
 //===----------------------------------------------------------------------===//
 
-LogicalResult AmpAutoMixedPrecisionPass::buildPolicy(ModuleOp module) {
+LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   // Not Operation::emitError: an options error needs no dump of the module.
   auto emit = [&] { return mlir::emitError(module.getLoc(), "amp: "); };
   policy = AmpPolicy();
@@ -227,7 +244,7 @@ static int64_t getStaticNumElements(Type type) {
   return shaped.getNumElements();
 }
 
-void AmpAutoMixedPrecisionPass::placeGrayOps(
+void AutoMixedPrecision::placeGrayOps(
     ArrayRef<Operation *> ops, llvm::DenseMap<Operation *, Decision> &decisions,
     const llvm::DenseMap<Operation *, SmallVector<Type>> &originalTypes) {
   using Endpoint = CastPlacementProblem::Endpoint;
@@ -382,7 +399,7 @@ static bool isFree(Value value) {
 /// is the f32 result of an op converted to low precision (a white op's
 /// accumulator), or a guard result that forwards such a value (guards are
 /// inlined later, and the round trip across their boundary folds).
-bool AmpAutoMixedPrecisionPass::isLowProduced(Value value, Type lowType) {
+bool AutoMixedPrecision::isLowProduced(Value value, Type lowType) {
   while (auto result = dyn_cast<OpResult>(value)) {
     auto guard = dyn_cast<Fp16GuardOp>(result.getOwner());
     if (!guard)
@@ -397,10 +414,10 @@ bool AmpAutoMixedPrecisionPass::isLowProduced(Value value, Type lowType) {
          lowResults.contains(value);
 }
 
-Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
-                                           AmpPrecisionOpInterface iface,
-                                           ArrayRef<Type> operandTypes,
-                                           bool deferGray) {
+Decision AutoMixedPrecision::decide(Operation *op,
+                                    AmpPrecisionOpInterface iface,
+                                    ArrayRef<Type> operandTypes,
+                                    bool deferGray) {
   Precision low = policy.dtype;
   StringRef lowName = stringifyPrecision(low);
   StringRef name = op->getName().getStringRef();
@@ -480,18 +497,18 @@ Decision AmpAutoMixedPrecisionPass::decide(Operation *op,
 // The pass
 //===----------------------------------------------------------------------===//
 
-void AmpAutoMixedPrecisionPass::runOnOperation() {
-  ModuleOp module = getOperation();
+LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
+  changed = false;
   if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
     if (explain)
       module.emitRemark() << "amp: already applied (" << applied.getValue()
                           << "); nothing to do";
-    markAllAnalysesPreserved();
-    return;
+    return success();
   }
   // Validate everything before changing anything.
   if (failed(buildPolicy(module)))
-    return signalPassFailure();
+    return failure();
+  changed = true;
   bool hasGuard = false;
   module.walk([&](Fp16GuardOp) {
     hasGuard = true;
@@ -623,4 +640,42 @@ void AmpAutoMixedPrecisionPass::runOnOperation() {
       kAppliedAttrName,
       StringAttr::get(&getContext(),
                       Twine(level) + ":" + stringifyPrecision(policy.dtype)));
+  return success();
 }
+
+LogicalResult mlir::amp::runAmpAutoMixedPrecision(
+    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
+    bool *changed) {
+  bool modified = false;
+  LogicalResult result =
+      AutoMixedPrecision(module.getContext(), options).run(module, modified);
+  if (changed)
+    *changed = modified;
+  return result;
+}
+
+namespace {
+struct AmpAutoMixedPrecisionPass
+    : public amp::impl::AmpAutoMixedPrecisionPassBase<
+          AmpAutoMixedPrecisionPass> {
+  using Base::Base;
+  void runOnOperation() override {
+    AmpAutoMixedPrecisionPassOptions options;
+    options.level = level;
+    options.dtype = dtype;
+    options.customWhiteList.assign(customWhiteList.begin(),
+                                   customWhiteList.end());
+    options.customBlackList.assign(customBlackList.begin(),
+                                   customBlackList.end());
+    options.useFp16Guard = useFp16Guard;
+    options.policyFile = policyFile;
+    options.explain = explain;
+    options.placement = placement;
+    bool changed = false;
+    if (failed(runAmpAutoMixedPrecision(getOperation(), options, &changed)))
+      return signalPassFailure();
+    if (!changed)
+      markAllAnalysesPreserved();
+  }
+};
+} // namespace

@@ -410,13 +410,17 @@ unsigned mlir::amp::shareAmpCasts(RewriterBase &rewriter, Operation *root) {
 }
 
 void AmpCastElisionPass::runOnOperation() {
-  Operation *root = getOperation();
-  IRRewriter rewriter(&getContext());
+  elideAmpCasts(getOperation(), allowExcessPrecision);
+}
+
+void mlir::amp::elideAmpCasts(Operation *root, bool allowExcessPrecision) {
+  MLIRContext *context = root->getContext();
+  IRRewriter rewriter(context);
   shareAmpCasts(rewriter, root);
 
-  RewritePatternSet patterns(&getContext());
+  RewritePatternSet patterns(context);
   populateAmpCastElisionPatterns(patterns, allowExcessPrecision);
-  CastOp::getCanonicalizationPatterns(patterns, &getContext());
+  CastOp::getCanonicalizationPatterns(patterns, context);
   FrozenRewritePatternSet frozen(std::move(patterns));
 
   // Constants and empty tensors that are in use now: those the rewrites

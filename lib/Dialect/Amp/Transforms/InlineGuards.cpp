@@ -49,16 +49,14 @@ void mlir::amp::populateAmpInlineGuardsPatterns(RewritePatternSet &patterns) {
   patterns.add<InlineFp16Guard>(patterns.getContext());
 }
 
-void AmpInlineGuardsPass::runOnOperation() {
+bool mlir::amp::inlineAmpGuards(Operation *root) {
   // Post-order: inner guards are inlined into their parent guard's body
   // before that one is inlined in turn. Unreachable blocks are included.
   SmallVector<Fp16GuardOp> guards;
-  getOperation()->walk([&](Fp16GuardOp op) { guards.push_back(op); });
-  if (guards.empty()) {
-    markAllAnalysesPreserved();
-    return;
-  }
-  IRRewriter rewriter(&getContext());
+  root->walk([&](Fp16GuardOp op) { guards.push_back(op); });
+  if (guards.empty())
+    return false;
+  IRRewriter rewriter(root->getContext());
   for (Fp16GuardOp guard : guards) {
     rewriter.setInsertionPoint(guard);
     inlineFp16Guard(rewriter, guard);
@@ -66,6 +64,14 @@ void AmpInlineGuardsPass::runOnOperation() {
   // A guard's boundary may have needed a conversion that its user undoes
   // (f16 -> f32 at the yield, f32 -> f16 after it): now adjacent, such
   // exact round trips fold.
-  foldAmpCasts(rewriter, getOperation());
-  numGuardsInlined += guards.size();
+  foldAmpCasts(rewriter, root);
+  return true;
+}
+
+void AmpInlineGuardsPass::runOnOperation() {
+  unsigned before = 0;
+  getOperation()->walk([&](Fp16GuardOp) { ++before; });
+  if (!inlineAmpGuards(getOperation()))
+    return markAllAnalysesPreserved();
+  numGuardsInlined += before;
 }

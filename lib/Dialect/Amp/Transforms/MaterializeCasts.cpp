@@ -85,17 +85,19 @@ struct MaterializeCast : public OpRewritePattern<CastOp> {
 struct AmpMaterializeCastsPass
     : public amp::impl::AmpMaterializeCastsPassBase<AmpMaterializeCastsPass> {
   using Base::Base;
-  void runOnOperation() override {
-    SmallVector<CastOp> casts;
-    getOperation()->walk([&](CastOp op) { casts.push_back(op); });
-    IRRewriter rewriter(&getContext());
-    for (CastOp op : casts)
-      if (failed(rewriteCast(rewriter, op)))
-        op->emitRemark("amp: left as amp.cast: arith.extf/truncf and "
-                       "tosa.cast do not take unranked tensors");
-  }
+  void runOnOperation() override { materializeAmpCasts(getOperation()); }
 };
 } // namespace
+
+void mlir::amp::materializeAmpCasts(Operation *root) {
+  SmallVector<CastOp> casts;
+  root->walk([&](CastOp op) { casts.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  for (CastOp op : casts)
+    if (failed(rewriteCast(rewriter, op)))
+      op->emitRemark("amp: left as amp.cast: arith.extf/truncf and "
+                     "tosa.cast do not take unranked tensors");
+}
 
 void mlir::amp::populateAmpMaterializeCastsPatterns(
     RewritePatternSet &patterns) {

@@ -14,6 +14,24 @@ using namespace mlir::amp;
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
                                  const AmpPipelineOptions &options) {
+  if (!options.splitStages) {
+    AmpPrecisionPipelinePassOptions all;
+    all.level = level == AmpLevel::O1 ? "O1" : "O2";
+    all.dtype = options.dtype;
+    all.customWhiteList.assign(options.customWhiteList.begin(),
+                               options.customWhiteList.end());
+    all.customBlackList.assign(options.customBlackList.begin(),
+                               options.customBlackList.end());
+    all.useFp16Guard = options.useFp16Guard;
+    all.policyFile = options.policyFile;
+    all.explain = options.explain;
+    all.placement = options.placement;
+    all.report = options.report;
+    all.reportFile = options.reportFile;
+    all.keepAmpCasts = options.keepAmpCasts;
+    pm.addPass(createAmpPrecisionPipelinePass(all));
+    return;
+  }
   AmpAutoMixedPrecisionPassOptions amp;
   amp.level = level == AmpLevel::O1 ? "O1" : "O2";
   amp.dtype = options.dtype;

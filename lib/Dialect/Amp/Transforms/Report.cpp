@@ -77,10 +77,23 @@ struct AmpReportPass : public amp::impl::AmpReportPassBase<AmpReportPass> {
 } // namespace
 
 void AmpReportPass::runOnOperation() {
-  if (format != "text" && format != "json") {
-    getOperation().emitError("amp-report: unknown format '")
-        << format << "' (expected text or json)";
+  AmpReportPassOptions options;
+  options.format = format;
+  options.output = output;
+  options.title = title;
+  if (failed(emitAmpReport(getOperation(), options)))
     return signalPassFailure();
+  markAllAnalysesPreserved();
+}
+
+LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
+                                       const AmpReportPassOptions &options) {
+  const std::string &format = options.format, &output = options.output,
+                    &title = options.title;
+  if (format != "text" && format != "json") {
+    module.emitError("amp-report: unknown format '")
+        << format << "' (expected text or json)";
+    return failure();
   }
   // op name -> precision -> count
   std::map<std::string, std::map<std::string, unsigned>> perOp;
@@ -89,7 +102,7 @@ void AmpReportPass::runOnOperation() {
   // What inserting one conversion per use (no sharing) would cost.
   uint64_t numPerUseCasts = 0, perUseBytesConverted = 0;
   std::string lowName;
-  getOperation().walk([&](Operation *op) {
+  module.walk([&](Operation *op) {
     // Ops nested in a counted op (linalg bodies) are part of it: their
     // conversions are fused (extend on read) and move no extra memory.
     for (Operation *parent = op->getParentOp(); parent;
@@ -145,8 +158,8 @@ void AmpReportPass::runOnOperation() {
   if (!output.empty()) {
     file = openOutputFile(output, &errorMessage);
     if (!file) {
-      getOperation().emitError("amp-report: ") << errorMessage;
-      return signalPassFailure();
+      module.emitError("amp-report: ") << errorMessage;
+      return failure();
     }
     os = &file->os();
   }
@@ -159,7 +172,7 @@ void AmpReportPass::runOnOperation() {
         entry[precision] = count;
       ops[name] = std::move(entry);
     }
-    llvm::json::Object root{{"title", title.getValue()},
+    llvm::json::Object root{{"title", title},
                             {"float_ops", numFloatOps},
                             {"low_precision_ops", numLowOps},
                             {"low_precision_type", lowName},
@@ -207,5 +220,5 @@ void AmpReportPass::runOnOperation() {
   }
   if (file)
     file->keep();
-  markAllAnalysesPreserved();
+  return success();
 }

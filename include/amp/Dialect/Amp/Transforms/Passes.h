@@ -8,6 +8,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
@@ -47,6 +48,35 @@ unsigned shareAmpCasts(RewriterBase &rewriter, Operation *root);
 
 /// Patterns that rewrite every `amp.cast` into upstream ops.
 void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
+
+//===----------------------------------------------------------------------===//
+// The stages of --amp-o1/--amp-o2 as functions (what each pass runs), for
+// compilers that drive them without a pass manager.
+//===----------------------------------------------------------------------===//
+
+/// Decides and rewrites the precision of every op of `module`
+/// (--amp-auto-mixed-precision). Errors are emitted as diagnostics; `changed`
+/// says whether the module changed.
+LogicalResult
+runAmpAutoMixedPrecision(ModuleOp module,
+                         const AmpAutoMixedPrecisionPassOptions &options,
+                         bool *changed = nullptr);
+
+/// Inlines every amp.fp16_guard under `root` (--amp-inline-guards). Returns
+/// true if there was one.
+bool inlineAmpGuards(Operation *root);
+
+/// Cast elision, sharing, motion and fusion under `root`
+/// (--amp-cast-elision).
+void elideAmpCasts(Operation *root, bool allowExcessPrecision = false);
+
+/// Rewrites every amp.cast under `root` into upstream ops
+/// (--amp-materialize-casts).
+void materializeAmpCasts(Operation *root);
+
+/// Prints the precision report of `module` (--amp-report).
+LogicalResult emitAmpReport(ModuleOp module,
+                            const AmpReportPassOptions &options);
 
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"

@@ -81,6 +81,50 @@ def AmpAutoMixedPrecisionPass
   ];
 }
 
+def AmpPrecisionPipelinePass
+    : Pass<"amp-precision-pipeline", "::mlir::ModuleOp"> {
+  let summary = "All stages of --amp-o1/--amp-o2 in one pass";
+  let description = [{
+    Runs the stages of the AMP pipelines in order, as one pass:
+    `amp-auto-mixed-precision`, `amp-inline-guards`, `amp-cast-elision`, the
+    report (`report=text|json`), and `amp-materialize-casts` (unless
+    `keep-amp-casts`). `--amp-o1` and `--amp-o2` use it, so that the module
+    is verified once after AMP rather than after every stage: on large
+    modules verification costs more than the stages themselves (see
+    docs/performance.md). With `split-stages=true` the pipelines add the
+    stage passes one by one instead, for `--mlir-print-ir-after-all` and a
+    verification after each stage.
+  }];
+  let options = [
+    Option<"level", "level", "std::string", "\"O1\"",
+           "AMP level: O1 or O2">,
+    Option<"dtype", "dtype", "std::string", "\"\"",
+           "Low-precision type: f16 (the default) or bf16">,
+    ListOption<"customWhiteList", "custom-white-list", "std::string",
+               "Op names forced to low precision">,
+    ListOption<"customBlackList", "custom-black-list", "std::string",
+               "Op names kept in fp32">,
+    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
+           "Only ops inside amp.fp16_guard may go low: true, false or auto">,
+    Option<"policyFile", "policy-file", "std::string", "\"\"",
+           "JSON policy file">,
+    Option<"explain", "explain", "bool", "false",
+           "A remark per decided op: precision and reason">,
+    Option<"placement", "placement", "std::string", "\"optimal\"",
+           "Gray-op placement at O1: optimal or greedy">,
+    Option<"report", "report", "std::string", "\"none\"",
+           "Precision report: none, text or json">,
+    Option<"reportFile", "report-file", "std::string", "\"\"",
+           "Where the report goes: a path, '-' for stdout; stderr if empty">,
+    Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
+           "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::tensor::TensorDialect", "::mlir::tosa::TosaDialect"
+  ];
+}
+
 def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {
   let summary = "Rewrite amp.cast as arith.extf/arith.truncf or tosa.cast";
   let description = [{

@@ -55,10 +55,17 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
                      "arith.extf/truncf and tosa.cast"),
       llvm::cl::init(false)};
+  PassOptions::Option<bool> splitStages{
+      *this, "split-stages",
+      llvm::cl::desc("Run the stages as separate passes (one verification "
+                     "and --mlir-print-ir-after-all dump each) instead of "
+                     "amp-precision-pipeline"),
+      llvm::cl::init(false)};
 };
 
-/// Adds the AMP pipeline of `level`: decide and rewrite, report, inline the
-/// guards, materialize the casts.
+/// Adds the AMP pipeline of `level`: decide and rewrite, inline the guards,
+/// cast elision, report, materialize the casts. One pass
+/// (amp-precision-pipeline) unless `splitStages`.
 void buildAmpPipeline(OpPassManager &pm, AmpLevel level,
                       const AmpPipelineOptions &options);
 

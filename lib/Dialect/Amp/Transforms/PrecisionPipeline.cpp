@@ -1,0 +1,62 @@
+//===- PrecisionPipeline.cpp - the amp-precision-pipeline pass ------------===//
+//
+// Part of amp-mlir. The stages of --amp-o1/--amp-o2 in one pass: the pass
+// manager verifies the module once after them instead of after each.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tosa/IR/TosaOps.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPPRECISIONPIPELINEPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+struct AmpPrecisionPipelinePass
+    : public amp::impl::AmpPrecisionPipelinePassBase<AmpPrecisionPipelinePass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    if (report != "none" && report != "text" && report != "json") {
+      mlir::emitError(module.getLoc(), "amp: report must be none, text or "
+                                       "json, got '")
+          << report << "'";
+      return signalPassFailure();
+    }
+    AmpAutoMixedPrecisionPassOptions amp;
+    amp.level = level;
+    amp.dtype = dtype;
+    amp.customWhiteList.assign(customWhiteList.begin(), customWhiteList.end());
+    amp.customBlackList.assign(customBlackList.begin(), customBlackList.end());
+    amp.useFp16Guard = useFp16Guard;
+    amp.policyFile = policyFile;
+    amp.explain = explain;
+    amp.placement = placement;
+    if (failed(runAmpAutoMixedPrecision(module, amp)))
+      return signalPassFailure();
+    inlineAmpGuards(module);
+    elideAmpCasts(module);
+    if (report != "none") {
+      AmpReportPassOptions options;
+      options.format = report;
+      options.output = reportFile;
+      options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
+      if (failed(emitAmpReport(module, options)))
+        return signalPassFailure();
+    }
+    if (!keepAmpCasts)
+      materializeAmpCasts(module);
+  }
+};
+} // namespace
