@@ -39,8 +39,10 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise)
     pm.addPass(createAmpFuseElementwisePass());
+  // No CSE here: it would merge the zero fills of equal-shaped matmul
+  // results, and bufferization would then copy the shared fill (a kernel)
+  // and the library calls accumulate (beta = 1) instead of overwriting.
   pm.addPass(createCanonicalizerPass());
-  pm.addPass(createCSEPass());
 }
 
 static bufferization::OneShotBufferizePassOptions bufferizeOptions() {

@@ -607,9 +607,12 @@ llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
     }
     frame.inputDescriptors.push_back(makeDescriptor(pointer, type));
   }
-  if (gpu)
+  if (gpu) {
+    // The uploads (from pageable memory) must not overlap a timed call.
+    gpu->synchronize();
     if (llvm::Error error = gpu->takeError())
       return error;
+  }
 
   size_t resultWords = 0;
   for (const TensorSpec &type : signature.results)
