@@ -166,6 +166,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
+  pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
 
   // gpu/nvvm to LLVM and the kernel binaries (upstream's
   // gpu-lower-to-nvvm-pipeline, with the toolkit and PTX version explicit).

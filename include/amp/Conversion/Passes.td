@@ -62,6 +62,22 @@ def AmpCheckHostCodePass
   }];
 }
 
+def AmpElideLibraryCallWaitsPass
+    : Pass<"amp-elide-library-call-waits", "::mlir::func::FuncOp"> {
+  let summary = "No host wait around calls of stream-ordered runtime functions";
+  let description = [{
+    Runs after `gpu-async-region`, which makes the host wait for all GPU
+    work before every call and start a new stream after it. For calls of
+    functions marked `amp.stream_ordered` (the cuBLAS/cuDNN wrappers of
+    libamp_runtime, which enqueue on the runtime's single in-order stream,
+    as its kernels, copies and allocations do), the wait is dropped and the
+    token chain goes on across the call: the host no longer blocks between
+    kernels and library calls. Only the final wait of the function remains.
+    Code compiled this way needs a runtime whose streams are one in-order
+    stream, as libamp_runtime's are.
+  }];
+}
+
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS and 2-D convolutions as cuDNN calls";

@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -120,6 +121,8 @@ static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
   auto func = func::FuncOp::create(b, module.getLoc(), name, type);
   func.setPrivate();
+  // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
+  func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
   return func;
 }
 

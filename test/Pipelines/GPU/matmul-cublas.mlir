@@ -7,7 +7,9 @@
 // RUN: amp-opt %s --amp-o2 --lower-to-gpu="chip=sm_80 toolkit=%cuda_root" \
 // RUN: | FileCheck %s --check-prefixes=CHECK,SM80
 // RUN: amp-opt %s --amp-o2 --lower-to-gpu="chip=sm_90 toolkit=%cuda_root" \
-// RUN: | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVM
+// RUN: | mlir-translate --mlir-to-llvmir > %t.ll
+// RUN: FileCheck %s --check-prefix=LLVM < %t.ll
+// RUN: FileCheck %s --check-prefix=SYNC < %t.ll
 
 // CHECK-LABEL: llvm.func @mlp
 // CHECK-DAG: llvm.call @mgpuMemAlloc
@@ -26,6 +28,10 @@
 // LLVM-DAG: declare void @ampGpuGemm(i32, i32, i64, i64, i64, i64, ptr, i32, i64, i64, ptr, i32, i64, i64, ptr, i32, i64, i64, float)
 // LLVM-DAG: call void @mgpuLaunchKernel(ptr %{{[0-9]+}}, i64 {{[0-9]+}}, i64 1, i64 1, i64 1, i64 256, i64 1, i32 0,
 // LLVM-DAG: call ptr @mgpuModuleLoad(ptr @{{.*}}, i64
+// One host synchronization, at the end: none around the cuBLAS call.
+// SYNC: call void @ampGpuGemm
+// SYNC-COUNT-1: call void @mgpuStreamSynchronize
+// SYNC-NOT: call void @mgpuStreamSynchronize
 func.func @mlp(%x: tensor<64x128xf32>, %w: tensor<128x256xf32>, %b: tensor<256xf32>) -> tensor<64x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<64x256xf32>

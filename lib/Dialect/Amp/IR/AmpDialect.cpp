@@ -5,8 +5,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+
 #include "amp/Dialect/Amp/IR/AmpAttributes.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/InliningUtils.h"
@@ -57,10 +59,16 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a string, got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == kStreamOrderedAttrName) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kStreamOrderedAttrName
+                             << "' must be a unit attribute on a function";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
-                         << "')";
+                         << "', '" << kStreamOrderedAttrName << "')";
 }
 
 //===----------------------------------------------------------------------===//

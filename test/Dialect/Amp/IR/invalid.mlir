@@ -254,7 +254,20 @@ func.func @precision_pin_type(%a: f32) {
 // -----
 
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.stream_ordered' must be a unit attribute on a function}}
+func.func private @lib(i32) attributes {amp.stream_ordered = 1 : i32}
+
+// -----
+
+func.func @not_a_function(%x: f32) -> f32 {
+  // expected-error @+1 {{'amp.stream_ordered' must be a unit attribute on a function}}
+  %y = arith.addf %x, %x {amp.stream_ordered} : f32
+  return %y : f32
 }

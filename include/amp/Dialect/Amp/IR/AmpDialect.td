@@ -42,6 +42,11 @@ def Amp_Dialect : Dialect {
     /// Name of the discardable attribute the AMP policies leave on the module
     /// they rewrote ("O1:f16"); a second run leaves such a module alone.
     static constexpr ::llvm::StringLiteral kAppliedAttrName = "amp.applied";
+    /// Unit attribute on the declaration of a runtime function that enqueues
+    /// its work on the runtime's single in-order stream (the cuBLAS/cuDNN
+    /// wrappers): no host wait is needed around its calls.
+    static constexpr ::llvm::StringLiteral kStreamOrderedAttrName =
+        "amp.stream_ordered";
 
   private:
     void registerAttributes();

@@ -1,0 +1,87 @@
+//===- ElideLibraryCallWaits.cpp - amp-elide-library-call-waits -----------===//
+//
+// Part of amp-mlir. gpu-async-region makes the host wait for all GPU work
+// before any call, and starts a new stream after it:
+//
+//   gpu.wait [%t]                      // mgpuStreamSynchronize
+//   call @ampGpuGemm(...)              // enqueued on the runtime's stream
+//   %n = gpu.wait async                // a new stream
+//
+// libamp_runtime runs everything (kernels, copies, cuBLAS, cuDNN) on one
+// in-order stream, so for calls of its stream-ordered entry points (marked
+// `amp.stream_ordered`) the wait is not needed: the chain goes on with %t
+// and the host never blocks between kernels and library calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPELIDELIBRARYCALLWAITSPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// A call of a runtime function that enqueues its work on the runtime's
+/// stream.
+static bool isStreamOrderedCall(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  if (!call)
+    return false;
+  auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      call, call.getCalleeAttr());
+  return callee && callee->hasAttr(AmpDialect::kStreamOrderedAttrName);
+}
+
+namespace {
+struct AmpElideLibraryCallWaitsPass
+    : public amp::impl::AmpElideLibraryCallWaitsPassBase<
+          AmpElideLibraryCallWaitsPass> {
+  void runOnOperation() override {
+    SmallVector<gpu::WaitOp> waits;
+    getOperation().walk([&](gpu::WaitOp op) {
+      if (!op.getAsyncToken() && op.getAsyncDependencies().size() == 1)
+        waits.push_back(op);
+    });
+    unsigned elided = 0;
+    for (gpu::WaitOp wait : waits) {
+      // Up to the next gpu op: only pure host ops and stream-ordered calls,
+      // at least one call.
+      bool sawCall = false;
+      gpu::WaitOp next;
+      for (Operation *op = wait->getNextNode(); op; op = op->getNextNode()) {
+        if (auto other = dyn_cast<gpu::WaitOp>(op)) {
+          next = other;
+          break;
+        }
+        if (isStreamOrderedCall(op)) {
+          sawCall = true;
+          continue;
+        }
+        if (!isPure(op))
+          break;
+      }
+      if (!sawCall || !next || !next.getAsyncToken() ||
+          !next.getAsyncDependencies().empty())
+        continue;
+      next.getAsyncToken().replaceAllUsesWith(
+          wait.getAsyncDependencies().front());
+      next.erase();
+      wait.erase();
+      ++elided;
+    }
+    if (elided == 0)
+      markAllAnalysesPreserved();
+  }
+};
+} // namespace
