@@ -64,6 +64,19 @@ def timed(cmd):
     return time.perf_counter() - start
 
 
+def instructions(cmd, tmp):
+    """Instructions executed by `cmd` (valgrind's callgrind): repeatable
+    whatever else the machine is doing, unlike wall time."""
+    out = os.path.join(tmp, "callgrind.out")
+    log = subprocess.run(["valgrind", "--tool=callgrind",
+                          f"--callgrind-out-file={out}"] + cmd,
+                         capture_output=True, text=True, check=True).stderr
+    for line in log.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1].strip())
+    raise RuntimeError("callgrind printed no instruction count")
+
+
 def kib(n):
     return f"{n / 1024:.1f}"
 
@@ -76,10 +89,14 @@ def main():
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--instructions", type=int, metavar="MAX_BLOCKS",
+                        default=0,
+                        help="also count instructions (valgrind) for sizes "
+                             "up to MAX_BLOCKS (100: about 2 minutes)")
     args = parser.parse_args()
     opt = args.amp_opt
     sizes = [n for n in (1, 10, 100, 1000) if n <= args.max_blocks]
-    results = {"placement": [], "timing": []}
+    results = {"placement": [], "timing": [], "instructions": []}
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.mlir")
@@ -137,6 +154,33 @@ def main():
                          "ops": ops, "amp_o2_s": a, "canonicalize_cse_s": b})
                     print(f"| {model} ({dialect}) | {blocks} | {ops} | "
                           f"{a:.3f} | {b:.3f} | {a / b:.2f}{growth} |")
+        if args.instructions:
+            print("\n## Compile work in instructions: `--amp-o2` vs "
+                  "`--canonicalize --cse`\n")
+            print("| model | blocks | ops | amp-o2 (Ginstr) | "
+                  "canonicalize+cse (Ginstr) | ratio |")
+            print("|---|---:|---:|---:|---:|---:|")
+            for model, dialect in MODELS:
+                previous = None
+                for blocks in [n for n in (10, 100, 1000)
+                               if n <= args.instructions]:
+                    generate(model, dialect, blocks, path)
+                    ops = count_ops(opt, path)
+                    a = instructions([opt, path, "--amp-o2", "-o",
+                                      os.devnull], tmp)
+                    b = instructions([opt, path, "--canonicalize", "--cse",
+                                      "-o", os.devnull], tmp)
+                    growth = ""
+                    if previous:
+                        growth = (f" (x{ops / previous[0]:.1f} ops: "
+                                  f"x{a / previous[1]:.1f} instructions)")
+                    previous = (ops, a)
+                    results["instructions"].append(
+                        {"model": f"{model} ({dialect})", "blocks": blocks,
+                         "ops": ops, "amp_o2": a, "canonicalize_cse": b})
+                    print(f"| {model} ({dialect}) | {blocks} | {ops} | "
+                          f"{a / 1e9:.3f} | {b / 1e9:.3f} | "
+                          f"{a / b:.2f}{growth} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
