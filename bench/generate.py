@@ -52,6 +52,24 @@ class Writer:
         return out
 
 
+# tanh-GELU of %a into %r (f32), shared with bench/gpu/models.py.
+GELU_BODY = [
+    "%half = arith.constant 0.5 : f32",
+    "%one = arith.constant 1.0 : f32",
+    "%k = arith.constant 0.7978845608 : f32",
+    "%c3 = arith.constant 0.044715 : f32",
+    "%x2 = arith.mulf %a, %a : f32",
+    "%x3 = arith.mulf %x2, %a : f32",
+    "%t3 = arith.mulf %x3, %c3 : f32",
+    "%in = arith.addf %a, %t3 : f32",
+    "%s = arith.mulf %in, %k : f32",
+    "%th = math.tanh %s : f32",
+    "%p = arith.addf %th, %one : f32",
+    "%h = arith.mulf %a, %half : f32",
+    "%r = arith.mulf %h, %p : f32",
+]
+
+
 def linalg_transformer(blocks, seq=16, dim=32):
     w = Writer()
     t = lambda r, c: f"tensor<{r}x{c}xf32>"
@@ -124,21 +142,8 @@ def linalg_transformer(blocks, seq=16, dim=32):
 
     def gelu(x, r, c):
         return w.elementwise_generic(
-            ["#id2", "#id2"], [x], [t(r, c)], t(r, c), "%a: f32, %o: f32", [
-                "%half = arith.constant 0.5 : f32",
-                "%one = arith.constant 1.0 : f32",
-                "%k = arith.constant 0.7978845608 : f32",
-                "%c3 = arith.constant 0.044715 : f32",
-                "%x2 = arith.mulf %a, %a : f32",
-                "%x3 = arith.mulf %x2, %a : f32",
-                "%t3 = arith.mulf %x3, %c3 : f32",
-                "%in = arith.addf %a, %t3 : f32",
-                "%s = arith.mulf %in, %k : f32",
-                "%th = math.tanh %s : f32",
-                "%p = arith.addf %th, %one : f32",
-                "%h = arith.mulf %a, %half : f32",
-                "%r = arith.mulf %h, %p : f32",
-                "linalg.yield %r : f32"])
+            ["#id2", "#id2"], [x], [t(r, c)], t(r, c), "%a: f32, %o: f32",
+            GELU_BODY + ["linalg.yield %r : f32"])
 
     x = "%x"
     for b in range(blocks):

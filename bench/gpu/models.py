@@ -20,6 +20,8 @@ call, which a benchmark must not time.
 """
 
 import math
+import os
+import sys
 
 
 class Arg:
@@ -53,21 +55,8 @@ def rows(rank):
     return f"affine_map<({dims}) -> ({', '.join(f'd{i}' for i in range(rank - 1))})>"
 
 
-GELU_BODY = [
-    "%half = arith.constant 0.5 : f32",
-    "%one = arith.constant 1.0 : f32",
-    "%k = arith.constant 0.7978845608 : f32",
-    "%c3 = arith.constant 0.044715 : f32",
-    "%x2 = arith.mulf %a, %a : f32",
-    "%x3 = arith.mulf %x2, %a : f32",
-    "%t3 = arith.mulf %x3, %c3 : f32",
-    "%in = arith.addf %a, %t3 : f32",
-    "%s = arith.mulf %in, %k : f32",
-    "%th = math.tanh %s : f32",
-    "%p = arith.addf %th, %one : f32",
-    "%h = arith.mulf %a, %half : f32",
-    "%r = arith.mulf %h, %p : f32",
-]
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from generate import GELU_BODY  # noqa: E402  (bench/generate.py)
 
 
 class Builder:

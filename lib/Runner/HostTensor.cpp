@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Runner/HostTensor.h"
+#include "amp/runtime/AmpRuntime.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
@@ -107,85 +108,6 @@ std::optional<TensorSpec> amp::runner::getTensorSpec(Type type) {
 }
 
 //===----------------------------------------------------------------------===//
-// Conversions
-//===----------------------------------------------------------------------===//
-
-static uint32_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-static float bitsToFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-/// Shifts `value` right by `shift` (1..31) bits, rounding to nearest even.
-static uint32_t shiftRightRoundEven(uint32_t value, unsigned shift) {
-  uint32_t result = value >> shift;
-  uint32_t rest = value & ((1u << shift) - 1);
-  uint32_t half = 1u << (shift - 1);
-  if (rest > half || (rest == half && (result & 1)))
-    ++result;
-  return result;
-}
-
-uint16_t amp::runner::floatToHalfBits(float value) {
-  uint32_t bits = floatBits(value);
-  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
-  uint32_t magnitude = bits & 0x7fffffff;
-  if (magnitude >= 0x7f800000) {
-    // Infinity, or NaN (quiet, keeping the top payload bits).
-    if (magnitude == 0x7f800000)
-      return sign | 0x7c00;
-    return sign | 0x7e00 | ((magnitude >> 13) & 0x3ff);
-  }
-  if (magnitude >= 0x47800000) // >= 2^16: beyond any rounding to 65504.
-    return sign | 0x7c00;
-  uint32_t exponent = magnitude >> 23;
-  if (exponent < 113) {
-    // Below 2^-14: a half subnormal (in units of 2^-24), or zero.
-    if (exponent < 102) // < 2^-25: rounds to zero.
-      return sign;
-    uint32_t mantissa = (magnitude & 0x7fffff) | 0x800000;
-    // A carry into bit 10 gives the smallest normal, as it should.
-    return sign |
-           static_cast<uint16_t>(shiftRightRoundEven(mantissa, 126 - exponent));
-  }
-  // Normal: rebias the exponent, round the mantissa; a carry propagates into
-  // the exponent (up to infinity for [65520, 65536)).
-  uint32_t rebased = ((exponent - 112) << 23) | (magnitude & 0x7fffff);
-  return sign | static_cast<uint16_t>(shiftRightRoundEven(rebased, 13));
-}
-
-float amp::runner::halfBitsToFloat(uint16_t bits) {
-  uint32_t sign = static_cast<uint32_t>(bits & 0x8000) << 16;
-  uint32_t exponent = (bits >> 10) & 0x1f;
-  uint32_t mantissa = bits & 0x3ff;
-  if (exponent == 0x1f)
-    return bitsToFloat(sign | 0x7f800000 | (mantissa << 13));
-  if (exponent == 0) {
-    float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-    return sign ? -magnitude : magnitude;
-  }
-  return bitsToFloat(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-uint16_t amp::runner::floatToBFloat16Bits(float value) {
-  uint32_t bits = floatBits(value);
-  if ((bits & 0x7fffffff) > 0x7f800000)
-    return static_cast<uint16_t>((bits >> 16) | 0x40); // quiet NaN
-  uint32_t rounding = 0x7fff + ((bits >> 16) & 1);
-  return static_cast<uint16_t>((bits + rounding) >> 16);
-}
-
-float amp::runner::bfloat16BitsToFloat(uint16_t bits) {
-  return bitsToFloat(static_cast<uint32_t>(bits) << 16);
-}
-
-//===----------------------------------------------------------------------===//
 // HostTensor
 //===----------------------------------------------------------------------===//
 
@@ -207,9 +129,9 @@ double HostTensor::getAsDouble(int64_t index) const {
   case ElementKind::F32:
     return reinterpret_cast<const float *>(base)[index];
   case ElementKind::F16:
-    return halfBitsToFloat(reinterpret_cast<const uint16_t *>(base)[index]);
+    return ampF16ToF32(reinterpret_cast<const uint16_t *>(base)[index]);
   case ElementKind::BF16:
-    return bfloat16BitsToFloat(reinterpret_cast<const uint16_t *>(base)[index]);
+    return ampBF16ToF32(reinterpret_cast<const uint16_t *>(base)[index]);
   case ElementKind::F64:
     return reinterpret_cast<const double *>(base)[index];
   case ElementKind::I32:
@@ -229,11 +151,11 @@ void HostTensor::setFromDouble(int64_t index, double value) {
     return;
   case ElementKind::F16:
     reinterpret_cast<uint16_t *>(base)[index] =
-        floatToHalfBits(static_cast<float>(value));
+        ampF32ToF16(static_cast<float>(value));
     return;
   case ElementKind::BF16:
     reinterpret_cast<uint16_t *>(base)[index] =
-        floatToBFloat16Bits(static_cast<float>(value));
+        ampF32ToBF16(static_cast<float>(value));
     return;
   case ElementKind::F64:
     reinterpret_cast<double *>(base)[index] = value;

@@ -17,6 +17,7 @@
 
 #include "amp/Runner/Runner.h"
 #include "amp/Runner/Npy.h"
+#include "amp/runtime/AmpRuntime.h"
 
 #include "GpuRuntime.h"
 
@@ -360,19 +361,19 @@ static uint16_t roundDouble(double value, const llvm::fltSemantics &semantics) {
 }
 
 static float ampRunTruncSfHf2(float value) {
-  return packHalfBits(floatToHalfBits(value));
+  return packHalfBits(ampF32ToF16(value));
 }
 static float ampRunTruncDfHf2(double value) {
   return packHalfBits(roundDouble(value, llvm::APFloat::IEEEhalf()));
 }
 static float ampRunExtendHfSf2(float packed) {
-  return halfBitsToFloat(unpackHalfBits(packed));
+  return ampF16ToF32(unpackHalfBits(packed));
 }
 static double ampRunExtendHfDf2(float packed) {
-  return halfBitsToFloat(unpackHalfBits(packed));
+  return ampF16ToF32(unpackHalfBits(packed));
 }
 static float ampRunTruncSfBf2(float value) {
-  return packHalfBits(floatToBFloat16Bits(value));
+  return packHalfBits(ampF32ToBF16(value));
 }
 static float ampRunTruncDfBf2(double value) {
   return packHalfBits(roundDouble(value, llvm::APFloat::BFloat()));

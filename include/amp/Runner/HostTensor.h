@@ -87,16 +87,6 @@ private:
   std::unique_ptr<uint8_t, FreeDeleter> storage;
 };
 
-//===----------------------------------------------------------------------===//
-// Exact conversions (round to nearest even; NaN stays a quiet NaN; overflow
-// gives infinity; subnormals are produced and read exactly).
-//===----------------------------------------------------------------------===//
-
-uint16_t floatToHalfBits(float value);
-float halfBitsToFloat(uint16_t bits);
-uint16_t floatToBFloat16Bits(float value);
-float bfloat16BitsToFloat(uint16_t bits);
-
 } // namespace runner
 } // namespace amp
 } // namespace mlir

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantUtils.h"
+#include "DecisionOptions.h"
 #include "amp/Analysis/CastPlacement.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
@@ -659,18 +660,12 @@ struct AmpAutoMixedPrecisionPass
     : public amp::impl::AmpAutoMixedPrecisionPassBase<
           AmpAutoMixedPrecisionPass> {
   using Base::Base;
+  template <typename Dst, typename Src>
+  friend void mlir::amp::copyDecisionOptions(const Src &src, Dst &dst);
   void runOnOperation() override {
     AmpAutoMixedPrecisionPassOptions options;
     options.level = level;
-    options.dtype = dtype;
-    options.customWhiteList.assign(customWhiteList.begin(),
-                                   customWhiteList.end());
-    options.customBlackList.assign(customBlackList.begin(),
-                                   customBlackList.end());
-    options.useFp16Guard = useFp16Guard;
-    options.policyFile = policyFile;
-    options.explain = explain;
-    options.placement = placement;
+    copyDecisionOptions(*this, options);
     bool changed = false;
     if (failed(runAmpAutoMixedPrecision(getOperation(), options, &changed)))
       return signalPassFailure();

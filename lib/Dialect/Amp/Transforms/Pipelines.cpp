@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "DecisionOptions.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Pass/PassRegistry.h"
@@ -17,15 +18,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   if (!options.splitStages) {
     AmpPrecisionPipelinePassOptions all;
     all.level = level == AmpLevel::O1 ? "O1" : "O2";
-    all.dtype = options.dtype;
-    all.customWhiteList.assign(options.customWhiteList.begin(),
-                               options.customWhiteList.end());
-    all.customBlackList.assign(options.customBlackList.begin(),
-                               options.customBlackList.end());
-    all.useFp16Guard = options.useFp16Guard;
-    all.policyFile = options.policyFile;
-    all.explain = options.explain;
-    all.placement = options.placement;
+    copyDecisionOptions(options, all);
     all.report = options.report;
     all.reportFile = options.reportFile;
     all.keepAmpCasts = options.keepAmpCasts;
@@ -34,15 +27,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   }
   AmpAutoMixedPrecisionPassOptions amp;
   amp.level = level == AmpLevel::O1 ? "O1" : "O2";
-  amp.dtype = options.dtype;
-  amp.customWhiteList.assign(options.customWhiteList.begin(),
-                             options.customWhiteList.end());
-  amp.customBlackList.assign(options.customBlackList.begin(),
-                             options.customBlackList.end());
-  amp.useFp16Guard = options.useFp16Guard;
-  amp.policyFile = options.policyFile;
-  amp.explain = options.explain;
-  amp.placement = options.placement;
+  copyDecisionOptions(options, amp);
   pm.addPass(createAmpAutoMixedPrecisionPass(amp));
   pm.addPass(createAmpInlineGuardsPass());
   pm.addPass(createAmpCastElisionPass());

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "DecisionOptions.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,6 +26,8 @@ namespace {
 struct AmpPrecisionPipelinePass
     : public amp::impl::AmpPrecisionPipelinePassBase<AmpPrecisionPipelinePass> {
   using Base::Base;
+  template <typename Dst, typename Src>
+  friend void mlir::amp::copyDecisionOptions(const Src &src, Dst &dst);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -36,13 +39,7 @@ struct AmpPrecisionPipelinePass
     }
     AmpAutoMixedPrecisionPassOptions amp;
     amp.level = level;
-    amp.dtype = dtype;
-    amp.customWhiteList.assign(customWhiteList.begin(), customWhiteList.end());
-    amp.customBlackList.assign(customBlackList.begin(), customBlackList.end());
-    amp.useFp16Guard = useFp16Guard;
-    amp.policyFile = policyFile;
-    amp.explain = explain;
-    amp.placement = placement;
+    copyDecisionOptions(*this, amp);
     if (failed(runAmpAutoMixedPrecision(module, amp)))
       return signalPassFailure();
     inlineAmpGuards(module);
