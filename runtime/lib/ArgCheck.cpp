@@ -17,6 +17,33 @@ namespace {
 bool validType(int32_t type) { return dtypeSize(type) != 0; }
 
 bool fitsInt32(int64_t value) { return value >= 0 && value <= INT32_MAX; }
+
+/// The operands of an (in0, in1) -> out library call: valid element types,
+/// both inputs of one type, the output f32 or that type, no null pointer.
+bool checkOperands(const char *call, const char *const (&names)[3],
+                   const char *const (&typeNames)[3], const int32_t (&types)[3],
+                   const void *const (&pointers)[3]) {
+  for (int i = 0; i < 3; ++i)
+    if (!validType(types[i]))
+      return setError(call,
+                      "invalid %s %" PRId32 " (expected 0=f32, 1=f16, "
+                      "2=bf16)",
+                      typeNames[i], types[i]);
+  if (types[0] != types[1])
+    return setError(call, "%s and %s must have the same type (got %s and %s)",
+                    names[0], names[1], dtypeName(types[0]),
+                    dtypeName(types[1]));
+  if (types[2] != AMP_DTYPE_F32 && types[2] != types[0])
+    return setError(call,
+                    "unsupported type combination %s x %s -> %s (%s must be "
+                    "f32 or the type of %s and %s)",
+                    dtypeName(types[0]), dtypeName(types[1]),
+                    dtypeName(types[2]), names[2], names[0], names[1]);
+  for (int i = 0; i < 3; ++i)
+    if (!pointers[i])
+      return setError(call, "null %s pointer", names[i]);
+  return true;
+}
 } // namespace
 
 bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
@@ -33,31 +60,9 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
     if (size.value <= 0)
       return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
                       size.value);
-  if (!validType(g.aType))
-    return setError(call,
-                    "invalid aType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    g.aType);
-  if (!validType(g.bType))
-    return setError(call,
-                    "invalid bType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    g.bType);
-  if (!validType(g.cType))
-    return setError(call,
-                    "invalid cType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    g.cType);
-  if (g.aType != g.bType)
-    return setError(call, "a and b must have the same type (got %s and %s)",
-                    dtypeName(g.aType), dtypeName(g.bType));
-  if (g.cType != AMP_DTYPE_F32 && g.cType != g.aType)
-    return setError(call,
-                    "unsupported type combination %s x %s -> %s (c must "
-                    "be f32 or the type of a and b)",
-                    dtypeName(g.aType), dtypeName(g.bType), dtypeName(g.cType));
-  if (!g.a || !g.b || !g.c)
-    return setError(call, "null %s pointer", !g.a ? "a" : !g.b ? "b" : "c");
+  if (!checkOperands(call, {"a", "b", "c"}, {"aType", "bType", "cType"},
+                     {g.aType, g.bType, g.cType}, {g.a, g.b, g.c}))
+    return false;
 
   int64_t aRow = g.transA ? g.m : g.k;
   int64_t bRow = g.transB ? g.k : g.n;
@@ -135,31 +140,9 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
     return setError(
         call, "negative padding (padTop = %" PRId64 ", padLeft = %" PRId64 ")",
         v.padTop, v.padLeft);
-  if (!validType(v.xType))
-    return setError(call,
-                    "invalid xType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    v.xType);
-  if (!validType(v.wType))
-    return setError(call,
-                    "invalid wType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    v.wType);
-  if (!validType(v.yType))
-    return setError(call,
-                    "invalid yType %" PRId32 " (expected 0=f32, 1=f16, "
-                    "2=bf16)",
-                    v.yType);
-  if (v.xType != v.wType)
-    return setError(call, "x and wt must have the same type (got %s and %s)",
-                    dtypeName(v.xType), dtypeName(v.wType));
-  if (v.yType != AMP_DTYPE_F32 && v.yType != v.xType)
-    return setError(call,
-                    "unsupported type combination %s x %s -> %s (y must "
-                    "be f32 or the type of x and wt)",
-                    dtypeName(v.xType), dtypeName(v.wType), dtypeName(v.yType));
-  if (!v.x || !v.wt || !v.y)
-    return setError(call, "null %s pointer", !v.x ? "x" : !v.wt ? "wt" : "y");
+  if (!checkOperands(call, {"x", "wt", "y"}, {"xType", "wType", "yType"},
+                     {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y}))
+    return false;
   if (!forCuDnn)
     return true;
 

@@ -332,6 +332,21 @@ bool memrefRange(const char *call, int64_t rank, void *descriptor,
   return true;
 }
 
+/// mgpuMemset16/32: `count` elements of `value` through the driver's
+/// `fn` (cuMemsetD16Async / cuMemsetD32Async) on the runtime's stream.
+template <typename T, typename Fn>
+void memset(const char *call, void *dst, T value, size_t count, void *stream,
+            Fn DriverApi::*fn, const char *fnName) {
+  if (count == 0)
+    return;
+  const DriverApi *drv = gpuInit(call);
+  if (!drv || !cuCheck(call,
+                       (drv->*fn)(reinterpret_cast<CUdeviceptr>(dst), value,
+                                  count, gpuResolveStream(stream)),
+                       fnName))
+    raiseLastError();
+}
+
 } // namespace
 
 extern "C" {
@@ -493,29 +508,13 @@ void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
 }
 
 void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
-  const char *call = "mgpuMemset32";
-  if (count == 0)
-    return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv ||
-      !cuCheck(call,
-               drv->cuMemsetD32Async(reinterpret_cast<CUdeviceptr>(dst), value,
-                                     count, gpuResolveStream(stream)),
-               "cuMemsetD32Async"))
-    raiseLastError();
+  memset("mgpuMemset32", dst, value, count, stream,
+         &DriverApi::cuMemsetD32Async, "cuMemsetD32Async");
 }
 
 void mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream) {
-  const char *call = "mgpuMemset16";
-  if (count == 0)
-    return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv ||
-      !cuCheck(call,
-               drv->cuMemsetD16Async(reinterpret_cast<CUdeviceptr>(dst), value,
-                                     count, gpuResolveStream(stream)),
-               "cuMemsetD16Async"))
-    raiseLastError();
+  memset("mgpuMemset16", dst, value, count, stream,
+         &DriverApi::cuMemsetD16Async, "cuMemsetD16Async");
 }
 
 void mgpuSetDefaultDevice(int32_t device) {
