@@ -36,13 +36,14 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   fpm.addPass(createAmpDecomposeAggregatesPass());
   // arith.extf/truncf on tensors (materialized AMP casts) become generics.
   fpm.addPass(createConvertElementwiseToLinalgPass());
-  pm.addPass(createCanonicalizerPass());
-  if (fuseElementwise)
-    pm.addPass(createAmpFuseElementwisePass());
   // No CSE here: it would merge the zero fills of equal-shaped matmul
   // results, and bufferization would then copy the shared fill (a kernel)
   // and the library calls accumulate (beta = 1) instead of overwriting.
   pm.addPass(createCanonicalizerPass());
+  if (fuseElementwise) {
+    pm.addPass(createAmpFuseElementwisePass());
+    pm.addPass(createCanonicalizerPass());
+  }
 }
 
 static bufferization::OneShotBufferizePassOptions bufferizeOptions() {

@@ -146,7 +146,7 @@ struct Lowering {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   }
 
-  /// Calls `name` with `args` (declaring it), erases the zero fill if any.
+  /// Calls `name` with `args`, declaring it on first use.
   void emitCall(Operation *op, StringRef name, ArrayRef<Value> args) {
     SmallVector<Type> types;
     for (Value arg : args)
