@@ -200,4 +200,7 @@ ampCpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
 } /* extern "C" */
 #endif
 
+/* Loss scaling and master-weight optimizers. */
+#include "amp/runtime/AmpLossScaling.h"
+
 #endif /* AMP_RUNTIME_AMPRUNTIME_H */

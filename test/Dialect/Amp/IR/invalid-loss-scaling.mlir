@@ -76,7 +76,7 @@ func.func private @f() attributes {c = #amp.loss_scaling<hysteresis = 2, hystere
 
 // -----
 
-// expected-error @+1 {{unknown loss_scaling preset "tensorflow"; expected one of: "pytorch", "paddle", "paddle-static", "deepspeed", "megatron", "apex", "colossalai"}}
+// expected-error @+1 {{unknown loss_scaling preset "tensorflow"; expected one of: "pytorch", "paddle", "paddle-static", "deepspeed", "megatron", "apex", "colossalai", "bf16"}}
 func.func private @f() attributes {c = #amp.loss_scaling<preset = "tensorflow">}
 
 // -----

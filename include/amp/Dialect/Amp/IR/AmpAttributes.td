@@ -72,7 +72,9 @@ def Amp_LossScalingAttr : Amp_Attr<"LossScaling", "loss_scaling"> {
     The textual form lists fields by name, in any order. Fields left out take
     the value of a preset: `preset = "pytorch"` (the default), `"paddle"`,
     `"paddle-static"`, `"deepspeed"`, `"megatron"`, `"apex"` or
-    `"colossalai"`. The printed form always spells every field out:
+    `"colossalai"`, or `"bf16"` (scale 1, not dynamic: no loss scaling,
+    the finite check stays as a NaN guard). The printed form always spells
+    every field out:
 
     ```mlir
     #amp.loss_scaling<preset = "deepspeed", growth_interval = 500>
