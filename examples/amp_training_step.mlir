@@ -37,11 +37,11 @@ func.func @train_step(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>,
 
   // Loss scaling: scale the loss, unscale and check the gradients, advance
   // the scaler. On found_inf the optimizer step is skipped.
-  %scaled = amp.scale_loss %loss by %scale : tensor<f32> -> tensor<f32>
-  %g:2, %found_inf = amp.check_finite_and_unscale %dw, %db by %scale
-      : tensor<16x4xf16>, tensor<4xf32>
-  %s1, %good1, %bad1, %hyst1 = amp.update_loss_scaling found_inf(%found_inf)
-      scale(%scale) good_steps(%good) bad_steps(%bad) hysteresis(%hyst)
+  %scaled = amp.scale_loss %loss by %scale : tensor<f32>, f32 -> tensor<f32>
+  %g:2, %found_inf = amp.check_finite_and_unscale %dw, %db :
+      tensor<16x4xf16>, tensor<4xf32> by %scale : f32
+  %s1, %good1, %bad1, %hyst1 = amp.update_loss_scaling found_inf(%found_inf : i1)
+      scale(%scale : f32) good_steps(%good : i32) bad_steps(%bad) hysteresis(%hyst)
       config #amp.loss_scaling<preset = "pytorch">
   return %scaled, %g#0, %g#1, %found_inf, %s1, %good1, %bad1, %hyst1
       : tensor<f32>, tensor<16x4xf16>, tensor<4xf32>, i1, f32, i32, i32, i32

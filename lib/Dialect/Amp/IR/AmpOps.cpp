@@ -215,6 +215,10 @@ LogicalResult ScaleLossOp::verify() {
     return emitOpError() << "expects an f32 result (the scaled loss is "
                             "computed in fp32), got "
                          << resultType;
+  if (isa<TensorType>(getScale().getType()) && !isa<TensorType>(lossType))
+    return emitOpError() << "expects a tensor loss with a tensor<f32> scale "
+                            "(a 0-d tensor<f32> loss for a scalar), got "
+                         << lossType;
   return success();
 }
 
@@ -222,18 +226,52 @@ LogicalResult ScaleLossOp::verify() {
 // CheckFiniteAndUnscaleOp
 //===----------------------------------------------------------------------===//
 
+/// `i1`, or `tensor<i1>` when the scaler state is held in 0-d tensors.
+static Type getFlagType(MLIRContext *context, Type scaleType) {
+  Type i1 = IntegerType::get(context, 1);
+  if (isa<TensorType>(scaleType))
+    return RankedTensorType::get({}, i1);
+  return i1;
+}
+
 LogicalResult CheckFiniteAndUnscaleOp::inferReturnTypes(
     MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
     SmallVectorImpl<Type> &inferredReturnTypes) {
   for (Value gradient : adaptor.getGradients())
     inferredReturnTypes.push_back(gradient.getType());
-  inferredReturnTypes.push_back(IntegerType::get(context, 1));
+  inferredReturnTypes.push_back(
+      getFlagType(context, adaptor.getScale().getType()));
   return success();
 }
 
 LogicalResult CheckFiniteAndUnscaleOp::verify() {
   if (getGradients().empty())
     return emitOpError("expects at least one gradient");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// UpdateLossScalingOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UpdateLossScalingOp::inferReturnTypes(
+    MLIRContext *context, std::optional<Location> location, Adaptor adaptor,
+    SmallVectorImpl<Type> &inferredReturnTypes) {
+  inferredReturnTypes.push_back(adaptor.getScale().getType());
+  for (int i = 0; i < 3; ++i)
+    inferredReturnTypes.push_back(adaptor.getGoodSteps().getType());
+  return success();
+}
+
+LogicalResult UpdateLossScalingOp::verify() {
+  bool tensorScale = isa<TensorType>(getScale().getType());
+  if (isa<TensorType>(getFoundInf().getType()) != tensorScale ||
+      isa<TensorType>(getGoodSteps().getType()) != tensorScale)
+    return emitOpError() << "expects the scaler state to be all scalars or "
+                            "all 0-d tensors, got found_inf "
+                         << getFoundInf().getType() << ", scale "
+                         << getScale().getType() << ", counters "
+                         << getGoodSteps().getType();
   return success();
 }
 

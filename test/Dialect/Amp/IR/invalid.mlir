@@ -157,7 +157,7 @@ func.func @cast_encoding(%a: tensor<4xf32, "dense">) {
 
 func.func @scale_loss_shape(%l: tensor<2xf32>, %s: f32) {
   // expected-error @+1 {{'amp.scale_loss' op expects the result to have the shape of the loss 'tensor<2xf32>', got 'tensor<f32>'}}
-  %0 = amp.scale_loss %l by %s : tensor<2xf32> -> tensor<f32>
+  %0 = amp.scale_loss %l by %s : tensor<2xf32>, f32 -> tensor<f32>
   return
 }
 
@@ -165,7 +165,7 @@ func.func @scale_loss_shape(%l: tensor<2xf32>, %s: f32) {
 
 func.func @scale_loss_scalar_to_tensor(%l: f32, %s: f32) {
   // expected-error @+1 {{'amp.scale_loss' op expects the result to have the shape of the loss 'f32', got 'tensor<f32>'}}
-  %0 = amp.scale_loss %l by %s : f32 -> tensor<f32>
+  %0 = amp.scale_loss %l by %s : f32, f32 -> tensor<f32>
   return
 }
 
@@ -173,16 +173,56 @@ func.func @scale_loss_scalar_to_tensor(%l: f32, %s: f32) {
 
 func.func @scale_loss_low_precision_result(%l: f16, %s: f32) {
   // expected-error @+1 {{'amp.scale_loss' op expects an f32 result (the scaled loss is computed in fp32), got 'f16'}}
-  %0 = amp.scale_loss %l by %s : f16 -> f16
+  %0 = amp.scale_loss %l by %s : f16, f32 -> f16
   return
 }
 
 // -----
 
-// expected-note @+1 {{prior use here}}
 func.func @scale_loss_scale_type(%l: f32, %s: f16) {
-  // expected-error @+1 {{use of value '%s' expects different type than prior uses: 'f32' vs 'f16'}}
-  %0 = amp.scale_loss %l by %s : f32 -> f32
+  // expected-error @+1 {{'amp.scale_loss' op operand #1 must be f32 or tensor<f32>, but got 'f16'}}
+  %0 = amp.scale_loss %l by %s : f32, f16 -> f32
+  return
+}
+
+// -----
+
+func.func @scale_loss_tensor_scale_scalar_loss(%l: f32, %s: tensor<f32>) {
+  // expected-error @+1 {{'amp.scale_loss' op expects a tensor loss with a tensor<f32> scale (a 0-d tensor<f32> loss for a scalar), got 'f32'}}
+  %0 = amp.scale_loss %l by %s : f32, tensor<f32> -> f32
+  return
+}
+
+// -----
+
+func.func @scale_loss_ranked_scale(%l: tensor<2xf32>, %s: tensor<1xf32>) {
+  // expected-error @+1 {{'amp.scale_loss' op operand #1 must be f32 or tensor<f32>, but got 'tensor<1xf32>'}}
+  %0 = amp.scale_loss %l by %s : tensor<2xf32>, tensor<1xf32> -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @unscale_flag_form(%g: tensor<4xf32>, %s: tensor<f32>) {
+  // expected-error @+2 {{'amp.check_finite_and_unscale' op inferred type(s) 'tensor<4xf32>', 'tensor<i1>' are incompatible with return type(s) of operation 'tensor<4xf32>', 'i1'}}
+  // expected-error @+1 {{'amp.check_finite_and_unscale' op failed to infer returned types}}
+  %u, %found = "amp.check_finite_and_unscale"(%g, %s) : (tensor<4xf32>, tensor<f32>) -> (tensor<4xf32>, i1)
+  return
+}
+
+// -----
+
+func.func @update_mixed_state(%f: tensor<i1>, %s: f32, %c: i32) {
+  // expected-error @+1 {{'amp.update_loss_scaling' op expects the scaler state to be all scalars or all 0-d tensors, got found_inf 'tensor<i1>', scale 'f32', counters 'i32'}}
+  %0:4 = amp.update_loss_scaling found_inf(%f : tensor<i1>) scale(%s : f32) good_steps(%c : i32) bad_steps(%c) hysteresis(%c) config #amp.loss_scaling<>
+  return
+}
+
+// -----
+
+func.func @update_counter_types(%f: i1, %s: f32, %c: i32, %d: tensor<i32>) {
+  // expected-error @+1 {{'amp.update_loss_scaling' op failed to verify that all of {good_steps, bad_steps, hysteresis} have same type}}
+  %0:4 = "amp.update_loss_scaling"(%f, %s, %c, %d, %c) <{config = #amp.loss_scaling<>}> : (i1, f32, i32, tensor<i32>, i32) -> (f32, i32, i32, i32)
   return
 }
 
@@ -190,7 +230,7 @@ func.func @scale_loss_scale_type(%l: f32, %s: f16) {
 
 func.func @scale_loss_integer_loss(%l: i32, %s: f32) {
   // expected-error @+1 {{'amp.scale_loss' op operand #0 must be floating-point scalar or tensor, but got 'i32'}}
-  %0 = amp.scale_loss %l by %s : i32 -> f32
+  %0 = amp.scale_loss %l by %s : i32, f32 -> f32
   return
 }
 
@@ -206,7 +246,7 @@ func.func @unscale_no_gradients(%s: f32) {
 
 func.func @unscale_integer_gradient(%g: tensor<4xi32>, %s: f32) {
   // expected-error @+1 {{'amp.check_finite_and_unscale' op operand #0 must be variadic of ranked tensor of floating-point values, but got 'tensor<4xi32>'}}
-  %u, %found = amp.check_finite_and_unscale %g by %s : tensor<4xi32>
+  %u, %found = amp.check_finite_and_unscale %g : tensor<4xi32> by %s : f32
   return
 }
 
@@ -222,7 +262,7 @@ func.func @unscale_result_types(%g: tensor<4xf16>, %s: f32) {
 // -----
 
 func.func @update_found_inf_type(%f: i32, %s: f32, %c: i32) {
-  // expected-error @+1 {{'amp.update_loss_scaling' op operand #0 must be 1-bit signless integer, but got 'i32'}}
+  // expected-error @+1 {{'amp.update_loss_scaling' op operand #0 must be i1 or tensor<i1>, but got 'i32'}}
   %0:4 = "amp.update_loss_scaling"(%f, %s, %c, %c, %c) <{config = #amp.loss_scaling<>}> : (i32, f32, i32, i32, i32) -> (f32, i32, i32, i32)
   return
 }

@@ -80,21 +80,21 @@ func.func @casts(%t: tensor<4x8xf32>, %d: tensor<?x8xf32>, %u: tensor<*xf16>,
 
 // CHECK-LABEL: func.func @loss_scaling
 // CHECK-SAME: (%[[L:.*]]: tensor<f16>, %[[LS:.*]]: f32, %[[S:.*]]: f32, %[[G0:.*]]: tensor<16x4xf16>, %[[G1:.*]]: tensor<4xf32>
-// CHECK: amp.scale_loss %[[L]] by %[[S]] : tensor<f16> -> tensor<f32>
-// CHECK: amp.scale_loss %[[LS]] by %[[S]] : f32 -> f32
-// CHECK: %[[U:.*]]:2, %[[FOUND:.*]] = amp.check_finite_and_unscale %[[G0]], %[[G1]] by %[[S]] : tensor<16x4xf16>, tensor<4xf32>
-// CHECK: amp.update_loss_scaling found_inf(%[[FOUND]]) scale(%[[S]])
+// CHECK: amp.scale_loss %[[L]] by %[[S]] : tensor<f16>, f32 -> tensor<f32>
+// CHECK: amp.scale_loss %[[LS]] by %[[S]] : f32, f32 -> f32
+// CHECK: %[[U:.*]]:2, %[[FOUND:.*]] = amp.check_finite_and_unscale %[[G0]], %[[G1]] : tensor<16x4xf16>, tensor<4xf32> by %[[S]] : f32
+// CHECK: amp.update_loss_scaling found_inf(%[[FOUND]] : i1) scale(%[[S]] : f32) good_steps(%{{.*}} : i32)
 // CHECK-SAME: config #amp.loss_scaling<init_scale = 65536.0, growth_factor = 2.0, backoff_factor = 0.5, growth_interval = 2000, backoff_interval = 1, hysteresis = 1, consecutive_hysteresis = false, dynamic = true>
 func.func @loss_scaling(%loss: tensor<f16>, %ls: f32, %scale: f32,
                         %g0: tensor<16x4xf16>, %g1: tensor<4xf32>,
                         %good: i32, %bad: i32, %hyst: i32)
     -> (tensor<f32>, f32, tensor<16x4xf16>, tensor<4xf32>, f32, i32, i32, i32) {
-  %0 = amp.scale_loss %loss by %scale : tensor<f16> -> tensor<f32>
-  %1 = amp.scale_loss %ls by %scale : f32 -> f32
-  %u:2, %found = amp.check_finite_and_unscale %g0, %g1 by %scale
-      : tensor<16x4xf16>, tensor<4xf32>
-  %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found) scale(%scale)
-      good_steps(%good) bad_steps(%bad) hysteresis(%hyst)
+  %0 = amp.scale_loss %loss by %scale : tensor<f16>, f32 -> tensor<f32>
+  %1 = amp.scale_loss %ls by %scale : f32, f32 -> f32
+  %u:2, %found = amp.check_finite_and_unscale %g0, %g1 :
+      tensor<16x4xf16>, tensor<4xf32> by %scale : f32
+  %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found : i1) scale(%scale : f32)
+      good_steps(%good : i32) bad_steps(%bad) hysteresis(%hyst)
       config #amp.loss_scaling<>
   return %0, %1, %u#0, %u#1, %s, %g, %b, %h
       : tensor<f32>, f32, tensor<16x4xf16>, tensor<4xf32>, f32, i32, i32, i32
@@ -111,4 +111,26 @@ func.func @precision_pins(%a: tensor<4xf32>) -> tensor<4xf32> {
   %1 = arith.mulf %0, %a {amp.precision = "bf16"} : tensor<4xf32>
   %2 = math.exp %1 {amp.precision = "f32"} : tensor<4xf32>
   return %2 : tensor<4xf32>
+}
+
+// -----
+
+// The scaler state in 0-d tensors (device-resident on the GPU pipeline).
+// CHECK-LABEL: func.func @loss_scaling_tensor_state
+// CHECK: amp.scale_loss %{{.*}} by %{{.*}} : tensor<8x4xf16>, tensor<f32> -> tensor<8x4xf32>
+// CHECK: amp.check_finite_and_unscale %{{.*}} : tensor<16x4xf32> by %{{.*}} : tensor<f32>
+// CHECK: amp.update_loss_scaling found_inf(%{{.*}} : tensor<i1>) scale(%{{.*}} : tensor<f32>) good_steps(%{{.*}} : tensor<i32>)
+func.func @loss_scaling_tensor_state(%seed: tensor<8x4xf16>, %scale: tensor<f32>,
+                                     %g0: tensor<16x4xf32>, %good: tensor<i32>,
+                                     %bad: tensor<i32>, %hyst: tensor<i32>)
+    -> (tensor<8x4xf32>, tensor<16x4xf32>, tensor<i1>, tensor<f32>,
+        tensor<i32>, tensor<i32>, tensor<i32>) {
+  %0 = amp.scale_loss %seed by %scale : tensor<8x4xf16>, tensor<f32> -> tensor<8x4xf32>
+  %u, %found = amp.check_finite_and_unscale %g0 : tensor<16x4xf32> by %scale : tensor<f32>
+  %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found : tensor<i1>)
+      scale(%scale : tensor<f32>) good_steps(%good : tensor<i32>) bad_steps(%bad)
+      hysteresis(%hyst) config #amp.loss_scaling<preset = "bf16">
+  return %0, %u, %found, %s, %g, %b, %h
+      : tensor<8x4xf32>, tensor<16x4xf32>, tensor<i1>, tensor<f32>,
+        tensor<i32>, tensor<i32>, tensor<i32>
 }

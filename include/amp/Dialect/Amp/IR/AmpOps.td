@@ -26,6 +26,12 @@ class Amp_Op<string mnemonic, list<Trait> traits = []>
 def Amp_FloatTensorOrScalar : AnyTypeOf<[AnyFloat, TensorOf<[AnyFloat]>],
     "floating-point scalar or tensor">;
 def Amp_Gradient : RankedTensorOf<[AnyFloat]>;
+// Loss-scaler state: host scalars, or 0-d tensors (device-resident on the GPU
+// pipeline, so no host synchronisation is needed per step).
+def Amp_ScaleValue : AnyTypeOf<[F32, 0DTensorOf<[F32]>], "f32 or tensor<f32>">;
+def Amp_FlagValue : AnyTypeOf<[I1, 0DTensorOf<[I1]>], "i1 or tensor<i1>">;
+def Amp_CounterValue : AnyTypeOf<[I32, 0DTensorOf<[I32]>],
+    "i32 or tensor<i32>">;
 
 //===----------------------------------------------------------------------===//
 // fp16_guard / yield
@@ -154,15 +160,26 @@ def Amp_ScaleLossOp : Amp_Op<"scale_loss", [Pure]> {
     the scaled loss are scaled by `scale` too and must go through
     `amp.check_finite_and_unscale` before the optimizer step.
 
+    With a hand-written backward pass, scale the backward seed instead (the
+    gradient of the loss with respect to the logits): every gradient computed
+    from it is then scaled by `scale`, exactly as automatic differentiation
+    of a scaled loss gives.
+
+    `scale` is an `f32` or a `tensor<f32>` (a 0-d tensor stays in device
+    memory on the GPU pipeline).
+
     ```mlir
-    %scaled = amp.scale_loss %loss by %scale : tensor<f16> -> tensor<f32>
-    %s = amp.scale_loss %l by %scale : f32 -> f32
+    %scaled = amp.scale_loss %loss by %scale : tensor<f16>, f32 -> tensor<f32>
+    %s = amp.scale_loss %l by %scale : f32, f32 -> f32
+    %seed = amp.scale_loss %dlogits by %s0 : tensor<8x4xf32>, tensor<f32>
+        -> tensor<8x4xf32>
     ```
   }];
-  let arguments = (ins Amp_FloatTensorOrScalar:$loss, F32:$scale);
+  let arguments = (ins Amp_FloatTensorOrScalar:$loss, Amp_ScaleValue:$scale);
   let results = (outs Amp_FloatTensorOrScalar:$result);
   let assemblyFormat = [{
-    $loss `by` $scale attr-dict `:` type($loss) `->` type($result)
+    $loss `by` $scale attr-dict `:` type($loss) `,` type($scale) `->`
+    type($result)
   }];
   let hasVerifier = 1;
 }
@@ -179,20 +196,32 @@ def Amp_CheckFiniteAndUnscaleOp : Amp_Op<"check_finite_and_unscale", [
     `_amp_foreach_non_finite_check_and_unscale_`; the runtime does it in one
     pass over memory, one launch per element type.
 
+    The precision policies keep the gradients in the type the front end
+    wrote them in (fp32 for a training step written in fp32): low-precision
+    gradients are widened before they are unscaled, so small gradients do
+    not underflow, and the optimizer reads fp32 gradients.
+
+    `scale` is an `f32` (then `found_inf` is an `i1`) or a `tensor<f32>`
+    (then `found_inf` is a `tensor<i1>`).
+
     ```mlir
-    %g:2, %found_inf = amp.check_finite_and_unscale %dw, %db by %scale
-        : tensor<16x8xf16>, tensor<8xf32>
+    %g:2, %found_inf = amp.check_finite_and_unscale %dw, %db :
+        tensor<16x8xf32>, tensor<8xf32> by %scale : f32
     ```
   }];
-  let arguments = (ins Variadic<Amp_Gradient>:$gradients, F32:$scale);
-  let results = (outs Variadic<Amp_Gradient>:$unscaled, I1:$found_inf);
+  let arguments = (ins Variadic<Amp_Gradient>:$gradients,
+                       Amp_ScaleValue:$scale);
+  let results = (outs Variadic<Amp_Gradient>:$unscaled,
+                      Amp_FlagValue:$found_inf);
   let assemblyFormat = [{
-    $gradients `by` $scale attr-dict `:` type($gradients)
+    $gradients `:` type($gradients) `by` $scale `:` type($scale) attr-dict
   }];
   let hasVerifier = 1;
 }
 
-def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [Pure]> {
+def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [
+    Pure, InferTypeOpAdaptor,
+    AllTypesMatch<["good_steps", "bad_steps", "hysteresis"]>]> {
   let summary = "advances the dynamic loss scaler by one step";
   let description = [{
     The unified loss-scaler state machine (a superset of PyTorch's
@@ -214,24 +243,32 @@ def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [Pure]> {
     were counted. After `growth_interval` consecutive clean steps it grows,
     capped by `max_scale` and never to infinity. A static scaler
     (`dynamic = false`) returns its state unchanged. The initial state is
-    `(init_scale, 0, 0, hysteresis)`.
+    `(init_scale, 0, 0, hysteresis)`. The state is either five host scalars
+    or five 0-d tensors (device-resident on the GPU pipeline), not a mix.
 
     ```mlir
-    %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found_inf)
-        scale(%scale) good_steps(%good) bad_steps(%bad) hysteresis(%hyst)
+    %s, %g, %b, %h = amp.update_loss_scaling found_inf(%found_inf : i1)
+        scale(%scale : f32) good_steps(%good : i32) bad_steps(%bad) hysteresis(%hyst)
         config #amp.loss_scaling<preset = "pytorch">
     ```
   }];
-  let arguments = (ins I1:$found_inf, F32:$scale, I32:$good_steps,
-                       I32:$bad_steps, I32:$hysteresis,
+  let arguments = (ins Amp_FlagValue:$found_inf, Amp_ScaleValue:$scale,
+                       Amp_CounterValue:$good_steps,
+                       Amp_CounterValue:$bad_steps,
+                       Amp_CounterValue:$hysteresis,
                        Amp_LossScalingAttr:$config);
-  let results = (outs F32:$new_scale, I32:$new_good_steps,
-                      I32:$new_bad_steps, I32:$new_hysteresis);
+  let results = (outs Amp_ScaleValue:$new_scale,
+                      Amp_CounterValue:$new_good_steps,
+                      Amp_CounterValue:$new_bad_steps,
+                      Amp_CounterValue:$new_hysteresis);
   let assemblyFormat = [{
-    `found_inf` `(` $found_inf `)` `scale` `(` $scale `)`
-    `good_steps` `(` $good_steps `)` `bad_steps` `(` $bad_steps `)`
-    `hysteresis` `(` $hysteresis `)` `config` qualified($config) attr-dict
+    `found_inf` `(` $found_inf `:` type($found_inf) `)`
+    `scale` `(` $scale `:` type($scale) `)`
+    `good_steps` `(` $good_steps `:` type($good_steps) `)`
+    `bad_steps` `(` $bad_steps `)` `hysteresis` `(` $hysteresis `)`
+    `config` qualified($config) attr-dict
   }];
+  let hasVerifier = 1;
 }
 
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD
