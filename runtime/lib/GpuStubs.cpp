@@ -225,4 +225,107 @@ void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
   fail("mgpuMemHostUnregisterMemRef");
 }
 
+// Loss scaling and optimizers (AmpLossScaling.h): failures are returned with
+// ampLastError() set, never passed to the error handler. No handle can
+// exist in this build, so the destroy functions have nothing to do.
+
+AmpGpuLossScaler *ampGpuLossScalerCreate(const AmpLossScalerConfig *cfg) {
+  (void)cfg;
+  noGpu("ampGpuLossScalerCreate");
+  return nullptr;
+}
+
+void ampGpuLossScalerDestroy(AmpGpuLossScaler *scaler) { (void)scaler; }
+
+float *ampGpuLossScalerScalePtr(AmpGpuLossScaler *scaler) {
+  (void)scaler;
+  noGpu("ampGpuLossScalerScalePtr");
+  return nullptr;
+}
+
+float *ampGpuLossScalerInvScalePtr(AmpGpuLossScaler *scaler) {
+  (void)scaler;
+  noGpu("ampGpuLossScalerInvScalePtr");
+  return nullptr;
+}
+
+float *ampGpuLossScalerFoundInfPtr(AmpGpuLossScaler *scaler) {
+  (void)scaler;
+  noGpu("ampGpuLossScalerFoundInfPtr");
+  return nullptr;
+}
+
+int ampGpuLossScalerBeginStep(AmpGpuLossScaler *scaler) {
+  (void)scaler;
+  noGpu("ampGpuLossScalerBeginStep");
+  return 1;
+}
+
+int ampGpuLossScalerUpdate(AmpGpuLossScaler *scaler) {
+  (void)scaler;
+  noGpu("ampGpuLossScalerUpdate");
+  return 1;
+}
+
+int ampGpuLossScalerGetStats(AmpGpuLossScaler *scaler,
+                             AmpLossScalerStats *out) {
+  (void)scaler, (void)out;
+  noGpu("ampGpuLossScalerGetStats");
+  return 1;
+}
+
+size_t ampGpuLossScalerSaveState(AmpGpuLossScaler *scaler, void *buffer,
+                                 size_t capacity) {
+  (void)scaler, (void)buffer, (void)capacity;
+  noGpu("ampGpuLossScalerSaveState");
+  return 0;
+}
+
+int ampGpuLossScalerLoadState(AmpGpuLossScaler *scaler, const void *blob,
+                              size_t size) {
+  (void)scaler, (void)blob, (void)size;
+  noGpu("ampGpuLossScalerLoadState");
+  return 1;
+}
+
+AmpGpuTensorTable *ampGpuTensorTableCreate(void *const *devicePtrs,
+                                           const int64_t *numels, int64_t count,
+                                           int32_t dtype) {
+  (void)devicePtrs, (void)numels, (void)count, (void)dtype;
+  noGpu("ampGpuTensorTableCreate");
+  return nullptr;
+}
+
+void ampGpuTensorTableDestroy(AmpGpuTensorTable *table) { (void)table; }
+
+int ampGpuCheckFiniteAndUnscale(AmpGpuLossScaler *scaler,
+                                const AmpGpuTensorTable *table) {
+  (void)scaler, (void)table;
+  noGpu("ampGpuCheckFiniteAndUnscale");
+  return 1;
+}
+
+AmpGpuOptimizer *ampGpuOptimizerCreate(const AmpOptimizerConfig *cfg,
+                                       const AmpOptimizerParam *params,
+                                       int64_t count) {
+  (void)cfg, (void)params, (void)count;
+  noGpu("ampGpuOptimizerCreate");
+  return nullptr;
+}
+
+void ampGpuOptimizerDestroy(AmpGpuOptimizer *opt) { (void)opt; }
+
+int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
+                        const float *inv_scale) {
+  (void)opt, (void)found_inf, (void)inv_scale;
+  noGpu("ampGpuOptimizerStep");
+  return 1;
+}
+
+int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt) {
+  (void)opt;
+  noGpu("ampGpuOptimizerGetStep");
+  return -1;
+}
+
 } // extern "C"

@@ -37,7 +37,8 @@ extern "C" {
 /** The knobs of the unified dynamic loss scaler (docs/loss-scaling.md). All
  *  arithmetic on the scale is done in fp32. */
 typedef struct AmpLossScalerConfig {
-  float init_scale;       /**< Initial scale; finite, > 0. */
+  float init_scale;       /**< Initial scale; finite, >= FLT_MIN (a normal
+                               float, so that 1/scale is finite). */
   float growth_factor;    /**< Multiplier after growth_interval clean steps; finite, > 1. */
   float backoff_factor;   /**< Multiplier on a counted overflow; in (0, 1). */
   int32_t growth_interval;  /**< Consecutive clean steps per growth; >= 1. */
@@ -209,9 +210,13 @@ AMP_RUNTIME_API int ampOptimizerSetLearningRate(AmpOptimizer *opt, float lr);
  *  nothing is read or written and the step count does not advance; returns
  *  0 (skipped). Otherwise t += 1 and each parameter is updated in fp32 with
  *  g = float(grad) * inv_scale (pass 1 for already unscaled gradients),
- *  returning 1 (applied). Returns -1 on invalid arguments (nothing written).
- *  Momentum's first step initialises the velocity to g (PyTorch); the
- *  velocity buffers must be zero-initialised by the caller before step 1. */
+ *  returning 1 (applied; a step over no elements still advances t). Returns
+ *  -1 on invalid arguments, nothing written: `lowp_type`/`grad_type` must be
+ *  valid AmpDType values even when `lowp` is NULL, and the buffers of one
+ *  parameter must not overlap (an fp32 parameter that is its own master
+ *  passes lowp = NULL, not lowp = master). Momentum's first applied step
+ *  (t == 1) sets the velocity to g without reading it (PyTorch); a parameter
+ *  added later gets (1 - dampening) * g, which is the same for dampening 0. */
 AMP_RUNTIME_API int ampOptimizerStep(AmpOptimizer *opt,
                                      const AmpOptimizerParam *params,
                                      int64_t count, float inv_scale,

@@ -1,0 +1,139 @@
+//===- LossScalingAbi.h - layouts shared by kernels and host ----*- C++ -*-===//
+//
+// Part of amp-mlir. The device-memory layouts and kernel names shared by the
+// loss-scaling / optimizer kernels (LossScaling.cu, compiled by nvcc into an
+// embedded fatbin) and their host side (lib/GpuLossScaling.cpp, compiled by
+// the C++ compiler, launching through cuLaunchKernel). Plain C++17 with fixed
+// width fields only, so both compilers give the same layout (checked by the
+// static_asserts below on both sides).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_CUDA_LOSSSCALINGABI_H
+#define AMP_RUNTIME_CUDA_LOSSSCALINGABI_H
+
+#include "../lib/LossScalerState.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace amp {
+namespace rt {
+namespace gpuls {
+
+//===----------------------------------------------------------------------===//
+// Kernel names (extern "C" in LossScaling.cu) and their parameters
+//===----------------------------------------------------------------------===//
+
+/// <<<1, 1>>>(ScalerBlock *block): the state machine on block->state with
+/// block->config and block->foundInf != 0; also rewrites block->state.invScale.
+constexpr const char *kUpdateKernel = "amp_ls_update";
+
+/// <<<grid, kCheckBlockSize>>>(const CheckItem *items, int64_t numItems,
+/// const float *invScale, float *foundInf), one kernel per element type.
+constexpr const char *kCheckKernelF32 = "amp_ls_check_unscale_f32";
+constexpr const char *kCheckKernelF16 = "amp_ls_check_unscale_f16";
+constexpr const char *kCheckKernelBF16 = "amp_ls_check_unscale_bf16";
+
+/// <<<grid, kOptBlockSize>>>(const OptTensor *tensors, const OptItem *items,
+/// int64_t numItems, const OptStepRecord *record, const float *foundInf,
+/// const float *invScale, AmpOptimizerConfig config); foundInf and invScale
+/// may be null. Every block returns at once if *foundInf != 0. The kernels
+/// use t = record->t + 1 and the powers times beta; they never write record.
+constexpr const char *kOptKernelSgd = "amp_opt_sgd";
+constexpr const char *kOptKernelMomentum = "amp_opt_momentum";
+constexpr const char *kOptKernelAdam = "amp_opt_adam";
+constexpr const char *kOptKernelAdamW = "amp_opt_adamw";
+
+/// <<<1, 1>>>(OptStepRecord *record, const float *foundInf, double beta1,
+/// double beta2): commits the step (t += 1, powers *= beta) unless
+/// *foundInf != 0. Enqueued after the optimizer kernel.
+constexpr const char *kOptCommitKernel = "amp_opt_commit";
+
+//===----------------------------------------------------------------------===//
+// Device-resident scaler: one allocation, stable addresses
+//===----------------------------------------------------------------------===//
+
+struct ScalerBlock {
+  LossScalerState state;      // scale / invScale are the public pointers.
+  AmpLossScalerConfig config; // Read by the update kernel.
+  float foundInf;             // Nonzero: overflow this step.
+  int32_t reserved[3];
+};
+
+//===----------------------------------------------------------------------===//
+// Check finite and unscale: a work list of (tensor, chunk) pieces
+//===----------------------------------------------------------------------===//
+
+/// One piece of one tensor: its first element's address and its length
+/// (1 <= count <= elements per chunk). Built once per table, so that a block
+/// needs a single 16-byte load to find its work.
+struct CheckItem {
+  uint64_t address;
+  int64_t count;
+};
+
+constexpr int kCheckBlockSize = 256;
+/// Bytes of a full chunk: a multiple of 16, so every chunk of a 16-byte
+/// aligned tensor is 16-byte aligned too.
+constexpr int64_t kCheckChunkBytes = 64 * 1024;
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// Sentinel `lowpType` of a parameter without a low-precision copy.
+constexpr int32_t kNoLowp = -1;
+
+/// One parameter (device addresses; 0 where unused).
+struct OptTensor {
+  uint64_t master;
+  uint64_t lowp;
+  uint64_t grad;
+  uint64_t state0;
+  uint64_t state1;
+  int64_t numel;
+  int32_t lowpType;   // AmpDType or kNoLowp.
+  int32_t gradType;   // AmpDType.
+  int32_t vectorized; // Every used pointer is aligned for 4-element access.
+  int32_t reserved;
+};
+
+/// One chunk of one parameter: elements [start, min(start + chunk, numel)).
+struct OptItem {
+  int64_t tensor;
+  int64_t start;
+};
+
+/// Elements per optimizer chunk (a multiple of 4, see OptTensor::vectorized).
+constexpr int64_t kOptChunkElements = 16 * 1024;
+constexpr int kOptBlockSize = 256;
+
+/// The step count and the Adam bias-correction powers beta^t, on the device.
+struct OptStepRecord {
+  int64_t t;
+  double beta1Pow;
+  double beta2Pow;
+};
+
+/// The largest grid of the work-list kernels (blocks loop over the items).
+constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;
+
+static_assert(sizeof(LossScalerState) == 48, "LossScalerState layout");
+static_assert(sizeof(AmpLossScalerConfig) == 40, "AmpLossScalerConfig layout");
+static_assert(offsetof(ScalerBlock, config) == 48, "ScalerBlock layout");
+static_assert(offsetof(ScalerBlock, foundInf) == 88, "ScalerBlock layout");
+static_assert(sizeof(ScalerBlock) == 104, "ScalerBlock layout");
+static_assert(sizeof(CheckItem) == 16, "CheckItem layout");
+static_assert(sizeof(OptTensor) == 64, "OptTensor layout");
+static_assert(sizeof(OptItem) == 16, "OptItem layout");
+static_assert(sizeof(OptStepRecord) == 24, "OptStepRecord layout");
+static_assert(sizeof(AmpOptimizerConfig) == 36, "AmpOptimizerConfig layout");
+static_assert(kCheckChunkBytes % 16 == 0, "chunks keep 16-byte alignment");
+static_assert(kOptChunkElements % 4 == 0, "chunks keep vector alignment");
+
+} // namespace gpuls
+} // namespace rt
+} // namespace amp
+
+#endif // AMP_RUNTIME_CUDA_LOSSSCALINGABI_H

@@ -1,0 +1,644 @@
+//===- CheckFinite.cpp - CPU check-finite-and-unscale ---------------------===//
+//
+// Part of amp-mlir. ampCheckFiniteAndUnscale{F32,F16,BF16,ToF32}: one pass
+// over each gradient tensor that multiplies every element by
+// inv = float(1.0 / double(scale)), rounds back to the element type (round to
+// nearest even, NaN stays a quiet NaN) and ORs a non-finite flag of the
+// INPUT. The loops have no data-dependent branch and no early exit: the flag
+// is accumulated with bitwise operations on the exponent bits, so the
+// compiler vectorises them and the pass runs at memory bandwidth.
+//
+// On x86-64 with AVX2 and F16C (checked once at run time), f16 and bf16 use
+// intrinsics kernels and f32 the portable loops compiled for AVX2. The
+// portable kernels (fixed-size blocks that auto-vectorise, with branch-free
+// exact conversions) give bit-identical results, subnormal f16 results
+// included (VCVTPS2PH with _MM_FROUND_TO_NEAREST_INT is exact RNE); they
+// serve other architectures and older x86 CPUs. Setting
+// AMP_RUNTIME_CPU_SIMD=0 in the environment forces them (read at every
+// call; the tests use it to compare both paths).
+//
+// With scale == 1 the in-place variants only check: x * 1 rounds back to x
+// for every finite and infinite x, so nothing is written (a NaN keeps its
+// bits, signalling or not).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Internal.h"
+
+#include <cmath>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AMP_CHECKFINITE_X86 1
+#include <cpuid.h>
+#include <immintrin.h>
+#else
+#define AMP_CHECKFINITE_X86 0
+#endif
+
+using namespace amp::rt;
+
+namespace {
+
+/// Elements per block of the portable kernels: a constant trip count that
+/// the vectoriser handles without a cost-model veto even at -O2.
+constexpr int64_t kBlock = 64;
+
+inline uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+inline float bitsFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+//===----------------------------------------------------------------------===//
+// Branch-free element operations (same results as Convert.cpp)
+//===----------------------------------------------------------------------===//
+
+/// 1 if the binary32 `bits` is Inf or NaN, else 0.
+inline uint32_t nonFiniteF32(uint32_t bits) {
+  return (bits & 0x7f800000u) == 0x7f800000u;
+}
+
+/// 1 if the binary16 / bfloat16 `bits` is Inf or NaN, else 0.
+inline uint32_t nonFiniteF16(uint16_t bits) {
+  return (bits & 0x7c00u) == 0x7c00u;
+}
+inline uint32_t nonFiniteBF16(uint16_t bits) {
+  return (bits & 0x7f80u) == 0x7f80u;
+}
+
+// The conversions below compute every candidate result and pick one with
+// masks instead of `?:`: a conditional around a floating-point operation
+// would stay a branch (the compiler may not speculate an operation that can
+// trap), which keeps the loops from vectorising.
+
+/// All ones if `cond`, else 0.
+inline uint32_t maskIf(bool cond) { return 0u - static_cast<uint32_t>(cond); }
+
+/// `mask ? a : b` for a mask from maskIf.
+inline uint32_t select(uint32_t mask, uint32_t a, uint32_t b) {
+  return (a & mask) | (b & ~mask);
+}
+
+/// Exact binary16 -> binary32 (ampF16ToF32).
+inline float f16ToF32(uint16_t h) {
+  uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  uint32_t abs = h & 0x7fffu;
+  uint32_t mantissa = h & 0x3ffu;
+  // Normal: rebias 15 -> 127. Inf/NaN: exponent all ones, payload kept.
+  uint32_t normal = (abs << 13) + 0x38000000u;
+  uint32_t special = 0x7f800000u | (mantissa << 13);
+  // Zero/subnormal: mantissa * 2^-24 is exact.
+  uint32_t tiny = floatBits(static_cast<float>(static_cast<int32_t>(mantissa)) *
+                            0x1p-24f);
+  uint32_t bits = select(maskIf(abs >= 0x7c00u), special,
+                         select(maskIf(abs >= 0x0400u), normal, tiny));
+  return bitsFloat(sign | bits);
+}
+
+/// binary32 -> binary16, round to nearest even; NaN becomes a quiet NaN with
+/// the top payload bits kept (ampF32ToF16).
+inline uint16_t f32ToF16(float value) {
+  uint32_t bits = floatBits(value);
+  uint32_t sign = (bits >> 16) & 0x8000u;
+  uint32_t abs = bits & 0x7fffffffu;
+  uint32_t nan = 0x7e00u | ((abs >> 13) & 0x3ffu);
+  // Normal results: rebias 127 -> 15 and round on the 13 dropped bits; a
+  // carry correctly bumps the exponent, up to Inf (0x7c00) from 65520 on.
+  uint32_t normal = (abs - 0x38000000u + 0x0fffu + ((abs >> 13) & 1u)) >> 13;
+  // Below 2^-14 the result is subnormal or zero: adding 0.5 aligns the
+  // result's units (2^-24) with the float's last mantissa bit, so the FPU
+  // does the round to nearest even. The operand is clamped to 2^-14 so that
+  // larger values (whose `tiny` is not selected) never feed the FPU a
+  // subnormal or a NaN, which would be slow.
+  uint32_t small = select(maskIf(abs < 0x38800000u), abs, 0x38800000u);
+  uint32_t tiny = floatBits(bitsFloat(small) + 0.5f) - 0x3f000000u;
+  uint32_t result =
+      select(maskIf(abs > 0x7f800000u), nan,
+             select(maskIf(abs >= 0x477ff000u), 0x7c00u,
+                    select(maskIf(abs >= 0x38800000u), normal, tiny)));
+  return static_cast<uint16_t>(sign | result);
+}
+
+/// binary32 -> bfloat16, round to nearest even; NaN stays a quiet NaN.
+inline uint16_t f32ToBF16(float value) {
+  uint32_t bits = floatBits(value);
+  uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
+  uint32_t nan = (bits >> 16) | 0x0040u;
+  return static_cast<uint16_t>(
+      select(maskIf((bits & 0x7fffffffu) > 0x7f800000u), nan, rounded));
+}
+
+inline float bf16ToF32(uint16_t h) {
+  return bitsFloat(static_cast<uint32_t>(h) << 16);
+}
+
+//===----------------------------------------------------------------------===//
+// Portable kernels: fixed-size blocks plus a scalar tail. Each returns a
+// nonzero value if any input element is not finite.
+//===----------------------------------------------------------------------===//
+
+/// Runs `op(i)` for i in [0, n) in blocks of kBlock and ORs the results. The
+/// x86-64 f32 kernels below are the same loops inlined into functions with
+/// target("avx2"), which the compiler then vectorises 8 lanes wide.
+template <typename Op>
+inline uint32_t forBlocks(int64_t n, Op op) {
+  uint32_t bad = 0;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    uint32_t blockBad = 0;
+    for (int64_t j = 0; j < kBlock; ++j)
+      blockBad |= op(i + j);
+    bad |= blockBad;
+  }
+  for (; i < n; ++i)
+    bad |= op(i);
+  return bad;
+}
+
+inline uint32_t unscaleF32Portable(float *p, int64_t n, float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    float x = p[i];
+    p[i] = x * inv;
+    return nonFiniteF32(floatBits(x));
+  });
+}
+
+inline uint32_t checkF32Portable(const float *p, int64_t n) {
+  return forBlocks(n, [=](int64_t i) { return nonFiniteF32(floatBits(p[i])); });
+}
+
+inline uint32_t check16Portable(const uint16_t *p, int64_t n, uint16_t mask) {
+  return forBlocks(n, [=](int64_t i) {
+    return static_cast<uint32_t>((p[i] & mask) == mask);
+  });
+}
+
+inline uint32_t unscaleF16Portable(uint16_t *p, int64_t n, float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    uint16_t h = p[i];
+    p[i] = f32ToF16(f16ToF32(h) * inv);
+    return nonFiniteF16(h);
+  });
+}
+
+inline uint32_t unscaleBF16Portable(uint16_t *p, int64_t n, float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    uint16_t h = p[i];
+    p[i] = f32ToBF16(bf16ToF32(h) * inv);
+    return nonFiniteBF16(h);
+  });
+}
+
+inline uint32_t f32ToF32Portable(const float *src, float *dst, int64_t n,
+                                 float inv) {
+  // src may equal dst: each element is read before it is written.
+  return forBlocks(n, [=](int64_t i) {
+    float x = src[i];
+    dst[i] = x * inv;
+    return nonFiniteF32(floatBits(x));
+  });
+}
+
+inline uint32_t f16ToF32Portable(const uint16_t *src, float *dst, int64_t n,
+                                 float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    uint16_t h = src[i];
+    dst[i] = f16ToF32(h) * inv;
+    return nonFiniteF16(h);
+  });
+}
+
+inline uint32_t bf16ToF32Portable(const uint16_t *src, float *dst, int64_t n,
+                                  float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    uint16_t h = src[i];
+    dst[i] = bf16ToF32(h) * inv;
+    return nonFiniteBF16(h);
+  });
+}
+
+//===----------------------------------------------------------------------===//
+// x86-64 AVX2 (+F16C) kernels
+//===----------------------------------------------------------------------===//
+
+#if AMP_CHECKFINITE_X86
+#define AMP_AVX2 __attribute__((target("avx2")))
+#define AMP_AVX2_F16C __attribute__((target("avx2,f16c")))
+
+bool cpuHasAvx2F16c() {
+  static const bool has = [] {
+    __builtin_cpu_init();
+    // __builtin_cpu_supports("avx2") also checks that the OS saves the YMM
+    // registers. Older clangs do not know "f16c" there: read CPUID leaf 1.
+    unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+    bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) && (ecx & bit_F16C);
+    return __builtin_cpu_supports("avx2") && f16c;
+  }();
+  return has;
+}
+
+// The f32 kernels are the portable loops compiled for AVX2 (8 lanes).
+AMP_AVX2 uint32_t unscaleF32Avx2(float *p, int64_t n, float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    float x = p[i];
+    p[i] = x * inv;
+    return nonFiniteF32(floatBits(x));
+  });
+}
+
+AMP_AVX2 uint32_t checkF32Avx2(const float *p, int64_t n) {
+  return forBlocks(n, [=](int64_t i) { return nonFiniteF32(floatBits(p[i])); });
+}
+
+AMP_AVX2 uint32_t check16Avx2(const uint16_t *p, int64_t n, uint16_t mask) {
+  return forBlocks(n, [=](int64_t i) {
+    return static_cast<uint32_t>((p[i] & mask) == mask);
+  });
+}
+
+AMP_AVX2 uint32_t f32ToF32Avx2(const float *src, float *dst, int64_t n,
+                               float inv) {
+  return forBlocks(n, [=](int64_t i) {
+    float x = src[i];
+    dst[i] = x * inv;
+    return nonFiniteF32(floatBits(x));
+  });
+}
+
+/// All-ones 16-bit lanes where (h & mask) == mask (exponent all ones).
+AMP_AVX2 inline __m128i nonFinite16x8(__m128i h, __m128i mask) {
+  return _mm_cmpeq_epi16(_mm_and_si128(h, mask), mask);
+}
+
+/// Eight floats -> eight binary16 values (RNE) in a register. The empty asm
+/// keeps the compiler from folding the following store into VCVTPS2PH,
+/// whose memory-destination form is several times slower on AMD Zen.
+AMP_AVX2_F16C inline __m128i toF16x8(__m256 x) {
+  __m128i h = _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT);
+  __asm__("" : "+x"(h));
+  return h;
+}
+
+AMP_AVX2_F16C uint32_t unscaleF16Avx2(uint16_t *p, int64_t n, float inv) {
+  const __m128i mask = _mm_set1_epi16(0x7c00);
+  const __m256 vinv = _mm256_set1_ps(inv);
+  __m128i bad = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
+    __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 8));
+    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
+    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
+    __m256 x0 = _mm256_mul_ps(_mm256_cvtph_ps(h0), vinv);
+    __m256 x1 = _mm256_mul_ps(_mm256_cvtph_ps(h1), vinv);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i), toF16x8(x0));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i + 8), toF16x8(x1));
+  }
+  uint32_t result = _mm_movemask_epi8(bad) != 0;
+  // Tail of 0..15 elements through the same instructions on a padded copy.
+  if (i < n) {
+    alignas(16) uint16_t tmp[16] = {0};
+    int64_t rest = n - i;
+    std::memcpy(tmp, p + i, rest * sizeof(uint16_t));
+    for (int k = 0; k < 16; k += 8) {
+      __m128i h = _mm_load_si128(reinterpret_cast<const __m128i *>(tmp + k));
+      result |= _mm_movemask_epi8(nonFinite16x8(h, mask)) != 0;
+      __m256 x = _mm256_mul_ps(_mm256_cvtph_ps(h), vinv);
+      _mm_store_si128(reinterpret_cast<__m128i *>(tmp + k), toF16x8(x));
+    }
+    std::memcpy(p + i, tmp, rest * sizeof(uint16_t));
+  }
+  return result;
+}
+
+AMP_AVX2_F16C uint32_t f16ToF32Avx2(const uint16_t *src, float *dst,
+                                    int64_t n, float inv) {
+  const __m128i mask = _mm_set1_epi16(0x7c00);
+  const __m256 vinv = _mm256_set1_ps(inv);
+  __m128i bad = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
+    __m128i h1 =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 8));
+    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
+    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
+    _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_cvtph_ps(h0), vinv));
+    _mm256_storeu_ps(dst + i + 8, _mm256_mul_ps(_mm256_cvtph_ps(h1), vinv));
+  }
+  uint32_t result = _mm_movemask_epi8(bad) != 0;
+  if (i < n) {
+    alignas(16) uint16_t tmp[16] = {0};
+    alignas(32) float out[16];
+    int64_t rest = n - i;
+    std::memcpy(tmp, src + i, rest * sizeof(uint16_t));
+    for (int k = 0; k < 16; k += 8) {
+      __m128i h = _mm_load_si128(reinterpret_cast<const __m128i *>(tmp + k));
+      result |= _mm_movemask_epi8(nonFinite16x8(h, mask)) != 0;
+      _mm256_store_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(h), vinv));
+    }
+    std::memcpy(dst + i, out, rest * sizeof(float));
+  }
+  return result;
+}
+
+/// Eight bfloat16 values -> eight floats.
+AMP_AVX2 inline __m256 bf16x8ToF32(__m128i h) {
+  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+
+/// Rounds the floats in `x` to bfloat16 (RNE), the result in the HIGH half
+/// of each 32-bit lane (the low half is garbage). There is no NaN case:
+/// every NaN this file multiplies out has a zero low half (a quieted
+/// bfloat16 input, or the default NaN 0xffc00000 of 0 * Inf), so the
+/// rounding addend cannot carry out of it and the quiet NaN comes through
+/// as is, like f32ToBF16's NaN branch.
+AMP_AVX2 inline __m256i roundToBF16High(__m256 x) {
+  const __m256i oddBit = _mm256_set1_epi32(0x10000);
+  const __m256i bias = _mm256_set1_epi32(0x7fff);
+  __m256i bits = _mm256_castps_si256(x);
+  __m256i odd = _mm256_srli_epi32(_mm256_and_si256(bits, oddBit), 16);
+  return _mm256_add_epi32(bits, _mm256_add_epi32(bias, odd));
+}
+
+/// Sixteen bfloat16 values are non-finite where (h & 0x7fff) >= 0x7f80:
+/// accumulate the running maximum of h & 0x7fff and test it once at the end.
+AMP_AVX2 inline __m256i maxAbsBF16(__m256i acc, __m256i h) {
+  return _mm256_max_epu16(acc, _mm256_and_si256(h, _mm256_set1_epi16(0x7fff)));
+}
+
+AMP_AVX2 inline uint32_t anyNonFiniteBF16(__m256i maxAbs) {
+  const __m256i inf = _mm256_set1_epi16(0x7f80);
+  __m256i ge = _mm256_cmpeq_epi16(_mm256_max_epu16(maxAbs, inf), maxAbs);
+  return _mm256_movemask_epi8(ge) != 0;
+}
+
+AMP_AVX2 uint32_t unscaleBF16Avx2(uint16_t *p, int64_t n, float inv) {
+  const __m256i highHalf = _mm256_set1_epi32(static_cast<int>(0xffff0000u));
+  const __m256 vinv = _mm256_set1_ps(inv);
+  __m256i maxAbs = _mm256_setzero_si256();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i));
+    maxAbs = maxAbsBF16(maxAbs, h);
+    // Seen as 32-bit lanes, h << 16 holds the floats of the even elements
+    // and h & 0xffff0000 those of the odd ones; after rounding, the even
+    // results go back to the low halves and the odd ones stay high.
+    __m256 even = _mm256_castsi256_ps(_mm256_slli_epi32(h, 16));
+    __m256 odd = _mm256_castsi256_ps(_mm256_and_si256(h, highHalf));
+    __m256i evenR = roundToBF16High(_mm256_mul_ps(even, vinv));
+    __m256i oddR = roundToBF16High(_mm256_mul_ps(odd, vinv));
+    __m256i out =
+        _mm256_blend_epi16(_mm256_srli_epi32(evenR, 16), oddR, 0xaa);
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(p + i), out);
+  }
+  uint32_t result = anyNonFiniteBF16(maxAbs);
+  if (i < n)
+    result |= unscaleBF16Portable(p + i, n - i, inv);
+  return result;
+}
+
+AMP_AVX2 uint32_t bf16ToF32Avx2(const uint16_t *src, float *dst, int64_t n,
+                                float inv) {
+  const __m128i mask = _mm_set1_epi16(0x7f80);
+  const __m256 vinv = _mm256_set1_ps(inv);
+  __m128i bad = _mm_setzero_si128();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
+    __m128i h1 =
+        _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 8));
+    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
+    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
+    _mm256_storeu_ps(dst + i, _mm256_mul_ps(bf16x8ToF32(h0), vinv));
+    _mm256_storeu_ps(dst + i + 8, _mm256_mul_ps(bf16x8ToF32(h1), vinv));
+  }
+  uint32_t result = _mm_movemask_epi8(bad) != 0;
+  if (i < n)
+    result |= bf16ToF32Portable(src + i, dst + i, n - i, inv);
+  return result;
+}
+#endif // AMP_CHECKFINITE_X86
+
+//===----------------------------------------------------------------------===//
+// Dispatch
+//===----------------------------------------------------------------------===//
+
+/// Whether to use the AVX2/F16C kernels for this call.
+bool useSimd() {
+#if AMP_CHECKFINITE_X86
+  return cpuHasAvx2F16c() && envFlag("AMP_RUNTIME_CPU_SIMD", true);
+#else
+  return false;
+#endif
+}
+
+enum class Kind { F32, F16, BF16 };
+
+uint32_t unscaleInPlace(Kind kind, void *data, int64_t n, float inv,
+                        bool simd) {
+  (void)simd;
+  if (inv == 1.0f) {
+    // Check only: x * 1 rounds back to x (see the file comment).
+    switch (kind) {
+    case Kind::F32:
+#if AMP_CHECKFINITE_X86
+      if (simd)
+        return checkF32Avx2(static_cast<const float *>(data), n);
+#endif
+      return checkF32Portable(static_cast<const float *>(data), n);
+    case Kind::F16:
+    case Kind::BF16: {
+      uint16_t mask = kind == Kind::F16 ? 0x7c00 : 0x7f80;
+#if AMP_CHECKFINITE_X86
+      if (simd)
+        return check16Avx2(static_cast<const uint16_t *>(data), n, mask);
+#endif
+      return check16Portable(static_cast<const uint16_t *>(data), n, mask);
+    }
+    }
+  }
+  switch (kind) {
+  case Kind::F32:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return unscaleF32Avx2(static_cast<float *>(data), n, inv);
+#endif
+    return unscaleF32Portable(static_cast<float *>(data), n, inv);
+  case Kind::F16:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return unscaleF16Avx2(static_cast<uint16_t *>(data), n, inv);
+#endif
+    return unscaleF16Portable(static_cast<uint16_t *>(data), n, inv);
+  case Kind::BF16:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return unscaleBF16Avx2(static_cast<uint16_t *>(data), n, inv);
+#endif
+    return unscaleBF16Portable(static_cast<uint16_t *>(data), n, inv);
+  }
+  return 0;
+}
+
+uint32_t unscaleToF32(int32_t srcType, const void *src, float *dst, int64_t n,
+                      float inv, bool simd) {
+  (void)simd;
+  switch (srcType) {
+  case AMP_DTYPE_F32:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return f32ToF32Avx2(static_cast<const float *>(src), dst, n, inv);
+#endif
+    return f32ToF32Portable(static_cast<const float *>(src), dst, n, inv);
+  case AMP_DTYPE_F16:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return f16ToF32Avx2(static_cast<const uint16_t *>(src), dst, n, inv);
+#endif
+    return f16ToF32Portable(static_cast<const uint16_t *>(src), dst, n, inv);
+  default:
+#if AMP_CHECKFINITE_X86
+    if (simd)
+      return bf16ToF32Avx2(static_cast<const uint16_t *>(src), dst, n, inv);
+#endif
+    return bf16ToF32Portable(static_cast<const uint16_t *>(src), dst, n, inv);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Argument checks (nothing is read or written before they all pass)
+//===----------------------------------------------------------------------===//
+
+bool checkCommon(const char *call, const void *tensors, const char *tensorsName,
+                 const int64_t *numels, int64_t count, float scale) {
+  if (!std::isfinite(scale) || !(scale > 0.0f))
+    return setError(call, "scale must be finite and > 0, got %g",
+                    static_cast<double>(scale));
+  if (count < 0)
+    return setError(call, "count must be >= 0, got %lld",
+                    static_cast<long long>(count));
+  if (count > 0 && !tensors)
+    return setError(call, "%s is NULL with count %lld", tensorsName,
+                    static_cast<long long>(count));
+  if (count > 0 && !numels)
+    return setError(call, "numels is NULL with count %lld",
+                    static_cast<long long>(count));
+  for (int64_t i = 0; i < count; ++i)
+    if (numels[i] < 0)
+      return setError(call, "numels[%lld] must be >= 0, got %lld",
+                      static_cast<long long>(i),
+                      static_cast<long long>(numels[i]));
+  return true;
+}
+
+template <typename T>
+bool checkPointers(const char *call, const char *name, T *const *ptrs,
+                   const int64_t *numels, int64_t count) {
+  for (int64_t i = 0; i < count; ++i)
+    if (!ptrs[i] && numels[i] > 0)
+      return setError(call, "%s[%lld] is NULL with numel %lld", name,
+                      static_cast<long long>(i),
+                      static_cast<long long>(numels[i]));
+  return true;
+}
+
+int checkFiniteAndUnscale(const char *call, Kind kind, void *const *tensors,
+                          const int64_t *numels, int64_t count, float scale) {
+  if (!checkCommon(call, tensors, "tensors", numels, count, scale) ||
+      !checkPointers(call, "tensors", tensors, numels, count))
+    return -1;
+  float inv = static_cast<float>(1.0 / static_cast<double>(scale));
+  bool simd = useSimd();
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < count; ++i)
+    if (numels[i] > 0)
+      bad |= unscaleInPlace(kind, tensors[i], numels[i], inv, simd);
+  return bad ? 1 : 0;
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// C API
+//===----------------------------------------------------------------------===//
+
+extern "C" {
+
+int ampCheckFiniteAndUnscaleF32(float *const *tensors, const int64_t *numels,
+                                int64_t count, float scale) {
+  return checkFiniteAndUnscale(
+      "ampCheckFiniteAndUnscaleF32", Kind::F32,
+      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+}
+
+int ampCheckFiniteAndUnscaleF16(uint16_t *const *tensors,
+                                const int64_t *numels, int64_t count,
+                                float scale) {
+  return checkFiniteAndUnscale(
+      "ampCheckFiniteAndUnscaleF16", Kind::F16,
+      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+}
+
+int ampCheckFiniteAndUnscaleBF16(uint16_t *const *tensors,
+                                 const int64_t *numels, int64_t count,
+                                 float scale) {
+  return checkFiniteAndUnscale(
+      "ampCheckFiniteAndUnscaleBF16", Kind::BF16,
+      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+}
+
+int ampCheckFiniteAndUnscaleToF32(const void *const *src, int32_t srcType,
+                                  float *const *dst, const int64_t *numels,
+                                  int64_t count, float scale) {
+  const char *call = "ampCheckFiniteAndUnscaleToF32";
+  if (srcType != AMP_DTYPE_F32 && srcType != AMP_DTYPE_F16 &&
+      srcType != AMP_DTYPE_BF16) {
+    setError(call, "srcType must be F32, F16 or BF16, got %d",
+             static_cast<int>(srcType));
+    return -1;
+  }
+  if (!checkCommon(call, src, "src", numels, count, scale))
+    return -1;
+  if (count > 0 && !dst) {
+    setError(call, "dst is NULL with count %lld",
+             static_cast<long long>(count));
+    return -1;
+  }
+  if (!checkPointers(call, "src", src, numels, count) ||
+      !checkPointers(call, "dst", dst, numels, count))
+    return -1;
+  size_t srcSize = dtypeSize(srcType);
+  for (int64_t i = 0; i < count; ++i) {
+    if (numels[i] == 0)
+      continue;
+    auto srcBegin = reinterpret_cast<uintptr_t>(src[i]);
+    auto dstBegin = reinterpret_cast<uintptr_t>(dst[i]);
+    uintptr_t srcEnd = srcBegin + static_cast<uintptr_t>(numels[i]) * srcSize;
+    uintptr_t dstEnd = dstBegin + static_cast<uintptr_t>(numels[i]) * 4;
+    bool overlap = srcBegin < dstEnd && dstBegin < srcEnd;
+    if (overlap && !(srcType == AMP_DTYPE_F32 && srcBegin == dstBegin)) {
+      setError(call,
+               "dst[%lld] overlaps src[%lld] (only an f32 source may be "
+               "unscaled in place, with dst == src)",
+               static_cast<long long>(i), static_cast<long long>(i));
+      return -1;
+    }
+  }
+  float inv = static_cast<float>(1.0 / static_cast<double>(scale));
+  bool simd = useSimd();
+  uint32_t bad = 0;
+  for (int64_t i = 0; i < count; ++i)
+    if (numels[i] > 0)
+      bad |= unscaleToF32(srcType, src[i], dst[i], numels[i], inv, simd);
+  return bad ? 1 : 0;
+}
+
+} // extern "C"

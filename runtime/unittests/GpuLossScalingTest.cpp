@@ -1,0 +1,1053 @@
+//===- GpuLossScalingTest.cpp - GPU loss scaler, unscale and optimizers ---===//
+//
+// Part of amp-mlir. The device-resident loss scaler, the multi-tensor
+// check-finite-and-unscale kernel and the master-weight optimizer kernels
+// against their CPU counterparts: the update kernel follows the host state
+// machine step by step for every preset, unscaling is bit-identical to
+// ampCheckFiniteAndUnscale* (Inf/NaN payloads, odd sizes, misaligned
+// tensors, 1000+ tensors in one table), optimizers match ampOptimizerStep
+// and leave every byte alone on a skipped step, and checkpoints move between
+// the GPU and the host scaler. Every GPU test skips when ampGpuAvailable()
+// is 0; without a GPU one test checks that creation fails with a clear
+// message instead.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/AmpRuntime.h"
+#include "amp/runtime/MgpuAbi.h"
+
+#include "../lib/LossScalerState.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> gErrors;
+void recordingHandler(const char *message) { gErrors.push_back(message); }
+
+bool contains(const std::string &haystack, const char *needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+/// Every test: skip without a GPU; no error may reach the error handler.
+class GpuLossScaling : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (!ampGpuAvailable())
+      GTEST_SKIP() << "no GPU: " << ampLastError();
+    gErrors.clear();
+    ampSetErrorHandler(recordingHandler);
+  }
+  void TearDown() override {
+    ampSetErrorHandler(nullptr);
+    for (const std::string &error : gErrors)
+      ADD_FAILURE() << "runtime error: " << error;
+  }
+};
+
+uint32_t bitsOf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+size_t elementSize(int32_t type) { return type == AMP_DTYPE_F32 ? 4 : 2; }
+
+/// Device bytes freed at scope exit, with synchronous copies.
+struct DeviceMemory {
+  void *ptr = nullptr;
+  size_t bytes = 0;
+  explicit DeviceMemory(size_t bytes) : bytes(bytes) {
+    ptr = mgpuMemAlloc(bytes ? bytes : 1, nullptr, false);
+  }
+  ~DeviceMemory() { mgpuMemFree(ptr, nullptr); }
+  DeviceMemory(const DeviceMemory &) = delete;
+  DeviceMemory &operator=(const DeviceMemory &) = delete;
+
+  char *at(size_t offset) const { return static_cast<char *>(ptr) + offset; }
+  void upload(const void *src, size_t n, size_t offset = 0) {
+    mgpuMemcpy(at(offset), const_cast<void *>(src), n, nullptr);
+    mgpuStreamSynchronize(nullptr);
+  }
+  void download(void *dst, size_t n, size_t offset = 0) const {
+    mgpuMemcpy(dst, at(offset), n, nullptr);
+    mgpuStreamSynchronize(nullptr);
+  }
+};
+
+float readDevice(const float *ptr) {
+  float value = 0.0f;
+  mgpuMemcpy(&value, const_cast<float *>(ptr), sizeof(value), nullptr);
+  mgpuStreamSynchronize(nullptr);
+  return value;
+}
+
+void writeDevice(float *ptr, float value) {
+  mgpuMemcpy(ptr, &value, sizeof(value), nullptr);
+  mgpuStreamSynchronize(nullptr);
+}
+
+AmpLossScalerConfig preset(const char *name) {
+  AmpLossScalerConfig cfg;
+  std::memset(&cfg, 0, sizeof(cfg));
+  EXPECT_EQ(ampLossScalerConfigPreset(name, &cfg), 0) << name;
+  return cfg;
+}
+
+/// A scaler with a constant scale (no Update is run on it).
+AmpLossScalerConfig staticScale(float scale) {
+  AmpLossScalerConfig cfg = preset("pytorch");
+  cfg.init_scale = scale;
+  cfg.dynamic = 0;
+  return cfg;
+}
+
+void expectStats(const AmpLossScalerStats &got,
+                 const amp::rt::LossScalerState &want, const char *what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(bitsOf(got.scale), bitsOf(want.scale))
+      << got.scale << " vs " << want.scale;
+  EXPECT_EQ(got.good_steps, want.goodSteps);
+  EXPECT_EQ(got.bad_steps, want.badSteps);
+  EXPECT_EQ(got.hysteresis, want.hysteresis);
+  EXPECT_EQ(got.steps, want.steps);
+  EXPECT_EQ(got.skipped_steps, want.skippedSteps);
+  EXPECT_EQ(got.overflows_at_min_scale, want.overflowsAtMinScale);
+}
+
+void expectSameStats(const AmpLossScalerStats &a, const AmpLossScalerStats &b) {
+  EXPECT_EQ(bitsOf(a.scale), bitsOf(b.scale)) << a.scale << " vs " << b.scale;
+  EXPECT_EQ(a.good_steps, b.good_steps);
+  EXPECT_EQ(a.bad_steps, b.bad_steps);
+  EXPECT_EQ(a.hysteresis, b.hysteresis);
+  EXPECT_EQ(a.steps, b.steps);
+  EXPECT_EQ(a.skipped_steps, b.skipped_steps);
+  EXPECT_EQ(a.overflows_at_min_scale, b.overflows_at_min_scale);
+}
+
+//===----------------------------------------------------------------------===//
+// Without a GPU
+//===----------------------------------------------------------------------===//
+
+TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
+  if (ampGpuAvailable())
+    GTEST_SKIP() << "a GPU is available (covered by the GpuLossScaling tests)";
+  gErrors.clear();
+  ampSetErrorHandler(recordingHandler);
+  ampClearError();
+  EXPECT_EQ(ampGpuLossScalerCreate(nullptr), nullptr);
+  std::string message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuLossScalerCreate: ")) << message;
+  AmpLossScalerConfig cfg = preset("deepspeed");
+  EXPECT_EQ(ampGpuLossScalerCreate(&cfg), nullptr);
+
+  int64_t numel = 4;
+  void *fake = reinterpret_cast<void *>(uintptr_t(0x10000));
+  EXPECT_EQ(ampGpuTensorTableCreate(&fake, &numel, 1, AMP_DTYPE_F32), nullptr);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuTensorTableCreate: ")) << message;
+
+  AmpOptimizerConfig opt;
+  ASSERT_EQ(ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAM, &opt), 0);
+  EXPECT_EQ(ampGpuOptimizerCreate(&opt, nullptr, 0), nullptr);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuOptimizerCreate: ")) << message;
+
+  // Null handles are reported, not crashed on.
+  EXPECT_NE(ampGpuLossScalerBeginStep(nullptr), 0);
+  EXPECT_NE(ampGpuLossScalerUpdate(nullptr), 0);
+  EXPECT_NE(ampGpuCheckFiniteAndUnscale(nullptr, nullptr), 0);
+  EXPECT_NE(ampGpuOptimizerStep(nullptr, nullptr, nullptr), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(nullptr), -1);
+  EXPECT_EQ(ampGpuLossScalerSaveState(nullptr, nullptr, 0), 0u);
+  EXPECT_EQ(ampGpuLossScalerScalePtr(nullptr), nullptr);
+  ampGpuLossScalerDestroy(nullptr);
+  ampGpuTensorTableDestroy(nullptr);
+  ampGpuOptimizerDestroy(nullptr);
+  ampSetErrorHandler(nullptr);
+  EXPECT_TRUE(gErrors.empty()) << gErrors.front();
+}
+
+//===----------------------------------------------------------------------===//
+// The update kernel
+//===----------------------------------------------------------------------===//
+
+std::vector<std::pair<std::string, AmpLossScalerConfig>> updateConfigs() {
+  std::vector<std::pair<std::string, AmpLossScalerConfig>> configs;
+  for (const char *name : {"pytorch", "paddle", "paddle-static", "deepspeed",
+                           "megatron", "apex", "colossalai", "bf16"}) {
+    AmpLossScalerConfig cfg = preset(name);
+    configs.push_back({name, cfg});
+    // Short windows so that random sequences grow and back off often.
+    cfg.growth_interval = std::min(cfg.growth_interval, 3);
+    configs.push_back({std::string(name) + "/interval3", cfg});
+  }
+  AmpLossScalerConfig cfg = preset("deepspeed");
+  cfg.growth_interval = 2;
+  cfg.hysteresis = 3;
+  cfg.consecutive_hysteresis = 1;
+  configs.push_back({"deepspeed/consecutive", cfg});
+  cfg = preset("paddle-static");
+  cfg.growth_interval = 2;
+  cfg.backoff_interval = 3;
+  cfg.max_scale = 1e6f;
+  configs.push_back({"paddle-static/capped", cfg});
+  // Growth must stop short of Inf; back-off must stop at the smallest normal.
+  cfg = preset("pytorch");
+  cfg.init_scale = 0x1p120f;
+  cfg.growth_factor = 16.0f;
+  cfg.growth_interval = 1;
+  configs.push_back({"growth-to-inf", cfg});
+  cfg = preset("pytorch");
+  cfg.init_scale = 1e-36f;
+  cfg.backoff_factor = 0.25f;
+  cfg.growth_interval = 5;
+  configs.push_back({"backoff-to-zero", cfg});
+  cfg = preset("pytorch");
+  cfg.init_scale = 3.0f;
+  cfg.growth_factor = 1.5f;
+  cfg.backoff_factor = 0.3f;
+  cfg.growth_interval = 2;
+  cfg.min_scale = 0.5f;
+  configs.push_back({"non-power-of-two", cfg});
+  cfg = staticScale(1024.0f);
+  configs.push_back({"static", cfg});
+  return configs;
+}
+
+TEST_F(GpuLossScaling, UpdateKernelFollowsHostStateMachine) {
+  std::mt19937 rng(1234);
+  for (const auto &[name, cfg] : updateConfigs()) {
+    for (double overflowRate : {0.05, 0.4, 0.9}) {
+      SCOPED_TRACE(testing::Message()
+                   << name << " overflow rate " << overflowRate);
+      AmpGpuLossScaler *gpu = ampGpuLossScalerCreate(&cfg);
+      ASSERT_NE(gpu, nullptr) << ampLastError();
+      AmpLossScaler *host = ampLossScalerCreate(&cfg);
+      ASSERT_NE(host, nullptr) << ampLastError();
+      amp::rt::LossScalerState state = amp::rt::initialLossScalerState(cfg);
+      std::bernoulli_distribution overflow(overflowRate);
+      std::uniform_int_distribution<int> flagKind(0, 2);
+      for (int step = 0; step < 120; ++step) {
+        bool found = overflow(rng);
+        ASSERT_EQ(ampGpuLossScalerBeginStep(gpu), 0) << ampLastError();
+        if (found) // Any nonzero value (NaN too) is an overflow.
+          writeDevice(ampGpuLossScalerFoundInfPtr(gpu),
+                      std::array<float, 3>{1.0f, 2.5f, NAN}[flagKind(rng)]);
+        ASSERT_EQ(ampGpuLossScalerUpdate(gpu), 0) << ampLastError();
+        bool applied = amp::rt::updateLossScalerState(state, cfg, found);
+        EXPECT_EQ(ampLossScalerUpdate(host, found ? 1 : 0), applied ? 1 : 0);
+        AmpLossScalerStats gpuStats, hostStats;
+        ASSERT_EQ(ampGpuLossScalerGetStats(gpu, &gpuStats), 0)
+            << ampLastError();
+        ASSERT_EQ(ampLossScalerGetStats(host, &hostStats), 0);
+        expectStats(gpuStats, state, "gpu vs state machine");
+        expectSameStats(gpuStats, hostStats);
+        EXPECT_EQ(bitsOf(readDevice(ampGpuLossScalerScalePtr(gpu))),
+                  bitsOf(state.scale));
+        EXPECT_EQ(bitsOf(readDevice(ampGpuLossScalerInvScalePtr(gpu))),
+                  bitsOf(state.invScale));
+        EXPECT_EQ(bitsOf(state.invScale),
+                  bitsOf(ampLossScalerGetInvScale(host)));
+        if (testing::Test::HasFailure())
+          FAIL() << "first difference at step " << step;
+      }
+      ampLossScalerDestroy(host);
+      ampGpuLossScalerDestroy(gpu);
+    }
+  }
+}
+
+TEST_F(GpuLossScaling, ResearchTestVectors) {
+  // loss_scaling.md section 3.5: init 1024, growth_interval 3.
+  const char flags[] = "IICCCICIIICCC";
+  struct Case {
+    int hysteresis, consecutive;
+    float expected[13];
+  } cases[] = {
+      {1, 0, {512, 256, 256, 256, 512, 256, 256, 128, 64, 32, 32, 32, 64}},
+      {2,
+       0,
+       {1024, 512, 512, 512, 1024, 1024, 1024, 512, 256, 128, 128, 128, 256}},
+      {2,
+       1,
+       {1024, 512, 512, 512, 1024, 1024, 1024, 1024, 512, 256, 256, 256, 512}},
+  };
+  for (const Case &c : cases) {
+    AmpLossScalerConfig cfg = preset("pytorch");
+    cfg.init_scale = 1024.0f;
+    cfg.growth_interval = 3;
+    cfg.hysteresis = c.hysteresis;
+    cfg.consecutive_hysteresis = c.consecutive;
+    AmpGpuLossScaler *gpu = ampGpuLossScalerCreate(&cfg);
+    ASSERT_NE(gpu, nullptr) << ampLastError();
+    for (int step = 0; step < 13; ++step) {
+      ASSERT_EQ(ampGpuLossScalerBeginStep(gpu), 0);
+      if (flags[step] == 'I')
+        writeDevice(ampGpuLossScalerFoundInfPtr(gpu), 1.0f);
+      ASSERT_EQ(ampGpuLossScalerUpdate(gpu), 0);
+    }
+    // Replay with a read after each step.
+    ampGpuLossScalerDestroy(gpu);
+    gpu = ampGpuLossScalerCreate(&cfg);
+    for (int step = 0; step < 13; ++step) {
+      ampGpuLossScalerBeginStep(gpu);
+      if (flags[step] == 'I')
+        writeDevice(ampGpuLossScalerFoundInfPtr(gpu), 1.0f);
+      ampGpuLossScalerUpdate(gpu);
+      EXPECT_EQ(readDevice(ampGpuLossScalerScalePtr(gpu)), c.expected[step])
+          << "hysteresis " << c.hysteresis << " step " << step + 1;
+    }
+    AmpLossScalerStats stats;
+    ASSERT_EQ(ampGpuLossScalerGetStats(gpu, &stats), 0);
+    EXPECT_EQ(stats.steps, 13);
+    EXPECT_EQ(stats.skipped_steps, 6);
+    ampGpuLossScalerDestroy(gpu);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Check finite and unscale
+//===----------------------------------------------------------------------===//
+
+/// Tensors of one dtype laid out in one arena (host mirror + device copy)
+/// with gaps of 0..gapMax elements between them, so that starts are
+/// misaligned in every way; the gaps must come back untouched.
+struct Arena {
+  int32_t dtype;
+  std::vector<size_t> offsets; // In elements.
+  std::vector<int64_t> numels;
+  std::vector<unsigned char> host;
+  std::unique_ptr<DeviceMemory> device;
+
+  Arena(int32_t dtype, const std::vector<int64_t> &sizes, std::mt19937 &rng,
+        int gapMax = 9)
+      : dtype(dtype), numels(sizes) {
+    std::uniform_int_distribution<int> gap(0, gapMax);
+    size_t next = 0;
+    for (int64_t n : sizes) {
+      next += gap(rng);
+      offsets.push_back(next);
+      next += static_cast<size_t>(n);
+    }
+    next += 8;
+    host.resize(next * elementSize(dtype));
+    std::uniform_int_distribution<uint32_t> bits;
+    for (size_t i = 0; i < host.size(); i += 4) {
+      uint32_t word = bits(rng);
+      std::memcpy(&host[i], &word, std::min<size_t>(4, host.size() - i));
+    }
+    device = std::make_unique<DeviceMemory>(host.size());
+  }
+
+  size_t esize() const { return elementSize(dtype); }
+
+  uint32_t get(size_t element) const {
+    uint32_t value = 0;
+    std::memcpy(&value, &host[element * esize()], esize());
+    return value;
+  }
+  void set(size_t element, uint32_t value) {
+    std::memcpy(&host[element * esize()], &value, esize());
+  }
+
+  bool nonFinite(uint32_t v) const {
+    switch (dtype) {
+    case AMP_DTYPE_F32:
+      return (v & 0x7f800000u) == 0x7f800000u;
+    case AMP_DTYPE_F16:
+      return (v & 0x7c00u) == 0x7c00u;
+    default:
+      return (v & 0x7f80u) == 0x7f80u;
+    }
+  }
+
+  /// Replaces every Inf/NaN of tensor `t` by a finite value.
+  void makeFinite(size_t t) {
+    for (int64_t i = 0; i < numels[t]; ++i)
+      if (nonFinite(get(offsets[t] + i)))
+        // Clears the top exponent bit (bit 30 of f32, 14 of f16/bf16).
+        set(offsets[t] + i,
+            get(offsets[t] + i) &
+                (dtype == AMP_DTYPE_F32 ? 0xbfffffffu : 0xbfffu));
+  }
+
+  /// Puts one special value (Inf, quiet/signalling NaN with payloads) at a
+  /// random element of tensor `t`.
+  void plantSpecial(size_t t, std::mt19937 &rng) {
+    static const uint32_t f32[] = {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                   0xffc12345u, 0x7f800001u, 0x7fa00005u};
+    static const uint32_t f16[] = {0x7c00u, 0xfc00u, 0x7e00u,
+                                   0xfe3du, 0x7c01u, 0x7d55u};
+    static const uint32_t bf16[] = {0x7f80u, 0xff80u, 0x7fc0u,
+                                    0xffc5u, 0x7f81u, 0x7fa3u};
+    std::uniform_int_distribution<int> which(0, 5);
+    std::uniform_int_distribution<int64_t> where(0, numels[t] - 1);
+    const uint32_t *table = dtype == AMP_DTYPE_F32   ? f32
+                            : dtype == AMP_DTYPE_F16 ? f16
+                                                     : bf16;
+    set(offsets[t] + where(rng), table[which(rng)]);
+  }
+
+  std::vector<void *> devicePtrs() const {
+    std::vector<void *> ptrs;
+    for (size_t t = 0; t < offsets.size(); ++t)
+      ptrs.push_back(numels[t] ? device->at(offsets[t] * esize()) : nullptr);
+    return ptrs;
+  }
+  std::vector<void *> hostPtrs(std::vector<unsigned char> &copy) const {
+    std::vector<void *> ptrs;
+    for (size_t t = 0; t < offsets.size(); ++t)
+      ptrs.push_back(copy.data() + offsets[t] * esize());
+    return ptrs;
+  }
+};
+
+int cpuUnscale(int32_t dtype, std::vector<void *> &ptrs,
+               const std::vector<int64_t> &numels, float scale) {
+  int64_t count = static_cast<int64_t>(ptrs.size());
+  switch (dtype) {
+  case AMP_DTYPE_F32:
+    return ampCheckFiniteAndUnscaleF32(
+        reinterpret_cast<float *const *>(ptrs.data()), numels.data(), count,
+        scale);
+  case AMP_DTYPE_F16:
+    return ampCheckFiniteAndUnscaleF16(
+        reinterpret_cast<uint16_t *const *>(ptrs.data()), numels.data(), count,
+        scale);
+  default:
+    return ampCheckFiniteAndUnscaleBF16(
+        reinterpret_cast<uint16_t *const *>(ptrs.data()), numels.data(), count,
+        scale);
+  }
+}
+
+/// Unscales `arena` on the GPU and on the CPU and compares every byte of
+/// the arena (gaps included) and the flag.
+void checkAgainstCpu(Arena &arena, float scale) {
+  SCOPED_TRACE(testing::Message()
+               << "dtype " << arena.dtype << ", scale " << scale << ", "
+               << arena.numels.size() << " tensors");
+  arena.device->upload(arena.host.data(), arena.host.size());
+  AmpLossScalerConfig cfg = staticScale(scale);
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&cfg);
+  ASSERT_NE(scaler, nullptr) << ampLastError();
+  std::vector<void *> ptrs = arena.devicePtrs();
+  AmpGpuTensorTable *table =
+      ampGpuTensorTableCreate(ptrs.data(), arena.numels.data(),
+                              static_cast<int64_t>(ptrs.size()), arena.dtype);
+  ASSERT_NE(table, nullptr) << ampLastError();
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, table), 0) << ampLastError();
+  float found = readDevice(ampGpuLossScalerFoundInfPtr(scaler));
+  std::vector<unsigned char> gpu(arena.host.size());
+  arena.device->download(gpu.data(), gpu.size());
+
+  std::vector<unsigned char> cpu = arena.host;
+  std::vector<void *> hostPtrs = arena.hostPtrs(cpu);
+  int cpuFound = cpuUnscale(arena.dtype, hostPtrs, arena.numels, scale);
+  ASSERT_GE(cpuFound, 0) << ampLastError();
+  EXPECT_TRUE(found == 0.0f || found == 1.0f) << found;
+  EXPECT_EQ(found != 0.0f, cpuFound == 1);
+
+  size_t es = arena.esize(), bad = 0;
+  for (size_t e = 0; e * es < cpu.size(); ++e) {
+    if (std::memcmp(&gpu[e * es], &cpu[e * es], es) == 0)
+      continue;
+    uint32_t g = 0, c = 0, in = arena.get(e);
+    std::memcpy(&g, &gpu[e * es], es);
+    std::memcpy(&c, &cpu[e * es], es);
+    if (bad++ < 10)
+      ADD_FAILURE() << "element " << e << ": input 0x" << std::hex << in
+                    << " gpu 0x" << g << " cpu 0x" << c;
+  }
+  EXPECT_EQ(bad, 0u);
+  ampGpuTensorTableDestroy(table);
+  ampGpuLossScalerDestroy(scaler);
+}
+
+const int64_t kChunkF32 = 16384, kChunk16 = 32768; // cuda/LossScalingAbi.h
+
+std::vector<int64_t> oddSizes(int32_t dtype) {
+  int64_t chunk = dtype == AMP_DTYPE_F32 ? kChunkF32 : kChunk16;
+  return {1,      2,  3,    4,         5,     7,         8,
+          9,      15, 16,   17,        31,    33,        63,
+          64,     65, 127,  255,       256,   257,       1000,
+          4095,   0,  4097, chunk - 1, chunk, chunk + 1, 3 * chunk + 5,
+          100003, 0,  11};
+}
+
+TEST_F(GpuLossScaling, UnscaleMatchesCpuBitForBit) {
+  std::mt19937 rng(7);
+  for (int32_t dtype : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    for (float scale : {65536.0f, 3.0f, 0.125f, 1.0f, 1e-30f}) {
+      // All finite, then Inf/NaN in a few tensors, then raw random bits
+      // (Inf and NaN anywhere).
+      for (int variant = 0; variant < 3; ++variant) {
+        Arena arena(dtype, oddSizes(dtype), rng);
+        if (variant < 2)
+          for (size_t t = 0; t < arena.numels.size(); ++t)
+            arena.makeFinite(t);
+        if (variant == 1)
+          for (size_t t : {size_t(0), size_t(13), size_t(28)})
+            arena.plantSpecial(t, rng);
+        checkAgainstCpu(arena, scale);
+      }
+    }
+  }
+}
+
+TEST_F(GpuLossScaling, UnscaleManyTensorsInOneLaunch) {
+  std::mt19937 rng(11);
+  for (int32_t dtype : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    std::vector<int64_t> sizes;
+    std::uniform_int_distribution<int64_t> small(1, 300);
+    for (int i = 0; i < 1000; ++i)
+      sizes.push_back(small(rng));
+    for (int64_t large : {int64_t(1) << 20, int64_t(2000003), int64_t(300001)})
+      sizes.push_back(large);
+    for (int variant = 0; variant < 3; ++variant) {
+      Arena arena(dtype, sizes, rng, /*gapMax=*/3);
+      for (size_t t = 0; t < sizes.size(); ++t)
+        arena.makeFinite(t);
+      if (variant == 1)
+        arena.plantSpecial(777, rng); // One bad element among 1003 tensors.
+      if (variant == 2)
+        arena.plantSpecial(1001, rng);
+      checkAgainstCpu(arena, 1024.0f);
+    }
+  }
+}
+
+TEST_F(GpuLossScaling, FoundInfStaysSetAcrossTablesUntilBeginStep) {
+  std::mt19937 rng(3);
+  Arena a(AMP_DTYPE_F32, {1000, 17}, rng), b(AMP_DTYPE_F16, {4096, 3}, rng),
+      c(AMP_DTYPE_BF16, {77}, rng);
+  for (Arena *arena : {&a, &b, &c})
+    for (size_t t = 0; t < arena->numels.size(); ++t)
+      arena->makeFinite(t);
+  b.plantSpecial(0, rng);
+  AmpLossScalerConfig cfg = preset("pytorch");
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&cfg);
+  ASSERT_NE(scaler, nullptr) << ampLastError();
+  std::vector<AmpGpuTensorTable *> tables;
+  for (Arena *arena : {&a, &b, &c}) {
+    arena->device->upload(arena->host.data(), arena->host.size());
+    std::vector<void *> ptrs = arena->devicePtrs();
+    tables.push_back(ampGpuTensorTableCreate(ptrs.data(), arena->numels.data(),
+                                             static_cast<int64_t>(ptrs.size()),
+                                             arena->dtype));
+    ASSERT_NE(tables.back(), nullptr) << ampLastError();
+  }
+  float *found = ampGpuLossScalerFoundInfPtr(scaler);
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, tables[0]), 0);
+  EXPECT_EQ(readDevice(found), 0.0f);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, tables[1]), 0);
+  EXPECT_EQ(readDevice(found), 1.0f);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, tables[2]), 0);
+  EXPECT_EQ(readDevice(found), 1.0f) << "a clean table cleared found_inf";
+  ASSERT_EQ(ampGpuLossScalerUpdate(scaler), 0);
+  AmpLossScalerStats stats;
+  ASSERT_EQ(ampGpuLossScalerGetStats(scaler, &stats), 0);
+  EXPECT_EQ(stats.skipped_steps, 1);
+  EXPECT_EQ(stats.scale, 32768.0f);
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  EXPECT_EQ(readDevice(found), 0.0f);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, tables[2]), 0);
+  EXPECT_EQ(readDevice(found), 0.0f);
+  for (AmpGpuTensorTable *table : tables)
+    ampGpuTensorTableDestroy(table);
+  ampGpuLossScalerDestroy(scaler);
+}
+
+TEST_F(GpuLossScaling, EmptyTablesAndArgumentErrors) {
+  AmpLossScalerConfig cfg = preset("pytorch");
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&cfg);
+  ASSERT_NE(scaler, nullptr) << ampLastError();
+  AmpGpuTensorTable *empty = ampGpuTensorTableCreate(nullptr, nullptr, 0, 1);
+  ASSERT_NE(empty, nullptr) << ampLastError();
+  void *nulls[2] = {nullptr, nullptr};
+  int64_t zeros[2] = {0, 0};
+  AmpGpuTensorTable *zeroSized =
+      ampGpuTensorTableCreate(nulls, zeros, 2, AMP_DTYPE_BF16);
+  ASSERT_NE(zeroSized, nullptr) << ampLastError();
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  EXPECT_EQ(ampGpuCheckFiniteAndUnscale(scaler, empty), 0);
+  EXPECT_EQ(ampGpuCheckFiniteAndUnscale(scaler, zeroSized), 0);
+  EXPECT_EQ(readDevice(ampGpuLossScalerFoundInfPtr(scaler)), 0.0f);
+
+  DeviceMemory memory(64);
+  void *misaligned[1] = {memory.at(2)};
+  int64_t four[1] = {4};
+  ampClearError();
+  EXPECT_EQ(ampGpuTensorTableCreate(misaligned, four, 1, AMP_DTYPE_F32),
+            nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuTensorTableCreate: tensor 0"))
+      << ampLastError();
+  EXPECT_EQ(ampGpuTensorTableCreate(nulls, four, 1, AMP_DTYPE_F16), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "null pointer")) << ampLastError();
+  EXPECT_EQ(ampGpuTensorTableCreate(misaligned, four, 1, 7), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "dtype")) << ampLastError();
+  int64_t negative[1] = {-1};
+  EXPECT_EQ(ampGpuTensorTableCreate(misaligned, negative, 1, AMP_DTYPE_F16),
+            nullptr);
+  EXPECT_EQ(ampGpuTensorTableCreate(misaligned, four, -1, AMP_DTYPE_F16),
+            nullptr);
+  EXPECT_NE(ampGpuCheckFiniteAndUnscale(scaler, nullptr), 0);
+  EXPECT_NE(ampGpuCheckFiniteAndUnscale(nullptr, empty), 0);
+
+  AmpLossScalerConfig invalid = cfg;
+  invalid.growth_factor = 0.5f;
+  EXPECT_EQ(ampGpuLossScalerCreate(&invalid), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuLossScalerCreate: "))
+      << ampLastError();
+  EXPECT_TRUE(contains(ampLastError(), "growth_factor")) << ampLastError();
+
+  ampGpuTensorTableDestroy(zeroSized);
+  ampGpuTensorTableDestroy(empty);
+  ampGpuLossScalerDestroy(scaler);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizers
+//===----------------------------------------------------------------------===//
+
+/// One parameter's buffers in a shared arena (byte offsets; misalign adds
+/// one element to the start of the named buffer).
+struct ParamLayout {
+  int64_t numel;
+  int32_t gradType;
+  int32_t lowpType; // -1: no lowp.
+  bool misalignMaster, misalignGrad;
+};
+
+struct OptimizerFixture {
+  std::vector<ParamLayout> layout;
+  struct Offsets {
+    size_t master, lowp, grad, state0, state1;
+  };
+  std::vector<Offsets> offsets;
+  std::vector<unsigned char> host;
+  std::unique_ptr<DeviceMemory> device;
+
+  explicit OptimizerFixture(const std::vector<ParamLayout> &layout)
+      : layout(layout) {
+    size_t next = 0;
+    auto place = [&](int64_t numel, size_t esize, bool misalign) {
+      next = (next + 255) & ~size_t(255);
+      if (misalign)
+        next += esize;
+      size_t at = next;
+      next += static_cast<size_t>(numel) * esize;
+      return at;
+    };
+    for (const ParamLayout &p : layout) {
+      Offsets o;
+      o.master = place(p.numel, 4, p.misalignMaster);
+      o.lowp =
+          place(p.numel, p.lowpType < 0 ? 4 : elementSize(p.lowpType), false);
+      o.grad = place(p.numel, elementSize(p.gradType), p.misalignGrad);
+      o.state0 = place(p.numel, 4, false);
+      o.state1 = place(p.numel, 4, false);
+      offsets.push_back(o);
+    }
+    host.assign(next + 256, 0);
+    device = std::make_unique<DeviceMemory>(host.size());
+  }
+
+  float *f32(std::vector<unsigned char> &bytes, size_t offset) {
+    return reinterpret_cast<float *>(bytes.data() + offset);
+  }
+  uint16_t *u16(std::vector<unsigned char> &bytes, size_t offset) {
+    return reinterpret_cast<uint16_t *>(bytes.data() + offset);
+  }
+
+  void storeValue(size_t offset, int32_t type, int64_t i, float value) {
+    if (type == AMP_DTYPE_F32)
+      f32(host, offset)[i] = value;
+    else
+      u16(host, offset)[i] =
+          type == AMP_DTYPE_F16 ? ampF32ToF16(value) : ampF32ToBF16(value);
+  }
+
+  /// Random masters (with their rounded working copies), zero state.
+  void initialise(std::mt19937 &rng) {
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (size_t k = 0; k < layout.size(); ++k)
+      for (int64_t i = 0; i < layout[k].numel; ++i) {
+        float p = dist(rng);
+        f32(host, offsets[k].master)[i] = p;
+        if (layout[k].lowpType >= 0)
+          storeValue(offsets[k].lowp, layout[k].lowpType, i, p);
+      }
+  }
+
+  /// New gradients (times `gradScale`), in host and device memory.
+  void newGradients(std::mt19937 &rng, float gradScale) {
+    std::normal_distribution<float> dist(0.0f, 0.5f);
+    for (size_t k = 0; k < layout.size(); ++k)
+      for (int64_t i = 0; i < layout[k].numel; ++i)
+        storeValue(offsets[k].grad, layout[k].gradType, i,
+                   dist(rng) * gradScale);
+  }
+
+  std::vector<AmpOptimizerParam> params(unsigned char *base) {
+    std::vector<AmpOptimizerParam> out;
+    for (size_t k = 0; k < layout.size(); ++k) {
+      const ParamLayout &p = layout[k];
+      const Offsets &o = offsets[k];
+      AmpOptimizerParam param;
+      std::memset(&param, 0, sizeof(param));
+      bool empty = p.numel == 0;
+      param.master =
+          empty ? nullptr : reinterpret_cast<float *>(base + o.master);
+      param.lowp = empty || p.lowpType < 0 ? nullptr : base + o.lowp;
+      param.lowp_type = p.lowpType < 0 ? AMP_DTYPE_F16 : p.lowpType;
+      param.grad = empty ? nullptr : base + o.grad;
+      param.grad_type = p.gradType;
+      param.state0 =
+          empty ? nullptr : reinterpret_cast<float *>(base + o.state0);
+      param.state1 =
+          empty ? nullptr : reinterpret_cast<float *>(base + o.state1);
+      param.numel = p.numel;
+      out.push_back(param);
+    }
+    return out;
+  }
+
+  int64_t ulps(float a, float b) {
+    if (bitsOf(a) == bitsOf(b))
+      return 0;
+    if (std::isnan(a) || std::isnan(b))
+      return INT64_MAX;
+    auto ordered = [](float x) {
+      int32_t i;
+      std::memcpy(&i, &x, 4);
+      return i < 0 ? int64_t(INT32_MIN) - i : int64_t(i);
+    };
+    return std::llabs(ordered(a) - ordered(b));
+  }
+
+  /// Compares the GPU bytes with the CPU bytes: masters and states within
+  /// one ulp (bit-identical unless the CPU library contracts into FMAs),
+  /// working copies bit-identical where the masters are.
+  void compare(std::vector<unsigned char> &gpu, std::vector<unsigned char> &cpu,
+               bool usesState0, bool usesState1) {
+    int64_t inexact = 0, maxUlps = 0, lowpBad = 0;
+    for (size_t k = 0; k < layout.size(); ++k) {
+      const ParamLayout &p = layout[k];
+      const Offsets &o = offsets[k];
+      for (int64_t i = 0; i < p.numel; ++i) {
+        float gm = f32(gpu, o.master)[i], cm = f32(cpu, o.master)[i];
+        int64_t d = ulps(gm, cm);
+        if (usesState0)
+          d = std::max(d, ulps(f32(gpu, o.state0)[i], f32(cpu, o.state0)[i]));
+        if (usesState1)
+          d = std::max(d, ulps(f32(gpu, o.state1)[i], f32(cpu, o.state1)[i]));
+        maxUlps = std::max(maxUlps, d);
+        if (d != 0 && inexact++ < 5)
+          ADD_FAILURE_AT(__FILE__, __LINE__)
+              << "param " << k << " element " << i << ": master gpu " << gm
+              << " cpu " << cm << " (" << d << " ulp incl. state)";
+        if (p.lowpType >= 0 && bitsOf(gm) == bitsOf(cm)) {
+          size_t es = elementSize(p.lowpType);
+          if (std::memcmp(&gpu[o.lowp + i * es], &cpu[o.lowp + i * es], es))
+            ++lowpBad;
+        }
+      }
+    }
+    EXPECT_LE(maxUlps, 1);
+#if !defined(__FMA__)
+    EXPECT_EQ(inexact, 0) << "max " << maxUlps << " ulp";
+    // Everything else too: gradients, unused buffers, the gaps between.
+    EXPECT_TRUE(gpu == cpu) << "bytes outside the updated buffers differ";
+#endif
+    EXPECT_EQ(lowpBad, 0);
+  }
+};
+
+std::vector<ParamLayout> optimizerLayout() {
+  const int64_t chunk = 16384; // kOptChunkElements
+  return {
+      {1000, AMP_DTYPE_F16, AMP_DTYPE_F16, false, false},
+      {1027, AMP_DTYPE_BF16, AMP_DTYPE_BF16, false, false},
+      {777, AMP_DTYPE_F32, -1, false, false},
+      {33, AMP_DTYPE_F32, AMP_DTYPE_F16, true, false}, // Scalar path.
+      {0, AMP_DTYPE_F16, AMP_DTYPE_F16, false, false}, // Empty.
+      {2 * chunk + 5, AMP_DTYPE_F16, AMP_DTYPE_F32, false, false},
+      {5, AMP_DTYPE_BF16, AMP_DTYPE_BF16, false, true}, // Scalar path.
+      {3, AMP_DTYPE_F16, AMP_DTYPE_BF16, false, false},
+  };
+}
+
+struct OptimizerCase {
+  const char *name;
+  AmpOptimizerConfig cfg;
+};
+
+std::vector<OptimizerCase> optimizerCases() {
+  std::vector<OptimizerCase> cases;
+  AmpOptimizerConfig cfg;
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_SGD, &cfg);
+  cfg.lr = 0.05f;
+  cfg.weight_decay = 0.01f;
+  cases.push_back({"sgd", cfg});
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_MOMENTUM, &cfg);
+  cfg.lr = 0.02f;
+  cfg.dampening = 0.1f;
+  cfg.weight_decay = 1e-3f;
+  cases.push_back({"momentum", cfg});
+  cfg.dampening = 0.0f;
+  cfg.nesterov = 1;
+  cases.push_back({"nesterov", cfg});
+  cfg.nesterov = 0;
+  cfg.momentum = 0.0f;
+  cases.push_back({"momentum-0", cfg});
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAM, &cfg);
+  cfg.lr = 3e-3f;
+  cfg.weight_decay = 0.01f;
+  cases.push_back({"adam", cfg});
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAMW, &cfg);
+  cfg.lr = 1e-2f;
+  cfg.weight_decay = 0.1f;
+  cfg.beta2 = 0.95f;
+  cases.push_back({"adamw", cfg});
+  return cases;
+}
+
+TEST_F(GpuLossScaling, OptimizersMatchCpuAndSkipLeavesEveryByte) {
+  const float kScale = 1024.0f, kInv = 1.0f / 1024.0f;
+  for (const OptimizerCase &c : optimizerCases()) {
+    SCOPED_TRACE(c.name);
+    std::mt19937 rng(99);
+    OptimizerFixture fx(optimizerLayout());
+    fx.initialise(rng);
+    std::vector<unsigned char> cpu = fx.host;
+    fx.device->upload(fx.host.data(), fx.host.size());
+    std::vector<AmpOptimizerParam> gpuParams =
+        fx.params(static_cast<unsigned char *>(fx.device->ptr));
+    AmpGpuOptimizer *gpu = ampGpuOptimizerCreate(
+        &c.cfg, gpuParams.data(), static_cast<int64_t>(gpuParams.size()));
+    ASSERT_NE(gpu, nullptr) << ampLastError();
+    AmpOptimizer *host = ampOptimizerCreate(&c.cfg);
+    ASSERT_NE(host, nullptr) << ampLastError();
+    AmpLossScalerConfig scalerCfg = staticScale(kScale);
+    AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&scalerCfg);
+    ASSERT_NE(scaler, nullptr) << ampLastError();
+    float *foundInf = ampGpuLossScalerFoundInfPtr(scaler);
+    const float *invScale = ampGpuLossScalerInvScalePtr(scaler);
+    bool usesState0 =
+        c.cfg.kind != AMP_OPTIMIZER_SGD &&
+        !(c.cfg.kind == AMP_OPTIMIZER_MOMENTUM && c.cfg.momentum == 0.0f);
+    bool usesState1 = c.cfg.kind >= AMP_OPTIMIZER_ADAM;
+
+    // Steps: scaled grads with the scaler's inv_scale and found_inf,
+    // unscaled grads with NULL pointers, and two skipped steps.
+    enum Mode { kScaled, kUnscaled, kSkipped };
+    const Mode modes[] = {kScaled, kScaled,  kSkipped, kUnscaled,
+                          kScaled, kSkipped, kScaled,  kUnscaled};
+    for (Mode mode : modes) {
+      fx.newGradients(rng, mode == kUnscaled ? 1.0f : kScale);
+      // Same gradients on both sides; the CPU copy keeps its own state.
+      for (size_t k = 0; k < fx.layout.size(); ++k) {
+        const auto &o = fx.offsets[k];
+        size_t bytes = fx.layout[k].numel * elementSize(fx.layout[k].gradType);
+        std::memcpy(&cpu[o.grad], &fx.host[o.grad], bytes);
+        if (bytes)
+          fx.device->upload(&fx.host[o.grad], bytes, o.grad);
+      }
+      std::vector<unsigned char> before(fx.host.size());
+      fx.device->download(before.data(), before.size());
+      int64_t stepBefore = ampGpuOptimizerGetStep(gpu);
+      ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+      if (mode == kSkipped)
+        writeDevice(foundInf, 1.0f);
+      int rc = mode == kUnscaled ? ampGpuOptimizerStep(gpu, nullptr, nullptr)
+                                 : ampGpuOptimizerStep(gpu, foundInf, invScale);
+      ASSERT_EQ(rc, 0) << ampLastError();
+      std::vector<unsigned char> after(fx.host.size());
+      fx.device->download(after.data(), after.size());
+
+      std::vector<AmpOptimizerParam> cpuParams = fx.params(cpu.data());
+      int applied = ampOptimizerStep(
+          host, cpuParams.data(), static_cast<int64_t>(cpuParams.size()),
+          mode == kUnscaled ? 1.0f : kInv, mode == kSkipped ? 1 : 0);
+      ASSERT_EQ(applied, mode == kSkipped ? 0 : 1) << ampLastError();
+      EXPECT_EQ(ampGpuOptimizerGetStep(gpu), ampOptimizerGetStep(host));
+      if (mode == kSkipped) {
+        EXPECT_EQ(ampGpuOptimizerGetStep(gpu), stepBefore);
+        EXPECT_TRUE(before == after) << "a skipped step wrote device memory";
+      }
+      fx.compare(after, cpu, usesState0, usesState1);
+      if (testing::Test::HasFailure())
+        break;
+    }
+    EXPECT_EQ(ampGpuOptimizerGetStep(gpu), 6);
+    ampGpuLossScalerDestroy(scaler);
+    ampOptimizerDestroy(host);
+    ampGpuOptimizerDestroy(gpu);
+  }
+}
+
+TEST_F(GpuLossScaling, OptimizerWithoutParamsStillCountsSteps) {
+  AmpOptimizerConfig cfg;
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAMW, &cfg);
+  AmpGpuOptimizer *opt = ampGpuOptimizerCreate(&cfg, nullptr, 0);
+  ASSERT_NE(opt, nullptr) << ampLastError();
+  AmpLossScalerConfig scalerCfg = preset("pytorch");
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&scalerCfg);
+  ASSERT_NE(scaler, nullptr);
+  float *found = ampGpuLossScalerFoundInfPtr(scaler);
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuOptimizerStep(opt, found, nullptr), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 1);
+  writeDevice(found, 1.0f);
+  ASSERT_EQ(ampGpuOptimizerStep(opt, found, nullptr), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 1);
+  ASSERT_EQ(ampGpuOptimizerStep(opt, nullptr, nullptr), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 2);
+
+  // Argument errors come back as NULL with the CPU optimizer's reasons.
+  AmpOptimizerConfig bad = cfg;
+  bad.beta1 = 1.5f;
+  ampClearError();
+  EXPECT_EQ(ampGpuOptimizerCreate(&bad, nullptr, 0), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuOptimizerCreate: beta1"))
+      << ampLastError();
+  AmpOptimizerParam param;
+  std::memset(&param, 0, sizeof(param));
+  param.numel = 8;
+  param.grad_type = AMP_DTYPE_F16;
+  param.lowp_type = AMP_DTYPE_F16;
+  EXPECT_EQ(ampGpuOptimizerCreate(&cfg, &param, 1), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "master")) << ampLastError();
+  DeviceMemory memory(1024);
+  param.master = reinterpret_cast<float *>(memory.at(2)); // Misaligned.
+  param.grad = memory.at(256);
+  param.state0 = reinterpret_cast<float *>(memory.at(512));
+  param.state1 = reinterpret_cast<float *>(memory.at(768));
+  EXPECT_EQ(ampGpuOptimizerCreate(&cfg, &param, 1), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "aligned")) << ampLastError();
+  EXPECT_NE(ampGpuOptimizerStep(nullptr, nullptr, nullptr), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(nullptr), -1);
+  ampGpuLossScalerDestroy(scaler);
+  ampGpuOptimizerDestroy(opt);
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpoints
+//===----------------------------------------------------------------------===//
+
+void runSteps(AmpGpuLossScaler *gpu, AmpLossScaler *host,
+              const std::vector<bool> &flags) {
+  for (bool found : flags) {
+    if (gpu) {
+      ampGpuLossScalerBeginStep(gpu);
+      if (found)
+        writeDevice(ampGpuLossScalerFoundInfPtr(gpu), 1.0f);
+      ampGpuLossScalerUpdate(gpu);
+    }
+    if (host)
+      ampLossScalerUpdate(host, found ? 1 : 0);
+  }
+}
+
+TEST_F(GpuLossScaling, CheckpointsMoveBetweenGpuAndHost) {
+  std::mt19937 rng(5);
+  std::bernoulli_distribution overflow(0.3);
+  auto flags = [&](int n) {
+    std::vector<bool> out;
+    for (int i = 0; i < n; ++i)
+      out.push_back(overflow(rng));
+    return out;
+  };
+  AmpLossScalerConfig cfg = preset("deepspeed");
+  cfg.growth_interval = 3;
+  AmpGpuLossScaler *gpu = ampGpuLossScalerCreate(&cfg);
+  ASSERT_NE(gpu, nullptr) << ampLastError();
+  runSteps(gpu, nullptr, flags(25));
+
+  size_t size = ampGpuLossScalerSaveState(gpu, nullptr, 0);
+  ASSERT_GT(size, 0u);
+  AmpLossScaler *probe = ampLossScalerCreate(nullptr);
+  EXPECT_EQ(ampLossScalerSaveState(probe, nullptr, 0), size);
+  ampLossScalerDestroy(probe);
+  std::vector<unsigned char> blob(size);
+  ASSERT_EQ(ampGpuLossScalerSaveState(gpu, blob.data(), blob.size()), size)
+      << ampLastError();
+
+  // GPU -> host: same counters, same future.
+  AmpLossScaler *host = ampLossScalerCreate(nullptr);
+  ASSERT_EQ(ampLossScalerLoadState(host, blob.data(), blob.size()), 0)
+      << ampLastError();
+  AmpLossScalerStats gpuStats, hostStats;
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu, &gpuStats), 0);
+  ASSERT_EQ(ampLossScalerGetStats(host, &hostStats), 0);
+  expectSameStats(gpuStats, hostStats);
+  std::vector<bool> more = flags(30);
+  runSteps(gpu, host, more);
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu, &gpuStats), 0);
+  ASSERT_EQ(ampLossScalerGetStats(host, &hostStats), 0);
+  expectSameStats(gpuStats, hostStats);
+  AmpLossScalerConfig hostCfg;
+  ASSERT_EQ(ampLossScalerGetConfig(host, &hostCfg), 0);
+  EXPECT_EQ(std::memcmp(&hostCfg, &cfg, sizeof(cfg)), 0);
+
+  // Host -> a GPU scaler created with another preset.
+  runSteps(nullptr, host, flags(7));
+  std::vector<unsigned char> hostBlob(size);
+  ASSERT_EQ(ampLossScalerSaveState(host, hostBlob.data(), hostBlob.size()),
+            size);
+  AmpLossScalerConfig other = preset("apex");
+  AmpGpuLossScaler *gpu2 = ampGpuLossScalerCreate(&other);
+  ASSERT_NE(gpu2, nullptr);
+  ASSERT_EQ(ampGpuLossScalerLoadState(gpu2, hostBlob.data(), hostBlob.size()),
+            0)
+      << ampLastError();
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu2, &gpuStats), 0);
+  ASSERT_EQ(ampLossScalerGetStats(host, &hostStats), 0);
+  expectSameStats(gpuStats, hostStats);
+  EXPECT_EQ(readDevice(ampGpuLossScalerScalePtr(gpu2)), hostStats.scale);
+  EXPECT_EQ(readDevice(ampGpuLossScalerInvScalePtr(gpu2)),
+            ampLossScalerGetInvScale(host));
+  more = flags(30); // The loaded config (deepspeed/interval 3) is in force.
+  runSteps(gpu2, host, more);
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu2, &gpuStats), 0);
+  ASSERT_EQ(ampLossScalerGetStats(host, &hostStats), 0);
+  expectSameStats(gpuStats, hostStats);
+
+  // A corrupt or truncated blob is rejected and changes nothing.
+  std::vector<unsigned char> corrupt = hostBlob;
+  corrupt[corrupt.size() / 2] ^= 0x40;
+  AmpLossScalerStats beforeStats;
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu2, &beforeStats), 0);
+  ampClearError();
+  EXPECT_NE(ampGpuLossScalerLoadState(gpu2, corrupt.data(), corrupt.size()), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuLossScalerLoadState: "))
+      << ampLastError();
+  EXPECT_NE(ampGpuLossScalerLoadState(gpu2, hostBlob.data(), size - 1), 0);
+  ASSERT_EQ(ampGpuLossScalerGetStats(gpu2, &gpuStats), 0);
+  expectSameStats(gpuStats, beforeStats);
+  // Too small a buffer: the size, nothing written.
+  std::vector<unsigned char> small(size - 1, 0xab);
+  EXPECT_EQ(ampGpuLossScalerSaveState(gpu2, small.data(), small.size()), size);
+  EXPECT_TRUE(std::all_of(small.begin(), small.end(),
+                          [](unsigned char b) { return b == 0xab; }));
+
+  ampLossScalerDestroy(host);
+  ampGpuLossScalerDestroy(gpu2);
+  ampGpuLossScalerDestroy(gpu);
+}
+
+} // namespace

@@ -1,0 +1,1169 @@
+//===- OptimizerTest.cpp - CPU master-weight optimizer tests --------------===//
+//
+// Part of amp-mlir. SGD, Momentum, Adam and AdamW on fp32 master weights
+// against independent fp64 implementations of the update rules, for every
+// gradient and working-copy type; bit-exact working copies; exact reading of
+// f16/bf16 gradients; inv_scale folding; skip semantics; the first-step,
+// dampening and Nesterov rules of Momentum; decoupled AdamW decay; why
+// master weights exist; and argument validation.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/AmpRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+uint32_t floatToBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+float bitsToFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+struct OptimizerDeleter {
+  void operator()(AmpOptimizer *opt) const { ampOptimizerDestroy(opt); }
+};
+using OptimizerPtr = std::unique_ptr<AmpOptimizer, OptimizerDeleter>;
+
+OptimizerPtr makeOptimizer(const AmpOptimizerConfig &cfg) {
+  OptimizerPtr opt(ampOptimizerCreate(&cfg));
+  EXPECT_NE(opt, nullptr) << ampLastError();
+  return opt;
+}
+
+AmpOptimizerConfig defaultConfig(int32_t kind) {
+  AmpOptimizerConfig cfg;
+  EXPECT_EQ(ampOptimizerConfigDefault(kind, &cfg), 0) << ampLastError();
+  return cfg;
+}
+
+const char *kindName(int32_t kind) {
+  switch (kind) {
+  case AMP_OPTIMIZER_SGD:
+    return "SGD";
+  case AMP_OPTIMIZER_MOMENTUM:
+    return "Momentum";
+  case AMP_OPTIMIZER_ADAM:
+    return "Adam";
+  default:
+    return "AdamW";
+  }
+}
+
+/// Exact value of an element stored in an AmpDType encoding.
+float decode(int32_t type, uint32_t bits) {
+  switch (type) {
+  case AMP_DTYPE_F32:
+    return bitsToFloat(bits);
+  case AMP_DTYPE_F16:
+    return ampF16ToF32(static_cast<uint16_t>(bits));
+  default:
+    return ampBF16ToF32(static_cast<uint16_t>(bits));
+  }
+}
+
+/// Round-to-nearest-even encoding of `value` (f32: its bits).
+uint32_t encode(int32_t type, float value) {
+  switch (type) {
+  case AMP_DTYPE_F32:
+    return floatToBits(value);
+  case AMP_DTYPE_F16:
+    return ampF32ToF16(value);
+  default:
+    return ampF32ToBF16(value);
+  }
+}
+
+/// Kinds of working copy: none (fp32 parameter, its own master) or a type.
+constexpr int32_t kNoLowp = -1;
+
+/// One parameter tensor with its buffers, in the layout AmpOptimizerParam
+/// points into.
+struct Tensor {
+  int32_t lowpType; // kNoLowp or an AmpDType.
+  int32_t gradType;
+  std::vector<float> master, state0, state1;
+  std::vector<float> gradF32, lowpF32;
+  std::vector<uint16_t> gradBits, lowpBits;
+
+  Tensor(size_t numel, int32_t lowpType, int32_t gradType)
+      : lowpType(lowpType), gradType(gradType), master(numel, 0.0f),
+        state0(numel, 0.0f), state1(numel, 0.0f) {
+    if (gradType == AMP_DTYPE_F32)
+      gradF32.assign(numel, 0.0f);
+    else
+      gradBits.assign(numel, 0);
+    if (lowpType == AMP_DTYPE_F32)
+      lowpF32.assign(numel, 0.0f);
+    else if (lowpType != kNoLowp)
+      lowpBits.assign(numel, 0);
+  }
+
+  size_t size() const { return master.size(); }
+
+  AmpOptimizerParam param() {
+    AmpOptimizerParam p;
+    p.master = master.data();
+    p.lowp = lowpType == kNoLowp         ? nullptr
+             : lowpType == AMP_DTYPE_F32 ? static_cast<void *>(lowpF32.data())
+                                         : static_cast<void *>(lowpBits.data());
+    p.lowp_type = lowpType == kNoLowp ? AMP_DTYPE_F32 : lowpType;
+    p.grad = gradType == AMP_DTYPE_F32
+                 ? static_cast<const void *>(gradF32.data())
+                 : static_cast<const void *>(gradBits.data());
+    p.grad_type = gradType;
+    p.state0 = state0.data();
+    p.state1 = state1.data();
+    p.numel = static_cast<int64_t>(size());
+    return p;
+  }
+
+  /// Stores `value` rounded to the gradient type.
+  void setGrad(size_t i, float value) {
+    if (gradType == AMP_DTYPE_F32)
+      gradF32[i] = value;
+    else
+      gradBits[i] = static_cast<uint16_t>(encode(gradType, value));
+  }
+  /// The stored gradient, exactly.
+  float grad(size_t i) const {
+    return gradType == AMP_DTYPE_F32 ? gradF32[i]
+                                     : decode(gradType, gradBits[i]);
+  }
+  /// Bits of the working copy (f32: the float's bits).
+  uint32_t lowpAt(size_t i) const {
+    return lowpType == AMP_DTYPE_F32 ? floatToBits(lowpF32[i]) : lowpBits[i];
+  }
+
+  /// Every byte the optimizer could touch, in one blob.
+  std::vector<unsigned char> snapshot() const {
+    std::vector<unsigned char> bytes;
+    auto append = [&](const void *data, size_t size) {
+      const auto *begin = static_cast<const unsigned char *>(data);
+      bytes.insert(bytes.end(), begin, begin + size);
+    };
+    append(master.data(), master.size() * sizeof(float));
+    append(state0.data(), state0.size() * sizeof(float));
+    append(state1.data(), state1.size() * sizeof(float));
+    append(gradF32.data(), gradF32.size() * sizeof(float));
+    append(lowpF32.data(), lowpF32.size() * sizeof(float));
+    append(gradBits.data(), gradBits.size() * sizeof(uint16_t));
+    append(lowpBits.data(), lowpBits.size() * sizeof(uint16_t));
+    return bytes;
+  }
+};
+
+bool sameBytes(const std::vector<unsigned char> &a,
+               const std::vector<unsigned char> &b) {
+  return a.size() == b.size() &&
+         (a.empty() || std::memcmp(a.data(), b.data(), a.size()) == 0);
+}
+
+std::vector<AmpOptimizerParam> paramsOf(std::vector<Tensor> &tensors) {
+  std::vector<AmpOptimizerParam> params;
+  for (Tensor &t : tensors)
+    params.push_back(t.param());
+  return params;
+}
+
+int step(AmpOptimizer *opt, std::vector<Tensor> &tensors, float invScale = 1.0f,
+         int foundInf = 0) {
+  std::vector<AmpOptimizerParam> params = paramsOf(tensors);
+  return ampOptimizerStep(opt, params.data(),
+                          static_cast<int64_t>(params.size()), invScale,
+                          foundInf);
+}
+
+/// Masters with magnitude in [0.5, 1] and random sign, so that relative
+/// errors stay meaningful over a few steps; working copies set to RNE.
+void initMasters(std::vector<Tensor> &tensors, std::mt19937 &rng) {
+  std::uniform_real_distribution<float> magnitude(0.5f, 1.0f);
+  std::bernoulli_distribution negative(0.5);
+  for (Tensor &t : tensors)
+    for (size_t i = 0; i < t.size(); ++i) {
+      t.master[i] = negative(rng) ? -magnitude(rng) : magnitude(rng);
+      if (t.lowpType == AMP_DTYPE_F32)
+        t.lowpF32[i] = t.master[i];
+      else if (t.lowpType != kNoLowp)
+        t.lowpBits[i] = static_cast<uint16_t>(encode(t.lowpType, t.master[i]));
+    }
+}
+
+/// Gradients uniform in [-scale, scale], rounded to the gradient type.
+void randomGrads(std::vector<Tensor> &tensors, std::mt19937 &rng, float scale) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  for (Tensor &t : tensors)
+    for (size_t i = 0; i < t.size(); ++i)
+      t.setGrad(i, dist(rng) * scale);
+}
+
+/// Working copies must be RNE(master) bit for bit (f32: a copy).
+void expectLowpIsRoundedMaster(const std::vector<Tensor> &tensors) {
+  for (const Tensor &t : tensors) {
+    if (t.lowpType == kNoLowp)
+      continue;
+    size_t mismatches = 0;
+    for (size_t i = 0; i < t.size(); ++i) {
+      uint32_t expected = encode(t.lowpType, t.master[i]);
+      if (t.lowpAt(i) != expected && mismatches++ < 5)
+        ADD_FAILURE() << "lowp type " << t.lowpType << " element " << i
+                      << ": got 0x" << std::hex << t.lowpAt(i)
+                      << ", expected 0x" << expected << " for master "
+                      << std::hexfloat << t.master[i];
+    }
+    EXPECT_EQ(mismatches, 0u) << "lowp type " << t.lowpType;
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// fp64 reference
+//===----------------------------------------------------------------------===//
+
+/// The update rules (loss-scaling research notes, section 4.3) in double,
+/// written independently of the implementation (PyTorch-style formulas,
+/// powers by std::pow, no hoisting).
+struct Reference {
+  struct State {
+    std::vector<double> p, s0, s1;
+  };
+  AmpOptimizerConfig cfg;
+  int64_t t = 0;
+  std::vector<State> states;
+
+  Reference(const AmpOptimizerConfig &cfg, const std::vector<Tensor> &tensors)
+      : cfg(cfg) {
+    for (const Tensor &tensor : tensors) {
+      State s;
+      s.p.assign(tensor.master.begin(), tensor.master.end());
+      s.s0.assign(tensor.size(), 0.0);
+      s.s1.assign(tensor.size(), 0.0);
+      states.push_back(s);
+    }
+  }
+
+  void step(const std::vector<Tensor> &tensors, double invScale) {
+    ++t;
+    const double lr = cfg.lr, wd = cfg.weight_decay, mu = cfg.momentum,
+                 damp = cfg.dampening, b1 = cfg.beta1, b2 = cfg.beta2,
+                 eps = cfg.eps;
+    for (size_t k = 0; k < tensors.size(); ++k) {
+      State &s = states[k];
+      for (size_t i = 0; i < s.p.size(); ++i) {
+        double g = static_cast<double>(tensors[k].grad(i)) * invScale;
+        double &p = s.p[i];
+        switch (cfg.kind) {
+        case AMP_OPTIMIZER_SGD:
+          p -= lr * (g + wd * p);
+          break;
+        case AMP_OPTIMIZER_MOMENTUM: {
+          double d = g + wd * p;
+          if (mu != 0.0) {
+            double &buf = s.s0[i];
+            buf = t == 1 ? d : mu * buf + (1.0 - damp) * d;
+            d = cfg.nesterov ? d + mu * buf : buf;
+          }
+          p -= lr * d;
+          break;
+        }
+        default: {
+          if (cfg.kind == AMP_OPTIMIZER_ADAMW)
+            p *= 1.0 - lr * wd;
+          else
+            g += wd * p;
+          double &m = s.s0[i], &v = s.s1[i];
+          m = b1 * m + (1.0 - b1) * g;
+          v = b2 * v + (1.0 - b2) * g * g;
+          double mHat = m / (1.0 - std::pow(b1, static_cast<double>(t)));
+          double vHat = v / (1.0 - std::pow(b2, static_cast<double>(t)));
+          p -= lr * mHat / (std::sqrt(vHat) + eps);
+          break;
+        }
+        }
+      }
+    }
+  }
+};
+
+/// |got - ref| <= tol * max(|ref|, floor).
+void expectClose(const std::vector<float> &got, const std::vector<double> &ref,
+                 double tol, double floor, const char *what) {
+  double worst = 0.0;
+  size_t worstIndex = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double error = std::fabs(static_cast<double>(got[i]) - ref[i]) /
+                   std::max(std::fabs(ref[i]), floor);
+    if (!(error <= worst)) {
+      worst = error;
+      worstIndex = i;
+    }
+  }
+  EXPECT_LE(worst, tol) << what << "[" << worstIndex << "]: got "
+                        << got[worstIndex] << ", reference " << ref[worstIndex];
+}
+
+double maxAbs(const std::vector<double> &values) {
+  double result = 0.0;
+  for (double v : values)
+    result = std::max(result, std::fabs(v));
+  return result;
+}
+
+/// Runs `steps` steps of `cfg` on one tensor per working-copy kind (none,
+/// f32, f16, bf16; odd sizes, one empty) with gradients of `gradType`
+/// uniform in [-scale, scale] and inv_scale = 1/scale, against Reference.
+void runAgainstReference(const AmpOptimizerConfig &cfg, int32_t gradType,
+                         float scale, int steps = 10) {
+  SCOPED_TRACE(testing::Message() << kindName(cfg.kind) << " grad type "
+                                  << gradType << " scale " << scale);
+  std::mt19937 rng(20240611u + static_cast<unsigned>(cfg.kind) * 7u +
+                   static_cast<unsigned>(gradType));
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(1003, kNoLowp, gradType);
+  tensors.emplace_back(517, AMP_DTYPE_F32, gradType);
+  tensors.emplace_back(1003, AMP_DTYPE_F16, gradType);
+  tensors.emplace_back(0, AMP_DTYPE_F16, gradType);
+  tensors.emplace_back(261, AMP_DTYPE_BF16, gradType);
+  initMasters(tensors, rng);
+  Reference ref(cfg, tensors);
+  OptimizerPtr opt = makeOptimizer(cfg);
+  ASSERT_NE(opt, nullptr);
+  float invScale = static_cast<float>(1.0 / scale);
+
+  for (int s = 1; s <= steps; ++s) {
+    randomGrads(tensors, rng, scale);
+    ASSERT_EQ(step(opt.get(), tensors, invScale), 1) << ampLastError();
+    ref.step(tensors, invScale);
+    EXPECT_EQ(ampOptimizerGetStep(opt.get()), s);
+    expectLowpIsRoundedMaster(tensors);
+  }
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    SCOPED_TRACE(testing::Message() << "tensor " << k);
+    // Weights are O(1): a relative bound with a floor of 0.1. Storing the
+    // master in fp32 costs up to 2^-24 relative per step; the rest (the
+    // fp32 update arithmetic) stays below 4e-7 here. 10 steps: 1e-6.
+    double masterTol = steps * 0x1p-24 + 4e-7;
+    expectClose(tensors[k].master, ref.states[k].p, masterTol, 0.1, "master");
+    bool hasVelocity =
+        cfg.kind == AMP_OPTIMIZER_MOMENTUM && cfg.momentum != 0.0f;
+    bool isAdam =
+        cfg.kind == AMP_OPTIMIZER_ADAM || cfg.kind == AMP_OPTIMIZER_ADAMW;
+    // States can cancel towards 0: relative to the tensor's largest state.
+    if (hasVelocity || isAdam)
+      expectClose(tensors[k].state0, ref.states[k].s0, 2e-6,
+                  maxAbs(ref.states[k].s0), "state0");
+    if (isAdam)
+      expectClose(tensors[k].state1, ref.states[k].s1, 2e-6,
+                  maxAbs(ref.states[k].s1), "state1");
+    if (!hasVelocity && !isAdam) {
+      for (float x : tensors[k].state0)
+        ASSERT_EQ(x, 0.0f) << "unused state0 written";
+    }
+  }
+}
+
+/// The configurations every reference/skip/scale test runs.
+std::vector<AmpOptimizerConfig> testConfigs() {
+  std::vector<AmpOptimizerConfig> configs;
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_SGD);
+  c.lr = 0.02f;
+  c.weight_decay = 0.01f;
+  configs.push_back(c);
+  c.weight_decay = 0.0f;
+  configs.push_back(c);
+
+  c = defaultConfig(AMP_OPTIMIZER_MOMENTUM);
+  c.lr = 0.005f;
+  c.weight_decay = 0.01f;
+  configs.push_back(c); // mu 0.9.
+  c.dampening = 0.3f;
+  configs.push_back(c);
+  c.dampening = 0.0f;
+  c.nesterov = 1;
+  c.momentum = 0.8f;
+  configs.push_back(c);
+  c.nesterov = 0;
+  c.momentum = 0.0f; // Plain SGD.
+  configs.push_back(c);
+
+  c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.lr = 0.01f;
+  c.weight_decay = 0.01f;
+  configs.push_back(c);
+  c.beta1 = 0.8f;
+  c.beta2 = 0.99f;
+  c.eps = 1e-3f;
+  c.weight_decay = 0.0f;
+  configs.push_back(c);
+
+  c = defaultConfig(AMP_OPTIMIZER_ADAMW);
+  c.lr = 0.01f;
+  c.weight_decay = 0.1f;
+  configs.push_back(c);
+  c.beta1 = 0.0f; // No first moment: bias correction 1.
+  configs.push_back(c);
+  return configs;
+}
+
+//===----------------------------------------------------------------------===//
+// Configuration
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerConfig, Defaults) {
+  for (int32_t kind = AMP_OPTIMIZER_SGD; kind <= AMP_OPTIMIZER_ADAMW; ++kind) {
+    SCOPED_TRACE(kindName(kind));
+    AmpOptimizerConfig c = defaultConfig(kind);
+    EXPECT_EQ(c.kind, kind);
+    EXPECT_EQ(c.lr, 1e-3f);
+    EXPECT_EQ(c.weight_decay, kind == AMP_OPTIMIZER_ADAMW ? 1e-2f : 0.0f);
+    EXPECT_EQ(c.momentum, kind == AMP_OPTIMIZER_MOMENTUM ? 0.9f : 0.0f);
+    EXPECT_EQ(c.dampening, 0.0f);
+    EXPECT_EQ(c.nesterov, 0);
+    EXPECT_EQ(c.beta1, 0.9f);
+    EXPECT_EQ(c.beta2, 0.999f);
+    EXPECT_EQ(c.eps, 1e-8f);
+    OptimizerPtr opt = makeOptimizer(c);
+    EXPECT_EQ(ampOptimizerGetStep(opt.get()), 0);
+  }
+}
+
+TEST(OptimizerConfig, DefaultRejectsBadArguments) {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  AmpOptimizerConfig before = c;
+  EXPECT_NE(ampOptimizerConfigDefault(4, &c), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerConfigDefault: kind"))
+      << ampLastError();
+  EXPECT_NE(ampOptimizerConfigDefault(-1, &c), 0);
+  EXPECT_EQ(std::memcmp(&c, &before, sizeof(c)), 0) << "out changed";
+  EXPECT_NE(ampOptimizerConfigDefault(AMP_OPTIMIZER_SGD, nullptr), 0);
+}
+
+struct BadConfig {
+  int32_t kind;
+  void (*mutate)(AmpOptimizerConfig &);
+  const char *message;
+};
+
+TEST(OptimizerConfig, InvalidConfigsAreRejected) {
+  const BadConfig cases[] = {
+      {AMP_OPTIMIZER_SGD, [](AmpOptimizerConfig &c) { c.kind = 4; },
+       "ampOptimizerCreate: kind must be 0 (SGD), 1 (Momentum), 2 (Adam) or "
+       "3 (AdamW), got 4"},
+      {AMP_OPTIMIZER_SGD, [](AmpOptimizerConfig &c) { c.kind = -1; },
+       "ampOptimizerCreate: kind must be"},
+      {AMP_OPTIMIZER_SGD, [](AmpOptimizerConfig &c) { c.lr = -1.0f; },
+       "ampOptimizerCreate: lr must be finite and >= 0, got -1"},
+      {AMP_OPTIMIZER_ADAM,
+       [](AmpOptimizerConfig &c) {
+         c.lr = std::numeric_limits<float>::quiet_NaN();
+       },
+       "ampOptimizerCreate: lr must be finite and >= 0"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) {
+         c.lr = std::numeric_limits<float>::infinity();
+       },
+       "ampOptimizerCreate: lr must be finite and >= 0"},
+      {AMP_OPTIMIZER_SGD, [](AmpOptimizerConfig &c) { c.weight_decay = -0.5f; },
+       "ampOptimizerCreate: weight_decay must be finite and >= 0, got -0.5"},
+      {AMP_OPTIMIZER_ADAMW,
+       [](AmpOptimizerConfig &c) {
+         c.weight_decay = std::numeric_limits<float>::infinity();
+       },
+       "ampOptimizerCreate: weight_decay must be finite and >= 0"},
+      {AMP_OPTIMIZER_MOMENTUM, [](AmpOptimizerConfig &c) { c.momentum = 1.0f; },
+       "ampOptimizerCreate: momentum must be in [0, 1), got 1"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) { c.momentum = -0.25f; },
+       "ampOptimizerCreate: momentum must be in [0, 1), got -0.25"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) {
+         c.momentum = std::numeric_limits<float>::quiet_NaN();
+       },
+       "ampOptimizerCreate: momentum must be in [0, 1)"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) { c.dampening = 1.5f; },
+       "ampOptimizerCreate: dampening must be in [0, 1], got 1.5"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) { c.dampening = -0.25f; },
+       "ampOptimizerCreate: dampening must be in [0, 1]"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) {
+         c.nesterov = 1;
+         c.momentum = 0.0f;
+       },
+       "ampOptimizerCreate: nesterov requires momentum > 0 and dampening == "
+       "0"},
+      {AMP_OPTIMIZER_MOMENTUM,
+       [](AmpOptimizerConfig &c) {
+         c.nesterov = 1;
+         c.dampening = 0.5f;
+       },
+       "ampOptimizerCreate: nesterov requires momentum > 0 and dampening == "
+       "0, got momentum 0.9 and dampening 0.5"},
+      {AMP_OPTIMIZER_ADAM, [](AmpOptimizerConfig &c) { c.beta1 = 1.0f; },
+       "ampOptimizerCreate: beta1 must be in [0, 1), got 1"},
+      {AMP_OPTIMIZER_ADAMW, [](AmpOptimizerConfig &c) { c.beta1 = -0.5f; },
+       "ampOptimizerCreate: beta1 must be in [0, 1), got -0.5"},
+      {AMP_OPTIMIZER_ADAM, [](AmpOptimizerConfig &c) { c.beta2 = 1.0f; },
+       "ampOptimizerCreate: beta2 must be in [0, 1), got 1"},
+      {AMP_OPTIMIZER_ADAMW,
+       [](AmpOptimizerConfig &c) {
+         c.beta2 = std::numeric_limits<float>::quiet_NaN();
+       },
+       "ampOptimizerCreate: beta2 must be in [0, 1)"},
+      {AMP_OPTIMIZER_ADAM, [](AmpOptimizerConfig &c) { c.eps = 0.0f; },
+       "ampOptimizerCreate: eps must be finite and > 0, got 0"},
+      {AMP_OPTIMIZER_ADAMW, [](AmpOptimizerConfig &c) { c.eps = -1e-8f; },
+       "ampOptimizerCreate: eps must be finite and > 0"},
+      {AMP_OPTIMIZER_ADAM,
+       [](AmpOptimizerConfig &c) {
+         c.eps = std::numeric_limits<float>::infinity();
+       },
+       "ampOptimizerCreate: eps must be finite and > 0"},
+  };
+  for (const BadConfig &bad : cases) {
+    SCOPED_TRACE(bad.message);
+    AmpOptimizerConfig c = defaultConfig(bad.kind);
+    bad.mutate(c);
+    ampClearError();
+    AmpOptimizer *opt = ampOptimizerCreate(&c);
+    EXPECT_EQ(opt, nullptr);
+    ampOptimizerDestroy(opt);
+    EXPECT_TRUE(contains(ampLastError(), bad.message)) << ampLastError();
+  }
+  ampClearError();
+  EXPECT_EQ(ampOptimizerCreate(nullptr), nullptr);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerCreate")) << ampLastError();
+}
+
+TEST(OptimizerConfig, BoundaryValuesAreAccepted) {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_MOMENTUM);
+  c.lr = 0.0f;
+  c.momentum = 0.0f;
+  c.dampening = 1.0f;
+  makeOptimizer(c);
+  c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.beta1 = 0.0f;
+  c.beta2 = 0.0f;
+  c.eps = std::numeric_limits<float>::denorm_min();
+  makeOptimizer(c);
+  // Only the fields a kind uses are checked: SGD ignores Adam's betas.
+  c = defaultConfig(AMP_OPTIMIZER_SGD);
+  c.beta2 = 1.0f;
+  c.eps = 0.0f;
+  c.momentum = 2.0f;
+  c.nesterov = 1;
+  makeOptimizer(c);
+}
+
+//===----------------------------------------------------------------------===//
+// Step count and learning rate
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerStep, GetStepAndSetLearningRate) {
+  EXPECT_EQ(ampOptimizerGetStep(nullptr), -1);
+  EXPECT_NE(ampOptimizerSetLearningRate(nullptr, 0.1f), 0);
+
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_SGD);
+  c.lr = 0.5f;
+  OptimizerPtr opt = makeOptimizer(c);
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(1, kNoLowp, AMP_DTYPE_F32);
+  tensors[0].master[0] = 1.0f;
+  tensors[0].gradF32[0] = 1.0f;
+
+  EXPECT_EQ(step(opt.get(), tensors), 1);
+  EXPECT_EQ(tensors[0].master[0], 0.5f);
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 1);
+
+  EXPECT_EQ(ampOptimizerSetLearningRate(opt.get(), 0.25f), 0);
+  EXPECT_EQ(step(opt.get(), tensors), 1);
+  EXPECT_EQ(tensors[0].master[0], 0.25f);
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 2);
+
+  // Invalid learning rates are rejected and leave the old one in place.
+  for (float bad : {-1.0f, std::numeric_limits<float>::quiet_NaN(),
+                    std::numeric_limits<float>::infinity()}) {
+    EXPECT_NE(ampOptimizerSetLearningRate(opt.get(), bad), 0);
+    EXPECT_TRUE(contains(ampLastError(),
+                         "ampOptimizerSetLearningRate: lr must be finite"))
+        << ampLastError();
+  }
+  EXPECT_EQ(step(opt.get(), tensors), 1);
+  EXPECT_EQ(tensors[0].master[0], 0.0f);
+
+  // A skipped step and a rejected step do not count; an empty one does.
+  EXPECT_EQ(step(opt.get(), tensors, 1.0f, /*foundInf=*/1), 0);
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 3);
+  EXPECT_EQ(step(opt.get(), tensors, 0.0f), -1);
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 3);
+  EXPECT_EQ(ampOptimizerStep(opt.get(), nullptr, 0, 1.0f, 0), 1);
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 4);
+  ampOptimizerDestroy(nullptr);
+}
+
+TEST(OptimizerStep, LearningRateChangeReachesAdamWDecay) {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAMW);
+  c.weight_decay = 0.5f;
+  OptimizerPtr opt = makeOptimizer(c);
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(1, kNoLowp, AMP_DTYPE_F32);
+  tensors[0].master[0] = 1.0f;
+  tensors[0].gradF32[0] = 0.0f; // Only the decay moves p.
+  ASSERT_EQ(ampOptimizerSetLearningRate(opt.get(), 0.5f), 0);
+  ASSERT_EQ(step(opt.get(), tensors), 1);
+  EXPECT_EQ(tensors[0].master[0], 0.75f); // 1 * (1 - 0.5 * 0.5).
+}
+
+//===----------------------------------------------------------------------===//
+// Against the fp64 reference
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerReference, AllKindsAllTypes) {
+  for (const AmpOptimizerConfig &c : testConfigs())
+    for (int32_t gradType : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16})
+      runAgainstReference(c, gradType, /*scale=*/1.0f);
+}
+
+TEST(OptimizerReference, ScaledGradients) {
+  // Gradients as a scaler leaves them (x S), unscaled inside the step; a
+  // non-power-of-two scale is rounded once in g * inv_scale.
+  for (const AmpOptimizerConfig &c : testConfigs()) {
+    runAgainstReference(c, AMP_DTYPE_F16, 1024.0f);
+    runAgainstReference(c, AMP_DTYPE_F32, 3.0f);
+  }
+}
+
+TEST(OptimizerReference, ManySteps) {
+  // 100 Adam steps: bias-correction powers from repeated multiplication
+  // agree with std::pow.
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.lr = 1e-3f;
+  runAgainstReference(c, AMP_DTYPE_F32, 1.0f, 100);
+}
+
+//===----------------------------------------------------------------------===//
+// Element types
+//===----------------------------------------------------------------------===//
+
+/// SGD with lr 1, wd 0 on zero masters: master = 0 - 1 * g, which is -g
+/// exactly; a direct view of how the gradient was read.
+OptimizerPtr makeIdentitySgd() {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_SGD);
+  c.lr = 1.0f;
+  c.weight_decay = 0.0f;
+  return makeOptimizer(c);
+}
+
+TEST(OptimizerGrad, HalfAndBFloatGradientsAreReadExactly) {
+  for (int32_t gradType : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    SCOPED_TRACE(testing::Message() << "grad type " << gradType);
+    std::vector<Tensor> tensors;
+    tensors.emplace_back(65536, kNoLowp, gradType);
+    Tensor &t = tensors[0];
+    for (uint32_t bits = 0; bits < 65536; ++bits)
+      t.gradBits[bits] = static_cast<uint16_t>(bits);
+    OptimizerPtr opt = makeIdentitySgd();
+    ASSERT_EQ(step(opt.get(), tensors), 1) << ampLastError();
+    size_t mismatches = 0;
+    for (uint32_t bits = 0; bits < 65536; ++bits) {
+      float g = decode(gradType, bits);
+      float expected = 0.0f - g;
+      bool ok = std::isnan(g)
+                    ? std::isnan(t.master[bits])
+                    : floatToBits(t.master[bits]) == floatToBits(expected);
+      if (!ok && mismatches++ < 5)
+        ADD_FAILURE() << "bits 0x" << std::hex << bits << ": got "
+                      << std::hexfloat << t.master[bits] << ", expected "
+                      << expected;
+    }
+    EXPECT_EQ(mismatches, 0u);
+  }
+}
+
+/// f32 values around every rounding boundary of f16 and bf16 plus a sweep
+/// of the whole bit space.
+std::vector<float> roundingTestValues() {
+  std::vector<uint32_t> bits;
+  for (uint32_t i = 0; i < (1u << 20); ++i)
+    bits.push_back(i * 4099u + (i >> 7)); // Strided sweep of all patterns.
+  const uint32_t mantissas[] = {0x000000, 0x000001, 0x000fff, 0x001000,
+                                0x001001, 0x002000, 0x003000, 0x007fff,
+                                0x008000, 0x008001, 0x018000, 0x3ff000,
+                                0x7fe000, 0x7ff000, 0x7fffff, 0x400000};
+  for (uint32_t exponent = 0; exponent < 256; ++exponent)
+    for (uint32_t mantissa : mantissas)
+      for (uint32_t sign : {0u, 0x80000000u})
+        for (int32_t delta : {-1, 0, 1})
+          bits.push_back(sign | ((exponent << 23) + mantissa + delta));
+  for (uint32_t special :
+       {0x477fefffu, 0x477ff000u, 0x477ff001u, 0x387fffffu, 0x38800000u,
+        0x33000000u, 0x33000001u, 0x32ffffffu, 0x7f800000u, 0x7f800001u,
+        0x7fc00000u, 0x7fffffffu, 0x7f7fffffu, 0x7f7f8000u, 0x7f7f7fffu})
+    for (uint32_t sign : {0u, 0x80000000u})
+      bits.push_back(sign | special);
+  std::vector<float> values;
+  for (uint32_t b : bits)
+    values.push_back(bitsToFloat(b));
+  return values;
+}
+
+TEST(OptimizerLowp, WorkingCopyIsRoundToNearestEvenOfMaster) {
+  std::vector<float> values = roundingTestValues();
+  for (int32_t lowpType : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    SCOPED_TRACE(testing::Message() << "lowp type " << lowpType);
+    std::vector<Tensor> tensors;
+    tensors.emplace_back(values.size(), lowpType, AMP_DTYPE_F32);
+    Tensor &t = tensors[0];
+    for (size_t i = 0; i < values.size(); ++i)
+      t.gradF32[i] = -values[i]; // Master becomes values[i].
+    OptimizerPtr opt = makeIdentitySgd();
+    ASSERT_EQ(step(opt.get(), tensors), 1) << ampLastError();
+    size_t wrongMasters = 0;
+    for (size_t i = 0; i < values.size(); ++i)
+      if (!std::isnan(values[i]) && values[i] != 0.0f &&
+          floatToBits(t.master[i]) != floatToBits(values[i]))
+        ++wrongMasters;
+    EXPECT_EQ(wrongMasters, 0u);
+    expectLowpIsRoundedMaster(tensors);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// inv_scale folding
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerInvScale, PowerOfTwoScaleIsExact) {
+  // Gradients x 1024 with inv_scale 1/1024 give bit-identical results to
+  // the unscaled gradients (x 1024 and x 2^-10 are exact here).
+  for (const AmpOptimizerConfig &c : testConfigs())
+    for (int32_t gradType : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+      SCOPED_TRACE(testing::Message()
+                   << kindName(c.kind) << " grad type " << gradType);
+      std::mt19937 rng(77);
+      std::vector<Tensor> plain, scaled;
+      plain.emplace_back(301, AMP_DTYPE_F16, gradType);
+      plain.emplace_back(64, kNoLowp, gradType);
+      initMasters(plain, rng);
+      scaled = plain;
+      OptimizerPtr optPlain = makeOptimizer(c), optScaled = makeOptimizer(c);
+      for (int s = 0; s < 5; ++s) {
+        randomGrads(plain, rng, 1.0f);
+        for (size_t k = 0; k < plain.size(); ++k)
+          for (size_t i = 0; i < plain[k].size(); ++i) {
+            float g = plain[k].grad(i);
+            scaled[k].setGrad(i, g * 1024.0f);
+            ASSERT_EQ(scaled[k].grad(i), g * 1024.0f) << "not exact";
+          }
+        ASSERT_EQ(step(optPlain.get(), plain, 1.0f), 1);
+        ASSERT_EQ(step(optScaled.get(), scaled, 1.0f / 1024.0f), 1);
+      }
+      for (size_t k = 0; k < plain.size(); ++k) {
+        // Everything but the gradients themselves is identical.
+        EXPECT_EQ(std::memcmp(plain[k].master.data(), scaled[k].master.data(),
+                              plain[k].size() * sizeof(float)),
+                  0);
+        EXPECT_EQ(plain[k].state0, scaled[k].state0);
+        EXPECT_EQ(plain[k].state1, scaled[k].state1);
+        EXPECT_EQ(plain[k].lowpBits, scaled[k].lowpBits);
+      }
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Skipped steps
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerSkip, SkippedStepChangesNothingAndIsInvisibleLater) {
+  for (const AmpOptimizerConfig &c : testConfigs())
+    for (int skipAt : {0, 2}) { // Before the first step and mid-run.
+      SCOPED_TRACE(testing::Message()
+                   << kindName(c.kind) << " skip before step " << skipAt + 1);
+      std::mt19937 rng(99);
+      std::vector<Tensor> withSkip;
+      withSkip.emplace_back(257, AMP_DTYPE_F16, AMP_DTYPE_F16);
+      withSkip.emplace_back(33, AMP_DTYPE_BF16, AMP_DTYPE_F32);
+      withSkip.emplace_back(40, kNoLowp, AMP_DTYPE_BF16);
+      initMasters(withSkip, rng);
+      std::vector<Tensor> without = withSkip;
+      OptimizerPtr optSkip = makeOptimizer(c), optPlain = makeOptimizer(c);
+      const float invScale = 0.5f;
+      for (int s = 0; s < 5; ++s) {
+        if (s == skipAt) {
+          // Overflowing gradients: some Inf/NaN, the rest huge.
+          for (Tensor &t : withSkip)
+            for (size_t i = 0; i < t.size(); ++i)
+              t.setGrad(i, i % 3 == 0 ? INFINITY : i % 3 == 1 ? NAN : 1e30f);
+          std::vector<std::vector<unsigned char>> before;
+          for (const Tensor &t : withSkip)
+            before.push_back(t.snapshot());
+          int64_t stepBefore = ampOptimizerGetStep(optSkip.get());
+          ASSERT_EQ(step(optSkip.get(), withSkip, invScale, /*foundInf=*/1), 0);
+          ASSERT_EQ(step(optSkip.get(), withSkip, invScale, /*foundInf=*/-7),
+                    0); // Any nonzero value skips.
+          EXPECT_EQ(ampOptimizerGetStep(optSkip.get()), stepBefore);
+          for (size_t k = 0; k < withSkip.size(); ++k)
+            EXPECT_TRUE(sameBytes(before[k], withSkip[k].snapshot()))
+                << "tensor " << k << " changed by a skipped step";
+        }
+        randomGrads(withSkip, rng, 2.0f);
+        for (size_t k = 0; k < withSkip.size(); ++k) {
+          without[k].gradF32 = withSkip[k].gradF32;
+          without[k].gradBits = withSkip[k].gradBits;
+        }
+        ASSERT_EQ(step(optSkip.get(), withSkip, invScale), 1);
+        ASSERT_EQ(step(optPlain.get(), without, invScale), 1);
+      }
+      EXPECT_EQ(ampOptimizerGetStep(optSkip.get()), 5);
+      EXPECT_EQ(ampOptimizerGetStep(optPlain.get()), 5);
+      for (size_t k = 0; k < withSkip.size(); ++k)
+        EXPECT_TRUE(sameBytes(withSkip[k].snapshot(), without[k].snapshot()))
+            << "tensor " << k << " differs from the run without the skip";
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Momentum semantics (dyadic values: every operation is exact)
+//===----------------------------------------------------------------------===//
+
+struct Scalar {
+  std::vector<Tensor> tensors;
+  Scalar(float p) {
+    tensors.emplace_back(1, kNoLowp, AMP_DTYPE_F32);
+    tensors[0].master[0] = p;
+  }
+  float &p() { return tensors[0].master[0]; }
+  float &velocity() { return tensors[0].state0[0]; }
+  float &m() { return tensors[0].state0[0]; }
+  float &v() { return tensors[0].state1[0]; }
+  int step(AmpOptimizer *opt, float g) {
+    tensors[0].gradF32[0] = g;
+    return ::step(opt, tensors);
+  }
+};
+
+AmpOptimizerConfig momentumConfig(float mu, float dampening, int nesterov) {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_MOMENTUM);
+  c.lr = 0.5f;
+  c.weight_decay = 0.25f;
+  c.momentum = mu;
+  c.dampening = dampening;
+  c.nesterov = nesterov;
+  return c;
+}
+
+TEST(OptimizerMomentum, FirstStepSetsVelocityToTheUndampenedUpdate) {
+  OptimizerPtr opt = makeOptimizer(momentumConfig(0.5f, 0.5f, 0));
+  Scalar s(1.0f);
+  s.velocity() = 123.0f; // Not read on the first step.
+  ASSERT_EQ(s.step(opt.get(), 0.5f), 1);
+  // d = 0.5 + 0.25 * 1 = 0.75; buf = d (not dampened); p = 1 - 0.5 * 0.75.
+  EXPECT_EQ(s.velocity(), 0.75f);
+  EXPECT_EQ(s.p(), 0.625f);
+  ASSERT_EQ(s.step(opt.get(), 0.25f), 1);
+  // d = 0.25 + 0.25 * 0.625 = 0.40625; buf = 0.5 * 0.75 + 0.5 * d.
+  EXPECT_EQ(s.velocity(), 0.578125f);
+  EXPECT_EQ(s.p(), 0.625f - 0.5f * 0.578125f);
+}
+
+TEST(OptimizerMomentum, Nesterov) {
+  OptimizerPtr opt = makeOptimizer(momentumConfig(0.5f, 0.0f, 1));
+  Scalar s(1.0f);
+  ASSERT_EQ(s.step(opt.get(), 0.5f), 1);
+  // d = 0.75, buf = 0.75, d' = d + 0.5 * buf = 1.125, p = 1 - 0.5625.
+  EXPECT_EQ(s.velocity(), 0.75f);
+  EXPECT_EQ(s.p(), 0.4375f);
+  ASSERT_EQ(s.step(opt.get(), 0.25f), 1);
+  // d = 0.25 + 0.25 * 0.4375 = 0.359375; buf = 0.375 + d = 0.734375;
+  // d' = d + 0.5 * buf = 0.7265625; p = 0.4375 - 0.36328125.
+  EXPECT_EQ(s.velocity(), 0.734375f);
+  EXPECT_EQ(s.p(), 0.07421875f);
+}
+
+TEST(OptimizerMomentum, Dampening) {
+  // dampening 1: after the first step the new gradient no longer enters the
+  // velocity, which only decays.
+  OptimizerPtr opt = makeOptimizer(momentumConfig(0.5f, 1.0f, 0));
+  Scalar s(1.0f);
+  ASSERT_EQ(s.step(opt.get(), 0.5f), 1);
+  EXPECT_EQ(s.velocity(), 0.75f);
+  ASSERT_EQ(s.step(opt.get(), 100.0f), 1);
+  EXPECT_EQ(s.velocity(), 0.375f);
+  EXPECT_EQ(s.p(), 0.625f - 0.1875f);
+}
+
+TEST(OptimizerMomentum, ZeroMomentumIsSgdWithoutState) {
+  AmpOptimizerConfig mc = momentumConfig(0.0f, 0.0f, 0);
+  AmpOptimizerConfig sc = defaultConfig(AMP_OPTIMIZER_SGD);
+  sc.lr = mc.lr;
+  sc.weight_decay = mc.weight_decay;
+  OptimizerPtr mopt = makeOptimizer(mc), sopt = makeOptimizer(sc);
+  std::mt19937 rng(5);
+  std::vector<Tensor> a;
+  a.emplace_back(100, AMP_DTYPE_BF16, AMP_DTYPE_F16);
+  initMasters(a, rng);
+  std::vector<Tensor> b = a;
+  for (int s = 0; s < 3; ++s) {
+    randomGrads(a, rng, 1.0f);
+    b[0].gradBits = a[0].gradBits;
+    std::vector<AmpOptimizerParam> pa = paramsOf(a);
+    pa[0].state0 = nullptr; // Not needed without momentum.
+    pa[0].state1 = nullptr;
+    ASSERT_EQ(ampOptimizerStep(mopt.get(), pa.data(), 1, 1.0f, 0), 1)
+        << ampLastError();
+    ASSERT_EQ(step(sopt.get(), b), 1);
+  }
+  EXPECT_TRUE(sameBytes(a[0].snapshot(), b[0].snapshot()));
+}
+
+//===----------------------------------------------------------------------===//
+// AdamW: decoupled decay
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerAdamW, DecayIsDecoupledFromTheMoments) {
+  const float lr = 0.01f, wd = 0.1f;
+  AmpOptimizerConfig adamw = defaultConfig(AMP_OPTIMIZER_ADAMW);
+  adamw.lr = lr;
+  adamw.weight_decay = wd;
+  AmpOptimizerConfig adamL2 = defaultConfig(AMP_OPTIMIZER_ADAM);
+  adamL2.lr = lr;
+  adamL2.weight_decay = wd;
+  AmpOptimizerConfig adamPlain = adamL2;
+  adamPlain.weight_decay = 0.0f;
+  OptimizerPtr optW = makeOptimizer(adamw), optL2 = makeOptimizer(adamL2),
+               optPlain = makeOptimizer(adamPlain);
+
+  std::mt19937 rng(11);
+  std::vector<Tensor> w;
+  w.emplace_back(500, AMP_DTYPE_F16, AMP_DTYPE_F32);
+  initMasters(w, rng);
+  std::vector<Tensor> l2 = w, manual = w;
+  const float decay = static_cast<float>(1.0 - double(lr) * double(wd));
+  for (int s = 0; s < 10; ++s) {
+    randomGrads(w, rng, 1.0f);
+    l2[0].gradF32 = manual[0].gradF32 = w[0].gradF32;
+    ASSERT_EQ(step(optW.get(), w), 1);
+    ASSERT_EQ(step(optL2.get(), l2), 1);
+    // AdamW == p *= 1 - lr * wd, then Adam without weight decay.
+    for (float &p : manual[0].master)
+      p *= decay;
+    ASSERT_EQ(step(optPlain.get(), manual), 1);
+  }
+  EXPECT_TRUE(sameBytes(w[0].snapshot(), manual[0].snapshot()));
+  // The moments of AdamW never see the decay; Adam's L2 term enters them.
+  EXPECT_EQ(w[0].state0, manual[0].state0);
+  EXPECT_NE(w[0].state0, l2[0].state0);
+  double maxDiff = 0.0;
+  for (size_t i = 0; i < w[0].size(); ++i)
+    maxDiff = std::max(
+        maxDiff, std::fabs(double(w[0].master[i]) - double(l2[0].master[i])));
+  EXPECT_GT(maxDiff, 1e-3);
+}
+
+TEST(OptimizerAdam, FirstStepMovesEachWeightByLearningRate) {
+  // At t = 1, m_hat = g and v_hat = g^2: the step is lr * sign(g) (up to eps).
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.lr = 0.125f;
+  OptimizerPtr opt = makeOptimizer(c);
+  Scalar s(1.0f);
+  ASSERT_EQ(s.step(opt.get(), -3.0f), 1);
+  EXPECT_NEAR(s.p(), 1.125f, 1e-6f);
+  // 1 - beta with the fp32 betas 0.9f and 0.999f.
+  EXPECT_FLOAT_EQ(s.m(), static_cast<float>((1.0 - double(c.beta1)) * -3.0));
+  EXPECT_FLOAT_EQ(s.v(), static_cast<float>((1.0 - double(c.beta2)) * 9.0));
+}
+
+//===----------------------------------------------------------------------===//
+// Why master weights: updates below half an ulp of the working copy
+//===----------------------------------------------------------------------===//
+
+TEST(OptimizerMasterWeights, TinyUpdatesAccumulateInTheMaster) {
+  struct Case {
+    int32_t type;
+    float update; // Below half an ulp of the type at 1.0.
+    int steps;    // Until the master is 1 + ulp.
+    uint32_t one, onePlusUlp;
+  };
+  const Case cases[] = {
+      {AMP_DTYPE_F16, 0x1p-14f, 16, 0x3c00, 0x3c01}, // ulp(1) = 2^-10.
+      {AMP_DTYPE_BF16, 0x1p-10f, 8, 0x3f80, 0x3f81}, // ulp(1) = 2^-7.
+  };
+  for (const Case &cs : cases) {
+    SCOPED_TRACE(testing::Message() << "type " << cs.type);
+    OptimizerPtr opt = makeIdentitySgd();
+    std::vector<Tensor> tensors;
+    tensors.emplace_back(1, cs.type, cs.type); // Low-precision gradient too.
+    Tensor &t = tensors[0];
+    t.master[0] = 1.0f;
+    t.lowpBits[0] = static_cast<uint16_t>(cs.one);
+    t.setGrad(0, -cs.update);
+    ASSERT_EQ(t.grad(0), -cs.update);
+    uint32_t lowpOnly = cs.one; // The same updates applied to lowp alone.
+    for (int s = 1; s <= cs.steps; ++s) {
+      ASSERT_EQ(step(opt.get(), tensors), 1);
+      EXPECT_EQ(t.master[0], 1.0f + s * cs.update);
+      // Rounds back to 1 until past the halfway point (the tie at exactly
+      // half an ulp goes to even, i.e. to 1).
+      bool pastHalf = s * cs.update > 0.5f * cs.steps * cs.update;
+      EXPECT_EQ(t.lowpBits[0], pastHalf ? cs.onePlusUlp : cs.one)
+          << "step " << s;
+      lowpOnly = encode(cs.type, decode(cs.type, lowpOnly) + cs.update);
+    }
+    EXPECT_EQ(t.master[0], decode(cs.type, cs.onePlusUlp));
+    EXPECT_EQ(t.lowpBits[0], cs.onePlusUlp);
+    EXPECT_EQ(lowpOnly, cs.one) << "low-precision-only training lost them";
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Invalid arguments
+//===----------------------------------------------------------------------===//
+
+struct BadParams {
+  const char *message;
+  void (*mutate)(AmpOptimizerParam &, float &invScale);
+};
+
+TEST(OptimizerStep, InvalidParamsWriteNothing) {
+  const BadParams cases[] = {
+      {"params[1].numel must be >= 0, got -1",
+       [](AmpOptimizerParam &p, float &) { p.numel = -1; }},
+      {"params[1].master is NULL",
+       [](AmpOptimizerParam &p, float &) { p.master = nullptr; }},
+      {"params[1].grad is NULL",
+       [](AmpOptimizerParam &p, float &) { p.grad = nullptr; }},
+      {"params[1].lowp_type must be an AmpDType",
+       [](AmpOptimizerParam &p, float &) { p.lowp_type = 3; }},
+      {"params[1].lowp_type must be an AmpDType",
+       [](AmpOptimizerParam &p, float &) { p.lowp_type = -1; }},
+      {"params[1].grad_type must be an AmpDType (0 f32, 1 f16, 2 bf16), got 7",
+       [](AmpOptimizerParam &p, float &) { p.grad_type = 7; }},
+      {"params[1].state0 is NULL",
+       [](AmpOptimizerParam &p, float &) { p.state0 = nullptr; }},
+      {"params[1].state1 is NULL",
+       [](AmpOptimizerParam &p, float &) { p.state1 = nullptr; }},
+      {"params[1].state0 and params[1].state1 overlap",
+       [](AmpOptimizerParam &p, float &) { p.state1 = p.state0 + 1; }},
+      {"params[1].master and params[1].lowp overlap",
+       [](AmpOptimizerParam &p, float &) {
+         p.lowp = p.master;
+         p.lowp_type = AMP_DTYPE_F32;
+       }},
+      {"params[1].master and params[1].grad overlap",
+       [](AmpOptimizerParam &p, float &) {
+         p.grad = p.master;
+         p.grad_type = AMP_DTYPE_F32;
+       }},
+      {"inv_scale must be finite and > 0, got 0",
+       [](AmpOptimizerParam &, float &s) { s = 0.0f; }},
+      {"inv_scale must be finite and > 0, got -1",
+       [](AmpOptimizerParam &, float &s) { s = -1.0f; }},
+      {"inv_scale must be finite and > 0",
+       [](AmpOptimizerParam &, float &s) { s = NAN; }},
+      {"inv_scale must be finite and > 0",
+       [](AmpOptimizerParam &, float &s) { s = INFINITY; }},
+  };
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  OptimizerPtr opt = makeOptimizer(c);
+  std::mt19937 rng(3);
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(50, AMP_DTYPE_F16, AMP_DTYPE_F32); // Valid.
+  tensors.emplace_back(50, AMP_DTYPE_BF16, AMP_DTYPE_F16);
+  initMasters(tensors, rng);
+  randomGrads(tensors, rng, 1.0f);
+  ASSERT_EQ(step(opt.get(), tensors), 1);
+  randomGrads(tensors, rng, 1.0f);
+  std::vector<std::vector<unsigned char>> before;
+  for (const Tensor &t : tensors)
+    before.push_back(t.snapshot());
+
+  for (const BadParams &bad : cases)
+    for (int foundInf : {0, 1}) { // Validation comes before the skip.
+      SCOPED_TRACE(testing::Message()
+                   << bad.message << " found_inf " << foundInf);
+      std::vector<AmpOptimizerParam> params = paramsOf(tensors);
+      float invScale = 1.0f;
+      bad.mutate(params[1], invScale);
+      ampClearError();
+      EXPECT_EQ(
+          ampOptimizerStep(opt.get(), params.data(), 2, invScale, foundInf),
+          -1);
+      EXPECT_TRUE(contains(ampLastError(),
+                           std::string("ampOptimizerStep: ") + bad.message))
+          << ampLastError();
+      EXPECT_EQ(ampOptimizerGetStep(opt.get()), 1);
+      for (size_t k = 0; k < tensors.size(); ++k)
+        EXPECT_TRUE(sameBytes(before[k], tensors[k].snapshot()))
+            << "tensor " << k << " written";
+    }
+
+  std::vector<AmpOptimizerParam> params = paramsOf(tensors);
+  EXPECT_EQ(ampOptimizerStep(opt.get(), params.data(), -1, 1.0f, 0), -1);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerStep: count"))
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerStep(opt.get(), nullptr, 2, 1.0f, 0), -1);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerStep: params is NULL"))
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerStep(nullptr, params.data(), 2, 1.0f, 0), -1);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerStep: optimizer is NULL"))
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 1);
+  for (size_t k = 0; k < tensors.size(); ++k)
+    EXPECT_TRUE(sameBytes(before[k], tensors[k].snapshot()));
+}
+
+TEST(OptimizerStep, StateRequirementsFollowTheKind) {
+  auto tryStep = [](AmpOptimizerConfig c, bool state0, bool state1) {
+    OptimizerPtr opt = makeOptimizer(c);
+    std::vector<Tensor> tensors;
+    tensors.emplace_back(4, AMP_DTYPE_F16, AMP_DTYPE_F32);
+    std::vector<AmpOptimizerParam> params = paramsOf(tensors);
+    if (!state0)
+      params[0].state0 = nullptr;
+    if (!state1)
+      params[0].state1 = nullptr;
+    return ampOptimizerStep(opt.get(), params.data(), 1, 1.0f, 0);
+  };
+  AmpOptimizerConfig sgd = defaultConfig(AMP_OPTIMIZER_SGD);
+  AmpOptimizerConfig momentum = defaultConfig(AMP_OPTIMIZER_MOMENTUM);
+  AmpOptimizerConfig adamw = defaultConfig(AMP_OPTIMIZER_ADAMW);
+  EXPECT_EQ(tryStep(sgd, false, false), 1);
+  EXPECT_EQ(tryStep(momentum, true, false), 1);
+  EXPECT_EQ(tryStep(momentum, false, true), -1);
+  EXPECT_TRUE(contains(ampLastError(), "params[0].state0 is NULL"))
+      << ampLastError();
+  EXPECT_EQ(tryStep(adamw, true, false), -1);
+  EXPECT_TRUE(contains(ampLastError(), "params[0].state1 is NULL"))
+      << ampLastError();
+  EXPECT_EQ(tryStep(adamw, false, true), -1);
+
+  // Empty tensors need no pointers at all.
+  OptimizerPtr opt = makeOptimizer(adamw);
+  AmpOptimizerParam empty = {};
+  empty.lowp_type = AMP_DTYPE_F16;
+  empty.grad_type = AMP_DTYPE_BF16;
+  EXPECT_EQ(ampOptimizerStep(opt.get(), &empty, 1, 1.0f, 0), 1)
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 1);
+}
+
+} // namespace

@@ -1,0 +1,703 @@
+//===- UnscaleTest.cpp - CPU check-finite-and-unscale tests ---------------===//
+//
+// Part of amp-mlir. ampCheckFiniteAndUnscale{F32,F16,BF16,ToF32} against
+// hand-computed values (subnormals, ties, Inf/NaN) and against a reference
+// loop built on the exact conversions of Convert.cpp. Every test runs twice:
+// with the SIMD (AVX2/F16C) kernels where the CPU has them, and with the
+// portable kernels (AMP_RUNTIME_CPU_SIMD=0), so both must be bit-identical
+// to the reference.
+//
+//===----------------------------------------------------------------------===//
+
+#include "TestUtil.h"
+
+#include "amp/runtime/AmpRuntime.h"
+
+#include <gtest/gtest.h>
+
+#include <cfloat>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+uint32_t floatBits(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+float bitsFloat(uint32_t bits) {
+  float value;
+  std::memcpy(&value, &bits, sizeof(value));
+  return value;
+}
+
+float invOf(float scale) {
+  return static_cast<float>(1.0 / static_cast<double>(scale));
+}
+
+/// The documented semantics, element by element.
+float refF32(float x, float scale) { return x * invOf(scale); }
+uint16_t refF16(uint16_t h, float scale) {
+  return ampF32ToF16(ampF16ToF32(h) * invOf(scale));
+}
+uint16_t refBF16(uint16_t h, float scale) {
+  return ampF32ToBF16(ampBF16ToF32(h) * invOf(scale));
+}
+bool finiteF16(uint16_t h) { return (h & 0x7c00u) != 0x7c00u; }
+bool finiteBF16(uint16_t h) { return (h & 0x7f80u) != 0x7f80u; }
+
+enum class Type { F32, F16, BF16 };
+
+const char *typeName(Type type) {
+  return type == Type::F32 ? "f32" : type == Type::F16 ? "f16" : "bf16";
+}
+
+/// Runs the in-place entry point of `type` on `tensors` (stored as raw
+/// 32-bit or 16-bit words).
+int unscale16(Type type, std::vector<std::vector<uint16_t>> &tensors,
+              float scale) {
+  std::vector<uint16_t *> ptrs;
+  std::vector<int64_t> numels;
+  for (auto &t : tensors) {
+    ptrs.push_back(t.empty() ? nullptr : t.data());
+    numels.push_back(static_cast<int64_t>(t.size()));
+  }
+  int64_t count = static_cast<int64_t>(tensors.size());
+  return type == Type::F16
+             ? ampCheckFiniteAndUnscaleF16(ptrs.data(), numels.data(), count,
+                                           scale)
+             : ampCheckFiniteAndUnscaleBF16(ptrs.data(), numels.data(), count,
+                                            scale);
+}
+
+int unscale32(std::vector<std::vector<float>> &tensors, float scale) {
+  std::vector<float *> ptrs;
+  std::vector<int64_t> numels;
+  for (auto &t : tensors) {
+    ptrs.push_back(t.empty() ? nullptr : t.data());
+    numels.push_back(static_cast<int64_t>(t.size()));
+  }
+  return ampCheckFiniteAndUnscaleF32(ptrs.data(), numels.data(),
+                                     static_cast<int64_t>(tensors.size()),
+                                     scale);
+}
+
+/// Runs ToF32 for 16-bit sources into fresh fp32 buffers.
+int unscaleToF32(Type type, const std::vector<std::vector<uint16_t>> &src,
+                 std::vector<std::vector<float>> &dst, float scale) {
+  std::vector<const void *> srcPtrs;
+  std::vector<float *> dstPtrs;
+  std::vector<int64_t> numels;
+  dst.clear();
+  for (auto &t : src)
+    dst.emplace_back(t.size(), -12345.0f);
+  for (size_t i = 0; i < src.size(); ++i) {
+    srcPtrs.push_back(src[i].empty() ? nullptr : src[i].data());
+    dstPtrs.push_back(dst[i].empty() ? nullptr : dst[i].data());
+    numels.push_back(static_cast<int64_t>(src[i].size()));
+  }
+  return ampCheckFiniteAndUnscaleToF32(
+      srcPtrs.data(), type == Type::F16 ? AMP_DTYPE_F16 : AMP_DTYPE_BF16,
+      dstPtrs.data(), numels.data(), static_cast<int64_t>(src.size()), scale);
+}
+
+/// Checks an in-place 16-bit run and the ToF32 run on the same input
+/// against the reference; returns the in-place result.
+void expect16(Type type, const std::vector<std::vector<uint16_t>> &input,
+              float scale, const std::string &what) {
+  std::vector<std::vector<uint16_t>> data = input;
+  bool anyBad = false;
+  for (auto &t : input)
+    for (uint16_t h : t)
+      anyBad |= type == Type::F16 ? !finiteF16(h) : !finiteBF16(h);
+  ampClearError();
+  EXPECT_EQ(unscale16(type, data, scale), anyBad ? 1 : 0)
+      << what << " " << typeName(type) << ": " << ampLastError();
+  std::vector<std::vector<float>> wide;
+  EXPECT_EQ(unscaleToF32(type, input, wide, scale), anyBad ? 1 : 0)
+      << what << " " << typeName(type) << " ToF32: " << ampLastError();
+  int reported = 0;
+  for (size_t t = 0; t < input.size(); ++t) {
+    for (size_t i = 0; i < input[t].size(); ++i) {
+      uint16_t h = input[t][i];
+      uint16_t expected = scale == 1.0f ? h
+                          : type == Type::F16 ? refF16(h, scale)
+                                              : refBF16(h, scale);
+      float x = type == Type::F16 ? ampF16ToF32(h) : ampBF16ToF32(h);
+      float expectedWide = x * invOf(scale);
+      bool ok = data[t][i] == expected &&
+                floatBits(wide[t][i]) == floatBits(expectedWide);
+      if (!ok && reported++ < 10)
+        ADD_FAILURE() << what << " " << typeName(type) << " tensor " << t
+                      << " element " << i << " input 0x" << std::hex << h
+                      << " scale " << scale << ": got 0x" << data[t][i]
+                      << " expected 0x" << expected << "; ToF32 got 0x"
+                      << floatBits(wide[t][i]) << " expected 0x"
+                      << floatBits(expectedWide);
+    }
+  }
+}
+
+void expect32(const std::vector<std::vector<float>> &input, float scale,
+              const std::string &what) {
+  std::vector<std::vector<float>> data = input;
+  bool anyBad = false;
+  for (auto &t : input)
+    for (float x : t)
+      anyBad |= !std::isfinite(x);
+  EXPECT_EQ(unscale32(data, scale), anyBad ? 1 : 0) << what;
+  // ToF32 out of place and in place.
+  std::vector<std::vector<float>> out;
+  std::vector<std::vector<float>> inPlace = input;
+  std::vector<const void *> srcPtrs, inPtrsConst;
+  std::vector<float *> dstPtrs, inPtrs;
+  std::vector<int64_t> numels;
+  for (auto &t : input)
+    out.emplace_back(t.size(), -1.0f);
+  for (size_t i = 0; i < input.size(); ++i) {
+    srcPtrs.push_back(input[i].data());
+    dstPtrs.push_back(out[i].data());
+    inPtrs.push_back(inPlace[i].data());
+    inPtrsConst.push_back(inPlace[i].data());
+    numels.push_back(static_cast<int64_t>(input[i].size()));
+  }
+  int64_t count = static_cast<int64_t>(input.size());
+  EXPECT_EQ(ampCheckFiniteAndUnscaleToF32(srcPtrs.data(), AMP_DTYPE_F32,
+                                          dstPtrs.data(), numels.data(), count,
+                                          scale),
+            anyBad ? 1 : 0)
+      << what << ": " << ampLastError();
+  EXPECT_EQ(ampCheckFiniteAndUnscaleToF32(inPtrsConst.data(), AMP_DTYPE_F32,
+                                          inPtrs.data(), numels.data(), count,
+                                          scale),
+            anyBad ? 1 : 0)
+      << what << ": " << ampLastError();
+  int reported = 0;
+  for (size_t t = 0; t < input.size(); ++t) {
+    for (size_t i = 0; i < input[t].size(); ++i) {
+      float x = input[t][i];
+      uint32_t expected =
+          floatBits(scale == 1.0f ? x : refF32(x, scale));
+      uint32_t expectedWide = floatBits(refF32(x, scale));
+      bool ok = floatBits(data[t][i]) == expected &&
+                floatBits(out[t][i]) == expectedWide &&
+                floatBits(inPlace[t][i]) == expectedWide;
+      if (!ok && reported++ < 10)
+        ADD_FAILURE() << what << " f32 tensor " << t << " element " << i
+                      << " input " << x << " scale " << scale << ": got "
+                      << data[t][i] << " / " << out[t][i] << " / "
+                      << inPlace[t][i];
+    }
+  }
+}
+
+/// Each test runs with the SIMD kernels (param true) and with the portable
+/// ones (param false).
+class Unscale : public ::testing::TestWithParam<bool> {
+protected:
+  void SetUp() override {
+    setenv("AMP_RUNTIME_CPU_SIMD", GetParam() ? "1" : "0", /*overwrite=*/1);
+  }
+  void TearDown() override { unsetenv("AMP_RUNTIME_CPU_SIMD"); }
+};
+
+INSTANTIATE_TEST_SUITE_P(Paths, Unscale, ::testing::Values(true, false),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Simd" : "Portable";
+                         });
+
+//===----------------------------------------------------------------------===//
+// Hand-computed values
+//===----------------------------------------------------------------------===//
+
+TEST_P(Unscale, F32ExactValues) {
+  std::vector<std::vector<float>> t = {
+      {1024.0f, -2048.0f, 3.0f, 0.0f, -0.0f, 1.0f, FLT_MAX, 0x1p-126f,
+       0x1p-149f, -0x1p-140f, 0x1p-139f * 3.0f}};
+  ASSERT_EQ(unscale32(t, 1024.0f), 0);
+  const float expected[] = {
+      1.0f, -2.0f, 3.0f / 1024.0f, 0.0f, -0.0f, 0x1p-10f, FLT_MAX / 1024.0f,
+      0x1p-136f, // Subnormal result, exact.
+      0.0f,      // 2^-159 underflows to +0.
+      -0.0f,     // -2^-150: a tie between -0 and -2^-149 -> -0 (even).
+      3.0f * 0x1p-149f, // 3 * 2^-149: exact.
+  };
+  for (size_t i = 0; i < t[0].size(); ++i)
+    EXPECT_EQ(floatBits(t[0][i]), floatBits(expected[i])) << "element " << i;
+  expect32({{1024.0f, -3.0f, 0x1p-130f, 7.0f}}, 1024.0f, "exact");
+}
+
+TEST_P(Unscale, F16ExactValues) {
+  std::vector<std::vector<uint16_t>> t = {{
+      0x3c00, // 1.0 / 2 = 0.5
+      0x0001, // 2^-24 / 2 = 2^-25: tie between 0 and 2^-24 -> 0 (even)
+      0x0003, // 1.5 units -> 2
+      0x0005, // 2.5 units -> 2
+      0x0007, // 3.5 units -> 4
+      0x0400, // smallest normal / 2 -> subnormal 0x200, exact
+      0x0401, // (1024 + 1) / 2 = 512.5 units -> 512
+      0x0403, // (1024 + 3) / 2 = 513.5 units -> 514
+      0x8003, // -1.5 units -> -2
+      0x8001, // -0.5 units -> -0
+      0x7bff, // 65504 / 2 = 32752
+      0x0000, 0x8000,
+  }};
+  const uint16_t expected[] = {0x3800, 0x0000, 0x0002, 0x0002, 0x0004,
+                               0x0200, 0x0200, 0x0202, 0x8002, 0x8000,
+                               0x77ff, 0x0000, 0x8000};
+  std::vector<std::vector<uint16_t>> input = t;
+  ASSERT_EQ(unscale16(Type::F16, t, 2.0f), 0) << ampLastError();
+  for (size_t i = 0; i < t[0].size(); ++i)
+    EXPECT_EQ(t[0][i], expected[i]) << "element " << i;
+  expect16(Type::F16, input, 2.0f, "exact");
+
+  // Normal results that become subnormal with a large scale.
+  std::vector<std::vector<uint16_t>> big = {{0x3c00, 0x4000, 0xbc00, 0x3e00}};
+  ASSERT_EQ(unscale16(Type::F16, big, 1048576.0f), 0); // 2^20
+  EXPECT_EQ(big[0][0], 0x0010);                        // 2^-20
+  EXPECT_EQ(big[0][1], 0x0020);                        // 2^-19
+  EXPECT_EQ(big[0][2], 0x8010);
+  EXPECT_EQ(big[0][3], 0x0018); // 1.5 * 2^-20
+  // 2^-24 is the last representable step: 1.0 / 2^25 is a tie -> 0.
+  std::vector<std::vector<uint16_t>> tiny = {{0x3c00, 0x3e00}};
+  ASSERT_EQ(unscale16(Type::F16, tiny, 33554432.0f), 0); // 2^25
+  EXPECT_EQ(tiny[0][0], 0x0000);
+  EXPECT_EQ(tiny[0][1], 0x0001); // 1.5 * 2^-25 -> 0.75 units -> 1
+}
+
+TEST_P(Unscale, F16FinitenessIsTestedOnTheInput) {
+  // A scale < 1 makes finite inputs overflow; they are not reported.
+  std::vector<std::vector<uint16_t>> t = {{0x7bff, 0x3c00, 0xfbff}};
+  EXPECT_EQ(unscale16(Type::F16, t, 0.5f), 0);
+  EXPECT_EQ(t[0][0], 0x7c00);
+  EXPECT_EQ(t[0][1], 0x4000);
+  EXPECT_EQ(t[0][2], 0xfc00);
+  std::vector<std::vector<float>> f = {{FLT_MAX, 1.0f}};
+  EXPECT_EQ(unscale32(f, 0.25f), 0);
+  EXPECT_TRUE(std::isinf(f[0][0]));
+}
+
+TEST_P(Unscale, BF16ExactValues) {
+  std::vector<std::vector<uint16_t>> t = {{
+      0x3f80, // 1.0 / 2 = 0.5
+      0xc000, // -2 / 2 = -1
+      0x0001, // 2^-133 / 2 = 2^-134: tie -> 0 (even)
+      0x0003, // 1.5 units -> 2
+      0x0080, // smallest normal / 2 -> subnormal 0x0040
+      0x7f7f, // largest finite / 2
+      0x0000, 0x8000,
+  }};
+  const uint16_t expected[] = {0x3f00, 0xbf80, 0x0000, 0x0002,
+                               0x0040, 0x7eff, 0x0000, 0x8000};
+  std::vector<std::vector<uint16_t>> input = t;
+  ASSERT_EQ(unscale16(Type::BF16, t, 2.0f), 0);
+  for (size_t i = 0; i < t[0].size(); ++i)
+    EXPECT_EQ(t[0][i], expected[i]) << "element " << i;
+  expect16(Type::BF16, input, 2.0f, "exact");
+  // Scale 3: 1/3 rounds up in bf16 (0x3eaaaaab -> 0x3eab).
+  std::vector<std::vector<uint16_t>> third = {{0x3f80, 0x4040}};
+  ASSERT_EQ(unscale16(Type::BF16, third, 3.0f), 0);
+  EXPECT_EQ(third[0][0], 0x3eab);
+  EXPECT_EQ(third[0][1], 0x3f80); // 3 * float(1/3) = 1.0000000298 -> 1
+}
+
+TEST_P(Unscale, NaNStaysQuietNaN) {
+  // Quiet and signalling NaNs of both signs: the result is a NaN with the
+  // quiet bit set, whatever the path.
+  std::vector<std::vector<uint16_t>> f16 = {{0x7e01, 0x7c01, 0xfd55, 0x7fff}};
+  std::vector<std::vector<uint16_t>> input = f16;
+  EXPECT_EQ(unscale16(Type::F16, f16, 4.0f), 1);
+  for (size_t i = 0; i < f16[0].size(); ++i) {
+    EXPECT_EQ(f16[0][i] & 0x7e00, 0x7e00) << i;
+    EXPECT_EQ(f16[0][i] & 0x8000, input[0][i] & 0x8000) << i;
+  }
+  expect16(Type::F16, input, 4.0f, "nan");
+  std::vector<std::vector<uint16_t>> bf16 = {{0x7fc1, 0x7f81, 0xff80 | 0x21}};
+  input = bf16;
+  EXPECT_EQ(unscale16(Type::BF16, bf16, 4.0f), 1);
+  for (size_t i = 0; i < bf16[0].size(); ++i) {
+    EXPECT_EQ(bf16[0][i] & 0x7fc0, 0x7fc0) << i;
+    EXPECT_EQ(bf16[0][i] & 0x8000, input[0][i] & 0x8000) << i;
+  }
+  expect16(Type::BF16, input, 4.0f, "nan");
+}
+
+TEST_P(Unscale, NonPowerOfTwoScaleAgainstDouble) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1000.0f, 1000.0f);
+  for (float scale : {3.0f, 0.7f, 1000.0f, 65535.0f, 1.1f, 123456.79f}) {
+    float inv = invOf(scale);
+    std::vector<std::vector<float>> t(1);
+    for (int i = 0; i < 1000; ++i)
+      t[0].push_back(dist(rng));
+    std::vector<std::vector<float>> input = t;
+    ASSERT_EQ(unscale32(t, scale), 0);
+    for (size_t i = 0; i < t[0].size(); ++i) {
+      // The product of two floats is exact in double: one rounding.
+      float expected = static_cast<float>(static_cast<double>(input[0][i]) *
+                                          static_cast<double>(inv));
+      ASSERT_EQ(floatBits(t[0][i]), floatBits(expected))
+          << "scale " << scale << " element " << i;
+    }
+    std::vector<std::vector<uint16_t>> h(1), b(1);
+    for (float x : input[0]) {
+      h[0].push_back(ampF32ToF16(x));
+      b[0].push_back(ampF32ToBF16(x));
+    }
+    std::vector<std::vector<uint16_t>> hIn = h, bIn = b;
+    ASSERT_EQ(unscale16(Type::F16, h, scale), 0);
+    ASSERT_EQ(unscale16(Type::BF16, b, scale), 0);
+    for (size_t i = 0; i < h[0].size(); ++i) {
+      double xh = static_cast<double>(ampF16ToF32(hIn[0][i]));
+      double xb = static_cast<double>(ampBF16ToF32(bIn[0][i]));
+      float ph = static_cast<float>(xh * static_cast<double>(inv));
+      float pb = static_cast<float>(xb * static_cast<double>(inv));
+      ASSERT_EQ(h[0][i], ampF32ToF16(ph)) << "scale " << scale << " i " << i;
+      ASSERT_EQ(b[0][i], ampF32ToBF16(pb)) << "scale " << scale << " i " << i;
+    }
+  }
+}
+
+TEST_P(Unscale, InverseIsComputedInDouble) {
+  // A scale whose float reciprocal and double reciprocal may differ: the
+  // result must use float(1.0 / double(scale)).
+  float scale = 3.0f;
+  std::vector<std::vector<float>> t = {{1.0f}};
+  ASSERT_EQ(unscale32(t, scale), 0);
+  EXPECT_EQ(t[0][0], static_cast<float>(1.0 / 3.0));
+}
+
+//===----------------------------------------------------------------------===//
+// Non-finite inputs anywhere
+//===----------------------------------------------------------------------===//
+
+TEST_P(Unscale, NonFiniteInEveryPosition) {
+  const std::vector<size_t> sizes = {37, 13, 1, 0, 64, 29};
+  const uint16_t f16Bad[] = {0x7c00, 0xfc00, 0x7e00, 0x7c01};
+  const uint16_t bf16Bad[] = {0x7f80, 0xff80, 0x7fc0, 0x7f81};
+  const float f32Bad[] = {INFINITY, -INFINITY, NAN, -NAN};
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
+  auto fill = [&](auto &tensors, auto convert) {
+    tensors.clear();
+    for (size_t size : sizes) {
+      tensors.emplace_back();
+      for (size_t i = 0; i < size; ++i)
+        tensors.back().push_back(convert(dist(rng)));
+    }
+  };
+  // Positions: (tensor, element), including the first element of the first
+  // tensor, the middle of a middle one and the last element of the last
+  // one, and lengths that are not multiples of 8 or 16.
+  const std::pair<size_t, size_t> positions[] = {
+      {0, 0}, {0, 36}, {1, 6}, {1, 12}, {2, 0}, {4, 63}, {5, 28}, {5, 16}};
+  for (int kind = 0; kind < 4; ++kind) {
+    for (auto [tensor, element] : positions) {
+      std::string what = "kind " + std::to_string(kind) + " at (" +
+                         std::to_string(tensor) + ", " +
+                         std::to_string(element) + ")";
+      std::vector<std::vector<uint16_t>> h;
+      fill(h, [](float x) { return ampF32ToF16(x); });
+      h[tensor][element] = f16Bad[kind];
+      expect16(Type::F16, h, 512.0f, what);
+      expect16(Type::F16, h, 3.0f, what);
+      std::vector<std::vector<uint16_t>> b;
+      fill(b, [](float x) { return ampF32ToBF16(x); });
+      b[tensor][element] = bf16Bad[kind];
+      expect16(Type::BF16, b, 512.0f, what);
+      expect16(Type::BF16, b, 1.0f, what);
+      std::vector<std::vector<float>> f;
+      fill(f, [](float x) { return x; });
+      f[tensor][element] = f32Bad[kind];
+      expect32(f, 512.0f, what);
+      expect32(f, 1.0f, what);
+    }
+  }
+  // No non-finite value anywhere.
+  std::vector<std::vector<uint16_t>> h;
+  fill(h, [](float x) { return ampF32ToF16(x); });
+  expect16(Type::F16, h, 512.0f, "all finite");
+}
+
+TEST_P(Unscale, EveryPrefixLength) {
+  // Lengths 0..80 with Inf at the last element: exercises every tail.
+  for (size_t n = 1; n <= 80; ++n) {
+    std::vector<std::vector<uint16_t>> h(1), b(1);
+    std::vector<std::vector<float>> f(1);
+    for (size_t i = 0; i < n; ++i) {
+      h[0].push_back(static_cast<uint16_t>(0x3c00 + i));
+      b[0].push_back(static_cast<uint16_t>(0x3f80 + i));
+      f[0].push_back(1.0f + static_cast<float>(i));
+    }
+    expect16(Type::F16, h, 8.0f, "n " + std::to_string(n));
+    expect16(Type::BF16, b, 8.0f, "n " + std::to_string(n));
+    expect32(f, 8.0f, "n " + std::to_string(n));
+    h[0][n - 1] = 0x7c00;
+    b[0][n - 1] = 0xff80;
+    f[0][n - 1] = NAN;
+    expect16(Type::F16, h, 8.0f, "inf last, n " + std::to_string(n));
+    expect16(Type::BF16, b, 8.0f, "inf last, n " + std::to_string(n));
+    expect32(f, 8.0f, "nan last, n " + std::to_string(n));
+  }
+}
+
+TEST_P(Unscale, UnalignedBuffers) {
+  std::vector<uint16_t> storage(1000);
+  for (size_t i = 0; i < storage.size(); ++i)
+    storage[i] = static_cast<uint16_t>(0x3000 + 7 * i);
+  for (size_t offset = 1; offset < 8; ++offset) {
+    std::vector<uint16_t> copy = storage;
+    uint16_t *p = copy.data() + offset;
+    int64_t n = 900;
+    ASSERT_EQ(ampCheckFiniteAndUnscaleF16(&p, &n, 1, 3.0f), 0);
+    for (int64_t i = 0; i < n; ++i)
+      ASSERT_EQ(p[i], refF16(storage[offset + i], 3.0f));
+    EXPECT_EQ(copy[offset - 1], storage[offset - 1]);
+    EXPECT_EQ(copy[offset + n], storage[offset + n]); // Not written past.
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Sizes and counts
+//===----------------------------------------------------------------------===//
+
+TEST_P(Unscale, ZeroLengthAndCountZero) {
+  EXPECT_EQ(ampCheckFiniteAndUnscaleF32(nullptr, nullptr, 0, 2.0f), 0);
+  EXPECT_EQ(ampCheckFiniteAndUnscaleF16(nullptr, nullptr, 0, 2.0f), 0);
+  EXPECT_EQ(ampCheckFiniteAndUnscaleBF16(nullptr, nullptr, 0, 2.0f), 0);
+  EXPECT_EQ(ampCheckFiniteAndUnscaleToF32(nullptr, AMP_DTYPE_F16, nullptr,
+                                          nullptr, 0, 2.0f),
+            0);
+  // Zero-length tensors with NULL pointers between real ones.
+  std::vector<std::vector<uint16_t>> h = {{}, {0x4000, 0x4400}, {}, {0x7c00}};
+  expect16(Type::F16, h, 2.0f, "zero length");
+  h[3].clear();
+  expect16(Type::F16, h, 2.0f, "zero length, finite");
+  uint16_t *nulls[2] = {nullptr, nullptr};
+  int64_t zeros[2] = {0, 0};
+  EXPECT_EQ(ampCheckFiniteAndUnscaleBF16(nulls, zeros, 2, 2.0f), 0);
+}
+
+TEST_P(Unscale, ManyTensors) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int> len(0, 100);
+  std::uniform_int_distribution<int> bits(0, 0xffff);
+  std::vector<std::vector<uint16_t>> h(1500), b(1500);
+  for (size_t t = 0; t < h.size(); ++t) {
+    int n = len(rng);
+    for (int i = 0; i < n; ++i) {
+      // Finite values only: clear the top exponent bit.
+      h[t].push_back(static_cast<uint16_t>(bits(rng) & 0xbfff));
+      b[t].push_back(static_cast<uint16_t>(bits(rng) & 0xbfff));
+    }
+  }
+  expect16(Type::F16, h, 1024.0f, "many");
+  expect16(Type::BF16, b, 1024.0f, "many");
+  h[1499].push_back(0x7c00);
+  expect16(Type::F16, h, 1024.0f, "many, inf in the last");
+  std::vector<std::vector<float>> f(1000);
+  for (size_t t = 0; t < f.size(); ++t)
+    for (int i = 0, n = len(rng); i < n; ++i)
+      f[t].push_back(static_cast<float>(bits(rng)) - 30000.0f);
+  expect32(f, 1024.0f, "many");
+}
+
+TEST_P(Unscale, ScaleOneLeavesValuesUnchanged) {
+  std::vector<std::vector<uint16_t>> all(1);
+  for (uint32_t h = 0; h <= 0xffff; ++h)
+    all[0].push_back(static_cast<uint16_t>(h));
+  for (Type type : {Type::F16, Type::BF16}) {
+    std::vector<std::vector<uint16_t>> data = all;
+    EXPECT_EQ(unscale16(type, data, 1.0f), 1); // Contains Inf/NaN.
+    EXPECT_EQ(data, all) << typeName(type);
+    data[0].resize(0x7c00); // Finite non-negative values only.
+    std::vector<std::vector<uint16_t>> prefix = data;
+    EXPECT_EQ(unscale16(type, data, 1.0f), 0);
+    EXPECT_EQ(data, prefix);
+  }
+  std::mt19937 rng(5);
+  std::vector<std::vector<float>> f(1);
+  for (int i = 0; i < 10000; ++i)
+    f[0].push_back(bitsFloat(static_cast<uint32_t>(rng())));
+  std::vector<std::vector<float>> before = f;
+  unscale32(f, 1.0f);
+  for (size_t i = 0; i < f[0].size(); ++i)
+    ASSERT_EQ(floatBits(f[0][i]), floatBits(before[0][i])) << i;
+}
+
+//===----------------------------------------------------------------------===//
+// Bit identity with the reference on large and exhaustive inputs
+//===----------------------------------------------------------------------===//
+
+TEST_P(Unscale, ExhaustiveF16AndBF16) {
+  std::vector<std::vector<uint16_t>> all(1);
+  for (uint32_t h = 0; h <= 0xffff; ++h)
+    all[0].push_back(static_cast<uint16_t>(h));
+  for (float scale : {2.0f, 65536.0f, 3.0f, 0.7f, 0.5f, 1e-3f, 1e5f,
+                      0x1p30f, 0x1p-20f, 1e-30f, 1e30f,
+                      1e-45f /* 1/scale is Inf: 0 * Inf is NaN */}) {
+    expect16(Type::F16, all, scale, "exhaustive");
+    expect16(Type::BF16, all, scale, "exhaustive");
+  }
+}
+
+TEST_P(Unscale, LargeRandomBuffers) {
+  std::mt19937 rng(11);
+  const size_t n = (1u << 18) + 13;
+  std::vector<std::vector<uint16_t>> h(2), b(2);
+  std::vector<std::vector<float>> f(2);
+  for (int t = 0; t < 2; ++t) {
+    for (size_t i = 0; i < n - 5 * t; ++i) {
+      uint32_t r = static_cast<uint32_t>(rng());
+      h[t].push_back(static_cast<uint16_t>(r));
+      b[t].push_back(static_cast<uint16_t>(r >> 16));
+      f[t].push_back(bitsFloat(static_cast<uint32_t>(rng())));
+    }
+  }
+  for (float scale : {65536.0f, 3.0f, 0.3f}) {
+    expect16(Type::F16, h, scale, "random");
+    expect16(Type::BF16, b, scale, "random");
+    expect32(f, scale, "random");
+  }
+}
+
+TEST(UnscalePaths, SimdMatchesPortable) {
+  // Direct comparison of the two paths on the same random input.
+  std::mt19937 rng(13);
+  std::vector<uint16_t> input(100003);
+  for (auto &h : input)
+    h = static_cast<uint16_t>(rng());
+  for (bool bf16 : {false, true}) {
+    std::vector<uint16_t> a = input, b = input;
+    uint16_t *pa = a.data(), *pb = b.data();
+    int64_t n = static_cast<int64_t>(input.size());
+    auto run = [&](uint16_t *p) {
+      return bf16 ? ampCheckFiniteAndUnscaleBF16(&p, &n, 1, 0.37f)
+                  : ampCheckFiniteAndUnscaleF16(&p, &n, 1, 0.37f);
+    };
+    setenv("AMP_RUNTIME_CPU_SIMD", "1", 1);
+    int ra = run(pa);
+    setenv("AMP_RUNTIME_CPU_SIMD", "0", 1);
+    int rb = run(pb);
+    unsetenv("AMP_RUNTIME_CPU_SIMD");
+    EXPECT_EQ(ra, rb);
+    EXPECT_EQ(a, b) << (bf16 ? "bf16" : "f16");
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// Invalid arguments
+//===----------------------------------------------------------------------===//
+
+void expectInvalid(int result, const char *fragment, const std::string &what) {
+  EXPECT_EQ(result, -1) << what;
+  EXPECT_NE(std::string(ampLastError()).find(fragment), std::string::npos)
+      << what << ": " << ampLastError();
+}
+
+TEST_P(Unscale, BadArguments) {
+  std::vector<uint16_t> a = {0x3c00, 0x4000}, b = {0x4400};
+  const std::vector<uint16_t> a0 = a, b0 = b;
+  uint16_t *ptrs[2] = {a.data(), b.data()};
+  int64_t numels[2] = {2, 1};
+  for (float scale : {0.0f, -1.0f, NAN, INFINITY, -INFINITY}) {
+    expectInvalid(ampCheckFiniteAndUnscaleF16(ptrs, numels, 2, scale),
+                  "ampCheckFiniteAndUnscaleF16: scale must be finite and > 0",
+                  "scale");
+    expectInvalid(ampCheckFiniteAndUnscaleBF16(ptrs, numels, 2, scale),
+                  "ampCheckFiniteAndUnscaleBF16: scale must be finite and > 0",
+                  "scale");
+  }
+  expectInvalid(ampCheckFiniteAndUnscaleF16(ptrs, numels, -1, 2.0f),
+                "count must be >= 0, got -1", "count");
+  expectInvalid(ampCheckFiniteAndUnscaleF16(nullptr, numels, 2, 2.0f),
+                "tensors is NULL with count 2", "tensors");
+  expectInvalid(ampCheckFiniteAndUnscaleF16(ptrs, nullptr, 2, 2.0f),
+                "numels is NULL with count 2", "numels");
+  int64_t negative[2] = {2, -1};
+  expectInvalid(ampCheckFiniteAndUnscaleF16(ptrs, negative, 2, 2.0f),
+                "numels[1] must be >= 0, got -1", "negative numel");
+  uint16_t *withNull[2] = {a.data(), nullptr};
+  expectInvalid(ampCheckFiniteAndUnscaleF16(withNull, numels, 2, 2.0f),
+                "tensors[1] is NULL with numel 1", "null tensor");
+  // Nothing was written by any failed call.
+  EXPECT_EQ(a, a0);
+  EXPECT_EQ(b, b0);
+
+  std::vector<float> f = {1.0f, 2.0f};
+  float *fptrs[1] = {f.data()};
+  int64_t fn[1] = {2};
+  expectInvalid(ampCheckFiniteAndUnscaleF32(fptrs, fn, 1, 0.0f),
+                "ampCheckFiniteAndUnscaleF32: scale", "f32 scale");
+  EXPECT_EQ(f[0], 1.0f);
+
+  // ToF32.
+  std::vector<float> out(2, 0.0f);
+  const void *src[1] = {a.data()};
+  float *dst[1] = {out.data()};
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(src, 7, dst, numels, 1, 2.0f),
+                "srcType must be F32, F16 or BF16, got 7", "srcType");
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(src, AMP_DTYPE_F16, nullptr,
+                                              numels, 1, 2.0f),
+                "dst is NULL with count 1", "dst");
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(nullptr, AMP_DTYPE_F16, dst,
+                                              numels, 1, 2.0f),
+                "src is NULL with count 1", "src");
+  float *nullDst[1] = {nullptr};
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(src, AMP_DTYPE_F16, nullDst,
+                                              numels, 1, 2.0f),
+                "dst[0] is NULL with numel 2", "dst[0]");
+  const void *nullSrc[1] = {nullptr};
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(nullSrc, AMP_DTYPE_F16, dst,
+                                              numels, 1, 2.0f),
+                "src[0] is NULL with numel 2", "src[0]");
+  // A 16-bit source may not overlap its f32 destination.
+  std::vector<float> shared(4, 0.0f);
+  const void *overlapSrc[1] = {shared.data()};
+  float *overlapDst[1] = {shared.data()};
+  int64_t four[1] = {4};
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(overlapSrc, AMP_DTYPE_BF16,
+                                              overlapDst, four, 1, 2.0f),
+                "overlaps", "bf16 in place");
+  // An f32 source may be unscaled in place, but not shifted.
+  const void *shiftedSrc[1] = {shared.data()};
+  float *shiftedDst[1] = {shared.data() + 1};
+  int64_t three[1] = {3};
+  expectInvalid(ampCheckFiniteAndUnscaleToF32(shiftedSrc, AMP_DTYPE_F32,
+                                              shiftedDst, three, 1, 2.0f),
+                "overlaps", "f32 shifted");
+  EXPECT_EQ(out, std::vector<float>(2, 0.0f));
+
+  // The error handler is never called.
+  EXPECT_EQ(amp_test::captureHandlerMessage([&] {
+              EXPECT_EQ(ampCheckFiniteAndUnscaleF16(ptrs, numels, 2, 0.0f),
+                        -1);
+            }),
+            "");
+}
+
+TEST_P(Unscale, ToF32FromEachType) {
+  std::vector<std::vector<uint16_t>> h = {{0x3c00, 0x0001, 0x7bff, 0x8400},
+                                          {0x7c00}};
+  std::vector<std::vector<float>> wide;
+  EXPECT_EQ(unscaleToF32(Type::F16, h, wide, 4.0f), 1);
+  EXPECT_EQ(wide[0][0], 0.25f);
+  EXPECT_EQ(wide[0][1], 0x1p-26f); // Exact in f32 (no f16 rounding).
+  EXPECT_EQ(wide[0][2], 65504.0f / 4.0f);
+  EXPECT_EQ(wide[0][3], -0x1p-16f);
+  EXPECT_TRUE(std::isinf(wide[1][0]));
+  std::vector<std::vector<uint16_t>> b = {{0x3f80, 0x0001, 0xc2c8}};
+  EXPECT_EQ(unscaleToF32(Type::BF16, b, wide, 4.0f), 0);
+  EXPECT_EQ(wide[0][0], 0.25f);
+  EXPECT_EQ(wide[0][1], 0x1p-135f);
+  EXPECT_EQ(wide[0][2], -25.0f);
+  expect32({{1.0f, 3.0f}, {0x1p-149f, INFINITY}}, 4.0f, "f32 to f32");
+}
+
+} // namespace
