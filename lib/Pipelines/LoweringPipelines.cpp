@@ -25,10 +25,12 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-/// TOSA to linalg/arith/tensor, then aggregates (softmax) decomposed and
-/// elementwise chains fused: what both pipelines start with.
+/// The loss-scaling ops as tensor code, TOSA to linalg/arith/tensor, then
+/// aggregates (softmax) decomposed and elementwise chains fused: what both
+/// pipelines start with.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   OpPassManager &fpm = pm.nest<func::FuncOp>();
+  fpm.addPass(createAmpLowerLossScalingPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
   fpm.addPass(tosa::createTosaToLinalg());
   fpm.addPass(createTosaToArithPass());
@@ -49,6 +51,9 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
 static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
   bufferization::OneShotBufferizePassOptions options;
   options.bufferizeFunctionBoundaries = true;
+  // Loops that carry tensors (a training loop's parameters, a scaler's
+  // state) yield new buffers each iteration.
+  options.allowReturnAllocsFromLoops = true;
   options.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
   return options;

@@ -21,6 +21,10 @@ namespace amp {
 /// Patterns that decompose ops with linalg::AggregatedOpInterface.
 void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
 
+/// Patterns lowering amp.scale_loss, amp.check_finite_and_unscale and
+/// amp.update_loss_scaling to linalg/arith/tensor (amp-lower-loss-scaling).
+void populateAmpLowerLossScalingPatterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "amp/Conversion/Passes.h.inc"
 

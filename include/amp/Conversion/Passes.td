@@ -30,6 +30,36 @@ def AmpDecomposeAggregatesPass : Pass<"amp-decompose-aggregates"> {
   ];
 }
 
+def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
+  let summary = "Lower the amp loss-scaling ops to linalg and arith";
+  let description = [{
+    Gives `amp.scale_loss`, `amp.check_finite_and_unscale` and
+    `amp.update_loss_scaling` their meaning as tensor code, so that both
+    pipelines compile them like any other computation:
+
+    * `amp.scale_loss`: `float(loss) * scale`, an elementwise generic for a
+      tensor loss;
+    * `amp.check_finite_and_unscale`: `1/scale` computed in f64 and rounded
+      to f32; then per gradient ONE generic that writes
+      `round(float(g) * inv)` and ORs `!isfinite(float(g))` into the flag
+      (one pass over the gradient); the flag is chained through the
+      gradients, so there is no separate combining step;
+    * `amp.update_loss_scaling`: the unified state machine (the runtime's
+      `updateLossScalerState`, operation for operation: hysteresis, back-off
+      interval, floor at `min_scale` or the smallest normal f32, cap at
+      `max_scale`, no growth to Inf) as `arith.select`s. With the state in
+      0-d tensors it is a zero-dimensional generic (a one-thread kernel on
+      the GPU, so the state never leaves the device).
+
+    An op of a form it does not handle (an unranked loss) is left unchanged
+    with a remark.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   let summary = "Fuse producer/consumer chains of elementwise linalg ops";
   let description = [{

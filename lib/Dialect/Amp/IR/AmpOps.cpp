@@ -205,10 +205,12 @@ OpFoldResult CastOp::fold(FoldAdaptor adaptor) {
 LogicalResult ScaleLossOp::verify() {
   Type lossType = getLoss().getType();
   Type resultType = getType();
-  if (isa<TensorType>(lossType) != isa<TensorType>(resultType) ||
-      (isa<TensorType>(lossType) &&
-       cast<TensorType>(lossType).getShape() !=
-           cast<TensorType>(resultType).getShape()))
+  auto lossTensor = dyn_cast<TensorType>(lossType);
+  auto resultTensor = dyn_cast<TensorType>(resultType);
+  if (static_cast<bool>(lossTensor) != static_cast<bool>(resultTensor) ||
+      (lossTensor && (lossTensor.hasRank() != resultTensor.hasRank() ||
+                      (lossTensor.hasRank() &&
+                       lossTensor.getShape() != resultTensor.getShape()))))
     return emitOpError() << "expects the result to have the shape of the loss "
                          << lossType << ", got " << resultType;
   if (!getElementTypeOrSelf(resultType).isF32())

@@ -171,6 +171,14 @@ func.func @scale_loss_scalar_to_tensor(%l: f32, %s: f32) {
 
 // -----
 
+func.func @scale_loss_unranked_to_ranked(%l: tensor<*xf32>, %s: f32) {
+  // expected-error @+1 {{'amp.scale_loss' op expects the result to have the shape of the loss 'tensor<*xf32>', got 'tensor<2xf32>'}}
+  %0 = amp.scale_loss %l by %s : tensor<*xf32>, f32 -> tensor<2xf32>
+  return
+}
+
+// -----
+
 func.func @scale_loss_low_precision_result(%l: f16, %s: f32) {
   // expected-error @+1 {{'amp.scale_loss' op expects an f32 result (the scaled loss is computed in fp32), got 'f16'}}
   %0 = amp.scale_loss %l by %s : f16, f32 -> f16

@@ -1,0 +1,379 @@
+//===- LowerLossScaling.cpp - the amp-lower-loss-scaling pass -------------===//
+//
+// Part of amp-mlir. The loss-scaling ops as tensor code. The state machine
+// follows runtime/lib/LossScalerState.h (updateLossScalerState) operation for
+// operation, so compiled steps and the runtime's scaler agree bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cfloat>
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPLOWERLOSSSCALINGPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+Value f32Const(OpBuilder &b, Location loc, float value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+Value i32Const(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(value));
+}
+
+/// `value` converted to `type` (extf/truncf), or itself.
+Value convertFloat(OpBuilder &b, Location loc, Value value, FloatType type) {
+  auto from = cast<FloatType>(value.getType());
+  if (from == type)
+    return value;
+  if (from.getWidth() < type.getWidth())
+    return arith::ExtFOp::create(b, loc, type, value);
+  return arith::TruncFOp::create(b, loc, type, value);
+}
+
+/// 1/scale computed in f64 and rounded once to f32 (PyTorch, Megatron).
+Value buildInverse(OpBuilder &b, Location loc, Value scale) {
+  Value wide = arith::ExtFOp::create(b, loc, b.getF64Type(), scale);
+  Value one = arith::ConstantOp::create(b, loc, b.getF64FloatAttr(1.0));
+  Value inverse = arith::DivFOp::create(b, loc, one, wide);
+  return arith::TruncFOp::create(b, loc, b.getF32Type(), inverse);
+}
+
+/// True if `x` (f32) is Inf or NaN: |x| >= Inf, or unordered.
+Value buildNonFinite(OpBuilder &b, Location loc, Value x) {
+  Value magnitude = math::AbsFOp::create(b, loc, x);
+  auto type = cast<FloatType>(x.getType());
+  Value inf = arith::ConstantOp::create(
+      b, loc,
+      b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
+  return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, magnitude,
+                               inf);
+}
+
+/// An empty tensor shaped like `like` with element type `element`.
+Value buildEmptyLike(OpBuilder &b, Location loc, Value like, Type element) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, like);
+  return tensor::EmptyOp::create(b, loc, sizes, element);
+}
+
+/// A generic over 0-d tensors whose body `build` computes the results from
+/// the scalar inputs. It is written as a one-element loop over tensor<1xT>
+/// views: a loop survives bufferization as a loop, which the GPU pipeline
+/// turns into a one-thread kernel (straight-line code would run on the host
+/// and read device memory).
+SmallVector<Value> buildScalarGeneric(
+    OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
+        build) {
+  SmallVector<ReassociationIndices> none;
+  SmallVector<int64_t> one{1};
+  SmallVector<Value> views;
+  for (Value input : inputs) {
+    auto type = cast<RankedTensorType>(input.getType());
+    views.push_back(tensor::ExpandShapeOp::create(
+        b, loc, RankedTensorType::get(one, type.getElementType()), input, none));
+  }
+  SmallVector<Value> inits;
+  for (Type element : resultElements)
+    inits.push_back(tensor::EmptyOp::create(b, loc, one, element));
+  AffineMap identity = b.getMultiDimIdentityMap(1);
+  SmallVector<AffineMap> maps(views.size() + inits.size(), identity);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange(ValueRange(inits)), views, inits, maps,
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        SmallVector<Value> results =
+            build(nested, nestedLoc, args.take_front(views.size()));
+        linalg::YieldOp::create(nested, nestedLoc, results);
+      });
+  SmallVector<Value> results;
+  for (auto [result, element] :
+       llvm::zip(generic.getResults(), resultElements))
+    results.push_back(tensor::CollapseShapeOp::create(
+        b, loc, RankedTensorType::get({}, element), result, none));
+  return results;
+}
+
+//===----------------------------------------------------------------------===//
+// amp.scale_loss
+//===----------------------------------------------------------------------===//
+
+struct LowerScaleLoss : public OpRewritePattern<ScaleLossOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(ScaleLossOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value loss = op.getLoss();
+    Value scale = op.getScale();
+    FloatType f32 = rewriter.getF32Type();
+    if (!isa<TensorType>(loss.getType())) {
+      Value wide = convertFloat(rewriter, loc, loss, f32);
+      rewriter.replaceOpWithNewOp<arith::MulFOp>(op, wide, scale);
+      return success();
+    }
+    auto type = dyn_cast<RankedTensorType>(loss.getType());
+    if (!type)
+      return rewriter.notifyMatchFailure(op, "unranked loss");
+    bool tensorScale = isa<TensorType>(scale.getType());
+    unsigned rank = type.getRank();
+    MLIRContext *ctx = rewriter.getContext();
+    SmallVector<Value> inputs{loss};
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank)};
+    if (tensorScale) {
+      inputs.push_back(scale);
+      maps.push_back(AffineMap::get(rank, 0, ctx));
+    }
+    maps.push_back(rewriter.getMultiDimIdentityMap(rank));
+    Value init = buildEmptyLike(rewriter, loc, loss, f32);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{op.getType()}, inputs, ValueRange{init}, maps,
+        iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          Value wide = convertFloat(b, l, args[0], f32);
+          Value factor = tensorScale ? args[1] : scale;
+          Value product = arith::MulFOp::create(b, l, wide, factor);
+          linalg::YieldOp::create(b, l, product);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// amp.check_finite_and_unscale
+//===----------------------------------------------------------------------===//
+
+struct LowerCheckFiniteAndUnscale
+    : public OpRewritePattern<CheckFiniteAndUnscaleOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(CheckFiniteAndUnscaleOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    MLIRContext *ctx = rewriter.getContext();
+    Value scale = op.getScale();
+    bool tensorState = isa<TensorType>(scale.getType());
+    FloatType f32 = rewriter.getF32Type();
+
+    // The reciprocal, once per step.
+    Value inverse;
+    if (tensorState)
+      inverse = buildScalarGeneric(
+          rewriter, loc, scale, TypeRange{f32},
+          [](OpBuilder &b, Location l, ValueRange args) {
+            return SmallVector<Value>{buildInverse(b, l, args[0])};
+          })[0];
+    else
+      inverse = buildInverse(rewriter, loc, scale);
+
+    // found_inf starts false and is threaded through one generic per
+    // gradient: each reads its gradient once, writes the unscaled values and
+    // ORs its elements' non-finiteness into the flag.
+    Value falseValue =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
+    Value flag = linalg::FillOp::create(
+                     rewriter, loc, falseValue,
+                     ValueRange{tensor::EmptyOp::create(
+                         rewriter, loc, ArrayRef<int64_t>{},
+                         rewriter.getI1Type())})
+                     .getResult(0);
+    SmallVector<Value> unscaled;
+    for (Value gradient : op.getGradients()) {
+      auto type = cast<RankedTensorType>(gradient.getType());
+      auto element = cast<FloatType>(type.getElementType());
+      FloatType compute = element.getWidth() > 32 ? element : f32;
+      unsigned rank = type.getRank();
+      AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+      AffineMap scalar = AffineMap::get(rank, 0, ctx);
+      SmallVector<Value> inputs{gradient};
+      SmallVector<AffineMap> maps{identity};
+      if (tensorState) {
+        inputs.push_back(inverse);
+        maps.push_back(scalar);
+      }
+      maps.push_back(identity);
+      maps.push_back(scalar);
+      Value init = buildEmptyLike(rewriter, loc, gradient, element);
+      // Every loop carries the flag, so every loop is a reduction.
+      SmallVector<utils::IteratorType> iterators(
+          rank, utils::IteratorType::reduction);
+      auto generic = linalg::GenericOp::create(
+          rewriter, loc, TypeRange{type, flag.getType()}, inputs,
+          ValueRange{init, flag}, maps, iterators,
+          [&](OpBuilder &b, Location l, ValueRange args) {
+            Value x = convertFloat(b, l, args[0], compute);
+            Value factor = convertFloat(
+                b, l, tensorState ? args[1] : inverse, compute);
+            Value product = arith::MulFOp::create(b, l, x, factor);
+            Value result = convertFloat(b, l, product, element);
+            Value bad = buildNonFinite(b, l, x);
+            Value any = arith::OrIOp::create(b, l, args.back(), bad);
+            linalg::YieldOp::create(b, l, ValueRange{result, any});
+          });
+      unscaled.push_back(generic.getResult(0));
+      flag = generic.getResult(1);
+    }
+    if (!tensorState)
+      flag = tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
+    unscaled.push_back(flag);
+    rewriter.replaceOp(op, unscaled);
+    return success();
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// amp.update_loss_scaling
+//===----------------------------------------------------------------------===//
+
+/// One step of the state machine on scalars: (found_inf, scale, good, bad,
+/// hysteresis) -> (scale, good, bad, hysteresis). Mirrors
+/// updateLossScalerState in runtime/lib/LossScalerState.h.
+SmallVector<Value> buildStateMachine(OpBuilder &b, Location loc,
+                                     LossScalingAttr config, Value found,
+                                     Value scale, Value good, Value bad,
+                                     Value hysteresis) {
+  if (!config.getDynamic())
+    return {scale, good, bad, hysteresis};
+  using arith::CmpFPredicate;
+  using arith::CmpIPredicate;
+  auto select = [&](Value c, Value t, Value f) -> Value {
+    return arith::SelectOp::create(b, loc, c, t, f);
+  };
+  Value zero = i32Const(b, loc, 0);
+  Value one = i32Const(b, loc, 1);
+  Value refill = i32Const(b, loc, config.getHysteresis());
+
+  // Overflow: absorbed while more than one unit of hysteresis is left.
+  Value absorbed =
+      arith::CmpIOp::create(b, loc, CmpIPredicate::sgt, hysteresis, one);
+  Value hysteresisLeft = arith::SubIOp::create(b, loc, hysteresis, one);
+  Value badCount = arith::AddIOp::create(b, loc, bad, one);
+  Value backOff = arith::CmpIOp::create(
+      b, loc, CmpIPredicate::sge, badCount,
+      i32Const(b, loc, config.getBackoffInterval()));
+  Value next = arith::MulFOp::create(
+      b, loc, scale,
+      f32Const(b, loc, static_cast<float>(config.getBackoffFactorValue())));
+  if (std::optional<double> min = config.getMinScaleValue()) {
+    Value floor = f32Const(b, loc, static_cast<float>(*min));
+    next = select(
+        arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, floor), floor,
+        next);
+  }
+  // Never below the smallest normal f32: 1/scale stays finite.
+  Value smallest = f32Const(b, loc, FLT_MIN);
+  Value keep =
+      select(arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, scale, smallest),
+             smallest, scale);
+  next = select(
+      arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, smallest), keep,
+      next);
+  Value overflowScale = select(absorbed, scale, select(backOff, next, scale));
+  Value overflowBad = select(absorbed, bad, select(backOff, zero, badCount));
+  Value overflowHysteresis = select(absorbed, hysteresisLeft, zero);
+
+  // Clean step: grow after growth_interval of them, capped, never to Inf.
+  Value goodCount = arith::AddIOp::create(b, loc, good, one);
+  Value grow = arith::CmpIOp::create(
+      b, loc, CmpIPredicate::sge, goodCount,
+      i32Const(b, loc, config.getGrowthInterval()));
+  Value grown = arith::MulFOp::create(
+      b, loc, scale,
+      f32Const(b, loc, static_cast<float>(config.getGrowthFactorValue())));
+  if (std::optional<double> max = config.getMaxScaleValue()) {
+    Value cap = f32Const(b, loc, static_cast<float>(*max));
+    grown = select(
+        arith::CmpFOp::create(b, loc, CmpFPredicate::OGT, grown, cap), cap,
+        grown);
+  }
+  Value difference = arith::SubFOp::create(b, loc, grown, grown);
+  Value finite = arith::CmpFOp::create(b, loc, CmpFPredicate::OEQ, difference,
+                                       f32Const(b, loc, 0.0f));
+  Value cleanScale = select(grow, select(finite, grown, scale), scale);
+  Value cleanGood = select(grow, zero, goodCount);
+  Value cleanHysteresis = select(
+      grow, refill, config.getConsecutiveHysteresis() ? refill : hysteresis);
+
+  return {select(found, overflowScale, cleanScale),
+          select(found, zero, cleanGood), select(found, overflowBad, zero),
+          select(found, overflowHysteresis, cleanHysteresis)};
+}
+
+struct LowerUpdateLossScaling : public OpRewritePattern<UpdateLossScalingOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(UpdateLossScalingOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    LossScalingAttr config = op.getConfig();
+    if (!isa<TensorType>(op.getScale().getType())) {
+      rewriter.replaceOp(
+          op, buildStateMachine(rewriter, loc, config, op.getFoundInf(),
+                                op.getScale(), op.getGoodSteps(),
+                                op.getBadSteps(), op.getHysteresis()));
+      return success();
+    }
+    Type i32 = rewriter.getI32Type();
+    SmallVector<Value> results = buildScalarGeneric(
+        rewriter, loc,
+        ValueRange{op.getFoundInf(), op.getScale(), op.getGoodSteps(),
+                   op.getBadSteps(), op.getHysteresis()},
+        TypeRange{rewriter.getF32Type(), i32, i32, i32},
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          return buildStateMachine(b, l, config, args[0], args[1], args[2],
+                                   args[3], args[4]);
+        });
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+struct AmpLowerLossScalingPass
+    : public amp::impl::AmpLowerLossScalingPassBase<AmpLowerLossScalingPass> {
+  void runOnOperation() override {
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<ScaleLossOp, CheckFiniteAndUnscaleOp, UpdateLossScalingOp>(op))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return markAllAnalysesPreserved();
+    RewritePatternSet patterns(&getContext());
+    populateAmpLowerLossScalingPatterns(patterns);
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
+    getOperation()->walk([&](Operation *op) {
+      if (isa<ScaleLossOp, CheckFiniteAndUnscaleOp, UpdateLossScalingOp>(op))
+        op->emitRemark() << "amp: '" << op->getName()
+                         << "' left as is: an unranked loss cannot be "
+                            "lowered to linalg";
+    });
+  }
+};
+} // namespace
+
+void mlir::amp::populateAmpLowerLossScalingPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerScaleLoss, LowerCheckFiniteAndUnscale,
+               LowerUpdateLossScaling>(patterns.getContext());
+}
