@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "amp/Dialect/Amp/IR/AmpAttributes.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
@@ -69,6 +70,32 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
                          << "', '" << kStreamOrderedAttrName << "')";
+}
+
+LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  if (attr.getName() != kMasterAttrName)
+    return op->emitError() << "unknown amp dialect argument attribute '"
+                           << attr.getName().getValue() << "' (known: '"
+                           << kMasterAttrName << "')";
+  if (!isa<UnitAttr>(attr.getValue()))
+    return op->emitError() << "'" << kMasterAttrName
+                           << "' must be a unit attribute";
+  Region &region = op->getRegion(regionIndex);
+  if (region.empty() || argIndex >= region.getNumArguments())
+    return success();
+  // An f32 tensor (a memref after bufferization; lowered pointer types are
+  // not checked).
+  Type type = region.getArgument(argIndex).getType();
+  Type element = getElementTypeOrSelf(type);
+  bool valueType = isa<ShapedType, FloatType, IntegerType, IndexType>(type);
+  if (valueType && !element.isF32())
+    return op->emitError() << "'" << kMasterAttrName << "' marks an fp32 "
+                           << "master weight: argument #" << argIndex
+                           << " must hold f32 elements, got " << type;
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

@@ -22,9 +22,11 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 namespace mlir {
@@ -154,7 +156,8 @@ public:
         customWhiteList(options.customWhiteList),
         customBlackList(options.customBlackList),
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
-        explain(options.explain), placement(options.placement) {}
+        explain(options.explain), placement(options.placement),
+        lossScaling(options.lossScaling) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -176,6 +179,7 @@ private:
   std::string useFp16Guard, policyFile;
   bool explain;
   std::string placement;
+  std::string lossScaling;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -184,7 +188,60 @@ private:
   llvm::DenseSet<Value> lowResults;
   /// Overflowing constants already warned about (once each).
   llvm::DenseSet<Operation *> warnedConstants;
+  /// Ops of training steps outside the loss and gradient computation (the
+  /// optimizer update and its bookkeeping): they stay f32.
+  llvm::DenseSet<Operation *> optimizerOps;
 };
+
+/// In a training step (a function with amp.check_finite_and_unscale), the
+/// ops that compute neither the loss nor the gradients: everything that is
+/// not an ancestor of amp.scale_loss's loss or of the gradients that
+/// amp.check_finite_and_unscale reads. That is the optimizer update (it
+/// reads the unscaled fp32 gradients and the fp32 master weights) and its
+/// bookkeeping (bias corrections, learning rates, step counters).
+static llvm::DenseSet<Operation *> findOptimizerOps(ModuleOp module) {
+  llvm::DenseSet<Operation *> result;
+  llvm::SetVector<Operation *> steps;
+  module.walk([&](CheckFiniteAndUnscaleOp op) {
+    if (auto func = op->getParentOfType<FunctionOpInterface>())
+      steps.insert(func);
+  });
+  for (Operation *step : steps) {
+    llvm::DenseSet<Operation *> slice;
+    SmallVector<Value> worklist;
+    step->walk([&](Operation *op) {
+      if (auto unscale = dyn_cast<CheckFiniteAndUnscaleOp>(op))
+        llvm::append_range(worklist, unscale.getGradients());
+      else if (auto scale = dyn_cast<ScaleLossOp>(op))
+        worklist.push_back(scale.getLoss());
+    });
+    auto addOp = [&](Operation *op) {
+      if (op == step || !slice.insert(op).second)
+        return;
+      // The op and everything nested in it (linalg bodies, guard regions),
+      // with the values they use.
+      op->walk([&](Operation *inner) {
+        slice.insert(inner);
+        llvm::append_range(worklist, inner->getOperands());
+      });
+    };
+    while (!worklist.empty()) {
+      Value value = worklist.pop_back_val();
+      Operation *owner = value.getDefiningOp();
+      if (!owner)
+        owner = cast<BlockArgument>(value).getOwner()->getParentOp();
+      // Values from enclosing ops (a loop's block arguments): the enclosing
+      // op computes them.
+      for (Operation *op = owner; op && op != step; op = op->getParentOp())
+        addOp(op);
+    }
+    step->walk([&](Operation *op) {
+      if (op != step && !slice.contains(op))
+        result.insert(op);
+    });
+  }
+  return result;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -228,6 +285,9 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   if (placement != "optimal" && placement != "greedy")
     return emit() << "placement must be optimal or greedy, got '" << placement
                   << "'";
+  if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off")
+    return emit() << "loss-scaling must be auto, on or off, got '"
+                  << lossScaling << "'";
   return verifyPolicy(policy, &getContext(), emit);
 }
 
@@ -432,6 +492,16 @@ Decision AutoMixedPrecision::decide(Operation *op,
 
   if (std::optional<Precision> pin = getPinnedPrecision(op))
     return {*pin, "pinned by amp.precision"};
+  // A pin on an enclosing op (a function, a loop) covers what it contains.
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (std::optional<Precision> pin = getPinnedPrecision(parent))
+      return {*pin, ("pinned by amp.precision on the enclosing '" +
+                     parent->getName().getStringRef() + "'")
+                        .str()};
+  if (optimizerOps.contains(op))
+    return {Precision::f32, "optimizer update of a training step: it does "
+                            "not compute the loss or the gradients"};
   if (policy.blackList.contains(name))
     return {Precision::f32, "custom black list"};
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
@@ -498,6 +568,43 @@ Decision AutoMixedPrecision::decide(Operation *op,
 // The pass
 //===----------------------------------------------------------------------===//
 
+/// Loss scaling off (bf16 by default: its exponent range is fp32's, so
+/// gradients do not underflow): every loss-scaling op gets scale 1 and the
+/// scaler is static, so the state stays (1, 0, 0, hysteresis). The finite
+/// check remains, and steps with an Inf or NaN gradient are still skipped.
+static void disableLossScaling(ModuleOp module) {
+  OpBuilder b(module.getContext());
+  // One constant 1 per function and type, at the function's entry.
+  llvm::DenseMap<std::pair<Operation *, Type>, Value> ones;
+  auto one = [&](Operation *op, Value scale) -> Value {
+    Operation *scope = op->getParentOfType<FunctionOpInterface>();
+    Value &value = ones[{scope, scale.getType()}];
+    if (value)
+      return value;
+    if (scope && !cast<FunctionOpInterface>(scope).getFunctionBody().empty())
+      b.setInsertionPointToStart(
+          &cast<FunctionOpInterface>(scope).getFunctionBody().front());
+    else
+      b.setInsertionPoint(op);
+    Attribute attr = b.getF32FloatAttr(1.0f);
+    if (auto type = dyn_cast<RankedTensorType>(scale.getType()))
+      attr = DenseElementsAttr::get(type, attr);
+    value = arith::ConstantOp::create(b, op->getLoc(), cast<TypedAttr>(attr));
+    return value;
+  };
+  module.walk([&](Operation *op) {
+    if (auto scale = dyn_cast<ScaleLossOp>(op))
+      scale.getScaleMutable().assign(one(op, scale.getScale()));
+    else if (auto unscale = dyn_cast<CheckFiniteAndUnscaleOp>(op))
+      unscale.getScaleMutable().assign(one(op, unscale.getScale()));
+    else if (auto update = dyn_cast<UpdateLossScalingOp>(op)) {
+      update.getScaleMutable().assign(one(op, update.getScale()));
+      update.setConfigAttr(
+          LossScalingAttr::getPreset(op->getContext(), "bf16"));
+    }
+  });
+}
+
 LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   changed = false;
   if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
@@ -516,6 +623,10 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     return WalkResult::interrupt();
   });
   useGuard = policy.useFp16Guard.value_or(hasGuard);
+  optimizerOps = findOptimizerOps(module);
+  if (lossScaling == "off" ||
+      (lossScaling == "auto" && policy.dtype == Precision::bf16))
+    disableLossScaling(module);
 
   // Ops in program order; the bodies of ops with a model (linalg regions)
   // belong to their op. Operand types are recorded before anything changes:

@@ -25,6 +25,7 @@ void copyDecisionOptions(const Src &src, Dst &dst) {
   dst.policyFile = src.policyFile;
   dst.explain = src.explain;
   dst.placement = src.placement;
+  dst.lossScaling = src.lossScaling;
 }
 
 } // namespace amp

@@ -319,3 +319,24 @@ func.func @not_a_function(%x: f32) -> f32 {
   %y = arith.addf %x, %x {amp.stream_ordered} : f32
   return %y : f32
 }
+
+// -----
+
+// expected-error @+1 {{'amp.master' marks an fp32 master weight: argument #0 must hold f32 elements, got 'tensor<4xf16>'}}
+func.func @master_not_f32(%w: tensor<4xf16> {amp.master}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.master' must be a unit attribute}}
+func.func @master_not_unit(%w: tensor<4xf32> {amp.master = 1 : i32}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master')}}
+func.func @unknown_arg_attr(%w: tensor<4xf32> {amp.weight}) {
+  return
+}

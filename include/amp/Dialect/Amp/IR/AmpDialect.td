@@ -34,6 +34,7 @@ def Amp_Dialect : Dialect {
 
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
   let hasConstantMaterializer = 0;
 
   let extraClassDeclaration = [{
@@ -47,6 +48,11 @@ def Amp_Dialect : Dialect {
     /// wrappers): no host wait is needed around its calls.
     static constexpr ::llvm::StringLiteral kStreamOrderedAttrName =
         "amp.stream_ordered";
+    /// Unit attribute on an f32 tensor argument of a training step: an fp32
+    /// master weight. The precision policies cast it once per step for the
+    /// low-precision forward and backward passes and leave the optimizer
+    /// reading it in f32.
+    static constexpr ::llvm::StringLiteral kMasterAttrName = "amp.master";
 
   private:
     void registerAttributes();

@@ -73,7 +73,11 @@ def AmpAutoMixedPrecisionPass
     Option<"placement", "placement", "std::string", "\"optimal\"",
            "How gray ops are placed at O1: optimal (fewest bytes converted, "
            "an exact min-cut) or greedy (each follows its operands in "
-           "program order, as TF's painting)">
+           "program order, as TF's painting)">,
+    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
+           "Loss scaling of training steps: auto (on for f16, off for "
+           "bf16), on (as written) or off (scale 1; the finite check "
+           "stays as a NaN/Inf guard)">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
@@ -112,6 +116,8 @@ def AmpPrecisionPipelinePass
            "A remark per decided op: precision and reason">,
     Option<"placement", "placement", "std::string", "\"optimal\"",
            "Gray-op placement at O1: optimal or greedy">,
+    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
+           "Loss scaling: auto (off for bf16), on or off">,
     Option<"report", "report", "std::string", "\"none\"",
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",

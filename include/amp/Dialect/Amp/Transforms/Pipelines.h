@@ -50,6 +50,11 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       *this, "placement",
       llvm::cl::desc("Gray-op placement at O1: optimal (min-cut) or greedy"),
       llvm::cl::init("optimal")};
+  PassOptions::Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "
+                     "for bf16), on or off (scale 1, finite check kept)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<bool> keepAmpCasts{
       *this, "keep-amp-casts",
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
