@@ -361,7 +361,6 @@ func.func @train(%x: tensor<256x16xf32>, %y: tensor<256x4xf32>,
   %losses0 = tensor.empty() : tensor<300xf32>
   %scales0 = tensor.empty() : tensor<300xf32>
   %found0 = tensor.empty() : tensor<300xi32>
-  %inject_at = tensor.extract %inject_step[] : tensor<i32>
   %r:21 = scf.for %i = %c0 to %steps step %c1
       iter_args(%pw1 = %w1, %pb1 = %b1, %pw2 = %w2, %pb2 = %b2,
                 %mw1 = %z16xH, %mb1 = %zH, %mw2 = %zHx4, %mb2 = %z4,
@@ -374,10 +373,19 @@ func.func @train(%x: tensor<256x16xf32>, %y: tensor<256x4xf32>,
           tensor<16x8xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<4xf32>,
           tensor<1xf32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<i32>,
           tensor<300xf32>, tensor<300xf32>, tensor<300xi32>, f32) {
+    // inject = (i == inject_step) ? +Inf : 0, computed where the inputs live
+    // (on the device with --lower-to-gpu: a one-element loop).
     %ii = arith.index_cast %i : index to i32
-    %now = arith.cmpi eq, %ii, %inject_at : i32
-    %injected = arith.select %now, %inf, %zero : f32
-    %inject = tensor.from_elements %injected : tensor<f32>
+    %at = tensor.expand_shape %inject_step [] output_shape [1] : tensor<i32> into tensor<1xi32>
+    %e1 = tensor.empty() : tensor<1xf32>
+    %inject1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+        ins(%at : tensor<1xi32>) outs(%e1 : tensor<1xf32>) {
+    ^bb0(%a: i32, %o: f32):
+      %now = arith.cmpi eq, %ii, %a : i32
+      %v = arith.select %now, %inf, %zero : f32
+      linalg.yield %v : f32
+    } -> tensor<1xf32>
+    %inject = tensor.collapse_shape %inject1 [] : tensor<1xf32> into tensor<f32>
     %s:19 = func.call @train_step(%x, %y, %pw1, %pb1, %pw2, %pb2,
                                   %mw1, %mb1, %mw2, %mb2, %vw1, %vb1, %vw2, %vb2,
                                   %t, %scale, %good, %bad, %hyst, %inject)
@@ -393,16 +401,21 @@ func.func @train(%x: tensor<256x16xf32>, %y: tensor<256x4xf32>,
             tensor<16x8xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<4xf32>,
             tensor<1xf32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<i32>,
             tensor<i1>)
-    %loss = tensor.extract %s#0[] : tensor<f32>
-    %losses1 = tensor.insert %loss into %losses[%i] : tensor<300xf32>
-    %sc = tensor.extract %s#14[] : tensor<f32>
-    %scales1 = tensor.insert %sc into %scales[%i] : tensor<300xf32>
-    %fi = tensor.extract %s#18[] : tensor<i1>
-    %fv = arith.extui %fi : i1 to i32
-    %founds1 = tensor.insert %fv into %founds[%i] : tensor<300xi32>
+    // The histories are written with slices (copies), not host scalars.
+    %losses1 = tensor.insert_slice %s#0 into %losses[%i] [1] [1] : tensor<f32> into tensor<300xf32>
+    %scales1 = tensor.insert_slice %s#14 into %scales[%i] [1] [1] : tensor<f32> into tensor<300xf32>
+    %f1 = tensor.expand_shape %s#18 [] output_shape [1] : tensor<i1> into tensor<1xi1>
+    %ei = tensor.empty() : tensor<1xi32>
+    %fv = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]}
+        ins(%f1 : tensor<1xi1>) outs(%ei : tensor<1xi32>) {
+    ^bb0(%a: i1, %o: i32):
+      %v = arith.extui %a : i1 to i32
+      linalg.yield %v : i32
+    } -> tensor<1xi32>
+    %founds1 = tensor.insert_slice %fv into %founds[%i] [1] [1] : tensor<1xi32> into tensor<300xi32>
     scf.yield %s#1, %s#2, %s#3, %s#4, %s#5, %s#6, %s#7, %s#8, %s#9, %s#10,
               %s#11, %s#12, %s#13, %s#14, %s#15, %s#16, %s#17,
-              %losses1, %scales1, %founds1, %loss
+              %losses1, %scales1, %founds1, %unused
         : tensor<16x8xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<4xf32>,
           tensor<16x8xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<4xf32>,
           tensor<16x8xf32>, tensor<8xf32>, tensor<8x4xf32>, tensor<4xf32>,

@@ -21,6 +21,9 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir {
@@ -71,11 +74,9 @@ struct AmpMapLoopsToGPUPass
         toWrap.push_back(op);
         return WalkResult::skip();
       }
-      if (auto load = dyn_cast<memref::LoadOp>(op))
-        load.emitWarning("amp: a load of a device buffer on the host; it "
-                         "faults on a GPU without unified memory");
       return WalkResult::advance();
     });
+    SmallVector<Operation *> cloned;
     for (Operation *op : toWrap) {
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
@@ -83,8 +84,60 @@ struct AmpMapLoopsToGPUPass
       Value one = arith::ConstantIndexOp::create(b, loc, 1);
       auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
                                           ValueRange{one}, ValueRange{one});
+      // The loads (and the pure arithmetic on them) in the same block that
+      // compute what the op stores, as a 0-d copy is: copied into the
+      // kernel, so the values are read on the device.
+      llvm::SetVector<Operation *> producers;
+      SmallVector<Operation *> worklist{op};
+      while (!worklist.empty()) {
+        Operation *current = worklist.pop_back_val();
+        current->walk([&](Operation *inner) {
+          for (Value operand : inner->getOperands()) {
+            Operation *def = operand.getDefiningOp();
+            if (!def || def->getBlock() != op->getBlock() ||
+                def->getNumRegions() != 0 || producers.contains(def) ||
+                !(isa<memref::LoadOp>(def) || isPure(def)))
+              continue;
+            producers.insert(def);
+            worklist.push_back(def);
+          }
+        });
+      }
+      IRMapping mapping;
+      b.setInsertionPoint(loop.getBody()->getTerminator());
+      SmallVector<Operation *> ordered(producers.begin(), producers.end());
+      llvm::sort(ordered, [](Operation *a, Operation *c) {
+        return a->isBeforeInBlock(c);
+      });
+      for (Operation *def : ordered) {
+        b.clone(*def, mapping);
+        cloned.push_back(def);
+      }
       op->moveBefore(loop.getBody()->getTerminator());
+      for (OpOperand &operand : op->getOpOperands())
+        if (Value mapped = mapping.lookupOrNull(operand.get()))
+          operand.set(mapped);
+      op->walk([&](Operation *inner) {
+        for (OpOperand &operand : inner->getOpOperands())
+          if (Value mapped = mapping.lookupOrNull(operand.get()))
+            operand.set(mapped);
+      });
     }
+    // The host copies nothing uses any more.
+    llvm::sort(cloned, [](Operation *a, Operation *c) {
+      return a->getBlock() == c->getBlock() ? c->isBeforeInBlock(a) : a < c;
+    });
+    for (Operation *def : cloned)
+      if (isOpTriviallyDead(def))
+        def->erase();
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto load = dyn_cast<memref::LoadOp>(op))
+        load.emitWarning("amp: a load of a device buffer on the host; it "
+                         "faults on a GPU without unified memory");
+      return WalkResult::advance();
+    });
 
     // Tile the outermost parallel loops: innermost dimension by the block
     // size, the others by one.

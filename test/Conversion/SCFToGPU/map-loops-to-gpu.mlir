@@ -78,3 +78,39 @@ func.func @scalar(%x: memref<16xf32>, %acc: memref<f32>) {
   }
   return
 }
+
+// -----
+
+// Straight-line host code on memory (a 0-d copy, scalar arithmetic on loaded
+// values): the loads that feed a store move into its one-thread kernel, and
+// no load is left on the host.
+// CHECK-LABEL: func.func @straight_line
+// CHECK-NOT: memref.load
+// CHECK: scf.parallel
+// CHECK: %[[A:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: %[[B:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT: memref.store %[[S]], %{{.*}}[] : memref<f32>
+// CHECK: scf.reduce
+// CHECK: scf.reduce
+// CHECK-NOT: memref.load
+// CHECK: scf.parallel
+// CHECK: %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT: memref.store %[[V]], %{{.*}}[%{{.*}}] : memref<4xf32>
+// CHECK: scf.reduce
+// CHECK: scf.reduce
+// CHECK-NOT: memref.load
+// CHECK: return
+// GPU-LABEL: func.func @straight_line
+// GPU-COUNT-2: gpu.launch
+// GPU-NOT: error
+func.func @straight_line(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>,
+                         %hist: memref<4xf32>, %i: index) {
+  %x = memref.load %a[] : memref<f32>
+  %y = memref.load %b[] : memref<f32>
+  %s = arith.addf %x, %y : f32
+  memref.store %s, %out[] : memref<f32>
+  %v = memref.load %out[] : memref<f32>
+  memref.store %v, %hist[%i] : memref<4xf32>
+  return
+}
