@@ -21,6 +21,13 @@ namespace amp {
 /// Patterns that decompose ops with linalg::AggregatedOpInterface.
 void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
 
+/// The `library_call` of the linalg.generic that amp-lower-loss-scaling
+/// emits per gradient of amp.check_finite_and_unscale (ins: the gradient
+/// [, the 0-d inverse scale]; outs: the unscaled gradient, the 0-d i1 flag).
+/// amp-linalg-to-library-calls turns it into ampGpuCheckFiniteAndUnscaleBuffer.
+inline constexpr llvm::StringLiteral kCheckFiniteAndUnscaleLibraryCall =
+    "amp_check_finite_and_unscale";
+
 /// Patterns lowering amp.scale_loss, amp.check_finite_and_unscale and
 /// amp.update_loss_scaling to linalg/arith/tensor (amp-lower-loss-scaling).
 void populateAmpLowerLossScalingPatterns(RewritePatternSet &patterns);

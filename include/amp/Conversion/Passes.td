@@ -43,7 +43,9 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
       to f32; then per gradient ONE generic that writes
       `round(float(g) * inv)` and ORs `!isfinite(float(g))` into the flag
       (one pass over the gradient); the flag is chained through the
-      gradients, so there is no separate combining step;
+      gradients, so there is no separate combining step. The generic carries
+      `library_call = "amp_check_finite_and_unscale"`: on the GPU pipeline
+      it becomes a call of the runtime's parallel kernel;
     * `amp.update_loss_scaling`: the unified state machine (the runtime's
       `updateLossScalerState`, operation for operation: hysteresis, back-off
       interval, floor at `min_scale` or the smallest normal f32, cap at
@@ -110,7 +112,8 @@ def AmpElideLibraryCallWaitsPass
 
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
-  let summary = "Matmuls as cuBLAS and 2-D convolutions as cuDNN calls";
+  let summary = "Matmuls as cuBLAS, 2-D convolutions as cuDNN, gradient "
+                "unscaling as runtime calls";
   let description = [{
     On bufferized functions, rewrites `linalg.matmul` and
     `linalg.batch_matmul` (including transposed-operand indexing maps, the
@@ -122,6 +125,13 @@ def AmpLinalgToLibraryCallsPass
     Buffers are passed as device pointers; a `linalg.fill` of zero into the
     output right before the op is erased and the call overwrites instead of
     accumulating (beta = 0).
+
+    The per-gradient generic of `amp-lower-loss-scaling` (library_call
+    `"amp_check_finite_and_unscale"`) becomes one call of
+    `ampGpuCheckFiniteAndUnscaleBuffer`, the runtime's parallel unscale and
+    check, which reads the inverse scale and ORs into the flag on the device
+    (no host synchronisation). With a host-scalar scale it stays a generated
+    kernel, with a remark.
 
     Ops that do not fit (dynamic shapes or strides, a non-contiguous inner
     dimension, mixed operand types, other indexing maps) stay linalg ops, to

@@ -31,9 +31,16 @@ struct AmpFuseElementwisePass
     // Producer-consumer fusion of elementwise generics only: no reshape
     // propagation, which would turn named matmuls and convolutions (library
     // calls on GPUs) into generics.
-    linalg::ControlFusionFn control = [](OpOperand *operand) {
+    // A generic with a library_call (the unscale of a gradient) is a
+    // contract with the runtime: nothing is fused into or out of it.
+    auto isLibraryCall = [](Operation *op) {
+      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+      return generic && generic.getLibraryCallAttr();
+    };
+    linalg::ControlFusionFn control = [&](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
-      return producer && producer->hasOneUse();
+      return producer && producer->hasOneUse() && !isLibraryCall(producer) &&
+             !isLibraryCall(operand->getOwner());
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -158,6 +158,8 @@ struct Lowering {
 
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
   LogicalResult lowerConv(linalg::LinalgOp op, bool nhwc, std::string &why);
+  LogicalResult lowerCheckFiniteAndUnscale(linalg::GenericOp op,
+                                           std::string &why);
 };
 } // namespace
 
@@ -340,6 +342,59 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   return success();
 }
 
+LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
+                                                   std::string &why) {
+  // ins(gradient, inverse scale) outs(unscaled, flag), as emitted by
+  // amp-lower-loss-scaling with the scale in a 0-d tensor.
+  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 2) {
+    why = "the scale is a host scalar (hold the scaler state in 0-d tensors "
+          "on the GPU)";
+    return failure();
+  }
+  Value in = op.getDpsInputOperand(0)->get();
+  Value inverse = op.getDpsInputOperand(1)->get();
+  Value out = op.getDpsInitOperand(0)->get();
+  Value flag = op.getDpsInitOperand(1)->get();
+  FailureOr<BufferInfo> inInfo = getBufferInfo(in, why);
+  if (failed(inInfo))
+    return failure();
+  FailureOr<BufferInfo> outInfo = getBufferInfo(out, why);
+  if (failed(outInfo))
+    return failure();
+  if (!isContiguous(*inInfo) || !isContiguous(*outInfo)) {
+    why = "the gradient buffers must be contiguous";
+    return failure();
+  }
+  int32_t dtype = getDTypeCode(inInfo->type.getElementType());
+  if (dtype < 0 || inInfo->type.getElementType() !=
+                       outInfo->type.getElementType()) {
+    why = "gradients must be f32, f16 or bf16";
+    return failure();
+  }
+  auto inverseType = dyn_cast<MemRefType>(inverse.getType());
+  auto flagType = dyn_cast<MemRefType>(flag.getType());
+  if (!inverseType || inverseType.getRank() != 0 || !flagType ||
+      flagType.getRank() != 0) {
+    why = "the scale and the flag must be 0-d buffers";
+    return failure();
+  }
+  BufferInfo scalarInfo;
+  scalarInfo.type = inverseType;
+  BufferInfo flagInfo;
+  flagInfo.type = flagType;
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  SmallVector<Value> args = {getPointer(b, loc, in, *inInfo),
+                             getPointer(b, loc, out, *outInfo),
+                             i64c(loc, inInfo->type.getNumElements()),
+                             i32c(loc, dtype),
+                             getPointer(b, loc, inverse, scalarInfo),
+                             getPointer(b, loc, flag, flagInfo)};
+  emitCall(op, "ampGpuCheckFiniteAndUnscaleBuffer", args);
+  op->erase();
+  return success();
+}
+
 namespace {
 struct AmpLinalgToLibraryCallsPass
     : public amp::impl::AmpLinalgToLibraryCallsPassBase<
@@ -353,6 +408,25 @@ struct AmpLinalgToLibraryCallsPass
         ops.push_back(op);
     });
     Lowering lowering(module);
+    SmallVector<linalg::GenericOp> checks;
+    module.walk([&](linalg::GenericOp op) {
+      if (op.getLibraryCallAttr() &&
+          op.getLibraryCallAttr().getValue() ==
+              kCheckFiniteAndUnscaleLibraryCall)
+        checks.push_back(op);
+    });
+    for (linalg::GenericOp op : checks) {
+      std::string why;
+      if (!op.hasPureBufferSemantics()) {
+        op->emitRemark("amp: not a library call: the op is on tensors "
+                       "(run after bufferization)");
+        continue;
+      }
+      if (failed(lowering.lowerCheckFiniteAndUnscale(op, why)))
+        op->emitRemark() << "amp: check_finite_and_unscale kept as a "
+                            "one-thread generated kernel: "
+                         << why;
+    }
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitRemark("amp: not a library call: the op is on tensors "

@@ -229,6 +229,11 @@ struct LowerCheckFiniteAndUnscale
             Value any = arith::OrIOp::create(b, l, args.back(), bad);
             linalg::YieldOp::create(b, l, ValueRange{result, any});
           });
+      // On the GPU, amp-linalg-to-library-calls turns it into one call of
+      // the runtime's parallel kernel (the loops are all reductions because
+      // of the flag, so as a generated kernel it would run on one thread).
+      generic.setLibraryCallAttr(
+          rewriter.getStringAttr(kCheckFiniteAndUnscaleLibraryCall));
       unscaled.push_back(generic.getResult(0));
       flag = generic.getResult(1);
     }

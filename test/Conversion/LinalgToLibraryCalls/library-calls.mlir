@@ -93,3 +93,55 @@ func.func @offset(%a: memref<8x16xf16>, %b: memref<8x8xf16>, %c: memref<8x8xf32>
   linalg.matmul ins(%s, %b : memref<8x8xf16, strided<[16, 1], offset: 8>>, memref<8x8xf16>) outs(%c : memref<8x8xf32>)
   return
 }
+
+// -----
+
+// The per-gradient unscale of amp-lower-loss-scaling (library_call
+// "amp_check_finite_and_unscale") becomes one call of the runtime's parallel
+// kernel: gradient in and out, element count, dtype, and the device pointers
+// of the inverse scale and of the flag.
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#sc2 = affine_map<(d0, d1) -> ()>
+// CHECK-LABEL: func.func @unscale
+// CHECK-DAG: %[[N:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %[[T]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-NOT: linalg.generic
+// CHECK: func.func private @ampGpuCheckFiniteAndUnscaleBuffer(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) attributes {amp.stream_ordered}
+func.func @unscale(%g: memref<8x8xf16>, %inv: memref<f32>, %out: memref<8x8xf16>, %flag: memref<i1>) {
+  linalg.generic {indexing_maps = [#id2, #sc2, #id2, #sc2], iterator_types = ["reduction", "reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g, %inv : memref<8x8xf16>, memref<f32>) outs(%out, %flag : memref<8x8xf16>, memref<i1>) {
+  ^bb0(%x: f16, %i: f32, %o: f16, %acc: i1):
+    %w = arith.extf %x : f16 to f32
+    %p = arith.mulf %w, %i : f32
+    %t = arith.truncf %p : f32 to f16
+    %a = math.absf %w : f32
+    %inf = arith.constant 0x7F800000 : f32
+    %bad = arith.cmpf uge, %a, %inf : f32
+    %any = arith.ori %acc, %bad : i1
+    linalg.yield %t, %any : f16, i1
+  }
+  return
+}
+
+// -----
+
+// With the scale a host scalar, the generic stays (a one-thread kernel).
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+func.func @unscale_host_scale(%g: memref<8xf32>, %inv: f32, %out: memref<8xf32>, %flag: memref<i1>) {
+  // expected-remark @+1 {{amp: check_finite_and_unscale kept as a one-thread generated kernel: the scale is a host scalar (hold the scaler state in 0-d tensors on the GPU)}}
+  linalg.generic {indexing_maps = [#id1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g : memref<8xf32>) outs(%out, %flag : memref<8xf32>, memref<i1>) {
+  ^bb0(%x: f32, %o: f32, %acc: i1):
+    %p = arith.mulf %x, %inv : f32
+    %a = math.absf %x : f32
+    %inf = arith.constant 0x7F800000 : f32
+    %bad = arith.cmpf uge, %a, %inf : f32
+    %any = arith.ori %acc, %bad : i1
+    linalg.yield %p, %any : f32, i1
+  }
+  return
+}

@@ -36,7 +36,7 @@ func.func @scale_tensor(%l: tensor<8x4xf16>, %s: tensor<f32>) -> tensor<8x4xf32>
 // CHECK: %[[INV64:.*]] = arith.divf %{{.*}}, %[[WIDE]] : f64
 // CHECK: %[[INV:.*]] = arith.truncf %[[INV64]] : f64 to f32
 // CHECK: %[[F0:.*]] = linalg.fill ins(%false : i1)
-// CHECK: %[[G0:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"]
+// CHECK: %[[G0:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"], library_call = "amp_check_finite_and_unscale"}
 // CHECK-SAME: outs(%{{.*}}, %[[F0]] : tensor<16x4xf16>, tensor<i1>)
 // CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %[[ACC:.*]]: i1):
 // CHECK: %[[X:.*]] = arith.extf %[[IN]] : f16 to f32
