@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 DEFAULT_LIB = "build/lib/libamp_runtime.so"
 # Tried in order when --lib is not given and the default does not exist:
 # standalone builds of runtime/ (cmake -S runtime -B <dir>).
-FALLBACK_LIBS = ["build-rt/libamp_runtime.so", "/tmp/build-rt-a/libamp_runtime.so"]
+FALLBACK_LIBS = ["build-rt/libamp_runtime.so"]
 
 AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16 = 0, 1, 2
 TYPES = {"f32": AMP_DTYPE_F32, "f16": AMP_DTYPE_F16, "bf16": AMP_DTYPE_BF16}

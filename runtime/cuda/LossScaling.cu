@@ -7,6 +7,10 @@
 //   amp_ls_check_unscale_{f32,f16,bf16}
 //                                 x *= inv_scale in place over a work list of
 //                                 (tensor, chunk) pieces, found_inf on input
+//   amp_ls_unscale_buffer_{f32,f16,bf16}
+//                                 out = in * inv_scale over one buffer (in
+//                                 place or not), found_inf a byte; the entry
+//                                 point for compiled code
 //   amp_opt_{sgd,momentum,adam,adamw}
 //                                 fp32 master update + low-precision copy
 //   amp_opt_commit                <<<1,1>>> advances t and beta^t unless the
@@ -244,6 +248,109 @@ checkUnscale(const CheckItem *items, int64_t numItems, const float *invScale,
                      : checkUnscaleItems<Op, true>(items, numItems, inv);
   if (__syncthreads_or(static_cast<int>(bad)) && threadIdx.x == 0)
     *foundInf = 1.0f;
+}
+
+//===----------------------------------------------------------------------===//
+// Check finite and unscale of one buffer
+//===----------------------------------------------------------------------===//
+
+/// Element `i` of `in` to element `i` of `out`: the unscaled value with
+/// `Scale`, else the input bits unchanged; nothing is stored without
+/// `Write`.
+template <typename Op, bool Scale, bool Write>
+__device__ __forceinline__ void
+bufferScalar(const char *in, char *out, int64_t i, float inv, uint32_t &bad) {
+  if (Op::kElementBytes == 4) {
+    uint32_t x = reinterpret_cast<const uint32_t *>(in)[i];
+    uint32_t y = Op::word(x, inv, bad);
+    if (Write)
+      reinterpret_cast<uint32_t *>(out)[i] = Scale ? y : x;
+  } else {
+    // The upper half is 0 (finite) and dropped.
+    uint32_t x = reinterpret_cast<const unsigned short *>(in)[i];
+    uint32_t y = Op::word(x, inv, bad);
+    if (Write)
+      reinterpret_cast<unsigned short *>(out)[i] =
+          static_cast<unsigned short>(Scale ? y : x);
+  }
+}
+
+/// The whole grid strides over the buffer. When `in` and `out` have the same
+/// offset from a 16-byte boundary, the elements before the first boundary
+/// and after the last one are done one by one (fewer than a vector's worth
+/// each, by the first threads of the grid) and the rest with 16-byte
+/// accesses, four in flight per thread, as in checkUnscaleItems; otherwise
+/// every element is done one by one. `in` == `out` is fine: each element is
+/// read before it is written, by the same thread.
+template <typename Op, bool Scale, bool Write>
+__device__ __forceinline__ uint32_t unscaleBufferRange(const char *in,
+                                                       char *out, int64_t numel,
+                                                       float inv) {
+  constexpr int64_t kPerVector = 16 / Op::kElementBytes;
+  constexpr int kUnroll = 4;
+  const int64_t thread =
+      static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const uint64_t inAddress = reinterpret_cast<uint64_t>(in);
+  const uint64_t outAddress = reinterpret_cast<uint64_t>(out);
+  uint32_t bad = 0;
+  int64_t head = 0, numVectors = 0;
+  if (((inAddress ^ outAddress) & 15u) == 0) {
+    // The host checked that both are multiples of the element size.
+    head = static_cast<int64_t>((16u - (inAddress & 15u)) & 15u) /
+           Op::kElementBytes;
+    if (head > numel)
+      head = numel;
+    numVectors = (numel - head) / kPerVector;
+  }
+  const int64_t tailStart = head + numVectors * kPerVector;
+  if (thread < head)
+    bufferScalar<Op, Scale, Write>(in, out, thread, inv, bad);
+  for (int64_t i = tailStart + thread; i < numel; i += stride)
+    bufferScalar<Op, Scale, Write>(in, out, i, inv, bad);
+  const uint4 *src =
+      reinterpret_cast<const uint4 *>(in + head * Op::kElementBytes);
+  uint4 *dst = reinterpret_cast<uint4 *>(out + head * Op::kElementBytes);
+  int64_t i = thread;
+  for (; i + (kUnroll - 1) * stride < numVectors; i += kUnroll * stride) {
+    uint4 v[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+      v[u] = src[i + u * stride];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      uint4 y = unscaleVector<Op>(v[u], inv, bad);
+      if (Write)
+        dst[i + u * stride] = Scale ? y : v[u];
+    }
+  }
+  for (; i < numVectors; i += stride) {
+    uint4 v = src[i];
+    uint4 y = unscaleVector<Op>(v, inv, bad);
+    if (Write)
+      dst[i] = Scale ? y : v;
+  }
+  return bad;
+}
+
+/// With inv_scale == 1 nothing is multiplied, exactly like the CPU: in
+/// place, nothing is stored (x * 1 == x for every non-NaN x, and NaNs keep
+/// their bits, signalling ones included); out of place, the bits are
+/// copied. One store of 1 per block that saw a non-finite input (no
+/// atomics; the flag is never cleared here).
+template <typename Op>
+__device__ __forceinline__ void
+unscaleBuffer(const void *in, void *out, int64_t numel, const float *invScale,
+              uint8_t *foundInf) {
+  const float inv = *invScale;
+  const char *src = static_cast<const char *>(in);
+  char *dst = static_cast<char *>(out);
+  uint32_t bad =
+      inv != 1.0f  ? unscaleBufferRange<Op, true, true>(src, dst, numel, inv)
+      : src != dst ? unscaleBufferRange<Op, false, true>(src, dst, numel, inv)
+                   : unscaleBufferRange<Op, false, false>(src, dst, numel, inv);
+  if (__syncthreads_or(static_cast<int>(bad)) && threadIdx.x == 0)
+    *foundInf = 1;
 }
 
 //===----------------------------------------------------------------------===//
@@ -488,6 +595,24 @@ extern "C" __global__ void __launch_bounds__(kCheckBlockSize)
     amp_ls_check_unscale_bf16(const CheckItem *items, int64_t numItems,
                               const float *invScale, float *foundInf) {
   checkUnscale<UnscaleBF16>(items, numItems, invScale, foundInf);
+}
+
+extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
+    amp_ls_unscale_buffer_f32(const void *in, void *out, int64_t numel,
+                              const float *invScale, uint8_t *foundInf) {
+  unscaleBuffer<UnscaleF32>(in, out, numel, invScale, foundInf);
+}
+
+extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
+    amp_ls_unscale_buffer_f16(const void *in, void *out, int64_t numel,
+                              const float *invScale, uint8_t *foundInf) {
+  unscaleBuffer<UnscaleF16>(in, out, numel, invScale, foundInf);
+}
+
+extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
+    amp_ls_unscale_buffer_bf16(const void *in, void *out, int64_t numel,
+                               const float *invScale, uint8_t *foundInf) {
+  unscaleBuffer<UnscaleBF16>(in, out, numel, invScale, foundInf);
 }
 
 #define AMP_OPTIMIZER_KERNEL(name, kind)                                       \

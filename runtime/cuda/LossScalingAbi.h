@@ -35,6 +35,15 @@ constexpr const char *kCheckKernelF32 = "amp_ls_check_unscale_f32";
 constexpr const char *kCheckKernelF16 = "amp_ls_check_unscale_f16";
 constexpr const char *kCheckKernelBF16 = "amp_ls_check_unscale_bf16";
 
+/// <<<grid, kBufferBlockSize>>>(const void *in, void *out, int64_t numel,
+/// const float *invScale, uint8_t *foundInf), one kernel per element type:
+/// out[i] = round(float(in[i]) * *invScale) over one buffer (in == out or
+/// disjoint, numel >= 1, both aligned to their elements), grid-stride;
+/// foundInf is a byte, set to 1 (never cleared) if an input is not finite.
+constexpr const char *kBufferKernelF32 = "amp_ls_unscale_buffer_f32";
+constexpr const char *kBufferKernelF16 = "amp_ls_unscale_buffer_f16";
+constexpr const char *kBufferKernelBF16 = "amp_ls_unscale_buffer_bf16";
+
 /// <<<grid, kOptBlockSize>>>(const OptTensor *tensors, const OptItem *items,
 /// int64_t numItems, const OptStepRecord *record, const float *foundInf,
 /// const float *invScale, AmpOptimizerConfig config); foundInf and invScale
@@ -77,6 +86,14 @@ constexpr int kCheckBlockSize = 256;
 /// Bytes of a full chunk: a multiple of 16, so every chunk of a 16-byte
 /// aligned tensor is 16-byte aligned too.
 constexpr int64_t kCheckChunkBytes = 64 * 1024;
+
+//===----------------------------------------------------------------------===//
+// Check finite and unscale of one buffer (entry point for compiled code)
+//===----------------------------------------------------------------------===//
+
+constexpr int kBufferBlockSize = 256;
+/// Grid cap of the buffer kernels, per multiprocessor (blocks then loop).
+constexpr int64_t kBufferBlocksPerSm = 4;
 
 //===----------------------------------------------------------------------===//
 // Optimizers

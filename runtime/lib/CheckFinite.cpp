@@ -21,6 +21,11 @@
 // for every finite and infinite x, so nothing is written (a NaN keeps its
 // bits, signalling or not).
 //
+// ampCpuCheckFiniteAndUnscaleBuffer, the CPU twin of the GPU entry point for
+// compiled code, runs the same in-place kernels: directly when in == out,
+// else on L1-sized chunks first copied from in to out, so that its results
+// are those of ampCheckFiniteAndUnscale{F32,F16,BF16} in every case.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
@@ -564,7 +569,58 @@ int checkFiniteAndUnscale(const char *call, Kind kind, void *const *tensors,
   return bad ? 1 : 0;
 }
 
+/// Bytes per chunk of the out-of-place buffer path: copied, then unscaled in
+/// place while it is still in L1. A multiple of 16 elements of every type
+/// (the SIMD kernels' step), so only the last chunk has a tail.
+constexpr int64_t kBufferChunkBytes = 16 * 1024;
+
+/// Largest numel of the buffer entry points (as the GPU tables): keeps byte
+/// counts and address arithmetic far from overflow.
+constexpr int64_t kMaxBufferNumel = int64_t(1) << 54;
+
 } // namespace
+
+bool amp::rt::validateUnscaleBuffer(const char *call, const void *in,
+                                    const void *out, int64_t numel,
+                                    int32_t dtype, const float *invScale,
+                                    const uint8_t *foundInf) {
+  if (dtype != AMP_DTYPE_F32 && dtype != AMP_DTYPE_F16 &&
+      dtype != AMP_DTYPE_BF16)
+    return setError(call, "dtype must be F32, F16 or BF16, got %d",
+                    static_cast<int>(dtype));
+  if (numel < 0 || numel > kMaxBufferNumel)
+    return setError(call, "numel must be in [0, 2^54], got %lld",
+                    static_cast<long long>(numel));
+  if (numel == 0)
+    return true; // Nothing is touched: the pointers may be anything.
+  const struct {
+    const void *ptr;
+    const char *name;
+  } pointers[] = {
+      {in, "in"}, {out, "out"}, {invScale, "invScale"}, {foundInf, "foundInf"}};
+  for (const auto &p : pointers)
+    if (!p.ptr)
+      return setError(call, "%s is NULL with numel %lld", p.name,
+                      static_cast<long long>(numel));
+  const size_t size = dtypeSize(dtype);
+  const uintptr_t inBegin = reinterpret_cast<uintptr_t>(in);
+  const uintptr_t outBegin = reinterpret_cast<uintptr_t>(out);
+  if (inBegin % size != 0 || outBegin % size != 0)
+    return setError(call, "%s = %p is not aligned to its %zu-byte %s elements",
+                    inBegin % size != 0 ? "in" : "out",
+                    inBegin % size != 0 ? in : out, size, dtypeName(dtype));
+  if (reinterpret_cast<uintptr_t>(invScale) % alignof(float) != 0)
+    return setError(call, "invScale = %p is not aligned to 4 bytes",
+                    static_cast<const void *>(invScale));
+  const uintptr_t bytes = static_cast<uintptr_t>(numel) * size;
+  if (inBegin != outBegin && inBegin < outBegin + bytes &&
+      outBegin < inBegin + bytes)
+    return setError(call,
+                    "in = %p and out = %p overlap (%lld %s elements): they "
+                    "must be equal or disjoint",
+                    in, out, static_cast<long long>(numel), dtypeName(dtype));
+  return true;
+}
 
 //===----------------------------------------------------------------------===//
 // C API
@@ -639,6 +695,39 @@ int ampCheckFiniteAndUnscaleToF32(const void *const *src, int32_t srcType,
     if (numels[i] > 0)
       bad |= unscaleToF32(srcType, src[i], dst[i], numels[i], inv, simd);
   return bad ? 1 : 0;
+}
+
+void ampCpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
+                                       int32_t dtype, const float *invScale,
+                                       uint8_t *foundInf) {
+  const char *call = "ampCpuCheckFiniteAndUnscaleBuffer";
+  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
+    return raiseLastError();
+  if (numel == 0)
+    return;
+  const Kind kind = dtype == AMP_DTYPE_F32   ? Kind::F32
+                    : dtype == AMP_DTYPE_F16 ? Kind::F16
+                                             : Kind::BF16;
+  // Read once, before anything is written (it may live in any buffer).
+  const float inv = *invScale;
+  const bool simd = useSimd();
+  uint32_t bad = 0;
+  if (in == out) {
+    bad = unscaleInPlace(kind, out, numel, inv, simd);
+  } else {
+    const int64_t size = static_cast<int64_t>(dtypeSize(dtype));
+    const int64_t chunk = kBufferChunkBytes / size;
+    const char *src = static_cast<const char *>(in);
+    char *dst = static_cast<char *>(out);
+    for (int64_t start = 0; start < numel; start += chunk) {
+      int64_t n = numel - start < chunk ? numel - start : chunk;
+      std::memcpy(dst + start * size, src + start * size,
+                  static_cast<size_t>(n * size));
+      bad |= unscaleInPlace(kind, dst + start * size, n, inv, simd);
+    }
+  }
+  if (bad)
+    *foundInf = 1;
 }
 
 } // extern "C"

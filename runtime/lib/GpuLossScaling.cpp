@@ -14,7 +14,9 @@
 // The kernels (cuda/LossScaling.cu) are compiled by nvcc into a fatbin that
 // CMake embeds as a byte array; the module is loaded on first use with
 // cuModuleLoadDataEx and its functions cached for the process. Errors set
-// ampLastError() and are returned, never passed to the error handler.
+// ampLastError() and are returned, never passed to the error handler, except
+// in ampGpuCheckFiniteAndUnscaleBuffer (an entry point for compiled code,
+// void like ampGpuGemm), which raises them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +98,9 @@ enum KernelId {
   kCheckF32,
   kCheckF16,
   kCheckBF16,
+  kBufferF32,
+  kBufferF16,
+  kBufferBF16,
   kSgd,
   kMomentum,
   kAdam,
@@ -105,13 +110,14 @@ enum KernelId {
 };
 
 const char *const kKernelNames[kNumKernels] = {
-    kUpdateKernel,    kCheckKernelF32, kCheckKernelF16,
-    kCheckKernelBF16, kOptKernelSgd,   kOptKernelMomentum,
-    kOptKernelAdam,   kOptKernelAdamW, kOptCommitKernel};
+    kUpdateKernel,      kCheckKernelF32,  kCheckKernelF16,   kCheckKernelBF16,
+    kBufferKernelF32,   kBufferKernelF16, kBufferKernelBF16, kOptKernelSgd,
+    kOptKernelMomentum, kOptKernelAdam,   kOptKernelAdamW,   kOptCommitKernel};
 
 struct Kernels {
   CUmodule module = nullptr;
   CUfunction functions[kNumKernels] = {};
+  int multiprocessors = 0; // Of the device; 0 if the query failed.
 };
 
 /// Initialises the GPU (making the context current on this thread) and loads
@@ -172,6 +178,10 @@ const Kernels *gpuKernels(const char *call, const DriverApi **driver) {
       return nullptr;
     }
   }
+  if (drv->cuDeviceGetAttribute(&kernels->multiprocessors,
+                                CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT,
+                                gpuDevice()) != CUDA_SUCCESS)
+    kernels->multiprocessors = 0;
   loaded.store(kernels, std::memory_order_release);
   return kernels;
 #endif
@@ -562,6 +572,47 @@ int ampGpuCheckFiniteAndUnscale(AmpGpuLossScaler *scaler,
   void *params[] = {&items, &numItems, &invScale, &foundInf};
   return launch(call, drv, kernels, id, numItems, kCheckBlockSize, params) ? 0
                                                                            : 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Check finite and unscale of one buffer (compiled code)
+//===----------------------------------------------------------------------===//
+
+void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
+                                       int32_t dtype, const float *invScale,
+                                       uint8_t *foundInf) {
+  const char *call = "ampGpuCheckFiniteAndUnscaleBuffer";
+  // Host-side checks only: nothing is read from the device pointers.
+  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
+    return raiseLastError();
+  if (numel == 0)
+    return; // No launch, no driver call.
+  const DriverApi *drv = nullptr;
+  const Kernels *kernels = gpuKernels(call, &drv);
+  if (!kernels)
+    return raiseLastError();
+  const int64_t elementSize = static_cast<int64_t>(dtypeSize(dtype));
+  const uintptr_t inAddress = reinterpret_cast<uintptr_t>(in);
+  const uintptr_t outAddress = reinterpret_cast<uintptr_t>(out);
+  // Work items per thread pass: 16-byte vectors when in and out share their
+  // offset from a 16-byte boundary (as the kernel decides), else elements.
+  const int64_t items = ((inAddress ^ outAddress) & 15u) == 0
+                            ? chunksOf(numel, 16 / elementSize)
+                            : numel;
+  const int64_t cap = kernels->multiprocessors > 0
+                          ? kBufferBlocksPerSm * kernels->multiprocessors
+                          : 65535;
+  const int64_t grid =
+      std::max<int64_t>(1, std::min(chunksOf(items, kBufferBlockSize), cap));
+  KernelId id = dtype == AMP_DTYPE_F32   ? kBufferF32
+                : dtype == AMP_DTYPE_F16 ? kBufferF16
+                                         : kBufferBF16;
+  CUdeviceptr inPtr = inAddress, outPtr = outAddress;
+  CUdeviceptr invPtr = reinterpret_cast<CUdeviceptr>(invScale);
+  CUdeviceptr foundPtr = reinterpret_cast<CUdeviceptr>(foundInf);
+  void *params[] = {&inPtr, &outPtr, &numel, &invPtr, &foundPtr};
+  if (!launch(call, drv, kernels, id, grid, kBufferBlockSize, params))
+    raiseLastError();
 }
 
 //===----------------------------------------------------------------------===//

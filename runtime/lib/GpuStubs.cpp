@@ -91,6 +91,16 @@ void ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
   raiseLastError();
 }
 
+void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
+                                       int32_t dtype, const float *invScale,
+                                       uint8_t *foundInf) {
+  const char *call = "ampGpuCheckFiniteAndUnscaleBuffer";
+  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
+    return raiseLastError();
+  if (numel > 0) // numel == 0 does nothing, as with CUDA.
+    fail(call);
+}
+
 void *mgpuModuleLoad(void *blob, size_t size) {
   return newModule("mgpuModuleLoad", blob, size, false, 4);
 }

@@ -91,6 +91,14 @@ bool validateGemm(const char *call, const GemmArgs &args, bool forCuBlas);
 /// padLeft) and int32 sizes.
 bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
 
+/// ampGpu/ampCpuCheckFiniteAndUnscaleBuffer: a valid dtype, 0 <= numel <=
+/// 2^54, and for numel > 0 non-NULL pointers, in/out aligned to their
+/// elements and invScale to 4 bytes, in == out or disjoint. Reads nothing
+/// through the pointers (CheckFinite.cpp).
+bool validateUnscaleBuffer(const char *call, const void *in, const void *out,
+                           int64_t numel, int32_t dtype, const float *invScale,
+                           const uint8_t *foundInf);
+
 //===----------------------------------------------------------------------===//
 // Lazily loaded GPU module record (created without any CUDA call)
 //===----------------------------------------------------------------------===//

@@ -5,11 +5,13 @@
 // against their CPU counterparts: the update kernel follows the host state
 // machine step by step for every preset, unscaling is bit-identical to
 // ampCheckFiniteAndUnscale* (Inf/NaN payloads, odd sizes, misaligned
-// tensors, 1000+ tensors in one table), optimizers match ampOptimizerStep
-// and leave every byte alone on a skipped step, and checkpoints move between
-// the GPU and the host scaler. Every GPU test skips when ampGpuAvailable()
-// is 0; without a GPU one test checks that creation fails with a clear
-// message instead.
+// tensors, 1000+ tensors in one table), the one-buffer entry point for
+// compiled code (ampGpuCheckFiniteAndUnscaleBuffer) is bit-identical to its
+// CPU twin in place and out of place with a byte flag that accumulates,
+// optimizers match ampOptimizerStep and leave every byte alone on a skipped
+// step, and checkpoints move between the GPU and the host scaler. Every GPU
+// test skips when ampGpuAvailable() is 0; without a GPU one test checks that
+// creation fails with a clear message instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -617,6 +619,304 @@ TEST_F(GpuLossScaling, EmptyTablesAndArgumentErrors) {
   ampGpuTensorTableDestroy(zeroSized);
   ampGpuTensorTableDestroy(empty);
   ampGpuLossScalerDestroy(scaler);
+}
+
+//===----------------------------------------------------------------------===//
+// One buffer: ampGpuCheckFiniteAndUnscaleBuffer against its CPU twin
+//===----------------------------------------------------------------------===//
+
+/// The found_inf byte of both twins inside 16 bytes of guard values (device
+/// and host mirror), so that a store to any other byte shows up.
+struct TwinFlags {
+  static constexpr size_t kAt = 5;
+  DeviceMemory device{16};
+  std::array<unsigned char, 16> host;
+
+  void reset(unsigned char value) {
+    host.fill(0x5a);
+    host[kAt] = value;
+    device.upload(host.data(), host.size());
+  }
+  uint8_t *devicePtr() { return reinterpret_cast<uint8_t *>(device.at(kAt)); }
+  uint8_t *hostPtr() { return &host[kAt]; }
+  /// The device bytes equal the host ones; returns the device flag.
+  unsigned char expectSame() {
+    std::array<unsigned char, 16> got;
+    device.download(got.data(), got.size());
+    EXPECT_EQ(got, host) << "flag: gpu " << int(got[kAt]) << ", cpu "
+                         << int(host[kAt]);
+    return got[kAt];
+  }
+};
+
+/// Random elements (raw bits), finite unless `raw`, with one planted Inf/NaN
+/// (quiet or signalling, payloads) at a random element of [first, last) if
+/// `plant`.
+std::vector<unsigned char> bufferBytes(int32_t dtype, size_t count,
+                                       std::mt19937 &rng, bool raw, bool plant,
+                                       size_t first, size_t last) {
+  const size_t es = elementSize(dtype);
+  std::vector<unsigned char> bytes(count * es);
+  std::uniform_int_distribution<uint32_t> bits;
+  for (size_t i = 0; i < count; ++i) {
+    uint32_t word = bits(rng);
+    if (!raw)
+      word &= dtype == AMP_DTYPE_F32 ? 0xbfffffffu : 0xbfffu;
+    std::memcpy(&bytes[i * es], &word, es);
+  }
+  if (plant && last > first) {
+    static const uint32_t f32[] = {0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                   0xffc12345u, 0x7f800001u, 0x7fa00005u};
+    static const uint32_t f16[] = {0x7c00u, 0xfc00u, 0x7e00u,
+                                   0xfe3du, 0x7c01u, 0x7d55u};
+    static const uint32_t bf16[] = {0x7f80u, 0xff80u, 0x7fc0u,
+                                    0xffc5u, 0x7f81u, 0x7fa3u};
+    const uint32_t *table = dtype == AMP_DTYPE_F32   ? f32
+                            : dtype == AMP_DTYPE_F16 ? f16
+                                                     : bf16;
+    std::uniform_int_distribution<size_t> where(first, last - 1);
+    std::uniform_int_distribution<int> which(0, 5);
+    std::memcpy(&bytes[where(rng) * es], &table[which(rng)], es);
+  }
+  return bytes;
+}
+
+/// Reports the first differing elements of two byte buffers.
+void expectSameBytes(const std::vector<unsigned char> &gpu,
+                     const std::vector<unsigned char> &cpu,
+                     const std::vector<unsigned char> &input, size_t es,
+                     const char *what) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  size_t bad = 0;
+  for (size_t e = 0; e * es < cpu.size(); ++e) {
+    if (std::memcmp(&gpu[e * es], &cpu[e * es], es) == 0)
+      continue;
+    uint32_t g = 0, c = 0, in = 0;
+    std::memcpy(&g, &gpu[e * es], es);
+    std::memcpy(&c, &cpu[e * es], es);
+    if (e * es < input.size())
+      std::memcpy(&in, &input[e * es], es);
+    if (bad++ < 10)
+      ADD_FAILURE() << what << " element " << e << ": input 0x" << std::hex
+                    << in << " gpu 0x" << g << " cpu 0x" << c;
+  }
+  EXPECT_EQ(bad, 0u) << what;
+}
+
+/// One call of both twins on the same bytes. `in` starts `inOffset`
+/// elements into its allocation; out of place, `out` starts `outOffset`
+/// elements into another one (allocations are at least 16-byte aligned), so
+/// the offsets choose the misalignments. Every byte of both allocations (guards
+/// included) and of the flag block is compared afterwards. The flags are
+/// not reset here.
+void runBufferTwins(int32_t dtype, int64_t numel, size_t inOffset, bool inPlace,
+                    size_t outOffset, const std::vector<unsigned char> &inBytes,
+                    std::mt19937 &rng, float inv, const float *deviceInv,
+                    TwinFlags &flags) {
+  SCOPED_TRACE(testing::Message()
+               << "dtype " << dtype << ", numel " << numel << ", inv " << inv
+               << ", in offset " << inOffset
+               << (inPlace ? std::string(", in place")
+                           : ", out offset " + std::to_string(outOffset)));
+  const size_t es = elementSize(dtype);
+  DeviceMemory inDevice(inBytes.size());
+  inDevice.upload(inBytes.data(), inBytes.size());
+  std::vector<unsigned char> outBytes;
+  std::unique_ptr<DeviceMemory> outDevice;
+  if (!inPlace) {
+    outBytes = bufferBytes(dtype, outOffset + numel + 5, rng, /*raw=*/true,
+                           false, 0, 0);
+    outDevice = std::make_unique<DeviceMemory>(outBytes.size());
+    outDevice->upload(outBytes.data(), outBytes.size());
+  }
+  const void *gpuIn = inDevice.at(inOffset * es);
+  void *gpuOut =
+      inPlace ? inDevice.at(inOffset * es) : outDevice->at(outOffset * es);
+  ampGpuCheckFiniteAndUnscaleBuffer(gpuIn, gpuOut, numel, dtype, deviceInv,
+                                    flags.devicePtr());
+
+  std::vector<unsigned char> cpuIn = inBytes, cpuOut = outBytes;
+  void *cpuOutPtr =
+      inPlace ? cpuIn.data() + inOffset * es : cpuOut.data() + outOffset * es;
+  ampCpuCheckFiniteAndUnscaleBuffer(cpuIn.data() + inOffset * es, cpuOutPtr,
+                                    numel, dtype, &inv, flags.hostPtr());
+
+  std::vector<unsigned char> gpuInBytes(inBytes.size());
+  inDevice.download(gpuInBytes.data(), gpuInBytes.size());
+  expectSameBytes(gpuInBytes, cpuIn, inBytes, es, "in");
+  if (!inPlace) {
+    std::vector<unsigned char> gpuOutBytes(outBytes.size());
+    outDevice->download(gpuOutBytes.data(), gpuOutBytes.size());
+    std::vector<unsigned char> shifted(inBytes.begin() + inOffset * es,
+                                       inBytes.end());
+    shifted.insert(shifted.begin(), outOffset * es, 0);
+    expectSameBytes(gpuOutBytes, cpuOut, shifted, es, "out");
+  }
+  flags.expectSame();
+}
+
+/// Element offsets of in (and out) in their allocations: aligned, misaligned
+/// by the same amount (the 16-byte path after a scalar head), and misaligned
+/// differently (the element-wise path).
+struct OffsetCase {
+  size_t in;
+  bool inPlace;
+  size_t out;
+};
+const OffsetCase kOffsetCases[] = {
+    {0, true, 0},  {1, true, 0},  {3, true, 0},  {7, true, 0},
+    {0, false, 0}, {1, false, 1}, {3, false, 3}, {1, false, 5},
+    {1, false, 9}, {2, false, 5}, {3, false, 0}, {0, false, 7},
+};
+constexpr size_t kNumOffsetCases = sizeof(kOffsetCases) / sizeof(OffsetCase);
+
+TEST_F(GpuLossScaling, BufferEntryMatchesCpuTwinBitForBit) {
+  std::mt19937 rng(23);
+  const int64_t smallSizes[] = {1,  2,  3,   4,   5,    7,    8,
+                                9,  15, 16,  17,  31,   33,   63,
+                                64, 65, 255, 257, 1000, 4097, 65537};
+  const int64_t largeSizes[] = {(int64_t(1) << 20) + 3, 3000017};
+  // 1/65536, 1/3 (not a power of two), > 1, and 1 (no multiply: in place
+  // nothing is written, NaN bits are kept).
+  const float invs[] = {1.0f / 65536.0f, static_cast<float>(1.0 / 3.0), 8.0f,
+                        1.0f};
+  DeviceMemory invDevice(sizeof(float));
+  TwinFlags flags;
+  for (int32_t dtype : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    for (float inv : invs) {
+      invDevice.upload(&inv, sizeof(inv));
+      const float *deviceInv = static_cast<const float *>(invDevice.ptr);
+      auto group = [&](int64_t numel, size_t sizeIndex, bool all) {
+        // One group of calls accumulates into the flag: all finite, then
+        // one with an Inf/NaN (the flag becomes 1), then finite ones and
+        // one of raw random bits (it stays 1).
+        flags.reset(0);
+        const size_t plantAt = sizeIndex % kNumOffsetCases;
+        for (size_t k = 0; k < kNumOffsetCases; ++k) {
+          if (!all && k % 4 != plantAt % 4)
+            continue;
+          const OffsetCase &c = kOffsetCases[k];
+          bool plant = k == plantAt || (!all && k == plantAt % 4);
+          bool raw = k == (plantAt + 6) % kNumOffsetCases;
+          size_t count = c.in + static_cast<size_t>(numel) + 5;
+          std::vector<unsigned char> input =
+              bufferBytes(dtype, count, rng, raw, plant, c.in, c.in + numel);
+          unsigned char before = flags.host[TwinFlags::kAt];
+          runBufferTwins(dtype, numel, c.in, c.inPlace, c.out, input, rng, inv,
+                         deviceInv, flags);
+          const unsigned char after = flags.host[TwinFlags::kAt];
+          if (plant || before == 1) {
+            EXPECT_EQ(after, 1) << "flag not set or cleared";
+          } else if (!raw) {
+            EXPECT_EQ(after, 0);
+          }
+        }
+      };
+      for (size_t i = 0; i < sizeof(smallSizes) / sizeof(int64_t); ++i)
+        group(smallSizes[i], i, /*all=*/true);
+      for (size_t i = 0; i < sizeof(largeSizes) / sizeof(int64_t); ++i)
+        group(largeSizes[i], i, /*all=*/false);
+    }
+  }
+}
+
+TEST_F(GpuLossScaling, BufferFlagAccumulatesOverCallsWithoutSync) {
+  // Several gradients of different types OR into one flag, all enqueued
+  // before anything is read back; a clean buffer never clears it.
+  std::mt19937 rng(29);
+  const float inv = 0.125f;
+  DeviceMemory invDevice(sizeof(float));
+  invDevice.upload(&inv, sizeof(inv));
+  const float *deviceInv = static_cast<const float *>(invDevice.ptr);
+  struct Grad {
+    int32_t dtype;
+    int64_t numel;
+    bool plant;
+  };
+  const Grad grads[] = {{AMP_DTYPE_F32, 1001, false},
+                        {AMP_DTYPE_F16, 77, false},
+                        {AMP_DTYPE_BF16, 40000, true},
+                        {AMP_DTYPE_F32, 3, false},
+                        {AMP_DTYPE_F16, 100003, false}};
+  for (bool withInf : {false, true}) {
+    TwinFlags flags;
+    flags.reset(0);
+    std::vector<std::vector<unsigned char>> host;
+    std::vector<std::unique_ptr<DeviceMemory>> device;
+    for (size_t g = 0; g < 5; ++g) {
+      const Grad &grad = grads[g];
+      bool plant = withInf && grad.plant;
+      host.push_back(bufferBytes(grad.dtype, grad.numel, rng, false, plant, 0,
+                                 grad.numel));
+      device.push_back(std::make_unique<DeviceMemory>(host.back().size()));
+      device.back()->upload(host.back().data(), host.back().size());
+    }
+    std::vector<std::vector<unsigned char>> cpu = host;
+    for (size_t g = 0; g < 5; ++g) {
+      ampGpuCheckFiniteAndUnscaleBuffer(device[g]->ptr, device[g]->ptr,
+                                        grads[g].numel, grads[g].dtype,
+                                        deviceInv, flags.devicePtr());
+      ampCpuCheckFiniteAndUnscaleBuffer(cpu[g].data(), cpu[g].data(),
+                                        grads[g].numel, grads[g].dtype, &inv,
+                                        flags.hostPtr());
+    }
+    EXPECT_EQ(flags.expectSame(), withInf ? 1 : 0);
+    for (size_t g = 0; g < 5; ++g) {
+      std::vector<unsigned char> gpu(cpu[g].size());
+      device[g]->download(gpu.data(), gpu.size());
+      expectSameBytes(gpu, cpu[g], host[g], elementSize(grads[g].dtype),
+                      "gradient");
+    }
+  }
+  // A flag that is already set stays set after clean buffers.
+  TwinFlags flags;
+  flags.reset(1);
+  std::vector<unsigned char> clean =
+      bufferBytes(AMP_DTYPE_F16, 999, rng, false, false, 0, 0);
+  DeviceMemory cleanDevice(clean.size());
+  cleanDevice.upload(clean.data(), clean.size());
+  for (int i = 0; i < 3; ++i)
+    ampGpuCheckFiniteAndUnscaleBuffer(cleanDevice.ptr, cleanDevice.ptr, 999,
+                                      AMP_DTYPE_F16, deviceInv,
+                                      flags.devicePtr());
+  EXPECT_EQ(flags.expectSame(), 1);
+  // numel 0 launches nothing.
+  ampGpuCheckFiniteAndUnscaleBuffer(nullptr, nullptr, 0, AMP_DTYPE_F32, nullptr,
+                                    nullptr);
+}
+
+TEST(GpuLossScalingBuffer, ArgumentErrorsReachTheHandler) {
+  // Checked on the host before any GPU use: the same with or without one.
+  gErrors.clear();
+  ampSetErrorHandler(recordingHandler);
+  alignas(16) static uint16_t data[16];
+  const float *inv = reinterpret_cast<const float *>(&data[8]);
+  uint8_t *flag = reinterpret_cast<uint8_t *>(&data[12]);
+  ampGpuCheckFiniteAndUnscaleBuffer(data, data, 4, 3, inv, flag);
+  ampGpuCheckFiniteAndUnscaleBuffer(data, data, -4, AMP_DTYPE_F16, inv, flag);
+  ampGpuCheckFiniteAndUnscaleBuffer(nullptr, data, 4, AMP_DTYPE_F16, inv, flag);
+  ampGpuCheckFiniteAndUnscaleBuffer(data, data, 4, AMP_DTYPE_F16, inv, nullptr);
+  ampGpuCheckFiniteAndUnscaleBuffer(data, data + 1, 4, AMP_DTYPE_F16, inv,
+                                    flag);
+  ampGpuCheckFiniteAndUnscaleBuffer(data + 1, data + 6, 2, AMP_DTYPE_F32, inv,
+                                    flag);
+  ampGpuCheckFiniteAndUnscaleBuffer(nullptr, nullptr, 0, AMP_DTYPE_F16, nullptr,
+                                    nullptr); // Nothing to do.
+  ampSetErrorHandler(nullptr);
+  const char *expected[] = {
+      "dtype must be F32, F16 or BF16, got 3",
+      "numel must be in [0, 2^54], got -4",
+      "in is NULL with numel 4",
+      "foundInf is NULL with numel 4",
+      "overlap",
+      "is not aligned to its 4-byte f32 elements",
+  };
+  ASSERT_EQ(gErrors.size(), sizeof(expected) / sizeof(expected[0]));
+  for (size_t i = 0; i < gErrors.size(); ++i) {
+    EXPECT_TRUE(contains(gErrors[i], "ampGpuCheckFiniteAndUnscaleBuffer: "))
+        << gErrors[i];
+    EXPECT_TRUE(contains(gErrors[i], expected[i])) << gErrors[i];
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -194,6 +194,50 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
   EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
 }
 
+TEST(NoDriver, UnscaleBufferValidationBeforeDriver) {
+  uint16_t data[8] = {};
+  const float inv = 0.5f;
+  uint8_t flag = 0;
+  std::string message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(data, data, 8, 5, &inv, &flag);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuCheckFiniteAndUnscaleBuffer: dtype "
+                                "must be F32, F16 or BF16, got 5"))
+      << message;
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(data, data, -1, AMP_DTYPE_F16, &inv,
+                                      &flag);
+  });
+  EXPECT_TRUE(contains(message, "numel must be in [0, 2^54], got -1"))
+      << message;
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(data, data, 8, AMP_DTYPE_F16, nullptr,
+                                      &flag);
+  });
+  EXPECT_TRUE(contains(message, "invScale is NULL with numel 8")) << message;
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(data, data + 1, 4, AMP_DTYPE_F16, &inv,
+                                      &flag);
+  });
+  EXPECT_TRUE(contains(message, "overlap")) << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
+  // numel 0 makes no driver call and reports nothing.
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(nullptr, nullptr, 0, AMP_DTYPE_BF16,
+                                      nullptr, nullptr);
+  });
+  EXPECT_EQ(message, "");
+  // Valid arguments get as far as the GPU, which is not there.
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffer(data, data, 8, AMP_DTYPE_F16, &inv,
+                                      &flag);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuCheckFiniteAndUnscaleBuffer: "))
+      << message;
+  EXPECT_FALSE(contains(message, "numel")) << message;
+  EXPECT_EQ(flag, 0);
+}
+
 TEST(NoDriver, OtherMgpuEntryPointsReport) {
   struct Case {
     const char *name;

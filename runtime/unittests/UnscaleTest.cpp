@@ -682,6 +682,312 @@ TEST_P(Unscale, BadArguments) {
             "");
 }
 
+//===----------------------------------------------------------------------===//
+// ampCpuCheckFiniteAndUnscaleBuffer (the CPU twin of the entry point for
+// compiled code)
+//===----------------------------------------------------------------------===//
+
+int32_t dtypeOf(Type type) {
+  return type == Type::F32   ? AMP_DTYPE_F32
+         : type == Type::F16 ? AMP_DTYPE_F16
+                             : AMP_DTYPE_BF16;
+}
+
+size_t bytesOf(Type type) { return type == Type::F32 ? 4 : 2; }
+
+/// Raw words of `n` random elements (every bit pattern, Inf/NaN included);
+/// with `finite`, the top exponent bit is cleared.
+std::vector<unsigned char> randomElements(Type type, size_t n,
+                                          std::mt19937 &rng, bool finite) {
+  std::vector<unsigned char> bytes(n * bytesOf(type));
+  for (size_t i = 0; i < n; ++i) {
+    uint32_t word = static_cast<uint32_t>(rng());
+    if (type == Type::F32) {
+      if (finite)
+        word &= 0xbfffffffu;
+      std::memcpy(&bytes[4 * i], &word, 4);
+    } else {
+      uint16_t h = static_cast<uint16_t>(word);
+      if (finite)
+        h &= 0xbfff;
+      std::memcpy(&bytes[2 * i], &h, 2);
+    }
+  }
+  return bytes;
+}
+
+/// The in-place table entry point of `type` on one buffer of raw bytes.
+int unscaleTableEntry(Type type, void *data, int64_t n, float scale) {
+  switch (type) {
+  case Type::F32: {
+    float *p = static_cast<float *>(data);
+    return ampCheckFiniteAndUnscaleF32(&p, &n, 1, scale);
+  }
+  case Type::F16: {
+    uint16_t *p = static_cast<uint16_t *>(data);
+    return ampCheckFiniteAndUnscaleF16(&p, &n, 1, scale);
+  }
+  default: {
+    uint16_t *p = static_cast<uint16_t *>(data);
+    return ampCheckFiniteAndUnscaleBF16(&p, &n, 1, scale);
+  }
+  }
+}
+
+/// Runs the buffer entry point in place and out of place (at element offset
+/// `outOffset` in a fresh buffer) on `input` and compares both with the
+/// table entry point, every byte of the buffers included.
+void expectBufferMatchesTable(Type type,
+                              const std::vector<unsigned char> &input,
+                              float scale, size_t outOffset,
+                              const std::string &what) {
+  SCOPED_TRACE(what + " " + typeName(type) + " scale " +
+               std::to_string(scale) + " out offset " +
+               std::to_string(outOffset));
+  const size_t es = bytesOf(type);
+  const int64_t n = static_cast<int64_t>(input.size() / es);
+  const int32_t dtype = dtypeOf(type);
+  const float inv = invOf(scale);
+
+  std::vector<unsigned char> expected = input;
+  int result = unscaleTableEntry(type, expected.data(), n, scale);
+  ASSERT_GE(result, 0) << ampLastError();
+
+  // In place.
+  std::vector<unsigned char> inPlace = input;
+  uint8_t flag = 0;
+  std::string error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(inPlace.data(), inPlace.data(), n, dtype,
+                                      &inv, &flag);
+  });
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(flag, result);
+  EXPECT_TRUE(inPlace == expected) << "in place differs";
+
+  // Out of place: the input is left alone, the bytes around out too.
+  std::vector<unsigned char> source = input;
+  std::vector<unsigned char> out((outOffset + 3) * es + input.size(), 0xa5);
+  std::vector<unsigned char> sentinel = out;
+  unsigned char *dst = out.data() + outOffset * es;
+  flag = 0;
+  error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(source.data(), dst, n, dtype, &inv,
+                                      &flag);
+  });
+  EXPECT_EQ(error, "");
+  EXPECT_EQ(flag, result);
+  EXPECT_TRUE(source == input) << "the input was written";
+  EXPECT_EQ(std::memcmp(dst, expected.data(), expected.size()), 0)
+      << "out of place differs";
+  EXPECT_EQ(std::memcmp(out.data(), sentinel.data(), outOffset * es), 0);
+  EXPECT_EQ(std::memcmp(dst + input.size(), sentinel.data(), 3 * es), 0);
+}
+
+TEST_P(Unscale, BufferMatchesTableEntryPoints) {
+  std::mt19937 rng(17);
+  // Across the SIMD steps (16) and the out-of-place chunks (16 KiB).
+  const size_t sizes[] = {1,    2,    3,    7,    8,     15,    16,
+                          17,   31,   33,   100,  1000,  4095,  4096,
+                          4097, 8191, 8192, 8193, 12291, 40001, 65536 + 9};
+  // 1e-45: 1/scale is Inf (0 * Inf gives NaN).
+  const float scales[] = {65536.0f, 3.0f, 0.3f, 1.0f, 1e-45f};
+  for (Type type : {Type::F32, Type::F16, Type::BF16}) {
+    for (size_t n : sizes) {
+      for (int variant = 0; variant < 2; ++variant) {
+        std::vector<unsigned char> input =
+            randomElements(type, n, rng, /*finite=*/variant == 0);
+        for (float scale : scales)
+          expectBufferMatchesTable(type, input, scale, n % 5,
+                                   "n " + std::to_string(n) +
+                                       (variant ? " random" : " finite"));
+      }
+    }
+  }
+}
+
+TEST_P(Unscale, BufferExhaustive16Bit) {
+  for (Type type : {Type::F16, Type::BF16}) {
+    std::vector<unsigned char> all(2 * 65536);
+    for (uint32_t h = 0; h <= 0xffff; ++h) {
+      uint16_t bits = static_cast<uint16_t>(h);
+      std::memcpy(&all[2 * h], &bits, 2);
+    }
+    for (float scale : {2.0f, 3.0f, 0.7f, 1.0f, 0x1p30f, 1e-30f})
+      expectBufferMatchesTable(type, all, scale, 1, "exhaustive");
+  }
+}
+
+TEST_P(Unscale, BufferHandValues) {
+  // Hand-computed results, signalling NaNs included.
+  const float inv = 0.5f;
+  std::vector<float> f = {2.0f, -3.0f, 0x1p-149f, INFINITY, 1.0f};
+  std::vector<float> fOut(f.size(), 7.0f);
+  uint8_t flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(f.data(), fOut.data(), 5, AMP_DTYPE_F32,
+                                    &inv, &flag);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(fOut[0], 1.0f);
+  EXPECT_EQ(fOut[1], -1.5f);
+  EXPECT_EQ(floatBits(fOut[2]), 0u); // 2^-150: a tie -> +0 (even).
+  EXPECT_TRUE(std::isinf(fOut[3]));
+  EXPECT_EQ(fOut[4], 0.5f);
+  EXPECT_EQ(f[0], 2.0f); // The input is untouched.
+
+  std::vector<uint16_t> h = {0x3c00, 0x0003, 0x7c01, 0xc000};
+  std::vector<uint16_t> hOut(h.size(), 0);
+  flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(h.data(), hOut.data(), 4, AMP_DTYPE_F16,
+                                    &inv, &flag);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(hOut, (std::vector<uint16_t>{0x3800, 0x0002, 0x7e01, 0xbc00}));
+
+  std::vector<uint16_t> b = {0x3f80, 0x0003, 0xbf80};
+  flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(b.data(), b.data(), 3, AMP_DTYPE_BF16,
+                                    &inv, &flag);
+  EXPECT_EQ(flag, 0);
+  EXPECT_EQ(b, (std::vector<uint16_t>{0x3f00, 0x0002, 0xbf00}));
+
+  // inv == 1 (x * 1 == x): a signalling NaN keeps its bits, in place and
+  // out of place, like the table entry points.
+  const float one = 1.0f;
+  std::vector<uint32_t> nans = {0x7f800001u, 0xffa00005u, 0x3f800000u};
+  std::vector<uint32_t> nansOut(3, 0);
+  flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(nans.data(), nansOut.data(), 3,
+                                    AMP_DTYPE_F32, &one, &flag);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(nansOut, nans);
+  std::vector<uint16_t> hNans = {0x7c01, 0xfd55, 0x3c00};
+  std::vector<uint16_t> hNansIn = hNans;
+  flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(hNans.data(), hNans.data(), 3,
+                                    AMP_DTYPE_F16, &one, &flag);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(hNans, hNansIn);
+}
+
+TEST_P(Unscale, BufferFlagIsOredAndNeverCleared) {
+  const float inv = 0.25f;
+  std::vector<float> clean = {1.0f, 2.0f, 3.0f};
+  std::vector<uint16_t> bad = {0x3c00, 0xfc00}; // -Inf (f16)
+  std::vector<uint16_t> cleanBF16 = {0x3f80};
+  uint8_t flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(clean.data(), clean.data(), 3,
+                                    AMP_DTYPE_F32, &inv, &flag);
+  EXPECT_EQ(flag, 0);
+  ampCpuCheckFiniteAndUnscaleBuffer(bad.data(), bad.data(), 2, AMP_DTYPE_F16,
+                                    &inv, &flag);
+  EXPECT_EQ(flag, 1);
+  ampCpuCheckFiniteAndUnscaleBuffer(cleanBF16.data(), cleanBF16.data(), 1,
+                                    AMP_DTYPE_BF16, &inv, &flag);
+  EXPECT_EQ(flag, 1) << "a clean buffer cleared the flag";
+  EXPECT_EQ(clean, (std::vector<float>{0.25f, 0.5f, 0.75f}));
+  EXPECT_EQ(cleanBF16[0], 0x3e80);
+  // Only the flag's byte is ever written, and only with 1.
+  uint8_t bytes[3] = {0xee, 0x00, 0xee};
+  ampCpuCheckFiniteAndUnscaleBuffer(bad.data(), bad.data(), 2, AMP_DTYPE_F16,
+                                    &inv, &bytes[1]);
+  EXPECT_EQ(bytes[0], 0xee);
+  EXPECT_EQ(bytes[1], 1);
+  EXPECT_EQ(bytes[2], 0xee);
+  uint8_t other = 0x42; // Left alone by a clean buffer.
+  ampCpuCheckFiniteAndUnscaleBuffer(clean.data(), clean.data(), 3,
+                                    AMP_DTYPE_F32, &inv, &other);
+  EXPECT_EQ(other, 0x42);
+}
+
+TEST_P(Unscale, BufferZeroLength) {
+  uint8_t flag = 0;
+  const float inv = 2.0f;
+  // numel 0 does nothing, whatever the pointers.
+  EXPECT_EQ(amp_test::captureHandlerMessage([&] {
+              ampCpuCheckFiniteAndUnscaleBuffer(nullptr, nullptr, 0,
+                                                AMP_DTYPE_F16, nullptr,
+                                                nullptr);
+              float x = INFINITY;
+              ampCpuCheckFiniteAndUnscaleBuffer(&x, &x, 0, AMP_DTYPE_F32, &inv,
+                                                &flag);
+              EXPECT_EQ(x, INFINITY);
+            }),
+            "");
+  EXPECT_EQ(flag, 0);
+}
+
+TEST_P(Unscale, BufferBadArgumentsReachTheHandler) {
+  std::vector<uint16_t> in = {0x3c00, 0x7c00, 0x4000, 0x4400};
+  std::vector<uint16_t> out(4, 0x1234);
+  const std::vector<uint16_t> in0 = in, out0 = out;
+  const float inv = 0.5f;
+  uint8_t flag = 0;
+  const char *call = "ampCpuCheckFiniteAndUnscaleBuffer: ";
+  auto expectError = [&](const char *fragment, auto fn) {
+    std::string message = amp_test::captureHandlerMessage(fn);
+    EXPECT_EQ(message.rfind(call, 0), 0u) << message;
+    EXPECT_NE(message.find(fragment), std::string::npos)
+        << "expected '" << fragment << "' in: " << message;
+  };
+  expectError("dtype must be F32, F16 or BF16, got 3", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, 3, &inv,
+                                      &flag);
+  });
+  expectError("dtype must be F32, F16 or BF16, got -1", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 0, -1, &inv,
+                                      &flag);
+  });
+  expectError("numel must be in [0, 2^54], got -2", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), -2, AMP_DTYPE_F16,
+                                      &inv, &flag);
+  });
+  expectError("in is NULL with numel 4", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(nullptr, out.data(), 4, AMP_DTYPE_F16,
+                                      &inv, &flag);
+  });
+  expectError("out is NULL with numel 4", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), nullptr, 4, AMP_DTYPE_F16,
+                                      &inv, &flag);
+  });
+  expectError("invScale is NULL with numel 4", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, AMP_DTYPE_F16,
+                                      nullptr, &flag);
+  });
+  expectError("foundInf is NULL with numel 4", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, AMP_DTYPE_F16,
+                                      &inv, nullptr);
+  });
+  // Overlapping without being equal.
+  expectError("overlap", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), in.data() + 1, 3,
+                                      AMP_DTYPE_F16, &inv, &flag);
+  });
+  expectError("overlap", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data() + 1, in.data(), 2,
+                                      AMP_DTYPE_BF16, &inv, &flag);
+  });
+  // Misaligned for the element type.
+  expectError("is not aligned to its 4-byte f32 elements", [&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data() + 1, 1,
+                                      AMP_DTYPE_F32, &inv, &flag);
+  });
+  // Nothing was read or written by a failed call.
+  EXPECT_EQ(in, in0);
+  EXPECT_EQ(out, out0);
+  EXPECT_EQ(flag, 0);
+  // Adjacent (touching) buffers are disjoint.
+  EXPECT_EQ(amp_test::captureHandlerMessage([&] {
+              ampCpuCheckFiniteAndUnscaleBuffer(in.data(), in.data() + 2, 2,
+                                                AMP_DTYPE_F16, &inv, &flag);
+            }),
+            "");
+  EXPECT_EQ(flag, 1); // in[1] is +Inf.
+  EXPECT_EQ(in[2], 0x3800);
+  EXPECT_EQ(in[3], 0x7c00);
+  // Without a capturing handler, the default one aborts with the message.
+  EXPECT_DEATH(ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, 9,
+                                                 &inv, &flag),
+               "amp-runtime: error: ampCpuCheckFiniteAndUnscaleBuffer: dtype");
+}
+
 TEST_P(Unscale, ToF32FromEachType) {
   std::vector<std::vector<uint16_t>> h = {{0x3c00, 0x0001, 0x7bff, 0x8400},
                                           {0x7c00}};

@@ -9,6 +9,8 @@
 |* non-zero value on failure (ampLastError() says why; the error handler is *|
 |* NOT called), except where a function documents a 0/1 result, in which    *|
 |* case failure is -1. Pointer-returning functions return NULL on failure.  *|
+|* The void entry points for compiled code (last section) report failures   *|
+|* through the error handler instead.                                       *|
 |*                                                                          *|
 \*===----------------------------------------------------------------------===*/
 
@@ -294,6 +296,37 @@ AMP_RUNTIME_API int ampGpuOptimizerStep(AmpGpuOptimizer *opt,
                                         const float *inv_scale);
 /** Synchronises and returns the number of applied steps (-1 on error). */
 AMP_RUNTIME_API int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt);
+
+/*===----------------------------------------------------------------------===*
+ * Entry points for compiled code
+ *
+ * Called by code that the MLIR `--lower-to-gpu` pipeline emits, once per
+ * gradient buffer. Like ampGpuGemm they return nothing: failures go to the
+ * error handler (ampSetErrorHandler). Both also reject an `in`/`out` pair
+ * that overlaps without being equal, and pointers that are not aligned to
+ * their elements.
+ *===----------------------------------------------------------------------===*/
+
+/** For compiled code: out[i] = round(float(in[i]) * (*invScale)) for `numel`
+ *  elements of AmpDType `dtype` (F32, F16 or BF16; `in` may equal `out`,
+ *  otherwise they must not overlap), and *foundInf (one byte) is set to 1 if
+ *  any in[i] is Inf or NaN (it is never cleared, so calls for several
+ *  gradients OR into one flag). `invScale` and `foundInf` are device
+ *  pointers read/written on the device: no host synchronisation.
+ *  Asynchronous on the shared stream, stream-ordered. Errors (invalid dtype,
+ *  negative numel, NULL pointers with numel > 0, GPU failures) go to the
+ *  error handler. numel == 0 does nothing. */
+AMP_RUNTIME_API void ampGpuCheckFiniteAndUnscaleBuffer(const void *in,
+                                                       void *out, int64_t numel,
+                                                       int32_t dtype,
+                                                       const float *invScale,
+                                                       uint8_t *foundInf);
+/** CPU reference with the same signature and semantics on host pointers. */
+AMP_RUNTIME_API void ampCpuCheckFiniteAndUnscaleBuffer(const void *in,
+                                                       void *out, int64_t numel,
+                                                       int32_t dtype,
+                                                       const float *invScale,
+                                                       uint8_t *foundInf);
 
 #ifdef __cplusplus
 } /* extern "C" */
