@@ -21,6 +21,11 @@ models  an MLP and --blocks transformer blocks at fp32 (O0), O1 and O2,
         timed by `amp-run --compare --repeat` with its relative L2 error.
 torch   PyTorch eager (fp32 without TF32, autocast f16/bf16) on the same
         shapes and the same weights, when torch with CUDA is importable.
+train   the whole training step with dynamic loss scaling: 300 steps of
+        examples/mlp_training.mlir (@train: forward, backward, unscale and
+        check, scaler update, Adam on fp32 masters) at fp32, O1 and O2,
+        timed by `amp-run --compare --repeat`; time per step and the final
+        loss against fp32.
 
 Timing. amp-run reports the median of --repeat calls after a warm-up, each
 call synchronized. The ctypes measurements do the same after a warm-up:
@@ -54,7 +59,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 import models  # noqa: E402
 
-SECTIONS = ("gemm", "chain", "models", "torch")
+SECTIONS = ("gemm", "chain", "models", "torch", "train")
+TRAIN_EXAMPLE = os.path.join(REPO, "examples", "mlp_training.mlir")
+TRAIN_STEPS = 300
 NO_TORCH = "PyTorch: not installed"
 
 
@@ -202,6 +209,12 @@ def build_benches(args):
                                      args.hidden, args.heads, args.blocks)
         benches.append(Bench("models", "transformer", "f32 args", text, a,
                              levels))
+    if "train" in args.only:
+        with open(TRAIN_EXAMPLE) as f:
+            text = f.read()
+        benches.append(Bench("train", "mlp training", "f32 args", text, None,
+                             [Variant("O0")] + [Variant(l, d) for d in dtypes
+                                                for l in ("O1", "O2")]))
     return benches
 
 
@@ -720,6 +733,48 @@ def models_section(args, rt, benches, results, lowered):
     return inputs
 
 
+def train_section(args, benches, results):
+    """The whole training step (examples/mlp_training.mlir) per level."""
+    import numpy as np
+    bench = next(b for b in benches if b.section == "train")
+    print("## Training step with dynamic loss scaling\n")
+    print(f"amp-run --entry train --compare --repeat: {TRAIN_STEPS} steps of "
+          "examples/mlp_training.mlir; time per step = call time / steps; "
+          "final loss relative to fp32's.\n", flush=True)
+    data = os.path.join(args.out_dir, "train-data")
+    subprocess.run([sys.executable,
+                    os.path.join(REPO, "examples", "mlp_training_data.py"),
+                    data], check=True)
+    names = ["x", "y", "w1", "b1", "w2", "b2", "inject"]
+    paths = [os.path.join(data, n + ".npy") for n in names]
+    log = os.path.join(args.out_dir, "amp-run.log")
+    table_rows = Table(["level", "ms per step", "speed-up", "final loss",
+                        "vs fp32"])
+    fp32_row = None
+    for v in (v for v in bench.variants if v.level != "O0"):
+        progress(f"train {v.label()}")
+        out = os.path.join(args.out_dir, "train-" + v.label().replace(" ", "-"))
+        r = amp_run(args, bench.path, v,
+                    ["--entry", "train", "--inputs", ",".join(paths),
+                     "--compare", "--repeat", str(args.repeat),
+                     "--output-dir", out], log=log)
+        loss = float(np.load(os.path.join(out, "out0.npy"))[-1])
+        loss32 = float(np.load(os.path.join(out, "fp32_out0.npy"))[-1])
+        if fp32_row is None:
+            fp32_row = ["fp32 (O0)", fmt(r["fp32_s"] / TRAIN_STEPS * 1e3, 3),
+                        "1.00", fmt(loss32, 5), "0"]
+            table_rows.append(fp32_row)
+        rel = (loss - loss32) / loss32
+        table_rows.append([v.label(), fmt(r["level_s"] / TRAIN_STEPS * 1e3, 3),
+                           fmt(r["speedup"], 2), fmt(loss, 5), f"{rel:+.3%}"])
+        results["train"].append({"level": v.label(),
+                                 "step_s": r["level_s"] / TRAIN_STEPS,
+                                 "fp32_step_s": r["fp32_s"] / TRAIN_STEPS,
+                                 "speedup": r["speedup"], "final_loss": loss,
+                                 "fp32_final_loss": loss32})
+    table_rows.end()
+
+
 def import_torch():
     try:
         import torch
@@ -997,7 +1052,7 @@ def main():
           flush=True)
     results = {"device": name, "config": {
         k: v for k, v in vars(args).items() if k not in ("json",)},
-        "gemm": [], "chain": [], "models": [], "torch": None}
+        "gemm": [], "chain": [], "models": [], "torch": None, "train": []}
     lowered = {}
     if any(b.section == "models" for b in benches):
         progress("lowering the models for their kernel counts")
@@ -1015,6 +1070,9 @@ def main():
             write_json(args, results)
         if "torch" in args.only:
             torch_section(args, benches, results, inputs)
+            write_json(args, results)
+        if "train" in args.only:
+            train_section(args, benches, results)
             write_json(args, results)
     except (RuntimeError, GpuError) as e:
         write_json(args, results)
