@@ -100,8 +100,8 @@ inline float f16ToF32(uint16_t h) {
   uint32_t normal = (abs << 13) + 0x38000000u;
   uint32_t special = 0x7f800000u | (mantissa << 13);
   // Zero/subnormal: mantissa * 2^-24 is exact.
-  uint32_t tiny = floatBits(static_cast<float>(static_cast<int32_t>(mantissa)) *
-                            0x1p-24f);
+  uint32_t tiny =
+      floatBits(static_cast<float>(static_cast<int32_t>(mantissa)) * 0x1p-24f);
   uint32_t bits = select(maskIf(abs >= 0x7c00u), special,
                          select(maskIf(abs >= 0x0400u), normal, tiny));
   return bitsFloat(sign | bits);
@@ -152,8 +152,7 @@ inline float bf16ToF32(uint16_t h) {
 /// Runs `op(i)` for i in [0, n) in blocks of kBlock and ORs the results. The
 /// x86-64 f32 kernels below are the same loops inlined into functions with
 /// target("avx2"), which the compiler then vectorises 8 lanes wide.
-template <typename Op>
-inline uint32_t forBlocks(int64_t n, Op op) {
+template <typename Op> inline uint32_t forBlocks(int64_t n, Op op) {
   uint32_t bad = 0;
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
@@ -323,8 +322,8 @@ AMP_AVX2_F16C uint32_t unscaleF16Avx2(uint16_t *p, int64_t n, float inv) {
   return result;
 }
 
-AMP_AVX2_F16C uint32_t f16ToF32Avx2(const uint16_t *src, float *dst,
-                                    int64_t n, float inv) {
+AMP_AVX2_F16C uint32_t f16ToF32Avx2(const uint16_t *src, float *dst, int64_t n,
+                                    float inv) {
   const __m128i mask = _mm_set1_epi16(0x7c00);
   const __m256 vinv = _mm256_set1_ps(inv);
   __m128i bad = _mm_setzero_si128();
@@ -400,8 +399,7 @@ AMP_AVX2 uint32_t unscaleBF16Avx2(uint16_t *p, int64_t n, float inv) {
     __m256 odd = _mm256_castsi256_ps(_mm256_and_si256(h, highHalf));
     __m256i evenR = roundToBF16High(_mm256_mul_ps(even, vinv));
     __m256i oddR = roundToBF16High(_mm256_mul_ps(odd, vinv));
-    __m256i out =
-        _mm256_blend_epi16(_mm256_srli_epi32(evenR, 16), oddR, 0xaa);
+    __m256i out = _mm256_blend_epi16(_mm256_srli_epi32(evenR, 16), oddR, 0xaa);
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(p + i), out);
   }
   uint32_t result = anyNonFiniteBF16(maxAbs);
@@ -630,25 +628,24 @@ extern "C" {
 
 int ampCheckFiniteAndUnscaleF32(float *const *tensors, const int64_t *numels,
                                 int64_t count, float scale) {
-  return checkFiniteAndUnscale(
-      "ampCheckFiniteAndUnscaleF32", Kind::F32,
-      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+  return checkFiniteAndUnscale("ampCheckFiniteAndUnscaleF32", Kind::F32,
+                               reinterpret_cast<void *const *>(tensors), numels,
+                               count, scale);
 }
 
-int ampCheckFiniteAndUnscaleF16(uint16_t *const *tensors,
-                                const int64_t *numels, int64_t count,
-                                float scale) {
-  return checkFiniteAndUnscale(
-      "ampCheckFiniteAndUnscaleF16", Kind::F16,
-      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+int ampCheckFiniteAndUnscaleF16(uint16_t *const *tensors, const int64_t *numels,
+                                int64_t count, float scale) {
+  return checkFiniteAndUnscale("ampCheckFiniteAndUnscaleF16", Kind::F16,
+                               reinterpret_cast<void *const *>(tensors), numels,
+                               count, scale);
 }
 
 int ampCheckFiniteAndUnscaleBF16(uint16_t *const *tensors,
                                  const int64_t *numels, int64_t count,
                                  float scale) {
-  return checkFiniteAndUnscale(
-      "ampCheckFiniteAndUnscaleBF16", Kind::BF16,
-      reinterpret_cast<void *const *>(tensors), numels, count, scale);
+  return checkFiniteAndUnscale("ampCheckFiniteAndUnscaleBF16", Kind::BF16,
+                               reinterpret_cast<void *const *>(tensors), numels,
+                               count, scale);
 }
 
 int ampCheckFiniteAndUnscaleToF32(const void *const *src, int32_t srcType,

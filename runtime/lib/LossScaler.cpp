@@ -89,8 +89,8 @@ bool checkConfig(const char *call, const char *prefix,
                  const AmpLossScalerConfig &c) {
   auto finite = [](float x) { return std::isfinite(x); };
   if (!finite(c.init_scale) || !(c.init_scale > 0.0f))
-    return setError(call, "%sinit_scale must be finite and > 0, got %g",
-                    prefix, static_cast<double>(c.init_scale));
+    return setError(call, "%sinit_scale must be finite and > 0, got %g", prefix,
+                    static_cast<double>(c.init_scale));
   if (c.init_scale < kSmallestScale)
     return setError(call,
                     "%sinit_scale must be >= %g (the smallest normal float, "
@@ -127,12 +127,12 @@ bool checkConfig(const char *call, const char *prefix,
                     static_cast<double>(c.min_scale),
                     static_cast<double>(c.max_scale));
   if (hasMin && c.init_scale < c.min_scale)
-    return setError(call, "%sinit_scale (%g) must be >= min_scale (%g)",
-                    prefix, static_cast<double>(c.init_scale),
+    return setError(call, "%sinit_scale (%g) must be >= min_scale (%g)", prefix,
+                    static_cast<double>(c.init_scale),
                     static_cast<double>(c.min_scale));
   if (hasMax && c.init_scale > c.max_scale)
-    return setError(call, "%sinit_scale (%g) must be <= max_scale (%g)",
-                    prefix, static_cast<double>(c.init_scale),
+    return setError(call, "%sinit_scale (%g) must be <= max_scale (%g)", prefix,
+                    static_cast<double>(c.init_scale),
                     static_cast<double>(c.max_scale));
   return true;
 }
@@ -161,8 +161,7 @@ bool checkState(const char *call, const AmpLossScalerConfig &c,
                     prefix, static_cast<int>(s.goodSteps),
                     static_cast<int>(c.growth_interval));
   if (s.badSteps < 0 || s.badSteps >= c.backoff_interval)
-    return setError(call,
-                    "%sbad_steps %d is outside [0, backoff_interval %d)",
+    return setError(call, "%sbad_steps %d is outside [0, backoff_interval %d)",
                     prefix, static_cast<int>(s.badSteps),
                     static_cast<int>(c.backoff_interval));
   if (s.hysteresis < 0 || s.hysteresis > c.hysteresis)

@@ -191,10 +191,10 @@ TEST(LossScalerPreset, NullConfigIsPytorch) {
 //===----------------------------------------------------------------------===//
 
 // I = overflow, C = clean.
-const bool kFlags[13] = {true,  true,  false, false, false, true, false,
-                         true,  true,  true,  false, false, false};
-const bool kApplied[13] = {false, false, true,  true,  true,  false, true,
-                           false, false, false, true,  true,  true};
+const bool kFlags[13] = {true, true, false, false, false, true, false,
+                         true, true, true,  false, false, false};
+const bool kApplied[13] = {false, false, true,  true, true, false, true,
+                           false, false, false, true, true, true};
 
 const float kPytorch[13] = {512, 256, 256, 256, 512, 256, 256,
                             128, 64,  32,  32,  32,  64};
@@ -220,8 +220,7 @@ void expectTrajectory(AmpLossScalerConfig config, const float *expected,
   ASSERT_NE(s.get(), nullptr) << what << ": " << ampLastError();
   for (int step = 0; step < 13; ++step) {
     int applied = s.update(kFlags[step]);
-    EXPECT_EQ(applied, kApplied[step] ? 1 : 0)
-        << what << ", step " << step + 1;
+    EXPECT_EQ(applied, kApplied[step] ? 1 : 0) << what << ", step " << step + 1;
     EXPECT_EQ(s.scale(), expected[step]) << what << ", step " << step + 1;
     EXPECT_EQ(ampLossScalerGetInvScale(s.get()),
               static_cast<float>(1.0 / static_cast<double>(expected[step])))
@@ -579,9 +578,10 @@ TEST(LossScalerValidate, EveryRule) {
     test.mutate(c);
     ampClearError();
     EXPECT_EQ(ampLossScalerCreate(&c), nullptr) << test.what;
-    EXPECT_EQ(std::string(ampLastError()).rfind(
-                  std::string("ampLossScalerCreate: ") + test.message, 0),
-              0u)
+    EXPECT_EQ(
+        std::string(ampLastError())
+            .rfind(std::string("ampLossScalerCreate: ") + test.message, 0),
+        0u)
         << test.what << ": " << ampLastError();
     ampClearError();
     EXPECT_NE(ampLossScalerConfigValidate(&c), 0) << test.what;
@@ -686,7 +686,7 @@ TEST(LossScalerBlob, Layout) {
   std::vector<unsigned char> blob = midRunBlob(s);
   ASSERT_EQ(blob.size(), 104u);
   EXPECT_EQ(std::memcmp(blob.data(), "AMPLSCL\0", 8), 0);
-  EXPECT_EQ(getLE(blob, 8, 4), 1u);   // Version.
+  EXPECT_EQ(getLE(blob, 8, 4), 1u);    // Version.
   EXPECT_EQ(getLE(blob, 12, 4), 104u); // Total size.
   EXPECT_EQ(getLE(blob, 16, 4), bitsOf(1024.0f));
   EXPECT_EQ(getLE(blob, 20, 4), bitsOf(2.0f));
@@ -791,9 +791,9 @@ TEST(LossScalerBlob, TruncatedRejected) {
   Scaler a(testConfig());
   std::vector<unsigned char> blob = midRunBlob(a);
   for (size_t size = 0; size < blob.size(); ++size)
-    expectRejected(std::vector<unsigned char>(blob.begin(),
-                                              blob.begin() + size),
-                   "truncated", "size " + std::to_string(size));
+    expectRejected(
+        std::vector<unsigned char>(blob.begin(), blob.begin() + size),
+        "truncated", "size " + std::to_string(size));
   std::vector<unsigned char> longer = blob;
   longer.push_back(0);
   expectRejected(longer, "does not match", "one extra byte");
@@ -818,7 +818,8 @@ TEST(LossScalerBlob, CorruptRejected) {
 }
 
 TEST(LossScalerBlob, ForeignRejected) {
-  std::vector<unsigned char> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+  std::vector<unsigned char> png = {0x89, 'P',  'N',  'G',
+                                    '\r', '\n', 0x1a, '\n'};
   png.resize(104, 0);
   expectRejected(png, "bad magic", "png");
   std::vector<unsigned char> zeros(104, 0);
@@ -865,8 +866,9 @@ TEST(LossScalerBlob, InvalidContentRejected) {
       {20, 4, bitsOf(1.0f), "invalid config in blob: growth_factor must be"},
       {16, 4, bitsOf(NAN), "invalid config in blob: init_scale must be"},
       {36, 4, 0, "invalid config in blob: hysteresis must be >= 1"},
-      {44, 4, bitsOf(4096.0f), "invalid config in blob: init_scale (1024) "
-                               "must be >= min_scale (4096)"},
+      {44, 4, bitsOf(4096.0f),
+       "invalid config in blob: init_scale (1024) "
+       "must be >= min_scale (4096)"},
       {56, 4, bitsOf(NAN), "inconsistent state in blob: scale must be finite"},
       {56, 4, bitsOf(INFINITY), "inconsistent state in blob: scale must be"},
       {56, 4, bitsOf(0.0f), "inconsistent state in blob: scale must be"},
@@ -877,16 +879,15 @@ TEST(LossScalerBlob, InvalidContentRejected) {
       {60, 4, 0xffffffffu, "good_steps -1"},
       {64, 4, 2, "bad_steps 2 is outside [0, backoff_interval 2)"},
       {68, 4, 3, "hysteresis 3 is outside [0, hysteresis 2]"},
-      {72, 8, 4, "counters"},             // steps < skipped_steps
-      {80, 8, ~0ull, "counters"},         // negative skipped_steps
-      {88, 8, 7, "counters"},             // overflows > skipped
+      {72, 8, 4, "counters"},     // steps < skipped_steps
+      {80, 8, ~0ull, "counters"}, // negative skipped_steps
+      {88, 8, 7, "counters"},     // overflows > skipped
   };
   for (const Case &test : cases) {
     std::vector<unsigned char> bad = blob;
     putLE(bad, test.offset, test.value, test.bytes);
     reseal(bad);
-    expectRejected(bad, test.fragment,
-                   "offset " + std::to_string(test.offset));
+    expectRejected(bad, test.fragment, "offset " + std::to_string(test.offset));
   }
   // Max-scale consistency.
   AmpLossScalerConfig c = preset("apex");

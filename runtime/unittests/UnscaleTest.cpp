@@ -83,9 +83,8 @@ int unscale32(std::vector<std::vector<float>> &tensors, float scale) {
     ptrs.push_back(t.empty() ? nullptr : t.data());
     numels.push_back(static_cast<int64_t>(t.size()));
   }
-  return ampCheckFiniteAndUnscaleF32(ptrs.data(), numels.data(),
-                                     static_cast<int64_t>(tensors.size()),
-                                     scale);
+  return ampCheckFiniteAndUnscaleF32(
+      ptrs.data(), numels.data(), static_cast<int64_t>(tensors.size()), scale);
 }
 
 /// Runs ToF32 for 16-bit sources into fresh fp32 buffers.
@@ -126,7 +125,7 @@ void expect16(Type type, const std::vector<std::vector<uint16_t>> &input,
   for (size_t t = 0; t < input.size(); ++t) {
     for (size_t i = 0; i < input[t].size(); ++i) {
       uint16_t h = input[t][i];
-      uint16_t expected = scale == 1.0f ? h
+      uint16_t expected = scale == 1.0f       ? h
                           : type == Type::F16 ? refF16(h, scale)
                                               : refBF16(h, scale);
       float x = type == Type::F16 ? ampF16ToF32(h) : ampBF16ToF32(h);
@@ -182,8 +181,7 @@ void expect32(const std::vector<std::vector<float>> &input, float scale,
   for (size_t t = 0; t < input.size(); ++t) {
     for (size_t i = 0; i < input[t].size(); ++i) {
       float x = input[t][i];
-      uint32_t expected =
-          floatBits(scale == 1.0f ? x : refF32(x, scale));
+      uint32_t expected = floatBits(scale == 1.0f ? x : refF32(x, scale));
       uint32_t expectedWide = floatBits(refF32(x, scale));
       bool ok = floatBits(data[t][i]) == expected &&
                 floatBits(out[t][i]) == expectedWide &&
@@ -217,15 +215,21 @@ INSTANTIATE_TEST_SUITE_P(Paths, Unscale, ::testing::Values(true, false),
 //===----------------------------------------------------------------------===//
 
 TEST_P(Unscale, F32ExactValues) {
-  std::vector<std::vector<float>> t = {
-      {1024.0f, -2048.0f, 3.0f, 0.0f, -0.0f, 1.0f, FLT_MAX, 0x1p-126f,
-       0x1p-149f, -0x1p-140f, 0x1p-139f * 3.0f}};
+  std::vector<std::vector<float>> t = {{1024.0f, -2048.0f, 3.0f, 0.0f, -0.0f,
+                                        1.0f, FLT_MAX, 0x1p-126f, 0x1p-149f,
+                                        -0x1p-140f, 0x1p-139f * 3.0f}};
   ASSERT_EQ(unscale32(t, 1024.0f), 0);
   const float expected[] = {
-      1.0f, -2.0f, 3.0f / 1024.0f, 0.0f, -0.0f, 0x1p-10f, FLT_MAX / 1024.0f,
-      0x1p-136f, // Subnormal result, exact.
-      0.0f,      // 2^-159 underflows to +0.
-      -0.0f,     // -2^-150: a tie between -0 and -2^-149 -> -0 (even).
+      1.0f,
+      -2.0f,
+      3.0f / 1024.0f,
+      0.0f,
+      -0.0f,
+      0x1p-10f,
+      FLT_MAX / 1024.0f,
+      0x1p-136f,        // Subnormal result, exact.
+      0.0f,             // 2^-159 underflows to +0.
+      -0.0f,            // -2^-150: a tie between -0 and -2^-149 -> -0 (even).
       3.0f * 0x1p-149f, // 3 * 2^-149: exact.
   };
   for (size_t i = 0; i < t[0].size(); ++i)
@@ -246,7 +250,8 @@ TEST_P(Unscale, F16ExactValues) {
       0x8003, // -1.5 units -> -2
       0x8001, // -0.5 units -> -0
       0x7bff, // 65504 / 2 = 32752
-      0x0000, 0x8000,
+      0x0000,
+      0x8000,
   }};
   const uint16_t expected[] = {0x3800, 0x0000, 0x0002, 0x0002, 0x0004,
                                0x0200, 0x0200, 0x0202, 0x8002, 0x8000,
@@ -291,7 +296,8 @@ TEST_P(Unscale, BF16ExactValues) {
       0x0003, // 1.5 units -> 2
       0x0080, // smallest normal / 2 -> subnormal 0x0040
       0x7f7f, // largest finite / 2
-      0x0000, 0x8000,
+      0x0000,
+      0x8000,
   }};
   const uint16_t expected[] = {0x3f00, 0xbf80, 0x0000, 0x0002,
                                0x0040, 0x7eff, 0x0000, 0x8000};
@@ -539,9 +545,9 @@ TEST_P(Unscale, ExhaustiveF16AndBF16) {
   std::vector<std::vector<uint16_t>> all(1);
   for (uint32_t h = 0; h <= 0xffff; ++h)
     all[0].push_back(static_cast<uint16_t>(h));
-  for (float scale : {2.0f, 65536.0f, 3.0f, 0.7f, 0.5f, 1e-3f, 1e5f,
-                      0x1p30f, 0x1p-20f, 1e-30f, 1e30f,
-                      1e-45f /* 1/scale is Inf: 0 * Inf is NaN */}) {
+  for (float scale :
+       {2.0f, 65536.0f, 3.0f, 0.7f, 0.5f, 1e-3f, 1e5f, 0x1p30f, 0x1p-20f,
+        1e-30f, 1e30f, 1e-45f /* 1/scale is Inf: 0 * Inf is NaN */}) {
     expect16(Type::F16, all, scale, "exhaustive");
     expect16(Type::BF16, all, scale, "exhaustive");
   }
@@ -676,8 +682,7 @@ TEST_P(Unscale, BadArguments) {
 
   // The error handler is never called.
   EXPECT_EQ(amp_test::captureHandlerMessage([&] {
-              EXPECT_EQ(ampCheckFiniteAndUnscaleF16(ptrs, numels, 2, 0.0f),
-                        -1);
+              EXPECT_EQ(ampCheckFiniteAndUnscaleF16(ptrs, numels, 2, 0.0f), -1);
             }),
             "");
 }
@@ -741,9 +746,8 @@ void expectBufferMatchesTable(Type type,
                               const std::vector<unsigned char> &input,
                               float scale, size_t outOffset,
                               const std::string &what) {
-  SCOPED_TRACE(what + " " + typeName(type) + " scale " +
-               std::to_string(scale) + " out offset " +
-               std::to_string(outOffset));
+  SCOPED_TRACE(what + " " + typeName(type) + " scale " + std::to_string(scale) +
+               " out offset " + std::to_string(outOffset));
   const size_t es = bytesOf(type);
   const int64_t n = static_cast<int64_t>(input.size() / es);
   const int32_t dtype = dtypeOf(type);
@@ -843,8 +847,8 @@ TEST_P(Unscale, BufferHandValues) {
 
   std::vector<uint16_t> b = {0x3f80, 0x0003, 0xbf80};
   flag = 0;
-  ampCpuCheckFiniteAndUnscaleBuffer(b.data(), b.data(), 3, AMP_DTYPE_BF16,
-                                    &inv, &flag);
+  ampCpuCheckFiniteAndUnscaleBuffer(b.data(), b.data(), 3, AMP_DTYPE_BF16, &inv,
+                                    &flag);
   EXPECT_EQ(flag, 0);
   EXPECT_EQ(b, (std::vector<uint16_t>{0x3f00, 0x0002, 0xbf00}));
 
@@ -902,9 +906,8 @@ TEST_P(Unscale, BufferZeroLength) {
   const float inv = 2.0f;
   // numel 0 does nothing, whatever the pointers.
   EXPECT_EQ(amp_test::captureHandlerMessage([&] {
-              ampCpuCheckFiniteAndUnscaleBuffer(nullptr, nullptr, 0,
-                                                AMP_DTYPE_F16, nullptr,
-                                                nullptr);
+              ampCpuCheckFiniteAndUnscaleBuffer(
+                  nullptr, nullptr, 0, AMP_DTYPE_F16, nullptr, nullptr);
               float x = INFINITY;
               ampCpuCheckFiniteAndUnscaleBuffer(&x, &x, 0, AMP_DTYPE_F32, &inv,
                                                 &flag);
@@ -928,8 +931,7 @@ TEST_P(Unscale, BufferBadArgumentsReachTheHandler) {
         << "expected '" << fragment << "' in: " << message;
   };
   expectError("dtype must be F32, F16 or BF16, got 3", [&] {
-    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, 3, &inv,
-                                      &flag);
+    ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 4, 3, &inv, &flag);
   });
   expectError("dtype must be F32, F16 or BF16, got -1", [&] {
     ampCpuCheckFiniteAndUnscaleBuffer(in.data(), out.data(), 0, -1, &inv,

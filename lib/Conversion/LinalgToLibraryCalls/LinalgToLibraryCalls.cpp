@@ -366,8 +366,8 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
     return failure();
   }
   int32_t dtype = getDTypeCode(inInfo->type.getElementType());
-  if (dtype < 0 || inInfo->type.getElementType() !=
-                       outInfo->type.getElementType()) {
+  if (dtype < 0 ||
+      inInfo->type.getElementType() != outInfo->type.getElementType()) {
     why = "gradients must be f32, f16 or bf16";
     return failure();
   }
@@ -410,9 +410,8 @@ struct AmpLinalgToLibraryCallsPass
     Lowering lowering(module);
     SmallVector<linalg::GenericOp> checks;
     module.walk([&](linalg::GenericOp op) {
-      if (op.getLibraryCallAttr() &&
-          op.getLibraryCallAttr().getValue() ==
-              kCheckFiniteAndUnscaleLibraryCall)
+      if (op.getLibraryCallAttr() && op.getLibraryCallAttr().getValue() ==
+                                         kCheckFiniteAndUnscaleLibraryCall)
         checks.push_back(op);
     });
     for (linalg::GenericOp op : checks) {

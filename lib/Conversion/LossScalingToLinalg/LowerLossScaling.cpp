@@ -61,8 +61,7 @@ Value buildNonFinite(OpBuilder &b, Location loc, Value x) {
   Value magnitude = math::AbsFOp::create(b, loc, x);
   auto type = cast<FloatType>(x.getType());
   Value inf = arith::ConstantOp::create(
-      b, loc,
-      b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
+      b, loc, b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
   return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::UGE, magnitude,
                                inf);
 }
@@ -80,15 +79,15 @@ Value buildEmptyLike(OpBuilder &b, Location loc, Value like, Type element) {
 /// and read device memory).
 SmallVector<Value> buildScalarGeneric(
     OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>
-        build) {
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> build) {
   SmallVector<ReassociationIndices> none;
   SmallVector<int64_t> one{1};
   SmallVector<Value> views;
   for (Value input : inputs) {
     auto type = cast<RankedTensorType>(input.getType());
     views.push_back(tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(one, type.getElementType()), input, none));
+        b, loc, RankedTensorType::get(one, type.getElementType()), input,
+        none));
   }
   SmallVector<Value> inits;
   for (Type element : resultElements)
@@ -104,8 +103,7 @@ SmallVector<Value> buildScalarGeneric(
         linalg::YieldOp::create(nested, nestedLoc, results);
       });
   SmallVector<Value> results;
-  for (auto [result, element] :
-       llvm::zip(generic.getResults(), resultElements))
+  for (auto [result, element] : llvm::zip(generic.getResults(), resultElements))
     results.push_back(tensor::CollapseShapeOp::create(
         b, loc, RankedTensorType::get({}, element), result, none));
   return results;
@@ -190,11 +188,10 @@ struct LowerCheckFiniteAndUnscale
     // ORs its elements' non-finiteness into the flag.
     Value falseValue =
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
-    Value flag = linalg::FillOp::create(
-                     rewriter, loc, falseValue,
-                     ValueRange{tensor::EmptyOp::create(
-                         rewriter, loc, ArrayRef<int64_t>{},
-                         rewriter.getI1Type())})
+    Value flag = linalg::FillOp::create(rewriter, loc, falseValue,
+                                        ValueRange{tensor::EmptyOp::create(
+                                            rewriter, loc, ArrayRef<int64_t>{},
+                                            rewriter.getI1Type())})
                      .getResult(0);
     SmallVector<Value> unscaled;
     for (Value gradient : op.getGradients()) {
@@ -221,8 +218,8 @@ struct LowerCheckFiniteAndUnscale
           ValueRange{init, flag}, maps, iterators,
           [&](OpBuilder &b, Location l, ValueRange args) {
             Value x = convertFloat(b, l, args[0], compute);
-            Value factor = convertFloat(
-                b, l, tensorState ? args[1] : inverse, compute);
+            Value factor =
+                convertFloat(b, l, tensorState ? args[1] : inverse, compute);
             Value product = arith::MulFOp::create(b, l, x, factor);
             Value result = convertFloat(b, l, product, element);
             Value bad = buildNonFinite(b, l, x);
@@ -272,43 +269,43 @@ SmallVector<Value> buildStateMachine(OpBuilder &b, Location loc,
       arith::CmpIOp::create(b, loc, CmpIPredicate::sgt, hysteresis, one);
   Value hysteresisLeft = arith::SubIOp::create(b, loc, hysteresis, one);
   Value badCount = arith::AddIOp::create(b, loc, bad, one);
-  Value backOff = arith::CmpIOp::create(
-      b, loc, CmpIPredicate::sge, badCount,
-      i32Const(b, loc, config.getBackoffInterval()));
+  Value backOff =
+      arith::CmpIOp::create(b, loc, CmpIPredicate::sge, badCount,
+                            i32Const(b, loc, config.getBackoffInterval()));
   Value next = arith::MulFOp::create(
       b, loc, scale,
       f32Const(b, loc, static_cast<float>(config.getBackoffFactorValue())));
   if (std::optional<double> min = config.getMinScaleValue()) {
     Value floor = f32Const(b, loc, static_cast<float>(*min));
-    next = select(
-        arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, floor), floor,
-        next);
+    next =
+        select(arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, floor),
+               floor, next);
   }
   // Never below the smallest normal f32: 1/scale stays finite.
   Value smallest = f32Const(b, loc, FLT_MIN);
   Value keep =
       select(arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, scale, smallest),
              smallest, scale);
-  next = select(
-      arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, smallest), keep,
-      next);
+  next =
+      select(arith::CmpFOp::create(b, loc, CmpFPredicate::OLT, next, smallest),
+             keep, next);
   Value overflowScale = select(absorbed, scale, select(backOff, next, scale));
   Value overflowBad = select(absorbed, bad, select(backOff, zero, badCount));
   Value overflowHysteresis = select(absorbed, hysteresisLeft, zero);
 
   // Clean step: grow after growth_interval of them, capped, never to Inf.
   Value goodCount = arith::AddIOp::create(b, loc, good, one);
-  Value grow = arith::CmpIOp::create(
-      b, loc, CmpIPredicate::sge, goodCount,
-      i32Const(b, loc, config.getGrowthInterval()));
+  Value grow =
+      arith::CmpIOp::create(b, loc, CmpIPredicate::sge, goodCount,
+                            i32Const(b, loc, config.getGrowthInterval()));
   Value grown = arith::MulFOp::create(
       b, loc, scale,
       f32Const(b, loc, static_cast<float>(config.getGrowthFactorValue())));
   if (std::optional<double> max = config.getMaxScaleValue()) {
     Value cap = f32Const(b, loc, static_cast<float>(*max));
-    grown = select(
-        arith::CmpFOp::create(b, loc, CmpFPredicate::OGT, grown, cap), cap,
-        grown);
+    grown =
+        select(arith::CmpFOp::create(b, loc, CmpFPredicate::OGT, grown, cap),
+               cap, grown);
   }
   Value difference = arith::SubFOp::create(b, loc, grown, grown);
   Value finite = arith::CmpFOp::create(b, loc, CmpFPredicate::OEQ, difference,
@@ -379,6 +376,7 @@ struct AmpLowerLossScalingPass
 
 void mlir::amp::populateAmpLowerLossScalingPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerScaleLoss, LowerCheckFiniteAndUnscale,
-               LowerUpdateLossScaling>(patterns.getContext());
+  patterns
+      .add<LowerScaleLoss, LowerCheckFiniteAndUnscale, LowerUpdateLossScaling>(
+          patterns.getContext());
 }
