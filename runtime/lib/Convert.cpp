@@ -6,23 +6,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InlineConvert.h"
+
 #include "amp/runtime/AmpRuntime.h"
 
-#include <cstring>
+using amp::rt::bitsFloat;
+using amp::rt::floatBits;
 
 namespace {
-uint32_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float bitsFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
 /// Shifts `value` right by `shift` (1..31) rounding to nearest even.
 uint32_t shiftRightRne(uint32_t value, unsigned shift) {
   uint32_t result = value >> shift;

@@ -17,11 +17,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "InlineConvert.h"
 #include "Internal.h"
 
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <new>
 
 using namespace amp::rt;
@@ -54,81 +54,8 @@ struct AmpOptimizer {
 
 namespace {
 //===----------------------------------------------------------------------===//
-// Element types (inline, branch-free copies of Convert.cpp's conversions)
+// Element types (conversions from InlineConvert.h)
 //===----------------------------------------------------------------------===//
-
-uint32_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float bitsFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-/// `ifTrue` if `condition`, else `ifFalse`, without a branch: both values
-/// are computed unconditionally, so that loops using this can be vectorised
-/// even when one value needs a floating-point operation (which GCC will not
-/// speculate into a branch under -ftrapping-math).
-inline uint32_t select(bool condition, uint32_t ifTrue, uint32_t ifFalse) {
-  uint32_t mask = 0u - static_cast<uint32_t>(condition);
-  return (ifTrue & mask) | (ifFalse & ~mask);
-}
-
-/// binary16 bits -> float, exact; same results as ampF16ToF32.
-inline float f16ToF32(uint16_t half) {
-  uint32_t sign = static_cast<uint32_t>(half & 0x8000u) << 16;
-  uint32_t magnitude = half & 0x7fffu;
-  // Normal numbers: rebias the exponent (15 -> 127).
-  uint32_t normal = (magnitude << 13) + 0x38000000u;
-  // Inf/NaN: all-ones exponent, payload kept.
-  uint32_t special = (magnitude << 13) | 0x7f800000u;
-  // Zero/subnormal: mantissa * 2^-24, exact in binary32.
-  uint32_t subnormal =
-      floatBits(static_cast<float>(static_cast<int32_t>(magnitude)) * 0x1p-24f);
-  uint32_t bits = select(magnitude >= 0x7c00u, special,
-                         select(magnitude < 0x0400u, subnormal, normal));
-  return bitsFloat(sign | bits);
-}
-
-/// float -> binary16 bits, round to nearest even; same results as
-/// ampF32ToF16 (quiet NaN with the top payload bits, overflow to Inf,
-/// subnormals rounded exactly).
-inline uint16_t f32ToF16(float value) {
-  uint32_t bits = floatBits(value);
-  uint32_t sign = (bits >> 16) & 0x8000u;
-  uint32_t abs = bits & 0x7fffffffu;
-  uint32_t nan = 0x7e00u | ((abs >> 13) & 0x3ffu);
-  // Normal f16: rebias (127 -> 15) and round the 13 dropped bits to nearest
-  // even; a carry out of the mantissa correctly bumps the exponent.
-  uint32_t rebased = abs - 0x38000000u;
-  uint32_t normal = (rebased + 0xfffu + ((rebased >> 13) & 1u)) >> 13;
-  // Below 2^-14: adding 0.5f rounds |value| (RNE, by the FPU) to a multiple
-  // of 2^-24, the f16 subnormal unit; the low bits then count those units
-  // (0x400 = the smallest normal, correctly reached by rounding up).
-  uint32_t subnormal = floatBits(bitsFloat(abs) + 0.5f) - 0x3f000000u;
-  uint32_t result =
-      select(abs > 0x7f800000u, nan,
-             select(abs >= 0x477ff000u, 0x7c00u,
-                    select(abs >= 0x38800000u, normal, subnormal)));
-  return static_cast<uint16_t>(sign | result);
-}
-
-/// float -> bfloat16 bits, round to nearest even; same as ampF32ToBF16.
-inline uint16_t f32ToBF16(float value) {
-  uint32_t bits = floatBits(value);
-  uint32_t nan = (bits >> 16) | 0x0040u;
-  uint32_t rounded = (bits + 0x7fffu + ((bits >> 16) & 1u)) >> 16;
-  return static_cast<uint16_t>(
-      select((bits & 0x7fffffffu) > 0x7f800000u, nan, rounded));
-}
-
-inline float bf16ToF32(uint16_t bits) {
-  return bitsFloat(static_cast<uint32_t>(bits) << 16);
-}
 
 /// Gradient encodings: `Storage` and an exact conversion to float.
 struct GradF32 {

@@ -6,6 +6,8 @@
 
 #include "amp/runtime/AmpRuntime.h"
 
+#include "../lib/InlineConvert.h"
+
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -16,17 +18,8 @@
 
 namespace {
 
-float bitsToFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
-
-uint32_t floatToBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
+using amp::rt::bitsFloat;
+using amp::rt::floatBits;
 
 bool isF16NaN(uint16_t bits) {
   return (bits & 0x7c00u) == 0x7c00u && (bits & 0x3ffu) != 0;
@@ -81,10 +74,10 @@ TEST(ConvertF16, NaNStaysNaN) {
   uint16_t quiet = ampF32ToF16(std::numeric_limits<float>::quiet_NaN());
   EXPECT_TRUE(isF16NaN(quiet));
   EXPECT_TRUE(quiet & 0x0200u) << "quiet bit";
-  uint16_t signaling = ampF32ToF16(bitsToFloat(0x7f800001u));
+  uint16_t signaling = ampF32ToF16(bitsFloat(0x7f800001u));
   EXPECT_TRUE(isF16NaN(signaling));
   EXPECT_TRUE(signaling & 0x0200u);
-  EXPECT_TRUE(isF16NaN(ampF32ToF16(bitsToFloat(0xffc00000u))));
+  EXPECT_TRUE(isF16NaN(ampF32ToF16(bitsFloat(0xffc00000u))));
   EXPECT_TRUE(std::isnan(ampF16ToF32(0x7e00)));
   EXPECT_TRUE(std::isnan(ampF16ToF32(0x7c01)));
   EXPECT_TRUE(std::isinf(ampF16ToF32(0x7c00)));
@@ -106,7 +99,7 @@ TEST(ConvertF16, MatchesDoubleRounding) {
   // Every f32 (sampled) against round-to-nearest-even computed from the
   // exact neighbours: the result must be the closer f16, ties to even.
   for (uint64_t raw = 0; raw <= 0xffffffffull; raw += 65521) {
-    float value = bitsToFloat(static_cast<uint32_t>(raw));
+    float value = bitsFloat(static_cast<uint32_t>(raw));
     if (std::isnan(value))
       continue;
     uint16_t got = ampF32ToF16(value);
@@ -138,7 +131,7 @@ TEST(ConvertF16, MatchesDoubleRounding) {
 #if defined(__FLT16_MAX__) && defined(__x86_64__)
 TEST(ConvertF16, MatchesCompilerFloat16) {
   for (uint64_t raw = 0; raw <= 0xffffffffull; raw += 4099) {
-    float value = bitsToFloat(static_cast<uint32_t>(raw));
+    float value = bitsFloat(static_cast<uint32_t>(raw));
     if (std::isnan(value))
       continue;
     _Float16 reference = static_cast<_Float16>(value);
@@ -161,10 +154,10 @@ TEST(ConvertBF16, ExactValues) {
   EXPECT_EQ(ampF32ToBF16(1.0f + 0x1p-8f + 0x1p-20f), 0x3f81);
   EXPECT_EQ(ampF32ToBF16(INFINITY), 0x7f80);
   EXPECT_EQ(ampF32ToBF16(-INFINITY), 0xff80);
-  EXPECT_EQ(ampF32ToBF16(bitsToFloat(0x7f7f0000u)), 0x7f7f); // Largest bf16.
-  EXPECT_EQ(ampF32ToBF16(FLT_MAX), 0x7f80);                  // Rounds to Inf.
-  EXPECT_EQ(ampF32ToBF16(bitsToFloat(0x00000001u)), 0x0000); // f32 denormal.
-  EXPECT_EQ(ampF32ToBF16(bitsToFloat(0x00018000u)), 0x0002); // Tie -> even.
+  EXPECT_EQ(ampF32ToBF16(bitsFloat(0x7f7f0000u)), 0x7f7f); // Largest bf16.
+  EXPECT_EQ(ampF32ToBF16(FLT_MAX), 0x7f80);                // Rounds to Inf.
+  EXPECT_EQ(ampF32ToBF16(bitsFloat(0x00000001u)), 0x0000); // f32 denormal.
+  EXPECT_EQ(ampF32ToBF16(bitsFloat(0x00018000u)), 0x0002); // Tie -> even.
 }
 
 TEST(ConvertBF16, NaNStaysQuietNaN) {
@@ -173,10 +166,10 @@ TEST(ConvertBF16, NaNStaysQuietNaN) {
   EXPECT_TRUE(quiet & 0x0040u);
   // A signalling NaN whose payload lives only in the low 16 bits would
   // truncate to Inf; it must stay a (quiet) NaN.
-  uint16_t signaling = ampF32ToBF16(bitsToFloat(0x7f800001u));
+  uint16_t signaling = ampF32ToBF16(bitsFloat(0x7f800001u));
   EXPECT_TRUE(std::isnan(ampBF16ToF32(signaling)));
   EXPECT_TRUE(signaling & 0x0040u);
-  uint16_t negative = ampF32ToBF16(bitsToFloat(0xff800001u));
+  uint16_t negative = ampF32ToBF16(bitsFloat(0xff800001u));
   EXPECT_TRUE(std::isnan(ampBF16ToF32(negative)));
   EXPECT_TRUE(negative & 0x8000u);
 }
@@ -184,7 +177,7 @@ TEST(ConvertBF16, NaNStaysQuietNaN) {
 TEST(ConvertBF16, AllPatternsRoundTrip) {
   for (uint32_t bits = 0; bits <= 0xffffu; ++bits) {
     float value = ampBF16ToF32(static_cast<uint16_t>(bits));
-    ASSERT_EQ(floatToBits(value), bits << 16);
+    ASSERT_EQ(floatBits(value), bits << 16);
     if (std::isnan(value)) {
       ASSERT_TRUE(std::isnan(ampBF16ToF32(ampF32ToBF16(value))));
       continue;
@@ -207,10 +200,10 @@ TEST(Convert, Bulk) {
   }
   ampConvertF16ToF32(half.data(), back.data(), n);
   for (size_t i = 0; i < values.size(); ++i)
-    EXPECT_EQ(floatToBits(back[i]), floatToBits(ampF16ToF32(half[i])));
+    EXPECT_EQ(floatBits(back[i]), floatBits(ampF16ToF32(half[i])));
   ampConvertBF16ToF32(brain.data(), back.data(), n);
   for (size_t i = 0; i < values.size(); ++i)
-    EXPECT_EQ(floatToBits(back[i]), floatToBits(ampBF16ToF32(brain[i])));
+    EXPECT_EQ(floatBits(back[i]), floatBits(ampBF16ToF32(brain[i])));
   ampConvertF32ToF16(values.data(), half.data(), 0); // n = 0 is a no-op.
 }
 

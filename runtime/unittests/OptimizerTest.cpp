@@ -11,6 +11,8 @@
 
 #include "amp/runtime/AmpRuntime.h"
 
+#include "../lib/InlineConvert.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,17 +26,8 @@
 
 namespace {
 
-uint32_t floatToBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float bitsToFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
+using amp::rt::bitsFloat;
+using amp::rt::floatBits;
 
 bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
@@ -74,7 +67,7 @@ const char *kindName(int32_t kind) {
 float decode(int32_t type, uint32_t bits) {
   switch (type) {
   case AMP_DTYPE_F32:
-    return bitsToFloat(bits);
+    return bitsFloat(bits);
   case AMP_DTYPE_F16:
     return ampF16ToF32(static_cast<uint16_t>(bits));
   default:
@@ -86,7 +79,7 @@ float decode(int32_t type, uint32_t bits) {
 uint32_t encode(int32_t type, float value) {
   switch (type) {
   case AMP_DTYPE_F32:
-    return floatToBits(value);
+    return floatBits(value);
   case AMP_DTYPE_F16:
     return ampF32ToF16(value);
   default:
@@ -152,7 +145,7 @@ struct Tensor {
   }
   /// Bits of the working copy (f32: the float's bits).
   uint32_t lowpAt(size_t i) const {
-    return lowpType == AMP_DTYPE_F32 ? floatToBits(lowpF32[i]) : lowpBits[i];
+    return lowpType == AMP_DTYPE_F32 ? floatBits(lowpF32[i]) : lowpBits[i];
   }
 
   /// Every byte the optimizer could touch, in one blob.
@@ -690,7 +683,7 @@ TEST(OptimizerGrad, HalfAndBFloatGradientsAreReadExactly) {
       float expected = 0.0f - g;
       bool ok = std::isnan(g)
                     ? std::isnan(t.master[bits])
-                    : floatToBits(t.master[bits]) == floatToBits(expected);
+                    : floatBits(t.master[bits]) == floatBits(expected);
       if (!ok && mismatches++ < 5)
         ADD_FAILURE() << "bits 0x" << std::hex << bits << ": got "
                       << std::hexfloat << t.master[bits] << ", expected "
@@ -723,7 +716,7 @@ std::vector<float> roundingTestValues() {
       bits.push_back(sign | special);
   std::vector<float> values;
   for (uint32_t b : bits)
-    values.push_back(bitsToFloat(b));
+    values.push_back(bitsFloat(b));
   return values;
 }
 
@@ -741,7 +734,7 @@ TEST(OptimizerLowp, WorkingCopyIsRoundToNearestEvenOfMaster) {
     size_t wrongMasters = 0;
     for (size_t i = 0; i < values.size(); ++i)
       if (!std::isnan(values[i]) && values[i] != 0.0f &&
-          floatToBits(t.master[i]) != floatToBits(values[i]))
+          floatBits(t.master[i]) != floatBits(values[i]))
         ++wrongMasters;
     EXPECT_EQ(wrongMasters, 0u);
     expectLowpIsRoundedMaster(tensors);

@@ -13,6 +13,8 @@
 
 #include "amp/runtime/AmpRuntime.h"
 
+#include "../lib/InlineConvert.h"
+
 #include <gtest/gtest.h>
 
 #include <cfloat>
@@ -25,17 +27,8 @@
 
 namespace {
 
-uint32_t floatBits(float value) {
-  uint32_t bits;
-  std::memcpy(&bits, &value, sizeof(bits));
-  return bits;
-}
-
-float bitsFloat(uint32_t bits) {
-  float value;
-  std::memcpy(&value, &bits, sizeof(value));
-  return value;
-}
+using amp::rt::bitsFloat;
+using amp::rt::floatBits;
 
 float invOf(float scale) {
   return static_cast<float>(1.0 / static_cast<double>(scale));
