@@ -56,7 +56,8 @@ constexpr const char *kOptKernelAdamW = "amp_opt_adamw";
 
 /// <<<1, 1>>>(OptStepRecord *record, const float *foundInf, double beta1,
 /// double beta2): commits the step (t += 1, powers *= beta) unless
-/// *foundInf != 0. Enqueued after the optimizer kernel.
+/// *foundInf != 0. Enqueued after the optimizer kernel; the host passes
+/// beta1 = beta2 = 1 for SGD and Momentum, whose powers stay 1 (as on the CPU).
 constexpr const char *kOptCommitKernel = "amp_opt_commit";
 
 //===----------------------------------------------------------------------===//

@@ -23,11 +23,13 @@
 #include "GpuContext.h"
 #include "Internal.h"
 #include "LossScalerState.h"
+#include "OptimizerState.h"
 
 #include "../cuda/LossScalingAbi.h"
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <mutex>
 #include <new>
@@ -36,16 +38,6 @@
 
 using namespace amp::rt;
 using namespace amp::rt::gpuls;
-
-namespace amp {
-namespace rt {
-// Optimizers.cpp: the CPU optimizer's validation, shared with the GPU one.
-bool validateOptimizerConfig(const char *call, const AmpOptimizerConfig &cfg);
-bool validateOptimizerParams(const char *call, const AmpOptimizerConfig &cfg,
-                             const AmpOptimizerParam *params, int64_t count,
-                             float invScale);
-} // namespace rt
-} // namespace amp
 
 #if AMP_RUNTIME_HAVE_LOSS_SCALING_KERNELS
 namespace amp {
@@ -79,7 +71,8 @@ struct AmpGpuTensorTable {
 struct AmpGpuOptimizer {
   static constexpr uint32_t kMagic = 0x414d504fU; // "AMPO"
   uint32_t magic = kMagic;
-  AmpOptimizerConfig config;
+  AmpOptimizerConfig config; // Passed to every launch by value.
+  bool hasVelocity = false;  // The tables hold state0 (Momentum, Adam).
   int64_t numItems = 0;
   CUdeviceptr memory = 0;  // Record, then tensors, then items.
   CUdeviceptr record = 0;  // OptStepRecord
@@ -710,6 +703,7 @@ AmpGpuOptimizer *ampGpuOptimizerCreate(const AmpOptimizerConfig *cfg,
     return nullptr;
   }
   opt->config = *cfg;
+  opt->hasVelocity = needState0;
   opt->numItems = numItems;
   // One allocation: [record, padded to 64][tensors][items].
   constexpr size_t kRecordBytes = 64;
@@ -781,9 +775,13 @@ int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
     if (!launch(call, drv, kernels, id, numItems, kOptBlockSize, params))
       return 1;
   }
-  // Same double products as the step kernel's beta^t.
-  double beta1 = static_cast<double>(opt->config.beta1);
-  double beta2 = static_cast<double>(opt->config.beta2);
+  // Same double products as the step kernel's beta^t. SGD and Momentum
+  // have no bias correction: their powers stay 1, as on the CPU, so that
+  // both save the same checkpoint.
+  const bool adam = opt->config.kind == AMP_OPTIMIZER_ADAM ||
+                    opt->config.kind == AMP_OPTIMIZER_ADAMW;
+  double beta1 = adam ? static_cast<double>(opt->config.beta1) : 1.0;
+  double beta2 = adam ? static_cast<double>(opt->config.beta2) : 1.0;
   void *params[] = {&record, &foundInf, &beta1, &beta2};
   return launch(call, drv, kernels, kCommit, 1, 1, params) ? 0 : 1;
 }
@@ -797,6 +795,65 @@ int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt) {
   if (!drv || !download(call, drv, &record, opt->record, sizeof(record)))
     return -1;
   return record.t;
+}
+
+size_t ampGpuOptimizerSaveState(AmpGpuOptimizer *opt, void *buffer,
+                                size_t capacity) {
+  const char *call = "ampGpuOptimizerSaveState";
+  if (!checkOptimizer(call, opt))
+    return 0;
+  size_t size = optimizerBlobSize();
+  if (!buffer || capacity < size)
+    return size; // A size query: nothing to read back.
+  const DriverApi *drv = gpuInit(call);
+  OptStepRecord record;
+  if (!drv || !download(call, drv, &record, opt->record, sizeof(record)))
+    return 0;
+  OptimizerStepState state{record.t, record.beta1Pow, record.beta2Pow};
+  return saveOptimizerBlob(opt->config, state, buffer, capacity);
+}
+
+int ampGpuOptimizerLoadState(AmpGpuOptimizer *opt, const void *blob,
+                             size_t size) {
+  const char *call = "ampGpuOptimizerLoadState";
+  if (!checkOptimizer(call, opt))
+    return 1;
+  AmpOptimizerConfig config;
+  OptimizerStepState state;
+  if (!loadOptimizerBlob(call, blob, size, opt->config.kind, config, state))
+    return 1;
+  // The parameter tables were built for the configuration at creation: an
+  // optimizer created with momentum 0 has no velocity pointers to update.
+  if (config.kind == AMP_OPTIMIZER_MOMENTUM && config.momentum != 0.0f &&
+      !opt->hasVelocity) {
+    setError(call,
+             "the blob's momentum %g needs velocity buffers (state0), but "
+             "this optimizer was created with momentum 0 and has none; "
+             "create it with momentum > 0 and state0 buffers to load it",
+             static_cast<double>(config.momentum));
+    return 1;
+  }
+  const DriverApi *drv = gpuInit(call);
+  if (!drv)
+    return 1;
+  OptStepRecord record{state.t, state.beta1Pow, state.beta2Pow};
+  if (!upload(call, drv, opt->record, &record, sizeof(record)))
+    return 1;
+  opt->config = config;
+  return 0;
+}
+
+int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt, float lr) {
+  const char *call = "ampGpuOptimizerSetLearningRate";
+  if (!checkOptimizer(call, opt))
+    return 1;
+  if (!(std::isfinite(lr) && lr >= 0.0f)) {
+    setError(call, "lr must be finite and >= 0, got %g",
+             static_cast<double>(lr));
+    return 1;
+  }
+  opt->config.lr = lr;
+  return 0;
 }
 
 } // extern "C"

@@ -338,4 +338,24 @@ int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt) {
   return -1;
 }
 
+size_t ampGpuOptimizerSaveState(AmpGpuOptimizer *opt, void *buffer,
+                                size_t capacity) {
+  (void)opt, (void)buffer, (void)capacity;
+  noGpu("ampGpuOptimizerSaveState");
+  return 0;
+}
+
+int ampGpuOptimizerLoadState(AmpGpuOptimizer *opt, const void *blob,
+                             size_t size) {
+  (void)opt, (void)blob, (void)size;
+  noGpu("ampGpuOptimizerLoadState");
+  return 1;
+}
+
+int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt, float lr) {
+  (void)opt, (void)lr;
+  noGpu("ampGpuOptimizerSetLearningRate");
+  return 1;
+}
+
 } // extern "C"

@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. The named presets (LossScalerPresets.def), configuration
 // validation, the host scaler (a thin wrapper around updateLossScalerState of
-// LossScalerState.h) and the checkpoint blob shared with the GPU scaler.
+// LossScalerState.h) and the checkpoint blob shared with the GPU scaler
+// (framing, checksum and field encoding from StateBlob.h).
 //
 // Blob layout (version 1, 104 bytes, every field little-endian, written
 // field by field so that no struct padding or host byte order leaks in):
@@ -25,6 +26,7 @@
 
 #include "Internal.h"
 #include "LossScalerState.h"
+#include "StateBlob.h"
 
 #include <cfloat>
 #include <cmath>
@@ -32,6 +34,8 @@
 #include <new>
 
 using namespace amp::rt;
+using amp::rt::blob::Reader;
+using amp::rt::blob::Writer;
 
 struct AmpLossScaler {
   AmpLossScalerConfig config;
@@ -184,76 +188,12 @@ bool checkState(const char *call, const AmpLossScalerConfig &c,
 //===----------------------------------------------------------------------===//
 
 constexpr unsigned char kBlobMagic[8] = {'A', 'M', 'P', 'L', 'S', 'C', 'L', 0};
-constexpr size_t kBlobHeaderSize = 16; // magic, version, size
+constexpr size_t kBlobHeaderSize = blob::kHeaderSize;
 constexpr size_t kBlobConfigSize = 10 * 4;
 constexpr size_t kBlobStateSize = 4 * 4 + 3 * 8;
 constexpr size_t kBlobChecksumOffset =
     kBlobHeaderSize + kBlobConfigSize + kBlobStateSize;
-constexpr size_t kBlobSize = kBlobChecksumOffset + 8;
-
-uint64_t fnv1a64(const unsigned char *data, size_t size) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  for (size_t i = 0; i < size; ++i) {
-    hash ^= data[i];
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
-class Writer {
-public:
-  explicit Writer(unsigned char *out) : out(out) {}
-  void u32(uint32_t v) {
-    for (int i = 0; i < 4; ++i)
-      *out++ = static_cast<unsigned char>(v >> (8 * i));
-  }
-  void u64(uint64_t v) {
-    for (int i = 0; i < 8; ++i)
-      *out++ = static_cast<unsigned char>(v >> (8 * i));
-  }
-  void i32(int32_t v) { u32(static_cast<uint32_t>(v)); }
-  void i64(int64_t v) { u64(static_cast<uint64_t>(v)); }
-  void f32(float v) {
-    uint32_t bits;
-    std::memcpy(&bits, &v, sizeof(bits));
-    u32(bits);
-  }
-  void bytes(const unsigned char *data, size_t size) {
-    std::memcpy(out, data, size);
-    out += size;
-  }
-
-private:
-  unsigned char *out;
-};
-
-class Reader {
-public:
-  explicit Reader(const unsigned char *in) : in(in) {}
-  uint32_t u32() {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i)
-      v |= static_cast<uint32_t>(*in++) << (8 * i);
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= static_cast<uint64_t>(*in++) << (8 * i);
-    return v;
-  }
-  int32_t i32() { return static_cast<int32_t>(u32()); }
-  int64_t i64() { return static_cast<int64_t>(u64()); }
-  float f32() {
-    uint32_t bits = u32();
-    float v;
-    std::memcpy(&v, &bits, sizeof(v));
-    return v;
-  }
-
-private:
-  const unsigned char *in;
-};
+constexpr size_t kBlobSize = kBlobChecksumOffset + blob::kChecksumSize;
 
 const char *const kPytorchPreset = "pytorch";
 
@@ -275,11 +215,9 @@ size_t amp::rt::saveLossScalerBlob(const AmpLossScalerConfig &c,
                                    size_t capacity) {
   if (!buffer || capacity < kBlobSize)
     return kBlobSize;
-  unsigned char blob[kBlobSize];
-  Writer w(blob);
-  w.bytes(kBlobMagic, sizeof(kBlobMagic));
-  w.u32(kLossScalerBlobVersion);
-  w.u32(static_cast<uint32_t>(kBlobSize));
+  unsigned char bytes[kBlobSize];
+  Writer w(bytes);
+  w.header(kBlobMagic, kLossScalerBlobVersion, kBlobSize);
   w.f32(c.init_scale);
   w.f32(c.growth_factor);
   w.f32(c.backoff_factor);
@@ -297,54 +235,18 @@ size_t amp::rt::saveLossScalerBlob(const AmpLossScalerConfig &c,
   w.i64(s.steps);
   w.i64(s.skippedSteps);
   w.i64(s.overflowsAtMinScale);
-  w.u64(fnv1a64(blob, kBlobChecksumOffset));
-  std::memcpy(buffer, blob, kBlobSize);
+  blob::seal(bytes, kBlobSize);
+  std::memcpy(buffer, bytes, kBlobSize);
   return kBlobSize;
 }
 
 bool amp::rt::loadLossScalerBlob(const char *call, const void *blob,
                                  size_t size, AmpLossScalerConfig &config,
                                  LossScalerState &state) {
-  if (size < kBlobHeaderSize)
-    return setError(call,
-                    "truncated blob: %zu bytes, a loss-scaler state blob has "
-                    "at least %zu",
-                    size, kBlobHeaderSize);
-  if (!blob)
-    return setError(call, "blob is NULL");
+  if (!blob::checkFraming(call, blob, size, kBlobMagic, "a loss-scaler state",
+                          kLossScalerBlobVersion, kBlobSize))
+    return false;
   const auto *bytes = static_cast<const unsigned char *>(blob);
-  if (std::memcmp(bytes, kBlobMagic, sizeof(kBlobMagic)) != 0)
-    return setError(call, "not a loss-scaler state blob (bad magic; expected "
-                          "\"AMPLSCL\")");
-  Reader header(bytes + sizeof(kBlobMagic));
-  uint32_t version = header.u32();
-  uint32_t declared = header.u32();
-  if (version > kLossScalerBlobVersion)
-    return setError(call,
-                    "blob version %u is newer than this runtime supports (%u)",
-                    version, kLossScalerBlobVersion);
-  if (version == 0)
-    return setError(call, "invalid blob version 0");
-  if (declared != kBlobSize)
-    return setError(call,
-                    "corrupt blob: header declares %u bytes, version %u "
-                    "blobs have %zu",
-                    declared, version, kBlobSize);
-  if (size < kBlobSize)
-    return setError(call, "truncated blob: %zu of %zu bytes", size, kBlobSize);
-  if (size > kBlobSize)
-    return setError(call, "blob size %zu does not match its header (%zu bytes)",
-                    size, kBlobSize);
-  Reader tail(bytes + kBlobChecksumOffset);
-  uint64_t stored = tail.u64();
-  uint64_t computed = fnv1a64(bytes, kBlobChecksumOffset);
-  if (stored != computed)
-    return setError(call,
-                    "corrupt blob: checksum mismatch (stored %016llx, "
-                    "computed %016llx)",
-                    static_cast<unsigned long long>(stored),
-                    static_cast<unsigned long long>(computed));
-
   Reader r(bytes + kBlobHeaderSize);
   AmpLossScalerConfig c;
   c.init_scale = r.f32();

@@ -15,32 +15,34 @@
 // (Adam's sqrt needs -fno-math-errno for that; without it GCC keeps a
 // scalar errno check around each sqrt. The results are identical.)
 //
+// Checkpoint blob (version 1, 84 bytes, every field little-endian, written
+// field by field with the helpers of StateBlob.h, as the loss scaler's):
+//
+//   offset size
+//        0    8  magic "AMPOPTM\0"
+//        8    4  uint32 version (kOptimizerBlobVersion)
+//       12    4  uint32 total size of the blob in bytes
+//       16   36  config: kind (i32), lr, weight_decay, momentum, dampening
+//                (f32 bits), nesterov (i32), beta1, beta2, eps (f32 bits)
+//       52   24  state: t (i64), beta1^t, beta2^t (f64 bits)
+//       76    8  uint64 FNV-1a (64-bit) of bytes [0, 76)
+//
+// The parameters and their state0/state1 buffers are not in it (they are
+// the caller's). The GPU optimizer writes and reads the same blob.
+//
 //===----------------------------------------------------------------------===//
 
 #include "InlineConvert.h"
 #include "Internal.h"
+#include "OptimizerState.h"
+#include "StateBlob.h"
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <new>
 
 using namespace amp::rt;
-
-namespace amp {
-namespace rt {
-/// Checks `cfg` for ampOptimizerCreate / ampGpuOptimizerCreate. Only the
-/// fields the kind uses are checked (SGD: lr, weight_decay; Momentum: also
-/// momentum, dampening, nesterov; Adam/AdamW: also beta1, beta2, eps). On
-/// failure sets "<call>: <field> ..." and returns false.
-bool validateOptimizerConfig(const char *call, const AmpOptimizerConfig &cfg);
-/// Checks the parameters of one optimizer step under `cfg`: sizes, types,
-/// the pointers the kind needs, inv_scale, and that the buffers of one
-/// parameter do not overlap. On failure sets "<call>: ..." and returns false.
-bool validateOptimizerParams(const char *call, const AmpOptimizerConfig &cfg,
-                             const AmpOptimizerParam *params, int64_t count,
-                             float invScale);
-} // namespace rt
-} // namespace amp
 
 struct AmpOptimizer {
   AmpOptimizerConfig config;
@@ -248,41 +250,42 @@ struct Range {
 //===----------------------------------------------------------------------===//
 
 bool amp::rt::validateOptimizerConfig(const char *call,
-                                      const AmpOptimizerConfig &cfg) {
+                                      const AmpOptimizerConfig &cfg,
+                                      const char *prefix) {
   if (cfg.kind < AMP_OPTIMIZER_SGD || cfg.kind > AMP_OPTIMIZER_ADAMW)
     return setError(call,
-                    "kind must be 0 (SGD), 1 (Momentum), 2 (Adam) or 3 "
+                    "%skind must be 0 (SGD), 1 (Momentum), 2 (Adam) or 3 "
                     "(AdamW), got %d",
-                    static_cast<int>(cfg.kind));
+                    prefix, static_cast<int>(cfg.kind));
   if (!(std::isfinite(cfg.lr) && cfg.lr >= 0.0f))
-    return setError(call, "lr must be finite and >= 0, got %g",
+    return setError(call, "%slr must be finite and >= 0, got %g", prefix,
                     static_cast<double>(cfg.lr));
   if (!(std::isfinite(cfg.weight_decay) && cfg.weight_decay >= 0.0f))
-    return setError(call, "weight_decay must be finite and >= 0, got %g",
-                    static_cast<double>(cfg.weight_decay));
+    return setError(call, "%sweight_decay must be finite and >= 0, got %g",
+                    prefix, static_cast<double>(cfg.weight_decay));
   if (cfg.kind == AMP_OPTIMIZER_MOMENTUM) {
     if (!inHalfOpenUnit(cfg.momentum))
-      return setError(call, "momentum must be in [0, 1), got %g",
+      return setError(call, "%smomentum must be in [0, 1), got %g", prefix,
                       static_cast<double>(cfg.momentum));
     if (!(cfg.dampening >= 0.0f && cfg.dampening <= 1.0f))
-      return setError(call, "dampening must be in [0, 1], got %g",
+      return setError(call, "%sdampening must be in [0, 1], got %g", prefix,
                       static_cast<double>(cfg.dampening));
     if (cfg.nesterov && !(cfg.momentum > 0.0f && cfg.dampening == 0.0f))
       return setError(call,
-                      "nesterov requires momentum > 0 and dampening == 0, "
+                      "%snesterov requires momentum > 0 and dampening == 0, "
                       "got momentum %g and dampening %g",
-                      static_cast<double>(cfg.momentum),
+                      prefix, static_cast<double>(cfg.momentum),
                       static_cast<double>(cfg.dampening));
   }
   if (isAdam(cfg)) {
     if (!inHalfOpenUnit(cfg.beta1))
-      return setError(call, "beta1 must be in [0, 1), got %g",
+      return setError(call, "%sbeta1 must be in [0, 1), got %g", prefix,
                       static_cast<double>(cfg.beta1));
     if (!inHalfOpenUnit(cfg.beta2))
-      return setError(call, "beta2 must be in [0, 1), got %g",
+      return setError(call, "%sbeta2 must be in [0, 1), got %g", prefix,
                       static_cast<double>(cfg.beta2));
     if (!(std::isfinite(cfg.eps) && cfg.eps > 0.0f))
-      return setError(call, "eps must be finite and > 0, got %g",
+      return setError(call, "%seps must be finite and > 0, got %g", prefix,
                       static_cast<double>(cfg.eps));
   }
   return true;
@@ -365,6 +368,134 @@ bool amp::rt::validateOptimizerParams(const char *call,
           return setError(call, "params[%lld].%s and params[%lld].%s overlap",
                           index, ranges[a].name, index, ranges[b].name);
   }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Checkpoint blob
+//===----------------------------------------------------------------------===//
+
+namespace {
+constexpr unsigned char kBlobMagic[8] = {'A', 'M', 'P', 'O', 'P', 'T', 'M', 0};
+constexpr size_t kBlobConfigSize = 9 * 4;
+constexpr size_t kBlobStateSize = 3 * 8;
+constexpr size_t kBlobChecksumOffset =
+    blob::kHeaderSize + kBlobConfigSize + kBlobStateSize;
+constexpr size_t kBlobSize = kBlobChecksumOffset + blob::kChecksumSize;
+
+/// Checks that `s` is a step state an optimizer with `cfg` (valid) can
+/// reach; on failure sets "<call>: <reason>" and returns false.
+bool checkStepState(const char *call, const AmpOptimizerConfig &cfg,
+                    const OptimizerStepState &s) {
+  const char *prefix = "inconsistent state in blob: ";
+  if (s.t < 0)
+    return setError(call, "%sstep count t must be >= 0, got %lld", prefix,
+                    static_cast<long long>(s.t));
+  struct Power {
+    const char *name, *betaName;
+    double value;
+    float beta;
+  };
+  const Power powers[] = {{"beta1^t", "beta1", s.beta1Pow, cfg.beta1},
+                          {"beta2^t", "beta2", s.beta2Pow, cfg.beta2}};
+  for (const Power &p : powers) {
+    if (!(std::isfinite(p.value) && p.value >= 0.0 && p.value <= 1.0))
+      return setError(call, "%s%s must be finite and in [0, 1], got %g", prefix,
+                      p.name, p.value);
+    if (s.t == 0 && p.value != 1.0)
+      return setError(call, "%s%s must be 1 at step 0, got %g", prefix, p.name,
+                      p.value);
+    // beta^t <= beta for t >= 1 (each step multiplies by beta < 1, and the
+    // rounded products never exceed beta).
+    if (isAdam(cfg) && s.t > 0 && p.value > static_cast<double>(p.beta))
+      return setError(call, "%s%s = %g exceeds %s = %g at step %lld", prefix,
+                      p.name, p.value, p.betaName, static_cast<double>(p.beta),
+                      static_cast<long long>(s.t));
+  }
+  return true;
+}
+} // namespace
+
+const char *amp::rt::optimizerKindName(int32_t kind) {
+  switch (kind) {
+  case AMP_OPTIMIZER_SGD:
+    return "SGD";
+  case AMP_OPTIMIZER_MOMENTUM:
+    return "Momentum";
+  case AMP_OPTIMIZER_ADAM:
+    return "Adam";
+  case AMP_OPTIMIZER_ADAMW:
+    return "AdamW";
+  default:
+    return "<invalid kind>";
+  }
+}
+
+size_t amp::rt::optimizerBlobSize() { return kBlobSize; }
+
+size_t amp::rt::saveOptimizerBlob(const AmpOptimizerConfig &c,
+                                  const OptimizerStepState &s, void *buffer,
+                                  size_t capacity) {
+  if (!buffer || capacity < kBlobSize)
+    return kBlobSize;
+  unsigned char bytes[kBlobSize];
+  blob::Writer w(bytes);
+  w.header(kBlobMagic, kOptimizerBlobVersion, kBlobSize);
+  w.i32(c.kind);
+  w.f32(c.lr);
+  w.f32(c.weight_decay);
+  w.f32(c.momentum);
+  w.f32(c.dampening);
+  w.i32(c.nesterov);
+  w.f32(c.beta1);
+  w.f32(c.beta2);
+  w.f32(c.eps);
+  w.i64(s.t);
+  w.f64(s.beta1Pow);
+  w.f64(s.beta2Pow);
+  blob::seal(bytes, kBlobSize);
+  std::memcpy(buffer, bytes, kBlobSize);
+  return kBlobSize;
+}
+
+bool amp::rt::loadOptimizerBlob(const char *call, const void *blob, size_t size,
+                                int32_t kind, AmpOptimizerConfig &config,
+                                OptimizerStepState &state) {
+  if (!blob::checkFraming(call, blob, size, kBlobMagic, "an optimizer state",
+                          kOptimizerBlobVersion, kBlobSize))
+    return false;
+  blob::Reader r(static_cast<const unsigned char *>(blob) + blob::kHeaderSize);
+  AmpOptimizerConfig c;
+  c.kind = r.i32();
+  c.lr = r.f32();
+  c.weight_decay = r.f32();
+  c.momentum = r.f32();
+  c.dampening = r.f32();
+  c.nesterov = r.i32();
+  c.beta1 = r.f32();
+  c.beta2 = r.f32();
+  c.eps = r.f32();
+  OptimizerStepState s;
+  s.t = r.i64();
+  s.beta1Pow = r.f64();
+  s.beta2Pow = r.f64();
+  // A valid kind that is not ours: the parameters were set up (and, on the
+  // GPU, their tables built) for this optimizer's kind.
+  if (c.kind != kind && c.kind >= AMP_OPTIMIZER_SGD &&
+      c.kind <= AMP_OPTIMIZER_ADAMW)
+    return setError(call,
+                    "optimizer kind mismatch: the blob holds the state of "
+                    "%s (kind %d), this optimizer is %s (kind %d); load it "
+                    "into an optimizer created with kind %d",
+                    optimizerKindName(c.kind), static_cast<int>(c.kind),
+                    optimizerKindName(kind), static_cast<int>(kind),
+                    static_cast<int>(c.kind));
+  if (!validateOptimizerConfig(call, c, "invalid config in blob: "))
+    return false;
+  if (!checkStepState(call, c, s))
+    return false;
+  config = c;
+  state = s;
   return true;
 }
 
@@ -493,6 +624,31 @@ int ampOptimizerStep(AmpOptimizer *opt, const AmpOptimizerParam *params,
   }
   opt->step = t;
   return 1;
+}
+
+size_t ampOptimizerSaveState(const AmpOptimizer *opt, void *buffer,
+                             size_t capacity) {
+  if (!opt) {
+    setError("ampOptimizerSaveState", "optimizer is NULL");
+    return 0;
+  }
+  OptimizerStepState state{opt->step, opt->beta1Power, opt->beta2Power};
+  return saveOptimizerBlob(opt->config, state, buffer, capacity);
+}
+
+int ampOptimizerLoadState(AmpOptimizer *opt, const void *blob, size_t size) {
+  const char *call = "ampOptimizerLoadState";
+  if (!opt)
+    return !setError(call, "optimizer is NULL");
+  AmpOptimizerConfig config;
+  OptimizerStepState state;
+  if (!loadOptimizerBlob(call, blob, size, opt->config.kind, config, state))
+    return 1;
+  opt->config = config;
+  opt->step = state.t;
+  opt->beta1Power = state.beta1Pow;
+  opt->beta2Power = state.beta2Pow;
+  return 0;
 }
 
 } // extern "C"

@@ -9,9 +9,10 @@
 // compiled code (ampGpuCheckFiniteAndUnscaleBuffer) is bit-identical to its
 // CPU twin in place and out of place with a byte flag that accumulates,
 // optimizers match ampOptimizerStep and leave every byte alone on a skipped
-// step, and checkpoints move between the GPU and the host scaler. Every GPU
-// test skips when ampGpuAvailable() is 0; without a GPU one test checks that
-// creation fails with a clear message instead.
+// step, checkpoints move between the GPU and the host scaler and between the
+// GPU and the CPU optimizer, and learning-rate schedules reach the optimizer
+// kernels. Every GPU test skips when ampGpuAvailable() is 0; without a GPU
+// one test checks that the entry points fail with clear messages instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,6 +174,30 @@ TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
   EXPECT_EQ(ampGpuOptimizerGetStep(nullptr), -1);
   EXPECT_EQ(ampGpuLossScalerSaveState(nullptr, nullptr, 0), 0u);
   EXPECT_EQ(ampGpuLossScalerScalePtr(nullptr), nullptr);
+
+  // Optimizer checkpoints and schedules fail cleanly, even with a valid
+  // blob (saved by a CPU optimizer).
+  AmpOptimizer *cpu = ampOptimizerCreate(&opt);
+  ASSERT_NE(cpu, nullptr) << ampLastError();
+  std::vector<unsigned char> blob(ampOptimizerSaveState(cpu, nullptr, 0));
+  ASSERT_EQ(ampOptimizerSaveState(cpu, blob.data(), blob.size()), blob.size());
+  ampOptimizerDestroy(cpu);
+  std::vector<unsigned char> out(blob.size(), 0xab);
+  ampClearError();
+  EXPECT_EQ(ampGpuOptimizerSaveState(nullptr, out.data(), out.size()), 0u);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuOptimizerSaveState: "))
+      << ampLastError();
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(),
+                          [](unsigned char b) { return b == 0xab; }));
+  EXPECT_EQ(ampGpuOptimizerSaveState(nullptr, nullptr, 0), 0u);
+  ampClearError();
+  EXPECT_NE(ampGpuOptimizerLoadState(nullptr, blob.data(), blob.size()), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuOptimizerLoadState: "))
+      << ampLastError();
+  ampClearError();
+  EXPECT_NE(ampGpuOptimizerSetLearningRate(nullptr, 0.1f), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampGpuOptimizerSetLearningRate: "))
+      << ampLastError();
   ampGpuLossScalerDestroy(nullptr);
   ampGpuTensorTableDestroy(nullptr);
   ampGpuOptimizerDestroy(nullptr);
@@ -1243,6 +1268,296 @@ TEST_F(GpuLossScaling, OptimizerWithoutParamsStillCountsSteps) {
   EXPECT_EQ(ampGpuOptimizerGetStep(nullptr), -1);
   ampGpuLossScalerDestroy(scaler);
   ampGpuOptimizerDestroy(opt);
+}
+
+//===----------------------------------------------------------------------===//
+// Optimizer checkpoints and learning-rate schedules
+//===----------------------------------------------------------------------===//
+
+bool usesState0(const AmpOptimizerConfig &cfg) {
+  return cfg.kind != AMP_OPTIMIZER_SGD &&
+         !(cfg.kind == AMP_OPTIMIZER_MOMENTUM && cfg.momentum == 0.0f);
+}
+
+bool usesState1(const AmpOptimizerConfig &cfg) {
+  return cfg.kind >= AMP_OPTIMIZER_ADAM;
+}
+
+/// New (unscaled) gradients on both sides, then one step of the GPU
+/// optimizer on the device arena (found_inf set when `skip`) and of the CPU
+/// one on `cpu`, compared byte for byte under `cfg`'s state use.
+void stepBoth(OptimizerFixture &fx, std::vector<unsigned char> &cpu,
+              AmpGpuOptimizer *gpu, AmpOptimizer *host,
+              AmpGpuLossScaler *scaler, std::mt19937 &rng, bool skip,
+              const AmpOptimizerConfig &cfg) {
+  fx.newGradients(rng, 1.0f);
+  for (size_t k = 0; k < fx.layout.size(); ++k) {
+    const auto &o = fx.offsets[k];
+    size_t bytes = fx.layout[k].numel * elementSize(fx.layout[k].gradType);
+    std::memcpy(&cpu[o.grad], &fx.host[o.grad], bytes);
+    if (bytes)
+      fx.device->upload(&fx.host[o.grad], bytes, o.grad);
+  }
+  float *foundInf = ampGpuLossScalerFoundInfPtr(scaler);
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0) << ampLastError();
+  if (skip)
+    writeDevice(foundInf, 1.0f);
+  ASSERT_EQ(ampGpuOptimizerStep(gpu, foundInf, nullptr), 0) << ampLastError();
+  std::vector<AmpOptimizerParam> cpuParams = fx.params(cpu.data());
+  ASSERT_EQ(ampOptimizerStep(host, cpuParams.data(),
+                             static_cast<int64_t>(cpuParams.size()), 1.0f,
+                             skip ? 1 : 0),
+            skip ? 0 : 1)
+      << ampLastError();
+  EXPECT_EQ(ampGpuOptimizerGetStep(gpu), ampOptimizerGetStep(host));
+  std::vector<unsigned char> after(fx.host.size());
+  fx.device->download(after.data(), after.size());
+  fx.compare(after, cpu, usesState0(cfg), usesState1(cfg));
+}
+
+std::vector<unsigned char> saveGpuOptimizer(AmpGpuOptimizer *opt) {
+  size_t size = ampGpuOptimizerSaveState(opt, nullptr, 0);
+  std::vector<unsigned char> blob(size);
+  EXPECT_EQ(ampGpuOptimizerSaveState(opt, blob.data(), blob.size()), size)
+      << ampLastError();
+  return blob;
+}
+
+std::vector<unsigned char> saveCpuOptimizer(const AmpOptimizer *opt) {
+  size_t size = ampOptimizerSaveState(opt, nullptr, 0);
+  std::vector<unsigned char> blob(size);
+  EXPECT_EQ(ampOptimizerSaveState(opt, blob.data(), blob.size()), size)
+      << ampLastError();
+  return blob;
+}
+
+/// `cfg` with every field it uses changed (same kind, and momentum > 0 for
+/// Momentum so that the tables hold velocity buffers).
+AmpOptimizerConfig otherConfig(const AmpOptimizerConfig &cfg) {
+  AmpOptimizerConfig other = cfg;
+  other.lr = 0.5f;
+  other.weight_decay = 0.25f;
+  if (other.kind == AMP_OPTIMIZER_MOMENTUM)
+    other.momentum = 0.5f;
+  other.beta1 = 0.5f;
+  other.beta2 = 0.6f;
+  return other;
+}
+
+TEST_F(GpuLossScaling, OptimizerCheckpointsMoveBetweenGpuAndCpu) {
+  for (const OptimizerCase &c : optimizerCases()) {
+    SCOPED_TRACE(c.name);
+    std::mt19937 rng(41);
+    OptimizerFixture fx(optimizerLayout());
+    fx.initialise(rng);
+    std::vector<unsigned char> cpu = fx.host;
+    fx.device->upload(fx.host.data(), fx.host.size());
+    std::vector<AmpOptimizerParam> gpuParams =
+        fx.params(static_cast<unsigned char *>(fx.device->ptr));
+    const int64_t count = static_cast<int64_t>(gpuParams.size());
+    AmpGpuOptimizer *gpu =
+        ampGpuOptimizerCreate(&c.cfg, gpuParams.data(), count);
+    ASSERT_NE(gpu, nullptr) << ampLastError();
+    AmpOptimizer *host = ampOptimizerCreate(&c.cfg);
+    ASSERT_NE(host, nullptr) << ampLastError();
+    AmpLossScalerConfig scalerCfg = staticScale(1.0f);
+    AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&scalerCfg);
+    ASSERT_NE(scaler, nullptr) << ampLastError();
+    for (bool skip : {false, true, false, false}) {
+      stepBoth(fx, cpu, gpu, host, scaler, rng, skip, c.cfg);
+      ASSERT_FALSE(testing::Test::HasFailure());
+    }
+
+    // Same history, same blob: the GPU's step record matches the CPU's t
+    // and powers bit for bit.
+    size_t size = ampGpuOptimizerSaveState(gpu, nullptr, 0);
+    EXPECT_EQ(size, ampOptimizerSaveState(host, nullptr, 0));
+    std::vector<unsigned char> gpuBlob = saveGpuOptimizer(gpu);
+    std::vector<unsigned char> hostBlob = saveCpuOptimizer(host);
+    EXPECT_TRUE(gpuBlob == hostBlob) << "GPU and CPU blobs differ";
+
+    // GPU -> CPU: a fresh CPU optimizer (another config) loads the GPU blob
+    // and continues from the device buffers.
+    AmpOptimizerConfig other = otherConfig(c.cfg);
+    AmpOptimizer *host2 = ampOptimizerCreate(&other);
+    ASSERT_NE(host2, nullptr) << ampLastError();
+    ASSERT_EQ(ampOptimizerLoadState(host2, gpuBlob.data(), gpuBlob.size()), 0)
+        << ampLastError();
+    EXPECT_EQ(ampOptimizerGetStep(host2), 3);
+    std::vector<unsigned char> cpu2(fx.host.size());
+    fx.device->download(cpu2.data(), cpu2.size());
+
+    // CPU -> GPU: a fresh GPU optimizer over the same device buffers
+    // (another config) loads the CPU blob.
+    ampGpuOptimizerDestroy(gpu);
+    AmpGpuOptimizer *gpu2 =
+        ampGpuOptimizerCreate(&other, gpuParams.data(), count);
+    ASSERT_NE(gpu2, nullptr) << ampLastError();
+    EXPECT_EQ(ampGpuOptimizerGetStep(gpu2), 0);
+    ASSERT_EQ(ampGpuOptimizerLoadState(gpu2, hostBlob.data(), hostBlob.size()),
+              0)
+        << ampLastError();
+    EXPECT_EQ(ampGpuOptimizerGetStep(gpu2), 3);
+    EXPECT_TRUE(saveGpuOptimizer(gpu2) == hostBlob);
+
+    // Both continue (the loaded configurations are in force, under a
+    // learning-rate schedule) and stay identical.
+    int s = 0;
+    for (bool skip : {false, false, true, false}) {
+      float lr = c.cfg.lr / static_cast<float>(2 + s++);
+      ASSERT_EQ(ampGpuOptimizerSetLearningRate(gpu2, lr), 0) << ampLastError();
+      ASSERT_EQ(ampOptimizerSetLearningRate(host2, lr), 0) << ampLastError();
+      stepBoth(fx, cpu2, gpu2, host2, scaler, rng, skip, c.cfg);
+      ASSERT_FALSE(testing::Test::HasFailure());
+    }
+    EXPECT_EQ(ampGpuOptimizerGetStep(gpu2), 6);
+    EXPECT_TRUE(saveGpuOptimizer(gpu2) == saveCpuOptimizer(host2));
+
+    ampGpuLossScalerDestroy(scaler);
+    ampOptimizerDestroy(host2);
+    ampOptimizerDestroy(host);
+    ampGpuOptimizerDestroy(gpu2);
+  }
+}
+
+TEST_F(GpuLossScaling, OptimizerCheckpointRejectionsChangeNothing) {
+  AmpOptimizerConfig adam;
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAM, &adam);
+  AmpGpuOptimizer *opt = ampGpuOptimizerCreate(&adam, nullptr, 0);
+  ASSERT_NE(opt, nullptr) << ampLastError();
+  ASSERT_EQ(ampGpuOptimizerStep(opt, nullptr, nullptr), 0);
+  ASSERT_EQ(ampGpuOptimizerStep(opt, nullptr, nullptr), 0);
+  const std::vector<unsigned char> before = saveGpuOptimizer(opt);
+  ASSERT_FALSE(before.empty());
+
+  auto expectRejected = [&](AmpGpuOptimizer *target,
+                            const std::vector<unsigned char> &blob, size_t size,
+                            const char *fragment) {
+    std::vector<unsigned char> was = saveGpuOptimizer(target);
+    int64_t step = ampGpuOptimizerGetStep(target);
+    ampClearError();
+    EXPECT_NE(ampGpuOptimizerLoadState(target, blob.data(), size), 0)
+        << fragment;
+    std::string message = ampLastError();
+    EXPECT_TRUE(contains(message, "ampGpuOptimizerLoadState: ")) << message;
+    EXPECT_TRUE(contains(message, fragment)) << message;
+    EXPECT_EQ(ampGpuOptimizerGetStep(target), step) << fragment;
+    EXPECT_TRUE(saveGpuOptimizer(target) == was) << fragment;
+  };
+
+  std::vector<unsigned char> good = before;
+  expectRejected(opt, good, good.size() - 1, "truncated");
+  std::vector<unsigned char> corrupt = good;
+  corrupt[corrupt.size() / 2] ^= 0x10;
+  expectRejected(opt, corrupt, corrupt.size(), "checksum mismatch");
+  std::vector<unsigned char> newer = good;
+  newer[8] = 2; // Version 2 (the checksum is checked after the version).
+  expectRejected(opt, newer, newer.size(), "newer");
+
+  // Another kind (from the CPU).
+  AmpOptimizerConfig sgd;
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_SGD, &sgd);
+  AmpOptimizer *cpuSgd = ampOptimizerCreate(&sgd);
+  ASSERT_NE(cpuSgd, nullptr);
+  ASSERT_EQ(ampOptimizerStep(cpuSgd, nullptr, 0, 1.0f, 0), 1);
+  std::vector<unsigned char> sgdBlob = saveCpuOptimizer(cpuSgd);
+  ampOptimizerDestroy(cpuSgd);
+  expectRejected(opt, sgdBlob, sgdBlob.size(), "optimizer kind mismatch");
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 2);
+
+  // Momentum > 0 into an optimizer created with momentum 0 (no velocity
+  // pointers in its tables) is refused; momentum 0 into one with velocity
+  // buffers is fine.
+  AmpOptimizerConfig momentum;
+  ampOptimizerConfigDefault(AMP_OPTIMIZER_MOMENTUM, &momentum);
+  AmpOptimizerConfig plain = momentum;
+  plain.momentum = 0.0f;
+  AmpOptimizer *cpuMomentum = ampOptimizerCreate(&momentum);
+  AmpOptimizer *cpuPlain = ampOptimizerCreate(&plain);
+  ASSERT_NE(cpuMomentum, nullptr);
+  ASSERT_NE(cpuPlain, nullptr);
+  std::vector<unsigned char> momentumBlob = saveCpuOptimizer(cpuMomentum);
+  std::vector<unsigned char> plainBlob = saveCpuOptimizer(cpuPlain);
+  ampOptimizerDestroy(cpuMomentum);
+  ampOptimizerDestroy(cpuPlain);
+  AmpGpuOptimizer *noVelocity = ampGpuOptimizerCreate(&plain, nullptr, 0);
+  ASSERT_NE(noVelocity, nullptr) << ampLastError();
+  expectRejected(noVelocity, momentumBlob, momentumBlob.size(),
+                 "created with momentum 0");
+  EXPECT_EQ(
+      ampGpuOptimizerLoadState(noVelocity, plainBlob.data(), plainBlob.size()),
+      0)
+      << ampLastError();
+  AmpGpuOptimizer *withVelocity = ampGpuOptimizerCreate(&momentum, nullptr, 0);
+  ASSERT_NE(withVelocity, nullptr) << ampLastError();
+  EXPECT_EQ(ampGpuOptimizerLoadState(withVelocity, plainBlob.data(),
+                                     plainBlob.size()),
+            0)
+      << ampLastError();
+  EXPECT_EQ(ampGpuOptimizerLoadState(withVelocity, momentumBlob.data(),
+                                     momentumBlob.size()),
+            0)
+      << ampLastError();
+
+  // Too small a buffer: the size, nothing written. Invalid handles.
+  std::vector<unsigned char> small(before.size() - 1, 0xab);
+  EXPECT_EQ(ampGpuOptimizerSaveState(opt, small.data(), small.size()),
+            before.size());
+  EXPECT_TRUE(std::all_of(small.begin(), small.end(),
+                          [](unsigned char b) { return b == 0xab; }));
+  EXPECT_EQ(ampGpuOptimizerSaveState(nullptr, nullptr, 0), 0u);
+  EXPECT_NE(ampGpuOptimizerLoadState(nullptr, good.data(), good.size()), 0);
+  EXPECT_TRUE(saveGpuOptimizer(opt) == before);
+
+  ampGpuOptimizerDestroy(withVelocity);
+  ampGpuOptimizerDestroy(noVelocity);
+  ampGpuOptimizerDestroy(opt);
+}
+
+TEST_F(GpuLossScaling, OptimizerSetLearningRateMatchesCpu) {
+  for (const OptimizerCase &c : optimizerCases()) {
+    SCOPED_TRACE(c.name);
+    std::mt19937 rng(17);
+    OptimizerFixture fx(optimizerLayout());
+    fx.initialise(rng);
+    std::vector<unsigned char> cpu = fx.host;
+    fx.device->upload(fx.host.data(), fx.host.size());
+    std::vector<AmpOptimizerParam> gpuParams =
+        fx.params(static_cast<unsigned char *>(fx.device->ptr));
+    AmpGpuOptimizer *gpu = ampGpuOptimizerCreate(
+        &c.cfg, gpuParams.data(), static_cast<int64_t>(gpuParams.size()));
+    ASSERT_NE(gpu, nullptr) << ampLastError();
+    AmpOptimizer *host = ampOptimizerCreate(&c.cfg);
+    ASSERT_NE(host, nullptr) << ampLastError();
+    AmpLossScalerConfig scalerCfg = staticScale(1.0f);
+    AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&scalerCfg);
+    ASSERT_NE(scaler, nullptr) << ampLastError();
+    // Warm-up, a skipped step, decay, and a rate of 0 (AdamW: no decay).
+    const float factors[] = {0.25f, 0.5f, 1.0f, 1.0f, 0.5f, 0.0f, 0.125f};
+    for (int s = 0; s < 7; ++s) {
+      float lr = c.cfg.lr * factors[s];
+      ASSERT_EQ(ampGpuOptimizerSetLearningRate(gpu, lr), 0) << ampLastError();
+      ASSERT_EQ(ampOptimizerSetLearningRate(host, lr), 0);
+      stepBoth(fx, cpu, gpu, host, scaler, rng, /*skip=*/s == 3, c.cfg);
+      ASSERT_FALSE(testing::Test::HasFailure()) << "step " << s;
+    }
+    // Invalid rates are refused and the last one stays in force.
+    for (float bad : {-1.0f, NAN, INFINITY}) {
+      ampClearError();
+      EXPECT_NE(ampGpuOptimizerSetLearningRate(gpu, bad), 0);
+      EXPECT_TRUE(contains(ampLastError(),
+                           "ampGpuOptimizerSetLearningRate: lr must be "
+                           "finite and >= 0"))
+          << ampLastError();
+    }
+    stepBoth(fx, cpu, gpu, host, scaler, rng, false, c.cfg);
+    EXPECT_TRUE(saveGpuOptimizer(gpu) == saveCpuOptimizer(host));
+    ampGpuLossScalerDestroy(scaler);
+    ampOptimizerDestroy(host);
+    ampGpuOptimizerDestroy(gpu);
+  }
+  EXPECT_NE(ampGpuOptimizerSetLearningRate(nullptr, 0.1f), 0);
+  EXPECT_TRUE(contains(ampLastError(), "null optimizer")) << ampLastError();
 }
 
 //===----------------------------------------------------------------------===//

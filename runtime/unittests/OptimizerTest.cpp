@@ -1159,4 +1159,474 @@ TEST(OptimizerStep, StateRequirementsFollowTheKind) {
   EXPECT_EQ(ampOptimizerGetStep(opt.get()), 1);
 }
 
+//===----------------------------------------------------------------------===//
+// Checkpoints (ampOptimizerSaveState / LoadState)
+//===----------------------------------------------------------------------===//
+
+constexpr size_t kOptimizerBlobSize = 84;
+
+std::vector<unsigned char> saveBlob(const AmpOptimizer *opt) {
+  size_t size = ampOptimizerSaveState(opt, nullptr, 0);
+  std::vector<unsigned char> blob(size);
+  EXPECT_EQ(ampOptimizerSaveState(opt, blob.data(), blob.size()), size)
+      << ampLastError();
+  return blob;
+}
+
+uint64_t getLE(const std::vector<unsigned char> &blob, size_t offset,
+               int bytes) {
+  uint64_t v = 0;
+  for (int i = 0; i < bytes; ++i)
+    v |= static_cast<uint64_t>(blob[offset + i]) << (8 * i);
+  return v;
+}
+
+void putLE(std::vector<unsigned char> &blob, size_t offset, uint64_t value,
+           int bytes) {
+  if (offset + static_cast<size_t>(bytes) > blob.size()) {
+    ADD_FAILURE() << "putLE past the end of a " << blob.size() << "-byte blob";
+    return;
+  }
+  for (int i = 0; i < bytes; ++i)
+    blob[offset + i] = static_cast<unsigned char>(value >> (8 * i));
+}
+
+uint64_t doubleBits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+uint64_t fnv1a64(const unsigned char *data, size_t size) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < size; ++i) {
+    hash ^= data[i];
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+/// Recomputes the checksum after an edit.
+void reseal(std::vector<unsigned char> &blob) {
+  putLE(blob, blob.size() - 8, fnv1a64(blob.data(), blob.size() - 8), 8);
+}
+
+/// Tensors of every working-copy kind for the checkpoint tests.
+std::vector<Tensor> checkpointTensors(std::mt19937 &rng) {
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(129, AMP_DTYPE_F16, AMP_DTYPE_F16);
+  tensors.emplace_back(33, AMP_DTYPE_BF16, AMP_DTYPE_F32);
+  tensors.emplace_back(40, kNoLowp, AMP_DTYPE_BF16);
+  tensors.emplace_back(17, AMP_DTYPE_F32, AMP_DTYPE_F32);
+  initMasters(tensors, rng);
+  return tensors;
+}
+
+/// A learning-rate schedule: warm-up then decay.
+float scheduledLr(float base, int step) {
+  return step < 3 ? base * static_cast<float>(step + 1) / 3.0f
+                  : base / static_cast<float>(step - 1);
+}
+
+/// A config of the same kind as `c` with every other field different, so
+/// that a load visibly replaces the configuration.
+AmpOptimizerConfig otherConfigOfKind(const AmpOptimizerConfig &c) {
+  AmpOptimizerConfig o = defaultConfig(c.kind);
+  o.lr = 0.125f;
+  o.weight_decay = 0.5f;
+  if (c.kind == AMP_OPTIMIZER_MOMENTUM) {
+    o.momentum = c.momentum == 0.0f ? 0.5f : 0.0f;
+    o.dampening = 0.5f;
+  }
+  o.beta1 = 0.5f;
+  o.beta2 = 0.75f;
+  o.eps = 0.25f;
+  return o;
+}
+
+TEST(OptimizerCheckpoint, NullAndSizeQuery) {
+  unsigned char blob[kOptimizerBlobSize] = {};
+  ampClearError();
+  EXPECT_EQ(ampOptimizerSaveState(nullptr, blob, sizeof(blob)), 0u);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerSaveState: optimizer is "
+                                       "NULL"))
+      << ampLastError();
+  EXPECT_NE(ampOptimizerLoadState(nullptr, blob, sizeof(blob)), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerLoadState: optimizer is "
+                                       "NULL"))
+      << ampLastError();
+
+  OptimizerPtr opt = makeOptimizer(defaultConfig(AMP_OPTIMIZER_ADAM));
+  EXPECT_EQ(ampOptimizerSaveState(opt.get(), nullptr, 0), kOptimizerBlobSize);
+  EXPECT_EQ(ampOptimizerSaveState(opt.get(), nullptr, 1000),
+            kOptimizerBlobSize);
+  std::vector<unsigned char> small(kOptimizerBlobSize - 1, 0x5a);
+  EXPECT_EQ(ampOptimizerSaveState(opt.get(), small.data(), small.size()),
+            kOptimizerBlobSize);
+  for (unsigned char byte : small)
+    EXPECT_EQ(byte, 0x5a); // Not written.
+  std::vector<unsigned char> large(200, 0x5a);
+  EXPECT_EQ(ampOptimizerSaveState(opt.get(), large.data(), large.size()),
+            kOptimizerBlobSize);
+  EXPECT_EQ(large[kOptimizerBlobSize], 0x5a);
+  EXPECT_NE(large[0], 0x5a);
+}
+
+TEST(OptimizerCheckpoint, Layout) {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAMW);
+  c.lr = 0.01f;
+  c.beta1 = 0.8f;
+  c.beta2 = 0.95f;
+  OptimizerPtr opt = makeOptimizer(c);
+  std::mt19937 rng(3);
+  std::vector<Tensor> tensors = checkpointTensors(rng);
+  for (int s = 0; s < 3; ++s) {
+    randomGrads(tensors, rng, 1.0f);
+    ASSERT_EQ(step(opt.get(), tensors), 1);
+  }
+  ASSERT_EQ(step(opt.get(), tensors, 1.0f, /*foundInf=*/1), 0);
+  ASSERT_EQ(ampOptimizerSetLearningRate(opt.get(), 0.004f), 0);
+  std::vector<unsigned char> blob = saveBlob(opt.get());
+  ASSERT_EQ(blob.size(), kOptimizerBlobSize);
+  EXPECT_EQ(std::memcmp(blob.data(), "AMPOPTM", 8), 0);
+  EXPECT_EQ(getLE(blob, 8, 4), 1u);
+  EXPECT_EQ(getLE(blob, 12, 4), kOptimizerBlobSize);
+  EXPECT_EQ(getLE(blob, 16, 4), static_cast<uint32_t>(AMP_OPTIMIZER_ADAMW));
+  EXPECT_EQ(getLE(blob, 20, 4), floatBits(0.004f)); // The scheduled lr.
+  EXPECT_EQ(getLE(blob, 24, 4), floatBits(c.weight_decay));
+  EXPECT_EQ(getLE(blob, 28, 4), floatBits(c.momentum));
+  EXPECT_EQ(getLE(blob, 32, 4), floatBits(c.dampening));
+  EXPECT_EQ(getLE(blob, 36, 4), static_cast<uint32_t>(c.nesterov));
+  EXPECT_EQ(getLE(blob, 40, 4), floatBits(0.8f));
+  EXPECT_EQ(getLE(blob, 44, 4), floatBits(0.95f));
+  EXPECT_EQ(getLE(blob, 48, 4), floatBits(c.eps));
+  EXPECT_EQ(getLE(blob, 52, 8), 3u); // The skipped step does not count.
+  // The powers: one double product per applied step.
+  double b1 = 0.8f, b2 = 0.95f;
+  EXPECT_EQ(getLE(blob, 60, 8), doubleBits(1.0 * b1 * b1 * b1));
+  EXPECT_EQ(getLE(blob, 68, 8), doubleBits(1.0 * b2 * b2 * b2));
+  EXPECT_EQ(getLE(blob, 76, 8), fnv1a64(blob.data(), 76));
+
+  // SGD and Momentum keep their powers at 1.
+  for (int32_t kind : {AMP_OPTIMIZER_SGD, AMP_OPTIMIZER_MOMENTUM}) {
+    OptimizerPtr plain = makeOptimizer(defaultConfig(kind));
+    ASSERT_EQ(step(plain.get(), tensors), 1);
+    std::vector<unsigned char> b = saveBlob(plain.get());
+    EXPECT_EQ(getLE(b, 52, 8), 1u);
+    EXPECT_EQ(getLE(b, 60, 8), doubleBits(1.0));
+    EXPECT_EQ(getLE(b, 68, 8), doubleBits(1.0));
+  }
+  // Deterministic: same history, same bytes.
+  OptimizerPtr again = makeOptimizer(c);
+  for (int s = 0; s < 3; ++s)
+    ASSERT_EQ(step(again.get(), tensors), 1);
+  ASSERT_EQ(ampOptimizerSetLearningRate(again.get(), 0.004f), 0);
+  EXPECT_EQ(saveBlob(again.get()), blob);
+}
+
+TEST(OptimizerCheckpoint, RoundTripContinuesBitForBit) {
+  const int kTotal = 9;
+  for (const AmpOptimizerConfig &c : testConfigs())
+    for (int saveAt : {0, 1, 4}) {
+      SCOPED_TRACE(testing::Message()
+                   << kindName(c.kind) << " momentum " << c.momentum
+                   << " beta1 " << c.beta1 << " saved after step " << saveAt);
+      std::mt19937 rng(1234);
+      std::vector<Tensor> tensors = checkpointTensors(rng);
+      OptimizerPtr straight = makeOptimizer(c);
+      std::unique_ptr<std::vector<Tensor>> resumedTensors;
+      OptimizerPtr resumed;
+      for (int s = 0; s < kTotal; ++s) {
+        if (s == saveAt) {
+          // Checkpoint: the optimizer's blob plus the caller's buffers,
+          // restored into a fresh optimizer of the same kind with another
+          // configuration.
+          std::vector<unsigned char> blob = saveBlob(straight.get());
+          resumedTensors = std::make_unique<std::vector<Tensor>>(tensors);
+          resumed = makeOptimizer(otherConfigOfKind(c));
+          ASSERT_EQ(
+              ampOptimizerLoadState(resumed.get(), blob.data(), blob.size()), 0)
+              << ampLastError();
+          EXPECT_EQ(ampOptimizerGetStep(resumed.get()),
+                    ampOptimizerGetStep(straight.get()));
+          EXPECT_EQ(saveBlob(resumed.get()), blob);
+        }
+        randomGrads(tensors, rng, 4.0f);
+        // The first step after a load runs on the restored (scheduled) lr;
+        // afterwards the schedule goes on for both.
+        if (s != saveAt) {
+          float lr = scheduledLr(c.lr, s);
+          ASSERT_EQ(ampOptimizerSetLearningRate(straight.get(), lr), 0);
+          if (resumed) {
+            ASSERT_EQ(ampOptimizerSetLearningRate(resumed.get(), lr), 0);
+          }
+        }
+        bool skip = s == 5;
+        ASSERT_EQ(step(straight.get(), tensors, 0.25f, skip), skip ? 0 : 1);
+        if (resumed) {
+          std::vector<Tensor> &r = *resumedTensors;
+          for (size_t k = 0; k < r.size(); ++k) {
+            r[k].gradF32 = tensors[k].gradF32;
+            r[k].gradBits = tensors[k].gradBits;
+          }
+          ASSERT_EQ(step(resumed.get(), r, 0.25f, skip), skip ? 0 : 1);
+          ASSERT_EQ(ampOptimizerGetStep(resumed.get()),
+                    ampOptimizerGetStep(straight.get()));
+          for (size_t k = 0; k < r.size(); ++k)
+            ASSERT_TRUE(sameBytes(r[k].snapshot(), tensors[k].snapshot()))
+                << "tensor " << k << " differs after step " << s;
+        }
+      }
+      ASSERT_TRUE(resumed);
+      EXPECT_EQ(ampOptimizerGetStep(straight.get()), kTotal - 1);
+      EXPECT_EQ(saveBlob(resumed.get()), saveBlob(straight.get()));
+    }
+}
+
+/// An Adam optimizer in mid-run, the subject of the rejection tests.
+OptimizerPtr midRunAdam() {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.lr = 0.01f;
+  c.beta1 = 0.8f;
+  c.beta2 = 0.9f;
+  OptimizerPtr opt = makeOptimizer(c);
+  EXPECT_EQ(ampOptimizerStep(opt.get(), nullptr, 0, 1.0f, 0), 1);
+  EXPECT_EQ(ampOptimizerStep(opt.get(), nullptr, 0, 1.0f, 0), 1);
+  return opt;
+}
+
+/// A blob of another Adam optimizer (different config and step).
+std::vector<unsigned char> adamBlob() {
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  c.lr = 0.5f;
+  c.beta1 = 0.5f;
+  c.beta2 = 0.75f;
+  OptimizerPtr opt = makeOptimizer(c);
+  for (int s = 0; s < 3; ++s)
+    EXPECT_EQ(ampOptimizerStep(opt.get(), nullptr, 0, 1.0f, 0), 1);
+  return saveBlob(opt.get());
+}
+
+/// Expects that loading `blob` into `opt` fails with a message containing
+/// `fragment` and leaves the optimizer unchanged (same blob, same step).
+void expectRejectedBy(AmpOptimizer *opt, const std::vector<unsigned char> &blob,
+                      const char *fragment, const std::string &what) {
+  std::vector<unsigned char> before = saveBlob(opt);
+  int64_t step = ampOptimizerGetStep(opt);
+  ampClearError();
+  EXPECT_NE(ampOptimizerLoadState(opt, blob.data(), blob.size()), 0) << what;
+  std::string message = ampLastError();
+  EXPECT_EQ(message.rfind("ampOptimizerLoadState: ", 0), 0u)
+      << what << ": " << message;
+  EXPECT_TRUE(contains(message, fragment)) << what << ": " << message;
+  EXPECT_EQ(saveBlob(opt), before) << what;
+  EXPECT_EQ(ampOptimizerGetStep(opt), step) << what;
+}
+
+void expectRejected(const std::vector<unsigned char> &blob,
+                    const char *fragment, const std::string &what) {
+  OptimizerPtr opt = midRunAdam();
+  expectRejectedBy(opt.get(), blob, fragment, what);
+}
+
+TEST(OptimizerCheckpoint, TruncatedRejected) {
+  const std::vector<unsigned char> blob = adamBlob();
+  for (size_t size = 0; size < blob.size(); ++size)
+    expectRejected(
+        std::vector<unsigned char>(blob.begin(), blob.begin() + size),
+        "truncated", "size " + std::to_string(size));
+  std::vector<unsigned char> longer = blob;
+  longer.push_back(0);
+  expectRejected(longer, "does not match", "one extra byte");
+}
+
+TEST(OptimizerCheckpoint, CorruptRejected) {
+  const std::vector<unsigned char> blob = adamBlob();
+  for (size_t i = 0; i < blob.size(); ++i)
+    for (unsigned char flip : {0x01, 0x80}) {
+      std::vector<unsigned char> bad = blob;
+      bad[i] ^= flip;
+      const char *fragment = i < 8    ? "bad magic"
+                             : i < 12 ? "version"
+                             : i < 16 ? "header declares"
+                                      : "checksum mismatch";
+      expectRejected(bad, fragment,
+                     "byte " + std::to_string(i) + " ^ " +
+                         std::to_string(flip));
+    }
+}
+
+TEST(OptimizerCheckpoint, ForeignRejected) {
+  std::vector<unsigned char> png = {0x89, 'P',  'N',  'G',
+                                    '\r', '\n', 0x1a, '\n'};
+  png.resize(kOptimizerBlobSize, 0);
+  expectRejected(png, "not an optimizer state blob (bad magic", "png");
+  expectRejected(std::vector<unsigned char>(kOptimizerBlobSize, 0), "bad magic",
+                 "zeros");
+  // A loss-scaler checkpoint is not an optimizer checkpoint.
+  AmpLossScaler *scaler = ampLossScalerCreate(nullptr);
+  ASSERT_NE(scaler, nullptr);
+  std::vector<unsigned char> scalerBlob(
+      ampLossScalerSaveState(scaler, nullptr, 0));
+  ampLossScalerSaveState(scaler, scalerBlob.data(), scalerBlob.size());
+  ampLossScalerDestroy(scaler);
+  expectRejected(scalerBlob, "bad magic; expected \"AMPOPTM\"", "scaler");
+  // Nor is an optimizer checkpoint a loss-scaler one.
+  AmpLossScaler *other = ampLossScalerCreate(nullptr);
+  std::vector<unsigned char> optBlob = adamBlob();
+  EXPECT_NE(ampLossScalerLoadState(other, optBlob.data(), optBlob.size()), 0);
+  EXPECT_TRUE(contains(ampLastError(), "not a loss-scaler state blob"))
+      << ampLastError();
+  ampLossScalerDestroy(other);
+
+  OptimizerPtr opt = midRunAdam();
+  std::vector<unsigned char> before = saveBlob(opt.get());
+  EXPECT_NE(ampOptimizerLoadState(opt.get(), nullptr, kOptimizerBlobSize), 0);
+  EXPECT_TRUE(contains(ampLastError(), "ampOptimizerLoadState: blob is NULL"))
+      << ampLastError();
+  EXPECT_EQ(saveBlob(opt.get()), before);
+}
+
+TEST(OptimizerCheckpoint, NewerVersionRejected) {
+  const std::vector<unsigned char> blob = adamBlob();
+  for (uint32_t version : {2u, 100u, 0xffffffffu}) {
+    std::vector<unsigned char> newer = blob;
+    putLE(newer, 8, version, 4);
+    reseal(newer);
+    expectRejected(newer, "is newer than this runtime supports",
+                   "version " + std::to_string(version));
+  }
+  // A newer version with another size is rejected for its version first.
+  std::vector<unsigned char> bigger = blob;
+  bigger.resize(100, 0);
+  putLE(bigger, 8, 2, 4);
+  putLE(bigger, 12, 100, 4);
+  reseal(bigger);
+  expectRejected(bigger, "is newer", "version 2, 100 bytes");
+  std::vector<unsigned char> zero = blob;
+  putLE(zero, 8, 0, 4);
+  reseal(zero);
+  expectRejected(zero, "invalid blob version 0", "version 0");
+}
+
+TEST(OptimizerCheckpoint, KindMismatchRejected) {
+  for (int32_t from = AMP_OPTIMIZER_SGD; from <= AMP_OPTIMIZER_ADAMW; ++from)
+    for (int32_t to = AMP_OPTIMIZER_SGD; to <= AMP_OPTIMIZER_ADAMW; ++to) {
+      OptimizerPtr source = makeOptimizer(defaultConfig(from));
+      ASSERT_EQ(ampOptimizerStep(source.get(), nullptr, 0, 1.0f, 0), 1);
+      std::vector<unsigned char> blob = saveBlob(source.get());
+      OptimizerPtr target = makeOptimizer(defaultConfig(to));
+      std::string what = std::string(kindName(from)) + " -> " + kindName(to);
+      if (from == to) {
+        EXPECT_EQ(ampOptimizerLoadState(target.get(), blob.data(), blob.size()),
+                  0)
+            << what << ": " << ampLastError();
+        continue;
+      }
+      std::string fragment = "optimizer kind mismatch: the blob holds the "
+                             "state of " +
+                             std::string(kindName(from)) + " (kind " +
+                             std::to_string(from) + "), this optimizer is " +
+                             kindName(to);
+      expectRejectedBy(target.get(), blob, fragment.c_str(), what);
+    }
+}
+
+TEST(OptimizerCheckpoint, InvalidContentRejected) {
+  const std::vector<unsigned char> blob = adamBlob(); // t = 3, betas .5/.75.
+  struct Case {
+    size_t offset;
+    int bytes;
+    uint64_t value;
+    const char *fragment;
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const Case cases[] = {
+      {16, 4, 7, "invalid config in blob: kind must be 0 (SGD)"},
+      {16, 4, 0xffffffffu, "invalid config in blob: kind must be"},
+      {20, 4, floatBits(NAN), "invalid config in blob: lr must be finite"},
+      {20, 4, floatBits(-1.0f), "invalid config in blob: lr must be"},
+      {24, 4, floatBits(INFINITY), "invalid config in blob: weight_decay"},
+      {40, 4, floatBits(1.0f), "invalid config in blob: beta1 must be"},
+      {44, 4, floatBits(-0.5f), "invalid config in blob: beta2 must be"},
+      {48, 4, floatBits(0.0f), "invalid config in blob: eps must be"},
+      {52, 8, ~0ull, "inconsistent state in blob: step count t must be >= 0"},
+      {52, 8, 0x8000000000000000ull, "step count t must be >= 0"},
+      {60, 8, doubleBits(nan), "beta1^t must be finite and in [0, 1]"},
+      {60, 8, doubleBits(inf), "beta1^t must be finite"},
+      {60, 8, doubleBits(-0.125), "beta1^t must be finite and in [0, 1]"},
+      {68, 8, doubleBits(1.5), "beta2^t must be finite and in [0, 1]"},
+      {68, 8, doubleBits(-inf), "beta2^t must be finite"},
+      {60, 8, doubleBits(0.75), "beta1^t = 0.75 exceeds beta1 = 0.5"},
+      {68, 8, doubleBits(1.0), "beta2^t = 1 exceeds beta2 = 0.75"},
+      {52, 8, 0, "beta1^t must be 1 at step 0"},
+  };
+  for (const Case &test : cases) {
+    std::vector<unsigned char> bad = blob;
+    putLE(bad, test.offset, test.value, test.bytes);
+    reseal(bad);
+    expectRejected(bad, test.fragment,
+                   "offset " + std::to_string(test.offset) + " = " +
+                       std::to_string(test.value));
+  }
+  // Momentum: the relation between nesterov and dampening is checked too.
+  AmpOptimizerConfig m = defaultConfig(AMP_OPTIMIZER_MOMENTUM);
+  OptimizerPtr source = makeOptimizer(m);
+  std::vector<unsigned char> momentumBlob = saveBlob(source.get());
+  putLE(momentumBlob, 32, floatBits(0.5f), 4); // dampening
+  putLE(momentumBlob, 36, 1, 4);               // nesterov
+  reseal(momentumBlob);
+  OptimizerPtr target = makeOptimizer(m);
+  expectRejectedBy(target.get(), momentumBlob,
+                   "invalid config in blob: nesterov requires", "nesterov");
+  // Edge values that are valid load: t = 0 with powers 1, powers 0.
+  std::vector<unsigned char> fresh = blob;
+  putLE(fresh, 52, 0, 8);
+  putLE(fresh, 60, doubleBits(1.0), 8);
+  putLE(fresh, 68, doubleBits(1.0), 8);
+  reseal(fresh);
+  OptimizerPtr opt = midRunAdam();
+  EXPECT_EQ(ampOptimizerLoadState(opt.get(), fresh.data(), fresh.size()), 0)
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 0);
+  std::vector<unsigned char> underflowed = blob;
+  putLE(underflowed, 52, 5000, 8);
+  putLE(underflowed, 60, doubleBits(0.0), 8);
+  putLE(underflowed, 68, doubleBits(0.0), 8);
+  reseal(underflowed);
+  EXPECT_EQ(
+      ampOptimizerLoadState(opt.get(), underflowed.data(), underflowed.size()),
+      0)
+      << ampLastError();
+  EXPECT_EQ(ampOptimizerGetStep(opt.get()), 5000);
+}
+
+TEST(OptimizerCheckpoint, SetLearningRateMatchesCreatingWithThatRate) {
+  // Any kind: setting lr before a step is the same as having been created
+  // with it, and the rate in force is what a checkpoint records.
+  for (const AmpOptimizerConfig &c : testConfigs()) {
+    SCOPED_TRACE(kindName(c.kind));
+    std::mt19937 rng(77);
+    std::vector<Tensor> a = checkpointTensors(rng);
+    std::vector<Tensor> b = a;
+    AmpOptimizerConfig fast = c;
+    fast.lr = c.lr * 3.0f;
+    OptimizerPtr scheduled = makeOptimizer(c), created = makeOptimizer(fast);
+    ASSERT_EQ(ampOptimizerSetLearningRate(scheduled.get(), fast.lr), 0);
+    for (int s = 0; s < 4; ++s) {
+      randomGrads(a, rng, 1.0f);
+      for (size_t k = 0; k < a.size(); ++k) {
+        b[k].gradF32 = a[k].gradF32;
+        b[k].gradBits = a[k].gradBits;
+      }
+      ASSERT_EQ(step(scheduled.get(), a), 1);
+      ASSERT_EQ(step(created.get(), b), 1);
+      for (size_t k = 0; k < a.size(); ++k)
+        ASSERT_TRUE(sameBytes(a[k].snapshot(), b[k].snapshot())) << k;
+    }
+    EXPECT_EQ(saveBlob(scheduled.get()), saveBlob(created.get()));
+  }
+}
+
 } // namespace

@@ -39,10 +39,11 @@ extern "C" {
 /** The knobs of the unified dynamic loss scaler (docs/loss-scaling.md). All
  *  arithmetic on the scale is done in fp32. */
 typedef struct AmpLossScalerConfig {
-  float init_scale;       /**< Initial scale; finite, >= FLT_MIN (a normal
-                               float, so that 1/scale is finite). */
-  float growth_factor;    /**< Multiplier after growth_interval clean steps; finite, > 1. */
-  float backoff_factor;   /**< Multiplier on a counted overflow; in (0, 1). */
+  float init_scale;         /**< Initial scale; finite, >= FLT_MIN (a normal
+                                 float, so that 1/scale is finite). */
+  float growth_factor;      /**< Multiplier after growth_interval clean steps;
+                               finite, > 1. */
+  float backoff_factor;     /**< Multiplier on a counted overflow; in (0, 1). */
   int32_t growth_interval;  /**< Consecutive clean steps per growth; >= 1. */
   int32_t backoff_interval; /**< Consecutive counted overflows per back-off
                                  (Paddle decr_every_n_nan_or_inf); >= 1. */
@@ -75,12 +76,12 @@ typedef struct AmpLossScaler AmpLossScaler;
 
 /** Counters of a scaler, for logging and tests. */
 typedef struct AmpLossScalerStats {
-  float scale;                /**< Current scale. */
-  int32_t good_steps;         /**< Consecutive clean steps since growth/overflow. */
-  int32_t bad_steps;          /**< Consecutive counted overflows (Paddle). */
-  int32_t hysteresis;         /**< Overflows still absorbed (DeepSpeed tracker). */
-  int64_t steps;              /**< Updates so far. */
-  int64_t skipped_steps;      /**< Updates with found_inf != 0. */
+  float scale;           /**< Current scale. */
+  int32_t good_steps;    /**< Consecutive clean steps since growth/overflow. */
+  int32_t bad_steps;     /**< Consecutive counted overflows (Paddle). */
+  int32_t hysteresis;    /**< Overflows still absorbed (DeepSpeed tracker). */
+  int64_t steps;         /**< Updates so far. */
+  int64_t skipped_steps; /**< Updates with found_inf != 0. */
   int64_t overflows_at_min_scale; /**< Back-offs attempted at min_scale
                                        (DeepSpeed raises here; we count). */
 } AmpLossScalerStats;
@@ -224,6 +225,22 @@ AMP_RUNTIME_API int ampOptimizerStep(AmpOptimizer *opt,
                                      int64_t count, float inv_scale,
                                      int found_inf);
 
+/** Checkpointing of an optimizer's own state: its configuration, the step
+ *  count t and the bias-correction powers beta1^t, beta2^t (the parameters
+ *  and the per-parameter state0/state1 buffers are the caller's to save).
+ *  Same conventions as ampLossScalerSaveState/LoadState: SaveState returns
+ *  the blob size and writes it only if `capacity` is large enough (0 on a
+ *  NULL optimizer); LoadState replaces configuration and state, and rejects
+ *  a truncated, corrupt, foreign or newer-version blob, a blob of another
+ *  optimizer kind, an invalid configuration and an inconsistent state
+ *  (negative t, powers not finite or outside [0, 1]), leaving the optimizer
+ *  unchanged. A run continued from a loaded blob (with the caller's saved
+ *  buffers) is bit-identical to the uninterrupted run. */
+AMP_RUNTIME_API size_t ampOptimizerSaveState(const AmpOptimizer *opt,
+                                             void *buffer, size_t capacity);
+AMP_RUNTIME_API int ampOptimizerLoadState(AmpOptimizer *opt, const void *blob,
+                                          size_t size);
+
 /*===----------------------------------------------------------------------===*
  * GPU: device-resident scaler, tensor tables, optimizer kernels
  *
@@ -296,6 +313,22 @@ AMP_RUNTIME_API int ampGpuOptimizerStep(AmpGpuOptimizer *opt,
                                         const float *inv_scale);
 /** Synchronises and returns the number of applied steps (-1 on error). */
 AMP_RUNTIME_API int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt);
+/** Checkpointing with the same blob format as the CPU optimizer (a blob
+ *  saved by one loads into the other). SaveState synchronises and reads the
+ *  device step record; LoadState uploads it (stream-ordered: steps enqueued
+ *  before it use the old state, later ones the loaded state). Besides the
+ *  CPU optimizer's checks, LoadState rejects a Momentum blob with momentum
+ *  > 0 into an optimizer created with momentum 0 (its tables have no
+ *  velocity buffers). */
+AMP_RUNTIME_API size_t ampGpuOptimizerSaveState(AmpGpuOptimizer *opt,
+                                                void *buffer, size_t capacity);
+AMP_RUNTIME_API int ampGpuOptimizerLoadState(AmpGpuOptimizer *opt,
+                                             const void *blob, size_t size);
+/** Changes the learning rate of later steps (schedules); 0 on success. The
+ *  rate is a kernel argument, so no device memory is touched and steps
+ *  already enqueued keep the old rate. */
+AMP_RUNTIME_API int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt,
+                                                   float lr);
 
 /*===----------------------------------------------------------------------===*
  * Entry points for compiled code
