@@ -72,7 +72,7 @@ static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why) {
     why = "operands must have static strides and offsets";
     return failure();
   }
-  if (info.strides.back() != 1) {
+  if (!info.strides.empty() && info.strides.back() != 1) {
     why = "the innermost dimension of every operand must be contiguous";
     return failure();
   }

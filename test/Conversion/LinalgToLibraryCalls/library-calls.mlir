@@ -145,3 +145,25 @@ func.func @unscale_host_scale(%g: memref<8xf32>, %inv: f32, %out: memref<8xf32>,
   }
   return
 }
+
+// -----
+
+// A scalar (0-d) gradient: one element.
+#none = affine_map<() -> ()>
+// CHECK-LABEL: func.func @unscale_scalar
+// CHECK: %[[N:.*]] = arith.constant 1 : i64
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}})
+func.func @unscale_scalar(%g: memref<f32>, %inv: memref<f32>, %out: memref<f32>, %flag: memref<i1>) {
+  linalg.generic {indexing_maps = [#none, #none, #none, #none], iterator_types = [],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g, %inv : memref<f32>, memref<f32>) outs(%out, %flag : memref<f32>, memref<i1>) {
+  ^bb0(%x: f32, %i: f32, %o: f32, %acc: i1):
+    %p = arith.mulf %x, %i : f32
+    %a = math.absf %x : f32
+    %inf = arith.constant 0x7F800000 : f32
+    %bad = arith.cmpf uge, %a, %inf : f32
+    %any = arith.ori %acc, %bad : i1
+    linalg.yield %p, %any : f32, i1
+  }
+  return
+}
