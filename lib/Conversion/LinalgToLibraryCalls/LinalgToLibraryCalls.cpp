@@ -342,6 +342,43 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   return success();
 }
 
+/// True if every element of `type` is stored once, densely, in row-major
+/// order: an identity layout, or static strides that say so (any offset).
+static bool isDenseBuffer(MemRefType type) {
+  if (type.getLayout().isIdentity())
+    return true;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  int64_t expected = 1;
+  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
+    if (type.getDimSize(i) == 1)
+      continue;
+    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected ||
+        ShapedType::isDynamic(type.getDimSize(i)))
+      return false;
+    expected *= type.getDimSize(i);
+  }
+  return true;
+}
+
+/// The device address of the first element of `value`, with its offset
+/// (static or dynamic) applied, as an !llvm.ptr.
+static Value getElementPointer(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
+  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, value);
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  Value offset =
+      arith::MulIOp::create(b, loc, metadata.getOffset(),
+                            arith::ConstantIndexOp::create(b, loc, bytes));
+  Value address = arith::AddIOp::create(b, loc, base, offset);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
+}
+
 LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
                                                    std::string &why) {
   // ins(gradient, inverse scale) outs(unscaled, flag), as emitted by
@@ -355,41 +392,49 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
   Value inverse = op.getDpsInputOperand(1)->get();
   Value out = op.getDpsInitOperand(0)->get();
   Value flag = op.getDpsInitOperand(1)->get();
-  FailureOr<BufferInfo> inInfo = getBufferInfo(in, why);
-  if (failed(inInfo))
+  auto inType = dyn_cast<MemRefType>(in.getType());
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  auto inverseType = dyn_cast<MemRefType>(inverse.getType());
+  auto flagType = dyn_cast<MemRefType>(flag.getType());
+  if (!inType || !outType || !inverseType || !flagType) {
+    why = "operands must be memrefs";
     return failure();
-  FailureOr<BufferInfo> outInfo = getBufferInfo(out, why);
-  if (failed(outInfo))
-    return failure();
-  if (!isContiguous(*inInfo) || !isContiguous(*outInfo)) {
+  }
+  if (!isDenseBuffer(inType) || !isDenseBuffer(outType)) {
     why = "the gradient buffers must be contiguous";
     return failure();
   }
-  int32_t dtype = getDTypeCode(inInfo->type.getElementType());
-  if (dtype < 0 ||
-      inInfo->type.getElementType() != outInfo->type.getElementType()) {
+  int32_t dtype = getDTypeCode(inType.getElementType());
+  if (dtype < 0 || inType.getElementType() != outType.getElementType()) {
     why = "gradients must be f32, f16 or bf16";
     return failure();
   }
-  auto inverseType = dyn_cast<MemRefType>(inverse.getType());
-  auto flagType = dyn_cast<MemRefType>(flag.getType());
-  if (!inverseType || inverseType.getRank() != 0 || !flagType ||
-      flagType.getRank() != 0) {
+  if (inverseType.getRank() != 0 || flagType.getRank() != 0) {
     why = "the scale and the flag must be 0-d buffers";
     return failure();
   }
-  BufferInfo scalarInfo;
-  scalarInfo.type = inverseType;
-  BufferInfo flagInfo;
-  flagInfo.type = flagType;
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  SmallVector<Value> args = {getPointer(b, loc, in, *inInfo),
-                             getPointer(b, loc, out, *outInfo),
-                             i64c(loc, inInfo->type.getNumElements()),
+  // The element count: static, or the product of the dynamic sizes.
+  Value numel = i64c(loc, 1);
+  int64_t staticCount = 1;
+  for (int64_t i = 0, e = inType.getRank(); i < e; ++i) {
+    if (!inType.isDynamicDim(i)) {
+      staticCount *= inType.getDimSize(i);
+      continue;
+    }
+    Value size = memref::DimOp::create(b, loc, in, i);
+    numel = arith::MulIOp::create(
+        b, loc, numel, arith::IndexCastOp::create(b, loc, i64, size));
+  }
+  if (staticCount != 1)
+    numel = arith::MulIOp::create(b, loc, numel, i64c(loc, staticCount));
+  SmallVector<Value> args = {getElementPointer(b, loc, in),
+                             getElementPointer(b, loc, out),
+                             numel,
                              i32c(loc, dtype),
-                             getPointer(b, loc, inverse, scalarInfo),
-                             getPointer(b, loc, flag, flagInfo)};
+                             getElementPointer(b, loc, inverse),
+                             getElementPointer(b, loc, flag)};
   emitCall(op, "ampGpuCheckFiniteAndUnscaleBuffer", args);
   op->erase();
   return success();

@@ -167,3 +167,37 @@ func.func @unscale_scalar(%g: memref<f32>, %inv: memref<f32>, %out: memref<f32>,
   }
   return
 }
+
+// -----
+
+// Dynamic sizes (the element count is computed at run time) and a flag that
+// is a slice of a history buffer (its offset is applied at run time).
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @unscale_dynamic
+// CHECK-SAME: (%[[G:.*]]: memref<?xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<?xbf16>, %[[HIST:.*]]: memref<8xi1>, %[[I:.*]]: index)
+// CHECK: %[[D:.*]] = memref.dim %[[G]], %{{.*}} : memref<?xbf16>
+// CHECK: %[[N:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: %[[VIEW:.*]] = memref.subview %[[HIST]][%[[I]]] [1] [1]
+// CHECK: %{{.*}}, %[[OFF:.*]] = memref.extract_strided_metadata %[[VIEW]]
+// CHECK: arith.addi %{{.*}}, %[[OFF]] : index
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}})
+func.func @unscale_dynamic(%g: memref<?xbf16>, %inv: memref<f32>, %out: memref<?xbf16>,
+                           %hist: memref<8xi1>, %i: index) {
+  %flag = memref.subview %hist[%i] [1] [1] : memref<8xi1> to memref<i1, strided<[], offset: ?>>
+  linalg.generic {indexing_maps = [#id1, #sc1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g, %inv : memref<?xbf16>, memref<f32>)
+      outs(%out, %flag : memref<?xbf16>, memref<i1, strided<[], offset: ?>>) {
+  ^bb0(%x: bf16, %s: f32, %o: bf16, %acc: i1):
+    %w = arith.extf %x : bf16 to f32
+    %p = arith.mulf %w, %s : f32
+    %t = arith.truncf %p : f32 to bf16
+    %a = math.absf %w : f32
+    %inf = arith.constant 0x7F800000 : f32
+    %bad = arith.cmpf uge, %a, %inf : f32
+    %any = arith.ori %acc, %bad : i1
+    linalg.yield %t, %any : bf16, i1
+  }
+  return
+}
