@@ -176,9 +176,9 @@ func.func @unscale_scalar(%g: memref<f32>, %inv: memref<f32>, %out: memref<f32>,
 #sc1 = affine_map<(d0) -> ()>
 // CHECK-LABEL: func.func @unscale_dynamic
 // CHECK-SAME: (%[[G:.*]]: memref<?xbf16>, %{{.*}}: memref<f32>, %{{.*}}: memref<?xbf16>, %[[HIST:.*]]: memref<8xi1>, %[[I:.*]]: index)
+// CHECK: %[[VIEW:.*]] = memref.subview %[[HIST]][%[[I]]] [1] [1]
 // CHECK: %[[D:.*]] = memref.dim %[[G]], %{{.*}} : memref<?xbf16>
 // CHECK: %[[N:.*]] = arith.index_cast %[[D]] : index to i64
-// CHECK: %[[VIEW:.*]] = memref.subview %[[HIST]][%[[I]]] [1] [1]
 // CHECK: %{{.*}}, %[[OFF:.*]] = memref.extract_strided_metadata %[[VIEW]]
 // CHECK: arith.addi %{{.*}}, %[[OFF]] : index
 // CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}})
