@@ -145,6 +145,14 @@ LogicalResult LossScalingAttr::verify(
     if (!std::isfinite(value) || value <= 0.0)
       return emitError() << "loss_scaling: '" << name
                          << "' must be finite and > 0, got " << value;
+    // The scale is held in f32 (as in the runtime), and 1/scale must be
+    // finite: normal f32 values only.
+    if (value < std::numeric_limits<float>::min() ||
+        value > std::numeric_limits<float>::max())
+      return emitError() << "loss_scaling: '" << name
+                         << "' must be a normal f32 value (scales are kept "
+                            "in f32 and 1/scale must be finite), got "
+                         << value;
     return success();
   };
   auto counter = [&](StringRef name, int64_t value) -> LogicalResult {

@@ -93,3 +93,13 @@ func.func private @f() attributes {c = #amp.loss_scaling<growth_interval = 2.5>}
 
 // expected-error @+1 {{expected '='}}
 func.func private @f() attributes {c = #amp.loss_scaling<hysteresis 2>}
+
+// -----
+
+// expected-error @+1 {{loss_scaling: 'init_scale' must be a normal f32 value (scales are kept in f32 and 1/scale must be finite), got 1.000000e-40}}
+func.func private @f() attributes {c = #amp.loss_scaling<init_scale = 1.0e-40>}
+
+// -----
+
+// expected-error @+1 {{loss_scaling: 'max_scale' must be a normal f32 value (scales are kept in f32 and 1/scale must be finite), got 1.000000e+39}}
+func.func private @f() attributes {c = #amp.loss_scaling<max_scale = 1.0e39>}
