@@ -296,13 +296,7 @@ extern "C" {
 AmpGpuLossScaler *ampGpuLossScalerCreate(const AmpLossScalerConfig *cfg) {
   const char *call = "ampGpuLossScalerCreate";
   AmpLossScalerConfig config;
-  if (cfg) {
-    config = *cfg;
-  } else if (ampLossScalerConfigPreset("pytorch", &config) != 0) {
-    setError(call, "the \"pytorch\" preset is unavailable");
-    return nullptr;
-  }
-  if (!validateLossScalerConfig(call, config))
+  if (!resolveLossScalerConfig(call, cfg, config))
     return nullptr;
   const DriverApi *drv = nullptr;
   if (!gpuKernels(call, &drv))

@@ -208,6 +208,13 @@ bool amp::rt::validateLossScalerConfig(const char *call,
   return checkConfig(call, "", config);
 }
 
+bool amp::rt::resolveLossScalerConfig(const char *call,
+                                      const AmpLossScalerConfig *cfg,
+                                      AmpLossScalerConfig &config) {
+  config = cfg ? *cfg : findPreset(kPytorchPreset)->config;
+  return checkConfig(call, "", config);
+}
+
 size_t amp::rt::lossScalerBlobSize() { return kBlobSize; }
 
 size_t amp::rt::saveLossScalerBlob(const AmpLossScalerConfig &c,
@@ -313,13 +320,7 @@ int ampLossScalerConfigValidate(const AmpLossScalerConfig *cfg) {
 AmpLossScaler *ampLossScalerCreate(const AmpLossScalerConfig *cfg) {
   const char *call = "ampLossScalerCreate";
   AmpLossScalerConfig config;
-  if (cfg) {
-    config = *cfg;
-  } else {
-    const Preset *preset = findPreset(kPytorchPreset);
-    config = preset->config;
-  }
-  if (!checkConfig(call, "", config))
+  if (!resolveLossScalerConfig(call, cfg, config))
     return nullptr;
   auto *scaler = new (std::nothrow) AmpLossScaler;
   if (!scaler) {

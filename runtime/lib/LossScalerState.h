@@ -144,6 +144,10 @@ bool loadLossScalerBlob(const char *call, const void *blob, size_t size,
 /// Validates a configuration, setting "<call>: <field> must ..." on failure.
 bool validateLossScalerConfig(const char *call,
                               const AmpLossScalerConfig &config);
+/// The configuration a Create call uses: `*cfg`, or the "pytorch" preset
+/// for NULL; validated. On failure sets "<call>: ..." and returns false.
+bool resolveLossScalerConfig(const char *call, const AmpLossScalerConfig *cfg,
+                             AmpLossScalerConfig &config);
 #endif
 
 } // namespace rt

@@ -21,6 +21,8 @@
 
 #include "../lib/LossScalerState.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -35,28 +37,12 @@
 
 namespace {
 
-std::vector<std::string> gErrors;
-void recordingHandler(const char *message) { gErrors.push_back(message); }
-
 bool contains(const std::string &haystack, const char *needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
 /// Every test: skip without a GPU; no error may reach the error handler.
-class GpuLossScaling : public ::testing::Test {
-protected:
-  void SetUp() override {
-    if (!ampGpuAvailable())
-      GTEST_SKIP() << "no GPU: " << ampLastError();
-    gErrors.clear();
-    ampSetErrorHandler(recordingHandler);
-  }
-  void TearDown() override {
-    ampSetErrorHandler(nullptr);
-    for (const std::string &error : gErrors)
-      ADD_FAILURE() << "runtime error: " << error;
-  }
-};
+class GpuLossScaling : public amp_test::GpuTestBase {};
 
 uint32_t bitsOf(float value) {
   uint32_t bits;
@@ -145,8 +131,8 @@ void expectSameStats(const AmpLossScalerStats &a, const AmpLossScalerStats &b) {
 TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
   if (ampGpuAvailable())
     GTEST_SKIP() << "a GPU is available (covered by the GpuLossScaling tests)";
-  gErrors.clear();
-  ampSetErrorHandler(recordingHandler);
+  amp_test::GpuTestBase::errors().clear();
+  ampSetErrorHandler(amp_test::GpuTestBase::recordingHandler);
   ampClearError();
   EXPECT_EQ(ampGpuLossScalerCreate(nullptr), nullptr);
   std::string message = ampLastError();
@@ -202,7 +188,8 @@ TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
   ampGpuTensorTableDestroy(nullptr);
   ampGpuOptimizerDestroy(nullptr);
   ampSetErrorHandler(nullptr);
-  EXPECT_TRUE(gErrors.empty()) << gErrors.front();
+  EXPECT_TRUE(amp_test::GpuTestBase::errors().empty())
+      << amp_test::GpuTestBase::errors().front();
 }
 
 //===----------------------------------------------------------------------===//
@@ -912,8 +899,8 @@ TEST_F(GpuLossScaling, BufferFlagAccumulatesOverCallsWithoutSync) {
 
 TEST(GpuLossScalingBuffer, ArgumentErrorsReachTheHandler) {
   // Checked on the host before any GPU use: the same with or without one.
-  gErrors.clear();
-  ampSetErrorHandler(recordingHandler);
+  amp_test::GpuTestBase::errors().clear();
+  ampSetErrorHandler(amp_test::GpuTestBase::recordingHandler);
   alignas(16) static uint16_t data[16];
   const float *inv = reinterpret_cast<const float *>(&data[8]);
   uint8_t *flag = reinterpret_cast<uint8_t *>(&data[12]);
@@ -936,11 +923,14 @@ TEST(GpuLossScalingBuffer, ArgumentErrorsReachTheHandler) {
       "overlap",
       "is not aligned to its 4-byte f32 elements",
   };
-  ASSERT_EQ(gErrors.size(), sizeof(expected) / sizeof(expected[0]));
-  for (size_t i = 0; i < gErrors.size(); ++i) {
-    EXPECT_TRUE(contains(gErrors[i], "ampGpuCheckFiniteAndUnscaleBuffer: "))
-        << gErrors[i];
-    EXPECT_TRUE(contains(gErrors[i], expected[i])) << gErrors[i];
+  ASSERT_EQ(amp_test::GpuTestBase::errors().size(),
+            sizeof(expected) / sizeof(expected[0]));
+  for (size_t i = 0; i < amp_test::GpuTestBase::errors().size(); ++i) {
+    EXPECT_TRUE(contains(amp_test::GpuTestBase::errors()[i],
+                         "ampGpuCheckFiniteAndUnscaleBuffer: "))
+        << amp_test::GpuTestBase::errors()[i];
+    EXPECT_TRUE(contains(amp_test::GpuTestBase::errors()[i], expected[i]))
+        << amp_test::GpuTestBase::errors()[i];
   }
 }
 

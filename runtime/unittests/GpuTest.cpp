@@ -11,6 +11,8 @@
 #include "amp/runtime/AmpRuntime.h"
 #include "amp/runtime/MgpuAbi.h"
 
+#include "TestUtil.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -22,23 +24,8 @@
 
 namespace {
 
-std::vector<std::string> gErrors;
-void recordingHandler(const char *message) { gErrors.push_back(message); }
-
-class Gpu : public ::testing::Test {
-protected:
-  void SetUp() override {
-    if (!ampGpuAvailable())
-      GTEST_SKIP() << "no GPU: " << ampLastError();
-    gErrors.clear();
-    ampSetErrorHandler(recordingHandler);
-  }
-  void TearDown() override {
-    ampSetErrorHandler(nullptr);
-    for (const std::string &error : gErrors)
-      ADD_FAILURE() << "runtime error: " << error;
-  }
-};
+/// Every test: skip without a GPU; no error may reach the error handler.
+class Gpu : public amp_test::GpuTestBase {};
 
 size_t elementSize(AmpDType type) { return type == AMP_DTYPE_F32 ? 4 : 2; }
 

@@ -12,8 +12,11 @@
 
 #include "amp/runtime/AmpRuntime.h"
 
+#include <gtest/gtest.h>
+
 #include <csetjmp>
 #include <string>
+#include <vector>
 
 namespace amp_test {
 
@@ -42,6 +45,35 @@ template <typename Fn> std::string captureHandlerMessage(Fn fn) {
   ampSetErrorHandler(previous);
   return handlerMessage();
 }
+
+/// Base of GPU test fixtures: skips without a GPU, and fails the test for
+/// every message that reaches the error handler.
+class GpuTestBase : public ::testing::Test {
+public:
+  /// What reached the handler since SetUp.
+  static std::vector<std::string> &errors() {
+    static std::vector<std::string> list;
+    return list;
+  }
+  static void recordingHandler(const char *message) {
+    errors().push_back(message);
+  }
+
+protected:
+  void SetUp() override {
+    // Cleared first: TearDown also runs after a skip.
+    errors().clear();
+    if (!ampGpuAvailable())
+      GTEST_SKIP() << "no GPU: " << ampLastError();
+    ampSetErrorHandler(recordingHandler);
+  }
+  void TearDown() override {
+    ampSetErrorHandler(nullptr);
+    for (const std::string &error : errors())
+      ADD_FAILURE() << "runtime error: " << error;
+    errors().clear();
+  }
+};
 
 } // namespace amp_test
 

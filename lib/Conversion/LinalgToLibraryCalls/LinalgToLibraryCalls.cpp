@@ -79,16 +79,28 @@ static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why) {
   return info;
 }
 
-/// The device pointer of the first element of `value` as an !llvm.ptr.
-static Value getPointer(OpBuilder &b, Location loc, Value value,
-                        const BufferInfo &info) {
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-  if (info.offset != 0) {
-    int64_t bytes = info.offset * info.type.getElementTypeBitWidth() / 8;
-    base = arith::AddIOp::create(b, loc, base,
-                                 arith::ConstantIndexOp::create(b, loc, bytes));
-  }
-  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), base);
+/// The device pointer of the first element of `value` as an !llvm.ptr: the
+/// aligned base plus the layout's offset, a constant when it is static, read
+/// from the descriptor otherwise (a slice at a loop index).
+static Value getPointer(OpBuilder &b, Location loc, Value value) {
+  auto type = cast<MemRefType>(value.getType());
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    offset = ShapedType::kDynamic;
+  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
+  Value byteOffset;
+  if (ShapedType::isDynamic(offset))
+    byteOffset = arith::MulIOp::create(
+        b, loc,
+        memref::ExtractStridedMetadataOp::create(b, loc, value).getOffset(),
+        arith::ConstantIndexOp::create(b, loc, bytes));
+  else if (offset != 0)
+    byteOffset = arith::ConstantIndexOp::create(b, loc, offset * bytes);
+  if (byteOffset)
+    address = arith::AddIOp::create(b, loc, address, byteOffset);
+  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
 }
@@ -237,15 +249,15 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                              i64c(loc, mm),
                              i64c(loc, nn),
                              i64c(loc, kk),
-                             getPointer(b, loc, a, *ai),
+                             getPointer(b, loc, a),
                              i32c(loc, aType),
                              i64c(loc, ld(*ai)),
                              i64c(loc, batchStride(*ai)),
-                             getPointer(b, loc, bv, *bi),
+                             getPointer(b, loc, bv),
                              i32c(loc, bType),
                              i64c(loc, ld(*bi)),
                              i64c(loc, batchStride(*bi)),
-                             getPointer(b, loc, c, *ci),
+                             getPointer(b, loc, c),
                              i32c(loc, cType),
                              i64c(loc, ld(*ci)),
                              i64c(loc, batchStride(*ci)),
@@ -329,11 +341,11 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
                              i64c(loc, get(strides, 1)),
                              i64c(loc, get(dilations, 0)),
                              i64c(loc, get(dilations, 1)),
-                             getPointer(b, loc, x, *xi),
+                             getPointer(b, loc, x),
                              i32c(loc, xType),
-                             getPointer(b, loc, w, *wi),
+                             getPointer(b, loc, w),
                              i32c(loc, wType),
-                             getPointer(b, loc, y, *yi),
+                             getPointer(b, loc, y),
                              i32c(loc, yType),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
@@ -361,22 +373,6 @@ static bool isDenseBuffer(MemRefType type) {
     expected *= type.getDimSize(i);
   }
   return true;
-}
-
-/// The device address of the first element of `value`, with its offset
-/// (static or dynamic) applied, as an !llvm.ptr.
-static Value getElementPointer(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<MemRefType>(value.getType());
-  Value base = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-  auto metadata = memref::ExtractStridedMetadataOp::create(b, loc, value);
-  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  Value offset =
-      arith::MulIOp::create(b, loc, metadata.getOffset(),
-                            arith::ConstantIndexOp::create(b, loc, bytes));
-  Value address = arith::AddIOp::create(b, loc, base, offset);
-  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
 }
 
 LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
@@ -429,12 +425,12 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
   }
   if (staticCount != 1)
     numel = arith::MulIOp::create(b, loc, numel, i64c(loc, staticCount));
-  SmallVector<Value> args = {getElementPointer(b, loc, in),
-                             getElementPointer(b, loc, out),
+  SmallVector<Value> args = {getPointer(b, loc, in),
+                             getPointer(b, loc, out),
                              numel,
                              i32c(loc, dtype),
-                             getElementPointer(b, loc, inverse),
-                             getElementPointer(b, loc, flag)};
+                             getPointer(b, loc, inverse),
+                             getPointer(b, loc, flag)};
   emitCall(op, "ampGpuCheckFiniteAndUnscaleBuffer", args);
   op->erase();
   return success();
