@@ -15,6 +15,9 @@ PACKAGES=(
   cmake ninja-build g++ make
   # Unit tests, lit, Python tests.
   libgtest-dev python3 python3-numpy python3-pytest
+  # The Python package: offline `pip install ./python` (tested in a venv),
+  # plots of the training demo, precision graphs rendered with Graphviz.
+  python3-pip python3-venv python3-matplotlib graphviz
 )
 
 missing=()

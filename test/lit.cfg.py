@@ -78,3 +78,16 @@ if nvidia_smi:
 if shutil.which(config.cmake_command) and shutil.which(
         os.path.basename(config.cmake_make_program) or "ninja"):
     config.available_features.add("cmake")
+# `graphviz`: Graphviz's `dot` renders precision graphs to SVG/PNG.
+if shutil.which("dot"):
+    config.available_features.add("graphviz")
+# The Python package (python/amp_mlir) and what its tests use.
+config.substitutions.append(("%amp_python_dir",
+                             os.path.join(config.amp_src_root, "python")))
+try:
+    subprocess.run([config.python_executable or "python3", "-c",
+                    "import matplotlib"], check=True, capture_output=True,
+                   timeout=60)
+    config.available_features.add("matplotlib")
+except (OSError, subprocess.SubprocessError):
+    pass
