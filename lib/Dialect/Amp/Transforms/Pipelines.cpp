@@ -21,6 +21,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
     copyDecisionOptions(options, all);
     all.report = options.report;
     all.reportFile = options.reportFile;
+    all.graphFile = options.graphFile;
     all.keepAmpCasts = options.keepAmpCasts;
     pm.addPass(createAmpPrecisionPipelinePass(all));
     return;
@@ -40,6 +41,12 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   }
   if (!options.keepAmpCasts)
     pm.addPass(createAmpMaterializeCastsPass());
+  if (!options.graphFile.empty()) {
+    AmpPrecisionGraphPassOptions graph;
+    graph.output = options.graphFile;
+    graph.title = level == AmpLevel::O1 ? "amp-o1" : "amp-o2";
+    pm.addPass(createAmpPrecisionGraphPass(graph));
+  }
 }
 
 void mlir::amp::registerAmpPipelines() {

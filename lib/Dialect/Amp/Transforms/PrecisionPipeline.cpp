@@ -54,6 +54,13 @@ struct AmpPrecisionPipelinePass
     }
     if (!keepAmpCasts)
       materializeAmpCasts(module);
+    if (!graphFile.empty()) {
+      AmpPrecisionGraphPassOptions options;
+      options.output = graphFile;
+      options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
+      if (failed(emitAmpPrecisionGraph(module, options)))
+        return signalPassFailure();
+    }
   }
 };
 } // namespace

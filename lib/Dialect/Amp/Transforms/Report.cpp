@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ReportUtils.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -31,9 +32,7 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// The precision an op computes in: the narrowest float type among its
-/// operands and results ("f32", "f16", "bf16", or the type's name).
-static std::string getOpPrecision(Operation *op) {
+std::string mlir::amp::getOpPrecision(Operation *op) {
   FloatType narrowest;
   for (Type type :
        llvm::concat<Type>(op->getOperandTypes(), op->getResultTypes())) {
@@ -49,7 +48,14 @@ static std::string getOpPrecision(Operation *op) {
   return name;
 }
 
-static bool isConversion(Operation *op, Value &input, Type &output) {
+std::string mlir::amp::getFloatOpPrecision(Operation *op) {
+  auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
+  if (!iface || iface.getAmpCategory() == Category::Unsupported)
+    return "";
+  return getOpPrecision(op);
+}
+
+bool mlir::amp::isConversion(Operation *op, Value &input, Type &output) {
   if (!isa<CastOp, arith::ExtFOp, arith::TruncFOp, tosa::CastOp>(op))
     return false;
   input = op->getOperand(0);
@@ -57,7 +63,28 @@ static bool isConversion(Operation *op, Value &input, Type &output) {
   return isFloatLike(input.getType()) && isFloatLike(output);
 }
 
-static std::string formatBytes(uint64_t bytes) {
+std::optional<uint64_t> mlir::amp::getBytesConverted(Value input, Type output) {
+  int64_t numElements = 1;
+  if (auto inShaped = dyn_cast<ShapedType>(input.getType())) {
+    if (!inShaped.hasStaticShape())
+      return std::nullopt;
+    numElements = inShaped.getNumElements();
+  }
+  unsigned bits =
+      getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() +
+      getElementTypeOrSelf(output).getIntOrFloatBitWidth();
+  return uint64_t(numElements) * bits / 8;
+}
+
+bool mlir::amp::isInsidePrecisionOp(Operation *op) {
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (isa<AmpPrecisionOpInterface>(parent))
+      return true;
+  return false;
+}
+
+std::string mlir::amp::formatBytes(uint64_t bytes) {
   std::string text;
   llvm::raw_string_ostream os(text);
   if (bytes >= (1u << 20))
@@ -105,38 +132,25 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
   module.walk([&](Operation *op) {
     // Ops nested in a counted op (linalg bodies) are part of it: their
     // conversions are fused (extend on read) and move no extra memory.
-    for (Operation *parent = op->getParentOp(); parent;
-         parent = parent->getParentOp())
-      if (isa<AmpPrecisionOpInterface>(parent))
-        return;
+    if (isInsidePrecisionOp(op))
+      return;
     Value input;
     Type output;
     if (isConversion(op, input, output)) {
       ++numCasts;
-      auto inShaped = dyn_cast<ShapedType>(input.getType());
-      int64_t numElements = 1;
-      if (inShaped) {
-        if (!inShaped.hasStaticShape()) {
-          ++numDynamicCasts;
-          return;
-        }
-        numElements = inShaped.getNumElements();
+      std::optional<uint64_t> bytes = getBytesConverted(input, output);
+      if (!bytes) {
+        ++numDynamicCasts;
+        return;
       }
-      unsigned bits =
-          getElementTypeOrSelf(input.getType()).getIntOrFloatBitWidth() +
-          getElementTypeOrSelf(output).getIntOrFloatBitWidth();
-      uint64_t bytes = uint64_t(numElements) * bits / 8;
       uint64_t numUses =
           std::max<uint64_t>(1, std::distance(op->use_begin(), op->use_end()));
-      bytesConverted += bytes;
+      bytesConverted += *bytes;
       numPerUseCasts += numUses;
-      perUseBytesConverted += numUses * bytes;
+      perUseBytesConverted += numUses * *bytes;
       return;
     }
-    auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
-    if (!iface || iface.getAmpCategory() == Category::Unsupported)
-      return;
-    std::string precision = getOpPrecision(op);
+    std::string precision = getFloatOpPrecision(op);
     if (precision.empty())
       return;
     ++numFloatOps;

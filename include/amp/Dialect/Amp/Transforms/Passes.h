@@ -78,6 +78,13 @@ void materializeAmpCasts(Operation *root);
 LogicalResult emitAmpReport(ModuleOp module,
                             const AmpReportPassOptions &options);
 
+/// Writes the precision graph of `module` as Graphviz DOT
+/// (--amp-precision-graph). Errors (an output that cannot be opened, an
+/// unknown function) are emitted as diagnostics.
+LogicalResult
+emitAmpPrecisionGraph(ModuleOp module,
+                      const AmpPrecisionGraphPassOptions &options);
+
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 

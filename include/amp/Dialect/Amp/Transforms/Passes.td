@@ -91,13 +91,14 @@ def AmpPrecisionPipelinePass
   let description = [{
     Runs the stages of the AMP pipelines in order, as one pass:
     `amp-auto-mixed-precision`, `amp-inline-guards`, `amp-cast-elision`, the
-    report (`report=text|json`), and `amp-materialize-casts` (unless
-    `keep-amp-casts`). `--amp-o1` and `--amp-o2` use it, so that the module
-    is verified once after AMP rather than after every stage: on large
-    modules verification costs more than the stages themselves (see
-    docs/performance.md). With `split-stages=true` the pipelines add the
-    stage passes one by one instead, for `--mlir-print-ir-after-all` and a
-    verification after each stage.
+    report (`report=text|json`), `amp-materialize-casts` (unless
+    `keep-amp-casts`), and the precision graph of the result
+    (`graph-file`, as `amp-precision-graph`). `--amp-o1` and `--amp-o2` use
+    it, so that the module is verified once after AMP rather than after
+    every stage: on large modules verification costs more than the stages
+    themselves (see docs/performance.md). With `split-stages=true` the
+    pipelines add the stage passes one by one instead, for
+    `--mlir-print-ir-after-all` and a verification after each stage.
   }];
   let options = [
     Option<"level", "level", "std::string", "\"O1\"",
@@ -122,6 +123,10 @@ def AmpPrecisionPipelinePass
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",
            "Where the report goes: a path, '-' for stdout; stderr if empty">,
+    Option<"graphFile", "graph-file", "std::string", "\"\"",
+           "Write the precision graph of the result (Graphviz DOT, as "
+           "amp-precision-graph) to this path, '-' for stdout; none if "
+           "empty">,
     Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
            "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
   ];
@@ -141,6 +146,51 @@ def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::tosa::TosaDialect"
+  ];
+}
+
+def AmpPrecisionGraphPass
+    : Pass<"amp-precision-graph", "::mlir::ModuleOp"> {
+  let summary = "Draw the data flow of each function as a Graphviz graph, "
+                "coloured by precision";
+  let description = [{
+    Writes the data-flow graph of every function of the module (or of the
+    one named by `function`) in Graphviz DOT: one node per function argument
+    and per op, an edge from each producer to each of its users, each
+    function in its own box, and ops with regions that have no AMP model
+    (loops, conditionals, guards) in nested boxes. Render it with
+    `dot -Tsvg` (or `scripts/precision-graph.py`).
+
+    Nodes are labelled with the op name and its result types (`1x8x32xf16`)
+    and filled by the precision the op computes in, decided as `amp-report`
+    does (the narrowest float type among its operands and results, for ops
+    with an AMP model): fp32 blue, f16 orange, bf16 green, other floats
+    purple; ops that are not float ops (no model, such as `tensor.empty`,
+    constants, calls and returns, or no float type) are grey. Conversions
+    (`amp.cast`, `arith.extf`, `arith.truncf`, float `tosa.cast`) are red
+    hexagons labelled with their source and target types, their shape and
+    the bytes they read and write per call, as the report counts them (`?`
+    for dynamic sizes). Edges take the colour of the value's element type.
+    The graph carries a legend and a title line with the totals of the
+    report. Ops nested in an op with an AMP model (linalg bodies) are part
+    of it and not drawn.
+
+    `output` is a file path, `-` for stdout, or empty (the default) for
+    stderr, as `amp-report` and `--view-op-graph` do, so that the module
+    printed on stdout stays valid. A file that cannot be opened is an
+    error. With more than `max-nodes` nodes the graph stops there, says so
+    in its title, and the pass emits a warning. The IR is not changed.
+  }];
+  let options = [
+    Option<"output", "output", "std::string", "\"\"",
+           "Where to write: a file path, '-' for stdout; empty for stderr">,
+    Option<"title", "title", "std::string", "\"amp\"",
+           "Title of the graph (e.g. amp-o1)">,
+    Option<"function", "function", "std::string", "\"\"",
+           "Draw only the function of this name (all functions if empty)">,
+    Option<"maxNodes", "max-nodes", "unsigned", "500",
+           "Stop drawing after this many nodes, with a warning (0: no "
+           "limit)">
   ];
 }
 

@@ -46,6 +46,11 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("Where the report goes: a path, '-' for stdout; "
                      "stderr by default"),
       llvm::cl::init("")};
+  PassOptions::Option<std::string> graphFile{
+      *this, "graph-file",
+      llvm::cl::desc("Write the precision graph of the result (Graphviz "
+                     "DOT) to this path, '-' for stdout; none by default"),
+      llvm::cl::init("")};
   PassOptions::Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc("Gray-op placement at O1: optimal (min-cut) or greedy"),
@@ -69,7 +74,7 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
 };
 
 /// Adds the AMP pipeline of `level`: decide and rewrite, inline the guards,
-/// cast elision, report, materialize the casts. One pass
+/// cast elision, report, materialize the casts, precision graph. One pass
 /// (amp-precision-pipeline) unless `splitStages`.
 void buildAmpPipeline(OpPassManager &pm, AmpLevel level,
                       const AmpPipelineOptions &options);
