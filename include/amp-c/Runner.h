@@ -1,0 +1,134 @@
+/*===- amp-c/Runner.h - compile and run modules under AMP, C API -*- C -*-===*\
+|*                                                                          *|
+|* Part of amp-mlir. A C interface to the AmpRunner library (what amp-run   *|
+|* does), for languages that load shared libraries: the Python package      *|
+|* (python/amp_mlir) calls it through ctypes. It parses a module, applies  *|
+|* an AMP level, lowers it for the CPU or an NVIDIA GPU, JIT-compiles it    *|
+|* and calls its functions on dense row-major host buffers.                 *|
+|*                                                                          *|
+|* Conventions: functions returning a pointer return NULL on failure, and   *|
+|* functions returning `int` return 0 on success and non-zero on failure;  *|
+|* ampRunnerGetLastError() then says why (per thread, valid until the next  *|
+|* call that fails on that thread). Nothing here aborts on bad input.       *|
+|*                                                                          *|
+\*===----------------------------------------------------------------------===*/
+
+#ifndef AMP_C_RUNNER_H
+#define AMP_C_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define AMP_RUNNER_CAPI __attribute__((visibility("default")))
+#else
+#define AMP_RUNNER_CAPI
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of this interface; bumped on incompatible changes. */
+#define AMP_RUNNER_CAPI_VERSION 1
+AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
+
+/** The message of the last failure on this thread ("" if none). */
+AMP_RUNNER_CAPI const char *ampRunnerGetLastError(void);
+
+/*===----------------------------------------------------------------------===*
+ * Modules
+ *===----------------------------------------------------------------------===*/
+
+/** A parsed module with its own MLIRContext. */
+typedef struct AmpRunnerModule AmpRunnerModule;
+
+/** Parses `length` bytes of MLIR assembly. `name` appears in diagnostics
+ *  (a file name, or "<string>"). NULL on a parse error, with the parser's
+ *  diagnostics in ampRunnerGetLastError(). */
+AMP_RUNNER_CAPI AmpRunnerModule *
+ampRunnerModuleParse(const char *text, size_t length, const char *name);
+/** Destroys a module; NULL is a no-op. Executables compiled from it stay
+ *  valid. */
+AMP_RUNNER_CAPI void ampRunnerModuleDestroy(AmpRunnerModule *module);
+/** The number of top-level func.func ops, and the name of the i-th one
+ *  (owned by the module; NULL out of range). */
+AMP_RUNNER_CAPI int64_t ampRunnerModuleGetNumFunctions(AmpRunnerModule *module);
+AMP_RUNNER_CAPI const char *
+ampRunnerModuleGetFunctionName(AmpRunnerModule *module, int64_t index);
+
+/*===----------------------------------------------------------------------===*
+ * Compilation
+ *===----------------------------------------------------------------------===*/
+
+/** How to compile. NULL strings take the default. */
+typedef struct AmpRunnerCompileOptions {
+  const char *level;       /**< "O0" (default), "O1" or "O2". */
+  const char *dtype;       /**< "f16" (default) or "bf16". */
+  const char *ampOptions;  /**< More options of --amp-o1/--amp-o2, in their
+                                syntax ("custom-black-list=math.exp"). */
+  const char *target;      /**< "cpu" (default) or "gpu". */
+  const char *gpuOptions;  /**< Options of --lower-to-gpu ("chip=sm_80"). */
+  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"). */
+} AmpRunnerCompileOptions;
+
+/** A JIT-compiled entry function. */
+typedef struct AmpRunnerExecutable AmpRunnerExecutable;
+
+/** Compiles function `entry` of `module` (NULL or "": the module's only
+ *  function). Every argument and result must be a ranked tensor of static
+ *  shape with f32, f16, bf16, f64, i32 or i64 elements. NULL on failure,
+ *  with the diagnostics of the failing stage. */
+AMP_RUNNER_CAPI AmpRunnerExecutable *
+ampRunnerCompile(AmpRunnerModule *module, const char *entry,
+                 const AmpRunnerCompileOptions *options);
+AMP_RUNNER_CAPI void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe);
+
+/*===----------------------------------------------------------------------===*
+ * Signatures
+ *===----------------------------------------------------------------------===*/
+
+/** Element types of arguments and results. */
+typedef enum AmpRunnerElementType {
+  AMP_RUNNER_F32 = 0,
+  AMP_RUNNER_F16 = 1,  /**< IEEE binary16 bits in uint16_t. */
+  AMP_RUNNER_BF16 = 2, /**< bfloat16 bits in uint16_t. */
+  AMP_RUNNER_F64 = 3,
+  AMP_RUNNER_I32 = 4,
+  AMP_RUNNER_I64 = 5,
+} AmpRunnerElementType;
+
+AMP_RUNNER_CAPI const char *ampRunnerGetName(AmpRunnerExecutable *exe);
+AMP_RUNNER_CAPI int64_t ampRunnerGetNumArguments(AmpRunnerExecutable *exe);
+AMP_RUNNER_CAPI int64_t ampRunnerGetNumResults(AmpRunnerExecutable *exe);
+/** The type of argument (isResult == 0) or result (isResult != 0) `index`:
+ *  its element type, its rank, and its shape (`rank` values owned by the
+ *  executable). Non-zero for an index out of range. */
+AMP_RUNNER_CAPI int ampRunnerGetTensorType(AmpRunnerExecutable *exe,
+                                           int isResult, int64_t index,
+                                           int32_t *elementType, int64_t *rank,
+                                           const int64_t **shape);
+
+/*===----------------------------------------------------------------------===*
+ * Execution
+ *===----------------------------------------------------------------------===*/
+
+/** Calls the function. `inputs[i]` is a dense row-major host buffer of
+ *  argument i's type, which the call does not modify; `outputs[i]` a dense
+ *  row-major host buffer of result i's size, which it fills. */
+AMP_RUNNER_CAPI int ampRunnerRun(AmpRunnerExecutable *exe,
+                                 const void *const *inputs,
+                                 void *const *outputs);
+
+/** One warm-up call, then `repeat` timed calls on `inputs`; writes each
+ *  call's duration in seconds to durations[0..repeat) (for the GPU, up to
+ *  the end of the work on the stream). */
+AMP_RUNNER_CAPI int ampRunnerTime(AmpRunnerExecutable *exe,
+                                  const void *const *inputs, int64_t repeat,
+                                  double *durations);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* AMP_C_RUNNER_H */

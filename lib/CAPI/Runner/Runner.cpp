@@ -1,0 +1,279 @@
+//===- Runner.cpp - C API of the AmpRunner library ------------------------===//
+//
+// Part of amp-mlir. See include/amp-c/Runner.h. Every entry point turns
+// llvm::Error into a per-thread message; none lets an error escape as an
+// abort.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp-c/Runner.h"
+
+#include "amp/Runner/Runner.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+using namespace mlir;
+using namespace mlir::amp::runner;
+
+struct AmpRunnerModule {
+  std::unique_ptr<MLIRContext> context;
+  OwningOpRef<ModuleOp> module;
+  SmallVector<std::string> functionNames;
+};
+
+struct AmpRunnerExecutable {
+  std::unique_ptr<Executable> executable;
+};
+
+static thread_local std::string lastError;
+
+/// Records `message` as this thread's last error and returns `result`.
+template <typename T>
+static T fail(const llvm::Twine &message, T result) {
+  lastError = message.str();
+  return result;
+}
+
+static int failWith(llvm::Error error) {
+  return fail(llvm::toString(std::move(error)), 1);
+}
+
+int ampRunnerGetApiVersion(void) { return AMP_RUNNER_CAPI_VERSION; }
+
+const char *ampRunnerGetLastError(void) { return lastError.c_str(); }
+
+//===----------------------------------------------------------------------===//
+// Modules
+//===----------------------------------------------------------------------===//
+
+AmpRunnerModule *ampRunnerModuleParse(const char *text, size_t length,
+                                      const char *name) {
+  if (!text)
+    return fail("ampRunnerModuleParse: no text", nullptr);
+  StringRef bufferName = name && *name ? StringRef(name) : "<string>";
+  auto result = std::make_unique<AmpRunnerModule>();
+  DialectRegistry registry;
+  registerRunnerDialects(registry);
+  result->context = std::make_unique<MLIRContext>(registry);
+  result->context->loadAllAvailableDialects();
+
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(StringRef(text, length),
+                                           bufferName),
+      llvm::SMLoc());
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  SourceMgrDiagnosticHandler handler(sourceMgr, result->context.get(), os);
+  result->module = parseSourceFile<ModuleOp>(
+      sourceMgr, ParserConfig(result->context.get()));
+  if (!result->module)
+    return fail("cannot parse " + bufferName + "\n" +
+                    StringRef(diagnostics).rtrim(),
+                nullptr);
+  for (StringRef function : getFunctionNames(*result->module))
+    result->functionNames.push_back(function.str());
+  return result.release();
+}
+
+void ampRunnerModuleDestroy(AmpRunnerModule *module) { delete module; }
+
+int64_t ampRunnerModuleGetNumFunctions(AmpRunnerModule *module) {
+  return module ? static_cast<int64_t>(module->functionNames.size()) : 0;
+}
+
+const char *ampRunnerModuleGetFunctionName(AmpRunnerModule *module,
+                                           int64_t index) {
+  if (!module || index < 0 ||
+      index >= static_cast<int64_t>(module->functionNames.size()))
+    return nullptr;
+  return module->functionNames[index].c_str();
+}
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+static StringRef orDefault(const char *value, StringRef fallback) {
+  return value && *value ? StringRef(value) : fallback;
+}
+
+AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
+                                      const char *entry,
+                                      const AmpRunnerCompileOptions *options) {
+  if (!module)
+    return fail("ampRunnerCompile: no module", nullptr);
+  AmpRunnerCompileOptions none = {};
+  if (!options)
+    options = &none;
+
+  CompileOptions compileOptions;
+  StringRef level = orDefault(options->level, "O0");
+  std::optional<Level> parsedLevel = parseLevel(level);
+  if (!parsedLevel)
+    return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
+                nullptr);
+  compileOptions.level = *parsedLevel;
+  StringRef dtype = orDefault(options->dtype, "f16");
+  if (dtype != "f16" && dtype != "bf16")
+    return fail("unknown dtype '" + dtype + "' (expected f16 or bf16)",
+                nullptr);
+  compileOptions.dtype = dtype.str();
+  compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
+  StringRef target = orDefault(options->target, "cpu");
+  std::optional<Target> parsedTarget = parseTarget(target);
+  if (!parsedTarget)
+    return fail("unknown target '" + target + "' (expected cpu or gpu)",
+                nullptr);
+  compileOptions.target = *parsedTarget;
+  compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
+  compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
+  if (compileOptions.target == Target::Gpu &&
+      compileOptions.runtimeLibrary.empty())
+    return fail("target 'gpu' needs the path of libamp_runtime.so", nullptr);
+
+  llvm::Expected<std::unique_ptr<Executable>> executable = Executable::compile(
+      *module->module, orDefault(entry, ""), compileOptions);
+  if (!executable)
+    return fail(llvm::toString(executable.takeError()), nullptr);
+  auto result = std::make_unique<AmpRunnerExecutable>();
+  result->executable = std::move(*executable);
+  return result.release();
+}
+
+void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe) { delete exe; }
+
+//===----------------------------------------------------------------------===//
+// Signatures
+//===----------------------------------------------------------------------===//
+
+const char *ampRunnerGetName(AmpRunnerExecutable *exe) {
+  return exe ? exe->executable->getSignature().name.c_str() : nullptr;
+}
+
+int64_t ampRunnerGetNumArguments(AmpRunnerExecutable *exe) {
+  return exe ? exe->executable->getSignature().arguments.size() : 0;
+}
+
+int64_t ampRunnerGetNumResults(AmpRunnerExecutable *exe) {
+  return exe ? exe->executable->getSignature().results.size() : 0;
+}
+
+static int32_t toCElementType(ElementKind kind) {
+  switch (kind) {
+  case ElementKind::F32:
+    return AMP_RUNNER_F32;
+  case ElementKind::F16:
+    return AMP_RUNNER_F16;
+  case ElementKind::BF16:
+    return AMP_RUNNER_BF16;
+  case ElementKind::F64:
+    return AMP_RUNNER_F64;
+  case ElementKind::I32:
+    return AMP_RUNNER_I32;
+  case ElementKind::I64:
+    return AMP_RUNNER_I64;
+  }
+  return -1;
+}
+
+int ampRunnerGetTensorType(AmpRunnerExecutable *exe, int isResult,
+                           int64_t index, int32_t *elementType, int64_t *rank,
+                           const int64_t **shape) {
+  if (!exe)
+    return fail("ampRunnerGetTensorType: no executable", 1);
+  const Signature &signature = exe->executable->getSignature();
+  ArrayRef<TensorSpec> types =
+      isResult ? ArrayRef(signature.results) : ArrayRef(signature.arguments);
+  if (index < 0 || index >= static_cast<int64_t>(types.size()))
+    return fail(llvm::Twine(isResult ? "result" : "argument") + " #" +
+                    llvm::Twine(index) + " out of range",
+                1);
+  const TensorSpec &type = types[index];
+  if (elementType)
+    *elementType = toCElementType(type.element);
+  if (rank)
+    *rank = type.shape.size();
+  if (shape)
+    *shape = type.shape.data();
+  return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+/// Copies the caller's buffers into host tensors of the argument types.
+static llvm::Expected<SmallVector<HostTensor>>
+copyInputs(const Signature &signature, const void *const *inputs) {
+  SmallVector<HostTensor> tensors;
+  if (!inputs && !signature.arguments.empty())
+    return llvm::createStringError("no input buffers");
+  for (auto [index, type] : llvm::enumerate(signature.arguments)) {
+    HostTensor tensor(type);
+    if (tensor.getByteSize() > 0) {
+      if (!inputs[index])
+        return llvm::createStringError("input buffer #" +
+                                       std::to_string(index) + " is NULL");
+      std::memcpy(tensor.getData(), inputs[index], tensor.getByteSize());
+    }
+    tensors.push_back(std::move(tensor));
+  }
+  return std::move(tensors);
+}
+
+int ampRunnerRun(AmpRunnerExecutable *exe, const void *const *inputs,
+                 void *const *outputs) {
+  if (!exe)
+    return fail("ampRunnerRun: no executable", 1);
+  const Signature &signature = exe->executable->getSignature();
+  if (!outputs && !signature.results.empty())
+    return fail("ampRunnerRun: no output buffers", 1);
+  for (auto [index, type] : llvm::enumerate(signature.results))
+    if (type.getByteSize() > 0 && !outputs[index])
+      return fail("ampRunnerRun: output buffer #" + llvm::Twine(index) +
+                      " is NULL",
+                  1);
+  llvm::Expected<SmallVector<HostTensor>> tensors =
+      copyInputs(signature, inputs);
+  if (!tensors)
+    return failWith(tensors.takeError());
+  llvm::Expected<SmallVector<HostTensor>> results =
+      exe->executable->run(*tensors);
+  if (!results)
+    return failWith(results.takeError());
+  for (auto [index, result] : llvm::enumerate(*results))
+    if (result.getByteSize() > 0)
+      std::memcpy(outputs[index], result.getData(), result.getByteSize());
+  return 0;
+}
+
+int ampRunnerTime(AmpRunnerExecutable *exe, const void *const *inputs,
+                  int64_t repeat, double *durations) {
+  if (!exe)
+    return fail("ampRunnerTime: no executable", 1);
+  if (repeat < 0 || (repeat > 0 && !durations))
+    return fail("ampRunnerTime: repeat must be >= 0 with room for the "
+                "durations",
+                1);
+  llvm::Expected<SmallVector<HostTensor>> tensors =
+      copyInputs(exe->executable->getSignature(), inputs);
+  if (!tensors)
+    return failWith(tensors.takeError());
+  llvm::Expected<SmallVector<double>> times =
+      exe->executable->time(*tensors, static_cast<unsigned>(repeat));
+  if (!times)
+    return failWith(times.takeError());
+  for (auto [index, seconds] : llvm::enumerate(*times))
+    durations[index] = seconds;
+  return 0;
+}

@@ -1,0 +1,31 @@
+"""amp_mlir: automatic mixed precision for MLIR modules, from Python.
+
+    import amp_mlir, numpy as np
+    m = amp_mlir.compile("model.mlir", level="O2", dtype="float16")
+    y = m.forward(x, w)                    # numpy in, numpy out
+    amp_mlir.report("model.mlir", level="O1")["summary"]
+
+    scaler = amp_mlir.GradScaler(init_loss_scaling=2.0**15)  # Paddle names
+    scaler.step(optimizer); scaler.update()
+
+It drives amp-mlir's tools and libraries (found as _paths explains) with
+subprocess and ctypes; Debian's MLIR has no Python bindings. See
+docs/python.md.
+"""
+
+from ._paths import ToolsNotFound, find_root
+from .compiler import (AmpError, CompiledFunction, CompiledModule,
+                       SignatureError, TensorType, build_amp_options, compile,
+                       report, transform)
+from .dtypes import from_bfloat16, to_bfloat16
+from .scaler import GradScaler
+from . import optim
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AmpError", "CompiledFunction", "CompiledModule", "GradScaler",
+    "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
+    "compile", "find_root", "from_bfloat16", "optim", "report",
+    "to_bfloat16", "transform",
+]

@@ -1,0 +1,445 @@
+"""compile(), transform() and report(): AMP on an MLIR module from Python.
+
+``compile`` parses the module, applies the AMP level, lowers it for the CPU
+(or an NVIDIA GPU) and JIT-compiles its functions through libAmpRunnerCAPI;
+the result's functions take and return numpy arrays. ``transform`` and
+``report`` drive ``amp-opt`` and give the rewritten module and the precision
+report.
+"""
+
+import ctypes
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import _capi, _paths
+from .dtypes import ELEMENT_TYPES, low_precision_name
+
+
+class AmpError(RuntimeError):
+    """A compilation or execution failure reported by amp-mlir; the message
+    carries its diagnostics."""
+
+
+class SignatureError(AmpError, TypeError):
+    """Arguments that do not match the compiled function's signature."""
+
+
+_LEVELS = {"O0": "O0", "O1": "O1", "O2": "O2"}
+
+
+def _level_name(level):
+    key = str(level).upper()
+    if key not in _LEVELS:
+        raise ValueError(f"unknown level {level!r}: expected 'O0', 'O1' or "
+                         f"'O2'")
+    return _LEVELS[key]
+
+
+def _read_module(module):
+    """(text, name) of a module given as text, a path, or a Path."""
+    if isinstance(module, os.PathLike):
+        path = Path(module)
+        return path.read_text(), str(path)
+    if not isinstance(module, str):
+        raise TypeError(f"expected MLIR text or a path, got "
+                        f"{type(module).__name__}")
+    # A path has no newline and no braces; MLIR text of a module has both.
+    if "\n" not in module and "{" not in module:
+        path = Path(module)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such module file: {module}")
+        return path.read_text(), module
+    return module, "<string>"
+
+
+def build_amp_options(custom_white_list=None, custom_black_list=None,
+                use_fp16_guard=None, placement=None, policy_file=None,
+                loss_scaling=None, extra=None):
+    """The option string of --amp-o1/--amp-o2 for these arguments."""
+    parts = []
+
+    def op_list(name, ops):
+        if ops is None:
+            return
+        if isinstance(ops, str):
+            ops = [ops]
+        ops = list(ops)
+        for op in ops:
+            if not isinstance(op, str) or not op or any(
+                    c in op for c in " ,{}="):
+                raise ValueError(f"{name}: {op!r} is not an op name")
+        if ops:
+            parts.append(f"{name}={','.join(ops)}")
+
+    op_list("custom-white-list", custom_white_list)
+    op_list("custom-black-list", custom_black_list)
+    if use_fp16_guard is not None:
+        if isinstance(use_fp16_guard, bool):
+            parts.append(f"use-fp16-guard={str(use_fp16_guard).lower()}")
+        elif use_fp16_guard in ("auto", "true", "false"):
+            parts.append(f"use-fp16-guard={use_fp16_guard}")
+        else:
+            raise ValueError(f"use_fp16_guard must be None, True, False or "
+                             f"'auto', got {use_fp16_guard!r}")
+    if placement is not None:
+        if placement not in ("optimal", "greedy"):
+            raise ValueError(f"placement must be 'optimal' or 'greedy', got "
+                             f"{placement!r}")
+        parts.append(f"placement={placement}")
+    if policy_file is not None:
+        path = Path(policy_file)
+        if not path.is_file():
+            raise FileNotFoundError(f"no such policy file: {policy_file}")
+        if any(c in str(path) for c in " {}"):
+            raise ValueError(f"policy file path {policy_file!r} must not "
+                             f"contain spaces or braces")
+        parts.append(f"policy-file={path}")
+    if loss_scaling is not None:
+        if loss_scaling not in ("auto", "on", "off"):
+            raise ValueError(f"loss_scaling must be 'auto', 'on' or 'off', "
+                             f"got {loss_scaling!r}")
+        parts.append(f"loss-scaling={loss_scaling}")
+    if extra:
+        parts.append(extra)
+    return " ".join(parts)
+
+
+#===-----------------------------------------------------------------------===#
+# Compiled modules
+#===-----------------------------------------------------------------------===#
+
+
+class TensorType:
+    """The type of an argument or result: shape, numpy dtype, MLIR name."""
+
+    def __init__(self, shape, dtype, element):
+        self.shape = tuple(shape)
+        self.dtype = dtype
+        self.element = element
+
+    def __str__(self):
+        dims = "".join(f"{d}x" for d in self.shape)
+        return f"tensor<{dims}{self.element}>"
+
+    __repr__ = __str__
+
+    def __eq__(self, other):
+        return (isinstance(other, TensorType) and self.shape == other.shape
+                and self.element == other.element)
+
+
+class CompiledFunction:
+    """A JIT-compiled entry function. Call it with one numpy array per
+    argument (or Python scalars/lists, converted to the argument's dtype);
+    it returns one array, a tuple of arrays, or None.
+
+    Arrays must have exactly the argument's dtype and shape: float32,
+    float16, uint16 (bfloat16 bits; see to_bfloat16), float64, int32, int64.
+    """
+
+    def __init__(self, handle, module):
+        self._handle = handle
+        self._module = module  # keeps the parsed module alive
+        lib = _capi.lib()
+        self.name = lib.ampRunnerGetName(handle).decode()
+        self.arguments = [self._type(False, i)
+                          for i in range(lib.ampRunnerGetNumArguments(handle))]
+        self.results = [self._type(True, i)
+                        for i in range(lib.ampRunnerGetNumResults(handle))]
+
+    def _type(self, is_result, index):
+        element = ctypes.c_int32()
+        rank = ctypes.c_int64()
+        shape = ctypes.POINTER(ctypes.c_int64)()
+        if _capi.lib().ampRunnerGetTensorType(self._handle, int(is_result),
+                                              index, ctypes.byref(element),
+                                              ctypes.byref(rank),
+                                              ctypes.byref(shape)):
+            raise AmpError(_capi.last_error())
+        dtype, name = ELEMENT_TYPES[element.value]
+        return TensorType([shape[d] for d in range(rank.value)], dtype, name)
+
+    @property
+    def signature(self):
+        """``@f(tensor<4x8xf32>, ...) -> (tensor<4xf32>, ...)``"""
+        args = ", ".join(map(str, self.arguments))
+        results = ", ".join(map(str, self.results))
+        if len(self.results) != 1:
+            results = f"({results})"
+        return f"@{self.name}({args}) -> {results}"
+
+    def _mismatch(self, message):
+        arrays = ", ".join(f"{t.dtype.name}{list(t.shape)}"
+                           for t in self.arguments)
+        return SignatureError(f"{message}\n  expected: {self.signature}\n"
+                              f"  numpy:    ({arrays})")
+
+    def _prepare(self, args):
+        if len(args) != len(self.arguments):
+            raise self._mismatch(f"@{self.name} takes {len(self.arguments)} "
+                                 f"arguments, got {len(args)}")
+        arrays = []
+        for index, (value, expected) in enumerate(zip(args, self.arguments)):
+            if isinstance(value, np.ndarray):
+                array = value
+            else:
+                try:
+                    array = np.asarray(value, dtype=expected.dtype)
+                except (TypeError, ValueError) as error:
+                    raise self._mismatch(
+                        f"argument #{index} ({type(value).__name__}) cannot "
+                        f"be converted to {expected.dtype.name}: {error}")
+            if array.dtype != expected.dtype:
+                hint = (" (bf16 values are uint16 bit patterns: use "
+                        "amp_mlir.to_bfloat16)"
+                        if expected.element == "bf16" else "")
+                raise self._mismatch(
+                    f"argument #{index} has dtype {array.dtype.name}, "
+                    f"expected {expected.dtype.name} for {expected}{hint}")
+            if array.shape != expected.shape:
+                raise self._mismatch(
+                    f"argument #{index} has shape {array.shape}, expected "
+                    f"{expected.shape} for {expected}")
+            arrays.append(np.ascontiguousarray(array))
+        return arrays
+
+    @staticmethod
+    def _pointers(arrays):
+        pointers = (ctypes.c_void_p * max(len(arrays), 1))()
+        for index, array in enumerate(arrays):
+            pointers[index] = array.ctypes.data
+        return pointers
+
+    def __call__(self, *args):
+        inputs = self._prepare(args)
+        outputs = [np.empty(t.shape, t.dtype) for t in self.results]
+        if _capi.lib().ampRunnerRun(self._handle, self._pointers(inputs),
+                                    self._pointers(outputs)):
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        if not outputs:
+            return None
+        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def time(self, *args, repeat=10):
+        """Seconds per call: one warm-up, then the median of `repeat` calls."""
+        if repeat < 1:
+            raise ValueError("repeat must be at least 1")
+        inputs = self._prepare(args)
+        durations = (ctypes.c_double * repeat)()
+        if _capi.lib().ampRunnerTime(self._handle, self._pointers(inputs),
+                                     repeat, durations):
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        return float(np.median(list(durations)))
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _capi._lib is not None:
+            _capi._lib.ampRunnerExecutableDestroy(handle)
+
+    def __repr__(self):
+        return f"<amp_mlir.CompiledFunction {self.signature}>"
+
+
+class _ParsedModule:
+    """Owns an AmpRunnerModule handle."""
+
+    def __init__(self, text, name):
+        data = text.encode()
+        self.handle = _capi.lib().ampRunnerModuleParse(data, len(data),
+                                                       name.encode())
+        if not self.handle:
+            raise AmpError(_capi.last_error())
+
+    def function_names(self):
+        lib = _capi.lib()
+        return [lib.ampRunnerModuleGetFunctionName(self.handle, i).decode()
+                for i in range(lib.ampRunnerModuleGetNumFunctions(self.handle))]
+
+    def __del__(self):
+        handle, self.handle = getattr(self, "handle", None), None
+        if handle and _capi._lib is not None:
+            _capi._lib.ampRunnerModuleDestroy(handle)
+
+
+class CompiledModule:
+    """A module compiled under an AMP level. Its functions are attributes
+    and items (``m.forward``, ``m["forward"]``), JIT-compiled on first use;
+    a module with one function can be called directly."""
+
+    def __init__(self, parsed, name, options):
+        self._parsed = parsed
+        self._options = options
+        self._functions = {}
+        self.name = name
+        self.function_names = parsed.function_names()
+        self.level = options["level"]
+        self.dtype = options["dtype"]
+        self.target = options["target"]
+
+    def _compile(self, entry):
+        if entry in self._functions:
+            return self._functions[entry]
+        if entry not in self.function_names:
+            raise KeyError(f"no function '@{entry}' in {self.name} "
+                           f"(functions: {', '.join(self.function_names)})")
+        opts = self._options
+        keep = [s.encode() if s is not None else None
+                for s in (opts["level"], opts["dtype"], opts["amp_options"],
+                          opts["target"], opts["gpu_options"],
+                          opts["runtime_library"])]
+        c_options = _capi.CompileOptions(*keep)
+        handle = _capi.lib().ampRunnerCompile(self._parsed.handle,
+                                              entry.encode(),
+                                              ctypes.byref(c_options))
+        if not handle:
+            raise AmpError(_capi.last_error())
+        function = CompiledFunction(handle, self._parsed)
+        self._functions[entry] = function
+        return function
+
+    def __getitem__(self, entry):
+        return self._compile(entry)
+
+    def __getattr__(self, entry):
+        if entry.startswith("_"):
+            raise AttributeError(entry)
+        try:
+            return self._compile(entry)
+        except KeyError as error:
+            raise AttributeError(str(error)) from None
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.function_names))
+
+    def __call__(self, *args):
+        if len(self.function_names) != 1:
+            raise TypeError(f"{self.name} has {len(self.function_names)} "
+                            f"functions ({', '.join(self.function_names)}): "
+                            f"call one of them, e.g. module["
+                            f"'{(self.function_names or ['f'])[0]}'](...)")
+        return self._compile(self.function_names[0])(*args)
+
+    def __repr__(self):
+        return (f"<amp_mlir.CompiledModule {self.name} {self.level} "
+                f"{self.dtype} on {self.target}: "
+                f"{', '.join('@' + f for f in self.function_names)}>")
+
+
+def compile(module, level="O2", dtype="float16", target="cpu",
+            custom_white_list=None, custom_black_list=None,
+            use_fp16_guard=None, *, placement=None, policy_file=None,
+            loss_scaling=None, amp_options=None, gpu_options=None,
+            runtime_library=None, entries=None):
+    """Compiles an MLIR module (text or path) under an AMP level.
+
+    level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
+    or 'bfloat16'/'bf16'. target: 'cpu' or 'gpu'. custom_white_list /
+    custom_black_list: op names forced to low precision / kept in fp32.
+    use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
+    True or False. placement ('optimal'/'greedy'), policy_file, loss_scaling
+    ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
+    amp-opt. entries: function names to compile now (default: on first use).
+
+    Returns a CompiledModule. Raises AmpError with the diagnostics when a
+    stage fails, ValueError for a bad option.
+    """
+    level = _level_name(level)
+    dtype = low_precision_name(dtype)
+    if target not in ("cpu", "gpu"):
+        raise ValueError(f"unknown target {target!r}: expected 'cpu' or "
+                         f"'gpu'")
+    options = {
+        "level": level,
+        "dtype": dtype,
+        "amp_options": _amp_options_or_none(
+            custom_white_list, custom_black_list, use_fp16_guard, placement,
+            policy_file, loss_scaling, amp_options),
+        "target": target,
+        "gpu_options": gpu_options,
+        "runtime_library": None,
+    }
+    if target == "gpu":
+        options["runtime_library"] = str(
+            runtime_library or _paths.library("libamp_runtime.so"))
+    text, name = _read_module(module)
+    compiled = CompiledModule(_ParsedModule(text, name), name, options)
+    for entry in entries or []:
+        compiled[entry]
+    return compiled
+
+
+def _amp_options_or_none(*args):
+    text = build_amp_options(*args)
+    return text or None
+
+
+#===-----------------------------------------------------------------------===#
+# amp-opt
+#===-----------------------------------------------------------------------===#
+
+
+def _run_amp_opt(text, name, arguments):
+    command = [str(_paths.tool("amp-opt")), "-", *arguments]
+    result = subprocess.run(command, input=text, capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        diagnostics = result.stderr.replace("<stdin>", name).strip()
+        raise AmpError(f"amp-opt failed on {name}:\n{diagnostics}")
+    return result
+
+
+def _pipeline_flag(level, dtype, options):
+    if level == "O0":
+        return []
+    text = f"dtype={dtype}" + (f" {options}" if options else "")
+    return [f"--amp-{level.lower()}={text}"]
+
+
+def transform(module, level="O2", dtype="float16", custom_white_list=None,
+              custom_black_list=None, use_fp16_guard=None, *, placement=None,
+              policy_file=None, loss_scaling=None, amp_options=None,
+              lower=None):
+    """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
+    as MLIR text."""
+    level = _level_name(level)
+    dtype = low_precision_name(dtype)
+    text, name = _read_module(module)
+    options = build_amp_options(custom_white_list, custom_black_list,
+                                use_fp16_guard, placement, policy_file,
+                                loss_scaling, amp_options)
+    arguments = _pipeline_flag(level, dtype, options)
+    if lower is not None:
+        if lower not in ("cpu", "gpu"):
+            raise ValueError(f"lower must be None, 'cpu' or 'gpu', got "
+                             f"{lower!r}")
+        arguments.append(f"--lower-to-{lower}")
+    return _run_amp_opt(text, name, arguments).stdout
+
+
+def report(module, level="O2", dtype="float16", custom_white_list=None,
+           custom_black_list=None, use_fp16_guard=None, *, placement=None,
+           policy_file=None, loss_scaling=None, amp_options=None):
+    """The precision report of the module under the level, as a dict (the
+    JSON of ``--amp-o2="report=json"``; at O0, of the module as written)."""
+    level = _level_name(level)
+    dtype = low_precision_name(dtype)
+    text, name = _read_module(module)
+    options = build_amp_options(custom_white_list, custom_black_list,
+                                use_fp16_guard, placement, policy_file,
+                                loss_scaling, amp_options)
+    with tempfile.TemporaryDirectory(prefix="amp-report-") as tmp:
+        out = Path(tmp) / "report.json"
+        if level == "O0":
+            arguments = [f"--amp-report=format=json output={out}"]
+        else:
+            arguments = _pipeline_flag(
+                level, dtype,
+                (options + " " if options else "") +
+                f"report=json report-file={out}")
+        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
+        return json.loads(out.read_text())

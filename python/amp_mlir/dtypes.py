@@ -1,0 +1,61 @@
+"""Element types at the boundary, and bfloat16 without ml_dtypes.
+
+numpy has no bfloat16, so bf16 tensors cross the boundary as ``uint16``
+arrays holding the bit patterns; :func:`to_bfloat16` and
+:func:`from_bfloat16` convert from and to float32 (round to nearest even,
+NaN kept quiet), bit-identical to the runtime's conversions.
+"""
+
+import numpy as np
+
+# Names accepted for the low-precision type of O1/O2, as Paddle, PyTorch and
+# amp-opt spell them.
+_LOW_PRECISION = {
+    "float16": "f16", "fp16": "f16", "f16": "f16", "half": "f16",
+    "bfloat16": "bf16", "bf16": "bf16",
+}
+
+# Element types of the C API (AmpRunnerElementType), as numpy dtypes and as
+# MLIR spells them.
+ELEMENT_TYPES = {
+    0: (np.dtype(np.float32), "f32"),
+    1: (np.dtype(np.float16), "f16"),
+    2: (np.dtype(np.uint16), "bf16"),
+    3: (np.dtype(np.float64), "f64"),
+    4: (np.dtype(np.int32), "i32"),
+    5: (np.dtype(np.int64), "i64"),
+}
+
+
+def low_precision_name(dtype):
+    """'f16' or 'bf16' for the spellings users write, numpy's float16 too."""
+    if dtype is np.float16 or (isinstance(dtype, np.dtype) and
+                               dtype == np.float16):
+        return "f16"
+    key = str(dtype).lower()
+    if key not in _LOW_PRECISION:
+        raise ValueError(f"unknown dtype {dtype!r}: expected one of "
+                         f"{', '.join(sorted(_LOW_PRECISION))}")
+    return _LOW_PRECISION[key]
+
+
+def to_bfloat16(values):
+    """float32 values (any array-like) as bfloat16 bit patterns (uint16),
+    rounded to nearest even; NaN stays NaN (quiet), overflow goes to Inf."""
+    x = np.ascontiguousarray(values, dtype=np.float32)
+    bits = x.view(np.uint32).astype(np.uint64)
+    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    nan = np.isnan(x)
+    out = rounded.astype(np.uint16)
+    if nan.any():
+        out[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)
+    return out
+
+
+def from_bfloat16(bits):
+    """bfloat16 bit patterns (uint16) as float32 values (exact)."""
+    b = np.asarray(bits)
+    if b.dtype != np.uint16:
+        raise TypeError(f"bfloat16 values are uint16 bit patterns, got "
+                        f"dtype {b.dtype}")
+    return (b.astype(np.uint32) << 16).view(np.float32)
