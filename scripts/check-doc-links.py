@@ -44,8 +44,30 @@ HTML_LINK = re.compile(
 HTML_ANCHOR = re.compile(r"<[a-z][^>]*?\b(?:name|id)\s*=\s*(\"[^\"]*\"|'[^']*')",
                          re.I)
 ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# A fence opens with 3+ backticks (whose info string has no backtick) or 3+
+# tildes, and closes with at least as many of the same, and nothing else.
+FENCE = re.compile(r"^ {0,3}(?:(`{3,})[^`]*|(~{3,}).*)$")
 SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
+
+
+def fence_lines(lines):
+    """Yields (line, inside) for each line: whether it belongs to a fenced
+    code block (the fences included)."""
+    fence = None
+    for line in lines:
+        m = FENCE.match(line)
+        if fence is None:
+            if m:
+                fence = m.group(1) or m.group(2)
+                yield line, True
+            else:
+                yield line, False
+            continue
+        closing = m and (m.group(1) or m.group(2))
+        if closing and closing[0] == fence[0] and len(closing) >= len(fence) \
+                and not line.strip()[len(closing):].strip():
+            fence = None
+        yield line, True
 
 
 def blank(match):
@@ -56,19 +78,11 @@ def blank(match):
 def strip_code(text):
     """Blanks fenced and indented code blocks and inline code spans."""
     out = []
-    fence = None
     prev_blank = True
-    for line in text.split("\n"):
-        m = FENCE.match(line)
-        if fence is None and m:
-            fence = m.group(1)
+    for line, inside in fence_lines(text.split("\n")):
+        if inside:
             out.append(" " * len(line))
-            continue
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) \
-                    and not line.strip()[len(m.group(1)):].strip():
-                fence = None
-            out.append(" " * len(line))
+            prev_blank = False
             continue
         # An indented code block starts after a blank line (not inside lists,
         # which these docs indent by two or three spaces).
@@ -140,23 +154,10 @@ def anchors_of(path, cache={}):
 
 
 def strip_code_keep_headings(text):
-    """The page's lines outside fenced code blocks (inline code kept: GitHub
-    keeps the text of code spans in the anchor)."""
-    out = []
-    fence = None
-    for line in text.split("\n"):
-        m = FENCE.match(line)
-        if fence is None and m:
-            fence = m.group(1)
-            out.append("")
-            continue
-        if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence):
-                fence = None
-            out.append("")
-            continue
-        out.append(line)
-    return out
+    """The page's lines, with fenced code blocks emptied (inline code kept:
+    GitHub keeps the text of code spans in the anchor)."""
+    return ["" if inside else line
+            for line, inside in fence_lines(text.split("\n"))]
 
 
 def links_of(text):
