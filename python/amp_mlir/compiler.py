@@ -48,8 +48,9 @@ def _read_module(module):
     if not isinstance(module, str):
         raise TypeError(f"expected MLIR text or a path, got "
                         f"{type(module).__name__}")
-    # A path has no newline and no braces; MLIR text of a module has both.
-    if "\n" not in module and "{" not in module:
+    # MLIR text has a newline, a brace, a '(', a '%' or an '@'; a path has
+    # none of them (in practice).
+    if not any(c in module for c in "\n{(%@"):
         path = Path(module)
         if not path.is_file():
             raise FileNotFoundError(f"no such module file: {module}")

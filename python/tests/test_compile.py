@@ -1,0 +1,141 @@
+"""amp_mlir.compile: numpy in and out, levels, options, and errors that are
+Python exceptions, never crashes."""
+
+import numpy as np
+import pytest
+
+import amp_mlir
+from conftest import dense_reference
+
+
+def inputs(rng):
+    return (rng.uniform(-1, 1, (4, 8)).astype(np.float32),
+            rng.uniform(-1, 1, (8, 3)).astype(np.float32),
+            rng.uniform(-1, 1, 3).astype(np.float32))
+
+
+def test_o0_matches_numpy(module_text, rng):
+    m = amp_mlir.compile(module_text, level="O0")
+    x, w, b = inputs(rng)
+    y = m.dense(x, w, b)
+    assert y.dtype == np.float32 and y.shape == (4, 3)
+    np.testing.assert_allclose(y, dense_reference(x, w, b), rtol=1e-5,
+                               atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype,bound", [("float16", 2e-3),
+                                         ("bfloat16", 2e-2)])
+def test_o2_is_low_precision_but_close(module_text, rng, dtype, bound):
+    x, w, b = inputs(rng)
+    exact = dense_reference(x, w, b)
+    y = amp_mlir.compile(module_text, level="O2", dtype=dtype)["dense"](x, w,
+                                                                        b)
+    error = np.abs(y - exact).max()
+    # Rounded inputs move the result: not bit-equal to fp32, yet close.
+    assert 0 < error < bound
+
+
+def test_o1_custom_black_list_keeps_fp32(module_text, rng):
+    x, w, b = inputs(rng)
+    o0 = amp_mlir.compile(module_text, level="O0").dense(x, w, b)
+    # With matmul black-listed, nothing in @dense is computed in f16.
+    kept = amp_mlir.compile(module_text, level="O1",
+                            custom_black_list=["linalg.matmul"]).dense(x, w, b)
+    np.testing.assert_array_equal(kept, o0)
+    o1 = amp_mlir.compile(module_text, level="O1").dense(x, w, b)
+    assert np.abs(o1 - o0).max() > 0
+
+
+def test_several_results_and_functions(module_text):
+    m = amp_mlir.compile(module_text, level="O2")
+    assert m.function_names == ["dense", "two", "halves"]
+    a = np.arange(5, dtype=np.float32)
+    s, p = m["two"](a, a + 1)
+    np.testing.assert_array_equal(s, 2 * a + 1)
+    np.testing.assert_array_equal(p, a * (a + 1))
+    # Lists and scalars convert to the argument's dtype.
+    s, _ = m.two([1, 2, 3, 4, 5], [0.5] * 5)
+    np.testing.assert_array_equal(s, [1.5, 2.5, 3.5, 4.5, 5.5])
+    with pytest.raises(TypeError, match="3 functions"):
+        m(a, a)
+
+
+def test_f16_and_bf16_at_the_boundary(module_text):
+    f = amp_mlir.compile(module_text, level="O0").halves
+    assert [t.element for t in f.arguments] == ["f16", "bf16"]
+    h = np.array([0.5, 1, 1.5, -2, 65504 / 2, 3e-5], dtype=np.float16)
+    g = amp_mlir.to_bfloat16([0.5, 1, 1.5, -2, 1.0e38, 1e-3])
+    h2, g2 = f(h, g)
+    assert h2.dtype == np.float16 and g2.dtype == np.uint16
+    np.testing.assert_array_equal(h2, h + h)
+    np.testing.assert_array_equal(amp_mlir.from_bfloat16(g2),
+                                  2 * amp_mlir.from_bfloat16(g))
+
+
+def test_signature_errors_are_exceptions(module_text):
+    f = amp_mlir.compile(module_text, level="O2").dense
+    x = np.zeros((4, 8), np.float32)
+    w = np.zeros((8, 3), np.float32)
+    b = np.zeros(3, np.float32)
+    with pytest.raises(amp_mlir.SignatureError,
+                       match=r"takes 3 arguments, got 2(.|\n)*expected: "
+                             r"@dense\(tensor<4x8xf32>"):
+        f(x, w)
+    with pytest.raises(TypeError, match="argument #0 has dtype float64"):
+        f(x.astype(np.float64), w, b)
+    with pytest.raises(TypeError, match=r"argument #1 has shape \(3, 8\)"):
+        f(x, w.T.copy(), b)
+    with pytest.raises(TypeError, match="cannot be converted"):
+        f(x, w, "bias")
+    halves = amp_mlir.compile(module_text, level="O0").halves
+    with pytest.raises(TypeError, match="to_bfloat16"):
+        halves(np.zeros(6, np.float16), np.zeros(6, np.float32))
+
+
+def test_non_contiguous_inputs_are_copied(module_text, rng):
+    x, w, b = inputs(rng)
+    f = amp_mlir.compile(module_text, level="O0").dense
+    wt = np.asfortranarray(w)
+    np.testing.assert_array_equal(f(x, wt, b), f(x, w, b))
+
+
+def test_compile_errors(module_text, tmp_path):
+    with pytest.raises(amp_mlir.AmpError, match=r"<string>:1:\d+: error"):
+        amp_mlir.compile("func.func @f( {\n", level="O1")
+    with pytest.raises(FileNotFoundError):
+        amp_mlir.compile(str(tmp_path / "missing.mlir"))
+    with pytest.raises(ValueError, match="unknown level"):
+        amp_mlir.compile(module_text, level="O3")
+    with pytest.raises(ValueError, match="unknown dtype"):
+        amp_mlir.compile(module_text, dtype="float8")
+    with pytest.raises(ValueError, match="unknown target"):
+        amp_mlir.compile(module_text, target="tpu")
+    with pytest.raises(ValueError, match="not an op name"):
+        amp_mlir.compile(module_text, custom_black_list=["a b"])
+    m = amp_mlir.compile(module_text, level="O1")
+    with pytest.raises(KeyError, match="no function '@nope'"):
+        m["nope"]
+    with pytest.raises(AttributeError, match="functions: dense, two, halves"):
+        m.nope
+    # A pipeline failure carries the pass's diagnostic.
+    with pytest.raises(amp_mlir.AmpError, match="custom-white-list"):
+        amp_mlir.compile(module_text, level="O1",
+                         custom_white_list=["linalg.matmul"],
+                         custom_black_list=["linalg.matmul"]).dense
+    # Unsupported signatures are reported when the function is compiled.
+    dynamic = "func.func @d(%a: tensor<?xf32>) -> tensor<?xf32> {\n" \
+              "  return %a : tensor<?xf32>\n}\n"
+    with pytest.raises(amp_mlir.AmpError, match="static shape"):
+        amp_mlir.compile(dynamic).d
+
+
+def test_module_from_path_and_time(repo, rng):
+    path = repo / "examples" / "tosa_mlp_classifier.mlir"
+    m = amp_mlir.compile(path, level="O2", entries=["classifier_loss"])
+    f = m.classifier_loss
+    args = [rng.uniform(-1, 1, t.shape).astype(t.dtype) for t in f.arguments]
+    probabilities, loss = m(*args)
+    assert probabilities.shape == (1, 8, 4) and loss.shape == (1, 1, 1)
+    np.testing.assert_allclose(probabilities.sum(-1), 1, rtol=2e-3)
+    assert f.time(*args, repeat=3) > 0
+    assert "@classifier_loss(tensor<1x8x16xf32>" in f.signature
