@@ -306,7 +306,7 @@ void GraphWriter::drawOp(Operation *op, unsigned depth) {
       if (id)
         for (BlockArgument arg : block.getArguments())
           argNodes[arg] = *id;
-      drawBlock(block, depth + 1);
+      drawBlock(block, depth);
     }
   if (id && cluster)
     indent(depth - 1) << "}\n";
