@@ -51,13 +51,16 @@ static llvm::cl::opt<std::string> reportFile(
     llvm::cl::init(""));
 
 /// What AMP needs in the context. A compiler adds these to its own registry:
-///  - the amp dialect (the pipeline creates amp.cast ops while it works);
+///  - the amp dialect, for inputs that use it (amp.fp16_guard, pins);
 ///  - the upstream dialects of its input (here TOSA, or linalg on tensors,
 ///    with scf loops);
 ///  - the precision models: how each upstream op behaves under AMP (matmul
-///    white, exp black, ...). Without them no upstream op is converted.
+///    white, exp black, ...). Without them the pipeline silently converts
+///    nothing ("0/0 float ops" in the report).
 /// mlir::amp::registerAllDialects (AmpMLIR::AmpInitAll) registers all of this
-/// and every other upstream dialect, as amp-opt does.
+/// and every other upstream dialect, as amp-opt does. Passes need no
+/// registration to be built in C++; call amp::registerAmpPasses() and
+/// amp::registerAmpPipelines() only to parse textual pipelines.
 static void registerAmpDialects(DialectRegistry &registry) {
   registry.insert<amp::AmpDialect, arith::ArithDialect, func::FuncDialect,
                   linalg::LinalgDialect, math::MathDialect, scf::SCFDialect,
