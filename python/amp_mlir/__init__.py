@@ -16,7 +16,7 @@ docs/python.md.
 from ._paths import ToolsNotFound, find_root
 from .compiler import (AmpError, CompiledFunction, CompiledModule,
                        SignatureError, TensorType, build_amp_options, compile,
-                       report, transform)
+                       precision_graph, report, transform)
 from .dtypes import from_bfloat16, to_bfloat16
 from .scaler import GradScaler
 from . import optim
@@ -26,6 +26,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmpError", "CompiledFunction", "CompiledModule", "GradScaler",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
-    "compile", "find_root", "from_bfloat16", "optim", "report",
+    "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
+    "report",
     "to_bfloat16", "transform",
 ]

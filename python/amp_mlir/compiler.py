@@ -444,3 +444,52 @@ def report(module, level="O2", dtype="float16", custom_white_list=None,
                 f"report=json report-file={out}")
         _run_amp_opt(text, name, arguments + ["-o", os.devnull])
         return json.loads(out.read_text())
+
+
+def precision_graph(module, level="O2", dtype="float16", path=None,
+                    custom_white_list=None, custom_black_list=None,
+                    use_fp16_guard=None, *, placement=None, policy_file=None,
+                    loss_scaling=None, amp_options=None):
+    """The data-flow graph of the module after the level, as Graphviz DOT
+    text: ops filled by precision (fp32, f16, bf16), conversions drawn as
+    red hexagons with their bytes per call (docs/precision-graph.md).
+
+    With `path` ending in .svg, .png or .pdf, also renders it there with
+    Graphviz's `dot` (which must be installed); .dot writes the text.
+    """
+    level = _level_name(level)
+    dtype = low_precision_name(dtype)
+    text, name = _read_module(module)
+    options = build_amp_options(custom_white_list, custom_black_list,
+                                use_fp16_guard, placement, policy_file,
+                                loss_scaling, amp_options)
+    with tempfile.TemporaryDirectory(prefix="amp-graph-") as tmp:
+        dot_file = Path(tmp) / "graph.dot"
+        if level == "O0":
+            arguments = [f"--amp-precision-graph=output={dot_file} "
+                         f"title=amp-o0"]
+        else:
+            arguments = _pipeline_flag(
+                level, dtype,
+                (options + " " if options else "") + f"graph-file={dot_file}")
+        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
+        dot = dot_file.read_text()
+    if path is not None:
+        path = Path(path)
+        suffix = path.suffix.lstrip(".")
+        if suffix == "dot":
+            path.write_text(dot)
+        elif suffix in ("svg", "png", "pdf"):
+            try:
+                subprocess.run(["dot", f"-T{suffix}", "-o", str(path)],
+                               input=dot, text=True, check=True,
+                               capture_output=True)
+            except FileNotFoundError:
+                raise AmpError("Graphviz's `dot` is not installed (Debian: "
+                               "apt install graphviz)") from None
+            except subprocess.CalledProcessError as error:
+                raise AmpError(f"dot failed: {error.stderr.strip()}") from None
+        else:
+            raise ValueError(f"cannot write a graph as {path.name!r}: use "
+                             f".dot, .svg, .png or .pdf")
+    return dot

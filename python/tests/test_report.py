@@ -1,5 +1,7 @@
 """amp_mlir.report and amp_mlir.transform (through amp-opt)."""
 
+import shutil
+
 import pytest
 
 import amp_mlir
@@ -52,3 +54,25 @@ def test_build_amp_options(tmp_path):
                     f"policy-file={policy} loss-scaling=off")
     with pytest.raises(ValueError, match="use_fp16_guard"):
         amp_mlir.build_amp_options(use_fp16_guard="yes")
+
+
+def test_precision_graph(repo, tmp_path):
+    path = repo / "examples" / "tosa_mlp_classifier.mlir"
+    o0 = amp_mlir.precision_graph(path, level="O0")
+    o2 = amp_mlir.precision_graph(path, level="O2", path=tmp_path / "g.dot")
+    assert o0.startswith("digraph") and o2.startswith("digraph")
+    assert (tmp_path / "g.dot").read_text() == o2
+    # Written as is, no op is filled f16 (orange) and there is no
+    # conversion (hexagon); at O2 there are both.
+    f16_fill = 'fillcolor="#fdae6b"'
+    assert f16_fill not in o0 and "shape=hexagon," not in o0
+    assert o2.count(f16_fill) >= 10 and "shape=hexagon," in o2
+    with pytest.raises(ValueError, match="cannot write a graph"):
+        amp_mlir.precision_graph(path, path=tmp_path / "g.txt")
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs graphviz")
+def test_precision_graph_svg(repo, tmp_path):
+    path = repo / "examples" / "tosa_mlp_classifier.mlir"
+    amp_mlir.precision_graph(path, level="O1", path=tmp_path / "g.svg")
+    assert "<svg" in (tmp_path / "g.svg").read_text()
