@@ -222,7 +222,7 @@ void GraphWriter::count(Operation *op) {
 void GraphWriter::drawFunction(FunctionOpInterface func) {
   indent(1) << "subgraph cluster_" << numClusters++ << " {\n";
   indent(2) << "label=\"" << escapeDot(("func @" + func.getName()).str())
-            << "\"; style=\"rounded\"; color=\"#999999\";\n";
+            << "\"; style=\"rounded\"; color=\"#999999\"; fontsize=12;\n";
   Operation *funcOp = func.getOperation();
   for (BlockArgument arg : func.getArguments()) {
     std::optional<unsigned> id = takeNode(funcOp);
@@ -341,29 +341,66 @@ void GraphWriter::writeEdges() {
               << "\"];\n";
 }
 
-/// The legend: one HTML-like table node.
-static void writeLegend(raw_ostream &os) {
-  auto row = [&](StringRef fill, StringRef key, StringRef meaning) {
-    os << "      <TR><TD BGCOLOR=\"" << fill << "\">" << key
-       << "</TD><TD ALIGN=\"LEFT\">" << meaning << "</TD></TR>\n";
+/// Escapes `text` for a Graphviz HTML-like label.
+static std::string escapeHtml(StringRef text) {
+  std::string escaped;
+  for (char c : text) {
+    switch (c) {
+    case '&':
+      escaped += "&amp;";
+      break;
+    case '<':
+      escaped += "&lt;";
+      break;
+    case '>':
+      escaped += "&gt;";
+      break;
+    case '"':
+      escaped += "&quot;";
+      break;
+    default:
+      escaped.push_back(c);
+    }
+  }
+  return escaped;
+}
+
+/// The graph's label: the title lines, then the legend as a table of two
+/// rows, so that it spans the top of the picture rather than widening it.
+static void writeLabel(raw_ostream &os, ArrayRef<std::string> titleLines) {
+  auto cell = [&](StringRef attributes, StringRef text) {
+    os << "          <TD" << (attributes.empty() ? "" : " ") << attributes
+       << ">" << text << "</TD>\n";
   };
-  os << "  legend [shape=plaintext, style=\"\", label=<\n"
-     << "    <TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"2\" "
+  auto fill = [](const Palette &palette) {
+    return ("BGCOLOR=\"" + StringRef(palette.fill) + "\"").str();
+  };
+  os << "  label=<\n"
+     << "    <TABLE BORDER=\"0\" CELLSPACING=\"2\">\n";
+  for (const std::string &line : titleLines)
+    os << "      <TR><TD><FONT POINT-SIZE=\"14\">" << escapeHtml(line)
+       << "</FONT></TD></TR>\n";
+  os << "      <TR><TD>\n"
+     << "        <TABLE BORDER=\"1\" CELLBORDER=\"0\" CELLSPACING=\"3\" "
         "CELLPADDING=\"3\" COLOR=\"#999999\">\n"
-     << "      <TR><TD COLSPAN=\"2\"><B>legend</B></TD></TR>\n";
-  row(kF32.fill, "fp32", "op computes in f32");
-  row(kF16.fill, "f16", "op computes in f16");
-  row(kBF16.fill, "bf16", "op computes in bf16");
-  row(kOtherFloat.fill, "other", "op computes in another float type");
-  row(kNotFloat.fill, "grey", "not a float op (no AMP model or no float)");
-  os << "      <TR><TD BORDER=\"2\" COLOR=\"" << kConversionOutline
-     << "\">hexagon</TD><TD ALIGN=\"LEFT\">conversion: source -&gt; target, "
-        "shape, bytes per call</TD></TR>\n";
-  os << "      <TR><TD>ellipse</TD><TD ALIGN=\"LEFT\">function argument "
-        "(by element type)</TD></TR>\n"
-     << "      <TR><TD>edge</TD><TD ALIGN=\"LEFT\">producer to user, "
-        "coloured by element type</TD></TR>\n"
-     << "    </TABLE>>];\n";
+     << "        <TR>\n";
+  cell(fill(kF32), "fp32 op");
+  cell(fill(kF16), "f16 op");
+  cell(fill(kBF16), "bf16 op");
+  cell(fill(kOtherFloat), "other float op");
+  os << "        </TR>\n        <TR>\n";
+  cell(fill(kNotFloat), "not a float op");
+  cell(("BORDER=\"2\" COLOR=\"" + StringRef(kConversionOutline) +
+        "\" BGCOLOR=\"" + kF32.fill + ":" + kF16.fill +
+        "\" GRADIENTANGLE=\"270\"")
+           .str(),
+       "conversion (hexagon):<BR/>source -&gt; target, bytes per call");
+  cell("", "ellipse: function argument");
+  cell("", "edge: producer -&gt; user,<BR/>coloured by element type");
+  os << "        </TR>\n"
+     << "        </TABLE>\n"
+     << "      </TD></TR>\n"
+     << "    </TABLE>>;\n";
 }
 
 LogicalResult
@@ -396,8 +433,8 @@ mlir::amp::emitAmpPrecisionGraph(ModuleOp module,
         << " nodes left out (max-nodes=" << options.maxNodes << ")";
 
   // The title: the report's summary line.
-  std::string title;
-  llvm::raw_string_ostream titleOs(title);
+  SmallVector<std::string, 2> titleLines(1);
+  llvm::raw_string_ostream titleOs(titleLines.front());
   titleOs << options.title << ": " << writer.numLowOps << "/"
           << writer.numFloatOps << " float ops in "
           << (writer.lowName.empty() ? "f16/bf16" : writer.lowName) << ", "
@@ -406,9 +443,10 @@ mlir::amp::emitAmpPrecisionGraph(ModuleOp module,
   if (writer.numDynamicCasts)
     titleOs << " (+" << writer.numDynamicCasts << " of dynamic size)";
   if (writer.getNumLeftOut())
-    titleOs << "\n(first " << writer.getNumDrawn() << " of "
-            << writer.getNumDrawn() + writer.getNumLeftOut()
-            << " nodes; raise max-nodes to see all)";
+    titleLines.push_back(("(first " + Twine(writer.getNumDrawn()) + " of " +
+                          Twine(writer.getNumDrawn() + writer.getNumLeftOut()) +
+                          " nodes; raise max-nodes to see all)")
+                             .str());
 
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> file;
@@ -421,14 +459,13 @@ mlir::amp::emitAmpPrecisionGraph(ModuleOp module,
     }
     os = &file->os();
   }
-  *os << "digraph amp_precision_graph {\n"
-      << "  label=\"" << escapeDot(title) << "\";\n"
-      << "  labelloc=t; fontname=\"Helvetica\"; fontsize=14;\n"
+  *os << "digraph amp_precision_graph {\n";
+  writeLabel(*os, titleLines);
+  *os << "  labelloc=t; fontname=\"Helvetica\"; fontsize=10;\n"
       << "  rankdir=TB; nodesep=0.25; ranksep=0.35;\n"
       << "  node [shape=box, style=\"rounded,filled\", fontname=\"Helvetica\", "
          "fontsize=10];\n"
       << "  edge [arrowsize=0.6, penwidth=1.2];\n";
-  writeLegend(*os);
   *os << body << "}\n";
   if (file)
     file->keep();

@@ -16,7 +16,7 @@
 // RUN: amp-opt %s --amp-o2="graph-file=%t.dot split-stages=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
 
 // REPORT: amp-o2: 14/17 float ops in f16, 10 casts, 3.2 KiB converted per call
-// O2: label="amp-o2: 14/17 float ops in f16, 10 casts, 3.2 KiB converted per call";
+// O2: >amp-o2: 14/17 float ops in f16, 10 casts, 3.2 KiB converted per call</FONT>
 // O2: [[X:n[0-9]+]] [label="%arg0\n1x8x16xf32", shape=ellipse
 // O2: [[CX:n[0-9]+]] [label="tosa.cast\nf32 -> f16\n1x8x16, 768 B", shape=hexagon
 // O2: [[MM:n[0-9]+]] [label="tosa.matmul\n1x8x32xf32", fillcolor="#fdae6b"];
@@ -30,7 +30,7 @@
 // O2-DAG: [[TO32]] -> [[SUM]] [color="#3182bd"];
 // O2-DAG: [[SUM]] -> [[TO16]] [color="#3182bd"];
 
-// BF16: label="amp-o1: 1/3 float ops in bf16, 2 casts, 384 B converted per call";
+// BF16: >amp-o1: 1/3 float ops in bf16, 2 casts, 384 B converted per call</FONT>
 // BF16: [[X:n[0-9]+]] [label="%arg0\n4x8xf32"
 // BF16: [[TX:n[0-9]+]] [label="arith.truncf\nf32 -> bf16\n4x8, 192 B", shape=hexagon, {{.*}}fillcolor="#9ecae1:#a1d99b"
 // BF16: [[MM:n[0-9]+]] [label="linalg.matmul\n4x4xf32", fillcolor="#a1d99b"];

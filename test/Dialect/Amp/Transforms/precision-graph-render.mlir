@@ -7,7 +7,8 @@
 
 // CHECK: <svg
 // CHECK: amp&#45;o2: 1/3 float ops in f16, 2 casts, 384 B converted per call</text>
-// CHECK-DAG: <title>legend</title>
+// CHECK-DAG: >fp32 op</text>
+// CHECK-DAG: >source &#45;&gt; target, bytes per call</text>
 // CHECK-DAG: >func @f</text>
 // CHECK-DAG: >linalg.matmul</text>
 // CHECK-DAG: >arith.truncf</text>

@@ -9,15 +9,19 @@
 // Without output, the graph goes to stderr; function= draws one function.
 // RUN: amp-opt %s --amp-precision-graph="function=two" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FUNC
 
-// The legend and the title (the report's summary line) come first.
+// The label comes first: the title (the report's summary line) and the
+// legend.
 // CHECK-LABEL: digraph amp_precision_graph {
-// CHECK-NEXT: label="t: 2/3 float ops in low precision, 3 casts, 384 B converted per call (+1 of dynamic size)";
-// CHECK: legend [shape=plaintext
-// CHECK: <TD BGCOLOR="#9ecae1">fp32</TD>
-// CHECK: <TD BGCOLOR="#fdae6b">f16</TD>
-// CHECK: <TD BGCOLOR="#a1d99b">bf16</TD>
-// CHECK: <TD BGCOLOR="#e0e0e0">grey</TD>
-// CHECK: <TD BORDER="2" COLOR="#d62728">hexagon</TD>
+// CHECK-NEXT: label=<
+// CHECK: <FONT POINT-SIZE="14">t: 2/3 float ops in low precision, 3 casts, 384 B converted per call (+1 of dynamic size)</FONT>
+// CHECK: <TD BGCOLOR="#9ecae1">fp32 op</TD>
+// CHECK: <TD BGCOLOR="#fdae6b">f16 op</TD>
+// CHECK: <TD BGCOLOR="#a1d99b">bf16 op</TD>
+// CHECK: <TD BGCOLOR="#cbc9e2">other float op</TD>
+// CHECK: <TD BGCOLOR="#e0e0e0">not a float op</TD>
+// CHECK: <TD BORDER="2" COLOR="#d62728" BGCOLOR="#9ecae1:#fdae6b" GRADIENTANGLE="270">conversion (hexagon):<BR/>source -&gt; target, bytes per call</TD>
+// CHECK: <TD>ellipse: function argument</TD>
+// CHECK: </TABLE>>;
 // CHECK: label="func @mixed"
 // Arguments are ellipses filled by their element type.
 // CHECK: [[A:n[0-9]+]] [label="%arg0\n4x8xf32", shape=ellipse, style=filled, fillcolor="#9ecae1"];
@@ -69,7 +73,7 @@ func.func @mixed(%a: tensor<4x8xf32>, %h: tensor<4x8xf16>,
 // part of it (not drawn), but what it captures flows into it. A call names
 // its callee. Every function is drawn, each in its own box.
 // CHECK-LABEL: digraph amp_precision_graph {
-// CHECK-NEXT: label="t: 2/2 float ops in f16, 0 casts, 0 B converted per call";
+// CHECK: <FONT POINT-SIZE="14">t: 2/2 float ops in f16, 0 casts, 0 B converted per call</FONT>
 // CHECK: label="func @one"
 // CHECK: [[X:n[0-9]+]] [label="%arg0\n8xf16"
 // CHECK: [[S:n[0-9]+]] [label="%arg1\nf16"
