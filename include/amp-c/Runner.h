@@ -64,7 +64,9 @@ ampRunnerModuleGetFunctionName(AmpRunnerModule *module, int64_t index);
 /** How to compile. NULL strings take the default. */
 typedef struct AmpRunnerCompileOptions {
   const char *level;       /**< "O0" (default), "O1" or "O2". */
-  const char *dtype;       /**< "f16" (default) or "bf16". */
+  const char *dtype;       /**< "f16" or "bf16"; NULL/"": a dtype= in
+                                ampOptions, else the policy file's, else
+                                f16. */
   const char *ampOptions;  /**< More options of --amp-o1/--amp-o2, in their
                                 syntax ("custom-black-list=math.exp"). */
   const char *target;      /**< "cpu" (default) or "gpu". */
@@ -99,6 +101,9 @@ typedef enum AmpRunnerElementType {
 } AmpRunnerElementType;
 
 AMP_RUNNER_CAPI const char *ampRunnerGetName(AmpRunnerExecutable *exe);
+/** The low-precision type the level applied ("f16", "bf16"), "" at O0. */
+AMP_RUNNER_CAPI const char *
+ampRunnerGetLowPrecisionType(AmpRunnerExecutable *exe);
 AMP_RUNNER_CAPI int64_t ampRunnerGetNumArguments(AmpRunnerExecutable *exe);
 AMP_RUNNER_CAPI int64_t ampRunnerGetNumResults(AmpRunnerExecutable *exe);
 /** The type of argument (isResult == 0) or result (isResult != 0) `index`:

@@ -453,13 +453,15 @@ Executable::compile(ModuleOp module, StringRef entry,
 
   // The AMP level.
   if (options.level != Level::O0) {
-    std::string label = getVariantLabel(options.level, options.dtype);
+    std::string label = getVariantLabel(
+        options.level, options.dtype.empty() ? "(policy dtype)" : options.dtype);
     std::unique_ptr<AmpPipelineOptions> ampOptions =
         AmpPipelineOptions::createFromString(options.ampOptions);
     if (!ampOptions)
       return makeError("invalid AMP pipeline options '" + options.ampOptions +
                        "'");
-    ampOptions->dtype = options.dtype;
+    if (!options.dtype.empty())
+      ampOptions->dtype = options.dtype;
     PassManager pm(context, ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
     buildAmpPipeline(pm,
@@ -467,6 +469,10 @@ Executable::compile(ModuleOp module, StringRef entry,
                      *ampOptions);
     if (failed(pm.run(*copy)))
       return makeError("the AMP " + label + " pipeline failed" + errors.str());
+    // "O2:bf16": the type the pipeline resolved.
+    if (auto applied = (*copy)->getAttrOfType<StringAttr>("amp.applied"))
+      executable->lowPrecisionType =
+          applied.getValue().split(':').second.str();
     Expected<Signature> after =
         getEntrySignature(*copy, executable->signature.name, "the module");
     if (!after)

@@ -37,6 +37,7 @@ def _declare(lib):
                                  ctypes.POINTER(CompileOptions)]),
         "ampRunnerExecutableDestroy": (None, [p]),
         "ampRunnerGetName": (ctypes.c_char_p, [p]),
+        "ampRunnerGetLowPrecisionType": (ctypes.c_char_p, [p]),
         "ampRunnerGetNumArguments": (i64, [p]),
         "ampRunnerGetNumResults": (i64, [p]),
         "ampRunnerGetTensorType": (ctypes.c_int, [

@@ -148,6 +148,9 @@ class CompiledFunction:
         self._module = module  # keeps the parsed module alive
         lib = _capi.lib()
         self.name = lib.ampRunnerGetName(handle).decode()
+        # What the level applied: 'f16', 'bf16', or None at O0.
+        self.low_precision_type = (
+            lib.ampRunnerGetLowPrecisionType(handle).decode() or None)
         self.arguments = [self._type(False, i)
                           for i in range(lib.ampRunnerGetNumArguments(handle))]
         self.results = [self._type(True, i)
@@ -327,11 +330,11 @@ class CompiledModule:
 
     def __repr__(self):
         return (f"<amp_mlir.CompiledModule {self.name} {self.level} "
-                f"{self.dtype} on {self.target}: "
+                f"{self.dtype or 'f16/policy'} on {self.target}: "
                 f"{', '.join('@' + f for f in self.function_names)}>")
 
 
-def compile(module, level="O2", dtype="float16", target="cpu",
+def compile(module, level="O2", dtype=None, target="cpu",
             custom_white_list=None, custom_black_list=None,
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
@@ -339,7 +342,8 @@ def compile(module, level="O2", dtype="float16", target="cpu",
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
-    or 'bfloat16'/'bf16'. target: 'cpu' or 'gpu'. custom_white_list /
+    or 'bfloat16'/'bf16'; None: float16 unless the policy file (or a dtype=
+    in amp_options) says otherwise. target: 'cpu' or 'gpu'. custom_white_list /
     custom_black_list: op names forced to low precision / kept in fp32.
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
     True or False. placement ('optimal'/'greedy'), policy_file, loss_scaling
@@ -350,7 +354,7 @@ def compile(module, level="O2", dtype="float16", target="cpu",
     stage fails, ValueError for a bad option.
     """
     level = _level_name(level)
-    dtype = low_precision_name(dtype)
+    dtype = None if dtype is None else low_precision_name(dtype)
     if target not in ("cpu", "gpu"):
         raise ValueError(f"unknown target {target!r}: expected 'cpu' or "
                          f"'gpu'")
@@ -397,18 +401,19 @@ def _run_amp_opt(text, name, arguments):
 def _pipeline_flag(level, dtype, options):
     if level == "O0":
         return []
-    text = f"dtype={dtype}" + (f" {options}" if options else "")
-    return [f"--amp-{level.lower()}={text}"]
+    parts = ([f"dtype={dtype}"] if dtype else []) + ([options] if options
+                                                     else [])
+    return [f"--amp-{level.lower()}={' '.join(parts)}"]
 
 
-def transform(module, level="O2", dtype="float16", custom_white_list=None,
+def transform(module, level="O2", dtype=None, custom_white_list=None,
               custom_black_list=None, use_fp16_guard=None, *, placement=None,
               policy_file=None, loss_scaling=None, amp_options=None,
               lower=None):
     """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
     as MLIR text."""
     level = _level_name(level)
-    dtype = low_precision_name(dtype)
+    dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
     options = build_amp_options(custom_white_list, custom_black_list,
                                 use_fp16_guard, placement, policy_file,
@@ -422,13 +427,13 @@ def transform(module, level="O2", dtype="float16", custom_white_list=None,
     return _run_amp_opt(text, name, arguments).stdout
 
 
-def report(module, level="O2", dtype="float16", custom_white_list=None,
+def report(module, level="O2", dtype=None, custom_white_list=None,
            custom_black_list=None, use_fp16_guard=None, *, placement=None,
            policy_file=None, loss_scaling=None, amp_options=None):
     """The precision report of the module under the level, as a dict (the
     JSON of ``--amp-o2="report=json"``; at O0, of the module as written)."""
     level = _level_name(level)
-    dtype = low_precision_name(dtype)
+    dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
     options = build_amp_options(custom_white_list, custom_black_list,
                                 use_fp16_guard, placement, policy_file,
@@ -446,7 +451,7 @@ def report(module, level="O2", dtype="float16", custom_white_list=None,
         return json.loads(out.read_text())
 
 
-def precision_graph(module, level="O2", dtype="float16", path=None,
+def precision_graph(module, level="O2", dtype=None, path=None,
                     custom_white_list=None, custom_black_list=None,
                     use_fp16_guard=None, *, placement=None, policy_file=None,
                     loss_scaling=None, amp_options=None):
@@ -458,7 +463,7 @@ def precision_graph(module, level="O2", dtype="float16", path=None,
     Graphviz's `dot` (which must be installed); .dot writes the text.
     """
     level = _level_name(level)
-    dtype = low_precision_name(dtype)
+    dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
     options = build_amp_options(custom_white_list, custom_black_list,
                                 use_fp16_guard, placement, policy_file,

@@ -1,6 +1,8 @@
 """amp_mlir.compile: numpy in and out, levels, options, and errors that are
 Python exceptions, never crashes."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -139,3 +141,19 @@ def test_module_from_path_and_time(repo, rng):
     np.testing.assert_allclose(probabilities.sum(-1), 1, rtol=2e-3)
     assert f.time(*args, repeat=3) > 0
     assert "@classifier_loss(tensor<1x8x16xf32>" in f.signature
+
+
+def test_policy_file_dtype_applies_unless_dtype_given(module_text, tmp_path):
+    policy = tmp_path / "h100.json"
+    policy.write_text('{"dtype": "bf16"}')
+    m = amp_mlir.compile(module_text, level="O2", policy_file=policy)
+    assert m.dense.low_precision_type == "bf16"
+    m = amp_mlir.compile(module_text, level="O2", dtype="float16",
+                         policy_file=policy)
+    assert m.dense.low_precision_type == "f16"
+    assert amp_mlir.compile(module_text).dense.low_precision_type == "f16"
+    assert amp_mlir.compile(module_text,
+                            level="O0").dense.low_precision_type is None
+    tosa = Path(__file__).parents[2] / "examples" / "tosa_mlp_classifier.mlir"
+    assert amp_mlir.report(tosa, policy_file=policy)[
+        "low_precision_type"] == "bf16"

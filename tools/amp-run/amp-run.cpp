@@ -264,17 +264,18 @@ int main(int argc, char **argv) {
   // Compile and run the level, and the fp32 original if needed.
   CompileOptions options;
   options.level = *level;
-  options.dtype = dtypeName;
+  // Without --dtype, a dtype= in --amp-options or a policy file's decides.
+  options.dtype = dtypeName.getNumOccurrences() ? dtypeName : std::string();
   options.ampOptions = ampOptions;
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";
-  std::string label = getVariantLabel(*level, dtypeName);
-
   auto executable = Executable::compile(**module, signature->name, options);
   if (!executable)
     return fail(executable.takeError());
+  std::string label =
+      getVariantLabel(*level, (*executable)->getLowPrecisionType());
   auto results = (*executable)->run(inputs);
   if (!results)
     return fail(results.takeError());

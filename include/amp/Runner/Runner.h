@@ -103,11 +103,12 @@ llvm::Expected<SmallVector<HostTensor>> loadInputs(ArrayRef<std::string> paths,
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;
-  /// The low-precision type of O1/O2: "f16" or "bf16".
+  /// The low-precision type of O1/O2: "f16" or "bf16"; empty: the pipeline
+  /// decides (a dtype= in `ampOptions`, else the policy file's, else f16).
   std::string dtype = "f16";
   /// More options of the AMP pipeline, in --amp-o1's syntax
-  /// ("custom-black-list=tosa.exp placement=greedy"); `dtype` wins over a
-  /// dtype given here.
+  /// ("custom-black-list=tosa.exp placement=greedy"); a non-empty `dtype`
+  /// wins over a dtype given here.
   std::string ampOptions;
   Target target = Target::Cpu;
   /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
@@ -139,6 +140,9 @@ public:
 
   const Signature &getSignature() const { return signature; }
   Target getTarget() const { return target; }
+  /// The low-precision type the AMP level applied ("f16", "bf16"; as the
+  /// module's amp.applied attribute says), or "" at O0.
+  StringRef getLowPrecisionType() const { return lowPrecisionType; }
 
   /// Calls the function on copies of `inputs` (so that a function writing
   /// into its arguments cannot change them) and returns its results.
@@ -161,6 +165,7 @@ private:
 
   Signature signature;
   Target target = Target::Cpu;
+  std::string lowPrecisionType;
   GpuRuntime *gpu = nullptr;
   std::unique_ptr<ExecutionEngine> engine;
   void (*entryPoint)(void **) = nullptr;

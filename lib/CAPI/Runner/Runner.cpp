@@ -32,6 +32,7 @@ struct AmpRunnerModule {
 
 struct AmpRunnerExecutable {
   std::unique_ptr<Executable> executable;
+  std::string lowPrecisionType;
 };
 
 static thread_local std::string lastError;
@@ -123,8 +124,8 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
     return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
                 nullptr);
   compileOptions.level = *parsedLevel;
-  StringRef dtype = orDefault(options->dtype, "f16");
-  if (dtype != "f16" && dtype != "bf16")
+  StringRef dtype = orDefault(options->dtype, "");
+  if (!dtype.empty() && dtype != "f16" && dtype != "bf16")
     return fail("unknown dtype '" + dtype + "' (expected f16 or bf16)",
                 nullptr);
   compileOptions.dtype = dtype.str();
@@ -158,6 +159,13 @@ void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe) { delete exe; }
 
 const char *ampRunnerGetName(AmpRunnerExecutable *exe) {
   return exe ? exe->executable->getSignature().name.c_str() : nullptr;
+}
+
+const char *ampRunnerGetLowPrecisionType(AmpRunnerExecutable *exe) {
+  if (!exe)
+    return nullptr;
+  exe->lowPrecisionType = exe->executable->getLowPrecisionType().str();
+  return exe->lowPrecisionType.c_str();
 }
 
 int64_t ampRunnerGetNumArguments(AmpRunnerExecutable *exe) {
