@@ -14,7 +14,9 @@ class DialectRegistry;
 
 namespace amp {
 
-/// Registers the amp dialect (with its external models) only.
+/// Registers the amp dialect only: not the upstream dialects, and not the
+/// precision models of their ops (amp::registerAllPrecisionModels), without
+/// which the AMP pipelines convert nothing.
 void registerAmpDialect(DialectRegistry &registry);
 
 /// Registers the amp dialect and the upstream dialects the AMP pipelines
