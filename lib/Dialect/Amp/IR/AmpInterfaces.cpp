@@ -15,13 +15,36 @@ using namespace mlir::amp;
 
 ValueCaster::~ValueCaster() = default;
 
+// FloatType and ShapedType are interfaces: a failed isa<> on them looks up
+// the type's interface map and then the dialects' promised interfaces. The
+// AMP passes ask these questions of every operand and result, so the common
+// builtin types are answered first by their TypeID.
+
+/// The element type of a builtin shaped type, or `type` itself.
+static Type getElementTypeFast(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getElementType();
+  if (isa<Float32Type, Float16Type, BFloat16Type, Float64Type, IntegerType,
+          IndexType>(type))
+    return type;
+  return getElementTypeOrSelf(type);
+}
+
+static FloatType getFloatTypeFast(Type type) {
+  if (isa<Float32Type, Float16Type, BFloat16Type, Float64Type>(type))
+    return cast<FloatType>(type);
+  if (isa<IntegerType, IndexType>(type))
+    return {};
+  return dyn_cast<FloatType>(type);
+}
+
 bool mlir::amp::isFloatLike(Type type) {
-  return isa<FloatType>(getElementTypeOrSelf(type));
+  return static_cast<bool>(getFloatTypeFast(getElementTypeFast(type)));
 }
 
 bool mlir::amp::isExactConversion(Type from, Type to) {
-  auto fromElement = dyn_cast<FloatType>(getElementTypeOrSelf(from));
-  auto toElement = dyn_cast<FloatType>(getElementTypeOrSelf(to));
+  FloatType fromElement = getFloatTypeFast(getElementTypeFast(from));
+  FloatType toElement = getFloatTypeFast(getElementTypeFast(to));
   return fromElement && toElement &&
          llvm::APFloatBase::isRepresentableBy(fromElement.getFloatSemantics(),
                                               toElement.getFloatSemantics());
@@ -43,6 +66,8 @@ Value mlir::amp::convertFloat(OpBuilder &builder, Location loc, Value value,
 Type mlir::amp::withFloatElementType(Type type, Type elementType) {
   if (!isFloatLike(type))
     return type;
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(elementType);
   if (auto shaped = dyn_cast<ShapedType>(type))
     return shaped.clone(elementType);
   return elementType;

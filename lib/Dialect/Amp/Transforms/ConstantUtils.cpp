@@ -51,13 +51,30 @@ Attribute mlir::amp::convertFloatConstant(Attribute attr, FloatType type,
   });
 }
 
+/// True if finite `value` rounds to an infinity in `semantics`.
+static bool overflowsIn(APFloat value, const llvm::fltSemantics &semantics) {
+  if (!value.isFinite())
+    return false;
+  bool losesInfo;
+  value.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+  return value.isInfinity();
+}
+
 bool mlir::amp::floatConstantOverflows(Value value, FloatType type) {
   Attribute attr = getFloatConstant(value);
   if (!attr)
     return false;
-  bool overflow = false;
-  (void)convertFloatConstant(attr, type, &overflow);
-  return overflow;
+  // Element by element: converting the whole attribute would build (and
+  // unique) a new one only to throw it away.
+  const llvm::fltSemantics &semantics = type.getFloatSemantics();
+  if (auto scalar = dyn_cast<FloatAttr>(attr))
+    return overflowsIn(scalar.getValue(), semantics);
+  auto dense = cast<DenseFPElementsAttr>(attr);
+  if (dense.isSplat())
+    return overflowsIn(dense.getSplatValue<APFloat>(), semantics);
+  return llvm::any_of(dense.getValues<APFloat>(), [&](const APFloat &v) {
+    return overflowsIn(v, semantics);
+  });
 }
 
 Value mlir::amp::materializeFloatConstantLike(OpBuilder &builder, Value value,
