@@ -1,9 +1,9 @@
 """ctypes bindings of libAmpRunnerCAPI (include/amp-c/Runner.h)."""
 
 import ctypes
-import threading
 
 from . import _paths
+from ._library import SharedLibrary
 
 API_VERSION = 1
 
@@ -19,58 +19,42 @@ class CompileOptions(ctypes.Structure):
     ]
 
 
-_lock = threading.Lock()
-_lib = None
+_p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
+SIGNATURES = {
+    "ampRunnerGetApiVersion": (ctypes.c_int, []),
+    "ampRunnerGetLastError": (ctypes.c_char_p, []),
+    "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
+                                  ctypes.c_char_p]),
+    "ampRunnerModuleDestroy": (None, [_p]),
+    "ampRunnerModuleGetNumFunctions": (_i64, [_p]),
+    "ampRunnerModuleGetFunctionName": (ctypes.c_char_p, [_p, _i64]),
+    "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
+                              ctypes.POINTER(CompileOptions)]),
+    "ampRunnerExecutableDestroy": (None, [_p]),
+    "ampRunnerGetName": (ctypes.c_char_p, [_p]),
+    "ampRunnerGetLowPrecisionType": (ctypes.c_char_p, [_p]),
+    "ampRunnerGetNumArguments": (_i64, [_p]),
+    "ampRunnerGetNumResults": (_i64, [_p]),
+    "ampRunnerGetTensorType": (ctypes.c_int, [
+        _p, ctypes.c_int, _i64, ctypes.POINTER(_i32), ctypes.POINTER(_i64),
+        ctypes.POINTER(ctypes.POINTER(_i64))]),
+    "ampRunnerRun": (ctypes.c_int, [_p, ctypes.POINTER(_p),
+                                    ctypes.POINTER(_p)]),
+    "ampRunnerTime": (ctypes.c_int, [_p, ctypes.POINTER(_p), _i64,
+                                     ctypes.POINTER(ctypes.c_double)]),
+}
 
 
-def _declare(lib):
-    p, i64, i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
-    sigs = {
-        "ampRunnerGetApiVersion": (ctypes.c_int, []),
-        "ampRunnerGetLastError": (ctypes.c_char_p, []),
-        "ampRunnerModuleParse": (p, [ctypes.c_char_p, ctypes.c_size_t,
-                                     ctypes.c_char_p]),
-        "ampRunnerModuleDestroy": (None, [p]),
-        "ampRunnerModuleGetNumFunctions": (i64, [p]),
-        "ampRunnerModuleGetFunctionName": (ctypes.c_char_p, [p, i64]),
-        "ampRunnerCompile": (p, [p, ctypes.c_char_p,
-                                 ctypes.POINTER(CompileOptions)]),
-        "ampRunnerExecutableDestroy": (None, [p]),
-        "ampRunnerGetName": (ctypes.c_char_p, [p]),
-        "ampRunnerGetLowPrecisionType": (ctypes.c_char_p, [p]),
-        "ampRunnerGetNumArguments": (i64, [p]),
-        "ampRunnerGetNumResults": (i64, [p]),
-        "ampRunnerGetTensorType": (ctypes.c_int, [
-            p, ctypes.c_int, i64, ctypes.POINTER(i32), ctypes.POINTER(i64),
-            ctypes.POINTER(ctypes.POINTER(i64))]),
-        "ampRunnerRun": (ctypes.c_int, [p, ctypes.POINTER(p),
-                                        ctypes.POINTER(p)]),
-        "ampRunnerTime": (ctypes.c_int, [p, ctypes.POINTER(p), i64,
-                                         ctypes.POINTER(ctypes.c_double)]),
-    }
-    for name, (restype, argtypes) in sigs.items():
-        function = getattr(lib, name)
-        function.restype = restype
-        function.argtypes = argtypes
+def _check_version(library, path):
+    version = library.ampRunnerGetApiVersion()
+    if version != API_VERSION:
+        raise _paths.ToolsNotFound(
+            f"{path} has C API version {version}, this package needs "
+            f"{API_VERSION}: rebuild or reinstall both")
 
 
-def lib():
-    """The loaded library (loaded once)."""
-    global _lib
-    with _lock:
-        if _lib is None:
-            path = _paths.library("libAmpRunnerCAPI.so")
-            loaded = ctypes.CDLL(str(path))
-            _declare(loaded)
-            version = loaded.ampRunnerGetApiVersion()
-            if version != API_VERSION:
-                raise _paths.ToolsNotFound(
-                    f"{path} has C API version {version}, this package "
-                    f"needs {API_VERSION}: rebuild or reinstall both")
-            _lib = loaded
-    return _lib
+lib = SharedLibrary("libAmpRunnerCAPI.so", SIGNATURES, _check_version)
 
 
 def last_error():
-    message = lib().ampRunnerGetLastError()
-    return message.decode("utf-8", "replace") if message else ""
+    return lib.last_error("ampRunnerGetLastError")

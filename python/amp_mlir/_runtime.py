@@ -2,11 +2,10 @@
 (runtime/include/amp/runtime/AmpLossScaling.h)."""
 
 import ctypes
-import threading
 
 import numpy as np
 
-from . import _paths
+from ._library import SharedLibrary
 
 # AmpDType.
 F32, F16, BF16 = 0, 1, 2
@@ -66,68 +65,44 @@ class OptimizerParam(ctypes.Structure):
     ]
 
 
-_lock = threading.Lock()
-_lib = None
+_p, _i64, _int, _size, _float = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_int,
+                                ctypes.c_size_t, ctypes.c_float)
+_cfg = ctypes.POINTER(LossScalerConfig)
+_unscale = (_int, [ctypes.POINTER(_p), ctypes.POINTER(_i64), _i64, _float])
+SIGNATURES = {
+    "ampLastError": (ctypes.c_char_p, []),
+    "ampClearError": (None, []),
+    "ampLossScalerConfigPreset": (_int, [ctypes.c_char_p, _cfg]),
+    "ampLossScalerConfigValidate": (_int, [_cfg]),
+    "ampLossScalerCreate": (_p, [_cfg]),
+    "ampLossScalerDestroy": (None, [_p]),
+    "ampLossScalerGetScale": (_float, [_p]),
+    "ampLossScalerGetInvScale": (_float, [_p]),
+    "ampLossScalerGetConfig": (_int, [_p, _cfg]),
+    "ampLossScalerGetStats": (_int, [_p, ctypes.POINTER(LossScalerStats)]),
+    "ampLossScalerUpdate": (_int, [_p, _int]),
+    "ampLossScalerSaveState": (_size, [_p, _p, _size]),
+    "ampLossScalerLoadState": (_int, [_p, _p, _size]),
+    "ampCheckFiniteAndUnscaleF32": _unscale,
+    "ampCheckFiniteAndUnscaleF16": _unscale,
+    "ampCheckFiniteAndUnscaleBF16": _unscale,
+    "ampOptimizerConfigDefault": (_int, [ctypes.c_int32,
+                                         ctypes.POINTER(OptimizerConfig)]),
+    "ampOptimizerCreate": (_p, [ctypes.POINTER(OptimizerConfig)]),
+    "ampOptimizerDestroy": (None, [_p]),
+    "ampOptimizerGetStep": (_i64, [_p]),
+    "ampOptimizerSetLearningRate": (_int, [_p, _float]),
+    "ampOptimizerStep": (_int, [_p, ctypes.POINTER(OptimizerParam), _i64,
+                                _float, _int]),
+    "ampOptimizerSaveState": (_size, [_p, _p, _size]),
+    "ampOptimizerLoadState": (_int, [_p, _p, _size]),
+}
 
-
-def _declare(lib):
-    p, i64, c_int, size = (ctypes.c_void_p, ctypes.c_int64, ctypes.c_int,
-                           ctypes.c_size_t)
-    cfg = ctypes.POINTER(LossScalerConfig)
-    sigs = {
-        "ampLastError": (ctypes.c_char_p, []),
-        "ampClearError": (None, []),
-        "ampLossScalerConfigPreset": (c_int, [ctypes.c_char_p, cfg]),
-        "ampLossScalerConfigValidate": (c_int, [cfg]),
-        "ampLossScalerCreate": (p, [cfg]),
-        "ampLossScalerDestroy": (None, [p]),
-        "ampLossScalerGetScale": (ctypes.c_float, [p]),
-        "ampLossScalerGetInvScale": (ctypes.c_float, [p]),
-        "ampLossScalerGetConfig": (c_int, [p, cfg]),
-        "ampLossScalerGetStats": (c_int, [p, ctypes.POINTER(LossScalerStats)]),
-        "ampLossScalerUpdate": (c_int, [p, c_int]),
-        "ampLossScalerSaveState": (size, [p, p, size]),
-        "ampLossScalerLoadState": (c_int, [p, p, size]),
-        "ampCheckFiniteAndUnscaleF32": (c_int, [ctypes.POINTER(p),
-                                                ctypes.POINTER(i64), i64,
-                                                ctypes.c_float]),
-        "ampCheckFiniteAndUnscaleF16": (c_int, [ctypes.POINTER(p),
-                                                ctypes.POINTER(i64), i64,
-                                                ctypes.c_float]),
-        "ampCheckFiniteAndUnscaleBF16": (c_int, [ctypes.POINTER(p),
-                                                 ctypes.POINTER(i64), i64,
-                                                 ctypes.c_float]),
-        "ampOptimizerConfigDefault": (c_int, [ctypes.c_int32,
-                                              ctypes.POINTER(OptimizerConfig)]),
-        "ampOptimizerCreate": (p, [ctypes.POINTER(OptimizerConfig)]),
-        "ampOptimizerDestroy": (None, [p]),
-        "ampOptimizerGetStep": (i64, [p]),
-        "ampOptimizerSetLearningRate": (c_int, [p, ctypes.c_float]),
-        "ampOptimizerStep": (c_int, [p, ctypes.POINTER(OptimizerParam), i64,
-                                     ctypes.c_float, c_int]),
-        "ampOptimizerSaveState": (size, [p, p, size]),
-        "ampOptimizerLoadState": (c_int, [p, p, size]),
-    }
-    for name, (restype, argtypes) in sigs.items():
-        function = getattr(lib, name)
-        function.restype = restype
-        function.argtypes = argtypes
-
-
-def lib():
-    """libamp_runtime.so, loaded once."""
-    global _lib
-    with _lock:
-        if _lib is None:
-            loaded = ctypes.CDLL(str(_paths.library("libamp_runtime.so")))
-            _declare(loaded)
-            _lib = loaded
-    return _lib
+lib = SharedLibrary("libamp_runtime.so", SIGNATURES)
 
 
 def last_error():
-    message = lib().ampLastError()
-    return message.decode("utf-8", "replace") if message else ""
+    return lib.last_error("ampLastError")
 
 
 def dtype_code(array, what):

@@ -242,8 +242,8 @@ class CompiledFunction:
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
-        if handle and _capi._lib is not None:
-            _capi._lib.ampRunnerExecutableDestroy(handle)
+        if handle and _capi.lib.loaded is not None:
+            _capi.lib.loaded.ampRunnerExecutableDestroy(handle)
 
     def __repr__(self):
         return f"<amp_mlir.CompiledFunction {self.signature}>"
@@ -266,8 +266,8 @@ class _ParsedModule:
 
     def __del__(self):
         handle, self.handle = getattr(self, "handle", None), None
-        if handle and _capi._lib is not None:
-            _capi._lib.ampRunnerModuleDestroy(handle)
+        if handle and _capi.lib.loaded is not None:
+            _capi.lib.loaded.ampRunnerModuleDestroy(handle)
 
 
 class CompiledModule:
@@ -406,18 +406,23 @@ def _pipeline_flag(level, dtype, options):
     return [f"--amp-{level.lower()}={' '.join(parts)}"]
 
 
+def _amp_opt_inputs(module, level, dtype, *option_args):
+    """(level, dtype, text, name, pipeline options) for an amp-opt run."""
+    level = _level_name(level)
+    dtype = None if dtype is None else low_precision_name(dtype)
+    text, name = _read_module(module)
+    return level, dtype, text, name, build_amp_options(*option_args)
+
+
 def transform(module, level="O2", dtype=None, custom_white_list=None,
               custom_black_list=None, use_fp16_guard=None, *, placement=None,
               policy_file=None, loss_scaling=None, amp_options=None,
               lower=None):
     """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
     as MLIR text."""
-    level = _level_name(level)
-    dtype = None if dtype is None else low_precision_name(dtype)
-    text, name = _read_module(module)
-    options = build_amp_options(custom_white_list, custom_black_list,
-                                use_fp16_guard, placement, policy_file,
-                                loss_scaling, amp_options)
+    level, dtype, text, name, options = _amp_opt_inputs(
+        module, level, dtype, custom_white_list, custom_black_list,
+        use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
     arguments = _pipeline_flag(level, dtype, options)
     if lower is not None:
         if lower not in ("cpu", "gpu"):
@@ -432,12 +437,9 @@ def report(module, level="O2", dtype=None, custom_white_list=None,
            policy_file=None, loss_scaling=None, amp_options=None):
     """The precision report of the module under the level, as a dict (the
     JSON of ``--amp-o2="report=json"``; at O0, of the module as written)."""
-    level = _level_name(level)
-    dtype = None if dtype is None else low_precision_name(dtype)
-    text, name = _read_module(module)
-    options = build_amp_options(custom_white_list, custom_black_list,
-                                use_fp16_guard, placement, policy_file,
-                                loss_scaling, amp_options)
+    level, dtype, text, name, options = _amp_opt_inputs(
+        module, level, dtype, custom_white_list, custom_black_list,
+        use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
     with tempfile.TemporaryDirectory(prefix="amp-report-") as tmp:
         out = Path(tmp) / "report.json"
         if level == "O0":
@@ -462,12 +464,9 @@ def precision_graph(module, level="O2", dtype=None, path=None,
     With `path` ending in .svg, .png or .pdf, also renders it there with
     Graphviz's `dot` (which must be installed); .dot writes the text.
     """
-    level = _level_name(level)
-    dtype = None if dtype is None else low_precision_name(dtype)
-    text, name = _read_module(module)
-    options = build_amp_options(custom_white_list, custom_black_list,
-                                use_fp16_guard, placement, policy_file,
-                                loss_scaling, amp_options)
+    level, dtype, text, name, options = _amp_opt_inputs(
+        module, level, dtype, custom_white_list, custom_black_list,
+        use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
     with tempfile.TemporaryDirectory(prefix="amp-graph-") as tmp:
         dot_file = Path(tmp) / "graph.dot"
         if level == "O0":

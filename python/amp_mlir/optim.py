@@ -68,8 +68,8 @@ class Optimizer:
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
-        if handle and _runtime._lib is not None:
-            _runtime._lib.ampOptimizerDestroy(handle)
+        if handle and _runtime.lib.loaded is not None:
+            _runtime.lib.loaded.ampOptimizerDestroy(handle)
 
     @property
     def lr(self):

@@ -102,8 +102,8 @@ class GradScaler:
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
-        if handle and _runtime._lib is not None:
-            _runtime._lib.ampLossScalerDestroy(handle)
+        if handle and _runtime.lib.loaded is not None:
+            _runtime.lib.loaded.ampLossScalerDestroy(handle)
 
     #===-------------------------------------------------------------------===#
     # Queries
