@@ -41,32 +41,10 @@ ONES = {F32: 0x3F800000, F16: 0x3C003C00, BF16: 0x3F803F80}
 SGD, MOMENTUM, ADAM, ADAMW = 0, 1, 2, 3
 
 
-class LossScalerConfig(ctypes.Structure):
-    _fields_ = [("init_scale", ctypes.c_float),
-                ("growth_factor", ctypes.c_float),
-                ("backoff_factor", ctypes.c_float),
-                ("growth_interval", ctypes.c_int32),
-                ("backoff_interval", ctypes.c_int32),
-                ("hysteresis", ctypes.c_int32),
-                ("consecutive_hysteresis", ctypes.c_int32),
-                ("min_scale", ctypes.c_float),
-                ("max_scale", ctypes.c_float),
-                ("dynamic", ctypes.c_int32)]
-
-
-class OptimizerConfig(ctypes.Structure):
-    _fields_ = [("kind", ctypes.c_int32), ("lr", ctypes.c_float),
-                ("weight_decay", ctypes.c_float), ("momentum", ctypes.c_float),
-                ("dampening", ctypes.c_float), ("nesterov", ctypes.c_int32),
-                ("beta1", ctypes.c_float), ("beta2", ctypes.c_float),
-                ("eps", ctypes.c_float)]
-
-
-class OptimizerParam(ctypes.Structure):
-    _fields_ = [("master", ctypes.c_void_p), ("lowp", ctypes.c_void_p),
-                ("lowp_type", ctypes.c_int32), ("grad", ctypes.c_void_p),
-                ("grad_type", ctypes.c_int32), ("state0", ctypes.c_void_p),
-                ("state1", ctypes.c_void_p), ("numel", ctypes.c_int64)]
+# The runtime's structs, as the Python package declares them.
+sys.path.insert(0, os.path.join(REPO, "python"))
+from amp_mlir._runtime import (LossScalerConfig, OptimizerConfig,  # noqa: E402
+                               OptimizerParam)
 
 
 class RuntimeError_(Exception):
