@@ -11,10 +11,13 @@ with placement=greedy and placement=optimal and reports, per call:
 * greedy: TF-style painting, one conversion per (value, type);
 * optimal: the min-cut placement.
 
-Then it times `amp-opt --amp-o2` against `amp-opt --canonicalize --cse` on
-the same inputs, alternating the two in one run (median of --repeat runs),
-and reports the ratio and how time grows with the op count. Prints Markdown
-tables; --json writes the raw numbers.
+Then it times `amp-opt --amp-o2` against `--canonicalize --cse` run by two
+drivers on the same inputs, alternating the three in one run (median of
+--repeat runs): `mlir-opt` (the issue's baseline) and `amp-opt` itself (the
+stricter comparison: same driver, same registered dialects). It reports the
+ratios and how time grows with the op count; --instructions does the same
+in instructions (callgrind). Prints Markdown tables; --json writes the raw
+numbers.
 """
 
 import argparse
@@ -77,6 +80,14 @@ def instructions(cmd, tmp):
     raise RuntimeError("callgrind printed no instruction count")
 
 
+def fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def ratio(a, b):
+    return "-" if not b else f"{a / b:.2f}"
+
+
 def kib(n):
     return f"{n / 1024:.1f}"
 
@@ -85,6 +96,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--amp-opt", default="build/bin/amp-opt")
+    parser.add_argument("--mlir-opt", default="/usr/lib/llvm-22/bin/mlir-opt",
+                        help="upstream mlir-opt for the baseline ('' to skip)")
     parser.add_argument("--max-blocks", type=int, default=1000)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--json")
@@ -95,6 +108,8 @@ def main():
                              "up to MAX_BLOCKS (100: about 2 minutes)")
     args = parser.parse_args()
     opt = args.amp_opt
+    mlir_opt = args.mlir_opt if args.mlir_opt and os.path.exists(
+        args.mlir_opt) else None
     sizes = [n for n in (1, 10, 100, 1000) if n <= args.max_blocks]
     results = {"placement": [], "timing": [], "instructions": []}
 
@@ -129,21 +144,27 @@ def main():
         if not args.no_timing:
             print("\n## Compile time: `--amp-o2` vs `--canonicalize --cse`"
                   " (same inputs, same run)\n")
-            print("| model | blocks | ops | amp-o2 (s) | canonicalize+cse (s) "
-                  "| ratio |")
-            print("|---|---:|---:|---:|---:|---:|")
+            print("| model | blocks | ops | amp-o2 (s) | canonicalize+cse, "
+                  "amp-opt (s) | ratio | canonicalize+cse, mlir-opt (s) | "
+                  "ratio |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
             for model, dialect in MODELS:
                 previous = None
                 for blocks in [n for n in (10, 100, 1000) if n in sizes]:
                     generate(model, dialect, blocks, path)
                     ops = count_ops(opt, path)
-                    amp, base = [], []
+                    amp, base, upstream = [], [], []
                     for _ in range(args.repeat):
                         amp.append(timed([opt, path, "--amp-o2", "-o",
                                           os.devnull]))
                         base.append(timed([opt, path, "--canonicalize",
                                            "--cse", "-o", os.devnull]))
+                        if mlir_opt:
+                            upstream.append(timed([mlir_opt, path,
+                                                   "--canonicalize", "--cse",
+                                                   "-o", os.devnull]))
                     a, b = statistics.median(amp), statistics.median(base)
+                    c = statistics.median(upstream) if upstream else None
                     growth = ""
                     if previous:
                         growth = (f" (x{ops / previous[0]:.1f} ops: "
@@ -151,15 +172,18 @@ def main():
                     previous = (ops, a)
                     results["timing"].append(
                         {"model": f"{model} ({dialect})", "blocks": blocks,
-                         "ops": ops, "amp_o2_s": a, "canonicalize_cse_s": b})
+                         "ops": ops, "amp_o2_s": a, "canonicalize_cse_s": b,
+                         "mlir_opt_canonicalize_cse_s": c})
                     print(f"| {model} ({dialect}) | {blocks} | {ops} | "
-                          f"{a:.3f} | {b:.3f} | {a / b:.2f}{growth} |")
+                          f"{a:.3f} | {b:.3f} | {a / b:.2f}{growth} | "
+                          f"{fmt(c, '.3f')} | {ratio(a, c)} |")
         if args.instructions:
             print("\n## Compile work in instructions: `--amp-o2` vs "
                   "`--canonicalize --cse`\n")
             print("| model | blocks | ops | amp-o2 (Ginstr) | "
-                  "canonicalize+cse (Ginstr) | ratio |")
-            print("|---|---:|---:|---:|---:|---:|")
+                  "canonicalize+cse, amp-opt (Ginstr) | ratio | "
+                  "canonicalize+cse, mlir-opt (Ginstr) | ratio |")
+            print("|---|---:|---:|---:|---:|---:|---:|---:|")
             for model, dialect in MODELS:
                 previous = None
                 for blocks in [n for n in (10, 100, 1000)
@@ -170,6 +194,9 @@ def main():
                                       os.devnull], tmp)
                     b = instructions([opt, path, "--canonicalize", "--cse",
                                       "-o", os.devnull], tmp)
+                    c = instructions([mlir_opt, path, "--canonicalize",
+                                      "--cse", "-o", os.devnull],
+                                     tmp) if mlir_opt else None
                     growth = ""
                     if previous:
                         growth = (f" (x{ops / previous[0]:.1f} ops: "
@@ -177,10 +204,12 @@ def main():
                     previous = (ops, a)
                     results["instructions"].append(
                         {"model": f"{model} ({dialect})", "blocks": blocks,
-                         "ops": ops, "amp_o2": a, "canonicalize_cse": b})
+                         "ops": ops, "amp_o2": a, "canonicalize_cse": b,
+                         "mlir_opt_canonicalize_cse": c})
                     print(f"| {model} ({dialect}) | {blocks} | {ops} | "
                           f"{a / 1e9:.3f} | {b / 1e9:.3f} | "
-                          f"{a / b:.2f}{growth} |")
+                          f"{a / b:.2f}{growth} | "
+                          f"{fmt(c and c / 1e9, '.3f')} | {ratio(a, c)} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)
