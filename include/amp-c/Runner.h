@@ -63,14 +63,14 @@ ampRunnerModuleGetFunctionName(AmpRunnerModule *module, int64_t index);
 
 /** How to compile. NULL strings take the default. */
 typedef struct AmpRunnerCompileOptions {
-  const char *level;       /**< "O0" (default), "O1" or "O2". */
-  const char *dtype;       /**< "f16" or "bf16"; NULL/"": a dtype= in
-                                ampOptions, else the policy file's, else
-                                f16. */
-  const char *ampOptions;  /**< More options of --amp-o1/--amp-o2, in their
-                                syntax ("custom-black-list=math.exp"). */
-  const char *target;      /**< "cpu" (default) or "gpu". */
-  const char *gpuOptions;  /**< Options of --lower-to-gpu ("chip=sm_80"). */
+  const char *level;          /**< "O0" (default), "O1" or "O2". */
+  const char *dtype;          /**< "f16" or "bf16"; NULL/"": a dtype= in
+                                   ampOptions, else the policy file's, else
+                                   f16. */
+  const char *ampOptions;     /**< More options of --amp-o1/--amp-o2, in their
+                                   syntax ("custom-black-list=math.exp"). */
+  const char *target;         /**< "cpu" (default) or "gpu". */
+  const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
   const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"). */
 } AmpRunnerCompileOptions;
 

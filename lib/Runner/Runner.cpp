@@ -453,8 +453,9 @@ Executable::compile(ModuleOp module, StringRef entry,
 
   // The AMP level.
   if (options.level != Level::O0) {
-    std::string label = getVariantLabel(
-        options.level, options.dtype.empty() ? "(policy dtype)" : options.dtype);
+    std::string label =
+        getVariantLabel(options.level, options.dtype.empty() ? "(policy dtype)"
+                                                             : options.dtype);
     std::unique_ptr<AmpPipelineOptions> ampOptions =
         AmpPipelineOptions::createFromString(options.ampOptions);
     if (!ampOptions)
@@ -471,8 +472,7 @@ Executable::compile(ModuleOp module, StringRef entry,
       return makeError("the AMP " + label + " pipeline failed" + errors.str());
     // "O2:bf16": the type the pipeline resolved.
     if (auto applied = (*copy)->getAttrOfType<StringAttr>("amp.applied"))
-      executable->lowPrecisionType =
-          applied.getValue().split(':').second.str();
+      executable->lowPrecisionType = applied.getValue().split(':').second.str();
     Expected<Signature> after =
         getEntrySignature(*copy, executable->signature.name, "the module");
     if (!after)

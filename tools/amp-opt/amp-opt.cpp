@@ -16,7 +16,8 @@
 /// verified it, that second verification is redundant; it costs as much as a
 /// pass's, so skip it, unless the user chose otherwise.
 static void skipRedundantVerificationBeforePrinting() {
-  mlir::MlirOptMainConfig config = mlir::MlirOptMainConfig::createFromCLOptions();
+  mlir::MlirOptMainConfig config =
+      mlir::MlirOptMainConfig::createFromCLOptions();
   if (!config.shouldVerifyPasses() || !config.shouldVerifyOnParsing())
     return;
   auto &options = llvm::cl::getRegisteredOptions();
@@ -33,6 +34,6 @@ int main(int argc, char **argv) {
   auto [inputFilename, outputFilename] = mlir::registerAndParseCLIOptions(
       argc, argv, "amp-mlir optimizer driver\n", registry);
   skipRedundantVerificationBeforePrinting();
-  return mlir::asMainReturnCode(mlir::MlirOptMain(
-      argc, argv, inputFilename, outputFilename, registry));
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, inputFilename, outputFilename, registry));
 }

@@ -38,8 +38,7 @@ struct AmpRunnerExecutable {
 static thread_local std::string lastError;
 
 /// Records `message` as this thread's last error and returns `result`.
-template <typename T>
-static T fail(const llvm::Twine &message, T result) {
+template <typename T> static T fail(const llvm::Twine &message, T result) {
   lastError = message.str();
   return result;
 }
@@ -69,14 +68,13 @@ AmpRunnerModule *ampRunnerModuleParse(const char *text, size_t length,
 
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBufferCopy(StringRef(text, length),
-                                           bufferName),
+      llvm::MemoryBuffer::getMemBufferCopy(StringRef(text, length), bufferName),
       llvm::SMLoc());
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, result->context.get(), os);
-  result->module = parseSourceFile<ModuleOp>(
-      sourceMgr, ParserConfig(result->context.get()));
+  result->module =
+      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(result->context.get()));
   if (!result->module)
     return fail("cannot parse " + bufferName + "\n" +
                     StringRef(diagnostics).rtrim(),
@@ -248,9 +246,8 @@ int ampRunnerRun(AmpRunnerExecutable *exe, const void *const *inputs,
     return fail("ampRunnerRun: no output buffers", 1);
   for (auto [index, type] : llvm::enumerate(signature.results))
     if (type.getByteSize() > 0 && !outputs[index])
-      return fail("ampRunnerRun: output buffer #" + llvm::Twine(index) +
-                      " is NULL",
-                  1);
+      return fail(
+          "ampRunnerRun: output buffer #" + llvm::Twine(index) + " is NULL", 1);
   llvm::Expected<SmallVector<HostTensor>> tensors =
       copyInputs(signature, inputs);
   if (!tensors)
