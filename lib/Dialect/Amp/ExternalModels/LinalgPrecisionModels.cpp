@@ -155,30 +155,37 @@ struct StructuredOpModel
 
     Block &oldBody = op->getRegion(0).front();
     Location loc = op->getLoc();
-    Operation *newOp = cloneWithoutRegions(rewriter, op, resultTypes, operands);
-    Region &newRegion = newOp->getRegion(0);
-
     auto *dialect = op->getContext()->getLoadedDialect<linalg::LinalgDialect>();
     StringRef name = op->getName().getStringRef();
     bool hasRegionBuilder =
         !isa<linalg::GenericOp, linalg::MapOp, linalg::ReduceOp>(op) &&
         dialect->getRegionBuilder(name);
     if (hasRegionBuilder) {
-      // Named op: regenerate the body for the new element types.
-      SmallVector<Type> argTypes;
-      SmallVector<Location> argLocs;
-      for (Value operand : operands) {
-        argTypes.push_back(getElementTypeOrSelf(operand.getType()));
-        argLocs.push_back(loc);
-      }
-      OpBuilder::InsertionGuard guard(rewriter);
-      Block *block =
-          rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
-      ImplicitLocOpBuilder b(loc, rewriter);
-      b.setInsertionPointToStart(block);
-      dialect->getRegionBuilder(name)(b, *block, newOp->getAttrs(),
-                                      [&]() { return newOp->emitError(); });
-    } else {
+      // Named op: new operands and result types in place, and its body
+      // regenerated for the new element types in the same block. Re-creating
+      // the op would allocate it again, away from its neighbours.
+      rewriter.modifyOpInPlace(op, [&] {
+        op->setOperands(operands);
+        for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
+          result.setType(type);
+        for (Operation &inner :
+             llvm::make_early_inc_range(llvm::reverse(oldBody))) {
+          inner.dropAllUses();
+          rewriter.eraseOp(&inner);
+        }
+        for (auto [arg, operand] : llvm::zip(oldBody.getArguments(), operands))
+          arg.setType(getElementTypeOrSelf(operand.getType()));
+        OpBuilder::InsertionGuard guard(rewriter);
+        ImplicitLocOpBuilder b(loc, rewriter);
+        b.setInsertionPointToStart(&oldBody);
+        dialect->getRegionBuilder(name)(b, oldBody, op->getAttrs(),
+                                        [&]() { return op->emitError(); });
+      });
+      return success();
+    }
+    Operation *newOp = cloneWithoutRegions(rewriter, op, resultTypes, operands);
+    Region &newRegion = newOp->getRegion(0);
+    {
       // Explicit body: clone it, extending the new block arguments to the old
       // types on entry and converting yielded values to the new init types.
       SmallVector<Type> argTypes;
