@@ -121,7 +121,8 @@ int main(int argc, char **argv) {
   module->print(llvm::outs());
   llvm::outs() << "\n";
   // The pipeline records what it applied on the module, e.g. "O2:bf16".
-  if (auto applied = (*module)->getAttrOfType<StringAttr>("amp.applied"))
+  if (auto applied = (*module)->getAttrOfType<StringAttr>(
+          amp::AmpDialect::kAppliedAttrName))
     llvm::errs() << "amp-embed: applied " << applied.getValue() << "\n";
   return 0;
 }

@@ -21,6 +21,7 @@
 
 #include "GpuRuntime.h"
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
 #include "amp/InitAll.h"
 #include "amp/Pipelines/LoweringPipelines.h"
@@ -471,7 +472,8 @@ Executable::compile(ModuleOp module, StringRef entry,
     if (failed(pm.run(*copy)))
       return makeError("the AMP " + label + " pipeline failed" + errors.str());
     // "O2:bf16": the type the pipeline resolved.
-    if (auto applied = (*copy)->getAttrOfType<StringAttr>("amp.applied"))
+    if (auto applied =
+            (*copy)->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
       executable->lowPrecisionType = applied.getValue().split(':').second.str();
     Expected<Signature> after =
         getEntrySignature(*copy, executable->signature.name, "the module");

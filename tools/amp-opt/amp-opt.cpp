@@ -24,7 +24,8 @@ static void skipRedundantVerificationBeforePrinting() {
   auto it = options.find("mlir-print-assume-verified");
   if (it == options.end() || it->second->getNumOccurrences())
     return;
-  static_cast<llvm::cl::opt<bool> *>(it->second)->setValue(true);
+  // As if given on the command line (no assumption about the option's type).
+  (void)it->second->addOccurrence(0, it->first, "true");
 }
 
 int main(int argc, char **argv) {

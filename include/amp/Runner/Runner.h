@@ -103,9 +103,10 @@ llvm::Expected<SmallVector<HostTensor>> loadInputs(ArrayRef<std::string> paths,
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;
-  /// The low-precision type of O1/O2: "f16" or "bf16"; empty: the pipeline
-  /// decides (a dtype= in `ampOptions`, else the policy file's, else f16).
-  std::string dtype = "f16";
+  /// The low-precision type of O1/O2: "f16" or "bf16"; empty (the default):
+  /// the pipeline decides (a dtype= in `ampOptions`, else the policy file's,
+  /// else f16).
+  std::string dtype;
   /// More options of the AMP pipeline, in --amp-o1's syntax
   /// ("custom-black-list=tosa.exp placement=greedy"); a non-empty `dtype`
   /// wins over a dtype given here.

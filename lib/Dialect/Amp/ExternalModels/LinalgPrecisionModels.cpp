@@ -185,45 +185,43 @@ struct StructuredOpModel
     }
     Operation *newOp = cloneWithoutRegions(rewriter, op, resultTypes, operands);
     Region &newRegion = newOp->getRegion(0);
-    {
-      // Explicit body: clone it, extending the new block arguments to the old
-      // types on entry and converting yielded values to the new init types.
-      SmallVector<Type> argTypes;
-      SmallVector<Location> argLocs;
-      for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
-        Type old = oldBody.getArgument(i).getType();
-        Type type = old;
-        if (isa<FloatType>(old))
-          type = getElementTypeOrSelf(operands[i].getType());
-        argTypes.push_back(type);
-        argLocs.push_back(oldBody.getArgument(i).getLoc());
-      }
-      OpBuilder::InsertionGuard guard(rewriter);
-      Block *block =
-          rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
-      rewriter.setInsertionPointToStart(block);
-      IRMapping mapping;
-      for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
-        Value arg = block->getArgument(i);
-        Type old = oldBody.getArgument(i).getType();
-        mapping.map(
-            oldBody.getArgument(i),
-            arg.getType() == old ? arg : convertFloat(rewriter, loc, arg, old));
-      }
-      for (Operation &inner : oldBody.without_terminator())
-        rewriter.clone(inner, mapping);
-      Operation *terminator = oldBody.getTerminator();
-      SmallVector<Value> yielded;
-      for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
-        Value mapped = mapping.lookupOrDefault(value);
-        Type want = getElementTypeOrSelf(resultTypes[index]);
-        yielded.push_back(isa<FloatType>(mapped.getType())
-                              ? convertFloat(rewriter, loc, mapped, want)
-                              : mapped);
-      }
-      Operation *newTerminator = rewriter.clone(*terminator, mapping);
-      newTerminator->setOperands(yielded);
+    // Explicit body: clone it, extending the new block arguments to the old
+    // types on entry and converting yielded values to the new init types.
+    SmallVector<Type> argTypes;
+    SmallVector<Location> argLocs;
+    for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
+      Type old = oldBody.getArgument(i).getType();
+      Type type = old;
+      if (isa<FloatType>(old))
+        type = getElementTypeOrSelf(operands[i].getType());
+      argTypes.push_back(type);
+      argLocs.push_back(oldBody.getArgument(i).getLoc());
     }
+    OpBuilder::InsertionGuard guard(rewriter);
+    Block *block =
+        rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
+    rewriter.setInsertionPointToStart(block);
+    IRMapping mapping;
+    for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
+      Value arg = block->getArgument(i);
+      Type old = oldBody.getArgument(i).getType();
+      mapping.map(oldBody.getArgument(i),
+                  arg.getType() == old ? arg
+                                       : convertFloat(rewriter, loc, arg, old));
+    }
+    for (Operation &inner : oldBody.without_terminator())
+      rewriter.clone(inner, mapping);
+    Operation *terminator = oldBody.getTerminator();
+    SmallVector<Value> yielded;
+    for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
+      Value mapped = mapping.lookupOrDefault(value);
+      Type want = getElementTypeOrSelf(resultTypes[index]);
+      yielded.push_back(isa<FloatType>(mapped.getType())
+                            ? convertFloat(rewriter, loc, mapped, want)
+                            : mapped);
+    }
+    Operation *newTerminator = rewriter.clone(*terminator, mapping);
+    newTerminator->setOperands(yielded);
     rewriter.replaceOp(op, newOp->getResults());
     return success();
   }

@@ -39,7 +39,7 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-static constexpr StringLiteral kAppliedAttrName = "amp.applied";
+static constexpr StringLiteral kAppliedAttrName = AmpDialect::kAppliedAttrName;
 
 //===----------------------------------------------------------------------===//
 // Constants
