@@ -95,6 +95,8 @@ SIGNATURES = {
     "ampOptimizerStep": (_int, [_p, ctypes.POINTER(OptimizerParam), _i64,
                                 _float, _int]),
     "ampOptimizerSaveState": (_size, [_p, _p, _size]),
+    "ampConvertF32ToBF16": (None, [_p, _p, _i64]),
+    "ampConvertBF16ToF32": (None, [_p, _p, _i64]),
     "ampOptimizerLoadState": (_int, [_p, _p, _size]),
 }
 
@@ -103,6 +105,11 @@ lib = SharedLibrary("libamp_runtime.so", SIGNATURES)
 
 def last_error():
     return lib.last_error("ampLastError")
+
+
+def as_dict(struct):
+    """A ctypes structure's fields as a dict."""
+    return {name: getattr(struct, name) for name, _ in struct._fields_}
 
 
 def dtype_code(array, what):

@@ -414,6 +414,23 @@ def _amp_opt_inputs(module, level, dtype, *option_args):
     return level, dtype, text, name, build_amp_options(*option_args)
 
 
+def _amp_opt_output(text, name, level, dtype, options, o0_flag,
+                    pipeline_option):
+    """What amp-opt writes to a file: at O0 the pass `o0_flag`, else the
+    level's pipeline with `pipeline_option` added (both name the file as
+    {out})."""
+    with tempfile.TemporaryDirectory(prefix="amp-") as tmp:
+        out = Path(tmp) / "out"
+        if level == "O0":
+            arguments = [o0_flag.format(out=out)]
+        else:
+            extra = pipeline_option.format(out=out)
+            arguments = _pipeline_flag(
+                level, dtype, f"{options} {extra}" if options else extra)
+        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
+        return out.read_text()
+
+
 def transform(module, level="O2", dtype=None, custom_white_list=None,
               custom_black_list=None, use_fp16_guard=None, *, placement=None,
               policy_file=None, loss_scaling=None, amp_options=None,
@@ -440,17 +457,10 @@ def report(module, level="O2", dtype=None, custom_white_list=None,
     level, dtype, text, name, options = _amp_opt_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
-    with tempfile.TemporaryDirectory(prefix="amp-report-") as tmp:
-        out = Path(tmp) / "report.json"
-        if level == "O0":
-            arguments = [f"--amp-report=format=json output={out}"]
-        else:
-            arguments = _pipeline_flag(
-                level, dtype,
-                (options + " " if options else "") +
-                f"report=json report-file={out}")
-        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
-        return json.loads(out.read_text())
+    return json.loads(_amp_opt_output(
+        text, name, level, dtype, options,
+        "--amp-report=format=json output={out}",
+        "report=json report-file={out}"))
 
 
 def precision_graph(module, level="O2", dtype=None, path=None,
@@ -467,17 +477,9 @@ def precision_graph(module, level="O2", dtype=None, path=None,
     level, dtype, text, name, options = _amp_opt_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
-    with tempfile.TemporaryDirectory(prefix="amp-graph-") as tmp:
-        dot_file = Path(tmp) / "graph.dot"
-        if level == "O0":
-            arguments = [f"--amp-precision-graph=output={dot_file} "
-                         f"title=amp-o0"]
-        else:
-            arguments = _pipeline_flag(
-                level, dtype,
-                (options + " " if options else "") + f"graph-file={dot_file}")
-        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
-        dot = dot_file.read_text()
+    dot = _amp_opt_output(text, name, level, dtype, options,
+                          "--amp-precision-graph=output={out} title=amp-o0",
+                          "graph-file={out}")
     if path is not None:
         path = Path(path)
         suffix = path.suffix.lstrip(".")

@@ -2,8 +2,8 @@
 
 numpy has no bfloat16, so bf16 tensors cross the boundary as ``uint16``
 arrays holding the bit patterns; :func:`to_bfloat16` and
-:func:`from_bfloat16` convert from and to float32 (round to nearest even,
-NaN kept quiet), bit-identical to the runtime's conversions.
+:func:`from_bfloat16` convert from and to float32 with the runtime's exact
+conversions (round to nearest even, NaN kept quiet).
 """
 
 import numpy as np
@@ -41,14 +41,13 @@ def low_precision_name(dtype):
 
 def to_bfloat16(values):
     """float32 values (any array-like) as bfloat16 bit patterns (uint16),
-    rounded to nearest even; NaN stays NaN (quiet), overflow goes to Inf."""
+    rounded to nearest even; NaN stays NaN (quiet), overflow goes to Inf.
+    The runtime's conversion (ampConvertF32ToBF16) does the work."""
+    from . import _runtime
     x = np.ascontiguousarray(values, dtype=np.float32)
-    bits = x.view(np.uint32).astype(np.uint64)
-    rounded = (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
-    nan = np.isnan(x)
-    out = rounded.astype(np.uint16)
-    if nan.any():
-        out[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)
+    out = np.empty(x.shape, np.uint16)
+    _runtime.lib().ampConvertF32ToBF16(x.ctypes.data, out.ctypes.data,
+                                       x.size)
     return out
 
 
@@ -58,4 +57,8 @@ def from_bfloat16(bits):
     if b.dtype != np.uint16:
         raise TypeError(f"bfloat16 values are uint16 bit patterns, got "
                         f"dtype {b.dtype}")
-    return (b.astype(np.uint32) << 16).view(np.float32)
+    b = np.ascontiguousarray(b)
+    out = np.empty(b.shape, np.float32)
+    from . import _runtime
+    _runtime.lib().ampConvertBF16ToF32(b.ctypes.data, out.ctypes.data, b.size)
+    return out

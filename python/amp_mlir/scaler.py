@@ -127,7 +127,7 @@ class GradScaler:
         config = _runtime.LossScalerConfig()
         _runtime.lib().ampLossScalerGetConfig(self._handle,
                                               ctypes.byref(config))
-        return {name: getattr(config, name) for name, _ in config._fields_}
+        return _runtime.as_dict(config)
 
     @property
     def stats(self):
@@ -136,7 +136,7 @@ class GradScaler:
         stats = _runtime.LossScalerStats()
         _runtime.lib().ampLossScalerGetStats(self._handle,
                                              ctypes.byref(stats))
-        return {name: getattr(stats, name) for name, _ in stats._fields_}
+        return _runtime.as_dict(stats)
 
     @property
     def found_inf(self):
