@@ -21,8 +21,8 @@ checked"):
   inside a line matches any text within that line.
 * `<!-- requires: FEATURE -->` right before a ```sh block runs it only when
   `--feature FEATURE` is given; otherwise it is reported as skipped.
-* Relative links of the page (`[x](recipes/x.mlir)`) must name existing
-  files.
+* Links are not this script's business: scripts/check-doc-links.py checks
+  them on every page (test/Docs/links.test).
 
 * A file named in a command (`recipes/...`, `$AMP_SRC/...`) must exist
   when the block runs.
@@ -51,7 +51,6 @@ import tempfile
 
 FENCE = re.compile(r"^(```+|~~~+)\s*([\w.+-]*)\s*$")
 MARKER = re.compile(r"^<!--\s*(file|requires)\s*:\s*(\S+)\s*-->\s*$")
-LINK = re.compile(r"\]\(([^)\s#]+)(?:#[^)]*)?\)")
 COMMAND_TIMEOUT_S = 300
 
 
@@ -74,12 +73,11 @@ class Recipe:
         self.title = title
         self.line_no = line_no
         self.blocks = []
-        self.links = []
         self.errors = []  # markup errors found while parsing
 
 
 def parse(text):
-    """Split the page into sections (recipes) of blocks and links."""
+    """Split the page into sections (recipes) of blocks."""
     preamble = Recipe("(preamble)", 1)
     recipes = [preamble]
     lines = text.split("\n")
@@ -119,9 +117,6 @@ def parse(text):
                         "line %d: <!-- %s: %s --> is not followed by a "
                         "fenced block" % (i + 1, kind, value))
                 markers = []
-            for target in LINK.findall(line):
-                if not re.match(r"^[a-z][a-z0-9+.-]*:", target):
-                    recipes[-1].links.append((i + 1, target))
         i += 1
     for kind, value in markers:
         recipes[-1].errors.append(
@@ -198,11 +193,6 @@ def run_recipe(recipe, page_dir, args, env_base, src_root):
     """Returns (status, messages): status is PASS or FAIL."""
     problems = list(recipe.errors)
     notes = []
-    for line_no, target in recipe.links:
-        path = os.path.normpath(os.path.join(page_dir, target))
-        if not os.path.exists(path):
-            problems.append("line %d: the link target %s does not exist"
-                            % (line_no, target))
 
     work = tempfile.mkdtemp(prefix="amp-recipe-")
     real_work = os.path.realpath(work)
@@ -358,12 +348,8 @@ def main():
         for recipe in recipes:
             is_recipe = any(b.lang == "sh" for b in recipe.blocks)
             if not is_recipe:
-                # Prose: its links and markers must still be valid.
+                # Prose: its markers must still be valid.
                 bad = list(recipe.errors)
-                bad += ["line %d: the link target %s does not exist"
-                        % (n, t) for n, t in recipe.links
-                        if not os.path.exists(os.path.normpath(
-                            os.path.join(page_dir, t)))]
                 if bad or any(b.markers for b in recipe.blocks):
                     bad += ["line %d: a marked block outside a recipe "
                             "(no ```sh block in this section)" % b.line_no
