@@ -50,11 +50,13 @@ docs: build
 # libMLIR that the baselines run in (the test build keeps amp-mlir's asserts,
 # which also turn on MLIR's debug-only checks in inline header code).
 BENCH_BUILD_DIR ?= build-release
-bench: deps
-	@test -f $(BENCH_BUILD_DIR)/build.ninja || cmake -G Ninja -S . \
-	  -B $(BENCH_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
+$(BENCH_BUILD_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(BENCH_BUILD_DIR) -DCMAKE_BUILD_TYPE=Release \
 	  -DAMP_ENABLE_ASSERTIONS=OFF -DAMP_BUILD_TESTS=OFF \
 	  -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
 	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt
 
