@@ -489,6 +489,12 @@ Decision AutoMixedPrecision::decide(Operation *op,
     category = overridden->second;
   if (category == Category::Unsupported || !computesInF32(op, operandTypes))
     return {};
+  // A producer the caster re-creates in any type (a fill of a constant into
+  // an empty tensor) is not decided: each user gets it in the type it needs.
+  if (op->getNumResults() != 0 &&
+      llvm::all_of(op->getResults(), [](Value v) { return isFree(v); }))
+    return {std::nullopt, "not decided: a constant fill, re-created in the "
+                          "type each user needs"};
 
   if (std::optional<Precision> pin = getPinnedPrecision(op))
     return {*pin, "pinned by amp.precision"};
@@ -716,6 +722,8 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
                        << " (unsupported form, e.g. buffer semantics)";
     } else if (decision.precision && explain) {
       op->emitRemark() << "amp: f32 (" << decision.reason << ")";
+    } else if (explain && !decision.reason.empty()) {
+      op->emitRemark() << "amp: " << decision.reason;
     }
     // Kept: operands back to the types the op was written with.
     ArrayRef<Type> types = originalTypes[op];

@@ -34,7 +34,7 @@ func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4x4xf32>)
     -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x4xf32>
-  // EXPLAIN: explain-report.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: amp: f32 (follows its operands (0 in f16, 0 in f32))
+  // EXPLAIN: explain-report.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: amp: not decided: a constant fill, re-created in the type each user needs
   %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x4xf32>) -> tensor<4x4xf32>
   // EXPLAIN: explain-report.mlir:[[@LINE+1]]:{{[0-9]+}}: remark: amp: f16 (white list)
   %mm = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x4xf32>)

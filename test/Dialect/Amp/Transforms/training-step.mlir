@@ -31,7 +31,7 @@ func.func @step(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {amp.master},
     -> (tensor<16x4xf32>, tensor<f32>, tensor<i32>, tensor<i32>, tensor<i32>) {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x4xf32>
-  // expected-remark @+1 {{amp: f16 (O2)}}
+  // expected-remark @+1 {{amp: not decided: a constant fill, re-created in the type each user needs}}
   %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
   // expected-remark @+1 {{amp: f16 (O2), accumulates in f32}}
   %y = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x4xf32>)
@@ -49,7 +49,7 @@ func.func @step(%x: tensor<8x16xf32>, %w: tensor<16x4xf32> {amp.master},
   // expected-remark @+1 {{amp: f16 (O2)}}
   %xT = linalg.transpose ins(%x : tensor<8x16xf32>) outs(%eT : tensor<16x8xf32>) permutation = [1, 0]
   %ew = tensor.empty() : tensor<16x4xf32>
-  // expected-remark @+1 {{amp: f16 (O2)}}
+  // expected-remark @+1 {{amp: not decided: a constant fill, re-created in the type each user needs}}
   %zw = linalg.fill ins(%zero : f32) outs(%ew : tensor<16x4xf32>) -> tensor<16x4xf32>
   // expected-remark @+1 {{amp: f16 (O2), accumulates in f32}}
   %dw = linalg.matmul ins(%xT, %seed : tensor<16x8xf32>, tensor<8x4xf32>)
