@@ -15,9 +15,9 @@
 // Reductions that add or multiply accumulate in fp32: their init operands
 // and results stay fp32 while the inputs go low. Named ops are rebuilt with
 // their region builder (so `linalg.matmul` with f16 inputs and an f32 init
-// extends on read); linalg.generic/map/reduce bodies are cloned with
-// conversions at the boundary (extend on read, truncate on write), so they
-// compute as before while storing in low precision.
+// extends on read); linalg.generic/map/reduce bodies get conversions at the
+// boundary (extend on read, truncate on write), so they compute as before
+// while storing in low precision. Both are changed in place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -183,46 +183,48 @@ struct StructuredOpModel
       });
       return success();
     }
-    Operation *newOp = cloneWithoutRegions(rewriter, op, resultTypes, operands);
-    Region &newRegion = newOp->getRegion(0);
-    // Explicit body: clone it, extending the new block arguments to the old
-    // types on entry and converting yielded values to the new init types.
-    SmallVector<Type> argTypes;
-    SmallVector<Location> argLocs;
-    for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
-      Type old = oldBody.getArgument(i).getType();
-      Type type = old;
-      if (isa<FloatType>(old))
-        type = getElementTypeOrSelf(operands[i].getType());
-      argTypes.push_back(type);
-      argLocs.push_back(oldBody.getArgument(i).getLoc());
-    }
-    OpBuilder::InsertionGuard guard(rewriter);
-    Block *block =
-        rewriter.createBlock(&newRegion, newRegion.end(), argTypes, argLocs);
-    rewriter.setInsertionPointToStart(block);
-    IRMapping mapping;
-    for (unsigned i = 0, e = oldBody.getNumArguments(); i < e; ++i) {
-      Value arg = block->getArgument(i);
-      Type old = oldBody.getArgument(i).getType();
-      mapping.map(oldBody.getArgument(i),
-                  arg.getType() == old ? arg
-                                       : convertFloat(rewriter, loc, arg, old));
-    }
-    for (Operation &inner : oldBody.without_terminator())
-      rewriter.clone(inner, mapping);
-    Operation *terminator = oldBody.getTerminator();
-    SmallVector<Value> yielded;
-    for (auto [index, value] : llvm::enumerate(terminator->getOperands())) {
-      Value mapped = mapping.lookupOrDefault(value);
-      Type want = getElementTypeOrSelf(resultTypes[index]);
-      yielded.push_back(isa<FloatType>(mapped.getType())
-                            ? convertFloat(rewriter, loc, mapped, want)
-                            : mapped);
-    }
-    Operation *newTerminator = rewriter.clone(*terminator, mapping);
-    newTerminator->setOperands(yielded);
-    rewriter.replaceOp(op, newOp->getResults());
+    // Explicit body, changed in place: its arguments take the new element
+    // types and are extended back to the old ones where they are read, and
+    // yielded values are converted to the new init types. The body computes
+    // as before and nothing is allocated again.
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperands(operands);
+      for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
+        result.setType(type);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(&oldBody);
+      for (BlockArgument arg : oldBody.getArguments()) {
+        Type old = arg.getType();
+        if (!isa<FloatType>(old))
+          continue;
+        Type type = getElementTypeOrSelf(operands[arg.getArgNumber()].getType());
+        if (type == old)
+          continue;
+        arg.setType(type);
+        if (arg.use_empty())
+          continue;
+        Value extended = convertFloat(rewriter, loc, arg, old);
+        arg.replaceAllUsesExcept(extended, extended.getDefiningOp());
+      }
+      Operation *terminator = oldBody.getTerminator();
+      rewriter.setInsertionPoint(terminator);
+      for (auto [index, operand] :
+           llvm::enumerate(terminator->getOpOperands())) {
+        Value value = operand.get();
+        Type want = getElementTypeOrSelf(resultTypes[index]);
+        if (!isa<FloatType>(value.getType()) || value.getType() == want)
+          continue;
+        // An extended value narrowed back to its source type is the source.
+        auto extended = value.getDefiningOp<arith::ExtFOp>();
+        if (extended && extended.getIn().getType() == want) {
+          operand.set(extended.getIn());
+          if (extended->use_empty())
+            rewriter.eraseOp(extended);
+          continue;
+        }
+        operand.set(convertFloat(rewriter, loc, value, want));
+      }
+    });
     return success();
   }
 };

@@ -60,9 +60,17 @@ func.func @forall(%a: tensor<8xf32>) -> tensor<8xf32> {
 // -----
 
 #id = affine_map<(i) -> (i)>
+// Both results are returned in f32: their conversions are fused into the
+// body (round to f16, store f32).
 // CHECK-LABEL: func.func @multi_result
-// CHECK: linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf16>, tensor<8xf16>)
+// CHECK: %[[R:.*]]:2 = linalg.generic {{.*}} outs(%{{.*}}, %{{.*}} : tensor<8xf32>, tensor<8xf32>)
 // CHECK: linalg.index 0 : index
+// CHECK: %[[Y:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK: %[[Z:.*]] = arith.truncf %{{.*}} : f32 to f16
+// CHECK-DAG: %[[ZW:.*]] = arith.extf %[[Z]] : f16 to f32
+// CHECK-DAG: %[[YW:.*]] = arith.extf %[[Y]] : f16 to f32
+// CHECK: linalg.yield %[[YW]], %[[ZW]] : f32, f32
+// CHECK: return %[[R]]#0, %[[R]]#1
 func.func @multi_result(%a: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %e = tensor.empty() : tensor<8xf32>
   %r:2 = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
