@@ -15,6 +15,10 @@ using namespace mlir::amp;
 
 ValueCaster::~ValueCaster() = default;
 
+Type ValueCaster::convertType(Type type, Type elementType) {
+  return withFloatElementType(type, elementType);
+}
+
 // FloatType and ShapedType are interfaces: a failed isa<> on them looks up
 // the type's interface map and then the dialects' promised interfaces. The
 // AMP passes ask these questions of every operand and result, so the common
@@ -40,6 +44,10 @@ static FloatType getFloatTypeFast(Type type) {
 
 bool mlir::amp::isFloatLike(Type type) {
   return static_cast<bool>(getFloatTypeFast(getElementTypeFast(type)));
+}
+
+FloatType mlir::amp::getFloatElementType(Type type) {
+  return getFloatTypeFast(getElementTypeFast(type));
 }
 
 bool mlir::amp::isExactConversion(Type from, Type to) {
@@ -110,7 +118,7 @@ LogicalResult mlir::amp::detail::convertElementTypesInPlace(
   rewriter.modifyOpInPlace(op, [&] {
     op->setOperands(operands);
     for (OpResult result : op->getResults())
-      result.setType(withFloatElementType(result.getType(), resultElement));
+      result.setType(caster.convertType(result.getType(), resultElement));
   });
   return success();
 }

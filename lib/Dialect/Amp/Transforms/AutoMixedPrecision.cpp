@@ -71,17 +71,25 @@ public:
   explicit SharedCaster(MLIRContext *context) : builder(context) {}
 
   Value cast(Value value, Type elementType) override {
-    Type target = withFloatElementType(value.getType(), elementType);
-    if (target == value.getType() || !isFloatLike(value.getType()))
+    Type type = value.getType();
+    FloatType element = getFloatElementType(type);
+    if (!element || element == elementType)
       return value;
     auto key = std::make_pair(value, elementType);
     auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
-    Value result =
-        materialize(value, target, llvm::cast<FloatType>(elementType));
+    Value result = materialize(value, convertType(type, elementType),
+                               llvm::cast<FloatType>(elementType));
     cache[key] = result;
     return result;
+  }
+
+  Type convertType(Type type, Type elementType) override {
+    Type &converted = types[{type, elementType}];
+    if (!converted)
+      converted = withFloatElementType(type, elementType);
+    return converted;
   }
 
   /// Ops this caster created, in creation order.
@@ -125,6 +133,7 @@ private:
 
   OpBuilder builder;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
+  llvm::DenseMap<std::pair<Type, Type>, Type> types;
   SmallVector<Operation *> created;
 };
 
@@ -171,6 +180,13 @@ private:
       llvm::DenseMap<Operation *, Decision> &decisions,
       const llvm::DenseMap<Operation *, SmallVector<Type>> &originalTypes);
   bool isLowProduced(Value value, Type lowType);
+  /// The pin on `op` or on its nearest pinned ancestor, with the op that
+  /// carries it.
+  using EnclosingPin = std::pair<Precision, Operation *>;
+  std::optional<EnclosingPin> getEnclosingPin(Operation *op);
+  /// True if `value` is a float constant (or a fill of one) that overflows
+  /// `type`; remembered per value, as constants are shared by many users.
+  bool overflows(Value value, FloatType type);
   MLIRContext &getContext() { return *context; }
 
   MLIRContext *context;
@@ -188,6 +204,10 @@ private:
   llvm::DenseSet<Value> lowResults;
   /// Overflowing constants already warned about (once each).
   llvm::DenseSet<Operation *> warnedConstants;
+  /// Answers of getEnclosingPin and overflows (the low type is fixed for a
+  /// run).
+  llvm::DenseMap<Operation *, std::optional<EnclosingPin>> enclosingPins;
+  llvm::DenseMap<Value, bool> overflowing;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
@@ -436,10 +456,11 @@ static bool computesInF32(Operation *op, ArrayRef<Type> operandTypes) {
   bool any = false;
   for (Type type :
        llvm::concat<const Type>(operandTypes, op->getResultTypes())) {
-    if (!isFloatLike(type))
+    FloatType element = getFloatElementType(type);
+    if (!element)
       continue;
     // Unranked tensors cannot be converted (arith.extf/truncf need ranks).
-    if (!getElementTypeOrSelf(type).isF32() || isa<UnrankedTensorType>(type))
+    if (!element.isF32() || isa<UnrankedTensorType>(type))
       return false;
     any = true;
   }
@@ -475,6 +496,29 @@ bool AutoMixedPrecision::isLowProduced(Value value, Type lowType) {
          lowResults.contains(value);
 }
 
+std::optional<AutoMixedPrecision::EnclosingPin>
+AutoMixedPrecision::getEnclosingPin(Operation *op) {
+  if (!op)
+    return std::nullopt;
+  auto it = enclosingPins.find(op);
+  if (it != enclosingPins.end())
+    return it->second;
+  std::optional<EnclosingPin> pin;
+  if (std::optional<Precision> own = getPinnedPrecision(op))
+    pin = EnclosingPin(*own, op);
+  else
+    pin = getEnclosingPin(op->getParentOp());
+  enclosingPins[op] = pin;
+  return pin;
+}
+
+bool AutoMixedPrecision::overflows(Value value, FloatType type) {
+  auto [it, inserted] = overflowing.try_emplace(value, false);
+  if (inserted)
+    it->second = constantOverflows(value, type);
+  return it->second;
+}
+
 Decision AutoMixedPrecision::decide(Operation *op,
                                     AmpPrecisionOpInterface iface,
                                     ArrayRef<Type> operandTypes,
@@ -499,16 +543,14 @@ Decision AutoMixedPrecision::decide(Operation *op,
   if (std::optional<Precision> pin = getPinnedPrecision(op))
     return {*pin, "pinned by amp.precision"};
   // A pin on an enclosing op (a function, a loop) covers what it contains.
-  for (Operation *parent = op->getParentOp(); parent;
-       parent = parent->getParentOp())
-    if (std::optional<Precision> pin = getPinnedPrecision(parent))
-      return {*pin, ("pinned by amp.precision on the enclosing '" +
-                     parent->getName().getStringRef() + "'")
-                        .str()};
+  if (std::optional<EnclosingPin> pin = getEnclosingPin(op->getParentOp()))
+    return {pin->first, ("pinned by amp.precision on the enclosing '" +
+                         pin->second->getName().getStringRef() + "'")
+                            .str()};
   if (optimizerOps.contains(op))
     return {Precision::f32, "optimizer update of a training step: it does "
                             "not compute the loss or the gradients"};
-  if (policy.blackList.contains(name))
+  if (!policy.blackList.empty() && policy.blackList.contains(name))
     return {Precision::f32, "custom black list"};
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
     return {Precision::f32, "outside amp.fp16_guard"};
@@ -517,7 +559,7 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {Precision::f32, ("does not support " + lowName).str()};
   for (OpOperand &operand : op->getOpOperands()) {
     if (iface.operandMustStayF32(operand.getOperandNumber()) ||
-        !constantOverflows(operand.get(), lowType))
+        !overflows(operand.get(), lowType))
       continue;
     Operation *constant = operand.get().getDefiningOp();
     if (auto fill = dyn_cast<linalg::FillOp>(constant))
@@ -530,7 +572,7 @@ Decision AutoMixedPrecision::decide(Operation *op,
                              " is a constant that overflows " + lowName)
                                 .str()};
   }
-  if (policy.whiteList.contains(name))
+  if (!policy.whiteList.empty() && policy.whiteList.contains(name))
     return {low, "custom white list"};
   if (policy.level == AmpLevel::O2)
     return {low, "O2"};
@@ -622,6 +664,8 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   // Validate everything before changing anything.
   if (failed(buildPolicy(module)))
     return failure();
+  enclosingPins.clear();
+  overflowing.clear();
   changed = true;
   bool hasGuard = false;
   module.walk([&](Fp16GuardOp) {

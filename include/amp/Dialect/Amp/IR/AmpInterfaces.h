@@ -25,6 +25,10 @@ public:
   /// (same shape). Values that are not floating-point are returned as they
   /// are.
   virtual Value cast(Value value, Type elementType) = 0;
+  /// Returns `type` with its float element type replaced by `elementType`,
+  /// as withFloatElementType does. Implementations may remember answers:
+  /// building a tensor type takes the context's type uniquer each time.
+  virtual Type convertType(Type type, Type elementType);
 };
 
 /// Returns `type` (a float scalar, vector or tensor type) with its element
@@ -33,6 +37,10 @@ Type withFloatElementType(Type type, Type elementType);
 
 /// True if `type` is a float scalar or a shaped type of floats.
 bool isFloatLike(Type type);
+
+/// The float element type of a float scalar or shaped type of floats, or
+/// null. Builtin types are answered without an interface lookup.
+FloatType getFloatElementType(Type type);
 
 /// True if converting float(-like) `from` to `to` never rounds or overflows:
 /// every value of the source element type is representable in the result's.
