@@ -13,21 +13,22 @@ with placement=greedy and placement=optimal and reports, per call:
 
 Then it times `amp-opt --amp-o2` against `--canonicalize --cse` run by two
 drivers on the same inputs, alternating the three in one run (median of
---repeat runs): `mlir-opt` (the issue's baseline) and `amp-opt` itself (the
-stricter comparison: same driver, same registered dialects). It reports the
-ratios and how time grows with the op count; --instructions does the same
-in instructions (callgrind). Prints Markdown tables; --json writes the raw
+--repeat runs of CPU time): `mlir-opt` (the issue's baseline) and `amp-opt`
+itself (the stricter comparison: same driver, same registered dialects). It
+reports the ratios and how time grows with the op count, and the time of the
+passes alone from --mlir-timing; --instructions does the same in
+instructions (callgrind). Prints Markdown tables; --json writes the raw
 numbers.
 """
 
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = [("transformer", "linalg"), ("resnet", "linalg"),
@@ -62,9 +63,33 @@ def report(opt, path, placement, tmp):
 
 
 def timed(cmd):
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    """CPU time (user + system) of `cmd`: steadier than wall time on a
+    shared machine, and the same thing for a single-threaded compile."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise subprocess.CalledProcessError(status, cmd)
+    return usage.ru_utime + usage.ru_stime
+
+
+NOT_PASSES = ("Parser", "Output", "Rest", "Total")
+TIMING_ROW = re.compile(r"^\s*([\d.]+) \(\s*[\d.]+%\)  (\S.*)$")
+
+
+def pass_time(cmd):
+    """Wall time of the passes alone (each with the verifier run after it),
+    from --mlir-timing: parsing and printing, which both commands share up to
+    the size of what they print, are left out."""
+    log = subprocess.run(cmd + ["--mlir-timing"], check=True, text=True,
+                         stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE).stderr
+    total = 0.0
+    for line in log.splitlines():
+        # Top-level rows only: nested ones (analyses) are indented further.
+        match = TIMING_ROW.match(line)
+        if match and match.group(2).strip() not in NOT_PASSES:
+            total += float(match.group(1))
+    return total
 
 
 def instructions(cmd, tmp):
@@ -144,25 +169,32 @@ def main():
         if not args.no_timing:
             print("\n## Compile time: `--amp-o2` vs `--canonicalize --cse`"
                   " (same inputs, same run)\n")
+            print("CPU time (user + system) of the whole command, median of "
+                  f"{args.repeat} alternating runs:\n")
             print("| model | blocks | ops | amp-o2 (s) | canonicalize+cse, "
                   "amp-opt (s) | ratio | canonicalize+cse, mlir-opt (s) | "
                   "ratio |")
             print("|---|---:|---:|---:|---:|---:|---:|---:|")
+            passes = []
             for model, dialect in MODELS:
                 previous = None
                 for blocks in [n for n in (10, 100, 1000) if n in sizes]:
                     generate(model, dialect, blocks, path)
                     ops = count_ops(opt, path)
+                    amp_cmd = [opt, path, "--amp-o2", "-o", os.devnull]
+                    base_cmd = [opt, path, "--canonicalize", "--cse", "-o",
+                                os.devnull]
+                    upstream_cmd = [mlir_opt, path, "--canonicalize", "--cse",
+                                    "-o", os.devnull] if mlir_opt else None
                     amp, base, upstream = [], [], []
+                    amp_pass, base_pass = [], []
                     for _ in range(args.repeat):
-                        amp.append(timed([opt, path, "--amp-o2", "-o",
-                                          os.devnull]))
-                        base.append(timed([opt, path, "--canonicalize",
-                                           "--cse", "-o", os.devnull]))
-                        if mlir_opt:
-                            upstream.append(timed([mlir_opt, path,
-                                                   "--canonicalize", "--cse",
-                                                   "-o", os.devnull]))
+                        amp.append(timed(amp_cmd))
+                        base.append(timed(base_cmd))
+                        if upstream_cmd:
+                            upstream.append(timed(upstream_cmd))
+                        amp_pass.append(pass_time(amp_cmd))
+                        base_pass.append(pass_time(base_cmd))
                     a, b = statistics.median(amp), statistics.median(base)
                     c = statistics.median(upstream) if upstream else None
                     growth = ""
@@ -170,13 +202,27 @@ def main():
                         growth = (f" (x{ops / previous[0]:.1f} ops: "
                                   f"x{a / previous[1]:.1f} time)")
                     previous = (ops, a)
+                    pa = statistics.median(amp_pass)
+                    pb = statistics.median(base_pass)
                     results["timing"].append(
                         {"model": f"{model} ({dialect})", "blocks": blocks,
                          "ops": ops, "amp_o2_s": a, "canonicalize_cse_s": b,
-                         "mlir_opt_canonicalize_cse_s": c})
+                         "mlir_opt_canonicalize_cse_s": c,
+                         "amp_o2_passes_s": pa,
+                         "canonicalize_cse_passes_s": pb})
+                    passes.append((model, dialect, blocks, ops, pa, pb))
                     print(f"| {model} ({dialect}) | {blocks} | {ops} | "
                           f"{a:.3f} | {b:.3f} | {a / b:.2f}{growth} | "
                           f"{fmt(c, '.3f')} | {ratio(a, c)} |")
+            print("\nThe passes alone (`--mlir-timing`, each pass with the "
+                  "verifier after it; parsing and printing left out), "
+                  "amp-opt:\n")
+            print("| model | blocks | ops | amp-o2 pipeline (s) | "
+                  "canonicalize + cse (s) | ratio |")
+            print("|---|---:|---:|---:|---:|---:|")
+            for model, dialect, blocks, ops, pa, pb in passes:
+                print(f"| {model} ({dialect}) | {blocks} | {ops} | {pa:.3f} "
+                      f"| {pb:.3f} | {ratio(pa, pb)} |")
         if args.instructions:
             print("\n## Compile work in instructions: `--amp-o2` vs "
                   "`--canonicalize --cse`\n")

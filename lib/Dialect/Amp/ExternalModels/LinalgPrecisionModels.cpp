@@ -79,8 +79,14 @@ static Category classify(linalg::LinalgOp op) {
   if (llvm::none_of(op.getDpsInputs(),
                     [](Value v) { return isa<ShapedType>(v.getType()); }))
     return Category::Gray;
-  if (linalg::isaContractionOpInterface(op) ||
-      linalg::isaConvolutionOpInterface(op))
+  // Named contractions and convolutions say so; inferring it from indexing
+  // maps is costly, and needs a reduction loop to succeed.
+  if (isa<linalg::ContractionOpInterface, linalg::ConvolutionOpInterface>(
+          op.getOperation()))
+    return Category::White;
+  unsigned numReductionLoops = op.getNumReductionLoops();
+  if (numReductionLoops != 0 && (linalg::isaContractionOpInterface(op) ||
+                                 linalg::isaConvolutionOpInterface(op)))
     return Category::White;
   if (isNormLike(op))
     return Category::Gray;
@@ -91,7 +97,7 @@ static Category classify(linalg::LinalgOp op) {
         return Category::Black;
     }
   }
-  if (op.getNumReductionLoops() != 0 && bodyAccumulates(op))
+  if (numReductionLoops != 0 && bodyAccumulates(op))
     return Category::Black;
   return Category::Gray;
 }

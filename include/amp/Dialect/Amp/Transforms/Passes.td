@@ -130,9 +130,12 @@ def AmpPrecisionPipelinePass
     Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
            "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
   ];
+  // No TOSA: tosa.cast and tosa.const are only created next to TOSA ops,
+  // whose dialect the parser has loaded. Loading it for a linalg module
+  // costs more than the AMP passes on a small one.
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
-    "::mlir::tensor::TensorDialect", "::mlir::tosa::TosaDialect"
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -144,9 +147,8 @@ def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {
     `arith.extf` / `arith.truncf` on the scalar, vector or tensor (through
     f32 when neither type contains the other, as for f16 <-> bf16).
   }];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::tosa::TosaDialect"
-  ];
+  // tosa.cast is only created next to TOSA ops (see above).
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def AmpPrecisionGraphPass
