@@ -219,13 +219,13 @@ private:
 /// amp.check_finite_and_unscale reads. That is the optimizer update (it
 /// reads the unscaled fp32 gradients and the fp32 master weights) and its
 /// bookkeeping (bias corrections, learning rates, step counters).
-static llvm::DenseSet<Operation *> findOptimizerOps(ModuleOp module) {
+static llvm::DenseSet<Operation *>
+findOptimizerOps(ArrayRef<CheckFiniteAndUnscaleOp> unscales) {
   llvm::DenseSet<Operation *> result;
   llvm::SetVector<Operation *> steps;
-  module.walk([&](CheckFiniteAndUnscaleOp op) {
+  for (CheckFiniteAndUnscaleOp op : unscales)
     if (auto func = op->getParentOfType<FunctionOpInterface>())
       steps.insert(func);
-  });
   for (Operation *step : steps) {
     llvm::DenseSet<Operation *> slice;
     SmallVector<Value> worklist;
@@ -667,13 +667,18 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   enclosingPins.clear();
   overflowing.clear();
   changed = true;
+  // One walk for what the decisions depend on module-wide: whether there
+  // are guards, and the training steps.
   bool hasGuard = false;
-  module.walk([&](Fp16GuardOp) {
-    hasGuard = true;
-    return WalkResult::interrupt();
+  SmallVector<CheckFiniteAndUnscaleOp> unscales;
+  module.walk([&](Operation *op) {
+    if (isa<Fp16GuardOp>(op))
+      hasGuard = true;
+    else if (auto unscale = dyn_cast<CheckFiniteAndUnscaleOp>(op))
+      unscales.push_back(unscale);
   });
   useGuard = policy.useFp16Guard.value_or(hasGuard);
-  optimizerOps = findOptimizerOps(module);
+  optimizerOps = findOptimizerOps(unscales);
   if (lossScaling == "off" ||
       (lossScaling == "auto" && policy.dtype == Precision::bf16))
     disableLossScaling(module);

@@ -361,10 +361,11 @@ void mlir::amp::populateAmpCastElisionPatterns(RewritePatternSet &patterns,
     patterns.add<FoldLossyRoundTrip>(context);
 }
 
-void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {
-  SmallVector<CastOp> casts;
-  root->walk([&](CastOp op) { casts.push_back(op); });
-  SmallVector<CastOp> remaining;
+/// Folds `casts` (in program order) and erases those left unused; the casts
+/// that remain are appended to `remaining` if given.
+static void foldCasts(RewriterBase &rewriter, ArrayRef<CastOp> casts,
+                      SmallVectorImpl<CastOp> *remaining) {
+  SmallVector<CastOp> kept;
   for (CastOp op : casts) {
     SmallVector<OpFoldResult> results;
     auto value = succeeded(op->fold(results)) && results.size() == 1
@@ -373,89 +374,130 @@ void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {
     if (value && value != op.getResult())
       rewriter.replaceOp(op, value);
     else
-      remaining.push_back(op);
+      kept.push_back(op);
   }
   // Casts left without users by the folds above (chains: reverse order).
-  for (CastOp op : llvm::reverse(remaining))
-    if (op->use_empty())
+  llvm::SmallPtrSet<Operation *, 16> erased;
+  for (CastOp op : llvm::reverse(kept)) {
+    if (op->use_empty()) {
+      erased.insert(op);
       rewriter.eraseOp(op);
+    }
+  }
+  if (remaining)
+    for (CastOp op : kept)
+      if (!erased.contains(op))
+        remaining->push_back(op);
 }
 
-unsigned mlir::amp::shareAmpCasts(RewriterBase &rewriter, Operation *root) {
-  // Casts by (input, type), in program order.
+void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {
+  SmallVector<CastOp> casts;
+  root->walk([&](CastOp op) { casts.push_back(op); });
+  foldCasts(rewriter, casts, nullptr);
+}
+
+/// Shares `casts` (in program order) per (input, type); the casts kept are
+/// appended to `kept` in the same order.
+static unsigned shareCasts(RewriterBase &rewriter, ArrayRef<CastOp> casts,
+                           SmallVectorImpl<CastOp> &kept) {
   llvm::MapVector<std::pair<Value, Type>, SmallVector<CastOp>> groups;
-  root->walk([&](CastOp op) {
+  for (CastOp op : casts)
     groups[{op.getInput(), op.getType()}].push_back(op);
-  });
   unsigned removed = 0;
-  for (auto &[key, casts] : groups) {
-    CastOp kept = casts.front();
+  for (auto &[key, group] : groups) {
+    CastOp first = group.front();
+    kept.push_back(first);
     // Right after the value: dominates every use, outside every loop the
     // value is invariant in.
     Value input = key.first;
     if (Operation *anchor = input.getDefiningOp()) {
-      if (anchor->getNextNode() != kept)
-        rewriter.moveOpAfter(kept, anchor);
+      if (anchor->getNextNode() != first)
+        rewriter.moveOpAfter(first, anchor);
     } else {
       Block *block = cast<BlockArgument>(input).getOwner();
-      if (&block->front() != kept.getOperation())
-        rewriter.moveOpBefore(kept, &block->front());
+      if (&block->front() != first.getOperation())
+        rewriter.moveOpBefore(first, &block->front());
     }
-    for (CastOp other : llvm::drop_begin(casts)) {
-      rewriter.replaceOp(other, kept.getResult());
+    for (CastOp other : llvm::drop_begin(group)) {
+      rewriter.replaceOp(other, first.getResult());
       ++removed;
     }
   }
   return removed;
 }
 
+unsigned mlir::amp::shareAmpCasts(RewriterBase &rewriter, Operation *root) {
+  SmallVector<CastOp> casts, kept;
+  root->walk([&](CastOp op) { casts.push_back(op); });
+  return shareCasts(rewriter, casts, kept);
+}
+
 void AmpCastElisionPass::runOnOperation() {
   elideAmpCasts(getOperation(), allowExcessPrecision);
 }
 
-void mlir::amp::elideAmpCasts(Operation *root, bool allowExcessPrecision) {
+void mlir::amp::elideAmpCasts(Operation *root, bool allowExcessPrecision,
+                              SmallVectorImpl<CastOp> *remaining) {
   MLIRContext *context = root->getContext();
   IRRewriter rewriter(context);
-  shareAmpCasts(rewriter, root);
 
   RewritePatternSet patterns(context);
   populateAmpCastElisionPatterns(patterns, allowExcessPrecision);
   CastOp::getCanonicalizationPatterns(patterns, context);
   FrozenRewritePatternSet frozen(std::move(patterns));
 
-  // Constants and empty tensors that are in use now: those the rewrites
-  // leave unused are erased afterwards (and so are new ones left unused),
-  // while the user's own dead code stays.
+  // One walk before the patterns and one after: walking a large module is
+  // what costs here.
+  //  * the casts, to share;
+  //  * constants and empty tensors in use now: those the rewrites leave
+  //    unused are erased afterwards (and so are new ones left unused), while
+  //    the user's own dead code stays;
+  //  * only the ops the patterns look at (and what they create): the rest
+  //    of the module, dead code included, is none of this pass's business.
+  SmallVector<CastOp> casts;
   llvm::DenseSet<Operation *> existing, live;
+  SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op)) {
+    if (auto cast = dyn_cast<CastOp>(op)) {
+      casts.push_back(cast);
+      ops.push_back(op);
+    } else if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op)) {
       existing.insert(op);
       if (!op->use_empty())
         live.insert(op);
+    } else if (isa<arith::TruncFOp, tosa::CastOp, linalg::GenericOp>(op) ||
+               getDataMovement(op)) {
+      ops.push_back(op);
     }
   });
-
-  // Only the ops these patterns look at (and what they create): the rest of
-  // the module, dead code included, is none of this pass's business.
-  SmallVector<Operation *> ops;
-  root->walk([&](Operation *op) {
-    if (isa<CastOp, arith::TruncFOp, tosa::CastOp, linalg::GenericOp>(op) ||
-        getDataMovement(op))
-      ops.push_back(op);
-  });
+  SmallVector<CastOp> shared;
+  if (shareCasts(rewriter, casts, shared) != 0) {
+    // Drop the casts sharing erased, keeping program order.
+    llvm::DenseSet<Operation *> kept;
+    for (CastOp op : shared)
+      kept.insert(op);
+    llvm::erase_if(ops, [&](Operation *op) {
+      return isa<CastOp>(op) && !kept.contains(op);
+    });
+  }
   GreedyRewriteConfig config;
   config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
   (void)applyOpPatternsGreedily(ops, frozen, config);
 
   // Motion may have made new duplicates and pairs; dead casts go.
-  shareAmpCasts(rewriter, root);
-  foldAmpCasts(rewriter, root);
-  SmallVector<Operation *> unused;
+  casts.clear();
+  SmallVector<Operation *> producers;
   root->walk([&](Operation *op) {
-    if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op) &&
-        op->use_empty() && (live.contains(op) || !existing.contains(op)))
-      unused.push_back(op);
+    if (auto cast = dyn_cast<CastOp>(op))
+      casts.push_back(cast);
+    else if (isa<arith::ConstantOp, tosa::ConstOp, tensor::EmptyOp>(op) &&
+             (live.contains(op) || !existing.contains(op)))
+      producers.push_back(op);
   });
-  for (Operation *op : unused)
-    rewriter.eraseOp(op);
+  shared.clear();
+  shareCasts(rewriter, casts, shared);
+  foldCasts(rewriter, shared, remaining);
+  for (Operation *op : producers)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
 }

@@ -92,7 +92,13 @@ struct AmpMaterializeCastsPass
 void mlir::amp::materializeAmpCasts(Operation *root) {
   SmallVector<CastOp> casts;
   root->walk([&](CastOp op) { casts.push_back(op); });
-  IRRewriter rewriter(root->getContext());
+  materializeAmpCasts(casts);
+}
+
+void mlir::amp::materializeAmpCasts(ArrayRef<CastOp> casts) {
+  if (casts.empty())
+    return;
+  IRRewriter rewriter(casts.front()->getContext());
   for (CastOp op : casts)
     if (failed(rewriteCast(rewriter, op)))
       op->emitRemark("amp: left as amp.cast: arith.extf/truncf and "

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "DecisionOptions.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,7 +44,8 @@ struct AmpPrecisionPipelinePass
     if (failed(runAmpAutoMixedPrecision(module, amp)))
       return signalPassFailure();
     inlineAmpGuards(module);
-    elideAmpCasts(module);
+    SmallVector<CastOp> casts;
+    elideAmpCasts(module, /*allowExcessPrecision=*/false, &casts);
     if (report != "none") {
       AmpReportPassOptions options;
       options.format = report;
@@ -53,7 +55,7 @@ struct AmpPrecisionPipelinePass
         return signalPassFailure();
     }
     if (!keepAmpCasts)
-      materializeAmpCasts(module);
+      materializeAmpCasts(casts);
     if (!graphFile.empty()) {
       AmpPrecisionGraphPassOptions options;
       options.output = graphFile;

@@ -67,12 +67,18 @@ runAmpAutoMixedPrecision(ModuleOp module,
 bool inlineAmpGuards(Operation *root);
 
 /// Cast elision, sharing, motion and fusion under `root`
-/// (--amp-cast-elision).
-void elideAmpCasts(Operation *root, bool allowExcessPrecision = false);
+/// (--amp-cast-elision). The amp.cast ops left are appended to `remaining`
+/// if given, in program order.
+void elideAmpCasts(Operation *root, bool allowExcessPrecision = false,
+                   SmallVectorImpl<CastOp> *remaining = nullptr);
 
 /// Rewrites every amp.cast under `root` into upstream ops
 /// (--amp-materialize-casts).
 void materializeAmpCasts(Operation *root);
+
+/// Rewrites `casts` into upstream ops, as materializeAmpCasts does, without
+/// walking the module to find them.
+void materializeAmpCasts(ArrayRef<CastOp> casts);
 
 /// Prints the precision report of `module` (--amp-report).
 LogicalResult emitAmpReport(ModuleOp module,
