@@ -100,3 +100,60 @@ func.func @pins(%a: tensor<4xf32>) -> tensor<4xf32> {
   %2 = arith.addf %1, %1 : tensor<4xf32>
   return %2 : tensor<4xf32>
 }
+
+// -----
+
+// linalg.map and linalg.generic bodies are converted in place: arguments
+// take f16 and are extended where they are read, the yield narrows. A body
+// that moves its input unchanged (a broadcast) stays free of conversions.
+// CHECK-LABEL: func.func @map_and_broadcast
+// CHECK: %[[M:.*]] = linalg.map ins(%{{.*}}, %{{.*}} : tensor<8xf16>, tensor<8xf16>) outs(%{{.*}} : tensor<8xf16>)
+// CHECK-NEXT: (%[[X:.*]]: f16, %[[Y:.*]]: f16, %{{.*}}: f16) {
+// CHECK-NEXT:   %[[XW:.*]] = arith.extf %[[X]] : f16 to f32
+// CHECK-NEXT:   %[[YW:.*]] = arith.extf %[[Y]] : f16 to f32
+// CHECK-NEXT:   %[[S:.*]] = arith.addf %[[XW]], %[[YW]] : f32
+// CHECK-NEXT:   %[[T:.*]] = math.tanh %[[S]] : f32
+// CHECK-NEXT:   %[[TL:.*]] = arith.truncf %[[T]] : f32 to f16
+// CHECK-NEXT:   linalg.yield %[[TL]] : f16
+// CHECK: linalg.generic {{.*}} ins(%[[M]] : tensor<8xf16>) outs(%{{.*}} : tensor<8x8xf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16):
+// CHECK-NEXT:   linalg.yield %[[IN]] : f16
+func.func @map_and_broadcast(%a: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %m = linalg.map ins(%a, %b : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>)
+    (%x: f32, %y: f32, %out: f32) {
+      %s = arith.addf %x, %y : f32
+      %t = math.tanh %s : f32
+      linalg.yield %t : f32
+    }
+  %r = tensor.empty() : tensor<8x8xf32>
+  %c = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      ins(%m : tensor<8xf32>) outs(%r : tensor<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  } -> tensor<8x8xf32>
+  %s = arith.mulf %c, %c : tensor<8x8xf32>
+  return %s : tensor<8x8xf32>
+}
+
+// -----
+
+// A fill of a constant is not decided: the matmul's f32 accumulator gets it
+// in f32 and the f16 maximum gets an f16 copy.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK-DAG: %[[Z32:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[Z16:.*]] = arith.constant 0.000000e+00 : f16
+// CHECK-DAG: %[[F32:.*]] = linalg.fill ins(%[[Z32]] : f32) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK-DAG: %[[F16:.*]] = linalg.fill ins(%[[Z16]] : f16) outs(%{{.*}} : tensor<8x4xf16>)
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<16x4xf16>) outs(%[[F32]] : tensor<8x4xf32>)
+// CHECK: arith.maximumf %{{.*}}, %[[F16]] : tensor<8x4xf16>
+func.func @shared_fill(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>,
+                       %b: tensor<8x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x4xf32>)
+                     outs(%z : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = arith.maximumf %b, %z : tensor<8x4xf32>
+  return %y, %m : tensor<8x4xf32>, tensor<8x4xf32>
+}
