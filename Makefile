@@ -58,7 +58,7 @@ $(BENCH_BUILD_DIR)/build.ninja:
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
-	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt
+	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

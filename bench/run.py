@@ -12,8 +12,8 @@ with placement=greedy and placement=optimal and reports, per call:
 * optimal: the min-cut placement.
 
 Then it times `amp-opt --amp-o2` against `--canonicalize --cse` run by two
-drivers on the same inputs, alternating the three in one run (median of
---repeat runs of CPU time): `mlir-opt` (the issue's baseline) and `amp-opt`
+drivers on the same inputs, alternating the three in one run (median CPU
+time of at least --repeat runs, more for short commands: --min-seconds): `mlir-opt` (the issue's baseline) and `amp-opt`
 itself (the stricter comparison: same driver, same registered dialects). It
 reports the ratios and how time grows with the op count, and the time of the
 passes alone from --mlir-timing; --instructions does the same in
@@ -124,7 +124,11 @@ def main():
     parser.add_argument("--mlir-opt", default="/usr/lib/llvm-22/bin/mlir-opt",
                         help="upstream mlir-opt for the baseline ('' to skip)")
     parser.add_argument("--max-blocks", type=int, default=1000)
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="timed runs per command, at least")
+    parser.add_argument("--min-seconds", type=float, default=1.5,
+                        help="time short commands until each took about "
+                             "this long in all")
     parser.add_argument("--json")
     parser.add_argument("--no-timing", action="store_true")
     parser.add_argument("--instructions", type=int, metavar="MAX_BLOCKS",
@@ -170,7 +174,8 @@ def main():
             print("\n## Compile time: `--amp-o2` vs `--canonicalize --cse`"
                   " (same inputs, same run)\n")
             print("CPU time (user + system) of the whole command, median of "
-                  f"{args.repeat} alternating runs:\n")
+                  f"at least {args.repeat} alternating runs (as many as take "
+                  f"about {args.min_seconds:g} s per command):\n")
             print("| model | blocks | ops | amp-o2 (s) | canonicalize+cse, "
                   "amp-opt (s) | ratio | canonicalize+cse, mlir-opt (s) | "
                   "ratio |")
@@ -188,7 +193,12 @@ def main():
                                     "-o", os.devnull] if mlir_opt else None
                     amp, base, upstream = [], [], []
                     amp_pass, base_pass = [], []
-                    for _ in range(args.repeat):
+                    # Small models run for tens of milliseconds, mostly
+                    # process start-up, with the machine's noise on top: run
+                    # each command for about --min-seconds in all.
+                    runs = max(args.repeat, min(20 * args.repeat, int(
+                        args.min_seconds / max(timed(base_cmd), 1e-3))))
+                    for _ in range(runs):
                         amp.append(timed(amp_cmd))
                         base.append(timed(base_cmd))
                         if upstream_cmd:
