@@ -203,7 +203,8 @@ struct StructuredOpModel
         Type old = arg.getType();
         if (!isa<FloatType>(old))
           continue;
-        Type type = getElementTypeOrSelf(operands[arg.getArgNumber()].getType());
+        Type type =
+            getElementTypeOrSelf(operands[arg.getArgNumber()].getType());
         if (type == old)
           continue;
         arg.setType(type);

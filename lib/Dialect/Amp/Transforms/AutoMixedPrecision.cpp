@@ -533,13 +533,6 @@ Decision AutoMixedPrecision::decide(Operation *op,
     category = overridden->second;
   if (category == Category::Unsupported || !computesInF32(op, operandTypes))
     return {};
-  // A producer the caster re-creates in any type (a fill of a constant into
-  // an empty tensor) is not decided: each user gets it in the type it needs.
-  if (op->getNumResults() != 0 &&
-      llvm::all_of(op->getResults(), [](Value v) { return isFree(v); }))
-    return {std::nullopt, "not decided: a constant fill, re-created in the "
-                          "type each user needs"};
-
   if (std::optional<Precision> pin = getPinnedPrecision(op))
     return {*pin, "pinned by amp.precision"};
   // A pin on an enclosing op (a function, a loop) covers what it contains.
@@ -547,6 +540,13 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {pin->first, ("pinned by amp.precision on the enclosing '" +
                          pin->second->getName().getStringRef() + "'")
                             .str()};
+  // Unless pinned, a producer the caster re-creates in any type (a fill of a
+  // constant into an empty tensor) is not decided: each user gets it in the
+  // type it needs.
+  if (op->getNumResults() != 0 &&
+      llvm::all_of(op->getResults(), [](Value v) { return isFree(v); }))
+    return {std::nullopt, "not decided: a constant fill, re-created in the "
+                          "type each user needs"};
   if (optimizerOps.contains(op))
     return {Precision::f32, "optimizer update of a training step: it does "
                             "not compute the loss or the gradients"};

@@ -103,3 +103,23 @@ func.func @driver(%a: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<4xf32>
   %r = arith.addf %a, %b : tensor<4xf32>
   return %r : tensor<4xf32>
 }
+
+// -----
+
+// A fill of a constant is not decided, unless it is pinned; either way its
+// users get it in the type they need.
+// CHECK-LABEL: func.func @fills
+// CHECK-DAG: linalg.fill ins(%{{.*}} : f16) outs(%{{.*}} : tensor<4xf16>)
+// CHECK-DAG: linalg.fill {amp.precision = "f32"} ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<4xf16>
+func.func @fills(%b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  // expected-remark @+1 {{amp: not decided: a constant fill, re-created in the type each user needs}}
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @+1 {{amp: f32 (pinned by amp.precision)}}
+  %p = linalg.fill {amp.precision = "f32"} ins(%zero : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  // expected-remark @+1 {{amp: f16 (O2)}}
+  %r = arith.addf %b, %z : tensor<4xf32>
+  return %r, %p : tensor<4xf32>, tensor<4xf32>
+}
