@@ -29,7 +29,7 @@ class SignatureError(AmpError, TypeError):
     """Arguments that do not match the compiled function's signature."""
 
 
-_LEVELS = {"O0": "O0", "O1": "O1", "O2": "O2"}
+_LEVELS = ("O0", "O1", "O2")
 
 
 def _level_name(level):
@@ -37,7 +37,7 @@ def _level_name(level):
     if key not in _LEVELS:
         raise ValueError(f"unknown level {level!r}: expected 'O0', 'O1' or "
                          f"'O2'")
-    return _LEVELS[key]
+    return key
 
 
 def _read_module(module):

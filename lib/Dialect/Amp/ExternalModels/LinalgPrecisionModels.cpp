@@ -166,14 +166,15 @@ struct StructuredOpModel
     bool hasRegionBuilder =
         !isa<linalg::GenericOp, linalg::MapOp, linalg::ReduceOp>(op) &&
         dialect->getRegionBuilder(name);
-    if (hasRegionBuilder) {
-      // Named op: new operands and result types in place, and its body
-      // regenerated for the new element types in the same block. Re-creating
-      // the op would allocate it again, away from its neighbours.
-      rewriter.modifyOpInPlace(op, [&] {
-        op->setOperands(operands);
-        for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
-          result.setType(type);
+    // Changed in place: re-creating the op would allocate it again, away
+    // from its neighbours.
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperands(operands);
+      for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
+        result.setType(type);
+      OpBuilder::InsertionGuard guard(rewriter);
+      if (hasRegionBuilder) {
+        // Named op: its body regenerated for the new element types.
         for (Operation &inner :
              llvm::make_early_inc_range(llvm::reverse(oldBody))) {
           inner.dropAllUses();
@@ -181,23 +182,15 @@ struct StructuredOpModel
         }
         for (auto [arg, operand] : llvm::zip(oldBody.getArguments(), operands))
           arg.setType(getElementTypeOrSelf(operand.getType()));
-        OpBuilder::InsertionGuard guard(rewriter);
         ImplicitLocOpBuilder b(loc, rewriter);
         b.setInsertionPointToStart(&oldBody);
         dialect->getRegionBuilder(name)(b, oldBody, op->getAttrs(),
                                         [&]() { return op->emitError(); });
-      });
-      return success();
-    }
-    // Explicit body, changed in place: its arguments take the new element
-    // types and are extended back to the old ones where they are read, and
-    // yielded values are converted to the new init types. The body computes
-    // as before and nothing is allocated again.
-    rewriter.modifyOpInPlace(op, [&] {
-      op->setOperands(operands);
-      for (auto [result, type] : llvm::zip(op->getResults(), resultTypes))
-        result.setType(type);
-      OpBuilder::InsertionGuard guard(rewriter);
+        return;
+      }
+      // Explicit body: its arguments take the new element types and are
+      // extended back to the old ones where they are read, and yielded values
+      // are converted to the new init types, so it computes as before.
       rewriter.setInsertionPointToStart(&oldBody);
       for (BlockArgument arg : oldBody.getArguments()) {
         Type old = arg.getType();

@@ -103,7 +103,7 @@ private:
     Operation *def = value.getDefiningOp();
 
     // Constants (converted at compile time) and empty tensors.
-    if (Value recreated = recreateInElementType(builder, value, elementType)) {
+    if (Value recreated = recreateInType(builder, value, target)) {
       created.push_back(recreated.getDefiningOp());
       return recreated;
     }
@@ -730,6 +730,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
         InFlightDiagnostic remark = op->emitRemark();
         remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
                << decision.reason << ")";
+        // Printed, not streamed: a diagnostic would quote the type.
         if (FloatType accumulator = iface.getAccumulatorType(type)) {
           std::string name;
           llvm::raw_string_ostream os(name);

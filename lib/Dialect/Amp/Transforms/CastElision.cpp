@@ -137,8 +137,7 @@ public:
     if (auto castOp = value.getDefiningOp<CastOp>())
       if (castOp.getInput().getType() == target)
         return castOp.getInput();
-    if (Value recreated = recreateInElementType(
-            rewriter, value, llvm::cast<FloatType>(elementType)))
+    if (Value recreated = recreateInType(rewriter, value, target))
       return recreated;
     return CastOp::create(rewriter, value.getLoc(), target, value);
   }
@@ -377,17 +376,15 @@ static void foldCasts(RewriterBase &rewriter, ArrayRef<CastOp> casts,
       kept.push_back(op);
   }
   // Casts left without users by the folds above (chains: reverse order).
-  llvm::SmallPtrSet<Operation *, 16> erased;
+  SmallVector<CastOp> used;
   for (CastOp op : llvm::reverse(kept)) {
-    if (op->use_empty()) {
-      erased.insert(op);
+    if (op->use_empty())
       rewriter.eraseOp(op);
-    }
+    else
+      used.push_back(op);
   }
   if (remaining)
-    for (CastOp op : kept)
-      if (!erased.contains(op))
-        remaining->push_back(op);
+    remaining->append(used.rbegin(), used.rend());
 }
 
 void mlir::amp::foldAmpCasts(RewriterBase &rewriter, Operation *root) {

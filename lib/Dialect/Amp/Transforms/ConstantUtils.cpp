@@ -87,12 +87,11 @@ Value mlir::amp::materializeFloatConstantLike(OpBuilder &builder, Value value,
   return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(attr));
 }
 
-Value mlir::amp::recreateInElementType(OpBuilder &builder, Value value,
-                                       FloatType elementType) {
-  Type target = withFloatElementType(value.getType(), elementType);
+Value mlir::amp::recreateInType(OpBuilder &builder, Value value, Type target) {
   if (Attribute attr = getFloatConstant(value)) {
     bool overflow = false;
-    Attribute converted = convertFloatConstant(attr, elementType, &overflow);
+    Attribute converted =
+        convertFloatConstant(attr, getFloatElementType(target), &overflow);
     if (overflow)
       return {};
     return materializeFloatConstantLike(builder, value, converted, target);

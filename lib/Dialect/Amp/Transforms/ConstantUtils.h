@@ -30,12 +30,11 @@ bool floatConstantOverflows(Value value, FloatType type);
 Value materializeFloatConstantLike(OpBuilder &builder, Value value,
                                    Attribute attr, Type type);
 
-/// Re-creates `value` with element type `elementType`, right after it, when
-/// that costs nothing at run time: a float constant (converted, round to
-/// nearest even) or a tensor.empty. Returns null for other values and for a
-/// constant that would overflow.
-Value recreateInElementType(OpBuilder &builder, Value value,
-                            FloatType elementType);
+/// Re-creates `value` as `target` (its type with another float element
+/// type), right after it, when that costs nothing at run time: a float
+/// constant (converted, round to nearest even) or a tensor.empty. Returns
+/// null for other values and for a constant that would overflow.
+Value recreateInType(OpBuilder &builder, Value value, Type target);
 
 } // namespace amp
 } // namespace mlir
