@@ -9,7 +9,14 @@ with placement=greedy and placement=optimal and reports, per call:
 * per-use: one conversion per use of a value, no sharing (the naive
   insertion; computed from the greedy result's uses);
 * greedy: TF-style painting, one conversion per (value, type);
-* optimal: the min-cut placement.
+* optimal: the min-cut placement;
+* the bytes moved by greedy and optimal: what every compute op and
+  conversion reads and writes, the cost optimal placement minimises (it
+  fails if optimal moves more than greedy).
+
+It then measures the low-precision bytes of --amp-o1 and --amp-o2 against
+their ideal (the report's `ideal_fraction`; docs/policies.md defines both)
+on the generated models and the bundled examples.
 
 Then it times `amp-opt --amp-o2` against `--canonicalize --cse` run by two
 drivers on the same inputs, alternating the three in one run (median CPU
@@ -33,6 +40,9 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 MODELS = [("transformer", "linalg"), ("resnet", "linalg"),
           ("transformer", "tosa")]
+# The bundled examples, measured beside the generated models.
+EXAMPLES = ["linalg_convnet.mlir", "tosa_mlp_classifier.mlir",
+            "amp_training_step.mlir", "mlp_training.mlir"]
 
 
 def generate(model, dialect, blocks, path):
@@ -53,10 +63,10 @@ def count_ops(opt, path):
     return total
 
 
-def report(opt, path, placement, tmp):
+def report(opt, path, placement, tmp, level="o1"):
     out = os.path.join(tmp, "report.json")
     subprocess.run([opt, path,
-                    f"--amp-o1=placement={placement} report=json "
+                    f"--amp-{level}=placement={placement} report=json "
                     f"report-file={out}", "-o", os.devnull], check=True)
     with open(out) as f:
         return json.load(f)
@@ -140,13 +150,18 @@ def main():
     mlir_opt = args.mlir_opt if args.mlir_opt and os.path.exists(
         args.mlir_opt) else None
     sizes = [n for n in (1, 10, 100, 1000) if n <= args.max_blocks]
-    results = {"placement": [], "timing": [], "instructions": []}
+    results = {"placement": [], "low_precision": [], "timing": [],
+               "instructions": []}
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.mlir")
-        print("## Conversions per call at O1 (casts / KiB converted)\n")
-        print("| model | blocks | ops | per-use | greedy | optimal |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print("## Conversions and bytes moved per call at O1\n")
+        print("Casts / KiB converted; then the KiB every compute op and "
+              "conversion reads and writes (the cost optimal placement "
+              "minimises).\n")
+        print("| model | blocks | ops | per-use | greedy | optimal | "
+              "moved, greedy | moved, optimal |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|")
         for model, dialect in MODELS:
             for blocks in sizes:
                 generate(model, dialect, blocks, path)
@@ -157,18 +172,52 @@ def main():
                        "ops": ops,
                        "per_use": [greedy["per_use_casts"],
                                    greedy["per_use_bytes_converted"]],
-                       "greedy": [greedy["casts"], greedy["bytes_converted"]],
+                       "greedy": [greedy["casts"], greedy["bytes_converted"],
+                                  greedy["bytes_moved"]],
                        "optimal": [optimal["casts"],
-                                   optimal["bytes_converted"]]}
+                                   optimal["bytes_converted"],
+                                   optimal["bytes_moved"]]}
                 results["placement"].append(row)
-                if optimal["bytes_converted"] > greedy["bytes_converted"]:
-                    print(f"error: optimal converts more than greedy on "
+                if optimal["bytes_moved"] > greedy["bytes_moved"]:
+                    print(f"error: optimal moves more bytes than greedy on "
                           f"{row['model']} x{blocks}", file=sys.stderr)
                     return 1
                 print(f"| {row['model']} | {blocks} | {ops} | "
                       f"{row['per_use'][0]} / {kib(row['per_use'][1])} | "
                       f"{row['greedy'][0]} / {kib(row['greedy'][1])} | "
-                      f"{row['optimal'][0]} / {kib(row['optimal'][1])} |")
+                      f"{row['optimal'][0]} / {kib(row['optimal'][1])} | "
+                      f"{kib(row['greedy'][2])} | "
+                      f"{kib(row['optimal'][2])} |")
+
+        print("\n## Low-precision bytes: achieved / ideal\n")
+        print("Float tensor bytes that compute ops read and write in the low "
+              "type (at its width), as a share of the ideal's (Apex O2 for "
+              "O2, autocast for O1); in brackets, the KiB.\n")
+        print("| model | blocks | O1 | O2 |")
+        print("|---|---:|---:|---:|")
+        inputs = [(f"{model} ({dialect})", blocks, (model, dialect))
+                  for model, dialect in MODELS
+                  for blocks in [n for n in (1, 10, 100) if n in sizes]]
+        inputs += [(f"examples/{name}", "", None) for name in EXAMPLES]
+        for name, blocks, generated in inputs:
+            if generated:
+                generate(generated[0], generated[1], blocks, path)
+                source = path
+            else:
+                source = os.path.join(HERE, "..", name)
+            cells = []
+            for level in ("o1", "o2"):
+                r = report(opt, source, "optimal", tmp, level)
+                cells.append(f"{r['ideal_fraction']:.3f} "
+                             f"({kib(r['ideal_reached_bytes'])} / "
+                             f"{kib(r['ideal_low_precision_bytes'])})")
+                results["low_precision"].append(
+                    {"model": name, "blocks": blocks, "level": level.upper(),
+                     "ideal_fraction": r["ideal_fraction"],
+                     "reached_bytes": r["ideal_reached_bytes"],
+                     "ideal_bytes": r["ideal_low_precision_bytes"],
+                     "low_bytes": r["low_precision_bytes"]})
+            print(f"| {name} | {blocks} | {cells[0]} | {cells[1]} |")
 
         if not args.no_timing:
             print("\n## Compile time: `--amp-o2` vs `--canonicalize --cse`"

@@ -69,6 +69,12 @@ static unsigned getTypeOf(const CastPlacementProblem::Endpoint &e,
   return 0;
 }
 
+void CastPlacementProblem::addHighCost(unsigned op, int64_t cost) {
+  // A value the op must read in the low type: it costs `cost` exactly when
+  // the op is high, which the cut then counts like any other value.
+  addUse(addValue(cost, Endpoint::low()), Endpoint::follows(op));
+}
+
 int64_t CastPlacementProblem::getCost(llvm::ArrayRef<bool> lowLabels) const {
   assert(lowLabels.size() == ops.size() && "one label per op");
   int64_t cost = 0;

@@ -118,4 +118,66 @@ TEST(CastPlacementTest, MatchesExhaustiveSearchOnRandomGraphs) {
   }
   EXPECT_GT(withFreeOps, kGraphs * 9 / 10);
 }
+// The cost model of --amp-o1 placement: conversions plus the extra bytes
+// an op moves in f32 (ops of up to 16 free gray ops, as many fixed ones).
+TEST(CastPlacementTest, MatchesExhaustiveSearchWithOpTraffic) {
+  std::mt19937 rng(20261125);
+  const unsigned kGraphs = 1200;
+  for (unsigned graph = 0; graph < kGraphs; ++graph) {
+    SCOPED_TRACE("graph " + std::to_string(graph));
+    CastPlacementProblem p;
+    unsigned numFree = std::uniform_int_distribution<unsigned>(1, 16)(rng);
+    unsigned numFixed = std::uniform_int_distribution<unsigned>(0, 6)(rng);
+    for (unsigned i = 0; i < numFree; ++i)
+      p.addOp();
+    for (unsigned i = 0; i < numFixed; ++i)
+      p.addOp(std::bernoulli_distribution(0.5)(rng));
+    unsigned numOps = p.getNumOps();
+    auto randomEndpoint = [&]() {
+      unsigned kind = std::uniform_int_distribution<unsigned>(0, 9)(rng);
+      if (kind == 0)
+        return Endpoint::high();
+      if (kind == 1)
+        return Endpoint::low();
+      return Endpoint::follows(
+          std::uniform_int_distribution<unsigned>(0, numOps - 1)(rng));
+    };
+    unsigned numValues =
+        std::uniform_int_distribution<unsigned>(1, 2 * numOps)(rng);
+    for (unsigned v = 0; v < numValues; ++v) {
+      // Elements of the value: a conversion moves 6 bytes each (f32 read,
+      // f16 write), an op in f32 2 more per element it reads or writes.
+      int64_t elements = std::uniform_int_distribution<int64_t>(1, 4096)(rng);
+      unsigned value = std::bernoulli_distribution(0.1)(rng)
+                           ? p.addValue(6 * elements)
+                           : p.addValue(6 * elements, randomEndpoint());
+      unsigned numUses = std::uniform_int_distribution<unsigned>(1, 3)(rng);
+      for (unsigned u = 0; u < numUses; ++u)
+        p.addUse(value, randomEndpoint());
+    }
+    for (unsigned op = 0; op < numFree; ++op)
+      p.addHighCost(op,
+                    2 * std::uniform_int_distribution<int64_t>(0, 8192)(rng));
+
+    auto fast = p.solve();
+    auto exact = p.solveExhaustively();
+    ASSERT_EQ(p.getCost(fast), p.getCost(exact));
+    ASSERT_EQ(llvm::count(fast, true), llvm::count(exact, true));
+    for (unsigned op = numFree; op < numOps; ++op)
+      ASSERT_EQ(fast[op], *p.getFixedLabel(op));
+  }
+}
+
+TEST(CastPlacementTest, HighCostTipsAGrayOpLow) {
+  // A gray op between an f32 argument and an f32 result: staying f32 costs
+  // no conversion, going low two (600 B). It moves 1000 B more in f32.
+  CastPlacementProblem p;
+  unsigned g = p.addOp();
+  p.addUse(p.addValue(300, Endpoint::high()), Endpoint::follows(g));
+  p.addUse(p.addValue(300, Endpoint::follows(g)), Endpoint::high());
+  EXPECT_FALSE(p.solve()[g]);
+  p.addHighCost(g, 1000);
+  EXPECT_TRUE(p.solve()[g]);
+  EXPECT_EQ(p.getCost(p.solve()), 600);
+}
 } // namespace

@@ -7,7 +7,8 @@
 // others; an endpoint's type either follows an op's label or is fixed (an
 // f32 accumulator, an fp32-only operand). A value whose endpoints do not all
 // agree needs one conversion, shared by all users, costing `weight` (bytes
-// read and written). The solver finds the assignment of minimum total cost
+// read and written); an op may also cost more when high (the wider tensors
+// it reads and writes). The solver finds the assignment of minimum total cost
 // exactly, as an s-t minimum cut, breaking ties towards more low-precision
 // ops.
 //
@@ -50,6 +51,9 @@ public:
   unsigned addValue(int64_t weight);
   /// Adds a use of `value`.
   void addUse(unsigned value, Endpoint use);
+  /// Adds `cost` to every assignment that labels `op` high: the bytes the
+  /// op moves beyond what it moves in low precision.
+  void addHighCost(unsigned op, int64_t cost);
 
   unsigned getNumOps() const { return ops.size(); }
   std::optional<bool> getFixedLabel(unsigned op) const { return ops[op]; }

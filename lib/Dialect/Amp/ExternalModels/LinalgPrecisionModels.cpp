@@ -205,6 +205,26 @@ struct StructuredOpModel
           continue;
         Value extended = convertFloat(rewriter, loc, arg, old);
         arg.replaceAllUsesExcept(extended, extended.getDefiningOp());
+        // A read the body already narrows to the new type is the argument
+        // itself (exact): rewriting a rewritten body changes nothing more.
+        for (Operation *user :
+             llvm::make_early_inc_range(extended.getUsers())) {
+          if (!isa<arith::TruncFOp>(user) ||
+              user->getResult(0).getType() != type)
+            continue;
+          Value narrowed = user->getResult(0);
+          for (Operation *reader :
+               llvm::make_early_inc_range(narrowed.getUsers()))
+            if (isa<arith::ExtFOp>(reader) &&
+                reader->getResult(0).getType() == old) {
+              rewriter.replaceAllUsesWith(reader->getResult(0), extended);
+              rewriter.eraseOp(reader);
+            }
+          rewriter.replaceAllUsesWith(narrowed, arg);
+          rewriter.eraseOp(user);
+        }
+        if (extended.use_empty())
+          rewriter.eraseOp(extended.getDefiningOp());
       }
       Operation *terminator = oldBody.getTerminator();
       rewriter.setInsertionPoint(terminator);

@@ -7,6 +7,7 @@
 
 #include "ConstantUtils.h"
 #include "DecisionOptions.h"
+#include "TrainingSteps.h"
 #include "amp/Analysis/CastPlacement.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
@@ -188,6 +189,14 @@ private:
   /// `type`; remembered per value, as constants are shared by many users.
   bool overflows(Value value, FloatType type);
   MLIRContext &getContext() { return *context; }
+  /// Records the uses, inside the regions of `op`, of float values defined
+  /// outside it (a table a linalg body reads with tensor.extract).
+  void recordCapturedUses(Operation *op);
+  /// Gives the uses recorded for `op` their values back in the types they
+  /// were written with, where a producer's rewrite changed them and the
+  /// op's own rewrite did not replace them.
+  void restoreCapturedUses(Operation *op, ValueCaster &caster,
+                           RewriterBase &rewriter);
 
   MLIRContext *context;
   std::string level, dtype;
@@ -211,57 +220,16 @@ private:
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
+  /// Per op with regions: uses of values captured from above, with the
+  /// value and type each had as written.
+  struct CapturedUse {
+    OpOperand *use;
+    Value value;
+    Type type;
+  };
+  llvm::DenseMap<Operation *, SmallVector<CapturedUse>> capturedUses;
 };
 
-/// In a training step (a function with amp.check_finite_and_unscale), the
-/// ops that compute neither the loss nor the gradients: everything that is
-/// not an ancestor of amp.scale_loss's loss or of the gradients that
-/// amp.check_finite_and_unscale reads. That is the optimizer update (it
-/// reads the unscaled fp32 gradients and the fp32 master weights) and its
-/// bookkeeping (bias corrections, learning rates, step counters).
-static llvm::DenseSet<Operation *>
-findOptimizerOps(ArrayRef<CheckFiniteAndUnscaleOp> unscales) {
-  llvm::DenseSet<Operation *> result;
-  llvm::SetVector<Operation *> steps;
-  for (CheckFiniteAndUnscaleOp op : unscales)
-    if (auto func = op->getParentOfType<FunctionOpInterface>())
-      steps.insert(func);
-  for (Operation *step : steps) {
-    llvm::DenseSet<Operation *> slice;
-    SmallVector<Value> worklist;
-    step->walk([&](Operation *op) {
-      if (auto unscale = dyn_cast<CheckFiniteAndUnscaleOp>(op))
-        llvm::append_range(worklist, unscale.getGradients());
-      else if (auto scale = dyn_cast<ScaleLossOp>(op))
-        worklist.push_back(scale.getLoss());
-    });
-    auto addOp = [&](Operation *op) {
-      if (op == step || !slice.insert(op).second)
-        return;
-      // The op and everything nested in it (linalg bodies, guard regions),
-      // with the values they use.
-      op->walk([&](Operation *inner) {
-        slice.insert(inner);
-        llvm::append_range(worklist, inner->getOperands());
-      });
-    };
-    while (!worklist.empty()) {
-      Value value = worklist.pop_back_val();
-      Operation *owner = value.getDefiningOp();
-      if (!owner)
-        owner = cast<BlockArgument>(value).getOwner()->getParentOp();
-      // Values from enclosing ops (a loop's block arguments): the enclosing
-      // op computes them.
-      for (Operation *op = owner; op && op != step; op = op->getParentOp())
-        addOp(op);
-    }
-    step->walk([&](Operation *op) {
-      if (op != step && !slice.contains(op))
-        result.insert(op);
-    });
-  }
-  return result;
-}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -433,6 +401,28 @@ void AutoMixedPrecision::placeGrayOps(
     for (Value result : op->getResults())
       addValue(result);
   }
+  // A free op in f32 reads and writes its data tensors at 4 bytes an
+  // element instead of the low type's: what the lowering moves is the cost,
+  // not the number of conversions.
+  int64_t savedBits = 32 - int64_t(lowType.getWidth());
+  for (auto &[op, node] : nodes) {
+    auto iface = cast<AmpPrecisionOpInterface>(op);
+    auto dps = dyn_cast<DestinationStyleOpInterface>(op);
+    int64_t elements = 0;
+    for (OpOperand &use : op->getOpOperands()) {
+      Value value = use.get();
+      if (!isFloatLike(value.getType()) || isFree(value) ||
+          iface.operandMustStayF32(use.getOperandNumber()) ||
+          (dps && dps.isDpsInit(&use)))
+        continue;
+      elements += getStaticNumElements(value.getType());
+    }
+    for (Value result : op->getResults())
+      if (isFloatLike(result.getType()))
+        elements += getStaticNumElements(result.getType());
+    if (elements)
+      problem.addHighCost(node, elements * savedBits / 8);
+  }
 
   SmallVector<bool> labels = problem.solve();
   for (auto &[op, node] : nodes) {
@@ -441,8 +431,59 @@ void AutoMixedPrecision::placeGrayOps(
       continue;
     decision.free = false;
     decision.precision = labels[node] ? policy.dtype : Precision::f32;
-    decision.reason = "placed by min-cut: fewest bytes converted";
+    decision.reason = "placed by min-cut: fewest bytes moved";
   }
+}
+
+//===----------------------------------------------------------------------===//
+// Values captured by regions
+//===----------------------------------------------------------------------===//
+
+void AutoMixedPrecision::recordCapturedUses(Operation *op) {
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value value = use.get();
+      if (!isFloatLike(value.getType()) ||
+          op->isAncestor(value.getParentRegion()->getParentOp()))
+        continue;
+      capturedUses[op].push_back({&use, value, value.getType()});
+    }
+  });
+}
+
+void AutoMixedPrecision::restoreCapturedUses(Operation *op, ValueCaster &caster,
+                                             RewriterBase &rewriter) {
+  auto it = capturedUses.find(op);
+  if (it == capturedUses.end())
+    return;
+  for (CapturedUse &captured : it->second) {
+    OpOperand &use = *captured.use;
+    Value value = use.get();
+    if (value != captured.value || value.getType() == captured.type)
+      continue;
+    Operation *owner = use.getOwner();
+    Type wanted = getElementTypeOrSelf(captured.type);
+    // An element read from a retyped tensor: read it in the new type and
+    // widen the element, not the whole tensor.
+    auto extract = dyn_cast<tensor::ExtractOp>(owner);
+    if (extract && use.getOperandNumber() == 0 && extract.getType() == wanted) {
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(extract);
+      Type element = getElementTypeOrSelf(value.getType());
+      rewriter.modifyOpInPlace(extract,
+                               [&] { extract.getResult().setType(element); });
+      Value widened =
+          convertFloat(rewriter, extract.getLoc(), extract.getResult(), wanted);
+      rewriter.replaceAllUsesExcept(extract.getResult(), widened,
+                                    widened.getDefiningOp());
+      continue;
+    }
+    Value restored = caster.cast(value, wanted);
+    rewriter.modifyOpInPlace(owner, [&] { use.set(restored); });
+  }
+  capturedUses.erase(it);
 }
 
 //===----------------------------------------------------------------------===//
@@ -693,8 +734,10 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       return WalkResult::advance();
     ops.push_back(op);
     originalTypes[op] = llvm::to_vector(op->getOperandTypes());
-    if (isa<AmpPrecisionOpInterface>(op) && op->getNumRegions() != 0)
+    if (isa<AmpPrecisionOpInterface>(op) && op->getNumRegions() != 0) {
+      recordCapturedUses(op);
       return WalkResult::skip();
+    }
     return WalkResult::advance();
   });
 
@@ -756,6 +799,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       replaced = !tracker.replacement.empty();
       tracker.current = nullptr;
       if (succeeded(converted)) {
+        restoreCapturedUses(op, caster, rewriter);
         if (replaced)
           lowResults.insert(tracker.replacement.begin(),
                             tracker.replacement.end());
@@ -775,6 +819,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     } else if (explain && !decision.reason.empty()) {
       op->emitRemark() << "amp: " << decision.reason;
     }
+    restoreCapturedUses(op, caster, rewriter);
     // Kept: operands back to the types the op was written with.
     ArrayRef<Type> types = originalTypes[op];
     for (auto [index, type] : llvm::enumerate(types)) {

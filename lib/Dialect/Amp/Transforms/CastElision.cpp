@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantUtils.h"
+#include "ReportUtils.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -279,8 +280,12 @@ struct FuseCastIntoGenericInput : public OpRewritePattern<linalg::GenericOp> {
       return rewriter.notifyMatchFailure(op, "not elementwise");
     Block &body = op.getRegion().front();
     for (OpOperand *input : op.getDpsInputOperands()) {
+      // Only widenings: the generic then reads the narrower tensor. Fusing
+      // a narrowing would make it read the wider one, and keep in memory
+      // what was decided low.
       auto castOp = input->get().getDefiningOp<CastOp>();
-      if (!castOp || !isa<RankedTensorType>(castOp.getType()))
+      if (!castOp || !isa<RankedTensorType>(castOp.getType()) ||
+          !castOp.isExact())
         continue;
       BlockArgument arg = body.getArgument(input->getOperandNumber());
       Type oldType = arg.getType();
@@ -311,6 +316,11 @@ struct FuseCastIntoGenericOutput : public OpRewritePattern<CastOp> {
     if (!generic || !isElementwiseGeneric(generic) || !result.hasOneUse() ||
         !isa<RankedTensorType>(op.getType()))
       return rewriter.notifyMatchFailure(op, "not an elementwise result");
+    // A narrowing makes the generic write the narrower tensor. A widening
+    // would make it write the wider one: only worth it for a function's
+    // result, which is read in the wider type anyway.
+    if (op.isExact() && !isOnlyReturned(op.getResult()))
+      return rewriter.notifyMatchFailure(op, "a widening not at the interface");
     unsigned index = result.getResultNumber();
     OpOperand *init = generic.getDpsInitOperand(index);
     BlockArgument initArg = generic.getMatchingBlockArgument(init);

@@ -24,7 +24,7 @@ using namespace mlir;
 using namespace mlir::amp;
 
 static bool isTosa(Operation *op) {
-  return op && isa<tosa::TosaDialect>(op->getDialect());
+  return op && isa_and_nonnull<tosa::TosaDialect>(op->getDialect());
 }
 
 /// A cast lives in a TOSA graph when it converts a ranked tensor produced

@@ -158,16 +158,13 @@ public:
 
   // Totals over every op considered (drawn or left out), as the report
   // counts them.
-  unsigned numFloatOps = 0, numLowOps = 0, numCasts = 0, numDynamicCasts = 0;
-  uint64_t bytesConverted = 0;
-  std::string lowName;
+  ReportSummary summary;
 
 private:
   /// Reserves a node id, or returns std::nullopt past `maxNodes`.
   std::optional<unsigned> takeNode(Operation *leftOut);
   void drawBlock(Block &block, unsigned depth);
   void drawOp(Operation *op, unsigned depth);
-  void count(Operation *op);
   void addEdges(Operation *user, unsigned userId);
   raw_ostream &indent(unsigned depth) { return os.indent(2 * depth); }
 
@@ -193,30 +190,6 @@ std::optional<unsigned> GraphWriter::takeNode(Operation *leftOut) {
     return std::nullopt;
   }
   return numDrawn++;
-}
-
-void GraphWriter::count(Operation *op) {
-  Value input;
-  Type output;
-  if (isConversion(op, input, output)) {
-    ++numCasts;
-    if (std::optional<uint64_t> bytes = getBytesConverted(input, output))
-      bytesConverted += *bytes;
-    else
-      ++numDynamicCasts;
-    return;
-  }
-  std::string precision = getFloatOpPrecision(op);
-  if (precision.empty())
-    return;
-  ++numFloatOps;
-  if (precision == "f32" || precision == "f64")
-    return;
-  ++numLowOps;
-  if (lowName.empty())
-    lowName = precision;
-  else if (lowName != precision)
-    lowName = "low precision";
 }
 
 void GraphWriter::drawFunction(FunctionOpInterface func) {
@@ -247,7 +220,7 @@ void GraphWriter::drawBlock(Block &block, unsigned depth) {
 }
 
 void GraphWriter::drawOp(Operation *op, unsigned depth) {
-  count(op);
+  summary.count(op);
   bool hasModel = isa<AmpPrecisionOpInterface>(op);
   Value input;
   Type output;
@@ -279,8 +252,11 @@ void GraphWriter::drawOp(Operation *op, unsigned depth) {
         dims = dims.drop_back(to.size() + 1);
       else if (dims == to)
         dims = "scalar";
+      // A narrowing the contraction's epilogue writes moves nothing more.
       label += "\n" + from + " -> " + to + "\n" + dims.str() + ", " +
-               (bytes ? formatBytes(*bytes) : std::string("? B"));
+               (isEpilogueNarrowing(op) ? std::string("in the epilogue")
+                : bytes                 ? formatBytes(*bytes)
+                                        : std::string("? B"));
       os << "label=\"" << escapeDot(label)
          << "\", shape=hexagon, style=filled, penwidth=3, color=\""
          << kConversionOutline << "\", fillcolor=\"" << getPalette(from).fill
@@ -435,13 +411,7 @@ mlir::amp::emitAmpPrecisionGraph(ModuleOp module,
   // The title: the report's summary line.
   SmallVector<std::string, 2> titleLines(1);
   llvm::raw_string_ostream titleOs(titleLines.front());
-  titleOs << options.title << ": " << writer.numLowOps << "/"
-          << writer.numFloatOps << " float ops in "
-          << (writer.lowName.empty() ? "f16/bf16" : writer.lowName) << ", "
-          << writer.numCasts << (writer.numCasts == 1 ? " cast, " : " casts, ")
-          << formatBytes(writer.bytesConverted) << " converted per call";
-  if (writer.numDynamicCasts)
-    titleOs << " (+" << writer.numDynamicCasts << " of dynamic size)";
+  titleOs << writer.summary.format(options.title);
   if (writer.getNumLeftOut())
     titleLines.push_back(("(first " + Twine(writer.getNumDrawn()) + " of " +
                           Twine(writer.getNumDrawn() + writer.getNumLeftOut()) +

@@ -9,11 +9,13 @@
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Policy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Support/FileUtilities.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/Format.h"
@@ -76,12 +78,99 @@ std::optional<uint64_t> mlir::amp::getBytesConverted(Value input, Type output) {
   return uint64_t(numElements) * bits / 8;
 }
 
+bool mlir::amp::isEpilogueNarrowing(Operation *op) {
+  Value input;
+  Type output;
+  if (!isConversion(op, input, output))
+    return false;
+  auto result = dyn_cast<OpResult>(input);
+  auto iface = result ? dyn_cast<AmpPrecisionOpInterface>(result.getOwner())
+                      : AmpPrecisionOpInterface();
+  auto low = dyn_cast<FloatType>(getElementTypeOrSelf(output));
+  if (!iface || !low || low.getWidth() >= 32 ||
+      iface.getAmpCategory() != Category::White ||
+      !iface.getAccumulatorType(low))
+    return false;
+  // Every user narrows it to the same type (one epilogue writes that).
+  return llvm::all_of(input.getUsers(), [&](Operation *user) {
+    Value userInput;
+    Type userOutput;
+    return isConversion(user, userInput, userOutput) &&
+           getElementTypeOrSelf(userOutput) == low;
+  });
+}
+
 bool mlir::amp::isInsidePrecisionOp(Operation *op) {
   for (Operation *parent = op->getParentOp(); parent;
        parent = parent->getParentOp())
     if (isa<AmpPrecisionOpInterface>(parent))
       return true;
   return false;
+}
+
+bool mlir::amp::isOnlyReturned(Value value) {
+  if (value.use_empty())
+    return false;
+  for (Operation *user : value.getUsers()) {
+    Value input;
+    Type output;
+    if (isConversion(user, input, output)) {
+      if (!isOnlyReturned(user->getResult(0)))
+        return false;
+      continue;
+    }
+    if (!user->hasTrait<OpTrait::ReturnLike>() ||
+        !isa<FunctionOpInterface>(user->getParentOp()))
+      return false;
+  }
+  return true;
+}
+
+uint64_t ReportSummary::count(Operation *op) {
+  Value input;
+  Type output;
+  if (isConversion(op, input, output)) {
+    if (isEpilogueNarrowing(op)) {
+      ++numEpilogues;
+      return 0;
+    }
+    ++numCasts;
+    std::optional<uint64_t> bytes = getBytesConverted(input, output);
+    if (!bytes) {
+      ++numDynamicCasts;
+      return 0;
+    }
+    bytesConverted += *bytes;
+    return *bytes;
+  }
+  std::string precision = getFloatOpPrecision(op);
+  if (precision.empty())
+    return 0;
+  ++numFloatOps;
+  if (precision != "f32" && precision != "f64") {
+    ++numLowOps;
+    if (lowName.empty())
+      lowName = precision;
+    else if (lowName != precision)
+      lowName = "low precision";
+  }
+  return 0;
+}
+
+std::string ReportSummary::format(StringRef title) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << title << ": " << numLowOps << "/" << numFloatOps << " float ops in "
+     << (lowName.empty() ? "f16/bf16" : lowName) << ", " << numCasts
+     << (numCasts == 1 ? " cast, " : " casts, ") << formatBytes(bytesConverted)
+     << " converted per call";
+  if (numDynamicCasts)
+    os << " (+" << numDynamicCasts << " casts of dynamic size)";
+  if (numEpilogues)
+    os << "; " << numEpilogues
+       << (numEpilogues == 1 ? " narrowing" : " narrowings")
+       << " in contraction epilogues";
+  return text;
 }
 
 std::string mlir::amp::formatBytes(uint64_t bytes) {
@@ -124,47 +213,46 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
   }
   // op name -> precision -> count
   std::map<std::string, std::map<std::string, unsigned>> perOp;
-  unsigned numFloatOps = 0, numLowOps = 0, numCasts = 0, numDynamicCasts = 0;
-  uint64_t bytesConverted = 0;
+  ReportSummary summary;
   // What inserting one conversion per use (no sharing) would cost.
   uint64_t numPerUseCasts = 0, perUseBytesConverted = 0;
-  std::string lowName;
   module.walk([&](Operation *op) {
     // Ops nested in a counted op (linalg bodies) are part of it: their
     // conversions are fused (extend on read) and move no extra memory.
     if (isInsidePrecisionOp(op))
       return;
-    Value input;
-    Type output;
-    if (isConversion(op, input, output)) {
-      ++numCasts;
-      std::optional<uint64_t> bytes = getBytesConverted(input, output);
-      if (!bytes) {
-        ++numDynamicCasts;
-        return;
-      }
+    if (uint64_t bytes = summary.count(op)) {
       uint64_t numUses =
           std::max<uint64_t>(1, std::distance(op->use_begin(), op->use_end()));
-      bytesConverted += *bytes;
       numPerUseCasts += numUses;
-      perUseBytesConverted += numUses * *bytes;
+      perUseBytesConverted += numUses * bytes;
       return;
     }
     std::string precision = getFloatOpPrecision(op);
-    if (precision.empty())
-      return;
-    ++numFloatOps;
-    if (precision != "f32" && precision != "f64") {
-      ++numLowOps;
-      if (lowName.empty())
-        lowName = precision;
-      else if (lowName != precision)
-        lowName = "low precision";
-    }
-    ++perOp[op->getName().getStringRef().str()][precision];
+    if (!precision.empty())
+      ++perOp[op->getName().getStringRef().str()][precision];
   });
+  std::string lowName = summary.lowName;
   if (lowName.empty())
     lowName = "f16/bf16";
+
+  // The ideal of the level and type the module was rewritten with (its
+  // amp.applied marker, "O2:f16"); O2 and the low type found otherwise.
+  bool isO1 = false;
+  FloatType lowType = Float16Type::get(module.getContext());
+  if (lowName == "bf16")
+    lowType = BFloat16Type::get(module.getContext());
+  if (auto applied =
+          module->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName)) {
+    auto [appliedLevel, appliedType] = applied.getValue().split(':');
+    isO1 = appliedLevel.equals_insensitive("o1");
+    if (std::optional<Precision> precision = parseLowPrecision(appliedType))
+      lowType = getFloatType(module.getContext(), *precision);
+  }
+  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(module, lowType, isO1);
+  // Share of the ideal's low-precision bytes that the module stores low.
+  double reached =
+      lowBytes.ideal ? double(lowBytes.reached) / double(lowBytes.ideal) : 1.0;
 
   std::string errorMessage;
   std::unique_ptr<llvm::ToolOutputFile> file;
@@ -186,24 +274,36 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
         entry[precision] = count;
       ops[name] = std::move(entry);
     }
-    llvm::json::Object root{{"title", title},
-                            {"float_ops", numFloatOps},
-                            {"low_precision_ops", numLowOps},
-                            {"low_precision_type", lowName},
-                            {"casts", numCasts},
-                            {"dynamic_size_casts", numDynamicCasts},
-                            {"bytes_converted", bytesConverted},
-                            {"per_use_casts", numPerUseCasts},
-                            {"per_use_bytes_converted", perUseBytesConverted},
-                            {"ops", std::move(ops)}};
+    llvm::json::Object root{
+        {"title", title},
+        {"float_ops", summary.numFloatOps},
+        {"low_precision_ops", summary.numLowOps},
+        {"low_precision_type", lowName},
+        {"casts", summary.numCasts},
+        {"dynamic_size_casts", summary.numDynamicCasts},
+        {"epilogue_casts", summary.numEpilogues},
+        {"bytes_converted", summary.bytesConverted},
+        {"per_use_casts", numPerUseCasts},
+        {"per_use_bytes_converted", perUseBytesConverted},
+        {"low_precision_bytes", lowBytes.low},
+        {"bytes_moved", lowBytes.moved + summary.bytesConverted},
+        {"ideal_low_precision_bytes", lowBytes.ideal},
+        {"ideal_reached_bytes", lowBytes.reached},
+        {"ideal_fraction", reached},
+        {"dynamic_size_tensors", lowBytes.dynamicTensors},
+        {"ops", std::move(ops)}};
     *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   } else {
-    *os << title << ": " << numLowOps << "/" << numFloatOps << " float ops in "
-        << lowName << ", " << numCasts
-        << (numCasts == 1 ? " cast, " : " casts, ")
-        << formatBytes(bytesConverted) << " converted per call";
-    if (numDynamicCasts)
-      *os << " (+" << numDynamicCasts << " casts of dynamic size)";
+    *os << summary.format(title) << "\n";
+    *os << "  low-precision bytes: " << formatBytes(lowBytes.reached)
+        << " of an ideal " << formatBytes(lowBytes.ideal)
+        << llvm::format(" (%.1f%%", 100.0 * reached);
+    if (lowBytes.low != lowBytes.reached)
+      *os << "; " << formatBytes(lowBytes.low - lowBytes.reached)
+          << " more than the ideal";
+    *os << ")";
+    if (lowBytes.dynamicTensors)
+      *os << " (+" << lowBytes.dynamicTensors << " tensors of dynamic size)";
     *os << "\n";
     // Columns: the precisions that occur, f32 first.
     std::vector<std::string> columns;

@@ -9,6 +9,7 @@
 #ifndef AMP_LIB_DIALECT_AMP_TRANSFORMS_REPORTUTILS_H
 #define AMP_LIB_DIALECT_AMP_TRANSFORMS_REPORTUTILS_H
 
+#include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
 #include <cstdint>
@@ -36,9 +37,58 @@ bool isConversion(Operation *op, Value &input, Type &output);
 /// elements x (source bytes + result bytes); std::nullopt for dynamic sizes.
 std::optional<uint64_t> getBytesConverted(Value input, Type output);
 
+/// Whether `op` is a conversion that narrows a contraction's f32 accumulator
+/// whose users all narrow it to that type: the lowering writes it from the
+/// contraction's epilogue, so it moves no memory of its own.
+bool isEpilogueNarrowing(Operation *op);
+
+/// Whether every use of `value` is a function's return, directly or through
+/// conversions: the value is at the function interface.
+bool isOnlyReturned(Value value);
+
 /// Whether `op` is nested in an op with an AMP model (a linalg body): it is
 /// part of that op, and its conversions are fused.
 bool isInsidePrecisionOp(Operation *op);
+
+/// The float tensor bytes that compute ops read and write, counted at the
+/// low type's width, against an ideal (see docs/policies.md, "Low-precision
+/// bytes"). Tensors of dynamic size are counted apart.
+struct LowPrecisionBytes {
+  /// Bytes of the counted tensors stored in the low type.
+  uint64_t low = 0;
+  /// Bytes of the counted tensors the ideal stores in the low type.
+  uint64_t ideal = 0;
+  /// Bytes of the counted tensors stored low that the ideal stores low.
+  uint64_t reached = 0;
+  /// Counted tensors of dynamic size (in none of the sums).
+  unsigned dynamicTensors = 0;
+  /// Bytes of every float tensor of static size that compute ops read and
+  /// write, in the types they are stored in (conversions not included).
+  uint64_t moved = 0;
+};
+
+/// Measures `module` against the ideal of `level` ("O1" or "O2") with low
+/// type `lowType`.
+LowPrecisionBytes measureLowPrecisionBytes(Operation *module, FloatType lowType,
+                                           bool isO1);
+
+/// What the report's first line (and the precision graph's title) counts.
+struct ReportSummary {
+  unsigned numFloatOps = 0, numLowOps = 0;
+  /// Standalone conversions, those of dynamic size, and narrowings in
+  /// contraction epilogues (not in numCasts).
+  unsigned numCasts = 0, numDynamicCasts = 0, numEpilogues = 0;
+  uint64_t bytesConverted = 0;
+  /// "f16", "bf16", "low precision" (several) or empty (none).
+  std::string lowName;
+
+  /// Counts `op` (not nested in a counted op). Returns the bytes a counted
+  /// conversion of static size moves, 0 for every other op.
+  uint64_t count(Operation *op);
+  /// "amp-o2: 14/17 float ops in f16, 8 casts, 1.6 KiB converted per call;
+  /// 2 narrowings in contraction epilogues".
+  std::string format(StringRef title) const;
+};
 
 /// "672 B", "1.5 KiB", "1.2 MiB".
 std::string formatBytes(uint64_t bytes);

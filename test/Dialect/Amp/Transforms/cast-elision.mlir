@@ -200,3 +200,66 @@ func.func @no_fusion(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf16>) {
   %n = amp.cast %g : tensor<4xf32> to tensor<4xf16>
   return %g, %n : tensor<4xf32>, tensor<4xf16>
 }
+
+// -----
+
+// Low-precision storage: a narrowing is not fused into the generic that
+// reads it (the generic would read the f32 tensor and keep in memory what
+// was decided f16); a widening is (the generic reads the f16 tensor).
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @narrowing_stays_before_reader
+// CHECK-SAME: (%[[X:.*]]: tensor<8xf32>, %[[Y:.*]]: tensor<8xf16>)
+// CHECK:       %[[XL:.*]] = amp.cast %[[X]] : tensor<8xf32> to tensor<8xf16>
+// CHECK:       linalg.generic {{.*}} ins(%[[XL]], %[[Y]] : tensor<8xf16>, tensor<8xf16>)
+func.func @narrowing_stays_before_reader(%x: tensor<8xf32>, %y: tensor<8xf16>) -> tensor<8xf16> {
+  %xl = amp.cast %x : tensor<8xf32> to tensor<8xf16>
+  %e = tensor.empty() : tensor<8xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel"]}
+      ins(%xl, %y : tensor<8xf16>, tensor<8xf16>) outs(%e : tensor<8xf16>) {
+  ^bb0(%a: f16, %b: f16, %o: f16):
+    %s = arith.addf %a, %b : f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  return %r : tensor<8xf16>
+}
+
+// -----
+
+// A widening of a low generic's result for an f32 op is not fused into the
+// generic (it would write f32); for a function result it is (the result is
+// read in f32 anyway, and the generic writes it once).
+#id = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: func.func @widening_for_an_f32_op
+// CHECK:       %[[G:.*]] = linalg.generic
+// CHECK:       } -> tensor<8xf16>
+// CHECK:       %[[W:.*]] = amp.cast %[[G]] : tensor<8xf16> to tensor<8xf32>
+// CHECK:       "test.f32_op"(%[[W]])
+func.func @widening_for_an_f32_op(%x: tensor<8xf16>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf16>) outs(%e : tensor<8xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %s = arith.mulf %a, %a : f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  %w = amp.cast %r : tensor<8xf16> to tensor<8xf32>
+  %u = "test.f32_op"(%w) : (tensor<8xf32>) -> tensor<8xf32>
+  return %u : tensor<8xf32>
+}
+
+// CHECK-LABEL: func.func @widening_for_the_return
+// CHECK:       %[[G:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<8xf32>)
+// CHECK:         arith.extf
+// CHECK:       } -> tensor<8xf32>
+// CHECK:       return %[[G]]
+func.func @widening_for_the_return(%x: tensor<8xf16>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf16>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf16>) outs(%e : tensor<8xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %s = arith.mulf %a, %a : f16
+    linalg.yield %s : f16
+  } -> tensor<8xf16>
+  %w = amp.cast %r : tensor<8xf16> to tensor<8xf32>
+  return %w : tensor<8xf32>
+}

@@ -8,9 +8,15 @@
 // RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['float_ops'] == 5 and r['low_precision_ops'] == 3 and r['ops']['linalg.matmul'] == {'f16': 1} and r['ops']['math.tanh'] == {'f32': 1}, r" %t.json
 
 
-// Casts: x, w, b and the matmul result narrowed, the add widened for exp
-// (the conversions inside linalg bodies are fused, hence free).
-// TEXT: amp-o1: 2/5 float ops in f16, 5 casts, 672 B converted per call
+// Casts: x, w and b narrowed, the add widened for exp (the conversions
+// inside linalg bodies are fused, hence free). The matmul's result is only
+// narrowed: its epilogue writes f16, no cast of its own.
+// Low-precision bytes: the matmul reads 2x32 f16 elements and (through its
+// epilogue) writes 16, and the add reads 2x16 and writes 16. Autocast's
+// ideal has only the matmul's inputs low: the add reads an f32 argument, so
+// autocast runs it in f32, and the matmul's result is then read in f32 only.
+// TEXT: amp-o1: 2/5 float ops in f16, 4 casts, 576 B converted per call; 1 narrowing in contraction epilogues
+// TEXT-NEXT:   low-precision bytes: 128 B of an ideal 128 B (100.0%; 128 B more than the ideal)
 // TEXT-NEXT:   op               f32    f16
 // TEXT-NEXT:   arith.addf         0      1
 // TEXT-NEXT:   linalg.fill        1      0
@@ -19,8 +25,9 @@
 // TEXT-NEXT:   math.tanh          1      0
 
 // Optimal placement keeps the add in f32: going low would cost converting
-// %b and converting the add's result back for exp (672 B -> 384 B).
-// OPTIMAL: remark: amp: f32 (placed by min-cut: fewest bytes converted)
+// %b and converting the add's result back for exp (192 B), more than the
+// add saves by reading and writing f16 (96 B).
+// OPTIMAL: remark: amp: f32 (placed by min-cut: fewest bytes moved)
 // OPTIMAL: amp-o1: 1/5 float ops in f16, 2 casts, 384 B converted per call
 
 // At O2 the pinned tanh and the matmul's accumulator fill stay f32.
@@ -28,7 +35,13 @@
 // JSON-DAG: "float_ops": 5
 // JSON-DAG: "low_precision_ops": 3
 // JSON-DAG: "low_precision_type": "f16"
-// JSON-DAG: "casts": 5
+// JSON-DAG: "casts": 4
+// JSON-DAG: "epilogue_casts": 1
+// Every tensor but the f32 accumulator, tanh's pinned input and the
+// returned result is f16: 2x32 + 16 + 3x16 + 2x16 elements.
+// JSON-DAG: "low_precision_bytes": 320
+// JSON-DAG: "ideal_low_precision_bytes": 320
+// JSON-DAG: "ideal_fraction": 1
 
 func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4x4xf32>)
     -> tensor<4x4xf32> {

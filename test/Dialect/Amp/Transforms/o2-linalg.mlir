@@ -33,18 +33,18 @@ func.func @all_low(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>) -> tensor<f32> {
 
 // Batch-norm-like generic: the activation and the result go low, the
 // per-channel mean/variance/scale/bias stay f32; the body computes in f32.
-// The activation's conversion to f16 is fused into the body (truncate, then
-// extend on read), as cast elision does for elementwise generics; so is the
-// result's conversion back for the f32 return (round to f16, store f32), as
-// the body does not read its init.
+// The generic reads the activation in f16: the narrowing of the argument is
+// not fused into its body, which would keep the activation in f32 in memory.
+// The result's widening for the f32 return is fused (round to f16, store
+// f32): the value is at the function interface, read in f32 anyway.
 #act = affine_map<(n, c, h, w) -> (n, c, h, w)>
 #chan = affine_map<(n, c, h, w) -> (c)>
 // CHECK-LABEL: func.func @batch_norm_like
 // CHECK-SAME: (%[[X:.*]]: tensor<2x4x8x8xf32>, %[[MEAN:.*]]: tensor<4xf32>, %[[VAR:.*]]: tensor<4xf32>)
-// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[MEAN]], %[[VAR]] : tensor<2x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x8x8xf32>)
-// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[M:.*]]: f32, %[[V:.*]]: f32, %{{.*}}: f32):
-// CHECK-NEXT:   %[[AL:.*]] = arith.truncf %[[A]] : f32 to f16
-// CHECK-NEXT:   %[[AW:.*]] = arith.extf %[[AL]] : f16 to f32
+// CHECK: %[[XL:.*]] = arith.truncf %[[X]] : tensor<2x4x8x8xf32> to tensor<2x4x8x8xf16>
+// CHECK: %[[G:.*]] = linalg.generic {{.*}} ins(%[[XL]], %[[MEAN]], %[[VAR]] : tensor<2x4x8x8xf16>, tensor<4xf32>, tensor<4xf32>) outs(%{{.*}} : tensor<2x4x8x8xf32>)
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f16, %[[M:.*]]: f32, %[[V:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT:   %[[AW:.*]] = arith.extf %[[A]] : f16 to f32
 // CHECK-NEXT:   arith.subf %[[AW]], %[[M]] : f32
 // CHECK:        %[[R:.*]] = arith.mulf %{{.*}}, %{{.*}} : f32
 // CHECK-NEXT:   %[[RL:.*]] = arith.truncf %[[R]] : f32 to f16

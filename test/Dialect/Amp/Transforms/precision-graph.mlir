@@ -13,7 +13,7 @@
 // legend.
 // CHECK-LABEL: digraph amp_precision_graph {
 // CHECK-NEXT: label=<
-// CHECK: <FONT POINT-SIZE="14">t: 2/3 float ops in low precision, 3 casts, 384 B converted per call (+1 of dynamic size)</FONT>
+// CHECK: <FONT POINT-SIZE="14">t: 2/3 float ops in low precision, 3 casts, 384 B converted per call (+1 casts of dynamic size)</FONT>
 // CHECK: <TD BGCOLOR="#9ecae1">fp32 op</TD>
 // CHECK: <TD BGCOLOR="#fdae6b">f16 op</TD>
 // CHECK: <TD BGCOLOR="#a1d99b">bf16 op</TD>

@@ -71,8 +71,8 @@ def AmpAutoMixedPrecisionPass
     Option<"explain", "explain", "bool", "false",
            "Emit a remark with the precision and reason of each decided op">,
     Option<"placement", "placement", "std::string", "\"optimal\"",
-           "How gray ops are placed at O1: optimal (fewest bytes converted, "
-           "an exact min-cut) or greedy (each follows its operands in "
+           "How gray ops are placed at O1: optimal (fewest bytes moved by "
+           "ops and conversions, an exact min-cut) or greedy (each follows its operands in "
            "program order, as TF's painting)">,
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling of training steps: auto (on for f16, off for "
