@@ -29,6 +29,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
+
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPAUTOMIXEDPRECISIONPASS
@@ -53,12 +55,14 @@ static bool isFreeFill(linalg::FillOp fill) {
          isa_and_nonnull<tensor::EmptyOp>(fill.getOutputs()[0].getDefiningOp());
 }
 
-static bool constantOverflows(Value value, FloatType type) {
-  // A tensor filled with a constant is that constant, re-created on demand.
+/// The constant behind `value`: itself, or the constant a free fill fills
+/// with (a tensor filled with a constant is that constant, re-created on
+/// demand).
+static Value getConstantSource(Value value) {
   if (auto fill = dyn_cast_or_null<linalg::FillOp>(value.getDefiningOp()))
     if (isFreeFill(fill))
-      value = fill.getInputs()[0];
-  return floatConstantOverflows(value, type);
+      return fill.getInputs()[0];
+  return value;
 }
 
 //===----------------------------------------------------------------------===//
@@ -68,7 +72,10 @@ static bool constantOverflows(Value value, FloatType type) {
 namespace {
 class SharedCaster : public ValueCaster {
 public:
-  explicit SharedCaster(MLIRContext *context) : builder(context) {}
+  /// `isIdentity` says whether a constant that overflows is a reduction
+  /// identity, converted with infinities.
+  SharedCaster(MLIRContext *context, std::function<bool(Value)> isIdentity)
+      : builder(context), isIdentity(std::move(isIdentity)) {}
 
   Value cast(Value value, Type elementType) override {
     Type type = value.getType();
@@ -103,7 +110,11 @@ private:
     Operation *def = value.getDefiningOp();
 
     // Constants (converted at compile time) and empty tensors.
-    if (Value recreated = recreateInType(builder, value, target)) {
+    Value recreated = recreateInType(builder, value, target);
+    if (!recreated && getFloatConstant(value) && isIdentity(value))
+      recreated =
+          recreateInType(builder, value, target, /*overflowToInfinity=*/true);
+    if (recreated) {
       created.push_back(recreated.getDefiningOp());
       return recreated;
     }
@@ -132,6 +143,7 @@ private:
   }
 
   OpBuilder builder;
+  std::function<bool(Value)> isIdentity;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
   llvm::DenseMap<std::pair<Type, Type>, Type> types;
   SmallVector<Operation *> created;
@@ -185,8 +197,13 @@ private:
   using EnclosingPin = std::pair<Precision, Operation *>;
   std::optional<EnclosingPin> getEnclosingPin(Operation *op);
   /// True if `value` is a float constant (or a fill of one) that overflows
-  /// `type`; remembered per value, as constants are shared by many users.
+  /// `type` and is not a reduction identity; remembered per value, as
+  /// constants are shared by many users.
   bool overflows(Value value, FloatType type);
+  /// True if the float constant `constant`, which overflows the low type,
+  /// is only a max/min identity (getReductionIdentityUse), converted with
+  /// infinities; with `explain`, a remark on the constant says so (once).
+  bool isReductionIdentity(Value constant);
   MLIRContext &getContext() { return *context; }
 
   MLIRContext *context;
@@ -208,6 +225,7 @@ private:
   /// run).
   llvm::DenseMap<Operation *, std::optional<EnclosingPin>> enclosingPins;
   llvm::DenseMap<Value, bool> overflowing;
+  llvm::DenseMap<Value, bool> identities;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
@@ -514,8 +532,25 @@ AutoMixedPrecision::getEnclosingPin(Operation *op) {
 
 bool AutoMixedPrecision::overflows(Value value, FloatType type) {
   auto [it, inserted] = overflowing.try_emplace(value, false);
-  if (inserted)
-    it->second = constantOverflows(value, type);
+  if (inserted) {
+    Value constant = getConstantSource(value);
+    it->second = floatConstantOverflows(constant, type) &&
+                 !isReductionIdentity(constant);
+  }
+  return it->second;
+}
+
+bool AutoMixedPrecision::isReductionIdentity(Value constant) {
+  auto [it, inserted] = identities.try_emplace(constant, false);
+  if (!inserted)
+    return it->second;
+  FloatType lowType = getFloatType(&getContext(), policy.dtype);
+  std::optional<std::string> use = getReductionIdentityUse(constant, lowType);
+  it->second = use.has_value();
+  if (use && explain)
+    constant.getDefiningOp()->emitRemark()
+        << "amp: constant overflows " << stringifyPrecision(policy.dtype)
+        << " but does not pin its users: it is only " << *use;
   return it->second;
 }
 
@@ -557,21 +592,25 @@ Decision AutoMixedPrecision::decide(Operation *op,
   FloatType lowType = getFloatType(&getContext(), low);
   if (!iface.supportsPrecision(lowType))
     return {Precision::f32, ("does not support " + lowName).str()};
-  for (OpOperand &operand : op->getOpOperands()) {
-    if (iface.operandMustStayF32(operand.getOperandNumber()) ||
-        !overflows(operand.get(), lowType))
-      continue;
-    Operation *constant = operand.get().getDefiningOp();
-    if (auto fill = dyn_cast<linalg::FillOp>(constant))
-      constant = fill.getInputs()[0].getDefiningOp();
+  auto overflowing = [&](Value value, const Twine &what) -> Decision {
+    Operation *constant = getConstantSource(value).getDefiningOp();
     if (warnedConstants.insert(constant).second)
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return {Precision::f32, ("operand #" + Twine(operand.getOperandNumber()) +
-                             " is a constant that overflows " + lowName)
-                                .str()};
-  }
+    return {Precision::f32,
+            (what + " is a constant that overflows " + lowName).str()};
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (!iface.operandMustStayF32(operand.getOperandNumber()) &&
+        overflows(operand.get(), lowType))
+      return overflowing(operand.get(),
+                         "operand #" + Twine(operand.getOperandNumber()));
+  // A tensor.pad's padding value comes from above, not as an operand.
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    if (Value padValue = pad.getConstantPaddingValue())
+      if (overflows(padValue, lowType))
+        return overflowing(padValue, "its padding value");
   if (!policy.whiteList.empty() && policy.whiteList.contains(name))
     return {low, "custom white list"};
   if (policy.level == AmpLevel::O2)
@@ -666,6 +705,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     return failure();
   enclosingPins.clear();
   overflowing.clear();
+  identities.clear();
   changed = true;
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
@@ -711,7 +751,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     placeGrayOps(ops, decisions, originalTypes);
   }
 
-  SharedCaster caster(&getContext());
+  SharedCaster caster(&getContext(), [&](Value constant) {
+    return isReductionIdentity(constant);
+  });
   ReplacementTracker tracker;
   IRRewriter rewriter(&getContext(), &tracker);
   lowResults.clear();
