@@ -178,7 +178,7 @@ public:
         customBlackList(options.customBlackList),
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
         explain(options.explain), placement(options.placement),
-        lossScaling(options.lossScaling) {}
+        lossScaling(options.lossScaling), argPrecision(options.argPrecision) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -213,6 +213,7 @@ private:
   bool explain;
   std::string placement;
   std::string lossScaling;
+  std::string argPrecision;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -326,6 +327,9 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off")
     return emit() << "loss-scaling must be auto, on or off, got '"
                   << lossScaling << "'";
+  if (argPrecision != "keep" && argPrecision != "low")
+    return emit() << "arg-precision must be keep or low, got '" << argPrecision
+                  << "'";
   return verifyPolicy(policy, &getContext(), emit);
 }
 
@@ -692,6 +696,42 @@ static void disableLossScaling(ModuleOp module) {
   });
 }
 
+/// arg-precision=low: a float tensor argument of a public function that
+/// every user converts to `lowType` takes that type, and the conversion
+/// goes, as Apex O2 casts the model once. Functions that the module calls
+/// keep their signatures (their callers pass f32), and so do declarations.
+static void narrowArguments(ModuleOp module, FloatType lowType) {
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    if (!cast<SymbolOpInterface>(func.getOperation()).isPublic() ||
+        func.isExternal() || !isa<FunctionType>(func.getFunctionType()) ||
+        !SymbolTable::symbolKnownUseEmpty(func, module))
+      continue;
+    SmallVector<Type> inputs(func.getArgumentTypes());
+    bool narrowed = false;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.getElementType().isF32() || arg.use_empty())
+        continue;
+      Type low = type.clone(lowType);
+      if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+            auto cast = dyn_cast<CastOp>(user);
+            return cast && cast.getType() == low;
+          }))
+        continue;
+      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+        user->getResult(0).replaceAllUsesWith(arg);
+        user->erase();
+      }
+      arg.setType(low);
+      inputs[arg.getArgNumber()] = low;
+      narrowed = true;
+    }
+    if (narrowed)
+      func.setType(FunctionType::get(module.getContext(), inputs,
+                                     func.getResultTypes()));
+  }
+}
+
 LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   changed = false;
   if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
@@ -847,6 +887,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     erased.insert(op);
     rewriter.eraseOp(op);
   }
+
+  if (argPrecision == "low")
+    narrowArguments(module, getFloatType(&getContext(), policy.dtype));
 
   module->setAttr(
       kAppliedAttrName,
