@@ -437,6 +437,7 @@ Executable::compile(ModuleOp module, StringRef entry,
 
   std::unique_ptr<Executable> executable(new Executable());
   executable->signature = std::move(*signature);
+  executable->callArguments = executable->signature.arguments;
   executable->target = options.target;
   if (options.target == Target::Gpu) {
     Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
@@ -480,10 +481,23 @@ Executable::compile(ModuleOp module, StringRef entry,
     if (!after)
       return makeError("after AMP " + label + ": " +
                        llvm::toString(after.takeError()));
-    if (after->arguments != executable->signature.arguments ||
+    // Only arg-precision=low changes it: f32 arguments become the low type.
+    auto narrowed = [&](const TensorSpec &declared, const TensorSpec &call) {
+      return declared == call || (declared.element == ElementKind::F32 &&
+                                  (call.element == ElementKind::F16 ||
+                                   call.element == ElementKind::BF16) &&
+                                  declared.shape == call.shape);
+    };
+    if (after->arguments.size() != executable->signature.arguments.size() ||
+        !llvm::all_of(
+            llvm::zip(executable->signature.arguments, after->arguments),
+            [&](auto pair) {
+              return narrowed(std::get<0>(pair), std::get<1>(pair));
+            }) ||
         after->results != executable->signature.results)
       return makeError("AMP " + label + " changed the signature of '@" +
                        executable->signature.name + "'");
+    executable->callArguments = after->arguments;
   }
 
   // Lowering.
@@ -599,19 +613,31 @@ llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
     return makeError("'@" + signature.name + "' takes " +
                      llvm::Twine(signature.arguments.size()) +
                      " arguments, got " + llvm::Twine(inputs.size()));
-  for (auto [index, input] : llvm::enumerate(inputs)) {
-    const TensorSpec &type = signature.arguments[index];
-    if (input.getType() != type)
+  for (auto [index, given] : llvm::enumerate(inputs)) {
+    const TensorSpec &declared = signature.arguments[index];
+    const TensorSpec &type = callArguments[index];
+    if (given.getType() != declared && given.getType() != type)
       return makeError("argument #" + llvm::Twine(index) + " of '@" +
-                       signature.name + "' is " + type.str() + ", got " +
-                       input.getType().str());
+                       signature.name + "' is " + declared.str() + ", got " +
+                       given.getType().str());
+    // An argument arg-precision=low narrowed, given as declared: rounded to
+    // nearest even here.
+    bool convert = given.getType() != type;
+    HostTensor converted;
+    if (convert) {
+      converted = HostTensor(type);
+      for (int64_t i = 0, e = given.getNumElements(); i < e; ++i)
+        converted.setFromDouble(i, given.getAsDouble(i));
+    }
+    const HostTensor &input = convert ? converted : given;
     void *pointer;
     if (gpu) {
       pointer = gpu->allocate(input.getByteSize());
       gpu->copy(pointer, input.getData(), input.getByteSize());
       frame.deviceInputs.push_back(pointer);
     } else {
-      frame.hostInputs.push_back(input.clone());
+      frame.hostInputs.push_back(convert ? std::move(converted)
+                                         : given.clone());
       pointer = frame.hostInputs.back().getData();
     }
     frame.inputDescriptors.push_back(makeDescriptor(pointer, type));

@@ -60,7 +60,7 @@ def _read_module(module):
 
 def build_amp_options(custom_white_list=None, custom_black_list=None,
                 use_fp16_guard=None, placement=None, policy_file=None,
-                loss_scaling=None, extra=None):
+                loss_scaling=None, extra=None, arg_precision=None):
     """The option string of --amp-o1/--amp-o2 for these arguments."""
     parts = []
 
@@ -105,6 +105,11 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
             raise ValueError(f"loss_scaling must be 'auto', 'on' or 'off', "
                              f"got {loss_scaling!r}")
         parts.append(f"loss-scaling={loss_scaling}")
+    if arg_precision is not None:
+        if arg_precision not in ("keep", "low"):
+            raise ValueError(f"arg_precision must be 'keep' or 'low', got "
+                             f"{arg_precision!r}")
+        parts.append(f"arg-precision={arg_precision}")
     if extra:
         parts.append(extra)
     return " ".join(parts)
@@ -338,7 +343,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             custom_white_list=None, custom_black_list=None,
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
-            runtime_library=None, entries=None):
+            runtime_library=None, entries=None, arg_precision=None):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -348,7 +353,11 @@ def compile(module, level="O2", dtype=None, target="cpu",
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
     True or False. placement ('optimal'/'greedy'), policy_file, loss_scaling
     ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
-    amp-opt. entries: function names to compile now (default: on first use).
+    amp-opt. arg_precision: 'keep' (the default) or 'low': f32 arguments
+    that only low-precision ops read take the low type in the compiled
+    function (arg-precision=low); its functions still take float32 arrays
+    for them, as declared, and round them to nearest even at the call.
+    entries: function names to compile now (default: on first use).
 
     Returns a CompiledModule. Raises AmpError with the diagnostics when a
     stage fails, ValueError for a bad option.
@@ -363,7 +372,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "dtype": dtype,
         "amp_options": _amp_options_or_none(
             custom_white_list, custom_black_list, use_fp16_guard, placement,
-            policy_file, loss_scaling, amp_options),
+            policy_file, loss_scaling, amp_options, arg_precision),
         "target": target,
         "gpu_options": gpu_options,
         "runtime_library": None,
@@ -434,12 +443,13 @@ def _amp_opt_output(text, name, level, dtype, options, o0_flag,
 def transform(module, level="O2", dtype=None, custom_white_list=None,
               custom_black_list=None, use_fp16_guard=None, *, placement=None,
               policy_file=None, loss_scaling=None, amp_options=None,
-              lower=None):
+              lower=None, arg_precision=None):
     """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
     as MLIR text."""
     level, dtype, text, name, options = _amp_opt_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
-        use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
+        use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
+        arg_precision)
     arguments = _pipeline_flag(level, dtype, options)
     if lower is not None:
         if lower not in ("cpu", "gpu"):
@@ -451,12 +461,14 @@ def transform(module, level="O2", dtype=None, custom_white_list=None,
 
 def report(module, level="O2", dtype=None, custom_white_list=None,
            custom_black_list=None, use_fp16_guard=None, *, placement=None,
-           policy_file=None, loss_scaling=None, amp_options=None):
+           policy_file=None, loss_scaling=None, amp_options=None,
+           arg_precision=None):
     """The precision report of the module under the level, as a dict (the
     JSON of ``--amp-o2="report=json"``; at O0, of the module as written)."""
     level, dtype, text, name, options = _amp_opt_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
-        use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
+        use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
+        arg_precision)
     return json.loads(_amp_opt_output(
         text, name, level, dtype, options,
         "--amp-report=format=json output={out}",

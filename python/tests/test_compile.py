@@ -157,3 +157,39 @@ def test_policy_file_dtype_applies_unless_dtype_given(module_text, tmp_path):
     tosa = Path(__file__).parents[2] / "examples" / "tosa_mlp_classifier.mlir"
     assert amp_mlir.report(tosa, policy_file=policy)[
         "low_precision_type"] == "bf16"
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_arg_precision_low_takes_float32_inputs(module_text, rng, dtype):
+    # The compiled @dense takes f16 (bf16) x and w; it is still called with
+    # float32 arrays, rounded to nearest even at the call, which is what the
+    # per-call conversion of arg-precision=keep computes.
+    x, w, b = inputs(rng)
+    low = amp_mlir.compile(module_text, level="O2", dtype=dtype,
+                           arg_precision="low")
+    keep = amp_mlir.compile(module_text, level="O2", dtype=dtype)
+    assert [str(t) for t in low.dense.arguments] == [
+        "tensor<4x8xf32>", "tensor<8x3xf32>", "tensor<3xf32>"]
+    np.testing.assert_array_equal(low.dense(x, w, b), keep.dense(x, w, b))
+    # The module itself takes the low type, and converts nothing per call
+    # but its result.
+    element = "f16" if dtype == "float16" else "bf16"
+    text = amp_mlir.transform(module_text, level="O2", dtype=dtype,
+                              arg_precision="low")
+    assert (f"func.func @dense(%arg0: tensor<4x8x{element}>, "
+            f"%arg1: tensor<8x3x{element}>") in text
+    assert (amp_mlir.report(module_text, level="O2", dtype=dtype,
+                            arg_precision="low")["bytes_converted"]
+            < amp_mlir.report(module_text, level="O2",
+                              dtype=dtype)["bytes_converted"])
+
+
+def test_arg_precision_errors(module_text):
+    with pytest.raises(ValueError, match="arg_precision must be 'keep' or "
+                       "'low', got 'half'"):
+        amp_mlir.compile(module_text, level="O2", arg_precision="half")
+    # The raw option reaches amp-opt's validation.
+    with pytest.raises(amp_mlir.AmpError,
+                       match="arg-precision must be keep or low, got 'x'"):
+        amp_mlir.compile(module_text, level="O2",
+                         amp_options="arg-precision=x").dense

@@ -91,6 +91,12 @@ static cl::opt<std::string>
                cl::desc("More options of the AMP pipeline, as for "
                         "--amp-o1 (e.g. \"custom-black-list=tosa.exp\")"),
                cl::init(""), cl::cat(category));
+static cl::opt<std::string> argPrecision(
+    "arg-precision",
+    cl::desc("Arguments of the level: keep (default) or low (f32 arguments "
+             "that only low-precision ops read take the low type; the f32 "
+             "inputs are rounded to nearest even at the call)"),
+    cl::init("keep"), cl::cat(category));
 static cl::opt<std::string>
     gpuOptions("gpu-options",
                cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
@@ -220,6 +226,9 @@ int main(int argc, char **argv) {
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
     return fail("--target must be cpu or gpu, not '" + targetName + "'");
+  if (argPrecision != "keep" && argPrecision != "low")
+    return fail("--arg-precision must be keep or low, not '" + argPrecision +
+                "'");
   if (jitCpu != "host" && jitCpu != "generic")
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())
@@ -267,6 +276,8 @@ int main(int argc, char **argv) {
   // Without --dtype, a dtype= in --amp-options or a policy file's decides.
   options.dtype = dtypeName.getNumOccurrences() ? dtypeName : std::string();
   options.ampOptions = ampOptions;
+  if (argPrecision.getNumOccurrences())
+    options.ampOptions += " arg-precision=" + argPrecision;
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.runtimeLibrary = runtimePath;

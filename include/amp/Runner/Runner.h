@@ -139,7 +139,13 @@ public:
   static llvm::Expected<std::unique_ptr<Executable>>
   compile(ModuleOp module, StringRef entry, const CompileOptions &options);
 
+  /// The signature as declared: what run() and time() take.
   const Signature &getSignature() const { return signature; }
+  /// The argument types the compiled function takes: the declared ones,
+  /// except f32 arguments that arg-precision=low narrowed to the low type.
+  /// run() and time() accept an argument in either type, and round a
+  /// declared f32 one to nearest even at the call.
+  ArrayRef<TensorSpec> getCallArguments() const { return callArguments; }
   Target getTarget() const { return target; }
   /// The low-precision type the AMP level applied ("f16", "bf16"; as the
   /// module's amp.applied attribute says), or "" at O0.
@@ -165,6 +171,7 @@ private:
                                                   bool copyResults);
 
   Signature signature;
+  SmallVector<TensorSpec> callArguments;
   Target target = Target::Cpu;
   std::string lowPrecisionType;
   GpuRuntime *gpu = nullptr;

@@ -30,6 +30,8 @@
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
+#include <functional>
+
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPAUTOMIXEDPRECISIONPASS
@@ -54,12 +56,14 @@ static bool isFreeFill(linalg::FillOp fill) {
          isa_and_nonnull<tensor::EmptyOp>(fill.getOutputs()[0].getDefiningOp());
 }
 
-static bool constantOverflows(Value value, FloatType type) {
-  // A tensor filled with a constant is that constant, re-created on demand.
+/// The constant behind `value`: itself, or the constant a free fill fills
+/// with (a tensor filled with a constant is that constant, re-created on
+/// demand).
+static Value getConstantSource(Value value) {
   if (auto fill = dyn_cast_or_null<linalg::FillOp>(value.getDefiningOp()))
     if (isFreeFill(fill))
-      value = fill.getInputs()[0];
-  return floatConstantOverflows(value, type);
+      return fill.getInputs()[0];
+  return value;
 }
 
 //===----------------------------------------------------------------------===//
@@ -69,7 +73,10 @@ static bool constantOverflows(Value value, FloatType type) {
 namespace {
 class SharedCaster : public ValueCaster {
 public:
-  explicit SharedCaster(MLIRContext *context) : builder(context) {}
+  /// `isIdentity` says whether a constant that overflows is a reduction
+  /// identity, converted with infinities.
+  SharedCaster(MLIRContext *context, std::function<bool(Value)> isIdentity)
+      : builder(context), isIdentity(std::move(isIdentity)) {}
 
   Value cast(Value value, Type elementType) override {
     Type type = value.getType();
@@ -104,7 +111,11 @@ private:
     Operation *def = value.getDefiningOp();
 
     // Constants (converted at compile time) and empty tensors.
-    if (Value recreated = recreateInType(builder, value, target)) {
+    Value recreated = recreateInType(builder, value, target);
+    if (!recreated && getFloatConstant(value) && isIdentity(value))
+      recreated =
+          recreateInType(builder, value, target, /*overflowToInfinity=*/true);
+    if (recreated) {
       created.push_back(recreated.getDefiningOp());
       return recreated;
     }
@@ -133,6 +144,7 @@ private:
   }
 
   OpBuilder builder;
+  std::function<bool(Value)> isIdentity;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
   llvm::DenseMap<std::pair<Type, Type>, Type> types;
   SmallVector<Operation *> created;
@@ -167,7 +179,7 @@ public:
         customBlackList(options.customBlackList),
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
         explain(options.explain), placement(options.placement),
-        lossScaling(options.lossScaling) {}
+        lossScaling(options.lossScaling), argPrecision(options.argPrecision) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -186,8 +198,13 @@ private:
   using EnclosingPin = std::pair<Precision, Operation *>;
   std::optional<EnclosingPin> getEnclosingPin(Operation *op);
   /// True if `value` is a float constant (or a fill of one) that overflows
-  /// `type`; remembered per value, as constants are shared by many users.
+  /// `type` and is not a reduction identity; remembered per value, as
+  /// constants are shared by many users.
   bool overflows(Value value, FloatType type);
+  /// True if the float constant `constant`, which overflows the low type,
+  /// is only a max/min identity (getReductionIdentityUse), converted with
+  /// infinities; with `explain`, a remark on the constant says so (once).
+  bool isReductionIdentity(Value constant);
   MLIRContext &getContext() { return *context; }
   /// Records the uses, inside the regions of `op`, of float values defined
   /// outside it (a table a linalg body reads with tensor.extract).
@@ -205,6 +222,7 @@ private:
   bool explain;
   std::string placement;
   std::string lossScaling;
+  std::string argPrecision;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -217,6 +235,7 @@ private:
   /// run).
   llvm::DenseMap<Operation *, std::optional<EnclosingPin>> enclosingPins;
   llvm::DenseMap<Value, bool> overflowing;
+  llvm::DenseMap<Value, bool> identities;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
@@ -276,6 +295,9 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off")
     return emit() << "loss-scaling must be auto, on or off, got '"
                   << lossScaling << "'";
+  if (argPrecision != "keep" && argPrecision != "low")
+    return emit() << "arg-precision must be keep or low, got '" << argPrecision
+                  << "'";
   return verifyPolicy(policy, &getContext(), emit);
 }
 
@@ -555,8 +577,25 @@ AutoMixedPrecision::getEnclosingPin(Operation *op) {
 
 bool AutoMixedPrecision::overflows(Value value, FloatType type) {
   auto [it, inserted] = overflowing.try_emplace(value, false);
-  if (inserted)
-    it->second = constantOverflows(value, type);
+  if (inserted) {
+    Value constant = getConstantSource(value);
+    it->second = floatConstantOverflows(constant, type) &&
+                 !isReductionIdentity(constant);
+  }
+  return it->second;
+}
+
+bool AutoMixedPrecision::isReductionIdentity(Value constant) {
+  auto [it, inserted] = identities.try_emplace(constant, false);
+  if (!inserted)
+    return it->second;
+  FloatType lowType = getFloatType(&getContext(), policy.dtype);
+  std::optional<std::string> use = getReductionIdentityUse(constant, lowType);
+  it->second = use.has_value();
+  if (use && explain)
+    constant.getDefiningOp()->emitRemark()
+        << "amp: constant overflows " << stringifyPrecision(policy.dtype)
+        << " but does not pin its users: it is only " << *use;
   return it->second;
 }
 
@@ -598,21 +637,25 @@ Decision AutoMixedPrecision::decide(Operation *op,
   FloatType lowType = getFloatType(&getContext(), low);
   if (!iface.supportsPrecision(lowType))
     return {Precision::f32, ("does not support " + lowName).str()};
-  for (OpOperand &operand : op->getOpOperands()) {
-    if (iface.operandMustStayF32(operand.getOperandNumber()) ||
-        !overflows(operand.get(), lowType))
-      continue;
-    Operation *constant = operand.get().getDefiningOp();
-    if (auto fill = dyn_cast<linalg::FillOp>(constant))
-      constant = fill.getInputs()[0].getDefiningOp();
+  auto overflowing = [&](Value value, const Twine &what) -> Decision {
+    Operation *constant = getConstantSource(value).getDefiningOp();
     if (warnedConstants.insert(constant).second)
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return {Precision::f32, ("operand #" + Twine(operand.getOperandNumber()) +
-                             " is a constant that overflows " + lowName)
-                                .str()};
-  }
+    return {Precision::f32,
+            (what + " is a constant that overflows " + lowName).str()};
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (!iface.operandMustStayF32(operand.getOperandNumber()) &&
+        overflows(operand.get(), lowType))
+      return overflowing(operand.get(),
+                         "operand #" + Twine(operand.getOperandNumber()));
+  // A tensor.pad's padding value comes from above, not as an operand.
+  if (auto pad = dyn_cast<tensor::PadOp>(op))
+    if (Value padValue = pad.getConstantPaddingValue())
+      if (overflows(padValue, lowType))
+        return overflowing(padValue, "its padding value");
   if (!policy.whiteList.empty() && policy.whiteList.contains(name))
     return {low, "custom white list"};
   if (policy.level == AmpLevel::O2)
@@ -694,6 +737,42 @@ static void disableLossScaling(ModuleOp module) {
   });
 }
 
+/// arg-precision=low: a float tensor argument of a public function that
+/// every user converts to `lowType` takes that type, and the conversion
+/// goes, as Apex O2 casts the model once. Functions that the module calls
+/// keep their signatures (their callers pass f32), and so do declarations.
+static void narrowArguments(ModuleOp module, FloatType lowType) {
+  for (auto func : module.getOps<FunctionOpInterface>()) {
+    if (!cast<SymbolOpInterface>(func.getOperation()).isPublic() ||
+        func.isExternal() || !isa<FunctionType>(func.getFunctionType()) ||
+        !SymbolTable::symbolKnownUseEmpty(func, module))
+      continue;
+    SmallVector<Type> inputs(func.getArgumentTypes());
+    bool narrowed = false;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.getElementType().isF32() || arg.use_empty())
+        continue;
+      Type low = type.clone(lowType);
+      if (!llvm::all_of(arg.getUsers(), [&](Operation *user) {
+            auto cast = dyn_cast<CastOp>(user);
+            return cast && cast.getType() == low;
+          }))
+        continue;
+      for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+        user->getResult(0).replaceAllUsesWith(arg);
+        user->erase();
+      }
+      arg.setType(low);
+      inputs[arg.getArgNumber()] = low;
+      narrowed = true;
+    }
+    if (narrowed)
+      func.setType(FunctionType::get(module.getContext(), inputs,
+                                     func.getResultTypes()));
+  }
+}
+
 LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   changed = false;
   if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
@@ -707,6 +786,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     return failure();
   enclosingPins.clear();
   overflowing.clear();
+  identities.clear();
   changed = true;
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
@@ -754,7 +834,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     placeGrayOps(ops, decisions, originalTypes);
   }
 
-  SharedCaster caster(&getContext());
+  SharedCaster caster(&getContext(), [&](Value constant) {
+    return isReductionIdentity(constant);
+  });
   ReplacementTracker tracker;
   IRRewriter rewriter(&getContext(), &tracker);
   lowResults.clear();
@@ -850,6 +932,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     erased.insert(op);
     rewriter.eraseOp(op);
   }
+
+  if (argPrecision == "low")
+    narrowArguments(module, getFloatType(&getContext(), policy.dtype));
 
   module->setAttr(
       kAppliedAttrName,

@@ -26,6 +26,7 @@ void copyDecisionOptions(const Src &src, Dst &dst) {
   dst.explain = src.explain;
   dst.placement = src.placement;
   dst.lossScaling = src.lossScaling;
+  dst.argPrecision = src.argPrecision;
 }
 
 } // namespace amp

@@ -39,12 +39,14 @@ func.func @largest_finite(%a: f32) -> f32 {
 
 // -----
 
-// Through a fill: the constant fills the max-pooling init; the pooling stays
-// f32 (one warning), while -inf would have converted exactly.
+// Through a fill: the constant fills the init of a max pooling, whose
+// identity it is; it becomes -inf and the pooling goes low (more cases in
+// identity-constants.mlir).
 // CHECK-LABEL: func.func @through_fill
-// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x4x4xf32>, tensor<2x2xf32>)
+// CHECK: %[[NINF:.*]] = arith.constant 0xFC00 : f16
+// CHECK: %[[INIT:.*]] = linalg.fill ins(%[[NINF]] : f16)
+// CHECK: linalg.pooling_nchw_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x1x4x4xf16>, tensor<2x2xf16>) outs(%[[INIT]] : tensor<1x1x2x2xf16>)
 func.func @through_fill(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
-  // expected-warning @+1 {{amp: constant does not fit in f16}}
   %ninf = arith.constant -3.4028235e38 : f32
   %w = tensor.empty() : tensor<2x2xf32>
   %e = tensor.empty() : tensor<1x1x2x2xf32>
@@ -52,4 +54,19 @@ func.func @through_fill(%x: tensor<1x1x4x4xf32>) -> tensor<1x1x2x2xf32> {
   %p = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
       ins(%x, %w : tensor<1x1x4x4xf32>, tensor<2x2xf32>) outs(%init : tensor<1x1x2x2xf32>) -> tensor<1x1x2x2xf32>
   return %p : tensor<1x1x2x2xf32>
+}
+
+// -----
+
+// Through a fill whose value matters: a bias of -FLT_MAX added to the
+// input keeps the add in f32, with one warning.
+// CHECK-LABEL: func.func @through_fill_value
+// CHECK: arith.addf %{{.*}}, %{{.*}} : tensor<4xf32>
+func.func @through_fill_value(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-warning @+1 {{amp: constant does not fit in f16}}
+  %ninf = arith.constant -3.4028235e38 : f32
+  %e = tensor.empty() : tensor<4xf32>
+  %bias = linalg.fill ins(%ninf : f32) outs(%e : tensor<4xf32>) -> tensor<4xf32>
+  %y = arith.addf %x, %bias : tensor<4xf32>
+  return %y : tensor<4xf32>
 }

@@ -46,12 +46,17 @@ def AmpAutoMixedPrecisionPass
     init operands and results) while their inputs go low; norm-like
     generics keep their per-channel operands in f32.
 
+    With `arg-precision=low`, a float tensor argument of a public function
+    that no op of the module calls takes the low type in the signature when
+    every user converts it to the low type, as Apex O2 casts the model once;
+    its conversion disappears. Results keep their types.
+
     With `explain`, each decided op gets a remark with its precision and the
     reason. The pass marks the module with `amp.applied = "<level>:<dtype>"`
     and does nothing on a module that carries it, so the pipelines are
     idempotent. Invalid options (unknown op names, an op in both lists, an
-    unknown dtype or level, a bad policy file) are reported before anything
-    changes.
+    unknown dtype or level, a bad policy file, an arg-precision other than
+    keep or low) are reported before anything changes.
   }];
   let options = [
     Option<"level", "level", "std::string", "\"O1\"",
@@ -77,7 +82,11 @@ def AmpAutoMixedPrecisionPass
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling of training steps: auto (on for f16, off for "
            "bf16), on (as written) or off (scale 1; the finite check "
-           "stays as a NaN/Inf guard)">
+           "stays as a NaN/Inf guard)">,
+    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
+           "Float tensor arguments of public functions: keep (their types "
+           "as written) or low (the low type, for each argument that every "
+           "user converts to it)">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
@@ -119,6 +128,8 @@ def AmpPrecisionPipelinePass
            "Gray-op placement at O1: optimal or greedy">,
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling: auto (off for bf16), on or off">,
+    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
+           "Float tensor arguments of public functions: keep or low">,
     Option<"report", "report", "std::string", "\"none\"",
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",

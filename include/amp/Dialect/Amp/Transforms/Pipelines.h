@@ -60,6 +60,12 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "
                      "for bf16), on or off (scale 1, finite check kept)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> argPrecision{
+      *this, "arg-precision",
+      llvm::cl::desc("Float tensor arguments of public functions: keep (as "
+                     "written) or low (the low type where every user "
+                     "converts them to it)"),
+      llvm::cl::init("keep")};
   PassOptions::Option<bool> keepAmpCasts{
       *this, "keep-amp-casts",
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
