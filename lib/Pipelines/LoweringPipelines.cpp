@@ -62,6 +62,13 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
   addTensorPreparation(pm, options.fuseElementwise);
+  if (options.fuseEpilogues) {
+    AmpFuseContractionEpiloguesPassOptions epilogues;
+    epilogues.tileSize = options.epilogueTileSize;
+    pm.addNestedPass<func::FuncOp>(
+        createAmpFuseContractionEpiloguesPass(epilogues));
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
