@@ -168,6 +168,15 @@ def AmpLinalgToLibraryCallsPass
     output right before the op is erased and the call overwrites instead of
     accumulating (beta = 0).
 
+    Epilogues: when that zero-filled output is an f32 `memref.alloc` whose
+    only readers are generics that narrow it (`arith.truncf` to the f16 or
+    bf16 type of the operands, see `amp/Conversion/ContractionEpilogues.h`),
+    the call writes the 16-bit type itself (cType/yType f16 or bf16, f32
+    compute, one rounding) and the f32 buffer goes away: a conversion-only
+    generic is erased and the call writes its output; a generic that fuses
+    the narrowing with more elementwise work reads the 16-bit buffer in
+    place of its `truncf`. An accumulator with any other reader stays f32.
+
     The per-gradient generic of `amp-lower-loss-scaling` (library_call
     `"amp_check_finite_and_unscale"`) becomes one call of
     `ampGpuCheckFiniteAndUnscaleBuffer`, the runtime's parallel unscale and
