@@ -36,6 +36,7 @@
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace amp {
@@ -221,7 +222,13 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
         out ? out.getDefiningOp<memref::AllocOp>() : memref::AllocOp();
     bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
                    outAlloc->getBlock() == op->getBlock();
-    if (out && (dominates || movable) && acceptable(out)) {
+    // The call writes `out` earlier than the generic did: nothing in between
+    // may touch memory (allocations aside).
+    bool quiet = generic->getBlock() == op->getBlock();
+    for (Operation *between = op->getNextNode(); quiet && between != generic;
+         between = between->getNextNode())
+      quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
+    if (out && quiet && (dominates || movable) && acceptable(out)) {
       if (!dominates)
         outAlloc->moveBefore(op);
       generic->erase();

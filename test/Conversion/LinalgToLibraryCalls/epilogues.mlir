@@ -162,3 +162,30 @@ func.func @gemm_not_narrowable(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: mem
   }
   return
 }
+
+// -----
+
+// The conversion-only output is read between the matmul and the narrowing:
+// the call must not write it early, so it writes a new f16 buffer and the
+// narrowing stays (as a copy).
+// CHECK-LABEL: func.func @gemm_output_read_between
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8x8xf16>
+// CHECK: call @ampGpuGemm({{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: memref.copy %[[OUT:.*]], %{{.*}}
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<8x8xf16>) outs(%[[OUT]] : memref<8x8xf16>)
+func.func @gemm_output_read_between(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %out: memref<8x8xf16>, %old: memref<8x8xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x8xf16>, memref<8x8xf16>) outs(%acc : memref<8x8xf32>)
+  memref.copy %out, %old : memref<8x8xf16> to memref<8x8xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<8x8xf32>) outs(%out : memref<8x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
