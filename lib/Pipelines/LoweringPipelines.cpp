@@ -62,7 +62,20 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
   addTensorPreparation(pm, options.fuseElementwise);
+  if (options.fuseEpilogues) {
+    AmpFuseContractionEpiloguesPassOptions epilogues;
+    epilogues.tileSize = options.epilogueTileSize;
+    pm.addNestedPass<func::FuncOp>(
+        createAmpFuseContractionEpiloguesPass(epilogues));
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
+  if (options.fuseEpilogues) {
+    // Each tile's insert_slice bufferizes to a copy between two equal
+    // subviews of the result: CSE makes them one, and the self-copy folds.
+    pm.addPass(createCSEPass());
+    pm.addPass(createCanonicalizerPass());
+  }
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());

@@ -198,6 +198,22 @@ TEST(CpuGemm, RoundsOnceFromDouble) {
   EXPECT_EQ(ch, 0x3c01); // 1 + 2^-11 + 2^-30 -> 1 + 2^-10.
 }
 
+// The epilogue form of the compiler (cType = f16/bf16, f32 compute): 4096
+// products of ones add up to 4096, where a 16-bit accumulator would stop at
+// 2048 (f16) or 256 (bf16).
+TEST(CpuGemm, SixteenBitOutputAccumulatesWide) {
+  for (AmpDType type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    uint16_t one =
+        type == AMP_DTYPE_F16 ? ampF32ToF16(1.0f) : ampF32ToBF16(1.0f);
+    std::vector<uint16_t> a(4096, one), b(4096, one);
+    uint16_t c = 0;
+    ampCpuGemm(0, 0, 1, 1, 1, 4096, a.data(), type, 4096, 0, b.data(), type, 1,
+               0, &c, type, 1, 0, 0.0f);
+    float got = type == AMP_DTYPE_F16 ? ampF16ToF32(c) : ampBF16ToF32(c);
+    EXPECT_EQ(got, 4096.0f) << "type " << type;
+  }
+}
+
 TEST(CpuGemm, ValidationReachesHandler) {
   float a[4] = {}, b[4] = {}, c[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {
@@ -335,6 +351,19 @@ TEST(CpuConv, F16InF32OutBeta) {
                  AMP_DTYPE_F32, 1.0f});
   runConvCase(
       {1, 1, 4, 5, 5, 2, 2, 2, 0, 1, 2, AMP_DTYPE_F16, AMP_DTYPE_F16, 0.5f});
+}
+
+// A 1x1 convolution over 4096 channels of ones into an f16 output: 4096.
+TEST(CpuConv, SixteenBitOutputAccumulatesWide) {
+  for (int layout : {0, 1}) {
+    std::vector<uint16_t> x(4096, ampF32ToF16(1.0f)),
+        wt(4096, ampF32ToF16(1.0f));
+    uint16_t y = 0;
+    ampCpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+                 x.data(), AMP_DTYPE_F16, wt.data(), AMP_DTYPE_F16, &y,
+                 AMP_DTYPE_F16, 0.0f);
+    EXPECT_EQ(ampF16ToF32(y), 4096.0f) << "layout " << layout;
+  }
 }
 
 TEST(CpuConv, LayoutsAgree) {

@@ -153,6 +153,25 @@ TEST_F(Gpu, GemmSixteenBitOutputs) {
   checkGemm({0, 1, 1, 32, 16, 64, AMP_DTYPE_BF16, AMP_DTYPE_BF16, 0.0f});
 }
 
+// The compiler's epilogue form: f16/bf16 output with f32 compute, so 4096
+// products of ones give 4096 (a 16-bit accumulator stops at 2048 or 256).
+TEST_F(Gpu, GemmSixteenBitOutputAccumulatesInF32) {
+  for (AmpDType type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    Buffer a(type, 4096), b(type, 4096), c(type, 1);
+    for (size_t i = 0; i < 4096; ++i) {
+      a.set(i, 1.0f);
+      b.set(i, 1.0f);
+    }
+    a.upload();
+    b.upload();
+    ampGpuGemm(0, 0, 1, 1, 1, 4096, a.device, type, 4096, 0, b.device, type, 1,
+               0, c.device, type, 1, 0, 0.0f);
+    ampGpuSynchronize();
+    c.download();
+    EXPECT_EQ(c.get(0), 4096.0f) << "type " << type;
+  }
+}
+
 struct ConvCase {
   int layout;
   int64_t n, c, h, w, f, kh, kw, pad, stride, dil;
@@ -206,6 +225,24 @@ TEST_F(Gpu, ConvF32AndSameTypeOutputs) {
                AMP_DTYPE_F32, 1.0f});
     checkConv({layout, 2, 8, 8, 8, 8, 3, 3, 1, 1, 1, AMP_DTYPE_F16,
                AMP_DTYPE_F16, 0.0f});
+  }
+}
+
+TEST_F(Gpu, ConvSixteenBitOutputAccumulatesInF32) {
+  for (int layout : {0, 1}) {
+    Buffer x(AMP_DTYPE_F16, 4096), wt(AMP_DTYPE_F16, 4096), y(AMP_DTYPE_F16, 1);
+    for (size_t i = 0; i < 4096; ++i) {
+      x.set(i, 1.0f);
+      wt.set(i, 1.0f);
+    }
+    x.upload();
+    wt.upload();
+    ampGpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+                 x.device, AMP_DTYPE_F16, wt.device, AMP_DTYPE_F16, y.device,
+                 AMP_DTYPE_F16, 0.0f);
+    ampGpuSynchronize();
+    y.download();
+    EXPECT_EQ(y.get(0), 4096.0f) << "layout " << layout;
   }
 }
 

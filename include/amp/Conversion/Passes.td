@@ -62,6 +62,48 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
   ];
 }
 
+def AmpFuseContractionEpiloguesPass
+    : Pass<"amp-fuse-contraction-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fuse contractions into the tiles of their narrowing epilogue";
+  let description = [{
+    For `--lower-to-cpu`, on tensors. A matmul, batch matmul or convolution
+    whose f32 accumulator starts as a `linalg.fill` and whose result has one
+    user, a `linalg.generic` that only narrows it (`arith.truncf` to f16 or
+    bf16, possibly fused with bias adds and activations): the generic, the
+    epilogue, is tiled in `scf.for` loops (`tile-size` along its two
+    innermost dimensions, 1 along the others) and the contraction and the
+    fill are fused into the loop body (upstream's
+    `scf::tileConsumerAndFuseProducersUsingSCF`). After bufferization only a
+    tile of f32 is allocated instead of the whole result, and each element
+    is still accumulated in f32 over the whole reduction and rounded once.
+
+    ```mlir
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> ...
+    %mm = linalg.matmul ins(%a, %b : tensor<64x128xf16>, tensor<128x256xf16>)
+                        outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+    %r = linalg.generic ... ins(%mm) outs(%e16 : tensor<64x256xf16>) {
+      %t = arith.truncf %in : f32 to f16 ...
+    // becomes
+    %r = scf.for %i ... { scf.for %j ... {
+      %acc = linalg.fill ... -> tensor<32x32xf32>
+      %t = linalg.matmul ins(%a_i, %b_j ...) outs(%acc) -> tensor<32x32xf32>
+      %n = linalg.generic ... ins(%t) ... -> tensor<32x32xf16>
+      tensor.insert_slice %n ... }}
+    ```
+
+    Contractions with any other user of their f32 result are left alone.
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", "32",
+           "Tile size along the two innermost dimensions of the epilogue">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   let summary = "Fuse producer/consumer chains of elementwise linalg ops";
   let description = [{
@@ -125,6 +167,15 @@ def AmpLinalgToLibraryCallsPass
     Buffers are passed as device pointers; a `linalg.fill` of zero into the
     output right before the op is erased and the call overwrites instead of
     accumulating (beta = 0).
+
+    Epilogues: when that zero-filled output is an f32 `memref.alloc` whose
+    only readers are generics that narrow it (`arith.truncf` to the f16 or
+    bf16 type of the operands, see `amp/Conversion/ContractionEpilogues.h`),
+    the call writes the 16-bit type itself (cType/yType f16 or bf16, f32
+    compute, one rounding) and the f32 buffer goes away: a conversion-only
+    generic is erased and the call writes its output; a generic that fuses
+    the narrowing with more elementwise work reads the 16-bit buffer in
+    place of its `truncf`. An accumulator with any other reader stays f32.
 
     The per-gradient generic of `amp-lower-loss-scaling` (library_call
     `"amp_check_finite_and_unscale"`) becomes one call of

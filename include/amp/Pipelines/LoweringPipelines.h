@@ -29,6 +29,17 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
       llvm::cl::desc("Fuse chains of elementwise linalg ops before "
                      "bufferizing"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("Compute each contraction whose f32 result is only "
+                     "narrowed tile by tile inside its epilogue's loops, so "
+                     "that no full-size f32 result is allocated"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> epilogueTileSize{
+      *this, "epilogue-tile-size",
+      llvm::cl::desc("Tile size of fused epilogues along their two innermost "
+                     "dimensions"),
+      llvm::cl::init(32)};
 };
 
 /// Options of --lower-to-gpu.

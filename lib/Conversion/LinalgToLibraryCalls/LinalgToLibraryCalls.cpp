@@ -13,8 +13,16 @@
 // Buffers are passed as raw device pointers; a linalg.fill of zero into the
 // output right before the op becomes beta = 0 (and is erased).
 //
+// Epilogues: a zero-filled f32 accumulator (a memref.alloc) whose only
+// readers narrow it (arith.truncf to the operands' f16/bf16 type, see
+// ContractionEpilogues.h) is not materialised: the call writes the 16-bit
+// type itself (f32 compute, one rounding), straight into the output of a
+// conversion-only generic, which is erased, or else into a 16-bit buffer
+// that the fused epilogue generics read in place of their truncf.
+//
 //===----------------------------------------------------------------------===//
 
+#include "amp/Conversion/ContractionEpilogues.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
@@ -24,9 +32,11 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace amp {
@@ -126,6 +136,131 @@ static linalg::FillOp findZeroFill(Operation *op, Value output) {
   return {};
 }
 
+namespace {
+/// A zero-filled f32 accumulator buffer of a contraction whose readers only
+/// narrow it to one 16-bit type.
+struct NarrowedAccumulator {
+  memref::AllocOp alloc;
+  FloatType type;
+  SmallVector<OpOperand *> reads;
+};
+} // namespace
+
+/// Matches the accumulator `acc` of `op`, zero-filled by `fill`: a
+/// memref.alloc in op's block whose users are `fill`, `op`, deallocs and,
+/// after `op` in the block, generics that read it only to narrow it to
+/// `type`.
+static std::optional<NarrowedAccumulator>
+matchNarrowedAccumulator(Operation *op, Value acc, linalg::FillOp fill,
+                         Type type) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != op->getBlock() || !fill)
+    return std::nullopt;
+  NarrowedAccumulator result{alloc, {}, {}};
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(generic))
+      return std::nullopt;
+    FloatType narrow = getNarrowedType(generic, use);
+    if (!narrow || narrow != type)
+      return std::nullopt;
+    result.reads.push_back(&use);
+  }
+  if (result.reads.empty())
+    return std::nullopt;
+  result.type = cast<FloatType>(type);
+  return result;
+}
+
+/// If `generic` does nothing but narrow its one input into its one output
+/// (identity maps), that output; else null.
+static Value getConversionOnlyOutput(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return {};
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 2 || yield.getNumOperands() != 1)
+    return {};
+  auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  if (!trunc || trunc.getIn() != body.getArgument(0))
+    return {};
+  return generic.getDpsInits()[0];
+}
+
+/// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
+/// returns the buffer the call writes, either the output of a lone
+/// conversion-only generic (erased; an operand-less alloc of it is moved
+/// before `op`) or a new 16-bit buffer in place of the f32 one, which its
+/// readers now read without truncf. The f32 buffer is left for the caller
+/// to erase with `op` and the fill. `acceptable` says whether the call can
+/// write a given buffer.
+static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
+                               llvm::function_ref<bool(Value)> acceptable) {
+  memref::AllocOp alloc = narrowed.alloc;
+  auto dropDeallocs = [&](Value replacement) {
+    for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses())) {
+      if (!isa<memref::DeallocOp>(use.getOwner()))
+        continue;
+      if (replacement)
+        use.set(replacement);
+      else
+        use.getOwner()->erase();
+    }
+  };
+  if (narrowed.reads.size() == 1) {
+    auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
+    Value out = getConversionOnlyOutput(generic);
+    bool dominates = out && DominanceInfo().properlyDominates(out, op);
+    auto outAlloc =
+        out ? out.getDefiningOp<memref::AllocOp>() : memref::AllocOp();
+    bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
+                   outAlloc->getBlock() == op->getBlock();
+    // The call writes `out` earlier than the generic did: nothing in between
+    // may touch memory (allocations aside).
+    bool quiet = generic->getBlock() == op->getBlock();
+    for (Operation *between = op->getNextNode(); quiet && between != generic;
+         between = between->getNextNode())
+      quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
+    if (out && quiet && (dominates || movable) && acceptable(out)) {
+      if (!dominates)
+        outAlloc->moveBefore(op);
+      generic->erase();
+      dropDeallocs(Value());
+      return out;
+    }
+  }
+  OpBuilder b(alloc);
+  auto type = cast<MemRefType>(alloc.getType());
+  auto narrowType = MemRefType::get(type.getShape(), narrowed.type,
+                                    type.getLayout(), type.getMemorySpace());
+  auto replacement = memref::AllocOp::create(
+      b, alloc.getLoc(), narrowType, alloc.getDynamicSizes(),
+      alloc.getSymbolOperands(), alloc.getAlignmentAttr());
+  if (!acceptable(replacement)) {
+    replacement->erase();
+    return {};
+  }
+  for (OpOperand *read : narrowed.reads) {
+    auto generic = cast<linalg::GenericOp>(read->getOwner());
+    BlockArgument arg = generic.getMatchingBlockArgument(read);
+    read->set(replacement);
+    arg.setType(narrowed.type);
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
+      user->getResult(0).replaceAllUsesWith(arg);
+      user->erase();
+    }
+  }
+  dropDeallocs(replacement);
+  return replacement;
+}
+
 static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
                                  FunctionType type) {
   if (auto func = module.lookupSymbol<func::FuncOp>(name))
@@ -136,6 +271,23 @@ static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
   // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
   func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
   return func;
+}
+
+/// The 16-bit buffer that a library call for `op` writes instead of its f32
+/// accumulator `acc` (zero-filled by `fill`; `inputs` is an operand's
+/// type), after rewriting its epilogue; null if `acc` must stay f32.
+static Value narrowOutput(Operation *op, Value acc, linalg::FillOp fill,
+                          MemRefType inputs,
+                          llvm::function_ref<bool(Value)> acceptable) {
+  auto accType = cast<MemRefType>(acc.getType());
+  Type low = inputs.getElementType();
+  if (!accType.getElementType().isF32() || !(low.isF16() || low.isBF16()))
+    return {};
+  std::optional<NarrowedAccumulator> narrowed =
+      matchNarrowedAccumulator(op, acc, fill, low);
+  if (!narrowed)
+    return {};
+  return narrowAccumulator(op, *narrowed, acceptable);
 }
 
 namespace {
@@ -235,7 +387,19 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   float beta = 1.0f;
-  if (linalg::FillOp fill = findZeroFill(op, c)) {
+  linalg::FillOp fill = findZeroFill(op, c);
+  memref::AllocOp accumulator;
+  if (Value narrow = narrowOutput(op, c, fill, ai->type, [&](Value buffer) {
+        std::string ignored;
+        FailureOr<BufferInfo> info = getBufferInfo(buffer, ignored);
+        return succeeded(info) && info->type.getShape() == cShape;
+      })) {
+    accumulator = c.getDefiningOp<memref::AllocOp>();
+    c = narrow;
+    ci = getBufferInfo(c, why);
+    cType = aType;
+  }
+  if (fill) {
     fill.erase();
     beta = 0.0f;
   }
@@ -265,6 +429,8 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
   emitCall(op, "ampGpuGemm", args);
   op->erase();
+  if (accumulator)
+    accumulator->erase();
   return success();
 }
 
@@ -321,7 +487,19 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
   float beta = 1.0f;
-  if (linalg::FillOp fill = findZeroFill(op, y)) {
+  linalg::FillOp fill = findZeroFill(op, y);
+  memref::AllocOp accumulator;
+  if (Value narrow = narrowOutput(op, y, fill, xi->type, [&](Value buffer) {
+        std::string ignored;
+        FailureOr<BufferInfo> info = getBufferInfo(buffer, ignored);
+        return succeeded(info) && isContiguous(*info) &&
+               info->type.getShape() == ys;
+      })) {
+    accumulator = y.getDefiningOp<memref::AllocOp>();
+    y = narrow;
+    yType = xType;
+  }
+  if (fill) {
     fill.erase();
     beta = 0.0f;
   }
@@ -351,6 +529,8 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
   emitCall(op, "ampGpuConv2d", args);
   op->erase();
+  if (accumulator)
+    accumulator->erase();
   return success();
 }
 

@@ -1,6 +1,8 @@
-// --lower-to-gpu at O2: the matmul becomes one cuBLAS call (f16 operands, f32
-// result, beta 0 in place of the zero fill), the epilogue a fused kernel, and
-// the kernel binaries fatbins for the chosen chip. Compile only: no GPU.
+// --lower-to-gpu at O2: the matmul becomes one cuBLAS call (f16 operands, an
+// f16 result computed in f32: its f32 accumulator was only narrowed, beta 0
+// in place of the zero fill), the rest of the epilogue a fused kernel that
+// reads the f16 result, and the kernel binaries fatbins for the chosen chip.
+// Compile only: no GPU.
 // REQUIRES: cuda-toolkit
 // RUN: amp-opt %s --amp-o2 --lower-to-gpu="chip=sm_90 toolkit=%cuda_root" \
 // RUN: | FileCheck %s --check-prefixes=CHECK,SM90
@@ -13,11 +15,11 @@
 
 // CHECK-LABEL: llvm.func @mlp
 // CHECK-DAG: llvm.call @mgpuMemAlloc
-// Arguments: transA, transB (0), batch, m, n, k, then A and B (f16 = 1), C
-// (f32 = 0) with leading dimensions and batch strides, and beta.
+// Arguments: transA, transB (0), batch, m, n, k, then A, B and C (f16 = 1)
+// with leading dimensions and batch strides, and beta.
 // CHECK-DAG: %[[Z:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG: %[[F16:.*]] = llvm.mlir.constant(1 : i32) : i32
-// CHECK: llvm.call @ampGpuGemm(%[[Z]], %[[Z]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[F16]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[F16]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[Z]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (i32, i32, i64, i64, i64, i64, !llvm.ptr, i32, i64, i64, !llvm.ptr, i32, i64, i64, !llvm.ptr, i32, i64, i64, f32) -> ()
+// CHECK: llvm.call @ampGpuGemm(%[[Z]], %[[Z]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[F16]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[F16]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %[[F16]], %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}) : (i32, i32, i64, i64, i64, i64, !llvm.ptr, i32, i64, i64, !llvm.ptr, i32, i64, i64, !llvm.ptr, i32, i64, i64, f32) -> ()
 // CHECK: gpu.launch_func
 // CHECK: llvm.call @mgpuMemFree
 // CHECK: llvm.func @_mlir_ciface_mlp

@@ -1,0 +1,55 @@
+//===- ContractionEpilogues.h - contractions and their narrowing -*- C++
+//-*-===//
+//
+// Part of amp-mlir. After --amp-o2 a matmul or convolution keeps its f32
+// accumulator explicit and a linalg.generic narrows it (arith.truncf to f16
+// or bf16), possibly fused with elementwise ops (bias, activation): the
+// contraction's epilogue. These helpers recognise the pair; the CPU pipeline
+// fuses it into one tiled loop nest (amp-fuse-contraction-epilogues), the GPU
+// pipeline into one library call with a 16-bit output
+// (amp-linalg-to-library-calls).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_CONVERSION_CONTRACTIONEPILOGUES_H
+#define AMP_CONVERSION_CONTRACTIONEPILOGUES_H
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+namespace amp {
+
+/// The type that `operand`, an input of `consumer`, is narrowed to when the
+/// generic only narrows it: all loops parallel, an identity indexing map,
+/// and a block argument whose every use is an `arith.truncf` to one f16 or
+/// bf16 type from a wider float. Null otherwise. Works on tensors and
+/// buffers.
+FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
+
+/// True for the ops whose f32 accumulator an epilogue may narrow: linalg
+/// contractions (matmul, batch_matmul, their transposed forms) and
+/// convolutions.
+bool isContractionWithEpilogue(Operation *op);
+
+/// The contraction on tensors whose result `consumer` narrows, if that
+/// result has no other user and the accumulator is a linalg.fill (so that
+/// only a tile of it needs to exist); null otherwise.
+linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
+
+/// Tiles `consumer` (a generic that narrows a contraction's result, see
+/// getNarrowedContraction) in scf.for loops of `tileSize` along its two
+/// innermost dimensions and 1 along the others, and fuses the contraction
+/// and the fill of its accumulator into the loop body, so that the f32
+/// accumulator exists one tile at a time. The consumer's results are
+/// replaced and the consumer, contraction and fill erased. Fails, changing
+/// nothing, when `consumer` does not match.
+FailureOr<scf::SCFTileAndFuseResult>
+fuseContractionEpilogue(RewriterBase &rewriter, linalg::GenericOp consumer,
+                        int64_t tileSize);
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_CONVERSION_CONTRACTIONEPILOGUES_H

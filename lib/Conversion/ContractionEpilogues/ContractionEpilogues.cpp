@@ -1,0 +1,122 @@
+//===- ContractionEpilogues.cpp - contractions and their narrowing --------===//
+//
+// Part of amp-mlir. See amp/Conversion/ContractionEpilogues.h.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/ContractionEpilogues.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+FloatType mlir::amp::getNarrowedType(linalg::GenericOp consumer,
+                                     OpOperand &operand) {
+  if (operand.getOwner() != consumer.getOperation() ||
+      !consumer.isDpsInput(&operand) ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      !consumer.getMatchingIndexingMap(&operand).isIdentity())
+    return {};
+  BlockArgument arg = consumer.getMatchingBlockArgument(&operand);
+  auto wide = dyn_cast<FloatType>(arg.getType());
+  if (!wide || arg.use_empty())
+    return {};
+  FloatType narrow;
+  for (Operation *user : arg.getUsers()) {
+    auto trunc = dyn_cast<arith::TruncFOp>(user);
+    if (!trunc)
+      return {};
+    auto type = dyn_cast<FloatType>(trunc.getType());
+    if (!type || !(type.isF16() || type.isBF16()) ||
+        type.getWidth() >= wide.getWidth() || (narrow && narrow != type))
+      return {};
+    // A rounding mode or fast-math flags other than the default would not
+    // be what the library's output conversion does.
+    if (trunc.getRoundingmodeAttr())
+      return {};
+    narrow = type;
+  }
+  return narrow;
+}
+
+bool mlir::amp::isContractionWithEpilogue(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return linalgOp && linalgOp.getNumDpsInits() == 1 &&
+         (linalg::isaContractionOpInterface(linalgOp) ||
+          linalg::isaConvolutionOpInterface(linalgOp));
+}
+
+linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer) {
+  if (!consumer.hasPureTensorSemantics())
+    return {};
+  for (OpOperand *operand : consumer.getDpsInputOperands()) {
+    auto result = dyn_cast<OpResult>(operand->get());
+    if (!result || !result.hasOneUse() ||
+        !isContractionWithEpilogue(result.getOwner()) ||
+        !getNarrowedType(consumer, *operand))
+      continue;
+    auto contraction = cast<linalg::LinalgOp>(result.getOwner());
+    auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    if (fill && fill->hasOneUse() && contraction.hasPureTensorSemantics())
+      return contraction;
+  }
+  return {};
+}
+
+FailureOr<scf::SCFTileAndFuseResult> mlir::amp::fuseContractionEpilogue(
+    RewriterBase &rewriter, linalg::GenericOp consumer, int64_t tileSize) {
+  linalg::LinalgOp contraction = getNarrowedContraction(consumer);
+  if (!contraction)
+    return rewriter.notifyMatchFailure(
+        consumer, "does not only narrow a contraction's fresh accumulator");
+  Operation *fill = contraction.getDpsInits()[0].getDefiningOp();
+  unsigned numLoops = consumer.getNumLoops();
+  SmallVector<OpFoldResult> sizes(numLoops, rewriter.getIndexAttr(1));
+  for (unsigned i = numLoops > 2 ? numLoops - 2 : 0; i < numLoops; ++i)
+    sizes[i] = rewriter.getIndexAttr(tileSize);
+
+  scf::SCFTilingOptions tiling;
+  tiling.setTileSizes(sizes);
+  tiling.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+  scf::SCFTileAndFuseOptions options;
+  options.setTilingOptions(tiling);
+  // Only the contraction and its accumulator's fill move into the loop: the
+  // producers of its operands (a pad, a transpose) are computed once.
+  Operation *contractionOp = contraction.getOperation();
+  options.setFusionControlFn(
+      [contractionOp, fill](tensor::ExtractSliceOp, OpResult producer, bool)
+          -> std::optional<scf::SCFTileAndFuseOptions::ControlFnResult> {
+        if (producer.getOwner() == contractionOp || producer.getOwner() == fill)
+          return scf::SCFTileAndFuseOptions::ControlFnResult{};
+        return std::nullopt;
+      });
+  MLIRContext *context = rewriter.getContext();
+  RewritePatternSet cleanup(context);
+  tensor::ExtractSliceOp::getCanonicalizationPatterns(cleanup, context);
+  tensor::populateMergeConsecutiveInsertExtractSlicePatterns(cleanup);
+  tensor::populateFoldTensorEmptyPatterns(cleanup);
+  options.cleanupPatterns = FrozenRewritePatternSet(std::move(cleanup));
+
+  rewriter.setInsertionPoint(consumer);
+  FailureOr<scf::SCFTileAndFuseResult> result =
+      scf::tileConsumerAndFuseProducersUsingSCF(
+          rewriter, cast<TilingInterface>(consumer.getOperation()), options);
+  if (failed(result))
+    return failure();
+  for (OpResult value : consumer->getResults()) {
+    Value replacement = result->replacements.lookup(value);
+    if (replacement)
+      rewriter.replaceAllUsesWith(value, replacement);
+  }
+  if (consumer->use_empty())
+    rewriter.eraseOp(consumer);
+  if (contractionOp->use_empty())
+    rewriter.eraseOp(contractionOp);
+  if (fill->use_empty())
+    rewriter.eraseOp(fill);
+  return result;
+}

@@ -1,0 +1,191 @@
+// RUN: amp-opt %s --amp-linalg-to-library-calls --canonicalize --split-input-file \
+// RUN:     --mlir-print-op-on-diagnostic=false -verify-diagnostics | FileCheck %s
+
+// A zero-filled f32 accumulator that is only narrowed by a conversion-only
+// generic: the call writes the generic's f16 output (cType = 1, f32 compute),
+// the generic and the f32 buffer are gone. The output's alloc moves before
+// the call.
+// CHECK-LABEL: func.func @gemm_conversion_only
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<64x256xf16>
+// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: call @ampGpuGemm({{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %[[BETA]])
+// CHECK-NOT: linalg.
+// CHECK-NOT: xf32
+// CHECK: return %[[OUT]]
+func.func @gemm_conversion_only(%a: memref<64x128xf16>, %b: memref<128x256xf16>) -> memref<64x256xf16> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x256xf32>)
+  linalg.matmul ins(%a, %b : memref<64x128xf16>, memref<128x256xf16>) outs(%acc : memref<64x256xf32>)
+  %out = memref.alloc() : memref<64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<64x256xf32>) outs(%out : memref<64x256xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %acc : memref<64x256xf32>
+  return %out : memref<64x256xf16>
+}
+
+// -----
+
+// The narrowing is fused with a bias add and a ReLU: the call writes a bf16
+// buffer that the epilogue reads in place of its truncf.
+// CHECK-LABEL: func.func @gemm_fused_epilogue
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 2 : i32
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<4x16x8xbf16>
+// CHECK: call @ampGpuGemm({{.*}}, %[[BF16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]], %{{.*}} : memref<4x16x8xbf16>, memref<8xbf16>)
+// CHECK-NEXT: ^bb0(%[[IN:.*]]: bf16, %[[BIAS:.*]]: bf16, %{{.*}}: bf16):
+// CHECK-NEXT: arith.addf %[[IN]], %[[BIAS]] : bf16
+// CHECK-NOT: arith.truncf
+// CHECK: memref.dealloc %[[ACC]] : memref<4x16x8xbf16>
+// CHECK-NOT: f32>
+func.func @gemm_fused_epilogue(%a: memref<4x16x32xbf16>, %b: memref<4x32x8xbf16>, %bias: memref<8xbf16>, %out: memref<4x16x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4x16x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<4x16x8xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<4x16x32xbf16>, memref<4x32x8xbf16>) outs(%acc : memref<4x16x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<4x16x8xf32>, memref<8xbf16>) outs(%out : memref<4x16x8xbf16>) {
+  ^bb0(%x: f32, %c: bf16, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    %s = arith.addf %t, %c : bf16
+    %z = arith.constant 0.0 : bf16
+    %r = arith.maximumf %s, %z : bf16
+    linalg.yield %r : bf16
+  }
+  memref.dealloc %acc : memref<4x16x8xf32>
+  return
+}
+
+// -----
+
+// A convolution narrowed into an existing (argument) buffer: yType = f16.
+// CHECK-LABEL: func.func @conv_narrowed
+// CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<1x8x8x8xf16>
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK: memref.extract_aligned_pointer_as_index %[[Y]]
+// CHECK: call @ampGpuConv2d({{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}})
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.alloc
+func.func @conv_narrowed(%x: memref<1x3x10x10xf16>, %w: memref<8x3x3x3xf16>, %y: memref<1x8x8x8xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x8x8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x8x8x8xf32>)
+  linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x3x10x10xf16>, memref<8x3x3x3xf16>) outs(%acc : memref<1x8x8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<1x8x8x8xf32>) outs(%y : memref<1x8x8x8xf16>) {
+  ^bb0(%in: f32, %o: f16):
+    %t = arith.truncf %in : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
+
+// -----
+
+// Negative: the f32 result is also read in f32 (a residual in f32), so the
+// accumulator stays an f32 buffer (cType = 0) and the narrowing a kernel.
+// CHECK-LABEL: func.func @gemm_f32_user
+// CHECK-DAG: %[[F32:.*]] = arith.constant 0 : i32
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8x8xf32>
+// CHECK: call @ampGpuGemm({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]] : memref<8x8xf32>)
+// CHECK: arith.truncf
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]] : memref<8x8xf32>)
+func.func @gemm_f32_user(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %n: memref<8x8xf16>, %f: memref<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x8xf16>, memref<8x8xf16>) outs(%acc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<8x8xf32>) outs(%n : memref<8x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<8x8xf32>) outs(%f : memref<8x8xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.addf %x, %o : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// Negative: not zero-initialised (the call accumulates into an f32 C), and
+// narrowing to another type than the operands' (bf16 operands, f16 result).
+// CHECK-LABEL: func.func @gemm_not_narrowable
+// CHECK-DAG: %[[F32:.*]] = arith.constant 0 : i32
+// CHECK: linalg.fill
+// CHECK: call @ampGpuGemm({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: call @ampGpuGemm({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+func.func @gemm_not_narrowable(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %c: memref<8x8xbf16>, %n: memref<8x8xf16>) {
+  %two = arith.constant 2.0 : f32
+  %acc = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%two : f32) outs(%acc : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x8xf16>, memref<8x8xf16>) outs(%acc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<8x8xf32>) outs(%n : memref<8x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  %zero = arith.constant 0.0 : f32
+  %acc2 = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<8x8xf32>)
+  linalg.matmul ins(%c, %c : memref<8x8xbf16>, memref<8x8xbf16>) outs(%acc2 : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2 : memref<8x8xf32>) outs(%n : memref<8x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
+
+// -----
+
+// The conversion-only output is read between the matmul and the narrowing:
+// the call must not write it early, so it writes a new f16 buffer and the
+// narrowing stays (as a copy).
+// CHECK-LABEL: func.func @gemm_output_read_between
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8x8xf16>
+// CHECK: call @ampGpuGemm({{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: memref.copy %[[OUT:.*]], %{{.*}}
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]] : memref<8x8xf16>) outs(%[[OUT]] : memref<8x8xf16>)
+func.func @gemm_output_read_between(%a: memref<8x8xf16>, %b: memref<8x8xf16>, %out: memref<8x8xf16>, %old: memref<8x8xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x8xf16>, memref<8x8xf16>) outs(%acc : memref<8x8xf32>)
+  memref.copy %out, %old : memref<8x8xf16> to memref<8x8xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc : memref<8x8xf32>) outs(%out : memref<8x8xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  return
+}
