@@ -166,7 +166,16 @@ struct Decision {
   std::string reason;
   /// A gray op whose precision the optimal placement chooses.
   bool free = false;
+  /// Kept in f32 by the user's policy (lists, guards, categories) or by a
+  /// constant whose value does not fit: f32 in the ideal too.
+  bool required = false;
 };
+
+/// `decision`, marked as required by the policy.
+static Decision required(Decision decision) {
+  decision.required = true;
+  return decision;
+}
 
 /// The decision and rewrite of one module (the pass's work, callable
 /// without a pass manager).
@@ -183,6 +192,9 @@ public:
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
+
+  /// Where run() records the ops the policy keeps in f32 (if set).
+  llvm::DenseSet<Operation *> *requiredF32 = nullptr;
 
 private:
   LogicalResult buildPolicy(ModuleOp module);
@@ -631,9 +643,9 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {Precision::f32, "optimizer update of a training step: it does "
                             "not compute the loss or the gradients"};
   if (!policy.blackList.empty() && policy.blackList.contains(name))
-    return {Precision::f32, "custom black list"};
+    return required({Precision::f32, "custom black list"});
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
-    return {Precision::f32, "outside amp.fp16_guard"};
+    return required({Precision::f32, "outside amp.fp16_guard"});
   FloatType lowType = getFloatType(&getContext(), low);
   if (!iface.supportsPrecision(lowType))
     return {Precision::f32, ("does not support " + lowName).str()};
@@ -643,8 +655,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return {Precision::f32,
-            (what + " is a constant that overflows " + lowName).str()};
+    return required({Precision::f32,
+                     (what + " is a constant that overflows " + lowName).str()});
   };
   for (OpOperand &operand : op->getOpOperands())
     if (!iface.operandMustStayF32(operand.getOperandNumber()) &&
@@ -665,6 +677,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
   case Category::White:
     return {low, "white list"};
   case Category::Black:
+    if (overridden != policy.categories.end())
+      return required({Precision::f32, "black list (policy file)"});
     return {Precision::f32, "black list"};
   case Category::Unsupported:
     return {};
@@ -901,6 +915,8 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     } else if (explain && !decision.reason.empty()) {
       op->emitRemark() << "amp: " << decision.reason;
     }
+    if (decision.required && requiredF32)
+      requiredF32->insert(op);
     restoreCapturedUses(op, caster, rewriter);
     // Kept: operands back to the types the op was written with.
     ArrayRef<Type> types = originalTypes[op];
@@ -945,10 +961,11 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
 
 LogicalResult mlir::amp::runAmpAutoMixedPrecision(
     ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
-    bool *changed) {
+    bool *changed, llvm::DenseSet<Operation *> *requiredF32) {
   bool modified = false;
-  LogicalResult result =
-      AutoMixedPrecision(module.getContext(), options).run(module, modified);
+  AutoMixedPrecision amp(module.getContext(), options);
+  amp.requiredF32 = requiredF32;
+  LogicalResult result = amp.run(module, modified);
   if (changed)
     *changed = modified;
   return result;

@@ -61,7 +61,9 @@ static bool onlyNarrowedTo(Value value, Type lowType) {
 namespace {
 class Measure {
 public:
-  Measure(FloatType lowType, bool isO1) : lowType(lowType), isO1(isO1) {}
+  Measure(FloatType lowType, bool isO1,
+          const llvm::DenseSet<Operation *> *requiredF32)
+      : lowType(lowType), isO1(isO1), requiredF32(requiredF32) {}
 
   LowPrecisionBytes run(Operation *module) {
     SmallVector<CheckFiniteAndUnscaleOp> unscales;
@@ -97,7 +99,8 @@ private:
     for (Operation *scope = op; scope; scope = scope->getParentOp())
       if (std::optional<Precision> pin = getPinnedPrecision(scope))
         return getFloatType(op->getContext(), *pin) == lowType;
-    if (optimizerOps.contains(op) || !iface.supportsPrecision(lowType))
+    if (optimizerOps.contains(op) || !iface.supportsPrecision(lowType) ||
+        (requiredF32 && requiredF32->contains(op)))
       return false;
     if (!isO1)
       return true;
@@ -225,6 +228,7 @@ private:
 
   FloatType lowType;
   bool isO1;
+  const llvm::DenseSet<Operation *> *requiredF32;
   llvm::DenseSet<Operation *> optimizerOps;
   /// Values the ideal graph produces in the low type.
   llvm::DenseMap<Value, bool> idealLow;
@@ -236,8 +240,8 @@ private:
 };
 } // namespace
 
-LowPrecisionBytes mlir::amp::measureLowPrecisionBytes(Operation *module,
-                                                      FloatType lowType,
-                                                      bool isO1) {
-  return Measure(lowType, isO1).run(module);
+LowPrecisionBytes mlir::amp::measureLowPrecisionBytes(
+    Operation *module, FloatType lowType, bool isO1,
+    const llvm::DenseSet<Operation *> *requiredF32) {
+  return Measure(lowType, isO1, requiredF32).run(module);
 }

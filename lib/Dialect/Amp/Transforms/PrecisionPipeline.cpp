@@ -41,7 +41,11 @@ struct AmpPrecisionPipelinePass
     AmpAutoMixedPrecisionPassOptions amp;
     amp.level = level;
     copyDecisionOptions(*this, amp);
-    if (failed(runAmpAutoMixedPrecision(module, amp)))
+    // Ops the policy keeps in f32: f32 in the report's ideal too (guards are
+    // gone by then).
+    llvm::DenseSet<Operation *> requiredF32;
+    if (failed(runAmpAutoMixedPrecision(module, amp, /*changed=*/nullptr,
+                                        &requiredF32)))
       return signalPassFailure();
     inlineAmpGuards(module);
     SmallVector<CastOp> casts;
@@ -51,7 +55,7 @@ struct AmpPrecisionPipelinePass
       options.format = report;
       options.output = reportFile;
       options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
-      if (failed(emitAmpReport(module, options)))
+      if (failed(emitAmpReport(module, options, &requiredF32)))
         return signalPassFailure();
     }
     if (!keepAmpCasts)

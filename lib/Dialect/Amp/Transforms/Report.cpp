@@ -202,8 +202,9 @@ void AmpReportPass::runOnOperation() {
   markAllAnalysesPreserved();
 }
 
-LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
-                                       const AmpReportPassOptions &options) {
+LogicalResult
+mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
+                         const llvm::DenseSet<Operation *> *requiredF32) {
   const std::string &format = options.format, &output = options.output,
                     &title = options.title;
   if (format != "text" && format != "json") {
@@ -249,7 +250,7 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
     if (std::optional<Precision> precision = parseLowPrecision(appliedType))
       lowType = getFloatType(module.getContext(), *precision);
   }
-  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(module, lowType, isO1);
+  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(module, lowType, isO1, requiredF32);
   // Share of the ideal's low-precision bytes that the module stores low.
   double reached =
       lowBytes.ideal ? double(lowBytes.reached) / double(lowBytes.ideal) : 1.0;

@@ -11,6 +11,7 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
+#include "llvm/ADT/DenseSet.h"
 
 #include <cstdint>
 #include <optional>
@@ -67,10 +68,11 @@ struct LowPrecisionBytes {
   uint64_t moved = 0;
 };
 
-/// Measures `module` against the ideal of `level` ("O1" or "O2") with low
-/// type `lowType`.
-LowPrecisionBytes measureLowPrecisionBytes(Operation *module, FloatType lowType,
-                                           bool isO1);
+/// Measures `module` against the ideal of O1 (`isO1`) or O2 with low type
+/// `lowType`; the ops in `requiredF32` are f32 in the ideal too.
+LowPrecisionBytes
+measureLowPrecisionBytes(Operation *module, FloatType lowType, bool isO1,
+                         const llvm::DenseSet<Operation *> *requiredF32);
 
 /// What the report's first line (and the precision graph's title) counts.
 struct ReportSummary {

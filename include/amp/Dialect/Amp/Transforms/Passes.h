@@ -56,11 +56,14 @@ void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
 
 /// Decides and rewrites the precision of every op of `module`
 /// (--amp-auto-mixed-precision). Errors are emitted as diagnostics; `changed`
-/// says whether the module changed.
-LogicalResult
-runAmpAutoMixedPrecision(ModuleOp module,
-                         const AmpAutoMixedPrecisionPassOptions &options,
-                         bool *changed = nullptr);
+/// says whether the module changed. `requiredF32`, if given, receives the ops
+/// the policy keeps in f32 (custom black list, outside guards, categories of
+/// a policy file, overflowing constants), which emitAmpReport's ideal then
+/// keeps in f32 too.
+LogicalResult runAmpAutoMixedPrecision(
+    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
+    bool *changed = nullptr,
+    llvm::DenseSet<Operation *> *requiredF32 = nullptr);
 
 /// Inlines every amp.fp16_guard under `root` (--amp-inline-guards). Returns
 /// true if there was one.
@@ -81,8 +84,9 @@ void materializeAmpCasts(Operation *root);
 void materializeAmpCasts(ArrayRef<CastOp> casts);
 
 /// Prints the precision report of `module` (--amp-report).
-LogicalResult emitAmpReport(ModuleOp module,
-                            const AmpReportPassOptions &options);
+LogicalResult
+emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
+              const llvm::DenseSet<Operation *> *requiredF32 = nullptr);
 
 /// Writes the precision graph of `module` as Graphviz DOT
 /// (--amp-precision-graph). Errors (an output that cannot be opened, an
