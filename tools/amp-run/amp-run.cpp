@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Npy.h"
 #include "amp/Runner/Runner.h"
 
@@ -221,8 +222,11 @@ int main(int argc, char **argv) {
   std::optional<Level> level = parseLevel(levelName);
   if (!level)
     return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
-  if (dtypeName != "f16" && dtypeName != "bf16")
-    return fail("--dtype must be f16 or bf16, not '" + dtypeName + "'");
+  std::optional<amp::Precision> dtype = amp::parseLowPrecision(dtypeName);
+  if (!dtype)
+    return fail("--dtype must be f16 or bf16 (or fp16, float16, half, "
+                "bfloat16), not '" +
+                dtypeName + "'");
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
     return fail("--target must be cpu or gpu, not '" + targetName + "'");
@@ -274,7 +278,9 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.level = *level;
   // Without --dtype, a dtype= in --amp-options or a policy file's decides.
-  options.dtype = dtypeName.getNumOccurrences() ? dtypeName : std::string();
+  options.dtype = dtypeName.getNumOccurrences()
+                      ? amp::stringifyPrecision(*dtype).str()
+                      : std::string();
   options.ampOptions = ampOptions;
   if (argPrecision.getNumOccurrences())
     options.ampOptions += " arg-precision=" + argPrecision;

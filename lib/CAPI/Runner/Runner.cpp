@@ -8,6 +8,7 @@
 
 #include "amp-c/Runner.h"
 
+#include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Runner.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -123,10 +124,14 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
                 nullptr);
   compileOptions.level = *parsedLevel;
   StringRef dtype = orDefault(options->dtype, "");
-  if (!dtype.empty() && dtype != "f16" && dtype != "bf16")
-    return fail("unknown dtype '" + dtype + "' (expected f16 or bf16)",
+  std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
+  if (!dtype.empty() && !precision)
+    return fail("unknown dtype '" + dtype +
+                    "' (expected f16 or bf16, or fp16, float16, half, "
+                    "bfloat16)",
                 nullptr);
-  compileOptions.dtype = dtype.str();
+  if (precision)
+    compileOptions.dtype = amp::stringifyPrecision(*precision).str();
   compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
   StringRef target = orDefault(options->target, "cpu");
   std::optional<Target> parsedTarget = parseTarget(target);

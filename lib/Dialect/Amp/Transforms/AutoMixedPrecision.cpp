@@ -282,7 +282,9 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   if (dtypeSet) {
     std::optional<Precision> precision = parseLowPrecision(dtype);
     if (!precision)
-      return emit() << "unknown dtype '" << dtype << "' (expected f16 or bf16)";
+      return emit() << "unknown dtype '" << dtype
+                    << "' (expected f16 or bf16, or fp16, float16, half, "
+                       "bfloat16)";
     policy.dtype = *precision;
   }
   bool guardSet = useFp16Guard != "auto";
@@ -655,8 +657,9 @@ Decision AutoMixedPrecision::decide(Operation *op,
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return required({Precision::f32,
-                     (what + " is a constant that overflows " + lowName).str()});
+    return required(
+        {Precision::f32,
+         (what + " is a constant that overflows " + lowName).str()});
   };
   for (OpOperand &operand : op->getOpOperands())
     if (!iface.operandMustStayF32(operand.getOperandNumber()) &&

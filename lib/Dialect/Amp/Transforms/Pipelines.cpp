@@ -53,7 +53,8 @@ void mlir::amp::registerAmpPipelines() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-o1",
       "AMP level O1: white-list ops in low precision, black-list ops in "
-      "fp32, gray ops follow their producers",
+      "fp32, gray ops placed to move the fewest bytes (placement=greedy: "
+      "each follows its operands)",
       [](OpPassManager &pm, const AmpPipelineOptions &options) {
         buildAmpPipeline(pm, AmpLevel::O1, options);
       });

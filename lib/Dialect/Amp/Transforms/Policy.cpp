@@ -15,11 +15,12 @@ using namespace mlir;
 using namespace mlir::amp;
 
 std::optional<Precision> mlir::amp::parseLowPrecision(StringRef name) {
-  if (name == "f16")
-    return Precision::f16;
-  if (name == "bf16")
-    return Precision::bf16;
-  return std::nullopt;
+  // The spellings users write (numpy's, PyTorch's, Paddle's), as the Python
+  // package accepts them.
+  return llvm::StringSwitch<std::optional<Precision>>(name.lower())
+      .Cases("f16", "fp16", "float16", "half", Precision::f16)
+      .Cases("bf16", "bfloat16", Precision::bf16)
+      .Default(std::nullopt);
 }
 
 LogicalResult

@@ -62,7 +62,8 @@ def AmpAutoMixedPrecisionPass
     Option<"level", "level", "std::string", "\"O1\"",
            "AMP level: O1 (white/black/gray lists) or O2 (all low)">,
     Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16">,
+           "Low-precision type: f16 (the default) or bf16; also spelled "
+           "fp16, float16, half, bfloat16">,
     ListOption<"customWhiteList", "custom-white-list", "std::string",
                "Op names forced to low precision">,
     ListOption<"customBlackList", "custom-black-list", "std::string",
@@ -113,7 +114,8 @@ def AmpPrecisionPipelinePass
     Option<"level", "level", "std::string", "\"O1\"",
            "AMP level: O1 or O2">,
     Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16">,
+           "Low-precision type: f16 (the default) or bf16; also spelled "
+           "fp16, float16, half, bfloat16">,
     ListOption<"customWhiteList", "custom-white-list", "std::string",
                "Op names forced to low precision">,
     ListOption<"customBlackList", "custom-black-list", "std::string",

@@ -18,7 +18,9 @@ namespace amp {
 struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<std::string> dtype{
       *this, "dtype",
-      llvm::cl::desc("Low-precision type: f16 (default) or bf16"),
+      llvm::cl::desc(
+          "Low-precision type: f16 (default) or bf16 (also fp16, float16, "
+          "half, bfloat16)"),
       llvm::cl::init("")};
   PassOptions::ListOption<std::string> customWhiteList{
       *this, "custom-white-list",
@@ -53,7 +55,9 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::init("")};
   PassOptions::Option<std::string> placement{
       *this, "placement",
-      llvm::cl::desc("Gray-op placement at O1: optimal (min-cut) or greedy"),
+      llvm::cl::desc(
+          "Gray-op placement at O1: optimal (fewest bytes moved, min-cut) "
+          "or greedy (each follows its operands)"),
       llvm::cl::init("optimal")};
   PassOptions::Option<std::string> lossScaling{
       *this, "loss-scaling",
