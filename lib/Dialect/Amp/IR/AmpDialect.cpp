@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
 #include "amp/Dialect/Amp/IR/AmpAttributes.h"
@@ -66,10 +67,19 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on a function";
     return success();
   }
+  if (attr.getName() == kNanInfSitesAttrName) {
+    auto sites = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!sites || !isa<ModuleOp>(op) ||
+        !llvm::all_of(sites, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError() << "'" << kNanInfSitesAttrName
+                             << "' must be an array of strings on a module";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
-                         << "', '" << kStreamOrderedAttrName << "')";
+                         << "', '" << kStreamOrderedAttrName << "', '"
+                         << kNanInfSitesAttrName << "')";
 }
 
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,

@@ -302,9 +302,23 @@ func.func @precision_pin_type(%a: f32) {
 // -----
 
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.nan_inf_sites' must be an array of strings on a module}}
+module attributes {amp.nan_inf_sites = ["'math.exp' at x.mlir:1:1", 3]} {
+}
+
+// -----
+
+func.func @sites_not_on_a_module(%x: f32) -> f32 {
+  // expected-error @+1 {{'amp.nan_inf_sites' must be an array of strings on a module}}
+  %y = arith.addf %x, %x {amp.nan_inf_sites = ["x"]} : f32
+  return %y : f32
 }
 
 // -----

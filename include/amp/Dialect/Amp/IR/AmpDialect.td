@@ -53,6 +53,10 @@ def Amp_Dialect : Dialect {
     /// low-precision forward and backward passes and leave the optimizer
     /// reading it in f32.
     static constexpr ::llvm::StringLiteral kMasterAttrName = "amp.master";
+    /// Array of strings on a module: the ops amp-check-nan-inf checks, by
+    /// the number it stores for them ("'math.exp' at model.mlir:12:3").
+    static constexpr ::llvm::StringLiteral kNanInfSitesAttrName =
+        "amp.nan_inf_sites";
 
   private:
     void registerAttributes();

@@ -21,6 +21,11 @@ class Fp16GuardOp;
 #define GEN_PASS_DECL
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 
+/// The global --amp-check-nan-inf adds: the number of the first checked op
+/// whose result was not finite (an i32, -1 while all were); the module's
+/// AmpDialect::kNanInfSitesAttrName names the ops.
+inline constexpr llvm::StringLiteral kNanInfSiteGlobalName = "amp_nan_inf_site";
+
 /// Replaces `op` by the operations of its body and its results by the values
 /// its `amp.yield` yields.
 void inlineFp16Guard(RewriterBase &rewriter, Fp16GuardOp op);
@@ -60,10 +65,11 @@ void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
 /// the policy keeps in f32 (custom black list, outside guards, categories of
 /// a policy file, overflowing constants), which emitAmpReport's ideal then
 /// keeps in f32 too.
-LogicalResult runAmpAutoMixedPrecision(
-    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
-    bool *changed = nullptr,
-    llvm::DenseSet<Operation *> *requiredF32 = nullptr);
+LogicalResult
+runAmpAutoMixedPrecision(ModuleOp module,
+                         const AmpAutoMixedPrecisionPassOptions &options,
+                         bool *changed = nullptr,
+                         llvm::DenseSet<Operation *> *requiredF32 = nullptr);
 
 /// Inlines every amp.fp16_guard under `root` (--amp-inline-guards). Returns
 /// true if there was one.

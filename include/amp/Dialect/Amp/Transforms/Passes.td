@@ -209,6 +209,35 @@ def AmpPrecisionGraphPass
   ];
 }
 
+def AmpCheckNanInfPass : Pass<"amp-check-nan-inf", "::mlir::ModuleOp"> {
+  let summary = "Record the first op whose result is not finite";
+  let description = [{
+    Paddle's `FLAGS_check_nan_inf` and PyTorch's anomaly mode for compiled
+    modules: after each op that computes in low precision (f16/bf16), and
+    each narrowing conversion, checks whether its result holds an Inf or a
+    NaN. The first check that finds one, in execution order, writes the
+    number of its op to the global `@amp_nan_inf_site` (an `i32`, -1 while
+    every checked value is finite); the module's `amp.nan_inf_sites`
+    attribute gives each number's op name and source location. With
+    `all=true` every float op is checked, f32 ones included.
+
+    Run it after `--amp-o1`/`--amp-o2` and before lowering. `amp-run
+    --check-nan-inf` and `amp_mlir.compile(..., check_nan_inf=True)` run it,
+    read the global after each call and report the op. Ops nested in
+    another op's region (linalg bodies) are checked through that op.
+  }];
+  let options = [
+    Option<"all", "all", "bool", "false",
+           "Check every float op, not only low-precision ops and narrowing "
+           "conversions">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
   let summary = "Print how much of the module runs in low precision";
   let description = [{
