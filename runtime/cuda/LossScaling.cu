@@ -6,7 +6,8 @@
 //   amp_ls_update                 <<<1,1>>> the scaler state machine
 //   amp_ls_check_unscale_{f32,f16,bf16}
 //                                 x *= inv_scale in place over a work list of
-//                                 (tensor, chunk) pieces, found_inf on input
+//                                 (tensor, chunk) pieces, found_inf on any
+//                                 non-finite result or an invalid inv_scale
 //   amp_ls_unscale_buffer_{f32,f16,bf16}
 //                                 out = in * inv_scale over one buffer (in
 //                                 place or not), found_inf a byte; the entry
@@ -105,16 +106,21 @@ __device__ __forceinline__ uint32_t packBF16x2(float lo, float hi) {
 //===----------------------------------------------------------------------===//
 
 /// Each op transforms one 32-bit word (1 x f32 or 2 x f16/bf16) in place
-/// semantics: y = round(float(x) * inv), `bad` set if an input is not finite.
+/// semantics: y = round(float(x) * inv), `bad` set if a RESULT is not finite.
+/// The kernels only run with a valid inv (finite and > 0, checked on the
+/// device first), for which a non-finite input always gives a non-finite
+/// result: the flag covers what is read and what is written (finite inputs
+/// that overflow), like the CPU kernels.
 struct UnscaleF32 {
   static constexpr int kElementBytes = 4;
   __device__ __forceinline__ static uint32_t word(uint32_t x, float inv,
                                                   uint32_t &bad) {
     uint32_t abs = x & 0x7fffffffu;
-    bad |= abs >= 0x7f800000u ? 1u : 0u;
     uint32_t y = __float_as_uint(__fmul_rn(__uint_as_float(x), inv));
     // x86 keeps the NaN operand's payload (quietened); the GPU would not.
-    return abs > 0x7f800000u ? (x | 0x00400000u) : y;
+    y = abs > 0x7f800000u ? (x | 0x00400000u) : y;
+    bad |= (y & 0x7f800000u) == 0x7f800000u ? 1u : 0u;
+    return y;
   }
 };
 
@@ -127,13 +133,14 @@ struct UnscaleF16 {
     bool nonFiniteLo = (w & 0x00007c00u) == 0x00007c00u;
     bool nonFiniteHi = (w & 0x7c000000u) == 0x7c000000u;
     if (nonFiniteLo || nonFiniteHi) {
-      bad = 1u;
       // NaN h: ampF32ToF16(quiet(float(h))) == h | 0x200.
       if (nonFiniteLo && (w & 0x000003ffu))
         y = (y & 0xffff0000u) | ((w | 0x0200u) & 0x0000ffffu);
       if (nonFiniteHi && (w & 0x03ff0000u))
         y = (y & 0x0000ffffu) | ((w | 0x02000000u) & 0xffff0000u);
     }
+    if ((y & 0x00007c00u) == 0x00007c00u || (y & 0x7c000000u) == 0x7c000000u)
+      bad = 1u;
     return y;
   }
 };
@@ -148,13 +155,14 @@ struct UnscaleBF16 {
     bool nonFiniteLo = (w & 0x00007f80u) == 0x00007f80u;
     bool nonFiniteHi = (w & 0x7f800000u) == 0x7f800000u;
     if (nonFiniteLo || nonFiniteHi) {
-      bad = 1u;
       // NaN h: ampF32ToBF16(quiet(float(h))) == h | 0x40.
       if (nonFiniteLo && (w & 0x0000007fu))
         y = (y & 0xffff0000u) | ((w | 0x0040u) & 0x0000ffffu);
       if (nonFiniteHi && (w & 0x007f0000u))
         y = (y & 0x0000ffffu) | ((w | 0x00400000u) & 0xffff0000u);
     }
+    if ((y & 0x00007f80u) == 0x00007f80u || (y & 0x7f800000u) == 0x7f800000u)
+      bad = 1u;
     return y;
   }
 };
@@ -236,13 +244,21 @@ __device__ __forceinline__ uint32_t checkUnscaleItems(const CheckItem *items,
   return bad;
 }
 
-/// One store of 1.0f per block that saw a non-finite input (idempotent, no
-/// atomics; found_inf is only ever set here, cleared by BeginStep).
+/// One store of 1.0f per block that saw a non-finite result (idempotent, no
+/// atomics; found_inf is only ever set here, cleared by BeginStep). An
+/// invalid inverse scale (NaN, Inf, <= 0) sets found_inf and writes nothing:
+/// the value is only known here, so the call cannot reject it.
 template <typename Op>
 __device__ __forceinline__ void
 checkUnscale(const CheckItem *items, int64_t numItems, const float *invScale,
              float *foundInf) {
   const float inv = *invScale;
+  if (!isValidInverseScale(inv)) {
+    // Uniform across the block: every thread returns before any barrier.
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+      *foundInf = 1.0f;
+    return;
+  }
   uint32_t bad = inv == 1.0f
                      ? checkUnscaleItems<Op, false>(items, numItems, inv)
                      : checkUnscaleItems<Op, true>(items, numItems, inv);
@@ -336,13 +352,21 @@ __device__ __forceinline__ uint32_t unscaleBufferRange(const char *in,
 /// With inv_scale == 1 nothing is multiplied, exactly like the CPU: in
 /// place, nothing is stored (x * 1 == x for every non-NaN x, and NaNs keep
 /// their bits, signalling ones included); out of place, the bits are
-/// copied. One store of 1 per block that saw a non-finite input (no
-/// atomics; the flag is never cleared here).
+/// copied. One store of 1 per block that saw a non-finite result (no
+/// atomics; the flag is never cleared here). An invalid inverse scale (NaN,
+/// Inf, <= 0) sets the flag and writes nothing else, as on the CPU
+/// (ampCpuCheckFiniteAndUnscaleBuffer).
 template <typename Op>
 __device__ __forceinline__ void
 unscaleBuffer(const void *in, void *out, int64_t numel, const float *invScale,
               uint8_t *foundInf) {
   const float inv = *invScale;
+  if (!isValidInverseScale(inv)) {
+    // Uniform across the block: every thread returns before any barrier.
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+      *foundInf = 1;
+    return;
+  }
   const char *src = static_cast<const char *>(in);
   char *dst = static_cast<char *>(out);
   uint32_t bad =

@@ -39,7 +39,8 @@ constexpr const char *kCheckKernelBF16 = "amp_ls_check_unscale_bf16";
 /// const float *invScale, uint8_t *foundInf), one kernel per element type:
 /// out[i] = round(float(in[i]) * *invScale) over one buffer (in == out or
 /// disjoint, numel >= 1, both aligned to their elements), grid-stride;
-/// foundInf is a byte, set to 1 (never cleared) if an input is not finite.
+/// foundInf is a byte, set to 1 (never cleared) if a result is not finite or
+/// *invScale is not finite and > 0 (then nothing else is written).
 constexpr const char *kBufferKernelF32 = "amp_ls_unscale_buffer_f32";
 constexpr const char *kBufferKernelF16 = "amp_ls_unscale_buffer_f16";
 constexpr const char *kBufferKernelBF16 = "amp_ls_unscale_buffer_bf16";

@@ -4,9 +4,18 @@
 // over each gradient tensor that multiplies every element by
 // inv = float(1.0 / double(scale)), rounds back to the element type (round to
 // nearest even, NaN stays a quiet NaN) and ORs a non-finite flag of the
-// INPUT. The loops have no data-dependent branch and no early exit: the flag
+// RESULT. The loops have no data-dependent branch and no early exit: the flag
 // is accumulated with bitwise operations on the exponent bits, so the
 // compiler vectorises them and the pass runs at memory bandwidth.
+//
+// The rule of every unscale entry point (docs/runtime-api.md): the call
+// rejects its arguments, or it reports found_inf for any non-finite value it
+// reads or writes. The inverse scale is validated first (finite and > 0: a
+// host scale must be >= FLT_MIN, as the loss scaler's configuration requires,
+// so that 1/scale is finite), and for such an inverse a non-finite input
+// always gives a non-finite result (Inf * inv = Inf, NaN stays NaN), so
+// testing the results covers the inputs too, and also catches finite inputs
+// that overflow (a scale < 1, or an f16 result above 65504).
 //
 // On x86-64 with AVX2 and F16C (checked once at run time), f16 and bf16 use
 // intrinsics kernels and f32 the portable loops compiled for AVX2. The
@@ -30,6 +39,7 @@
 
 #include "InlineConvert.h"
 #include "Internal.h"
+#include "LossScalerState.h"
 
 #include <cmath>
 #include <cstring>
@@ -91,9 +101,9 @@ template <typename Op> inline uint32_t forBlocks(int64_t n, Op op) {
 
 inline uint32_t unscaleF32Portable(float *p, int64_t n, float inv) {
   return forBlocks(n, [=](int64_t i) {
-    float x = p[i];
-    p[i] = x * inv;
-    return nonFiniteF32(floatBits(x));
+    float y = p[i] * inv;
+    p[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
 }
 
@@ -109,17 +119,17 @@ inline uint32_t check16Portable(const uint16_t *p, int64_t n, uint16_t mask) {
 
 inline uint32_t unscaleF16Portable(uint16_t *p, int64_t n, float inv) {
   return forBlocks(n, [=](int64_t i) {
-    uint16_t h = p[i];
-    p[i] = f32ToF16(f16ToF32(h) * inv);
-    return nonFiniteF16(h);
+    uint16_t y = f32ToF16(f16ToF32(p[i]) * inv);
+    p[i] = y;
+    return nonFiniteF16(y);
   });
 }
 
 inline uint32_t unscaleBF16Portable(uint16_t *p, int64_t n, float inv) {
   return forBlocks(n, [=](int64_t i) {
-    uint16_t h = p[i];
-    p[i] = f32ToBF16(bf16ToF32(h) * inv);
-    return nonFiniteBF16(h);
+    uint16_t y = f32ToBF16(bf16ToF32(p[i]) * inv);
+    p[i] = y;
+    return nonFiniteBF16(y);
   });
 }
 
@@ -127,27 +137,27 @@ inline uint32_t f32ToF32Portable(const float *src, float *dst, int64_t n,
                                  float inv) {
   // src may equal dst: each element is read before it is written.
   return forBlocks(n, [=](int64_t i) {
-    float x = src[i];
-    dst[i] = x * inv;
-    return nonFiniteF32(floatBits(x));
+    float y = src[i] * inv;
+    dst[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
 }
 
 inline uint32_t f16ToF32Portable(const uint16_t *src, float *dst, int64_t n,
                                  float inv) {
   return forBlocks(n, [=](int64_t i) {
-    uint16_t h = src[i];
-    dst[i] = f16ToF32(h) * inv;
-    return nonFiniteF16(h);
+    float y = f16ToF32(src[i]) * inv;
+    dst[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
 }
 
 inline uint32_t bf16ToF32Portable(const uint16_t *src, float *dst, int64_t n,
                                   float inv) {
   return forBlocks(n, [=](int64_t i) {
-    uint16_t h = src[i];
-    dst[i] = bf16ToF32(h) * inv;
-    return nonFiniteBF16(h);
+    float y = bf16ToF32(src[i]) * inv;
+    dst[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
 }
 
@@ -174,9 +184,9 @@ bool cpuHasAvx2F16c() {
 // The f32 kernels are the portable loops compiled for AVX2 (8 lanes).
 AMP_AVX2 uint32_t unscaleF32Avx2(float *p, int64_t n, float inv) {
   return forBlocks(n, [=](int64_t i) {
-    float x = p[i];
-    p[i] = x * inv;
-    return nonFiniteF32(floatBits(x));
+    float y = p[i] * inv;
+    p[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
 }
 
@@ -193,10 +203,17 @@ AMP_AVX2 uint32_t check16Avx2(const uint16_t *p, int64_t n, uint16_t mask) {
 AMP_AVX2 uint32_t f32ToF32Avx2(const float *src, float *dst, int64_t n,
                                float inv) {
   return forBlocks(n, [=](int64_t i) {
-    float x = src[i];
-    dst[i] = x * inv;
-    return nonFiniteF32(floatBits(x));
+    float y = src[i] * inv;
+    dst[i] = y;
+    return nonFiniteF32(floatBits(y));
   });
+}
+
+/// All-ones 32-bit lanes where the float is Inf or NaN (exponent all ones).
+AMP_AVX2 inline __m256i nonFiniteF32x8(__m256 x) {
+  const __m256i mask = _mm256_set1_epi32(0x7f800000);
+  return _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_castps_si256(x), mask),
+                            mask);
 }
 
 /// All-ones 16-bit lanes where (h & mask) == mask (exponent all ones).
@@ -221,24 +238,25 @@ AMP_AVX2_F16C uint32_t unscaleF16Avx2(uint16_t *p, int64_t n, float inv) {
   for (; i + 16 <= n; i += 16) {
     __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
     __m128i h1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 8));
-    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
-    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
-    __m256 x0 = _mm256_mul_ps(_mm256_cvtph_ps(h0), vinv);
-    __m256 x1 = _mm256_mul_ps(_mm256_cvtph_ps(h1), vinv);
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i), toF16x8(x0));
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i + 8), toF16x8(x1));
+    __m128i y0 = toF16x8(_mm256_mul_ps(_mm256_cvtph_ps(h0), vinv));
+    __m128i y1 = toF16x8(_mm256_mul_ps(_mm256_cvtph_ps(h1), vinv));
+    bad = _mm_or_si128(bad, nonFinite16x8(y0, mask));
+    bad = _mm_or_si128(bad, nonFinite16x8(y1, mask));
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i), y0);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(p + i + 8), y1);
   }
   uint32_t result = _mm_movemask_epi8(bad) != 0;
-  // Tail of 0..15 elements through the same instructions on a padded copy.
+  // Tail of 0..15 elements through the same instructions on a padded copy
+  // (the zero padding stays zero: 0 * inv is 0 for a valid inv).
   if (i < n) {
     alignas(16) uint16_t tmp[16] = {0};
     int64_t rest = n - i;
     std::memcpy(tmp, p + i, rest * sizeof(uint16_t));
     for (int k = 0; k < 16; k += 8) {
       __m128i h = _mm_load_si128(reinterpret_cast<const __m128i *>(tmp + k));
-      result |= _mm_movemask_epi8(nonFinite16x8(h, mask)) != 0;
-      __m256 x = _mm256_mul_ps(_mm256_cvtph_ps(h), vinv);
-      _mm_store_si128(reinterpret_cast<__m128i *>(tmp + k), toF16x8(x));
+      __m128i y = toF16x8(_mm256_mul_ps(_mm256_cvtph_ps(h), vinv));
+      result |= _mm_movemask_epi8(nonFinite16x8(y, mask)) != 0;
+      _mm_store_si128(reinterpret_cast<__m128i *>(tmp + k), y);
     }
     std::memcpy(p + i, tmp, rest * sizeof(uint16_t));
   }
@@ -247,20 +265,21 @@ AMP_AVX2_F16C uint32_t unscaleF16Avx2(uint16_t *p, int64_t n, float inv) {
 
 AMP_AVX2_F16C uint32_t f16ToF32Avx2(const uint16_t *src, float *dst, int64_t n,
                                     float inv) {
-  const __m128i mask = _mm_set1_epi16(0x7c00);
   const __m256 vinv = _mm256_set1_ps(inv);
-  __m128i bad = _mm_setzero_si128();
+  __m256i bad = _mm256_setzero_si256();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
     __m128i h1 =
         _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 8));
-    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
-    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
-    _mm256_storeu_ps(dst + i, _mm256_mul_ps(_mm256_cvtph_ps(h0), vinv));
-    _mm256_storeu_ps(dst + i + 8, _mm256_mul_ps(_mm256_cvtph_ps(h1), vinv));
+    __m256 y0 = _mm256_mul_ps(_mm256_cvtph_ps(h0), vinv);
+    __m256 y1 = _mm256_mul_ps(_mm256_cvtph_ps(h1), vinv);
+    bad = _mm256_or_si256(bad, nonFiniteF32x8(y0));
+    bad = _mm256_or_si256(bad, nonFiniteF32x8(y1));
+    _mm256_storeu_ps(dst + i, y0);
+    _mm256_storeu_ps(dst + i + 8, y1);
   }
-  uint32_t result = _mm_movemask_epi8(bad) != 0;
+  uint32_t result = _mm256_movemask_epi8(bad) != 0;
   if (i < n) {
     alignas(16) uint16_t tmp[16] = {0};
     alignas(32) float out[16];
@@ -268,8 +287,9 @@ AMP_AVX2_F16C uint32_t f16ToF32Avx2(const uint16_t *src, float *dst, int64_t n,
     std::memcpy(tmp, src + i, rest * sizeof(uint16_t));
     for (int k = 0; k < 16; k += 8) {
       __m128i h = _mm_load_si128(reinterpret_cast<const __m128i *>(tmp + k));
-      result |= _mm_movemask_epi8(nonFinite16x8(h, mask)) != 0;
-      _mm256_store_ps(out + k, _mm256_mul_ps(_mm256_cvtph_ps(h), vinv));
+      __m256 y = _mm256_mul_ps(_mm256_cvtph_ps(h), vinv);
+      result |= _mm256_movemask_epi8(nonFiniteF32x8(y)) != 0;
+      _mm256_store_ps(out + k, y);
     }
     std::memcpy(dst + i, out, rest * sizeof(float));
   }
@@ -314,7 +334,6 @@ AMP_AVX2 uint32_t unscaleBF16Avx2(uint16_t *p, int64_t n, float inv) {
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i));
-    maxAbs = maxAbsBF16(maxAbs, h);
     // Seen as 32-bit lanes, h << 16 holds the floats of the even elements
     // and h & 0xffff0000 those of the odd ones; after rounding, the even
     // results go back to the low halves and the odd ones stay high.
@@ -323,6 +342,7 @@ AMP_AVX2 uint32_t unscaleBF16Avx2(uint16_t *p, int64_t n, float inv) {
     __m256i evenR = roundToBF16High(_mm256_mul_ps(even, vinv));
     __m256i oddR = roundToBF16High(_mm256_mul_ps(odd, vinv));
     __m256i out = _mm256_blend_epi16(_mm256_srli_epi32(evenR, 16), oddR, 0xaa);
+    maxAbs = maxAbsBF16(maxAbs, out);
     _mm256_storeu_si256(reinterpret_cast<__m256i *>(p + i), out);
   }
   uint32_t result = anyNonFiniteBF16(maxAbs);
@@ -333,20 +353,21 @@ AMP_AVX2 uint32_t unscaleBF16Avx2(uint16_t *p, int64_t n, float inv) {
 
 AMP_AVX2 uint32_t bf16ToF32Avx2(const uint16_t *src, float *dst, int64_t n,
                                 float inv) {
-  const __m128i mask = _mm_set1_epi16(0x7f80);
   const __m256 vinv = _mm256_set1_ps(inv);
-  __m128i bad = _mm_setzero_si128();
+  __m256i bad = _mm256_setzero_si256();
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
     __m128i h0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i));
     __m128i h1 =
         _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i + 8));
-    bad = _mm_or_si128(bad, nonFinite16x8(h0, mask));
-    bad = _mm_or_si128(bad, nonFinite16x8(h1, mask));
-    _mm256_storeu_ps(dst + i, _mm256_mul_ps(bf16x8ToF32(h0), vinv));
-    _mm256_storeu_ps(dst + i + 8, _mm256_mul_ps(bf16x8ToF32(h1), vinv));
+    __m256 y0 = _mm256_mul_ps(bf16x8ToF32(h0), vinv);
+    __m256 y1 = _mm256_mul_ps(bf16x8ToF32(h1), vinv);
+    bad = _mm256_or_si256(bad, nonFiniteF32x8(y0));
+    bad = _mm256_or_si256(bad, nonFiniteF32x8(y1));
+    _mm256_storeu_ps(dst + i, y0);
+    _mm256_storeu_ps(dst + i + 8, y1);
   }
-  uint32_t result = _mm_movemask_epi8(bad) != 0;
+  uint32_t result = _mm256_movemask_epi8(bad) != 0;
   if (i < n)
     result |= bf16ToF32Portable(src + i, dst + i, n - i, inv);
   return result;
@@ -448,6 +469,12 @@ bool checkCommon(const char *call, const void *tensors, const char *tensorsName,
   if (!std::isfinite(scale) || !(scale > 0.0f))
     return setError(call, "scale must be finite and > 0, got %g",
                     static_cast<double>(scale));
+  if (scale < kSmallestScale)
+    return setError(call,
+                    "scale must be >= %g (the smallest normal float, as for "
+                    "the loss scaler, so that 1/scale is finite), got %g",
+                    static_cast<double>(kSmallestScale),
+                    static_cast<double>(scale));
   if (count < 0)
     return setError(call, "count must be >= 0, got %lld",
                     static_cast<long long>(count));
@@ -465,21 +492,40 @@ bool checkCommon(const char *call, const void *tensors, const char *tensorsName,
   return true;
 }
 
+/// Non-NULL and aligned to the `dtype` elements, for every tensor with
+/// elements (the rule of the buffer entry points, validateUnscaleBuffer).
 template <typename T>
 bool checkPointers(const char *call, const char *name, T *const *ptrs,
-                   const int64_t *numels, int64_t count) {
-  for (int64_t i = 0; i < count; ++i)
-    if (!ptrs[i] && numels[i] > 0)
+                   const int64_t *numels, int64_t count, int32_t dtype) {
+  const size_t size = dtypeSize(dtype);
+  for (int64_t i = 0; i < count; ++i) {
+    if (numels[i] == 0)
+      continue;
+    if (!ptrs[i])
       return setError(call, "%s[%lld] is NULL with numel %lld", name,
                       static_cast<long long>(i),
                       static_cast<long long>(numels[i]));
+    if (reinterpret_cast<uintptr_t>(ptrs[i]) % size != 0)
+      return setError(call,
+                      "%s[%lld] = %p is not aligned to its %zu-byte %s "
+                      "elements",
+                      name, static_cast<long long>(i),
+                      static_cast<const void *>(ptrs[i]), size,
+                      dtypeName(dtype));
+  }
   return true;
+}
+
+int32_t dtypeOf(Kind kind) {
+  return kind == Kind::F32   ? AMP_DTYPE_F32
+         : kind == Kind::F16 ? AMP_DTYPE_F16
+                             : AMP_DTYPE_BF16;
 }
 
 int checkFiniteAndUnscale(const char *call, Kind kind, void *const *tensors,
                           const int64_t *numels, int64_t count, float scale) {
   if (!checkCommon(call, tensors, "tensors", numels, count, scale) ||
-      !checkPointers(call, "tensors", tensors, numels, count))
+      !checkPointers(call, "tensors", tensors, numels, count, dtypeOf(kind)))
     return -1;
   float inv = static_cast<float>(1.0 / static_cast<double>(scale));
   bool simd = useSimd();
@@ -588,8 +634,8 @@ int ampCheckFiniteAndUnscaleToF32(const void *const *src, int32_t srcType,
              static_cast<long long>(count));
     return -1;
   }
-  if (!checkPointers(call, "src", src, numels, count) ||
-      !checkPointers(call, "dst", dst, numels, count))
+  if (!checkPointers(call, "src", src, numels, count, srcType) ||
+      !checkPointers(call, "dst", dst, numels, count, AMP_DTYPE_F32))
     return -1;
   size_t srcSize = dtypeSize(srcType);
   for (int64_t i = 0; i < count; ++i) {
@@ -630,6 +676,12 @@ void ampCpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
                                              : Kind::BF16;
   // Read once, before anything is written (it may live in any buffer).
   const float inv = *invScale;
+  if (!isValidInverseScale(inv)) {
+    // Not rejected (on the GPU the value is only known on the device, and
+    // this is its twin): flagged, and nothing else is written.
+    *foundInf = 1;
+    return;
+  }
   const bool simd = useSimd();
   uint32_t bad = 0;
   if (in == out) {

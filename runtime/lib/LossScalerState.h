@@ -50,6 +50,12 @@ AMP_HOST_DEVICE inline bool isFiniteF32(float x) {
   return x - x == 0.0f;
 }
 
+/// An inverse scale the unscale entry points accept: finite and > 0 (false
+/// for NaN). A device-side one that is not is reported as found_inf.
+AMP_HOST_DEVICE inline bool isValidInverseScale(float inv) {
+  return inv > 0.0f && inv <= 3.40282347e+38f;
+}
+
 AMP_HOST_DEVICE inline float reciprocalScale(float scale) {
   return static_cast<float>(1.0 / static_cast<double>(scale));
 }

@@ -37,10 +37,12 @@
 #include "OptimizerState.h"
 #include "StateBlob.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <new>
+#include <vector>
 
 using namespace amp::rt;
 
@@ -243,6 +245,43 @@ struct Range {
   const char *name;
   uintptr_t begin, end;
 };
+
+/// A buffer of one parameter in a call, for the cross-parameter check.
+struct ParamRange {
+  uintptr_t begin, end;
+  int64_t param;
+  const char *name;
+  bool written;
+};
+
+/// Different parameters of one call must not share memory that the step
+/// writes (master, lowp, state0, state1): the same parameter twice would be
+/// updated twice. Only gradients, which are read, may be shared. Sorts by
+/// start address and keeps the furthest-reaching range seen so far (any, and
+/// written), so a conflict is found in O(n log n).
+bool checkDisjointParams(const char *call, std::vector<ParamRange> &ranges) {
+  // Stable: ties keep the parameters' order, so the message is deterministic.
+  std::stable_sort(ranges.begin(), ranges.end(),
+                   [](const ParamRange &a, const ParamRange &b) {
+                     return a.begin < b.begin;
+                   });
+  const ParamRange *reachAny = nullptr, *reachWritten = nullptr;
+  for (const ParamRange &r : ranges) {
+    const ParamRange *other = r.written ? reachAny : reachWritten;
+    if (other && r.begin < other->end)
+      return setError(call,
+                      "params[%lld].%s and params[%lld].%s overlap (a "
+                      "parameter may appear only once per call, and "
+                      "parameters may share only gradients)",
+                      static_cast<long long>(other->param), other->name,
+                      static_cast<long long>(r.param), r.name);
+    if (!reachAny || r.end > reachAny->end)
+      reachAny = &r;
+    if (r.written && (!reachWritten || r.end > reachWritten->end))
+      reachWritten = &r;
+  }
+  return true;
+}
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -306,6 +345,7 @@ bool amp::rt::validateOptimizerParams(const char *call,
                     static_cast<double>(invScale));
   bool needState0 = usesVelocity(cfg) || isAdam(cfg);
   bool needState1 = isAdam(cfg);
+  std::vector<ParamRange> all;
   for (int64_t i = 0; i < count; ++i) {
     const AmpOptimizerParam &p = params[i];
     long long index = static_cast<long long>(i);
@@ -362,13 +402,30 @@ bool amp::rt::validateOptimizerParams(const char *call,
       add("state0", p.state0, sizeof(float));
     if (needState1)
       add("state1", p.state1, sizeof(float));
+    // Every buffer aligned to its elements (as the unscale entry points and
+    // the GPU optimizer require).
+    for (int a = 0; a < used; ++a) {
+      size_t elementSize =
+          static_cast<size_t>(ranges[a].end - ranges[a].begin) /
+          static_cast<size_t>(p.numel);
+      if (ranges[a].begin % elementSize != 0)
+        return setError(call,
+                        "params[%lld].%s = %p is not aligned to its "
+                        "%zu-byte elements",
+                        index, ranges[a].name,
+                        reinterpret_cast<const void *>(ranges[a].begin),
+                        elementSize);
+    }
     for (int a = 0; a < used; ++a)
       for (int b = a + 1; b < used; ++b)
         if (ranges[a].begin < ranges[b].end && ranges[b].begin < ranges[a].end)
           return setError(call, "params[%lld].%s and params[%lld].%s overlap",
                           index, ranges[a].name, index, ranges[b].name);
+    for (int a = 0; a < used; ++a)
+      all.push_back({ranges[a].begin, ranges[a].end, i, ranges[a].name,
+                     std::strcmp(ranges[a].name, "grad") != 0});
   }
-  return true;
+  return checkDisjointParams(call, all);
 }
 
 //===----------------------------------------------------------------------===//

@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -830,6 +831,69 @@ TEST_F(GpuLossScaling, BufferEntryMatchesCpuTwinBitForBit) {
         group(largeSizes[i], i, /*all=*/false);
     }
   }
+}
+
+TEST_F(GpuLossScaling, InvalidInverseScaleOrOverflowSetsFoundInf) {
+  // The rule of every unscale entry point: found_inf for any non-finite
+  // value read or written. An inverse scale that is not finite and > 0 sets
+  // the flag and writes nothing (as the CPU twin, compared byte for byte);
+  // finite inputs whose result overflows (inv = 2) set it too.
+  std::mt19937 rng(37);
+  DeviceMemory invDevice(sizeof(float));
+  TwinFlags flags;
+  for (float inv : {NAN, INFINITY, -INFINITY, 0.0f, -1.0f, 2.0f}) {
+    invDevice.upload(&inv, sizeof(inv));
+    const float *deviceInv = static_cast<const float *>(invDevice.ptr);
+    for (int32_t dtype : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+      for (int64_t numel : {int64_t(1), int64_t(33), int64_t(70001)}) {
+        std::vector<unsigned char> input =
+            bufferBytes(dtype, static_cast<size_t>(numel) + 6, rng,
+                        /*raw=*/false, /*plant=*/false, 0, 0);
+        // The largest finite value at the last element: overflows with 2.
+        const uint32_t largest = dtype == AMP_DTYPE_F32   ? 0x7f7fffffu
+                                 : dtype == AMP_DTYPE_F16 ? 0x7bffu
+                                                          : 0x7f7fu;
+        const size_t es = elementSize(dtype);
+        std::memcpy(&input[(3 + numel - 1) * es], &largest, es);
+        for (const OffsetCase &c : {kOffsetCases[1], kOffsetCases[5]}) {
+          flags.reset(0);
+          runBufferTwins(dtype, numel, 3, c.inPlace, c.out, input, rng, inv,
+                         deviceInv, flags);
+          EXPECT_EQ(flags.host[TwinFlags::kAt], 1) << "inv " << inv;
+        }
+      }
+    }
+  }
+  // The table entry point with an invalid 1/scale on the device: found_inf
+  // is set and the tensor keeps its bytes.
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(nullptr);
+  ASSERT_NE(scaler, nullptr) << ampLastError();
+  std::vector<float> host = {1.0f, -2.0f, 3.0f, 4.0f};
+  DeviceMemory data(host.size() * sizeof(float));
+  data.upload(host.data(), host.size() * sizeof(float));
+  void *ptrs[1] = {data.ptr};
+  int64_t numels[1] = {4};
+  AmpGpuTensorTable *table =
+      ampGpuTensorTableCreate(ptrs, numels, 1, AMP_DTYPE_F32);
+  ASSERT_NE(table, nullptr) << ampLastError();
+  for (float inv : {NAN, INFINITY, 0.0f, -0.5f}) {
+    writeDevice(ampGpuLossScalerInvScalePtr(scaler), inv);
+    ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+    ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, table), 0);
+    EXPECT_NE(readDevice(ampGpuLossScalerFoundInfPtr(scaler)), 0.0f) << inv;
+    std::vector<float> back(4);
+    data.download(back.data(), back.size() * sizeof(float));
+    EXPECT_EQ(back, host) << inv;
+  }
+  // Valid, but the result overflows: 2 * FLT_MAX.
+  host[2] = FLT_MAX;
+  data.upload(host.data(), host.size() * sizeof(float));
+  writeDevice(ampGpuLossScalerInvScalePtr(scaler), 2.0f);
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, table), 0);
+  EXPECT_NE(readDevice(ampGpuLossScalerFoundInfPtr(scaler)), 0.0f);
+  ampGpuTensorTableDestroy(table);
+  ampGpuLossScalerDestroy(scaler);
 }
 
 TEST_F(GpuLossScaling, BufferFlagAccumulatesOverCallsWithoutSync) {

@@ -1124,6 +1124,94 @@ TEST(OptimizerStep, InvalidParamsWriteNothing) {
     EXPECT_TRUE(sameBytes(before[k], tensors[k].snapshot()));
 }
 
+TEST(OptimizerStep, RepeatedOrOverlappingParamsWriteNothing) {
+  // The same parameter twice in one call would be updated twice; parameters
+  // that share written memory likewise. Both are rejected before anything
+  // is read or written, on the CPU and by ampGpuOptimizerCreate (the same
+  // validation, run before any driver use).
+  struct Case {
+    const char *what;
+    void (*mutate)(std::vector<AmpOptimizerParam> &);
+    std::vector<const char *> fragments;
+  };
+  const Case cases[] = {
+      {"the same parameter twice",
+       [](std::vector<AmpOptimizerParam> &p) { p[1] = p[0]; },
+       {"params[0].", "params[1].",
+        "overlap (a parameter may appear only "
+        "once per call"}},
+      {"a parameter listed again at the end",
+       [](std::vector<AmpOptimizerParam> &p) { p.push_back(p[0]); },
+       {"params[0].", "params[2].", "overlap"}},
+      {"a master inside another parameter's moment",
+       [](std::vector<AmpOptimizerParam> &p) {
+         p[1].master = p[0].state0 + 10;
+         p[1].numel = 20;
+       },
+       {"params[0].state0 and params[1].master overlap"}},
+      {"a gradient that is another parameter's master",
+       [](std::vector<AmpOptimizerParam> &p) {
+         p[1].grad = p[0].master;
+         p[1].grad_type = AMP_DTYPE_F32;
+       },
+       {"params[0].master and params[1].grad overlap"}},
+      {"a misaligned master",
+       [](std::vector<AmpOptimizerParam> &p) {
+         p[1].master = reinterpret_cast<float *>(
+             reinterpret_cast<char *>(p[1].master) + 2);
+         p[1].numel -= 1;
+       },
+       {"params[1].master = ", "is not aligned to its 4-byte elements"}},
+  };
+  AmpOptimizerConfig c = defaultConfig(AMP_OPTIMIZER_ADAM);
+  OptimizerPtr opt = makeOptimizer(c);
+  std::mt19937 rng(5);
+  std::vector<Tensor> tensors;
+  tensors.emplace_back(50, AMP_DTYPE_F16, AMP_DTYPE_F32);
+  tensors.emplace_back(50, AMP_DTYPE_BF16, AMP_DTYPE_F32);
+  initMasters(tensors, rng);
+  randomGrads(tensors, rng, 1.0f);
+  std::vector<std::vector<unsigned char>> before;
+  for (const Tensor &t : tensors)
+    before.push_back(t.snapshot());
+  for (const Case &bad : cases) {
+    SCOPED_TRACE(bad.what);
+    std::vector<AmpOptimizerParam> params = paramsOf(tensors);
+    bad.mutate(params);
+    const int64_t count = static_cast<int64_t>(params.size());
+    ampClearError();
+    EXPECT_EQ(ampOptimizerStep(opt.get(), params.data(), count, 1.0f, 0), -1);
+    std::string message = ampLastError();
+    EXPECT_TRUE(contains(message, "ampOptimizerStep: ")) << message;
+    for (const char *fragment : bad.fragments)
+      EXPECT_TRUE(contains(message, fragment)) << message;
+    EXPECT_EQ(ampOptimizerGetStep(opt.get()), 0);
+    for (size_t k = 0; k < tensors.size(); ++k)
+      EXPECT_TRUE(sameBytes(before[k], tensors[k].snapshot()))
+          << "tensor " << k << " written";
+    ampClearError();
+    EXPECT_EQ(ampGpuOptimizerCreate(&c, params.data(), count), nullptr);
+    message = ampLastError();
+    EXPECT_TRUE(contains(message, "ampGpuOptimizerCreate: ")) << message;
+    for (const char *fragment : bad.fragments)
+      EXPECT_TRUE(contains(message, fragment)) << message;
+  }
+  // Parameters may share a gradient (it is only read): both are updated
+  // from it, exactly as with two copies of it.
+  std::vector<Tensor> copies = tensors;
+  copies[1].gradF32 = copies[0].gradF32;
+  std::vector<AmpOptimizerParam> shared = paramsOf(tensors);
+  shared[1].grad = shared[0].grad;
+  OptimizerPtr other = makeOptimizer(c);
+  ASSERT_EQ(ampOptimizerStep(opt.get(), shared.data(), 2, 1.0f, 0), 1)
+      << ampLastError();
+  ASSERT_EQ(step(other.get(), copies), 1) << ampLastError();
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    EXPECT_EQ(tensors[k].master, copies[k].master) << k;
+    EXPECT_EQ(tensors[k].state0, copies[k].state0) << k;
+  }
+}
+
 TEST(OptimizerStep, StateRequirementsFollowTheKind) {
   auto tryStep = [](AmpOptimizerConfig c, bool state0, bool state1) {
     OptimizerPtr opt = makeOptimizer(c);

@@ -104,15 +104,21 @@ int unscaleToF32(Type type, const std::vector<std::vector<uint16_t>> &src,
 void expect16(Type type, const std::vector<std::vector<uint16_t>> &input,
               float scale, const std::string &what) {
   std::vector<std::vector<uint16_t>> data = input;
-  bool anyBad = false;
+  // Non-finite inputs, and finite inputs whose result overflows.
+  bool anyBad = false, anyBadWide = false;
   for (auto &t : input)
-    for (uint16_t h : t)
-      anyBad |= type == Type::F16 ? !finiteF16(h) : !finiteBF16(h);
+    for (uint16_t h : t) {
+      uint16_t y = type == Type::F16 ? refF16(h, scale) : refBF16(h, scale);
+      float x = type == Type::F16 ? ampF16ToF32(h) : ampBF16ToF32(h);
+      anyBad |= type == Type::F16 ? !finiteF16(h) || !finiteF16(y)
+                                  : !finiteBF16(h) || !finiteBF16(y);
+      anyBadWide |= !std::isfinite(x * invOf(scale));
+    }
   ampClearError();
   EXPECT_EQ(unscale16(type, data, scale), anyBad ? 1 : 0)
       << what << " " << typeName(type) << ": " << ampLastError();
   std::vector<std::vector<float>> wide;
-  EXPECT_EQ(unscaleToF32(type, input, wide, scale), anyBad ? 1 : 0)
+  EXPECT_EQ(unscaleToF32(type, input, wide, scale), anyBadWide ? 1 : 0)
       << what << " " << typeName(type) << " ToF32: " << ampLastError();
   int reported = 0;
   for (size_t t = 0; t < input.size(); ++t) {
@@ -142,7 +148,7 @@ void expect32(const std::vector<std::vector<float>> &input, float scale,
   bool anyBad = false;
   for (auto &t : input)
     for (float x : t)
-      anyBad |= !std::isfinite(x);
+      anyBad |= !std::isfinite(x) || !std::isfinite(refF32(x, scale));
   EXPECT_EQ(unscale32(data, scale), anyBad ? 1 : 0) << what;
   // ToF32 out of place and in place.
   std::vector<std::vector<float>> out;
@@ -269,16 +275,51 @@ TEST_P(Unscale, F16ExactValues) {
   EXPECT_EQ(tiny[0][1], 0x0001); // 1.5 * 2^-25 -> 0.75 units -> 1
 }
 
-TEST_P(Unscale, F16FinitenessIsTestedOnTheInput) {
-  // A scale < 1 makes finite inputs overflow; they are not reported.
-  std::vector<std::vector<uint16_t>> t = {{0x7bff, 0x3c00, 0xfbff}};
-  EXPECT_EQ(unscale16(Type::F16, t, 0.5f), 0);
-  EXPECT_EQ(t[0][0], 0x7c00);
-  EXPECT_EQ(t[0][1], 0x4000);
-  EXPECT_EQ(t[0][2], 0xfc00);
-  std::vector<std::vector<float>> f = {{FLT_MAX, 1.0f}};
-  EXPECT_EQ(unscale32(f, 0.25f), 0);
-  EXPECT_TRUE(std::isinf(f[0][0]));
+TEST_P(Unscale, FinitenessIsTestedOnTheResultsToo) {
+  // A scale < 1 (valid for the scaler, down to FLT_MIN) makes finite inputs
+  // overflow: the Inf written is reported, never called finite. Positions
+  // in the SIMD body (20) and in the tail (37) of 40 elements.
+  for (size_t at : {size_t(0), size_t(20), size_t(37)}) {
+    SCOPED_TRACE("overflow at " + std::to_string(at));
+    std::vector<std::vector<uint16_t>> h = {
+        std::vector<uint16_t>(40, 0x3c00)}; // 1.0
+    h[0][at] = 0x7bff;                      // 65504 -> 131008: Inf in f16
+    std::vector<std::vector<uint16_t>> hIn = h;
+    EXPECT_EQ(unscale16(Type::F16, h, 0.5f), 1);
+    EXPECT_EQ(h[0][at], 0x7c00);
+    EXPECT_EQ(h[0][(at + 1) % 40], 0x4000);
+    // Widened to f32, 131008 is finite: nothing to report.
+    std::vector<std::vector<float>> wide;
+    EXPECT_EQ(unscaleToF32(Type::F16, hIn, wide, 0.5f), 0);
+    EXPECT_EQ(wide[0][at], 131008.0f);
+    expect16(Type::F16, hIn, 0.5f, "f16 overflow");
+
+    std::vector<std::vector<uint16_t>> b = {
+        std::vector<uint16_t>(40, 0x3f80)}; // 1.0
+    b[0][at] = 0xff7f;                      // -3.39e38 -> -Inf
+    std::vector<std::vector<uint16_t>> bIn = b;
+    EXPECT_EQ(unscale16(Type::BF16, b, 0.5f), 1);
+    EXPECT_EQ(b[0][at], 0xff80);
+    EXPECT_EQ(unscaleToF32(Type::BF16, bIn, wide, 0.5f), 1); // -Inf in f32 too
+    EXPECT_TRUE(std::isinf(wide[0][at]));
+    expect16(Type::BF16, bIn, 0.5f, "bf16 overflow");
+
+    std::vector<std::vector<float>> f = {std::vector<float>(40, 1.0f)};
+    f[0][at] = FLT_MAX;
+    std::vector<std::vector<float>> fIn = f;
+    EXPECT_EQ(unscale32(f, 0.25f), 1);
+    EXPECT_TRUE(std::isinf(f[0][at]));
+    expect32(fIn, 0.25f, "f32 overflow");
+  }
+  // The smallest valid scale, FLT_MIN: 1/scale = 2^126 is finite, 4.0
+  // overflows to Inf, and 0 stays 0.
+  std::vector<std::vector<float>> f = {{0.0f, 0x1p-126f, 4.0f}};
+  EXPECT_EQ(unscale32(f, FLT_MIN), 1);
+  EXPECT_EQ(f[0][0], 0.0f);
+  EXPECT_EQ(f[0][1], 1.0f);
+  EXPECT_EQ(f[0][2], INFINITY);
+  std::vector<std::vector<float>> zeros = {{0.0f, -0.0f, 0x1p-140f}};
+  EXPECT_EQ(unscale32(zeros, FLT_MIN), 0);
 }
 
 TEST_P(Unscale, BF16ExactValues) {
@@ -540,7 +581,7 @@ TEST_P(Unscale, ExhaustiveF16AndBF16) {
     all[0].push_back(static_cast<uint16_t>(h));
   for (float scale :
        {2.0f, 65536.0f, 3.0f, 0.7f, 0.5f, 1e-3f, 1e5f, 0x1p30f, 0x1p-20f,
-        1e-30f, 1e30f, 1e-45f /* 1/scale is Inf: 0 * Inf is NaN */}) {
+        1e-30f, 1e30f, FLT_MIN /* the smallest valid scale */}) {
     expect16(Type::F16, all, scale, "exhaustive");
     expect16(Type::BF16, all, scale, "exhaustive");
   }
@@ -680,6 +721,108 @@ TEST_P(Unscale, BadArguments) {
             "");
 }
 
+TEST_P(Unscale, ScaleBelowFltMinIsRejected) {
+  // 1/scale would round to +Inf (or be huge enough to overflow every finite
+  // gradient): the loss scaler's configuration rejects such a scale, and so
+  // does every host-scale entry point, writing nothing.
+  std::vector<uint16_t> h = {0x3c00, 0x0001}, b = {0x3f80};
+  std::vector<float> f = {1.0f, 0.0f}, out = {-7.0f, -7.0f};
+  const std::vector<uint16_t> h0 = h, b0 = b;
+  const std::vector<float> f0 = f, out0 = out;
+  uint16_t *hp[1] = {h.data()}, *bp[1] = {b.data()};
+  float *fp[1] = {f.data()}, *dst[1] = {out.data()};
+  const void *src[1] = {h.data()};
+  int64_t two[1] = {2}, one[1] = {1};
+  const float tiny[] = {1e-45f, FLT_MIN / 4, std::nextafter(FLT_MIN, 0.0f)};
+  for (float scale : tiny) {
+    std::string what = "scale " + std::to_string(scale);
+    const char *reason = "scale must be >= 1.17549e-38 (the smallest normal";
+    expectInvalid(ampCheckFiniteAndUnscaleF32(fp, two, 1, scale), reason,
+                  what + " f32");
+    expectInvalid(ampCheckFiniteAndUnscaleF16(hp, two, 1, scale), reason,
+                  what + " f16");
+    expectInvalid(ampCheckFiniteAndUnscaleBF16(bp, one, 1, scale), reason,
+                  what + " bf16");
+    expectInvalid(
+        ampCheckFiniteAndUnscaleToF32(src, AMP_DTYPE_F16, dst, two, 1, scale),
+        reason, what + " ToF32");
+    EXPECT_NE(std::string(ampLastError()).find("ampCheckFiniteAndUnscaleToF32"),
+              std::string::npos);
+  }
+  EXPECT_EQ(h, h0);
+  EXPECT_EQ(b, b0);
+  EXPECT_EQ(f, f0);
+  EXPECT_EQ(out, out0);
+  // FLT_MIN itself is the scaler's smallest scale, and accepted.
+  EXPECT_EQ(ampCheckFiniteAndUnscaleF16(hp, two, 1, FLT_MIN), 1); // 1.0 -> Inf
+  EXPECT_EQ(ampCheckFiniteAndUnscaleF32(fp, two, 1, FLT_MIN), 0);
+  EXPECT_EQ(f[0], 0x1p126f);
+  // The scaler agrees: it refuses the same init_scale.
+  AmpLossScalerConfig cfg;
+  ASSERT_EQ(ampLossScalerConfigPreset("pytorch", &cfg), 0);
+  for (float scale : tiny) {
+    cfg.init_scale = scale;
+    EXPECT_EQ(ampLossScalerCreate(&cfg), nullptr) << scale;
+  }
+}
+
+TEST_P(Unscale, MisalignedPointersAreRejected) {
+  // The rule of the buffer entry points: every pointer aligned to its
+  // elements. A misaligned float (or 16-bit) pointer is rejected, nothing
+  // is written.
+  alignas(16) unsigned char bytes[64];
+  for (size_t i = 0; i < sizeof(bytes); ++i)
+    bytes[i] = static_cast<unsigned char>(0x30 + i);
+  unsigned char before[64];
+  std::memcpy(before, bytes, sizeof(bytes));
+  int64_t four[1] = {4};
+  for (size_t offset : {1, 2, 3}) {
+    std::string what = "offset " + std::to_string(offset);
+    float *f[1] = {reinterpret_cast<float *>(bytes + offset)};
+    expectInvalid(ampCheckFiniteAndUnscaleF32(f, four, 1, 2.0f),
+                  "ampCheckFiniteAndUnscaleF32: tensors[0] = ", what);
+    expectInvalid(ampCheckFiniteAndUnscaleF32(f, four, 1, 2.0f),
+                  "is not aligned to its 4-byte f32 elements", what);
+    // ToF32: an f32 destination, an f32 source.
+    const void *src16[1] = {bytes + 32};
+    float *dst[1] = {reinterpret_cast<float *>(bytes + offset)};
+    expectInvalid(ampCheckFiniteAndUnscaleToF32(src16, AMP_DTYPE_BF16, dst,
+                                                four, 1, 2.0f),
+                  "dst[0] = ", what + " ToF32 dst");
+    const void *src32[1] = {bytes + 32 + offset};
+    float *dst32[1] = {reinterpret_cast<float *>(bytes)};
+    expectInvalid(ampCheckFiniteAndUnscaleToF32(src32, AMP_DTYPE_F32, dst32,
+                                                four, 1, 2.0f),
+                  "src[0] = ", what + " ToF32 src");
+  }
+  uint16_t *h[1] = {reinterpret_cast<uint16_t *>(bytes + 1)};
+  expectInvalid(ampCheckFiniteAndUnscaleF16(h, four, 1, 2.0f),
+                "is not aligned to its 2-byte f16 elements", "f16");
+  expectInvalid(ampCheckFiniteAndUnscaleBF16(h, four, 1, 2.0f),
+                "is not aligned to its 2-byte bf16 elements", "bf16");
+  const void *src[1] = {bytes + 1};
+  float *dst[1] = {reinterpret_cast<float *>(bytes + 32)};
+  expectInvalid(
+      ampCheckFiniteAndUnscaleToF32(src, AMP_DTYPE_F16, dst, four, 1, 2.0f),
+      "src[0] = ", "ToF32 f16 src");
+  EXPECT_EQ(std::memcmp(bytes, before, sizeof(bytes)), 0);
+  // The buffer entry point rejects the same pointer the same way.
+  const float inv = 0.5f;
+  uint8_t flag = 0;
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffer(bytes + 1, bytes + 1, 4, AMP_DTYPE_F32,
+                                      &inv, &flag);
+  });
+  EXPECT_NE(message.find("is not aligned to its 4-byte f32 elements"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(std::memcmp(bytes, before, sizeof(bytes)), 0);
+  // A misaligned tensor without elements is never touched: accepted.
+  int64_t zero[1] = {0};
+  float *f[1] = {reinterpret_cast<float *>(bytes + 1)};
+  EXPECT_EQ(ampCheckFiniteAndUnscaleF32(f, zero, 1, 2.0f), 0);
+}
+
 //===----------------------------------------------------------------------===//
 // ampCpuCheckFiniteAndUnscaleBuffer (the CPU twin of the entry point for
 // compiled code)
@@ -786,8 +929,8 @@ TEST_P(Unscale, BufferMatchesTableEntryPoints) {
   const size_t sizes[] = {1,    2,    3,    7,    8,     15,    16,
                           17,   31,   33,   100,  1000,  4095,  4096,
                           4097, 8191, 8192, 8193, 12291, 40001, 65536 + 9};
-  // 1e-45: 1/scale is Inf (0 * Inf gives NaN).
-  const float scales[] = {65536.0f, 3.0f, 0.3f, 1.0f, 1e-45f};
+  // FLT_MIN: the smallest valid scale, 1/scale = 2^126 (results overflow).
+  const float scales[] = {65536.0f, 3.0f, 0.3f, 1.0f, FLT_MIN};
   for (Type type : {Type::F32, Type::F16, Type::BF16}) {
     for (size_t n : sizes) {
       for (int variant = 0; variant < 2; ++variant) {
@@ -862,6 +1005,96 @@ TEST_P(Unscale, BufferHandValues) {
                                     AMP_DTYPE_F16, &one, &flag);
   EXPECT_EQ(flag, 1);
   EXPECT_EQ(hNans, hNansIn);
+}
+
+TEST_P(Unscale, BufferInvalidInverseScaleSetsTheFlagAndWritesNothing) {
+  // The inverse scale is read where the GPU twin reads it (on the device),
+  // so it cannot be rejected by the call: an inverse that is not finite and
+  // > 0 is reported as found_inf, and no element is written, in place or
+  // out of place, for every type and through the SIMD and portable paths.
+  const float invalid[] = {NAN,  -NAN,  INFINITY, -INFINITY,
+                           0.0f, -0.0f, -1.0f,    -0x1p-149f};
+  std::mt19937 rng(31);
+  for (Type type : {Type::F32, Type::F16, Type::BF16}) {
+    for (size_t n : {size_t(1), size_t(17), size_t(5000)}) {
+      std::vector<unsigned char> input =
+          randomElements(type, n, rng, /*finite=*/true);
+      for (float inv : invalid) {
+        SCOPED_TRACE(std::string(typeName(type)) + " n " + std::to_string(n) +
+                     " inv " + std::to_string(inv));
+        std::vector<unsigned char> inPlace = input;
+        std::vector<unsigned char> out(input.size(), 0xa5);
+        const std::vector<unsigned char> out0 = out;
+        uint8_t flag = 0, flag2 = 0;
+        std::string error = amp_test::captureHandlerMessage([&] {
+          ampCpuCheckFiniteAndUnscaleBuffer(inPlace.data(), inPlace.data(),
+                                            static_cast<int64_t>(n),
+                                            dtypeOf(type), &inv, &flag);
+          ampCpuCheckFiniteAndUnscaleBuffer(input.data(), out.data(),
+                                            static_cast<int64_t>(n),
+                                            dtypeOf(type), &inv, &flag2);
+        });
+        EXPECT_EQ(error, "");
+        EXPECT_EQ(flag, 1);
+        EXPECT_EQ(flag2, 1);
+        EXPECT_TRUE(inPlace == input) << "written in place";
+        EXPECT_TRUE(out == out0) << "written out of place";
+      }
+    }
+  }
+  // A set flag stays set; a valid tiny (subnormal) inverse is accepted.
+  std::vector<float> x = {1.0f, -2.0f};
+  uint8_t flag = 1;
+  const float nan = NAN, tiny = 0x1p-149f;
+  ampCpuCheckFiniteAndUnscaleBuffer(x.data(), x.data(), 2, AMP_DTYPE_F32, &nan,
+                                    &flag);
+  EXPECT_EQ(flag, 1);
+  flag = 0;
+  ampCpuCheckFiniteAndUnscaleBuffer(x.data(), x.data(), 2, AMP_DTYPE_F32, &tiny,
+                                    &flag);
+  EXPECT_EQ(flag, 0);
+  EXPECT_EQ(x[0], 0x1p-149f);
+  EXPECT_EQ(x[1], -0x1p-148f);
+}
+
+TEST_P(Unscale, BufferResultsThatOverflowSetTheFlag) {
+  // inv = 2 (scale 0.5): finite inputs whose result is Inf are reported,
+  // in place and out of place, exactly as by the table entry points.
+  const float inv = 2.0f;
+  std::vector<uint16_t> h(40, 0x3c00), b(40, 0x3f80);
+  std::vector<float> f(40, 1.0f);
+  h[33] = 0xfbff; // -65504 -> -Inf
+  b[3] = 0x7f7f;  // 3.39e38 -> Inf
+  f[21] = -FLT_MAX;
+  uint8_t flags[3] = {0, 0, 0};
+  std::vector<uint16_t> hOut(40), bIn = b;
+  std::vector<float> fOut(40);
+  ampCpuCheckFiniteAndUnscaleBuffer(h.data(), hOut.data(), 40, AMP_DTYPE_F16,
+                                    &inv, &flags[0]);
+  ampCpuCheckFiniteAndUnscaleBuffer(b.data(), b.data(), 40, AMP_DTYPE_BF16,
+                                    &inv, &flags[1]);
+  ampCpuCheckFiniteAndUnscaleBuffer(f.data(), fOut.data(), 40, AMP_DTYPE_F32,
+                                    &inv, &flags[2]);
+  EXPECT_EQ(flags[0], 1);
+  EXPECT_EQ(flags[1], 1);
+  EXPECT_EQ(flags[2], 1);
+  EXPECT_EQ(hOut[33], 0xfc00);
+  EXPECT_EQ(b[3], 0x7f80);
+  EXPECT_TRUE(std::isinf(fOut[21]));
+  for (const auto &[type, bytes] :
+       {std::make_pair(Type::F16,
+                       std::vector<unsigned char>(
+                           reinterpret_cast<unsigned char *>(h.data()),
+                           reinterpret_cast<unsigned char *>(h.data() + 40))),
+        std::make_pair(Type::BF16,
+                       std::vector<unsigned char>(
+                           reinterpret_cast<unsigned char *>(bIn.data()),
+                           reinterpret_cast<unsigned char *>(bIn.data() + 40))),
+        std::make_pair(Type::F32,
+                       std::vector<unsigned char>(
+                           reinterpret_cast<unsigned char *>(f.data()),
+                           reinterpret_cast<unsigned char *>(f.data() + 40)))})
+    expectBufferMatchesTable(type, bytes, 0.5f, 3, "overflow");
 }
 
 TEST_P(Unscale, BufferFlagIsOredAndNeverCleared) {

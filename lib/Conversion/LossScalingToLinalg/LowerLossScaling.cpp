@@ -66,6 +66,20 @@ Value buildNonFinite(OpBuilder &b, Location loc, Value x) {
                                inf);
 }
 
+/// True if the inverse scale `inv` is invalid: not finite and > 0 (NaN, Inf,
+/// <= 0), the rule of the runtime's unscale entry points.
+Value buildInvalidInverse(OpBuilder &b, Location loc, Value inv) {
+  auto type = cast<FloatType>(inv.getType());
+  Value zero = arith::ConstantOp::create(b, loc, b.getFloatAttr(type, 0.0));
+  Value inf = arith::ConstantOp::create(
+      b, loc, b.getFloatAttr(type, APFloat::getInf(type.getFloatSemantics())));
+  Value notPositive =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE, inv, zero);
+  Value infinite =
+      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, inv, inf);
+  return arith::OrIOp::create(b, loc, notPositive, infinite);
+}
+
 /// An empty tensor shaped like `like` with element type `element`.
 Value buildEmptyLike(OpBuilder &b, Location loc, Value like, Type element) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, like);
@@ -185,7 +199,10 @@ struct LowerCheckFiniteAndUnscale
 
     // found_inf starts false and is threaded through one generic per
     // gradient: each reads its gradient once, writes the unscaled values and
-    // ORs its elements' non-finiteness into the flag.
+    // ORs into the flag the non-finiteness of each value it writes (which,
+    // for a valid inverse, covers every non-finite input too) and the
+    // invalidity of the inverse scale (NaN, Inf, <= 0), as the runtime's
+    // unscale entry points do.
     Value falseValue =
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
     Value flag = linalg::FillOp::create(rewriter, loc, falseValue,
@@ -222,8 +239,11 @@ struct LowerCheckFiniteAndUnscale
                 convertFloat(b, l, tensorState ? args[1] : inverse, compute);
             Value product = arith::MulFOp::create(b, l, x, factor);
             Value result = convertFloat(b, l, product, element);
-            Value bad = buildNonFinite(b, l, x);
-            Value any = arith::OrIOp::create(b, l, args.back(), bad);
+            Value bad =
+                buildNonFinite(b, l, convertFloat(b, l, result, compute));
+            Value badInverse = buildInvalidInverse(b, l, factor);
+            Value any = arith::OrIOp::create(
+                b, l, args.back(), arith::OrIOp::create(b, l, bad, badInverse));
             linalg::YieldOp::create(b, l, ValueRange{result, any});
           });
       // On the GPU, amp-linalg-to-library-calls turns it into one call of

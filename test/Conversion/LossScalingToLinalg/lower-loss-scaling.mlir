@@ -29,8 +29,10 @@ func.func @scale_tensor(%l: tensor<8x4xf16>, %s: tensor<f32>) -> tensor<8x4xf32>
 // -----
 
 // The reciprocal in f64 rounded once; one generic per gradient that writes
-// the unscaled values and ORs the non-finiteness of the input into the flag,
-// which is threaded from one gradient to the next.
+// the unscaled values and ORs into the flag the non-finiteness of the value
+// written (read back from the gradient's type, so an f16 overflow counts)
+// and the invalidity of the inverse (NaN, Inf, <= 0); the flag is threaded
+// from one gradient to the next.
 // CHECK-LABEL: func.func @unscale
 // CHECK: %[[WIDE:.*]] = arith.extf %[[S:.*]] : f32 to f64
 // CHECK: %[[INV64:.*]] = arith.divf %{{.*}}, %[[WIDE]] : f64
@@ -42,9 +44,14 @@ func.func @scale_tensor(%l: tensor<8x4xf16>, %s: tensor<f32>) -> tensor<8x4xf32>
 // CHECK: %[[X:.*]] = arith.extf %[[IN]] : f16 to f32
 // CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[INV]] : f32
 // CHECK: %[[T:.*]] = arith.truncf %[[P]] : f32 to f16
-// CHECK: %[[ABS:.*]] = math.absf %[[X]] : f32
+// CHECK: %[[Y:.*]] = arith.extf %[[T]] : f16 to f32
+// CHECK: %[[ABS:.*]] = math.absf %[[Y]] : f32
 // CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[ABS]], %{{.*}} : f32
-// CHECK: %[[ANY:.*]] = arith.ori %[[ACC]], %[[BAD]] : i1
+// CHECK: %[[NP:.*]] = arith.cmpf ule, %[[INV]], %{{.*}} : f32
+// CHECK: %[[NF:.*]] = arith.cmpf oeq, %[[INV]], %{{.*}} : f32
+// CHECK: %[[BADINV:.*]] = arith.ori %[[NP]], %[[NF]] : i1
+// CHECK: %[[EITHER:.*]] = arith.ori %[[BAD]], %[[BADINV]] : i1
+// CHECK: %[[ANY:.*]] = arith.ori %[[ACC]], %[[EITHER]] : i1
 // CHECK: linalg.yield %[[T]], %[[ANY]] : f16, i1
 // CHECK: %[[G1:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction"]
 // CHECK-SAME: outs(%{{.*}}, %[[G0]]#1 : tensor<4xf32>, tensor<i1>)

@@ -186,14 +186,23 @@ func.func @main() {
   %bn = arith.constant dense<[1.0, 0x7FC00000, 1.0]> : tensor<3xf32>
   %u2:3 = call @unscale(%a, %bn, %s) : (tensor<4xf16>, tensor<3xf32>, f32) -> (tensor<4xf16>, tensor<3xf32>, i1)
   %f2 = arith.extui %u2#2 : i1 to i32
-  // A finite value that the scale makes overflow is not a non-finite input.
+  // A finite value that the scale makes overflow (60000 / 0.5 is Inf in
+  // f16) is reported: found_inf covers every value written, as in the
+  // runtime. So is an inverse scale that is not finite and > 0 (NaN, or
+  // -1 from a scale of -1), with finite gradients.
   %sm = arith.constant 0.5 : f32
   %ab = arith.constant dense<[60000.0, 1.0, 1.0, 1.0]> : tensor<4xf16>
   %u3:3 = call @unscale(%ab, %b, %sm) : (tensor<4xf16>, tensor<3xf32>, f32) -> (tensor<4xf16>, tensor<3xf32>, i1)
   %f3 = arith.extui %u3#2 : i1 to i32
-  %ft = tensor.from_elements %f1, %f2, %f3 : tensor<3xi32>
-  %ftu = tensor.cast %ft : tensor<3xi32> to tensor<*xi32>
-  // CHECK: [1,  1,  0]
+  %snan = arith.constant 0x7FC00000 : f32
+  %u4:3 = call @unscale(%a, %b, %snan) : (tensor<4xf16>, tensor<3xf32>, f32) -> (tensor<4xf16>, tensor<3xf32>, i1)
+  %f4 = arith.extui %u4#2 : i1 to i32
+  %sneg = arith.constant -1.0 : f32
+  %u5:3 = call @unscale(%a, %b, %sneg) : (tensor<4xf16>, tensor<3xf32>, f32) -> (tensor<4xf16>, tensor<3xf32>, i1)
+  %f5 = arith.extui %u5#2 : i1 to i32
+  %ft = tensor.from_elements %f1, %f2, %f3, %f4, %f5 : tensor<5xi32>
+  %ftu = tensor.cast %ft : tensor<5xi32> to tensor<*xi32>
+  // CHECK: [1,  1,  1,  1,  1]
   call @printMemrefI32(%ftu) : (tensor<*xi32>) -> ()
   return
 }

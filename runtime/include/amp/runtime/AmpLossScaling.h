@@ -125,10 +125,12 @@ AMP_RUNTIME_API int ampLossScalerLoadState(AmpLossScaler *scaler,
 
 /** For each of `count` tensors (`tensors[i]` with `numels[i]` elements):
  *  x = round(float(x) * (1/scale)) in place, with 1/scale computed in double
- *  and rounded to fp32. Returns 1 if any INPUT element is Inf or NaN, 0 if
- *  all are finite, -1 on invalid arguments (scale not finite and > 0,
- *  negative count/numel, NULL pointer with numel > 0). Elements are unscaled
- *  even when a non-finite one is found (PyTorch semantics: the step is
+ *  and rounded to fp32. Returns 1 if any element read or written is Inf or
+ *  NaN (a finite input whose result overflows counts), 0 if all are finite,
+ *  -1 on invalid arguments, writing nothing (scale not finite and > 0 or
+ *  below FLT_MIN, as for the loss scaler; negative count/numel; NULL pointer
+ *  with numel > 0; a pointer not aligned to its elements). Elements are
+ * unscaled even when a non-finite one is found (PyTorch semantics: the step is
  *  skipped, the gradients are not used). F16/BF16 variants take IEEE
  *  binary16 / bfloat16 bit patterns and round to nearest even. */
 AMP_RUNTIME_API int ampCheckFiniteAndUnscaleF32(float *const *tensors,
@@ -293,8 +295,9 @@ ampGpuTensorTableCreate(void *const *devicePtrs, const int64_t *numels,
 AMP_RUNTIME_API void ampGpuTensorTableDestroy(AmpGpuTensorTable *table);
 
 /** One launch: every element x of the table becomes x * inv_scale (read on
- *  the device) in place; found_inf is set to 1 if any input element is not
- *  finite. No host synchronisation. */
+ *  the device) in place; found_inf is set to 1 if any element read or
+ *  written is not finite, or if inv_scale is not finite and > 0 (then
+ *  nothing else is written). No host synchronisation. */
 AMP_RUNTIME_API int ampGpuCheckFiniteAndUnscale(AmpGpuLossScaler *scaler,
                                                 const AmpGpuTensorTable *table);
 
@@ -343,8 +346,9 @@ AMP_RUNTIME_API int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt,
 /** For compiled code: out[i] = round(float(in[i]) * (*invScale)) for `numel`
  *  elements of AmpDType `dtype` (F32, F16 or BF16; `in` may equal `out`,
  *  otherwise they must not overlap), and *foundInf (one byte) is set to 1 if
- *  any in[i] is Inf or NaN (it is never cleared, so calls for several
- *  gradients OR into one flag). `invScale` and `foundInf` are device
+ *  any in[i] or out[i] is Inf or NaN, or if *invScale is not finite and > 0
+ *  (then nothing else is written); it is never cleared, so calls for several
+ *  gradients OR into one flag. `invScale` and `foundInf` are device
  *  pointers read/written on the device: no host synchronisation.
  *  Asynchronous on the shared stream, stream-ordered. Errors (invalid dtype,
  *  negative numel, NULL pointers with numel > 0, GPU failures) go to the
