@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 1
+#define AMP_RUNNER_CAPI_VERSION 2
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -72,6 +72,10 @@ typedef struct AmpRunnerCompileOptions {
   const char *target;         /**< "cpu" (default) or "gpu". */
   const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
   const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"). */
+  const char *checkNanInf;    /**< NULL/"" (off), "low" or "all": run
+                                   --amp-check-nan-inf after the level (CPU);
+                                   a call that produces an Inf or a NaN in a
+                                   checked op fails, naming the first. */
 } AmpRunnerCompileOptions;
 
 /** A JIT-compiled entry function. */

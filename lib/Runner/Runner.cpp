@@ -22,6 +22,7 @@
 #include "GpuRuntime.h"
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Pipelines.h"
 #include "amp/InitAll.h"
 #include "amp/Pipelines/LoweringPipelines.h"
@@ -435,6 +436,15 @@ Executable::compile(ModuleOp module, StringRef entry,
   if (!signature)
     return signature.takeError();
 
+  if (!options.checkNanInf.empty()) {
+    if (options.checkNanInf != "low" && options.checkNanInf != "all")
+      return makeError("check-nan-inf must be low or all, not '" +
+                       options.checkNanInf + "'");
+    if (options.target != Target::Cpu)
+      return makeError("check-nan-inf runs on the CPU only (the checks are "
+                       "host code); use target cpu");
+  }
+
   std::unique_ptr<Executable> executable(new Executable());
   executable->signature = std::move(*signature);
   executable->callArguments = executable->signature.arguments;
@@ -500,6 +510,21 @@ Executable::compile(ModuleOp module, StringRef entry,
     executable->callArguments = after->arguments;
   }
 
+  // NaN/Inf checks, after the level, on what it produced.
+  if (!options.checkNanInf.empty()) {
+    PassManager pm(context);
+    AmpCheckNanInfPassOptions checkOptions;
+    checkOptions.all = options.checkNanInf == "all";
+    pm.addPass(createAmpCheckNanInfPass(checkOptions));
+    if (failed(pm.run(*copy)))
+      return makeError("amp-check-nan-inf failed" + errors.str());
+    if (auto sites =
+            (*copy)->getAttrOfType<ArrayAttr>(AmpDialect::kNanInfSitesAttrName))
+      for (Attribute site : sites)
+        executable->nanInfSites.push_back(
+            cast<StringAttr>(site).getValue().str());
+  }
+
   // Lowering.
   // Implicit nesting, as amp-opt has it: the pipelines add some function
   // passes directly.
@@ -558,6 +583,14 @@ Executable::compile(ModuleOp module, StringRef entry,
                      llvm::toString(engine.takeError()) + errors.str());
   executable->engine = std::move(*engine);
   registerConversionSymbols(*executable->engine);
+  if (!options.checkNanInf.empty()) {
+    Expected<void *> site = executable->engine->lookup(kNanInfSiteGlobalName);
+    if (!site)
+      return makeError(
+          "check-nan-inf: no @" + kNanInfSiteGlobalName.str() +
+          " in the compiled module: " + llvm::toString(site.takeError()));
+    executable->nanInfSite = static_cast<int32_t *>(*site);
+  }
   executable->engine->initialize();
   if (executable->gpu)
     if (llvm::Error error = executable->gpu->takeError())
@@ -664,11 +697,21 @@ llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
 }
 
 llvm::Error Executable::invoke(CallFrame &frame) {
+  if (nanInfSite)
+    *nanInfSite = -1;
   entryPoint(frame.packedArguments.data());
   if (gpu) {
     gpu->synchronize();
     if (llvm::Error error = gpu->takeError())
       return error;
+  }
+  if (nanInfSite && *nanInfSite >= 0) {
+    int32_t site = *nanInfSite;
+    std::string where = size_t(site) < nanInfSites.size()
+                            ? nanInfSites[site]
+                            : "op #" + std::to_string(site);
+    return makeError("check-nan-inf: the first Inf or NaN was produced by " +
+                     where);
   }
   return llvm::Error::success();
 }

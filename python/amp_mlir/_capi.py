@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 1
+API_VERSION = 2
 
 
 class CompileOptions(ctypes.Structure):
@@ -16,6 +16,7 @@ class CompileOptions(ctypes.Structure):
         ("target", ctypes.c_char_p),
         ("gpuOptions", ctypes.c_char_p),
         ("runtimeLibrary", ctypes.c_char_p),
+        ("checkNanInf", ctypes.c_char_p),
     ]
 
 

@@ -300,7 +300,7 @@ class CompiledModule:
         keep = [s.encode() if s is not None else None
                 for s in (opts["level"], opts["dtype"], opts["amp_options"],
                           opts["target"], opts["gpu_options"],
-                          opts["runtime_library"])]
+                          opts["runtime_library"], opts["check_nan_inf"])]
         c_options = _capi.CompileOptions(*keep)
         handle = _capi.lib().ampRunnerCompile(self._parsed.handle,
                                               entry.encode(),
@@ -343,7 +343,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
             custom_white_list=None, custom_black_list=None,
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
-            runtime_library=None, entries=None, arg_precision=None):
+            runtime_library=None, entries=None, arg_precision=None,
+            check_nan_inf=False):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -358,6 +359,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
     function (arg-precision=low); its functions still take float32 arrays
     for them, as declared, and round them to nearest even at the call.
     entries: function names to compile now (default: on first use).
+    check_nan_inf: False (the default); True or 'low': check the results of
+    the low-precision ops and narrowing conversions for Inf and NaN; 'all':
+    every float op. A call that produces one then raises AmpError naming
+    the first op that did, with its source location (CPU only).
 
     Returns a CompiledModule. Raises AmpError with the diagnostics when a
     stage fails, ValueError for a bad option.
@@ -367,6 +372,15 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if target not in ("cpu", "gpu"):
         raise ValueError(f"unknown target {target!r}: expected 'cpu' or "
                          f"'gpu'")
+    checks = {False: None, None: None, True: "low", "low": "low",
+              "all": "all"}
+    if not isinstance(check_nan_inf, (bool, str, type(None))) or \
+            check_nan_inf not in checks:
+        raise ValueError(f"check_nan_inf must be False, True, 'low' or "
+                         f"'all', not {check_nan_inf!r}")
+    if checks[check_nan_inf] and target != "cpu":
+        raise ValueError("check_nan_inf runs on the CPU only: use "
+                         "target='cpu'")
     options = {
         "level": level,
         "dtype": dtype,
@@ -376,6 +390,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "target": target,
         "gpu_options": gpu_options,
         "runtime_library": None,
+        "check_nan_inf": checks[check_nan_inf],
     }
     if target == "gpu":
         options["runtime_library"] = str(

@@ -193,3 +193,37 @@ def test_arg_precision_errors(module_text):
                        match="arg-precision must be keep or low, got 'x'"):
         amp_mlir.compile(module_text, level="O2",
                          amp_options="arg-precision=x").dense
+
+
+OVERFLOW = """
+func.func @square(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %c = arith.constant dense<300.0> : tensor<8xf32>
+  %y = arith.mulf %x, %c : tensor<8xf32>
+  %z = arith.mulf %y, %y : tensor<8xf32>
+  return %z : tensor<8xf32>
+}
+"""
+
+
+def test_check_nan_inf_names_the_first_op():
+    x = np.linspace(-1, 1, 8, dtype=np.float32)
+    plain = amp_mlir.compile(OVERFLOW, level="O2")
+    assert np.isinf(plain.square(x)).any()
+    checked = amp_mlir.compile(OVERFLOW, level="O2", check_nan_inf=True)
+    with pytest.raises(amp_mlir.AmpError,
+                       match=r"first Inf or NaN was produced by 'arith.mulf' "
+                             r"at .*:5:8"):
+        checked.square(x)
+    # Finite values pass the checks, and so does bf16 (fp32's range).
+    np.testing.assert_array_equal(checked.square(x * 0.1),
+                                  plain.square(x * 0.1))
+    bf16 = amp_mlir.compile(OVERFLOW, level="O2", dtype="bf16",
+                            check_nan_inf="all")
+    assert np.isfinite(bf16.square(x)).all()
+
+
+def test_check_nan_inf_errors():
+    with pytest.raises(ValueError, match="check_nan_inf must be"):
+        amp_mlir.compile(OVERFLOW, check_nan_inf="some")
+    with pytest.raises(ValueError, match="CPU only"):
+        amp_mlir.compile(OVERFLOW, check_nan_inf=True, target="gpu")

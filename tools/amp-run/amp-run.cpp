@@ -92,6 +92,13 @@ static cl::opt<std::string>
                cl::desc("More options of the AMP pipeline, as for "
                         "--amp-o1 (e.g. \"custom-black-list=tosa.exp\")"),
                cl::init(""), cl::cat(category));
+static cl::opt<std::string> checkNanInf(
+    "check-nan-inf",
+    cl::desc("Check the results of the level's low-precision ops and "
+             "narrowing conversions (low, the default) or of every float op "
+             "(all) for Inf and NaN: the run fails, naming the first op that "
+             "produced one and its location (CPU only)"),
+    cl::ValueOptional, cl::value_desc("low|all"), cl::cat(category));
 static cl::opt<std::string> argPrecision(
     "arg-precision",
     cl::desc("Arguments of the level: keep (default) or low (f32 arguments "
@@ -230,6 +237,9 @@ int main(int argc, char **argv) {
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
     return fail("--target must be cpu or gpu, not '" + targetName + "'");
+  if (checkNanInf.getNumOccurrences() && *target != Target::Cpu)
+    return fail("--check-nan-inf runs on the CPU only (the checks are host "
+                "code); use --target=cpu");
   if (argPrecision != "keep" && argPrecision != "low")
     return fail("--arg-precision must be keep or low, not '" + argPrecision +
                 "'");
@@ -288,6 +298,8 @@ int main(int argc, char **argv) {
   options.gpuOptions = gpuOptions;
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";
+  if (checkNanInf.getNumOccurrences())
+    options.checkNanInf = checkNanInf.empty() ? "low" : checkNanInf.getValue();
   auto executable = Executable::compile(**module, signature->name, options);
   if (!executable)
     return fail(executable.takeError());
@@ -302,6 +314,8 @@ int main(int argc, char **argv) {
   if (compare || repeat > 0) {
     CompileOptions fp32 = options;
     fp32.level = Level::O0;
+    // The reference is what the level is compared with, not checked.
+    fp32.checkNanInf.clear();
     auto compiled = Executable::compile(**module, signature->name, fp32);
     if (!compiled)
       return fail(compiled.takeError());
@@ -324,6 +338,8 @@ int main(int argc, char **argv) {
     os << "inputs: random, uniform in [-1, 1), seed " << seed << '\n';
 
   SmallVector<SmallVector<std::string>> rows;
+  // Outputs with non-finite values where fp32 has finite ones: a failure.
+  SmallVector<std::string> nonFiniteFailures;
   if (compare) {
     os << "outputs: " << label << " vs fp32\n";
     rows.push_back({"#", "type", "max abs err", "max rel err", "rel L2 err"});
@@ -331,12 +347,26 @@ int main(int argc, char **argv) {
          llvm::enumerate(llvm::zip_equal(*results, referenceResults))) {
       auto &[value, expected] = pair;
       ErrorStats stats = compareTensors(value, expected);
+      // The figures cover the elements finite in both; with none, they say
+      // nothing.
+      bool anyFinite = value.getType().getNumElements() >
+                       stats.nonFiniteEqual + stats.nonFiniteMismatch;
+      auto figure = [&](double error) {
+        return anyFinite ? formatError(error) : std::string("n/a");
+      };
       SmallVector<std::string> row = {
-          llvm::utostr(index), value.getType().str(), formatError(stats.maxAbs),
-          formatError(stats.maxRel), formatError(stats.relL2)};
-      if (stats.nonFiniteMismatch)
+          llvm::utostr(index), value.getType().str(), figure(stats.maxAbs),
+          figure(stats.maxRel), figure(stats.relL2)};
+      if (stats.nonFiniteMismatch) {
         row.push_back(llvm::utostr(stats.nonFiniteMismatch) +
                       " non-finite mismatches");
+        nonFiniteFailures.push_back(
+            "output #" + llvm::utostr(index) + " has " +
+            llvm::utostr(stats.nonFiniteMismatch) + " of " +
+            llvm::utostr(value.getType().getNumElements()) +
+            " elements that are Inf or NaN in only one of " + label +
+            " and fp32");
+      }
       if (stats.nonFiniteEqual)
         row.push_back(llvm::utostr(stats.nonFiniteEqual) +
                       " non-finite in both");
@@ -420,6 +450,11 @@ int main(int argc, char **argv) {
     SmallVector<std::string> all(paths);
     all.append(referencePaths.begin(), referencePaths.end());
     os << "wrote: " << llvm::join(all, ", ") << '\n';
+  }
+  if (!nonFiniteFailures.empty()) {
+    os.flush();
+    return fail(llvm::join(nonFiniteFailures, "; ") +
+                " (--check-nan-inf finds the op that produced them)");
   }
   return 0;
 }

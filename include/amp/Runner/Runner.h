@@ -122,6 +122,11 @@ struct CompileOptions {
   bool hostCpuFeatures = true;
   /// LLVM optimization level of the JIT.
   unsigned optLevel = 3;
+  /// --amp-check-nan-inf after the AMP level (CPU only): "" (off), "low"
+  /// (low-precision ops and narrowing conversions) or "all" (every float
+  /// op). A call whose checked values are not all finite then fails,
+  /// naming the first op that produced an Inf or a NaN.
+  std::string checkNanInf;
 };
 
 /// Checks that the GPU runtime library at `path` loads and that a GPU is
@@ -175,6 +180,10 @@ private:
   Target target = Target::Cpu;
   std::string lowPrecisionType;
   GpuRuntime *gpu = nullptr;
+  /// With CompileOptions::checkNanInf: the JIT's @amp_nan_inf_site and the
+  /// ops its values number.
+  int32_t *nanInfSite = nullptr;
+  SmallVector<std::string> nanInfSites;
   std::unique_ptr<ExecutionEngine> engine;
   void (*entryPoint)(void **) = nullptr;
 };

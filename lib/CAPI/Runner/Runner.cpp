@@ -141,6 +141,7 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   compileOptions.target = *parsedTarget;
   compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
+  compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
   if (compileOptions.target == Target::Gpu &&
       compileOptions.runtimeLibrary.empty())
     return fail("target 'gpu' needs the path of libamp_runtime.so", nullptr);
