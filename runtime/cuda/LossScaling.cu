@@ -527,8 +527,11 @@ __device__ __forceinline__ void
 optimizerStep(const OptTensor *tensors, const OptItem *items, int64_t numItems,
               const OptStepRecord *record, const float *foundInf,
               const float *invScale, const AmpOptimizerConfig &config) {
-  // The two-phase rule: nothing is read or written on a skipped step.
-  if (foundInf && *foundInf != 0.0f)
+  // The two-phase rule: nothing is read or written on a skipped step. An
+  // inverse scale that is not finite and > 0 skips it too (the unscale
+  // rule; the CPU optimizer rejects such a value on the host).
+  if ((foundInf && *foundInf != 0.0f) ||
+      (invScale && !isValidInverseScale(*invScale)))
     return;
   using Traits = KindTraits<Kind>;
   const float inv = invScale ? *invScale : 1.0f;
@@ -654,9 +657,10 @@ AMP_OPTIMIZER_KERNEL(amp_opt_adamw, AMP_OPTIMIZER_ADAMW)
 #undef AMP_OPTIMIZER_KERNEL
 
 extern "C" __global__ void __launch_bounds__(1)
-    amp_opt_commit(OptStepRecord *record, const float *foundInf, double beta1,
-                   double beta2) {
-  if (foundInf && *foundInf != 0.0f)
+    amp_opt_commit(OptStepRecord *record, const float *foundInf,
+                   const float *invScale, double beta1, double beta2) {
+  if ((foundInf && *foundInf != 0.0f) ||
+      (invScale && !isValidInverseScale(*invScale)))
     return;
   record->t += 1;
   record->beta1Pow = record->beta1Pow * beta1;

@@ -753,6 +753,7 @@ int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
     return 1;
   CUdeviceptr record = opt->record;
   CUdeviceptr foundInf = reinterpret_cast<CUdeviceptr>(found_inf);
+  CUdeviceptr invScale = reinterpret_cast<CUdeviceptr>(inv_scale);
   if (opt->numItems > 0) {
     const AmpOptimizerConfig &c = opt->config;
     KernelId id = c.kind == AMP_OPTIMIZER_ADAM    ? kAdam
@@ -762,7 +763,6 @@ int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
                       : kSgd; // SGD, or Momentum with momentum 0.
     CUdeviceptr tensors = opt->tensors, items = opt->items;
     int64_t numItems = opt->numItems;
-    CUdeviceptr invScale = reinterpret_cast<CUdeviceptr>(inv_scale);
     AmpOptimizerConfig config = opt->config;
     void *params[] = {&tensors,  &items,    &numItems, &record,
                       &foundInf, &invScale, &config};
@@ -776,7 +776,7 @@ int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
                     opt->config.kind == AMP_OPTIMIZER_ADAMW;
   double beta1 = adam ? static_cast<double>(opt->config.beta1) : 1.0;
   double beta2 = adam ? static_cast<double>(opt->config.beta2) : 1.0;
-  void *params[] = {&record, &foundInf, &beta1, &beta2};
+  void *params[] = {&record, &foundInf, &invScale, &beta1, &beta2};
   return launch(call, drv, kernels, kCommit, 1, 1, params) ? 0 : 1;
 }
 

@@ -1296,6 +1296,20 @@ TEST_F(GpuLossScaling, OptimizerWithoutParamsStillCountsSteps) {
   EXPECT_EQ(ampGpuOptimizerGetStep(opt), 1);
   ASSERT_EQ(ampGpuOptimizerStep(opt, nullptr, nullptr), 0);
   EXPECT_EQ(ampGpuOptimizerGetStep(opt), 2);
+  // An inverse scale that is not finite and > 0 skips the step too (the
+  // unscale rule); a valid one does not.
+  writeDevice(found, 0.0f);
+  DeviceMemory invDevice(sizeof(float));
+  const float *inv = static_cast<const float *>(invDevice.ptr);
+  for (float bad : {NAN, INFINITY, 0.0f, -1.0f}) {
+    invDevice.upload(&bad, sizeof(bad));
+    ASSERT_EQ(ampGpuOptimizerStep(opt, found, inv), 0);
+    EXPECT_EQ(ampGpuOptimizerGetStep(opt), 2) << "inv_scale " << bad;
+  }
+  float good = 0.5f;
+  invDevice.upload(&good, sizeof(good));
+  ASSERT_EQ(ampGpuOptimizerStep(opt, found, inv), 0);
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 3);
 
   // Argument errors come back as NULL with the CPU optimizer's reasons.
   AmpOptimizerConfig bad = cfg;

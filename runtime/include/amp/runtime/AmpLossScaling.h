@@ -310,7 +310,9 @@ ampGpuOptimizerCreate(const AmpOptimizerConfig *cfg,
 AMP_RUNTIME_API void ampGpuOptimizerDestroy(AmpGpuOptimizer *opt);
 /** Enqueues the update; it reads `found_inf` (device fp32, may be NULL =
  *  never skip) and `inv_scale` (device fp32, may be NULL = 1) on the device.
- *  A skipped step leaves every byte unchanged, including the step count. */
+ *  The step is skipped when found_inf != 0 or inv_scale is not finite and
+ *  > 0 (the unscale rule; the CPU optimizer rejects such a host value). A
+ *  skipped step leaves every byte unchanged, including the step count. */
 AMP_RUNTIME_API int ampGpuOptimizerStep(AmpGpuOptimizer *opt,
                                         const float *found_inf,
                                         const float *inv_scale);

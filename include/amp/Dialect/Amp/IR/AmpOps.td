@@ -191,8 +191,10 @@ def Amp_CheckFiniteAndUnscaleOp : Amp_Op<"check_finite_and_unscale", [
     Multiplies every element of every gradient by `1 / scale` (the reciprocal
     computed in double precision and rounded to f32, exact for the power-of-two
     scales every preset uses) and returns the unscaled gradients, of the same
-    types, plus `found_inf`: true if any element of any input gradient is
-    Inf or NaN. This is Paddle's `check_finite_and_unscale` and PyTorch's
+    types, plus `found_inf`: true if any element of any input gradient, or
+    of any unscaled gradient, is Inf or NaN, or if `1 / scale` is not finite
+    and positive (the one rule of every unscale entry point of the runtime,
+    docs/runtime-api.md). This is Paddle's `check_finite_and_unscale` and PyTorch's
     `_amp_foreach_non_finite_check_and_unscale_`; the runtime does it in one
     pass over memory, one launch per element type.
 
