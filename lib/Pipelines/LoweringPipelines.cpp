@@ -6,6 +6,7 @@
 
 #include "amp/Pipelines/LoweringPipelines.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -29,6 +30,11 @@ using namespace mlir::amp;
 /// aggregates (softmax) decomposed and elementwise chains fused: what both
 /// pipelines start with.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
+  // A module AMP has not rewritten (O0: the fp32 reference) may still have
+  // guards, and one rewritten with keep-amp-casts has amp.cast: both are
+  // only markers for the precision passes.
+  pm.addPass(createAmpInlineGuardsPass());
+  pm.addPass(createAmpMaterializeCastsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createAmpLowerLossScalingPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
