@@ -6,6 +6,7 @@
 
 #include "amp/Pipelines/LoweringPipelines.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
@@ -29,6 +30,9 @@ using namespace mlir::amp;
 /// aggregates (softmax) decomposed and elementwise chains fused: what both
 /// pipelines start with.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
+  // Constant ml_program globals (frontend weights) become arith.constant:
+  // upstream bufferization has no model of ml_program.global_load_const.
+  pm.addPass(createAmpInlineGlobalConstantsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createAmpLowerLossScalingPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
