@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 1
+API_VERSION = 2
 
 
 class CompileOptions(ctypes.Structure):
@@ -42,6 +42,16 @@ SIGNATURES = {
                                     ctypes.POINTER(_p)]),
     "ampRunnerTime": (ctypes.c_int, [_p, ctypes.POINTER(_p), _i64,
                                      ctypes.POINTER(ctypes.c_double)]),
+    "ampRunnerCall": (_p, [_p, ctypes.POINTER(_p),
+                           ctypes.POINTER(ctypes.POINTER(_i64))]),
+    "ampRunnerResultsGetNum": (_i64, [_p]),
+    "ampRunnerResultsGet": (ctypes.c_int, [
+        _p, _i64, ctypes.POINTER(_i64), ctypes.POINTER(ctypes.POINTER(_i64)),
+        ctypes.POINTER(_p)]),
+    "ampRunnerResultsDestroy": (None, [_p]),
+    "ampRunnerTimeShaped": (ctypes.c_int, [
+        _p, ctypes.POINTER(_p), ctypes.POINTER(ctypes.POINTER(_i64)), _i64,
+        ctypes.POINTER(ctypes.c_double)]),
 }
 
 
