@@ -90,6 +90,10 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   if (options.emitCInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createConvertToLLVMPass());
+  // Math ops LLVM has no intrinsic for (math.erf of GELU, ...) become libm
+  // calls (erff), then LLVM calls; the others keep their intrinsics.
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());
 }
