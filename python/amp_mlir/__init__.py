@@ -19,7 +19,8 @@ from .compiler import (AmpError, CompiledFunction, CompiledModule,
                        SignatureError, TensorType, build_amp_options, compile,
                        precision_graph, report, transform)
 from .dtypes import from_bfloat16, to_bfloat16
-from .frontends import FrontendError, UnsupportedOpError, from_torch
+from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
+                        from_torch)
 from .scaler import GradScaler
 from . import optim
 
@@ -27,7 +28,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AmpError", "CompiledFunction", "CompiledModule", "FrontendError",
-    "GradScaler", "UnsupportedOpError", "from_torch",
+    "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
     "report",

@@ -23,6 +23,7 @@ scripts/install-frontends.sh installs the pinned versions).
 
 import re
 import subprocess
+from pathlib import Path
 
 from . import _paths
 from .compiler import AmpError
@@ -126,11 +127,11 @@ def _unlowered_ops(text):
     return sorted(ops)
 
 
-def _run_pipeline(PassManager, module, pipeline, stage):
-    """Runs a torch-mlir pass pipeline on `module`, raising a FrontendError
-    (UnsupportedOpError when ops were left unlowered) with its
+def _run_pipeline(PassManager, operation, pipeline, stage):
+    """Runs a torch-mlir pass pipeline on the module `operation`, raising a
+    FrontendError (UnsupportedOpError when ops were left unlowered) with its
     diagnostics."""
-    context = module.context
+    context = operation.context
     diagnostics = []
 
     def collect(diagnostic):
@@ -142,7 +143,7 @@ def _run_pipeline(PassManager, module, pipeline, stage):
     handler = context.attach_diagnostic_handler(collect)
     try:
         with context:
-            PassManager.parse(pipeline).run(module.operation)
+            PassManager.parse(pipeline).run(operation)
     except Exception as error:  # torch-mlir raises a bare MLIRError
         text = "\n  ".join(diagnostics) or str(error)
         ops = _unlowered_ops(text)
@@ -224,15 +225,22 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
             f"{str(error)[:4000]}") from error
     finally:
         module.train(training)
-    _run_pipeline(PassManager, imported,
+    _run_pipeline(PassManager, imported.operation,
                   "builtin.module(func.func(torch-match-quantized-custom-ops),"
                   " torchdynamo-export-to-torch-backend-pipeline)",
                   "PyTorch FX to the torch backend")
-    _run_pipeline(PassManager, imported,
-                  "builtin.module(torch-backend-to-linalg-on-tensors-backend-"
-                  "pipeline{allow-non-finites=true})",
+    _run_pipeline(PassManager, imported.operation, _LINALG_PIPELINE,
                   "torch backend to linalg-on-tensors")
-    generic = imported.operation.get_asm(print_generic_op_form=True)
+    return _finish(imported.operation, f"<{type(module).__name__}>")
+
+
+_LINALG_PIPELINE = ("builtin.module(torch-backend-to-linalg-on-tensors-"
+                    "backend-pipeline{allow-non-finites=true})")
+
+
+def _finish(operation, name):
+    """The lowered module as MLIR 22 text, or UnsupportedOpError."""
+    generic = operation.get_asm(print_generic_op_form=True)
     leftover = unsupported_ops(generic)
     if leftover:
         raise UnsupportedOpError(
@@ -241,4 +249,52 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
             f"scatter/index_put and attention this way; amp-mlir supports "
             f"the dialects {', '.join(sorted(SUPPORTED_DIALECTS))})",
             leftover)
-    return reprint_with_mlir22(generic, f"<{type(module).__name__}>")
+    return reprint_with_mlir22(generic, name)
+
+
+def from_onnx(model, func_name="main"):
+    """Imports an ONNX model (a path or an onnx.ModelProto) as MLIR text
+    that amp-mlir compiles, through torch-mlir's ONNX importer: the
+    `torch-onnx-to-torch-backend-pipeline` and the linalg-on-tensors
+    pipeline, as `torch-mlir-import-onnx` and `torch-mlir-opt` do. Needs the
+    `onnx` package (not torch). Dynamic dimensions of the graph's inputs
+    stay `?`. The graph's function is renamed `func_name`. Raises as
+    from_torch does."""
+    try:
+        import onnx
+        from torch_mlir import ir
+        from torch_mlir.dialects import torch as torch_dialect
+        from torch_mlir.extras import onnx_importer
+        from torch_mlir.passmanager import PassManager
+    except ImportError as error:
+        raise ImportError(f"amp_mlir.from_onnx needs onnx and torch-mlir "
+                          f"({error}); {_INSTALL_HINT}") from error
+    proto = model if isinstance(model, onnx.ModelProto) else onnx.load(
+        str(model))
+    proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    context = ir.Context()
+    torch_dialect.register_dialect(context)
+    try:
+        info = onnx_importer.ModelInfo(proto)
+        module = info.create_module(context=context).operation
+        importer = onnx_importer.NodeImporter.define_function(
+            info.main_graph, module)
+        importer.import_all()
+    except Exception as error:
+        raise FrontendError(f"torch-mlir's ONNX importer failed: "
+                            f"{type(error).__name__}: {error}") from error
+    graph_name = info.main_graph.graph_proto.name
+    for op in module.regions[0].blocks[0].operations:
+        if (op.operation.name == "func.func" and "sym_name" in
+                op.operation.attributes and ir.StringAttr(
+                    op.operation.attributes["sym_name"]).value == graph_name):
+            op.operation.attributes["sym_name"] = ir.StringAttr.get(
+                func_name, context)
+    _run_pipeline(PassManager, module,
+                  "builtin.module(torch-onnx-to-torch-backend-pipeline)",
+                  "ONNX to the torch backend")
+    _run_pipeline(PassManager, module, _LINALG_PIPELINE,
+                  "torch backend to linalg-on-tensors")
+    name = f"<{Path(str(model)).name}>" if not isinstance(
+        model, onnx.ModelProto) else "<onnx>"
+    return _finish(module, name)
