@@ -54,6 +54,14 @@ class Decoder(torch.nn.Module):
         return self.decoder(x, x)
 
 
+def vit():
+    """torchvision's ViT-B/16 initializes its head to zero (all outputs 0):
+    a random head instead."""
+    model = torchvision.models.vit_b_16()
+    torch.nn.init.normal_(model.heads.head.weight, std=0.02)
+    return model
+
+
 def image(size=64):
     return torch.randn(2, 3, size, size)
 
@@ -79,7 +87,7 @@ MODELS = {
         lambda: (vision.googlenet(aux_logits=False, init_weights=True),
                  image()),
     "torchvision vit_b_16 (image 224)":
-        lambda: (vision.vit_b_16(), torch.randn(2, 3, 224, 224)),
+        lambda: (vit(), torch.randn(2, 3, 224, 224)),
     "torch.nn TransformerEncoderLayer":
         lambda: (Seq(torch.nn.TransformerEncoderLayer(
             32, 4, 64, dropout=0.0, batch_first=True)), sequence()),
