@@ -3,6 +3,9 @@
 #   make demo    set up, build, and run amp-opt and amp-run on the bundled
 #                examples
 #   make check   set up, build, and run every test
+#   make frontends  the PyTorch frontend environment (.venv-frontends:
+#                pinned torch, torchvision, torch-mlir, onnx from PyPI, about
+#                4 GB); make check then also runs the model tests
 #
 # Each target does its own set-up: missing Debian packages are installed
 # (scripts/install-deps.sh), CMake is configured once, and the build is
@@ -14,7 +17,7 @@ PREFIX     ?= $(CURDIR)/install
 CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo check docs bench install clean
+.PHONY: all deps configure build demo check docs bench install clean frontends
 
 all: build
 
@@ -39,6 +42,9 @@ demo: build
 
 check: build
 	cmake --build $(BUILD_DIR) --target check-amp
+
+frontends:
+	scripts/install-frontends.sh
 
 # Regenerates the dialect and pass references under docs/reference/.
 docs: build

@@ -1,5 +1,7 @@
 """Installs the amp_mlir package offline: `pip install ./python` (in a venv
-made with --system-site-packages, for Debian's numpy).
+made with --system-site-packages, for Debian's numpy). `pip install
+"./python[torch]"` also installs the pinned PyTorch frontend packages of
+requirements-frontends.txt (from PyPI, about 4 GB: torch is the CUDA build).
 
 There is deliberately no pyproject.toml: pip would then build in an isolated
 environment and fetch setuptools from an index, which fails offline. The
@@ -15,6 +17,14 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = Path(__file__).resolve().parent
+
+
+def frontend_requirements():
+    """The pinned frontend packages (requirements-frontends.txt): the
+    `torch` extra, `pip install "./python[torch]"`."""
+    lines = (HERE / "requirements-frontends.txt").read_text().splitlines()
+    return [line.strip() for line in lines
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 class BuildWithConfig(build_py):
@@ -37,5 +47,7 @@ setup(
     packages=["amp_mlir"],
     python_requires=">=3.9",
     install_requires=["numpy"],
+    # amp_mlir.from_torch; the rest of the package works without it.
+    extras_require={"torch": frontend_requirements()},
     cmdclass={"build_py": BuildWithConfig},
 )

@@ -91,3 +91,26 @@ try:
     config.available_features.add("matplotlib")
 except (OSError, subprocess.SubprocessError):
     pass
+# `torch`: the PyTorch frontend environment (scripts/install-frontends.sh,
+# or AMP_FRONTENDS_PYTHON naming a Python with torch, torchvision and
+# torch-mlir); the tests under test/Frontends need it. %frontend_python runs
+# that Python with python/ on its path; %frontend_bin is its bin/.
+frontend_python = os.environ.get("AMP_FRONTENDS_PYTHON") or os.path.join(
+    config.amp_src_root, ".venv-frontends", "bin", "python")
+if os.path.exists(frontend_python):
+    try:
+        subprocess.run([frontend_python, "-c",
+                        "import torch, torchvision, torch_mlir.fx"],
+                       check=True, capture_output=True, timeout=300)
+        config.available_features.add("torch")
+        # torch-mlir-import-onnx, torch-mlir-opt.
+        config.substitutions.append(("%frontend_bin",
+                                     os.path.dirname(frontend_python)))
+        config.substitutions.append(
+            ("%frontend_python",
+             "env AMP_MLIR_ROOT=%s PYTHONPATH=%s PYTHONDONTWRITEBYTECODE=1 %s"
+             % (config.amp_obj_root, os.path.join(config.amp_src_root,
+                                                  "python"),
+                frontend_python)))
+    except (OSError, subprocess.SubprocessError):
+        pass

@@ -82,9 +82,9 @@ typedef struct AmpRunnerCompileOptions {
 typedef struct AmpRunnerExecutable AmpRunnerExecutable;
 
 /** Compiles function `entry` of `module` (NULL or "": the module's only
- *  function). Every argument and result must be a ranked tensor of static
- *  shape with f32, f16, bf16, f64, i32 or i64 elements. NULL on failure,
- *  with the diagnostics of the failing stage. */
+ *  function). Every argument and result must be a ranked tensor with f32,
+ *  f16, bf16, f64, i32 or i64 elements; dimensions may be dynamic (`?`). NULL
+ * on failure, with the diagnostics of the failing stage. */
 AMP_RUNNER_CAPI AmpRunnerExecutable *
 ampRunnerCompile(AmpRunnerModule *module, const char *entry,
                  const AmpRunnerCompileOptions *options);
@@ -112,7 +112,8 @@ AMP_RUNNER_CAPI int64_t ampRunnerGetNumArguments(AmpRunnerExecutable *exe);
 AMP_RUNNER_CAPI int64_t ampRunnerGetNumResults(AmpRunnerExecutable *exe);
 /** The type of argument (isResult == 0) or result (isResult != 0) `index`:
  *  its element type, its rank, and its shape (`rank` values owned by the
- *  executable). Non-zero for an index out of range. */
+ *  executable; -1 for a dynamic dimension). Non-zero for an index out of
+ *  range. */
 AMP_RUNNER_CAPI int ampRunnerGetTensorType(AmpRunnerExecutable *exe,
                                            int isResult, int64_t index,
                                            int32_t *elementType, int64_t *rank,
@@ -122,9 +123,10 @@ AMP_RUNNER_CAPI int ampRunnerGetTensorType(AmpRunnerExecutable *exe,
  * Execution
  *===----------------------------------------------------------------------===*/
 
-/** Calls the function. `inputs[i]` is a dense row-major host buffer of
- *  argument i's type, which the call does not modify; `outputs[i]` a dense
- *  row-major host buffer of result i's size, which it fills. */
+/** Calls a function whose signature has static shapes. `inputs[i]` is a
+ *  dense row-major host buffer of argument i's type, which the call does not
+ *  modify; `outputs[i]` a dense row-major host buffer of result i's size,
+ *  which it fills. For dynamic shapes, use ampRunnerCall. */
 AMP_RUNNER_CAPI int ampRunnerRun(AmpRunnerExecutable *exe,
                                  const void *const *inputs,
                                  void *const *outputs);
@@ -135,6 +137,32 @@ AMP_RUNNER_CAPI int ampRunnerRun(AmpRunnerExecutable *exe,
 AMP_RUNNER_CAPI int ampRunnerTime(AmpRunnerExecutable *exe,
                                   const void *const *inputs, int64_t repeat,
                                   double *durations);
+
+/** The results of one call, with their shapes. */
+typedef struct AmpRunnerResults AmpRunnerResults;
+
+/** Calls the function. `inputs[i]` is a dense row-major host buffer of
+ *  argument i, of shape `inputShapes[i]` (as many values as the argument's
+ *  rank; its size where the signature has a static one). `inputShapes` may
+ *  be NULL when every argument has a static shape. NULL on failure. */
+AMP_RUNNER_CAPI AmpRunnerResults *
+ampRunnerCall(AmpRunnerExecutable *exe, const void *const *inputs,
+              const int64_t *const *inputShapes);
+/** The number of results. */
+AMP_RUNNER_CAPI int64_t ampRunnerResultsGetNum(AmpRunnerResults *results);
+/** Result `index`: its rank, shape (`rank` values) and dense row-major data
+ *  (of the result type's element type), all owned by `results`. */
+AMP_RUNNER_CAPI int ampRunnerResultsGet(AmpRunnerResults *results,
+                                        int64_t index, int64_t *rank,
+                                        const int64_t **shape,
+                                        const void **data);
+AMP_RUNNER_CAPI void ampRunnerResultsDestroy(AmpRunnerResults *results);
+
+/** ampRunnerTime with the shapes of the inputs, as in ampRunnerCall. */
+AMP_RUNNER_CAPI int ampRunnerTimeShaped(AmpRunnerExecutable *exe,
+                                        const void *const *inputs,
+                                        const int64_t *const *inputShapes,
+                                        int64_t repeat, double *durations);
 
 #ifdef __cplusplus
 } /* extern "C" */

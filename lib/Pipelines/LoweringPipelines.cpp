@@ -35,6 +35,9 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   // only markers for the precision passes.
   pm.addPass(createAmpInlineGuardsPass());
   pm.addPass(createAmpMaterializeCastsPass());
+  // Constant ml_program globals (frontend weights) become arith.constant:
+  // upstream bufferization has no model of ml_program.global_load_const.
+  pm.addPass(createAmpInlineGlobalConstantsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createAmpLowerLossScalingPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
@@ -91,6 +94,10 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   if (options.emitCInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
+  pm.addPass(createConvertToLLVMPass());
+  // Math ops LLVM has no intrinsic for (math.erf of GELU, ...) become libm
+  // calls (erff), then LLVM calls; the others keep their intrinsics.
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createCanonicalizerPass());

@@ -80,6 +80,19 @@ int64_t TensorSpec::getNumElements() const {
   return count;
 }
 
+bool TensorSpec::hasStaticShape() const {
+  return llvm::none_of(shape, [](int64_t size) { return size < 0; });
+}
+
+bool TensorSpec::accepts(const TensorSpec &other) const {
+  if (element != other.element || shape.size() != other.shape.size())
+    return false;
+  for (auto [expected, given] : llvm::zip(shape, other.shape))
+    if (expected != kDynamicDim && expected != given)
+      return false;
+  return true;
+}
+
 size_t TensorSpec::getByteSize() const {
   return static_cast<size_t>(getNumElements()) * getElementByteSize(element);
 }
@@ -88,22 +101,29 @@ std::string TensorSpec::str() const {
   std::string result;
   llvm::raw_string_ostream os(result);
   os << "tensor<";
-  for (int64_t size : shape)
-    os << size << 'x';
+  for (int64_t size : shape) {
+    if (size == kDynamicDim)
+      os << '?';
+    else
+      os << size;
+    os << 'x';
+  }
   os << getElementKindName(element) << '>';
   return result;
 }
 
 std::optional<TensorSpec> amp::runner::getTensorSpec(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.hasStaticShape() || tensor.getEncoding())
+  if (!tensor || tensor.getEncoding())
     return std::nullopt;
   std::optional<ElementKind> kind = getElementKind(tensor.getElementType());
   if (!kind)
     return std::nullopt;
   TensorSpec result;
   result.element = *kind;
-  result.shape.assign(tensor.getShape().begin(), tensor.getShape().end());
+  for (int64_t size : tensor.getShape())
+    result.shape.push_back(ShapedType::isDynamic(size) ? TensorSpec::kDynamicDim
+                                                       : size);
   return result;
 }
 
@@ -112,6 +132,7 @@ std::optional<TensorSpec> amp::runner::getTensorSpec(Type type) {
 //===----------------------------------------------------------------------===//
 
 HostTensor::HostTensor(TensorSpec tensorType) : type(std::move(tensorType)) {
+  assert(type.hasStaticShape() && "a host tensor needs a static shape");
   size_t bytes = type.getByteSize();
   // aligned_alloc wants a multiple of the alignment; never allocate 0 bytes.
   size_t allocated = std::max<size_t>(64, (bytes + 63) / 64 * 64);

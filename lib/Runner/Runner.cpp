@@ -42,6 +42,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -164,8 +165,8 @@ SmallVector<StringRef> amp::runner::getFunctionNames(ModuleOp module) {
 }
 
 static const char kSupportedTypes[] =
-    "amp-run needs ranked tensors of static shape with f32, f16, bf16, f64, "
-    "i32 or i64 elements";
+    "amp-run needs ranked tensors with f32, f16, bf16, f64, i32 or i64 "
+    "elements";
 
 static std::string typeToString(Type type) {
   std::string text;
@@ -223,11 +224,22 @@ Expected<Signature> amp::runner::getEntrySignature(ModuleOp module,
 // Inputs
 //===----------------------------------------------------------------------===//
 
+TensorSpec amp::runner::withDynamicSize(const TensorSpec &type,
+                                        int64_t dynamicSize) {
+  TensorSpec result = type;
+  for (int64_t &size : result.shape)
+    if (size == TensorSpec::kDynamicDim)
+      size = dynamicSize;
+  return result;
+}
+
 SmallVector<HostTensor>
-amp::runner::makeRandomInputs(const Signature &signature, uint64_t seed) {
+amp::runner::makeRandomInputs(const Signature &signature, uint64_t seed,
+                              int64_t dynamicSize) {
   std::mt19937_64 generator(seed);
   SmallVector<HostTensor> inputs;
-  for (const TensorSpec &type : signature.arguments) {
+  for (const TensorSpec &declared : signature.arguments) {
+    TensorSpec type = withDynamicSize(declared, dynamicSize);
     HostTensor tensor(type);
     for (int64_t i = 0, e = tensor.getNumElements(); i < e; ++i) {
       uint64_t bits = generator();
@@ -271,7 +283,9 @@ Expected<HostTensor> amp::runner::loadInput(StringRef path,
 
   std::optional<ElementKind> kind = array->getElementKind();
   bool dtypeOk = llvm::is_contained(accepted, array->descr);
-  bool shapeOk = ArrayRef<int64_t>(array->shape) == ArrayRef(expected.shape);
+  // The call's type: the file's shape where the signature has `?`.
+  TensorSpec given{expected.element, array->shape};
+  bool shapeOk = expected.accepts(given);
   if (!dtypeOk || !shapeOk) {
     std::string found = "found shape " + formatNpyShape(array->shape) +
                         " and dtype '" + array->descr + "' (" +
@@ -286,7 +300,7 @@ Expected<HostTensor> amp::runner::loadInput(StringRef path,
     return makeError(message);
   }
 
-  HostTensor tensor(expected);
+  HostTensor tensor(given);
   if (*kind == expected.element) {
     std::memcpy(tensor.getData(), array->data.data(), tensor.getByteSize());
   } else {
@@ -569,7 +583,12 @@ Executable::compile(ModuleOp module, StringRef entry,
   std::function<llvm::Error(llvm::Module *)> optimize =
       makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
                                 machine->get());
-  SmallVector<StringRef, 1> libraries;
+  // MLIR's C runner utilities define what the lowered code may call besides
+  // libc: memrefCopy (copies of strided memrefs, e.g. slices and tensor.pad
+  // results), printMemref*. The directory is LLVM's, found at configure time.
+  SmallVector<StringRef, 2> libraries;
+  if (llvm::sys::fs::exists(AMP_MLIR_C_RUNNER_UTILS))
+    libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
   if (executable->gpu)
     libraries.push_back(executable->gpu->getPath());
   ExecutionEngineOptions engineOptions;
@@ -648,14 +667,16 @@ llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
                      " arguments, got " + llvm::Twine(inputs.size()));
   for (auto [index, given] : llvm::enumerate(inputs)) {
     const TensorSpec &declared = signature.arguments[index];
-    const TensorSpec &type = callArguments[index];
-    if (given.getType() != declared && given.getType() != type)
+    const TensorSpec &callType = callArguments[index];
+    if (!declared.accepts(given.getType()) &&
+        !callType.accepts(given.getType()))
       return makeError("argument #" + llvm::Twine(index) + " of '@" +
                        signature.name + "' is " + declared.str() + ", got " +
                        given.getType().str());
     // An argument arg-precision=low narrowed, given as declared: rounded to
     // nearest even here.
-    bool convert = given.getType() != type;
+    TensorSpec type{callType.element, given.getType().shape};
+    bool convert = given.getType().element != type.element;
     HostTensor converted;
     if (convert) {
       converted = HostTensor(type);
@@ -765,16 +786,19 @@ Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
       toFree.insert(allocated);
     if (!copyResults || !problem.empty())
       continue;
-    if (sizes != ArrayRef(type.shape) ||
-        (!aligned && type.getNumElements() > 0)) {
+    // Dynamic dimensions take the sizes the function returned.
+    TensorSpec returned{type.element, SmallVector<int64_t>(sizes)};
+    if (!type.accepts(returned) ||
+        llvm::any_of(sizes, [](int64_t size) { return size < 0; }) ||
+        (!aligned && returned.getNumElements() > 0)) {
       problem = ("result #" + llvm::Twine(index) +
                  " came back with an unexpected descriptor")
                     .str();
       continue;
     }
-    HostTensor tensor(type);
+    HostTensor tensor(returned);
     size_t elementSize = getElementByteSize(type.element);
-    if (type.getNumElements() > 0) {
+    if (returned.getNumElements() > 0) {
       const char *base = aligned + offset * elementSize;
       if (gpu) {
         // Copy the whole span the strides reach, then gather on the host.

@@ -2,6 +2,7 @@
 
     import amp_mlir, numpy as np
     m = amp_mlir.compile("model.mlir", level="O2", dtype="float16")
+    m = amp_mlir.compile(amp_mlir.from_torch(net, x), level="O2")  # PyTorch
     y = m.forward(x, w)                    # numpy in, numpy out
     amp_mlir.report("model.mlir", level="O1")["summary"]
 
@@ -18,13 +19,16 @@ from .compiler import (AmpError, CompiledFunction, CompiledModule,
                        SignatureError, TensorType, build_amp_options, compile,
                        precision_graph, report, transform)
 from .dtypes import from_bfloat16, to_bfloat16
+from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
+                        from_torch)
 from .scaler import GradScaler
 from . import optim
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpError", "CompiledFunction", "CompiledModule", "GradScaler",
+    "AmpError", "CompiledFunction", "CompiledModule", "FrontendError",
+    "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
     "report",

@@ -43,6 +43,16 @@ SIGNATURES = {
                                     ctypes.POINTER(_p)]),
     "ampRunnerTime": (ctypes.c_int, [_p, ctypes.POINTER(_p), _i64,
                                      ctypes.POINTER(ctypes.c_double)]),
+    "ampRunnerCall": (_p, [_p, ctypes.POINTER(_p),
+                           ctypes.POINTER(ctypes.POINTER(_i64))]),
+    "ampRunnerResultsGetNum": (_i64, [_p]),
+    "ampRunnerResultsGet": (ctypes.c_int, [
+        _p, _i64, ctypes.POINTER(_i64), ctypes.POINTER(ctypes.POINTER(_i64)),
+        ctypes.POINTER(_p)]),
+    "ampRunnerResultsDestroy": (None, [_p]),
+    "ampRunnerTimeShaped": (ctypes.c_int, [
+        _p, ctypes.POINTER(_p), ctypes.POINTER(ctypes.POINTER(_i64)), _i64,
+        ctypes.POINTER(ctypes.c_double)]),
 }
 
 

@@ -121,16 +121,22 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
 
 
 class TensorType:
-    """The type of an argument or result: shape, numpy dtype, MLIR name."""
+    """The type of an argument or result: shape (None for a dynamic
+    dimension, MLIR's ``?``), numpy dtype, MLIR name."""
 
     def __init__(self, shape, dtype, element):
-        self.shape = tuple(shape)
+        self.shape = tuple(None if d < 0 else d for d in shape)
         self.dtype = dtype
         self.element = element
 
     def __str__(self):
-        dims = "".join(f"{d}x" for d in self.shape)
+        dims = "".join("?x" if d is None else f"{d}x" for d in self.shape)
         return f"tensor<{dims}{self.element}>"
+
+    def accepts(self, shape):
+        """True when an array of this shape fits (any size where ``?``)."""
+        return len(shape) == len(self.shape) and all(
+            d is None or d == s for d, s in zip(self.shape, shape))
 
     __repr__ = __str__
 
@@ -144,8 +150,9 @@ class CompiledFunction:
     argument (or Python scalars/lists, converted to the argument's dtype);
     it returns one array, a tuple of arrays, or None.
 
-    Arrays must have exactly the argument's dtype and shape: float32,
-    float16, uint16 (bfloat16 bits; see to_bfloat16), float64, int32, int64.
+    Arrays must have exactly the argument's dtype and shape (any size where
+    the signature has ``?``): float32, float16, uint16 (bfloat16 bits; see
+    to_bfloat16), float64, int32, int64.
     """
 
     def __init__(self, handle, module):
@@ -183,8 +190,9 @@ class CompiledFunction:
         return f"@{self.name}({args}) -> {results}"
 
     def _mismatch(self, message):
-        arrays = ", ".join(f"{t.dtype.name}{list(t.shape)}"
-                           for t in self.arguments)
+        arrays = ", ".join(
+            f"{t.dtype.name}{['?' if d is None else d for d in t.shape]}"
+            for t in self.arguments)
         return SignatureError(f"{message}\n  expected: {self.signature}\n"
                               f"  numpy:    ({arrays})")
 
@@ -210,7 +218,7 @@ class CompiledFunction:
                 raise self._mismatch(
                     f"argument #{index} has dtype {array.dtype.name}, "
                     f"expected {expected.dtype.name} for {expected}{hint}")
-            if array.shape != expected.shape:
+            if not expected.accepts(array.shape):
                 raise self._mismatch(
                     f"argument #{index} has shape {array.shape}, expected "
                     f"{expected.shape} for {expected}")
@@ -224,12 +232,43 @@ class CompiledFunction:
             pointers[index] = array.ctypes.data
         return pointers
 
+    @staticmethod
+    def _shapes(arrays):
+        """The shapes of `arrays` as the C API takes them (and the buffers
+        that keep them alive)."""
+        buffers = [(ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
+                   for a in arrays]
+        shapes = (ctypes.POINTER(ctypes.c_int64) * max(len(arrays), 1))()
+        for index, buffer in enumerate(buffers):
+            shapes[index] = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_int64))
+        return shapes, buffers
+
     def __call__(self, *args):
         inputs = self._prepare(args)
-        outputs = [np.empty(t.shape, t.dtype) for t in self.results]
-        if _capi.lib().ampRunnerRun(self._handle, self._pointers(inputs),
-                                    self._pointers(outputs)):
+        lib = _capi.lib()
+        shapes, keep = self._shapes(inputs)
+        results = lib.ampRunnerCall(self._handle, self._pointers(inputs),
+                                    shapes)
+        if not results:
             raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        try:
+            outputs = []
+            for index, expected in enumerate(self.results):
+                rank = ctypes.c_int64()
+                shape = ctypes.POINTER(ctypes.c_int64)()
+                data = ctypes.c_void_p()
+                if lib.ampRunnerResultsGet(results, index, ctypes.byref(rank),
+                                           ctypes.byref(shape),
+                                           ctypes.byref(data)):
+                    raise AmpError(f"@{self.name}: {_capi.last_error()}")
+                dims = tuple(shape[d] for d in range(rank.value))
+                output = np.empty(dims, expected.dtype)
+                if output.nbytes:
+                    ctypes.memmove(output.ctypes.data, data, output.nbytes)
+                outputs.append(output)
+        finally:
+            lib.ampRunnerResultsDestroy(results)
+        del keep
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
@@ -240,8 +279,10 @@ class CompiledFunction:
             raise ValueError("repeat must be at least 1")
         inputs = self._prepare(args)
         durations = (ctypes.c_double * repeat)()
-        if _capi.lib().ampRunnerTime(self._handle, self._pointers(inputs),
-                                     repeat, durations):
+        shapes, keep = self._shapes(inputs)
+        if _capi.lib().ampRunnerTimeShaped(self._handle,
+                                           self._pointers(inputs), shapes,
+                                           repeat, durations):
             raise AmpError(f"@{self.name}: {_capi.last_error()}")
         return float(np.median(list(durations)))
 

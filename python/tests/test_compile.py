@@ -125,10 +125,37 @@ def test_compile_errors(module_text, tmp_path):
                          custom_white_list=["linalg.matmul"],
                          custom_black_list=["linalg.matmul"]).dense
     # Unsupported signatures are reported when the function is compiled.
-    dynamic = "func.func @d(%a: tensor<?xf32>) -> tensor<?xf32> {\n" \
-              "  return %a : tensor<?xf32>\n}\n"
-    with pytest.raises(amp_mlir.AmpError, match="static shape"):
-        amp_mlir.compile(dynamic).d
+    unsigned = "func.func @u(%a: tensor<2xui8>) -> tensor<2xui8> {\n" \
+               "  return %a : tensor<2xui8>\n}\n"
+    with pytest.raises(amp_mlir.AmpError, match="ranked tensors with f32"):
+        amp_mlir.compile(unsigned).u
+
+
+def test_dynamic_shapes(repo):
+    """`?` dimensions take the call's sizes; several results, i64, weights in
+    an ml_program global, a strided slice (memrefCopy in the JIT)."""
+    path = repo / "test" / "amp-run" / "Inputs" / "frontend-signature.mlir"
+    w = np.array([[1, 2, 3], [0.5, -1, 0.25], [-2, 1.5, 1], [0, 1, -0.5]],
+                 np.float32)
+    for level in ("O0", "O2"):
+        f = amp_mlir.compile(path, level=level).main
+        assert f.signature == ("@main(tensor<?x4xf32>, tensor<?xi64>) -> "
+                               "(tensor<?x3xf32>, tensor<?x2xf32>, "
+                               "tensor<?xi64>)")
+        assert f.arguments[0].shape == (None, 4)
+        for batch in (1, 5, 0):
+            x = np.arange(batch * 4, dtype=np.float32).reshape(batch, 4) / 8
+            i = np.arange(batch + 1, dtype=np.int64) - 3
+            y, s, j = f(x, i)
+            assert y.shape == (batch, 3) and s.shape == (batch, 2)
+            assert j.dtype == np.int64 and (j == i + 1).all()
+            tolerance = 1e-6 if level == "O0" else 1e-2
+            assert np.allclose(y, x @ w, rtol=tolerance, atol=tolerance)
+        assert f.time(x, i, repeat=2) > 0
+    with pytest.raises(amp_mlir.SignatureError,
+                       match=r"argument #0 has shape \(2, 3\), expected "
+                             r"\(None, 4\) for tensor<\?x4xf32>"):
+        f(np.zeros((2, 3), np.float32), i)
 
 
 def test_module_from_path_and_time(repo, rng):

@@ -60,6 +60,11 @@ static cl::list<std::string>
                cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
                               cl::init(0), cl::cat(category));
+static cl::opt<int64_t> dynamicSize(
+    "dynamic-size",
+    cl::desc("Size of the dynamic dimensions (?) of random inputs "
+             "(default 1; with --inputs, the files' shapes decide)"),
+    cl::init(1), cl::value_desc("N"), cl::cat(category));
 static cl::opt<bool>
     compare("compare",
             cl::desc("Also run the fp32 original (O0, same inputs) and print "
@@ -281,7 +286,9 @@ int main(int argc, char **argv) {
       return fail(loaded.takeError());
     inputs = std::move(*loaded);
   } else {
-    inputs = makeRandomInputs(*signature, seed);
+    if (dynamicSize < 0)
+      return fail("--dynamic-size must be at least 0");
+    inputs = makeRandomInputs(*signature, seed, dynamicSize);
   }
 
   // Compile and run the level, and the fp32 original if needed.
@@ -334,8 +341,14 @@ int main(int argc, char **argv) {
      << label << " on " << targetName << '\n';
   if (!inputFiles.empty())
     os << "inputs: " << llvm::join(inputFiles, ", ") << '\n';
-  else
-    os << "inputs: random, uniform in [-1, 1), seed " << seed << '\n';
+  else {
+    os << "inputs: random, uniform in [-1, 1), seed " << seed;
+    if (llvm::any_of(signature->arguments, [](const TensorSpec &type) {
+          return !type.hasStaticShape();
+        }))
+      os << ", ? = " << dynamicSize;
+    os << '\n';
+  }
 
   SmallVector<SmallVector<std::string>> rows;
   // Outputs with non-finite values where fp32 has finite ones: a failure.

@@ -37,14 +37,26 @@ bool isFloatKind(ElementKind kind);
 /// The kind of an MLIR element type, if amp-run supports it.
 std::optional<ElementKind> getElementKind(Type type);
 
-/// A ranked tensor type of static shape.
+/// A ranked tensor type. In a signature, a dimension may be dynamic
+/// (kDynamicDim, MLIR's `?`); the tensors of a call have static shapes.
 struct TensorSpec {
+  /// The size of a dynamic dimension (`?`).
+  static constexpr int64_t kDynamicDim = -1;
+
   ElementKind element = ElementKind::F32;
   SmallVector<int64_t> shape;
 
+  /// The number of elements of a static shape.
   int64_t getNumElements() const;
   size_t getByteSize() const;
-  /// The MLIR spelling: `tensor<8x16xf32>`, `tensor<f32>`.
+  /// True when no dimension is dynamic.
+  bool hasStaticShape() const;
+  /// True when `other` (of static shape) is an instance of this type: the
+  /// same element type and rank, and the same size where this type's is
+  /// static.
+  bool accepts(const TensorSpec &other) const;
+  /// The MLIR spelling: `tensor<8x16xf32>`, `tensor<?x16xf32>`,
+  /// `tensor<f32>`.
   std::string str() const;
 
   bool operator==(const TensorSpec &other) const {
@@ -53,12 +65,13 @@ struct TensorSpec {
   bool operator!=(const TensorSpec &other) const { return !(*this == other); }
 };
 
-/// The tensor type of an MLIR type (a ranked tensor of static shape and a
-/// supported element type), or std::nullopt.
+/// The tensor type of an MLIR type (a ranked tensor without encoding, of a
+/// supported element type; dynamic dimensions become kDynamicDim), or
+/// std::nullopt.
 std::optional<TensorSpec> getTensorSpec(Type type);
 
-/// A dense row-major host buffer of a TensorSpec, 64-byte aligned and
-/// zero-initialized. Move-only; `clone` copies.
+/// A dense row-major host buffer of a TensorSpec of static shape, 64-byte
+/// aligned and zero-initialized. Move-only; `clone` copies.
 class HostTensor {
 public:
   HostTensor() = default;

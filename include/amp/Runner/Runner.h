@@ -81,12 +81,18 @@ llvm::Expected<Signature> getEntrySignature(ModuleOp module, StringRef entry,
 /// One value per argument, drawn in argument then row-major element order
 /// from a std::mt19937_64 seeded with `seed`. With x the next 64-bit output:
 /// floats are (x >> 11) * 2^-53 * 2 - 1, i.e. uniform in [-1, 1), rounded to
-/// f32 and then (nearest even) to f16/bf16; integers are x mod 10.
+/// f32 and then (nearest even) to f16/bf16; integers are x mod 10. Dynamic
+/// dimensions (`?`) take the size `dynamicSize`.
 SmallVector<HostTensor> makeRandomInputs(const Signature &signature,
-                                         uint64_t seed);
+                                         uint64_t seed,
+                                         int64_t dynamicSize = 1);
+
+/// `type` with its dynamic dimensions set to `dynamicSize`.
+TensorSpec withDynamicSize(const TensorSpec &type, int64_t dynamicSize);
 
 /// Loads `path` as argument `index` of `signature`. The .npy array must have
-/// the argument's shape and exactly its dtype ('<f4' for f32, '<f2' for f16,
+/// the argument's shape (any size where it has `?`) and exactly its dtype
+/// ('<f4' for f32, '<f2' for f16,
 /// '<f8' for f64, '<i4' for i32, '<i8' for i64), except that '<f4' is also
 /// accepted for f16 and bf16 arguments and rounded to nearest even.
 llvm::Expected<HostTensor> loadInput(StringRef path, const Signature &signature,

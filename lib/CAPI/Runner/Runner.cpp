@@ -36,6 +36,10 @@ struct AmpRunnerExecutable {
   std::string lowPrecisionType;
 };
 
+struct AmpRunnerResults {
+  SmallVector<HostTensor> tensors;
+};
+
 static thread_local std::string lastError;
 
 /// Records `message` as this thread's last error and returns `result`.
@@ -224,13 +228,32 @@ int ampRunnerGetTensorType(AmpRunnerExecutable *exe, int isResult,
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// Copies the caller's buffers into host tensors of the argument types.
+/// Copies the caller's buffers into host tensors of the argument types, of
+/// the shapes `shapes` gives (NULL: the declared ones, which must be
+/// static).
 static llvm::Expected<SmallVector<HostTensor>>
-copyInputs(const Signature &signature, const void *const *inputs) {
+copyInputs(const Signature &signature, const void *const *inputs,
+           const int64_t *const *shapes = nullptr) {
   SmallVector<HostTensor> tensors;
   if (!inputs && !signature.arguments.empty())
     return llvm::createStringError("no input buffers");
-  for (auto [index, type] : llvm::enumerate(signature.arguments)) {
+  for (auto [index, declared] : llvm::enumerate(signature.arguments)) {
+    TensorSpec type = declared;
+    if (shapes) {
+      if (!shapes[index])
+        return llvm::createStringError("the shape of input #" +
+                                       std::to_string(index) + " is NULL");
+      type.shape.assign(shapes[index], shapes[index] + declared.shape.size());
+    }
+    if (!type.hasStaticShape())
+      return llvm::createStringError(
+          "argument #" + std::to_string(index) + " of '@" + signature.name +
+          "' is " + declared.str() +
+          ": its shape must be given (dynamic dimensions)");
+    if (!declared.accepts(type))
+      return llvm::createStringError("argument #" + std::to_string(index) +
+                                     " of '@" + signature.name + "' is " +
+                                     declared.str() + ", got " + type.str());
     HostTensor tensor(type);
     if (tensor.getByteSize() > 0) {
       if (!inputs[index])
@@ -251,6 +274,11 @@ int ampRunnerRun(AmpRunnerExecutable *exe, const void *const *inputs,
   if (!outputs && !signature.results.empty())
     return fail("ampRunnerRun: no output buffers", 1);
   for (auto [index, type] : llvm::enumerate(signature.results))
+    if (!type.hasStaticShape())
+      return fail("ampRunnerRun: result #" + llvm::Twine(index) + " is " +
+                      type.str() + " (dynamic shape): use ampRunnerCall",
+                  1);
+  for (auto [index, type] : llvm::enumerate(signature.results))
     if (type.getByteSize() > 0 && !outputs[index])
       return fail(
           "ampRunnerRun: output buffer #" + llvm::Twine(index) + " is NULL", 1);
@@ -268,8 +296,54 @@ int ampRunnerRun(AmpRunnerExecutable *exe, const void *const *inputs,
   return 0;
 }
 
+AmpRunnerResults *ampRunnerCall(AmpRunnerExecutable *exe,
+                                const void *const *inputs,
+                                const int64_t *const *inputShapes) {
+  if (!exe)
+    return fail("ampRunnerCall: no executable", nullptr);
+  llvm::Expected<SmallVector<HostTensor>> tensors =
+      copyInputs(exe->executable->getSignature(), inputs, inputShapes);
+  if (!tensors)
+    return fail(llvm::toString(tensors.takeError()), nullptr);
+  llvm::Expected<SmallVector<HostTensor>> results =
+      exe->executable->run(*tensors);
+  if (!results)
+    return fail(llvm::toString(results.takeError()), nullptr);
+  auto result = std::make_unique<AmpRunnerResults>();
+  result->tensors = std::move(*results);
+  return result.release();
+}
+
+int64_t ampRunnerResultsGetNum(AmpRunnerResults *results) {
+  return results ? static_cast<int64_t>(results->tensors.size()) : 0;
+}
+
+int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
+                        const int64_t **shape, const void **data) {
+  if (!results)
+    return fail("ampRunnerResultsGet: no results", 1);
+  if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
+    return fail("result #" + llvm::Twine(index) + " out of range", 1);
+  const HostTensor &tensor = results->tensors[index];
+  if (rank)
+    *rank = tensor.getType().shape.size();
+  if (shape)
+    *shape = tensor.getType().shape.data();
+  if (data)
+    *data = tensor.getData();
+  return 0;
+}
+
+void ampRunnerResultsDestroy(AmpRunnerResults *results) { delete results; }
+
 int ampRunnerTime(AmpRunnerExecutable *exe, const void *const *inputs,
                   int64_t repeat, double *durations) {
+  return ampRunnerTimeShaped(exe, inputs, nullptr, repeat, durations);
+}
+
+int ampRunnerTimeShaped(AmpRunnerExecutable *exe, const void *const *inputs,
+                        const int64_t *const *inputShapes, int64_t repeat,
+                        double *durations) {
   if (!exe)
     return fail("ampRunnerTime: no executable", 1);
   if (repeat < 0 || (repeat > 0 && !durations))
@@ -277,7 +351,7 @@ int ampRunnerTime(AmpRunnerExecutable *exe, const void *const *inputs,
                 "durations",
                 1);
   llvm::Expected<SmallVector<HostTensor>> tensors =
-      copyInputs(exe->executable->getSignature(), inputs);
+      copyInputs(exe->executable->getSignature(), inputs, inputShapes);
   if (!tensors)
     return failWith(tensors.takeError());
   llvm::Expected<SmallVector<double>> times =

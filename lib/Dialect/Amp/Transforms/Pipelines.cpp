@@ -15,6 +15,9 @@ using namespace mlir::amp;
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
                                  const AmpPipelineOptions &options) {
+  // Weights held in constant ml_program globals become constants, which the
+  // policies convert at compile time.
+  pm.addPass(createAmpInlineGlobalConstantsPass());
   if (!options.splitStages) {
     AmpPrecisionPipelinePassOptions all;
     all.level = level == AmpLevel::O1 ? "O1" : "O2";

@@ -349,4 +349,38 @@ def AmpInlineGuardsPass : Pass<"amp-inline-guards"> {
   ];
 }
 
+def AmpInlineGlobalConstantsPass
+    : Pass<"amp-inline-global-constants", "::mlir::ModuleOp"> {
+  let summary = "Turn loads of constant `ml_program` globals into constants";
+  let description = [{
+    Frontends keep weights in `ml_program.global`s (torch-mlir does with
+    `experimental_support_mutation`, IREE's importers always). The precision
+    policies convert constants at compile time but not globals, and
+    upstream bufferization has no model of `ml_program.global_load_const`.
+    This pass replaces every `ml_program.global_load_const` and every
+    `ml_program.global_load` of an immutable global whose value is a
+    tensor literal (`dense<...>`, `dense_resource<...>`) by an
+    `arith.constant` of that value, then erases the private globals left
+    without uses. Mutable globals (a random seed) stay, and bufferize to
+    `memref.global`.
+
+    Before:
+
+    ```mlir
+    ml_program.global private @w(dense<1.0> : tensor<4xf32>) : tensor<4xf32>
+    %w = ml_program.global_load_const @w : tensor<4xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %w = arith.constant dense<1.0> : tensor<4xf32>
+    ```
+
+    The `--amp-o1`/`--amp-o2` pipelines and `--lower-to-cpu`/`--lower-to-gpu`
+    run it first.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

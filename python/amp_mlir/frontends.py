@@ -1,0 +1,300 @@
+"""from_torch(): a PyTorch nn.Module as MLIR that amp-mlir compiles.
+
+The route is torch-mlir's FX importer (``torch.export`` then the
+``torchdynamo-export-to-torch-backend-pipeline`` and
+``torch-backend-to-linalg-on-tensors-backend-pipeline`` of torch-mlir), with
+three additions:
+
+- the diagnostics of a failing torch-mlir pipeline are collected and the
+  ops it could not lower are named in the exception (torch-mlir itself only
+  says "Failure while executing pass pipeline");
+- ops that the linalg-on-tensors contract allows but upstream MLIR does not
+  have (``tm_tensor.*``, left-over ``torch.*``/``torch_c.*``) are refused
+  with an UnsupportedOpError naming them;
+- version skew: torch-mlir bundles a newer MLIR than LLVM 22. Its output is
+  printed in the generic op form (which does not depend on any op's custom
+  syntax) and re-printed by amp-opt, i.e. by MLIR 22 itself, so the text
+  returned is what MLIR 22 prints and parses.
+
+torch, torchvision and torch-mlir are imported on first use only: the rest
+of amp_mlir works without them (``pip install "./python[torch]"`` or
+scripts/install-frontends.sh installs the pinned versions).
+"""
+
+import re
+import subprocess
+from pathlib import Path
+
+from . import _paths
+from .compiler import AmpError
+
+# Dialects the returned module may contain: what upstream MLIR 22 has and
+# amp-mlir compiles.
+SUPPORTED_DIALECTS = frozenset([
+    "builtin", "func", "arith", "math", "linalg", "tensor", "ml_program",
+    "scf", "cf", "affine", "complex", "bufferization", "index",
+])
+
+_INSTALL_HINT = ('install the pinned frontend packages with: pip install '
+                 '"./python[torch]" (or scripts/install-frontends.sh)')
+
+
+class FrontendError(AmpError):
+    """A model that the frontend could not import; the message carries the
+    frontend's diagnostics."""
+
+
+class UnsupportedOpError(FrontendError):
+    """A model with ops that do not lower to upstream MLIR dialects.
+    ``ops`` lists their names (e.g. ``['tm_tensor.sort']``)."""
+
+    def __init__(self, message, ops):
+        super().__init__(message)
+        self.ops = list(ops)
+
+
+def _import_torch_mlir():
+    try:
+        import torch
+        from torch_mlir import fx, ir
+        from torch_mlir.passmanager import PassManager
+    except ImportError as error:
+        raise ImportError(f"amp_mlir.from_torch needs torch and torch-mlir "
+                          f"({error}); {_INSTALL_HINT}") from error
+    return torch, fx, ir, PassManager
+
+
+def _dynamic_shapes(torch, example_inputs, dynamic_dims):
+    """torch.export's dynamic_shapes for `dynamic_dims`: None (all static),
+    an int d (dimension d of every tensor input is dynamic, e.g. 0 for the
+    batch), or one entry per input, each None or an iterable of dimensions.
+    Equal dimension indices share one torch.export.Dim, so that a batch
+    dimension is the same symbol in every input."""
+    if dynamic_dims is None:
+        return None
+    count = len(example_inputs)
+    if isinstance(dynamic_dims, int):
+        per_input = [None if not isinstance(x, torch.Tensor) else
+                     [dynamic_dims] for x in example_inputs]
+    else:
+        per_input = list(dynamic_dims)
+        if len(per_input) != count:
+            raise ValueError(f"dynamic_dims has {len(per_input)} entries for "
+                             f"{count} example inputs")
+    symbols = {}
+    shapes = []
+    for index, (value, dims) in enumerate(zip(example_inputs, per_input)):
+        if dims is None:
+            shapes.append(None)
+            continue
+        if isinstance(dims, int):
+            dims = [dims]
+        if not isinstance(value, torch.Tensor):
+            raise ValueError(f"dynamic_dims names dimensions of input "
+                             f"#{index}, which is not a tensor")
+        spec = {}
+        for dim in dims:
+            if not -value.dim() <= dim < value.dim():
+                raise ValueError(f"dynamic_dims: input #{index} has rank "
+                                 f"{value.dim()}, no dimension {dim}")
+            dim %= value.dim()
+            if value.shape[dim] < 2:
+                raise ValueError(
+                    f"dynamic_dims: dimension {dim} of input #{index} has "
+                    f"size {value.shape[dim]} in the example; torch.export "
+                    f"specializes sizes 0 and 1, so give an example of size "
+                    f"2 or more")
+            if dim not in symbols:
+                symbols[dim] = torch.export.Dim(f"d{dim}")
+            spec[dim] = symbols[dim]
+        shapes.append(spec)
+    return tuple(shapes)
+
+
+_FAILED_TO_LEGALIZE = re.compile(
+    r"failed to legalize operation '([a-z_]+\.[A-Za-z_0-9.]+)'(.*)")
+# torch.operator holds ops torch-mlir has no definition of: their name is an
+# attribute.
+_OPERATOR_NAME = re.compile(r'"torch\.operator"\(.*?name = "([^"]+)"')
+
+
+def _unlowered_ops(text):
+    ops = set()
+    for name, rest in _FAILED_TO_LEGALIZE.findall(text):
+        operator = _OPERATOR_NAME.search(rest) if name == "torch.operator" \
+            else None
+        ops.add(operator.group(1) if operator else name)
+    return sorted(ops)
+
+
+def _run_pipeline(PassManager, operation, pipeline, stage):
+    """Runs a torch-mlir pass pipeline on the module `operation`, raising a
+    FrontendError (UnsupportedOpError when ops were left unlowered) with its
+    diagnostics."""
+    context = operation.context
+    diagnostics = []
+
+    def collect(diagnostic):
+        notes = "".join(f"\n    note: {n.message}" for n in diagnostic.notes)
+        diagnostics.append(f"{diagnostic.location}: {diagnostic.message}"
+                           f"{notes}")
+        return True
+
+    handler = context.attach_diagnostic_handler(collect)
+    try:
+        with context:
+            PassManager.parse(pipeline).run(operation)
+    except Exception as error:  # torch-mlir raises a bare MLIRError
+        text = "\n  ".join(diagnostics) or str(error)
+        ops = _unlowered_ops(text)
+        message = (f"torch-mlir could not lower the model ({stage})"
+                   + (f": unsupported op{'s' if len(ops) > 1 else ''} "
+                      f"{', '.join(ops)}" if ops else "")
+                   + f"\n  {text}")
+        if ops:
+            raise UnsupportedOpError(message, ops) from None
+        raise FrontendError(message) from None
+    finally:
+        handler.detach()
+
+
+_GENERIC_OP = re.compile(r'"([A-Za-z_][A-Za-z_0-9]*\.[A-Za-z_0-9.]+)"\(')
+
+
+def unsupported_ops(generic_text):
+    """The op names of a module in generic form whose dialect amp-mlir does
+    not support (torch-mlir's tm_tensor, torch, torch_c, ...), sorted."""
+    names = {n for n in _GENERIC_OP.findall(generic_text)
+             if n.split(".", 1)[0] not in SUPPORTED_DIALECTS}
+    # Terminators (tm_tensor.yield) say nothing their parent does not.
+    return sorted(n for n in names if not n.endswith(".yield")
+                  or not any(m.split(".", 1)[0] == n.split(".", 1)[0]
+                             and m != n for m in names))
+
+
+def reprint_with_mlir22(generic_text, name="<torch-mlir>"):
+    """The module printed by amp-opt (MLIR 22) from generic-form text, or a
+    FrontendError with MLIR 22's diagnostics."""
+    command = [str(_paths.tool("amp-opt")), "-"]
+    result = subprocess.run(command, input=generic_text, capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        diagnostics = result.stderr.replace("<stdin>", name).strip()
+        raise FrontendError(
+            f"MLIR 22 cannot parse what torch-mlir produced (version skew "
+            f"between torch-mlir's MLIR and LLVM 22):\n{diagnostics[:4000]}")
+    return result.stdout
+
+
+def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
+    """Imports a torch.nn.Module as MLIR text that amp-mlir compiles.
+
+    module: the nn.Module, exported in eval mode (its training flag is
+    restored afterwards). example_inputs: tensors of the shapes and dtypes
+    the model is called with. dynamic_dims: None (all shapes as in the
+    examples), an int (that dimension of every input is dynamic, e.g. 0
+    for the batch) or one entry per input (None or a list of dimensions).
+
+    Returns MLIR text in upstream dialects (func, linalg, tensor, arith,
+    math, ...), printed by MLIR 22: one function `func_name` taking the
+    inputs and returning the outputs, with the parameters and buffers as
+    `dense_resource` constants. Parse it with amp-opt or mlir-opt, or pass
+    it to amp_mlir.compile.
+
+    Raises UnsupportedOpError naming the ops that do not lower (its `ops`),
+    FrontendError for other import failures, ImportError when torch or
+    torch-mlir is not installed.
+    """
+    torch, fx, _, PassManager = _import_torch_mlir()
+    if not isinstance(module, torch.nn.Module):
+        raise TypeError(f"from_torch takes a torch.nn.Module, got "
+                        f"{type(module).__name__}")
+    dynamic_shapes = _dynamic_shapes(torch, example_inputs, dynamic_dims)
+    training = module.training
+    module.eval()
+    try:
+        imported = fx.export_and_import(module, *example_inputs,
+                                        output_type="raw",
+                                        dynamic_shapes=dynamic_shapes,
+                                        func_name=func_name)
+    except Exception as error:
+        # torch.export's errors, or the FX importer's NotImplementedError.
+        raise FrontendError(
+            f"torch.export or torch-mlir's FX importer failed on "
+            f"{type(module).__name__}: {type(error).__name__}: "
+            f"{str(error)[:4000]}") from error
+    finally:
+        module.train(training)
+    _run_pipeline(PassManager, imported.operation,
+                  "builtin.module(func.func(torch-match-quantized-custom-ops),"
+                  " torchdynamo-export-to-torch-backend-pipeline)",
+                  "PyTorch FX to the torch backend")
+    _run_pipeline(PassManager, imported.operation, _LINALG_PIPELINE,
+                  "torch backend to linalg-on-tensors")
+    return _finish(imported.operation, f"<{type(module).__name__}>")
+
+
+_LINALG_PIPELINE = ("builtin.module(torch-backend-to-linalg-on-tensors-"
+                    "backend-pipeline{allow-non-finites=true})")
+
+
+def _finish(operation, name):
+    """The lowered module as MLIR 22 text, or UnsupportedOpError."""
+    generic = operation.get_asm(print_generic_op_form=True)
+    leftover = unsupported_ops(generic)
+    if leftover:
+        raise UnsupportedOpError(
+            f"the model needs ops that upstream MLIR does not have: "
+            f"{', '.join(leftover)} (torch-mlir lowers sort/topk, cumsum, "
+            f"scatter/index_put and attention this way; amp-mlir supports "
+            f"the dialects {', '.join(sorted(SUPPORTED_DIALECTS))})",
+            leftover)
+    return reprint_with_mlir22(generic, name)
+
+
+def from_onnx(model, func_name="main"):
+    """Imports an ONNX model (a path or an onnx.ModelProto) as MLIR text
+    that amp-mlir compiles, through torch-mlir's ONNX importer: the
+    `torch-onnx-to-torch-backend-pipeline` and the linalg-on-tensors
+    pipeline, as `torch-mlir-import-onnx` and `torch-mlir-opt` do. Needs the
+    `onnx` package (not torch). Dynamic dimensions of the graph's inputs
+    stay `?`. The graph's function is renamed `func_name`. Raises as
+    from_torch does."""
+    try:
+        import onnx
+        from torch_mlir import ir
+        from torch_mlir.dialects import torch as torch_dialect
+        from torch_mlir.extras import onnx_importer
+        from torch_mlir.passmanager import PassManager
+    except ImportError as error:
+        raise ImportError(f"amp_mlir.from_onnx needs onnx and torch-mlir "
+                          f"({error}); {_INSTALL_HINT}") from error
+    proto = model if isinstance(model, onnx.ModelProto) else onnx.load(
+        str(model))
+    proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
+    context = ir.Context()
+    torch_dialect.register_dialect(context)
+    try:
+        info = onnx_importer.ModelInfo(proto)
+        module = info.create_module(context=context).operation
+        importer = onnx_importer.NodeImporter.define_function(
+            info.main_graph, module)
+        importer.import_all()
+    except Exception as error:
+        raise FrontendError(f"torch-mlir's ONNX importer failed: "
+                            f"{type(error).__name__}: {error}") from error
+    graph_name = info.main_graph.graph_proto.name
+    for op in module.regions[0].blocks[0].operations:
+        if (op.operation.name == "func.func" and "sym_name" in
+                op.operation.attributes and ir.StringAttr(
+                    op.operation.attributes["sym_name"]).value == graph_name):
+            op.operation.attributes["sym_name"] = ir.StringAttr.get(
+                func_name, context)
+    _run_pipeline(PassManager, module,
+                  "builtin.module(torch-onnx-to-torch-backend-pipeline)",
+                  "ONNX to the torch backend")
+    _run_pipeline(PassManager, module, _LINALG_PIPELINE,
+                  "torch backend to linalg-on-tensors")
+    name = f"<{Path(str(model)).name}>" if not isinstance(
+        model, onnx.ModelProto) else "<onnx>"
+    return _finish(module, name)

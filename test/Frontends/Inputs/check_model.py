@@ -1,0 +1,150 @@
+"""Imports a PyTorch model with amp_mlir.from_torch, compiles it at O0, O1
+and O2 (f16 and bf16) for the CPU, runs it on the same inputs as PyTorch and
+checks the relative L2 error of each output against PyTorch's fp32 output
+(and, for bf16, against torch.autocast("cpu", dtype=torch.bfloat16)).
+
+    check_model.py MODEL [--save FILE] [--batches 2,3]
+
+Prints one line per (level, dtype, batch) ending in `ok` or `FAIL`, then
+`MODEL: N checks, all within tolerance` (exit 0) or `MODEL: FAILED` (exit
+1). The tolerances are the ones docs/frontends.md states.
+"""
+
+import argparse
+import sys
+
+import numpy as np
+import torch
+import torchvision
+
+import amp_mlir
+
+# Relative L2 error allowed against PyTorch fp32 (and against autocast for
+# bf16): fp32 itself, f16 (10-bit mantissa), bf16 (7-bit mantissa).
+TOLERANCE = {"O0": 1e-5, "f16": 5e-3, "bf16": 3e-2}
+VARIANTS = [("O0", None), ("O1", "f16"), ("O2", "f16"), ("O1", "bf16"),
+            ("O2", "bf16")]
+
+
+class MLP(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layers = torch.nn.Sequential(
+            torch.nn.Linear(64, 128), torch.nn.ReLU(),
+            torch.nn.Linear(128, 64), torch.nn.GELU(),
+            torch.nn.Linear(64, 10))
+
+    def forward(self, x):
+        return torch.softmax(self.layers(x), dim=-1)
+
+
+class TransformerClassifier(torch.nn.Module):
+    """Token embeddings, one TransformerEncoderLayer, mean pooling, a linear
+    head: a small text classifier."""
+
+    def __init__(self, vocabulary=100, width=64, heads=4, classes=5):
+        super().__init__()
+        self.embed = torch.nn.Embedding(vocabulary, width)
+        self.encoder = torch.nn.TransformerEncoderLayer(
+            width, heads, 4 * width, dropout=0.0, batch_first=True)
+        self.head = torch.nn.Linear(width, classes)
+
+    def forward(self, tokens):
+        return self.head(self.encoder(self.embed(tokens)).mean(dim=1))
+
+
+def make(name, batch):
+    """The model and an input batch, deterministic."""
+    torch.manual_seed(0)
+    generator = torch.Generator().manual_seed(batch)
+    if name == "mlp":
+        return MLP(), torch.randn(batch, 64, generator=generator)
+    if name == "resnet18":
+        return (torchvision.models.resnet18(weights=None),
+                torch.randn(batch, 3, 64, 64, generator=generator))
+    if name == "transformer":
+        # i64 token ids.
+        return (TransformerClassifier(),
+                torch.randint(0, 100, (batch, 12), generator=generator))
+    raise SystemExit(f"unknown model {name}")
+
+
+def rel_l2(value, reference):
+    return float(np.linalg.norm(value - reference) /
+                 np.linalg.norm(reference))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("model")
+    parser.add_argument("--save")
+    parser.add_argument("--batches", default="2,3")
+    args = parser.parse_args()
+    batches = [int(b) for b in args.batches.split(",")]
+
+    net, example = make(args.model, batches[0])
+    net.eval()
+    text = amp_mlir.from_torch(net, example, dynamic_dims=0)
+    if args.save:
+        with open(args.save, "w") as out:
+            out.write(text)
+
+    inputs, fp32, autocast = {}, {}, {}
+    for batch in batches:
+        _, x = make(args.model, batch)
+        with torch.no_grad():
+            fp32[batch] = net(x).numpy()
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                autocast[batch] = net(x).float().numpy()
+        inputs[batch] = x.numpy()
+
+    checks, failed = 0, False
+
+    def check(what, error, tolerance):
+        nonlocal checks, failed
+        checks += 1
+        ok = error <= tolerance
+        failed |= not ok
+        print(f"{args.model} {what}: rel L2 {error:.2e} <= {tolerance:.0e} "
+              f"{'ok' if ok else 'FAIL'}")
+
+    o0 = {}
+    for level, dtype in VARIANTS:
+        function = amp_mlir.compile(text, level=level, dtype=dtype).main
+        label = level if dtype is None else f"{level} {dtype}"
+        if function.low_precision_type != dtype:
+            print(f"{args.model} {label}: applied "
+                  f"{function.low_precision_type} FAIL")
+            failed = True
+        for batch in batches:
+            result = function(inputs[batch])
+            assert result.shape == fp32[batch].shape, result.shape
+            tolerance = TOLERANCE[dtype or level]
+            check(f"{label} batch {batch} vs fp32",
+                  rel_l2(result, fp32[batch]), tolerance)
+            if dtype == "bf16":
+                check(f"{label} batch {batch} vs autocast bf16",
+                      rel_l2(result, autocast[batch]), tolerance)
+            if level == "O0":
+                o0[batch] = result
+            elif np.array_equal(result, o0[batch]):
+                # Low precision must have changed something.
+                print(f"{args.model} {label} batch {batch}: same as O0 FAIL")
+                failed = True
+        if level != "O0":
+            report = amp_mlir.report(text, level=level, dtype=dtype)
+            print(f"{args.model} {label}: {report['low_precision_ops']} of "
+                  f"{report['float_ops']} float ops in {dtype}, "
+                  f"{report['casts']} casts")
+            if report["low_precision_ops"] == 0:
+                failed = True
+                print(f"{args.model} {label}: no low-precision op FAIL")
+    if failed:
+        print(f"{args.model}: FAILED")
+        return 1
+    print(f"{args.model}: {checks} checks, all within tolerance")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

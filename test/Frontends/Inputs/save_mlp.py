@@ -1,0 +1,12 @@
+"""Writes a small MLP imported with from_torch (dynamic batch) to argv[1]."""
+import sys
+
+import torch
+
+import amp_mlir
+
+torch.manual_seed(0)
+net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                          torch.nn.Linear(16, 4))
+with open(sys.argv[1], "w") as out:
+    out.write(amp_mlir.from_torch(net, torch.randn(2, 8), dynamic_dims=0))
