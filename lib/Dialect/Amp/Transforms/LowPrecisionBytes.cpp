@@ -149,23 +149,30 @@ private:
     return !dps || !dps.isDpsInit(&use);
   }
 
+  /// Elements of `type`, each dynamic dimension counted as 1 (per sample
+  /// for a dynamic batch).
+  static uint64_t getNumElements(RankedTensorType type) {
+    uint64_t count = 1;
+    for (int64_t size : type.getShape())
+      count *= ShapedType::isDynamic(size) ? 1 : uint64_t(size);
+    return count;
+  }
+
   /// Adds the bytes of a tensor of `shape`'s size stored as `stored`.
   void addMoved(Type shape, Type stored) {
     auto type = dyn_cast<RankedTensorType>(shape);
     FloatType element = getFloatElementType(stored);
-    if (type && element && type.hasStaticShape())
-      result.moved += uint64_t(type.getNumElements()) * element.getWidth() / 8;
+    if (type && element)
+      result.moved += getNumElements(type) * element.getWidth() / 8;
   }
 
   void count(Value value, bool ideal, bool achieved) {
     auto type = dyn_cast<RankedTensorType>(value.getType());
     if (!type || !isa<FloatType>(type.getElementType()))
       return;
-    if (!type.hasStaticShape()) {
+    if (!type.hasStaticShape())
       ++result.dynamicTensors;
-      return;
-    }
-    uint64_t bytes = uint64_t(type.getNumElements()) * lowType.getWidth() / 8;
+    uint64_t bytes = getNumElements(type) * lowType.getWidth() / 8;
     if (ideal)
       result.ideal += bytes;
     if (achieved)

@@ -250,7 +250,8 @@ mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
     if (std::optional<Precision> precision = parseLowPrecision(appliedType))
       lowType = getFloatType(module.getContext(), *precision);
   }
-  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(module, lowType, isO1, requiredF32);
+  LowPrecisionBytes lowBytes =
+      measureLowPrecisionBytes(module, lowType, isO1, requiredF32);
   // Share of the ideal's low-precision bytes that the module stores low.
   double reached =
       lowBytes.ideal ? double(lowBytes.reached) / double(lowBytes.ideal) : 1.0;
@@ -304,7 +305,8 @@ mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
           << " more than the ideal";
     *os << ")";
     if (lowBytes.dynamicTensors)
-      *os << " (+" << lowBytes.dynamicTensors << " tensors of dynamic size)";
+      *os << ", per unit of each dynamic dimension (" << lowBytes.dynamicTensors
+          << " tensors of dynamic size)";
     *os << "\n";
     // Columns: the precisions that occur, f32 first.
     std::vector<std::string> columns;

@@ -53,7 +53,8 @@ bool isInsidePrecisionOp(Operation *op);
 
 /// The float tensor bytes that compute ops read and write, counted at the
 /// low type's width, against an ideal (see docs/policies.md, "Low-precision
-/// bytes"). Tensors of dynamic size are counted apart.
+/// bytes"). A dynamic dimension counts as 1 (per sample for a dynamic
+/// batch); such tensors are also counted apart.
 struct LowPrecisionBytes {
   /// Bytes of the counted tensors stored in the low type.
   uint64_t low = 0;
@@ -61,10 +62,12 @@ struct LowPrecisionBytes {
   uint64_t ideal = 0;
   /// Bytes of the counted tensors stored low that the ideal stores low.
   uint64_t reached = 0;
-  /// Counted tensors of dynamic size (in none of the sums).
+  /// Counted tensors of dynamic size (in the sums with each dynamic
+  /// dimension as 1).
   unsigned dynamicTensors = 0;
-  /// Bytes of every float tensor of static size that compute ops read and
-  /// write, in the types they are stored in (conversions not included).
+  /// Bytes of every float tensor that compute ops read and write, in the
+  /// types they are stored in (dynamic dimensions as 1; conversions not
+  /// included).
   uint64_t moved = 0;
 };
 
