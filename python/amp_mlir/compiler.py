@@ -10,6 +10,7 @@ report.
 import ctypes
 import json
 import os
+import re
 import subprocess
 import tempfile
 from pathlib import Path
@@ -422,12 +423,15 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if checks[check_nan_inf] and target != "cpu":
         raise ValueError("check_nan_inf runs on the CPU only: use "
                          "target='cpu'")
+    amp_text = _amp_options_or_none(
+        custom_white_list, custom_black_list, use_fp16_guard, placement,
+        policy_file, loss_scaling, amp_options, arg_precision)
+    text, name = _read_module(module)
+    _check_options(level, dtype, amp_text, text)
     options = {
         "level": level,
         "dtype": dtype,
-        "amp_options": _amp_options_or_none(
-            custom_white_list, custom_black_list, use_fp16_guard, placement,
-            policy_file, loss_scaling, amp_options, arg_precision),
+        "amp_options": amp_text,
         "target": target,
         "gpu_options": gpu_options,
         "runtime_library": None,
@@ -436,7 +440,6 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if target == "gpu":
         options["runtime_library"] = str(
             runtime_library or _paths.library("libamp_runtime.so"))
-    text, name = _read_module(module)
     compiled = CompiledModule(_ParsedModule(text, name), name, options)
     for entry in entries or []:
         compiled[entry]
@@ -477,6 +480,29 @@ def _amp_opt_inputs(module, level, dtype, *option_args):
     dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
     return level, dtype, text, name, build_amp_options(*option_args)
+
+
+def _check_options(level, dtype, options, text):
+    """Raises ValueError with amp-opt's message if the pipeline options of
+    `level` are invalid for the module `text` (an unknown option or value,
+    an op name that no dialect of the module has): at compile(), not at the
+    first call of a compiled function. The module's own errors are left to
+    the compilation, which reports them as AmpError."""
+    if level == "O0" or not options:
+        return
+    result = subprocess.run(
+        [str(_paths.tool("amp-opt")), "-", "-o", os.devnull,
+         *_pipeline_flag(level, dtype, options)],
+        input=text, capture_output=True, text=True)
+    # Option errors are reported at the module ("amp: ...", located at
+    # <stdin>:0:0 or its first line) or by the option parser.
+    lines = result.stderr.splitlines()
+    option_errors = [re.sub(r"^<stdin>:\d+:\d+: (error: )?", "", line)
+                     for line in lines
+                     if "<Pass-Options-Parser>" in line or "error: amp: " in line]
+    if result.returncode != 0 and option_errors:
+        raise ValueError(f"invalid AMP options ({options}): "
+                         f"{'; '.join(option_errors)}")
 
 
 def _amp_opt_output(text, name, level, dtype, options, o0_flag,

@@ -119,11 +119,12 @@ def test_compile_errors(module_text, tmp_path):
         m["nope"]
     with pytest.raises(AttributeError, match="functions: dense, two, halves"):
         m.nope
-    # A pipeline failure carries the pass's diagnostic.
-    with pytest.raises(amp_mlir.AmpError, match="custom-white-list"):
+    # Options the pipeline rejects are a ValueError with its message, at
+    # compile().
+    with pytest.raises(ValueError, match="custom-white-list"):
         amp_mlir.compile(module_text, level="O1",
                          custom_white_list=["linalg.matmul"],
-                         custom_black_list=["linalg.matmul"]).dense
+                         custom_black_list=["linalg.matmul"])
     # Unsupported signatures are reported when the function is compiled.
     unsigned = "func.func @u(%a: tensor<2xui8>) -> tensor<2xui8> {\n" \
                "  return %a : tensor<2xui8>\n}\n"
@@ -215,11 +216,11 @@ def test_arg_precision_errors(module_text):
     with pytest.raises(ValueError, match="arg_precision must be 'keep' or "
                        "'low', got 'half'"):
         amp_mlir.compile(module_text, level="O2", arg_precision="half")
-    # The raw option reaches amp-opt's validation.
-    with pytest.raises(amp_mlir.AmpError,
+    # The raw option reaches amp-opt's validation, at compile().
+    with pytest.raises(ValueError,
                        match="arg-precision must be keep or low, got 'x'"):
         amp_mlir.compile(module_text, level="O2",
-                         amp_options="arg-precision=x").dense
+                         amp_options="arg-precision=x")
 
 
 OVERFLOW = """
@@ -254,3 +255,24 @@ def test_check_nan_inf_errors():
         amp_mlir.compile(OVERFLOW, check_nan_inf="some")
     with pytest.raises(ValueError, match="CPU only"):
         amp_mlir.compile(OVERFLOW, check_nan_inf=True, target="gpu")
+
+
+EXP = """func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {
+  %y = math.exp %x : tensor<2xf32>
+  return %y : tensor<2xf32>
+}"""
+
+
+def test_bad_options_raise_at_compile():
+    # A misspelt op name or option is a ValueError with amp-opt's message at
+    # compile(), not an error at the first call of a function (nor a
+    # message on the raw stderr).
+    with pytest.raises(ValueError, match="unknown operation 'math.expo' in "
+                                         "custom-black-list"):
+        amp_mlir.compile(EXP, custom_black_list=["math.expo"])
+    with pytest.raises(ValueError, match="no such option dtyp"):
+        amp_mlir.compile(EXP, amp_options="dtyp=bf16")
+    # Valid options are accepted, and O0 checks nothing.
+    m = amp_mlir.compile(EXP, custom_black_list=["math.exp"])
+    assert m.f(np.zeros(2, np.float32)).tolist() == [1.0, 1.0]
+    amp_mlir.compile(EXP, level="O0", amp_options="dtyp=bf16")
