@@ -546,15 +546,21 @@ def report(module, level="O2", dtype=None, custom_white_list=None,
            policy_file=None, loss_scaling=None, amp_options=None,
            arg_precision=None):
     """The precision report of the module under the level, as a dict (the
-    JSON of ``--amp-o2="report=json"``; at O0, of the module as written)."""
+    JSON of ``--amp-o2="report=json"``; at O0, of the module as written).
+    Its "decisions" list what explain=true says, per decided op: "op",
+    "location", "precision" (None: not decided) and "reason"."""
     level, dtype, text, name, options = _amp_opt_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
         arg_precision)
-    return json.loads(_amp_opt_output(
+    result = json.loads(_amp_opt_output(
         text, name, level, dtype, options,
         "--amp-report=format=json output={out}",
         "report=json report-file={out}"))
+    # amp-opt read the module from stdin: locations name the module instead.
+    for decision in result.get("decisions", []):
+        decision["location"] = decision["location"].replace("<stdin>", name)
+    return result
 
 
 def precision_graph(module, level="O2", dtype=None, path=None,

@@ -76,3 +76,17 @@ def test_precision_graph_svg(repo, tmp_path):
     path = repo / "examples" / "tosa_mlp_classifier.mlir"
     amp_mlir.precision_graph(path, level="O1", path=tmp_path / "g.svg")
     assert "<svg" in (tmp_path / "g.svg").read_text()
+
+
+def test_report_decisions_are_explain_per_op(repo):
+    # explain=true's remarks, as data: one entry per decided op with its
+    # location, precision and reason.
+    path = repo / "examples" / "tosa_mlp_classifier.mlir"
+    decisions = amp_mlir.report(path, level="O1")["decisions"]
+    matmuls = [d for d in decisions if d["op"] == "tosa.matmul"]
+    assert [d["precision"] for d in matmuls] == ["f16", "f16"]
+    assert all(d["reason"] == "white list" for d in matmuls)
+    assert all(d["location"].startswith(str(path)) or
+               "tosa_mlp_classifier.mlir:" in d["location"] for d in matmuls)
+    exp = [d for d in decisions if d["op"] == "tosa.exp"]
+    assert exp and exp[0]["precision"] == "f32" and exp[0]["reason"] == "black list"

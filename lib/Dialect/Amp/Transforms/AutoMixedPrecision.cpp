@@ -7,6 +7,7 @@
 
 #include "ConstantUtils.h"
 #include "DecisionOptions.h"
+#include "ReportUtils.h"
 #include "TrainingSteps.h"
 #include "amp/Analysis/CastPlacement.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
@@ -193,8 +194,8 @@ public:
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
 
-  /// Where run() records the ops the policy keeps in f32 (if set).
-  llvm::DenseSet<Operation *> *requiredF32 = nullptr;
+  /// Where run() records its decisions (if set).
+  AmpDecisionLog *log = nullptr;
 
 private:
   LogicalResult buildPolicy(ModuleOp module);
@@ -866,6 +867,16 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       decision = decisions.lookup(op);
     else if (iface)
       decision = decide(op, iface, originalTypes[op], /*deferGray=*/false);
+    if (log) {
+      if (decision.required)
+        log->requiredF32.insert(op);
+      if (decision.precision || !decision.reason.empty())
+        log->entries.push_back(
+            {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
+             decision.precision ? stringifyPrecision(*decision.precision).str()
+                                : std::string(),
+             decision.reason});
+    }
     if (decision.precision && *decision.precision != Precision::f32) {
       FloatType type = getFloatType(&getContext(), *decision.precision);
       if (explain) {
@@ -909,6 +920,13 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
         continue;
       }
       // Left unchanged: say why.
+      if (log)
+        log->entries.back() = {
+            op->getName().getStringRef().str(), formatLocation(op->getLoc()),
+            "f32",
+            "cannot be rewritten to " +
+                stringifyPrecision(*decision.precision).str() +
+                " (unsupported form)"};
       op->emitRemark() << "amp: kept in f32: '" << op->getName()
                        << "' cannot be rewritten to "
                        << stringifyPrecision(*decision.precision)
@@ -918,8 +936,6 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     } else if (explain && !decision.reason.empty()) {
       op->emitRemark() << "amp: " << decision.reason;
     }
-    if (decision.required && requiredF32)
-      requiredF32->insert(op);
     restoreCapturedUses(op, caster, rewriter);
     // Kept: operands back to the types the op was written with.
     ArrayRef<Type> types = originalTypes[op];
@@ -964,10 +980,10 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
 
 LogicalResult mlir::amp::runAmpAutoMixedPrecision(
     ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
-    bool *changed, llvm::DenseSet<Operation *> *requiredF32) {
+    bool *changed, AmpDecisionLog *log) {
   bool modified = false;
   AutoMixedPrecision amp(module.getContext(), options);
-  amp.requiredF32 = requiredF32;
+  amp.log = log;
   LogicalResult result = amp.run(module, modified);
   if (changed)
     *changed = modified;

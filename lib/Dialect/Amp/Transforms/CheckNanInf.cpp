@@ -33,23 +33,12 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// "'math.exp' at model.mlir:12:3" (the location as MLIR prints it,
-/// without the loc(...) around it).
+/// "'math.exp' at model.mlir:12:3".
 static std::string describeSite(Operation *op) {
-  std::string location;
-  llvm::raw_string_ostream os(location);
-  op->getLoc().print(os);
-  StringRef text(location);
-  if (text.consume_front("loc(") && text.consume_back(")"))
-    text = text.trim('"');
   std::string site = "'" + op->getName().getStringRef().str() + "'";
-  // A file location prints as "file":line:col.
-  std::string cleaned;
-  for (char c : text)
-    if (c != '"')
-      cleaned.push_back(c);
-  if (!cleaned.empty() && cleaned != "unknown")
-    site += " at " + cleaned;
+  std::string location = formatLocation(op->getLoc());
+  if (!location.empty() && location != "unknown")
+    site += " at " + location;
   return site;
 }
 

@@ -43,9 +43,9 @@ struct AmpPrecisionPipelinePass
     copyDecisionOptions(*this, amp);
     // Ops the policy keeps in f32: f32 in the report's ideal too (guards are
     // gone by then).
-    llvm::DenseSet<Operation *> requiredF32;
+    AmpDecisionLog log;
     if (failed(runAmpAutoMixedPrecision(module, amp, /*changed=*/nullptr,
-                                        &requiredF32)))
+                                        report != "none" ? &log : nullptr)))
       return signalPassFailure();
     inlineAmpGuards(module);
     SmallVector<CastOp> casts;
@@ -55,7 +55,7 @@ struct AmpPrecisionPipelinePass
       options.format = report;
       options.output = reportFile;
       options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
-      if (failed(emitAmpReport(module, options, &requiredF32)))
+      if (failed(emitAmpReport(module, options, &log)))
         return signalPassFailure();
     }
     if (!keepAmpCasts)

@@ -173,6 +173,21 @@ std::string ReportSummary::format(StringRef title) const {
   return text;
 }
 
+std::string mlir::amp::formatLocation(Location loc) {
+  std::string printed;
+  llvm::raw_string_ostream os(printed);
+  loc.print(os);
+  StringRef text(printed);
+  if (text.consume_front("loc(") && text.consume_back(")")) {
+    std::string cleaned;
+    for (char c : text)
+      if (c != '"')
+        cleaned.push_back(c);
+    return cleaned;
+  }
+  return printed;
+}
+
 std::string mlir::amp::formatBytes(uint64_t bytes) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -202,9 +217,9 @@ void AmpReportPass::runOnOperation() {
   markAllAnalysesPreserved();
 }
 
-LogicalResult
-mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
-                         const llvm::DenseSet<Operation *> *requiredF32) {
+LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
+                                       const AmpReportPassOptions &options,
+                                       const AmpDecisionLog *log) {
   const std::string &format = options.format, &output = options.output,
                     &title = options.title;
   if (format != "text" && format != "json") {
@@ -250,8 +265,8 @@ mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
     if (std::optional<Precision> precision = parseLowPrecision(appliedType))
       lowType = getFloatType(module.getContext(), *precision);
   }
-  LowPrecisionBytes lowBytes =
-      measureLowPrecisionBytes(module, lowType, isO1, requiredF32);
+  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(
+      module, lowType, isO1, log ? &log->requiredF32 : nullptr);
   // Share of the ideal's low-precision bytes that the module stores low.
   double reached =
       lowBytes.ideal ? double(lowBytes.reached) / double(lowBytes.ideal) : 1.0;
@@ -294,6 +309,20 @@ mlir::amp::emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
         {"ideal_fraction", reached},
         {"dynamic_size_tensors", lowBytes.dynamicTensors},
         {"ops", std::move(ops)}};
+    // What explain=true says, per decided op (when the pipeline ran the
+    // decisions; the amp-report pass alone does not know them).
+    if (log) {
+      llvm::json::Array decisions;
+      for (const AmpDecisionLog::Entry &entry : log->entries)
+        decisions.push_back(llvm::json::Object{
+            {"op", entry.op},
+            {"location", entry.location},
+            {"precision", entry.precision.empty()
+                              ? llvm::json::Value(nullptr)
+                              : llvm::json::Value(entry.precision)},
+            {"reason", entry.reason}});
+      root["decisions"] = std::move(decisions);
+    }
     *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
   } else {
     *os << summary.format(title) << "\n";

@@ -95,6 +95,10 @@ struct ReportSummary {
   std::string format(StringRef title) const;
 };
 
+/// A location as users read it: "model.mlir:12:3" (MLIR's printing without
+/// the loc(...) and quotes); "unknown" for an unknown location.
+std::string formatLocation(Location loc);
+
 /// "672 B", "1.5 KiB", "1.2 MiB".
 std::string formatBytes(uint64_t bytes);
 

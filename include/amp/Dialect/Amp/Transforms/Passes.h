@@ -10,6 +10,10 @@
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
+#include "llvm/ADT/DenseSet.h"
+
+#include <string>
+#include <vector>
 
 namespace mlir {
 class RewritePatternSet;
@@ -59,17 +63,25 @@ void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
 // compilers that drive them without a pass manager.
 //===----------------------------------------------------------------------===//
 
+/// What the decision pass decided, for the report.
+struct AmpDecisionLog {
+  /// Ops the policy keeps in f32 (custom black list, outside guards,
+  /// categories of a policy file, overflowing constants): f32 in the
+  /// report's ideal too.
+  llvm::DenseSet<Operation *> requiredF32;
+  /// One entry per decided op, in program order: what explain=true says.
+  struct Entry {
+    std::string op, location, precision, reason;
+  };
+  std::vector<Entry> entries;
+};
+
 /// Decides and rewrites the precision of every op of `module`
 /// (--amp-auto-mixed-precision). Errors are emitted as diagnostics; `changed`
-/// says whether the module changed. `requiredF32`, if given, receives the ops
-/// the policy keeps in f32 (custom black list, outside guards, categories of
-/// a policy file, overflowing constants), which emitAmpReport's ideal then
-/// keeps in f32 too.
-LogicalResult
-runAmpAutoMixedPrecision(ModuleOp module,
-                         const AmpAutoMixedPrecisionPassOptions &options,
-                         bool *changed = nullptr,
-                         llvm::DenseSet<Operation *> *requiredF32 = nullptr);
+/// says whether the module changed; `log`, if given, receives the decisions.
+LogicalResult runAmpAutoMixedPrecision(
+    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
+    bool *changed = nullptr, AmpDecisionLog *log = nullptr);
 
 /// Inlines every amp.fp16_guard under `root` (--amp-inline-guards). Returns
 /// true if there was one.
@@ -90,9 +102,9 @@ void materializeAmpCasts(Operation *root);
 void materializeAmpCasts(ArrayRef<CastOp> casts);
 
 /// Prints the precision report of `module` (--amp-report).
-LogicalResult
-emitAmpReport(ModuleOp module, const AmpReportPassOptions &options,
-              const llvm::DenseSet<Operation *> *requiredF32 = nullptr);
+LogicalResult emitAmpReport(ModuleOp module,
+                            const AmpReportPassOptions &options,
+                            const AmpDecisionLog *log = nullptr);
 
 /// Writes the precision graph of `module` as Graphviz DOT
 /// (--amp-precision-graph). Errors (an output that cannot be opened, an
