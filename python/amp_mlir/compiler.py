@@ -49,13 +49,20 @@ def _read_module(module):
     if not isinstance(module, str):
         raise TypeError(f"expected MLIR text or a path, got "
                         f"{type(module).__name__}")
-    # MLIR text has a newline, a brace, a '(', a '%' or an '@'; a path has
-    # none of them (in practice).
-    if not any(c in module for c in "\n{(%@"):
-        path = Path(module)
-        if not path.is_file():
+    # One line that names a file is a path, whatever characters it has
+    # ("models/net(v2).mlir"); one that ends in .mlir, or has none of the
+    # characters MLIR text has ('{', '(', '%', '@'), is a path that does not
+    # exist. Anything else is MLIR text. pathlib.Path says it explicitly.
+    if "\n" not in module:
+        try:
+            is_file = Path(module).is_file()
+        except (OSError, ValueError):
+            is_file = False
+        if is_file:
+            return Path(module).read_text(), module
+        if module.strip().endswith(".mlir") or \
+                not any(c in module for c in "{(%@"):
             raise FileNotFoundError(f"no such module file: {module}")
-        return path.read_text(), module
     return module, "<string>"
 
 

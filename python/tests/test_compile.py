@@ -276,3 +276,17 @@ def test_bad_options_raise_at_compile():
     m = amp_mlir.compile(EXP, custom_black_list=["math.exp"])
     assert m.f(np.zeros(2, np.float32)).tolist() == [1.0, 1.0]
     amp_mlir.compile(EXP, level="O0", amp_options="dtyp=bf16")
+
+
+def test_paths_with_mlir_characters_are_paths(tmp_path):
+    # "net(v2).mlir" has a '(' but names a file: it is read, not parsed.
+    path = tmp_path / "net(v2).mlir"
+    path.write_text(EXP)
+    m = amp_mlir.compile(str(path), level="O0")
+    assert m.name == str(path)
+    assert m.f(np.zeros(2, np.float32)).tolist() == [1.0, 1.0]
+    with pytest.raises(FileNotFoundError, match="no such module file"):
+        amp_mlir.compile(str(tmp_path / "missing(v3).mlir"))
+    # One-line MLIR text is still text.
+    one_line = EXP.replace("\n", " ")
+    assert amp_mlir.compile(one_line, level="O0").name == "<string>"
