@@ -45,19 +45,6 @@ static bool isShapeOnly(Value value) {
   return fill && !isa<ShapedType>(fill.getInputs()[0].getType());
 }
 
-/// True if `value` is only read by conversions to `lowType` (a contraction
-/// result that its epilogue writes in the low type).
-static bool onlyNarrowedTo(Value value, Type lowType) {
-  if (value.use_empty())
-    return false;
-  return llvm::all_of(value.getUsers(), [&](Operation *user) {
-    Value input;
-    Type output;
-    return isConversion(user, input, output) &&
-           getElementTypeOrSelf(output) == lowType;
-  });
-}
-
 namespace {
 class Measure {
 public:
@@ -211,7 +198,7 @@ private:
       bool low = getElementTypeOrSelf(value.getType()) == lowType;
       if (contraction) {
         // The epilogue narrows it.
-        low = low || onlyNarrowedTo(value, lowType);
+        low = low || isOnlyConvertedTo(value, lowType);
       }
       addMoved(value.getType(),
                low ? withFloatElementType(value.getType(), lowType)

@@ -92,11 +92,17 @@ bool mlir::amp::isEpilogueNarrowing(Operation *op) {
       !iface.getAccumulatorType(low))
     return false;
   // Every user narrows it to the same type (one epilogue writes that).
-  return llvm::all_of(input.getUsers(), [&](Operation *user) {
-    Value userInput;
-    Type userOutput;
-    return isConversion(user, userInput, userOutput) &&
-           getElementTypeOrSelf(userOutput) == low;
+  return isOnlyConvertedTo(input, low);
+}
+
+bool mlir::amp::isOnlyConvertedTo(Value value, Type elementType) {
+  if (value.use_empty())
+    return false;
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    Value input;
+    Type output;
+    return isConversion(user, input, output) &&
+           getElementTypeOrSelf(output) == elementType;
   });
 }
 

@@ -43,6 +43,10 @@ std::optional<uint64_t> getBytesConverted(Value input, Type output);
 /// contraction's epilogue, so it moves no memory of its own.
 bool isEpilogueNarrowing(Operation *op);
 
+/// Whether `value` has uses and every one is a conversion to element type
+/// `elementType`.
+bool isOnlyConvertedTo(Value value, Type elementType);
+
 /// Whether every use of `value` is a function's return, directly or through
 /// conversions: the value is at the function interface.
 bool isOnlyReturned(Value value);
