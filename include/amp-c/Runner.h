@@ -69,9 +69,10 @@ typedef struct AmpRunnerCompileOptions {
                                    f16. */
   const char *ampOptions;     /**< More options of --amp-o1/--amp-o2, in their
                                    syntax ("custom-black-list=math.exp"). */
-  const char *target;         /**< "cpu" (default) or "gpu". */
+  const char *target;         /**< "cpu" (default), "gpu" or "gpu-sim". */
   const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
-  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"). */
+  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"), or
+                                   libamp_runtime_gpusim.so ("gpu-sim"). */
   const char *checkNanInf;    /**< NULL/"" (off), "low" or "all": run
                                    --amp-check-nan-inf after the level (CPU);
                                    a call that produces an Inf or a NaN in a

@@ -157,7 +157,8 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
   // math functions) always.
   SmallString<128> ptxas(options.toolkit.getValue());
   llvm::sys::path::append(ptxas, "bin", "ptxas");
-  if (options.format != "isa" && !llvm::sys::fs::can_execute(ptxas)) {
+  if (!options.simulate && options.format != "isa" &&
+      !llvm::sys::fs::can_execute(ptxas)) {
     error = "no ptxas at '" + std::string(ptxas) +
             "': set toolkit= to a CUDA toolkit root, or use format=isa";
     return failure();
@@ -225,10 +226,15 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   gpm.addPass(createCSEPass());
   gpm.addPass(createReconcileUnrealizedCastsPass());
   pm.addPass(createGpuToLLVMConversionPass());
-  GpuModuleToBinaryPassOptions binary;
-  binary.toolkitPath = options.toolkit;
-  binary.compilationTarget = options.format;
-  pm.addPass(createGpuModuleToBinaryPass(binary));
+  if (options.simulate) {
+    // The same kernels, as host functions the simulator launches.
+    pm.addPass(createAmpSimulateGPUKernelsPass());
+  } else {
+    GpuModuleToBinaryPassOptions binary;
+    binary.toolkitPath = options.toolkit;
+    binary.compilationTarget = options.format;
+    pm.addPass(createGpuModuleToBinaryPass(binary));
+  }
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());

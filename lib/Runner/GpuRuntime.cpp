@@ -86,6 +86,12 @@ llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
   resolve(runtime->memCopy, "mgpuMemcpy");
   resolve(runtime->streamCreate, "mgpuStreamCreate");
   resolve(runtime->streamSynchronize, "mgpuStreamSynchronize");
+  // The simulator's own entry points (optional: absent in libamp_runtime).
+  runtime->simGetStats =
+      reinterpret_cast<void (*)(int64_t *)>(dlsym(handle, "ampSimGetStats"));
+  runtime->simDescribeLiveBuffers =
+      reinterpret_cast<int64_t (*)(char *, size_t, int64_t)>(
+          dlsym(handle, "ampSimDescribeLiveBuffers"));
   if (!missing.empty())
     return makeError("'" + path +
                      "' is not the amp-mlir GPU runtime: it does "
@@ -130,6 +136,44 @@ void GpuRuntime::copy(void *destination, const void *source, size_t bytes) {
 }
 
 void GpuRuntime::synchronize() { streamSynchronize(stream); }
+
+void *GpuRuntime::lookup(StringRef name) const {
+  std::string symbol = name.str();
+  return dlsym(handle, symbol.c_str());
+}
+
+SimulatorStats GpuRuntime::getSimulatorStats() const {
+  SimulatorStats stats;
+  if (!simGetStats)
+    return stats;
+  // AmpSimStats: ten int64_t counters in this order.
+  int64_t words[10] = {0};
+  simGetStats(words);
+  stats.allocations = words[0];
+  stats.frees = words[1];
+  stats.liveBuffers = words[2];
+  stats.liveBytes = words[3];
+  stats.peakBytes = words[4];
+  stats.launches = words[5];
+  stats.threads = words[6];
+  stats.libraryCalls = words[7];
+  stats.copies = words[8];
+  stats.synchronizations = words[9];
+  return stats;
+}
+
+llvm::Error GpuRuntime::checkLiveBuffers(int64_t expected) const {
+  if (!simDescribeLiveBuffers)
+    return llvm::Error::success();
+  char buffer[512];
+  int64_t live = simDescribeLiveBuffers(buffer, sizeof(buffer), 8);
+  if (live <= expected)
+    return llvm::Error::success();
+  return makeError("gpu-sim: " + llvm::Twine(live - expected) +
+                   " device buffer" + (live - expected == 1 ? "" : "s") +
+                   " not freed when the call returned (live, oldest first: " +
+                   buffer + (live > 8 ? ", ..." : "") + ")");
+}
 
 llvm::Error GpuRuntime::takeError() {
   HandlerState &state = getHandlerState();

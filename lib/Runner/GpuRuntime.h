@@ -9,6 +9,7 @@
 #ifndef AMP_LIB_RUNNER_GPURUNTIME_H
 #define AMP_LIB_RUNNER_GPURUNTIME_H
 
+#include "amp/Runner/Runner.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
@@ -35,9 +36,20 @@ public:
   void deallocate(void *pointer);
   void copy(void *destination, const void *source, size_t bytes);
   void synchronize();
+  /// The address of `name` in this library (dlsym on its handle), or null.
+  void *lookup(StringRef name) const;
 
   /// The first failure reported by the runtime since the last call, if any.
   llvm::Error takeError();
+
+  /// True for the GPU simulator (libamp_runtime_gpusim.so, which exports
+  /// ampSimGetStats).
+  bool isSimulator() const { return simGetStats != nullptr; }
+  /// The simulator's counters (zero for the real runtime).
+  SimulatorStats getSimulatorStats() const;
+  /// The simulator: an error naming the buffers if more than `expected`
+  /// device buffers are live.
+  llvm::Error checkLiveBuffers(int64_t expected) const;
 
 private:
   GpuRuntime() = default;
@@ -53,6 +65,8 @@ private:
   void (*memCopy)(void *, void *, size_t, void *) = nullptr;
   void *(*streamCreate)() = nullptr;
   void (*streamSynchronize)(void *) = nullptr;
+  void (*simGetStats)(int64_t *) = nullptr;
+  int64_t (*simDescribeLiveBuffers)(char *, size_t, int64_t) = nullptr;
 };
 
 } // namespace runner

@@ -28,6 +28,7 @@
 #include "amp/Pipelines/LoweringPipelines.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/Diagnostics.h"
@@ -79,6 +80,8 @@ std::optional<Target> amp::runner::parseTarget(StringRef name) {
     return Target::Cpu;
   if (name == "gpu")
     return Target::Gpu;
+  if (name == "gpu-sim")
+    return Target::GpuSim;
   return std::nullopt;
 }
 
@@ -463,10 +466,17 @@ Executable::compile(ModuleOp module, StringRef entry,
   executable->signature = std::move(*signature);
   executable->callArguments = executable->signature.arguments;
   executable->target = options.target;
-  if (options.target == Target::Gpu) {
+  if (options.target != Target::Cpu) {
     Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
     if (!runtime)
       return runtime.takeError();
+    if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
+      return makeError(
+          "'" + options.runtimeLibrary + "' is " +
+          ((*runtime)->isSimulator()
+               ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
+               : "not the GPU simulator (libamp_runtime_gpusim.so) that "
+                 "target gpu-sim needs"));
     executable->gpu = *runtime;
   }
 
@@ -544,7 +554,9 @@ Executable::compile(ModuleOp module, StringRef entry,
   // passes directly.
   PassManager lowering(context, ModuleOp::getOperationName(),
                        OpPassManager::Nesting::Implicit);
-  StringRef targetName = options.target == Target::Cpu ? "cpu" : "gpu";
+  StringRef targetName = options.target == Target::Cpu   ? "cpu"
+                         : options.target == Target::Gpu ? "gpu"
+                                                         : "gpu-sim";
   if (options.target == Target::Cpu) {
     LowerToCpuOptions cpuOptions;
     buildLowerToCpuPipeline(lowering, cpuOptions);
@@ -555,12 +567,21 @@ Executable::compile(ModuleOp module, StringRef entry,
       return makeError("invalid GPU lowering options '" + options.gpuOptions +
                        "'");
     std::string reason;
+    if (options.target == Target::GpuSim)
+      gpuOptions->simulate = true;
     if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
       return makeError(reason);
     buildLowerToGpuPipeline(lowering, *gpuOptions);
   }
   if (failed(lowering.run(*copy)))
     return makeError("lowering to " + targetName + " failed" + errors.str());
+
+  // The functions the lowered code calls but does not define.
+  SmallVector<std::string> externalFunctions;
+  copy->walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal())
+      externalFunctions.push_back(func.getName().str());
+  });
 
   // JIT compilation.
   initializeNativeTarget();
@@ -602,6 +623,23 @@ Executable::compile(ModuleOp module, StringRef entry,
                      llvm::toString(engine.takeError()) + errors.str());
   executable->engine = std::move(*engine);
   registerConversionSymbols(*executable->engine);
+  // The runtime's functions bind to the library named, not to whatever
+  // defines the same name first in the process (the simulator and
+  // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
+  // hold both).
+  if (executable->gpu) {
+    GpuRuntime *gpu = executable->gpu;
+    executable->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (StringRef name : externalFunctions)
+            if (void *address = gpu->lookup(name))
+              symbols[interner(name)] = {
+                  llvm::orc::ExecutorAddr::fromPtr(address),
+                  llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
   if (!options.checkNanInf.empty()) {
     Expected<void *> site = executable->engine->lookup(kNanInfSiteGlobalName);
     if (!site)
@@ -658,9 +696,14 @@ struct Executable::CallFrame {
   SmallVector<int64_t> resultWords;
   void *resultPointer = nullptr;
   SmallVector<void *> packedArguments;
+  /// Target::GpuSim: the live device buffers before the inputs were
+  /// uploaded.
+  int64_t liveBuffersBefore = 0;
 };
 
 llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
+  if (gpu && gpu->isSimulator())
+    frame.liveBuffersBefore = gpu->getSimulatorStats().liveBuffers;
   if (inputs.size() != signature.arguments.size())
     return makeError("'@" + signature.name + "' takes " +
                      llvm::Twine(signature.arguments.size()) +
@@ -828,9 +871,23 @@ Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
   if (gpu)
     if (llvm::Error error = gpu->takeError())
       return std::move(error);
+  // The simulator knows every device buffer: what the call allocated and
+  // neither freed nor returned is a leak.
+  if (gpu && gpu->isSimulator())
+    if (llvm::Error error = gpu->checkLiveBuffers(frame.liveBuffersBefore))
+      return std::move(error);
   if (!problem.empty())
     return makeError(problem);
   return std::move(results);
+}
+
+Expected<SimulatorStats> Executable::getSimulatorStats() const {
+  if (!gpu || !gpu->isSimulator())
+    return makeError("not compiled for the GPU simulator (target gpu-sim)");
+  SimulatorStats stats = gpu->getSimulatorStats();
+  if (llvm::Error error = gpu->takeError())
+    return std::move(error);
+  return stats;
 }
 
 Expected<SmallVector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs) {

@@ -398,7 +398,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
     or 'bfloat16'/'bf16'; None: float16 unless the policy file (or a dtype=
-    in amp_options) says otherwise. target: 'cpu' or 'gpu'. custom_white_list /
+    in amp_options) says otherwise. target: 'cpu', 'gpu' or 'gpu-sim' (the
+    GPU pipeline's output in the GPU simulator, on the CPU). custom_white_list /
     custom_black_list: op names forced to low precision / kept in fp32.
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
     True or False. placement ('optimal'/'greedy'), policy_file, loss_scaling
@@ -418,9 +419,9 @@ def compile(module, level="O2", dtype=None, target="cpu",
     """
     level = _level_name(level)
     dtype = None if dtype is None else low_precision_name(dtype)
-    if target not in ("cpu", "gpu"):
-        raise ValueError(f"unknown target {target!r}: expected 'cpu' or "
-                         f"'gpu'")
+    if target not in ("cpu", "gpu", "gpu-sim"):
+        raise ValueError(f"unknown target {target!r}: expected 'cpu', "
+                         f"'gpu' or 'gpu-sim'")
     checks = {False: None, None: None, True: "low", "low": "low",
               "all": "all"}
     if not isinstance(check_nan_inf, (bool, str, type(None))) or \
@@ -444,9 +445,11 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "runtime_library": None,
         "check_nan_inf": checks[check_nan_inf],
     }
-    if target == "gpu":
+    if target != "cpu":
         options["runtime_library"] = str(
-            runtime_library or _paths.library("libamp_runtime.so"))
+            runtime_library or _paths.library(
+                "libamp_runtime.so" if target == "gpu"
+                else "libamp_runtime_gpusim.so"))
     compiled = CompiledModule(_ParsedModule(text, name), name, options)
     for entry in entries or []:
         compiled[entry]

@@ -33,3 +33,42 @@ def test_gpu_matches_cpu(repo, rng):
             for t in cpu.arguments]
     for a, b in zip(gpu(*args), cpu(*args)):
         np.testing.assert_allclose(a, b, rtol=2e-2, atol=2e-3)
+
+
+@pytest.mark.parametrize("level,dtype,tol", [("O0", None, 1e-6),
+                                             ("O2", "bf16", 1e-2)])
+def test_gpu_sim_matches_cpu(repo, rng, level, dtype, tol):
+    """target='gpu-sim': the GPU pipeline's output, run in the simulator on
+    the CPU, gives the CPU pipeline's results."""
+    path = repo / "examples" / "tosa_mlp_classifier.mlir"
+    cpu = amp_mlir.compile(path, level=level, dtype=dtype).classifier_loss
+    sim = amp_mlir.compile(path, level=level, dtype=dtype,
+                           target="gpu-sim").classifier_loss
+    args = [rng.uniform(-1, 1, t.shape).astype(t.dtype)
+            for t in cpu.arguments]
+    for a, b in zip(sim(*args), cpu(*args)):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_gpu_sim_runs_a_six_dimensional_add(tmp_path):
+    """A 6-D elementwise op with gpu_options: launches within CUDA's limits
+    (the simulator checks them) and the right values."""
+    module = tmp_path / "add.mlir"
+    module.write_text("""
+func.func @add(%a: tensor<2x2x2x2x2x2xf32>) -> tensor<2x2x2x2x2x2xf32> {
+  %r = tosa.add %a, %a : (tensor<2x2x2x2x2x2xf32>, tensor<2x2x2x2x2x2xf32>) -> tensor<2x2x2x2x2x2xf32>
+  return %r : tensor<2x2x2x2x2x2xf32>
+}
+""")
+    f = amp_mlir.compile(module, level="O0", target="gpu-sim",
+                         gpu_options="block-size=2").add
+    x = np.ones((2,) * 6, np.float32)
+    np.testing.assert_array_equal(f(x), 2 * x)
+
+
+def test_gpu_sim_without_the_simulator_library_is_an_error(repo):
+    m = amp_mlir.compile(repo / "examples" / "tosa_mlp_classifier.mlir",
+                         target="gpu-sim",
+                         runtime_library="/nonexistent/libamp_runtime_gpusim.so")
+    with pytest.raises(amp_mlir.AmpError, match="does not exist"):
+        m.classifier_loss

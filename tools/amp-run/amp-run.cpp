@@ -50,7 +50,10 @@ static cl::opt<std::string>
               cl::desc("Low-precision type of O1/O2: f16 (default) or bf16"),
               cl::init("f16"), cl::cat(category));
 static cl::opt<std::string>
-    targetName("target", cl::desc("Where to run: cpu (default) or gpu"),
+    targetName("target",
+               cl::desc("Where to run: cpu (default), gpu, or gpu-sim (the "
+                        "GPU pipeline's output on the CPU, in the GPU "
+                        "simulator)"),
                cl::init("cpu"), cl::cat(category));
 static cl::list<std::string>
     inputFiles("inputs",
@@ -89,8 +92,9 @@ static cl::opt<bool> printValuesFlag("print",
                                      cl::cat(category));
 static cl::opt<std::string>
     runtimeLib("runtime-lib",
-               cl::desc("libamp_runtime.so for --target=gpu (default: "
-                        "<dir of amp-run>/../lib/libamp_runtime.so)"),
+               cl::desc("libamp_runtime.so for --target=gpu, "
+                        "libamp_runtime_gpusim.so for --target=gpu-sim "
+                        "(default: in <dir of amp-run>/../lib)"),
                cl::value_desc("path"), cl::cat(category));
 static cl::opt<std::string>
     ampOptions("amp-options",
@@ -203,11 +207,11 @@ static SmallVector<std::string> summarize(const HostTensor &tensor) {
   return cells;
 }
 
-static std::string defaultRuntimeLibrary(const char *argv0) {
+static std::string defaultRuntimeLibrary(const char *argv0, StringRef name) {
   std::string executable =
       llvm::sys::fs::getMainExecutable(argv0, (void *)&defaultRuntimeLibrary);
   SmallString<256> path(llvm::sys::path::parent_path(executable));
-  llvm::sys::path::append(path, "..", "lib", "libamp_runtime.so");
+  llvm::sys::path::append(path, "..", "lib", name);
   llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
   return std::string(path);
 }
@@ -241,7 +245,8 @@ int main(int argc, char **argv) {
                 dtypeName + "'");
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
-    return fail("--target must be cpu or gpu, not '" + targetName + "'");
+    return fail("--target must be cpu, gpu or gpu-sim, not '" + targetName +
+                "'");
   if (checkNanInf.getNumOccurrences() && *target != Target::Cpu)
     return fail("--check-nan-inf runs on the CPU only (the checks are host "
                 "code); use --target=cpu");
@@ -273,10 +278,13 @@ int main(int argc, char **argv) {
 
   // The GPU runtime, before anything else is spent on a GPU run.
   std::string runtimePath =
-      runtimeLib.empty() ? defaultRuntimeLibrary(argv[0]) : runtimeLib;
-  if (*target == Target::Gpu)
+      !runtimeLib.empty() ? runtimeLib.getValue()
+      : *target == Target::GpuSim
+          ? defaultRuntimeLibrary(argv[0], "libamp_runtime_gpusim.so")
+          : defaultRuntimeLibrary(argv[0], "libamp_runtime.so");
+  if (*target != Target::Cpu)
     if (llvm::Error error = checkGpuRuntime(runtimePath))
-      return fail(std::move(error), "--target=gpu: ");
+      return fail(std::move(error), "--target=" + targetName + ": ");
 
   // Inputs.
   SmallVector<HostTensor> inputs;
@@ -312,9 +320,32 @@ int main(int argc, char **argv) {
     return fail(executable.takeError());
   std::string label =
       getVariantLabel(*level, (*executable)->getLowPrecisionType());
+  std::optional<SimulatorStats> simulatorBefore;
+  if (*target == Target::GpuSim) {
+    auto stats = (*executable)->getSimulatorStats();
+    if (!stats)
+      return fail(stats.takeError());
+    simulatorBefore = *stats;
+  }
   auto results = (*executable)->run(inputs);
   if (!results)
     return fail(results.takeError());
+  // What the simulator counted for this call.
+  std::string simulatorLine;
+  if (simulatorBefore) {
+    auto after = (*executable)->getSimulatorStats();
+    if (!after)
+      return fail(after.takeError());
+    const SimulatorStats &b = *simulatorBefore, &a = *after;
+    llvm::raw_string_ostream(simulatorLine)
+        << "gpu-sim: " << a.launches - b.launches << " kernel launches ("
+        << a.threads - b.threads << " threads), "
+        << a.libraryCalls - b.libraryCalls << " library calls, "
+        << a.allocations - b.allocations << " device allocations, "
+        << a.frees - b.frees << " frees, " << a.liveBuffers << " live, peak "
+        << a.peakBytes << " bytes, " << a.synchronizations - b.synchronizations
+        << " synchronizations\n";
+  }
 
   std::unique_ptr<Executable> reference;
   SmallVector<HostTensor> referenceResults;
@@ -399,6 +430,7 @@ int main(int argc, char **argv) {
     os << "  (no results)\n";
   else
     printTable(os, rows);
+  os << simulatorLine;
 
   if (printValuesFlag) {
     for (auto [index, value] : llvm::enumerate(*results)) {

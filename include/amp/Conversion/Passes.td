@@ -232,4 +232,32 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::func::FuncOp"> {
   ];
 }
 
+def AmpSimulateGPUKernelsPass
+    : Pass<"amp-simulate-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "Make NVVM kernels host functions that the GPU simulator "
+                "launches";
+  let description = [{
+    Runs in `--lower-to-gpu="simulate=true"` in place of
+    `gpu-module-to-binary`, on the same IR: host code already lowered by
+    `gpu-to-llvm`, kernels already lowered to the LLVM and NVVM dialects.
+    Every function and global of each `gpu.module` moves into the host
+    module (renamed `<module>.<symbol>`); each NVVM op becomes a call into
+    the simulator (`libamp_runtime_gpusim`, `AmpGpuSim.h`): special
+    registers `ampSimSpecialRegister`, `nvvm.barrier0` `ampSimBarrier`,
+    `nvvm.shfl.sync` `ampSimShuffle`. Every load and store through a pointer
+    that is not a kernel `alloca` or a module global is checked by
+    `ampSimCheckAccess` (out-of-bounds accesses are reported with the
+    kernel's name). A packed entry `<module>.<kernel>.packed(ptr params)`
+    unpacks the cuLaunchKernel parameter array, and each `gpu.launch_func`
+    becomes a call of `ampSimLaunchKernel` with the kernel's name, that
+    entry, the grid, the block and whether the kernel synchronises (then
+    its threads run as fibers).
+
+    An NVVM op the simulator does not model (tensor-core, async-copy or
+    cluster ops, dynamic shared memory) is an error naming the kernel and
+    the op, and the pass fails.
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // AMP_CONVERSION_PASSES_TD

@@ -73,6 +73,12 @@ struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of generated kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<bool> simulate{
+      *this, "simulate",
+      llvm::cl::desc("Kernels as host functions for the GPU simulator "
+                     "(libamp_runtime_gpusim, amp-run --target=gpu-sim) "
+                     "instead of gpu.binary; needs no CUDA toolkit"),
+      llvm::cl::init(false)};
 };
 
 /// Adds the passes of --lower-to-cpu: TOSA to linalg, decomposition of
@@ -87,7 +93,8 @@ LogicalResult verifyLowerToGpuOptions(const LowerToGpuOptions &options,
 
 /// Adds the passes of --lower-to-gpu: TOSA to linalg, library calls for
 /// matmuls and convolutions (when `libraries`), fused elementwise kernels,
-/// device temporaries, gpu/nvvm lowering and `gpu.binary` creation.
+/// device temporaries, gpu/nvvm lowering and `gpu.binary` creation (with
+/// `simulate`, host functions for the GPU simulator instead).
 void buildLowerToGpuPipeline(OpPassManager &pm,
                              const LowerToGpuOptions &options);
 

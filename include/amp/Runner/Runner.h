@@ -34,11 +34,13 @@ namespace runner {
 class GpuRuntime;
 
 enum class Level { O0, O1, O2 };
-enum class Target { Cpu, Gpu };
+/// GpuSim: the GPU pipeline's output run on the CPU by the GPU simulator
+/// (libamp_runtime_gpusim.so).
+enum class Target { Cpu, Gpu, GpuSim };
 
 /// "O0"/"O1"/"O2" (case-insensitive).
 std::optional<Level> parseLevel(StringRef name);
-/// "cpu"/"gpu".
+/// "cpu"/"gpu"/"gpu-sim".
 std::optional<Target> parseTarget(StringRef name);
 /// How results are labelled: "O0", "O1 f16", "O2 bf16".
 std::string getVariantLabel(Level level, StringRef dtype);
@@ -120,7 +122,8 @@ struct CompileOptions {
   Target target = Target::Cpu;
   /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
   std::string gpuOptions;
-  /// libamp_runtime.so, for Target::Gpu.
+  /// libamp_runtime.so for Target::Gpu, libamp_runtime_gpusim.so for
+  /// Target::GpuSim.
   std::string runtimeLibrary;
   /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
   /// the generic CPU of the host triple, so that conversions go through
@@ -133,6 +136,13 @@ struct CompileOptions {
   /// op). A call whose checked values are not all finite then fails,
   /// naming the first op that produced an Inf or a NaN.
   std::string checkNanInf;
+};
+
+/// What the GPU simulator counted (AmpGpuSim.h's AmpSimStats).
+struct SimulatorStats {
+  int64_t allocations = 0, frees = 0, liveBuffers = 0, liveBytes = 0,
+          peakBytes = 0, launches = 0, threads = 0, libraryCalls = 0,
+          copies = 0, synchronizations = 0;
 };
 
 /// Checks that the GPU runtime library at `path` loads and that a GPU is
@@ -158,6 +168,9 @@ public:
   /// declared f32 one to nearest even at the call.
   ArrayRef<TensorSpec> getCallArguments() const { return callArguments; }
   Target getTarget() const { return target; }
+  /// Target::GpuSim: what the simulator counted (launches, library calls,
+  /// allocations, ...) since the executable was compiled.
+  llvm::Expected<SimulatorStats> getSimulatorStats() const;
   /// The low-precision type the AMP level applied ("f16", "bf16"; as the
   /// module's amp.applied attribute says), or "" at O0.
   StringRef getLowPrecisionType() const { return lowPrecisionType; }

@@ -140,15 +140,20 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   StringRef target = orDefault(options->target, "cpu");
   std::optional<Target> parsedTarget = parseTarget(target);
   if (!parsedTarget)
-    return fail("unknown target '" + target + "' (expected cpu or gpu)",
+    return fail("unknown target '" + target +
+                    "' (expected cpu, gpu or gpu-sim)",
                 nullptr);
   compileOptions.target = *parsedTarget;
   compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
-  if (compileOptions.target == Target::Gpu &&
+  if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty())
-    return fail("target 'gpu' needs the path of libamp_runtime.so", nullptr);
+    return fail(compileOptions.target == Target::Gpu
+                    ? "target 'gpu' needs the path of libamp_runtime.so"
+                    : "target 'gpu-sim' needs the path of "
+                      "libamp_runtime_gpusim.so",
+                nullptr);
 
   llvm::Expected<std::unique_ptr<Executable>> executable = Executable::compile(
       *module->module, orDefault(entry, ""), compileOptions);

@@ -1,0 +1,499 @@
+//===- SimulateGPUKernels.cpp - the amp-simulate-gpu-kernels pass ---------===//
+//
+// Part of amp-mlir. Turns the NVVM kernels of `--lower-to-gpu` into host
+// functions and their launches into calls of the GPU simulator
+// (libamp_runtime_gpusim, runtime/include/amp/runtime/AmpGpuSim.h), so that
+// the output of the GPU pipeline runs on the CPU: same host code, same
+// launches, same kernels up to the NVVM ops, which become simulator calls.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Passes.h"
+
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/DataLayoutInterfaces.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPSIMULATEGPUKERNELSPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// AmpGpuSim.h's AmpSimRegister number of a special-register op
+/// ("nvvm.read.ptx.sreg.tid.x" -> 0), or -1.
+static int getSpecialRegister(StringRef opName) {
+  if (!opName.consume_front("nvvm.read.ptx.sreg."))
+    return -1;
+  return llvm::StringSwitch<int>(opName)
+      .Case("tid.x", 0)
+      .Case("tid.y", 1)
+      .Case("tid.z", 2)
+      .Case("ntid.x", 3)
+      .Case("ntid.y", 4)
+      .Case("ntid.z", 5)
+      .Case("ctaid.x", 6)
+      .Case("ctaid.y", 7)
+      .Case("ctaid.z", 8)
+      .Case("nctaid.x", 9)
+      .Case("nctaid.y", 10)
+      .Case("nctaid.z", 11)
+      .Case("laneid", 12)
+      .Case("warpsize", 13)
+      .Default(-1);
+}
+
+/// True if `pointer` is derived (through GEPs and casts) from a kernel
+/// alloca or a global: memory the simulator does not track.
+static bool isUntrackedMemory(Value pointer) {
+  while (true) {
+    if (auto type = dyn_cast<LLVM::LLVMPointerType>(pointer.getType()))
+      if (type.getAddressSpace() == 3 || type.getAddressSpace() == 5)
+        return true;
+    Operation *def = pointer.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<LLVM::AllocaOp, LLVM::AddressOfOp>(def))
+      return true;
+    if (auto gep = dyn_cast<LLVM::GEPOp>(def)) {
+      pointer = gep.getBase();
+      continue;
+    }
+    if (isa<LLVM::AddrSpaceCastOp, LLVM::BitcastOp>(def)) {
+      pointer = def->getOperand(0);
+      continue;
+    }
+    return false;
+  }
+}
+
+namespace {
+struct AmpSimulateGPUKernelsPass
+    : public amp::impl::AmpSimulateGPUKernelsPassBase<
+          AmpSimulateGPUKernelsPass> {
+  void runOnOperation() override;
+
+private:
+  LLVM::LLVMFuncOp getOrDeclare(StringRef name, Type result,
+                                ArrayRef<Type> arguments);
+  LogicalResult moveModule(gpu::GPUModuleOp module);
+  LogicalResult rewriteNVVM(LLVM::LLVMFuncOp func, StringRef moduleName);
+  void instrumentAccesses(LLVM::LLVMFuncOp func);
+  void buildPackedEntry(LLVM::LLVMFuncOp kernel, StringRef key);
+  LogicalResult rewriteLaunch(gpu::LaunchFuncOp launch);
+
+  ModuleOp host;
+  std::optional<DataLayout> dataLayout;
+  /// "module::kernel" -> its packed entry.
+  llvm::StringMap<LLVM::LLVMFuncOp> packed;
+  /// gpu.module names whose kernels synchronise threads.
+  llvm::StringSet<> synchronizing;
+};
+} // namespace
+
+LLVM::LLVMFuncOp
+AmpSimulateGPUKernelsPass::getOrDeclare(StringRef name, Type result,
+                                        ArrayRef<Type> arguments) {
+  if (auto existing = host.lookupSymbol<LLVM::LLVMFuncOp>(name))
+    return existing;
+  OpBuilder builder = OpBuilder::atBlockEnd(host.getBody());
+  return LLVM::LLVMFuncOp::create(
+      builder, host.getLoc(), name,
+      LLVM::LLVMFunctionType::get(result, arguments));
+}
+
+void AmpSimulateGPUKernelsPass::runOnOperation() {
+  host = getOperation();
+  dataLayout.emplace(host);
+  SmallVector<gpu::GPUModuleOp> modules(host.getOps<gpu::GPUModuleOp>());
+  for (gpu::GPUModuleOp module : modules)
+    if (failed(moveModule(module)))
+      return signalPassFailure();
+
+  SmallVector<gpu::LaunchFuncOp> launches;
+  host.walk([&](gpu::LaunchFuncOp launch) { launches.push_back(launch); });
+  for (gpu::LaunchFuncOp launch : launches)
+    if (failed(rewriteLaunch(launch)))
+      return signalPassFailure();
+
+  for (gpu::GPUModuleOp module : modules)
+    module.erase();
+  host->removeAttr(gpu::GPUDialect::getContainerModuleAttrName());
+}
+
+/// Moves the functions and globals of `module` into the host module, renamed
+/// `<module>.<symbol>`, and rewrites their NVVM ops.
+LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
+  StringRef moduleName = module.getName();
+  SmallVector<Operation *> ops;
+  for (Operation &op : module.getBody()->getOperations())
+    ops.push_back(&op);
+
+  SmallVector<LLVM::LLVMFuncOp> definitions;
+  SmallVector<std::pair<LLVM::LLVMFuncOp, std::string>> kernels;
+  for (Operation *op : ops) {
+    auto symbol = dyn_cast<SymbolOpInterface>(op);
+    if (!symbol)
+      continue;
+    StringRef name = symbol.getName();
+    auto func = dyn_cast<LLVM::LLVMFuncOp>(op);
+    // Declarations (libdevice's __nv_* functions): one in the host module,
+    // resolved against the simulator's exports.
+    if (func && func.isExternal()) {
+      if (auto existing = host.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
+        if (existing.getFunctionType() != func.getFunctionType())
+          return func.emitError("amp-simulate-gpu-kernels: '@")
+                 << name << "' of gpu.module '@" << moduleName
+                 << "' has another type in the host module";
+        op->erase();
+        continue;
+      }
+      op->moveBefore(host.getBody(), host.getBody()->end());
+      continue;
+    }
+    if (auto global = dyn_cast<LLVM::GlobalOp>(op)) {
+      if (global.getAddrSpace() == 3 && !global.getValueOrNull() &&
+          !global.getInitializerBlock() &&
+          global.getLinkage() == LLVM::Linkage::External)
+        return global.emitError("amp-simulate-gpu-kernels: the simulator "
+                                "does not model dynamic shared memory ('@")
+               << name << "' in gpu.module '@" << moduleName << "')";
+    } else if (!func) {
+      return op->emitError("amp-simulate-gpu-kernels: cannot move '")
+             << op->getName() << "' out of gpu.module '@" << moduleName << "'";
+    }
+    std::string newName = (moduleName + "." + name).str();
+    if (failed(SymbolTable::replaceAllSymbolUses(
+            op, StringAttr::get(&getContext(), newName), module)))
+      return op->emitError("amp-simulate-gpu-kernels: cannot rename '@")
+             << name << "'";
+    SymbolTable::setSymbolName(op, newName);
+    if (func) {
+      definitions.push_back(func);
+      if (func->hasAttr(gpu::GPUDialect::getKernelFuncAttrName()) ||
+          func->hasAttr("nvvm.kernel"))
+        kernels.push_back({func, (moduleName + "::" + name).str()});
+    }
+  }
+
+  for (LLVM::LLVMFuncOp func : definitions) {
+    if (failed(rewriteNVVM(func, moduleName)))
+      return failure();
+    instrumentAccesses(func);
+    // Target attributes mean nothing on the host (nvvm.kernel would make it
+    // a ptx_kernel).
+    for (NamedAttribute attr : llvm::to_vector(func->getAttrs()))
+      if (attr.getName().strref().starts_with("nvvm.") ||
+          attr.getName().strref().starts_with("gpu."))
+        func->removeAttr(attr.getName());
+    if (ArrayAttr argAttrs = func.getAllArgAttrs()) {
+      SmallVector<Attribute> cleaned;
+      for (Attribute attrs : argAttrs) {
+        NamedAttrList list(cast<DictionaryAttr>(attrs));
+        for (NamedAttribute attr : llvm::to_vector(list.getAttrs()))
+          if (attr.getName().strref().starts_with("nvvm."))
+            list.erase(attr.getName());
+        cleaned.push_back(list.getDictionary(&getContext()));
+      }
+      func.setAllArgAttrs(cleaned);
+    }
+    func.setLinkage(LLVM::Linkage::Internal);
+  }
+  for (Operation *op : ops)
+    if (op->getBlock() == module.getBody())
+      op->moveBefore(host.getBody(), host.getBody()->end());
+  for (auto &[kernel, key] : kernels)
+    buildPackedEntry(kernel, key);
+  return success();
+}
+
+LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
+                                                     StringRef moduleName) {
+  StringRef kernelName = func.getName();
+  MLIRContext *context = &getContext();
+  Type i32 = IntegerType::get(context, 32);
+  Type i64 = IntegerType::get(context, 64);
+  Type voidType = LLVM::LLVMVoidType::get(context);
+  SmallVector<Operation *> nvvmOps;
+  func.walk([&](Operation *op) {
+    if (isa<NVVM::NVVMDialect>(op->getDialect()))
+      nvvmOps.push_back(op);
+  });
+  bool synchronizes = false;
+  for (Operation *op : nvvmOps) {
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    StringRef name = op->getName().getStringRef();
+    int reg = getSpecialRegister(name);
+    if (reg >= 0 && op->getNumResults() == 1 &&
+        op->getResult(0).getType() == i32) {
+      LLVM::LLVMFuncOp callee =
+          getOrDeclare("ampSimSpecialRegister", i32, {i32});
+      Value code = LLVM::ConstantOp::create(builder, loc, i32,
+                                            builder.getI32IntegerAttr(reg));
+      auto call = LLVM::CallOp::create(builder, loc, callee, ValueRange{code});
+      op->replaceAllUsesWith(call.getResults());
+      op->erase();
+      continue;
+    }
+    if (isa<NVVM::Barrier0Op>(op) ||
+        (isa<NVVM::BarrierOp>(op) && op->getNumOperands() == 0 &&
+         op->getNumResults() == 0)) {
+      LLVM::LLVMFuncOp callee = getOrDeclare("ampSimBarrier", voidType, {});
+      LLVM::CallOp::create(builder, loc, callee, ValueRange{});
+      op->erase();
+      synchronizes = true;
+      continue;
+    }
+    if (auto shuffle = dyn_cast<NVVM::ShflOp>(op)) {
+      // i32 or f32 (the op's verifier).
+      Value value = shuffle.getVal();
+      Type valueType = value.getType();
+      LLVM::LLVMFuncOp callee =
+          getOrDeclare("ampSimShuffle", i64, {i32, i32, i32, i32, i32});
+      int mode = 0;
+      switch (shuffle.getKind()) {
+      case NVVM::ShflKind::up:
+        mode = 0;
+        break;
+      case NVVM::ShflKind::down:
+        mode = 1;
+        break;
+      case NVVM::ShflKind::bfly:
+        mode = 2;
+        break;
+      case NVVM::ShflKind::idx:
+        mode = 3;
+        break;
+      }
+      Value bits =
+          valueType == i32
+              ? value
+              : LLVM::BitcastOp::create(builder, loc, i32, value).getResult();
+      Value modeValue = LLVM::ConstantOp::create(
+          builder, loc, i32, builder.getI32IntegerAttr(mode));
+      auto call = LLVM::CallOp::create(
+          builder, loc, callee,
+          ValueRange{modeValue, shuffle.getThreadMask(), bits,
+                     shuffle.getOffset(), shuffle.getMaskAndClamp()});
+      Value packedResult = call.getResult();
+      Value resultBits = LLVM::TruncOp::create(builder, loc, i32, packedResult);
+      Value result =
+          valueType == i32
+              ? resultBits
+              : LLVM::BitcastOp::create(builder, loc, valueType, resultBits)
+                    .getResult();
+      Type resultType = shuffle.getResult().getType();
+      if (auto structType = dyn_cast<LLVM::LLVMStructType>(resultType)) {
+        Value shift = LLVM::ConstantOp::create(builder, loc, i64,
+                                               builder.getI64IntegerAttr(32));
+        Value high = LLVM::LShrOp::create(builder, loc, packedResult, shift);
+        Value valid = LLVM::TruncOp::create(builder, loc,
+                                            IntegerType::get(context, 1), high);
+        Value aggregate = LLVM::UndefOp::create(builder, loc, structType);
+        aggregate = LLVM::InsertValueOp::create(builder, loc, aggregate, result,
+                                                ArrayRef<int64_t>{0});
+        aggregate = LLVM::InsertValueOp::create(builder, loc, aggregate, valid,
+                                                ArrayRef<int64_t>{1});
+        result = aggregate;
+      }
+      shuffle.getResult().replaceAllUsesWith(result);
+      op->erase();
+      synchronizes = true;
+      continue;
+    }
+    return op->emitError("amp-simulate-gpu-kernels: kernel '@")
+           << kernelName << "': the GPU simulator does not model '" << name
+           << "'";
+  }
+  if (synchronizes)
+    synchronizing.insert(moduleName);
+  return success();
+}
+
+void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
+  MLIRContext *context = &getContext();
+  Type i32 = IntegerType::get(context, 32);
+  Type i64 = IntegerType::get(context, 64);
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  func.walk([&](Operation *op) {
+    Value pointer;
+    Type accessed;
+    bool store = false;
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      pointer = load.getAddr();
+      accessed = load.getType();
+    } else if (auto storeOp = dyn_cast<LLVM::StoreOp>(op)) {
+      pointer = storeOp.getAddr();
+      accessed = storeOp.getValue().getType();
+      store = true;
+    } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+      pointer = rmw.getPtr();
+      accessed = rmw.getVal().getType();
+      store = true;
+    } else if (auto cmpxchg = dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
+      pointer = cmpxchg.getPtr();
+      accessed = cmpxchg.getVal().getType();
+      store = true;
+    } else {
+      return;
+    }
+    if (isUntrackedMemory(pointer))
+      return;
+    OpBuilder builder(op);
+    Location loc = op->getLoc();
+    auto pointerType = cast<LLVM::LLVMPointerType>(pointer.getType());
+    Value generic = pointer;
+    if (pointerType.getAddressSpace() != 0)
+      generic = LLVM::AddrSpaceCastOp::create(builder, loc, ptr, pointer);
+    Value bytes = LLVM::ConstantOp::create(
+        builder, loc, i64,
+        builder.getI64IntegerAttr(dataLayout->getTypeSize(accessed)));
+    Value isStore = LLVM::ConstantOp::create(builder, loc, i32,
+                                             builder.getI32IntegerAttr(store));
+    LLVM::LLVMFuncOp check =
+        getOrDeclare("ampSimCheckAccess", ptr, {ptr, i64, i32});
+    Value checked = LLVM::CallOp::create(builder, loc, check,
+                                         ValueRange{generic, bytes, isStore})
+                        .getResult();
+    if (pointerType.getAddressSpace() != 0)
+      checked =
+          LLVM::AddrSpaceCastOp::create(builder, loc, pointerType, checked);
+    op->replaceUsesOfWith(pointer, checked);
+  });
+}
+
+/// `<kernel>.packed(ptr params)`: loads each argument through the
+/// cuLaunchKernel parameter array and calls the kernel.
+void AmpSimulateGPUKernelsPass::buildPackedEntry(LLVM::LLVMFuncOp kernel,
+                                                 StringRef key) {
+  MLIRContext *context = &getContext();
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Location loc = kernel.getLoc();
+  OpBuilder builder = OpBuilder::atBlockEnd(host.getBody());
+  auto entry = LLVM::LLVMFuncOp::create(
+      builder, loc, (kernel.getName() + ".packed").str(),
+      LLVM::LLVMFunctionType::get(LLVM::LLVMVoidType::get(context), {ptr}));
+  entry.setLinkage(LLVM::Linkage::Internal);
+  Block *body = entry.addEntryBlock(builder);
+  builder.setInsertionPointToStart(body);
+  Value params = body->getArgument(0);
+  SmallVector<Value> arguments;
+  for (auto [index, type] :
+       llvm::enumerate(kernel.getFunctionType().getParams())) {
+    Value slot = LLVM::GEPOp::create(builder, loc, ptr, ptr, params,
+                                     ArrayRef<LLVM::GEPArg>{int32_t(index)});
+    Value address = LLVM::LoadOp::create(builder, loc, ptr, slot);
+    arguments.push_back(LLVM::LoadOp::create(builder, loc, type, address));
+  }
+  LLVM::CallOp::create(builder, loc, kernel, arguments);
+  LLVM::ReturnOp::create(builder, loc, ValueRange{});
+  packed[key] = entry;
+}
+
+LogicalResult
+AmpSimulateGPUKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
+  MLIRContext *context = &getContext();
+  Location loc = launch.getLoc();
+  StringRef moduleName = launch.getKernelModuleName().getValue();
+  StringRef kernelName = launch.getKernelName().getValue();
+  std::string key = (moduleName + "::" + kernelName).str();
+  auto it = packed.find(key);
+  if (it == packed.end())
+    return launch.emitError("amp-simulate-gpu-kernels: no kernel '")
+           << key << "' to simulate";
+  if (launch.hasClusterSize())
+    return launch.emitError("amp-simulate-gpu-kernels: cluster launches are "
+                            "not simulated");
+  if (launch->getNumResults() != 0)
+    return launch.emitError("amp-simulate-gpu-kernels: a launch with an "
+                            "async token (run after gpu-to-llvm)");
+  auto func = launch->getParentOfType<LLVM::LLVMFuncOp>();
+  if (!func)
+    return launch.emitError("amp-simulate-gpu-kernels: a launch outside an "
+                            "llvm.func (run after gpu-to-llvm)");
+
+  Type i32 = IntegerType::get(context, 32);
+  Type i64 = IntegerType::get(context, 64);
+  auto ptr = LLVM::LLVMPointerType::get(context);
+  Type voidType = LLVM::LLVMVoidType::get(context);
+
+  // The kernel's name, a global string.
+  std::string nameSymbol = key;
+  std::replace(nameSymbol.begin(), nameSymbol.end(), ':', '_');
+  nameSymbol += ".name";
+  auto nameGlobal = host.lookupSymbol<LLVM::GlobalOp>(nameSymbol);
+  if (!nameGlobal) {
+    OpBuilder builder = OpBuilder::atBlockEnd(host.getBody());
+    std::string text = key + '\0';
+    auto type =
+        LLVM::LLVMArrayType::get(IntegerType::get(context, 8), text.size());
+    nameGlobal = LLVM::GlobalOp::create(builder, loc, type, /*isConstant=*/true,
+                                        LLVM::Linkage::Internal, nameSymbol,
+                                        builder.getStringAttr(text));
+  }
+
+  // The parameter array: slots in the entry block, so that a launch in a
+  // loop does not grow the stack.
+  OpBuilder entryBuilder(&func.getBody().front(),
+                         func.getBody().front().begin());
+  Value one = LLVM::ConstantOp::create(entryBuilder, loc, i64,
+                                       entryBuilder.getI64IntegerAttr(1));
+  ValueRange operands = launch.getKernelOperands();
+  Value count = LLVM::ConstantOp::create(
+      entryBuilder, loc, i64,
+      entryBuilder.getI64IntegerAttr(std::max<size_t>(operands.size(), 1)));
+  Value array = LLVM::AllocaOp::create(entryBuilder, loc, ptr, ptr, count);
+  SmallVector<Value> slots;
+  for (Value operand : operands)
+    slots.push_back(
+        LLVM::AllocaOp::create(entryBuilder, loc, ptr, operand.getType(), one));
+
+  OpBuilder builder(launch);
+  for (auto [index, operand] : llvm::enumerate(operands)) {
+    LLVM::StoreOp::create(builder, loc, operand, slots[index]);
+    Value element = LLVM::GEPOp::create(builder, loc, ptr, ptr, array,
+                                        ArrayRef<LLVM::GEPArg>{int32_t(index)});
+    LLVM::StoreOp::create(builder, loc, slots[index], element);
+  }
+  auto toI64 = [&](Value value) -> Value {
+    auto type = dyn_cast<IntegerType>(value.getType());
+    if (type && type.getWidth() < 64)
+      return LLVM::ZExtOp::create(builder, loc, i64, value);
+    if (type && type.getWidth() > 64)
+      return LLVM::TruncOp::create(builder, loc, i64, value);
+    return value;
+  };
+  gpu::KernelDim3 grid = launch.getGridSizeOperandValues();
+  gpu::KernelDim3 block = launch.getBlockSizeOperandValues();
+  Value sharedMemory =
+      launch.getDynamicSharedMemorySize()
+          ? launch.getDynamicSharedMemorySize()
+          : LLVM::ConstantOp::create(builder, loc, i32,
+                                     builder.getI32IntegerAttr(0))
+                .getResult();
+  Value flags = LLVM::ConstantOp::create(
+      builder, loc, i32,
+      builder.getI32IntegerAttr(synchronizing.contains(moduleName) ? 1 : 0));
+  Value name = LLVM::AddressOfOp::create(builder, loc, nameGlobal);
+  Value kernel = LLVM::AddressOfOp::create(builder, loc, it->second);
+  LLVM::LLVMFuncOp callee =
+      getOrDeclare("ampSimLaunchKernel", voidType,
+                   {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32});
+  LLVM::CallOp::create(builder, loc, callee,
+                       ValueRange{name, kernel, toI64(grid.x), toI64(grid.y),
+                                  toI64(grid.z), toI64(block.x), toI64(block.y),
+                                  toI64(block.z), sharedMemory, array, flags});
+  launch.erase();
+  return success();
+}

@@ -1,0 +1,302 @@
+//===- SimDevice.cpp - simulated device memory and the mgpu* ABI ----------===//
+//
+// Part of amp-mlir. The `mgpu*` entry points that the host code of
+// `--lower-to-gpu` calls, on host memory: every device allocation is tracked
+// (so frees of unknown pointers, copies past an allocation's end and leaks
+// are reported), streams and events are no-ops (everything runs in order,
+// synchronously), and modules are refused (simulated kernels are host
+// functions launched with ampSimLaunchKernel).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/MgpuAbi.h"
+
+#include "../lib/Internal.h"
+#include "SimState.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iterator>
+#include <string>
+
+using namespace amp;
+using namespace amp::sim;
+using amp::rt::raiseError;
+using amp::rt::raiseLastError;
+using amp::rt::setError;
+
+/// The alignment of every allocation (cudaMalloc gives 256 bytes).
+static constexpr size_t kAlignment = 256;
+
+DeviceState &sim::state() {
+  static DeviceState *instance = new DeviceState; // Used from global dtors.
+  return *instance;
+}
+
+void sim::count(int64_t AmpSimStats::*counter, int64_t amount) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.stats.*counter += amount;
+}
+
+bool sim::findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
+                         uint64_t *size) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.live.upper_bound(address);
+  if (it == s.live.begin())
+    return false;
+  --it;
+  // A zero-sized allocation holds no bytes.
+  if (address - it->first + bytes > it->second.bytes || address < it->first)
+    return false;
+  *base = it->first;
+  *size = it->second.bytes;
+  return true;
+}
+
+void sim::describeAddress(uintptr_t address, uint64_t bytes, char *out,
+                          size_t size) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto after = s.live.upper_bound(address);
+  if (after != s.live.begin()) {
+    auto it = std::prev(after);
+    uint64_t offset = address - it->first;
+    if (offset < it->second.bytes || (offset == 0 && bytes == 0)) {
+      std::snprintf(out, size,
+                    "%" PRIu64 " bytes at offset %" PRIu64
+                    " of device allocation #%" PRId64 " (%" PRIu64
+                    " bytes): %" PRIu64 " bytes past its end",
+                    bytes, offset, it->second.id, it->second.bytes,
+                    offset + bytes - it->second.bytes);
+      return;
+    }
+    if (offset - it->second.bytes < 4096) {
+      std::snprintf(out, size,
+                    "%" PRIu64 " bytes at offset %" PRIu64
+                    " of device allocation #%" PRId64 " (%" PRIu64
+                    " bytes), outside it",
+                    bytes, offset, it->second.id, it->second.bytes);
+      return;
+    }
+  }
+  if (after != s.live.end() && after->first - address < 4096) {
+    std::snprintf(out, size,
+                  "%" PRIu64 " bytes %" PRIu64
+                  " bytes before device allocation #%" PRId64,
+                  bytes, uint64_t(after->first - address), after->second.id);
+    return;
+  }
+  std::snprintf(out, size,
+                "%" PRIu64 " bytes at %#" PRIxPTR
+                ", outside every live device allocation",
+                bytes, address);
+}
+
+bool sim::checkDeviceRange(const char *call, const char *what,
+                           const void *pointer, uint64_t bytes) {
+  uintptr_t base;
+  uint64_t size;
+  if (bytes == 0 ||
+      findAllocation(reinterpret_cast<uintptr_t>(pointer), bytes, &base, &size))
+    return true;
+  char where[256];
+  describeAddress(reinterpret_cast<uintptr_t>(pointer), bytes, where,
+                  sizeof(where));
+  return setError(call, "%s: %s", what, where);
+}
+
+//===----------------------------------------------------------------------===//
+// Memory
+//===----------------------------------------------------------------------===//
+
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
+                              bool /*hostShared*/) {
+  // Round up so that vectorised accesses of the last elements stay inside
+  // what malloc gave, but track the exact size.
+  size_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
+  void *pointer = std::aligned_alloc(kAlignment, padded ? padded : kAlignment);
+  if (!pointer) {
+    raiseError("mgpuMemAlloc", "out of memory allocating %" PRIu64 " bytes",
+               bytes);
+    return nullptr;
+  }
+  // Fresh device memory is not zero on a GPU either: make reads of
+  // uninitialised memory visible as NaN patterns rather than zeros.
+  std::memset(pointer, 0xff, padded ? padded : kAlignment);
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.live[reinterpret_cast<uintptr_t>(pointer)] = {bytes, s.nextId++};
+  s.liveBytes += bytes;
+  ++s.stats.allocations;
+  if (s.liveBytes > s.stats.peakBytes)
+    s.stats.peakBytes = s.liveBytes;
+  return pointer;
+}
+
+extern "C" void mgpuMemFree(void *pointer, void * /*stream*/) {
+  if (!pointer)
+    return;
+  DeviceState &s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mutex);
+    auto it = s.live.find(reinterpret_cast<uintptr_t>(pointer));
+    if (it != s.live.end()) {
+      s.liveBytes -= it->second.bytes;
+      s.live.erase(it);
+      ++s.stats.frees;
+      s.epoch.fetch_add(1);
+      std::free(pointer);
+      return;
+    }
+  }
+  char where[256];
+  describeAddress(reinterpret_cast<uintptr_t>(pointer), 0, where,
+                  sizeof(where));
+  raiseError("mgpuMemFree",
+             "%p is not the start of a live device allocation (%s): a double "
+             "free, or a host pointer",
+             pointer, where);
+}
+
+/// A range is device memory if it starts inside an allocation; then it must
+/// end inside it too. Host ranges are not checked.
+static bool checkCopyRange(const char *call, const char *what,
+                           const void *pointer, uint64_t bytes) {
+  uintptr_t base;
+  uint64_t size;
+  if (!findAllocation(reinterpret_cast<uintptr_t>(pointer), 1, &base, &size))
+    return true;
+  return checkDeviceRange(call, what, pointer, bytes);
+}
+
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes,
+                           void * /*stream*/) {
+  count(&AmpSimStats::copies);
+  if (!bytes)
+    return;
+  if (!checkCopyRange("mgpuMemcpy", "destination", dst, bytes) ||
+      !checkCopyRange("mgpuMemcpy", "source", src, bytes))
+    return raiseLastError();
+  std::memmove(dst, src, bytes);
+}
+
+extern "C" void mgpuMemset32(void *dst, uint32_t value, size_t count_,
+                             void * /*stream*/) {
+  count(&AmpSimStats::copies);
+  if (!checkDeviceRange("mgpuMemset32", "destination", dst, count_ * 4))
+    return raiseLastError();
+  auto *out = static_cast<uint32_t *>(dst);
+  for (size_t i = 0; i < count_; ++i)
+    out[i] = value;
+}
+
+extern "C" void mgpuMemset16(void *dst, uint16_t value, size_t count_,
+                             void * /*stream*/) {
+  count(&AmpSimStats::copies);
+  if (!checkDeviceRange("mgpuMemset16", "destination", dst, count_ * 2))
+    return raiseLastError();
+  auto *out = static_cast<uint16_t *>(dst);
+  for (size_t i = 0; i < count_; ++i)
+    out[i] = value;
+}
+
+//===----------------------------------------------------------------------===//
+// Streams, events, modules
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The one stream (and event) handle: a non-null address.
+char gStream, gEvent;
+} // namespace
+
+extern "C" void *mgpuStreamCreate(void) { return &gStream; }
+extern "C" void mgpuStreamDestroy(void *) {}
+extern "C" void mgpuStreamSynchronize(void *) {
+  count(&AmpSimStats::synchronizations);
+}
+extern "C" void mgpuStreamWaitEvent(void *, void *) {}
+extern "C" void *mgpuEventCreate(void) { return &gEvent; }
+extern "C" void mgpuEventDestroy(void *) {}
+extern "C" void mgpuEventSynchronize(void *) {}
+extern "C" void mgpuEventRecord(void *, void *) {}
+extern "C" void mgpuSetDefaultDevice(int32_t) {}
+extern "C" void mgpuMemHostRegisterMemRef(int64_t, void *, int64_t) {}
+extern "C" void mgpuMemHostUnregisterMemRef(int64_t, void *, int64_t) {}
+
+static constexpr const char *kNoModules =
+    "the GPU simulator runs no GPU binaries: compile with "
+    "--lower-to-gpu=\"simulate=true\" (amp-run --target=gpu-sim), which "
+    "turns kernels into host functions";
+
+extern "C" void *mgpuModuleLoad(void *, size_t) {
+  raiseError("mgpuModuleLoad", "%s", kNoModules);
+  return nullptr;
+}
+extern "C" void *mgpuModuleLoadJIT(void *, int) {
+  raiseError("mgpuModuleLoadJIT", "%s", kNoModules);
+  return nullptr;
+}
+extern "C" void mgpuModuleUnload(void *) {}
+extern "C" void *mgpuModuleGetFunction(void *, const char *) {
+  raiseError("mgpuModuleGetFunction", "%s", kNoModules);
+  return nullptr;
+}
+extern "C" void mgpuLaunchKernel(void *, intptr_t, intptr_t, intptr_t, intptr_t,
+                                 intptr_t, intptr_t, int32_t, void *, void **,
+                                 void **, size_t) {
+  raiseError("mgpuLaunchKernel", "%s", kNoModules);
+}
+extern "C" void mgpuLaunchClusterKernel(void *, intptr_t, intptr_t, intptr_t,
+                                        intptr_t, intptr_t, intptr_t, intptr_t,
+                                        intptr_t, intptr_t, int32_t, void *,
+                                        void **, void **) {
+  raiseError("mgpuLaunchClusterKernel", "%s", kNoModules);
+}
+
+//===----------------------------------------------------------------------===//
+// Statistics
+//===----------------------------------------------------------------------===//
+
+extern "C" void ampSimGetStats(AmpSimStats *stats) {
+  if (!stats)
+    return;
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  *stats = s.stats;
+  stats->liveBuffers = static_cast<int64_t>(s.live.size());
+  stats->liveBytes = s.liveBytes;
+}
+
+extern "C" void ampSimResetStats(void) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.stats = {};
+  s.stats.peakBytes = s.liveBytes;
+}
+
+extern "C" int64_t ampSimDescribeLiveBuffers(char *buffer, size_t size,
+                                             int64_t count_) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::map<int64_t, uint64_t> byId;
+  for (auto &[base, allocation] : s.live)
+    byId[allocation.id] = allocation.bytes;
+  std::string text;
+  int64_t shown = 0;
+  for (auto &[id, bytes] : byId) {
+    if (shown++ == count_)
+      break;
+    if (!text.empty())
+      text += ", ";
+    text += "#" + std::to_string(id) + ": " + std::to_string(bytes) + " bytes";
+  }
+  if (buffer && size) {
+    std::strncpy(buffer, text.c_str(), size - 1);
+    buffer[size - 1] = '\0';
+  }
+  return static_cast<int64_t>(s.live.size());
+}

@@ -1,0 +1,417 @@
+//===- SimKernels.cpp - kernel launches on the CPU ------------------------===//
+//
+// Part of amp-mlir. Runs a simulated kernel over its grid, one block after
+// another. A kernel without barriers or shuffles runs its threads to
+// completion in turn. One with them runs each thread of a block as a fiber
+// (ucontext) that yields at every barrier and shuffle; a round-robin
+// scheduler releases a barrier once every thread of the block that has not
+// exited waits at it (for a shuffle: every thread of the warp), as the
+// Numba CUDA simulator does with OS threads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/AmpGpuSim.h"
+
+#include "../lib/Internal.h"
+#include "SimState.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <ucontext.h>
+#include <vector>
+
+using namespace amp;
+using namespace amp::sim;
+using amp::rt::raiseLastError;
+using amp::rt::setError;
+
+namespace {
+
+constexpr int64_t kMaxBlock[3] = {1024, 1024, 64};
+constexpr int64_t kMaxThreadsPerBlock = 1024;
+constexpr int64_t kMaxGrid[3] = {2147483647, 65535, 65535};
+constexpr int64_t kMaxSharedMemory = 227 * 1024;
+constexpr int kWarpSize = 32;
+constexpr size_t kFiberStack = 256 * 1024;
+
+enum class LaneState { Ready, AtBarrier, AtWarpSync, Done };
+
+struct Lane {
+  ucontext_t context;
+  LaneState state = LaneState::Ready;
+  int32_t shuffleValue = 0;
+};
+
+/// The launch in progress on this thread.
+struct Launch {
+  const char *name = "";
+  AmpSimKernel kernel = nullptr;
+  void **params = nullptr;
+  int64_t grid[3] = {1, 1, 1};
+  int64_t block[3] = {1, 1, 1};
+  int64_t blockId[3] = {0, 0, 0};
+  int64_t threadId[3] = {0, 0, 0};
+  int64_t linearThread = 0;
+  int64_t threadsPerBlock = 1;
+  bool failed = false;
+  bool fibers = false;
+  // Fiber mode.
+  ucontext_t scheduler;
+  std::vector<Lane> lanes;
+};
+
+thread_local Launch *current = nullptr;
+
+/// Fiber stacks, kept for the next launch.
+thread_local std::vector<std::unique_ptr<char[]>> stacks;
+
+void setThread(Launch &launch, int64_t linear) {
+  launch.linearThread = linear;
+  launch.threadId[0] = linear % launch.block[0];
+  launch.threadId[1] = (linear / launch.block[0]) % launch.block[1];
+  launch.threadId[2] = linear / (launch.block[0] * launch.block[1]);
+}
+
+/// Records the first error of the launch, naming the kernel, block and
+/// thread.
+void fail(Launch &launch, const char *fmt, ...) AMP_PRINTF_LIKE(2, 3);
+void fail(Launch &launch, const char *fmt, ...) {
+  if (launch.failed)
+    return;
+  launch.failed = true;
+  char detail[1024];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(detail, sizeof(detail), fmt, args);
+  va_end(args);
+  setError("gpu-sim",
+           "kernel '%s', block (%" PRId64 ",%" PRId64 ",%" PRId64
+           "), thread (%" PRId64 ",%" PRId64 ",%" PRId64 "): %s",
+           launch.name, launch.blockId[0], launch.blockId[1], launch.blockId[2],
+           launch.threadId[0], launch.threadId[1], launch.threadId[2], detail);
+}
+
+void fiberEntry() {
+  Launch &launch = *current;
+  launch.kernel(launch.params);
+  launch.lanes[launch.linearThread].state = LaneState::Done;
+  // Returning resumes uc_link: the scheduler.
+}
+
+/// Yields the running fiber back to the scheduler in `state`.
+void yield(Launch &launch, LaneState state) {
+  Lane &lane = launch.lanes[launch.linearThread];
+  lane.state = state;
+  swapcontext(&lane.context, &launch.scheduler);
+}
+
+bool runBlockWithFibers(Launch &launch) {
+  int64_t threads = launch.threadsPerBlock;
+  launch.lanes.assign(threads, Lane());
+  while (stacks.size() < static_cast<size_t>(threads))
+    stacks.emplace_back(new char[kFiberStack]);
+  for (int64_t t = 0; t < threads; ++t) {
+    Lane &lane = launch.lanes[t];
+    getcontext(&lane.context);
+    lane.context.uc_stack.ss_sp = stacks[t].get();
+    lane.context.uc_stack.ss_size = kFiberStack;
+    lane.context.uc_link = &launch.scheduler;
+    makecontext(&lane.context, fiberEntry, 0);
+  }
+  int64_t warps = (threads + kWarpSize - 1) / kWarpSize;
+  while (true) {
+    bool ran = false;
+    for (int64_t t = 0; t < threads && !launch.failed; ++t) {
+      if (launch.lanes[t].state != LaneState::Ready)
+        continue;
+      setThread(launch, t);
+      launch.lanes[t].state = LaneState::Ready;
+      swapcontext(&launch.scheduler, &launch.lanes[t].context);
+      ran = true;
+    }
+    if (launch.failed)
+      return false;
+    // Release the warps whose live lanes all wait at a shuffle, then the
+    // block if all live lanes wait at the barrier.
+    bool released = false, allDone = true, allAtBarrier = true;
+    for (int64_t w = 0; w < warps; ++w) {
+      int64_t begin = w * kWarpSize,
+              end = std::min<int64_t>(threads, begin + kWarpSize);
+      bool all = true, any = false;
+      for (int64_t t = begin; t < end; ++t) {
+        LaneState s = launch.lanes[t].state;
+        if (s == LaneState::Done)
+          continue;
+        any = true;
+        all &= s == LaneState::AtWarpSync;
+      }
+      if (any && all) {
+        for (int64_t t = begin; t < end; ++t)
+          if (launch.lanes[t].state == LaneState::AtWarpSync)
+            launch.lanes[t].state = LaneState::Ready;
+        released = true;
+      }
+    }
+    for (const Lane &lane : launch.lanes) {
+      allDone &= lane.state == LaneState::Done;
+      allAtBarrier &=
+          lane.state == LaneState::Done || lane.state == LaneState::AtBarrier;
+    }
+    if (allDone)
+      return true;
+    if (!released && allAtBarrier) {
+      for (Lane &lane : launch.lanes)
+        if (lane.state == LaneState::AtBarrier)
+          lane.state = LaneState::Ready;
+      released = true;
+    }
+    if (!released && !ran) {
+      int64_t waiting = 0, stuck = -1;
+      for (int64_t t = 0; t < threads; ++t)
+        if (launch.lanes[t].state != LaneState::Done) {
+          ++waiting;
+          if (stuck < 0)
+            stuck = t;
+        }
+      setThread(launch, stuck);
+      fail(launch,
+           "deadlock: %" PRId64 " of %" PRId64
+           " threads wait at a barrier or shuffle that the others never "
+           "reach (divergent barrier)",
+           waiting, threads);
+      return false;
+    }
+  }
+}
+
+bool runBlockInTurn(Launch &launch) {
+  for (int64_t t = 0; t < launch.threadsPerBlock; ++t) {
+    setThread(launch, t);
+    launch.kernel(launch.params);
+    if (launch.failed)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
+                                   int64_t gridX, int64_t gridY, int64_t gridZ,
+                                   int64_t blockX, int64_t blockY,
+                                   int64_t blockZ, int32_t sharedMemoryBytes,
+                                   void **params, int32_t flags) {
+  const char *call = "gpu-sim";
+  name = name ? name : "?";
+  int64_t grid[3] = {gridX, gridY, gridZ};
+  int64_t block[3] = {blockX, blockY, blockZ};
+  static const char *axis[3] = {"x", "y", "z"};
+  for (int d = 0; d < 3; ++d) {
+    if (block[d] < 1 || block[d] > kMaxBlock[d]) {
+      setError(call,
+               "kernel '%s' launched with block (%" PRId64 ",%" PRId64
+               ",%" PRId64 "): blockDim.%s must be in [1, %" PRId64 "]",
+               name, blockX, blockY, blockZ, axis[d], kMaxBlock[d]);
+      return raiseLastError();
+    }
+    if (grid[d] < 1 || grid[d] > kMaxGrid[d]) {
+      setError(call,
+               "kernel '%s' launched with grid (%" PRId64 ",%" PRId64
+               ",%" PRId64 "): gridDim.%s must be in [1, %" PRId64 "]",
+               name, gridX, gridY, gridZ, axis[d], kMaxGrid[d]);
+      return raiseLastError();
+    }
+  }
+  if (blockX * blockY * blockZ > kMaxThreadsPerBlock) {
+    setError(call,
+             "kernel '%s' launched with block (%" PRId64 ",%" PRId64 ",%" PRId64
+             "): %" PRId64 " threads per block, more than %" PRId64,
+             name, blockX, blockY, blockZ, blockX * blockY * blockZ,
+             kMaxThreadsPerBlock);
+    return raiseLastError();
+  }
+  if (sharedMemoryBytes < 0 || sharedMemoryBytes > kMaxSharedMemory) {
+    setError(call,
+             "kernel '%s' launched with %d bytes of dynamic shared memory; "
+             "at most %" PRId64,
+             name, sharedMemoryBytes, kMaxSharedMemory);
+    return raiseLastError();
+  }
+  if (!kernel) {
+    setError(call, "kernel '%s' launched with no function", name);
+    return raiseLastError();
+  }
+
+  Launch launch;
+  launch.name = name;
+  launch.kernel = kernel;
+  launch.params = params;
+  launch.fibers = flags & AMP_SIM_KERNEL_SYNCHRONIZES;
+  for (int d = 0; d < 3; ++d) {
+    launch.grid[d] = grid[d];
+    launch.block[d] = block[d];
+  }
+  launch.threadsPerBlock = blockX * blockY * blockZ;
+  Launch *outer = current;
+  current = &launch;
+  int64_t blocks = gridX * gridY * gridZ;
+  bool ok = true;
+  for (int64_t b = 0; b < blocks && ok; ++b) {
+    launch.blockId[0] = b % gridX;
+    launch.blockId[1] = (b / gridX) % gridY;
+    launch.blockId[2] = b / (gridX * gridY);
+    ok = launch.fibers ? runBlockWithFibers(launch) : runBlockInTurn(launch);
+  }
+  current = outer;
+  count(&AmpSimStats::launches);
+  count(&AmpSimStats::threads, blocks * launch.threadsPerBlock);
+  if (!ok)
+    raiseLastError();
+}
+
+extern "C" int32_t ampSimSpecialRegister(int32_t which) {
+  Launch *launch = current;
+  if (!launch)
+    return 0;
+  switch (which) {
+  case AMP_SIM_TID_X:
+  case AMP_SIM_TID_Y:
+  case AMP_SIM_TID_Z:
+    return static_cast<int32_t>(launch->threadId[which - AMP_SIM_TID_X]);
+  case AMP_SIM_NTID_X:
+  case AMP_SIM_NTID_Y:
+  case AMP_SIM_NTID_Z:
+    return static_cast<int32_t>(launch->block[which - AMP_SIM_NTID_X]);
+  case AMP_SIM_CTAID_X:
+  case AMP_SIM_CTAID_Y:
+  case AMP_SIM_CTAID_Z:
+    return static_cast<int32_t>(launch->blockId[which - AMP_SIM_CTAID_X]);
+  case AMP_SIM_NCTAID_X:
+  case AMP_SIM_NCTAID_Y:
+  case AMP_SIM_NCTAID_Z:
+    return static_cast<int32_t>(launch->grid[which - AMP_SIM_NCTAID_X]);
+  case AMP_SIM_LANEID:
+    return static_cast<int32_t>(launch->linearThread % kWarpSize);
+  case AMP_SIM_WARPSIZE:
+    return kWarpSize;
+  default:
+    fail(*launch, "unknown special register %d", which);
+    return 0;
+  }
+}
+
+extern "C" void ampSimBarrier(void) {
+  Launch *launch = current;
+  if (!launch || launch->failed)
+    return;
+  if (!launch->fibers) {
+    if (launch->threadsPerBlock > 1)
+      fail(*launch, "a barrier in a kernel launched without "
+                    "AMP_SIM_KERNEL_SYNCHRONIZES");
+    return;
+  }
+  yield(*launch, LaneState::AtBarrier);
+}
+
+extern "C" int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,
+                                 int32_t laneOrOffset, int32_t clamp) {
+  Launch *launch = current;
+  if (!launch || launch->failed)
+    return value;
+  int64_t self = launch->linearThread;
+  int32_t lane = static_cast<int32_t>(self % kWarpSize);
+  int64_t warpBase = self - lane;
+  if (!launch->fibers) {
+    if (launch->threadsPerBlock > 1)
+      fail(*launch, "a shuffle in a kernel launched without "
+                    "AMP_SIM_KERNEL_SYNCHRONIZES");
+    return value;
+  }
+  // PTX ISA, shfl.sync.
+  uint32_t b = static_cast<uint32_t>(laneOrOffset) & 31u;
+  uint32_t c = static_cast<uint32_t>(clamp) & 31u;
+  uint32_t segmask = (static_cast<uint32_t>(clamp) >> 8) & 31u;
+  uint32_t self32 = static_cast<uint32_t>(lane);
+  uint32_t maxLane = (self32 & segmask) | (c & ~segmask);
+  uint32_t minLane = self32 & segmask;
+  int64_t j;
+  bool valid;
+  switch (mode) {
+  case 0: // up
+    j = int64_t(self32) - b;
+    valid = j >= int64_t(maxLane);
+    break;
+  case 1: // down
+    j = self32 + b;
+    valid = j <= int64_t(maxLane);
+    break;
+  case 2: // bfly
+    j = self32 ^ b;
+    valid = j <= int64_t(maxLane);
+    break;
+  case 3: // idx
+    j = minLane | (b & ~segmask);
+    valid = j <= int64_t(maxLane);
+    break;
+  default:
+    fail(*launch, "unknown shuffle mode %d", mode);
+    return value;
+  }
+  if (!valid)
+    j = self32;
+  if (!(static_cast<uint32_t>(mask) >> lane & 1u))
+    fail(*launch,
+         "a shuffle whose member mask %#x leaves out the calling "
+         "lane %d",
+         static_cast<unsigned>(mask), lane);
+  // Publish, wait for the warp, read, wait again (so that no lane
+  // overwrites its value before every lane has read it).
+  launch->lanes[self].shuffleValue = value;
+  yield(*launch, LaneState::AtWarpSync);
+  int64_t source = warpBase + j;
+  int32_t result = value;
+  if (source < launch->threadsPerBlock &&
+      launch->lanes[source].state != LaneState::Done)
+    result = launch->lanes[source].shuffleValue;
+  else if (valid)
+    fail(*launch, "shuffle reads lane %" PRId64 ", which is not active", j);
+  setThread(*launch, self);
+  yield(*launch, LaneState::AtWarpSync);
+  setThread(*launch, self);
+  return static_cast<int64_t>(static_cast<uint32_t>(result)) |
+         (static_cast<int64_t>(valid) << 32);
+}
+
+extern "C" void *ampSimCheckAccess(void *pointer, int64_t bytes,
+                                   int32_t isStore) {
+  // The last allocation an access hit, valid while no buffer is freed.
+  thread_local uintptr_t cachedBase = 0;
+  thread_local uint64_t cachedSize = 0;
+  thread_local uint64_t cachedEpoch = ~uint64_t(0);
+  alignas(64) thread_local char scratch[4096];
+  uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  uint64_t epoch = state().epoch.load(std::memory_order_relaxed);
+  if (epoch == cachedEpoch && address >= cachedBase &&
+      address - cachedBase + static_cast<uint64_t>(bytes) <= cachedSize)
+    return pointer;
+  uintptr_t base;
+  uint64_t size;
+  if (findAllocation(address, bytes, &base, &size)) {
+    cachedBase = base;
+    cachedSize = size;
+    cachedEpoch = epoch;
+    return pointer;
+  }
+  Launch *launch = current;
+  char where[256];
+  describeAddress(address, bytes, where, sizeof(where));
+  if (launch)
+    fail(*launch, "out-of-bounds %s of %s", isStore ? "store" : "load", where);
+  return bytes <= static_cast<int64_t>(sizeof(scratch)) ? scratch : pointer;
+}

@@ -1,0 +1,59 @@
+//===- SimState.h - shared state of the GPU simulator -----------*- C++ -*-===//
+//
+// Part of amp-mlir. The simulated device memory (host memory, every
+// allocation tracked) and the counters, shared by the simulator's sources.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_RUNTIME_SIM_SIMSTATE_H
+#define AMP_RUNTIME_SIM_SIMSTATE_H
+
+#include "amp/runtime/AmpGpuSim.h"
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+
+namespace amp {
+namespace sim {
+
+struct Allocation {
+  uint64_t bytes = 0;
+  int64_t id = 0;
+};
+
+struct DeviceState {
+  std::mutex mutex;
+  /// Live allocations by base address.
+  std::map<uintptr_t, Allocation> live;
+  int64_t nextId = 1;
+  int64_t liveBytes = 0;
+  /// Bumped by every free: invalidates the access checks' cached range.
+  std::atomic<uint64_t> epoch{0};
+  AmpSimStats stats = {};
+};
+
+DeviceState &state();
+
+/// The live allocation holding [address, address + bytes), if any; `base`
+/// and `size` describe it. Takes the lock.
+bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
+                    uint64_t *size);
+
+/// "inside allocation #3 (400 bytes) at offset 396" or "outside every
+/// device allocation" (nearest one named), for messages.
+void describeAddress(uintptr_t address, uint64_t bytes, char *out, size_t size);
+
+/// Checks a host-side range argument (a copy, a library call operand) that
+/// must lie in device memory; sets the error and returns false if not.
+bool checkDeviceRange(const char *call, const char *what, const void *pointer,
+                      uint64_t bytes);
+
+void count(int64_t AmpSimStats::*counter, int64_t amount = 1);
+
+} // namespace sim
+} // namespace amp
+
+#endif // AMP_RUNTIME_SIM_SIMSTATE_H

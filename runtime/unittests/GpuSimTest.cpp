@@ -1,0 +1,285 @@
+//===- GpuSimTest.cpp - the GPU simulator's runtime
+//------------------------===//
+//
+// Part of amp-mlir. Kernels written in C++ against the simulator's ABI
+// (AmpGpuSim.h), as amp-simulate-gpu-kernels makes them: thread ids from
+// ampSimSpecialRegister, barriers, PTX shuffles, checked accesses.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/AmpGpuSim.h"
+#include "amp/runtime/AmpRuntime.h"
+#include "amp/runtime/MgpuAbi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string gError;
+void recordError(const char *message) {
+  if (gError.empty())
+    gError = message;
+}
+
+class GpuSimTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    gError.clear();
+    previous = ampSetErrorHandler(recordError);
+    AmpSimStats stats;
+    ampSimGetStats(&stats);
+    liveBefore = stats.liveBuffers;
+  }
+  void TearDown() override {
+    ampSetErrorHandler(previous);
+    AmpSimStats stats;
+    ampSimGetStats(&stats);
+    EXPECT_EQ(stats.liveBuffers, liveBefore) << "a test leaked";
+  }
+  AmpErrorHandler previous = nullptr;
+  int64_t liveBefore = 0;
+};
+
+int32_t reg(AmpSimRegister r) { return ampSimSpecialRegister(r); }
+
+int64_t globalThread() {
+  return int64_t(reg(AMP_SIM_CTAID_X)) * reg(AMP_SIM_NTID_X) +
+         reg(AMP_SIM_TID_X);
+}
+
+// out[i] = a[i] + 1, with a bounds guard.
+void addOne(void **params) {
+  float *in = *static_cast<float **>(params[0]);
+  float *out = *static_cast<float **>(params[1]);
+  int64_t n = *static_cast<int64_t *>(params[2]);
+  int64_t i = globalThread();
+  if (i >= n)
+    return;
+  float *src = static_cast<float *>(ampSimCheckAccess(in + i, 4, 0));
+  float *dst = static_cast<float *>(ampSimCheckAccess(out + i, 4, 1));
+  *dst = *src + 1.0f;
+}
+
+TEST_F(GpuSimTest, RunsEveryThreadOfTheGrid) {
+  const int64_t n = 1000;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  std::vector<float> host(n);
+  for (int64_t i = 0; i < n; ++i)
+    host[i] = float(i);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  int64_t count = n;
+  void *params[] = {&in, &out, &count};
+  ampSimLaunchKernel("test::addOne", addOne, (n + 127) / 128, 1, 1, 128, 1, 1,
+                     0, params, 0);
+  EXPECT_EQ(gError, "");
+  mgpuMemcpy(host.data(), out, n * 4, nullptr);
+  for (int64_t i = 0; i < n; ++i)
+    ASSERT_EQ(host[i], float(i) + 1.0f) << i;
+  mgpuMemFree(in, nullptr);
+  mgpuMemFree(out, nullptr);
+}
+
+TEST_F(GpuSimTest, ReportsAnOutOfBoundsAccessNamingTheKernel) {
+  const int64_t n = 100;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  int64_t count = n + 1; // One element too many.
+  void *params[] = {&in, &out, &count};
+  ampSimLaunchKernel("test::addOne", addOne, 1, 1, 1, 128, 1, 1, 0, params, 0);
+  EXPECT_NE(gError.find("kernel 'test::addOne'"), std::string::npos) << gError;
+  EXPECT_NE(gError.find("thread (100,0,0)"), std::string::npos) << gError;
+  EXPECT_NE(gError.find("out-of-bounds load of 4 bytes at offset 400"),
+            std::string::npos)
+      << gError;
+  mgpuMemFree(in, nullptr);
+  mgpuMemFree(out, nullptr);
+}
+
+void nothing(void **) {}
+
+TEST_F(GpuSimTest, RejectsLaunchesOverCudaLimits) {
+  ampSimLaunchKernel("m::k", nothing, 1, 1, 1, 1, 1, 256, 0, nullptr, 0);
+  EXPECT_NE(gError.find("kernel 'm::k' launched with block (1,1,256): "
+                        "blockDim.z must be in [1, 64]"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  ampSimLaunchKernel("m::k", nothing, 1, 1, 1, 64, 32, 1, 0, nullptr, 0);
+  EXPECT_NE(gError.find("2048 threads per block, more than 1024"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  ampSimLaunchKernel("m::k", nothing, 1, 70000, 1, 1, 1, 1, 0, nullptr, 0);
+  EXPECT_NE(gError.find("gridDim.y must be in [1, 65535]"), std::string::npos)
+      << gError;
+  gError.clear();
+  ampSimLaunchKernel("m::k", nothing, 1, 1, 1, 1024, 1, 1, 0, nullptr, 0);
+  EXPECT_EQ(gError, "");
+}
+
+// Block sum through shared memory: every thread writes, a barrier, thread 0
+// sums. Wrong without the barrier only if threads did not run as fibers.
+struct Shared {
+  float values[256];
+};
+thread_local Shared gShared;
+void blockSum(void **params) {
+  float *out = *static_cast<float **>(params[0]);
+  int32_t t = reg(AMP_SIM_TID_X);
+  gShared.values[t] = float(t);
+  ampSimBarrier();
+  // Every thread reads the sum of all: needs every write before it.
+  float sum = 0;
+  for (int32_t i = 0; i < reg(AMP_SIM_NTID_X); ++i)
+    sum += gShared.values[i];
+  ampSimBarrier();
+  if (t == 0)
+    *static_cast<float *>(ampSimCheckAccess(out, 4, 1)) = sum;
+  gShared.values[t] = -1; // Overwrites only after everyone has read.
+}
+
+TEST_F(GpuSimTest, BarriersSynchroniseTheBlock) {
+  auto *out = static_cast<float *>(mgpuMemAlloc(4, nullptr, false));
+  void *params[] = {&out};
+  ampSimLaunchKernel("test::blockSum", blockSum, 1, 1, 1, 256, 1, 1, 0, params,
+                     AMP_SIM_KERNEL_SYNCHRONIZES);
+  EXPECT_EQ(gError, "");
+  float sum = 0;
+  mgpuMemcpy(&sum, out, 4, nullptr);
+  EXPECT_EQ(sum, 255.0f * 256.0f / 2.0f);
+  mgpuMemFree(out, nullptr);
+}
+
+TEST_F(GpuSimTest, WarpShufflesFollowPtx) {
+  // One warp; each lane reads with every mode.
+  static std::vector<int64_t> results;
+  results.assign(4 * 32, 0);
+  auto kernel = [](void **) {
+    int32_t lane = reg(AMP_SIM_LANEID);
+    int32_t value = 100 + lane;
+    // Full-warp clamps as MLIR's gpu.shuffle lowering computes them.
+    results[0 * 32 + lane] = ampSimShuffle(2, -1, value, 1, 0x1f); // bfly 1
+    results[1 * 32 + lane] = ampSimShuffle(1, -1, value, 4, 0x1f); // down 4
+    results[2 * 32 + lane] = ampSimShuffle(0, -1, value, 2, 0);    // up 2
+    results[3 * 32 + lane] = ampSimShuffle(3, -1, value, 7, 0x1f); // idx 7
+  };
+  ampSimLaunchKernel("test::shuffle", kernel, 1, 1, 1, 32, 1, 1, 0, nullptr,
+                     AMP_SIM_KERNEL_SYNCHRONIZES);
+  ASSERT_EQ(gError, "");
+  for (int32_t lane = 0; lane < 32; ++lane) {
+    auto value = [&](int mode) { return int32_t(results[mode * 32 + lane]); };
+    auto valid = [&](int mode) { return results[mode * 32 + lane] >> 32; };
+    EXPECT_EQ(value(0), 100 + (lane ^ 1));
+    EXPECT_EQ(valid(0), 1);
+    EXPECT_EQ(value(1), lane + 4 <= 31 ? 100 + lane + 4 : 100 + lane);
+    EXPECT_EQ(valid(1), lane + 4 <= 31);
+    EXPECT_EQ(value(2), lane >= 2 ? 100 + lane - 2 : 100 + lane);
+    EXPECT_EQ(valid(2), lane >= 2);
+    EXPECT_EQ(value(3), 107);
+  }
+}
+
+TEST_F(GpuSimTest, ExitedThreadsCountAsArrivedAtABarrier) {
+  // Thread 0 waits at a barrier the others never reach: they exit, and it
+  // is released (as on the hardware since Volta).
+  auto kernel = [](void **) {
+    if (reg(AMP_SIM_TID_X) == 0)
+      ampSimBarrier();
+  };
+  ampSimLaunchKernel("test::exited", kernel, 2, 1, 1, 64, 1, 1, 0, nullptr,
+                     AMP_SIM_KERNEL_SYNCHRONIZES);
+  EXPECT_EQ(gError, "");
+}
+
+TEST_F(GpuSimTest, ReportsADeadlockNamingTheKernel) {
+  // Half of a warp at a shuffle, the other half at a barrier: neither the
+  // warp nor the block can be released.
+  auto kernel = [](void **) {
+    if (reg(AMP_SIM_TID_X) < 16)
+      ampSimShuffle(2, -1, 1, 1, 0x1f);
+    else
+      ampSimBarrier();
+  };
+  ampSimLaunchKernel("test::deadlock", kernel, 1, 1, 1, 32, 1, 1, 0, nullptr,
+                     AMP_SIM_KERNEL_SYNCHRONIZES);
+  EXPECT_NE(gError.find("kernel 'test::deadlock'"), std::string::npos)
+      << gError;
+  EXPECT_NE(gError.find("deadlock: 32 of 32 threads"), std::string::npos)
+      << gError;
+}
+
+TEST_F(GpuSimTest, RefusesABarrierInAKernelLaunchedWithoutFibers) {
+  auto kernel = [](void **) { ampSimBarrier(); };
+  ampSimLaunchKernel("test::nofibers", kernel, 1, 1, 1, 32, 1, 1, 0, nullptr,
+                     0);
+  EXPECT_NE(gError.find("a barrier in a kernel launched without "
+                        "AMP_SIM_KERNEL_SYNCHRONIZES"),
+            std::string::npos)
+      << gError;
+}
+
+TEST_F(GpuSimTest, TracksAllocationsAndRejectsBadFrees) {
+  AmpSimStats before, after;
+  ampSimGetStats(&before);
+  void *a = mgpuMemAlloc(100, nullptr, false);
+  void *b = mgpuMemAlloc(28, nullptr, false);
+  char text[128];
+  EXPECT_EQ(ampSimDescribeLiveBuffers(text, sizeof(text), 8),
+            before.liveBuffers + 2);
+  EXPECT_NE(std::string(text).find(": 100 bytes, #"), std::string::npos)
+      << text;
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(a, nullptr); // Double free.
+  EXPECT_NE(gError.find("is not the start of a live device allocation"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  mgpuMemFree(static_cast<char *>(b) + 4, nullptr); // Interior pointer.
+  EXPECT_NE(gError.find("offset 4 of device allocation"), std::string::npos)
+      << gError;
+  gError.clear();
+  // A copy past the end of a device buffer.
+  std::vector<char> host(64);
+  mgpuMemcpy(b, host.data(), 64, nullptr);
+  EXPECT_NE(gError.find("mgpuMemcpy: destination: 64 bytes at offset 0"),
+            std::string::npos)
+      << gError;
+  mgpuMemFree(b, nullptr);
+  ampSimGetStats(&after);
+  EXPECT_EQ(after.allocations - before.allocations, 2);
+  EXPECT_EQ(after.frees - before.frees, 2);
+  EXPECT_EQ(after.liveBuffers, before.liveBuffers);
+}
+
+TEST_F(GpuSimTest, LibraryCallsCheckTheirOperands) {
+  // A 4x4 GEMM whose C is one element short.
+  auto *a = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  auto *b = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  auto *c = static_cast<float *>(mgpuMemAlloc(60, nullptr, false));
+  std::vector<float> ones(16, 1.0f);
+  mgpuMemcpy(a, ones.data(), 64, nullptr);
+  mgpuMemcpy(b, ones.data(), 64, nullptr);
+  ampGpuGemm(0, 0, 1, 4, 4, 4, a, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32, 4, 0,
+             c, AMP_DTYPE_F32, 4, 0, 0.0f);
+  EXPECT_NE(gError.find("ampGpuGemm: C: 64 bytes at offset 0"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  ampGpuGemm(0, 0, 1, 4, 3, 4, a, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32, 4, 0,
+             c, AMP_DTYPE_F32, 3, 0, 0.0f);
+  EXPECT_EQ(gError, "");
+  float result[12];
+  mgpuMemcpy(result, c, 48, nullptr);
+  for (float value : result)
+    EXPECT_EQ(value, 4.0f);
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
+  mgpuMemFree(c, nullptr);
+}
+
+} // namespace

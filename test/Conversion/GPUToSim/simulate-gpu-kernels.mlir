@@ -1,0 +1,115 @@
+// RUN: amp-opt %s -split-input-file -amp-simulate-gpu-kernels -verify-diagnostics | FileCheck %s
+
+// A launch becomes ampSimLaunchKernel with the kernel's name, its packed
+// entry, the grid and block, and the parameter array (slots in the entry
+// block); the kernel moves to the host module with its special registers,
+// barrier and shuffle as simulator calls and its global loads and stores
+// checked. The gpu.module goes away.
+
+// CHECK-LABEL: llvm.func @host
+// CHECK:         %[[ARRAY:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK:         %[[SLOT:.*]] = llvm.alloca %{{.*}} x !llvm.ptr
+// CHECK:         llvm.br
+// CHECK:         llvm.store %{{.*}}, %[[SLOT]]
+// CHECK:         %[[NAME:.*]] = llvm.mlir.addressof @kernels__k.name
+// CHECK:         %[[ENTRY:.*]] = llvm.mlir.addressof @kernels.k.packed
+// CHECK:         llvm.call @ampSimLaunchKernel(%[[NAME]], %[[ENTRY]], %{{.*}}, %[[ARRAY]], %{{.*}})
+// CHECK-NOT:     gpu.launch_func
+// CHECK-NOT:   gpu.module
+// CHECK-LABEL: llvm.func internal @kernels.k(%{{.*}}: !llvm.ptr)
+// CHECK-NOT:     nvvm.
+// CHECK:         llvm.call @ampSimSpecialRegister
+// CHECK:         llvm.call @ampSimBarrier()
+// CHECK:         %[[BITS:.*]] = llvm.bitcast %{{.*}} : f32 to i32
+// CHECK:         llvm.call @ampSimShuffle(%{{.*}}, %{{.*}}, %[[BITS]], %{{.*}}, %{{.*}})
+// CHECK:         %[[CHECKED:.*]] = llvm.call @ampSimCheckAccess(%{{.*}}, %{{.*}}, %{{.*}}) : (!llvm.ptr, i64, i32) -> !llvm.ptr
+// CHECK:         llvm.store %{{.*}}, %[[CHECKED]] : f32, !llvm.ptr
+// CHECK-NEXT:    llvm.mlir.addressof @kernels.scratch
+// CHECK-NEXT:    %[[SHARED:.*]] = llvm.getelementptr
+// CHECK-NEXT:    llvm.load %[[SHARED]] : !llvm.ptr<3> -> f32
+// CHECK-LABEL: llvm.func internal @kernels.k.packed(%{{.*}}: !llvm.ptr)
+// CHECK:         llvm.call @kernels.k(
+module attributes {gpu.container_module} {
+  llvm.func @host(%buffer: !llvm.ptr) {
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c32 = llvm.mlir.constant(32 : i64) : i64
+    llvm.br ^bb1
+  ^bb1:
+    gpu.launch_func @kernels::@k blocks in (%c1, %c1, %c1) threads in (%c32, %c1, %c1) : i64 args(%buffer : !llvm.ptr)
+    llvm.return
+  }
+  gpu.module @kernels {
+    llvm.mlir.global internal @scratch() {addr_space = 3 : i32} : !llvm.array<32 x f32>
+    llvm.func @k(%out: !llvm.ptr) attributes {gpu.kernel, nvvm.kernel, nvvm.maxntid = array<i32: 32, 1, 1>} {
+      %tid = nvvm.read.ptx.sreg.tid.x : i32
+      nvvm.barrier0
+      %v = llvm.sitofp %tid : i32 to f32
+      %mask = llvm.mlir.constant(-1 : i32) : i32
+      %one = llvm.mlir.constant(1 : i32) : i32
+      %clamp = llvm.mlir.constant(31 : i32) : i32
+      %s = nvvm.shfl.sync bfly %mask, %v, %one, %clamp : f32 -> f32
+      %p = llvm.getelementptr %out[%tid] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+      llvm.store %s, %p : f32, !llvm.ptr
+      // Shared memory is not a device allocation: not checked.
+      %shared = llvm.mlir.addressof @scratch : !llvm.ptr<3>
+      %q = llvm.getelementptr %shared[0, %tid] : (!llvm.ptr<3>, i32) -> !llvm.ptr<3>, !llvm.array<32 x f32>
+      %l = llvm.load %q : !llvm.ptr<3> -> f32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Declarations of libdevice functions are shared by the modules that use
+// them; the simulator defines them.
+
+// CHECK-LABEL: llvm.func @host2
+// CHECK:       llvm.func @__nv_expf(f32) -> f32
+// CHECK-NOT:   llvm.func @__nv_expf
+// CHECK-LABEL: llvm.func internal @a.k
+// CHECK:         llvm.call @__nv_expf
+// CHECK-LABEL: llvm.func internal @b.k
+// CHECK:         llvm.call @__nv_expf
+module attributes {gpu.container_module} {
+  llvm.func @host2() {
+    llvm.return
+  }
+  gpu.module @a {
+    llvm.func @__nv_expf(f32) -> f32
+    llvm.func @k(%x: f32) attributes {gpu.kernel} {
+      %e = llvm.call @__nv_expf(%x) : (f32) -> f32
+      llvm.return
+    }
+  }
+  gpu.module @b {
+    llvm.func @__nv_expf(f32) -> f32
+    llvm.func @k(%x: f32) attributes {gpu.kernel} {
+      %e = llvm.call @__nv_expf(%x) : (f32) -> f32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// An NVVM op the simulator does not model.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @k() attributes {gpu.kernel} {
+      // expected-error @below {{amp-simulate-gpu-kernels: kernel '@kernels.k': the GPU simulator does not model 'nvvm.read.ptx.sreg.clock'}}
+      %c = nvvm.read.ptx.sreg.clock : i32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Dynamic shared memory is not modelled.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @below {{the simulator does not model dynamic shared memory ('@dyn' in gpu.module '@kernels')}}
+    llvm.mlir.global external @dyn() {addr_space = 3 : i32} : !llvm.array<0 x i8>
+  }
+}
