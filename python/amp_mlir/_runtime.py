@@ -83,6 +83,7 @@ SIGNATURES = {
     "ampLossScalerUpdate": (_int, [_p, _int]),
     "ampLossScalerSaveState": (_size, [_p, _p, _size]),
     "ampLossScalerLoadState": (_int, [_p, _p, _size]),
+    "ampLossScalerSetGrowthTracker": (_int, [_p, ctypes.c_int32]),
     "ampCheckFiniteAndUnscaleF32": _unscale,
     "ampCheckFiniteAndUnscaleF16": _unscale,
     "ampCheckFiniteAndUnscaleBF16": _unscale,
