@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 
 from . import _capi, _paths
-from .dtypes import ELEMENT_TYPES, low_precision_name
+from .dtypes import (ELEMENT_TYPES, as_bf16_bits, bf16_dtype,
+                     from_bf16_bits, low_precision_name)
 
 
 class AmpError(RuntimeError):
@@ -159,8 +160,10 @@ class CompiledFunction:
     it returns one array, a tuple of arrays, or None.
 
     Arrays must have exactly the argument's dtype and shape (any size where
-    the signature has ``?``): float32, float16, uint16 (bfloat16 bits; see
-    to_bfloat16), float64, int32, int64.
+    the signature has ``?``): float32, float16, bfloat16, float64, int32,
+    int64. bf16 is ml_dtypes.bfloat16 where ml_dtypes is installed (uint16
+    arrays of the bit patterns are taken too) and uint16 bit patterns
+    without it (see to_bfloat16); bf16 results come back the same way.
     """
 
     def __init__(self, handle, module):
@@ -186,6 +189,8 @@ class CompiledFunction:
                                               ctypes.byref(shape)):
             raise AmpError(_capi.last_error())
         dtype, name = ELEMENT_TYPES[element.value]
+        if name == "bf16":
+            dtype = bf16_dtype()
         return TensorType([shape[d] for d in range(rank.value)], dtype, name)
 
     @property
@@ -219,10 +224,17 @@ class CompiledFunction:
                     raise self._mismatch(
                         f"argument #{index} ({type(value).__name__}) cannot "
                         f"be converted to {expected.dtype.name}: {error}")
-            if array.dtype != expected.dtype:
-                hint = (" (bf16 values are uint16 bit patterns: use "
-                        "amp_mlir.to_bfloat16)"
-                        if expected.element == "bf16" else "")
+            if expected.element == "bf16" and array.dtype in (
+                    np.uint16, bf16_dtype()):
+                array = as_bf16_bits(array)
+            elif array.dtype != expected.dtype:
+                hint = ""
+                if expected.element == "bf16":
+                    hint = (" (bf16 values are ml_dtypes.bfloat16 arrays or "
+                            "uint16 bit patterns: amp_mlir.to_bfloat16 makes "
+                            "them)" if bf16_dtype() != np.uint16 else
+                            " (bf16 values are uint16 bit patterns: use "
+                            "amp_mlir.to_bfloat16)")
                 raise self._mismatch(
                     f"argument #{index} has dtype {array.dtype.name}, "
                     f"expected {expected.dtype.name} for {expected}{hint}")
@@ -270,10 +282,11 @@ class CompiledFunction:
                                            ctypes.byref(data)):
                     raise AmpError(f"@{self.name}: {_capi.last_error()}")
                 dims = tuple(shape[d] for d in range(rank.value))
-                output = np.empty(dims, expected.dtype)
+                bf16 = expected.element == "bf16"
+                output = np.empty(dims, np.uint16 if bf16 else expected.dtype)
                 if output.nbytes:
                     ctypes.memmove(output.ctypes.data, data, output.nbytes)
-                outputs.append(output)
+                outputs.append(from_bf16_bits(output) if bf16 else output)
         finally:
             lib.ampRunnerResultsDestroy(results)
         del keep
