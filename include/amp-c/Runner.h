@@ -30,11 +30,24 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 2
+#define AMP_RUNNER_CAPI_VERSION 3
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
 AMP_RUNNER_CAPI const char *ampRunnerGetLastError(void);
+
+/** What the last ampRunnerCompile on this thread reported besides its
+ *  result, whether it succeeded or failed, as a JSON object (nothing of it
+ *  goes to stderr or stdout): "diagnostics", the warnings and remarks (and
+ *  errors no stage reported) in order, each with "severity" ("warning",
+ *  "remark", "error"), "location" ("file:line:col", "" if unknown),
+ *  "message", "op" (the name of the op it is about, or null) and "notes"
+ *  (each with "location" and "message"); "stderr", the text the AMP
+ *  pipeline would have written there (report=text|json without
+ *  report-file); "stdout", what it would have written there (report-file=-,
+ *  then graph-file=-). Valid until the next ampRunnerCompile on the thread;
+ *  "{}" before the first. */
+AMP_RUNNER_CAPI const char *ampRunnerGetLastDiagnostics(void);
 
 /*===----------------------------------------------------------------------===*
  * Modules

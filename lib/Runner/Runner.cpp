@@ -44,6 +44,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
@@ -499,12 +500,44 @@ Executable::compile(ModuleOp module, StringRef entry,
                        "'");
     if (!options.dtype.empty())
       ampOptions->dtype = options.dtype;
+    // Reports and graphs meant for the standard streams go through temporary
+    // files when the caller captures them, in the pipeline's order.
+    SmallVector<std::pair<std::string, std::string *>, 3> redirected;
+    std::vector<std::unique_ptr<llvm::FileRemover>> removers;
+    auto redirect = [&](decltype(ampOptions->reportFile) &file,
+                        std::string *destination) -> llvm::Error {
+      SmallString<128> path;
+      if (std::error_code error =
+              llvm::sys::fs::createTemporaryFile("amp-output", "txt", path))
+        return makeError("cannot create a temporary file: " + error.message());
+      removers.push_back(std::make_unique<llvm::FileRemover>(path));
+      file = path.str().str();
+      redirected.emplace_back(path.str().str(), destination);
+      return llvm::Error::success();
+    };
+    if (CapturedOutput *captured = options.capturedOutput) {
+      if (ampOptions->report != "none" &&
+          (ampOptions->reportFile.empty() || ampOptions->reportFile == "-"))
+        if (llvm::Error error =
+                redirect(ampOptions->reportFile, ampOptions->reportFile.empty()
+                                                     ? &captured->stderrText
+                                                     : &captured->stdoutText))
+          return std::move(error);
+      if (ampOptions->graphFile == "-")
+        if (llvm::Error error =
+                redirect(ampOptions->graphFile, &captured->stdoutText))
+          return std::move(error);
+    }
     PassManager pm(context, ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
     buildAmpPipeline(pm,
                      options.level == Level::O1 ? AmpLevel::O1 : AmpLevel::O2,
                      *ampOptions);
-    if (failed(pm.run(*copy)))
+    LogicalResult ran = pm.run(*copy);
+    for (auto &[path, destination] : redirected)
+      if (auto text = llvm::MemoryBuffer::getFile(path))
+        *destination += (*text)->getBuffer();
+    if (failed(ran))
       return makeError("the AMP " + label + " pipeline failed" + errors.str());
     // "O2:bf16": the type the pipeline resolved.
     if (auto applied =

@@ -15,9 +15,10 @@ docs/python.md.
 """
 
 from ._paths import ToolsNotFound, find_root
-from .compiler import (AmpError, CompiledFunction, CompiledModule,
-                       SignatureError, TensorType, build_amp_options, compile,
-                       precision_graph, report, transform)
+from .compiler import (AmpError, AmpRemark, AmpWarning, CompiledFunction,
+                       CompiledModule, SignatureError, TensorType,
+                       build_amp_options, compile, precision_graph, report,
+                       transform)
 from .dtypes import from_bfloat16, to_bfloat16
 from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
@@ -27,7 +28,7 @@ from . import optim
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpError", "CompiledFunction", "CompiledModule", "FrontendError",
+    "AmpError", "AmpRemark", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "find_root", "from_bfloat16", "optim", "precision_graph",

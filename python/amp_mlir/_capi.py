@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 2
+API_VERSION = 3
 
 
 class CompileOptions(ctypes.Structure):
@@ -24,6 +24,7 @@ _p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
 SIGNATURES = {
     "ampRunnerGetApiVersion": (ctypes.c_int, []),
     "ampRunnerGetLastError": (ctypes.c_char_p, []),
+    "ampRunnerGetLastDiagnostics": (ctypes.c_char_p, []),
     "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.c_char_p]),
     "ampRunnerModuleDestroy": (None, [_p]),
@@ -69,3 +70,9 @@ lib = SharedLibrary("libAmpRunnerCAPI.so", SIGNATURES, _check_version)
 
 def last_error():
     return lib.last_error("ampRunnerGetLastError")
+
+
+def last_diagnostics():
+    """The JSON text of ampRunnerGetLastDiagnostics()."""
+    return (lib().ampRunnerGetLastDiagnostics() or b"{}").decode(
+        errors="replace")

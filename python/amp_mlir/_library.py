@@ -24,12 +24,13 @@ class SharedLibrary:
             if self.loaded is None:
                 path = _paths.library(self._filename)
                 library = ctypes.CDLL(str(path))
+                # First: a library of another version may lack functions.
+                if self._check:
+                    self._check(library, path)
                 for name, (restype, argtypes) in self._signatures.items():
                     function = getattr(library, name)
                     function.restype = restype
                     function.argtypes = argtypes
-                if self._check:
-                    self._check(library, path)
                 self.loaded = library
         return self.loaded
 

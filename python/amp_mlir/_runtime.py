@@ -6,6 +6,7 @@ import ctypes
 import numpy as np
 
 from ._library import SharedLibrary
+from .dtypes import is_bfloat16
 
 # AmpDType.
 F32, F16, BF16 = 0, 1, 2
@@ -83,6 +84,7 @@ SIGNATURES = {
     "ampLossScalerUpdate": (_int, [_p, _int]),
     "ampLossScalerSaveState": (_size, [_p, _p, _size]),
     "ampLossScalerLoadState": (_int, [_p, _p, _size]),
+    "ampLossScalerSetGrowthTracker": (_int, [_p, ctypes.c_int32]),
     "ampCheckFiniteAndUnscaleF32": _unscale,
     "ampCheckFiniteAndUnscaleF16": _unscale,
     "ampCheckFiniteAndUnscaleBF16": _unscale,
@@ -113,16 +115,17 @@ def as_dict(struct):
 
 
 def dtype_code(array, what):
-    """The AmpDType of a numpy array: float32, float16, or uint16 holding
-    bfloat16 bits."""
+    """The AmpDType of a numpy array: float32, float16, and for bfloat16
+    ml_dtypes.bfloat16 or uint16 holding the bits."""
     if array.dtype == np.float32:
         return F32
     if array.dtype == np.float16:
         return F16
-    if array.dtype == np.uint16:
+    if array.dtype == np.uint16 or is_bfloat16(array.dtype):
         return BF16
     raise TypeError(f"{what} has dtype {array.dtype}; expected float32, "
-                    f"float16 or uint16 (bfloat16 bits)")
+                    f"float16, ml_dtypes.bfloat16 or uint16 (bfloat16 "
+                    f"bits)")
 
 
 def check_buffer(array, what):

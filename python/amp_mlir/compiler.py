@@ -12,13 +12,16 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
 
 from . import _capi, _paths
-from .dtypes import ELEMENT_TYPES, low_precision_name
+from .dtypes import (ELEMENT_TYPES, as_bf16_bits, bf16_dtype,
+                     from_bf16_bits, low_precision_name)
 
 
 class AmpError(RuntimeError):
@@ -28,6 +31,131 @@ class AmpError(RuntimeError):
 
 class SignatureError(AmpError, TypeError):
     """Arguments that do not match the compiled function's signature."""
+
+
+class _Diagnostic:
+    """What a diagnostic warning carries besides its text: `diagnostic` (the
+    message), `location` ("file:line:col", or "" if unknown), `op` (the name
+    of the op it is about, or None) and `notes` (dicts with "location" and
+    "message")."""
+
+    def __init__(self, message, location="", op=None, notes=()):
+        self.diagnostic = message
+        self.location = location
+        self.op = op
+        self.notes = list(notes)
+        text = ": ".join([part for part in (location, op) if part] +
+                         [message])
+        for note in self.notes:
+            where = f"{note['location']}: " if note.get("location") else ""
+            text += f"\n  {where}note: {note['message']}"
+        super().__init__(text)
+
+
+class AmpWarning(_Diagnostic, UserWarning):
+    """A warning of a compilation stage (an MLIR warning diagnostic), issued
+    with warnings.warn instead of printed."""
+
+
+class AmpRemark(_Diagnostic, UserWarning):
+    """A remark of a compilation stage (explain=True's decision per op,
+    "kept in f32" notices, lowering choices), issued with warnings.warn
+    instead of printed. Silence them with
+    ``warnings.simplefilter("ignore", amp_mlir.AmpRemark)``."""
+
+
+_CATEGORIES = {"warning": AmpWarning, "remark": AmpRemark}
+
+
+def _stacklevel():
+    """The stacklevel of warnings.warn, called by the caller of this
+    function, that names the first frame outside this package."""
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(
+            frame.f_code.co_filename).startswith(package + os.sep):
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+def _emit(diagnostics, stderr="", stdout="", seen=None):
+    """Issues warnings and remarks (dicts with severity, location, message,
+    op, notes) as AmpWarning/AmpRemark and writes report text to sys.stderr
+    and sys.stdout, skipping what `seen` (a set, updated) already has."""
+    seen = set() if seen is None else seen
+    level = _stacklevel()
+    for item in diagnostics:
+        category = _CATEGORIES.get(item.get("severity"))
+        key = (item.get("severity"), item.get("location"),
+               item.get("message"))
+        if category is None or key in seen:
+            continue
+        seen.add(key)
+        warnings.warn(category(item["message"], item.get("location") or "",
+                               item.get("op"), item.get("notes") or ()),
+                      stacklevel=level)
+    for label, text in (("stderr", stderr), ("stdout", stdout)):
+        if text and (label, text) not in seen:
+            seen.add((label, text))
+            stream = getattr(sys, label)
+            stream.write(text)
+            stream.flush()
+
+
+_HEADER = re.compile(r"^(.*?):(\d+):(\d+): (error|warning|remark|note): (.*)$")
+_CURRENT_OP = "see current operation: "
+
+
+def _printed_op_name(text):
+    """The op name of an op printed in its custom or generic form."""
+    text = text.lstrip()
+    if text.startswith("%"):
+        equals = text.find(" = ")
+        if equals < 0:
+            return None
+        text = text[equals + 3:]
+    match = re.match(r'"([^"]+)"|([^\s(<{]+)', text)
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def _parse_amp_opt_diagnostics(stderr, name):
+    """amp-opt's diagnostics (its stderr: headers "file:line:col: severity:
+    message", each followed by the source line and a caret, notes after
+    their diagnostic) as dicts, and the lines that belong to none."""
+    diagnostics, other = [], []
+    current = None
+    for line in stderr.replace("<stdin>", name).splitlines():
+        match = _HEADER.match(line)
+        if not match:
+            (other if current is None else current["lines"]).append(line)
+            continue
+        path, row, column, severity, message = match.groups()
+        location = f"{path}:{row}:{column}"
+        if severity == "note" and diagnostics:
+            current = diagnostics[-1]
+            if message.startswith(_CURRENT_OP):
+                current["op"] = _printed_op_name(message[len(_CURRENT_OP):])
+                current["lines"] = []
+                continue
+            current["notes"].append({"location": location,
+                                     "message": message})
+            continue
+        current = {"severity": severity, "location": location,
+                   "message": message, "op": None, "notes": [], "lines": []}
+        diagnostics.append(current)
+    return diagnostics, "".join(line + "\n" for line in other)
+
+
+def _report_to_file(options, directory):
+    """`options` (of --amp-o1/--amp-o2) with report-file= naming a file in
+    `directory` when they ask for a report without one (amp-opt would write
+    it to stderr), and the path of that file (None if not)."""
+    settings = dict(token.split("=", 1) if "=" in token else (token, "")
+                    for token in (options or "").split())
+    if settings.get("report", "none") == "none" or "report-file" in settings:
+        return options, None
+    path = Path(directory) / "report.txt"
+    return f"{options} report-file={path}", path
 
 
 _LEVELS = ("O0", "O1", "O2")
@@ -159,8 +287,10 @@ class CompiledFunction:
     it returns one array, a tuple of arrays, or None.
 
     Arrays must have exactly the argument's dtype and shape (any size where
-    the signature has ``?``): float32, float16, uint16 (bfloat16 bits; see
-    to_bfloat16), float64, int32, int64.
+    the signature has ``?``): float32, float16, bfloat16, float64, int32,
+    int64. bf16 is ml_dtypes.bfloat16 where ml_dtypes is installed (uint16
+    arrays of the bit patterns are taken too) and uint16 bit patterns
+    without it (see to_bfloat16); bf16 results come back the same way.
     """
 
     def __init__(self, handle, module):
@@ -186,6 +316,8 @@ class CompiledFunction:
                                               ctypes.byref(shape)):
             raise AmpError(_capi.last_error())
         dtype, name = ELEMENT_TYPES[element.value]
+        if name == "bf16":
+            dtype = bf16_dtype()
         return TensorType([shape[d] for d in range(rank.value)], dtype, name)
 
     @property
@@ -219,10 +351,17 @@ class CompiledFunction:
                     raise self._mismatch(
                         f"argument #{index} ({type(value).__name__}) cannot "
                         f"be converted to {expected.dtype.name}: {error}")
-            if array.dtype != expected.dtype:
-                hint = (" (bf16 values are uint16 bit patterns: use "
-                        "amp_mlir.to_bfloat16)"
-                        if expected.element == "bf16" else "")
+            if expected.element == "bf16" and array.dtype in (
+                    np.uint16, bf16_dtype()):
+                array = as_bf16_bits(array)
+            elif array.dtype != expected.dtype:
+                hint = ""
+                if expected.element == "bf16":
+                    hint = (" (bf16 values are ml_dtypes.bfloat16 arrays or "
+                            "uint16 bit patterns: amp_mlir.to_bfloat16 makes "
+                            "them)" if bf16_dtype() != np.uint16 else
+                            " (bf16 values are uint16 bit patterns: use "
+                            "amp_mlir.to_bfloat16)")
                 raise self._mismatch(
                     f"argument #{index} has dtype {array.dtype.name}, "
                     f"expected {expected.dtype.name} for {expected}{hint}")
@@ -270,10 +409,11 @@ class CompiledFunction:
                                            ctypes.byref(data)):
                     raise AmpError(f"@{self.name}: {_capi.last_error()}")
                 dims = tuple(shape[d] for d in range(rank.value))
-                output = np.empty(dims, expected.dtype)
+                bf16 = expected.element == "bf16"
+                output = np.empty(dims, np.uint16 if bf16 else expected.dtype)
                 if output.nbytes:
                     ctypes.memmove(output.ctypes.data, data, output.nbytes)
-                outputs.append(output)
+                outputs.append(from_bf16_bits(output) if bf16 else output)
         finally:
             lib.ampRunnerResultsDestroy(results)
         del keep
@@ -333,6 +473,9 @@ class CompiledModule:
         self._parsed = parsed
         self._options = options
         self._functions = {}
+        # The diagnostics and reports issued so far: the AMP level runs on
+        # the whole module for each function, and says the same each time.
+        self._issued = set()
         self.name = name
         self.function_names = parsed.function_names()
         self.level = options["level"]
@@ -354,8 +497,19 @@ class CompiledModule:
         handle = _capi.lib().ampRunnerCompile(self._parsed.handle,
                                               entry.encode(),
                                               ctypes.byref(c_options))
+        error = None if handle else _capi.last_error()
+        reported = json.loads(_capi.last_diagnostics())
+        diagnostics = reported.get("diagnostics", [])
+        _emit(diagnostics, reported.get("stderr", ""),
+              reported.get("stdout", ""), self._issued)
         if not handle:
-            raise AmpError(_capi.last_error())
+            # Errors that no stage reported in its message.
+            for item in diagnostics:
+                if item.get("severity") == "error" and \
+                        item["message"] not in error:
+                    where = f"{item['location']}: " if item["location"] else ""
+                    error += f"\n  {where}error: {item['message']}"
+            raise AmpError(error)
         function = CompiledFunction(handle, self._parsed)
         self._functions[entry] = function
         return function
@@ -393,7 +547,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
-            check_nan_inf=False):
+            check_nan_inf=False, explain=False):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -413,6 +567,16 @@ def compile(module, level="O2", dtype=None, target="cpu",
     the low-precision ops and narrowing conversions for Inf and NaN; 'all':
     every float op. A call that produces one then raises AmpError naming
     the first op that did, with its source location (CPU only).
+    explain: True issues a remark per decided op (explain=true of the
+    pipeline) as an AmpRemark warning naming the op, its location, the
+    precision and the reason; it compiles the functions now (those in
+    entries, else all), so that they come at this call.
+
+    Nothing is printed: the warnings and remarks of the compilation are
+    issued with warnings.warn (AmpWarning, AmpRemark), each once per module,
+    and a report=text|json in amp_options without report-file goes to
+    sys.stderr. They come when a function is JIT-compiled: here for entries
+    (and with explain), else at its first call.
 
     Returns a CompiledModule. Raises AmpError with the diagnostics when a
     stage fails, ValueError for a bad option.
@@ -431,9 +595,13 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if checks[check_nan_inf] and target != "cpu":
         raise ValueError("check_nan_inf runs on the CPU only: use "
                          "target='cpu'")
+    if not isinstance(explain, bool):
+        raise ValueError(f"explain must be True or False, not {explain!r}")
     amp_text = _amp_options_or_none(
         custom_white_list, custom_black_list, use_fp16_guard, placement,
         policy_file, loss_scaling, amp_options, arg_precision)
+    if explain:
+        amp_text = f"{amp_text} explain=true" if amp_text else "explain=true"
     text, name = _read_module(module)
     _check_options(level, dtype, amp_text, text)
     options = {
@@ -451,6 +619,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
                 "libamp_runtime.so" if target == "gpu"
                 else "libamp_runtime_gpusim.so"))
     compiled = CompiledModule(_ParsedModule(text, name), name, options)
+    if entries is None and explain:
+        entries = compiled.function_names
     for entry in entries or []:
         compiled[entry]
     return compiled
@@ -473,6 +643,9 @@ def _run_amp_opt(text, name, arguments):
     if result.returncode != 0:
         diagnostics = result.stderr.replace("<stdin>", name).strip()
         raise AmpError(f"amp-opt failed on {name}:\n{diagnostics}")
+    # Its warnings and remarks as Python warnings, anything else it wrote to
+    # stderr to sys.stderr.
+    _emit(*_parse_amp_opt_diagnostics(result.stderr, name))
     return result
 
 
@@ -522,14 +695,25 @@ def _amp_opt_output(text, name, level, dtype, options, o0_flag,
     {out})."""
     with tempfile.TemporaryDirectory(prefix="amp-") as tmp:
         out = Path(tmp) / "out"
+        report_file = None
         if level == "O0":
             arguments = [o0_flag.format(out=out)]
         else:
+            options, report_file = _report_to_file(options, tmp)
             extra = pipeline_option.format(out=out)
             arguments = _pipeline_flag(
                 level, dtype, f"{options} {extra}" if options else extra)
         _run_amp_opt(text, name, arguments + ["-o", os.devnull])
+        _write_report(report_file)
         return out.read_text()
+
+
+def _write_report(path):
+    """Writes the report amp-opt left in `path` (None: none) to sys.stderr,
+    where amp-opt would have written it."""
+    if path is not None and path.exists():
+        sys.stderr.write(path.read_text())
+        sys.stderr.flush()
 
 
 def transform(module, level="O2", dtype=None, custom_white_list=None,
@@ -542,13 +726,19 @@ def transform(module, level="O2", dtype=None, custom_white_list=None,
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
         arg_precision)
-    arguments = _pipeline_flag(level, dtype, options)
-    if lower is not None:
-        if lower not in ("cpu", "gpu"):
-            raise ValueError(f"lower must be None, 'cpu' or 'gpu', got "
-                             f"{lower!r}")
-        arguments.append(f"--lower-to-{lower}")
-    return _run_amp_opt(text, name, arguments).stdout
+    if lower not in (None, "cpu", "gpu"):
+        raise ValueError(f"lower must be None, 'cpu' or 'gpu', got "
+                         f"{lower!r}")
+    with tempfile.TemporaryDirectory(prefix="amp-") as tmp:
+        report_file = None
+        if level != "O0":
+            options, report_file = _report_to_file(options, tmp)
+        arguments = _pipeline_flag(level, dtype, options)
+        if lower is not None:
+            arguments.append(f"--lower-to-{lower}")
+        result = _run_amp_opt(text, name, arguments).stdout
+        _write_report(report_file)
+        return result
 
 
 def report(module, level="O2", dtype=None, custom_white_list=None,

@@ -53,7 +53,8 @@ class Optimizer:
                 if _runtime.dtype_code(copy, f"low-precision copy #{index}") \
                         == _runtime.F32 or copy.shape != master.shape:
                     raise TypeError(f"low-precision copy #{index} must be "
-                                    f"float16 or uint16 (bfloat16) of shape "
+                                    f"float16, ml_dtypes.bfloat16 or uint16 "
+                                    f"(bfloat16 bits) of shape "
                                     f"{master.shape}")
         # Momentum: velocity; Adam/AdamW: m and v.
         self.state = [[np.zeros_like(p) for _ in range(self._state_count(

@@ -278,10 +278,11 @@ class GradScaler:
         }
 
     def load_state_dict(self, state):
-        """Restores a state_dict(). A dict without `state` (e.g. PyTorch's)
-        sets the scale and configuration; its growth tracker restarts."""
-        if "enabled" in state:
-            self._enabled = bool(state["enabled"])
+        """Restores a state_dict(). A dict without `state` (PyTorch's
+        GradScaler.state_dict(): scale, growth_factor, backoff_factor,
+        growth_interval, _growth_tracker) sets the scale, the configuration
+        and the count of clean steps since the last growth, so that the next
+        growth comes at the same step; the other counters restart."""
         lib = _runtime.lib()
         if "state" in state:
             blob = bytes(state["state"])
@@ -296,7 +297,24 @@ class GradScaler:
             for key, field in names.items():
                 if key in state:
                     setattr(config, field, state[key])
+            tracker = state.get("_growth_tracker")
+            if tracker is not None:
+                if isinstance(tracker, (bool, str)) or \
+                        int(tracker) != tracker:
+                    raise ValueError(f"_growth_tracker must be an integer, "
+                                     f"got {tracker!r}")
+                tracker = int(tracker)
+                if not 0 <= tracker < config.growth_interval:
+                    raise ValueError(
+                        f"_growth_tracker {tracker} is outside [0, "
+                        f"growth_interval {config.growth_interval})")
             self._create(config)
+            if tracker is not None and lib.ampLossScalerSetGrowthTracker(
+                    self._handle, tracker):
+                raise ValueError(f"cannot load the scaler state: "
+                                 f"{_runtime.last_error()}")
+        if "enabled" in state:
+            self._enabled = bool(state["enabled"])
         self._unscaled.clear()
         self._found_inf = None
 

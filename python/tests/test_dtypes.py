@@ -44,3 +44,82 @@ def test_ties_to_even_and_round_trip():
         exact[finite])
     with pytest.raises(TypeError, match="uint16"):
         amp_mlir.from_bfloat16(np.zeros(2, np.float32))
+
+
+# bf16 as ml_dtypes.bfloat16 arrays where ml_dtypes is installed (Debian's
+# python3 has no package for it: these are skipped there; the frontend
+# environment has it, through onnx).
+
+HALVES = """
+func.func @halves(%g: tensor<6xbf16>) -> tensor<6xbf16> {
+  %g2 = arith.addf %g, %g : tensor<6xbf16>
+  return %g2 : tensor<6xbf16>
+}
+"""
+VALUES = [0.5, 1, 1.5, -2, 1.0e38, 1e-3]
+
+
+def test_compiled_functions_take_and_return_ml_dtypes_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    f = amp_mlir.compile(HALVES, level="O0").halves
+    assert f.arguments[0].dtype == bf16 and f.results[0].dtype == bf16
+    x = np.array(VALUES, np.float32).astype(bf16)
+    y = f(x)
+    assert y.dtype == bf16
+    np.testing.assert_array_equal(y.astype(np.float32),
+                                  2 * x.astype(np.float32))
+    # uint16 bit patterns and Python lists are still taken.
+    bits = amp_mlir.to_bfloat16(VALUES)
+    np.testing.assert_array_equal(bits, x.view(np.uint16))
+    np.testing.assert_array_equal(f(bits).view(np.uint16), y.view(np.uint16))
+    np.testing.assert_array_equal(f(VALUES).view(np.uint16),
+                                  y.view(np.uint16))
+    # from_bfloat16 takes both forms.
+    np.testing.assert_array_equal(amp_mlir.from_bfloat16(y),
+                                  amp_mlir.from_bfloat16(y.view(np.uint16)))
+    with pytest.raises(TypeError, match="ml_dtypes.bfloat16 arrays or "
+                                        "uint16 bit patterns"):
+        f(np.array(VALUES, np.float32))
+
+
+def test_without_ml_dtypes_bf16_is_uint16_bits(monkeypatch):
+    from amp_mlir import dtypes
+    monkeypatch.setattr(dtypes, "_BFLOAT16", [None])
+    f = amp_mlir.compile(HALVES, level="O0").halves
+    assert f.results[0].dtype == np.uint16
+    y = f(amp_mlir.to_bfloat16(VALUES))
+    assert y.dtype == np.uint16
+    np.testing.assert_array_equal(amp_mlir.from_bfloat16(y),
+                                  2 * amp_mlir.from_bfloat16(
+                                      amp_mlir.to_bfloat16(VALUES)))
+    with pytest.raises(TypeError, match="uint16 bit patterns: use "
+                                        "amp_mlir.to_bfloat16"):
+        f(np.array(VALUES, np.float32))
+
+
+def test_grad_scaler_and_optimizer_take_ml_dtypes_bfloat16():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    scaler = amp_mlir.GradScaler(init_scale=1024.0)
+    grads = np.array([4096.0, -1024.0, 3.0], np.float32).astype(bf16)
+    bits = grads.view(np.uint16).copy()
+    assert scaler.unscale_([grads]) is False
+    assert grads.dtype == bf16
+    # The same bits as the uint16 path.
+    amp_mlir.GradScaler(init_scale=1024.0).unscale_([bits])
+    np.testing.assert_array_equal(grads.view(np.uint16), bits)
+    np.testing.assert_array_equal(grads.astype(np.float32),
+                                  [4.0, -1.0, 3.0 / 1024])
+    scaled = scaler.scale(np.array([0.5], np.float32).astype(bf16))
+    assert scaled.dtype == bf16 and scaled.astype(np.float32)[0] == 512.0
+    # An overflow in a bfloat16 gradient is found.
+    inf = np.array([np.inf, 1.0], np.float32).astype(bf16)
+    assert amp_mlir.GradScaler().unscale_([inf]) is True
+    # Optimizer: bfloat16 working copy and gradients.
+    w = np.array([1.0, -1.0], np.float32)
+    lowp = w.astype(bf16)
+    opt = amp_mlir.optim.SGD([w], lr=1.0, lowp=[lowp])
+    opt.step([np.array([0.5, 0.25], np.float32).astype(bf16)])
+    np.testing.assert_array_equal(w, [0.5, -1.25])
+    np.testing.assert_array_equal(lowp.astype(np.float32), [0.5, -1.25])

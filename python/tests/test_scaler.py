@@ -113,6 +113,62 @@ def test_state_dict_round_trip():
     assert c.get_scale() == 128.0 and c.config["growth_interval"] == 5
 
 
+def _clean_step(scaler):
+    scaler.unscale_([np.ones(1, np.float32)])
+    scaler.update()
+
+
+def _growth_steps(scaler, steps):
+    """The steps (1-based, counted from now) after which the scale grew."""
+    grown = []
+    for step in range(1, steps + 1):
+        before = scaler.get_scale()
+        _clean_step(scaler)
+        if scaler.get_scale() > before:
+            grown.append(step)
+    return grown
+
+
+@pytest.mark.parametrize("good_steps", [0, 1, 4, 6])
+def test_pytorch_state_dict_keeps_growth_tracker(good_steps):
+    # PyTorch's GradScaler.state_dict() has these keys and no blob.
+    a = amp_mlir.GradScaler(init_scale=2.0**10, growth_interval=7)
+    for _ in range(good_steps):
+        _clean_step(a)
+    state = {key: value for key, value in a.state_dict().items()
+             if key in ("scale", "growth_factor", "backoff_factor",
+                        "growth_interval", "_growth_tracker")}
+    assert state["_growth_tracker"] == good_steps
+    b = amp_mlir.GradScaler(growth_interval=100)
+    b.load_state_dict(state)
+    assert b.stats["good_steps"] == good_steps
+    assert b.get_scale() == a.get_scale() == 2.0**10
+    # The next growth comes at the same step in both, and every one after.
+    grown = _growth_steps(a, 16)
+    assert grown == [step for step in range(1, 17)
+                     if (good_steps + step) % 7 == 0]
+    assert _growth_steps(b, 16) == grown
+    assert b.get_scale() == a.get_scale()
+    # The dict saved by the new scaler round-trips again.
+    assert {k: v for k, v in b.state_dict().items() if k in state} == \
+        {k: v for k, v in a.state_dict().items() if k in state}
+
+
+def test_pytorch_state_dict_bad_growth_tracker():
+    scaler = amp_mlir.GradScaler(init_scale=8.0)
+    for value, message in ((5, r"_growth_tracker 5 is outside \[0, "
+                                r"growth_interval 5\)"),
+                           (-1, "outside"),
+                           (1.5, "must be an integer"),
+                           ("2", "must be an integer")):
+        with pytest.raises(ValueError, match=message):
+            scaler.load_state_dict({"scale": 64.0, "growth_interval": 5,
+                                    "_growth_tracker": value})
+        # Nothing of the rejected dict was applied.
+        assert scaler.get_scale() == 8.0
+        assert scaler.config["growth_interval"] == 2000
+
+
 def test_disabled_scaler_passes_through():
     scaler = amp_mlir.GradScaler(enabled=False)
     assert scaler.scale(3.0) == 3.0 and scaler.get_scale() == 1.0

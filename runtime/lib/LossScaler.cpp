@@ -408,4 +408,17 @@ int ampLossScalerLoadState(AmpLossScaler *scaler, const void *blob,
              : 1;
 }
 
+int ampLossScalerSetGrowthTracker(AmpLossScaler *scaler, int32_t good_steps) {
+  const char *call = "ampLossScalerSetGrowthTracker";
+  if (!scaler)
+    return setError(call, "scaler is NULL"), 1;
+  if (good_steps < 0 || good_steps >= scaler->config.growth_interval)
+    return setError(call, "good_steps %d is outside [0, growth_interval %d)",
+                    static_cast<int>(good_steps),
+                    static_cast<int>(scaler->config.growth_interval)),
+           1;
+  scaler->state.goodSteps = good_steps;
+  return 0;
+}
+
 } // extern "C"

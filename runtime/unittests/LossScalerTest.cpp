@@ -497,6 +497,35 @@ TEST(LossScalerEdges, FoundInfIsAnyNonzero) {
   EXPECT_EQ(s.scale(), 16384.0f);
 }
 
+TEST(LossScalerEdges, SetGrowthTracker) {
+  AmpLossScalerConfig c = preset("pytorch");
+  c.growth_interval = 4;
+  Scaler a(c);
+  for (int step = 0; step < 3; ++step)
+    a.update(false);
+  // A scaler given the same counter grows at the same update.
+  Scaler b(c);
+  ASSERT_EQ(ampLossScalerSetGrowthTracker(b.get(), a.stats().good_steps), 0)
+      << ampLastError();
+  EXPECT_EQ(b.stats().good_steps, 3);
+  a.update(false);
+  b.update(false);
+  EXPECT_EQ(a.scale(), 2.0f * c.init_scale);
+  EXPECT_EQ(b.scale(), a.scale());
+  EXPECT_EQ(b.stats().good_steps, 0);
+
+  // Out of range: rejected, the scaler unchanged.
+  for (int32_t count : {-1, 4, 100}) {
+    ampClearError();
+    EXPECT_NE(ampLossScalerSetGrowthTracker(b.get(), count), 0);
+    EXPECT_EQ(std::string(ampLastError()),
+              "ampLossScalerSetGrowthTracker: good_steps " +
+                  std::to_string(count) + " is outside [0, growth_interval 4)");
+    EXPECT_EQ(b.stats().good_steps, 0);
+  }
+  EXPECT_NE(ampLossScalerSetGrowthTracker(nullptr, 0), 0);
+}
+
 //===----------------------------------------------------------------------===//
 // Validation
 //===----------------------------------------------------------------------===//

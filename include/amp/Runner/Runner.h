@@ -108,6 +108,14 @@ llvm::Expected<SmallVector<HostTensor>> loadInputs(ArrayRef<std::string> paths,
 // Compilation and execution
 //===----------------------------------------------------------------------===//
 
+/// What the AMP pipeline would have written to the standard streams.
+struct CapturedOutput {
+  /// A report (report=text|json) without a report-file.
+  std::string stderrText;
+  /// A report with report-file=-, then a graph with graph-file=-.
+  std::string stdoutText;
+};
+
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;
@@ -136,6 +144,10 @@ struct CompileOptions {
   /// op). A call whose checked values are not all finite then fails,
   /// naming the first op that produced an Inf or a NaN.
   std::string checkNanInf;
+  /// When set, the text the AMP pipeline writes to stderr or stdout (see
+  /// CapturedOutput) is appended here instead, for callers that route it
+  /// themselves (the C API); null (amp-run): the streams.
+  CapturedOutput *capturedOutput = nullptr;
 };
 
 /// What the GPU simulator counted (AmpGpuSim.h's AmpSimStats).

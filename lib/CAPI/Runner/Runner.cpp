@@ -11,9 +11,11 @@
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Runner.h"
 
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
@@ -41,6 +43,7 @@ struct AmpRunnerResults {
 };
 
 static thread_local std::string lastError;
+static thread_local std::string lastDiagnostics = "{}";
 
 /// Records `message` as this thread's last error and returns `result`.
 template <typename T> static T fail(const llvm::Twine &message, T result) {
@@ -55,6 +58,110 @@ static int failWith(llvm::Error error) {
 int ampRunnerGetApiVersion(void) { return AMP_RUNNER_CAPI_VERSION; }
 
 const char *ampRunnerGetLastError(void) { return lastError.c_str(); }
+
+const char *ampRunnerGetLastDiagnostics(void) {
+  return lastDiagnostics.c_str();
+}
+
+namespace {
+/// Collects the diagnostics that no other handler takes (the warnings and
+/// remarks of a compilation; the runner collects its errors itself) instead
+/// of letting the context print them to stderr, and writes them as the JSON
+/// of ampRunnerGetLastDiagnostics().
+class DiagnosticCollector {
+public:
+  DiagnosticCollector(MLIRContext *context)
+      : handler(context, [this](Diagnostic &diagnostic) {
+          collect(diagnostic);
+          return success();
+        }) {}
+
+  std::string toJson(const CapturedOutput &output) const {
+    llvm::json::Object root{{"diagnostics", llvm::json::Array(diagnostics)},
+                            {"stderr", output.stderrText},
+                            {"stdout", output.stdoutText}};
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::json::Value(std::move(root));
+    return text;
+  }
+
+private:
+  static StringRef getSeverityName(DiagnosticSeverity severity) {
+    switch (severity) {
+    case DiagnosticSeverity::Error:
+      return "error";
+    case DiagnosticSeverity::Warning:
+      return "warning";
+    case DiagnosticSeverity::Remark:
+      return "remark";
+    case DiagnosticSeverity::Note:
+      return "note";
+    }
+    return "note";
+  }
+
+  /// "file:line:col" of the location, its printed form if it has none, or
+  /// "" for an unknown location.
+  static std::string formatLocation(Location location) {
+    if (auto file = location->findInstanceOf<FileLineColLoc>())
+      return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+          .str();
+    if (isa<UnknownLoc>(location))
+      return "";
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << location;
+    return text;
+  }
+
+  /// The op name of a "see current operation: ..." note (the op printed in
+  /// its custom or generic form, after its results), or "".
+  static StringRef getPrintedOpName(StringRef text) {
+    text = text.ltrim();
+    if (text.starts_with("%")) {
+      size_t equals = text.find(" = ");
+      if (equals == StringRef::npos)
+        return "";
+      text = text.drop_front(equals + 3);
+    }
+    if (text.consume_front("\""))
+      return text.take_until([](char c) { return c == '"'; });
+    return text.take_until([](char c) {
+      return c == ' ' || c == '(' || c == '<' || c == '{' || c == '\n';
+    });
+  }
+
+  void collect(Diagnostic &diagnostic) {
+    constexpr StringRef kCurrentOp = "see current operation: ";
+    llvm::json::Array notes;
+    std::optional<std::string> op;
+    for (Diagnostic &note : diagnostic.getNotes()) {
+      std::string message = note.str();
+      if (StringRef(message).starts_with(kCurrentOp)) {
+        StringRef name =
+            getPrintedOpName(StringRef(message).drop_front(kCurrentOp.size()));
+        if (!name.empty())
+          op = name.str();
+        continue;
+      }
+      notes.push_back(
+          llvm::json::Object{{"location", formatLocation(note.getLocation())},
+                             {"message", std::move(message)}});
+    }
+    diagnostics.push_back(llvm::json::Object{
+        {"severity", getSeverityName(diagnostic.getSeverity())},
+        {"location", formatLocation(diagnostic.getLocation())},
+        {"message", diagnostic.str()},
+        {"op", op ? llvm::json::Value(*op) : llvm::json::Value(nullptr)},
+        {"notes", std::move(notes)}});
+  }
+
+  llvm::json::Array diagnostics;
+  ScopedDiagnosticHandler handler;
+};
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // Modules
@@ -114,6 +221,7 @@ static StringRef orDefault(const char *value, StringRef fallback) {
 AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
                                       const char *entry,
                                       const AmpRunnerCompileOptions *options) {
+  lastDiagnostics = "{}";
   if (!module)
     return fail("ampRunnerCompile: no module", nullptr);
   AmpRunnerCompileOptions none = {};
@@ -155,8 +263,17 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
                       "libamp_runtime_gpusim.so",
                 nullptr);
 
-  llvm::Expected<std::unique_ptr<Executable>> executable = Executable::compile(
-      *module->module, orDefault(entry, ""), compileOptions);
+  // Warnings, remarks and reports go to ampRunnerGetLastDiagnostics(), not
+  // to stderr.
+  CapturedOutput captured;
+  compileOptions.capturedOutput = &captured;
+  llvm::Expected<std::unique_ptr<Executable>> executable = [&] {
+    DiagnosticCollector collector(module->context.get());
+    auto result = Executable::compile(*module->module, orDefault(entry, ""),
+                                      compileOptions);
+    lastDiagnostics = collector.toJson(captured);
+    return result;
+  }();
   if (!executable)
     return fail(llvm::toString(executable.takeError()), nullptr);
   auto result = std::make_unique<AmpRunnerExecutable>();

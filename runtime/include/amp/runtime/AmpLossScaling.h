@@ -119,6 +119,15 @@ AMP_RUNTIME_API size_t ampLossScalerSaveState(const AmpLossScaler *scaler,
 AMP_RUNTIME_API int ampLossScalerLoadState(AmpLossScaler *scaler,
                                            const void *blob, size_t size);
 
+/** Sets the count of consecutive clean steps since the last growth or
+ *  overflow (AmpLossScalerStats.good_steps; PyTorch's `_growth_tracker`), to
+ *  restore a checkpoint that has the counter but no state blob. The scale
+ *  grows at the update that brings it to growth_interval. Returns 0, or
+ *  non-zero for a NULL scaler or a count outside [0, growth_interval) (the
+ *  scaler is then unchanged). */
+AMP_RUNTIME_API int ampLossScalerSetGrowthTracker(AmpLossScaler *scaler,
+                                                  int32_t good_steps);
+
 /*===----------------------------------------------------------------------===*
  * Check finite and unscale (CPU), in place, one pass over memory
  *===----------------------------------------------------------------------===*/
