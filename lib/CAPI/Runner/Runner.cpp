@@ -14,16 +14,33 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <dlfcn.h>
 #include <memory>
 #include <string>
 
 using namespace mlir;
 using namespace mlir::amp::runner;
+
+/// libamp_runtime.so next to this library (both are in <prefix>/lib, or in
+/// a build tree's lib/), found from this library's own path: no absolute
+/// path is recorded at build time, so a moved install prefix keeps working.
+/// Empty if the path cannot be found.
+static std::string defaultRuntimeLibrary() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&defaultRuntimeLibrary), &info) ||
+      !info.dli_fname)
+    return std::string();
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(info.dli_fname));
+  llvm::sys::path::append(path, "libamp_runtime.so");
+  return std::string(path);
+}
 
 struct AmpRunnerModule {
   std::unique_ptr<MLIRContext> context;
@@ -147,8 +164,13 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
   if (compileOptions.target == Target::Gpu &&
-      compileOptions.runtimeLibrary.empty())
-    return fail("target 'gpu' needs the path of libamp_runtime.so", nullptr);
+      compileOptions.runtimeLibrary.empty()) {
+    compileOptions.runtimeLibrary = defaultRuntimeLibrary();
+    if (compileOptions.runtimeLibrary.empty())
+      return fail("target 'gpu' needs the path of libamp_runtime.so (the "
+                  "path of libAmpRunnerCAPI is unknown)",
+                  nullptr);
+  }
 
   llvm::Expected<std::unique_ptr<Executable>> executable = Executable::compile(
       *module->module, orDefault(entry, ""), compileOptions);
