@@ -3,6 +3,10 @@
 #   make demo    set up, build, and run amp-opt and amp-run on the bundled
 #                examples
 #   make check   set up, build, and run every test
+#   make install install into PREFIX (relocatable: the prefix can be
+#                copied or moved afterwards)
+#   make wheel   a platform wheel of the Python package that carries amp-opt,
+#                amp-run and the libraries, in $(BUILD_DIR)/wheel
 #   make frontends  the PyTorch frontend environment (.venv-frontends:
 #                pinned torch, torchvision, torch-mlir, onnx from PyPI, about
 #                4 GB); make check then also runs the model tests
@@ -17,7 +21,7 @@ PREFIX     ?= $(CURDIR)/install
 CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo check docs bench install clean frontends
+.PHONY: all deps configure build demo check docs bench install wheel clean frontends
 
 all: build
 
@@ -68,6 +72,19 @@ bench: deps
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)
+
+# The Python package as a wheel with the tools inside (amp_mlir/_prefix),
+# built offline from a copy of python/ (no build/ left in the tree). Its
+# binaries link Debian's libMLIR/libLLVM 22: install it where those are.
+wheel: build
+	rm -rf $(BUILD_DIR)/wheel-src $(BUILD_DIR)/wheel
+	mkdir -p $(BUILD_DIR)/wheel-src
+	cp -r python/setup.py python/requirements-frontends.txt python/amp_mlir \
+	  $(BUILD_DIR)/wheel-src/
+	cd $(BUILD_DIR)/wheel-src && AMP_MLIR_BUILD_DIR=$(abspath $(BUILD_DIR)) \
+	  PIP_NO_INDEX=1 $(PYTHON) -m pip wheel --no-deps --no-index \
+	  --no-build-isolation -w $(abspath $(BUILD_DIR))/wheel .
+	@ls $(BUILD_DIR)/wheel/*.whl
 
 clean:
 	rm -rf $(BUILD_DIR)

@@ -13,6 +13,8 @@ PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools
   # Build tools.
   cmake ninja-build g++ make
+  # The tests of the installed amp_runtime.pc (pkg-config --cflags --libs).
+  pkg-config
   # Unit tests, lit, Python tests.
   libgtest-dev python3 python3-numpy python3-pytest
   # The Python package: offline `pip install ./python` (tested in a venv),

@@ -25,6 +25,7 @@ config.substitutions.append(("%mlir_dir", config.mlir_dir))
 config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
+config.substitutions.append(("%cc", config.c_compiler))
 config.substitutions.append(("%python", config.python_executable or "python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
@@ -78,6 +79,10 @@ if nvidia_smi:
 if shutil.which(config.cmake_command) and shutil.which(
         os.path.basename(config.cmake_make_program) or "ninja"):
     config.available_features.add("cmake")
+# `pkg-config`: the pkg-config tool (Debian's pkg-config/pkgconf), for the
+# tests of the installed amp_runtime.pc.
+if shutil.which("pkg-config"):
+    config.available_features.add("pkg-config")
 # `graphviz`: Graphviz's `dot` renders precision graphs to SVG/PNG.
 if shutil.which("dot"):
     config.available_features.add("graphviz")

@@ -84,8 +84,10 @@ typedef struct AmpRunnerCompileOptions {
                                    syntax ("custom-black-list=math.exp"). */
   const char *target;         /**< "cpu" (default), "gpu" or "gpu-sim". */
   const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
-  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu"), or
-                                   libamp_runtime_gpusim.so ("gpu-sim"). */
+  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu") or
+                                   libamp_runtime_gpusim.so ("gpu-sim");
+                                   NULL/"": the one next to
+                                   libAmpRunnerCAPI.so. */
   const char *checkNanInf;    /**< NULL/"" (off), "low" or "all": run
                                    --amp-check-nan-inf after the level (CPU);
                                    a call that produces an Inf or a NaN in a

@@ -1,15 +1,21 @@
-"""Where amp_mlir finds amp-opt, libAmpRunnerCAPI.so and libamp_runtime.so.
-
-In order:
+"""Where amp_mlir finds amp-opt, amp-run, libAmpRunnerCAPI.so and
+libamp_runtime.so: a *root* with ``bin/`` and ``lib/`` (a build tree, an
+install prefix, or the tree a wheel carries). In order:
 
 1. ``AMP_MLIR_ROOT``: a build tree or an install prefix (``bin/amp-opt``,
-   ``lib/libAmpRunnerCAPI.so``, ``lib/libamp_runtime.so``);
-2. the tree recorded when the package was installed (``pip install ./python``
-   records the repository's ``build/``; ``cmake --install`` records its
-   prefix), in ``_install_config.py``;
-3. the repository the package is imported from (``python/amp_mlir`` next to
+   ``lib/libAmpRunnerCAPI.so``, ``lib/libamp_runtime.so``); when set, the only
+   candidate;
+2. the tree inside the package, ``amp_mlir/_prefix/{bin,lib}``, that a wheel
+   built with ``AMP_MLIR_BUILD_DIR`` carries;
+3. the install prefix around the package (``cmake --install`` puts it in
+   ``<prefix>/python/amp_mlir`` and records the relative path ``../..`` in
+   ``_install_config.py``), so a copied or moved prefix still works;
+4. the tree recorded when the package was installed with ``pip install
+   ./python`` (the repository's ``build/``, or AMP_MLIR_ROOT at install
+   time), in ``_install_config.py``;
+5. the repository the package is imported from (``python/amp_mlir`` next to
    ``build/``);
-4. an ``amp-opt`` on ``PATH`` (its ``../lib`` holds the libraries).
+6. an ``amp-opt`` on ``PATH`` (its ``../lib`` holds the libraries).
 """
 
 import os
@@ -17,6 +23,8 @@ import shutil
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+# Where a wheel built with AMP_MLIR_BUILD_DIR carries the tools (setup.py).
+BUNDLED_ROOT = _PACKAGE_DIR / "_prefix"
 
 
 class ToolsNotFound(RuntimeError):
@@ -34,11 +42,18 @@ def _candidates():
         # not a reason to pick another tree silently.
         yield Path(env), "AMP_MLIR_ROOT"
         return
+    yield BUNDLED_ROOT, "the tools in the package"
     try:
         from . import _install_config  # written at install time
-        yield Path(_install_config.ROOT), "the tree recorded at install time"
     except ImportError:
-        pass
+        _install_config = None
+    relative = getattr(_install_config, "PREFIX_FROM_PACKAGE", None)
+    if relative:
+        yield ((_PACKAGE_DIR / relative).resolve(),
+               "the install prefix around the package")
+    recorded = getattr(_install_config, "ROOT", None)
+    if recorded:
+        yield Path(recorded), "the tree recorded at install time"
     yield _PACKAGE_DIR.parent.parent / "build", "the repository's build/"
     tool = shutil.which("amp-opt")
     if tool:

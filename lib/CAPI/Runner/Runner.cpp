@@ -15,17 +15,34 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "llvm/ADT/SmallString.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <dlfcn.h>
 #include <memory>
 #include <string>
 
 using namespace mlir;
 using namespace mlir::amp::runner;
+
+/// libamp_runtime.so next to this library (both are in <prefix>/lib, or in
+/// a build tree's lib/), found from this library's own path: no absolute
+/// path is recorded at build time, so a moved install prefix keeps working.
+/// Empty if the path cannot be found.
+static std::string defaultRuntimeLibrary(StringRef name) {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void *>(&defaultRuntimeLibrary), &info) ||
+      !info.dli_fname)
+    return std::string();
+  llvm::SmallString<256> path(llvm::sys::path::parent_path(info.dli_fname));
+  llvm::sys::path::append(path, name);
+  return std::string(path);
+}
 
 struct AmpRunnerModule {
   std::unique_ptr<MLIRContext> context;
@@ -256,12 +273,17 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
   if (compileOptions.target != Target::Cpu &&
-      compileOptions.runtimeLibrary.empty())
-    return fail(compileOptions.target == Target::Gpu
-                    ? "target 'gpu' needs the path of libamp_runtime.so"
-                    : "target 'gpu-sim' needs the path of "
-                      "libamp_runtime_gpusim.so",
-                nullptr);
+      compileOptions.runtimeLibrary.empty()) {
+    const char *library = compileOptions.target == Target::Gpu
+                              ? "libamp_runtime.so"
+                              : "libamp_runtime_gpusim.so";
+    compileOptions.runtimeLibrary = defaultRuntimeLibrary(library);
+    if (compileOptions.runtimeLibrary.empty())
+      return fail(std::string("target '") + target.str() +
+                      "' needs the path of " + library +
+                      " (the path of libAmpRunnerCAPI is unknown)",
+                  nullptr);
+  }
 
   // Warnings, remarks and reports go to ampRunnerGetLastDiagnostics(), not
   // to stderr.
