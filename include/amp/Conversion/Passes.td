@@ -132,7 +132,10 @@ def AmpCheckHostCodePass
     buffer lives on the device, so a parallel loop that could not be mapped,
     a linalg op left over, or a `memref.load`/`memref.store` outside
     `gpu.launch` (other than on a host `memref.alloca`) would fault at run
-    time: each is an error naming the op, and the pass fails.
+    time: each is an error naming the op, and the pass fails. So is a
+    `gpu.launch` whose constant sizes exceed CUDA's limits (block at most
+    (1024, 1024, 64) and 1024 threads, grid y and z at most 65535), which
+    `cuLaunchKernel` would refuse.
   }];
 }
 
@@ -199,9 +202,12 @@ def AmpMapLoopsToGPUPass
   let summary = "Tile parallel loops into blocks and threads";
   let description = [{
     Prepares loops for `gpu-map-parallel-loops` and
-    `convert-parallel-loops-to-gpu`: every outermost `scf.parallel` is tiled
-    so that its innermost dimension runs `block-size` threads per block and
-    the others one, and host code that reads or writes memory outside any
+    `convert-parallel-loops-to-gpu`: every outermost `scf.parallel` is
+    flattened into one dimension (`collapseParallelLoops`; the indices are
+    recovered by division) and tiled by `block-size`, so that every launch
+    is 1-D with `block-size` threads per block (a loop shorter than a block:
+    one block of its length), within CUDA's limits whatever the rank; and
+    host code that reads or writes memory outside any
     parallel loop (the loops of a reduction to a scalar, a store) is wrapped
     in a one-iteration `scf.parallel`, so that it runs on the device where
     its buffers live. Do not canonicalize between this pass and the mapping:

@@ -19,12 +19,15 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
+
+#include <numeric>
 
 namespace mlir {
 namespace amp {
@@ -139,29 +142,66 @@ struct AmpMapLoopsToGPUPass
       return WalkResult::advance();
     });
 
-    // Tile the outermost parallel loops: innermost dimension by the block
-    // size, the others by one.
+    // Flatten each outermost parallel loop into one dimension, then tile it
+    // by the block size: every launch is 1-D, `block-size` threads per block
+    // (fewer only for a shorter loop), within CUDA's limits whatever the
+    // rank (a 3-D tile would put its innermost dimension on threadIdx.z,
+    // limited to 64, and gpu-map-parallel-loops leaves dimensions beyond
+    // the third to one thread).
     SmallVector<scf::ParallelOp> outermost;
     func.walk([&](scf::ParallelOp op) {
       if (!op->getParentOfType<scf::ParallelOp>())
         outermost.push_back(op);
     });
+    IRRewriter rewriter(&getContext());
     for (scf::ParallelOp op : outermost) {
-      SmallVector<int64_t> sizes(op.getNumLoops(), 1);
-      sizes.back() = blockSize;
-      // A loop shorter than a block: one block of exactly its length
-      // (convert-parallel-loops-to-gpu cannot bound a larger tile).
-      std::optional<int64_t> lb =
-          getConstantIntValue(op.getLowerBound().back());
-      std::optional<int64_t> ub =
-          getConstantIntValue(op.getUpperBound().back());
-      std::optional<int64_t> step = getConstantIntValue(op.getStep().back());
-      if (lb && ub && step && *step > 0) {
-        int64_t trips = (*ub - *lb + *step - 1) / *step;
-        if (trips > 0 && trips < sizes.back())
-          sizes.back() = trips;
+      // The trip count, when static: a loop shorter than a block is one
+      // block of exactly its length (convert-parallel-loops-to-gpu cannot
+      // bound a larger tile).
+      std::optional<int64_t> trips = 1;
+      for (auto [lb, ub, step] :
+           llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {
+        std::optional<int64_t> l = getConstantIntValue(lb);
+        std::optional<int64_t> u = getConstantIntValue(ub);
+        std::optional<int64_t> s = getConstantIntValue(step);
+        if (!trips || !l || !u || !s || *s <= 0) {
+          trips.reset();
+          continue;
+        }
+        *trips *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
       }
-      scf::tileParallelLoop(op, sizes, /*noMinMaxBounds=*/false);
+      scf::ParallelOp flat = op;
+      if (op.getNumLoops() > 1) {
+        std::vector<unsigned> all(op.getNumLoops());
+        std::iota(all.begin(), all.end(), 0);
+        rewriter.setInsertionPoint(op);
+        Block *block = op->getBlock();
+        Operation *next = op->getNextNode();
+        collapseParallelLoops(rewriter, op, {all});
+        // The collapsed loop replaces `op` in place.
+        flat = nullptr;
+        for (Operation *cursor = next ? next->getPrevNode() : &block->back();
+             cursor && !flat; cursor = cursor->getPrevNode())
+          flat = dyn_cast<scf::ParallelOp>(cursor);
+        if (!flat) {
+          func.emitError("amp-map-loops-to-gpu: flattening a parallel loop "
+                         "failed");
+          return signalPassFailure();
+        }
+        // The flattened bounds are products of constants: fold them.
+        SmallVector<Operation *> bounds;
+        for (Value v : flat.getUpperBound())
+          if (Operation *def = v.getDefiningOp())
+            bounds.push_back(def);
+        GreedyRewriteConfig folding;
+        folding.setStrictness(GreedyRewriteStrictness::ExistingOps);
+        (void)applyOpPatternsGreedily(bounds, RewritePatternSet(&getContext()),
+                                      folding);
+      }
+      int64_t tile = blockSize;
+      if (trips && *trips > 0 && *trips < tile)
+        tile = *trips;
+      scf::tileParallelLoop(flat, {tile}, /*noMinMaxBounds=*/false);
     }
 
     // Fold the tile sizes into the affine.min bounds of the intra-tile loops:

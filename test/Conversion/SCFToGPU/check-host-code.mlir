@@ -46,3 +46,43 @@ func.func @ok(%m: memref<4xf32>) -> f32 {
   %v = memref.load %s[%c0] : memref<1xf32>
   return %v : f32
 }
+
+// -----
+
+// Launches over CUDA's limits (the mapping never makes them).
+func.func @block_z(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  // expected-error @+1 {{amp: a launch with blockDim.z = 256, over CUDA's limit of 64}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c256) {
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @threads(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  // expected-error @+1 {{amp: a launch with 4096 threads per block, over CUDA's limit of 1024}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c64, %sy = %c64, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}
+
+// -----
+
+func.func @grid_y(%m: memref<4xf32>) {
+  %c1 = arith.constant 1 : index
+  %big = arith.constant 70000 : index
+  // expected-error @+1 {{amp: a launch with gridDim.y = 70000, over CUDA's limit of 65535}}
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %big, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    gpu.terminator
+  }
+  return
+}

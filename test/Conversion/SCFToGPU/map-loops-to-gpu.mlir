@@ -1,12 +1,17 @@
 // RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128}))" --split-input-file | FileCheck %s
 // RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128},gpu-map-parallel-loops),convert-parallel-loops-to-gpu,func.func(amp-check-host-code),canonicalize)" --split-input-file | FileCheck %s --check-prefix=GPU
 
-// The innermost dimension is tiled by the block size, the others by one.
+// The loop is flattened into one dimension and tiled by the block size: a
+// 1-D launch of 128-thread blocks; the indices are recovered by division.
 // CHECK-LABEL: func.func @tile
-// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c64, %c1024) step (%c1, %c128{{.*}})
-// CHECK: scf.parallel
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c65536) step (%c128{{.*}})
+// CHECK: scf.parallel (%[[T:.*]]) =
+// CHECK: %[[I:.*]] = arith.addi %[[T]], %[[B]] : index
+// CHECK-DAG: %[[COL:.*]] = arith.remsi %[[I]], %c1024{{.*}} : index
+// CHECK-DAG: %[[ROW:.*]] = arith.divsi %[[I]], %c1024{{.*}} : index
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[ROW]], %[[COL]]]
 // GPU-LABEL: func.func @tile
-// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c8, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c128, %{{.*}} = %c1)
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c512, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
 func.func @tile(%m: memref<64x1024xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -23,17 +28,60 @@ func.func @tile(%m: memref<64x1024xf32>) {
 
 // Shorter than a block: one block of exactly its length.
 // CHECK-LABEL: func.func @short
-// CHECK: step (%{{.*}}, %c32
+// CHECK: step (%c24
 // GPU-LABEL: func.func @short
-// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c4, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c32, %{{.*}} = %c1)
-func.func @short(%m: memref<4x32xf32>) {
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c24, %{{.*}} = %c1, %{{.*}} = %c1)
+func.func @short(%m: memref<3x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c3 = arith.constant 3 : index
+  %c8 = arith.constant 8 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c3, %c8) step (%c1, %c1) {
+    memref.store %f, %m[%i, %j] : memref<3x8xf32>
+  }
+  return
+}
+
+// -----
+
+// A 3-D loop with a 256-long innermost dimension: tiled per dimension it
+// would put 256 threads on threadIdx.z (limit 64). Flattened, it is 64
+// blocks of 128 threads.
+// GPU-LABEL: func.func @three_d
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c64, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
+// GPU-NOT: scf.parallel
+func.func @three_d(%m: memref<4x8x256xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c4 = arith.constant 4 : index
-  %c32 = arith.constant 32 : index
+  %c8 = arith.constant 8 : index
+  %c256 = arith.constant 256 : index
   %f = arith.constant 1.0 : f32
-  scf.parallel (%i, %j) = (%c0, %c0) to (%c4, %c32) step (%c1, %c1) {
-    memref.store %f, %m[%i, %j] : memref<4x32xf32>
+  scf.parallel (%i, %j, %k) = (%c0, %c0, %c0) to (%c4, %c8, %c256) step (%c1, %c1, %c1) {
+    memref.store %f, %m[%i, %j, %k] : memref<4x8x256xf32>
+  }
+  return
+}
+
+// -----
+
+// Five dimensions (720 elements, 6 blocks): every element gets its own thread (gpu-map-parallel-loops
+// alone leaves dimensions beyond the third to a loop in one thread).
+// GPU-LABEL: func.func @five_d
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c6, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
+// GPU-NOT: scf.for
+func.func @five_d(%m: memref<2x3x4x5x6xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %c5 = arith.constant 5 : index
+  %c6 = arith.constant 6 : index
+  %f = arith.constant 1.0 : f32
+  scf.parallel (%a, %b, %c, %d, %e) = (%c0, %c0, %c0, %c0, %c0) to (%c2, %c3, %c4, %c5, %c6) step (%c1, %c1, %c1, %c1, %c1) {
+    memref.store %f, %m[%a, %b, %c, %d, %e] : memref<2x3x4x5x6xf32>
   }
   return
 }

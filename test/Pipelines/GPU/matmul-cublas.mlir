@@ -28,7 +28,7 @@
 // CHECK-NOT: linalg.
 
 // LLVM-DAG: declare void @ampGpuGemm(i32, i32, i64, i64, i64, i64, ptr, i32, i64, i64, ptr, i32, i64, i64, ptr, i32, i64, i64, float)
-// LLVM-DAG: call void @mgpuLaunchKernel(ptr %{{[0-9]+}}, i64 {{[0-9]+}}, i64 1, i64 1, i64 1, i64 256, i64 1, i32 0,
+// LLVM-DAG: call void @mgpuLaunchKernel(ptr %{{[0-9]+}}, i64 {{[0-9]+}}, i64 1, i64 1, i64 256, i64 1, i64 1, i32 0,
 // LLVM-DAG: call ptr @mgpuModuleLoad(ptr @{{.*}}, i64
 // One host synchronization, at the end: none around the cuBLAS call.
 // SYNC: call void @ampGpuGemm
