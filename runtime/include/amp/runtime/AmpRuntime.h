@@ -172,9 +172,9 @@ typedef enum AmpConvLayout {
  *                                   ox*strideW - padLeft + s*dilW]
  *                               * wt[f, c, r, s]  + beta * y[n,f,oy,ox]
  *  (zero outside the input), in the index order of `layout`.
- *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (then the
- *  convolution runs in xType with f32 accumulation and is widened; see the
- *  README). Padding must be symmetric, i.e. the caller's oh/ow must equal
+ *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (with 16-bit
+ *  x and wt, they are widened exactly and an f32 convolution writes y: no
+ *  16-bit intermediate; see the README). Padding must be symmetric, i.e. the caller's oh/ow must equal
  *  (h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 (and likewise for w); other
  *  shapes are rejected with an "asymmetric padding is unsupported" error.
  *  Errors go to the error handler. */
