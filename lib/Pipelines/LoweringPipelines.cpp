@@ -220,6 +220,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  // sqrt/rsqrt correctly rounded (sqrt.rn.f32), not libdevice's default
+  // sqrt.approx.f32; f32 division is div.rn.f32 already.
+  gpm.addPass(createAmpPreciseGpuMathPass());
   gpm.addPass(createConvertGpuOpsToNVVMOps());
   gpm.addPass(createCanonicalizerPass());
   gpm.addPass(createCSEPass());

@@ -152,6 +152,23 @@ def AmpElideLibraryCallWaitsPass
   }];
 }
 
+def AmpPreciseGpuMathPass
+    : Pass<"amp-precise-gpu-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Correctly rounded sqrt and rsqrt in GPU kernels";
+  let description = [{
+    Runs on GPU modules before `convert-gpu-to-nvvm`, which would lower
+    `math.sqrt` to libdevice's `__nv_sqrtf`: with LLVM 22's NVVMReflect
+    defaults (`__CUDA_PREC_SQRT` reads 0) that is `sqrt.approx.f32`. Each
+    `math.sqrt` and `math.rsqrt` on f32, f16 or bf16 without the `afn`
+    fastmath flag becomes `llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"` (on
+    the operand widened to f32 and narrowed back for 16-bit types), and
+    rsqrt `1.0 / sqrt` (`div.rn.f32`), as the CPU lowering computes them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS, 2-D convolutions as cuDNN, gradient "
