@@ -194,12 +194,16 @@ def AmpLinalgToLibraryCallsPass
     the narrowing with more elementwise work reads the 16-bit buffer in
     place of its `truncf`. An accumulator with any other reader stays f32.
 
-    The per-gradient generic of `amp-lower-loss-scaling` (library_call
-    `"amp_check_finite_and_unscale"`) becomes one call of
-    `ampGpuCheckFiniteAndUnscaleBuffer`, the runtime's parallel unscale and
-    check, which reads the inverse scale and ORs into the flag on the device
-    (no host synchronisation). With a host-scalar scale it stays a generated
-    kernel, with a remark.
+    The per-gradient generics of `amp-lower-loss-scaling` (library_call
+    `"amp_check_finite_and_unscale"`) of one `amp.check_finite_and_unscale`
+    (consecutive in a block, one inverse scale, one flag, nothing in between
+    that touches memory other than allocations) become one call of
+    `ampGpuCheckFiniteAndUnscaleBuffers`, the runtime's one-launch unscale
+    and check of a table of buffers, which reads the inverse scale and ORs
+    into the flag on the device (no host synchronisation). The table's host
+    arrays (pointers, element counts, dtypes) are `llvm.alloca`s in the
+    function's entry block, filled right before the call. With a host-scalar
+    scale a generic stays a generated kernel, with a remark.
 
     Ops that do not fit (dynamic shapes or strides, a non-contiguous inner
     dimension, mixed operand types, other indexing maps) stay linalg ops, to
