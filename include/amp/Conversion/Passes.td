@@ -238,18 +238,29 @@ def AmpMapLoopsToGPUPass
   ];
 }
 
-def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Put the buffers of a bufferized function on the device";
+def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Put the buffers of a bufferized module on the device";
   let description = [{
-    `memref.alloc` becomes `gpu.alloc` (and `memref.dealloc` `gpu.dealloc`);
-    buffers allocated in the function body and not returned are freed before
-    each return. `memref.get_global` (a constant) becomes a device buffer
-    filled from the host global by `gpu.memcpy`. `memref.copy` becomes
+    Runs after ownership-based buffer deallocation (which decides what is
+    freed where, in loops and across calls, with `bufferization.dealloc`)
+    and instead of its lowering. `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` `gpu.dealloc`, `bufferization.clone` a `gpu.alloc` and
+    a `linalg.copy`. Each `bufferization.dealloc` becomes host scalar code
+    (pointer comparisons for aliasing and the retained values' ownership)
+    and `gpu.dealloc`: an unconditional one where the condition is known,
+    else one of a `memref<i8>` descriptor of the selected pointer (the
+    buffer's or NULL, which `mgpuMemFree` ignores), so that no region (and
+    no host synchronisation from `gpu-async-region`) is needed.
+    `memref.get_global` (a constant) becomes a call of the runtime's
+    `ampGpuConstant(hostPtr, bytes)`, a device copy uploaded once per
+    process and never freed by compiled code. `memref.copy` becomes
     `linalg.copy`, a kernel whatever the layouts. Function arguments are
     taken to be device buffers already.
   }];
   let dependentDialects = [
-    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect"
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 
