@@ -147,7 +147,12 @@ def AmpElideLibraryCallWaitsPass
     as its kernels, copies and allocations do), the wait is dropped and the
     token chain goes on across the call: the host no longer blocks between
     kernels and library calls. Only the final wait of the function remains.
-    Code compiled this way needs a runtime whose streams are one in-order
+    Calls of functions defined in the module (compiled the same way) count
+    as stream-ordered too, stores to host stack memory (`llvm.alloca`, the
+    tables of library calls) may come between the wait and the call, and
+    the wait at the end of an `scf.for`/`scf.while` body of the function is
+    dropped when a host wait follows the loop in the function body. Code
+    compiled this way needs a runtime whose streams are one in-order
     stream, as libamp_runtime's are.
   }];
 }
