@@ -173,8 +173,6 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const LowerToGpuOptions &options) {
   addTensorPreparation(pm, /*fuseElementwise=*/true);
-  // Buffers: no deallocation pipeline (its helpers read buffers on the
-  // host); amp-memref-to-gpu frees the device temporaries instead.
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's
@@ -182,7 +180,17 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.libraries)
     pm.addPass(createAmpLinalgToLibraryCallsPass());
-  pm.addNestedPass<func::FuncOp>(createAmpMemRefToGPUPass());
+  // Ownership-based deallocation decides what is freed where (buffers of
+  // loop bodies, buffers returned by callees, on every path), as in
+  // buildBufferDeallocationPipeline but without its lowering: that one
+  // emits helpers that load and store memrefs, which would be device
+  // buffers here. amp-memref-to-gpu lowers bufferization.dealloc to host
+  // scalar code and gpu.dealloc instead.
+  pm.addPass(bufferization::createOwnershipBasedBufferDeallocationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createAmpMemRefToGPUPass());
 
   // Everything else: parallel loops, tiled into blocks and threads, mapped
   // and outlined into kernels; one stream for the whole function.
@@ -221,6 +229,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   OpPassManager &gpm = pm.nest<gpu::GPUModuleOp>();
+  // sqrt/rsqrt correctly rounded (sqrt.rn.f32), not libdevice's default
+  // sqrt.approx.f32; f32 division is div.rn.f32 already.
+  gpm.addPass(createAmpPreciseGpuMathPass());
   gpm.addPass(createConvertGpuOpsToNVVMOps());
   gpm.addPass(createCanonicalizerPass());
   gpm.addPass(createCSEPass());

@@ -298,15 +298,16 @@ bufferScalar(const char *in, char *out, int64_t i, float inv, uint32_t &bad) {
 /// accesses, four in flight per thread, as in checkUnscaleItems; otherwise
 /// every element is done one by one. `in` == `out` is fine: each element is
 /// read before it is written, by the same thread.
+/// `block` of `numBlocks` (the whole grid for one buffer, a slice of it for
+/// a table entry).
 template <typename Op, bool Scale, bool Write>
-__device__ __forceinline__ uint32_t unscaleBufferRange(const char *in,
-                                                       char *out, int64_t numel,
-                                                       float inv) {
+__device__ __forceinline__ uint32_t
+unscaleBufferRange(const char *in, char *out, int64_t numel, float inv,
+                   int64_t block, int64_t numBlocks) {
   constexpr int64_t kPerVector = 16 / Op::kElementBytes;
   constexpr int kUnroll = 4;
-  const int64_t thread =
-      static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  const int64_t thread = block * blockDim.x + threadIdx.x;
+  const int64_t stride = numBlocks * blockDim.x;
   const uint64_t inAddress = reinterpret_cast<uint64_t>(in);
   const uint64_t outAddress = reinterpret_cast<uint64_t>(out);
   uint32_t bad = 0;
@@ -349,6 +350,24 @@ __device__ __forceinline__ uint32_t unscaleBufferRange(const char *in,
   return bad;
 }
 
+/// One buffer (or table entry), `inv` valid, as block `block` of
+/// `numBlocks`: the multiplication-free cases as described below.
+template <typename Op>
+__device__ __forceinline__ uint32_t unscaleBufferBlock(const void *in,
+                                                       void *out, int64_t numel,
+                                                       float inv, int64_t block,
+                                                       int64_t numBlocks) {
+  const char *src = static_cast<const char *>(in);
+  char *dst = static_cast<char *>(out);
+  return inv != 1.0f ? unscaleBufferRange<Op, true, true>(src, dst, numel, inv,
+                                                          block, numBlocks)
+         : src != dst
+             ? unscaleBufferRange<Op, false, true>(src, dst, numel, inv, block,
+                                                   numBlocks)
+             : unscaleBufferRange<Op, false, false>(src, dst, numel, inv, block,
+                                                    numBlocks);
+}
+
 /// With inv_scale == 1 nothing is multiplied, exactly like the CPU: in
 /// place, nothing is stored (x * 1 == x for every non-NaN x, and NaNs keep
 /// their bits, signalling ones included); out of place, the bits are
@@ -367,12 +386,55 @@ unscaleBuffer(const void *in, void *out, int64_t numel, const float *invScale,
       *foundInf = 1;
     return;
   }
-  const char *src = static_cast<const char *>(in);
-  char *dst = static_cast<char *>(out);
-  uint32_t bad =
-      inv != 1.0f  ? unscaleBufferRange<Op, true, true>(src, dst, numel, inv)
-      : src != dst ? unscaleBufferRange<Op, false, true>(src, dst, numel, inv)
-                   : unscaleBufferRange<Op, false, false>(src, dst, numel, inv);
+  uint32_t bad = unscaleBufferBlock<Op>(in, out, numel, inv, blockIdx.x,
+                                        gridDim.x);
+  if (__syncthreads_or(static_cast<int>(bad)) && threadIdx.x == 0)
+    *foundInf = 1;
+}
+
+/// Every entry of `table` in one launch (ampGpuCheckFiniteAndUnscaleBuffers):
+/// block b works on the entry whose [firstBlock[i], firstBlock[i+1]) holds b,
+/// exactly as the one-buffer kernel would with that many blocks. An invalid
+/// inverse scale sets the flag (block 0) and writes nothing.
+__device__ __forceinline__ void unscaleBuffers(const BufferTable &table) {
+  const float inv = *reinterpret_cast<const float *>(table.invScale);
+  uint8_t *foundInf = reinterpret_cast<uint8_t *>(table.foundInf);
+  if (!isValidInverseScale(inv)) {
+    if (blockIdx.x == 0 && threadIdx.x == 0)
+      *foundInf = 1;
+    return;
+  }
+  // The entry of this block: the last i with firstBlock[i] <= blockIdx.x
+  // (uniform across the block).
+  const int32_t block = static_cast<int32_t>(blockIdx.x);
+  int lo = 0, hi = table.count - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (table.firstBlock[mid] <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  const int i = lo;
+  const void *in = reinterpret_cast<const void *>(table.in[i]);
+  void *out = reinterpret_cast<void *>(table.out[i]);
+  const int64_t local = block - table.firstBlock[i];
+  const int64_t blocks = table.firstBlock[i + 1] - table.firstBlock[i];
+  uint32_t bad = 0;
+  switch (table.dtype[i]) {
+  case AMP_DTYPE_F16:
+    bad = unscaleBufferBlock<UnscaleF16>(in, out, table.numel[i], inv, local,
+                                         blocks);
+    break;
+  case AMP_DTYPE_BF16:
+    bad = unscaleBufferBlock<UnscaleBF16>(in, out, table.numel[i], inv, local,
+                                          blocks);
+    break;
+  default:
+    bad = unscaleBufferBlock<UnscaleF32>(in, out, table.numel[i], inv, local,
+                                         blocks);
+    break;
+  }
   if (__syncthreads_or(static_cast<int>(bad)) && threadIdx.x == 0)
     *foundInf = 1;
 }
@@ -640,6 +702,11 @@ extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
     amp_ls_unscale_buffer_bf16(const void *in, void *out, int64_t numel,
                                const float *invScale, uint8_t *foundInf) {
   unscaleBuffer<UnscaleBF16>(in, out, numel, invScale, foundInf);
+}
+
+extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
+    amp_ls_unscale_buffers(const BufferTable table) {
+  unscaleBuffers(table);
 }
 
 #define AMP_OPTIMIZER_KERNEL(name, kind)                                       \

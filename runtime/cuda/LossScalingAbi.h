@@ -45,6 +45,12 @@ constexpr const char *kBufferKernelF32 = "amp_ls_unscale_buffer_f32";
 constexpr const char *kBufferKernelF16 = "amp_ls_unscale_buffer_f16";
 constexpr const char *kBufferKernelBF16 = "amp_ls_unscale_buffer_bf16";
 
+/// <<<table.firstBlock[table.count], kBufferBlockSize>>>(BufferTable table),
+/// passed by value (a kernel parameter, so nothing is uploaded): the buffer
+/// kernels' work for every entry of the table in one launch; entry i gets
+/// blocks [firstBlock[i], firstBlock[i+1]) and strides over them.
+constexpr const char *kBufferTableKernel = "amp_ls_unscale_buffers";
+
 /// <<<grid, kOptBlockSize>>>(const OptTensor *tensors, const OptItem *items,
 /// int64_t numItems, const OptStepRecord *record, const float *foundInf,
 /// const float *invScale, AmpOptimizerConfig config); foundInf and invScale
@@ -96,6 +102,25 @@ constexpr int64_t kCheckChunkBytes = 64 * 1024;
 constexpr int kBufferBlockSize = 256;
 /// Grid cap of the buffer kernels, per multiprocessor (blocks then loop).
 constexpr int64_t kBufferBlocksPerSm = 4;
+
+/// Entries per launch of the table kernel: the parameter struct stays under
+/// the 4 KiB kernel-parameter limit of every CUDA version (as PyTorch's
+/// multi_tensor_apply, larger tables take one launch per 96 entries).
+constexpr int kBufferTableEntries = 96;
+
+struct BufferTable {
+  uint64_t in[kBufferTableEntries];
+  uint64_t out[kBufferTableEntries];
+  int64_t numel[kBufferTableEntries];       // >= 1
+  int32_t firstBlock[kBufferTableEntries + 1]; // Prefix sums of the blocks.
+  int32_t dtype[kBufferTableEntries];       // AmpDType.
+  int32_t count;                            // 1..kBufferTableEntries
+  uint64_t invScale; // const float *
+  uint64_t foundInf; // uint8_t *
+};
+static_assert(sizeof(BufferTable) <= 4096,
+              "kernel parameters are limited to 4 KiB");
+static_assert(sizeof(BufferTable) % 8 == 0, "no tail padding differences");
 
 //===----------------------------------------------------------------------===//
 // Optimizers

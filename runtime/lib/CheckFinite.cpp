@@ -589,6 +589,60 @@ bool amp::rt::validateUnscaleBuffer(const char *call, const void *in,
   return true;
 }
 
+bool amp::rt::validateUnscaleBuffers(const char *call, int64_t count,
+                                     const void *const *ins, void *const *outs,
+                                     const int64_t *numels,
+                                     const int32_t *dtypes,
+                                     const float *invScale,
+                                     const uint8_t *foundInf) {
+  if (count < 0)
+    return setError(call, "count must be >= 0, got %lld",
+                    static_cast<long long>(count));
+  if (count == 0)
+    return true;
+  if (!ins || !outs || !numels || !dtypes)
+    return setError(call, "%s is NULL with count %lld",
+                    !ins    ? "ins"
+                    : !outs ? "outs"
+                    : !numels ? "numels"
+                              : "dtypes",
+                    static_cast<long long>(count));
+  for (int64_t i = 0; i < count; ++i)
+    if (!validateUnscaleBuffer(call, ins[i], outs[i], numels[i], dtypes[i],
+                               invScale, foundInf))
+      return appendError(" (table entry %lld of %lld)",
+                         static_cast<long long>(i),
+                         static_cast<long long>(count));
+  return true;
+}
+
+namespace {
+/// The work of ampCpuCheckFiniteAndUnscaleBuffer on a validated buffer with
+/// a valid inverse scale; nonzero if a result is not finite.
+uint32_t unscaleBufferCpu(const void *in, void *out, int64_t numel,
+                          int32_t dtype, float inv, bool simd) {
+  if (numel == 0)
+    return 0;
+  const Kind kind = dtype == AMP_DTYPE_F32   ? Kind::F32
+                    : dtype == AMP_DTYPE_F16 ? Kind::F16
+                                             : Kind::BF16;
+  if (in == out)
+    return unscaleInPlace(kind, out, numel, inv, simd);
+  uint32_t bad = 0;
+  const int64_t size = static_cast<int64_t>(dtypeSize(dtype));
+  const int64_t chunk = kBufferChunkBytes / size;
+  const char *src = static_cast<const char *>(in);
+  char *dst = static_cast<char *>(out);
+  for (int64_t start = 0; start < numel; start += chunk) {
+    int64_t n = numel - start < chunk ? numel - start : chunk;
+    std::memcpy(dst + start * size, src + start * size,
+                static_cast<size_t>(n * size));
+    bad |= unscaleInPlace(kind, dst + start * size, n, inv, simd);
+  }
+  return bad;
+}
+} // namespace
+
 //===----------------------------------------------------------------------===//
 // C API
 //===----------------------------------------------------------------------===//
@@ -671,9 +725,6 @@ void ampCpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
     return raiseLastError();
   if (numel == 0)
     return;
-  const Kind kind = dtype == AMP_DTYPE_F32   ? Kind::F32
-                    : dtype == AMP_DTYPE_F16 ? Kind::F16
-                                             : Kind::BF16;
   // Read once, before anything is written (it may live in any buffer).
   const float inv = *invScale;
   if (!isValidInverseScale(inv)) {
@@ -682,22 +733,35 @@ void ampCpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
     *foundInf = 1;
     return;
   }
+  if (unscaleBufferCpu(in, out, numel, dtype, inv, useSimd()))
+    *foundInf = 1;
+}
+
+void ampCpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
+                                        void *const *outs,
+                                        const int64_t *numels,
+                                        const int32_t *dtypes,
+                                        const float *invScale,
+                                        uint8_t *foundInf) {
+  const char *call = "ampCpuCheckFiniteAndUnscaleBuffers";
+  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
+                              foundInf))
+    return raiseLastError();
+  int64_t total = 0;
+  for (int64_t i = 0; i < count; ++i)
+    total += numels[i];
+  if (total == 0)
+    return; // Nothing is read, as with one buffer of numel 0.
+  // Read once, before any entry is written, like the one GPU launch.
+  const float inv = *invScale;
+  if (!isValidInverseScale(inv)) {
+    *foundInf = 1;
+    return;
+  }
   const bool simd = useSimd();
   uint32_t bad = 0;
-  if (in == out) {
-    bad = unscaleInPlace(kind, out, numel, inv, simd);
-  } else {
-    const int64_t size = static_cast<int64_t>(dtypeSize(dtype));
-    const int64_t chunk = kBufferChunkBytes / size;
-    const char *src = static_cast<const char *>(in);
-    char *dst = static_cast<char *>(out);
-    for (int64_t start = 0; start < numel; start += chunk) {
-      int64_t n = numel - start < chunk ? numel - start : chunk;
-      std::memcpy(dst + start * size, src + start * size,
-                  static_cast<size_t>(n * size));
-      bad |= unscaleInPlace(kind, dst + start * size, n, inv, simd);
-    }
-  }
+  for (int64_t i = 0; i < count; ++i)
+    bad |= unscaleBufferCpu(ins[i], outs[i], numels[i], dtypes[i], inv, simd);
   if (bad)
     *foundInf = 1;
 }

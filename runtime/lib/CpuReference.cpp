@@ -131,6 +131,15 @@ bool runConv(const ConvArgs &v) {
 
 extern "C" {
 
+void *ampCpuConstant(const void *hostPtr, int64_t bytes) {
+  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
+    raiseError("ampCpuConstant", "invalid constant: %lld bytes at %p",
+               static_cast<long long>(bytes), hostPtr);
+    return nullptr;
+  }
+  return bytes == 0 ? nullptr : const_cast<void *>(hostPtr);
+}
+
 void ampCpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
                 int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
                 int64_t strideA, const void *b, int32_t bType, int64_t ldb,

@@ -59,6 +59,8 @@ namespace rt {
   X(cuMemFree_v2, true)                                                        \
   X(cuMemAllocAsync, false)                                                    \
   X(cuMemFreeAsync, false)                                                     \
+  X(cuDeviceGetDefaultMemPool, false)                                          \
+  X(cuMemPoolSetAttribute, false)                                              \
   X(cuMemAllocManaged, true)                                                   \
   X(cuMemcpyAsync, true)                                                       \
   X(cuMemsetD32Async, true)                                                    \

@@ -14,13 +14,14 @@
 //    transposed into a cached device buffer with cudnnTransformTensor
 //    (strided 4-D descriptors) on every call (weights may change);
 //  - f16/bf16 inputs with f32 output: the legacy API wants x, w and y of one
-//    type, and its tensor ops (cudnnTransformTensor, cudnnAddTensor,
-//    cudnnOpTensor) do not widen half to float, so the convolution runs into
-//    a cached buffer of the input type (f32 accumulation, rounded once to the
-//    input type) which cuBLAS then widens and accumulates into y (Cublas.cpp).
+//    type and has no half-in/float-out configuration, so x and w are widened
+//    (exactly, cuBLAS, Cublas.cpp) into cached f32 buffers and an f32
+//    convolution writes y directly; nothing is rounded through 16 bits
+//    (planConvTypes, ConvTypePlan.h, says which buffers are converted).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConvTypePlan.h"
 #include "GpuContext.h"
 #include "Internal.h"
 
@@ -78,7 +79,9 @@ struct CudnnState {
   const CudnnApi *api = nullptr;
   cudnnHandle_t handle = nullptr;
   std::map<PlanKey, std::unique_ptr<ConvPlan>> plans;
-  ScratchBuffer workspace, filter, output;
+  // filter: the KRSC copy (NHWC); wideX/wideW: f32 copies of 16-bit x and w
+  // when the output is f32 (ConvTypePlan.h).
+  ScratchBuffer workspace, filter, wideX, wideW;
 };
 
 CudnnState &cudnnState() {
@@ -155,7 +158,8 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
                const ConvArgs &v, bool exhaustive, ConvPlan &plan) {
   plan.api = api;
   auto i32 = [](int64_t value) { return static_cast<int>(value); };
-  cudnnDataType_t type = cudnnType(v.xType);
+  ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
+  cudnnDataType_t type = cudnnType(types.computeType);
   bool nhwc = v.layout == AMP_CONV_NHWC_HWCF;
   cudnnTensorFormat_t format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   if (!cudnnCheck(call, api, api->cudnnCreateTensorDescriptor(&plan.xDesc),
@@ -168,8 +172,8 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
                   api->cudnnCreateConvolutionDescriptor(&plan.convDesc),
                   "cudnnCreateConvolutionDescriptor"))
     return false;
-  // The output descriptor has the input type: mixed outputs are widened
-  // afterwards (see the file comment).
+  // Every descriptor has the compute type: f32 when y is f32 (16-bit x and w
+  // are widened first), else the common 16-bit type.
   if (!cudnnCheck(call, api,
                   api->cudnnSetTensor4dDescriptor(plan.xDesc, format, type,
                                                   i32(v.n), i32(v.c), i32(v.h),
@@ -193,8 +197,8 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                   "cudnnSetConvolution2dDescriptor"))
     return false;
-  bool isF32 = v.xType == AMP_DTYPE_F32;
-  cudnnMathType_t requested = isF32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
+  cudnnMathType_t requested =
+      types.preferFma ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
   if (!cudnnCheck(call, api,
                   api->cudnnSetConvolutionMathType(plan.convDesc, requested),
                   "cudnnSetConvolutionMathType"))
@@ -248,7 +252,7 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
     return false;
   }
   cudnnConvolutionFwdAlgoPerf_t chosen{};
-  if (!pickAlgorithm(call, perf.data(), returned, isF32, &chosen))
+  if (!pickAlgorithm(call, perf.data(), returned, types.preferFma, &chosen))
     return false;
   // The math type of the chosen result must be set on the descriptor.
   if (!cudnnCheck(
@@ -305,14 +309,35 @@ bool runConv(const char *call, const ConvArgs &v) {
   const ConvPlan &plan = *it->second;
 
   const float one = 1.0f, zero = 0.0f;
-  size_t elementSize = dtypeSize(v.xType);
-  const void *filter = v.wt;
+  ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
+  size_t elementSize = dtypeSize(types.computeType);
+  int64_t inputCount = v.n * v.c * v.h * v.w;
+  int64_t filterCount = v.f * v.c * v.kh * v.kw;
+  // Exact widening of 16-bit inputs for an f32 output (queued on the shared
+  // stream before the convolution; the cuDNN lock keeps the buffers ours).
+  const void *input = v.x;
+  const void *weights = v.wt;
+  if (types.widenX) {
+    if (!st.wideX.reserve(call, static_cast<size_t>(inputCount) * 4) ||
+        !gpuWidenToF32(call, reinterpret_cast<CUdeviceptr>(v.x), v.xType,
+                       st.wideX.ptr, inputCount, 0.0f))
+      return false;
+    input = reinterpret_cast<const void *>(st.wideX.ptr);
+  }
+  if (types.widenW) {
+    if (!st.wideW.reserve(call, static_cast<size_t>(filterCount) * 4) ||
+        !gpuWidenToF32(call, reinterpret_cast<CUdeviceptr>(v.wt), v.wType,
+                       st.wideW.ptr, filterCount, 0.0f))
+      return false;
+    weights = reinterpret_cast<const void *>(st.wideW.ptr);
+  }
+  const void *filter = weights;
   if (plan.krscDesc) {
-    if (!st.filter.reserve(call, static_cast<size_t>(v.f * v.c * v.kh * v.kw) *
-                                     elementSize) ||
+    if (!st.filter.reserve(call,
+                           static_cast<size_t>(filterCount) * elementSize) ||
         !cudnnCheck(call, api,
                     api->cudnnTransformTensor(
-                        st.handle, &one, plan.hwcfDesc, v.wt, &zero,
+                        st.handle, &one, plan.hwcfDesc, weights, &zero,
                         plan.krscDesc, reinterpret_cast<void *>(st.filter.ptr)),
                     "cudnnTransformTensor(HWCF -> KRSC filter)"))
       return false;
@@ -322,29 +347,17 @@ bool runConv(const char *call, const ConvArgs &v) {
     return false;
   void *workspace = reinterpret_cast<void *>(st.workspace.ptr);
 
-  bool widen = v.yType != v.xType;
-  int64_t outputCount = v.n * v.f * v.oh * v.ow;
-  void *convOut = v.y;
-  if (widen) {
-    if (!st.output.reserve(call,
-                           static_cast<size_t>(outputCount) * elementSize))
-      return false;
-    convOut = reinterpret_cast<void *>(st.output.ptr);
-  }
-  const float beta = widen ? 0.0f : v.beta;
+  // y has the compute type (ConvTypePlan::writesYDirectly): cuDNN applies
+  // beta itself, in f32.
+  const float beta = v.beta;
   if (!cudnnCheck(call, api,
                   api->cudnnConvolutionForward(
-                      st.handle, &one, plan.xDesc, v.x, plan.wDesc, filter,
+                      st.handle, &one, plan.xDesc, input, plan.wDesc, filter,
                       plan.convDesc, plan.algo, workspace, plan.workspaceBytes,
-                      &beta, plan.yDesc, convOut),
+                      &beta, plan.yDesc, v.y),
                   "cudnnConvolutionForward"))
     return appendError(" (algorithm %d)", static_cast<int>(plan.algo));
-  if (!widen)
-    return true;
-  // Still under the cuDNN lock: the output scratch buffer must not be reused
-  // before the widening is queued.
-  return gpuWidenToF32(call, st.output.ptr, v.xType,
-                       reinterpret_cast<CUdeviceptr>(v.y), outputCount, v.beta);
+  return true;
 }
 
 } // namespace

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 
@@ -31,6 +32,23 @@ GpuState &gpuState() {
   // Leaked on purpose: the mgpu* dtors of other libraries may run after ours.
   static GpuState *state = new GpuState;
   return *state;
+}
+
+/// The default pool of `device` keeps freed memory (release threshold
+/// UINT64_MAX) instead of returning it to the OS at every synchronisation
+/// (the default threshold is 0): compiled code allocates and frees its
+/// temporaries with cuMemAllocAsync/cuMemFreeAsync every step, and would
+/// otherwise pay a driver allocation per buffer per step after each sync.
+/// Best effort: a driver without the calls, or a failure, only costs speed.
+void keepPoolMemory(const DriverApi *drv, CUdevice device) {
+  if (!drv->cuDeviceGetDefaultMemPool || !drv->cuMemPoolSetAttribute)
+    return;
+  CUmemoryPool pool = nullptr;
+  if (drv->cuDeviceGetDefaultMemPool(&pool, device) != CUDA_SUCCESS || !pool)
+    return;
+  cuuint64_t threshold = UINT64_MAX;
+  (void)drv->cuMemPoolSetAttribute(pool, CU_MEMPOOL_ATTR_RELEASE_THRESHOLD,
+                                   &threshold);
 }
 
 bool initLocked(GpuState &st, const char *call) {
@@ -69,6 +87,8 @@ bool initLocked(GpuState &st, const char *call) {
                                 CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
                                 device) != CUDA_SUCCESS)
     pools = 0;
+  if (pools != 0)
+    keepPoolMemory(drv, device);
   st.driver = drv;
   st.device = device;
   st.context = context;

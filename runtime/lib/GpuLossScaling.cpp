@@ -94,6 +94,7 @@ enum KernelId {
   kBufferF32,
   kBufferF16,
   kBufferBF16,
+  kBufferTable,
   kSgd,
   kMomentum,
   kAdam,
@@ -104,8 +105,9 @@ enum KernelId {
 
 const char *const kKernelNames[kNumKernels] = {
     kUpdateKernel,      kCheckKernelF32,  kCheckKernelF16,   kCheckKernelBF16,
-    kBufferKernelF32,   kBufferKernelF16, kBufferKernelBF16, kOptKernelSgd,
-    kOptKernelMomentum, kOptKernelAdam,   kOptKernelAdamW,   kOptCommitKernel};
+    kBufferKernelF32,   kBufferKernelF16, kBufferKernelBF16, kBufferTableKernel,
+    kOptKernelSgd,      kOptKernelMomentum, kOptKernelAdam,  kOptKernelAdamW,
+    kOptCommitKernel};
 
 struct Kernels {
   CUmodule module = nullptr;
@@ -599,6 +601,77 @@ void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
   CUdeviceptr foundPtr = reinterpret_cast<CUdeviceptr>(foundInf);
   void *params[] = {&inPtr, &outPtr, &numel, &invPtr, &foundPtr};
   if (!launch(call, drv, kernels, id, grid, kBufferBlockSize, params))
+    raiseLastError();
+}
+
+/// Blocks the one-buffer kernel would use for one buffer (the same split
+/// for a table entry).
+int64_t bufferBlocks(const Kernels *kernels, const void *in, const void *out,
+                     int64_t numel, int32_t dtype) {
+  const int64_t elementSize = static_cast<int64_t>(dtypeSize(dtype));
+  const uintptr_t inAddress = reinterpret_cast<uintptr_t>(in);
+  const uintptr_t outAddress = reinterpret_cast<uintptr_t>(out);
+  const int64_t items = ((inAddress ^ outAddress) & 15u) == 0
+                            ? chunksOf(numel, 16 / elementSize)
+                            : numel;
+  const int64_t cap = kernels->multiprocessors > 0
+                          ? kBufferBlocksPerSm * kernels->multiprocessors
+                          : 65535;
+  return std::max<int64_t>(1, std::min(chunksOf(items, kBufferBlockSize), cap));
+}
+
+void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
+                                        void *const *outs,
+                                        const int64_t *numels,
+                                        const int32_t *dtypes,
+                                        const float *invScale,
+                                        uint8_t *foundInf) {
+  const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
+  // Host-side checks only; the host arrays are read before this returns.
+  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
+                              foundInf))
+    return raiseLastError();
+  const DriverApi *drv = nullptr;
+  const Kernels *kernels = nullptr;
+  // The table travels as a kernel parameter (no upload, no staging buffer
+  // to keep alive): one launch per kBufferTableEntries non-empty entries.
+  BufferTable table{};
+  table.invScale = reinterpret_cast<uint64_t>(invScale);
+  table.foundInf = reinterpret_cast<uint64_t>(foundInf);
+  auto flush = [&]() -> bool {
+    if (table.count == 0)
+      return true;
+    void *params[] = {&table};
+    bool ok = launch(call, drv, kernels, kBufferTable,
+                     table.firstBlock[table.count], kBufferBlockSize, params);
+    table.count = 0;
+    return ok;
+  };
+  for (int64_t i = 0; i < count; ++i) {
+    if (numels[i] == 0)
+      continue; // No work, as for one buffer.
+    if (!kernels && !(kernels = gpuKernels(call, &drv)))
+      return raiseLastError();
+    int64_t blocks = bufferBlocks(kernels, ins[i], outs[i], numels[i],
+                                  dtypes[i]);
+    int32_t first = table.firstBlock[table.count];
+    // Flush before the grid passes what one launch (or an int32) holds.
+    if (table.count == kBufferTableEntries ||
+        first + blocks > kMaxGridBlocks) {
+      if (!flush())
+        return raiseLastError();
+      first = 0;
+    }
+    int32_t k = table.count;
+    table.in[k] = reinterpret_cast<uint64_t>(ins[i]);
+    table.out[k] = reinterpret_cast<uint64_t>(outs[i]);
+    table.numel[k] = numels[i];
+    table.dtype[k] = dtypes[i];
+    table.firstBlock[k] = first;
+    table.firstBlock[k + 1] = first + static_cast<int32_t>(blocks);
+    table.count = k + 1;
+  }
+  if (!flush())
     raiseLastError();
 }
 

@@ -101,6 +101,33 @@ void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
     fail(call);
 }
 
+void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
+                                        void *const *outs,
+                                        const int64_t *numels,
+                                        const int32_t *dtypes,
+                                        const float *invScale,
+                                        uint8_t *foundInf) {
+  const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
+  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
+                              foundInf))
+    return raiseLastError();
+  for (int64_t i = 0; i < count; ++i)
+    if (numels[i] > 0) // Empty entries do nothing, as with CUDA.
+      return fail(call);
+}
+
+void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
+  const char *call = "ampGpuConstant";
+  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
+    raiseError(call, "invalid constant: %lld bytes at %p",
+               static_cast<long long>(bytes), hostPtr);
+    return nullptr;
+  }
+  if (bytes > 0)
+    fail(call);
+  return nullptr;
+}
+
 void *mgpuModuleLoad(void *blob, size_t size) {
   return newModule("mgpuModuleLoad", blob, size, false, 4);
 }

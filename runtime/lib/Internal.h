@@ -99,6 +99,15 @@ bool validateUnscaleBuffer(const char *call, const void *in, const void *out,
                            int64_t numel, int32_t dtype, const float *invScale,
                            const uint8_t *foundInf);
 
+/// ampGpu/ampCpuCheckFiniteAndUnscaleBuffers: 0 <= count, non-NULL arrays
+/// when count > 0, every entry valid for validateUnscaleBuffer (the error
+/// names the entry), and invScale/foundInf non-NULL when any entry has
+/// elements.
+bool validateUnscaleBuffers(const char *call, int64_t count,
+                            const void *const *ins, void *const *outs,
+                            const int64_t *numels, const int32_t *dtypes,
+                            const float *invScale, const uint8_t *foundInf);
+
 //===----------------------------------------------------------------------===//
 // Lazily loaded GPU module record (created without any CUDA call)
 //===----------------------------------------------------------------------===//

@@ -14,11 +14,13 @@
 #include "Internal.h"
 
 #include <climits>
+#include <map>
 #include <cstring>
 #include <mutex>
 #include <new>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
 
 using namespace amp::rt;
 
@@ -487,6 +489,46 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
     return nullptr;
   }
   return ptr;
+}
+
+void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
+  const char *call = "ampGpuConstant";
+  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
+    raiseError(call, "invalid constant: %lld bytes at %p",
+               static_cast<long long>(bytes), hostPtr);
+    return nullptr;
+  }
+  if (bytes == 0)
+    return nullptr;
+  // (address, size) -> device copy; leaked with the process, like the
+  // context (compiled code may run until exit).
+  static std::mutex mutex;
+  static auto *cache = new std::map<std::pair<const void *, int64_t>, void *>;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = cache->find({hostPtr, bytes});
+    if (it != cache->end())
+      return it->second;
+  }
+  const DriverApi *drv = gpuInit(call);
+  CUdeviceptr ptr = 0;
+  // Not from the stream-ordered pool: the copy lives for the process.
+  if (!drv ||
+      !cuCheck(call, drv->cuMemAlloc_v2(&ptr, static_cast<size_t>(bytes)),
+               "cuMemAlloc") ||
+      !cuCheck(call,
+               drv->cuMemcpyAsync(ptr, reinterpret_cast<CUdeviceptr>(hostPtr),
+                                  static_cast<size_t>(bytes), gpuStream()),
+               "cuMemcpyAsync (constant upload)")) {
+    raiseLastError();
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  auto inserted = cache->emplace(std::make_pair(hostPtr, bytes),
+                                 reinterpret_cast<void *>(ptr));
+  if (!inserted.second) // Another thread uploaded it meanwhile.
+    drv->cuMemFree_v2(ptr);
+  return inserted.first->second;
 }
 
 void mgpuMemFree(void *ptr, void *stream) {

@@ -420,4 +420,24 @@ TEST(CpuConv, ValidationReachesHandler) {
   EXPECT_NE(message.find("same type"), std::string::npos) << message;
 }
 
+// ampCpuConstant, the CPU twin of ampGpuConstant: host constants are their
+// own "device" copy.
+TEST(CpuConstant, ReturnsTheHostPointer) {
+  static const float weights[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  EXPECT_EQ(ampCpuConstant(weights, sizeof(weights)),
+            static_cast<const void *>(weights));
+  EXPECT_EQ(ampCpuConstant(weights, 0), nullptr);
+  EXPECT_EQ(ampCpuConstant(nullptr, 0), nullptr);
+  std::string message = amp_test::captureHandlerMessage(
+      [&] { EXPECT_EQ(ampCpuConstant(nullptr, 16), nullptr); });
+  EXPECT_NE(message.find("ampCpuConstant: invalid constant: 16 bytes"),
+            std::string::npos)
+      << message;
+  message = amp_test::captureHandlerMessage(
+      [&] { ampCpuConstant(weights, -1); });
+  EXPECT_NE(message.find("ampCpuConstant: invalid constant: -1 bytes"),
+            std::string::npos)
+      << message;
+}
+
 } // namespace

@@ -961,6 +961,73 @@ TEST_F(GpuLossScaling, BufferFlagAccumulatesOverCallsWithoutSync) {
                                     nullptr);
 }
 
+TEST_F(GpuLossScaling, BuffersTableIsBitIdenticalToItsCpuTwin) {
+  // ampGpuCheckFiniteAndUnscaleBuffers (one launch for every gradient, what
+  // --lower-to-gpu emits) against ampCpuCheckFiniteAndUnscaleBuffers: mixed
+  // types, in place and out of place, an empty entry, more entries than one
+  // launch holds (96), with and without a planted Inf, and invalid scales.
+  std::mt19937 rng(41);
+  for (float inv : {0.125f, 1.0f, NAN, 0.0f}) {
+    for (bool withInf : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "inv " << inv << " inf " << withInf);
+      DeviceMemory invDevice(sizeof(float));
+      invDevice.upload(&inv, sizeof(inv));
+      const int count = 100; // Two launches.
+      std::vector<std::vector<unsigned char>> host, cpuIn, cpuOut;
+      std::vector<std::unique_ptr<DeviceMemory>> devIn, devOut;
+      std::vector<const void *> gpuIns, cpuIns;
+      std::vector<void *> gpuOuts, cpuOuts;
+      std::vector<int64_t> numels;
+      std::vector<int32_t> dtypes;
+      for (int i = 0; i < count; ++i) {
+        int32_t dtype = i % 3 == 0   ? AMP_DTYPE_F32
+                        : i % 3 == 1 ? AMP_DTYPE_F16
+                                     : AMP_DTYPE_BF16;
+        int64_t numel = i == 7 ? 0 : (i == 50 ? 70001 : 1 + (i * 37) % 613);
+        bool plant = withInf && i == 98;
+        host.push_back(
+            bufferBytes(dtype, numel, rng, false, plant, 0, numel));
+        numels.push_back(numel);
+        dtypes.push_back(dtype);
+      }
+      cpuIn = host;
+      cpuOut = host;
+      for (int i = 0; i < count; ++i) {
+        bool outOfPlace = i % 2 == 1;
+        size_t bytes = std::max<size_t>(host[i].size(), 16);
+        devIn.push_back(std::make_unique<DeviceMemory>(bytes));
+        devIn.back()->upload(host[i].data(), host[i].size());
+        devOut.push_back(std::make_unique<DeviceMemory>(bytes));
+        devOut.back()->upload(host[i].data(), host[i].size());
+        gpuIns.push_back(devIn.back()->ptr);
+        gpuOuts.push_back(outOfPlace ? devOut.back()->ptr : devIn.back()->ptr);
+        cpuIns.push_back(cpuIn[i].data());
+        cpuOuts.push_back(outOfPlace ? cpuOut[i].data() : cpuIn[i].data());
+      }
+      TwinFlags flags;
+      flags.reset(0);
+      ampGpuCheckFiniteAndUnscaleBuffers(
+          count, gpuIns.data(), gpuOuts.data(), numels.data(), dtypes.data(),
+          static_cast<const float *>(invDevice.ptr), flags.devicePtr());
+      ampCpuCheckFiniteAndUnscaleBuffers(count, cpuIns.data(), cpuOuts.data(),
+                                         numels.data(), dtypes.data(), &inv,
+                                         flags.hostPtr());
+      bool valid = std::isfinite(inv) && inv > 0.0f;
+      EXPECT_EQ(flags.expectSame(), (withInf || !valid) ? 1 : 0);
+      for (int i = 0; i < count; ++i) {
+        std::vector<unsigned char> gpuIn(host[i].size()),
+            gpuOut(host[i].size());
+        devIn[i]->download(gpuIn.data(), gpuIn.size());
+        devOut[i]->download(gpuOut.data(), gpuOut.size());
+        expectSameBytes(gpuIn, cpuIn[i], host[i], elementSize(dtypes[i]),
+                        "in");
+        expectSameBytes(gpuOut, cpuOut[i], host[i], elementSize(dtypes[i]),
+                        "out");
+      }
+    }
+  }
+}
+
 TEST(GpuLossScalingBuffer, ArgumentErrorsReachTheHandler) {
   // Checked on the host before any GPU use: the same with or without one.
   amp_test::GpuTestBase::errors().clear();

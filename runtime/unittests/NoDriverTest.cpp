@@ -194,6 +194,63 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
   EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
 }
 
+TEST(NoDriver, ConstantValidationBeforeDriver) {
+  static const float weights[2] = {1.0f, 2.0f};
+  std::string message =
+      captureHandlerMessage([&] { ampGpuConstant(nullptr, 8); });
+  EXPECT_TRUE(contains(message, "ampGpuConstant: invalid constant: 8 bytes"))
+      << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
+  // Nothing to upload: NULL, no driver call, no error.
+  message = captureHandlerMessage(
+      [&] { EXPECT_EQ(ampGpuConstant(weights, 0), nullptr); });
+  EXPECT_EQ(message, "");
+  // A valid constant gets as far as the GPU, which is not there.
+  message = captureHandlerMessage(
+      [&] { EXPECT_EQ(ampGpuConstant(weights, sizeof(weights)), nullptr); });
+  EXPECT_TRUE(contains(message, "ampGpuConstant: ")) << message;
+  EXPECT_FALSE(contains(message, "invalid constant")) << message;
+}
+
+TEST(NoDriver, UnscaleBuffersTableValidationBeforeDriver) {
+  uint16_t data[8] = {};
+  float wide[4] = {};
+  const float inv = 0.5f;
+  uint8_t flag = 0;
+  const void *ins[] = {data, wide};
+  void *outs[] = {data, wide};
+  const int64_t numels[] = {8, 4};
+  const int32_t dtypes[] = {AMP_DTYPE_F16, AMP_DTYPE_F32};
+  const int32_t badTypes[] = {AMP_DTYPE_F16, 9};
+  std::string message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffers(2, ins, outs, numels, badTypes, &inv,
+                                       &flag);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuCheckFiniteAndUnscaleBuffers: dtype "
+                                "must be F32, F16 or BF16, got 9 (table "
+                                "entry 1 of 2)"))
+      << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
+  // Nothing to do: no driver call, no error.
+  const int64_t empty[] = {0, 0};
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffers(0, nullptr, nullptr, nullptr, nullptr,
+                                       nullptr, nullptr);
+    ampGpuCheckFiniteAndUnscaleBuffers(2, ins, outs, empty, dtypes, nullptr,
+                                       nullptr);
+  });
+  EXPECT_EQ(message, "");
+  // Valid arguments get as far as the GPU, which is not there.
+  message = captureHandlerMessage([&] {
+    ampGpuCheckFiniteAndUnscaleBuffers(2, ins, outs, numels, dtypes, &inv,
+                                       &flag);
+  });
+  EXPECT_TRUE(contains(message, "ampGpuCheckFiniteAndUnscaleBuffers: "))
+      << message;
+  EXPECT_FALSE(contains(message, "table entry")) << message;
+  EXPECT_EQ(flag, 0);
+}
+
 TEST(NoDriver, UnscaleBufferValidationBeforeDriver) {
   uint16_t data[8] = {};
   const float inv = 0.5f;

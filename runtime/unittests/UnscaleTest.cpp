@@ -1234,4 +1234,127 @@ TEST_P(Unscale, ToF32FromEachType) {
   expect32({{1.0f, 3.0f}, {0x1p-149f, INFINITY}}, 4.0f, "f32 to f32");
 }
 
+//===----------------------------------------------------------------------===//
+// ampCpuCheckFiniteAndUnscaleBuffers: the table twin (one call for every
+// gradient of an amp.check_finite_and_unscale, as --lower-to-gpu emits it)
+//===----------------------------------------------------------------------===//
+
+TEST_P(Unscale, BuffersTableMatchesOneCallPerBuffer) {
+  // Mixed types, in place and out of place, sizes that exercise the block
+  // paths: the table gives exactly the bytes and the flag of one buffer
+  // call per entry.
+  std::mt19937 rng(37);
+  const Type types[] = {Type::F32, Type::F16, Type::BF16, Type::F16, Type::F32};
+  const size_t sizes[] = {1001, 77, 40000, 3, 0};
+  const float inv = 0.125f;
+  for (int variant = 0; variant < 2; ++variant) {
+    SCOPED_TRACE(variant == 0 ? "finite" : "with non-finite values");
+    std::vector<std::vector<unsigned char>> in, viaTable, viaOne;
+    for (size_t i = 0; i < 5; ++i)
+      in.push_back(randomElements(types[i], sizes[i], rng,
+                                  /*finite=*/variant == 0 || i != 2));
+    viaTable = in;
+    viaOne = in;
+    // Entries 1 and 3 out of place, the others in place.
+    std::vector<std::vector<unsigned char>> outTable = in, outOne = in;
+    std::vector<const void *> ins;
+    std::vector<void *> outs;
+    std::vector<int64_t> numels;
+    std::vector<int32_t> dtypes;
+    uint8_t flagOne = 0, flagTable = 0;
+    for (size_t i = 0; i < 5; ++i) {
+      bool outOfPlace = i == 1 || i == 3;
+      void *target = outOfPlace ? outTable[i].data() : viaTable[i].data();
+      ins.push_back(viaTable[i].data());
+      outs.push_back(target);
+      numels.push_back(static_cast<int64_t>(sizes[i]));
+      dtypes.push_back(dtypeOf(types[i]));
+      ampCpuCheckFiniteAndUnscaleBuffer(
+          viaOne[i].data(), outOfPlace ? outOne[i].data() : viaOne[i].data(),
+          static_cast<int64_t>(sizes[i]), dtypeOf(types[i]), &inv, &flagOne);
+    }
+    std::string error = amp_test::captureHandlerMessage([&] {
+      ampCpuCheckFiniteAndUnscaleBuffers(5, ins.data(), outs.data(),
+                                         numels.data(), dtypes.data(), &inv,
+                                         &flagTable);
+    });
+    EXPECT_EQ(error, "");
+    EXPECT_EQ(flagTable, variant == 0 ? 0 : 1);
+    EXPECT_EQ(flagTable, flagOne);
+    for (size_t i = 0; i < 5; ++i) {
+      EXPECT_TRUE(viaTable[i] == viaOne[i]) << "entry " << i;
+      EXPECT_TRUE(outTable[i] == outOne[i]) << "entry " << i;
+    }
+    // The values really were unscaled (entry 0, f32, in place).
+    if (variant == 0 && sizes[0] > 0) {
+      float before, after;
+      std::memcpy(&before, in[0].data(), 4);
+      std::memcpy(&after, viaTable[0].data(), 4);
+      EXPECT_EQ(after, before * inv);
+    }
+  }
+}
+
+TEST_P(Unscale, BuffersTableInvalidScaleAndArguments) {
+  std::vector<float> a = {1.0f, 2.0f};
+  std::vector<uint16_t> h = {0x3c00, 0x4000};
+  const std::vector<float> a0 = a;
+  const std::vector<uint16_t> h0 = h;
+  const void *ins[] = {a.data(), h.data()};
+  void *outs[] = {a.data(), h.data()};
+  const int64_t numels[] = {2, 2};
+  const int32_t dtypes[] = {AMP_DTYPE_F32, AMP_DTYPE_F16};
+  // An invalid inverse scale: the flag, and nothing written in any entry.
+  for (float bad : {NAN, INFINITY, 0.0f, -1.0f}) {
+    uint8_t flag = 0;
+    ampCpuCheckFiniteAndUnscaleBuffers(2, ins, outs, numels, dtypes, &bad,
+                                       &flag);
+    EXPECT_EQ(flag, 1) << bad;
+    EXPECT_EQ(a, a0);
+    EXPECT_EQ(h, h0);
+  }
+  // A set flag is never cleared; count 0 and empty entries touch nothing.
+  const float half = 0.5f;
+  uint8_t flag = 1;
+  ampCpuCheckFiniteAndUnscaleBuffers(2, ins, outs, numels, dtypes, &half,
+                                     &flag);
+  EXPECT_EQ(flag, 1);
+  EXPECT_EQ(a[1], 1.0f);
+  EXPECT_EQ(h[1], 0x3c00);
+  const int64_t empty[] = {0, 0};
+  std::string error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffers(0, nullptr, nullptr, nullptr, nullptr,
+                                       nullptr, nullptr);
+    ampCpuCheckFiniteAndUnscaleBuffers(2, ins, outs, empty, dtypes, nullptr,
+                                       nullptr);
+  });
+  EXPECT_EQ(error, "");
+  // An invalid entry rejects the whole call, naming the entry, before any
+  // work on the valid ones.
+  a = a0;
+  const int32_t badTypes[] = {AMP_DTYPE_F32, 7};
+  flag = 0;
+  error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffers(2, ins, outs, numels, badTypes, &half,
+                                       &flag);
+  });
+  EXPECT_NE(error.find("ampCpuCheckFiniteAndUnscaleBuffers: dtype must be "
+                       "F32, F16 or BF16, got 7 (table entry 1 of 2)"),
+            std::string::npos)
+      << error;
+  EXPECT_EQ(a, a0);
+  error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffers(-1, ins, outs, numels, dtypes, &half,
+                                       &flag);
+  });
+  EXPECT_NE(error.find("count must be >= 0, got -1"), std::string::npos)
+      << error;
+  error = amp_test::captureHandlerMessage([&] {
+    ampCpuCheckFiniteAndUnscaleBuffers(2, ins, nullptr, numels, dtypes, &half,
+                                       &flag);
+  });
+  EXPECT_NE(error.find("outs is NULL with count 2"), std::string::npos)
+      << error;
+}
+
 } // namespace

@@ -24,7 +24,8 @@ void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
 /// The `library_call` of the linalg.generic that amp-lower-loss-scaling
 /// emits per gradient of amp.check_finite_and_unscale (ins: the gradient
 /// [, the 0-d inverse scale]; outs: the unscaled gradient, the 0-d i1 flag).
-/// amp-linalg-to-library-calls turns it into ampGpuCheckFiniteAndUnscaleBuffer.
+/// amp-linalg-to-library-calls turns those of one op into one
+/// ampGpuCheckFiniteAndUnscaleBuffers call.
 inline constexpr llvm::StringLiteral kCheckFiniteAndUnscaleLibraryCall =
     "amp_check_finite_and_unscale";
 

@@ -150,9 +150,31 @@ def AmpElideLibraryCallWaitsPass
     as its kernels, copies and allocations do), the wait is dropped and the
     token chain goes on across the call: the host no longer blocks between
     kernels and library calls. Only the final wait of the function remains.
-    Code compiled this way needs a runtime whose streams are one in-order
+    Calls of functions defined in the module (compiled the same way) count
+    as stream-ordered too, stores to host stack memory (`llvm.alloca`, the
+    tables of library calls) may come between the wait and the call, and
+    the wait at the end of an `scf.for`/`scf.while` body of the function is
+    dropped when a host wait follows the loop in the function body. Code
+    compiled this way needs a runtime whose streams are one in-order
     stream, as libamp_runtime's are.
   }];
+}
+
+def AmpPreciseGpuMathPass
+    : Pass<"amp-precise-gpu-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Correctly rounded sqrt and rsqrt in GPU kernels";
+  let description = [{
+    Runs on GPU modules before `convert-gpu-to-nvvm`, which would lower
+    `math.sqrt` to libdevice's `__nv_sqrtf`: with LLVM 22's NVVMReflect
+    defaults (`__CUDA_PREC_SQRT` reads 0) that is `sqrt.approx.f32`. Each
+    `math.sqrt` and `math.rsqrt` on f32, f16 or bf16 without the `afn`
+    fastmath flag becomes `llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"` (on
+    the operand widened to f32 and narrowed back for 16-bit types), and
+    rsqrt `1.0 / sqrt` (`div.rn.f32`), as the CPU lowering computes them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+  ];
 }
 
 def AmpLinalgToLibraryCallsPass
@@ -180,12 +202,16 @@ def AmpLinalgToLibraryCallsPass
     the narrowing with more elementwise work reads the 16-bit buffer in
     place of its `truncf`. An accumulator with any other reader stays f32.
 
-    The per-gradient generic of `amp-lower-loss-scaling` (library_call
-    `"amp_check_finite_and_unscale"`) becomes one call of
-    `ampGpuCheckFiniteAndUnscaleBuffer`, the runtime's parallel unscale and
-    check, which reads the inverse scale and ORs into the flag on the device
-    (no host synchronisation). With a host-scalar scale it stays a generated
-    kernel, with a remark.
+    The per-gradient generics of `amp-lower-loss-scaling` (library_call
+    `"amp_check_finite_and_unscale"`) of one `amp.check_finite_and_unscale`
+    (consecutive in a block, one inverse scale, one flag, nothing in between
+    that touches memory other than allocations) become one call of
+    `ampGpuCheckFiniteAndUnscaleBuffers`, the runtime's one-launch unscale
+    and check of a table of buffers, which reads the inverse scale and ORs
+    into the flag on the device (no host synchronisation). The table's host
+    arrays (pointers, element counts, dtypes) are `llvm.alloca`s in the
+    function's entry block, filled right before the call. With a host-scalar
+    scale a generic stays a generated kernel, with a remark.
 
     Ops that do not fit (dynamic shapes or strides, a non-contiguous inner
     dimension, mixed operand types, other indexing maps) stay linalg ops, to
@@ -223,18 +249,29 @@ def AmpMapLoopsToGPUPass
   ];
 }
 
-def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Put the buffers of a bufferized function on the device";
+def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
+  let summary = "Put the buffers of a bufferized module on the device";
   let description = [{
-    `memref.alloc` becomes `gpu.alloc` (and `memref.dealloc` `gpu.dealloc`);
-    buffers allocated in the function body and not returned are freed before
-    each return. `memref.get_global` (a constant) becomes a device buffer
-    filled from the host global by `gpu.memcpy`. `memref.copy` becomes
+    Runs after ownership-based buffer deallocation (which decides what is
+    freed where, in loops and across calls, with `bufferization.dealloc`)
+    and instead of its lowering. `memref.alloc` becomes `gpu.alloc`,
+    `memref.dealloc` `gpu.dealloc`, `bufferization.clone` a `gpu.alloc` and
+    a `linalg.copy`. Each `bufferization.dealloc` becomes host scalar code
+    (pointer comparisons for aliasing and the retained values' ownership)
+    and `gpu.dealloc`: an unconditional one where the condition is known,
+    else one of a `memref<i8>` descriptor of the selected pointer (the
+    buffer's or NULL, which `mgpuMemFree` ignores), so that no region (and
+    no host synchronisation from `gpu-async-region`) is needed.
+    `memref.get_global` (a constant) becomes a call of the runtime's
+    `ampGpuConstant(hostPtr, bytes)`, a device copy uploaded once per
+    process and never freed by compiled code. `memref.copy` becomes
     `linalg.copy`, a kernel whatever the layouts. Function arguments are
     taken to be device buffers already.
   }];
   let dependentDialects = [
-    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect"
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -19,6 +19,8 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -40,7 +42,43 @@ static bool isStreamOrderedCall(Operation *op) {
     return false;
   auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
       call, call.getCalleeAttr());
-  return callee && callee->hasAttr(AmpDialect::kStreamOrderedAttrName);
+  if (!callee)
+    return false;
+  // A function of this module is compiled the same way: its host code never
+  // touches device memory, and its GPU work goes on the same one stream.
+  return callee->hasAttr(AmpDialect::kStreamOrderedAttrName) ||
+         !callee.isExternal();
+}
+
+/// A store to host stack memory (an llvm.alloca, through GEPs), such as the
+/// tables of library calls: no GPU work reads or writes it.
+static bool isHostStackStore(Operation *op) {
+  auto store = dyn_cast<LLVM::StoreOp>(op);
+  if (!store)
+    return false;
+  Value address = store.getAddr();
+  while (auto gep = address.getDefiningOp<LLVM::GEPOp>())
+    address = gep.getBase();
+  return address.getDefiningOp<LLVM::AllocaOp>() != nullptr;
+}
+
+/// The host wait that gpu-async-region puts at the end of a loop body
+/// (before scf.yield) is not needed when a later host wait in the function
+/// body, after the loop, covers the same (one, in-order) stream: the next
+/// iteration's work is queued behind it anyway, and host code never reads
+/// device memory.
+static bool isRedundantLoopBodyWait(gpu::WaitOp wait) {
+  if (wait.getAsyncToken() || !isa_and_nonnull<scf::YieldOp>(wait->getNextNode()))
+    return false;
+  Operation *loop = wait->getParentOp();
+  if (!isa<scf::ForOp, scf::WhileOp>(loop) ||
+      !isa<func::FuncOp>(loop->getParentOp()))
+    return false;
+  for (Operation *op = loop->getNextNode(); op; op = op->getNextNode())
+    if (auto later = dyn_cast<gpu::WaitOp>(op))
+      if (!later.getAsyncToken())
+        return true;
+  return false;
 }
 
 namespace {
@@ -68,6 +106,8 @@ struct AmpElideLibraryCallWaitsPass
           sawCall = true;
           continue;
         }
+        if (isHostStackStore(op))
+          continue;
         if (!isPure(op))
           break;
       }
@@ -77,6 +117,15 @@ struct AmpElideLibraryCallWaitsPass
       next.getAsyncToken().replaceAllUsesWith(
           wait.getAsyncDependencies().front());
       next.erase();
+      wait.erase();
+      ++elided;
+    }
+    SmallVector<gpu::WaitOp> loopWaits;
+    getOperation().walk([&](gpu::WaitOp op) {
+      if (isRedundantLoopBodyWait(op))
+        loopWaits.push_back(op);
+    });
+    for (gpu::WaitOp wait : loopWaits) {
       wait.erase();
       ++elided;
     }

@@ -291,6 +291,14 @@ static Value narrowOutput(Operation *op, Value acc, linalg::FillOp fill,
 }
 
 namespace {
+/// One gradient of an amp.check_finite_and_unscale (its per-gradient generic
+/// after bufferization).
+struct UnscaleEntry {
+  linalg::GenericOp op;
+  Value in, out, inverse, flag;
+  int32_t dtype = 0;
+};
+
 struct Lowering {
   ModuleOp module;
   OpBuilder b;
@@ -322,8 +330,10 @@ struct Lowering {
 
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
   LogicalResult lowerConv(linalg::LinalgOp op, bool nhwc, std::string &why);
-  LogicalResult lowerCheckFiniteAndUnscale(linalg::GenericOp op,
-                                           std::string &why);
+  FailureOr<UnscaleEntry> matchCheckFiniteAndUnscale(linalg::GenericOp op,
+                                                     std::string &why);
+  Value buildNumel(Location loc, Value in);
+  void lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group);
 };
 } // namespace
 
@@ -555,8 +565,8 @@ static bool isDenseBuffer(MemRefType type) {
   return true;
 }
 
-LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
-                                                   std::string &why) {
+FailureOr<UnscaleEntry>
+Lowering::matchCheckFiniteAndUnscale(linalg::GenericOp op, std::string &why) {
   // ins(gradient, inverse scale) outs(unscaled, flag), as emitted by
   // amp-lower-loss-scaling with the scale in a 0-d tensor.
   if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 2) {
@@ -564,14 +574,16 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
           "on the GPU)";
     return failure();
   }
-  Value in = op.getDpsInputOperand(0)->get();
-  Value inverse = op.getDpsInputOperand(1)->get();
-  Value out = op.getDpsInitOperand(0)->get();
-  Value flag = op.getDpsInitOperand(1)->get();
-  auto inType = dyn_cast<MemRefType>(in.getType());
-  auto outType = dyn_cast<MemRefType>(out.getType());
-  auto inverseType = dyn_cast<MemRefType>(inverse.getType());
-  auto flagType = dyn_cast<MemRefType>(flag.getType());
+  UnscaleEntry entry;
+  entry.op = op;
+  entry.in = op.getDpsInputOperand(0)->get();
+  entry.inverse = op.getDpsInputOperand(1)->get();
+  entry.out = op.getDpsInitOperand(0)->get();
+  entry.flag = op.getDpsInitOperand(1)->get();
+  auto inType = dyn_cast<MemRefType>(entry.in.getType());
+  auto outType = dyn_cast<MemRefType>(entry.out.getType());
+  auto inverseType = dyn_cast<MemRefType>(entry.inverse.getType());
+  auto flagType = dyn_cast<MemRefType>(entry.flag.getType());
   if (!inType || !outType || !inverseType || !flagType) {
     why = "operands must be memrefs";
     return failure();
@@ -580,8 +592,8 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
     why = "the gradient buffers must be contiguous";
     return failure();
   }
-  int32_t dtype = getDTypeCode(inType.getElementType());
-  if (dtype < 0 || inType.getElementType() != outType.getElementType()) {
+  entry.dtype = getDTypeCode(inType.getElementType());
+  if (entry.dtype < 0 || inType.getElementType() != outType.getElementType()) {
     why = "gradients must be f32, f16 or bf16";
     return failure();
   }
@@ -589,8 +601,11 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
     why = "the scale and the flag must be 0-d buffers";
     return failure();
   }
-  Location loc = op.getLoc();
-  b.setInsertionPoint(op);
+  return entry;
+}
+
+Value Lowering::buildNumel(Location loc, Value in) {
+  auto inType = cast<MemRefType>(in.getType());
   // The element count: static, or the product of the dynamic sizes.
   Value numel = i64c(loc, 1);
   int64_t staticCount = 1;
@@ -605,15 +620,72 @@ LogicalResult Lowering::lowerCheckFiniteAndUnscale(linalg::GenericOp op,
   }
   if (staticCount != 1)
     numel = arith::MulIOp::create(b, loc, numel, i64c(loc, staticCount));
-  SmallVector<Value> args = {getPointer(b, loc, in),
-                             getPointer(b, loc, out),
-                             numel,
-                             i32c(loc, dtype),
-                             getPointer(b, loc, inverse),
-                             getPointer(b, loc, flag)};
-  emitCall(op, "ampGpuCheckFiniteAndUnscaleBuffer", args);
-  op->erase();
-  return success();
+  return numel;
+}
+
+void Lowering::lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group) {
+  // The table: three host arrays in the function's entry block (allocated
+  // once per call of the function, not per loop iteration), filled right
+  // before the call, which reads them before it returns.
+  linalg::GenericOp last = group.back().op;
+  Location loc = last.getLoc();
+  auto func = last->getParentOfType<FunctionOpInterface>();
+  int64_t count = static_cast<int64_t>(group.size());
+  b.setInsertionPointToStart(&func.getFunctionBody().front());
+  Value size = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(count));
+  Value ins = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
+  Value outs = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
+  Value numels = LLVM::AllocaOp::create(b, loc, ptr, i64, size);
+  Value dtypes = LLVM::AllocaOp::create(b, loc, ptr, i32, size);
+  b.setInsertionPoint(last);
+  auto store = [&](Value array, Type element, int64_t index, Value value) {
+    Value slot = LLVM::GEPOp::create(b, loc, ptr, element, array,
+                                     ArrayRef<LLVM::GEPArg>{index});
+    LLVM::StoreOp::create(b, loc, value, slot);
+  };
+  for (auto [index, entry] : llvm::enumerate(group)) {
+    int64_t k = static_cast<int64_t>(index);
+    store(ins, ptr, k, getPointer(b, loc, entry.in));
+    store(outs, ptr, k, getPointer(b, loc, entry.out));
+    store(numels, i64, k, buildNumel(loc, entry.in));
+    store(dtypes, i32, k, i32c(loc, entry.dtype));
+  }
+  SmallVector<Value> args = {i64c(loc, count),
+                             ins,
+                             outs,
+                             numels,
+                             dtypes,
+                             getPointer(b, loc, group.front().inverse),
+                             getPointer(b, loc, group.front().flag)};
+  emitCall(last, "ampGpuCheckFiniteAndUnscaleBuffers", args);
+  for (const UnscaleEntry &entry : group)
+    entry.op->erase();
+}
+
+/// Whether `next` can join the table of `group` (one call at `next`): the
+/// same block, inverse scale and flag buffer, and nothing in between that
+/// touches memory (that could read a gradient the call has not written yet,
+/// or write one it reads) other than allocating.
+static bool canJoin(ArrayRef<UnscaleEntry> group, const UnscaleEntry &next) {
+  const UnscaleEntry &last = group.back();
+  if (last.op->getBlock() != next.op->getBlock() ||
+      last.inverse != next.inverse || last.flag != next.flag ||
+      !last.op->isBeforeInBlock(next.op))
+    return false;
+  for (Operation *op = last.op->getNextNode(); op != next.op;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
+    if (!effects || op->getNumRegions() != 0)
+      return false;
+    SmallVector<MemoryEffects::EffectInstance> list;
+    effects.getEffects(list);
+    for (const MemoryEffects::EffectInstance &effect : list)
+      if (!isa<MemoryEffects::Allocate>(effect.getEffect()))
+        return false;
+  }
+  return true;
 }
 
 namespace {
@@ -635,6 +707,10 @@ struct AmpLinalgToLibraryCallsPass
                                          kCheckFiniteAndUnscaleLibraryCall)
         checks.push_back(op);
     });
+    // The generics of one amp.check_finite_and_unscale (consecutive, one
+    // inverse scale, one flag) become one table call: one launch for all
+    // gradients.
+    SmallVector<SmallVector<UnscaleEntry>> groups;
     for (linalg::GenericOp op : checks) {
       std::string why;
       if (!op.hasPureBufferSemantics()) {
@@ -642,11 +718,21 @@ struct AmpLinalgToLibraryCallsPass
                        "(run after bufferization)");
         continue;
       }
-      if (failed(lowering.lowerCheckFiniteAndUnscale(op, why)))
+      FailureOr<UnscaleEntry> entry =
+          lowering.matchCheckFiniteAndUnscale(op, why);
+      if (failed(entry)) {
         op->emitRemark() << "amp: check_finite_and_unscale kept as a "
                             "one-thread generated kernel: "
                          << why;
+        continue;
+      }
+      if (!groups.empty() && canJoin(groups.back(), *entry))
+        groups.back().push_back(*entry);
+      else
+        groups.push_back({*entry});
     }
+    for (ArrayRef<UnscaleEntry> group : groups)
+      lowering.lowerCheckFiniteAndUnscaleGroup(group);
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitRemark("amp: not a library call: the op is on tensors "

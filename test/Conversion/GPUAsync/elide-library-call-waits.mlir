@@ -70,3 +70,114 @@ func.func @side_effect(%h: memref<1xi64>) {
   gpu.wait [%2]
   return
 }
+
+// -----
+
+func.func private @ampGpuCheckFiniteAndUnscaleBuffers(i64, !llvm.ptr) attributes {amp.stream_ordered}
+
+// The table stores of a library call go to host stack memory: they do not
+// keep the wait.
+// CHECK-LABEL: func.func @table_stores
+// CHECK-NOT: gpu.wait [
+// CHECK: llvm.store
+// CHECK-NEXT: call @ampGpuCheckFiniteAndUnscaleBuffers
+// CHECK-NOT: gpu.wait async
+// CHECK: gpu.dealloc async
+// CHECK: gpu.wait [
+// CHECK-NEXT: return
+func.func @table_stores(%p: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %table = llvm.alloca %one x !llvm.ptr : (i64) -> !llvm.ptr
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  %slot = llvm.getelementptr %table[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+  llvm.store %p, %slot : !llvm.ptr, !llvm.ptr
+  call @ampGpuCheckFiniteAndUnscaleBuffers(%one, %table) : (i64, !llvm.ptr) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+
+// -----
+
+// A store to memory that is not a host stack slot keeps the wait.
+func.func private @ampGpuGemm(i64) attributes {amp.stream_ordered}
+// CHECK-LABEL: func.func @other_store
+// CHECK: gpu.wait [
+// CHECK: llvm.store
+func.func @other_store(%p: !llvm.ptr, %q: !llvm.ptr) {
+  %one = llvm.mlir.constant(1 : i64) : i64
+  %0 = gpu.wait async
+  %m, %t = gpu.alloc async [%0] () : memref<4xf32>
+  gpu.wait [%t]
+  llvm.store %p, %q : !llvm.ptr, !llvm.ptr
+  call @ampGpuGemm(%one) : (i64) -> ()
+  %1 = gpu.wait async
+  %2 = gpu.dealloc async [%1] %m : memref<4xf32>
+  gpu.wait [%2]
+  return
+}
+
+// -----
+
+// A training loop: a call of a function of the module (compiled the same
+// way) needs no wait before it, and the wait at the end of the body goes
+// because the function waits after the loop. One host wait remains.
+func.func @step(%m: memref<4xf32>) {
+  %0 = gpu.wait async
+  %c = arith.constant 2.0 : f32
+  %1 = gpu.memset async [%0] %m, %c : memref<4xf32>, f32
+  gpu.wait [%1]
+  return
+}
+// CHECK-LABEL: func.func @loop
+// CHECK: scf.for
+// CHECK-NOT: gpu.wait [
+// CHECK: call @step
+// CHECK-NOT: gpu.wait [
+// CHECK: gpu.memset async
+// CHECK-NEXT: }
+// CHECK: gpu.wait [
+// CHECK-NEXT: return
+func.func @loop(%m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %0 = gpu.wait async
+    %1 = gpu.memset async [%0] %m, %f : memref<4xf32>, f32
+    gpu.wait [%1]
+    func.call @step(%m) : (memref<4xf32>) -> ()
+    %2 = gpu.wait async
+    %3 = gpu.memset async [%2] %m, %f : memref<4xf32>, f32
+    gpu.wait [%3]
+    scf.yield
+  }
+  %4 = gpu.wait async
+  %5 = gpu.memset async [%4] %m, %f : memref<4xf32>, f32
+  gpu.wait [%5]
+  return
+}
+
+// -----
+
+// Without a host wait after the loop, the body's last wait stays (the
+// function would otherwise return with work in flight).
+// CHECK-LABEL: func.func @loop_no_wait_after
+// CHECK: scf.for
+// CHECK: gpu.wait [
+// CHECK-NEXT: }
+func.func @loop_no_wait_after(%m: memref<4xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %f = arith.constant 1.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %0 = gpu.wait async
+    %1 = gpu.memset async [%0] %m, %f : memref<4xf32>, f32
+    gpu.wait [%1]
+    scf.yield
+  }
+  return
+}

@@ -97,17 +97,34 @@ func.func @offset(%a: memref<8x16xf16>, %b: memref<8x8xf16>, %c: memref<8x8xf32>
 // -----
 
 // The per-gradient unscale of amp-lower-loss-scaling (library_call
-// "amp_check_finite_and_unscale") becomes one call of the runtime's parallel
-// kernel: gradient in and out, element count, dtype, and the device pointers
-// of the inverse scale and of the flag.
+// "amp_check_finite_and_unscale") becomes one call of the runtime's table
+// kernel: host arrays (allocated once in the entry block) of gradient in and
+// out pointers, element counts and dtypes, and the device pointers of the
+// inverse scale and of the flag.
 #id2 = affine_map<(d0, d1) -> (d0, d1)>
 #sc2 = affine_map<(d0, d1) -> ()>
 // CHECK-LABEL: func.func @unscale
 // CHECK-DAG: %[[N:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
-// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %[[T]], %{{.*}}, %{{.*}}) : (!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) -> ()
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 1 : i64
+// CHECK: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: %[[INS:.*]] = llvm.alloca %[[ONE]] x !llvm.ptr : (i64) -> !llvm.ptr
+// CHECK: %[[OUTS:.*]] = llvm.alloca %[[ONE]] x !llvm.ptr : (i64) -> !llvm.ptr
+// CHECK: %[[NUMELS:.*]] = llvm.alloca %[[ONE]] x i64 : (i64) -> !llvm.ptr
+// CHECK: %[[TYPES:.*]] = llvm.alloca %[[ONE]] x i32 : (i64) -> !llvm.ptr
+// CHECK: %[[GI:.*]] = memref.extract_aligned_pointer_as_index %arg0
+// CHECK: %[[GA:.*]] = arith.index_cast %[[GI]]
+// CHECK: %[[GP:.*]] = llvm.inttoptr %[[GA]]
+// CHECK: llvm.store %[[GP]], %[[INS]] : !llvm.ptr, !llvm.ptr
+// CHECK: %[[OI:.*]] = memref.extract_aligned_pointer_as_index %arg2
+// CHECK: %[[OA:.*]] = arith.index_cast %[[OI]]
+// CHECK: %[[OP:.*]] = llvm.inttoptr %[[OA]]
+// CHECK: llvm.store %[[OP]], %[[OUTS]] : !llvm.ptr, !llvm.ptr
+// CHECK: llvm.store %[[N]], %[[NUMELS]] : i64, !llvm.ptr
+// CHECK: llvm.store %[[T]], %[[TYPES]] : i32, !llvm.ptr
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers(%[[COUNT]], %[[INS]], %[[OUTS]], %[[NUMELS]], %[[TYPES]], %{{.*}}, %{{.*}}) : (i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) -> ()
 // CHECK-NOT: linalg.generic
-// CHECK: func.func private @ampGpuCheckFiniteAndUnscaleBuffer(!llvm.ptr, !llvm.ptr, i64, i32, !llvm.ptr, !llvm.ptr) attributes {amp.stream_ordered}
+// CHECK: func.func private @ampGpuCheckFiniteAndUnscaleBuffers(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) attributes {amp.stream_ordered}
 func.func @unscale(%g: memref<8x8xf16>, %inv: memref<f32>, %out: memref<8x8xf16>, %flag: memref<i1>) {
   linalg.generic {indexing_maps = [#id2, #sc2, #id2, #sc2], iterator_types = ["reduction", "reduction"],
                   library_call = "amp_check_finite_and_unscale"}
@@ -152,7 +169,8 @@ func.func @unscale_host_scale(%g: memref<8xf32>, %inv: f32, %out: memref<8xf32>,
 #none = affine_map<() -> ()>
 // CHECK-LABEL: func.func @unscale_scalar
 // CHECK: %[[N:.*]] = arith.constant 1 : i64
-// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: llvm.store %[[N]], %{{.*}} : i64, !llvm.ptr
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers(
 func.func @unscale_scalar(%g: memref<f32>, %inv: memref<f32>, %out: memref<f32>, %flag: memref<i1>) {
   linalg.generic {indexing_maps = [#none, #none, #none, #none], iterator_types = [],
                   library_call = "amp_check_finite_and_unscale"}
@@ -179,9 +197,10 @@ func.func @unscale_scalar(%g: memref<f32>, %inv: memref<f32>, %out: memref<f32>,
 // CHECK: %[[VIEW:.*]] = memref.subview %[[HIST]][%[[I]]] [1] [1]
 // CHECK: %[[D:.*]] = memref.dim %[[G]], %{{.*}} : memref<?xbf16>
 // CHECK: %[[N:.*]] = arith.index_cast %[[D]] : index to i64
+// CHECK: llvm.store %[[N]], %{{.*}} : i64, !llvm.ptr
 // CHECK: %{{.*}}, %[[OFF:.*]] = memref.extract_strided_metadata %[[VIEW]]
 // CHECK: arith.addi %{{.*}}, %[[OFF]] : index
-// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffer(%{{.*}}, %{{.*}}, %[[N]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers(
 func.func @unscale_dynamic(%g: memref<?xbf16>, %inv: memref<f32>, %out: memref<?xbf16>,
                            %hist: memref<8xi1>, %i: index) {
   %flag = memref.subview %hist[%i] [1] [1] : memref<8xi1> to memref<i1, strided<[], offset: ?>>
@@ -198,6 +217,98 @@ func.func @unscale_dynamic(%g: memref<?xbf16>, %inv: memref<f32>, %out: memref<?
     %bad = arith.cmpf uge, %a, %inf : f32
     %any = arith.ori %acc, %bad : i1
     linalg.yield %t, %any : bf16, i1
+  }
+  return
+}
+
+// -----
+
+// Every gradient of one amp.check_finite_and_unscale (one inverse scale, one
+// flag) in one call: a table of two entries with their own types and sizes
+// (an allocation between them does not split the table).
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @unscale_table
+// CHECK-DAG: %[[N1:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[N0:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[COUNT:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[T1:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[T0:.*]] = arith.constant 0 : i32
+// CHECK: %[[TWO:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK: %[[INS:.*]] = llvm.alloca %[[TWO]] x !llvm.ptr
+// CHECK: %[[OUTS:.*]] = llvm.alloca %[[TWO]] x !llvm.ptr
+// CHECK: %[[NUMELS:.*]] = llvm.alloca %[[TWO]] x i64
+// CHECK: %[[TYPES:.*]] = llvm.alloca %[[TWO]] x i32
+// CHECK-NOT: llvm.alloca
+// CHECK: memref.extract_aligned_pointer_as_index %arg0
+// CHECK: llvm.store %{{.*}}, %[[INS]]
+// CHECK: memref.extract_aligned_pointer_as_index %arg3
+// CHECK: llvm.store %{{.*}}, %[[OUTS]]
+// CHECK: llvm.store %[[N0]], %[[NUMELS]] : i64
+// CHECK: llvm.store %[[T0]], %[[TYPES]] : i32
+// CHECK: memref.extract_aligned_pointer_as_index %arg1
+// CHECK: %[[I1:.*]] = llvm.getelementptr %[[INS]][1] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[I1]]
+// CHECK: memref.extract_aligned_pointer_as_index %arg4
+// CHECK: %[[O1:.*]] = llvm.getelementptr %[[OUTS]][1]
+// CHECK: llvm.store %{{.*}}, %[[O1]]
+// CHECK: %[[S1:.*]] = llvm.getelementptr %[[NUMELS]][1] : (!llvm.ptr) -> !llvm.ptr, i64
+// CHECK: llvm.store %[[N1]], %[[S1]]
+// CHECK: %[[D1:.*]] = llvm.getelementptr %[[TYPES]][1] : (!llvm.ptr) -> !llvm.ptr, i32
+// CHECK: llvm.store %[[T1]], %[[D1]]
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers(%[[COUNT]], %[[INS]], %[[OUTS]], %[[NUMELS]], %[[TYPES]]
+// CHECK-NOT: call @ampGpuCheckFiniteAndUnscaleBuffers
+// CHECK: return
+func.func @unscale_table(%g0: memref<8xf32>, %g1: memref<16xbf16>, %inv: memref<f32>,
+                         %o0: memref<8xf32>, %o1: memref<16xbf16>, %flag: memref<i1>) {
+  linalg.generic {indexing_maps = [#id1, #sc1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g0, %inv : memref<8xf32>, memref<f32>) outs(%o0, %flag : memref<8xf32>, memref<i1>) {
+  ^bb0(%x: f32, %s: f32, %o: f32, %acc: i1):
+    %p = arith.mulf %x, %s : f32
+    linalg.yield %p, %acc : f32, i1
+  }
+  %unused = memref.alloc() : memref<4xf32>
+  linalg.generic {indexing_maps = [#id1, #sc1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g1, %inv : memref<16xbf16>, memref<f32>) outs(%o1, %flag : memref<16xbf16>, memref<i1>) {
+  ^bb0(%x: bf16, %s: f32, %o: bf16, %acc: i1):
+    %w = arith.extf %x : bf16 to f32
+    %p = arith.mulf %w, %s : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t, %acc : bf16, i1
+  }
+  return
+}
+
+// -----
+
+// Something that touches memory between two gradients (it could read the
+// first one's output) splits the table: two calls, in order.
+#id1 = affine_map<(d0) -> (d0)>
+#sc1 = affine_map<(d0) -> ()>
+// CHECK-LABEL: func.func @unscale_split
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers
+// CHECK: memref.store
+// CHECK: call @ampGpuCheckFiniteAndUnscaleBuffers
+func.func @unscale_split(%g0: memref<8xf32>, %g1: memref<8xf32>, %inv: memref<f32>,
+                         %o0: memref<8xf32>, %o1: memref<8xf32>, %flag: memref<i1>) {
+  linalg.generic {indexing_maps = [#id1, #sc1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g0, %inv : memref<8xf32>, memref<f32>) outs(%o0, %flag : memref<8xf32>, memref<i1>) {
+  ^bb0(%x: f32, %s: f32, %o: f32, %acc: i1):
+    %p = arith.mulf %x, %s : f32
+    linalg.yield %p, %acc : f32, i1
+  }
+  %c0 = arith.constant 0 : index
+  %z = arith.constant 0.0 : f32
+  memref.store %z, %g1[%c0] : memref<8xf32>
+  linalg.generic {indexing_maps = [#id1, #sc1, #id1, #sc1], iterator_types = ["reduction"],
+                  library_call = "amp_check_finite_and_unscale"}
+      ins(%g1, %inv : memref<8xf32>, memref<f32>) outs(%o1, %flag : memref<8xf32>, memref<i1>) {
+  ^bb0(%x: f32, %s: f32, %o: f32, %acc: i1):
+    %p = arith.mulf %x, %s : f32
+    linalg.yield %p, %acc : f32, i1
   }
   return
 }

@@ -1,15 +1,14 @@
-// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-memref-to-gpu))" --split-input-file | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline="builtin.module(amp-memref-to-gpu)" --split-input-file | FileCheck %s
 
-// Temporaries become device buffers, freed before the return unless
-// returned; copies become linalg.copy.
+// Temporaries become device buffers; copies become linalg.copy. Freeing is
+// the deallocation pipeline's job (dealloc.mlir): nothing is added here.
 // CHECK-LABEL: func.func @temporaries
 // CHECK: %[[T:.*]] = gpu.alloc () : memref<4xf32>
 // CHECK: %[[R:.*]] = gpu.alloc () : memref<4xf32>
 // CHECK: linalg.copy ins(%arg0 : memref<4xf32>) outs(%[[T]] : memref<4xf32>)
 // CHECK: linalg.copy ins(%[[T]] : memref<4xf32>) outs(%[[R]] : memref<4xf32>)
 // CHECK-NOT: memref.copy
-// CHECK: gpu.dealloc %[[T]] : memref<4xf32>
-// CHECK-NOT: gpu.dealloc %[[R]]
+// CHECK-NOT: gpu.dealloc
 // CHECK: return %[[R]]
 func.func @temporaries(%x: memref<4xf32>) -> memref<4xf32> {
   %t = memref.alloc() : memref<4xf32>
@@ -21,31 +20,29 @@ func.func @temporaries(%x: memref<4xf32>) -> memref<4xf32> {
 
 // -----
 
-// A returned view keeps its buffer alive; dynamic sizes are kept.
-// CHECK-LABEL: func.func @view
-// CHECK: %[[A:.*]] = gpu.alloc (%arg0) : memref<?x4xf32>
-// CHECK-NOT: gpu.dealloc
-// CHECK: return
-func.func @view(%n: index) -> memref<?xf32> {
-  %a = memref.alloc(%n) : memref<?x4xf32>
-  %v = memref.collapse_shape %a [[0, 1]] : memref<?x4xf32> into memref<?xf32>
-  return %v : memref<?xf32>
-}
+memref.global "private" constant @w : memref<2x2xf32> = dense<[[1.0, 2.0], [3.0, 4.0]]>
 
-// -----
-
-memref.global "private" constant @w : memref<4xf32> = dense<[1.0, 2.0, 3.0, 4.0]>
-
-// Constants: a device copy of the host global per call, freed at the end.
+// Constants: the runtime's cached device copy of the host global (uploaded
+// once per process), wrapped in a descriptor; no per-call gpu.alloc, copy or
+// free.
 // CHECK-LABEL: func.func @constant
-// CHECK: %[[G:.*]] = memref.get_global @w : memref<4xf32>
-// CHECK: %[[D:.*]] = gpu.alloc () : memref<4xf32>
-// CHECK: gpu.memcpy %[[D]], %[[G]] : memref<4xf32>, memref<4xf32>
-// CHECK: linalg.copy ins(%[[D]] : memref<4xf32>) outs(%arg0 : memref<4xf32>)
-// CHECK: gpu.dealloc %[[D]]
-func.func @constant(%out: memref<4xf32>) {
-  %g = memref.get_global @w : memref<4xf32>
-  memref.copy %g, %out : memref<4xf32> to memref<4xf32>
+// CHECK: %[[G:.*]] = memref.get_global @w : memref<2x2xf32>
+// CHECK: %[[GI:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
+// CHECK: %[[GA:.*]] = arith.index_cast %[[GI]] : index to i64
+// CHECK: %[[GP:.*]] = llvm.inttoptr %[[GA]] : i64 to !llvm.ptr
+// CHECK: %[[BYTES:.*]] = arith.constant 16 : i64
+// CHECK: %[[DP:.*]] = call @ampGpuConstant(%[[GP]], %[[BYTES]]) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK: llvm.insertvalue %[[DP]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[DP]], %{{.*}}[1]
+// CHECK: %[[D:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<2x2xf32>
+// CHECK: linalg.copy ins(%[[D]] : memref<2x2xf32>) outs(%arg0 : memref<2x2xf32>)
+// CHECK-NOT: gpu.alloc
+// CHECK-NOT: gpu.memcpy
+// CHECK-NOT: gpu.dealloc
+// CHECK: func.func private @ampGpuConstant(!llvm.ptr, i64) -> !llvm.ptr attributes {amp.stream_ordered}
+func.func @constant(%out: memref<2x2xf32>) {
+  %g = memref.get_global @w : memref<2x2xf32>
+  memref.copy %g, %out : memref<2x2xf32> to memref<2x2xf32>
   return
 }
 
@@ -61,4 +58,50 @@ func.func @explicit() {
   %a = memref.alloc() : memref<4xf32>
   memref.dealloc %a : memref<4xf32>
   return
+}
+
+// -----
+
+// bufferization.dealloc: unconditional -> gpu.dealloc; conditional ->
+// the pointer or NULL selected on the host and one gpu.dealloc (no region);
+// the retained value's ownership is computed by pointer comparison.
+// CHECK-LABEL: func.func @dealloc
+// CHECK-SAME: (%[[A:.*]]: memref<4xf32>, %[[B:.*]]: memref<4xf32>, %[[C:.*]]: i1)
+// CHECK: gpu.dealloc %[[A]] : memref<4xf32>
+// CHECK-NOT: scf.if
+// CHECK: %[[BA:.*]] = memref.extract_aligned_pointer_as_index %[[B]]
+// CHECK: %[[RA:.*]] = memref.extract_aligned_pointer_as_index %[[A]]
+// CHECK: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[ALIAS:.*]] = arith.cmpi eq, %[[BA]], %[[RA]] : index
+// CHECK: %[[AND:.*]] = arith.andi %[[C]], %[[ALIAS]] : i1
+// CHECK: %[[OWN:.*]] = arith.ori %{{.*}}, %[[AND]] : i1
+// CHECK: %[[NOTALIAS:.*]] = arith.xori %[[ALIAS]], %{{.*}} : i1
+// CHECK: %[[FREE:.*]] = arith.andi %[[C]], %[[NOTALIAS]] : i1
+// CHECK: %[[BI:.*]] = arith.index_cast %[[BA]] : index to i64
+// CHECK: %[[BP:.*]] = llvm.inttoptr %[[BI]] : i64 to !llvm.ptr
+// CHECK: %[[P:.*]] = llvm.select %[[FREE]], %[[BP]], %[[NULL]] : i1, !llvm.ptr
+// CHECK: llvm.insertvalue %[[P]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[P]], %{{.*}}[1]
+// CHECK: %[[M:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64)> to memref<i8>
+// CHECK: gpu.dealloc %[[M]] : memref<i8>
+// CHECK-NOT: gpu.dealloc
+// CHECK: return %[[OWN]]
+func.func @dealloc(%a: memref<4xf32>, %b: memref<4xf32>, %c: i1) -> i1 {
+  %true = arith.constant true
+  bufferization.dealloc (%a : memref<4xf32>) if (%true)
+  %own = bufferization.dealloc (%b : memref<4xf32>) if (%c) retain (%a : memref<4xf32>)
+  return %own : i1
+}
+
+// -----
+
+// A clone (a returned buffer the function does not own) is a new device
+// buffer and a copy kernel.
+// CHECK-LABEL: func.func @clone
+// CHECK: %[[N:.*]] = gpu.alloc () : memref<4xf32>
+// CHECK: linalg.copy ins(%arg0 : memref<4xf32>) outs(%[[N]] : memref<4xf32>)
+// CHECK: return %[[N]]
+func.func @clone(%a: memref<4xf32>) -> memref<4xf32> {
+  %c = bufferization.clone %a : memref<4xf32> to memref<4xf32>
+  return %c : memref<4xf32>
 }

@@ -96,4 +96,15 @@ void ampGpuConv2d(int32_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                   int32_t, void *, int32_t, float) {
   ++counters.libraryCalls;
 }
+void ampGpuCheckFiniteAndUnscaleBuffers(int64_t, const void *const *,
+                                        void *const *, const int64_t *,
+                                        const int32_t *, const float *,
+                                        uint8_t *) {
+  ++counters.libraryCalls;
+}
+// Device memory is host memory: the constant is its own device copy (what
+// the CPU twin ampCpuConstant does).
+void *ampGpuConstant(const void *host, int64_t bytes) {
+  return bytes ? const_cast<void *>(host) : nullptr;
+}
 }

@@ -376,6 +376,29 @@ AMP_RUNTIME_API void ampCpuCheckFiniteAndUnscaleBuffer(const void *in,
                                                        const float *invScale,
                                                        uint8_t *foundInf);
 
+/** For compiled code: every gradient of one amp.check_finite_and_unscale in
+ *  one launch. Entry i (0 <= i < count) is one buffer with the semantics of
+ *  ampGpuCheckFiniteAndUnscaleBuffer(ins[i], outs[i], numels[i], dtypes[i],
+ *  invScale, foundInf) (dtypes may differ between entries; entries must not
+ *  overlap each other). The four arrays are host memory, read before the
+ *  call returns (the table is passed to the kernel by value, no upload and
+ *  no host synchronisation); every buffer, invScale and foundInf are device
+ *  pointers. The inverse scale is read once: if it is not finite and > 0,
+ *  *foundInf = 1 and nothing else is written. An invalid entry (the errors of
+ *  the one-buffer call, naming the entry) rejects the whole call before any
+ *  work. count == 0, or only empty entries, does nothing. More than 96
+ *  non-empty entries take one launch per 96. */
+AMP_RUNTIME_API void ampGpuCheckFiniteAndUnscaleBuffers(
+    int64_t count, const void *const *ins, void *const *outs,
+    const int64_t *numels, const int32_t *dtypes, const float *invScale,
+    uint8_t *foundInf);
+/** CPU twin with the same signature and semantics on host pointers (the
+ *  buffers, invScale and foundInf in host memory). */
+AMP_RUNTIME_API void ampCpuCheckFiniteAndUnscaleBuffers(
+    int64_t count, const void *const *ins, void *const *outs,
+    const int64_t *numels, const int32_t *dtypes, const float *invScale,
+    uint8_t *foundInf);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

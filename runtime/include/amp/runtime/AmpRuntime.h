@@ -172,9 +172,9 @@ typedef enum AmpConvLayout {
  *                                   ox*strideW - padLeft + s*dilW]
  *                               * wt[f, c, r, s]  + beta * y[n,f,oy,ox]
  *  (zero outside the input), in the index order of `layout`.
- *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (then the
- *  convolution runs in xType with f32 accumulation and is widened; see the
- *  README). Padding must be symmetric, i.e. the caller's oh/ow must equal
+ *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (with 16-bit
+ *  x and wt, they are widened exactly and an f32 convolution writes y: no
+ *  16-bit intermediate; see the README). Padding must be symmetric, i.e. the caller's oh/ow must equal
  *  (h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 (and likewise for w); other
  *  shapes are rejected with an "asymmetric padding is unsupported" error.
  *  Errors go to the error handler. */
@@ -195,6 +195,22 @@ ampCpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
              int64_t padTop, int64_t padLeft, int64_t strideH, int64_t strideW,
              int64_t dilH, int64_t dilW, const void *x, int32_t xType,
              const void *wt, int32_t wType, void *y, int32_t yType, float beta);
+
+/** For compiled code: the device copy of a constant (a host global of
+ *  `bytes` bytes at `hostPtr`, e.g. a memref.global), uploaded on the first
+ *  call for that (address, size) and cached for the life of the process, so
+ *  that a function called every step does not copy its constants every
+ *  step. Stream-ordered: the upload is queued on the shared stream, and
+ *  every later use on that stream sees it. The host bytes must not change
+ *  (they are constants). bytes == 0 returns NULL without any GPU call. The
+ *  returned memory is owned by the runtime: never free it. Errors (NULL
+ *  hostPtr with bytes > 0, negative bytes, GPU failures) go to the error
+ *  handler. */
+AMP_RUNTIME_API void *ampGpuConstant(const void *hostPtr, int64_t bytes);
+
+/** CPU twin of ampGpuConstant with the same signature: the constant is
+ *  already in host memory, so it returns `hostPtr` (NULL for bytes == 0). */
+AMP_RUNTIME_API void *ampCpuConstant(const void *hostPtr, int64_t bytes);
 
 #ifdef __cplusplus
 } /* extern "C" */
