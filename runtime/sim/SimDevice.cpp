@@ -113,15 +113,13 @@ bool sim::checkDeviceRange(const char *call, const char *what,
 // Memory
 //===----------------------------------------------------------------------===//
 
-extern "C" void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
-                              bool /*hostShared*/) {
+void *sim::allocate(const char *call, uint64_t bytes, bool persistent) {
   // Round up so that vectorised accesses of the last elements stay inside
   // what malloc gave, but track the exact size.
   size_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void *pointer = std::aligned_alloc(kAlignment, padded ? padded : kAlignment);
   if (!pointer) {
-    raiseError("mgpuMemAlloc", "out of memory allocating %" PRIu64 " bytes",
-               bytes);
+    raiseError(call, "out of memory allocating %" PRIu64 " bytes", bytes);
     return nullptr;
   }
   // Fresh device memory is not zero on a GPU either: make reads of
@@ -129,12 +127,21 @@ extern "C" void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
   std::memset(pointer, 0xff, padded ? padded : kAlignment);
   DeviceState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  s.live[reinterpret_cast<uintptr_t>(pointer)] = {bytes, s.nextId++};
-  s.liveBytes += bytes;
-  ++s.stats.allocations;
-  if (s.liveBytes > s.stats.peakBytes)
-    s.stats.peakBytes = s.liveBytes;
+  s.live[reinterpret_cast<uintptr_t>(pointer)] = {bytes, s.nextId++,
+                                                  persistent};
+  if (!persistent) {
+    s.liveBytes += bytes;
+    ++s.liveBuffers;
+    ++s.stats.allocations;
+    if (s.liveBytes > s.stats.peakBytes)
+      s.stats.peakBytes = s.liveBytes;
+  }
   return pointer;
+}
+
+extern "C" void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
+                              bool /*hostShared*/) {
+  return allocate("mgpuMemAlloc", bytes, /*persistent=*/false);
 }
 
 extern "C" void mgpuMemFree(void *pointer, void * /*stream*/) {
@@ -144,8 +151,9 @@ extern "C" void mgpuMemFree(void *pointer, void * /*stream*/) {
   {
     std::lock_guard<std::mutex> lock(s.mutex);
     auto it = s.live.find(reinterpret_cast<uintptr_t>(pointer));
-    if (it != s.live.end()) {
+    if (it != s.live.end() && !it->second.persistent) {
       s.liveBytes -= it->second.bytes;
+      --s.liveBuffers;
       s.live.erase(it);
       ++s.stats.frees;
       s.epoch.fetch_add(1);
@@ -158,7 +166,7 @@ extern "C" void mgpuMemFree(void *pointer, void * /*stream*/) {
                   sizeof(where));
   raiseError("mgpuMemFree",
              "%p is not the start of a live device allocation (%s): a double "
-             "free, or a host pointer",
+             "free, a host pointer, or a constant of ampGpuConstant",
              pointer, where);
 }
 
@@ -267,7 +275,7 @@ extern "C" void ampSimGetStats(AmpSimStats *stats) {
   DeviceState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   *stats = s.stats;
-  stats->liveBuffers = static_cast<int64_t>(s.live.size());
+  stats->liveBuffers = s.liveBuffers;
   stats->liveBytes = s.liveBytes;
 }
 
@@ -284,7 +292,8 @@ extern "C" int64_t ampSimDescribeLiveBuffers(char *buffer, size_t size,
   std::lock_guard<std::mutex> lock(s.mutex);
   std::map<int64_t, uint64_t> byId;
   for (auto &[base, allocation] : s.live)
-    byId[allocation.id] = allocation.bytes;
+    if (!allocation.persistent)
+      byId[allocation.id] = allocation.bytes;
   std::string text;
   int64_t shown = 0;
   for (auto &[id, bytes] : byId) {
@@ -298,5 +307,5 @@ extern "C" int64_t ampSimDescribeLiveBuffers(char *buffer, size_t size,
     std::strncpy(buffer, text.c_str(), size - 1);
     buffer[size - 1] = '\0';
   }
-  return static_cast<int64_t>(s.live.size());
+  return s.liveBuffers;
 }

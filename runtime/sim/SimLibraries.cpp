@@ -15,6 +15,9 @@
 #include "SimState.h"
 
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
 
 using namespace amp;
 using namespace amp::rt;
@@ -107,6 +110,57 @@ void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
       !checkDeviceRange(call, "foundInf", foundInf, 1))
     return raiseLastError();
   ampCpuCheckFiniteAndUnscaleBuffer(in, out, numel, dtype, invScale, foundInf);
+}
+
+void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
+                                        void *const *outs,
+                                        const int64_t *numels,
+                                        const int32_t *dtypes,
+                                        const float *invScale,
+                                        uint8_t *foundInf) {
+  const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
+  sim::count(&AmpSimStats::libraryCalls);
+  if (count < 0 || (count > 0 && (!ins || !outs || !numels || !dtypes))) {
+    setError(call, "invalid table (count %lld)", static_cast<long long>(count));
+    return raiseLastError();
+  }
+  // The table itself is host memory (passed by value to the kernel); the
+  // buffers it names are device memory.
+  for (int64_t i = 0; i < count; ++i) {
+    if (!validateUnscaleBuffer(call, ins[i], outs[i], numels[i], dtypes[i],
+                               invScale, foundInf))
+      return raiseLastError();
+    uint64_t bytes = uint64_t(numels[i]) * dtypeSize(dtypes[i]);
+    if (!checkDeviceRange(call, "in", ins[i], bytes) ||
+        !checkDeviceRange(call, "out", outs[i], bytes))
+      return raiseLastError();
+  }
+  if (!checkDeviceRange(call, "invScale", invScale, sizeof(float)) ||
+      !checkDeviceRange(call, "foundInf", foundInf, 1))
+    return raiseLastError();
+  ampCpuCheckFiniteAndUnscaleBuffers(count, ins, outs, numels, dtypes, invScale,
+                                     foundInf);
+}
+
+void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
+  // One device copy per (address, size), for the life of the process, as
+  // the runtime caches it for the life of the loaded module.
+  static std::mutex mutex;
+  static std::map<std::pair<const void *, int64_t>, void *> cache;
+  if (bytes <= 0)
+    return nullptr;
+  if (!hostPtr) {
+    raiseError("ampGpuConstant", "null host pointer");
+    return nullptr;
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  void *&device = cache[{hostPtr, bytes}];
+  if (!device) {
+    device = allocate("ampGpuConstant", uint64_t(bytes), /*persistent=*/true);
+    if (device)
+      std::memcpy(device, hostPtr, size_t(bytes));
+  }
+  return device;
 }
 
 } // extern "C"

@@ -22,6 +22,9 @@ namespace sim {
 struct Allocation {
   uint64_t bytes = 0;
   int64_t id = 0;
+  /// A constant uploaded once (ampGpuConstant): lives as long as the
+  /// process, like the module that owns it; not a leak.
+  bool persistent = false;
 };
 
 struct DeviceState {
@@ -29,7 +32,9 @@ struct DeviceState {
   /// Live allocations by base address.
   std::map<uintptr_t, Allocation> live;
   int64_t nextId = 1;
+  /// Bytes and count of the live allocations that are not persistent.
   int64_t liveBytes = 0;
+  int64_t liveBuffers = 0;
   /// Bumped by every free: invalidates the access checks' cached range.
   std::atomic<uint64_t> epoch{0};
   AmpSimStats stats = {};
@@ -39,6 +44,10 @@ DeviceState &state();
 
 /// The live allocation holding [address, address + bytes), if any; `base`
 /// and `size` describe it. Takes the lock.
+/// Allocates `bytes` of simulated device memory (filled with 0xff bytes);
+/// null after reporting the error.
+void *allocate(const char *call, uint64_t bytes, bool persistent);
+
 bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                     uint64_t *size);
 

@@ -228,12 +228,32 @@ LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
   func.walk([&](Operation *op) {
     if (isa<NVVM::NVVMDialect>(op->getDialect()))
       nvvmOps.push_back(op);
+    if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op))
+      if (intrinsic.getIntrin().starts_with("llvm.nvvm."))
+        nvvmOps.push_back(op);
   });
   bool synchronizes = false;
   for (Operation *op : nvvmOps) {
     OpBuilder builder(op);
     Location loc = op->getLoc();
     StringRef name = op->getName().getStringRef();
+    // NVVM intrinsics called directly (amp-precise-gpu-math's correctly
+    // rounded sqrt): the host's correctly rounded equivalent.
+    if (auto intrinsic = dyn_cast<LLVM::CallIntrinsicOp>(op)) {
+      StringRef intrin = intrinsic.getIntrin();
+      if ((intrin == "llvm.nvvm.sqrt.rn.f" ||
+           intrin == "llvm.nvvm.sqrt.rn.d") &&
+          intrinsic.getArgs().size() == 1 && intrinsic->getNumResults() == 1) {
+        Value root =
+            LLVM::SqrtOp::create(builder, loc, intrinsic.getArgs().front());
+        intrinsic->replaceAllUsesWith(ValueRange{root});
+        op->erase();
+        continue;
+      }
+      return op->emitError("amp-simulate-gpu-kernels: kernel '@")
+             << kernelName << "': the GPU simulator does not model the "
+             << "intrinsic '" << intrin << "'";
+    }
     int reg = getSpecialRegister(name);
     if (reg >= 0 && op->getNumResults() == 1 &&
         op->getResult(0).getType() == i32) {

@@ -113,3 +113,31 @@ module attributes {gpu.container_module} {
     llvm.mlir.global external @dyn() {addr_space = 3 : i32} : !llvm.array<0 x i8>
   }
 }
+
+// -----
+
+// amp-precise-gpu-math's correctly rounded sqrt is the host's sqrt; other
+// NVVM intrinsics are refused.
+// CHECK-LABEL: llvm.func internal @kernels.k
+// CHECK: llvm.intr.sqrt(%{{.*}}) : (f32) -> f32
+// CHECK-NOT: llvm.nvvm
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @k(%x: f32) attributes {gpu.kernel} {
+      %r = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%x) : (f32) -> f32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @k(%x: f32) attributes {gpu.kernel} {
+      // expected-error @below {{kernel '@kernels.k': the GPU simulator does not model the intrinsic 'llvm.nvvm.rsqrt.approx.f'}}
+      %r = llvm.call_intrinsic "llvm.nvvm.rsqrt.approx.f"(%x) : (f32) -> f32
+      llvm.return
+    }
+  }
+}
