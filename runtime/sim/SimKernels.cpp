@@ -46,6 +46,8 @@ struct Lane {
   ucontext_t context;
   LaneState state = LaneState::Ready;
   int32_t shuffleValue = 0;
+  /// At a shuffle: the member mask it waits for.
+  uint32_t syncMask = ~0u;
 };
 
 /// The launch in progress on this thread.
@@ -140,20 +142,26 @@ bool runBlockWithFibers(Launch &launch) {
     // Release the warps whose live lanes all wait at a shuffle, then the
     // block if all live lanes wait at the barrier.
     bool released = false, allDone = true, allAtBarrier = true;
+    // A shuffle waits for the live lanes of its member mask (lanes outside
+    // it may be elsewhere, as in a reduction over part of a warp).
     for (int64_t w = 0; w < warps; ++w) {
       int64_t begin = w * kWarpSize,
               end = std::min<int64_t>(threads, begin + kWarpSize);
-      bool all = true, any = false;
+      uint32_t waiting = 0, live = 0, mask = 0;
       for (int64_t t = begin; t < end; ++t) {
-        LaneState s = launch.lanes[t].state;
-        if (s == LaneState::Done)
+        const Lane &lane = launch.lanes[t];
+        if (lane.state == LaneState::Done)
           continue;
-        any = true;
-        all &= s == LaneState::AtWarpSync;
+        live |= 1u << (t - begin);
+        if (lane.state == LaneState::AtWarpSync) {
+          waiting |= 1u << (t - begin);
+          mask = lane.syncMask;
+        }
       }
-      if (any && all) {
+      if (waiting && (live & mask & ~waiting) == 0) {
         for (int64_t t = begin; t < end; ++t)
-          if (launch.lanes[t].state == LaneState::AtWarpSync)
+          if (launch.lanes[t].state == LaneState::AtWarpSync &&
+              (mask >> (t - begin) & 1u))
             launch.lanes[t].state = LaneState::Ready;
         released = true;
       }
@@ -373,6 +381,7 @@ extern "C" int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,
   // Publish, wait for the warp, read, wait again (so that no lane
   // overwrites its value before every lane has read it).
   launch->lanes[self].shuffleValue = value;
+  launch->lanes[self].syncMask = static_cast<uint32_t>(mask);
   yield(*launch, LaneState::AtWarpSync);
   int64_t source = warpBase + j;
   int32_t result = value;

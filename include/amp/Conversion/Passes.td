@@ -232,8 +232,15 @@ def AmpMapLoopsToGPUPass
     flattened into one dimension (`collapseParallelLoops`; the indices are
     recovered by division) and tiled by `block-size`, so that every launch
     is 1-D with `block-size` threads per block (a loop shorter than a block:
-    one block of its length), within CUDA's limits whatever the rank; and
-    host code that reads or writes memory outside any
+    one block of its length), within CUDA's limits whatever the rank.
+    Reductions with an f32 accumulator (the `scf.for` nest that
+    `convert-linalg-to-parallel-loops` writes for the reduction dimensions,
+    folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
+    `minimumf`) become a `gpu.launch` with one block per output (256
+    threads, or a warp multiple for shorter rows; 1024 for a reduction to
+    one value): each thread folds a strided share from the identity, a
+    `gpu.all_reduce` combines them (warp shuffles and shared memory), and
+    thread 0 folds the total into the output. And host code that reads or writes memory outside any
     parallel loop (the loops of a reduction to a scalar, a store) is wrapped
     in a one-iteration `scf.parallel`, so that it runs on the device where
     its buffers live. Do not canonicalize between this pass and the mapping:
@@ -245,6 +252,7 @@ def AmpMapLoopsToGPUPass
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
     "::mlir::scf::SCFDialect"
   ];
 }

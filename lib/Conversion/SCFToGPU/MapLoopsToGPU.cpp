@@ -26,6 +26,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <limits>
 
 #include <numeric>
 
@@ -52,6 +55,238 @@ static bool touchesMemory(Operation *op) {
   return touches;
 }
 
+/// Threads per block of a reduction: one block per output row, or one block
+/// for a reduction to a single value.
+static constexpr unsigned kRowReductionThreads = 256;
+static constexpr unsigned kScalarReductionThreads = 1024;
+
+namespace {
+/// A reduction as convert-linalg-to-parallel-loops writes it: in the
+/// innermost body of a perfect nest of `scf.for` loops (the reduction
+/// dimensions), `acc = load M[I]; r = combine(x, acc); store r, M[I]`, with
+/// `I` invariant in the nest, `x` not depending on `acc`, and nothing else
+/// stored.
+struct ReductionNest {
+  SmallVector<scf::ForOp> loops;
+  memref::LoadOp accumulatorLoad;
+  memref::StoreOp store;
+  Operation *combine = nullptr;
+  gpu::AllReduceOperation kind;
+};
+} // namespace
+
+/// The all-reduce kind and identity of an f32 combiner, if it is one.
+static std::optional<std::pair<gpu::AllReduceOperation, float>>
+getCombiner(Operation *op) {
+  float inf = std::numeric_limits<float>::infinity();
+  if (isa<arith::AddFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::ADD, 0.0f);
+  if (isa<arith::MulFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::MUL, 1.0f);
+  if (isa<arith::MaxNumFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::MAXNUMF, -inf);
+  if (isa<arith::MaximumFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::MAXIMUMF, -inf);
+  if (isa<arith::MinNumFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::MINNUMF, inf);
+  if (isa<arith::MinimumFOp>(op))
+    return std::make_pair(gpu::AllReduceOperation::MINIMUMF, inf);
+  return std::nullopt;
+}
+
+/// True if the loop runs from 0 with step 1.
+static bool isNormalized(Value lb, Value step) {
+  return isConstantIntValue(lb, 0) && isConstantIntValue(step, 1);
+}
+
+/// Matches a reduction nest rooted at `root` (an scf.for).
+static std::optional<ReductionNest> matchReductionNest(scf::ForOp root) {
+  ReductionNest nest;
+  scf::ForOp loop = root;
+  while (true) {
+    if (loop.getNumResults() != 0 ||
+        !isNormalized(loop.getLowerBound(), loop.getStep()))
+      return std::nullopt;
+    nest.loops.push_back(loop);
+    Block *body = loop.getBody();
+    if (body->getOperations().size() == 2)
+      if (auto inner = dyn_cast<scf::ForOp>(body->front())) {
+        loop = inner;
+        continue;
+      }
+    break;
+  }
+  Block *body = nest.loops.back().getBody();
+  for (Operation &op : body->without_terminator()) {
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (nest.store)
+        return std::nullopt;
+      nest.store = store;
+      continue;
+    }
+    if (!isa<memref::LoadOp>(op) && !isPure(&op))
+      return std::nullopt;
+    if (op.getNumRegions() != 0)
+      return std::nullopt;
+  }
+  if (!nest.store || !nest.store.getValue().getType().isF32())
+    return std::nullopt;
+  Operation *combine = nest.store.getValue().getDefiningOp();
+  if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2)
+    return std::nullopt;
+  std::optional<std::pair<gpu::AllReduceOperation, float>> kind =
+      getCombiner(combine);
+  if (!kind)
+    return std::nullopt;
+  // One operand is the accumulator's load, used only here.
+  for (Value operand : combine->getOperands()) {
+    auto load = operand.getDefiningOp<memref::LoadOp>();
+    if (!load || load->getBlock() != body ||
+        load.getMemRef() != nest.store.getMemRef() ||
+        load.getIndices() != nest.store.getIndices() || !load->hasOneUse())
+      continue;
+    nest.accumulatorLoad = load;
+  }
+  if (!nest.accumulatorLoad)
+    return std::nullopt;
+  // The accumulator's indices do not vary in the nest.
+  for (Value index : nest.store.getIndices())
+    if (nest.loops.front()->isAncestor(index.getParentRegion()->getParentOp()))
+      return std::nullopt;
+  nest.combine = combine;
+  nest.kind = kind->first;
+  return nest;
+}
+
+/// Rewrites a reduction (an scf.parallel `outer` over the outputs, or none
+/// for a reduction to one value, around a reduction nest) into a gpu.launch
+/// with one block per output: the block's threads stride over the reduced
+/// elements, each folding its share into a private accumulator started at
+/// the identity, then combine them with gpu.all_reduce (lowered to warp
+/// shuffles and shared memory), and thread 0 folds the result into the
+/// output. Returns failure (leaving the IR as it is) when `nest` and
+/// `outer` are not of that form.
+static LogicalResult mapReductionToBlocks(scf::ParallelOp outer,
+                                          ReductionNest nest,
+                                          unsigned maxThreads) {
+  Operation *anchor =
+      outer ? outer.getOperation() : nest.loops.front().getOperation();
+  if (outer) {
+    for (auto [lb, step] : llvm::zip(outer.getLowerBound(), outer.getStep()))
+      if (!isNormalized(lb, step))
+        return failure();
+    // Nothing but the nest in the loop.
+    if (outer.getBody()->getOperations().size() != 2 ||
+        &outer.getBody()->front() != nest.loops.front().getOperation())
+      return failure();
+  }
+  OpBuilder b(anchor);
+  Location loc = anchor->getLoc();
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  // The number of outputs and of reduced elements.
+  auto product = [&](ValueRange sizes) {
+    Value result = one;
+    for (Value size : sizes)
+      result = arith::MulIOp::create(b, loc, result, size);
+    return result;
+  };
+  SmallVector<Value> outputSizes =
+      outer ? SmallVector<Value>(outer.getUpperBound()) : SmallVector<Value>();
+  SmallVector<Value> reducedSizes;
+  for (scf::ForOp loop : nest.loops)
+    reducedSizes.push_back(loop.getUpperBound());
+  Value outputs = product(outputSizes);
+  Value reduced = product(reducedSizes);
+  // Threads: the reduced length rounded up to a warp multiple, at most
+  // maxThreads.
+  int64_t threads = maxThreads;
+  int64_t staticReduced = 1;
+  for (Value size : reducedSizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    if (!c) {
+      staticReduced = -1;
+      break;
+    }
+    staticReduced *= *c;
+  }
+  if (staticReduced > 0)
+    threads = std::min<int64_t>(
+        maxThreads, std::max<int64_t>(32, llvm::PowerOf2Ceil(staticReduced)));
+  Value blockSize = arith::ConstantIndexOp::create(b, loc, threads);
+  auto launch =
+      gpu::LaunchOp::create(b, loc, outputs, one, one, blockSize, one, one);
+  Block &body = launch.getBody().front();
+  b.setInsertionPointToStart(&body);
+  Value block = launch.getBlockIds().x;
+  Value thread = launch.getThreadIds().x;
+  IRMapping mapping;
+  // Row-major delinearization of `linear` over `sizes`.
+  auto delinearize = [&](Value linear, ValueRange sizes) {
+    SmallVector<Value> indices(sizes.size());
+    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+      indices[d] =
+          d == 0 ? linear
+                 : arith::RemUIOp::create(b, loc, linear, sizes[d]).getResult();
+      if (d > 0)
+        linear = arith::DivUIOp::create(b, loc, linear, sizes[d]);
+    }
+    return indices;
+  };
+  if (outer)
+    for (auto [iv, index] :
+         llvm::zip(outer.getInductionVars(), delinearize(block, outputSizes)))
+      mapping.map(iv, index);
+  Value identity = arith::ConstantOp::create(
+      b, loc, b.getF32FloatAttr(getCombiner(nest.combine)->second));
+  auto partial = scf::ForOp::create(b, loc, thread, reduced, blockSize,
+                                    ValueRange{identity});
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(partial.getBody());
+    SmallVector<Value> ivs;
+    for (scf::ForOp loop : nest.loops)
+      ivs.push_back(loop.getInductionVar());
+    for (auto [iv, index] :
+         llvm::zip(ivs, delinearize(partial.getInductionVar(), reducedSizes)))
+      mapping.map(iv, index);
+    mapping.map(nest.accumulatorLoad.getResult(),
+                partial.getRegionIterArgs().front());
+    for (Operation &op : nest.loops.back().getBody()->without_terminator())
+      if (&op != nest.accumulatorLoad.getOperation() &&
+          &op != nest.store.getOperation())
+        b.clone(op, mapping);
+    scf::YieldOp::create(b, loc, mapping.lookup(nest.store.getValue()));
+  }
+  auto total = gpu::AllReduceOp::create(
+      b, loc, partial.getResult(0),
+      gpu::AllReduceOperationAttr::get(b.getContext(), nest.kind),
+      /*uniform=*/true);
+  Value first =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
+  auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    SmallVector<Value> indices;
+    for (Value index : nest.store.getIndices())
+      indices.push_back(mapping.lookupOrDefault(index));
+    Value init =
+        memref::LoadOp::create(b, loc, nest.store.getMemRef(), indices);
+    IRMapping finalMapping;
+    Value accumulatorOperand = nest.accumulatorLoad.getResult();
+    for (Value operand : nest.combine->getOperands())
+      finalMapping.map(
+          operand, operand == accumulatorOperand ? init : total.getResult());
+    Operation *combined = b.clone(*nest.combine, finalMapping);
+    memref::StoreOp::create(b, loc, combined->getResult(0),
+                            nest.store.getMemRef(), indices);
+  }
+  gpu::TerminatorOp::create(b, loc);
+  anchor->erase();
+  return success();
+}
+
 namespace {
 struct AmpMapLoopsToGPUPass
     : public amp::impl::AmpMapLoopsToGPUPassBase<AmpMapLoopsToGPUPass> {
@@ -66,6 +301,30 @@ struct AmpMapLoopsToGPUPass
       return signalPassFailure();
     }
     OpBuilder b(&getContext());
+
+    // Reductions: one block per output, a tree across its threads.
+    SmallVector<std::pair<scf::ParallelOp, ReductionNest>> reductions;
+    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+      if (isa<gpu::LaunchOp>(op))
+        return WalkResult::skip();
+      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
+        if (parallel.getBody()->getOperations().size() == 2)
+          if (auto loop = dyn_cast<scf::ForOp>(parallel.getBody()->front()))
+            if (std::optional<ReductionNest> nest = matchReductionNest(loop))
+              reductions.push_back({parallel, *nest});
+        return WalkResult::skip();
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op))
+        if (std::optional<ReductionNest> nest = matchReductionNest(loop)) {
+          reductions.push_back({nullptr, *nest});
+          return WalkResult::skip();
+        }
+      return WalkResult::advance();
+    });
+    for (auto &[parallel, nest] : reductions)
+      (void)mapReductionToBlocks(parallel, nest,
+                                 parallel ? kRowReductionThreads
+                                          : kScalarReductionThreads);
 
     // Host code on memory: wrap it in a one-iteration parallel loop.
     SmallVector<Operation *> toWrap;

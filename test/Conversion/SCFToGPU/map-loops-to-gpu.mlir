@@ -107,13 +107,24 @@ func.func @dynamic(%m: memref<?xf32>, %n: index) {
 
 // -----
 
-// Host code on memory (a reduction to a scalar) runs as a one-thread kernel.
+// A reduction to a scalar: one block whose threads stride over the input
+// (16 elements: one warp), each from the identity, then a gpu.all_reduce
+// across the block; thread 0 folds the total into the accumulator.
 // CHECK-LABEL: func.func @scalar
-// CHECK: scf.parallel (%{{.*}}) = (%c0{{.*}}) to (%c1{{.*}}) step (%c1{{.*}})
-// CHECK: scf.for
+// CHECK: gpu.launch blocks({{.*}}) in (%{{.*}} = %[[ONE:.*]], %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]]) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c32, %{{.*}} = %[[ONE]], %{{.*}} = %[[ONE]])
+// CHECK: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[PART:.*]] = scf.for %[[I:.*]] = %[[T]] to %{{.*}} step %c32 iter_args(%[[ACC:.*]] = %[[ZERO]]) -> (f32)
+// CHECK:   %[[V:.*]] = memref.load %{{.*}}[%[[I]]]
+// CHECK:   %[[S:.*]] = arith.addf %[[V]], %[[ACC]] : f32
+// CHECK:   scf.yield %[[S]]
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add %[[PART]] uniform
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[T]], %{{.*}} : index
+// CHECK: scf.if %[[FIRST]]
+// CHECK:   %[[INIT:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:   %[[SUM:.*]] = arith.addf %[[TOTAL]], %[[INIT]] : f32
+// CHECK:   memref.store %[[SUM]], %{{.*}}[] : memref<f32>
 // GPU-LABEL: func.func @scalar
-// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1)
-// GPU: scf.for
+// GPU: gpu.all_reduce add
 func.func @scalar(%x: memref<16xf32>, %acc: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -160,5 +171,59 @@ func.func @straight_line(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>,
   memref.store %s, %out[] : memref<f32>
   %v = memref.load %out[] : memref<f32>
   memref.store %v, %hist[%i] : memref<4xf32>
+  return
+}
+
+// -----
+
+// Row reductions (a softmax's max): one block per row, 256 threads over
+// its 300 elements, a max tree across them.
+// CHECK-LABEL: func.func @rows
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: %[[NINF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: scf.for %[[J:.*]] = %[[T]] to %{{.*}} step %c256 iter_args(%[[ACC:.*]] = %[[NINF]])
+// CHECK:   memref.load %{{.*}}[%[[B]], %[[J]]] : memref<8x300xf32>
+// CHECK:   arith.maxnumf
+// CHECK: gpu.all_reduce maxnumf
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[B]]] : memref<8xf32>
+// CHECK-NOT: scf.parallel
+// GPU-LABEL: func.func @rows
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1)
+func.func @rows(%x: memref<8x300xf32>, %m: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    scf.for %j = %c0 to %c300 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x300xf32>
+      %a = memref.load %m[%i] : memref<8xf32>
+      %r = arith.maxnumf %v, %a : f32
+      memref.store %r, %m[%i] : memref<8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// Not a reduction this pass trees (an f16 accumulator; the shuffles are
+// 32-bit): the usual one thread per output.
+// CHECK-LABEL: func.func @f16_rows
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for
+func.func @f16_rows(%x: memref<8x300xf16>, %m: memref<8xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i) = (%c0) to (%c8) step (%c1) {
+    scf.for %j = %c0 to %c300 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<8x300xf16>
+      %a = memref.load %m[%i] : memref<8xf16>
+      %r = arith.addf %v, %a : f16
+      memref.store %r, %m[%i] : memref<8xf16>
+    }
+  }
   return
 }
