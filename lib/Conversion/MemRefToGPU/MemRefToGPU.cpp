@@ -89,11 +89,12 @@ struct AmpMemRefToGPUPass
                           "is not freed");
     });
     func.walk([&](memref::DeallocOp op) {
+      Value memref = op.getMemref(); // `op` is gone after eraseOp.
       rewriter.setInsertionPoint(op);
       gpu::DeallocOp::create(rewriter, op.getLoc(), TypeRange(), ValueRange(),
-                             op.getMemref());
+                             memref);
       rewriter.eraseOp(op);
-      llvm::erase(owned, op.getMemref());
+      llvm::erase(owned, memref);
     });
     // Free what is not returned before every return.
     func.walk([&](func::ReturnOp ret) {
