@@ -29,19 +29,32 @@ if(AMP_SANITIZERS)
     add_compile_options(-fno-sanitize=vptr,function)
   endif()
   add_link_options(-fsanitize=${AMP_SANITIZERS})
-  # Shared libraries get the sanitizer runtime from the executable that
-  # loads them: their references to it are undefined at link time.
-  string(REPLACE "-Wl,-z,defs" "" CMAKE_SHARED_LINKER_FLAGS
-    "${CMAKE_SHARED_LINKER_FLAGS}")
-  string(REPLACE "-Wl,-z,defs" "" CMAKE_MODULE_LINKER_FLAGS
-    "${CMAKE_MODULE_LINKER_FLAGS}")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # One shared sanitizer runtime for executables and shared libraries:
+    # libAmpRunnerCAPI.so links it (it is built with -Wl,--no-undefined),
+    # and Python, which loads that library, gets the same runtime through
+    # LD_PRELOAD (test/lit.cfg.py) while the amp-opt it starts uses it too.
+    execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-runtime-dir
+      OUTPUT_VARIABLE AMP_SANITIZER_RUNTIME_DIR
+      OUTPUT_STRIP_TRAILING_WHITESPACE)
+    add_link_options(-shared-libsan "-Wl,-rpath,${AMP_SANITIZER_RUNTIME_DIR}")
+    if(AMP_SANITIZERS MATCHES "address")
+      set(AMP_SANITIZER_PRELOAD
+        "${AMP_SANITIZER_RUNTIME_DIR}/libclang_rt.asan-${CMAKE_SYSTEM_PROCESSOR}.so")
+    elseif(AMP_SANITIZERS MATCHES "undefined")
+      set(AMP_SANITIZER_PRELOAD
+        "${AMP_SANITIZER_RUNTIME_DIR}/libclang_rt.ubsan_standalone-${CMAKE_SYSTEM_PROCESSOR}.so")
+    endif()
+  endif()
 endif()
 
 if(AMP_ENABLE_FUZZER)
   if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     message(FATAL_ERROR "AMP_ENABLE_FUZZER needs clang (libFuzzer), not "
-      "${CMAKE_CXX_COMPILER_ID}: configure with -DCMAKE_CXX_COMPILER=clang++-22 "
-      "-DCMAKE_C_COMPILER=clang-22 (apt install clang-22 libclang-rt-22-dev)")
+      "${CMAKE_CXX_COMPILER_ID}: configure with "
+      "-DCMAKE_CXX_COMPILER=/usr/lib/llvm-22/bin/clang++ "
+      "-DCMAKE_C_COMPILER=/usr/lib/llvm-22/bin/clang (apt install clang-22 "
+      "libclang-rt-22-dev), as `make fuzz` does")
   endif()
   # Coverage feedback from amp-mlir's code; libFuzzer's main is linked into
   # amp-opt-fuzzer only.
