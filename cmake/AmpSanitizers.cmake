@@ -29,7 +29,9 @@ if(AMP_SANITIZERS)
     add_compile_options(-fno-sanitize=vptr,function)
   endif()
   add_link_options(-fsanitize=${AMP_SANITIZERS})
-  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang" AND NOT AMP_ENABLE_FUZZER)
+    # (Not with the fuzzer: -fsanitize=fuzzer puts libstdc++ ahead of the
+    # shared runtime, which ASan refuses; it keeps the static runtime.)
     # One shared sanitizer runtime for executables and shared libraries:
     # libAmpRunnerCAPI.so links it (it is built with -Wl,--no-undefined),
     # and Python, which loads that library, gets the same runtime through

@@ -18,7 +18,8 @@ the crash is upstream MLIR's alone (docs/reliability.md lists the known
 ones). A report says `triage: crashes inside upstream libMLIR/libLLVM (...)`
 when the innermost frames are upstream's. `--triage` prints only these
 reports, for reproducers given. Exits 1 when the run left any new
-reproducer, whatever its origin, 0 otherwise; the last line is the summary
+reproducer, whatever its origin, or when libFuzzer did not run; 0
+otherwise; the last line is the summary
 `run-fuzzer: N runs, E exec/s, K new reproducers in WORK_DIR/artifacts`.
 """
 
@@ -128,6 +129,9 @@ def main(argv):
     print(f"run-fuzzer: {runs} runs, {rate} exec/s, {len(new)} new "
           f"reproducers in {artifacts} (libFuzzer exited with "
           f"{proc.returncode})")
+    if not stats:
+        print("run-fuzzer: error: libFuzzer did not run; see " + log_path)
+        return 1
     return 1 if new else 0
 
 
