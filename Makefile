@@ -10,6 +10,9 @@
 #   make frontends  the PyTorch frontend environment (.venv-frontends:
 #                pinned torch, torchvision, torch-mlir, onnx from PyPI, about
 #                4 GB); make check then also runs the model tests
+#   make fuzz    libFuzzer on amp-opt's parser and pipelines for FUZZ_TIME
+#                seconds (build-fuzz; docs/reliability.md)
+#   make check-sanitize  every test on an ASan+UBSan build (build-asan)
 #
 # Each target does its own set-up: missing Debian packages are installed
 # (scripts/install-deps.sh), CMake is configured once, and the build is
@@ -21,7 +24,8 @@ PREFIX     ?= $(CURDIR)/install
 CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
-.PHONY: all deps configure build demo check docs bench install wheel clean frontends
+.PHONY: all deps configure build demo check docs bench install wheel clean \
+	frontends deps-sanitize fuzz check-sanitize
 
 all: build
 
@@ -69,6 +73,45 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
 	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9
+
+# Reliability builds (docs/reliability.md), with clang 22 and its sanitizer
+# runtimes (installed on first use; not needed by the targets above). Only
+# amp-mlir's code is instrumented: Debian's libMLIR.so is not.
+SANITIZE_CC  ?= /usr/lib/llvm-22/bin/clang
+SANITIZE_CXX ?= /usr/lib/llvm-22/bin/clang++
+SANITIZERS   ?= address,undefined
+SANITIZE_CMAKE_ARGS = -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER=$(SANITIZE_CC) -DCMAKE_CXX_COMPILER=$(SANITIZE_CXX) \
+  -DAMP_SANITIZERS=$(SANITIZERS) -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
+
+deps-sanitize:
+	@scripts/install-deps.sh --sanitizers
+
+# libFuzzer target amp-opt-fuzzer (ASan+UBSan), seeded with the lit tests'
+# -split-input-file chunks, run for FUZZ_TIME seconds; reproducers stay in
+# $(FUZZ_BUILD_DIR)/fuzz/artifacts and make fails when there is a new one.
+FUZZ_BUILD_DIR ?= build-fuzz
+FUZZ_TIME      ?= 60
+FUZZ_ARGS      ?=
+$(FUZZ_BUILD_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(FUZZ_BUILD_DIR) $(SANITIZE_CMAKE_ARGS) \
+	  -DAMP_ENABLE_FUZZER=ON -DAMP_BUILD_TESTS=OFF
+
+fuzz: deps-sanitize
+	@$(MAKE) --no-print-directory $(FUZZ_BUILD_DIR)/build.ninja
+	cmake --build $(FUZZ_BUILD_DIR) --target amp-opt-fuzzer
+	$(PYTHON) scripts/run-fuzzer.py $(FUZZ_BUILD_DIR)/bin/amp-opt-fuzzer \
+	  $(FUZZ_BUILD_DIR)/fuzz $(FUZZ_TIME) $(FUZZ_ARGS)
+
+# The whole test suite on an ASan+UBSan build (tens of minutes on two
+# cores: not part of `make check` nor of CI).
+SANITIZE_BUILD_DIR ?= build-asan
+$(SANITIZE_BUILD_DIR)/build.ninja:
+	cmake -G Ninja -S . -B $(SANITIZE_BUILD_DIR) $(SANITIZE_CMAKE_ARGS)
+
+check-sanitize: deps-sanitize
+	@$(MAKE) --no-print-directory $(SANITIZE_BUILD_DIR)/build.ninja
+	cmake --build $(SANITIZE_BUILD_DIR) --target check-amp
 
 install: build
 	cmake --install $(BUILD_DIR) --prefix $(PREFIX)

@@ -5,6 +5,10 @@
 # installs the missing ones with apt-get (as root, or through sudo). Fails
 # with a clear message if apt cannot reach its index.
 #
+#   install-deps.sh               what `make build` / `make check` need
+#   install-deps.sh --sanitizers  also clang-22 and its sanitizer and libFuzzer
+#                                 runtimes (`make fuzz`, `make check-sanitize`)
+#
 #===----------------------------------------------------------------------===#
 set -euo pipefail
 
@@ -21,6 +25,17 @@ PACKAGES=(
   # plots of the training demo, precision graphs rendered with Graphviz.
   python3-pip python3-venv python3-matplotlib graphviz
 )
+
+case "${1:-}" in
+  "") ;;
+  --sanitizers)
+    # clang 22 (the libMLIR it links against is 22.1) with ASan/UBSan and
+    # libFuzzer runtimes; only for the opt-in reliability builds.
+    PACKAGES+=(clang-22 libclang-rt-22-dev) ;;
+  *)
+    echo "install-deps: error: unknown option '$1' (known: --sanitizers)" >&2
+    exit 2 ;;
+esac
 
 missing=()
 for pkg in "${PACKAGES[@]}"; do

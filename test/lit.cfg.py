@@ -26,7 +26,14 @@ config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake_command))
 config.substitutions.append(("%cxx", config.cxx_compiler))
 config.substitutions.append(("%cc", config.c_compiler))
-config.substitutions.append(("%python", config.python_executable or "python3"))
+python = config.python_executable or "python3"
+# Sanitizer builds: Python loads libAmpRunnerCAPI.so, which needs the
+# sanitizer runtime loaded first; Python's own allocations are not ours to
+# check for leaks (docs/reliability.md).
+if getattr(config, "amp_sanitizer_preload", ""):
+    python = "env LD_PRELOAD=%s ASAN_OPTIONS=allow_user_poisoning=0:" \
+             "detect_leaks=0 %s" % (config.amp_sanitizer_preload, python)
+config.substitutions.append(("%python", python))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # `not` and `count` are substituted verbatim: they must be on PATH.
@@ -60,6 +67,22 @@ config.substitutions.append(("%mlir_c_runner_utils",
                                           "libmlir_c_runner_utils.so")))
 
 # Features ------------------------------------------------------------------
+# `asan`, `ubsan`: amp-mlir's code is built with those sanitizers
+# (AMP_SANITIZERS; `make check-sanitize`, docs/reliability.md).
+sanitizers = [s.strip() for s in
+              getattr(config, "amp_sanitizers", "").split(",") if s.strip()]
+if "address" in sanitizers:
+    config.available_features.add("asan")
+if "undefined" in sanitizers:
+    config.available_features.add("ubsan")
+if sanitizers:
+    # Every UBSan report is fatal (-fno-sanitize-recover=all); say where.
+    config.environment["UBSAN_OPTIONS"] = "print_stacktrace=1"
+    # LLVM's BumpPtrAllocator, inlined into our instrumented code, poisons
+    # the free part of its slabs; Debian's uninstrumented libMLIR allocates
+    # from the same slabs without unpoisoning: false use-after-poison
+    # reports. Manual poisoning off (docs/reliability.md).
+    config.environment["ASAN_OPTIONS"] = "allow_user_poisoning=0"
 # `cuda-toolkit`: nvcc/ptxas available (compiling for NVIDIA GPUs works).
 # `cuda-gpu`: a usable NVIDIA GPU (execution tests). Neither is needed by the
 # tests that run in CI.

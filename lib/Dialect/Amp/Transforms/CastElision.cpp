@@ -479,12 +479,15 @@ void mlir::amp::elideAmpCasts(Operation *root, bool allowExcessPrecision,
   });
   SmallVector<CastOp> shared;
   if (shareCasts(rewriter, casts, shared) != 0) {
-    // Drop the casts sharing erased, keeping program order.
-    llvm::DenseSet<Operation *> kept;
+    // Drop the casts sharing erased, keeping program order. The erased ones
+    // are freed: compare pointers only, never look at the ops.
+    llvm::DenseSet<Operation *> kept, cast;
     for (CastOp op : shared)
       kept.insert(op);
+    for (CastOp op : casts)
+      cast.insert(op);
     llvm::erase_if(ops, [&](Operation *op) {
-      return isa<CastOp>(op) && !kept.contains(op);
+      return cast.contains(op) && !kept.contains(op);
     });
   }
   GreedyRewriteConfig config;
