@@ -110,7 +110,8 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     Fuses an elementwise `linalg.generic` into its elementwise consumer when
     it has no other user, so that a chain (bias add, activation, the casts
     AMP inserted) becomes one loop nest: one kernel on GPUs, one pass over
-    memory on CPUs. Unlike upstream's `linalg-fuse-elementwise-ops`, it does
+    memory on CPUs. Named elementwise ops (`linalg.add`, `linalg.exp`, ...)
+    are generalized first so that they fuse too; fills and copies stay. Unlike upstream's `linalg-fuse-elementwise-ops`, it does
     not propagate reshapes, which would turn named matmuls and convolutions
     into generics and lose their library calls.
   }];

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Linalg/Utils/Utils.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -27,6 +28,28 @@ struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    // Named elementwise ops (linalg.add, linalg.exp, ...) as generics, so
+    // that they fuse with the casts AMP put around them: an O2 linalg.add
+    // of f32 arguments is then one kernel, not two narrowings, the add and
+    // a widening. Only ops whose indexing maps are all identities: fills
+    // stay (a zero fill before a matmul becomes beta = 0 in a library
+    // call), and so do copies, transposes and broadcasts (fused with the
+    // narrowing of a matmul's result, a transpose would read the f32
+    // accumulator through a permuted map, and the library call could no
+    // longer write f16 itself).
+    IRRewriter rewriter(context);
+    SmallVector<linalg::LinalgOp> named;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (!isa<linalg::GenericOp, linalg::FillOp, linalg::CopyOp>(op) &&
+          linalg::isElementwise(op) && op.hasPureTensorSemantics() &&
+          llvm::all_of(op.getIndexingMapsArray(),
+                       [](AffineMap map) { return map.isIdentity(); }))
+        named.push_back(op);
+    });
+    for (linalg::LinalgOp op : named) {
+      rewriter.setInsertionPoint(op);
+      (void)linalg::generalizeNamedOp(rewriter, op);
+    }
     RewritePatternSet patterns(context);
     // Producer-consumer fusion of elementwise generics only: no reshape
     // propagation, which would turn named matmuls and convolutions (library

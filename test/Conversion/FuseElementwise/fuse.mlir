@@ -68,3 +68,59 @@ func.func @shared(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   } -> tensor<8xf32>
   return %1, %2 : tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+#id3 = affine_map<(i, j, k) -> (i, j, k)>
+
+// A named elementwise op between AMP's casts (O2 linalg.add of f32
+// arguments): generalized and fused, one loop nest that reads f32 and
+// writes f32, computing in f16.
+// CHECK-LABEL: func.func @named_add
+// CHECK:         %[[R:.*]] = linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8x256xf32>, tensor<4x8x256xf32>) outs(%{{.*}} : tensor<4x8x256xf32>)
+// CHECK:           arith.truncf
+// CHECK:           arith.truncf
+// CHECK:           arith.addf %{{.*}}, %{{.*}} : f16
+// CHECK:           arith.extf
+// CHECK-NOT:     linalg.generic
+// CHECK:         return %[[R]]
+func.func @named_add(%a: tensor<4x8x256xf32>, %b: tensor<4x8x256xf32>) -> tensor<4x8x256xf32> {
+  %e = tensor.empty() : tensor<4x8x256xf16>
+  %0 = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%b : tensor<4x8x256xf32>) outs(%e : tensor<4x8x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %n = arith.truncf %in : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<4x8x256xf16>
+  %1 = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%a : tensor<4x8x256xf32>) outs(%e : tensor<4x8x256xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %n = arith.truncf %in : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<4x8x256xf16>
+  %2 = linalg.add ins(%1, %0 : tensor<4x8x256xf16>, tensor<4x8x256xf16>) outs(%e : tensor<4x8x256xf16>) -> tensor<4x8x256xf16>
+  %ew = tensor.empty() : tensor<4x8x256xf32>
+  %3 = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%2 : tensor<4x8x256xf16>) outs(%ew : tensor<4x8x256xf32>) {
+  ^bb0(%in: f16, %out: f32):
+    %w = arith.extf %in : f16 to f32
+    linalg.yield %w : f32
+  } -> tensor<4x8x256xf32>
+  return %3 : tensor<4x8x256xf32>
+}
+
+// -----
+
+// A transpose is not generalized: the narrowing of a matmul result stays an
+// identity-map generic (its library call then writes f16 itself).
+// CHECK-LABEL: func.func @transpose_stays
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<16x32xf32>) outs(%{{.*}} : tensor<16x32xf16>)
+// CHECK:         linalg.transpose
+func.func @transpose_stays(%a: tensor<16x32xf32>) -> tensor<32x16xf16> {
+  %e = tensor.empty() : tensor<16x32xf16>
+  %t = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<16x32xf32>) outs(%e : tensor<16x32xf16>) {
+  ^bb0(%in: f32, %out: f16):
+    %n = arith.truncf %in : f32 to f16
+    linalg.yield %n : f16
+  } -> tensor<16x32xf16>
+  %e2 = tensor.empty() : tensor<32x16xf16>
+  %r = linalg.transpose ins(%t : tensor<16x32xf16>) outs(%e2 : tensor<32x16xf16>) permutation = [1, 0]
+  return %r : tensor<32x16xf16>
+}
