@@ -196,6 +196,29 @@ TEST_F(GpuSimTest, ExitedThreadsCountAsArrivedAtABarrier) {
   EXPECT_EQ(gError, "");
 }
 
+TEST_F(GpuSimTest, AShuffleWaitsForItsMemberMaskOnly) {
+  // As in gpu.all_reduce's second stage: lanes 0..7 of warp 0 reduce with
+  // mask 0xff while the other lanes go on to a barrier.
+  static std::vector<int32_t> sums;
+  sums.assign(64, -1);
+  auto kernel = [](void **) {
+    int32_t t = reg(AMP_SIM_TID_X);
+    if (t < 8) {
+      int32_t value = t + 1;
+      for (int32_t offset = 4; offset > 0; offset /= 2)
+        value += int32_t(ampSimShuffle(2, 0xff, value, offset, 0x1f));
+      sums[t] = value;
+    }
+    ampSimBarrier();
+  };
+  ampSimLaunchKernel("test::partial", kernel, 1, 1, 1, 64, 1, 1, 0, nullptr,
+                     AMP_SIM_KERNEL_SYNCHRONIZES);
+  ASSERT_EQ(gError, "");
+  for (int32_t t = 0; t < 8; ++t)
+    EXPECT_EQ(sums[t], 36) << t;
+  EXPECT_EQ(sums[8], -1);
+}
+
 TEST_F(GpuSimTest, ReportsADeadlockNamingTheKernel) {
   // Half of a warp at a shuffle, the other half at a barrier: neither the
   // warp nor the block can be released.
