@@ -214,9 +214,12 @@ def AmpLinalgToLibraryCallsPass
     function's entry block, filled right before the call. With a host-scalar
     scale a generic stays a generated kernel, with a remark.
 
-    Ops that do not fit (dynamic shapes or strides, a non-contiguous inner
-    dimension, mixed operand types, other indexing maps) stay linalg ops, to
-    become generated kernels, with a remark that says why.
+    GEMM sizes, leading dimensions and batch strides may be dynamic (a
+    frontend's dynamic batch): the call reads them from the buffers'
+    descriptors at run time. Ops that do not fit (a convolution of dynamic
+    shape or strides, a non-contiguous inner dimension, mixed operand
+    types, other indexing maps) stay linalg ops, to become generated
+    kernels, with a remark that says why.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

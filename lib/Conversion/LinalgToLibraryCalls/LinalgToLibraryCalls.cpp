@@ -68,17 +68,21 @@ struct BufferInfo {
 };
 } // namespace
 
-static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why) {
+/// `dynamic`: sizes and strides may be dynamic (read from the descriptor at
+/// the call, see getSize/getStride); the innermost stride must still be a
+/// static 1.
+static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why,
+                                           bool dynamic = false) {
   auto type = dyn_cast<MemRefType>(value.getType());
-  if (!type || !type.hasStaticShape()) {
+  if (!type || (!dynamic && !type.hasStaticShape())) {
     why = "operands must be memrefs of static shape";
     return failure();
   }
   BufferInfo info;
   info.type = type;
   if (failed(type.getStridesAndOffset(info.strides, info.offset)) ||
-      ShapedType::isDynamic(info.offset) ||
-      llvm::any_of(info.strides, ShapedType::isDynamic)) {
+      (!dynamic && (ShapedType::isDynamic(info.offset) ||
+                    llvm::any_of(info.strides, ShapedType::isDynamic)))) {
     why = "operands must have static strides and offsets";
     return failure();
   }
@@ -87,6 +91,29 @@ static FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why) {
     return failure();
   }
   return info;
+}
+
+/// Size `dim` of `value` as an i64: a constant when static, memref.dim
+/// otherwise.
+static Value getSize(OpBuilder &b, Location loc, Value value, unsigned dim) {
+  auto type = cast<MemRefType>(value.getType());
+  if (!type.isDynamicDim(dim))
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                        type.getDimSize(dim));
+  Value size = memref::DimOp::create(b, loc, value, dim);
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), size);
+}
+
+/// Stride `dim` of `value` (elements) as an i64: a constant when static,
+/// read from the descriptor otherwise.
+static Value getStride(OpBuilder &b, Location loc, Value value,
+                       const BufferInfo &info, unsigned dim) {
+  if (!ShapedType::isDynamic(info.strides[dim]))
+    return arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                        info.strides[dim]);
+  Value stride =
+      memref::ExtractStridedMetadataOp::create(b, loc, value).getStrides()[dim];
+  return arith::IndexCastOp::create(b, loc, b.getI64Type(), stride);
 }
 
 /// The device pointer of the first element of `value` as an !llvm.ptr: the
@@ -376,8 +403,11 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   }
   Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1],
         c = op.getDpsInits()[0];
-  FailureOr<BufferInfo> ai = getBufferInfo(a, why), bi = getBufferInfo(bv, why),
-                        ci = getBufferInfo(c, why);
+  // Dynamic sizes (a dynamic batch from a frontend) and strides are read
+  // from the descriptors at the call.
+  FailureOr<BufferInfo> ai = getBufferInfo(a, why, /*dynamic=*/true),
+                        bi = getBufferInfo(bv, why, /*dynamic=*/true),
+                        ci = getBufferInfo(c, why, /*dynamic=*/true);
   if (failed(ai) || failed(bi) || failed(ci))
     return failure();
   int32_t aType = getDTypeCode(ai->type.getElementType());
@@ -390,51 +420,53 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
     return failure();
   }
   ArrayRef<int64_t> cShape = ci->type.getShape();
-  int64_t batch = batched ? cShape[0] : 1;
-  int64_t mm = cShape[o], nn = cShape[o + 1];
-  int64_t kk = ai->type.getShape()[o + (transA ? 0 : 1)];
-
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
+  Value batch = batched ? getSize(b, loc, c, 0) : i64c(loc, 1);
+  Value mm = getSize(b, loc, c, o), nn = getSize(b, loc, c, o + 1);
+  Value kk = getSize(b, loc, a, o + (transA ? 0 : 1));
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, c);
   memref::AllocOp accumulator;
   if (Value narrow = narrowOutput(op, c, fill, ai->type, [&](Value buffer) {
         std::string ignored;
-        FailureOr<BufferInfo> info = getBufferInfo(buffer, ignored);
+        FailureOr<BufferInfo> info =
+            getBufferInfo(buffer, ignored, /*dynamic=*/true);
         return succeeded(info) && info->type.getShape() == cShape;
       })) {
     accumulator = c.getDefiningOp<memref::AllocOp>();
     c = narrow;
-    ci = getBufferInfo(c, why);
+    ci = getBufferInfo(c, why, /*dynamic=*/true);
     cType = aType;
   }
   if (fill) {
     fill.erase();
     beta = 0.0f;
   }
-  auto ld = [&](const BufferInfo &info) { return info.strides[o]; };
-  auto batchStride = [&](const BufferInfo &info) {
-    return batched ? info.strides[0] : int64_t(0);
+  auto ld = [&](Value buffer, const BufferInfo &info) {
+    return getStride(b, loc, buffer, info, o);
+  };
+  auto batchStride = [&](Value buffer, const BufferInfo &info) {
+    return batched ? getStride(b, loc, buffer, info, 0) : i64c(loc, 0);
   };
   SmallVector<Value> args = {i32c(loc, transA),
                              i32c(loc, transB),
-                             i64c(loc, batch),
-                             i64c(loc, mm),
-                             i64c(loc, nn),
-                             i64c(loc, kk),
+                             batch,
+                             mm,
+                             nn,
+                             kk,
                              getPointer(b, loc, a),
                              i32c(loc, aType),
-                             i64c(loc, ld(*ai)),
-                             i64c(loc, batchStride(*ai)),
+                             ld(a, *ai),
+                             batchStride(a, *ai),
                              getPointer(b, loc, bv),
                              i32c(loc, bType),
-                             i64c(loc, ld(*bi)),
-                             i64c(loc, batchStride(*bi)),
+                             ld(bv, *bi),
+                             batchStride(bv, *bi),
                              getPointer(b, loc, c),
                              i32c(loc, cType),
-                             i64c(loc, ld(*ci)),
-                             i64c(loc, batchStride(*ci)),
+                             ld(c, *ci),
+                             batchStride(c, *ci),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
   emitCall(op, "ampGpuGemm", args);
@@ -632,7 +664,8 @@ void Lowering::lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group) {
   auto func = last->getParentOfType<FunctionOpInterface>();
   int64_t count = static_cast<int64_t>(group.size());
   b.setInsertionPointToStart(&func.getFunctionBody().front());
-  Value size = LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(count));
+  Value size =
+      LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(count));
   Value ins = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
   Value outs = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
   Value numels = LLVM::AllocaOp::create(b, loc, ptr, i64, size);

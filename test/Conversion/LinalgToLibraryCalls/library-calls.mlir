@@ -52,7 +52,7 @@ func.func @batch_transposed(%a: memref<4x16x32xbf16>, %b: memref<4x8x32xbf16>, %
 
 // -----
 
-// Must not fire: mixed operand types, dynamic shapes, tensors.
+// Must not fire: mixed operand types, tensors.
 // CHECK-LABEL: func.func @mixed
 // CHECK: linalg.matmul
 func.func @mixed(%a: memref<8x8xf16>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) {
@@ -63,11 +63,27 @@ func.func @mixed(%a: memref<8x8xf16>, %b: memref<8x8xf32>, %c: memref<8x8xf32>) 
 
 // -----
 
+// Dynamic sizes (a frontend's dynamic batch): m from the descriptor, the
+// leading dimensions static.
 // CHECK-LABEL: func.func @dynamic
-// CHECK: linalg.matmul
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG: %[[DIM:.*]] = memref.dim %{{.*}}, %[[C0]] : memref<?x8xf32>
+// CHECK-DAG: %[[M:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: call @ampGpuGemm(%{{.*}}, %{{.*}}, %{{.*}}, %[[M]],
+// CHECK-NOT: linalg.matmul
 func.func @dynamic(%a: memref<?x8xf16>, %b: memref<8x8xf16>, %c: memref<?x8xf32>) {
-  // expected-remark @+1 {{operands must be memrefs of static shape}}
   linalg.matmul ins(%a, %b : memref<?x8xf16>, memref<8x8xf16>) outs(%c : memref<?x8xf32>)
+  return
+}
+
+// -----
+
+// A dynamic innermost stride: not contiguous for cuBLAS.
+// CHECK-LABEL: func.func @dynamic_inner_stride
+// CHECK: linalg.matmul
+func.func @dynamic_inner_stride(%a: memref<8x8xf16, strided<[?, ?]>>, %b: memref<8x8xf16>, %c: memref<8x8xf32>) {
+  // expected-remark @+1 {{the innermost dimension of every operand must be contiguous}}
+  linalg.matmul ins(%a, %b : memref<8x8xf16, strided<[?, ?]>>, memref<8x8xf16>) outs(%c : memref<8x8xf32>)
   return
 }
 
