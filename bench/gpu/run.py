@@ -4,6 +4,7 @@ fp32 and PyTorch, on one device in one run.
 
     /usr/bin/python3 bench/gpu/run.py [--json FILE]      # after `make`
     /usr/bin/python3 bench/gpu/run.py --compile-only     # no GPU needed
+    /usr/bin/python3 bench/gpu/run.py --static           # no GPU needed
     /usr/bin/python3 bench/gpu/run.py --self-check       # no GPU needed
 
 Sections (--only picks some):
@@ -39,6 +40,19 @@ script prints `bench/gpu: no GPU: <reason>` and exits with status 2.
 --compile-only lowers every benchmark module with `amp-opt --lower-to-gpu`
 instead and reports kernels and library calls; --self-check runs small
 versions on the CPU with amp-run and compares them with NumPy.
+
+--static prints one row per model (--static-only picks some: the GEMM,
+chain, MLP and transformer above at the shape options given, bench/generate.py's
+transformer, ResNet and TOSA transformer at one block, the TOSA classifier
+and convnet examples, at fp32 (O0) and O2; examples/mlp_training.mlir's @train
+at O2). Each is lowered with `amp-opt --lower-to-gpu="format=isa
+chip=<--chip, default sm_90>"`; each kernel's PTX goes through `ptxas -v` (registers,
+spills, shared memory) and its threads per block come from the host's
+launch sizes (else the kernel's .maxntid); `amp-run --target=gpu-sim`
+runs one call for the launches, library calls and host synchronizations
+per call (amp-run's own synchronizations, after the uploads, after the
+call and per result, taken off). The GPU simulator runs every thread on
+the CPU: give small shapes. Parsing: gpustatic.py.
 """
 
 import argparse
