@@ -4,6 +4,7 @@ fp32 and PyTorch, on one device in one run.
 
     /usr/bin/python3 bench/gpu/run.py [--json FILE]      # after `make`
     /usr/bin/python3 bench/gpu/run.py --compile-only     # no GPU needed
+    /usr/bin/python3 bench/gpu/run.py --static           # no GPU needed
     /usr/bin/python3 bench/gpu/run.py --self-check       # no GPU needed
 
 Sections (--only picks some):
@@ -39,6 +40,19 @@ script prints `bench/gpu: no GPU: <reason>` and exits with status 2.
 --compile-only lowers every benchmark module with `amp-opt --lower-to-gpu`
 instead and reports kernels and library calls; --self-check runs small
 versions on the CPU with amp-run and compares them with NumPy.
+
+--static prints one row per model (--static-only picks some: the GEMM,
+chain, MLP and transformer above at the shape options given, bench/generate.py's
+transformer, ResNet and TOSA transformer at one block, the TOSA classifier
+and convnet examples, at fp32 (O0) and O2; examples/mlp_training.mlir's @train
+at O2). Each is lowered with `amp-opt --lower-to-gpu="format=isa
+chip=<--chip, default sm_90>"`; each kernel's PTX goes through `ptxas -v` (registers,
+spills, shared memory) and its threads per block come from the host's
+launch sizes (else the kernel's .maxntid); `amp-run --target=gpu-sim`
+runs one call for the launches, library calls and host synchronizations
+per call (amp-run's own synchronizations, after the uploads, after the
+call and per result, taken off). The GPU simulator runs every thread on
+the CPU: give small shapes. Parsing: gpustatic.py.
 """
 
 import argparse
@@ -57,9 +71,14 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+import gpustatic  # noqa: E402
 import models  # noqa: E402
 
 SECTIONS = ("gemm", "chain", "models", "torch", "train")
+# Modules of --static (--static-only picks some): the benchmark's own, the
+# generated bench models at one block, and the examples.
+STATIC_MODELS = ("gemm", "chain", "mlp", "transformer", "gen-transformer",
+                 "gen-resnet", "gen-tosa", "tosa-mlp", "convnet", "train")
 TRAIN_EXAMPLE = os.path.join(REPO, "examples", "mlp_training.mlir")
 TRAIN_STEPS = 300
 NO_TORCH = "PyTorch: not installed"
@@ -281,6 +300,157 @@ def compile_only(args, benches):
              **lowered[(b.name, b.args_label, v.label())])
         for b in benches for v in b.variants]}
     write_json(args, results)
+    return 1 if failed else 0
+
+
+# Static table -----------------------------------------------------------------
+
+
+def import_generate():
+    spec = importlib.util.spec_from_file_location(
+        "generate", os.path.join(REPO, "bench", "generate.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def build_static_benches(args):
+    """The modules of the static table: (key, Bench, entry function)."""
+    d = args.dtypes[0]
+    both = [Variant("O0"), Variant("O2", d)]
+    out = []
+
+    def add(key, name, text, variants=both, entry=None):
+        if key in args.static_only:
+            out.append((key, Bench("static", name, "", text, None, variants),
+                        entry))
+    if "gemm" in args.static_only:
+        for s in args.gemm_sizes:
+            add("gemm", f"gemm {s}", models.gemm(s, s, s, "f32")[0])
+    r, c = args.chain_shape
+    add("chain", f"chain {r}x{c}", models.chain(r, c)[0])
+    add("mlp", "mlp " + "-".join(map(str, args.mlp_dims)),
+        models.mlp(args.tokens, args.mlp_dims)[0])
+    add("transformer", f"transformer {args.blocks} block"
+        + ("s" if args.blocks != 1 else ""),
+        models.transformer(args.batch, args.tokens // args.batch,
+                           args.hidden, args.heads, args.blocks)[0])
+    gen = import_generate()
+    add("gen-transformer", "generate.py transformer 1 block",
+        gen.linalg_transformer(1))
+    add("gen-resnet", "generate.py resnet 1 block", gen.linalg_resnet(1))
+    add("gen-tosa", "generate.py transformer --dialect tosa 1 block",
+        gen.tosa_transformer(1))
+    for key, name in (("tosa-mlp", "tosa_mlp_classifier.mlir"),
+                      ("convnet", "linalg_convnet.mlir")):
+        if key in args.static_only:
+            with open(os.path.join(REPO, "examples", name)) as f:
+                add(key, name, f.read())
+    if "train" in args.static_only:
+        with open(TRAIN_EXAMPLE) as f:
+            add("train", "mlp_training.mlir @train (300 steps)", f.read(),
+                [Variant("O2", d)], entry="train")
+    return out
+
+
+def static_one(args, bench, variant, entry):
+    """Lowers one variant to PTX, runs ptxas -v on every kernel and the GPU
+    simulator on the module; returns the summary (or an error)."""
+    gpu = f"--lower-to-gpu=format=isa chip={args.chip}"
+    if args.gpu_options:
+        gpu += " " + args.gpu_options
+    cmd = [args.amp_opt, bench.path] + variant.amp_opt_flags() + [gpu]
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        lines = [l for l in out.stderr.splitlines() if l.strip()]
+        return {"ok": False, "error": lines[0] if lines else
+                f"amp-opt exited with {out.returncode}"}
+    ir = out.stdout
+    kernels = gpustatic.extract_kernels(ir)
+    launches = gpustatic.host_launches(ir)
+    blocks = {name: gpustatic.ptx_block_size(ptx) for name, ptx in kernels}
+    stats, per_kernel = {}, []
+    if args.ptxas:
+        base = os.path.splitext(bench.path)[0] + "-" + \
+            re.sub(r"[^A-Za-z0-9]+", "-", variant.label())
+        for name, ptx in kernels:
+            path = f"{base}-{name}.ptx"
+            with open(path, "w") as f:
+                f.write(ptx)
+            ok, text = gpustatic.run_ptxas(args.ptxas, path, args.chip)
+            if not ok:
+                return {"ok": False, "error": f"ptxas failed on {name}: "
+                        + (text.strip().splitlines() or ["?"])[0]}
+            stats[name] = gpustatic.kernel_stats(gpustatic.parse_ptxas(text))
+            per_kernel.append(dict(kernel=name, threads=blocks[name],
+                                   **stats[name]))
+    sim, sim_error = None, None
+    if not args.no_sim:
+        cmd = [args.amp_run, bench.path, "--target=gpu-sim"] + \
+            variant.amp_run_flags() + (["--entry", entry] if entry else [])
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True,
+                               timeout=args.timeout)
+            sim = gpustatic.parse_gpu_sim(r.stdout + "\n" + r.stderr)
+            if r.returncode != 0 or sim is None:
+                lines = [l for l in r.stderr.splitlines() if l.strip()]
+                sim_error = lines[0] if lines else f"amp-run exited with {r.returncode}"
+                sim = None
+        except subprocess.TimeoutExpired:
+            sim_error = f"amp-run took over {args.timeout:g} s"
+    row = gpustatic.summarize(launches, blocks, stats,
+                              gpustatic.library_calls(ir), sim,
+                              gpustatic.entry_results(bench.text, entry),
+                              gpustatic.host_syncs(ir))
+    if not args.ptxas:
+        row["kernels"] = len(kernels)
+    return dict(ok=True, sim_error=sim_error, per_kernel=per_kernel, **row)
+
+
+def static_table(args):
+    print(f"## Static view of the GPU pipeline's output ({args.chip}, "
+          "`--lower-to-gpu=\"format=isa\"`, `ptxas -v`, `amp-run "
+          "--target=gpu-sim`)\n")
+    start = time.perf_counter()
+    benches = build_static_benches(args)
+    jobs = []
+    for key, b, entry in benches:
+        b.write(args.out_dir)
+        jobs += [(b, v, entry) for v in b.variants]
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        results = list(pool.map(lambda j: static_one(args, *j), jobs))
+    rows, failed = [], 0
+    n = lambda v: "-" if v is None else (f"{v:g}" if isinstance(v, float)
+                                         else str(v))
+    for (b, v, _), r in zip(jobs, results):
+        if not r["ok"]:
+            failed += 1
+            rows.append([b.name, v.label(), "no: " + r["error"].replace("|", "\\|")]
+                        + ["-"] * 9)
+            continue
+        if r["sim_error"]:
+            failed += 1
+            progress(f"gpu-sim failed on {b.name} {v.label()}: {r['sim_error']}")
+        threads = "-" if r["threads_min"] is None else \
+            f"{r['threads_min']} / {n(r['threads_median'])} / {r['threads_max']}"
+        if r["dynamic_block_sizes"]:
+            threads += f" ({r['dynamic_block_sizes']} dynamic)"
+        rows.append([b.name, v.label(), r["kernels"],
+                     n(r["launches_per_call"]), r["library_calls"],
+                     n(r["library_calls_per_call"]), threads,
+                     r["one_thread_launches"], n(r["registers_max"]),
+                     n(r["spill_bytes"] if args.ptxas else None),
+                     n(r["syncs_per_call"])])
+    table(["model", "level", "kernels", "launches/call", "library calls",
+           "library calls/call", "threads/block min / median / max",
+           "1-thread kernels", "max registers", "spill bytes", "syncs/call"],
+          rows)
+    print(f"{len(rows) - failed} of {len(rows)} complete "
+          f"({time.perf_counter() - start:.1f} s)")
+    write_json(args, {"static": [
+        dict(model=b.name, level=v.label(), entry=e, **r)
+        for (b, v, e), r in zip(jobs, results)],
+        "chip": args.chip, "ptxas": args.ptxas})
     return 1 if failed else 0
 
 
@@ -990,6 +1160,19 @@ def main():
                    help="comma-separated sections: " + ", ".join(SECTIONS))
     p.add_argument("--compile-only", action="store_true",
                    help="lower every module with amp-opt; needs no GPU")
+    p.add_argument("--static", action="store_true",
+                   help="one row per model: kernels, launches and syncs per "
+                   "call (GPU simulator), threads per block, registers and "
+                   "spills (ptxas -v); needs no GPU")
+    p.add_argument("--static-only", default=",".join(STATIC_MODELS),
+                   help="--static: comma-separated models: "
+                   + ", ".join(STATIC_MODELS))
+    p.add_argument("--chip", default="sm_90", help="--static: PTX target")
+    p.add_argument("--ptxas", default=None, help="--static: ptxas (default: "
+                   "$CUDA_HOME/bin/ptxas or /usr/local/cuda/bin/ptxas; "
+                   "'none' skips registers and spills)")
+    p.add_argument("--no-sim", action="store_true",
+                   help="--static: no GPU simulator run (no per-call figures)")
     p.add_argument("--self-check", action="store_true",
                    help="run small modules on the CPU against NumPy")
     p.add_argument("--repeat", type=int, default=20,
@@ -1036,6 +1219,21 @@ def main():
 
     if args.self_check:
         return self_check(args)
+    if args.static:
+        args.static_only = [m for m in args.static_only.split(",") if m]
+        for m in args.static_only:
+            if m not in STATIC_MODELS:
+                p.error(f"unknown model {m!r} in --static-only (models: "
+                        f"{', '.join(STATIC_MODELS)})")
+        if args.ptxas is None:
+            args.ptxas = os.path.join(os.environ.get("CUDA_HOME",
+                                                     "/usr/local/cuda"),
+                                      "bin", "ptxas")
+            if not os.path.exists(args.ptxas):
+                args.ptxas = None
+        elif args.ptxas == "none":
+            args.ptxas = None
+        return static_table(args)
     benches = build_benches(args)
     for b in benches:
         b.write(args.out_dir)
