@@ -237,9 +237,9 @@ def AmpMapLoopsToGPUPass
     recovered by division) and tiled by `block-size`, so that every launch
     is 1-D with `block-size` threads per block (a loop shorter than a block:
     one block of its length), within CUDA's limits whatever the rank.
-    Reductions with an f32 accumulator (the `scf.for` nest that
+    Reductions with an f32 accumulator (the `scf.for` loops that
     `convert-linalg-to-parallel-loops` writes for the reduction dimensions,
-    folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
+    inside or outside the parallel output loops, folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
     `minimumf`) become a `gpu.launch` with one block per output (256
     threads, or a warp multiple for shorter rows; 1024 for a reduction to
     one value): each thread folds a strided share from the identity, a

@@ -61,17 +61,22 @@ static constexpr unsigned kRowReductionThreads = 256;
 static constexpr unsigned kScalarReductionThreads = 1024;
 
 namespace {
-/// A reduction as convert-linalg-to-parallel-loops writes it: in the
-/// innermost body of a perfect nest of `scf.for` loops (the reduction
-/// dimensions), `acc = load M[I]; r = combine(x, acc); store r, M[I]`, with
-/// `I` invariant in the nest, `x` not depending on `acc`, and nothing else
-/// stored.
+/// A reduction as convert-linalg-to-parallel-loops writes it: a perfect nest
+/// of `scf.parallel` and `scf.for` loops (normalized, no results) whose
+/// innermost body is `acc = load M[I]; r = combine(x, acc); store r, M[I]`,
+/// with `x` not depending on `acc` and nothing else stored. The loops whose
+/// induction variables index `M` are the outputs; the others (all
+/// `scf.for`) are reduced. The reduced loops may be outside the output ones
+/// (a column sum over rows: `scf.for` rows around `scf.parallel` columns).
 struct ReductionNest {
-  SmallVector<scf::ForOp> loops;
+  /// Outermost first.
+  SmallVector<Operation *> loops;
+  SmallVector<Value> outputIvs, outputSizes, reducedIvs, reducedSizes;
   memref::LoadOp accumulatorLoad;
   memref::StoreOp store;
   Operation *combine = nullptr;
   gpu::AllReduceOperation kind;
+  float identity = 0;
 };
 } // namespace
 
@@ -99,24 +104,45 @@ static bool isNormalized(Value lb, Value step) {
   return isConstantIntValue(lb, 0) && isConstantIntValue(step, 1);
 }
 
-/// Matches a reduction nest rooted at `root` (an scf.for).
-static std::optional<ReductionNest> matchReductionNest(scf::ForOp root) {
+/// Matches a reduction nest rooted at `root` (an scf.parallel or scf.for).
+static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   ReductionNest nest;
-  scf::ForOp loop = root;
+  SmallVector<std::pair<Value, Value>> ivs; // (iv, upper bound)
+  Operation *loop = root;
+  Block *body = nullptr;
+  bool anyFor = false;
   while (true) {
-    if (loop.getNumResults() != 0 ||
-        !isNormalized(loop.getLowerBound(), loop.getStep()))
-      return std::nullopt;
-    nest.loops.push_back(loop);
-    Block *body = loop.getBody();
-    if (body->getOperations().size() == 2)
-      if (auto inner = dyn_cast<scf::ForOp>(body->front())) {
-        loop = inner;
-        continue;
+    if (auto forOp = dyn_cast<scf::ForOp>(loop)) {
+      if (forOp.getNumResults() != 0 ||
+          !isNormalized(forOp.getLowerBound(), forOp.getStep()))
+        return std::nullopt;
+      ivs.push_back({forOp.getInductionVar(), forOp.getUpperBound()});
+      body = forOp.getBody();
+      anyFor = true;
+    } else if (auto parallel = dyn_cast<scf::ParallelOp>(loop)) {
+      if (parallel.getNumResults() != 0)
+        return std::nullopt;
+      for (auto [iv, lb, ub, step] :
+           llvm::zip(parallel.getInductionVars(), parallel.getLowerBound(),
+                     parallel.getUpperBound(), parallel.getStep())) {
+        if (!isNormalized(lb, step))
+          return std::nullopt;
+        ivs.push_back({iv, ub});
       }
+      body = parallel.getBody();
+    } else {
+      return std::nullopt;
+    }
+    nest.loops.push_back(loop);
+    if (body->getOperations().size() == 2 &&
+        isa<scf::ForOp, scf::ParallelOp>(body->front())) {
+      loop = &body->front();
+      continue;
+    }
     break;
   }
-  Block *body = nest.loops.back().getBody();
+  if (!anyFor)
+    return std::nullopt;
   for (Operation &op : body->without_terminator()) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       if (nest.store)
@@ -149,60 +175,60 @@ static std::optional<ReductionNest> matchReductionNest(scf::ForOp root) {
   }
   if (!nest.accumulatorLoad)
     return std::nullopt;
-  // The accumulator's indices do not vary in the nest.
-  for (Value index : nest.store.getIndices())
-    if (nest.loops.front()->isAncestor(index.getParentRegion()->getParentOp()))
+  // Each index of the accumulator is an output loop's induction variable or
+  // defined outside the nest; the loops it does not name are reduced, and
+  // must be scf.for (a parallel loop writing one element would race).
+  llvm::SmallPtrSet<Value, 4> indexIvs;
+  for (Value index : nest.store.getIndices()) {
+    if (llvm::any_of(ivs, [&](auto pair) { return pair.first == index; })) {
+      indexIvs.insert(index);
+      continue;
+    }
+    if (root->isAncestor(index.getParentRegion()->getParentOp()))
       return std::nullopt;
+  }
+  for (auto [iv, ub] : ivs) {
+    if (indexIvs.contains(iv)) {
+      nest.outputIvs.push_back(iv);
+      nest.outputSizes.push_back(ub);
+      continue;
+    }
+    if (!isa<scf::ForOp>(cast<BlockArgument>(iv).getOwner()->getParentOp()))
+      return std::nullopt;
+    nest.reducedIvs.push_back(iv);
+    nest.reducedSizes.push_back(ub);
+  }
+  if (nest.reducedIvs.empty())
+    return std::nullopt;
   nest.combine = combine;
   nest.kind = kind->first;
+  nest.identity = kind->second;
   return nest;
 }
 
-/// Rewrites a reduction (an scf.parallel `outer` over the outputs, or none
-/// for a reduction to one value, around a reduction nest) into a gpu.launch
-/// with one block per output: the block's threads stride over the reduced
-/// elements, each folding its share into a private accumulator started at
-/// the identity, then combine them with gpu.all_reduce (lowered to warp
-/// shuffles and shared memory), and thread 0 folds the result into the
-/// output. Returns failure (leaving the IR as it is) when `nest` and
-/// `outer` are not of that form.
-static LogicalResult mapReductionToBlocks(scf::ParallelOp outer,
-                                          ReductionNest nest,
-                                          unsigned maxThreads) {
-  Operation *anchor =
-      outer ? outer.getOperation() : nest.loops.front().getOperation();
-  if (outer) {
-    for (auto [lb, step] : llvm::zip(outer.getLowerBound(), outer.getStep()))
-      if (!isNormalized(lb, step))
-        return failure();
-    // Nothing but the nest in the loop.
-    if (outer.getBody()->getOperations().size() != 2 ||
-        &outer.getBody()->front() != nest.loops.front().getOperation())
-      return failure();
-  }
+/// Rewrites a reduction nest into a gpu.launch with one block per output:
+/// the block's threads stride over the reduced elements, each folding its
+/// share into a private accumulator started at the identity, then combine
+/// them with gpu.all_reduce (lowered to warp shuffles and shared memory),
+/// and thread 0 folds the result into the output. At most `maxThreads`
+/// threads per block, fewer (a warp multiple) for a short reduction.
+static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
+  Operation *anchor = nest.loops.front();
   OpBuilder b(anchor);
   Location loc = anchor->getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  // The number of outputs and of reduced elements.
   auto product = [&](ValueRange sizes) {
     Value result = one;
     for (Value size : sizes)
       result = arith::MulIOp::create(b, loc, result, size);
     return result;
   };
-  SmallVector<Value> outputSizes =
-      outer ? SmallVector<Value>(outer.getUpperBound()) : SmallVector<Value>();
-  SmallVector<Value> reducedSizes;
-  for (scf::ForOp loop : nest.loops)
-    reducedSizes.push_back(loop.getUpperBound());
-  Value outputs = product(outputSizes);
-  Value reduced = product(reducedSizes);
-  // Threads: the reduced length rounded up to a warp multiple, at most
-  // maxThreads.
+  Value outputs = product(nest.outputSizes);
+  Value reduced = product(nest.reducedSizes);
   int64_t threads = maxThreads;
   int64_t staticReduced = 1;
-  for (Value size : reducedSizes) {
+  for (Value size : nest.reducedSizes) {
     std::optional<int64_t> c = getConstantIntValue(size);
     if (!c) {
       staticReduced = -1;
@@ -233,26 +259,24 @@ static LogicalResult mapReductionToBlocks(scf::ParallelOp outer,
     }
     return indices;
   };
-  if (outer)
-    for (auto [iv, index] :
-         llvm::zip(outer.getInductionVars(), delinearize(block, outputSizes)))
-      mapping.map(iv, index);
-  Value identity = arith::ConstantOp::create(
-      b, loc, b.getF32FloatAttr(getCombiner(nest.combine)->second));
+  for (auto [iv, index] :
+       llvm::zip(nest.outputIvs, delinearize(block, nest.outputSizes)))
+    mapping.map(iv, index);
+  Value identity =
+      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(nest.identity));
   auto partial = scf::ForOp::create(b, loc, thread, reduced, blockSize,
                                     ValueRange{identity});
+  Block *innermost = nest.store->getBlock();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(partial.getBody());
-    SmallVector<Value> ivs;
-    for (scf::ForOp loop : nest.loops)
-      ivs.push_back(loop.getInductionVar());
     for (auto [iv, index] :
-         llvm::zip(ivs, delinearize(partial.getInductionVar(), reducedSizes)))
+         llvm::zip(nest.reducedIvs,
+                   delinearize(partial.getInductionVar(), nest.reducedSizes)))
       mapping.map(iv, index);
     mapping.map(nest.accumulatorLoad.getResult(),
                 partial.getRegionIterArgs().front());
-    for (Operation &op : nest.loops.back().getBody()->without_terminator())
+    for (Operation &op : innermost->without_terminator())
       if (&op != nest.accumulatorLoad.getOperation() &&
           &op != nest.store.getOperation())
         b.clone(op, mapping);
@@ -284,7 +308,6 @@ static LogicalResult mapReductionToBlocks(scf::ParallelOp outer,
   }
   gpu::TerminatorOp::create(b, loc);
   anchor->erase();
-  return success();
 }
 
 namespace {
@@ -303,28 +326,26 @@ struct AmpMapLoopsToGPUPass
     OpBuilder b(&getContext());
 
     // Reductions: one block per output, a tree across its threads.
-    SmallVector<std::pair<scf::ParallelOp, ReductionNest>> reductions;
+    std::vector<ReductionNest> reductions;
     func.walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (isa<gpu::LaunchOp>(op))
         return WalkResult::skip();
-      if (auto parallel = dyn_cast<scf::ParallelOp>(op)) {
-        if (parallel.getBody()->getOperations().size() == 2)
-          if (auto loop = dyn_cast<scf::ForOp>(parallel.getBody()->front()))
-            if (std::optional<ReductionNest> nest = matchReductionNest(loop))
-              reductions.push_back({parallel, *nest});
-        return WalkResult::skip();
-      }
-      if (auto loop = dyn_cast<scf::ForOp>(op))
-        if (std::optional<ReductionNest> nest = matchReductionNest(loop)) {
-          reductions.push_back({nullptr, *nest});
+      if (isa<scf::ParallelOp, scf::ForOp>(op)) {
+        if (std::optional<ReductionNest> nest = matchReductionNest(op)) {
+          reductions.push_back(std::move(*nest));
           return WalkResult::skip();
         }
+        // Other parallel loops are mapped below; a loop of other code may
+        // hold reductions (a training loop).
+        if (isa<scf::ParallelOp>(op))
+          return WalkResult::skip();
+      }
       return WalkResult::advance();
     });
-    for (auto &[parallel, nest] : reductions)
-      (void)mapReductionToBlocks(parallel, nest,
-                                 parallel ? kRowReductionThreads
-                                          : kScalarReductionThreads);
+    for (ReductionNest &nest : reductions)
+      mapReductionToBlocks(nest, nest.outputIvs.empty()
+                                     ? kScalarReductionThreads
+                                     : kRowReductionThreads);
 
     // Host code on memory: wrap it in a one-iteration parallel loop.
     SmallVector<Operation *> toWrap;

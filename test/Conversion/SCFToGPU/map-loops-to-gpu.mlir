@@ -227,3 +227,54 @@ func.func @f16_rows(%x: memref<8x300xf16>, %m: memref<8xf16>) {
   }
   return
 }
+
+// -----
+
+// A column sum (a bias gradient): the reduced rows loop is outside the
+// parallel columns. One block per column, 256 threads striding over the
+// 1000 rows.
+// CHECK-LABEL: func.func @columns
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in ({{.*}}) threads(%[[T:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %c256,
+// CHECK: scf.for %[[R:.*]] = %[[T]] to %{{.*}} step %c256 iter_args(
+// CHECK:   memref.load %{{.*}}[%[[R]], %[[B]]] : memref<1000x8xf32>
+// CHECK: gpu.all_reduce add
+// CHECK: memref.store %{{.*}}, %{{.*}}[%[[B]]] : memref<8xf32>
+// CHECK-NOT: scf.parallel
+// GPU-LABEL: func.func @columns
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c8, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c256, %{{.*}} = %c1, %{{.*}} = %c1)
+func.func @columns(%x: memref<1000x8xf32>, %g: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c1000 = arith.constant 1000 : index
+  scf.for %r = %c0 to %c1000 step %c1 {
+    scf.parallel (%c) = (%c0) to (%c8) step (%c1) {
+      %v = memref.load %x[%r, %c] : memref<1000x8xf32>
+      %a = memref.load %g[%c] : memref<8xf32>
+      %s = arith.addf %v, %a : f32
+      memref.store %s, %g[%c] : memref<8xf32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A parallel loop that writes one element from every iteration is a race,
+// not a reduction this pass trees: left to the usual mapping.
+// CHECK-LABEL: func.func @racy
+// CHECK-NOT: gpu.all_reduce
+func.func @racy(%x: memref<8x8xf32>, %g: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    scf.for %k = %c0 to %c8 step %c1 {
+      %v = memref.load %x[%j, %k] : memref<8x8xf32>
+      %a = memref.load %g[%i] : memref<8xf32>
+      %s = arith.addf %v, %a : f32
+      memref.store %s, %g[%i] : memref<8xf32>
+    }
+  }
+  return
+}
