@@ -4,6 +4,26 @@
 // RUN: amp-opt %s --amp-o2 --lower-to-gpu="format=isa" \
 // RUN:     --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s
 
+// Executed in the GPU simulator against --target=cpu, at batch sizes 1, 37
+// and 300 (none a multiple of the block size; 300 rows span several blocks)
+// in fp32, and at 37 in O2 f16 (the same roundings on both sides).
+// RUN: rm -rf %t && mkdir -p %t
+// DEFINE: %{cmp} = %python %S/../../amp-run/Inputs/compare-npy.py
+// RUN: amp-run %s --level=O0 --dynamic-size 1 --target=cpu --outputs %t/1.cpu.npy
+// RUN: amp-run %s --level=O0 --dynamic-size 1 --target=gpu-sim --outputs %t/1.sim.npy | FileCheck %s --check-prefix=SIM
+// RUN: %{cmp} 1e-5 %t/1.sim.npy %t/1.cpu.npy | FileCheck %s --check-prefix=CMP
+// RUN: amp-run %s --level=O0 --dynamic-size 37 --target=cpu --outputs %t/37.cpu.npy
+// RUN: amp-run %s --level=O0 --dynamic-size 37 --target=gpu-sim --outputs %t/37.sim.npy | FileCheck %s --check-prefix=SIM
+// RUN: %{cmp} 1e-5 %t/37.sim.npy %t/37.cpu.npy | FileCheck %s --check-prefix=CMP
+// RUN: amp-run %s --level=O0 --dynamic-size 300 --target=cpu --outputs %t/300.cpu.npy
+// RUN: amp-run %s --level=O0 --dynamic-size 300 --target=gpu-sim --outputs %t/300.sim.npy | FileCheck %s --check-prefix=SIM
+// RUN: %{cmp} 1e-5 %t/300.sim.npy %t/300.cpu.npy | FileCheck %s --check-prefix=CMP
+// RUN: amp-run %s --level=O2 --dynamic-size 37 --target=cpu --outputs %t/37h.cpu.npy
+// RUN: amp-run %s --level=O2 --dynamic-size 37 --target=gpu-sim --outputs %t/37h.sim.npy | FileCheck %s --check-prefix=SIM
+// RUN: %{cmp} 1e-3 %t/37h.sim.npy %t/37h.cpu.npy | FileCheck %s --check-prefix=CMP
+// SIM: gpu-sim: {{[1-9][0-9]*}} kernel launches ({{[0-9]+}} threads), 0 library calls, [[N:[0-9]+]] device allocations, [[N]] frees, 0 live
+// CMP: output 0: rel L2 {{.*}} ok
+
 // CHECK: remark: amp: kept as a generated kernel, not a library call: operands must be memrefs of static shape
 // CHECK-LABEL: llvm.func @dyn
 // CHECK-NOT: llvm.call @ampGpuGemm
