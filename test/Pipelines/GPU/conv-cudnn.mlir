@@ -7,6 +7,34 @@
 // RUN:     --split-input-file \
 // RUN: | FileCheck %s --check-prefix=KERNELS
 
+// Both functions executed in the GPU simulator against --target=cpu, as
+// cuDNN calls (the simulator checks their arguments and operand ranges) and
+// as generated kernels, in fp32 (O0) and O2 f16.
+// RUN: rm -rf %t.d && mkdir -p %t.d
+// DEFINE: %{cmp} = %python %S/../../amp-run/Inputs/compare-npy.py
+// DEFINE: %{sim} = FileCheck %s --check-prefix=SIM
+// DEFINE: %{ok} = FileCheck %s --check-prefix=CMP
+// RUN: amp-run %s --entry nchw --level=O0 --target=cpu --outputs %t.d/a.cpu.npy
+// RUN: amp-run %s --entry nchw --level=O0 --target=gpu-sim --outputs %t.d/a.sim.npy | %{sim}
+// RUN: %{cmp} 1e-5 %t.d/a.sim.npy %t.d/a.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nchw --level=O2 --target=cpu --outputs %t.d/b.cpu.npy
+// RUN: amp-run %s --entry nchw --level=O2 --target=gpu-sim --outputs %t.d/b.sim.npy | %{sim}
+// RUN: %{cmp} 1e-3 %t.d/b.sim.npy %t.d/b.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nchw --level=O0 --gpu-options=libraries=false --target=gpu-sim --outputs %t.d/c.sim.npy | %{sim}
+// RUN: %{cmp} 1e-5 %t.d/c.sim.npy %t.d/a.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nchw --level=O2 --gpu-options=libraries=false --target=gpu-sim --outputs %t.d/d.sim.npy | %{sim}
+// RUN: %{cmp} 1e-3 %t.d/d.sim.npy %t.d/b.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nhwc --level=O0 --target=cpu --outputs %t.d/e.cpu.npy
+// RUN: amp-run %s --entry nhwc --level=O0 --target=gpu-sim --outputs %t.d/e.sim.npy | %{sim}
+// RUN: %{cmp} 1e-5 %t.d/e.sim.npy %t.d/e.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nhwc --level=O2 --target=cpu --outputs %t.d/f.cpu.npy
+// RUN: amp-run %s --entry nhwc --level=O2 --target=gpu-sim --outputs %t.d/f.sim.npy | %{sim}
+// RUN: %{cmp} 1e-3 %t.d/f.sim.npy %t.d/f.cpu.npy | %{ok}
+// RUN: amp-run %s --entry nhwc --level=O2 --gpu-options=libraries=false --target=gpu-sim --outputs %t.d/g.sim.npy | %{sim}
+// RUN: %{cmp} 1e-3 %t.d/g.sim.npy %t.d/f.cpu.npy | %{ok}
+// SIM: gpu-sim: {{[0-9]+}} kernel launches ({{[0-9]+}} threads), {{[01]}} library calls, [[N:[0-9]+]] device allocations, [[N]] frees, 0 live
+// CMP: output 0: rel L2 {{.*}} ok
+
 // CHECK-LABEL: llvm.func @nchw
 // Layout 0 (NCHW/FCHW), n=1 c=3 h=18 w=18 f=8 kh=3 kw=3 oh=8 ow=8, no
 // padding, strides 2x2, dilations 1x1, f16 operands, f32 result.

@@ -7,6 +7,18 @@
 // RUN: not amp-opt %s --lower-to-gpu="toolkit=/nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 // RUN: not amp-opt %s --lower-to-gpu="block-size=0" 2>&1 | FileCheck %s --check-prefix=BLOCK
 
+// Good options run: @f (a copy kernel) with the edges of block-size's
+// range in the GPU simulator gives the CPU's result exactly.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: amp-run %s --level=O0 --target=cpu --outputs %t/cpu.npy
+// RUN: amp-run %s --level=O0 --target=gpu-sim --gpu-options=block-size=1 --outputs %t/1.npy | FileCheck %s --check-prefix=SIM1
+// RUN: amp-run %s --level=O0 --target=gpu-sim --gpu-options=block-size=1024 --outputs %t/1024.npy | FileCheck %s --check-prefix=SIM1024
+// RUN: %python %S/../../amp-run/Inputs/compare-npy.py 0 %t/1.npy,%t/1024.npy %t/cpu.npy,%t/cpu.npy | FileCheck %s --check-prefix=CMP
+// SIM1: gpu-sim: 1 kernel launches (4 threads), 0 library calls, 2 device allocations, 2 frees, 0 live
+// SIM1024: gpu-sim: 1 kernel launches (4 threads), 0 library calls, 2 device allocations, 2 frees, 0 live
+// CMP: output 0: rel L2 0.000e+00 ok
+// CMP: output 1: rel L2 0.000e+00 ok
+
 // OLD: lower-to-gpu: chip 'sm_50' is older than sm_75, which CUDA 13's ptxas no longer supports
 // CHIP: lower-to-gpu: chip 'gfx90a' is not of the form sm_<N>[a]
 // FORMAT: lower-to-gpu: format must be fatbin, isa or bin, got 'ptx'

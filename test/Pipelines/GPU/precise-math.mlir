@@ -6,6 +6,38 @@
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=NOAPPROX < %t.mlir
 
+// Executed in the GPU simulator (where sqrt.rn is the host's correctly
+// rounded sqrt) on positive inputs against --target=cpu: bit for bit at O0.
+// RUN: rm -rf %t.d && mkdir -p %t.d
+// DEFINE: %{cmp} = %python %S/../../amp-run/Inputs/compare-npy.py
+// RUN: %python %S/Inputs/uniform-npy.py %t.d/x.npy float32 0.001 100 64
+// RUN: %python %S/Inputs/uniform-npy.py %t.d/y.npy float32 0.001 100 64
+// RUN: %python %S/Inputs/uniform-npy.py %t.d/h.npy float16 0.001 100 64
+// DEFINE: %{in} = --inputs %t.d/x.npy,%t.d/y.npy,%t.d/h.npy
+// RUN: amp-run %s --level=O0 %{in} --target=cpu --output-dir %t.d/c0
+// RUN: amp-run %s --level=O0 %{in} --target=gpu-sim --output-dir %t.d/s0
+// RUN: %{cmp} 0 %t.d/s0/out0.npy,%t.d/s0/out1.npy,%t.d/s0/out2.npy,%t.d/s0/out3.npy \
+// RUN:   %t.d/c0/out0.npy,%t.d/c0/out1.npy,%t.d/c0/out2.npy,%t.d/c0/out3.npy | FileCheck %s --check-prefix=EXACT
+// EXACT: output 0: rel L2 0.000e+00 ok
+// EXACT: output 1: rel L2 0.000e+00 ok
+// EXACT: output 2: rel L2 0.000e+00 ok
+// EXACT: output 3: rel L2 0.000e+00 ok
+// At O2 (every op in f16): sqrt, division and the f16 sqrt are bit for bit
+// too. rsqrt is not: the simulated kernel computes 1/sqrt in f32 and rounds
+// once to f16 (the correctly rounded f16 result on these inputs), while the
+// CPU pipeline rounds sqrt to f16 and then 1/that to f16 again (LLVM
+// promotes each f16 op to f32 and back), one f16 ulp off on about a third of
+// the elements (rel L2 ~5e-4). Hence 1e-3 for output 1 alone.
+// RUN: amp-run %s --level=O2 %{in} --target=cpu --output-dir %t.d/c2
+// RUN: amp-run %s --level=O2 %{in} --target=gpu-sim --output-dir %t.d/s2
+// RUN: %{cmp} 0 %t.d/s2/out0.npy,%t.d/s2/out2.npy,%t.d/s2/out3.npy \
+// RUN:   %t.d/c2/out0.npy,%t.d/c2/out2.npy,%t.d/c2/out3.npy | FileCheck %s --check-prefix=EXACT2
+// EXACT2: output 0: rel L2 0.000e+00 ok
+// EXACT2: output 1: rel L2 0.000e+00 ok
+// EXACT2: output 2: rel L2 0.000e+00 ok
+// RUN: %{cmp} 1e-3 %t.d/s2/out1.npy %t.d/c2/out1.npy | FileCheck %s --check-prefix=RSQRT
+// RSQRT: output 0: rel L2 {{.*}} ok
+
 // One kernel per op: sqrt, rsqrt (a correctly rounded reciprocal of the
 // correctly rounded root, as 1/sqrt on the CPU), division, f16 sqrt (on the
 // value widened to f32, narrowed once).
