@@ -16,6 +16,7 @@
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
 #include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
@@ -71,6 +72,10 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
   addTensorPreparation(pm, options.fuseElementwise);
+  // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
+  // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
+  // division) to f16 after each step.
+  pm.addPass(math::createMathExtendToSupportedTypes());
   if (options.fuseEpilogues) {
     AmpFuseContractionEpiloguesPassOptions epilogues;
     epilogues.tileSize = options.epilogueTileSize;
