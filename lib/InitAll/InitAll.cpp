@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/InitAll.h"
+#include "amp/Target/LLVMIR/AmpToLLVMIRTranslation.h"
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
@@ -92,6 +93,7 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
   // dialects above promise; without them passes fail at run time.
   mlir::registerAllExtensions(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
+  amp::registerAmpDialectTranslation(registry);
   // How upstream ops behave under AMP.
   amp::registerAllPrecisionModels(registry);
 }
