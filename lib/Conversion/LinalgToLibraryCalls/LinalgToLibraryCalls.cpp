@@ -672,8 +672,9 @@ void Lowering::lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group) {
   Value dtypes = LLVM::AllocaOp::create(b, loc, ptr, i32, size);
   b.setInsertionPoint(last);
   auto store = [&](Value array, Type element, int64_t index, Value value) {
-    Value slot = LLVM::GEPOp::create(b, loc, ptr, element, array,
-                                     ArrayRef<LLVM::GEPArg>{index});
+    Value slot = LLVM::GEPOp::create(
+        b, loc, ptr, element, array,
+        ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
     LLVM::StoreOp::create(b, loc, value, slot);
   };
   for (auto [index, entry] : llvm::enumerate(group)) {

@@ -438,18 +438,22 @@ struct AmpMapLoopsToGPUPass
       // The trip count, when static: a loop shorter than a block is one
       // block of exactly its length (convert-parallel-loops-to-gpu cannot
       // bound a larger tile).
-      std::optional<int64_t> trips = 1;
+      int64_t staticTrips = 1;
+      bool isStatic = true;
       for (auto [lb, ub, step] :
            llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {
         std::optional<int64_t> l = getConstantIntValue(lb);
         std::optional<int64_t> u = getConstantIntValue(ub);
         std::optional<int64_t> s = getConstantIntValue(step);
-        if (!trips || !l || !u || !s || *s <= 0) {
-          trips.reset();
-          continue;
+        if (!l || !u || !s || *s <= 0) {
+          isStatic = false;
+          break;
         }
-        *trips *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+        staticTrips *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
       }
+      std::optional<int64_t> trips;
+      if (isStatic)
+        trips = staticTrips;
       scf::ParallelOp flat = op;
       if (op.getNumLoops() > 1) {
         std::vector<unsigned> all(op.getNumLoops());
