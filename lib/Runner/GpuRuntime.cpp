@@ -8,6 +8,8 @@
 
 #include "GpuRuntime.h"
 
+#include "amp/runtime/AmpGpuSim.h"
+
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 
@@ -87,8 +89,8 @@ llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
   resolve(runtime->streamCreate, "mgpuStreamCreate");
   resolve(runtime->streamSynchronize, "mgpuStreamSynchronize");
   // The simulator's own entry points (optional: absent in libamp_runtime).
-  runtime->simGetStats =
-      reinterpret_cast<void (*)(int64_t *)>(dlsym(handle, "ampSimGetStats"));
+  runtime->simGetStats = reinterpret_cast<void (*)(AmpSimStats *)>(
+      dlsym(handle, "ampSimGetStats"));
   runtime->simDescribeLiveBuffers =
       reinterpret_cast<int64_t (*)(char *, size_t, int64_t)>(
           dlsym(handle, "ampSimDescribeLiveBuffers"));
@@ -146,19 +148,18 @@ SimulatorStats GpuRuntime::getSimulatorStats() const {
   SimulatorStats stats;
   if (!simGetStats)
     return stats;
-  // AmpSimStats: ten int64_t counters in this order.
-  int64_t words[10] = {0};
-  simGetStats(words);
-  stats.allocations = words[0];
-  stats.frees = words[1];
-  stats.liveBuffers = words[2];
-  stats.liveBytes = words[3];
-  stats.peakBytes = words[4];
-  stats.launches = words[5];
-  stats.threads = words[6];
-  stats.libraryCalls = words[7];
-  stats.copies = words[8];
-  stats.synchronizations = words[9];
+  AmpSimStats sim = {};
+  simGetStats(&sim);
+  stats.allocations = sim.allocations;
+  stats.frees = sim.frees;
+  stats.liveBuffers = sim.liveBuffers;
+  stats.liveBytes = sim.liveBytes;
+  stats.peakBytes = sim.peakBytes;
+  stats.launches = sim.launches;
+  stats.threads = sim.threads;
+  stats.libraryCalls = sim.libraryCalls;
+  stats.copies = sim.copies;
+  stats.synchronizations = sim.synchronizations;
   return stats;
 }
 

@@ -17,6 +17,9 @@
 #include <cstdint>
 #include <string>
 
+/// AmpGpuSim.h's counters.
+struct AmpSimStats;
+
 namespace mlir {
 namespace amp {
 namespace runner {
@@ -65,7 +68,7 @@ private:
   void (*memCopy)(void *, void *, size_t, void *) = nullptr;
   void *(*streamCreate)() = nullptr;
   void (*streamSynchronize)(void *) = nullptr;
-  void (*simGetStats)(int64_t *) = nullptr;
+  void (*simGetStats)(AmpSimStats *) = nullptr;
   int64_t (*simDescribeLiveBuffers)(char *, size_t, int64_t) = nullptr;
 };
 

@@ -120,16 +120,12 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
                                         uint8_t *foundInf) {
   const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
   sim::count(&AmpSimStats::libraryCalls);
-  if (count < 0 || (count > 0 && (!ins || !outs || !numels || !dtypes))) {
-    setError(call, "invalid table (count %lld)", static_cast<long long>(count));
+  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
+                              foundInf))
     return raiseLastError();
-  }
   // The table itself is host memory (passed by value to the kernel); the
   // buffers it names are device memory.
   for (int64_t i = 0; i < count; ++i) {
-    if (!validateUnscaleBuffer(call, ins[i], outs[i], numels[i], dtypes[i],
-                               invScale, foundInf))
-      return raiseLastError();
     uint64_t bytes = uint64_t(numels[i]) * dtypeSize(dtypes[i]);
     if (!checkDeviceRange(call, "in", ins[i], bytes) ||
         !checkDeviceRange(call, "out", outs[i], bytes))

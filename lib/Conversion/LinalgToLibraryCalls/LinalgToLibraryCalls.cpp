@@ -24,6 +24,7 @@
 
 #include "amp/Conversion/ContractionEpilogues.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -288,8 +289,9 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
   return replacement;
 }
 
-static func::FuncOp getOrDeclare(ModuleOp module, StringRef name,
-                                 FunctionType type) {
+func::FuncOp mlir::amp::getOrDeclareRuntimeFunction(ModuleOp module,
+                                                    StringRef name,
+                                                    FunctionType type) {
   if (auto func = module.lookupSymbol<func::FuncOp>(name))
     return func;
   OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
@@ -351,7 +353,7 @@ struct Lowering {
     for (Value arg : args)
       types.push_back(arg.getType());
     func::FuncOp callee =
-        getOrDeclare(module, name, b.getFunctionType(types, {}));
+        getOrDeclareRuntimeFunction(module, name, b.getFunctionType(types, {}));
     func::CallOp::create(b, op->getLoc(), callee, args);
   }
 

@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -74,8 +75,8 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
   };
   desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
   desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
-  desc = LLVM::InsertValueOp::create(b, loc, desc, i64c(0),
-                                     ArrayRef<int64_t>{2});
+  desc =
+      LLVM::InsertValueOp::create(b, loc, desc, i64c(0), ArrayRef<int64_t>{2});
   SmallVector<int64_t> strides;
   int64_t offset;
   (void)type.getStridesAndOffset(strides, offset);
@@ -86,17 +87,6 @@ Value memrefFromPointer(OpBuilder &b, Location loc, Value ptr,
                                        ArrayRef<int64_t>{4, i});
   }
   return UnrealizedConversionCastOp::create(b, loc, type, desc).getResult(0);
-}
-
-func::FuncOp getOrDeclare(ModuleOp module, StringRef name, FunctionType type) {
-  if (auto func = module.lookupSymbol<func::FuncOp>(name))
-    return func;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
-  func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
-  return func;
 }
 
 bool isConstantTrue(Value value) {
@@ -162,8 +152,8 @@ void lowerDealloc(IRRewriter &rewriter, bufferization::DeallocOp op) {
                              memrefs[i]);
       continue;
     }
-    Value address = arith::IndexCastOp::create(
-        rewriter, loc, rewriter.getI64Type(), bases[i]);
+    Value address = arith::IndexCastOp::create(rewriter, loc,
+                                               rewriter.getI64Type(), bases[i]);
     Value ptr = LLVM::IntToPtrOp::create(rewriter, loc, ptrType, address);
     Value chosen = LLVM::SelectOp::create(rewriter, loc, free, ptr, null);
     gpu::DeallocOp::create(rewriter, loc, TypeRange(), ValueRange(),
@@ -198,7 +188,7 @@ struct AmpMemRefToGPUPass
         return signalPassFailure();
       }
       if (!constant)
-        constant = getOrDeclare(
+        constant = getOrDeclareRuntimeFunction(
             module, "ampGpuConstant",
             rewriter.getFunctionType({ptrType, i64}, {ptrType}));
       Location loc = op.getLoc();
@@ -212,9 +202,9 @@ struct AmpMemRefToGPUPass
               .getResult());
       Value bytes = arith::ConstantIntOp::create(
           rewriter, loc, type.getNumElements() * elementBytes, 64);
-      Value device = func::CallOp::create(rewriter, loc, constant,
-                                          ValueRange{host, bytes})
-                         .getResult(0);
+      Value device =
+          func::CallOp::create(rewriter, loc, constant, ValueRange{host, bytes})
+              .getResult(0);
       Value buffer = memrefFromPointer(rewriter, loc, device, type);
       rewriter.replaceAllUsesExcept(op.getResult(), buffer,
                                     hostIndex.getDefiningOp());
@@ -238,7 +228,8 @@ struct AmpMemRefToGPUPass
       SmallVector<Value> sizes;
       for (int64_t i = 0; i < type.getRank(); ++i)
         if (type.isDynamicDim(i))
-          sizes.push_back(memref::DimOp::create(rewriter, loc, op.getInput(), i));
+          sizes.push_back(
+              memref::DimOp::create(rewriter, loc, op.getInput(), i));
       Value alloc = gpu::AllocOp::create(rewriter, loc, allocType,
                                          /*asyncToken=*/Type(), ValueRange(),
                                          sizes, ValueRange())
