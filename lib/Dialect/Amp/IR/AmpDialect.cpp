@@ -75,11 +75,90 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be an array of strings on a module";
     return success();
   }
+  if (attr.getName() == kOptimizerAttrName) {
+    // The settings are checked by amp-training, which reads them.
+    if (!isa<DictionaryAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kOptimizerAttrName
+                             << "' must be a dictionary on a function";
+    return success();
+  }
+  if (attr.getName() == kLossScalingAttrName) {
+    if (!isa<LossScalingAttr>(attr.getValue()) ||
+        !isa<FunctionOpInterface>(op))
+      return op->emitError() << "'" << kLossScalingAttrName
+                             << "' must be a #amp.loss_scaling on a function";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
                          << "', '" << kStreamOrderedAttrName << "', '"
-                         << kNanInfSitesAttrName << "')";
+                         << kNanInfSitesAttrName << "', '"
+                         << kOptimizerAttrName << "', '"
+                         << kLossScalingAttrName << "')";
+}
+
+namespace {
+/// The argument and result attributes of the training-step convention
+/// (amp-training): a unit flag or a string naming the value.
+enum class ConventionValue { Unit, String };
+struct ConventionAttr {
+  llvm::StringLiteral name;
+  ConventionValue value;
+  bool onArgument, onResult;
+};
+constexpr ConventionAttr kConventionAttrs[] = {
+    {"amp.param", ConventionValue::String, true, true},
+    {"amp.batch", ConventionValue::Unit, true, false},
+    {"amp.loss_seed", ConventionValue::Unit, true, false},
+    {"amp.loss", ConventionValue::Unit, false, true},
+    {"amp.grad", ConventionValue::String, false, true},
+    {"amp.optimizer_state", ConventionValue::String, true, true},
+    {"amp.scaler", ConventionValue::String, true, true},
+    {"amp.found_inf", ConventionValue::Unit, false, true},
+};
+
+LogicalResult verifyConventionAttr(Operation *op, NamedAttribute attr,
+                                   bool onArgument, StringRef known) {
+  StringRef where = onArgument ? "argument" : "result";
+  for (const ConventionAttr &c : kConventionAttrs) {
+    if (attr.getName() != c.name)
+      continue;
+    if (onArgument ? !c.onArgument : !c.onResult)
+      break;
+    if (c.value == ConventionValue::Unit && !isa<UnitAttr>(attr.getValue()))
+      return op->emitError() << "'" << c.name << "' must be a unit attribute";
+    if (c.value == ConventionValue::String && !isa<StringAttr>(attr.getValue()))
+      return op->emitError() << "'" << c.name << "' must be a string, got "
+                             << attr.getValue();
+    return success();
+  }
+  return op->emitError() << "unknown amp dialect " << where << " attribute '"
+                         << attr.getName().getValue() << "' (known: "
+                         << known << ")";
+}
+
+std::string conventionNames(bool onArgument) {
+  std::string names;
+  if (onArgument)
+    names = "'amp.master'";
+  for (const ConventionAttr &c : kConventionAttrs) {
+    if (onArgument ? !c.onArgument : !c.onResult)
+      continue;
+    if (!names.empty())
+      names += ", ";
+    names += ("'" + c.name + "'").str();
+  }
+  return names;
+}
+} // namespace
+
+LogicalResult AmpDialect::verifyRegionResultAttribute(Operation *op,
+                                                      unsigned regionIndex,
+                                                      unsigned resultIndex,
+                                                      NamedAttribute attr) {
+  return verifyConventionAttr(op, attr, /*onArgument=*/false,
+                              conventionNames(false));
 }
 
 LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
@@ -87,9 +166,8 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
   if (attr.getName() != kMasterAttrName)
-    return op->emitError() << "unknown amp dialect argument attribute '"
-                           << attr.getName().getValue() << "' (known: '"
-                           << kMasterAttrName << "')";
+    return verifyConventionAttr(op, attr, /*onArgument=*/true,
+                                conventionNames(true));
   if (!isa<UnitAttr>(attr.getValue()))
     return op->emitError() << "'" << kMasterAttrName
                            << "' must be a unit attribute";

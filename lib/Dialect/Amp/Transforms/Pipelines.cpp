@@ -18,6 +18,13 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
   // Weights held in constant ml_program globals become constants, which the
   // policies convert at compile time.
   pm.addPass(createAmpInlineGlobalConstantsPass());
+  // Forward-backward functions of the training convention become training
+  // steps (loss scaling, fp32 masters, the optimizer); other functions are
+  // left alone.
+  AmpTrainingPassOptions training;
+  training.scaler = options.scaler;
+  training.dataParallel = options.dataParallel;
+  pm.addPass(createAmpTrainingPass(training));
   if (!options.splitStages) {
     AmpPrecisionPipelinePassOptions all;
     all.level = level == AmpLevel::O1 ? "O1" : "O2";

@@ -302,7 +302,7 @@ func.func @precision_pin_type(%a: f32) {
 // -----
 
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
 }
@@ -350,7 +350,60 @@ func.func @master_not_unit(%w: tensor<4xf32> {amp.master = 1 : i32}) {
 
 // -----
 
-// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master')}}
+// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master', 'amp.param', 'amp.batch', 'amp.loss_seed', 'amp.optimizer_state', 'amp.scaler')}}
 func.func @unknown_arg_attr(%w: tensor<4xf32> {amp.weight}) {
+  return
+}
+
+// -----
+
+// The training-step convention (amp-training).
+// expected-error @+1 {{unknown amp dialect result attribute 'amp.seed' (known: 'amp.param', 'amp.loss', 'amp.grad', 'amp.optimizer_state', 'amp.scaler', 'amp.found_inf')}}
+func.func @unknown_result_attr() -> (tensor<f32> {amp.seed}) {
+  %c = arith.constant dense<1.0> : tensor<f32>
+  return %c : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.param' must be a string, got unit}}
+func.func @param_not_string(%w: tensor<4xf32> {amp.param}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_seed' must be a unit attribute}}
+func.func @seed_not_unit(%s: tensor<f32> {amp.loss_seed = "x"}) {
+  return
+}
+
+// -----
+
+// A result-only attribute on an argument.
+// expected-error @+1 {{unknown amp dialect argument attribute 'amp.grad'}}
+func.func @grad_on_argument(%w: tensor<4xf32> {amp.grad = "w"}) {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.grad' must be a string, got 1 : i32}}
+func.func @grad_not_string() -> (tensor<f32> {amp.grad = 1 : i32}) {
+  %c = arith.constant dense<1.0> : tensor<f32>
+  return %c : tensor<f32>
+}
+
+// -----
+
+// expected-error @+1 {{'amp.optimizer' must be a dictionary on a function}}
+func.func @optimizer_not_dict() attributes {amp.optimizer = "sgd"} {
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.loss_scaling' must be a #amp.loss_scaling on a function}}
+func.func @loss_scaling_not_attr() attributes {amp.loss_scaling = 1.0 : f32} {
   return
 }

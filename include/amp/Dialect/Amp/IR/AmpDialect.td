@@ -35,6 +35,7 @@ def Amp_Dialect : Dialect {
   let useDefaultAttributePrinterParser = 1;
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
   let hasConstantMaterializer = 0;
 
   let extraClassDeclaration = [{
@@ -57,6 +58,13 @@ def Amp_Dialect : Dialect {
     /// the number it stores for them ("'math.exp' at model.mlir:12:3").
     static constexpr ::llvm::StringLiteral kNanInfSitesAttrName =
         "amp.nan_inf_sites";
+    /// The training-step convention (`amp-training`,
+    /// docs/loss-scaling.md#training-from-a-frontend): a dictionary on a
+    /// forward-backward function naming its optimizer, and the loss
+    /// scaler's configuration (a #amp.loss_scaling) on a training step.
+    static constexpr ::llvm::StringLiteral kOptimizerAttrName = "amp.optimizer";
+    static constexpr ::llvm::StringLiteral kLossScalingAttrName =
+        "amp.loss_scaling";
 
   private:
     void registerAttributes();

@@ -383,4 +383,78 @@ def AmpInlineGlobalConstantsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Training
+//===----------------------------------------------------------------------===//
+
+def AmpTrainingPass : Pass<"amp-training", "::mlir::ModuleOp"> {
+  let summary = "Turn a frontend's forward-backward function into a "
+                "mixed-precision training step";
+  let description = [{
+    Takes a function that computes a loss and the gradients of the loss with
+    respect to the parameters, as `amp_mlir.from_torch_training` imports it
+    from PyTorch, and makes it a complete training step with dynamic loss
+    scaling, fp32 master weights and the optimizer update, so that nobody
+    writes the loss-scaling ops by hand. The function is recognised by its
+    argument and result attributes:
+
+    | where | attribute | meaning |
+    |---|---|---|
+    | argument | `amp.param = "name"` | a parameter (f32, static shape) |
+    | argument | `amp.batch` | a batch tensor (inputs, targets); unmarked arguments are batch tensors too |
+    | argument | `amp.loss_seed` | a `tensor<f32>`: the seed of the backward pass; every gradient is `d loss / d param * seed` |
+    | result | `amp.loss` | the loss, a `tensor<f32>` |
+    | result | `amp.grad = "name"` | the gradient of parameter `name`, of its type |
+    | function | `amp.optimizer = {kind = ..., lr = ..., ...}` | the optimizer: `sgd`, `momentum`, `adam` or `adamw` with PyTorch's settings (`weight_decay`; `momentum`, `dampening`, `nesterov`; `beta1`, `beta2`, `eps`) |
+    | function | `amp.loss_scaling = #amp.loss_scaling<...>` | optional: the scaler configuration (otherwise the `scaler` option's preset) |
+
+    The step it builds, in place of the function (same name):
+
+    * the seed is the loss scale (`amp.scale_loss` of 1 by the scale), so the
+      backward pass computes scaled gradients;
+    * `amp.check_finite_and_unscale` over all gradients (one op), then
+      `amp.update_loss_scaling`;
+    * with `data-parallel=true`: `found_inf` is all-reduced with `max` and
+      the unscaled gradients and the loss with `mean` (`amp.all_reduce`), so
+      every rank takes the same decision and the same update;
+    * the optimizer update of every parameter and its state as one
+      elementwise op each, in f32, selected away when `found_inf` is set:
+      on an overflow no parameter, moment or step counter changes;
+    * the parameters become `{amp.master}` arguments, so `--amp-o1` /
+      `--amp-o2` cast each to low precision once per step for the forward
+      and backward passes and keep the update in f32.
+
+    Signature of the step: arguments `(params..., optimizer state...,
+    step, scale, good_steps, bad_steps, hysteresis, batch...)`, results
+    `(loss, params..., optimizer state..., step, scale, good_steps,
+    bad_steps, hysteresis, found_inf)`, each with an attribute naming it
+    (`amp.param`, `amp.optimizer_state = "exp_avg:name"`, `amp.scaler =
+    "scale"`, ...). The optimizer state is PyTorch's: `momentum_buffer` per
+    parameter for momentum, `exp_avg` and `exp_avg_sq` for Adam and AdamW,
+    then one `step` counter (`tensor<i32>`, the number of updates applied).
+    A second function `@<name>_init` returns the initial optimizer and
+    scaler state (zeros, step 0, the configuration's initial scale and
+    hysteresis). docs/loss-scaling.md#training-from-a-frontend has the
+    whole convention.
+
+    A function that does not follow the convention is an error at its
+    location, naming what is missing; a module without an `amp.loss_seed`
+    argument is left unchanged.
+  }];
+  let options = [
+    Option<"scaler", "scaler", "std::string", "\"pytorch\"",
+           "Loss-scaler preset for functions without an amp.loss_scaling "
+           "attribute (pytorch, paddle, deepspeed, megatron, apex, "
+           "colossalai, paddle-static, bf16)">,
+    Option<"dataParallel", "data-parallel", "bool", "false",
+           "All-reduce found_inf (max), the gradients and the loss (mean) "
+           "across the ranks of the process group">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 #endif // AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD

@@ -64,6 +64,18 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
       llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "
                      "for bf16), on or off (scale 1, finite check kept)"),
       llvm::cl::init("auto")};
+  PassOptions::Option<std::string> scaler{
+      *this, "scaler",
+      llvm::cl::desc("Loss-scaler preset of the training steps that the "
+                     "pipeline builds from forward-backward functions "
+                     "(amp-training) without an amp.loss_scaling attribute"),
+      llvm::cl::init("pytorch")};
+  PassOptions::Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Training steps built from forward-backward functions "
+                     "all-reduce found_inf, the gradients and the loss across "
+                     "ranks"),
+      llvm::cl::init(false)};
   PassOptions::Option<std::string> argPrecision{
       *this, "arg-precision",
       llvm::cl::desc("Float tensor arguments of public functions: keep (as "

@@ -1,0 +1,673 @@
+//===- Training.cpp - the amp-training pass --------------------------------===//
+//
+// Part of amp-mlir. Builds a mixed-precision training step (loss scaling,
+// fp32 masters, the optimizer update, the step skip) around a frontend's
+// forward-backward function. The convention is in Passes.td and
+// docs/loss-scaling.md#training-from-a-frontend.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Format.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPTRAININGPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+constexpr llvm::StringLiteral kParamAttr = "amp.param";
+constexpr llvm::StringLiteral kBatchAttr = "amp.batch";
+constexpr llvm::StringLiteral kSeedAttr = "amp.loss_seed";
+constexpr llvm::StringLiteral kLossAttr = "amp.loss";
+constexpr llvm::StringLiteral kGradAttr = "amp.grad";
+constexpr llvm::StringLiteral kOptimizerAttr = "amp.optimizer";
+constexpr llvm::StringLiteral kLossScalingAttr = "amp.loss_scaling";
+constexpr llvm::StringLiteral kStateAttr = "amp.optimizer_state";
+constexpr llvm::StringLiteral kScalerAttr = "amp.scaler";
+constexpr llvm::StringLiteral kFoundInfAttr = "amp.found_inf";
+
+enum class OptimizerKind { Sgd, Momentum, Adam, AdamW };
+
+/// The optimizer of the `amp.optimizer` dictionary, PyTorch's semantics.
+struct OptimizerSpec {
+  OptimizerKind kind = OptimizerKind::Sgd;
+  double lr = 0.0, weightDecay = 0.0;
+  double momentum = 0.0, dampening = 0.0;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+
+  /// PyTorch's names of the per-parameter state tensors.
+  SmallVector<StringRef, 2> stateNames() const {
+    switch (kind) {
+    case OptimizerKind::Sgd:
+      return {};
+    case OptimizerKind::Momentum:
+      return {"momentum_buffer"};
+    case OptimizerKind::Adam:
+    case OptimizerKind::AdamW:
+      return {"exp_avg", "exp_avg_sq"};
+    }
+    llvm_unreachable("optimizer kind");
+  }
+};
+
+/// `%g` of a double, for diagnostics.
+std::string shortFloat(double value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("%g", value);
+  return text;
+}
+
+/// Reads and checks `amp.optimizer`; emits an error at the function.
+FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
+  auto dict = func->getAttrOfType<DictionaryAttr>(kOptimizerAttr);
+  if (!dict)
+    return func.emitError()
+           << "a training function (it has an '" << kSeedAttr
+           << "' argument) needs an '" << kOptimizerAttr
+           << "' dictionary attribute, e.g. {kind = \"sgd\", lr = 0.1 : f64}";
+  OptimizerSpec spec;
+  auto kind = dict.getAs<StringAttr>("kind");
+  if (!kind)
+    return func.emitError() << "'" << kOptimizerAttr
+                            << "' needs a string 'kind' (sgd, momentum, adam "
+                               "or adamw)";
+  StringRef k = kind.getValue();
+  SmallVector<StringRef> known = {"kind", "lr", "weight_decay"};
+  if (k == "sgd") {
+    spec.kind = OptimizerKind::Sgd;
+  } else if (k == "momentum") {
+    spec.kind = OptimizerKind::Momentum;
+    known.append({"momentum", "dampening", "nesterov"});
+  } else if (k == "adam" || k == "adamw") {
+    spec.kind = k == "adam" ? OptimizerKind::Adam : OptimizerKind::AdamW;
+    known.append({"beta1", "beta2", "eps"});
+  } else {
+    return func.emitError() << "unknown optimizer kind '" << k
+                            << "' (known: sgd, momentum, adam, adamw)";
+  }
+  for (NamedAttribute entry : dict) {
+    if (!llvm::is_contained(known, entry.getName().getValue()))
+      return func.emitError()
+             << "'" << kOptimizerAttr << "' of kind '" << k
+             << "' has no setting '" << entry.getName().getValue()
+             << "' (it takes: " << llvm::join(known, ", ") << ")";
+  }
+  // Every float setting: a float attribute (any width) in range.
+  auto readFloat = [&](StringRef name, double &value, bool required,
+                       double lo, bool loOpen, double hi,
+                       bool hiOpen) -> LogicalResult {
+    Attribute attr = dict.get(name);
+    if (!attr) {
+      if (!required)
+        return success();
+      return func.emitError()
+             << "'" << kOptimizerAttr << "' needs a float '" << name << "'";
+    }
+    auto f = dyn_cast<FloatAttr>(attr);
+    if (!f)
+      return func.emitError() << "'" << kOptimizerAttr << "' setting '"
+                              << name << "' must be a float, got " << attr;
+    value = f.getValueAsDouble();
+    bool okLo = loOpen ? value > lo : value >= lo;
+    bool okHi = hiOpen ? value < hi : value <= hi;
+    if (!std::isfinite(value) || !okLo || !okHi)
+      return func.emitError()
+             << "'" << kOptimizerAttr << "' setting '" << name << "' = "
+             << shortFloat(value) << " is out of range "
+             << (loOpen ? "(" : "[") << shortFloat(lo) << ", "
+             << shortFloat(hi) << (hiOpen ? ")" : "]");
+    return success();
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  if (failed(readFloat("lr", spec.lr, true, 0.0, true, inf, true)) ||
+      failed(readFloat("weight_decay", spec.weightDecay, false, 0.0, false,
+                       inf, true)))
+    return failure();
+  if (spec.kind == OptimizerKind::Momentum) {
+    if (failed(readFloat("momentum", spec.momentum, true, 0.0, false, 1.0,
+                         false)) ||
+        failed(readFloat("dampening", spec.dampening, false, 0.0, false, 1.0,
+                         false)))
+      return failure();
+    if (Attribute attr = dict.get("nesterov")) {
+      auto b = dyn_cast<BoolAttr>(attr);
+      if (!b)
+        return func.emitError() << "'" << kOptimizerAttr
+                                << "' setting 'nesterov' must be a bool";
+      spec.nesterov = b.getValue();
+    }
+    if (spec.nesterov && (spec.momentum <= 0.0 || spec.dampening != 0.0))
+      return func.emitError() << "Nesterov momentum requires a momentum > 0 "
+                                 "and zero dampening (as in PyTorch)";
+  }
+  if (spec.kind == OptimizerKind::Adam || spec.kind == OptimizerKind::AdamW) {
+    if (failed(readFloat("beta1", spec.beta1, false, 0.0, false, 1.0, true)) ||
+        failed(readFloat("beta2", spec.beta2, false, 0.0, false, 1.0, true)) ||
+        failed(readFloat("eps", spec.eps, false, 0.0, false, inf, true)))
+      return failure();
+  }
+  return spec;
+}
+
+/// A parameter of the forward-backward function and what belongs to it.
+struct Param {
+  StringAttr name;
+  BlockArgument arg;       // In the original entry block.
+  RankedTensorType type;
+  unsigned gradResult = 0; // Operand of the return.
+};
+
+/// The roles of a forward-backward function's arguments and results.
+struct TrainingSignature {
+  SmallVector<Param> params;
+  SmallVector<BlockArgument> batch;
+  BlockArgument seed;
+  unsigned lossResult = 0;
+  func::ReturnOp ret;
+};
+
+FailureOr<TrainingSignature> analyse(func::FuncOp func) {
+  TrainingSignature sig;
+  if (func.isExternal())
+    return func.emitError() << "a training function needs a body";
+  if (!func.getBody().hasOneBlock()) {
+    // Several blocks: there must be exactly one return.
+    SmallVector<func::ReturnOp> returns;
+    func.walk([&](func::ReturnOp r) { returns.push_back(r); });
+    if (returns.size() != 1)
+      return func.emitError() << "a training function must have exactly one "
+                                 "return, it has "
+                              << returns.size();
+    sig.ret = returns.front();
+  } else {
+    sig.ret = dyn_cast<func::ReturnOp>(func.front().getTerminator());
+    if (!sig.ret)
+      return func.emitError() << "a training function must end in func.return";
+  }
+  llvm::StringMap<unsigned> paramIndex;
+  Block &entry = func.front();
+  for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
+    Location loc = arg.getLoc();
+    bool isParam = func.getArgAttr(i, kParamAttr) != nullptr;
+    bool isSeed = func.getArgAttr(i, kSeedAttr) != nullptr;
+    bool isBatch = func.getArgAttr(i, kBatchAttr) != nullptr;
+    if (int(isParam) + int(isSeed) + int(isBatch) > 1)
+      return emitError(loc) << "argument #" << i << " has more than one of '"
+                            << kParamAttr << "', '" << kSeedAttr << "', '"
+                            << kBatchAttr << "'";
+    if (isSeed) {
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+        return emitError(loc) << "the '" << kSeedAttr
+                              << "' argument must be a tensor<f32>, got "
+                              << arg.getType();
+      if (sig.seed)
+        return emitError(loc) << "a training function has one '" << kSeedAttr
+                              << "' argument, this is the second";
+      sig.seed = arg;
+      continue;
+    }
+    if (isParam) {
+      auto name = func.getArgAttrOfType<StringAttr>(i, kParamAttr);
+      if (!name)
+        return emitError(loc) << "'" << kParamAttr
+                              << "' must be a string (the parameter's name)";
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.hasStaticShape() || !type.getElementType().isF32())
+        return emitError(loc) << "parameter '" << name.getValue()
+                              << "' must be an f32 tensor of static shape, "
+                                 "got "
+                              << arg.getType();
+      if (!paramIndex.try_emplace(name.getValue(), sig.params.size()).second)
+        return emitError(loc) << "two parameters are named '"
+                              << name.getValue() << "'";
+      sig.params.push_back({name, arg, type, 0});
+      continue;
+    }
+    sig.batch.push_back(arg);
+  }
+  if (sig.params.empty())
+    return func.emitError() << "a training function needs at least one '"
+                            << kParamAttr << "' argument";
+
+  bool haveLoss = false;
+  SmallVector<bool> haveGrad(sig.params.size(), false);
+  for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    if (func.getResultAttr(i, kLossAttr)) {
+      auto type = dyn_cast<RankedTensorType>(func.getResultTypes()[i]);
+      if (!type || type.getRank() != 0 || !type.getElementType().isF32())
+        return func.emitError() << "the '" << kLossAttr
+                                << "' result must be a tensor<f32>, got "
+                                << func.getResultTypes()[i];
+      if (haveLoss)
+        return func.emitError() << "a training function has one '"
+                                << kLossAttr << "' result";
+      haveLoss = true;
+      sig.lossResult = i;
+      continue;
+    }
+    auto grad = func.getResultAttrOfType<StringAttr>(i, kGradAttr);
+    if (!grad)
+      return func.emitError()
+             << "result #" << i << " is neither the '" << kLossAttr
+             << "' nor an '" << kGradAttr << " = \"name\"' gradient";
+    auto it = paramIndex.find(grad.getValue());
+    if (it == paramIndex.end())
+      return func.emitError() << "result #" << i << " is the gradient of '"
+                              << grad.getValue()
+                              << "', which is not a parameter";
+    Param &param = sig.params[it->second];
+    if (haveGrad[it->second])
+      return func.emitError() << "parameter '" << grad.getValue()
+                              << "' has two gradients";
+    if (func.getResultTypes()[i] != param.type)
+      return func.emitError()
+             << "the gradient of '" << grad.getValue() << "' has type "
+             << func.getResultTypes()[i] << ", its parameter " << param.type;
+    haveGrad[it->second] = true;
+    param.gradResult = i;
+  }
+  if (!haveLoss)
+    return func.emitError() << "a training function needs an '" << kLossAttr
+                            << "' result";
+  for (auto [param, have] : llvm::zip(sig.params, haveGrad))
+    if (!have)
+      return func.emitError() << "parameter '" << param.name.getValue()
+                              << "' has no '" << kGradAttr << "' result";
+  return sig;
+}
+
+/// Identity maps of `rank` dimensions and the broadcast of a 0-d tensor.
+AffineMap identity(MLIRContext *ctx, int64_t rank) {
+  return AffineMap::getMultiDimIdentityMap(rank, ctx);
+}
+AffineMap scalarMap(MLIRContext *ctx, int64_t rank) {
+  return AffineMap::get(rank, 0, {}, ctx);
+}
+
+Value f32Const(OpBuilder &b, Location loc, double value) {
+  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
+}
+
+/// The update of one parameter and its state, in f32, as one elementwise
+/// generic whose results are (param, state...). `found` (i1) selects the old
+/// values. `step` is the number of updates applied before this one (i32).
+SmallVector<Value> buildUpdate(OpBuilder &b, Location loc,
+                               const OptimizerSpec &spec, Value param,
+                               Value grad, ValueRange state, Value step,
+                               Value found) {
+  MLIRContext *ctx = b.getContext();
+  auto type = cast<RankedTensorType>(param.getType());
+  int64_t rank = type.getRank();
+  SmallVector<Value> inputs = {param, grad};
+  inputs.append(state.begin(), state.end());
+  inputs.push_back(step);
+  inputs.push_back(found);
+  SmallVector<Value> outputs = {param};
+  outputs.append(state.begin(), state.end());
+  SmallVector<AffineMap> maps(2 + state.size(), identity(ctx, rank));
+  maps.push_back(scalarMap(ctx, rank));
+  maps.push_back(scalarMap(ctx, rank));
+  maps.append(outputs.size(), identity(ctx, rank));
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  SmallVector<Type> resultTypes(outputs.size(), type);
+  unsigned numState = state.size();
+  auto generic = linalg::GenericOp::create(
+      b, loc, resultTypes, inputs, outputs, maps, iterators,
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value p = args[0], g = args[1];
+        ValueRange st = args.slice(2, numState);
+        Value stepI = args[2 + numState], f = args[3 + numState];
+        auto c = [&](double v) { return f32Const(nb, l, v); };
+        auto mul = [&](Value x, Value y) {
+          return arith::MulFOp::create(nb, l, x, y).getResult();
+        };
+        auto add = [&](Value x, Value y) {
+          return arith::AddFOp::create(nb, l, x, y).getResult();
+        };
+        auto sub = [&](Value x, Value y) {
+          return arith::SubFOp::create(nb, l, x, y).getResult();
+        };
+        auto div = [&](Value x, Value y) {
+          return arith::DivFOp::create(nb, l, x, y).getResult();
+        };
+        SmallVector<Value> updated;
+        switch (spec.kind) {
+        case OptimizerKind::Sgd: {
+          Value d = spec.weightDecay != 0.0
+                        ? add(g, mul(c(spec.weightDecay), p))
+                        : g;
+          updated.push_back(sub(p, mul(c(spec.lr), d)));
+          break;
+        }
+        case OptimizerKind::Momentum: {
+          Value d = spec.weightDecay != 0.0
+                        ? add(g, mul(c(spec.weightDecay), p))
+                        : g;
+          // PyTorch: the first update sets the buffer to d.
+          Value zeroI = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(0));
+          Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
+                                              stepI, zeroI);
+          Value later = add(mul(c(spec.momentum), st[0]),
+                            mul(c(1.0 - spec.dampening), d));
+          Value buf = arith::SelectOp::create(nb, l, first, d, later);
+          Value dir = spec.nesterov ? add(d, mul(c(spec.momentum), buf)) : buf;
+          updated.push_back(sub(p, mul(c(spec.lr), dir)));
+          updated.push_back(buf);
+          break;
+        }
+        case OptimizerKind::Adam:
+        case OptimizerKind::AdamW: {
+          bool decoupled = spec.kind == OptimizerKind::AdamW;
+          Value pd = p;
+          if (decoupled && spec.weightDecay != 0.0)
+            pd = mul(p, c(1.0 - spec.lr * spec.weightDecay));
+          if (!decoupled && spec.weightDecay != 0.0)
+            g = add(g, mul(c(spec.weightDecay), p));
+          Value m = add(mul(c(spec.beta1), st[0]), mul(c(1.0 - spec.beta1), g));
+          Value v = add(mul(c(spec.beta2), st[1]),
+                        mul(c(1.0 - spec.beta2), mul(g, g)));
+          Value oneI = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(1));
+          Value t = arith::SIToFPOp::create(
+              nb, l, nb.getF32Type(), arith::AddIOp::create(nb, l, stepI, oneI));
+          Value bc1 = sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta1), t));
+          Value bc2 = sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta2), t));
+          Value denom =
+              add(div(math::SqrtOp::create(nb, l, v), math::SqrtOp::create(nb, l, bc2)),
+                  c(spec.eps));
+          Value stepSize = div(c(spec.lr), bc1);
+          updated.push_back(sub(pd, mul(stepSize, div(m, denom))));
+          updated.push_back(m);
+          updated.push_back(v);
+          break;
+        }
+        }
+        // On an overflow nothing changes.
+        SmallVector<Value> yielded;
+        yielded.push_back(arith::SelectOp::create(nb, l, f, p, updated[0]));
+        for (unsigned i = 0; i < numState; ++i)
+          yielded.push_back(
+              arith::SelectOp::create(nb, l, f, st[i], updated[1 + i]));
+        linalg::YieldOp::create(nb, l, yielded);
+      });
+  return SmallVector<Value>(generic.getResults());
+}
+
+/// `step + (found ? 0 : 1)` on 0-d tensors.
+Value buildStepCount(OpBuilder &b, Location loc, Value step, Value found) {
+  MLIRContext *ctx = b.getContext();
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{step.getType()}, ValueRange{step, found},
+      ValueRange{step},
+      SmallVector<AffineMap>(3, AffineMap::get(0, 0, {}, ctx)),
+      ArrayRef<utils::IteratorType>{},
+      [&](OpBuilder &nb, Location l, ValueRange args) {
+        Value one = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(1));
+        Value next = arith::AddIOp::create(nb, l, args[0], one);
+        Value r = arith::SelectOp::create(nb, l, args[1], args[0], next);
+        linalg::YieldOp::create(nb, l, r);
+      });
+  return generic.getResult(0);
+}
+
+struct AmpTrainingPass
+    : public amp::impl::AmpTrainingPassBase<AmpTrainingPass> {
+  using Base::Base;
+  void runOnOperation() override;
+
+  LogicalResult rewrite(func::FuncOp func, LossScalingAttr defaultConfig);
+};
+
+LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
+                                       LossScalingAttr defaultConfig) {
+  FailureOr<TrainingSignature> sigOr = analyse(func);
+  if (failed(sigOr))
+    return failure();
+  FailureOr<OptimizerSpec> specOr = parseOptimizer(func);
+  if (failed(specOr))
+    return failure();
+  TrainingSignature &sig = *sigOr;
+  const OptimizerSpec &spec = *specOr;
+  LossScalingAttr config = defaultConfig;
+  if (Attribute attr = func->getAttr(kLossScalingAttr)) {
+    config = dyn_cast<LossScalingAttr>(attr);
+    if (!config)
+      return func.emitError() << "'" << kLossScalingAttr
+                              << "' must be a #amp.loss_scaling attribute, got "
+                              << attr;
+  }
+
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+  Builder attrs(ctx);
+  Type f32 = Float32Type::get(ctx);
+  Type i32 = IntegerType::get(ctx, 32);
+  auto scalarF32 = RankedTensorType::get({}, f32);
+  auto scalarI32 = RankedTensorType::get({}, i32);
+  SmallVector<StringRef, 2> stateNames = spec.stateNames();
+  const StringRef scalerNames[] = {"scale", "good_steps", "bad_steps",
+                                   "hysteresis"};
+
+  // The new signature: params, state, step, scaler, batch.
+  SmallVector<Type> argTypes;
+  SmallVector<DictionaryAttr> argAttrs;
+  auto named = [&](StringRef key, StringRef value) {
+    return attrs.getNamedAttr(key, attrs.getStringAttr(value));
+  };
+  for (const Param &param : sig.params) {
+    argTypes.push_back(param.type);
+    argAttrs.push_back(attrs.getDictionaryAttr(
+        {attrs.getNamedAttr(AmpDialect::kMasterAttrName, attrs.getUnitAttr()),
+         attrs.getNamedAttr(kParamAttr, param.name)}));
+  }
+  SmallVector<std::string> stateLabels;
+  for (StringRef stateName : stateNames)
+    for (const Param &param : sig.params)
+      stateLabels.push_back((stateName + ":" + param.name.getValue()).str());
+  for (auto [index, label] : llvm::enumerate(stateLabels)) {
+    argTypes.push_back(sig.params[index % sig.params.size()].type);
+    argAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
+  }
+  argTypes.push_back(scalarI32);
+  argAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
+  argTypes.append({scalarF32, scalarI32, scalarI32, scalarI32});
+  for (StringRef name : scalerNames)
+    argAttrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
+  for (BlockArgument arg : sig.batch) {
+    argTypes.push_back(arg.getType());
+    DictionaryAttr old = func.getArgAttrDict(arg.getArgNumber());
+    NamedAttrList list(old);
+    if (!list.get(kBatchAttr))
+      list.set(kBatchAttr, attrs.getUnitAttr());
+    argAttrs.push_back(list.getDictionary(ctx));
+  }
+
+  // The new entry block; the old one's operations move into it.
+  Block &oldEntry = func.front();
+  auto *entry = new Block();
+  func.getBody().push_front(entry);
+  SmallVector<Value> newArgs;
+  for (Type type : argTypes)
+    newArgs.push_back(entry->addArgument(type, loc));
+  unsigned numParams = sig.params.size();
+  unsigned stateBase = numParams;
+  unsigned stepIndex = stateBase + stateLabels.size();
+  unsigned scalerBase = stepIndex + 1;
+  unsigned batchBase = scalerBase + 4;
+  for (auto [i, param] : llvm::enumerate(sig.params))
+    param.arg.replaceAllUsesWith(newArgs[i]);
+  for (auto [i, arg] : llvm::enumerate(sig.batch))
+    arg.replaceAllUsesWith(newArgs[batchBase + i]);
+  Value scale = newArgs[scalerBase];
+
+  OpBuilder b(ctx);
+  b.setInsertionPointToStart(entry);
+  // The seed is the loss scale: gradients come out scaled.
+  Value one = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f)));
+  Value seed =
+      ScaleLossOp::create(b, sig.seed.getLoc(), scalarF32, one, scale);
+  sig.seed.replaceAllUsesWith(seed);
+  entry->getOperations().splice(entry->end(), oldEntry.getOperations());
+  oldEntry.erase();
+
+  // After the backward pass: unscale, check, (all-reduce), update.
+  func::ReturnOp ret = sig.ret;
+  Location retLoc = ret.getLoc();
+  b.setInsertionPoint(ret);
+  SmallVector<Value> grads;
+  for (const Param &param : sig.params)
+    grads.push_back(ret.getOperand(param.gradResult));
+  Value loss = ret.getOperand(sig.lossResult);
+  auto unscale = CheckFiniteAndUnscaleOp::create(b, retLoc, grads, scale);
+  SmallVector<Value> unscaled(unscale.getUnscaled());
+  Value found = unscale.getFoundInf();
+  if (dataParallel) {
+    // PENDING-ALLREDUCE
+    return func.emitError() << "data-parallel is not available yet";
+  }
+  auto update = UpdateLossScalingOp::create(
+      b, retLoc, found, scale, newArgs[scalerBase + 1],
+      newArgs[scalerBase + 2], newArgs[scalerBase + 3], config);
+  Value step = newArgs[stepIndex];
+  SmallVector<Value> newParams, newState(stateLabels.size());
+  for (auto [i, param] : llvm::enumerate(sig.params)) {
+    SmallVector<Value> state;
+    for (unsigned s = 0; s < stateNames.size(); ++s)
+      state.push_back(newArgs[stateBase + s * numParams + i]);
+    SmallVector<Value> results = buildUpdate(
+        b, retLoc, spec, newArgs[i], unscaled[i], state, step, found);
+    newParams.push_back(results[0]);
+    for (unsigned s = 0; s < stateNames.size(); ++s)
+      newState[s * numParams + i] = results[1 + s];
+  }
+  Value newStep = buildStepCount(b, retLoc, step, found);
+
+  SmallVector<Value> results = {loss};
+  SmallVector<DictionaryAttr> resultAttrs = {
+      attrs.getDictionaryAttr({attrs.getNamedAttr(kLossAttr,
+                                                  attrs.getUnitAttr())})};
+  for (auto [param, value] : llvm::zip(sig.params, newParams)) {
+    results.push_back(value);
+    resultAttrs.push_back(
+        attrs.getDictionaryAttr({attrs.getNamedAttr(kParamAttr, param.name)}));
+  }
+  for (auto [label, value] : llvm::zip(stateLabels, newState)) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
+  }
+  results.push_back(newStep);
+  resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
+  for (auto [name, value] : llvm::zip(scalerNames, update.getResults())) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
+  }
+  results.push_back(found);
+  resultAttrs.push_back(attrs.getDictionaryAttr(
+      {attrs.getNamedAttr(kFoundInfAttr, attrs.getUnitAttr())}));
+  func::ReturnOp::create(b, retLoc, results);
+  ret.erase();
+
+  func.setFunctionType(
+      FunctionType::get(ctx, argTypes, ValueRange(results).getTypes()));
+  func.setAllArgAttrs(argAttrs);
+  func.setAllResultAttrs(resultAttrs);
+  func->removeAttr(kOptimizerAttr);
+  func->setAttr(kLossScalingAttr, config);
+
+  // @<name>_init: the initial optimizer and scaler state.
+  OpBuilder mb(func);
+  mb.setInsertionPointAfter(func);
+  SmallVector<Type> initTypes(argTypes.begin() + stateBase,
+                              argTypes.begin() + batchBase);
+  SmallVector<DictionaryAttr> initAttrs(argAttrs.begin() + stateBase,
+                                        argAttrs.begin() + batchBase);
+  std::string initName = (func.getSymName() + "_init").str();
+  auto init = func::FuncOp::create(mb, loc, initName,
+                                   FunctionType::get(ctx, {}, initTypes));
+  init.setAllResultAttrs(initAttrs);
+  init.setVisibility(func.getVisibility());
+  Block *initBody = init.addEntryBlock();
+  OpBuilder ib = OpBuilder::atBlockBegin(initBody);
+  SmallVector<Value> initValues;
+  for (Type type : ArrayRef(initTypes).drop_back(5))
+    initValues.push_back(arith::ConstantOp::create(
+        ib, loc, DenseElementsAttr::get(cast<ShapedType>(type),
+                                        APFloat(0.0f))));
+  auto i32Const = [&](int64_t v) {
+    return arith::ConstantOp::create(
+               ib, loc,
+               DenseElementsAttr::get(scalarI32, APInt(32, v, true)))
+        .getResult();
+  };
+  initValues.push_back(i32Const(0));
+  initValues.push_back(arith::ConstantOp::create(
+      ib, loc,
+      DenseElementsAttr::get(
+          scalarF32, APFloat(static_cast<float>(
+                         config.getInitScale().convertToDouble())))));
+  initValues.push_back(i32Const(0));
+  initValues.push_back(i32Const(0));
+  initValues.push_back(i32Const(config.getHysteresis()));
+  func::ReturnOp::create(ib, loc, initValues);
+  return success();
+}
+
+void AmpTrainingPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  LossScalingAttr defaultConfig =
+      LossScalingAttr::getPreset(&getContext(), scaler);
+  if (!defaultConfig) {
+    module.emitError() << "amp-training: unknown loss-scaler preset '"
+                       << scaler << "' (known: "
+                       << llvm::join(LossScalingAttr::getPresetNames(), ", ")
+                       << ")";
+    return signalPassFailure();
+  }
+  SmallVector<func::FuncOp> functions;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    if (func.isExternal())
+      continue;
+    for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+      if (func.getArgAttr(i, kSeedAttr)) {
+        functions.push_back(func);
+        break;
+      }
+  }
+  SymbolTable symbols(module);
+  for (func::FuncOp func : functions) {
+    std::string initName = (func.getSymName() + "_init").str();
+    if (symbols.lookup(initName)) {
+      func.emitError() << "amp-training adds a function '@" << initName
+                       << "', but the module already has one";
+      return signalPassFailure();
+    }
+    if (failed(rewrite(func, defaultConfig)))
+      return signalPassFailure();
+  }
+}
+
+} // namespace
