@@ -58,7 +58,10 @@ _DEFAULTS["momentum"] = _DEFAULTS["sgd"]
 
 
 def _float_setting(kind, name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, str, bytes)):
+        raise ValueError(f"optimizer {kind}: {name} must be a number, got "
+                         f"{value!r}")
+    if not isinstance(value, numbers.Real):
         try:  # a 0-d torch tensor or numpy scalar (a tensor lr)
             value = float(value)
         except (TypeError, ValueError):
@@ -80,9 +83,9 @@ def optimizer_settings(optimizer):
     beta1/beta2, eps); a torch.optim.SGD/Adam/AdamW with one parameter
     group; or one of amp_mlir.optim's SGD/Adam/AdamW. SGD with momentum > 0
     is kind "momentum". Raises ValueError for an unknown kind or key and for
-    settings out of range (lr <= 0, a beta outside [0, 1), negative eps,
-    momentum or weight decay, nesterov without momentum or with
-    dampening), TypeError for anything else."""
+    settings out of range (lr <= 0, a beta outside [0, 1), momentum or
+    dampening outside [0, 1], negative eps or weight decay, nesterov without
+    momentum or with dampening), TypeError for anything else."""
     settings = _optimizer_dict(optimizer)
     kind = settings.pop("kind", None)
     if not isinstance(kind, str) or kind.lower() not in OPTIMIZER_KEYS:
@@ -114,7 +117,7 @@ def optimizer_settings(optimizer):
     if values["lr"] <= 0:
         raise ValueError(f"optimizer {kind}: lr must be > 0, got "
                          f"{values['lr']}")
-    for name in ("weight_decay", "momentum", "eps"):
+    for name in ("weight_decay", "eps"):
         if name in values and values[name] < 0:
             raise ValueError(f"optimizer {kind}: {name} must be >= 0, got "
                              f"{values[name]}")
@@ -123,9 +126,10 @@ def optimizer_settings(optimizer):
             raise ValueError(f"optimizer {kind}: {name} must be in [0, 1), "
                              f"got {values[name]}")
     if kind in ("sgd", "momentum"):
-        if not 0 <= values["dampening"] <= 1:
-            raise ValueError(f"optimizer {kind}: dampening must be in "
-                             f"[0, 1], got {values['dampening']}")
+        for name in ("momentum", "dampening"):
+            if not 0 <= values[name] <= 1:
+                raise ValueError(f"optimizer {kind}: {name} must be in "
+                                 f"[0, 1], got {values[name]}")
         if kind == "sgd" and values["momentum"] > 0:
             kind = "momentum"
         if kind == "momentum" and values["momentum"] == 0:
@@ -469,10 +473,13 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
         return (loss, *vjp(seed))
 
     try:
+        # Symbolic tracing runs on fake tensors: frozen parameters and
+        # buffers are real ones, constants of the graph.
         return make_fx(step, decomposition_table=
                        _nll_loss_backward_decomposition(torch),
-                       tracing_mode=tracing_mode)(*params, *example_batch,
-                                                  seed)
+                       tracing_mode=tracing_mode,
+                       _allow_non_fake_inputs=True)(*params, *example_batch,
+                                                    seed)
     except ValueError:
         raise
     except Exception as error:
