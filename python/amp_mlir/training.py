@@ -202,14 +202,25 @@ def _torch_optimizer_dict(optimizer):
             "eps": group["eps"], "weight_decay": group["weight_decay"]}
 
 
-def _nll_loss_backward_decomposition(torch):
-    """nll_loss_backward and nll_loss2d_backward without scatter: the
-    gradient of the log-probabilities is -weight[target] * grad (divided by
-    the total weight for reduction mean) where the class index equals the
-    target and is not ignore_index, else 0."""
+def _backward_decompositions(torch):
+    """Decompositions of backward ops that PyTorch decomposes to scatters
+    (which torch-mlir lowers to tm_tensor.scatter) or that torch-mlir does
+    not lower, into ops that lower to upstream dialects:
 
-    def backward(grad_output, self, target, weight, reduction, ignore_index,
-                 total_weight):
+    - nll_loss_backward, nll_loss2d_backward (cross_entropy with class
+      indices): the labels compared with an iota, a one-hot mask;
+    - embedding_dense_backward: the one-hot matrix of the indices (N x V)
+      times the output gradient;
+    - max_pool2d_with_indices_backward and avg_pool2d_backward: for each
+      kernel offset, the output gradient (where the saved index is that
+      offset's position, for max pooling; divided by the window's divisor,
+      for average pooling) spread to the input positions by strided zero
+      insertion and padding, and summed over the offsets."""
+    aten = torch.ops.aten
+    F = torch.nn.functional
+
+    def nll_loss_backward(grad_output, self, target, weight, reduction,
+                          ignore_index, total_weight):
         channel_dim = 0 if self.dim() < 2 else 1
         if reduction == 1:  # mean
             grad_output = grad_output / total_weight
@@ -226,9 +237,126 @@ def _nll_loss_backward_decomposition(torch):
             grad_output = grad_output.unsqueeze(channel_dim)
         return grad * grad_output
 
-    aten = torch.ops.aten
-    return {aten.nll_loss_backward.default: backward,
-            aten.nll_loss2d_backward.default: backward}
+    def embedding_dense_backward(grad_output, indices, num_weights,
+                                 padding_idx, scale_grad_by_freq):
+        flat = indices.reshape(-1, 1)
+        rows = torch.arange(num_weights, device=indices.device).view(1, -1)
+        one_hot = ((flat == rows) & (flat != padding_idx)).to(
+            grad_output.dtype)
+        grad = grad_output.reshape(flat.shape[0], -1)
+        grad_weight = one_hot.t() @ grad
+        if scale_grad_by_freq:
+            counts = one_hot.sum(0).unsqueeze(1)
+            grad_weight = grad_weight / torch.clamp(counts, min=1)
+        return grad_weight
+
+    def place(values, dim, stride, offset, size):
+        """values along `dim` moved to positions o * stride + offset of a
+        zero tensor of length `size` (the positions outside are dropped)."""
+        dim %= values.dim()
+        if stride > 1:
+            zeros = torch.zeros_like(values)
+            values = torch.stack([values] + [zeros] * (stride - 1),
+                                 dim + 1)
+            shape = list(values.shape[:dim]) + [
+                values.shape[dim] * stride] + list(values.shape[dim + 2:])
+            values = values.reshape(shape)
+        if offset > 0:
+            pad = [0, 0] * (values.dim() - dim - 1) + [offset, 0]
+            values = F.pad(values, pad)
+        elif offset < 0:
+            values = values.narrow(dim, -offset,
+                                   max(values.shape[dim] + offset, 0))
+        length = values.shape[dim]
+        if length < size:
+            pad = [0, 0] * (values.dim() - dim - 1) + [0, size - length]
+            values = F.pad(values, pad)
+        elif length > size:
+            values = values.narrow(dim, 0, size)
+        return values
+
+    def pool_backward(contribution, self, kernel, stride, padding,
+                      dilation):
+        """The sum over the kernel offsets (i, j) of contribution(i, j, rows,
+        columns) placed at the input rows oh * sH - pH + i * dH and
+        columns ow * sW - pW + j * dW."""
+        kh, kw = kernel
+        sh, sw = stride
+        ph, pw = padding
+        dh, dw = dilation
+        height, width = self.shape[-2], self.shape[-1]
+        grad = None
+        for i in range(kh):
+            for j in range(kw):
+                part = contribution(i, j)
+                part = place(part, -2, sh, i * dh - ph, height)
+                part = place(part, -1, sw, j * dw - pw, width)
+                grad = part if grad is None else grad + part
+        return grad
+
+    def pair(value, default=None):
+        value = list(value) if value else list(default or [])
+        return value * 2 if len(value) == 1 else value
+
+    def max_pool2d_with_indices_backward(grad_output, self, kernel_size,
+                                         stride, padding, dilation,
+                                         ceil_mode, indices):
+        kernel = pair(kernel_size)
+        stride, padding = pair(stride, kernel), pair(padding)
+        dilation = pair(dilation, [1])
+        height, width = self.shape[-2], self.shape[-1]
+        out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
+        device = grad_output.device
+
+        def contribution(i, j):
+            rows = torch.arange(out_h, device=device) * stride[0] \
+                - padding[0] + i * dilation[0]
+            cols = torch.arange(out_w, device=device) * stride[1] \
+                - padding[1] + j * dilation[1]
+            rows, cols = rows.view(-1, 1), cols.view(1, -1)
+            inside = (rows >= 0) & (rows < height) & (cols >= 0) & \
+                (cols < width)
+            hit = (indices == rows * width + cols) & inside
+            return torch.where(hit, grad_output, 0.0)
+
+        return pool_backward(contribution, self, kernel, stride, padding,
+                             dilation)
+
+    def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
+                            ceil_mode, count_include_pad, divisor_override):
+        kernel = pair(kernel_size)
+        stride, padding = pair(stride, kernel), pair(padding)
+        height, width = self.shape[-2], self.shape[-1]
+        out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
+        # The divisor of every window, as PyTorch's kernel computes it.
+        divisors = []
+        for oh in range(out_h):
+            row = []
+            for ow in range(out_w):
+                h0, w0 = oh * stride[0] - padding[0], \
+                    ow * stride[1] - padding[1]
+                h1 = min(h0 + kernel[0], height + padding[0])
+                w1 = min(w0 + kernel[1], width + padding[1])
+                size = (h1 - h0) * (w1 - w0)
+                h0, w0 = max(h0, 0), max(w0, 0)
+                h1, w1 = min(h1, height), min(w1, width)
+                if divisor_override:
+                    size = divisor_override
+                elif not count_include_pad:
+                    size = (h1 - h0) * (w1 - w0)
+                row.append(1.0 / size)
+            divisors.append(row)
+        scaled = grad_output * torch.tensor(divisors, dtype=grad_output.dtype,
+                                            device=grad_output.device)
+        return pool_backward(lambda i, j: scaled, self, kernel, stride,
+                             padding, [1, 1])
+
+    return {aten.nll_loss_backward.default: nll_loss_backward,
+            aten.nll_loss2d_backward.default: nll_loss_backward,
+            aten.embedding_dense_backward.default: embedding_dense_backward,
+            aten.max_pool2d_with_indices_backward.default:
+                max_pool2d_with_indices_backward,
+            aten.avg_pool2d_backward.default: avg_pool2d_backward}
 
 
 def _refuse_stateful_modules(torch, model):
@@ -476,7 +604,7 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
         # Symbolic tracing runs on fake tensors: frozen parameters and
         # buffers are real ones, constants of the graph.
         return make_fx(step, decomposition_table=
-                       _nll_loss_backward_decomposition(torch),
+                       _backward_decompositions(torch),
                        tracing_mode=tracing_mode,
                        _allow_non_fake_inputs=True)(*params, *example_batch,
                                                     seed)

@@ -226,13 +226,34 @@ def test_cnn_matches_torch():
     torch = needs_torch()
     nn = torch.nn
     torch.manual_seed(1)
+    # Max and average pooling's backward ops are decomposed by amp_mlir
+    # (PyTorch's decomposition is a scatter, torch-mlir has none).
     model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
-                          nn.Conv2d(4, 4, 3, stride=2), nn.GroupNorm(2, 4),
-                          nn.ReLU(), nn.Flatten(), nn.Linear(4 * 3 * 3, 5))
+                          nn.MaxPool2d(3, stride=2, padding=1),
+                          nn.Conv2d(4, 4, 3, padding=1), nn.GroupNorm(2, 4),
+                          nn.ReLU(), nn.AvgPool2d(2), nn.Flatten(),
+                          nn.Linear(4 * 2 * 2, 5))
     batch = (torch.randn(2, 3, 8, 8), torch.randint(0, 5, (2,)))
     loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
     text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
                                         *batch, annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, loss_fn, batch)
+
+
+def test_embedding_matches_torch():
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(2)
+    # The embedding's backward (a scatter in PyTorch) is a one-hot matmul.
+    model = nn.Sequential(nn.Embedding(10, 8, padding_idx=0), nn.Flatten(),
+                          nn.Linear(8 * 3, 4))
+    batch = (torch.tensor([[0, 1, 2], [3, 0, 9], [9, 9, 4], [5, 6, 7]]),
+             torch.randint(0, 4, (4,)))
+    loss_fn = torch.nn.functional.cross_entropy
+    text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
+                                        *batch, annotate=False)
+    assert "tm_tensor" not in text
     _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
                 model, loss_fn, batch)
 
