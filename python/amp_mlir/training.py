@@ -602,12 +602,16 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
 
     try:
         # Symbolic tracing runs on fake tensors: frozen parameters and
-        # buffers are real ones, constants of the graph.
-        return make_fx(step, decomposition_table=
-                       _backward_decompositions(torch),
-                       tracing_mode=tracing_mode,
-                       _allow_non_fake_inputs=True)(*params, *example_batch,
-                                                    seed)
+        # buffers are real ones, constants of the graph. Attention is
+        # traced with the math backend: its backward is then made of
+        # matmuls and softmax, not a fused op torch-mlir does not lower.
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        with sdpa_kernel([SDPBackend.MATH]):
+            return make_fx(step, decomposition_table=
+                           _backward_decompositions(torch),
+                           tracing_mode=tracing_mode,
+                           _allow_non_fake_inputs=True)(
+                               *params, *example_batch, seed)
     except ValueError:
         raise
     except Exception as error:

@@ -258,6 +258,22 @@ def test_embedding_matches_torch():
                 model, loss_fn, batch)
 
 
+def test_attention_matches_torch():
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(3)
+    # Attention is traced with the math backend: no fused backward op.
+    model = nn.Sequential(
+        nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+        nn.Flatten(), nn.Linear(8 * 3, 2))
+    batch = (torch.randn(2, 3, 8), torch.randn(2, 2))
+    loss_fn = torch.nn.functional.mse_loss
+    text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
+                                        *batch, annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, loss_fn, batch)
+
+
 def test_torch_optimizers():
     torch = needs_torch()
     model = _mlp(torch)
