@@ -24,10 +24,11 @@ The route: torch.export does not capture autograd, so the step
 loss) is traced by ``make_fx`` into a graph of aten ops, forward and backward
 together; that graph is exported and imported like from_torch's modules
 (torch.export, torch-mlir's FX importer and pipelines, MLIR 22 re-printing).
-Two backward ops are decomposed here, not by PyTorch: ``nll_loss_backward``
-and ``nll_loss2d_backward`` (the integer-label path of cross_entropy), which
-PyTorch decomposes to a scatter that torch-mlir lowers to tm_tensor.scatter;
-here they compare the labels with an iota (a one-hot mask) instead.
+The backward ops that PyTorch decomposes to a scatter (which torch-mlir
+lowers to tm_tensor.scatter), or that torch-mlir does not lower, are
+decomposed here during the trace (_backward_decompositions): cross_entropy's
+integer labels, embeddings, max and average pooling. Attention is traced
+with the math backend, so that its backward is matmuls and softmax.
 """
 
 import math
@@ -538,7 +539,9 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         _refuse_stateful_modules(torch, model)
         gm = _trace_step(torch, model, loss_fn, names, count, num_inputs,
                          params, example_batch, seed,
-                         "symbolic" if batch_shapes else "real")
+                         "symbolic" if batch_shapes and any(
+                             spec is not None for spec in batch_shapes)
+                         else "real")
         _check_traced_graph(torch, gm)
     finally:
         model.train(training)
@@ -591,7 +594,7 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
             if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or \
                     loss.dtype != torch.float32:
                 raise ValueError(
-                    f"loss_fn must return a 0-d float32 tensor, got "
+                    "loss_fn must return a 0-d float32 tensor, got "
                     + (f"a {loss.dtype} tensor of shape {tuple(loss.shape)}"
                        if isinstance(loss, torch.Tensor)
                        else type(loss).__name__))
