@@ -150,12 +150,18 @@ def _optimizer_dict(optimizer):
     or an amp_mlir.optim optimizer."""
     if isinstance(optimizer, dict):
         return dict(optimizer)
+    import numpy as np
+
     from . import optim
     if isinstance(optimizer, optim.Optimizer):
         kind = {optim.SGD_KIND: "sgd", optim.MOMENTUM_KIND: "momentum",
                 optim.ADAM_KIND: "adam",
                 optim.ADAMW_KIND: "adamw"}[optimizer.kind]
-        settings = dict(optimizer.settings, kind=kind, lr=optimizer.lr)
+        settings = dict(optimizer.settings, kind=kind)
+        # The runtime keeps lr in float32: the value given unless it was
+        # set since.
+        if float(np.float32(settings["lr"])) != optimizer.lr:
+            settings["lr"] = optimizer.lr
         if kind not in ("sgd", "momentum"):
             settings.pop("momentum", None)
         return settings

@@ -97,7 +97,12 @@ def test_optimizer_from_runtime_optimizer():
     assert optimizer_settings(sgd) == {
         "kind": "momentum", "lr": 0.5, "momentum": 0.9, "dampening": 0.0,
         "nesterov": False, "weight_decay": 1e-4}
-    assert optimizer_settings(amp_mlir.optim.AdamW([w]))["kind"] == "adamw"
+    adamw = amp_mlir.optim.AdamW([w], lr=1e-3)
+    assert optimizer_settings(adamw) == {
+        "kind": "adamw", "lr": 1e-3, "beta1": 0.9, "beta2": 0.999,
+        "eps": 1e-8, "weight_decay": 1e-2}
+    adamw.lr = 0.5  # a schedule changed it
+    assert optimizer_settings(adamw)["lr"] == 0.5
 
 
 def test_bad_optimizer_settings():
