@@ -3,6 +3,7 @@
     import amp_mlir, numpy as np
     m = amp_mlir.compile("model.mlir", level="O2", dtype="float16")
     m = amp_mlir.compile(amp_mlir.from_torch(net, x), level="O2")  # PyTorch
+    step = amp_mlir.from_torch_training(net, F.cross_entropy, opt, x, y)
     y = m.forward(x, w)                    # numpy in, numpy out
     amp_mlir.report("model.mlir", level="O1")["summary"]
 
@@ -23,6 +24,7 @@ from .dtypes import from_bfloat16, to_bfloat16
 from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
 from .scaler import GradScaler
+from .training import from_torch_training
 from . import optim
 
 __version__ = "0.1.0"
@@ -30,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmpError", "AmpRemark", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
+    "from_torch_training",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
     "report",

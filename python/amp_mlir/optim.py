@@ -60,6 +60,9 @@ class Optimizer:
         self.state = [[np.zeros_like(p) for _ in range(self._state_count(
             kind))] for p in self.params]
         self.kind = kind
+        # As given (with the class's defaults): from_torch_training reads
+        # them for the amp.optimizer attribute.
+        self.settings = dict(settings)
         self.grads = None
         self._lr = float(np.float32(config.lr))
 

@@ -1,0 +1,630 @@
+"""from_torch_training(): the forward and backward of a PyTorch training step
+as MLIR that amp-mlir's --amp-training pass takes.
+
+    text = amp_mlir.from_torch_training(net, F.cross_entropy,
+                                        {"kind": "adamw", "lr": 1e-3}, x, y)
+
+The function it returns follows the convention of docs/frontends.md
+("Training steps from PyTorch"):
+
+    func.func @forward_backward(
+        %p0: tensor<32x64xf32> {amp.param = "0.weight"}, ...,
+        %x: tensor<64x64xf32> {amp.batch}, %y: tensor<64xi64> {amp.batch},
+        %seed: tensor<f32> {amp.loss_seed})
+        -> (tensor<f32> {amp.loss},
+            tensor<32x64xf32> {amp.grad = "0.weight"}, ...)
+        attributes {amp.optimizer = {kind = "adamw", lr = ..., ...}}
+
+The gradients are d(loss)/d(param) times the seed: the backward pass starts
+from `seed` instead of 1.0, so that the compiler can bind it to the loss
+scale.
+
+The route: torch.export does not capture autograd, so the step
+(``torch.func.functional_call`` of the module and ``torch.func.vjp`` of the
+loss) is traced by ``make_fx`` into a graph of aten ops, forward and backward
+together; that graph is exported and imported like from_torch's modules
+(torch.export, torch-mlir's FX importer and pipelines, MLIR 22 re-printing).
+The backward ops that PyTorch decomposes to a scatter (which torch-mlir
+lowers to tm_tensor.scatter), or that torch-mlir does not lower, are
+decomposed here during the trace (_backward_decompositions): cross_entropy's
+integer labels, embeddings, max and average pooling. Attention is traced
+with the math backend, so that its backward is matmuls and softmax.
+"""
+
+import math
+import numbers
+
+from .frontends import (FrontendError, _dynamic_shapes, _finish,
+                        _import_torch_mlir, _run_pipeline, _LINALG_PIPELINE)
+
+# The optimizer kinds of the amp.optimizer attribute and their keys, in the
+# order they are documented (MLIR prints a dictionary sorted by key).
+OPTIMIZER_KEYS = {
+    "sgd": ("lr", "weight_decay"),
+    "momentum": ("lr", "momentum", "dampening", "nesterov", "weight_decay"),
+    "adam": ("lr", "beta1", "beta2", "eps", "weight_decay"),
+    "adamw": ("lr", "beta1", "beta2", "eps", "weight_decay"),
+}
+
+# torch.optim's defaults (PyTorch 2.14).
+_DEFAULTS = {
+    "sgd": {"lr": 1e-3, "momentum": 0.0, "dampening": 0.0,
+            "nesterov": False, "weight_decay": 0.0},
+    "adam": {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+             "weight_decay": 0.0},
+    "adamw": {"lr": 1e-3, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8,
+              "weight_decay": 1e-2},
+}
+_DEFAULTS["momentum"] = _DEFAULTS["sgd"]
+
+
+def _float_setting(kind, name, value):
+    if isinstance(value, (bool, str, bytes)):
+        raise ValueError(f"optimizer {kind}: {name} must be a number, got "
+                         f"{value!r}")
+    if not isinstance(value, numbers.Real):
+        try:  # a 0-d torch tensor or numpy scalar (a tensor lr)
+            value = float(value)
+        except (TypeError, ValueError):
+            raise ValueError(f"optimizer {kind}: {name} must be a number, "
+                             f"got {value!r}") from None
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"optimizer {kind}: {name} = {value} is not finite")
+    return value
+
+
+def optimizer_settings(optimizer):
+    """The settings of the amp.optimizer attribute for `optimizer`, as a dict
+    with "kind" first and every key of that kind (OPTIMIZER_KEYS), defaults
+    filled in (PyTorch's), floats as float and nesterov as bool.
+
+    optimizer: a dict {"kind": "sgd"|"momentum"|"adam"|"adamw", "lr": ...,
+    ...} (keys: lr, momentum, dampening, nesterov, weight_decay, betas or
+    beta1/beta2, eps); a torch.optim.SGD/Adam/AdamW with one parameter
+    group; or one of amp_mlir.optim's SGD/Adam/AdamW. SGD with momentum > 0
+    is kind "momentum". Raises ValueError for an unknown kind or key and for
+    settings out of range (lr <= 0, a beta outside [0, 1), momentum or
+    dampening outside [0, 1], negative eps or weight decay, nesterov without
+    momentum or with dampening), TypeError for anything else."""
+    settings = _optimizer_dict(optimizer)
+    kind = settings.pop("kind", None)
+    if not isinstance(kind, str) or kind.lower() not in OPTIMIZER_KEYS:
+        raise ValueError(f"unknown optimizer kind {kind!r}; the kinds are "
+                         f"{', '.join(OPTIMIZER_KEYS)}")
+    kind = kind.lower()
+    if "betas" in settings:
+        betas = settings.pop("betas")
+        try:
+            beta1, beta2 = betas
+        except (TypeError, ValueError):
+            raise ValueError(f"optimizer {kind}: betas must be a pair, got "
+                             f"{betas!r}") from None
+        if "beta1" in settings or "beta2" in settings:
+            raise ValueError(f"optimizer {kind}: give betas or beta1/beta2, "
+                             f"not both")
+        settings.update(beta1=beta1, beta2=beta2)
+    defaults = _DEFAULTS[kind]
+    unknown = sorted(set(settings) - set(defaults))
+    if unknown:
+        raise ValueError(f"optimizer {kind}: unknown setting"
+                         f"{'s' if len(unknown) > 1 else ''} "
+                         f"{', '.join(unknown)} (it takes "
+                         f"{', '.join(defaults)})")
+    values = dict(defaults)
+    for name, value in settings.items():
+        values[name] = bool(value) if name == "nesterov" else \
+            _float_setting(kind, name, value)
+    if values["lr"] <= 0:
+        raise ValueError(f"optimizer {kind}: lr must be > 0, got "
+                         f"{values['lr']}")
+    for name in ("weight_decay", "eps"):
+        if name in values and values[name] < 0:
+            raise ValueError(f"optimizer {kind}: {name} must be >= 0, got "
+                             f"{values[name]}")
+    for name in ("beta1", "beta2"):
+        if name in values and not 0 <= values[name] < 1:
+            raise ValueError(f"optimizer {kind}: {name} must be in [0, 1), "
+                             f"got {values[name]}")
+    if kind in ("sgd", "momentum"):
+        for name in ("momentum", "dampening"):
+            if not 0 <= values[name] <= 1:
+                raise ValueError(f"optimizer {kind}: {name} must be in "
+                                 f"[0, 1], got {values[name]}")
+        if kind == "sgd" and values["momentum"] > 0:
+            kind = "momentum"
+        if kind == "momentum" and values["momentum"] == 0:
+            raise ValueError("optimizer momentum: momentum must be > 0 "
+                             "(kind sgd is SGD without momentum)")
+        if values["nesterov"] and (values["momentum"] == 0
+                                   or values["dampening"] != 0):
+            raise ValueError(f"optimizer {kind}: nesterov needs momentum > "
+                             f"0 and dampening 0")
+    result = {"kind": kind}
+    result.update((name, values[name]) for name in OPTIMIZER_KEYS[kind])
+    return result
+
+
+def _optimizer_dict(optimizer):
+    """A dict of settings with "kind" from a dict, a torch.optim optimizer
+    or an amp_mlir.optim optimizer."""
+    if isinstance(optimizer, dict):
+        return dict(optimizer)
+    import numpy as np
+
+    from . import optim
+    if isinstance(optimizer, optim.Optimizer):
+        kind = {optim.SGD_KIND: "sgd", optim.MOMENTUM_KIND: "momentum",
+                optim.ADAM_KIND: "adam",
+                optim.ADAMW_KIND: "adamw"}[optimizer.kind]
+        settings = dict(optimizer.settings, kind=kind)
+        # The runtime keeps lr in float32: the value given unless it was
+        # set since.
+        if float(np.float32(settings["lr"])) != optimizer.lr:
+            settings["lr"] = optimizer.lr
+        if kind not in ("sgd", "momentum"):
+            settings.pop("momentum", None)
+        return settings
+    torch_optim = _torch_optimizer_dict(optimizer)
+    if torch_optim is not None:
+        return torch_optim
+    raise TypeError(f"the optimizer must be a dict with a 'kind', a "
+                    f"torch.optim.SGD/Adam/AdamW or an amp_mlir.optim "
+                    f"optimizer, got {type(optimizer).__name__}")
+
+
+def _torch_optimizer_dict(optimizer):
+    import sys
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(optimizer, torch.optim.Optimizer):
+        return None
+    name = type(optimizer).__name__
+    if len(optimizer.param_groups) != 1:
+        raise ValueError(f"torch.optim.{name} has "
+                         f"{len(optimizer.param_groups)} parameter groups; "
+                         f"from_torch_training takes one (one setting for "
+                         f"every parameter)")
+    group = optimizer.param_groups[0]
+    for flag in ("amsgrad", "maximize", "differentiable"):
+        if group.get(flag):
+            raise ValueError(f"torch.optim.{name} with {flag}=True is not "
+                             f"supported")
+    # AdamW derives from Adam in recent PyTorch: test it first.
+    if isinstance(optimizer, torch.optim.AdamW) or (
+            isinstance(optimizer, torch.optim.Adam)
+            and group.get("decoupled_weight_decay")):
+        kind = "adamw"
+    elif isinstance(optimizer, torch.optim.Adam):
+        kind = "adam"
+    elif isinstance(optimizer, torch.optim.SGD):
+        return {"kind": "sgd", "lr": group["lr"],
+                "momentum": group.get("momentum", 0.0),
+                "dampening": group.get("dampening", 0.0),
+                "nesterov": group.get("nesterov", False),
+                "weight_decay": group.get("weight_decay", 0.0)}
+    else:
+        raise ValueError(f"torch.optim.{name} is not supported (SGD, Adam "
+                         f"and AdamW are)")
+    return {"kind": kind, "lr": group["lr"], "betas": group["betas"],
+            "eps": group["eps"], "weight_decay": group["weight_decay"]}
+
+
+def _backward_decompositions(torch):
+    """Decompositions of backward ops that PyTorch decomposes to scatters
+    (which torch-mlir lowers to tm_tensor.scatter) or that torch-mlir does
+    not lower, into ops that lower to upstream dialects:
+
+    - nll_loss_backward, nll_loss2d_backward (cross_entropy with class
+      indices): the labels compared with an iota, a one-hot mask;
+    - embedding_dense_backward: the one-hot matrix of the indices (N x V)
+      times the output gradient;
+    - max_pool2d_with_indices_backward and avg_pool2d_backward: for each
+      kernel offset, the output gradient (where the saved index is that
+      offset's position, for max pooling; divided by the window's divisor,
+      for average pooling) spread to the input positions by strided zero
+      insertion and padding, and summed over the offsets."""
+    aten = torch.ops.aten
+    F = torch.nn.functional
+
+    def nll_loss_backward(grad_output, self, target, weight, reduction,
+                          ignore_index, total_weight):
+        channel_dim = 0 if self.dim() < 2 else 1
+        if reduction == 1:  # mean
+            grad_output = grad_output / total_weight
+        target = target.unsqueeze(channel_dim)
+        shape = [1] * self.dim()
+        shape[channel_dim] = self.shape[channel_dim]
+        classes = torch.arange(self.shape[channel_dim],
+                               device=self.device).view(shape)
+        hit = (classes == target) & (target != ignore_index)
+        grad = torch.where(hit, -1.0, 0.0).to(self.dtype)
+        if weight is not None:
+            grad = grad * weight.view(shape)
+        if reduction == 0 and self.dim() >= 2:  # none: one per sample
+            grad_output = grad_output.unsqueeze(channel_dim)
+        return grad * grad_output
+
+    def embedding_dense_backward(grad_output, indices, num_weights,
+                                 padding_idx, scale_grad_by_freq):
+        flat = indices.reshape(-1, 1)
+        rows = torch.arange(num_weights, device=indices.device).view(1, -1)
+        one_hot = ((flat == rows) & (flat != padding_idx)).to(
+            grad_output.dtype)
+        grad = grad_output.reshape(flat.shape[0], -1)
+        grad_weight = one_hot.t() @ grad
+        if scale_grad_by_freq:
+            counts = one_hot.sum(0).unsqueeze(1)
+            grad_weight = grad_weight / torch.clamp(counts, min=1)
+        return grad_weight
+
+    def place(values, dim, stride, offset, size):
+        """values along `dim` moved to positions o * stride + offset of a
+        zero tensor of length `size` (the positions outside are dropped)."""
+        dim %= values.dim()
+        if stride > 1:
+            zeros = torch.zeros_like(values)
+            values = torch.stack([values] + [zeros] * (stride - 1),
+                                 dim + 1)
+            shape = list(values.shape[:dim]) + [
+                values.shape[dim] * stride] + list(values.shape[dim + 2:])
+            values = values.reshape(shape)
+        if offset > 0:
+            pad = [0, 0] * (values.dim() - dim - 1) + [offset, 0]
+            values = F.pad(values, pad)
+        elif offset < 0:
+            values = values.narrow(dim, -offset,
+                                   max(values.shape[dim] + offset, 0))
+        length = values.shape[dim]
+        if length < size:
+            pad = [0, 0] * (values.dim() - dim - 1) + [0, size - length]
+            values = F.pad(values, pad)
+        elif length > size:
+            values = values.narrow(dim, 0, size)
+        return values
+
+    def pool_backward(contribution, self, kernel, stride, padding,
+                      dilation):
+        """The sum over the kernel offsets (i, j) of contribution(i, j, rows,
+        columns) placed at the input rows oh * sH - pH + i * dH and
+        columns ow * sW - pW + j * dW."""
+        kh, kw = kernel
+        sh, sw = stride
+        ph, pw = padding
+        dh, dw = dilation
+        height, width = self.shape[-2], self.shape[-1]
+        grad = None
+        for i in range(kh):
+            for j in range(kw):
+                part = contribution(i, j)
+                part = place(part, -2, sh, i * dh - ph, height)
+                part = place(part, -1, sw, j * dw - pw, width)
+                grad = part if grad is None else grad + part
+        return grad
+
+    def pair(value, default=None):
+        value = list(value) if value else list(default or [])
+        return value * 2 if len(value) == 1 else value
+
+    def max_pool2d_with_indices_backward(grad_output, self, kernel_size,
+                                         stride, padding, dilation,
+                                         ceil_mode, indices):
+        kernel = pair(kernel_size)
+        stride, padding = pair(stride, kernel), pair(padding)
+        dilation = pair(dilation, [1])
+        height, width = self.shape[-2], self.shape[-1]
+        out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
+        device = grad_output.device
+
+        def contribution(i, j):
+            rows = torch.arange(out_h, device=device) * stride[0] \
+                - padding[0] + i * dilation[0]
+            cols = torch.arange(out_w, device=device) * stride[1] \
+                - padding[1] + j * dilation[1]
+            rows, cols = rows.view(-1, 1), cols.view(1, -1)
+            inside = (rows >= 0) & (rows < height) & (cols >= 0) & \
+                (cols < width)
+            hit = (indices == rows * width + cols) & inside
+            return torch.where(hit, grad_output, 0.0)
+
+        return pool_backward(contribution, self, kernel, stride, padding,
+                             dilation)
+
+    def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
+                            ceil_mode, count_include_pad, divisor_override):
+        kernel = pair(kernel_size)
+        stride, padding = pair(stride, kernel), pair(padding)
+        height, width = self.shape[-2], self.shape[-1]
+        out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
+        # The divisor of every window, as PyTorch's kernel computes it.
+        divisors = []
+        for oh in range(out_h):
+            row = []
+            for ow in range(out_w):
+                h0, w0 = oh * stride[0] - padding[0], \
+                    ow * stride[1] - padding[1]
+                h1 = min(h0 + kernel[0], height + padding[0])
+                w1 = min(w0 + kernel[1], width + padding[1])
+                size = (h1 - h0) * (w1 - w0)
+                h0, w0 = max(h0, 0), max(w0, 0)
+                h1, w1 = min(h1, height), min(w1, width)
+                if divisor_override:
+                    size = divisor_override
+                elif not count_include_pad:
+                    size = (h1 - h0) * (w1 - w0)
+                row.append(1.0 / size)
+            divisors.append(row)
+        scaled = grad_output * torch.tensor(divisors, dtype=grad_output.dtype,
+                                            device=grad_output.device)
+        return pool_backward(lambda i, j: scaled, self, kernel, stride,
+                             padding, [1, 1])
+
+    return {aten.nll_loss_backward.default: nll_loss_backward,
+            aten.nll_loss2d_backward.default: nll_loss_backward,
+            aten.embedding_dense_backward.default: embedding_dense_backward,
+            aten.max_pool2d_with_indices_backward.default:
+                max_pool2d_with_indices_backward,
+            aten.avg_pool2d_backward.default: avg_pool2d_backward}
+
+
+def _refuse_stateful_modules(torch, model):
+    """Modules whose training mode mutates buffers or draws random numbers:
+    the step would not be a function of parameters and batch."""
+    for name, module in model.named_modules():
+        label = f"{name or 'the model'} ({type(module).__name__})"
+        if isinstance(module, (torch.nn.modules.batchnorm._BatchNorm,
+                               torch.nn.modules.instancenorm._InstanceNorm)) \
+                and module.track_running_stats:
+            raise FrontendError(
+                f"from_torch_training: {label} updates its running "
+                f"statistics (buffers) in training mode, which a training "
+                f"step without state results cannot express; use "
+                f"track_running_stats=False, or GroupNorm/LayerNorm")
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd) \
+                and module.p > 0:
+            raise FrontendError(
+                f"from_torch_training: {label} draws random numbers in "
+                f"training mode, which the imported step does not support; "
+                f"use p=0 (or nn.Identity) for the import")
+
+
+# aten ops that draw random numbers (their overload packets' names).
+_RANDOM_OPS = frozenset([
+    "bernoulli", "bernoulli_", "native_dropout", "rand", "rand_like",
+    "randn", "randn_like", "randint", "randint_like", "randperm",
+    "normal", "normal_", "uniform", "uniform_", "multinomial",
+    "exponential_", "geometric_", "cauchy_", "log_normal_", "random_",
+])
+
+
+def _check_traced_graph(torch, gm):
+    """Refuses random ops and in-place updates of module state (buffers)
+    that the traced step contains."""
+    random, mutated = set(), set()
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or not isinstance(
+                node.target, torch._ops.OpOverload):
+            continue
+        packet = node.target.overloadpacket.__name__
+        if packet in _RANDOM_OPS:
+            random.add(f"aten.{packet}")
+        elif node.target._schema.is_mutable and any(
+                isinstance(a, torch.fx.Node) and a.op == "get_attr"
+                for a in node.args):
+            mutated.add(f"aten.{packet}")
+    if random:
+        raise FrontendError(f"from_torch_training: the training step draws "
+                            f"random numbers ({', '.join(sorted(random))}), "
+                            f"which the imported step does not support")
+    if mutated:
+        raise FrontendError(f"from_torch_training: the training step updates "
+                            f"module state in place "
+                            f"({', '.join(sorted(mutated))} on a buffer), "
+                            f"which the imported step does not support")
+
+
+def _set_attributes(ir, operation, func_name, names, batch_count, settings):
+    """The amp.* argument, result and function attributes of @func_name."""
+    func = None
+    for op in operation.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func" and ir.StringAttr(
+                op.operation.attributes["sym_name"]).value == func_name:
+            func = op.operation
+    if func is None:
+        raise FrontendError(f"from_torch_training: no function @{func_name} "
+                            f"in torch-mlir's output")
+    context = operation.context
+    with context, ir.Location.unknown():
+        unit = ir.UnitAttr.get()
+        string = ir.StringAttr.get
+        args = [ir.DictAttr.get({"amp.param": string(n)}) for n in names]
+        args += [ir.DictAttr.get({"amp.batch": unit})] * batch_count
+        args.append(ir.DictAttr.get({"amp.loss_seed": unit}))
+        results = [ir.DictAttr.get({"amp.loss": unit})]
+        results += [ir.DictAttr.get({"amp.grad": string(n)}) for n in names]
+        f64 = ir.F64Type.get()
+        entries = {}
+        for key, value in settings.items():
+            if isinstance(value, bool):
+                entries[key] = ir.BoolAttr.get(value)
+            elif isinstance(value, str):
+                entries[key] = string(value)
+            else:
+                entries[key] = ir.FloatAttr.get(f64, value)
+        function_type = ir.TypeAttr(func.attributes["function_type"]).value
+        function_type = ir.FunctionType(function_type)
+        if (len(function_type.inputs) != len(args)
+                or len(function_type.results) != len(results)):
+            raise FrontendError(
+                f"from_torch_training: torch-mlir's @{func_name} has "
+                f"{len(function_type.inputs)} arguments and "
+                f"{len(function_type.results)} results, expected "
+                f"{len(args)} and {len(results)}")
+        func.attributes["arg_attrs"] = ir.ArrayAttr.get(args)
+        func.attributes["res_attrs"] = ir.ArrayAttr.get(results)
+        func.attributes["amp.optimizer"] = ir.DictAttr.get(entries)
+
+
+def from_torch_training(model, loss_fn, optimizer, *example_batch,
+                        func_name="forward_backward", dynamic_dims=None,
+                        num_inputs=1, annotate=True):
+    """Imports the forward and backward of a training step of a
+    torch.nn.Module as MLIR text (the convention of docs/frontends.md,
+    "Training steps from PyTorch").
+
+    model: the nn.Module, traced in training mode (its flag is restored
+    afterwards). Every parameter with requires_grad becomes an argument
+    `{amp.param = "<name>"}`, in named_parameters() order; frozen parameters
+    and buffers are constants.
+    loss_fn: called as loss_fn(model(*inputs), *targets), returning a
+    scalar (0-d) float32 loss: torch.nn.functional.cross_entropy, an
+    nn.MSELoss(), ...
+    optimizer: the update the compiler applies, recorded as the function
+    attribute amp.optimizer: a dict {"kind": "sgd"|"momentum"|"adam"|
+    "adamw", "lr": ..., ...}, a torch.optim.SGD/Adam/AdamW (one parameter
+    group) or an amp_mlir.optim optimizer; see optimizer_settings.
+    example_batch: tensors of the batch, `{amp.batch}` arguments in this
+    order. The first num_inputs (default 1) are the model's inputs, the
+    rest the loss function's targets.
+    dynamic_dims: as from_torch's, for the batch tensors (0: the batch
+    dimension of each is dynamic, one symbol). The parameters and the seed
+    are static.
+    annotate: False leaves the amp.* attributes out: the same function,
+    unmarked, for tools that do not know the convention (amp_mlir.compile
+    of the plain forward and backward, an amp-opt older than
+    --amp-training).
+
+    Returns MLIR text in upstream dialects printed by MLIR 22: one function
+    `func_name` (params..., batch..., seed: tensor<f32> {amp.loss_seed}) ->
+    (loss: tensor<f32> {amp.loss}, one gradient per parameter
+    {amp.grad = "<name>"}), where the gradients are d(loss)/d(param) * seed.
+
+    Raises ValueError for bad optimizer settings or arguments (checked
+    before anything is traced), FrontendError for a model whose step is not
+    a function of parameters and batch (BatchNorm with running statistics,
+    dropout, other random ops, buffer updates) and for tracing or import
+    failures, UnsupportedOpError naming the ops that do not lower,
+    ImportError when torch or torch-mlir is not installed.
+    """
+    torch, fx, ir, PassManager = _import_torch_mlir()
+    if not isinstance(model, torch.nn.Module):
+        raise TypeError(f"from_torch_training takes a torch.nn.Module, got "
+                        f"{type(model).__name__}")
+    if not callable(loss_fn):
+        raise TypeError(f"loss_fn must be callable, got "
+                        f"{type(loss_fn).__name__}")
+    settings = optimizer_settings(optimizer)
+    if not example_batch:
+        raise ValueError("from_torch_training needs an example batch (the "
+                         "model's inputs, then the loss function's targets)")
+    for index, value in enumerate(example_batch):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"example_batch[{index}] is a "
+                            f"{type(value).__name__}, not a torch.Tensor")
+    if not isinstance(num_inputs, int) or not \
+            1 <= num_inputs <= len(example_batch):
+        raise ValueError(f"num_inputs must be between 1 and "
+                         f"{len(example_batch)} (the batch has "
+                         f"{len(example_batch)} tensors), got {num_inputs!r}")
+    named = [(n, p) for n, p in model.named_parameters() if p.requires_grad]
+    if not named:
+        raise ValueError(f"{type(model).__name__} has no parameter with "
+                         f"requires_grad")
+    for name, param in named:
+        if param.dtype != torch.float32:
+            raise ValueError(f"parameter {name} is {param.dtype}; "
+                             f"from_torch_training takes float32 parameters "
+                             f"(amp-mlir keeps fp32 masters)")
+    batch_shapes = _dynamic_shapes(torch, example_batch, dynamic_dims)
+    names = [n for n, _ in named]
+    params = [p.detach() for _, p in named]
+    seed = torch.tensor(1.0, dtype=torch.float32)
+    count = len(params)
+    training = model.training
+    model.train()
+    try:
+        _refuse_stateful_modules(torch, model)
+        gm = _trace_step(torch, model, loss_fn, names, count, num_inputs,
+                         params, example_batch, seed,
+                         "symbolic" if batch_shapes and any(
+                             spec is not None for spec in batch_shapes)
+                         else "real")
+        _check_traced_graph(torch, gm)
+    finally:
+        model.train(training)
+    dynamic_shapes = None
+    if batch_shapes is not None:
+        dynamic_shapes = (None,) * count + tuple(batch_shapes) + (None,)
+    try:
+        imported = fx.export_and_import(
+            gm, *params, *example_batch, seed, output_type="raw",
+            dynamic_shapes=dynamic_shapes, func_name=func_name)
+    except Exception as error:
+        raise FrontendError(
+            f"torch.export or torch-mlir's FX importer failed on the "
+            f"training step of {type(model).__name__}: "
+            f"{type(error).__name__}: {str(error)[:4000]}") from error
+    _run_pipeline(PassManager, imported.operation,
+                  "builtin.module(func.func(torch-match-quantized-custom-ops),"
+                  " torchdynamo-export-to-torch-backend-pipeline)",
+                  "PyTorch FX to the torch backend")
+    _run_pipeline(PassManager, imported.operation, _LINALG_PIPELINE,
+                  "torch backend to linalg-on-tensors")
+    if annotate:
+        _set_attributes(ir, imported.operation, func_name, names,
+                        len(example_batch), settings)
+    try:
+        return _finish(imported.operation,
+                       f"<{type(model).__name__} training>")
+    except FrontendError as error:
+        if annotate and "unknown amp dialect" in str(error):
+            raise FrontendError(
+                f"this amp-opt does not know the training attributes "
+                f"(amp.param, amp.batch, amp.loss_seed, amp.loss, amp.grad, "
+                f"amp.optimizer): it predates --amp-training; use a newer "
+                f"build, or annotate=False\n{error}") from None
+        raise
+
+
+def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
+                example_batch, seed, tracing_mode):
+    """make_fx's graph of (params..., batch..., seed) -> (loss, grads...)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def step(*args):
+        params, batch, seed = args[:count], args[count:-1], args[-1]
+
+        def loss_of(*params):
+            output = torch.func.functional_call(
+                model, dict(zip(names, params)), tuple(batch[:num_inputs]))
+            loss = loss_fn(output, *batch[num_inputs:])
+            if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or \
+                    loss.dtype != torch.float32:
+                raise ValueError(
+                    "loss_fn must return a 0-d float32 tensor, got "
+                    + (f"a {loss.dtype} tensor of shape {tuple(loss.shape)}"
+                       if isinstance(loss, torch.Tensor)
+                       else type(loss).__name__))
+            return loss
+
+        loss, vjp = torch.func.vjp(loss_of, *params)
+        return (loss, *vjp(seed))
+
+    try:
+        # Symbolic tracing runs on fake tensors: frozen parameters and
+        # buffers are real ones, constants of the graph. Attention is
+        # traced with the math backend: its backward is then made of
+        # matmuls and softmax, not a fused op torch-mlir does not lower.
+        from torch.nn.attention import SDPBackend, sdpa_kernel
+        with sdpa_kernel([SDPBackend.MATH]):
+            return make_fx(step, decomposition_table=
+                           _backward_decompositions(torch),
+                           tracing_mode=tracing_mode,
+                           _allow_non_fake_inputs=True)(
+                               *params, *example_batch, seed)
+    except ValueError:
+        raise
+    except Exception as error:
+        raise FrontendError(
+            f"tracing the training step of {type(model).__name__} "
+            f"(torch.func.vjp under make_fx) failed: "
+            f"{type(error).__name__}: {str(error)[:4000]}") from error

@@ -1,0 +1,392 @@
+"""amp_mlir.from_torch_training: the signature and attributes of the
+imported step, its loss and gradients against PyTorch's autograd at O0 (seed
+1 and 1024), and its errors.
+
+The tests that trace need torch and torch-mlir: under pytest they are
+skipped without them (python/tests runs with Debian's Python), and
+test/Frontends/torch-training.test runs this file as a script with the
+frontend environment's Python, which has no pytest."""
+
+import contextlib
+import importlib.util
+import re
+import subprocess
+
+import numpy as np
+
+try:
+    import pytest
+except ImportError:  # run as a script by test/Frontends/torch-training.test
+    pytest = None
+
+import amp_mlir
+from amp_mlir import _paths
+from amp_mlir.training import optimizer_settings
+
+HAVE_TORCH = (importlib.util.find_spec("torch") is not None
+              and importlib.util.find_spec("torch_mlir") is not None)
+
+
+class Skipped(Exception):
+    pass
+
+
+def skip(reason):
+    if pytest is not None:
+        pytest.skip(reason)
+    raise Skipped(reason)
+
+
+def needs_torch():
+    if not HAVE_TORCH:
+        skip("needs torch and torch-mlir (the frontend environment)")
+    import torch
+    return torch
+
+
+@contextlib.contextmanager
+def raises(error_type, match):
+    try:
+        yield
+    except error_type as error:
+        assert re.search(match, str(error)), f"{error!r} does not match " \
+                                             f"{match!r}"
+    else:
+        raise AssertionError(f"no {error_type.__name__} raised")
+
+
+_KNOWS_TRAINING = []
+
+
+def needs_training_attributes():
+    """amp-opt must accept the amp.* attributes of the convention (the amp
+    dialect of --amp-training's build)."""
+    if not _KNOWS_TRAINING:
+        probe = ('func.func @f(%s: tensor<f32> {amp.loss_seed}) -> '
+                 '(tensor<f32> {amp.loss}) attributes {amp.optimizer = '
+                 '{kind = "sgd", lr = 1.0 : f64}} { return %s : tensor<f32> }')
+        result = subprocess.run([str(_paths.tool("amp-opt")), "-"],
+                                input=probe, capture_output=True, text=True)
+        _KNOWS_TRAINING.append(result.returncode == 0)
+    if not _KNOWS_TRAINING[0]:
+        skip("this amp-opt predates the training attributes (--amp-training)")
+
+
+# --- optimizer settings (no torch needed) -----------------------------------
+
+def test_optimizer_defaults_are_pytorchs():
+    assert optimizer_settings({"kind": "adamw"}) == {
+        "kind": "adamw", "lr": 1e-3, "beta1": 0.9, "beta2": 0.999,
+        "eps": 1e-8, "weight_decay": 1e-2}
+    assert optimizer_settings({"kind": "Adam", "lr": 0.01,
+                               "betas": (0.8, 0.99)}) == {
+        "kind": "adam", "lr": 0.01, "beta1": 0.8, "beta2": 0.99,
+        "eps": 1e-8, "weight_decay": 0.0}
+    assert optimizer_settings({"kind": "sgd", "lr": 0.1}) == {
+        "kind": "sgd", "lr": 0.1, "weight_decay": 0.0}
+    # SGD with momentum is kind "momentum", with every momentum key.
+    assert optimizer_settings({"kind": "sgd", "lr": 0.1, "momentum": 0.9,
+                               "nesterov": True}) == {
+        "kind": "momentum", "lr": 0.1, "momentum": 0.9, "dampening": 0.0,
+        "nesterov": True, "weight_decay": 0.0}
+
+
+def test_optimizer_from_runtime_optimizer():
+    w = np.zeros(4, np.float32)
+    sgd = amp_mlir.optim.SGD([w], lr=0.5, momentum=0.9, weight_decay=1e-4)
+    assert optimizer_settings(sgd) == {
+        "kind": "momentum", "lr": 0.5, "momentum": 0.9, "dampening": 0.0,
+        "nesterov": False, "weight_decay": 1e-4}
+    adamw = amp_mlir.optim.AdamW([w], lr=1e-3)
+    assert optimizer_settings(adamw) == {
+        "kind": "adamw", "lr": 1e-3, "beta1": 0.9, "beta2": 0.999,
+        "eps": 1e-8, "weight_decay": 1e-2}
+    adamw.lr = 0.5  # a schedule changed it
+    assert optimizer_settings(adamw)["lr"] == 0.5
+
+
+def test_bad_optimizer_settings():
+    for spec, message in [
+            ({"kind": "sgd", "lr": 0.0}, "lr must be > 0"),
+            ({"kind": "sgd", "lr": -1}, "lr must be > 0"),
+            ({"kind": "lamb", "lr": 0.1}, "unknown optimizer kind 'lamb'"),
+            ({"lr": 0.1}, "unknown optimizer kind None"),
+            ({"kind": "adam", "betas": (0.9, 1.0)},
+             r"beta2 must be in \[0, 1\)"),
+            ({"kind": "adamw", "beta1": -0.1}, r"beta1 must be in \[0, 1\)"),
+            ({"kind": "adam", "eps": -1.0}, "eps must be >= 0"),
+            ({"kind": "sgd", "lr": 0.1, "betas": (0.9, 0.99)},
+             "unknown settings beta1, beta2"),
+            ({"kind": "sgd", "lr": float("nan")}, "lr = nan is not finite"),
+            ({"kind": "sgd", "lr": 0.1, "nesterov": True},
+             "nesterov needs momentum > 0"),
+            ({"kind": "momentum", "lr": 0.1}, "momentum must be > 0"),
+            ({"kind": "sgd", "lr": 0.1, "momentum": 1.5},
+             r"momentum must be in \[0, 1\]"),
+            ({"kind": "adam", "lr": "fast"}, "lr must be a number")]:
+        with raises(ValueError, message):
+            optimizer_settings(spec)
+    with raises(TypeError, "the optimizer must be a dict"):
+        optimizer_settings("adam")
+
+
+# --- the import (torch) ------------------------------------------------------
+
+def _mlp(torch, outputs=4):
+    torch.manual_seed(0)
+    return torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.ReLU(),
+                               torch.nn.Linear(8, outputs))
+
+
+def _check_step(torch, function, model, loss_fn, batch, num_inputs=1):
+    """The compiled step's loss and gradients against torch.autograd, for
+    seeds 1 and 1024 (the gradients scale with the seed, the loss not)."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    loss = loss_fn(model(*batch[:num_inputs]), *batch[num_inputs:])
+    unseeded = None
+    for seed in (1.0, 1024.0):
+        results = function(*[p.detach().numpy() for p in params],
+                           *[b.numpy() for b in batch],
+                           np.array(seed, np.float32))
+        grads = torch.autograd.grad(loss, params, retain_graph=True,
+                                    grad_outputs=torch.tensor(seed))
+        assert len(results) == 1 + len(params)
+        np.testing.assert_allclose(results[0], loss.item(), rtol=1e-5)
+        worst = 0.0
+        for got, want in zip(results[1:], grads):
+            want = want.numpy()
+            # 1e-5 relative to the gradient's largest element.
+            assert got.shape == want.shape
+            error = np.abs(got - want).max() / np.abs(want).max()
+            assert error <= 1e-5, (seed, error)
+            worst = max(worst, error)
+        if pytest is None:
+            print(f"  seed {seed:g}: loss rel error "
+                  f"{abs(results[0] - loss.item()) / abs(loss.item()):.1e}, "
+                  f"gradients max rel error {worst:.1e}")
+        if unseeded is None:
+            unseeded = results
+        else:
+            # A power-of-two seed scales every gradient exactly; the loss
+            # does not change.
+            assert results[0] == unseeded[0]
+            for got, base in zip(results[1:], unseeded[1:]):
+                np.testing.assert_array_equal(got, base * np.float32(seed))
+
+
+def test_signature_and_attributes():
+    torch = needs_torch()
+    needs_training_attributes()
+    model = _mlp(torch)
+    model[0].bias.requires_grad_(False)  # frozen: a constant, no gradient
+    optimizer = torch.optim.AdamW(
+        [p for p in model.parameters() if p.requires_grad], lr=2e-3)
+    x, y = torch.randn(6, 16), torch.randint(0, 4, (6,))
+    model.eval()
+    text = amp_mlir.from_torch_training(
+        model, torch.nn.functional.cross_entropy, optimizer, x, y,
+        dynamic_dims=0)
+    assert not model.training  # the flag is restored
+    header = next(line.strip() for line in text.splitlines()
+                  if "func.func" in line)
+    assert header == (
+        'func.func @forward_backward('
+        '%arg0: tensor<8x16xf32> {amp.param = "0.weight"}, '
+        '%arg1: tensor<4x8xf32> {amp.param = "2.weight"}, '
+        '%arg2: tensor<4xf32> {amp.param = "2.bias"}, '
+        '%arg3: tensor<?x16xf32> {amp.batch}, '
+        '%arg4: tensor<?xi64> {amp.batch}, '
+        '%arg5: tensor<f32> {amp.loss_seed}) -> ('
+        'tensor<f32> {amp.loss}, '
+        'tensor<8x16xf32> {amp.grad = "0.weight"}, '
+        'tensor<4x8xf32> {amp.grad = "2.weight"}, '
+        'tensor<4xf32> {amp.grad = "2.bias"}) '
+        'attributes {amp.optimizer = {beta1 = 9.000000e-01 : f64, '
+        'beta2 = 0.99899999999999999 : f64, eps = 1.000000e-08 : f64, '
+        'kind = "adamw", lr = 2.000000e-03 : f64, '
+        'weight_decay = 1.000000e-02 : f64}} {'), header
+    # Compiled as it is (the amp.* attributes do not get in the way).
+    function = amp_mlir.compile(text, level="O0").forward_backward
+    _check_step(torch, function, model, torch.nn.functional.cross_entropy,
+                (x, y))
+
+
+def test_mlp_cross_entropy_matches_torch():
+    torch = needs_torch()
+    model = _mlp(torch)
+    model[2].bias.requires_grad_(False)  # frozen: a constant, no gradient
+    x, y = torch.randn(6, 16), torch.randint(0, 4, (6,))
+    text = amp_mlir.from_torch_training(
+        model, torch.nn.functional.cross_entropy, {"kind": "sgd", "lr": 0.1},
+        x, y, dynamic_dims=0, annotate=False)
+    # cross_entropy's integer labels need no tm_tensor.scatter.
+    assert "tm_tensor" not in text and "amp." not in text
+    function = amp_mlir.compile(text, level="O0").forward_backward
+    assert function.signature == (
+        "@forward_backward(tensor<8x16xf32>, tensor<8xf32>, tensor<4x8xf32>, "
+        "tensor<?x16xf32>, tensor<?xi64>, tensor<f32>) -> "
+        "(tensor<f32>, tensor<8x16xf32>, tensor<8xf32>, tensor<4x8xf32>)")
+    for batch in (6, 3):  # the batch is dynamic
+        _check_step(torch, function, model, torch.nn.functional.cross_entropy,
+                    (torch.randn(batch, 16), torch.randint(0, 4, (batch,))))
+
+
+def test_mlp_mse_matches_torch():
+    torch = needs_torch()
+    model = torch.nn.Sequential(torch.nn.Linear(16, 8), torch.nn.Tanh(),
+                                torch.nn.Linear(8, 3))
+    batch = (torch.randn(5, 16), torch.randn(5, 3))
+    text = amp_mlir.from_torch_training(
+        model, torch.nn.MSELoss(), {"kind": "adam"}, *batch, annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, torch.nn.MSELoss(), batch)
+
+
+def test_cnn_matches_torch():
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(1)
+    # Max and average pooling's backward ops are decomposed by amp_mlir
+    # (PyTorch's decomposition is a scatter, torch-mlir has none).
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(),
+                          nn.MaxPool2d(3, stride=2, padding=1),
+                          nn.Conv2d(4, 4, 3, padding=1), nn.GroupNorm(2, 4),
+                          nn.ReLU(), nn.AvgPool2d(2), nn.Flatten(),
+                          nn.Linear(4 * 2 * 2, 5))
+    batch = (torch.randn(2, 3, 8, 8), torch.randint(0, 5, (2,)))
+    loss_fn = torch.nn.CrossEntropyLoss(label_smoothing=0.1)
+    text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
+                                        *batch, annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, loss_fn, batch)
+
+
+def test_embedding_matches_torch():
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(2)
+    # The embedding's backward (a scatter in PyTorch) is a one-hot matmul.
+    model = nn.Sequential(nn.Embedding(10, 8, padding_idx=0), nn.Flatten(),
+                          nn.Linear(8 * 3, 4))
+    batch = (torch.tensor([[0, 1, 2], [3, 0, 9], [9, 9, 4], [5, 6, 7]]),
+             torch.randint(0, 4, (4,)))
+    loss_fn = torch.nn.functional.cross_entropy
+    text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
+                                        *batch, annotate=False)
+    assert "tm_tensor" not in text
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, loss_fn, batch)
+
+
+def test_attention_matches_torch():
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(3)
+    # Attention is traced with the math backend: no fused backward op.
+    model = nn.Sequential(
+        nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+        nn.Flatten(), nn.Linear(8 * 3, 2))
+    batch = (torch.randn(2, 3, 8), torch.randn(2, 2))
+    loss_fn = torch.nn.functional.mse_loss
+    text = amp_mlir.from_torch_training(model, loss_fn, {"kind": "sgd"},
+                                        *batch, annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, loss_fn, batch)
+
+
+def test_torch_optimizers():
+    torch = needs_torch()
+    model = _mlp(torch)
+    sgd = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9,
+                          dampening=0.1, weight_decay=5e-4)
+    assert optimizer_settings(sgd) == {
+        "kind": "momentum", "lr": 0.1, "momentum": 0.9, "dampening": 0.1,
+        "nesterov": False, "weight_decay": 5e-4}
+    assert optimizer_settings(torch.optim.SGD(model.parameters())) == {
+        "kind": "sgd", "lr": 1e-3, "weight_decay": 0.0}
+    assert optimizer_settings(torch.optim.Adam(model.parameters()))[
+        "kind"] == "adam"
+    assert optimizer_settings(torch.optim.AdamW(
+        model.parameters(), betas=(0.8, 0.9))) == {
+        "kind": "adamw", "lr": 1e-3, "beta1": 0.8, "beta2": 0.9,
+        "eps": 1e-8, "weight_decay": 1e-2}
+    groups = torch.optim.SGD([{"params": model[0].parameters()},
+                              {"params": model[2].parameters(), "lr": 0.5}],
+                             lr=0.1)
+    with raises(ValueError, "has 2 parameter groups"):
+        optimizer_settings(groups)
+    with raises(ValueError, "amsgrad=True is not supported"):
+        optimizer_settings(torch.optim.Adam(model.parameters(),
+                                            amsgrad=True))
+    with raises(ValueError, "RMSprop is not supported"):
+        optimizer_settings(torch.optim.RMSprop(model.parameters()))
+
+
+def test_errors():
+    torch = needs_torch()
+    nn, F = torch.nn, torch.nn.functional
+    x, y = torch.randn(4, 16), torch.randint(0, 4, (4,))
+    model = _mlp(torch)
+    # Bad settings are refused at the call, before any tracing.
+    with raises(ValueError, "lr must be > 0"):
+        amp_mlir.from_torch_training(model, F.cross_entropy,
+                                     {"kind": "sgd", "lr": 0}, x, y)
+    batchnorm = nn.Sequential(nn.Linear(16, 8), nn.BatchNorm1d(8),
+                              nn.Linear(8, 4))
+    batchnorm.eval()
+    with raises(amp_mlir.FrontendError, r"1 \(BatchNorm1d\) updates its "
+                                        r"running statistics"):
+        amp_mlir.from_torch_training(batchnorm, F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
+    assert not batchnorm.training
+    dropout = nn.Sequential(nn.Linear(16, 4), nn.Dropout(0.1))
+    with raises(amp_mlir.FrontendError, r"1 \(Dropout\) draws random"):
+        amp_mlir.from_torch_training(dropout, F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
+
+    class Noisy(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(16, 4)
+
+        def forward(self, x):
+            return self.linear(x + torch.randn_like(x))
+
+    with raises(amp_mlir.FrontendError, r"draws random numbers "
+                                        r"\(aten.randn_like\)"):
+        amp_mlir.from_torch_training(Noisy(), F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
+    with raises(ValueError, "loss_fn must return a 0-d float32 tensor, got "
+                            r"a torch.float32 tensor of shape \(4,\)"):
+        amp_mlir.from_torch_training(
+            model, lambda out, t: F.cross_entropy(out, t, reduction="none"),
+            {"kind": "sgd"}, x, y)
+    with raises(ValueError, "num_inputs must be between 1 and 2"):
+        amp_mlir.from_torch_training(model, F.cross_entropy,
+                                     {"kind": "sgd"}, x, y, num_inputs=3)
+    with raises(TypeError, "takes a torch.nn.Module, got function"):
+        amp_mlir.from_torch_training(F.relu, F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
+
+
+if __name__ == "__main__":
+    import sys
+    import traceback
+    passed = skipped = failed = 0
+    for name, test in list(globals().items()):
+        if not name.startswith("test_") or not callable(test):
+            continue
+        try:
+            test()
+        except Skipped as reason:
+            skipped += 1
+            print(f"SKIP {name}: {reason}")
+        except Exception:
+            failed += 1
+            print(f"FAIL {name}")
+            traceback.print_exc(file=sys.stdout)
+        else:
+            passed += 1
+            print(f"PASS {name}")
+    print(f"{passed} passed, {skipped} skipped, {failed} failed")
+    sys.exit(1 if failed else 0)
