@@ -99,7 +99,7 @@ typedef struct AmpRunnerExecutable AmpRunnerExecutable;
 
 /** Compiles function `entry` of `module` (NULL or "": the module's only
  *  function). Every argument and result must be a ranked tensor with f32,
- *  f16, bf16, f64, i32 or i64 elements; dimensions may be dynamic (`?`). NULL
+ *  f16, bf16, f64, i32, i64 or i1 (one byte per element) elements; dimensions may be dynamic (`?`). NULL
  * on failure, with the diagnostics of the failing stage. */
 AMP_RUNNER_CAPI AmpRunnerExecutable *
 ampRunnerCompile(AmpRunnerModule *module, const char *entry,
@@ -118,6 +118,7 @@ typedef enum AmpRunnerElementType {
   AMP_RUNNER_F64 = 3,
   AMP_RUNNER_I32 = 4,
   AMP_RUNNER_I64 = 5,
+  AMP_RUNNER_I1 = 6,
 } AmpRunnerElementType;
 
 AMP_RUNNER_CAPI const char *ampRunnerGetName(AmpRunnerExecutable *exe);

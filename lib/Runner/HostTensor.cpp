@@ -33,12 +33,16 @@ StringRef amp::runner::getElementKindName(ElementKind kind) {
     return "i32";
   case ElementKind::I64:
     return "i64";
+  case ElementKind::I1:
+    return "i1";
   }
   llvm_unreachable("unknown element kind");
 }
 
 unsigned amp::runner::getElementByteSize(ElementKind kind) {
   switch (kind) {
+  case ElementKind::I1:
+    return 1; // One byte per element in memory, as LLVM stores i1.
   case ElementKind::F16:
   case ElementKind::BF16:
     return 2;
@@ -53,7 +57,8 @@ unsigned amp::runner::getElementByteSize(ElementKind kind) {
 }
 
 bool amp::runner::isFloatKind(ElementKind kind) {
-  return kind != ElementKind::I32 && kind != ElementKind::I64;
+  return kind != ElementKind::I32 && kind != ElementKind::I64 &&
+         kind != ElementKind::I1;
 }
 
 std::optional<ElementKind> amp::runner::getElementKind(Type type) {
@@ -70,6 +75,8 @@ std::optional<ElementKind> amp::runner::getElementKind(Type type) {
     return ElementKind::I32;
   if (type.isSignlessInteger(64) || type.isSignedInteger(64))
     return ElementKind::I64;
+  if (type.isSignlessInteger(1))
+    return ElementKind::I1;
   return std::nullopt;
 }
 
@@ -159,6 +166,8 @@ double HostTensor::getAsDouble(int64_t index) const {
     return reinterpret_cast<const int32_t *>(base)[index];
   case ElementKind::I64:
     return static_cast<double>(reinterpret_cast<const int64_t *>(base)[index]);
+  case ElementKind::I1:
+    return (base[index] & 1) ? 1.0 : 0.0;
   }
   llvm_unreachable("unknown element kind");
 }
@@ -186,6 +195,9 @@ void HostTensor::setFromDouble(int64_t index, double value) {
     return;
   case ElementKind::I64:
     reinterpret_cast<int64_t *>(base)[index] = static_cast<int64_t>(value);
+    return;
+  case ElementKind::I1:
+    base[index] = value != 0.0 ? 1 : 0;
     return;
   }
   llvm_unreachable("unknown element kind");

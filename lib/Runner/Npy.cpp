@@ -44,6 +44,7 @@ std::optional<ElementKind> NpyArray::getElementKind() const {
       .Case("<f8", ElementKind::F64)
       .Case("<i4", ElementKind::I32)
       .Case("<i8", ElementKind::I64)
+      .Case("|b1", ElementKind::I1)
       .Default(std::nullopt);
 }
 
@@ -59,6 +60,8 @@ std::optional<StringRef> amp::runner::getNpyDescr(ElementKind kind) {
     return StringRef("<i4");
   case ElementKind::I64:
     return StringRef("<i8");
+  case ElementKind::I1:
+    return StringRef("|b1");
   case ElementKind::BF16:
     return std::nullopt;
   }

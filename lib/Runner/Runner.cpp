@@ -169,7 +169,7 @@ SmallVector<StringRef> amp::runner::getFunctionNames(ModuleOp module) {
 }
 
 static const char kSupportedTypes[] =
-    "amp-run needs ranked tensors with f32, f16, bf16, f64, i32 or i64 "
+    "amp-run needs ranked tensors with f32, f16, bf16, f64, i32, i64 or i1 "
     "elements";
 
 static std::string typeToString(Type type) {

@@ -25,6 +25,7 @@ from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
 from .scaler import GradScaler
 from .training import from_torch_training
+from .trainer import Trainer, make_training_step, parameters_of
 from . import optim
 
 __version__ = "0.1.0"
@@ -32,7 +33,7 @@ __version__ = "0.1.0"
 __all__ = [
     "AmpError", "AmpRemark", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
-    "from_torch_training",
+    "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
     "report",

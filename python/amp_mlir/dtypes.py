@@ -64,6 +64,7 @@ ELEMENT_TYPES = {
     3: (np.dtype(np.float64), "f64"),
     4: (np.dtype(np.int32), "i32"),
     5: (np.dtype(np.int64), "i64"),
+    6: (np.dtype(np.bool_), "i1"),
 }
 
 

@@ -26,7 +26,7 @@ namespace amp {
 namespace runner {
 
 /// The element types amp-run can pass in and out.
-enum class ElementKind : uint8_t { F32, F16, BF16, F64, I32, I64 };
+enum class ElementKind : uint8_t { F32, F16, BF16, F64, I32, I64, I1 };
 
 /// "f32", "f16", "bf16", "f64", "i32", "i64".
 StringRef getElementKindName(ElementKind kind);

@@ -342,6 +342,8 @@ static int32_t toCElementType(ElementKind kind) {
     return AMP_RUNNER_I32;
   case ElementKind::I64:
     return AMP_RUNNER_I64;
+  case ElementKind::I1:
+    return AMP_RUNNER_I1;
   }
   return -1;
 }

@@ -1,0 +1,233 @@
+"""Trainer: runs the training step that amp-training builds, step by step.
+
+    fb = amp_mlir.from_torch_training(net, F.cross_entropy, opt, x, y)
+    trainer = amp_mlir.Trainer(fb, amp_mlir.parameters_of(net), level="O2")
+    for x, y in batches:
+        loss, skipped = trainer.step(x, y)
+    trainer.save("state.npz")          # parameters, optimizer and scaler
+    trainer.load("state.npz")          # ... resumes bit for bit
+
+The module is a forward-backward function of the training convention
+(docs/loss-scaling.md#training-from-a-frontend). `make_training_step` runs
+`amp-opt --amp-training` on it, which adds the loss scaling, the fp32 master
+weights, the optimizer update and the step skip; the result is compiled at
+the level asked for and called once per step with the state the Trainer
+keeps (numpy arrays, threaded through the pure step function).
+"""
+
+import re
+
+import numpy as np
+
+from . import compiler
+from .compiler import AmpError
+
+# The roles amp-training gives the step's arguments and results.
+_ROLE = re.compile(r'amp\.(param|optimizer_state|scaler) = "([^"]*)"')
+_ARGUMENT = re.compile(r"%arg\d+: ([^ ,)]+)(?: \{([^}]*)\})?")
+
+
+def make_training_step(module, scaler="pytorch", data_parallel=False):
+    """The training step (MLIR text) of a forward-backward function:
+    `amp-opt --amp-training`. scaler: the loss-scaler preset (pytorch,
+    paddle, deepspeed, ..., or bf16 for a scale of 1) of functions without
+    an amp.loss_scaling attribute. data_parallel: all-reduce found_inf, the
+    gradients and the loss across the ranks (amp.all_reduce)."""
+    text, name = compiler._read_module(module)
+    if "amp.loss_seed" not in text:
+        raise ValueError(f"{name} has no forward-backward function (no "
+                         f"argument with amp.loss_seed): see "
+                         f"docs/loss-scaling.md#training-from-a-frontend")
+    options = f"scaler={scaler}"
+    if data_parallel:
+        options += " data-parallel=true"
+    return compiler._run_amp_opt(text, name,
+                                 [f"--amp-training={options}"]).stdout
+
+
+def _signature(text, func_name):
+    """[(role, label)] of the arguments and of the results of @func_name:
+    role is 'param', 'optimizer_state', 'scaler', 'batch', 'loss' or
+    'found_inf'."""
+    header = None
+    for line in text.splitlines():
+        if re.match(rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line):
+            header = line
+            break
+    if header is None:
+        raise AmpError(f"the training step has no function @{func_name}")
+    open_paren = header.index("(")
+    arrow = header.index(") -> (")
+    arguments = []
+    for match in _ARGUMENT.finditer(header[open_paren:arrow + 1]):
+        attrs = match.group(2) or ""
+        role = _ROLE.search(attrs)
+        arguments.append((role.group(1), role.group(2)) if role else
+                         ("batch", None))
+    results = []
+    body = header[arrow + len(") -> ("):]
+    for part in re.finditer(r"(tensor<[^>]*>)(?: \{([^}]*)\})?", body):
+        attrs = part.group(2) or ""
+        role = _ROLE.search(attrs)
+        if role:
+            results.append((role.group(1), role.group(2)))
+        elif "amp.loss" in attrs:
+            results.append(("loss", None))
+        elif "amp.found_inf" in attrs:
+            results.append(("found_inf", None))
+        else:
+            raise AmpError(f"result of @{func_name} without a role: "
+                           f"{part.group(0)}")
+    return arguments, results
+
+
+def parameters_of(model):
+    """A torch.nn.Module's trainable parameters as {name: float32 array},
+    in named_parameters() order (the order from_torch_training uses)."""
+    return {name: p.detach().cpu().numpy().astype(np.float32, copy=True)
+            for name, p in model.named_parameters() if p.requires_grad}
+
+
+class Trainer:
+    """Compiles the training step of a forward-backward function and keeps
+    its state: the fp32 parameters, the optimizer state and the loss
+    scaler's state.
+
+    module: a forward-backward function (from_torch_training's text or a
+    path); params: {name: float32 array} (parameters_of(model)), every
+    amp.param of the function. level/dtype/target as amp_mlir.compile.
+    scaler: the loss-scaler preset; None: 'pytorch' for float16, 'bf16' (a
+    scale of 1, no dynamic scaling) at O0 and for bfloat16. data_parallel:
+    all-reduce across the MPI ranks (run under mpirun). func_name: the
+    function (default: the one with amp.loss_seed)."""
+
+    def __init__(self, module, params, level="O2", dtype=None, target="cpu",
+                 scaler=None, data_parallel=False, func_name=None,
+                 **compile_options):
+        level = compiler._level_name(level)
+        low = None if dtype is None else compiler.low_precision_name(dtype)
+        if scaler is None:
+            scaler = "bf16" if level == "O0" or low == "bf16" else "pytorch"
+        self.level = level
+        self.scaler_preset = scaler
+        self.step_text = make_training_step(module, scaler, data_parallel)
+        # The training steps amp-training made: their results end with
+        # {amp.found_inf}.
+        steps = re.findall(r"func\.func (?:\w+ )?@([\w$.]+)\([^\n]*"
+                           r"\{amp\.found_inf\}", self.step_text)
+        if func_name is None:
+            if len(steps) != 1:
+                raise ValueError(f"the module has {len(steps)} "
+                                 f"forward-backward functions ({steps}): "
+                                 f"name one with func_name")
+            func_name = steps[0]
+        elif func_name not in steps:
+            raise ValueError(f"@{func_name} is not a forward-backward "
+                             f"function of the module (those are {steps})")
+        self.func_name = func_name
+        self._arguments, self._results = _signature(self.step_text, func_name)
+        self.module = compiler.compile(self.step_text, level=level,
+                                       dtype=dtype, target=target,
+                                       **compile_options)
+        self._step = self.module[func_name]
+        init = self.module[f"{func_name}_init"]()
+        init = init if isinstance(init, tuple) else (init,)
+        state_roles = [role for role in self._arguments
+                       if role[0] in ("optimizer_state", "scaler")]
+        self.state = {}
+        for (role, label), value in zip(state_roles, init):
+            self.state[f"{role}:{label}"] = np.array(value, copy=True)
+        names = [label for role, label in self._arguments if role == "param"]
+        missing = [name for name in names if name not in params]
+        unknown = [name for name in params if name not in names]
+        if missing or unknown:
+            raise ValueError(
+                f"params must name every parameter of @{func_name}: "
+                f"missing {missing}, unknown {unknown}")
+        for name in names:
+            value = np.asarray(params[name])
+            if value.dtype != np.float32:
+                raise TypeError(f"parameter {name!r} has dtype "
+                                f"{value.dtype}; the masters are float32")
+            self.state[f"param:{name}"] = np.array(value, copy=True)
+        self.batch_count = sum(1 for role, _ in self._arguments
+                               if role == "batch")
+        self.steps = 0
+        self.skipped = 0
+
+    @property
+    def params(self):
+        """{name: float32 array}: the fp32 master parameters."""
+        return {key.split(":", 1)[1]: value for key, value in
+                self.state.items() if key.startswith("param:")}
+
+    @property
+    def scale(self):
+        """The current loss scale."""
+        return float(self.state["scaler:scale"])
+
+    def step(self, *batch):
+        """One training step on a batch (the batch tensors of the
+        forward-backward function, in order). Returns (loss, skipped):
+        the loss of this step (averaged over the ranks when data-parallel)
+        and whether the update was skipped because a gradient was not
+        finite."""
+        if len(batch) != self.batch_count:
+            raise TypeError(f"step takes {self.batch_count} batch tensors, "
+                            f"got {len(batch)}")
+        arguments = []
+        batch = iter(batch)
+        for role, label in self._arguments:
+            arguments.append(next(batch) if role == "batch" else
+                             self.state[f"{role}:{label}"])
+        results = self._step(*arguments)
+        loss = found = None
+        for (role, label), value in zip(self._results, results):
+            if role == "loss":
+                loss = float(value)
+            elif role == "found_inf":
+                found = bool(value)
+            else:
+                self.state[f"{role}:{label}"] = value
+        self.steps += 1
+        self.skipped += int(found)
+        return loss, found
+
+    def state_dict(self):
+        """Everything a resumed run needs: parameters, optimizer state,
+        scaler state and the step/skip counts, as numpy arrays."""
+        state = {key: np.array(value, copy=True)
+                 for key, value in self.state.items()}
+        state["trainer:steps"] = np.array(self.steps, dtype=np.int64)
+        state["trainer:skipped"] = np.array(self.skipped, dtype=np.int64)
+        return state
+
+    def load_state_dict(self, state):
+        """Restores a state_dict(): the next step continues exactly where
+        the saved run was."""
+        expected = set(self.state) | {"trainer:steps", "trainer:skipped"}
+        if set(state) != expected:
+            raise ValueError(
+                f"the state does not belong to this training step: missing "
+                f"{sorted(expected - set(state))}, unknown "
+                f"{sorted(set(state) - expected)}")
+        for key in self.state:
+            value = np.asarray(state[key])
+            if value.shape != self.state[key].shape or \
+                    value.dtype != self.state[key].dtype:
+                raise ValueError(f"{key}: {value.dtype}{list(value.shape)} "
+                                 f"where the step has "
+                                 f"{self.state[key].dtype}"
+                                 f"{list(self.state[key].shape)}")
+            self.state[key] = np.array(value, copy=True)
+        self.steps = int(state["trainer:steps"])
+        self.skipped = int(state["trainer:skipped"])
+
+    def save(self, path):
+        """np.savez of state_dict()."""
+        np.savez(path, **self.state_dict())
+
+    def load(self, path):
+        """Loads what save() wrote."""
+        with np.load(path) as data:
+            self.load_state_dict({key: data[key] for key in data.files})
