@@ -218,6 +218,9 @@ private:
   /// is only a max/min identity (getReductionIdentityUse), converted with
   /// infinities; with `explain`, a remark on the constant says so (once).
   bool isReductionIdentity(Value constant);
+  /// True if `value` is the scaled loss seed (an amp.scale_loss result) or
+  /// scalar (0-d) arithmetic on it.
+  bool isLossScaleScalar(Value value);
   MLIRContext &getContext() { return *context; }
   /// Records the uses, inside the regions of `op`, of float values defined
   /// outside it (a table a linalg body reads with tensor.extract).
@@ -249,6 +252,7 @@ private:
   llvm::DenseMap<Operation *, std::optional<EnclosingPin>> enclosingPins;
   llvm::DenseMap<Value, bool> overflowing;
   llvm::DenseMap<Value, bool> identities;
+  llvm::DenseMap<Value, bool> lossScaleScalars;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
@@ -614,6 +618,31 @@ bool AutoMixedPrecision::isReductionIdentity(Value constant) {
   return it->second;
 }
 
+/// A 0-d tensor, or a scalar.
+static bool isZeroDimensional(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  return !shaped || (shaped.hasRank() && shaped.getRank() == 0);
+}
+
+bool AutoMixedPrecision::isLossScaleScalar(Value value) {
+  auto it = lossScaleScalars.find(value);
+  if (it != lossScaleScalars.end())
+    return it->second;
+  Operation *def = value.getDefiningOp();
+  bool result = false;
+  if (def && isa<ScaleLossOp>(def)) {
+    result = isZeroDimensional(value.getType());
+  } else if (def && isZeroDimensional(value.getType())) {
+    lossScaleScalars[value] = false; // Cycles (none in SSA) end here.
+    result = llvm::any_of(def->getOperands(), [&](Value operand) {
+      return isZeroDimensional(operand.getType()) &&
+             isLossScaleScalar(operand);
+    });
+  }
+  lossScaleScalars[value] = result;
+  return result;
+}
+
 Decision AutoMixedPrecision::decide(Operation *op,
                                     AmpPrecisionOpInterface iface,
                                     ArrayRef<Type> operandTypes,
@@ -645,6 +674,16 @@ Decision AutoMixedPrecision::decide(Operation *op,
   if (optimizerOps.contains(op))
     return {Precision::f32, "optimizer update of a training step: it does "
                             "not compute the loss or the gradients"};
+  // The scaled backward seed (65536 by default) does not fit f16: scalar
+  // arithmetic on it (the seed divided by the batch size, ...) stays in f32
+  // and costs no bytes; the tensors computed from it are decided as usual.
+  if (op->getNumResults() != 0 &&
+      llvm::all_of(op->getResultTypes(), isZeroDimensional) &&
+      llvm::all_of(op->getOperandTypes(), isZeroDimensional) &&
+      llvm::any_of(op->getOperands(),
+                   [&](Value v) { return isLossScaleScalar(v); }))
+    return {Precision::f32, "scalar arithmetic on the scaled loss seed "
+                            "(the loss scale may not fit the low type)"};
   if (!policy.blackList.empty() && policy.blackList.contains(name))
     return required({Precision::f32, "custom black list"});
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
@@ -805,6 +844,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   enclosingPins.clear();
   overflowing.clear();
   identities.clear();
+  lossScaleScalars.clear();
   changed = true;
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
