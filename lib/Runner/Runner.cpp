@@ -463,6 +463,22 @@ Executable::compile(ModuleOp module, StringRef entry,
                        "host code); use target cpu");
   }
 
+  // A forward-backward function of the training convention becomes a
+  // training step under the AMP pipelines (amp-training), with another
+  // signature: that step is what to compile.
+  if (options.level != Level::O0)
+    if (auto func = module.lookupSymbol<func::FuncOp>(entry))
+      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+        if (func.getArgAttr(i, "amp.loss_seed"))
+          return makeError(
+              "'@" + entry.str() +
+              "' is a forward-backward function (its argument #" +
+              std::to_string(i) +
+              " is the amp.loss_seed): the AMP levels make it a training "
+              "step with another signature; compile that step, made by "
+              "'amp-opt --amp-training' (Python: amp_mlir.Trainer or "
+              "amp_mlir.make_training_step), or run this function at O0");
+
   std::unique_ptr<Executable> executable(new Executable());
   executable->signature = std::move(*signature);
   executable->callArguments = executable->signature.arguments;

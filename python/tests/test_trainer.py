@@ -1,0 +1,121 @@
+"""amp_mlir.Trainer and make_training_step on a hand-written
+forward-backward function (test/amp-run/Inputs/forward-backward.mlir): no
+torch needed."""
+
+import numpy as np
+import pytest
+
+import amp_mlir
+
+
+@pytest.fixture(scope="module")
+def forward_backward(repo):
+    return (repo / "test" / "amp-run" / "Inputs" /
+            "forward-backward.mlir").read_text()
+
+
+@pytest.fixture
+def problem(rng):
+    w = rng.standard_normal((4, 3)).astype(np.float32)
+    x = rng.standard_normal((8, 4)).astype(np.float32)
+    t = (x @ rng.standard_normal((4, 3))).astype(np.float32)
+    return {"fc.weight": w}, x, t
+
+
+def adamw_reference(w, x, t, steps, lr=1e-2, wd=0.01, b1=0.9, b2=0.999,
+                    eps=1e-8):
+    """PyTorch's AdamW on the same problem, in float64."""
+    w = w.astype(np.float64)
+    m = np.zeros_like(w)
+    v = np.zeros_like(w)
+    losses = []
+    for k in range(1, steps + 1):
+        d = x @ w - t
+        losses.append(float((d * d).sum()))
+        g = x.T @ (2 * d)
+        w = w * (1 - lr * wd)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        w = w - lr / (1 - b1 ** k) * m / (np.sqrt(v) / np.sqrt(1 - b2 ** k)
+                                           + eps)
+    return w, losses
+
+
+def test_o0_matches_adamw(forward_backward, problem):
+    params, x, t = problem
+    trainer = amp_mlir.Trainer(forward_backward, params, level="O0")
+    losses = [trainer.step(x, t)[0] for _ in range(30)]
+    w, reference = adamw_reference(params["fc.weight"], x, t, 30)
+    np.testing.assert_allclose(losses, reference, rtol=1e-4)
+    np.testing.assert_allclose(trainer.params["fc.weight"], w, rtol=1e-4,
+                               atol=1e-5)
+    # O0 uses a scale of 1 and no dynamic scaling.
+    assert trainer.scale == 1.0 and trainer.skipped == 0
+    assert int(trainer.state["optimizer_state:step"]) == 30
+
+
+def test_o2_trains_and_skips_overflows(forward_backward, problem):
+    params, x, t = problem
+    trainer = amp_mlir.Trainer(forward_backward, params, level="O2")
+    assert trainer.scale == 65536.0
+    first, skipped = trainer.step(x, t)
+    # 2 (x w - t) * 65536 overflows f16: the step is skipped, nothing moves.
+    assert skipped and trainer.scale == 32768.0
+    np.testing.assert_array_equal(trainer.params["fc.weight"],
+                                  params["fc.weight"])
+    assert int(trainer.state["optimizer_state:step"]) == 0
+    for _ in range(100):
+        loss, _ = trainer.step(x, t)
+    assert loss < 0.5 * first
+    assert trainer.skipped >= 1 and trainer.steps == 101
+
+
+def test_state_dict_resumes_bit_for_bit(forward_backward, problem, tmp_path):
+    params, x, t = problem
+    straight = amp_mlir.Trainer(forward_backward, params, level="O2")
+    for _ in range(20):
+        straight.step(x, t)
+    first = amp_mlir.Trainer(forward_backward, params, level="O2")
+    for _ in range(8):
+        first.step(x, t)
+    first.save(tmp_path / "state.npz")
+    resumed = amp_mlir.Trainer(forward_backward, params, level="O2")
+    resumed.load(tmp_path / "state.npz")
+    assert resumed.steps == 8
+    for _ in range(12):
+        resumed.step(x, t)
+    a, b = straight.state_dict(), resumed.state_dict()
+    assert sorted(a) == sorted(b)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+
+
+def test_make_training_step_signature(forward_backward):
+    text = amp_mlir.make_training_step(forward_backward, scaler="deepspeed")
+    assert "@forward_backward_init" in text
+    assert "{amp.found_inf}" in text and "amp.loss_seed" not in text
+    assert "hysteresis = 2" in text  # the deepspeed preset
+
+
+def test_errors(forward_backward, problem):
+    params, x, t = problem
+    with pytest.raises(ValueError, match="no forward-backward function"):
+        amp_mlir.make_training_step("func.func @f() { return }")
+    with pytest.raises(amp_mlir.AmpError, match="unknown loss-scaler preset"):
+        amp_mlir.make_training_step(forward_backward, scaler="nope")
+    with pytest.raises(ValueError, match=r"missing \['fc.weight'\], "
+                                         r"unknown \['w'\]"):
+        amp_mlir.Trainer(forward_backward, {"w": params["fc.weight"]})
+    with pytest.raises(TypeError, match="dtype float64"):
+        amp_mlir.Trainer(forward_backward,
+                         {"fc.weight": params["fc.weight"].astype(float)})
+    trainer = amp_mlir.Trainer(forward_backward, params, level="O0")
+    with pytest.raises(TypeError, match="takes 2 batch tensors, got 1"):
+        trainer.step(x)
+    with pytest.raises(ValueError, match="does not belong"):
+        trainer.load_state_dict({"param:fc.weight": params["fc.weight"]})
+    # Compiling the forward-backward function itself under an AMP level.
+    module = amp_mlir.compile(forward_backward, level="O2")
+    with pytest.raises(amp_mlir.AmpError, match="is a forward-backward "
+                                                "function"):
+        module["forward_backward"]
