@@ -204,6 +204,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   AmpMapLoopsToGPUPassOptions map;
   map.blockSize = options.blockSize;
   fpm.addPass(createAmpMapLoopsToGPUPass(map));
+  fpm.addPass(createAmpStripDeviceAssertsPass());
   fpm.addPass(createGpuMapParallelLoopsPass());
   pm.addPass(createConvertParallelLoopToGpuPass());
   pm.addNestedPass<func::FuncOp>(createAmpCheckHostCodePass());

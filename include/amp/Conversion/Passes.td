@@ -261,6 +261,23 @@ def AmpMapLoopsToGPUPass
   ];
 }
 
+def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
+  let summary = "Drop the cf.assert checks inside loops that become GPU "
+                "kernels";
+  let description = [{
+    Frontends guard gathers with `cf.assert` (torch-mlir's index bounds
+    checks in `cross_entropy`, `gather`, `embedding`). Upstream
+    `convert-parallel-loops-to-gpu` does not map a loop whose body has one,
+    so the whole loop would stay on the host, where `--lower-to-gpu`
+    refuses it. This pass erases every `cf.assert` nested in an
+    `scf.parallel` (the loops that become kernels), with a remark per
+    assert, as IREE strips debug asserts from its dispatches. The CPU
+    pipeline keeps them. On the device an out-of-range index is then not
+    reported by the kernel; the GPU simulator (`--target=gpu-sim`) still
+    reports the out-of-bounds access it causes.
+  }];
+}
+
 def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Put the buffers of a bufferized module on the device";
   let description = [{
