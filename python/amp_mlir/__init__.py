@@ -8,6 +8,7 @@
 
     scaler = amp_mlir.GradScaler(init_loss_scaling=2.0**15)  # Paddle names
     scaler.step(optimizer); scaler.update()
+    amp_mlir.rank(), amp_mlir.world_size()  # under mpirun (amp.all_reduce)
 
 It drives amp-mlir's tools and libraries (found as _paths explains) with
 subprocess and ctypes; Debian's MLIR has no Python bindings. See
@@ -23,7 +24,8 @@ from .dtypes import from_bfloat16, to_bfloat16
 from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
 from .scaler import GradScaler
-from . import optim
+from . import distributed, optim
+from .distributed import rank, world_size
 
 __version__ = "0.1.0"
 
@@ -31,7 +33,7 @@ __all__ = [
     "AmpError", "AmpRemark", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
-    "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
-    "report",
+    "compile", "distributed", "find_root", "from_bfloat16", "optim",
+    "precision_graph", "rank", "report", "world_size",
     "to_bfloat16", "transform",
 ]
