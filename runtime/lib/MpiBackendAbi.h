@@ -37,8 +37,8 @@ typedef int (*AmpMpiBackendAbiVersionFn)(void);
 typedef int (*AmpMpiBackendInitFn)(int32_t *rank, int32_t *size, char *error,
                                    size_t errorSize);
 /* In-place MPI_Allreduce over MPI_COMM_WORLD, in chunks that fit an int. */
-typedef int (*AmpMpiBackendAllReduceFn)(void *data, int64_t count,
-                                        int32_t type, int32_t op, char *error,
+typedef int (*AmpMpiBackendAllReduceFn)(void *data, int64_t count, int32_t type,
+                                        int32_t op, char *error,
                                         size_t errorSize);
 /* MPI_Finalize if the backend initialised MPI and it is not finalised. */
 typedef void (*AmpMpiBackendFinalizeFn)(void);

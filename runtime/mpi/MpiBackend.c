@@ -30,8 +30,7 @@ static int mpiFailed(const char *what, int code, char *error,
 
 static void finalizeAtExit(void) {
   int finalized = 0;
-  if (initializedHere && MPI_Finalized(&finalized) == MPI_SUCCESS &&
-      !finalized)
+  if (initializedHere && MPI_Finalized(&finalized) == MPI_SUCCESS && !finalized)
     MPI_Finalize();
 }
 
@@ -67,8 +66,8 @@ AMP_MPI_EXPORT int ampMpiBackendInit(int32_t *rank, int32_t *size, char *error,
 }
 
 AMP_MPI_EXPORT int ampMpiBackendAllReduce(void *data, int64_t count,
-                                          int32_t type, int32_t op,
-                                          char *error, size_t errorSize) {
+                                          int32_t type, int32_t op, char *error,
+                                          size_t errorSize) {
   MPI_Datatype datatype;
   size_t elementSize;
   switch (type) {

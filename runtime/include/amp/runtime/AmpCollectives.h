@@ -58,8 +58,8 @@ typedef enum AmpReduceKind {
  *  negative count, NULL data with count > 0, an unknown dtype or kind, sum
  *  or mean of I1, mean of I32), a missing MPI backend and MPI failures go to
  *  the error handler (ampSetErrorHandler). */
-AMP_COLLECTIVES_API void ampAllReduce(void *data, int64_t count,
-                                      int32_t dtype, int32_t kind);
+AMP_COLLECTIVES_API void ampAllReduce(void *data, int64_t count, int32_t dtype,
+                                      int32_t kind);
 
 /** ampAllReduce on device memory (libamp_runtime.so: CUDA; the simulator:
  *  its device buffers), for the GPU pipeline. Waits for the work queued on
