@@ -88,8 +88,10 @@ TEST(CollectivesFakeBackend, I32AndI1) {
   EXPECT_EQ(andValues, (std::vector<uint8_t>{0, 1, 1}));
 }
 
-// Last: nothing works after it.
+// Last: nothing works after it. (lit runs the tests in shards, each a
+// process of its own: the backend is started here, not assumed started.)
 TEST(CollectivesFakeBackend, ZFinalize) {
+  ASSERT_EQ(ampCollectiveWorldSize(), 3) << ampLastError();
   ampCollectiveFinalize();
   float value = 1.0f;
   EXPECT_EQ(captureHandlerMessage([&] {

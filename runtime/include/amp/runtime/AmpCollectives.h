@@ -84,9 +84,10 @@ AMP_COLLECTIVES_API int32_t ampCollectiveWorldSize(void);
  *  why). */
 AMP_COLLECTIVES_API const char *ampCollectiveBackend(void);
 
-/** Finalises MPI now if the runtime initialised it (otherwise MPI_Finalize
- *  runs at exit); later collectives fail. Idempotent; nothing to do for a
- *  single process. */
+/** Once the MPI backend was started: finalises MPI now if the runtime
+ *  initialised it (otherwise MPI_Finalize runs at exit), and later
+ *  collectives fail. Idempotent; nothing to do when the backend was not
+ *  started (a single process, or no collective yet). */
 AMP_COLLECTIVES_API void ampCollectiveFinalize(void);
 
 #ifdef __cplusplus
