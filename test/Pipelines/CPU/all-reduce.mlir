@@ -7,8 +7,6 @@
 // CHECK-LABEL: llvm.func @step
 // CHECK: llvm.call @ampAllReduce({{.*}}) : (!llvm.ptr, i64, i32, i32) -> ()
 // CHECK: llvm.call @ampAllReduce({{.*}}) : (!llvm.ptr, i64, i32, i32) -> ()
-// CHECK: llvm.func @ampAllReduce(!llvm.ptr, i64, i32, i32)
-// CHECK-NOT: _mlir_ciface_ampAllReduce
 func.func @step(%g: tensor<16x8xf32>, %x: tensor<f32>) -> (tensor<16x8xf32>, tensor<i1>) {
   %0 = amp.all_reduce mean %g : tensor<16x8xf32>
   %zero = arith.constant dense<0.0> : tensor<f32>
@@ -22,4 +20,20 @@ func.func @step(%g: tensor<16x8xf32>, %x: tensor<f32>) -> (tensor<16x8xf32>, ten
   } -> tensor<i1>
   %1 = amp.all_reduce max %flag : tensor<i1>
   return %0, %1 : tensor<16x8xf32>, tensor<i1>
+}
+
+// An unused result still communicates, after the whole pipeline: every rank
+// must make the same calls.
+// CHECK-LABEL: llvm.func @unused
+// CHECK: llvm.call @ampAllReduce
+// CHECK: llvm.call @ampAllReduce
+// CHECK: llvm.return
+// The runtime's entry point itself, not a C wrapper.
+// CHECK-NOT: _mlir_ciface_ampAllReduce
+// CHECK: llvm.func @ampAllReduce(!llvm.ptr, i64, i32, i32)
+// CHECK-NOT: _mlir_ciface_ampAllReduce
+func.func @unused(%g: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = amp.all_reduce sum %g : tensor<8xf32>
+  %1 = amp.all_reduce max %g : tensor<8xf32>
+  return %1 : tensor<8xf32>
 }
