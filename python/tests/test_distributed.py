@@ -113,3 +113,15 @@ def test_launcher_without_backend_raises(tmp_path):
         assert ("this process is one of 2 started by an MPI launcher "
                 "(OMPI_COMM_WORLD_SIZE=2) but the MPI backend "
                 "libamp_runtime_mpi.so cannot be loaded") in line, line
+
+
+def test_launcher_with_one_process_needs_no_backend(tmp_path):
+    # `mpirun -n 1` without the backend: a group of one, no error.
+    result = run_python("""
+        import amp_mlir
+        print(amp_mlir.rank(), amp_mlir.world_size(),
+              amp_mlir.distributed.backend())
+        """, OMPI_COMM_WORLD_SIZE="1", OMPI_COMM_WORLD_RANK="0",
+        AMP_MPI_BACKEND=str(tmp_path / "missing" / "libamp_runtime_mpi.so"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "1", "single"]
