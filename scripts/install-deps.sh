@@ -21,6 +21,9 @@ PACKAGES=(
   pkg-config
   # Unit tests, lit, Python tests.
   libgtest-dev python3 python3-numpy python3-pytest
+  # The collectives' MPI backend (libamp_runtime_mpi.so) and mpirun for its
+  # tests (amp.all_reduce across ranks).
+  openmpi-bin libopenmpi-dev
   # The Python package: offline `pip install ./python` (tested in a venv),
   # plots of the training demo, precision graphs rendered with Graphviz.
   python3-pip python3-venv python3-matplotlib graphviz

@@ -142,3 +142,27 @@ if os.path.exists(frontend_python):
                 frontend_python)))
     except (OSError, subprocess.SubprocessError):
         pass
+# `mpi`: an MPI launcher (mpirun) and the runtime's MPI backend
+# (libamp_runtime_mpi.so, built when CMake found MPI). %mpirun starts N ranks
+# of a command: `%mpirun -n 2 amp-run ...`; with Open MPI it may run as root
+# (CI containers) and start more ranks than there are cores.
+mpirun = shutil.which("mpirun")
+mpi_backend = os.path.join(config.amp_obj_root, "lib", "libamp_runtime_mpi.so")
+if mpirun and os.path.exists(mpi_backend):
+    config.available_features.add("mpi")
+    flags = []
+    try:
+        version = subprocess.run([mpirun, "--version"], capture_output=True,
+                                 text=True, timeout=60).stdout
+    except (OSError, subprocess.SubprocessError):
+        version = ""
+    if "Open MPI" in version:
+        flags.append("--oversubscribe")
+        if os.geteuid() == 0:
+            flags.append("--allow-run-as-root")
+    config.substitutions.append(("%mpirun", " ".join([mpirun] + flags)))
+# The launchers' variables from the environment lit runs in (lit itself
+# under mpirun) would make every test a rank of that job.
+for variable in ["OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_SIZE",
+                 "PMI_RANK"]:
+    config.environment.pop(variable, None)

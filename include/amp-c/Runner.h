@@ -84,7 +84,8 @@ typedef struct AmpRunnerCompileOptions {
                                    syntax ("custom-black-list=math.exp"). */
   const char *target;         /**< "cpu" (default), "gpu" or "gpu-sim". */
   const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
-  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu") or
+  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu", and
+                                   "cpu" code calling the collectives) or
                                    libamp_runtime_gpusim.so ("gpu-sim");
                                    NULL/"": the one next to
                                    libAmpRunnerCAPI.so. */

@@ -8,6 +8,7 @@
 #include "amp/Target/LLVMIR/AmpToLLVMIRTranslation.h"
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
 #include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -96,6 +97,8 @@ void mlir::amp::registerAllDialects(DialectRegistry &registry) {
   amp::registerAmpDialectTranslation(registry);
   // How upstream ops behave under AMP.
   amp::registerAllPrecisionModels(registry);
+  // How the amp ops that reach bufferization (amp.all_reduce) bufferize.
+  amp::registerBufferizationModels(registry);
 }
 
 void mlir::amp::registerAllPasses() {

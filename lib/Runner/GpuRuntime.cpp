@@ -184,3 +184,71 @@ llvm::Error GpuRuntime::takeError() {
   state.failed = false;
   return makeError(std::move(state.message));
 }
+
+//===----------------------------------------------------------------------===//
+// HostRuntime
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<HostRuntime *> HostRuntime::load(StringRef path) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::unique_ptr<HostRuntime>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(path);
+  if (it != loaded.end())
+    return it->second.get();
+  if (path.empty())
+    return makeError("the path of libamp_runtime.so is unknown (name it with "
+                     "--runtime-lib)");
+  if (!llvm::sys::fs::exists(path))
+    return makeError("the runtime library '" + path +
+                     "' does not exist (build it, or name it with "
+                     "--runtime-lib)");
+  std::string pathString = path.str();
+  void *handle = dlopen(pathString.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    return makeError("cannot load the runtime library: " +
+                     llvm::Twine(reason ? reason : pathString));
+  }
+  std::unique_ptr<HostRuntime> runtime(new HostRuntime());
+  runtime->path = pathString;
+  runtime->handle = handle;
+  runtime->collectiveRank =
+      reinterpret_cast<int32_t (*)()>(dlsym(handle, "ampCollectiveRank"));
+  runtime->lastError =
+      reinterpret_cast<const char *(*)()>(dlsym(handle, "ampLastError"));
+  if (!runtime->collectiveRank || !runtime->lastError)
+    return makeError("'" + path +
+                     "' is not the amp-mlir runtime: it does not export "
+                     "ampCollectiveRank and ampLastError");
+  using Handler = void (*)(const char *);
+  if (auto setHandler = reinterpret_cast<Handler (*)(Handler)>(
+          dlsym(handle, "ampSetErrorHandler")))
+    setHandler(recordRuntimeError);
+  HostRuntime *result = runtime.get();
+  loaded[path] = std::move(runtime);
+  return result;
+}
+
+void *HostRuntime::lookup(StringRef name) const {
+  std::string symbol = name.str();
+  return dlsym(handle, symbol.c_str());
+}
+
+llvm::Expected<int32_t> HostRuntime::getRank() const {
+  int32_t rank = collectiveRank();
+  if (rank < 0) {
+    const char *reason = lastError();
+    return makeError(reason && *reason ? reason : "ampCollectiveRank() failed");
+  }
+  return rank;
+}
+
+llvm::Error HostRuntime::takeError() {
+  HandlerState &state = getHandlerState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.failed)
+    return llvm::Error::success();
+  state.failed = false;
+  return makeError(std::move(state.message));
+}

@@ -72,6 +72,31 @@ private:
   int64_t (*simDescribeLiveBuffers)(char *, size_t, int64_t) = nullptr;
 };
 
+/// libamp_runtime.so for host code: what compiled CPU code calls (the
+/// collectives, ampAllReduce) and the process group's rank. Loaded with
+/// dlopen once per path, with the same recording error handler as
+/// GpuRuntime (failures are reported after the call instead of aborting).
+class HostRuntime {
+public:
+  static llvm::Expected<HostRuntime *> load(StringRef path);
+
+  StringRef getPath() const { return path; }
+  /// The address of `name` in this library, or null.
+  void *lookup(StringRef name) const;
+  /// This process's rank in the collectives' process group.
+  llvm::Expected<int32_t> getRank() const;
+  /// The first failure reported by the runtime since the last call, if any.
+  llvm::Error takeError();
+
+private:
+  HostRuntime() = default;
+
+  std::string path;
+  void *handle = nullptr;
+  int32_t (*collectiveRank)() = nullptr;
+  const char *(*lastError)() = nullptr;
+};
+
 } // namespace runner
 } // namespace amp
 } // namespace mlir

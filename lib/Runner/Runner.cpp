@@ -435,6 +435,13 @@ llvm::Error amp::runner::checkGpuRuntime(StringRef path) {
   return llvm::Error::success();
 }
 
+llvm::Expected<int32_t> amp::runner::getCollectiveRank(StringRef path) {
+  Expected<HostRuntime *> runtime = HostRuntime::load(path);
+  if (!runtime)
+    return runtime.takeError();
+  return (*runtime)->getRank();
+}
+
 Executable::~Executable() = default;
 
 static void initializeNativeTarget() {
@@ -661,6 +668,16 @@ Executable::compile(ModuleOp module, StringRef entry,
     libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
   if (executable->gpu)
     libraries.push_back(executable->gpu->getPath());
+  // CPU code that calls the runtime (ampAllReduce): libamp_runtime.so.
+  if (!executable->gpu && llvm::any_of(externalFunctions, [](StringRef name) {
+        return name.starts_with("amp");
+      })) {
+    Expected<HostRuntime *> host = HostRuntime::load(options.runtimeLibrary);
+    if (!host)
+      return makeError("the compiled code calls the runtime: " +
+                       llvm::toString(host.takeError()));
+    executable->host = *host;
+  }
   ExecutionEngineOptions engineOptions;
   engineOptions.transformer = optimize;
   engineOptions.sharedLibPaths = libraries;
@@ -676,6 +693,18 @@ Executable::compile(ModuleOp module, StringRef entry,
   // defines the same name first in the process (the simulator and
   // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
   // hold both).
+  if (HostRuntime *host = executable->host) {
+    executable->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (StringRef name : externalFunctions)
+            if (void *address = host->lookup(name))
+              symbols[interner(name)] = {
+                  llvm::orc::ExecutorAddr::fromPtr(address),
+                  llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
   if (executable->gpu) {
     GpuRuntime *gpu = executable->gpu;
     executable->engine->registerSymbols(
@@ -818,6 +847,9 @@ llvm::Error Executable::invoke(CallFrame &frame) {
     if (llvm::Error error = gpu->takeError())
       return error;
   }
+  if (host)
+    if (llvm::Error error = host->takeError())
+      return error;
   if (nanInfSite && *nanInfSite >= 0) {
     int32_t site = *nanInfSite;
     std::string where = size_t(site) < nanInfSites.size()

@@ -9,6 +9,7 @@
 
     scaler = amp_mlir.GradScaler(init_loss_scaling=2.0**15)  # Paddle names
     scaler.step(optimizer); scaler.update()
+    amp_mlir.rank(), amp_mlir.world_size()  # under mpirun (amp.all_reduce)
 
 It drives amp-mlir's tools and libraries (found as _paths explains) with
 subprocess and ctypes; Debian's MLIR has no Python bindings. See
@@ -26,7 +27,8 @@ from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
 from .scaler import GradScaler
 from .training import from_torch_training
 from .trainer import Trainer, make_training_step, parameters_of
-from . import optim
+from . import distributed, optim
+from .distributed import rank, world_size
 
 __version__ = "0.1.0"
 
@@ -35,7 +37,7 @@ __all__ = [
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
-    "compile", "find_root", "from_bfloat16", "optim", "precision_graph",
-    "report",
+    "compile", "distributed", "find_root", "from_bfloat16", "optim",
+    "precision_graph", "rank", "report", "world_size",
     "to_bfloat16", "transform",
 ]

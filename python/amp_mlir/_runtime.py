@@ -100,6 +100,12 @@ SIGNATURES = {
     "ampConvertF32ToBF16": (None, [_p, _p, _i64]),
     "ampConvertBF16ToF32": (None, [_p, _p, _i64]),
     "ampOptimizerLoadState": (_int, [_p, _p, _size]),
+    # AmpCollectives.h
+    "ampAllReduce": (None, [_p, _i64, ctypes.c_int32, ctypes.c_int32]),
+    "ampCollectiveRank": (ctypes.c_int32, []),
+    "ampCollectiveWorldSize": (ctypes.c_int32, []),
+    "ampCollectiveBackend": (ctypes.c_char_p, []),
+    "ampCollectiveFinalize": (None, []),
 }
 
 lib = SharedLibrary("libamp_runtime.so", SIGNATURES)

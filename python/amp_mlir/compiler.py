@@ -618,6 +618,15 @@ def compile(module, level="O2", dtype=None, target="cpu",
             runtime_library or _paths.library(
                 "libamp_runtime.so" if target == "gpu"
                 else "libamp_runtime_gpusim.so"))
+    else:
+        # CPU code that calls the runtime (amp.all_reduce) binds to the
+        # libamp_runtime.so that amp_mlir.distributed loads: one process
+        # group per process.
+        try:
+            options["runtime_library"] = str(
+                runtime_library or _paths.library("libamp_runtime.so"))
+        except _paths.ToolsNotFound:
+            pass
     compiled = CompiledModule(_ParsedModule(text, name), name, options)
     if entries is None and explain:
         entries = compiled.function_names

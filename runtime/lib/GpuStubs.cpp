@@ -10,6 +10,7 @@
 
 #include "amp/runtime/MgpuAbi.h"
 
+#include "Collectives.h"
 #include "Internal.h"
 
 #include <cstring>
@@ -114,6 +115,15 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
   for (int64_t i = 0; i < count; ++i)
     if (numels[i] > 0) // Empty entries do nothing, as with CUDA.
       return fail(call);
+}
+
+void ampGpuAllReduce(void *deviceData, int64_t count, int32_t dtype,
+                     int32_t kind) {
+  const char *call = "ampGpuAllReduce";
+  if (!validateAllReduce(call, deviceData, count, dtype, kind))
+    return raiseLastError();
+  if (count > 0)
+    fail(call);
 }
 
 void *ampGpuConstant(const void *hostPtr, int64_t bytes) {

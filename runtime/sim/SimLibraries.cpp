@@ -11,6 +11,7 @@
 #include "amp/runtime/AmpLossScaling.h"
 #include "amp/runtime/AmpRuntime.h"
 
+#include "../lib/Collectives.h"
 #include "../lib/Internal.h"
 #include "SimState.h"
 
@@ -136,6 +137,20 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
     return raiseLastError();
   ampCpuCheckFiniteAndUnscaleBuffers(count, ins, outs, numels, dtypes, invScale,
                                      foundInf);
+}
+
+void ampGpuAllReduce(void *deviceData, int64_t count, int32_t dtype,
+                     int32_t kind) {
+  // Device buffers are host memory here: reduced in place, after the range
+  // check (kernels have already run: launches are synchronous).
+  const char *call = "ampGpuAllReduce";
+  sim::count(&AmpSimStats::libraryCalls);
+  if (!validateAllReduce(call, deviceData, count, dtype, kind))
+    return raiseLastError();
+  uint64_t bytes = uint64_t(count) * collectiveElementSize(dtype);
+  if ((count > 0 && !checkDeviceRange(call, "data", deviceData, bytes)) ||
+      !allReduceHost(call, deviceData, count, dtype, kind))
+    return raiseLastError();
 }
 
 void *ampGpuConstant(const void *hostPtr, int64_t bytes) {

@@ -58,7 +58,8 @@ static cl::opt<std::string>
 static cl::list<std::string>
     inputFiles("inputs",
                cl::desc("One .npy file per argument (default: random inputs "
-                        "uniform in [-1, 1))"),
+                        "uniform in [-1, 1)); %r in a name is replaced by "
+                        "the process's rank under mpirun"),
                cl::CommaSeparated, cl::value_desc("a.npy,b.npy"),
                cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Seed of the random inputs"),
@@ -79,7 +80,9 @@ static cl::opt<unsigned>
                     "call) and print the medians and the speed-up"),
            cl::init(0), cl::value_desc("N"), cl::cat(category));
 static cl::list<std::string>
-    outputFiles("outputs", cl::desc("Write the results to these .npy files"),
+    outputFiles("outputs",
+                cl::desc("Write the results to these .npy files (%r: the "
+                         "rank)"),
                 cl::CommaSeparated, cl::value_desc("out0.npy,..."),
                 cl::cat(category));
 static cl::opt<std::string>
@@ -92,9 +95,10 @@ static cl::opt<bool> printValuesFlag("print",
                                      cl::cat(category));
 static cl::opt<std::string>
     runtimeLib("runtime-lib",
-               cl::desc("libamp_runtime.so for --target=gpu, "
-                        "libamp_runtime_gpusim.so for --target=gpu-sim "
-                        "(default: in <dir of amp-run>/../lib)"),
+               cl::desc("libamp_runtime.so for --target=cpu (collectives) "
+                        "and gpu, libamp_runtime_gpusim.so for "
+                        "--target=gpu-sim (default: in <dir of "
+                        "amp-run>/../lib)"),
                cl::value_desc("path"), cl::cat(category));
 static cl::opt<std::string>
     ampOptions("amp-options",
@@ -285,6 +289,29 @@ int main(int argc, char **argv) {
   if (*target != Target::Cpu)
     if (llvm::Error error = checkGpuRuntime(runtimePath))
       return fail(std::move(error), "--target=" + targetName + ": ");
+
+  // %r in file names: this process's rank in the collectives' group (under
+  // mpirun, each rank reads and writes its own files).
+  auto hasRank = [](StringRef path) { return path.contains("%r"); };
+  if (llvm::any_of(inputFiles, hasRank) || llvm::any_of(outputFiles, hasRank) ||
+      hasRank(outputDir)) {
+    llvm::Expected<int32_t> rank = getCollectiveRank(runtimePath);
+    if (!rank)
+      return fail(rank.takeError(), "%r in a file name: ");
+    std::string text = std::to_string(*rank);
+    auto substitute = [&](std::string path) {
+      for (size_t at = path.find("%r"); at != std::string::npos;
+           at = path.find("%r", at + text.size()))
+        path.replace(at, 2, text);
+      return path;
+    };
+    for (size_t i = 0; i < inputFiles.size(); ++i)
+      inputFiles[i] = substitute(inputFiles[i]);
+    for (size_t i = 0; i < outputFiles.size(); ++i)
+      outputFiles[i] = substitute(outputFiles[i]);
+    if (!outputDir.empty())
+      outputDir.setValue(substitute(outputDir));
+  }
 
   // Inputs.
   SmallVector<HostTensor> inputs;

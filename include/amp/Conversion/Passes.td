@@ -294,8 +294,11 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
     `memref.get_global` (a constant) becomes a call of the runtime's
     `ampGpuConstant(hostPtr, bytes)`, a device copy uploaded once per
     process and never freed by compiled code. `memref.copy` becomes
-    `linalg.copy`, a kernel whatever the layouts. Function arguments are
-    taken to be device buffers already.
+    `linalg.copy`, a kernel whatever the layouts. The host collective of a
+    bufferized `amp.all_reduce`, `llvm.call @ampAllReduce`, becomes a call
+    of the runtime's device twin `ampGpuAllReduce` (same arguments; it
+    copies the buffer to the host, reduces and copies back, in stream
+    order). Function arguments are taken to be device buffers already.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

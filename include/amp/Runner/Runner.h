@@ -32,6 +32,7 @@ class MLIRContext;
 namespace amp {
 namespace runner {
 class GpuRuntime;
+class HostRuntime;
 
 enum class Level { O0, O1, O2 };
 /// GpuSim: the GPU pipeline's output run on the CPU by the GPU simulator
@@ -131,7 +132,8 @@ struct CompileOptions {
   /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
   std::string gpuOptions;
   /// libamp_runtime.so for Target::Gpu, libamp_runtime_gpusim.so for
-  /// Target::GpuSim.
+  /// Target::GpuSim; for Target::Cpu, libamp_runtime.so, loaded only when
+  /// the compiled code calls the runtime (amp.all_reduce's ampAllReduce).
   std::string runtimeLibrary;
   /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
   /// the generic CPU of the host triple, so that conversions go through
@@ -160,6 +162,10 @@ struct SimulatorStats {
 /// Checks that the GPU runtime library at `path` loads and that a GPU is
 /// usable; the error is the runtime's message.
 llvm::Error checkGpuRuntime(StringRef path);
+
+/// This process's rank in the collectives' process group (0 unless started
+/// by an MPI launcher), from the runtime library at `path`.
+llvm::Expected<int32_t> getCollectiveRank(StringRef path);
 
 /// A JIT-compiled entry function.
 class Executable {
@@ -211,6 +217,9 @@ private:
   Target target = Target::Cpu;
   std::string lowPrecisionType;
   GpuRuntime *gpu = nullptr;
+  /// Target::Cpu code that calls the runtime (amp.all_reduce):
+  /// libamp_runtime.so.
+  HostRuntime *host = nullptr;
   /// With CompileOptions::checkNanInf: the JIT's @amp_nan_inf_site and the
   /// ops its values number.
   int32_t *nanInfSite = nullptr;

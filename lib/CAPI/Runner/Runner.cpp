@@ -284,6 +284,11 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
                       " (the path of libAmpRunnerCAPI is unknown)",
                   nullptr);
   }
+  // CPU code that calls the runtime (amp.all_reduce) binds to the
+  // libamp_runtime.so next to this library: the one Python's ctypes loads.
+  if (compileOptions.target == Target::Cpu &&
+      compileOptions.runtimeLibrary.empty())
+    compileOptions.runtimeLibrary = defaultRuntimeLibrary("libamp_runtime.so");
 
   // Warnings, remarks and reports go to ampRunnerGetLastDiagnostics(), not
   // to stderr.

@@ -10,7 +10,9 @@
 //  - memref.get_global (a constant) becomes the runtime's cached device copy
 //    of the host global, ampGpuConstant: uploaded once per process, not per
 //    call, and never freed by compiled code;
-//  - memref.copy becomes linalg.copy (a kernel, whatever the layouts).
+//  - memref.copy becomes linalg.copy (a kernel, whatever the layouts);
+//  - the runtime's host collective, llvm.call @ampAllReduce (amp.all_reduce
+//    bufferized), becomes a call of its device twin ampGpuAllReduce.
 //
 // A conditional free must not be a gpu.dealloc in an scf.if: gpu-async-region
 // would put a host synchronisation before and inside every such region. So
@@ -22,6 +24,7 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeCalls.h"
+#include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -33,6 +36,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
 
@@ -248,6 +252,29 @@ struct AmpMemRefToGPUPass
     });
     module.walk(
         [&](bufferization::DeallocOp op) { lowerDealloc(rewriter, op); });
+    lowerCollectives(module, rewriter);
+  }
+
+  /// llvm.call @ampAllReduce(ptr, count, dtype, kind) on what is now a
+  /// device buffer: a call of ampGpuAllReduce, same arguments, which copies
+  /// to the host, reduces and copies back in stream order.
+  void lowerCollectives(ModuleOp module, IRRewriter &rewriter) {
+    auto host = module.lookupSymbol<LLVM::LLVMFuncOp>(kAllReduceFunctionName);
+    if (!host)
+      return;
+    func::FuncOp device;
+    module.walk([&](LLVM::CallOp op) {
+      if (op.getCallee() != kAllReduceFunctionName)
+        return;
+      if (!device)
+        device = getOrDeclareRuntimeFunction(
+            module, "ampGpuAllReduce",
+            rewriter.getFunctionType(op.getOperandTypes(), {}));
+      rewriter.setInsertionPoint(op);
+      rewriter.replaceOpWithNewOp<func::CallOp>(op, device, op.getOperands());
+    });
+    if (SymbolTable::symbolKnownUseEmpty(host, module))
+      rewriter.eraseOp(host);
   }
 };
 } // namespace

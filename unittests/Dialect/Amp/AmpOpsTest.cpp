@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/Verifier.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "gtest/gtest.h"
 
@@ -115,4 +116,29 @@ TEST_F(AmpOpsTest, PinnedPrecisionHelpers) {
   EXPECT_EQ(getPrecision(builder.getBF16Type()), Precision::bf16);
   EXPECT_FALSE(getPrecision(builder.getF64Type()).has_value());
 }
+TEST_F(AmpOpsTest, AllReduceBuildsAndCommunicates) {
+  // What a pass that emits the collective writes: the result type is the
+  // operand's.
+  auto type =
+      RankedTensorType::get({ShapedType::kDynamic, 8}, builder.getF32Type());
+  Value gradient = makeArgument(type);
+  auto reduce = AllReduceOp::create(builder, builder.getUnknownLoc(),
+                                    ReduceKind::mean, gradient);
+  EXPECT_EQ(reduce.getType(), type);
+  EXPECT_EQ(reduce.getKind(), ReduceKind::mean);
+  EXPECT_TRUE(succeeded(verify(*module)));
+  // Not memory-effect free (a write on the collective resource): never
+  // erased, merged or hoisted, even when its result is unused.
+  EXPECT_FALSE(isMemoryEffectFree(reduce));
+  EXPECT_TRUE(reduce->use_empty());
+  EXPECT_FALSE(isOpTriviallyDead(reduce));
+  SmallVector<MemoryEffects::EffectInstance> effects;
+  cast<MemoryEffectOpInterface>(reduce.getOperation()).getEffects(effects);
+  ASSERT_EQ(effects.size(), 2u);
+  for (const MemoryEffects::EffectInstance &effect : effects)
+    EXPECT_TRUE(isa<CollectiveResource>(effect.getResource()));
+  EXPECT_EQ(symbolizeReduceKind("max"), ReduceKind::max);
+  EXPECT_EQ(stringifyReduceKind(ReduceKind::sum), "sum");
+}
+
 } // namespace

@@ -277,5 +277,29 @@ LogicalResult UpdateLossScalingOp::verify() {
   return success();
 }
 
+//===----------------------------------------------------------------------===//
+// AllReduceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceOp::verify() {
+  Type element = getInput().getType().getElementType();
+  bool isFloat = element.isF32() || element.isF16() || element.isBF16();
+  bool isI32 = element.isSignlessInteger(32);
+  bool isI1 = element.isSignlessInteger(1);
+  if (!isFloat && !isI32 && !isI1)
+    return emitOpError() << "expects a tensor of f32, f16, bf16, i32 or i1 "
+                            "elements, got "
+                         << getInput().getType();
+  ReduceKind kind = getKind();
+  if (isI1 && (kind == ReduceKind::sum || kind == ReduceKind::mean))
+    return emitOpError() << "cannot '" << stringifyReduceKind(kind)
+                         << "' i1 values: use 'max' for a logical or, 'min' "
+                            "for a logical and";
+  if (isI32 && kind == ReduceKind::mean)
+    return emitOpError() << "cannot 'mean' i32 values (an integer division): "
+                            "use 'sum' and divide";
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

@@ -37,6 +37,11 @@ typedef enum AmpDType {
   AMP_DTYPE_F32 = 0,  /**< IEEE binary32. */
   AMP_DTYPE_F16 = 1,  /**< IEEE binary16, stored as uint16_t bits. */
   AMP_DTYPE_BF16 = 2, /**< bfloat16, stored as uint16_t bits. */
+  /* The collectives (AmpCollectives.h) also take these two; every other
+   * entry point takes only the floating-point types above. */
+  AMP_DTYPE_I32 = 3, /**< int32_t. */
+  AMP_DTYPE_I1 = 4,  /**< Booleans, one byte each (0 or 1), as MLIR stores
+                          i1 in memory. */
 } AmpDType;
 
 /*===----------------------------------------------------------------------===*
@@ -218,5 +223,7 @@ AMP_RUNTIME_API void *ampCpuConstant(const void *hostPtr, int64_t bytes);
 
 /* Loss scaling and master-weight optimizers. */
 #include "amp/runtime/AmpLossScaling.h"
+/* Collectives across the processes of a data-parallel job (MPI). */
+#include "amp/runtime/AmpCollectives.h"
 
 #endif /* AMP_RUNTIME_AMPRUNTIME_H */

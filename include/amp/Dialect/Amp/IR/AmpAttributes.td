@@ -40,6 +40,18 @@ def Amp_Category : I32EnumAttr<"Category",
   let genSpecializedAttr = 0;
 }
 
+def Amp_ReduceKind : I32EnumAttr<"ReduceKind",
+    "how amp.all_reduce combines the ranks' values", [
+      I32EnumAttrCase<"sum", 0>,
+      I32EnumAttrCase<"mean", 1>,
+      I32EnumAttrCase<"max", 2>,
+      I32EnumAttrCase<"min", 3>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  // The values are the `kind` argument of the runtime's ampAllReduce
+  // (runtime/include/amp/runtime/AmpCollectives.h).
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

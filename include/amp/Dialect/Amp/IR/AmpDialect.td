@@ -12,7 +12,8 @@ include "mlir/IR/OpBase.td"
 def Amp_Dialect : Dialect {
   let name = "amp";
   let cppNamespace = "::mlir::amp";
-  let summary = "Automatic mixed precision: guards, casts and loss scaling";
+  let summary = "Automatic mixed precision: guards, casts, loss scaling and "
+                "collectives";
   let description = [{
     The `amp` dialect carries what a compiler needs to run a tensor program in
     mixed precision (fp32 with fp16 or bf16):
@@ -25,6 +26,8 @@ def Amp_Dialect : Dialect {
     * `amp.scale_loss`, `amp.check_finite_and_unscale` and
       `amp.update_loss_scaling` express dynamic loss scaling in the training
       step, with the scaler's knobs in a `#amp.loss_scaling` attribute.
+    * `amp.all_reduce` reduces a tensor across the ranks of a data-parallel
+      process group (MPI ranks; a single process is a group of one).
     * The discardable attribute `amp.precision = "f32" | "f16" | "bf16"` pins
       one operation's compute precision, whatever the policy says.
     * `AmpPrecisionOpInterface` is how operations of any dialect declare how

@@ -19,6 +19,17 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace mlir {
+namespace amp {
+/// The side-effect resource of the collectives (amp.all_reduce): the process
+/// group's communication, which every collective reads and writes.
+struct CollectiveResource
+    : public SideEffects::Resource::Base<CollectiveResource> {
+  StringRef getName() final { return "amp::Collective"; }
+};
+} // namespace amp
+} // namespace mlir
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.h.inc"
 

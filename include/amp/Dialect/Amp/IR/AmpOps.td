@@ -273,4 +273,67 @@ def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Collectives
+//===----------------------------------------------------------------------===//
+
+// What amp.all_reduce reads and writes besides its operand: the process
+// group's communication. Every collective writes it, so none is CSE'd,
+// hoisted, reordered against another or erased when its result is unused.
+def Amp_CollectiveResource : Resource<"::mlir::amp::CollectiveResource">;
+
+def Amp_AllReduceOp : Amp_Op<"all_reduce", [
+    AllTypesMatch<["input", "result"]>,
+    MemoryEffects<[MemRead<Amp_CollectiveResource>,
+                   MemWrite<Amp_CollectiveResource>]>]> {
+  let summary = "reduces a tensor elementwise across the ranks of the "
+                "process group";
+  let description = [{
+    Every rank of the process group passes a tensor of the same type; every
+    rank gets the elementwise reduction of all of them, of that type. This
+    is the collective of data-parallel training: each rank computes the
+    gradients of its shard of the batch, and `mean` gives all of them the
+    gradient of the whole batch (`max` of `found_inf` gives all of them the
+    same decision to skip the step).
+
+    | kind | element types | result |
+    |---|---|---|
+    | `sum` | f32, f16, bf16, i32 | sum over the ranks |
+    | `mean` | f32, f16, bf16 | sum over the ranks divided by their number |
+    | `max` | f32, f16, bf16, i32, i1 | maximum (on i1: logical or) |
+    | `min` | f32, f16, bf16, i32, i1 | minimum (on i1: logical and) |
+
+    The operand is a ranked tensor, of static or dynamic shape (every rank
+    must pass the same shape), 0-d included. f16 and bf16 values are reduced
+    in f32 and the result is rounded once to nearest even; f32 sums are
+    computed in f32 in an order the communication library chooses, so they
+    may differ from a sequential sum in the last bits (but are the same on
+    every rank). An integer sum that overflows is undefined.
+
+    The process group is the processes started together by an MPI launcher
+    (`mpirun -n N`, MPI_COMM_WORLD); a process started alone is a group of
+    one, where the op is the identity (`mean` divides by 1). Every rank must
+    execute the same collectives in the same order.
+
+    The op communicates: it has a memory effect on a resource of its own,
+    so it is never erased (even when its result is unused), merged with an
+    identical one, hoisted out of a loop or reordered with another
+    collective. The precision passes leave it alone: it keeps the type its
+    operand was written with. Both lowering pipelines bufferize it to a
+    fresh buffer (a copy of the operand) that the runtime reduces in place,
+    `ampAllReduce` on the CPU and `ampGpuAllReduce` on device buffers
+    (docs/runtime-api.md).
+
+    ```mlir
+    %g2 = amp.all_reduce mean %g : tensor<16x8xf32>
+    %f2 = amp.all_reduce max %found_inf : tensor<i1>
+    %n = amp.all_reduce sum %count : tensor<?xi32>
+    ```
+  }];
+  let arguments = (ins Amp_ReduceKind:$kind, AnyRankedTensor:$input);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -1,0 +1,185 @@
+//===- BufferizationModels.cpp - bufferization of amp.all_reduce ----------===//
+//
+// Part of amp-mlir. amp.all_reduce bufferizes to a new buffer holding a copy
+// of its operand, which the runtime reduces in place:
+//
+//   %r = amp.all_reduce mean %g : tensor<?x8xf32>
+//   // becomes
+//   %n = memref.dim %gbuf, %c0 : memref<?x8xf32>
+//   %buf = memref.alloc(%n) : memref<?x8xf32>
+//   memref.copy %gbuf, %buf : memref<?x8xf32> to memref<?x8xf32>
+//   %p = (the aligned pointer of %buf as an !llvm.ptr)
+//   llvm.call @ampAllReduce(%p, %count, %dtype, %kind)
+//       : (!llvm.ptr, i64, i32, i32) -> ()
+//
+// The operand is only read, so it is never written in place: a function
+// argument or a constant passed to the op keeps its value. The call is an
+// llvm.call of an llvm.func, not a func.call: the pipelines' C-wrapper
+// request marks every func.func, and the runtime has no _mlir_ciface_
+// entry points.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/DialectRegistry.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::bufferization;
+
+/// The runtime's AmpDType code of `element` (AmpRuntime.h), -1 if none.
+static int32_t getCollectiveDType(Type element) {
+  if (element.isF32())
+    return 0;
+  if (element.isF16())
+    return 1;
+  if (element.isBF16())
+    return 2;
+  if (element.isSignlessInteger(32))
+    return 3;
+  if (element.isSignlessInteger(1))
+    return 4;
+  return -1;
+}
+
+/// The declaration of `void ampAllReduce(ptr, i64, i32, i32)` in `module`.
+static FailureOr<LLVM::LLVMFuncOp> declareAllReduce(Operation *op,
+                                                    ModuleOp module) {
+  MLIRContext *ctx = module.getContext();
+  auto i32 = IntegerType::get(ctx, 32);
+  auto i64 = IntegerType::get(ctx, 64);
+  auto type = LLVM::LLVMFunctionType::get(
+      LLVM::LLVMVoidType::get(ctx),
+      {LLVM::LLVMPointerType::get(ctx), i64, i32, i32});
+  Operation *existing = module.lookupSymbol(kAllReduceFunctionName);
+  if (auto func = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing)) {
+    if (func.getFunctionType() == type)
+      return func;
+  }
+  if (existing)
+    return op->emitOpError()
+           << "cannot declare the runtime function @" << kAllReduceFunctionName
+           << ": the module defines another symbol of that name";
+  // A plain builder: the declaration is not an op to bufferize.
+  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+  auto func = LLVM::LLVMFuncOp::create(b, module.getLoc(),
+                                       kAllReduceFunctionName, type);
+  func.setPrivate();
+  return func;
+}
+
+namespace {
+struct AllReduceOpModel
+    : public BufferizableOpInterface::ExternalModel<AllReduceOpModel,
+                                                    AllReduceOp> {
+  bool bufferizesToMemoryRead(Operation *, OpOperand &,
+                              const AnalysisState &) const {
+    return true;
+  }
+  bool bufferizesToMemoryWrite(Operation *, OpOperand &,
+                               const AnalysisState &) const {
+    return false;
+  }
+  AliasingValueList getAliasingValues(Operation *, OpOperand &,
+                                      const AnalysisState &) const {
+    return {};
+  }
+  bool bufferizesToAllocation(Operation *, Value) const { return true; }
+
+  FailureOr<BufferLikeType> getBufferType(Operation *op, Value value,
+                                          const BufferizationOptions &options,
+                                          const BufferizationState &,
+                                          SmallVector<Value> &) const {
+    auto type = cast<RankedTensorType>(value.getType());
+    std::optional<Attribute> space = options.defaultMemorySpaceFn(type);
+    if (!space)
+      return op->emitError("could not infer the memory space of the result");
+    return cast<BufferLikeType>(
+        getMemRefTypeWithStaticIdentityLayout(type, *space));
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto reduce = cast<AllReduceOp>(op);
+    Location loc = op->getLoc();
+    auto module = op->getParentOfType<ModuleOp>();
+    if (!module)
+      return op->emitOpError("must be in a module to be bufferized (it "
+                             "becomes a call of the runtime)");
+    int32_t dtype = getCollectiveDType(reduce.getType().getElementType());
+    if (dtype < 0)
+      return op->emitOpError("unsupported element type");
+    FailureOr<Value> source =
+        getBuffer(rewriter, reduce.getInput(), options, state);
+    if (failed(source))
+      return failure();
+    SmallVector<Value> invocationStack;
+    FailureOr<BufferLikeType> bufferType =
+        getBufferType(op, reduce.getResult(), options, state, invocationStack);
+    if (failed(bufferType))
+      return failure();
+    auto memrefType = cast<MemRefType>(*bufferType);
+
+    // The new buffer: a copy of the operand.
+    SmallVector<Value> dynamicSizes;
+    for (int64_t i = 0, e = memrefType.getRank(); i < e; ++i)
+      if (memrefType.isDynamicDim(i))
+        dynamicSizes.push_back(
+            memref::DimOp::create(rewriter, loc, *source, i));
+    FailureOr<Value> buffer =
+        options.createAlloc(rewriter, loc, memrefType, dynamicSizes);
+    if (failed(buffer))
+      return failure();
+    if (failed(options.createMemCpy(rewriter, loc, *source, *buffer)))
+      return failure();
+
+    // ampAllReduce(pointer, count, dtype, kind) on it.
+    FailureOr<LLVM::LLVMFuncOp> callee = declareAllReduce(op, module);
+    if (failed(callee))
+      return failure();
+    Type i64 = rewriter.getI64Type();
+    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t i = 0, e = memrefType.getRank(); i < e; ++i) {
+      Value size =
+          memrefType.isDynamicDim(i)
+              ? memref::DimOp::create(rewriter, loc, *buffer, i).getResult()
+              : arith::ConstantIndexOp::create(rewriter, loc,
+                                               memrefType.getDimSize(i))
+                    .getResult();
+      count = arith::MulIOp::create(rewriter, loc, count, size);
+    }
+    Value count64 = arith::IndexCastOp::create(rewriter, loc, i64, count);
+    Value address =
+        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, *buffer);
+    Value pointer = LLVM::IntToPtrOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
+        arith::IndexCastOp::create(rewriter, loc, i64, address).getResult());
+    Value dtypeValue = arith::ConstantIntOp::create(rewriter, loc, dtype, 32);
+    Value kindValue = arith::ConstantIntOp::create(
+        rewriter, loc, static_cast<int64_t>(reduce.getKind()), 32);
+    LLVM::CallOp::create(rewriter, loc, *callee,
+                         ValueRange{pointer, count64, dtypeValue, kindValue});
+    replaceOpWithBufferizedValues(rewriter, op, *buffer);
+    return success();
+  }
+};
+} // namespace
+
+void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, AmpDialect *) {
+    AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
+    // What the bufferized form is made of.
+    ctx->loadDialect<arith::ArithDialect, LLVM::LLVMDialect,
+                     memref::MemRefDialect>();
+  });
+}
