@@ -61,9 +61,11 @@ def parse_args(argv=None):
                    help="with --ranks: the rank whose shard gets the Inf")
     p.add_argument("--ranks", type=int, default=1)
     p.add_argument("--target", default="cpu", choices=["cpu", "gpu-sim"])
-    p.add_argument("--save", metavar="FILE", help="save the state at the end")
+    p.add_argument("--save", metavar="FILE",
+                   help="save the state at the end (%%r: the rank)")
     p.add_argument("--resume", metavar="FILE",
-                   help="load a saved state and go on to --steps")
+                   help="load a saved state and go on to --steps (%%r: the "
+                        "rank)")
     p.add_argument("--json", metavar="FILE",
                    help="per-step loss, scale and skip flags (rank 0)")
     args = p.parse_args(argv)
@@ -154,7 +156,7 @@ def main(argv=None):
                                scaler=args.scaler,
                                data_parallel=args.ranks > 1)
     if args.resume:
-        trainer.load(args.resume)
+        trainer.load(args.resume.replace("%r", str(rank)))
 
     history = []
     while trainer.steps < args.steps:
@@ -169,7 +171,7 @@ def main(argv=None):
                         "scale": trainer.scale})
 
     if args.save:
-        trainer.save(args.save)
+        trainer.save(args.save.replace("%r", str(rank)))
     if args.json and rank == 0:
         with open(args.json, "w") as f:
             json.dump({"level": args.level, "dataset": args.dataset,

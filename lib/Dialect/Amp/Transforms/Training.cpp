@@ -546,8 +546,12 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   SmallVector<Value> unscaled(unscale.getUnscaled());
   Value found = unscale.getFoundInf();
   if (dataParallel) {
-    // PENDING-ALLREDUCE
-    return func.emitError() << "data-parallel is not available yet";
+    // Every rank decides from every rank's gradients: found_inf first (each
+    // rank checked its own), then the gradients and the reported loss.
+    found = AllReduceOp::create(b, retLoc, ReduceKind::max, found);
+    for (Value &g : unscaled)
+      g = AllReduceOp::create(b, retLoc, ReduceKind::mean, g);
+    loss = AllReduceOp::create(b, retLoc, ReduceKind::mean, loss);
   }
   auto update = UpdateLossScalingOp::create(
       b, retLoc, found, scale, newArgs[scalerBase + 1],

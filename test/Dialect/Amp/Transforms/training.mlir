@@ -3,6 +3,8 @@
 // RUN: amp-opt %s -split-input-file --amp-training | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-training="scaler=paddle-static" | FileCheck %s --check-prefix=PADDLE
 // RUN: amp-opt %s -split-input-file --amp-o2 | FileCheck %s --check-prefix=O2
+// RUN: amp-opt %s -split-input-file --amp-training="data-parallel=true" | FileCheck %s --check-prefix=DP
+// RUN: amp-opt %s -split-input-file --amp-o2="data-parallel=true scaler=paddle-static" | FileCheck %s --check-prefix=O2DP
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #sc = affine_map<(d0, d1) -> ()>
@@ -70,6 +72,24 @@
 // O2: amp.check_finite_and_unscale
 // O2: linalg.generic
 // O2-SAME: ins(%[[W]], %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>,
+// Data parallel: found_inf all-reduced (max) before anything reads it, the
+// unscaled gradients and the loss averaged over the ranks; the update reads
+// the averaged gradient and the agreed flag.
+// DP-LABEL: func.func @forward_backward
+// The pipeline options reach amp-training.
+// O2DP-LABEL: func.func @forward_backward
+// O2DP-SAME: init_scale = 32768.0
+// O2DP: amp.check_finite_and_unscale
+// O2DP: amp.all_reduce max %{{.*}} : tensor<i1>
+// DP: %[[G:.*]], %[[FOUND:.*]] = amp.check_finite_and_unscale
+// DP-NEXT: %[[ANY:.*]] = amp.all_reduce max %[[FOUND]] : tensor<i1>
+// DP-NEXT: %[[MEAN:.*]] = amp.all_reduce mean %[[G]] : tensor<4x3xf32>
+// DP-NEXT: %[[LOSS:.*]] = amp.all_reduce mean %{{.*}} : tensor<f32>
+// DP-NEXT: amp.update_loss_scaling found_inf(%[[ANY]] : tensor<i1>)
+// DP: linalg.generic
+// DP-SAME: ins(%{{[^,]*}}, %[[MEAN]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ANY]] :
+// DP: return %[[LOSS]],
+// DP-SAME: %[[ANY]] :
 func.func @forward_backward(%w: tensor<4x3xf32> {amp.param = "fc.weight"},
     %x: tensor<8x4xf32> {amp.batch}, %seed: tensor<f32> {amp.loss_seed},
     %t: tensor<8x3xf32> {torch.name = "t"})
