@@ -51,6 +51,22 @@ static void recordRuntimeError(const char *message) {
   }
 }
 
+/// dlopen of a runtime library (`what` names it in the errors).
+static llvm::Expected<void *> openLibrary(StringRef path, StringRef what) {
+  if (!llvm::sys::fs::exists(path))
+    return makeError("the " + what + " '" + path +
+                     "' does not exist (build it, or name it with "
+                     "--runtime-lib)");
+  std::string pathString = path.str();
+  void *handle = dlopen(pathString.c_str(), RTLD_NOW | RTLD_GLOBAL);
+  if (!handle) {
+    const char *reason = dlerror();
+    return makeError("cannot load the " + what + ": " +
+                     llvm::Twine(reason ? reason : pathString));
+  }
+  return handle;
+}
+
 llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
   static std::mutex mutex;
   static llvm::StringMap<std::unique_ptr<GpuRuntime>> loaded;
@@ -59,17 +75,11 @@ llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
   if (it != loaded.end())
     return it->second.get();
 
-  if (!llvm::sys::fs::exists(path))
-    return makeError("the GPU runtime library '" + path +
-                     "' does not exist (build it, or name it with "
-                     "--runtime-lib)");
+  llvm::Expected<void *> opened = openLibrary(path, "GPU runtime library");
+  if (!opened)
+    return opened.takeError();
   std::string pathString = path.str();
-  void *handle = dlopen(pathString.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    return makeError("cannot load the GPU runtime library: " +
-                     llvm::Twine(reason ? reason : pathString));
-  }
+  void *handle = *opened;
 
   std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
   runtime->path = pathString;
@@ -199,17 +209,11 @@ llvm::Expected<HostRuntime *> HostRuntime::load(StringRef path) {
   if (path.empty())
     return makeError("the path of libamp_runtime.so is unknown (name it with "
                      "--runtime-lib)");
-  if (!llvm::sys::fs::exists(path))
-    return makeError("the runtime library '" + path +
-                     "' does not exist (build it, or name it with "
-                     "--runtime-lib)");
+  llvm::Expected<void *> opened = openLibrary(path, "runtime library");
+  if (!opened)
+    return opened.takeError();
   std::string pathString = path.str();
-  void *handle = dlopen(pathString.c_str(), RTLD_NOW | RTLD_GLOBAL);
-  if (!handle) {
-    const char *reason = dlerror();
-    return makeError("cannot load the runtime library: " +
-                     llvm::Twine(reason ? reason : pathString));
-  }
+  void *handle = *opened;
   std::unique_ptr<HostRuntime> runtime(new HostRuntime());
   runtime->path = pathString;
   runtime->handle = handle;

@@ -225,13 +225,20 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
             f"{str(error)[:4000]}") from error
     finally:
         module.train(training)
-    _run_pipeline(PassManager, imported.operation,
+    lower_fx_import(PassManager, imported.operation)
+    return _finish(imported.operation, f"<{type(module).__name__}>")
+
+
+def lower_fx_import(PassManager, operation):
+    """torch-mlir's pipelines from an FX import (torch dialect) to
+    linalg-on-tensors, in place; FrontendError naming the stage that
+    failed."""
+    _run_pipeline(PassManager, operation,
                   "builtin.module(func.func(torch-match-quantized-custom-ops),"
                   " torchdynamo-export-to-torch-backend-pipeline)",
                   "PyTorch FX to the torch backend")
-    _run_pipeline(PassManager, imported.operation, _LINALG_PIPELINE,
+    _run_pipeline(PassManager, operation, _LINALG_PIPELINE,
                   "torch backend to linalg-on-tensors")
-    return _finish(imported.operation, f"<{type(module).__name__}>")
 
 
 _LINALG_PIPELINE = ("builtin.module(torch-backend-to-linalg-on-tensors-"

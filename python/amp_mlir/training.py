@@ -35,7 +35,7 @@ import math
 import numbers
 
 from .frontends import (FrontendError, _dynamic_shapes, _finish,
-                        _import_torch_mlir, _run_pipeline, _LINALG_PIPELINE)
+                        _import_torch_mlir, lower_fx_import)
 
 # The optimizer kinds of the amp.optimizer attribute and their keys, in the
 # order they are documented (MLIR prints a dictionary sorted by key).
@@ -563,12 +563,7 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
             f"torch.export or torch-mlir's FX importer failed on the "
             f"training step of {type(model).__name__}: "
             f"{type(error).__name__}: {str(error)[:4000]}") from error
-    _run_pipeline(PassManager, imported.operation,
-                  "builtin.module(func.func(torch-match-quantized-custom-ops),"
-                  " torchdynamo-export-to-torch-backend-pipeline)",
-                  "PyTorch FX to the torch backend")
-    _run_pipeline(PassManager, imported.operation, _LINALG_PIPELINE,
-                  "torch backend to linalg-on-tensors")
+    lower_fx_import(PassManager, imported.operation)
     if annotate:
         _set_attributes(ir, imported.operation, func_name, names,
                         len(example_batch), settings)
