@@ -52,10 +52,11 @@ fi
 # Each import on its own: the peers run in separate processes.
 for module in torch torchvision torch_mlir.fx onnxruntime \
     onnxconverter_common tvm tensorflow; do
-  TF_CPP_MIN_LOG_LEVEL=3 "$VENV/bin/python" -c "import $module" || {
-    echo "install-peers: error: the environment does not import $module" >&2
+  if ! "$VENV/bin/python" -c "import $module" >/dev/null 2>&1; then
+    echo "install-peers: error: the environment does not import $module:" >&2
+    "$VENV/bin/python" -c "import $module" 2>&1 | tail -n 3 >&2
     exit 1
-  }
+  fi
 done
 cp "$REQUIREMENTS" "$STAMP"
 echo "install-peers: done in $(( $(date +%s) - start ))s" >&2

@@ -135,29 +135,31 @@ def verdict(result):
 def markdown(results):
     out = []
     out.append("| model | system | level | casts | KiB converted "
-               "(of it weights) | low share | rel L2 | convert (s) | "
-               "compile (s) |")
-    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|")
+               "(of it weights) | fp32 graph: casts / KiB | low share | "
+               "rel L2 | convert (s) | compile (s) |")
+    out.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|")
     notes = []
     for result in results:
         name = model_name(result["spec"])
         shape = "x".join(str(d) for d in result.get("shape", []))
         label = f"{name} ({shape})" if shape else name
         if result.get("error"):
-            out.append(f"| {label} | all | | | | | | | | ")
+            out.append(f"| {label} | all | | | | | | | | | ")
             notes.append(f"{label}: {result['error']}")
             continue
         for r in result["rows"]:
             if "error" in r:
                 out.append(f"| {label} | {r['system']} | {r['level']} | "
-                           f"not run: {r['error']} | | | | | |")
+                           f"not run: {r['error']} | | | | | | |")
                 continue
             weights = (f" ({kib(r['const_bytes_converted'])})"
                        if r["const_bytes_converted"] else "")
+            fp32 = (f"{r['fp32_casts']} / {kib(r['fp32_bytes_converted'])}"
+                    if "fp32_casts" in r else "–")
             out.append(
                 f"| {label} | {r['system']} | {r['level']} | {r['casts']} | "
                 f"{kib(r['bytes_converted'])}{weights} | "
-                f"{r['low_fraction']:.3f} | {r['rel_l2']:.1e} | "
+                f"{fp32} | {r['low_fraction']:.3f} | {r['rel_l2']:.1e} | "
                 f"{seconds(r['convert_s'])} | {seconds(r['compile_s'])} |")
             if r.get("note"):
                 note = f"{label}, {r['system']} {r['level']}: {r['note']}"
@@ -182,6 +184,11 @@ def markdown(results):
     return "\n".join(out) + "\n"
 
 
+def header(date, cpus):
+    return (f"Made by `make peers` on {date} ({cpus} CPUs). Per call at the "
+            f"shapes shown; times in seconds of wall time.\n")
+
+
 def update_doc(path, table, header):
     with open(path) as f:
         text = f.read()
@@ -197,8 +204,11 @@ def main():
     parser = argparse.ArgumentParser(
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--model", action="append", required=True,
+    parser.add_argument("--model", action="append",
                         help="SPEC or SPEC@SHAPE (repeatable)")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="print (and --update-doc) the table of an "
+                        "earlier run's --json instead of running")
     parser.add_argument("--shape", help="input shape of the (one) model, "
                         "e.g. 1,3,224,224")
     parser.add_argument("--systems", help="comma-separated systems to run "
@@ -215,6 +225,17 @@ def main():
                         help="replace the table between the peers-table "
                         "markers of FILE")
     args = parser.parse_args()
+    if args.from_json:
+        with open(args.from_json) as f:
+            saved = json.load(f)
+        table = markdown(saved["results"])
+        print(table)
+        if args.update_doc:
+            update_doc(args.update_doc, table, header(saved["date"],
+                                                      saved["cpus"]))
+        return 0
+    if not args.model:
+        parser.error("give --model (or --from-json)")
     if args.shape and len(args.model) != 1:
         parser.error("--shape needs exactly one --model (else SPEC@SHAPE)")
     systems = set(args.systems.split(",")) if args.systems else None
@@ -246,11 +267,8 @@ def main():
                        platform.machine(), "cpus": os.cpu_count(),
                        "results": results}, f, indent=1)
     if args.update_doc:
-        header = (f"Made by `make peers` on "
-                  f"{datetime.date.today().isoformat()} "
-                  f"({os.cpu_count()} CPUs). Per call at the shapes shown; "
-                  f"times in seconds of wall time.\n")
-        update_doc(args.update_doc, table, header)
+        update_doc(args.update_doc, table,
+                   header(datetime.date.today().isoformat(), os.cpu_count()))
     if temp:
         temp.cleanup()
     return 0

@@ -192,6 +192,10 @@ def run_amp_mlir(level, work, meta):
          "--mlir-elide-resource-strings-if-larger=16"],
         check=True, capture_output=True, text=True).stdout
     graph = from_mlir(text)
+    baseline = from_mlir(subprocess.run(
+        [opt, binary, "--mlir-print-op-generic",
+         "--mlir-elide-resource-strings-if-larger=16"],
+        check=True, capture_output=True, text=True).stdout)
     x = np.load(os.path.join(work, "x.npy"))
     start = time.perf_counter()
     with open(source) as f:
@@ -199,7 +203,7 @@ def run_amp_mlir(level, work, meta):
                                   entries=["main"])
     compile_s = time.perf_counter() - start
     y = first(module["main"](x))
-    return graph, y, convert_s, compile_s, ""
+    return graph, y, convert_s, compile_s, "", baseline
 
 
 def _ort_session(model):
@@ -270,7 +274,7 @@ def run_onnx(system, level, work, meta):
     graph = from_onnx(converted)
     ort_note = _ort_casts_note(converted, work, system)
     note = "; ".join(n for n in (note, ort_note) if n)
-    return graph, y, convert_s, compile_s, note
+    return graph, y, convert_s, compile_s, note, from_onnx(model)
 
 
 def run_tvm(level, work, meta):
@@ -290,6 +294,7 @@ def run_tvm(level, work, meta):
         from tvm.relax.frontend.onnx import from_onnx as relax_from_onnx
         mod = relax_from_onnx(onnx.load(os.path.join(work, "model.onnx")))
         note = "imported with relax.frontend.onnx"
+    baseline = from_relax(mod)
     start = time.perf_counter()
     mod = relax.transform.ToMixedPrecision(out_dtype="float32")(mod)
     # Constants' casts folded, as a deployment pipeline does.
@@ -303,7 +308,7 @@ def run_tvm(level, work, meta):
     out = vm["main"](tvm.runtime.tensor(x))
     while not hasattr(out, "numpy"):
         out = out[0]
-    return graph, out.numpy(), convert_s, compile_s, note
+    return graph, out.numpy(), convert_s, compile_s, note, baseline
 
 
 def run_autocast(level, work, meta):
@@ -318,9 +323,11 @@ def run_autocast(level, work, meta):
     with torch.no_grad(), torch.autocast("cpu", dtype=dtype):
         y = first(model(x)).float().numpy()
         gm = make_fx(model)(x)
+    with torch.no_grad():
+        baseline = from_fx(make_fx(model)(x))
     return (from_fx(gm), y, None, None,
             "decided per op at dispatch, nothing converted ahead of time; "
-            "the graph is the make_fx trace of one call")
+            "the graph is the make_fx trace of one call", baseline)
 
 
 def run_tf(level, work, meta):
@@ -353,9 +360,15 @@ def run(system, level, work):
         traceback.print_exc()
         row["error"] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
         return row
-    graph, y, convert_s, compile_s, note = result
+    graph, y, convert_s, compile_s, note, baseline = result
     ref = np.load(os.path.join(work, "ref.npy"))
     row.update(measure(graph))
+    # The same measure of the graph the system started from (fp32): the
+    # conversions the frontend's graph already had.
+    if baseline is not None:
+        fp32 = measure(baseline)
+        row["fp32_casts"] = fp32["casts"]
+        row["fp32_bytes_converted"] = fp32["bytes_converted"]
     row["rel_l2"] = rel_l2(np.asarray(y, dtype=np.float32), ref)
     row["convert_s"] = convert_s
     row["compile_s"] = compile_s

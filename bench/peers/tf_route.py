@@ -215,7 +215,11 @@ def optimize(graph, level):
     setattr(rewrite, MODES[level], rewriter_config_pb2.RewriterConfig.ON)
     rewrite.min_graph_nodes = -1
     start = time.perf_counter()
-    graph_def = tf_optimizer.OptimizeGraph(config, meta)
+    try:
+        graph_def = tf_optimizer.OptimizeGraph(config, meta)
+    except Exception as error:
+        raise RuntimeError(f"grappler with {MODES[level]} failed: "
+                           f"{type(error).__name__}: {error}") from error
     return graph_def, time.perf_counter() - start
 
 
@@ -256,4 +260,5 @@ def run(level, work):
             f"(bench/peers/tf_route.py), grappler `{MODES[level]}`")
     if level == "f16":
         note += ": f16 emulated (ops stay f32 between casts)"
-    return from_tf_graph(imported), y, convert_s, compile_s, note
+    return (from_tf_graph(imported), y, convert_s, compile_s, note,
+            from_tf_graph(graph))
