@@ -164,6 +164,12 @@ def markdown(results):
             if r.get("note"):
                 note = f"{label}, {r['system']} {r['level']}: {r['note']}"
                 notes.append(note)
+            if r.get("ort_casts"):
+                basic, full = r["ort_casts"]
+                notes.append(f"{label}, ONNX Runtime (CPU provider): "
+                             f"{basic} Cast nodes in the f16 graph it runs, "
+                             f"{full} after all its optimisations; the ops "
+                             f"between them run in f32")
     out.append("")
     out.append("Issue 18's criterion (amp-mlir O2 against every peer row "
                "with an equal or higher low share; error against the peers "

@@ -214,11 +214,12 @@ def _ort_session(model):
                                 providers=["CPUExecutionProvider"])
 
 
-def _ort_casts_note(model, work, system):
+def _ort_casts(model, work, system):
     """ONNX Runtime's CPU provider has no f16 kernels for many ops: at
     session creation it inserts casts and runs those ops in f32 (a chain of
-    them stays f32 in between). Counts the Cast nodes of the model it runs,
-    with its basic optimisations and with all (which remove cast pairs)."""
+    them stays f32 in between). The Cast nodes of the model it runs, with
+    its basic optimisations and with all of them (which remove cast pairs);
+    None where the optimised model cannot be written."""
     import onnx
     import onnxruntime as ort
     counts = []
@@ -235,11 +236,8 @@ def _ort_casts_note(model, work, system):
             counts.append(sum(n.op_type == "Cast"
                               for n in onnx.load(path).graph.node))
         except Exception:
-            return ""
-    return (f"ONNX Runtime's CPU provider runs the ops it has no f16 kernel "
-            f"for in f32: {counts[0]} Cast nodes in the graph it runs "
-            f"({counts[1]} after all its optimisations); rel L2 is measured "
-            f"that way")
+            return None
+    return counts
 
 
 def run_onnx(system, level, work, meta):
@@ -254,7 +252,6 @@ def run_onnx(system, level, work, meta):
         from onnxconverter_common import float16
         converted = float16.convert_float_to_float16(model,
                                                      keep_io_types=True)
-        note = ""
     else:
         from onnxconverter_common import auto_mixed_precision
 
@@ -265,16 +262,14 @@ def run_onnx(system, level, work, meta):
         with contextlib.redirect_stdout(io.StringIO()):
             converted = auto_mixed_precision.auto_convert_mixed_precision(
                 model, feed, validate_fn=validate, keep_io_types=True)
-        note = (f"tolerance: rel L2 <= {AUTO_MIXED_TOLERANCE:g} on the "
-                f"benchmark input; the time includes its ONNX Runtime runs")
     convert_s = time.perf_counter() - start
     session = _ort_session(converted)
     compile_s = time.perf_counter() - start
     y = session.run(None, feed)[0]
     graph = from_onnx(converted)
-    ort_note = _ort_casts_note(converted, work, system)
-    note = "; ".join(n for n in (note, ort_note) if n)
-    return graph, y, convert_s, compile_s, note, from_onnx(model)
+    return (graph, y, convert_s, compile_s,
+            {"ort_casts": _ort_casts(converted, work, system)},
+            from_onnx(model))
 
 
 def run_tvm(level, work, meta):
@@ -287,13 +282,13 @@ def run_tvm(level, work, meta):
         from tvm.relax.frontend.torch import from_exported_program
         ep = torch.export.load(os.path.join(work, "model.pt2"))
         mod = from_exported_program(ep)
-        note = "imported with from_exported_program"
+        note = ""
     else:
         need(meta, "onnx")
         import onnx
         from tvm.relax.frontend.onnx import from_onnx as relax_from_onnx
         mod = relax_from_onnx(onnx.load(os.path.join(work, "model.onnx")))
-        note = "imported with relax.frontend.onnx"
+        note = "imported from ONNX: torch.export failed"
     baseline = from_relax(mod)
     start = time.perf_counter()
     mod = relax.transform.ToMixedPrecision(out_dtype="float32")(mod)
@@ -325,9 +320,7 @@ def run_autocast(level, work, meta):
         gm = make_fx(model)(x)
     with torch.no_grad():
         baseline = from_fx(make_fx(model)(x))
-    return (from_fx(gm), y, None, None,
-            "decided per op at dispatch, nothing converted ahead of time; "
-            "the graph is the make_fx trace of one call", baseline)
+    return from_fx(gm), y, None, None, "", baseline
 
 
 def run_tf(level, work, meta):
@@ -372,7 +365,10 @@ def run(system, level, work):
     row["rel_l2"] = rel_l2(np.asarray(y, dtype=np.float32), ref)
     row["convert_s"] = convert_s
     row["compile_s"] = compile_s
-    row["note"] = note
+    if isinstance(note, dict):
+        row.update(note)
+    elif note:
+        row["note"] = note
     graph.save(os.path.join(work, f"graph-{system}-{level.replace(' ', '-')}"
                                   f".json"))
     return row

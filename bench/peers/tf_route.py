@@ -256,9 +256,7 @@ def run(level, work):
     graph_def, convert_s = optimize(graph, level)
     compile_s = time.perf_counter() - start   # grappler, the graph built
     y, imported = execute(graph_def, x)
-    note = (f"the ONNX model rebuilt as a TensorFlow graph "
-            f"(bench/peers/tf_route.py), grappler `{MODES[level]}`")
-    if level == "f16":
-        note += ": f16 emulated (ops stay f32 between casts)"
+    note = "f16 emulated: the ops stay f32 between casts" \
+        if level == "f16" else ""
     return (from_tf_graph(imported), y, convert_s, compile_s, note,
             from_tf_graph(graph))
