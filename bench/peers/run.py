@@ -99,21 +99,20 @@ def run_model(spec, shape, systems, work, timeout, log):
 
 
 def verdict(result):
-    """Issue 18's criterion for one model, per amp-mlir O2 type: no peer
-    (of any type) with an equal or higher low-precision share converts fewer
-    bytes, and no peer of the same type has a smaller error. Returns text
-    lines."""
+    """Issue 18's criterion for one model, per amp-mlir O2 row (each
+    frontend route, each type): no peer (of any type) with an equal or
+    higher low-precision share converts fewer bytes, and no peer of the
+    same type has a smaller error. Returns text lines."""
     lines = []
     rows = [r for r in result["rows"] if "error" not in r]
-    for dtype in ("f16", "bf16"):
-        amp = next((r for r in rows if r["system"] == "amp-mlir"
-                    and r["level"] == f"O2 {dtype}"), None)
-        if amp is None:
+    peers = [r for r in rows if not r["system"].startswith("amp-mlir")]
+    for amp in rows:
+        if not amp["system"].startswith("amp-mlir") or \
+                not amp["level"].startswith("O2"):
             continue
+        dtype = amp["level"].split()[-1]
         problems = []
-        for peer in rows:
-            if peer["system"] == "amp-mlir":
-                continue
+        for peer in peers:
             name = f"{peer['system']} {peer['level']}"
             if (peer["low_fraction"] >= amp["low_fraction"] - 1e-9
                     and peer["bytes_converted"] < amp["bytes_converted"]):
@@ -124,7 +123,8 @@ def verdict(result):
                     peer["rel_l2"] < amp["rel_l2"]:
                 problems.append(f"{name} has a smaller error "
                                 f"({peer['rel_l2']:.1e})")
-        head = (f"O2 {dtype} ({kib(amp['bytes_converted'])} KiB converted, "
+        head = (f"{amp['system']} {amp['level']} "
+                f"({kib(amp['bytes_converted'])} KiB converted, "
                 f"low share {amp['low_fraction']:.3f}, rel L2 "
                 f"{amp['rel_l2']:.1e})")
         lines.append(f"{head}: " + ("met" if not problems else

@@ -38,6 +38,9 @@ from metrics import Graph, measure, rel_l2  # noqa: E402
 SYSTEMS = [
     ("amp-mlir", "O1 f16"), ("amp-mlir", "O2 f16"),
     ("amp-mlir", "O1 bf16"), ("amp-mlir", "O2 bf16"),
+    # The same compiler on the ONNX export (amp_mlir.from_onnx), to tell
+    # the frontend's part from amp-mlir's.
+    ("amp-mlir-onnx", "O2 f16"), ("amp-mlir-onnx", "O2 bf16"),
     ("onnx-float16", "f16"), ("onnx-auto-mixed", "f16"),
     ("tvm-relax", "f16"),
     ("torch-autocast", "f16"), ("torch-autocast", "bf16"),
@@ -118,9 +121,18 @@ def export(spec, work, shape, seed):
         with open(os.path.join(work, "model.mlir"), "w") as f:
             f.write(text)
 
+    def mlir_onnx_import():
+        import amp_mlir
+        if "onnx" in meta["errors"]:
+            raise RuntimeError("no ONNX export")
+        text = amp_mlir.from_onnx(os.path.join(work, "model.onnx"))
+        with open(os.path.join(work, "model-onnx.mlir"), "w") as f:
+            f.write(text)
+
     step("onnx", onnx_export)
     step("torch.export", torch_export)
     step("amp-mlir import", mlir_import)
+    step("amp-mlir onnx import", mlir_onnx_import)
     with open(os.path.join(work, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     return meta
@@ -147,11 +159,15 @@ def export_onnx_file(path, work, shape, seed, meta):
     try:
         import amp_mlir
         start = time.perf_counter()
-        with open(os.path.join(work, "model.mlir"), "w") as f:
-            f.write(amp_mlir.from_onnx(path))
+        text = amp_mlir.from_onnx(path)
+        for name in ("model.mlir", "model-onnx.mlir"):
+            with open(os.path.join(work, name), "w") as f:
+                f.write(text)
         meta["times"]["amp-mlir import"] = time.perf_counter() - start
     except Exception as error:
         meta["errors"]["amp-mlir import"] = f"{type(error).__name__}: {error}"
+        meta["errors"]["amp-mlir onnx import"] = meta["errors"][
+            "amp-mlir import"]
     with open(os.path.join(work, "meta.json"), "w") as f:
         json.dump(meta, f, indent=1)
     return meta
@@ -168,19 +184,20 @@ def need(meta, route):
         raise Unavailable(f"{route} failed: {meta['errors'][route]}")
 
 
-def run_amp_mlir(level, work, meta):
-    need(meta, "amp-mlir import")
+def run_amp_mlir(level, work, meta, route="model"):
+    need(meta, "amp-mlir import" if route == "model" else
+         "amp-mlir onnx import")
     import amp_mlir
     from amp_mlir import _paths
     from graph_mlir import from_mlir
     opt = str(_paths.tool("amp-opt"))
     lvl, dtype = level.split()
-    source = os.path.join(work, "model.mlir")
-    binary = os.path.join(work, "model.mlirbc")
+    source = os.path.join(work, f"{route}.mlir")
+    binary = os.path.join(work, f"{route}.mlirbc")
     if not os.path.exists(binary):
         subprocess.run([opt, source, "--emit-bytecode", "-o", binary],
                        check=True)
-    converted = os.path.join(work, f"amp-{lvl}-{dtype}.mlirbc")
+    converted = os.path.join(work, f"{route}-{lvl}-{dtype}.mlirbc")
     # The conversion alone, on bytecode (parsing the weights' hex text
     # would dominate otherwise).
     start = time.perf_counter()
@@ -336,6 +353,8 @@ def run(system, level, work):
     try:
         if system == "amp-mlir":
             result = run_amp_mlir(level, work, meta)
+        elif system == "amp-mlir-onnx":
+            result = run_amp_mlir(level, work, meta, "model-onnx")
         elif system in ("onnx-float16", "onnx-auto-mixed"):
             result = run_onnx(system, level, work, meta)
         elif system == "tvm-relax":
