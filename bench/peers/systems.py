@@ -32,7 +32,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from metrics import Graph, measure, rel_l2  # noqa: E402
+from metrics import measure, rel_l2  # noqa: E402
 
 # (system, level) rows, in table order.
 SYSTEMS = [
