@@ -13,7 +13,9 @@ f16 or bf16 (`model.to(dtype)`, attention fast path off), twice:
   sums accumulated in f32: what amp-mlir's O2 graph computes.
 
 and prints the rel L2 error of each against fp32 on the benchmark's seeded
-input.
+input. Then resnet18 entirely in the low type, as it is and with each
+batch norm folded into its convolution (torch.fx's `fuse`, what the ONNX
+exporter does), for its smaller gap.
 
     .venv-peers/bin/python bench/peers/roundings.py
 """
@@ -85,6 +87,22 @@ def main():
             fused = rel_l2(run(spec, dtype, False, x), ref)
             decomposed = rel_l2(run(spec, dtype, True, x), ref)
             print(f"| {name} | {label} | {fused:.2e} | {decomposed:.2e} |")
+    from torch.fx.experimental.optimization import fuse
+    spec = "torchvision:resnet18"
+    model, shape = load_model(spec, 0)
+    x = torch.from_numpy(np.random.RandomState(0).standard_normal(
+        shape).astype(np.float32))
+    with torch.no_grad():
+        ref = first(model(x)).numpy()
+    print("\n| model | type | low type | batch norm folded, low type |")
+    print("|---|---|---:|---:|")
+    for dtype, label in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
+        plain = rel_l2(run(spec, dtype, False, x), ref)
+        folded_model = fuse(load_model(spec, 0)[0]).to(dtype)
+        with torch.no_grad():
+            folded = rel_l2(first(folded_model(x.to(dtype))).float().numpy(),
+                            ref)
+        print(f"| resnet18 | {label} | {plain:.2e} | {folded:.2e} |")
     return 0
 
 
