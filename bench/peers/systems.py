@@ -81,6 +81,11 @@ def first(output):
 def export(spec, work, shape, seed):
     import torch
     os.makedirs(work, exist_ok=True)
+    # What an earlier run derived from an earlier export must not be reused.
+    for name in os.listdir(work):
+        if name.endswith((".mlirbc", ".json", ".onnx", ".mlir", ".pt2",
+                          ".npy")):
+            os.remove(os.path.join(work, name))
     meta = {"spec": spec, "seed": seed, "errors": {}, "times": {}}
     if spec.startswith("onnx:"):
         return export_onnx_file(spec[5:], work, shape, seed, meta)
