@@ -10,6 +10,9 @@
 #   make frontends  the PyTorch frontend environment (.venv-frontends:
 #                pinned torch, torchvision, torch-mlir, onnx from PyPI, about
 #                4 GB); make check then also runs the model tests
+#   make peers   amp-mlir beside ONNX float16/auto-mixed, TVM Relax, torch
+#                autocast and TF grappler on four models (.venv-peers,
+#                bench/peers/); rewrites the table in docs/performance.md
 #   make fuzz    libFuzzer on amp-opt's parser and pipelines for FUZZ_TIME
 #                seconds (build-fuzz; docs/reliability.md)
 #   make check-sanitize  every test on an ASan+UBSan build (build-asan)
@@ -25,7 +28,7 @@ CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
 .PHONY: all deps configure build demo check docs bench install wheel clean \
-	frontends deps-sanitize fuzz check-sanitize
+	frontends deps-sanitize fuzz check-sanitize peers
 
 all: build
 
@@ -53,6 +56,21 @@ check: build
 
 frontends:
 	scripts/install-frontends.sh
+
+# The peer AMP systems side by side (bench/peers/, issue 18; about 15
+# minutes on 2 cores, not part of check). Makes the peers' environment
+# (scripts/install-peers.sh, PyPI once) and rewrites the table between the
+# peers-table markers of docs/performance.md.
+PEERS_VENV   ?= .venv-peers
+PEERS_MODELS ?= torchvision:resnet18 torchvision:mobilenet_v2 \
+  torch:models:transformer_encoder torch:models:bert_block
+peers: build
+	scripts/install-peers.sh $(PEERS_VENV)
+	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
+	  $(PEERS_VENV)/bin/python bench/peers/run.py \
+	  $(foreach m,$(PEERS_MODELS),--model $(m)) \
+	  --work $(BUILD_DIR)/peers --json $(BUILD_DIR)/peers/peers.json \
+	  --update-doc docs/performance.md
 
 # Regenerates the dialect and pass references under docs/reference/.
 docs: build

@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+"""One step of the peer comparison, each in a process of its own (the
+peers' native libraries do not all load into one process):
+
+    systems.py export SPEC WORKDIR [--shape 1,3,224,224] [--seed 0]
+    systems.py run SYSTEM LEVEL WORKDIR OUT.json
+
+`export` builds the model once (random weights under the seed), draws the
+seeded input, computes the fp32 reference output with PyTorch, and writes
+what every system starts from: model.onnx (torch.onnx.export, the dynamo
+exporter), model.pt2 (torch.export), model.mlir (amp_mlir.from_torch),
+x.npy, ref.npy and meta.json.
+
+`run` converts the model with one system at one level, turns the
+converted graph into the neutral graph (graph_*.py), measures it
+(metrics.measure), runs the converted model on x.npy, and writes one row
+as JSON: the metrics, rel_l2 against ref.npy, convert_s (the AMP
+conversion alone) and compile_s (from the exported model to something
+that runs, conversion included), or `error` saying why not.
+"""
+
+import importlib
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import numpy as np  # noqa: E402
+
+from metrics import measure, rel_l2  # noqa: E402
+
+# (system, level) rows, in table order.
+SYSTEMS = [
+    ("amp-mlir", "O1 f16"), ("amp-mlir", "O2 f16"),
+    ("amp-mlir", "O1 bf16"), ("amp-mlir", "O2 bf16"),
+    # The same compiler on the ONNX export (amp_mlir.from_onnx), to tell
+    # the frontend's part from amp-mlir's.
+    ("amp-mlir-onnx", "O2 f16"), ("amp-mlir-onnx", "O2 bf16"),
+    ("onnx-float16", "f16"), ("onnx-auto-mixed", "f16"),
+    ("tvm-relax", "f16"),
+    ("torch-autocast", "f16"), ("torch-autocast", "bf16"),
+    ("tf-grappler", "f16"), ("tf-grappler", "bf16"),
+]
+# auto_convert_mixed_precision keeps a node in fp32 when converting it
+# makes the output's rel L2 error exceed this (the f16 tolerance of
+# amp-mlir's own model tests, docs/frontends.md).
+AUTO_MIXED_TOLERANCE = 5e-3
+
+
+def load_model(spec, seed):
+    """(torch module in eval mode, default input shape) for a spec
+    torchvision:NAME or torch:MODULE:FACTORY, with random weights drawn
+    under `seed`."""
+    import torch
+    torch.manual_seed(seed)
+    kind, _, rest = spec.partition(":")
+    if kind == "torchvision":
+        import torchvision
+        model = torchvision.models.get_model(rest, weights=None)
+        shape = (1, 3, 224, 224)
+    elif kind == "torch":
+        module, _, factory = rest.rpartition(":")
+        made = getattr(importlib.import_module(module), factory)()
+        model, shape = made if isinstance(made, tuple) else (made, None)
+    else:
+        raise ValueError(f"not a torch model spec: {spec}")
+    return model.eval(), shape
+
+
+def first(output):
+    while isinstance(output, (tuple, list)):
+        output = output[0]
+    return output
+
+
+def export(spec, work, shape, seed):
+    import torch
+    os.makedirs(work, exist_ok=True)
+    # What an earlier run derived from an earlier export must not be reused.
+    for name in os.listdir(work):
+        if name.endswith((".mlirbc", ".json", ".onnx", ".mlir", ".pt2",
+                          ".npy")):
+            os.remove(os.path.join(work, name))
+    meta = {"spec": spec, "seed": seed, "errors": {}, "times": {}}
+    if spec.startswith("onnx:"):
+        return export_onnx_file(spec[5:], work, shape, seed, meta)
+    model, default_shape = load_model(spec, seed)
+    shape = tuple(shape or default_shape or ())
+    if not shape:
+        raise ValueError(f"{spec}: give --shape")
+    meta["shape"] = list(shape)
+    x = np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+    np.save(os.path.join(work, "x.npy"), x)
+    xt = torch.from_numpy(x)
+    with torch.no_grad():
+        ref = first(model(xt)).numpy()
+    np.save(os.path.join(work, "ref.npy"), ref)
+    meta["output_shape"] = list(ref.shape)
+
+    def step(name, fn):
+        start = time.perf_counter()
+        try:
+            fn()
+        except Exception as error:  # recorded in the rows that need it
+            meta["errors"][name] = f"{type(error).__name__}: {error}"[:500]
+            traceback.print_exc()
+        meta["times"][name] = time.perf_counter() - start
+
+    def onnx_export():
+        with torch.no_grad():
+            program = torch.onnx.export(model, (xt,), dynamo=True)
+        program.save(os.path.join(work, "model.onnx"))
+
+    def torch_export():
+        ep = torch.export.export(model, (xt,))
+        torch.export.save(ep, os.path.join(work, "model.pt2"))
+
+    def mlir_import():
+        import amp_mlir
+        text = amp_mlir.from_torch(model, xt)
+        with open(os.path.join(work, "model.mlir"), "w") as f:
+            f.write(text)
+
+    def mlir_onnx_import():
+        import amp_mlir
+        if "onnx" in meta["errors"]:
+            raise RuntimeError("no ONNX export")
+        text = amp_mlir.from_onnx(os.path.join(work, "model.onnx"))
+        with open(os.path.join(work, "model-onnx.mlir"), "w") as f:
+            f.write(text)
+
+    step("onnx", onnx_export)
+    step("torch.export", torch_export)
+    step("amp-mlir import", mlir_import)
+    step("amp-mlir onnx import", mlir_onnx_import)
+    with open(os.path.join(work, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    return meta
+
+
+def export_onnx_file(path, work, shape, seed, meta):
+    import shutil
+
+    import onnx
+    import onnxruntime as ort
+    model = onnx.load(path)
+    if not shape:
+        dims = model.graph.input[0].type.tensor_type.shape.dim
+        shape = [d.dim_value if d.dim_value > 0 else 1 for d in dims]
+    meta["shape"] = list(shape)
+    x = np.random.RandomState(seed).standard_normal(shape).astype(np.float32)
+    np.save(os.path.join(work, "x.npy"), x)
+    shutil.copy(path, os.path.join(work, "model.onnx"))
+    session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+    ref = session.run(None, {session.get_inputs()[0].name: x})[0]
+    np.save(os.path.join(work, "ref.npy"), ref)
+    meta["output_shape"] = list(ref.shape)
+    meta["errors"]["torch.export"] = "an ONNX file has no PyTorch model"
+    try:
+        import amp_mlir
+        start = time.perf_counter()
+        text = amp_mlir.from_onnx(path)
+        for name in ("model.mlir", "model-onnx.mlir"):
+            with open(os.path.join(work, name), "w") as f:
+                f.write(text)
+        meta["times"]["amp-mlir import"] = time.perf_counter() - start
+    except Exception as error:
+        meta["errors"]["amp-mlir import"] = f"{type(error).__name__}: {error}"
+        meta["errors"]["amp-mlir onnx import"] = meta["errors"][
+            "amp-mlir import"]
+    with open(os.path.join(work, "meta.json"), "w") as f:
+        json.dump(meta, f, indent=1)
+    return meta
+
+
+# Systems --------------------------------------------------------------------
+
+class Unavailable(Exception):
+    """A system that cannot run on this model; the message says why."""
+
+
+def need(meta, route):
+    if route in meta["errors"]:
+        raise Unavailable(f"{route} failed: {meta['errors'][route]}")
+
+
+def run_amp_mlir(level, work, meta, route="model"):
+    need(meta, "amp-mlir import" if route == "model" else
+         "amp-mlir onnx import")
+    import amp_mlir
+    from amp_mlir import _paths
+    from graph_mlir import from_mlir
+    opt = str(_paths.tool("amp-opt"))
+    lvl, dtype = level.split()
+    source = os.path.join(work, f"{route}.mlir")
+    binary = os.path.join(work, f"{route}.mlirbc")
+    if not os.path.exists(binary):
+        subprocess.run([opt, source, "--emit-bytecode", "-o", binary],
+                       check=True)
+    converted = os.path.join(work, f"{route}-{lvl}-{dtype}.mlirbc")
+    # The conversion alone, on bytecode (parsing the weights' hex text
+    # would dominate otherwise).
+    start = time.perf_counter()
+    subprocess.run([opt, binary, f"--amp-{lvl.lower()}=dtype={dtype}",
+                    "--emit-bytecode", "-o", converted], check=True)
+    convert_s = time.perf_counter() - start
+    text = subprocess.run(
+        [opt, converted, "--mlir-print-op-generic",
+         "--mlir-elide-resource-strings-if-larger=16"],
+        check=True, capture_output=True, text=True).stdout
+    graph = from_mlir(text)
+    baseline = from_mlir(subprocess.run(
+        [opt, binary, "--mlir-print-op-generic",
+         "--mlir-elide-resource-strings-if-larger=16"],
+        check=True, capture_output=True, text=True).stdout)
+    x = np.load(os.path.join(work, "x.npy"))
+    start = time.perf_counter()
+    with open(source) as f:
+        module = amp_mlir.compile(f.read(), level=lvl, dtype=dtype,
+                                  entries=["main"])
+    compile_s = time.perf_counter() - start
+    y = first(module["main"](x))
+    return graph, y, convert_s, compile_s, "", baseline
+
+
+def _ort_session(model):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    return ort.InferenceSession(model.SerializeToString(), options,
+                                providers=["CPUExecutionProvider"])
+
+
+def _ort_casts(model, work, system):
+    """ONNX Runtime's CPU provider has no f16 kernels for many ops: at
+    session creation it inserts casts and runs those ops in f32 (a chain of
+    them stays f32 in between). The Cast nodes of the model it runs, with
+    its basic optimisations and with all of them (which remove cast pairs);
+    None where the optimised model cannot be written."""
+    import onnx
+    import onnxruntime as ort
+    counts = []
+    for level in (ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+                  ort.GraphOptimizationLevel.ORT_ENABLE_ALL):
+        path = os.path.join(work, f"{system}.ort-{int(level)}.onnx")
+        options = ort.SessionOptions()
+        options.graph_optimization_level = level
+        options.optimized_model_filepath = path
+        options.log_severity_level = 3
+        try:
+            ort.InferenceSession(model.SerializeToString(), options,
+                                 providers=["CPUExecutionProvider"])
+            counts.append(sum(n.op_type == "Cast"
+                              for n in onnx.load(path).graph.node))
+        except Exception:
+            return None
+    return counts
+
+
+def run_onnx(system, level, work, meta):
+    need(meta, "onnx")
+    import onnx
+    from graph_onnx import from_onnx
+    model = onnx.load(os.path.join(work, "model.onnx"))
+    x = np.load(os.path.join(work, "x.npy"))
+    feed = {model.graph.input[0].name: x}
+    start = time.perf_counter()
+    if system == "onnx-float16":
+        from onnxconverter_common import float16
+        converted = float16.convert_float_to_float16(model,
+                                                     keep_io_types=True)
+    else:
+        from onnxconverter_common import auto_mixed_precision
+
+        def validate(res_fp32, res_low):
+            return rel_l2(res_low[0], res_fp32[0]) <= AUTO_MIXED_TOLERANCE
+        import contextlib
+        import io
+        with contextlib.redirect_stdout(io.StringIO()):
+            converted = auto_mixed_precision.auto_convert_mixed_precision(
+                model, feed, validate_fn=validate, keep_io_types=True)
+    convert_s = time.perf_counter() - start
+    session = _ort_session(converted)
+    compile_s = time.perf_counter() - start
+    y = session.run(None, feed)[0]
+    graph = from_onnx(converted)
+    return (graph, y, convert_s, compile_s,
+            {"ort_casts": _ort_casts(converted, work, system)},
+            from_onnx(model))
+
+
+def run_tvm(level, work, meta):
+    import tvm
+    from tvm import relax
+    from graph_tvm import from_relax
+    note = ""
+    if "torch.export" not in meta["errors"]:
+        import torch
+        from tvm.relax.frontend.torch import from_exported_program
+        ep = torch.export.load(os.path.join(work, "model.pt2"))
+        mod = from_exported_program(ep)
+        note = ""
+    else:
+        need(meta, "onnx")
+        import onnx
+        from tvm.relax.frontend.onnx import from_onnx as relax_from_onnx
+        mod = relax_from_onnx(onnx.load(os.path.join(work, "model.onnx")))
+        note = "imported from ONNX: torch.export failed"
+    baseline = from_relax(mod)
+    start = time.perf_counter()
+    mod = relax.transform.ToMixedPrecision(out_dtype="float32")(mod)
+    # Constants' casts folded, as a deployment pipeline does.
+    mod = relax.transform.FoldConstant()(mod)
+    convert_s = time.perf_counter() - start
+    graph = from_relax(mod)
+    executable = tvm.compile(mod, target="llvm")
+    vm = relax.VirtualMachine(executable, tvm.cpu())
+    compile_s = time.perf_counter() - start
+    x = np.load(os.path.join(work, "x.npy"))
+    out = vm["main"](tvm.runtime.tensor(x))
+    while not hasattr(out, "numpy"):
+        out = out[0]
+    return graph, out.numpy(), convert_s, compile_s, note, baseline
+
+
+def run_autocast(level, work, meta):
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from graph_torch import from_fx
+    if meta["spec"].startswith("onnx:"):
+        raise Unavailable("an ONNX file has no PyTorch model")
+    model, _ = load_model(meta["spec"], meta["seed"])
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[level]
+    x = torch.from_numpy(np.load(os.path.join(work, "x.npy")))
+    with torch.no_grad(), torch.autocast("cpu", dtype=dtype):
+        y = first(model(x)).float().numpy()
+        gm = make_fx(model)(x)
+    with torch.no_grad():
+        baseline = from_fx(make_fx(model)(x))
+    return from_fx(gm), y, None, None, "", baseline
+
+
+def run_tf(level, work, meta):
+    need(meta, "onnx")
+    import tf_route
+    return tf_route.run(level, work)
+
+
+def run(system, level, work):
+    with open(os.path.join(work, "meta.json")) as f:
+        meta = json.load(f)
+    row = {"system": system, "level": level}
+    try:
+        if system == "amp-mlir":
+            result = run_amp_mlir(level, work, meta)
+        elif system == "amp-mlir-onnx":
+            result = run_amp_mlir(level, work, meta, "model-onnx")
+        elif system in ("onnx-float16", "onnx-auto-mixed"):
+            result = run_onnx(system, level, work, meta)
+        elif system == "tvm-relax":
+            result = run_tvm(level, work, meta)
+        elif system == "torch-autocast":
+            result = run_autocast(level, work, meta)
+        elif system == "tf-grappler":
+            result = run_tf(level, work, meta)
+        else:
+            raise ValueError(f"unknown system {system}")
+    except Unavailable as error:
+        row["error"] = str(error)
+        return row
+    except Exception as error:
+        traceback.print_exc()
+        row["error"] = f"{type(error).__name__}: {error}".splitlines()[0][:300]
+        return row
+    graph, y, convert_s, compile_s, note, baseline = result
+    ref = np.load(os.path.join(work, "ref.npy"))
+    row.update(measure(graph))
+    # The same measure of the graph the system started from (fp32): the
+    # conversions the frontend's graph already had.
+    if baseline is not None:
+        fp32 = measure(baseline)
+        row["fp32_casts"] = fp32["casts"]
+        row["fp32_bytes_converted"] = fp32["bytes_converted"]
+    row["rel_l2"] = rel_l2(np.asarray(y, dtype=np.float32), ref)
+    row["convert_s"] = convert_s
+    row["compile_s"] = compile_s
+    if isinstance(note, dict):
+        row.update(note)
+    elif note:
+        row["note"] = note
+    graph.save(os.path.join(work, f"graph-{system}-{level.replace(' ', '-')}"
+                                  f".json"))
+    return row
+
+
+def main(argv):
+    if len(argv) >= 3 and argv[0] == "export":
+        import argparse
+        p = argparse.ArgumentParser()
+        p.add_argument("spec")
+        p.add_argument("work")
+        p.add_argument("--shape")
+        p.add_argument("--seed", type=int, default=0)
+        a = p.parse_args(argv[1:])
+        shape = [int(d) for d in a.shape.split(",")] if a.shape else None
+        export(a.spec, a.work, shape, a.seed)
+        return 0
+    if len(argv) == 5 and argv[0] == "run":
+        row = run(argv[1], argv[2], argv[3])
+        with open(argv[4], "w") as f:
+            json.dump(row, f, indent=1)
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
