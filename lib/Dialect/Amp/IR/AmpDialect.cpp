@@ -83,8 +83,7 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == kLossScalingAttrName) {
-    if (!isa<LossScalingAttr>(attr.getValue()) ||
-        !isa<FunctionOpInterface>(op))
+    if (!isa<LossScalingAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << kLossScalingAttrName
                              << "' must be a #amp.loss_scaling on a function";
     return success();
@@ -93,9 +92,8 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
                          << "', '" << kStreamOrderedAttrName << "', '"
-                         << kNanInfSitesAttrName << "', '"
-                         << kOptimizerAttrName << "', '"
-                         << kLossScalingAttrName << "')";
+                         << kNanInfSitesAttrName << "', '" << kOptimizerAttrName
+                         << "', '" << kLossScalingAttrName << "')";
 }
 
 namespace {
@@ -129,13 +127,13 @@ LogicalResult verifyConventionAttr(Operation *op, NamedAttribute attr,
     if (c.value == ConventionValue::Unit && !isa<UnitAttr>(attr.getValue()))
       return op->emitError() << "'" << c.name << "' must be a unit attribute";
     if (c.value == ConventionValue::String && !isa<StringAttr>(attr.getValue()))
-      return op->emitError() << "'" << c.name << "' must be a string, got "
-                             << attr.getValue();
+      return op->emitError()
+             << "'" << c.name << "' must be a string, got " << attr.getValue();
     return success();
   }
   return op->emitError() << "unknown amp dialect " << where << " attribute '"
-                         << attr.getName().getValue() << "' (known: "
-                         << known << ")";
+                         << attr.getName().getValue() << "' (known: " << known
+                         << ")";
 }
 
 std::string conventionNames(bool onArgument) {

@@ -635,8 +635,7 @@ bool AutoMixedPrecision::isLossScaleScalar(Value value) {
   } else if (def && isZeroDimensional(value.getType())) {
     lossScaleScalars[value] = false; // Cycles (none in SSA) end here.
     result = llvm::any_of(def->getOperands(), [&](Value operand) {
-      return isZeroDimensional(operand.getType()) &&
-             isLossScaleScalar(operand);
+      return isZeroDimensional(operand.getType()) && isLossScaleScalar(operand);
     });
   }
   lossScaleScalars[value] = result;

@@ -1,4 +1,5 @@
-//===- Training.cpp - the amp-training pass --------------------------------===//
+//===- Training.cpp - the amp-training pass
+//--------------------------------===//
 //
 // Part of amp-mlir. Builds a mixed-precision training step (loss scaling,
 // fp32 masters, the optimizer update, the step skip) around a frontend's
@@ -115,9 +116,8 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
              << "' (it takes: " << llvm::join(known, ", ") << ")";
   }
   // Every float setting: a float attribute (any width) in range.
-  auto readFloat = [&](StringRef name, double &value, bool required,
-                       double lo, bool loOpen, double hi,
-                       bool hiOpen) -> LogicalResult {
+  auto readFloat = [&](StringRef name, double &value, bool required, double lo,
+                       bool loOpen, double hi, bool hiOpen) -> LogicalResult {
     Attribute attr = dict.get(name);
     if (!attr) {
       if (!required)
@@ -127,23 +127,23 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
     }
     auto f = dyn_cast<FloatAttr>(attr);
     if (!f)
-      return func.emitError() << "'" << kOptimizerAttr << "' setting '"
-                              << name << "' must be a float, got " << attr;
+      return func.emitError() << "'" << kOptimizerAttr << "' setting '" << name
+                              << "' must be a float, got " << attr;
     value = f.getValueAsDouble();
     bool okLo = loOpen ? value > lo : value >= lo;
     bool okHi = hiOpen ? value < hi : value <= hi;
     if (!std::isfinite(value) || !okLo || !okHi)
       return func.emitError()
-             << "'" << kOptimizerAttr << "' setting '" << name << "' = "
-             << shortFloat(value) << " is out of range "
-             << (loOpen ? "(" : "[") << shortFloat(lo) << ", "
-             << shortFloat(hi) << (hiOpen ? ")" : "]");
+             << "'" << kOptimizerAttr << "' setting '" << name
+             << "' = " << shortFloat(value) << " is out of range "
+             << (loOpen ? "(" : "[") << shortFloat(lo) << ", " << shortFloat(hi)
+             << (hiOpen ? ")" : "]");
     return success();
   };
   double inf = std::numeric_limits<double>::infinity();
   if (failed(readFloat("lr", spec.lr, true, 0.0, true, inf, true)) ||
-      failed(readFloat("weight_decay", spec.weightDecay, false, 0.0, false,
-                       inf, true)))
+      failed(readFloat("weight_decay", spec.weightDecay, false, 0.0, false, inf,
+                       true)))
     return failure();
   if (spec.kind == OptimizerKind::Momentum) {
     if (failed(readFloat("momentum", spec.momentum, true, 0.0, false, 1.0,
@@ -174,7 +174,7 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
 /// A parameter of the forward-backward function and what belongs to it.
 struct Param {
   StringAttr name;
-  BlockArgument arg;       // In the original entry block.
+  BlockArgument arg; // In the original entry block.
   RankedTensorType type;
   unsigned gradResult = 0; // Operand of the return.
 };
@@ -214,15 +214,15 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     bool isSeed = func.getArgAttr(i, kSeedAttr) != nullptr;
     bool isBatch = func.getArgAttr(i, kBatchAttr) != nullptr;
     if (int(isParam) + int(isSeed) + int(isBatch) > 1)
-      return emitError(loc) << "argument #" << i << " has more than one of '"
-                            << kParamAttr << "', '" << kSeedAttr << "', '"
-                            << kBatchAttr << "'";
+      return emitError(loc)
+             << "argument #" << i << " has more than one of '" << kParamAttr
+             << "', '" << kSeedAttr << "', '" << kBatchAttr << "'";
     if (isSeed) {
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type || type.getRank() != 0 || !type.getElementType().isF32())
-        return emitError(loc) << "the '" << kSeedAttr
-                              << "' argument must be a tensor<f32>, got "
-                              << arg.getType();
+        return emitError(loc)
+               << "the '" << kSeedAttr
+               << "' argument must be a tensor<f32>, got " << arg.getType();
       if (sig.seed)
         return emitError(loc) << "a training function has one '" << kSeedAttr
                               << "' argument, this is the second";
@@ -241,8 +241,8 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
                                  "got "
                               << arg.getType();
       if (!paramIndex.try_emplace(name.getValue(), sig.params.size()).second)
-        return emitError(loc) << "two parameters are named '"
-                              << name.getValue() << "'";
+        return emitError(loc)
+               << "two parameters are named '" << name.getValue() << "'";
       sig.params.push_back({name, arg, type, 0});
       continue;
     }
@@ -258,12 +258,12 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     if (func.getResultAttr(i, kLossAttr)) {
       auto type = dyn_cast<RankedTensorType>(func.getResultTypes()[i]);
       if (!type || type.getRank() != 0 || !type.getElementType().isF32())
-        return func.emitError() << "the '" << kLossAttr
-                                << "' result must be a tensor<f32>, got "
-                                << func.getResultTypes()[i];
+        return func.emitError()
+               << "the '" << kLossAttr << "' result must be a tensor<f32>, got "
+               << func.getResultTypes()[i];
       if (haveLoss)
-        return func.emitError() << "a training function has one '"
-                                << kLossAttr << "' result";
+        return func.emitError()
+               << "a training function has one '" << kLossAttr << "' result";
       haveLoss = true;
       sig.lossResult = i;
       continue;
@@ -275,13 +275,13 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
              << "' nor an '" << kGradAttr << " = \"name\"' gradient";
     auto it = paramIndex.find(grad.getValue());
     if (it == paramIndex.end())
-      return func.emitError() << "result #" << i << " is the gradient of '"
-                              << grad.getValue()
-                              << "', which is not a parameter";
+      return func.emitError()
+             << "result #" << i << " is the gradient of '" << grad.getValue()
+             << "', which is not a parameter";
     Param &param = sig.params[it->second];
     if (haveGrad[it->second])
-      return func.emitError() << "parameter '" << grad.getValue()
-                              << "' has two gradients";
+      return func.emitError()
+             << "parameter '" << grad.getValue() << "' has two gradients";
     if (func.getResultTypes()[i] != param.type)
       return func.emitError()
              << "the gradient of '" << grad.getValue() << "' has type "
@@ -290,8 +290,8 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     param.gradResult = i;
   }
   if (!haveLoss)
-    return func.emitError() << "a training function needs an '" << kLossAttr
-                            << "' result";
+    return func.emitError()
+           << "a training function needs an '" << kLossAttr << "' result";
   for (auto [param, have] : llvm::zip(sig.params, haveGrad))
     if (!have)
       return func.emitError() << "parameter '" << param.name.getValue()
@@ -357,18 +357,17 @@ SmallVector<Value> buildUpdate(OpBuilder &b, Location loc,
         SmallVector<Value> updated;
         switch (spec.kind) {
         case OptimizerKind::Sgd: {
-          Value d = spec.weightDecay != 0.0
-                        ? add(g, mul(c(spec.weightDecay), p))
-                        : g;
+          Value d =
+              spec.weightDecay != 0.0 ? add(g, mul(c(spec.weightDecay), p)) : g;
           updated.push_back(sub(p, mul(c(spec.lr), d)));
           break;
         }
         case OptimizerKind::Momentum: {
-          Value d = spec.weightDecay != 0.0
-                        ? add(g, mul(c(spec.weightDecay), p))
-                        : g;
+          Value d =
+              spec.weightDecay != 0.0 ? add(g, mul(c(spec.weightDecay), p)) : g;
           // PyTorch: the first update sets the buffer to d.
-          Value zeroI = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(0));
+          Value zeroI =
+              arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(0));
           Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
                                               stepI, zeroI);
           Value later = add(mul(c(spec.momentum), st[0]),
@@ -390,14 +389,18 @@ SmallVector<Value> buildUpdate(OpBuilder &b, Location loc,
           Value m = add(mul(c(spec.beta1), st[0]), mul(c(1.0 - spec.beta1), g));
           Value v = add(mul(c(spec.beta2), st[1]),
                         mul(c(1.0 - spec.beta2), mul(g, g)));
-          Value oneI = arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(1));
+          Value oneI =
+              arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(1));
           Value t = arith::SIToFPOp::create(
-              nb, l, nb.getF32Type(), arith::AddIOp::create(nb, l, stepI, oneI));
-          Value bc1 = sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta1), t));
-          Value bc2 = sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta2), t));
-          Value denom =
-              add(div(math::SqrtOp::create(nb, l, v), math::SqrtOp::create(nb, l, bc2)),
-                  c(spec.eps));
+              nb, l, nb.getF32Type(),
+              arith::AddIOp::create(nb, l, stepI, oneI));
+          Value bc1 =
+              sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta1), t));
+          Value bc2 =
+              sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta2), t));
+          Value denom = add(div(math::SqrtOp::create(nb, l, v),
+                                math::SqrtOp::create(nb, l, bc2)),
+                            c(spec.eps));
           Value stepSize = div(c(spec.lr), bc1);
           updated.push_back(sub(pd, mul(stepSize, div(m, denom))));
           updated.push_back(m);
@@ -455,9 +458,9 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   if (Attribute attr = func->getAttr(kLossScalingAttr)) {
     config = dyn_cast<LossScalingAttr>(attr);
     if (!config)
-      return func.emitError() << "'" << kLossScalingAttr
-                              << "' must be a #amp.loss_scaling attribute, got "
-                              << attr;
+      return func.emitError()
+             << "'" << kLossScalingAttr
+             << "' must be a #amp.loss_scaling attribute, got " << attr;
   }
 
   MLIRContext *ctx = func.getContext();
@@ -528,8 +531,7 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   // The seed is the loss scale: gradients come out scaled.
   Value one = arith::ConstantOp::create(
       b, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f)));
-  Value seed =
-      ScaleLossOp::create(b, sig.seed.getLoc(), scalarF32, one, scale);
+  Value seed = ScaleLossOp::create(b, sig.seed.getLoc(), scalarF32, one, scale);
   sig.seed.replaceAllUsesWith(seed);
   entry->getOperations().splice(entry->end(), oldEntry.getOperations());
   oldEntry.erase();
@@ -554,16 +556,16 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
     loss = AllReduceOp::create(b, retLoc, ReduceKind::mean, loss);
   }
   auto update = UpdateLossScalingOp::create(
-      b, retLoc, found, scale, newArgs[scalerBase + 1],
-      newArgs[scalerBase + 2], newArgs[scalerBase + 3], config);
+      b, retLoc, found, scale, newArgs[scalerBase + 1], newArgs[scalerBase + 2],
+      newArgs[scalerBase + 3], config);
   Value step = newArgs[stepIndex];
   SmallVector<Value> newParams, newState(stateLabels.size());
   for (auto [i, param] : llvm::enumerate(sig.params)) {
     SmallVector<Value> state;
     for (unsigned s = 0; s < stateNames.size(); ++s)
       state.push_back(newArgs[stateBase + s * numParams + i]);
-    SmallVector<Value> results = buildUpdate(
-        b, retLoc, spec, newArgs[i], unscaled[i], state, step, found);
+    SmallVector<Value> results = buildUpdate(b, retLoc, spec, newArgs[i],
+                                             unscaled[i], state, step, found);
     newParams.push_back(results[0]);
     for (unsigned s = 0; s < stateNames.size(); ++s)
       newState[s * numParams + i] = results[1 + s];
@@ -571,9 +573,8 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   Value newStep = buildStepCount(b, retLoc, step, found);
 
   SmallVector<Value> results = {loss};
-  SmallVector<DictionaryAttr> resultAttrs = {
-      attrs.getDictionaryAttr({attrs.getNamedAttr(kLossAttr,
-                                                  attrs.getUnitAttr())})};
+  SmallVector<DictionaryAttr> resultAttrs = {attrs.getDictionaryAttr(
+      {attrs.getNamedAttr(kLossAttr, attrs.getUnitAttr())})};
   for (auto [param, value] : llvm::zip(sig.params, newParams)) {
     results.push_back(value);
     resultAttrs.push_back(
@@ -619,20 +620,19 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   SmallVector<Value> initValues;
   for (Type type : ArrayRef(initTypes).drop_back(5))
     initValues.push_back(arith::ConstantOp::create(
-        ib, loc, DenseElementsAttr::get(cast<ShapedType>(type),
-                                        APFloat(0.0f))));
+        ib, loc,
+        DenseElementsAttr::get(cast<ShapedType>(type), APFloat(0.0f))));
   auto i32Const = [&](int64_t v) {
     return arith::ConstantOp::create(
-               ib, loc,
-               DenseElementsAttr::get(scalarI32, APInt(32, v, true)))
+               ib, loc, DenseElementsAttr::get(scalarI32, APInt(32, v, true)))
         .getResult();
   };
   initValues.push_back(i32Const(0));
   initValues.push_back(arith::ConstantOp::create(
       ib, loc,
-      DenseElementsAttr::get(
-          scalarF32, APFloat(static_cast<float>(
-                         config.getInitScale().convertToDouble())))));
+      DenseElementsAttr::get(scalarF32,
+                             APFloat(static_cast<float>(
+                                 config.getInitScale().convertToDouble())))));
   initValues.push_back(i32Const(0));
   initValues.push_back(i32Const(0));
   initValues.push_back(i32Const(config.getHysteresis()));
@@ -645,8 +645,8 @@ void AmpTrainingPass::runOnOperation() {
   LossScalingAttr defaultConfig =
       LossScalingAttr::getPreset(&getContext(), scaler);
   if (!defaultConfig) {
-    module.emitError() << "amp-training: unknown loss-scaler preset '"
-                       << scaler << "' (known: "
+    module.emitError() << "amp-training: unknown loss-scaler preset '" << scaler
+                       << "' (known: "
                        << llvm::join(LossScalingAttr::getPresetNames(), ", ")
                        << ")";
     return signalPassFailure();
