@@ -172,6 +172,12 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
     error = "block-size must be in [1, 1024]";
     return failure();
   }
+  // PTX's widest global access is 16 bytes (ld.global.v4.b32).
+  if (options.vectorBytes != 0 && options.vectorBytes != 4 &&
+      options.vectorBytes != 8 && options.vectorBytes != 16) {
+    error = "vector-bytes must be 0 (no vectorisation), 4, 8 or 16";
+    return failure();
+  }
   return success();
 }
 
@@ -203,6 +209,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   fpm.addPass(createConvertLinalgToParallelLoopsPass());
   AmpMapLoopsToGPUPassOptions map;
   map.blockSize = options.blockSize;
+  map.vectorBytes = options.vectorBytes;
   fpm.addPass(createAmpMapLoopsToGPUPass(map));
   fpm.addPass(createAmpStripDeviceAssertsPass());
   fpm.addPass(createGpuMapParallelLoopsPass());

@@ -398,7 +398,17 @@ extern "C" int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,
 }
 
 extern "C" void *ampSimCheckAccess(void *pointer, int64_t bytes,
-                                   int32_t isStore) {
+                                   int32_t flags) {
+  int32_t isStore = flags & 1;
+  uint64_t alignment = static_cast<uint32_t>(flags) >> 8;
+  if (alignment > 1 && reinterpret_cast<uintptr_t>(pointer) % alignment != 0) {
+    if (Launch *launch = current)
+      fail(*launch,
+           "misaligned %s: %p is not %llu-byte aligned (a "
+           "vectorised access needs buffers that start aligned)",
+           isStore ? "store" : "load", pointer,
+           static_cast<unsigned long long>(alignment));
+  }
   // The last allocation an access hit, valid while no buffer is freed.
   thread_local uintptr_t cachedBase = 0;
   thread_local uint64_t cachedSize = 0;

@@ -100,6 +100,31 @@ TEST_F(GpuSimTest, ReportsAnOutOfBoundsAccessNamingTheKernel) {
   mgpuMemFree(out, nullptr);
 }
 
+/// Loads 16 bytes at `in + offset` (elements), as a vectorised kernel does.
+void loadVector(void **params) {
+  float *in = *static_cast<float **>(params[0]);
+  int64_t offset = *static_cast<int64_t *>(params[1]);
+  // Bit 0: load; bits 8 and up: the alignment the access states.
+  ampSimCheckAccess(in + offset, 16, 16 << 8);
+}
+
+TEST_F(GpuSimTest, ChecksTheAlignmentAVectorAccessStates) {
+  auto *in = static_cast<float *>(mgpuMemAlloc(64 * 4, nullptr, false));
+  int64_t offset = 4; // 16 bytes in: aligned.
+  void *params[] = {&in, &offset};
+  ampSimLaunchKernel("test::loadVector", loadVector, 1, 1, 1, 1, 1, 1, 0,
+                     params, 0);
+  EXPECT_EQ(gError, "");
+  offset = 1; // 4 bytes in: not 16-byte aligned.
+  ampSimLaunchKernel("test::loadVector", loadVector, 1, 1, 1, 1, 1, 1, 0,
+                     params, 0);
+  EXPECT_NE(gError.find("kernel 'test::loadVector'"), std::string::npos)
+      << gError;
+  EXPECT_NE(gError.find("misaligned load"), std::string::npos) << gError;
+  EXPECT_NE(gError.find("is not 16-byte aligned"), std::string::npos) << gError;
+  mgpuMemFree(in, nullptr);
+}
+
 void nothing(void **) {}
 
 TEST_F(GpuSimTest, RejectsLaunchesOverCudaLimits) {

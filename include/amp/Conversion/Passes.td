@@ -249,15 +249,29 @@ def AmpMapLoopsToGPUPass
     in a one-iteration `scf.parallel`, so that it runs on the device where
     its buffers live. Do not canonicalize between this pass and the mapping:
     the canonicalizer merges the tile loops back.
+
+    Elementwise loops over whole buffers (static bounds, every load and
+    store at exactly the loop's indices of an identity-layout buffer of the
+    loop's shape, arith ops on f16/bf16/f32/i32/f64/i64 scalars) are first
+    vectorised: each thread loads and stores `vector-bytes` (16) bytes of
+    the widest type at once (`vector.load`/`vector.store` aligned to their
+    size, `ld.global.v4.f32` in PTX), a narrower type proportionally less
+    (an f16 -> f32 cast: 8-byte loads, 16-byte stores). The element count
+    must be a multiple of the vector length. Device buffers must then be
+    16-byte aligned: allocations are (cudaMalloc aligns to 256), and the GPU
+    simulator checks every aligned access.
   }];
   let options = [
     Option<"blockSize", "block-size", "unsigned", "256",
-           "Threads per block along the innermost dimension">
+           "Threads per block along the innermost dimension">,
+    Option<"vectorBytes", "vector-bytes", "unsigned", "16",
+           "Bytes per access of the widest type in vectorised elementwise "
+           "loops (0: no vectorisation)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
     "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect"
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
   ];
 }
 

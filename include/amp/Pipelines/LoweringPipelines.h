@@ -73,6 +73,11 @@ struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
       *this, "block-size",
       llvm::cl::desc("Threads per block of generated kernels"),
       llvm::cl::init(256)};
+  PassOptions::Option<unsigned> vectorBytes{
+      *this, "vector-bytes",
+      llvm::cl::desc("Bytes per access of the widest type in vectorised "
+                     "elementwise kernels (0: one element per access)"),
+      llvm::cl::init(16)};
   PassOptions::Option<bool> simulate{
       *this, "simulate",
       llvm::cl::desc("Kernels as host functions for the GPU simulator "

@@ -350,12 +350,16 @@ void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
     Value pointer;
     Type accessed;
     bool store = false;
+    // An alignment the access states (a vectorised load: 16) is checked.
+    uint64_t alignment = 0;
     if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
       pointer = load.getAddr();
       accessed = load.getType();
+      alignment = load.getAlignment().value_or(0);
     } else if (auto storeOp = dyn_cast<LLVM::StoreOp>(op)) {
       pointer = storeOp.getAddr();
       accessed = storeOp.getValue().getType();
+      alignment = storeOp.getAlignment().value_or(0);
       store = true;
     } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
       pointer = rmw.getPtr();
@@ -379,8 +383,12 @@ void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
     Value bytes = LLVM::ConstantOp::create(
         builder, loc, i64,
         builder.getI64IntegerAttr(dataLayout->getTypeSize(accessed)));
-    Value isStore = LLVM::ConstantOp::create(builder, loc, i32,
-                                             builder.getI32IntegerAttr(store));
+    // Bit 0: a store; bits 8 and up: the alignment to check (0: none).
+    Value isStore = LLVM::ConstantOp::create(
+        builder, loc, i32,
+        builder.getI32IntegerAttr(
+            int32_t(store) |
+            int32_t(std::min<uint64_t>(alignment, 1 << 20) << 8)));
     LLVM::LLVMFuncOp check =
         getOrDeclare("ampSimCheckAccess", ptr, {ptr, i64, i32});
     Value checked = LLVM::CallOp::create(builder, loc, check,

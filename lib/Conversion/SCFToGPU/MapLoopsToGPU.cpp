@@ -21,6 +21,7 @@
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -310,6 +311,189 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   anchor->erase();
 }
 
+//===----------------------------------------------------------------------===//
+// Vectorised elementwise loops
+//===----------------------------------------------------------------------===//
+
+/// Bytes of a scalar the vectorised loops load and store (f16, bf16, f32,
+/// i32, f64, i64); 0 for other types (i1 and i8 vectors are not byte arrays
+/// in LLVM's layout, index has no fixed width).
+static unsigned getVectorisableBytes(Type type) {
+  if (isa<Float16Type, BFloat16Type>(type))
+    return 2;
+  if (type.isF32() || type.isInteger(32))
+    return 4;
+  if (type.isF64() || type.isInteger(64))
+    return 8;
+  return 0;
+}
+
+/// An elementwise loop `vectoriseElementwise` rewrites: static bounds from
+/// 0, unit steps, no reductions, and a body of loads and stores at exactly
+/// the loop's indices of buffers shaped like the loop (identity layout) and
+/// arith ops on scalars. Returns the vector length (elements per access)
+/// or 0.
+static int64_t matchVectorisable(scf::ParallelOp loop, unsigned vectorBytes) {
+  if (vectorBytes == 0 || loop.getNumResults() != 0)
+    return 0;
+  SmallVector<int64_t> shape;
+  for (auto [lb, ub, step] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    std::optional<int64_t> l = getConstantIntValue(lb);
+    std::optional<int64_t> u = getConstantIntValue(ub);
+    std::optional<int64_t> s = getConstantIntValue(step);
+    if (!l || !u || !s || *l != 0 || *s != 1 || *u <= 0)
+      return 0;
+    shape.push_back(*u);
+  }
+  SmallVector<Value> ivs(loop.getInductionVars());
+  auto atIndices = [&](Value memref, ValueRange indices) {
+    auto type = dyn_cast<MemRefType>(memref.getType());
+    return type && type.getLayout().isIdentity() &&
+           type.getShape() == ArrayRef(shape) && llvm::equal(indices, ivs);
+  };
+  unsigned widest = 0;
+  bool accesses = false;
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      unsigned bytes = getVectorisableBytes(load.getType());
+      if (!bytes || !atIndices(load.getMemRef(), load.getIndices()))
+        return 0;
+      widest = std::max(widest, bytes);
+      accesses = true;
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      unsigned bytes = getVectorisableBytes(store.getValueToStore().getType());
+      if (!bytes || !atIndices(store.getMemRef(), store.getIndices()) ||
+          llvm::is_contained(ivs, store.getValueToStore()))
+        return 0;
+      widest = std::max(widest, bytes);
+      accesses = true;
+      continue;
+    }
+    // Scalar arith ops: elementwise on vectors too. Index arithmetic (the
+    // indices themselves) is not vectorised.
+    if (op.getDialect() != op.getContext()->getLoadedDialect("arith") ||
+        op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+      return 0;
+    auto scalar = [](Type t) {
+      return isa<FloatType>(t) || (isa<IntegerType>(t));
+    };
+    if (!llvm::all_of(op.getOperandTypes(), scalar) ||
+        !llvm::all_of(op.getResultTypes(), scalar))
+      return 0;
+  }
+  // The terminator reduces nothing.
+  if (body->getTerminator()->getNumOperands() != 0 || !accesses)
+    return 0;
+  // The induction variables are only indices of the accesses.
+  for (Value iv : ivs)
+    for (Operation *user : iv.getUsers())
+      if (!isa<memref::LoadOp, memref::StoreOp>(user))
+        return 0;
+  int64_t width = vectorBytes / widest;
+  int64_t total = 1;
+  for (int64_t size : shape)
+    total *= size;
+  if (width < 2 || total % width != 0)
+    return 0;
+  return width;
+}
+
+/// Rewrites a loop matchVectorisable accepted as a 1-D loop over groups of
+/// `width` elements: each buffer is collapsed to 1-D, each access is a
+/// vector.load/store of `width` elements aligned to its size (16 bytes for
+/// the widest type), each arith op works on vectors, and values from above
+/// are broadcast. Buffers must start 16-byte aligned: device allocations
+/// do (cudaMalloc: 256 bytes), and so must the buffers passed to a compiled
+/// function (the GPU simulator checks it). Returns the new loop.
+static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
+                                            scf::ParallelOp loop,
+                                            int64_t width) {
+  Location loc = loop.getLoc();
+  rewriter.setInsertionPoint(loop);
+  int64_t total = 1;
+  for (Value ub : loop.getUpperBound())
+    total *= *getConstantIntValue(ub);
+  // One 1-D view per buffer.
+  llvm::MapVector<Value, Value> flat;
+  Block *body = loop.getBody();
+  for (Operation &op : body->without_terminator()) {
+    Value memref;
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      memref = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      memref = store.getMemRef();
+    if (!memref || flat.count(memref))
+      continue;
+    auto type = cast<MemRefType>(memref.getType());
+    Value view = memref;
+    if (type.getRank() != 1) {
+      SmallVector<ReassociationIndices> all(1);
+      for (int64_t d = 0; d < type.getRank(); ++d)
+        all[0].push_back(d);
+      view = memref::CollapseShapeOp::create(rewriter, loc, memref, all);
+    }
+    flat[memref] = view;
+  }
+  Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+  Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+  Value groups = arith::ConstantIndexOp::create(rewriter, loc, total / width);
+  auto vectorised = scf::ParallelOp::create(
+      rewriter, loc, ValueRange{zero}, ValueRange{groups}, ValueRange{one});
+  rewriter.setInsertionPointToStart(vectorised.getBody());
+  Value widthValue = arith::ConstantIndexOp::create(rewriter, loc, width);
+  Value offset = arith::MulIOp::create(
+      rewriter, loc, vectorised.getInductionVars()[0], widthValue);
+  auto vectorOf = [&](Type t) { return VectorType::get({width}, t); };
+  IRMapping mapping;
+  // A scalar from above the loop, as a vector.
+  auto lookup = [&](Value v) -> Value {
+    if (Value mapped = mapping.lookupOrNull(v))
+      return mapped;
+    Value splat =
+        vector::BroadcastOp::create(rewriter, loc, vectorOf(v.getType()), v);
+    mapping.map(v, splat);
+    return splat;
+  };
+  for (Operation &op : body->without_terminator()) {
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      Type element = load.getType();
+      auto vector = vector::LoadOp::create(
+          rewriter, load.getLoc(), vectorOf(element), flat[load.getMemRef()],
+          ValueRange{offset}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * getVectorisableBytes(element)));
+      mapping.map(load.getResult(), vector.getResult());
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      Type element = store.getValueToStore().getType();
+      vector::StoreOp::create(
+          rewriter, store.getLoc(), lookup(store.getValueToStore()),
+          flat[store.getMemRef()], ValueRange{offset}, /*nontemporal=*/false,
+          llvm::MaybeAlign(width * getVectorisableBytes(element)));
+      continue;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      auto value = cast<TypedAttr>(constant.getValue());
+      auto splat = arith::ConstantOp::create(
+          rewriter, constant.getLoc(),
+          SplatElementsAttr::get(vectorOf(value.getType()), value));
+      mapping.map(constant.getResult(), splat.getResult());
+      continue;
+    }
+    for (Value operand : op.getOperands())
+      (void)lookup(operand);
+    Operation *clone = rewriter.clone(op, mapping);
+    for (OpResult result : clone->getResults())
+      result.setType(vectorOf(result.getType()));
+  }
+  rewriter.eraseOp(loop);
+  return vectorised;
+}
+
 namespace {
 struct AmpMapLoopsToGPUPass
     : public amp::impl::AmpMapLoopsToGPUPassBase<AmpMapLoopsToGPUPass> {
@@ -435,6 +619,10 @@ struct AmpMapLoopsToGPUPass
     });
     IRRewriter rewriter(&getContext());
     for (scf::ParallelOp op : outermost) {
+      // Elementwise loops over whole buffers: one 16-byte access per thread
+      // and buffer where the types allow it.
+      if (int64_t width = matchVectorisable(op, vectorBytes))
+        op = vectoriseElementwise(rewriter, op, width);
       // The trip count, when static: a loop shorter than a block is one
       // block of exactly its length (convert-parallel-loops-to-gpu cannot
       // bound a larger tile).

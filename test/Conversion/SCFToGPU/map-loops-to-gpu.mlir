@@ -1,5 +1,7 @@
-// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128}))" --split-input-file | FileCheck %s
-// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128},gpu-map-parallel-loops),convert-parallel-loops-to-gpu,func.func(amp-check-host-code),canonicalize)" --split-input-file | FileCheck %s --check-prefix=GPU
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128 vector-bytes=0}))" --split-input-file | FileCheck %s
+// Tiling and mapping one element per thread (vectorise.mlir: 16-byte
+// accesses).
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-map-loops-to-gpu{block-size=128 vector-bytes=0},gpu-map-parallel-loops),convert-parallel-loops-to-gpu,func.func(amp-check-host-code),canonicalize)" --split-input-file | FileCheck %s --check-prefix=GPU
 
 // The loop is flattened into one dimension and tiled by the block size: a
 // 1-D launch of 128-thread blocks; the indices are recovered by division.

@@ -78,10 +78,12 @@ AMP_RUNTIME_API int64_t ampSimShuffle(int32_t mode, int32_t mask,
                                       int32_t clamp);
 
 /** Checks that [pointer, pointer + bytes) lies inside one live device
- *  allocation; returns `pointer`, or (after reporting the error) a scratch
- *  buffer the access can safely use. `isStore` is 1 for writes. */
+ *  allocation and, when bits 8 and up of `flags` give an alignment, that
+ *  `pointer` has it; returns `pointer`, or (after reporting the error) a
+ *  scratch buffer the access can safely use. Bit 0 of `flags` is 1 for
+ *  writes. */
 AMP_RUNTIME_API void *ampSimCheckAccess(void *pointer, int64_t bytes,
-                                        int32_t isStore);
+                                        int32_t flags);
 
 /** What the simulator counted since it was loaded (or last reset). */
 typedef struct AmpSimStats {
