@@ -51,8 +51,23 @@ static void recordRuntimeError(const char *message) {
   }
 }
 
-/// dlopen of a runtime library (`what` names it in the errors).
-static llvm::Expected<void *> openLibrary(StringRef path, StringRef what) {
+//===----------------------------------------------------------------------===//
+// RuntimeLibrary
+//===----------------------------------------------------------------------===//
+
+template <typename Runtime>
+llvm::Expected<Runtime *>
+RuntimeLibrary::loadOnce(StringRef path, StringRef what,
+                         llvm::function_ref<llvm::Error(Runtime &)> init) {
+  static std::mutex mutex;
+  static llvm::StringMap<std::unique_ptr<Runtime>> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto it = loaded.find(path);
+  if (it != loaded.end())
+    return it->second.get();
+  if (path.empty())
+    return makeError("the path of the " + what +
+                     " is unknown (name it with --runtime-lib)");
   if (!llvm::sys::fs::exists(path))
     return makeError("the " + what + " '" + path +
                      "' does not exist (build it, or name it with "
@@ -64,26 +79,49 @@ static llvm::Expected<void *> openLibrary(StringRef path, StringRef what) {
     return makeError("cannot load the " + what + ": " +
                      llvm::Twine(reason ? reason : pathString));
   }
-  return handle;
-}
-
-llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::unique_ptr<GpuRuntime>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = loaded.find(path);
-  if (it != loaded.end())
-    return it->second.get();
-
-  llvm::Expected<void *> opened = openLibrary(path, "GPU runtime library");
-  if (!opened)
-    return opened.takeError();
-  std::string pathString = path.str();
-  void *handle = *opened;
-
-  std::unique_ptr<GpuRuntime> runtime(new GpuRuntime());
+  // Failures inside the library must not abort the process.
+  using Handler = void (*)(const char *);
+  if (auto setHandler = reinterpret_cast<Handler (*)(Handler)>(
+          dlsym(handle, "ampSetErrorHandler")))
+    setHandler(recordRuntimeError);
+  std::unique_ptr<Runtime> runtime(new Runtime());
   runtime->path = pathString;
   runtime->handle = handle;
+  if (llvm::Error error = init(*runtime)) {
+    // What the handler recorded meanwhile belongs to this failure.
+    llvm::consumeError(runtime->takeError());
+    return std::move(error);
+  }
+  Runtime *result = runtime.get();
+  loaded[path] = std::move(runtime);
+  return result;
+}
+
+void *RuntimeLibrary::lookup(StringRef name) const {
+  std::string symbol = name.str();
+  return dlsym(handle, symbol.c_str());
+}
+
+llvm::Error RuntimeLibrary::takeError() {
+  HandlerState &state = getHandlerState();
+  std::lock_guard<std::mutex> lock(state.mutex);
+  if (!state.failed)
+    return llvm::Error::success();
+  state.failed = false;
+  return makeError(std::move(state.message));
+}
+
+//===----------------------------------------------------------------------===//
+// GpuRuntime
+//===----------------------------------------------------------------------===//
+
+llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
+  return loadOnce<GpuRuntime>(
+      path, "GPU runtime library",
+      [](GpuRuntime &runtime) { return runtime.initialize(); });
+}
+
+llvm::Error GpuRuntime::initialize() {
   std::string missing;
   auto resolve = [&](auto &function, const char *name) {
     function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
@@ -91,17 +129,17 @@ llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
     if (!function)
       missing += (missing.empty() ? "" : ", ") + std::string(name);
   };
-  resolve(runtime->gpuAvailable, "ampGpuAvailable");
-  resolve(runtime->lastError, "ampLastError");
-  resolve(runtime->memAlloc, "mgpuMemAlloc");
-  resolve(runtime->memFree, "mgpuMemFree");
-  resolve(runtime->memCopy, "mgpuMemcpy");
-  resolve(runtime->streamCreate, "mgpuStreamCreate");
-  resolve(runtime->streamSynchronize, "mgpuStreamSynchronize");
+  resolve(gpuAvailable, "ampGpuAvailable");
+  resolve(lastError, "ampLastError");
+  resolve(memAlloc, "mgpuMemAlloc");
+  resolve(memFree, "mgpuMemFree");
+  resolve(memCopy, "mgpuMemcpy");
+  resolve(streamCreate, "mgpuStreamCreate");
+  resolve(streamSynchronize, "mgpuStreamSynchronize");
   // The simulator's own entry points (optional: absent in libamp_runtime).
-  runtime->simGetStats = reinterpret_cast<void (*)(AmpSimStats *)>(
+  simGetStats = reinterpret_cast<void (*)(AmpSimStats *)>(
       dlsym(handle, "ampSimGetStats"));
-  runtime->simDescribeLiveBuffers =
+  simDescribeLiveBuffers =
       reinterpret_cast<int64_t (*)(char *, size_t, int64_t)>(
           dlsym(handle, "ampSimDescribeLiveBuffers"));
   if (!missing.empty())
@@ -110,25 +148,14 @@ llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
                      "not export " +
                      missing);
 
-  if (!runtime->gpuAvailable()) {
-    const char *reason = runtime->lastError();
+  if (!gpuAvailable()) {
+    const char *reason = lastError();
     return makeError(reason && *reason ? reason
                                        : "no usable GPU (ampGpuAvailable() "
                                          "returned 0)");
   }
-
-  // Failures inside kernels' host code must not abort amp-run.
-  using Handler = void (*)(const char *);
-  if (auto setHandler = reinterpret_cast<Handler (*)(Handler)>(
-          dlsym(handle, "ampSetErrorHandler")))
-    setHandler(recordRuntimeError);
-
-  runtime->stream = runtime->streamCreate();
-  if (llvm::Error error = runtime->takeError())
-    return std::move(error);
-  GpuRuntime *result = runtime.get();
-  loaded[path] = std::move(runtime);
-  return result;
+  stream = streamCreate();
+  return takeError();
 }
 
 void *GpuRuntime::allocate(size_t bytes) {
@@ -148,11 +175,6 @@ void GpuRuntime::copy(void *destination, const void *source, size_t bytes) {
 }
 
 void GpuRuntime::synchronize() { streamSynchronize(stream); }
-
-void *GpuRuntime::lookup(StringRef name) const {
-  std::string symbol = name.str();
-  return dlsym(handle, symbol.c_str());
-}
 
 SimulatorStats GpuRuntime::getSimulatorStats() const {
   SimulatorStats stats;
@@ -186,57 +208,23 @@ llvm::Error GpuRuntime::checkLiveBuffers(int64_t expected) const {
                    buffer + (live > 8 ? ", ..." : "") + ")");
 }
 
-llvm::Error GpuRuntime::takeError() {
-  HandlerState &state = getHandlerState();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  if (!state.failed)
-    return llvm::Error::success();
-  state.failed = false;
-  return makeError(std::move(state.message));
-}
-
 //===----------------------------------------------------------------------===//
 // HostRuntime
 //===----------------------------------------------------------------------===//
 
 llvm::Expected<HostRuntime *> HostRuntime::load(StringRef path) {
-  static std::mutex mutex;
-  static llvm::StringMap<std::unique_ptr<HostRuntime>> loaded;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto it = loaded.find(path);
-  if (it != loaded.end())
-    return it->second.get();
-  if (path.empty())
-    return makeError("the path of libamp_runtime.so is unknown (name it with "
-                     "--runtime-lib)");
-  llvm::Expected<void *> opened = openLibrary(path, "runtime library");
-  if (!opened)
-    return opened.takeError();
-  std::string pathString = path.str();
-  void *handle = *opened;
-  std::unique_ptr<HostRuntime> runtime(new HostRuntime());
-  runtime->path = pathString;
-  runtime->handle = handle;
-  runtime->collectiveRank =
-      reinterpret_cast<int32_t (*)()>(dlsym(handle, "ampCollectiveRank"));
-  runtime->lastError =
-      reinterpret_cast<const char *(*)()>(dlsym(handle, "ampLastError"));
-  if (!runtime->collectiveRank || !runtime->lastError)
-    return makeError("'" + path +
-                     "' is not the amp-mlir runtime: it does not export "
-                     "ampCollectiveRank and ampLastError");
-  using Handler = void (*)(const char *);
-  if (auto setHandler = reinterpret_cast<Handler (*)(Handler)>(
-          dlsym(handle, "ampSetErrorHandler")))
-    setHandler(recordRuntimeError);
-  HostRuntime *result = runtime.get();
-  loaded[path] = std::move(runtime);
-  return result;
-}
-
-void *HostRuntime::lookup(StringRef name) const {
-  std::string symbol = name.str();
-  return dlsym(handle, symbol.c_str());
+  return loadOnce<HostRuntime>(
+      path, "runtime library", [&](HostRuntime &runtime) -> llvm::Error {
+        runtime.collectiveRank = reinterpret_cast<int32_t (*)()>(
+            dlsym(runtime.handle, "ampCollectiveRank"));
+        runtime.lastError = reinterpret_cast<const char *(*)()>(
+            dlsym(runtime.handle, "ampLastError"));
+        if (!runtime.collectiveRank || !runtime.lastError)
+          return makeError("'" + path +
+                           "' is not the amp-mlir runtime: it does not "
+                           "export ampCollectiveRank and ampLastError");
+        return llvm::Error::success();
+      });
 }
 
 llvm::Expected<int32_t> HostRuntime::getRank() const {
@@ -246,13 +234,4 @@ llvm::Expected<int32_t> HostRuntime::getRank() const {
     return makeError(reason && *reason ? reason : "ampCollectiveRank() failed");
   }
   return rank;
-}
-
-llvm::Error HostRuntime::takeError() {
-  HandlerState &state = getHandlerState();
-  std::lock_guard<std::mutex> lock(state.mutex);
-  if (!state.failed)
-    return llvm::Error::success();
-  state.failed = false;
-  return makeError(std::move(state.message));
 }

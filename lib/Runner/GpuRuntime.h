@@ -24,7 +24,31 @@ namespace mlir {
 namespace amp {
 namespace runner {
 
-class GpuRuntime {
+/// A runtime library opened with dlopen (once per path and process): its
+/// path, its symbols, and the failures its error handler recorded. The
+/// handler (ampSetErrorHandler) records failures instead of aborting.
+class RuntimeLibrary {
+public:
+  StringRef getPath() const { return path; }
+  /// The address of `name` in this library (dlsym on its handle), or null.
+  void *lookup(StringRef name) const;
+  /// The first failure reported by the runtime since the last call, if any.
+  llvm::Error takeError();
+
+protected:
+  /// Opens `path` (`what` names the library in errors) once per path for
+  /// each Runtime class, installs the recording error handler, and lets
+  /// `init` resolve and check the entry points.
+  template <typename Runtime>
+  static llvm::Expected<Runtime *>
+  loadOnce(StringRef path, StringRef what,
+           llvm::function_ref<llvm::Error(Runtime &)> init);
+
+  std::string path;
+  void *handle = nullptr;
+};
+
+class GpuRuntime : public RuntimeLibrary {
 public:
   /// Loads the runtime library at `path` (once per path and process), checks
   /// that it exports what amp-run needs and that a GPU is usable
@@ -33,17 +57,10 @@ public:
   /// (ampLastError) or dlopen's.
   static llvm::Expected<GpuRuntime *> load(StringRef path);
 
-  StringRef getPath() const { return path; }
-
   void *allocate(size_t bytes);
   void deallocate(void *pointer);
   void copy(void *destination, const void *source, size_t bytes);
   void synchronize();
-  /// The address of `name` in this library (dlsym on its handle), or null.
-  void *lookup(StringRef name) const;
-
-  /// The first failure reported by the runtime since the last call, if any.
-  llvm::Error takeError();
 
   /// True for the GPU simulator (libamp_runtime_gpusim.so, which exports
   /// ampSimGetStats).
@@ -55,10 +72,11 @@ public:
   llvm::Error checkLiveBuffers(int64_t expected) const;
 
 private:
+  friend class RuntimeLibrary;
   GpuRuntime() = default;
+  /// Resolves the entry points, checks for a usable GPU, creates the stream.
+  llvm::Error initialize();
 
-  std::string path;
-  void *handle = nullptr;
   void *stream = nullptr;
 
   int (*gpuAvailable)() = nullptr;
@@ -76,23 +94,17 @@ private:
 /// collectives, ampAllReduce) and the process group's rank. Loaded with
 /// dlopen once per path, with the same recording error handler as
 /// GpuRuntime (failures are reported after the call instead of aborting).
-class HostRuntime {
+class HostRuntime : public RuntimeLibrary {
 public:
   static llvm::Expected<HostRuntime *> load(StringRef path);
 
-  StringRef getPath() const { return path; }
-  /// The address of `name` in this library, or null.
-  void *lookup(StringRef name) const;
   /// This process's rank in the collectives' process group.
   llvm::Expected<int32_t> getRank() const;
-  /// The first failure reported by the runtime since the last call, if any.
-  llvm::Error takeError();
 
 private:
+  friend class RuntimeLibrary;
   HostRuntime() = default;
 
-  std::string path;
-  void *handle = nullptr;
   int32_t (*collectiveRank)() = nullptr;
   const char *(*lastError)() = nullptr;
 };
