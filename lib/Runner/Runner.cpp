@@ -476,7 +476,7 @@ Executable::compile(ModuleOp module, StringRef entry,
   if (options.level != Level::O0)
     if (auto func = module.lookupSymbol<func::FuncOp>(entry))
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (func.getArgAttr(i, "amp.loss_seed"))
+        if (func.getArgAttr(i, AmpDialect::kLossSeedAttrName))
           return makeError(
               "'@" + entry.str() +
               "' is a forward-backward function (its argument #" +

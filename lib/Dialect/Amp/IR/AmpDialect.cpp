@@ -106,14 +106,14 @@ struct ConventionAttr {
   bool onArgument, onResult;
 };
 constexpr ConventionAttr kConventionAttrs[] = {
-    {"amp.param", ConventionValue::String, true, true},
-    {"amp.batch", ConventionValue::Unit, true, false},
-    {"amp.loss_seed", ConventionValue::Unit, true, false},
-    {"amp.loss", ConventionValue::Unit, false, true},
-    {"amp.grad", ConventionValue::String, false, true},
-    {"amp.optimizer_state", ConventionValue::String, true, true},
-    {"amp.scaler", ConventionValue::String, true, true},
-    {"amp.found_inf", ConventionValue::Unit, false, true},
+    {AmpDialect::kParamAttrName, ConventionValue::String, true, true},
+    {AmpDialect::kBatchAttrName, ConventionValue::Unit, true, false},
+    {AmpDialect::kLossSeedAttrName, ConventionValue::Unit, true, false},
+    {AmpDialect::kLossAttrName, ConventionValue::Unit, false, true},
+    {AmpDialect::kGradAttrName, ConventionValue::String, false, true},
+    {AmpDialect::kOptimizerStateAttrName, ConventionValue::String, true, true},
+    {AmpDialect::kScalerAttrName, ConventionValue::String, true, true},
+    {AmpDialect::kFoundInfAttrName, ConventionValue::Unit, false, true},
 };
 
 LogicalResult verifyConventionAttr(Operation *op, NamedAttribute attr,

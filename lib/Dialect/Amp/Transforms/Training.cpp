@@ -36,16 +36,17 @@ using namespace mlir::amp;
 
 namespace {
 
-constexpr llvm::StringLiteral kParamAttr = "amp.param";
-constexpr llvm::StringLiteral kBatchAttr = "amp.batch";
-constexpr llvm::StringLiteral kSeedAttr = "amp.loss_seed";
-constexpr llvm::StringLiteral kLossAttr = "amp.loss";
-constexpr llvm::StringLiteral kGradAttr = "amp.grad";
-constexpr llvm::StringLiteral kOptimizerAttr = "amp.optimizer";
-constexpr llvm::StringLiteral kLossScalingAttr = "amp.loss_scaling";
-constexpr llvm::StringLiteral kStateAttr = "amp.optimizer_state";
-constexpr llvm::StringLiteral kScalerAttr = "amp.scaler";
-constexpr llvm::StringLiteral kFoundInfAttr = "amp.found_inf";
+constexpr llvm::StringLiteral kParamAttr = AmpDialect::kParamAttrName;
+constexpr llvm::StringLiteral kBatchAttr = AmpDialect::kBatchAttrName;
+constexpr llvm::StringLiteral kSeedAttr = AmpDialect::kLossSeedAttrName;
+constexpr llvm::StringLiteral kLossAttr = AmpDialect::kLossAttrName;
+constexpr llvm::StringLiteral kGradAttr = AmpDialect::kGradAttrName;
+constexpr llvm::StringLiteral kOptimizerAttr = AmpDialect::kOptimizerAttrName;
+constexpr llvm::StringLiteral kLossScalingAttr =
+    AmpDialect::kLossScalingAttrName;
+constexpr llvm::StringLiteral kStateAttr = AmpDialect::kOptimizerStateAttrName;
+constexpr llvm::StringLiteral kScalerAttr = AmpDialect::kScalerAttrName;
+constexpr llvm::StringLiteral kFoundInfAttr = AmpDialect::kFoundInfAttrName;
 
 enum class OptimizerKind { Sgd, Momentum, Adam, AdamW };
 

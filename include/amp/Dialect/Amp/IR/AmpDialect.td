@@ -68,6 +68,19 @@ def Amp_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kOptimizerAttrName = "amp.optimizer";
     static constexpr ::llvm::StringLiteral kLossScalingAttrName =
         "amp.loss_scaling";
+    /// Argument and result attributes of the training-step convention:
+    /// parameters, batch tensors and the backward seed of a forward-backward
+    /// function, its loss and gradients; the optimizer and scaler state and
+    /// found_inf of the training step amp-training builds.
+    static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
+    static constexpr ::llvm::StringLiteral kBatchAttrName = "amp.batch";
+    static constexpr ::llvm::StringLiteral kLossSeedAttrName = "amp.loss_seed";
+    static constexpr ::llvm::StringLiteral kLossAttrName = "amp.loss";
+    static constexpr ::llvm::StringLiteral kGradAttrName = "amp.grad";
+    static constexpr ::llvm::StringLiteral kOptimizerStateAttrName =
+        "amp.optimizer_state";
+    static constexpr ::llvm::StringLiteral kScalerAttrName = "amp.scaler";
+    static constexpr ::llvm::StringLiteral kFoundInfAttrName = "amp.found_inf";
 
   private:
     void registerAttributes();
