@@ -543,7 +543,9 @@ struct AmpMapLoopsToGPUPass
       }
       return WalkResult::advance();
     });
-    SmallVector<Operation *> cloned;
+    // A producer several wrapped ops read is cloned into each of their
+    // loops but listed (and erased) once.
+    llvm::SetVector<Operation *> cloned;
     for (Operation *op : toWrap) {
       b.setInsertionPoint(op);
       Location loc = op->getLoc();
@@ -578,7 +580,7 @@ struct AmpMapLoopsToGPUPass
       });
       for (Operation *def : ordered) {
         b.clone(*def, mapping);
-        cloned.push_back(def);
+        cloned.insert(def);
       }
       op->moveBefore(loop.getBody()->getTerminator());
       for (OpOperand &operand : op->getOpOperands())
@@ -591,10 +593,11 @@ struct AmpMapLoopsToGPUPass
       });
     }
     // The host copies nothing uses any more.
-    llvm::sort(cloned, [](Operation *a, Operation *c) {
+    SmallVector<Operation *> hostCopies = cloned.takeVector();
+    llvm::sort(hostCopies, [](Operation *a, Operation *c) {
       return a->getBlock() == c->getBlock() ? c->isBeforeInBlock(a) : a < c;
     });
-    for (Operation *def : cloned)
+    for (Operation *def : hostCopies)
       if (isOpTriviallyDead(def))
         def->erase();
     func.walk<WalkOrder::PreOrder>([&](Operation *op) {

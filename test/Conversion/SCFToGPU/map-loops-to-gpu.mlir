@@ -280,3 +280,36 @@ func.func @racy(%x: memref<8x8xf32>, %g: memref<8xf32>) {
   }
   return
 }
+
+// -----
+
+// Two host stores read the same host load and add: each wrapped kernel gets
+// its own copy, and the host copies are erased once (erasing them twice read
+// freed memory; valgrind showed it, and a Python process crashed).
+// CHECK-LABEL: func.func @shared_producer
+// CHECK-NOT: memref.load
+// CHECK: scf.parallel
+// CHECK: %[[A:.*]] = memref.load %arg0[] : memref<f32>
+// CHECK: %[[B:.*]] = arith.addf %[[A]], %[[A]] : f32
+// CHECK: memref.store %[[B]], %arg1[] : memref<f32>
+// CHECK: memref.store %{{.*}}, %arg2[%{{.*}}] : memref<4xf32>
+// CHECK: %[[C:.*]] = memref.load %arg0[] : memref<f32>
+// CHECK: %[[D:.*]] = arith.addf %[[C]], %[[C]] : f32
+// CHECK: memref.store %[[D]], %arg3[] : memref<f32>
+// CHECK: return
+func.func @shared_producer(%m: memref<f32>, %n: memref<f32>, %o: memref<4xf32>,
+                           %p: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %z = arith.constant 0.0 : f32
+  %v = memref.load %m[] : memref<f32>
+  %w = arith.addf %v, %v : f32
+  memref.store %w, %n[] : memref<f32>
+  scf.parallel (%i) = (%c0) to (%c4) step (%c1) {
+    memref.store %z, %o[%i] : memref<4xf32>
+    scf.reduce
+  }
+  memref.store %w, %p[] : memref<f32>
+  return
+}
