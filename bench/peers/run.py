@@ -99,30 +99,63 @@ def run_model(spec, shape, systems, work, timeout, log):
 
 
 def verdict(result):
-    """Issue 18's criterion for one model, per amp-mlir O2 row (each
-    frontend route, each type): no peer (of any type) with an equal or
-    higher low-precision share converts fewer bytes, and no peer of the
-    same type has a smaller error. Returns text lines."""
+    """Issue 25's criterion for one model, per amp-mlir row (each frontend
+    route, each type; both levels):
+
+    - O1 (autocast's choices, rounded once): rel L2 at most
+      torch-compile-autocast's of the same type, and no more bytes
+      converted than eager torch-autocast's;
+    - O2 (everything stored low): rel L2 at most eager torch-autocast's of
+      the same type, no peer (of any type) with an equal or higher low
+      share converting fewer bytes, and a low share of at least 0.999.
+
+    Returns text lines."""
     lines = []
     rows = [r for r in result["rows"] if "error" not in r]
     peers = [r for r in rows if not r["system"].startswith("amp-mlir")]
+
+    def peer_row(system, dtype):
+        for r in peers:
+            if r["system"] == system and r["level"].split()[-1] == dtype:
+                return r
+        return None
+
     for amp in rows:
-        if not amp["system"].startswith("amp-mlir") or \
-                not amp["level"].startswith("O2"):
+        if not amp["system"].startswith("amp-mlir"):
             continue
-        dtype = amp["level"].split()[-1]
+        level, dtype = amp["level"].split()
+        if level not in ("O1", "O2"):
+            continue
         problems = []
-        for peer in peers:
-            name = f"{peer['system']} {peer['level']}"
-            if (peer["low_fraction"] >= amp["low_fraction"] - 1e-9
-                    and peer["bytes_converted"] < amp["bytes_converted"]):
+        error_anchor = ("torch-compile-autocast" if level == "O1"
+                        else "torch-autocast")
+        anchor = peer_row(error_anchor, dtype)
+        if anchor is None:
+            problems.append(f"no {error_anchor} {dtype} row to compare with")
+        elif amp["rel_l2"] > anchor["rel_l2"]:
+            problems.append(
+                f"rel L2 {amp['rel_l2']:.2e} is "
+                f"{amp['rel_l2'] / anchor['rel_l2']:.2f}x {error_anchor} "
+                f"{dtype}'s ({anchor['rel_l2']:.2e})")
+        if level == "O1":
+            eager = peer_row("torch-autocast", dtype)
+            if eager is not None and \
+                    amp["bytes_converted"] > eager["bytes_converted"]:
                 problems.append(
-                    f"{name} converts less ({kib(peer['bytes_converted'])} "
-                    f"KiB) at a low share of {peer['low_fraction']:.3f}")
-            if peer["level"].split()[-1] == dtype and \
-                    peer["rel_l2"] < amp["rel_l2"]:
-                problems.append(f"{name} has a smaller error "
-                                f"({peer['rel_l2']:.1e})")
+                    f"converts more than torch-autocast {dtype} "
+                    f"({kib(eager['bytes_converted'])} KiB)")
+        else:
+            for peer in peers:
+                name = f"{peer['system']} {peer['level']}"
+                if (peer["low_fraction"] >= amp["low_fraction"] - 1e-9
+                        and peer["bytes_converted"] < amp["bytes_converted"]):
+                    problems.append(
+                        f"{name} converts less "
+                        f"({kib(peer['bytes_converted'])} KiB) at a low "
+                        f"share of {peer['low_fraction']:.3f}")
+            if amp["low_fraction"] < 0.999 - 1e-9:
+                problems.append(f"low share {amp['low_fraction']:.3f} is "
+                                f"below 0.999")
         head = (f"{amp['system']} {amp['level']} "
                 f"({kib(amp['bytes_converted'])} KiB converted, "
                 f"low share {amp['low_fraction']:.3f}, rel L2 "
@@ -171,9 +204,11 @@ def markdown(results):
                              f"{full} after all its optimisations; the ops "
                              f"between them run in f32")
     out.append("")
-    out.append("Issue 18's criterion (amp-mlir O2 against every peer row "
-               "with an equal or higher low share; error against the peers "
-               "of the same type):")
+    out.append("Issue 25's criterion (O1: rel L2 at most "
+               "torch-compile-autocast's, KiB converted at most eager "
+               "autocast's; O2: rel L2 at most eager autocast's, no peer "
+               "with an equal or higher low share converting less, low "
+               "share at least 0.999; errors against the same type):")
     out.append("")
     for result in results:
         for line in verdict(result):

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 3
+#define AMP_RUNNER_CAPI_VERSION 4
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -93,6 +93,10 @@ typedef struct AmpRunnerCompileOptions {
                                    --amp-check-nan-inf after the level (CPU);
                                    a call that produces an Inf or a NaN in a
                                    checked op fails, naming the first. */
+  const char *rounding;       /**< NULL/"": the level's (once); "once":
+                                   low-precision values rounded where
+                                   stored, f32 inside each loop nest;
+                                   "per-op": after every low op. */
 } AmpRunnerCompileOptions;
 
 /** A JIT-compiled entry function. */
@@ -100,8 +104,9 @@ typedef struct AmpRunnerExecutable AmpRunnerExecutable;
 
 /** Compiles function `entry` of `module` (NULL or "": the module's only
  *  function). Every argument and result must be a ranked tensor with f32,
- *  f16, bf16, f64, i32, i64 or i1 (one byte per element) elements; dimensions may be dynamic (`?`). NULL
- * on failure, with the diagnostics of the failing stage. */
+ *  f16, bf16, f64, i32, i64 or i1 (one byte per element) elements; dimensions
+ * may be dynamic (`?`). NULL on failure, with the diagnostics of the failing
+ * stage. */
 AMP_RUNNER_CAPI AmpRunnerExecutable *
 ampRunnerCompile(AmpRunnerModule *module, const char *entry,
                  const AmpRunnerCompileOptions *options);

@@ -30,7 +30,9 @@ using namespace mlir::amp;
 /// The loss-scaling ops as tensor code, TOSA to linalg/arith/tensor, then
 /// aggregates (softmax) decomposed and elementwise chains fused: what both
 /// pipelines start with.
-static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
+static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
+                                 StringRef rounding,
+                                 bool keepLibraryNarrowing) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -53,9 +55,18 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   // and the library calls accumulate (beta = 1) instead of overwriting.
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise) {
-    pm.addPass(createAmpFuseElementwisePass());
+    AmpFuseElementwisePassOptions fuse;
+    fuse.rounding = rounding.str();
+    pm.addPass(createAmpFuseElementwisePass(fuse));
     pm.addPass(createCanonicalizerPass());
   }
+  // Each loop nest computes in f32 and rounds what it stores (unless the
+  // module or the option says per-op).
+  AmpRoundOncePassOptions once;
+  once.rounding = rounding.str();
+  once.keepLibraryNarrowing = keepLibraryNarrowing;
+  pm.addPass(createAmpRoundOncePass(once));
+  pm.addPass(createCanonicalizerPass());
 }
 
 static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
@@ -71,7 +82,8 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
-  addTensorPreparation(pm, options.fuseElementwise);
+  addTensorPreparation(pm, options.fuseElementwise, options.rounding,
+                       /*keepLibraryNarrowing=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
@@ -168,6 +180,11 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
             "': set toolkit= to a CUDA toolkit root, or use format=isa";
     return failure();
   }
+  if (!options.rounding.empty() &&
+      failed(parseRoundingMode(options.rounding))) {
+    error = "rounding must be once or per-op, got '" + options.rounding + "'";
+    return failure();
+  }
   if (options.blockSize == 0 || options.blockSize > 1024) {
     error = "block-size must be in [1, 1024]";
     return failure();
@@ -183,7 +200,8 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
 
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const LowerToGpuOptions &options) {
-  addTensorPreparation(pm, /*fuseElementwise=*/true);
+  addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
+                       /*keepLibraryNarrowing=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's

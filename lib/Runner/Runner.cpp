@@ -468,6 +468,12 @@ Executable::compile(ModuleOp module, StringRef entry,
     if (options.target != Target::Cpu)
       return makeError("check-nan-inf runs on the CPU only (the checks are "
                        "host code); use target cpu");
+    // The checks look at each low op's result rounded to the low type: what
+    // rounding per-op computes, and what each op would store.
+    if (options.rounding == "once")
+      return makeError("check-nan-inf checks every low op's rounded result "
+                       "and compiles with rounding per-op; it cannot be "
+                       "combined with rounding once");
   }
 
   // A forward-backward function of the training convention becomes a
@@ -523,6 +529,8 @@ Executable::compile(ModuleOp module, StringRef entry,
                        "'");
     if (!options.dtype.empty())
       ampOptions->dtype = options.dtype;
+    if (!options.rounding.empty())
+      ampOptions->rounding = options.rounding;
     // Reports and graphs meant for the standard streams go through temporary
     // files when the caller captures them, in the pipeline's order.
     SmallVector<std::pair<std::string, std::string *>, 3> redirected;
@@ -615,6 +623,8 @@ Executable::compile(ModuleOp module, StringRef entry,
                                                          : "gpu-sim";
   if (options.target == Target::Cpu) {
     LowerToCpuOptions cpuOptions;
+    cpuOptions.rounding =
+        options.checkNanInf.empty() ? options.rounding : "per-op";
     buildLowerToCpuPipeline(lowering, cpuOptions);
   } else {
     std::unique_ptr<LowerToGpuOptions> gpuOptions =
@@ -625,6 +635,8 @@ Executable::compile(ModuleOp module, StringRef entry,
     std::string reason;
     if (options.target == Target::GpuSim)
       gpuOptions->simulate = true;
+    if (!options.rounding.empty())
+      gpuOptions->rounding = options.rounding;
     if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
       return makeError(reason);
     buildLowerToGpuPipeline(lowering, *gpuOptions);

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 3
+API_VERSION = 4
 
 
 class CompileOptions(ctypes.Structure):
@@ -17,6 +17,7 @@ class CompileOptions(ctypes.Structure):
         ("gpuOptions", ctypes.c_char_p),
         ("runtimeLibrary", ctypes.c_char_p),
         ("checkNanInf", ctypes.c_char_p),
+        ("rounding", ctypes.c_char_p),
     ]
 
 

@@ -492,7 +492,8 @@ class CompiledModule:
         keep = [s.encode() if s is not None else None
                 for s in (opts["level"], opts["dtype"], opts["amp_options"],
                           opts["target"], opts["gpu_options"],
-                          opts["runtime_library"], opts["check_nan_inf"])]
+                          opts["runtime_library"], opts["check_nan_inf"],
+                          opts.get("rounding"))]
         c_options = _capi.CompileOptions(*keep)
         handle = _capi.lib().ampRunnerCompile(self._parsed.handle,
                                               entry.encode(),
@@ -547,7 +548,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
-            check_nan_inf=False, explain=False):
+            check_nan_inf=False, explain=False, rounding=None):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -567,6 +568,11 @@ def compile(module, level="O2", dtype=None, target="cpu",
     the low-precision ops and narrowing conversions for Inf and NaN; 'all':
     every float op. A call that produces one then raises AmpError naming
     the first op that did, with its source location (CPU only).
+    rounding: None or 'once' (the default): low-precision values are
+    rounded where they are stored (and where a contraction reads them), and
+    computed in f32 inside each fused loop nest or kernel; 'per-op': after
+    every low-precision op, as eager autocast (bit for bit the same as
+    rounding each op's result).
     explain: True issues a remark per decided op (explain=true of the
     pipeline) as an AmpRemark warning naming the op, its location, the
     precision and the reason; it compiles the functions now (those in
@@ -597,6 +603,9 @@ def compile(module, level="O2", dtype=None, target="cpu",
                          "target='cpu'")
     if not isinstance(explain, bool):
         raise ValueError(f"explain must be True or False, not {explain!r}")
+    if rounding not in (None, "once", "per-op"):
+        raise ValueError(f"rounding must be None, 'once' or 'per-op', not "
+                         f"{rounding!r}")
     amp_text = _amp_options_or_none(
         custom_white_list, custom_black_list, use_fp16_guard, placement,
         policy_file, loss_scaling, amp_options, arg_precision)
@@ -612,6 +621,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "gpu_options": gpu_options,
         "runtime_library": None,
         "check_nan_inf": checks[check_nan_inf],
+        "rounding": rounding,
     }
     if target != "cpu":
         options["runtime_library"] = str(

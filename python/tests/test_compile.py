@@ -197,11 +197,14 @@ def test_policy_file_dtype_applies_unless_dtype_given(module_text, tmp_path):
 def test_arg_precision_low_takes_float32_inputs(module_text, rng, dtype):
     # The compiled @dense takes f16 (bf16) x and w; it is still called with
     # float32 arrays, rounded to nearest even at the call, which is what the
-    # per-call conversion of arg-precision=keep computes.
+    # per-call conversion of arg-precision=keep computes when every op
+    # rounds (rounding once, keep's conversions fused into a loop nest are
+    # not rounded at all).
     x, w, b = inputs(rng)
     low = amp_mlir.compile(module_text, level="O2", dtype=dtype,
-                           arg_precision="low")
-    keep = amp_mlir.compile(module_text, level="O2", dtype=dtype)
+                           arg_precision="low", rounding="per-op")
+    keep = amp_mlir.compile(module_text, level="O2", dtype=dtype,
+                            rounding="per-op")
     assert [str(t) for t in low.dense.arguments] == [
         "tensor<4x8xf32>", "tensor<8x3xf32>", "tensor<3xf32>"]
     np.testing.assert_array_equal(low.dense(x, w, b), keep.dense(x, w, b))
@@ -241,8 +244,15 @@ func.func @square(%x: tensor<8xf32>) -> tensor<8xf32> {
 
 def test_check_nan_inf_names_the_first_op():
     x = np.linspace(-1, 1, 8, dtype=np.float32)
-    plain = amp_mlir.compile(OVERFLOW, level="O2")
+    # Rounding per-op, the f16 products overflow; rounding once, the chain
+    # is one loop nest computed in f32 and its f32 result is finite.
+    plain = amp_mlir.compile(OVERFLOW, level="O2", rounding="per-op")
     assert np.isinf(plain.square(x)).any()
+    assert np.isfinite(amp_mlir.compile(OVERFLOW, level="O2").square(x)).all()
+    # The checks look at every op's rounded result: they compile per-op.
+    with pytest.raises(amp_mlir.AmpError, match="rounding once"):
+        amp_mlir.compile(OVERFLOW, level="O2", check_nan_inf=True,
+                         rounding="once").square(x)
     checked = amp_mlir.compile(OVERFLOW, level="O2", check_nan_inf=True)
     with pytest.raises(amp_mlir.AmpError,
                        match=r"first Inf or NaN was produced by 'arith.mulf' "

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Npy.h"
 #include "amp/Runner/Runner.h"
@@ -118,6 +119,12 @@ static cl::opt<std::string> argPrecision(
              "that only low-precision ops read take the low type; the f32 "
              "inputs are rounded to nearest even at the call)"),
     cl::init("keep"), cl::cat(category));
+static cl::opt<std::string> rounding(
+    "rounding",
+    cl::desc("How low-precision values are rounded: once (the default: "
+             "where stored, f32 inside each fused loop nest or kernel) or "
+             "per-op (after every low op, as eager autocast)"),
+    cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     gpuOptions("gpu-options",
                cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
@@ -257,6 +264,8 @@ int main(int argc, char **argv) {
   if (argPrecision != "keep" && argPrecision != "low")
     return fail("--arg-precision must be keep or low, not '" + argPrecision +
                 "'");
+  if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
+    return fail("--rounding must be once or per-op, not '" + rounding + "'");
   if (jitCpu != "host" && jitCpu != "generic")
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())
@@ -338,6 +347,7 @@ int main(int argc, char **argv) {
     options.ampOptions += " arg-precision=" + argPrecision;
   options.target = *target;
   options.gpuOptions = gpuOptions;
+  options.rounding = rounding;
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";
   if (checkNanInf.getNumOccurrences())

@@ -33,10 +33,20 @@ FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
 /// convolutions.
 bool isContractionWithEpilogue(Operation *op);
 
-/// The contraction on tensors whose result `consumer` narrows, if that
-/// result has no other user and the accumulator is a linalg.fill (so that
-/// only a tile of it needs to exist); null otherwise.
-linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
+/// True when `consumer` reads `operand` (one of its inputs) elementwise,
+/// through an identity map in all-parallel loops, and writes a low type
+/// (f16/bf16) or reads the result of a contraction of low-type operands: an
+/// epilogue that computes on the f32 accumulator and rounds once (or not at
+/// all), as after amp-round-once.
+bool isLowEpilogueRead(linalg::GenericOp consumer, OpOperand &operand);
+
+/// The contraction on tensors whose result `consumer` narrows (or, with
+/// `allowWideReads`, reads in an epilogue that writes the low type, see
+/// isLowEpilogueRead), if that result has no other user and the accumulator
+/// is a linalg.fill (so that only a tile of it needs to exist); null
+/// otherwise.
+linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer,
+                                        bool allowWideReads = false);
 
 /// Tiles `consumer` (a generic that narrows a contraction's result, see
 /// getNarrowedContraction) in scf.for loops of `tileSize` along its two

@@ -111,10 +111,28 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     it has no other user, so that a chain (bias add, activation, the casts
     AMP inserted) becomes one loop nest: one kernel on GPUs, one pass over
     memory on CPUs. Named elementwise ops (`linalg.add`, `linalg.exp`, ...)
-    are generalized first so that they fuse too; fills and copies stay. Unlike upstream's `linalg-fuse-elementwise-ops`, it does
-    not propagate reshapes, which would turn named matmuls and convolutions
-    into generics and lose their library calls.
+    are generalized first so that they fuse too; fills and copies stay.
+    Unlike upstream's `linalg-fuse-elementwise-ops`, it does not propagate
+    reshapes, which would turn named matmuls and convolutions into generics
+    and lose their library calls.
+
+    When rounding once (the `rounding` option, or the module's
+    `amp.rounding`, as `amp-round-once`), an elementwise producer read by
+    several generics that could all fuse it is first cloned for each of
+    them, as Inductor inlines pointwise ops into their consumers: it is
+    recomputed in each loop nest instead of stored (and rounded) once and
+    read back. The softmax's exponentials, for example, are recomputed by
+    the sum and the division. A producer with a large body, or more readers
+    than `max-recompute-users`, is stored as before.
   }];
+  let options = [
+    Option<"rounding", "rounding", "std::string", "\"\"",
+           "once (recompute shared elementwise producers), per-op, or "
+           "empty: the module's amp.rounding (once if none)">,
+    Option<"maxRecomputeUsers", "max-recompute-users", "unsigned", "4",
+           "The most readers a shared elementwise producer may have and "
+           "still be recomputed by each of them">
+  ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"

@@ -35,6 +35,13 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
                      "narrowed tile by tile inside its epilogue's loops, so "
                      "that no full-size f32 result is allocated"),
       llvm::cl::init(true)};
+  PassOptions::Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("How low-precision values are rounded: once (where "
+                     "stored; f32 inside each loop nest), per-op (after "
+                     "every low op), or empty: the module's amp.rounding, "
+                     "else once"),
+      llvm::cl::init("")};
   PassOptions::Option<int64_t> epilogueTileSize{
       *this, "epilogue-tile-size",
       llvm::cl::desc("Tile size of fused epilogues along their two innermost "
@@ -78,6 +85,13 @@ struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
       llvm::cl::desc("Bytes per access of the widest type in vectorised "
                      "elementwise kernels (0: one element per access)"),
       llvm::cl::init(16)};
+  PassOptions::Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("How low-precision values are rounded: once (where "
+                     "stored; f32 inside each loop nest), per-op (after "
+                     "every low op), or empty: the module's amp.rounding, "
+                     "else once"),
+      llvm::cl::init("")};
   PassOptions::Option<bool> simulate{
       *this, "simulate",
       llvm::cl::desc("Kernels as host functions for the GPU simulator "

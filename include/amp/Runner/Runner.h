@@ -146,6 +146,10 @@ struct CompileOptions {
   /// op). A call whose checked values are not all finite then fails,
   /// naming the first op that produced an Inf or a NaN.
   std::string checkNanInf;
+  /// How low-precision values are rounded (the `rounding` option of the AMP
+  /// and lowering pipelines): "once", "per-op", or "" for the AMP
+  /// pipeline's default (once).
+  std::string rounding;
   /// When set, the text the AMP pipeline writes to stderr or stdout (see
   /// CapturedOutput) is appended here instead, for callers that route it
   /// themselves (the C API); null (amp-run): the streams.

@@ -8,6 +8,7 @@
 
 #include "amp-c/Runner.h"
 
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Runner.h"
 
@@ -272,6 +273,11 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
+  StringRef rounding = orDefault(options->rounding, "");
+  if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
+    return fail("unknown rounding '" + rounding + "' (expected once or per-op)",
+                nullptr);
+  compileOptions.rounding = rounding.str();
   if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty()) {
     const char *library = compileOptions.target == Target::Gpu

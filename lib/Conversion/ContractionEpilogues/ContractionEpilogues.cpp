@@ -50,14 +50,37 @@ bool mlir::amp::isContractionWithEpilogue(Operation *op) {
           linalg::isaConvolutionOpInterface(linalgOp));
 }
 
-linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer) {
+bool mlir::amp::isLowEpilogueRead(linalg::GenericOp consumer,
+                                  OpOperand &operand) {
+  if (operand.getOwner() != consumer.getOperation() ||
+      !consumer.isDpsInput(&operand) ||
+      consumer.getNumParallelLoops() != consumer.getNumLoops() ||
+      !consumer.getMatchingIndexingMap(&operand).isIdentity())
+    return false;
+  auto isLow = [](Value value) {
+    auto type = dyn_cast<ShapedType>(value.getType());
+    return type &&
+           (type.getElementType().isF16() || type.getElementType().isBF16());
+  };
+  if (llvm::any_of(consumer.getDpsInits(), isLow))
+    return true;
+  // An epilogue that rounds nothing (its result is f32) of a contraction
+  // that reads the low type: AMP narrowed the result, and rounding once
+  // removed the narrowing inside the fused loop nest.
+  auto contraction = operand.get().getDefiningOp<linalg::LinalgOp>();
+  return contraction && llvm::any_of(contraction.getDpsInputs(), isLow);
+}
+
+linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer,
+                                                   bool allowWideReads) {
   if (!consumer.hasPureTensorSemantics())
     return {};
   for (OpOperand *operand : consumer.getDpsInputOperands()) {
     auto result = dyn_cast<OpResult>(operand->get());
     if (!result || !result.hasOneUse() ||
         !isContractionWithEpilogue(result.getOwner()) ||
-        !getNarrowedType(consumer, *operand))
+        !(getNarrowedType(consumer, *operand) ||
+          (allowWideReads && isLowEpilogueRead(consumer, *operand))))
       continue;
     auto contraction = cast<linalg::LinalgOp>(result.getOwner());
     auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
@@ -69,7 +92,8 @@ linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer) {
 
 FailureOr<scf::SCFTileAndFuseResult> mlir::amp::fuseContractionEpilogue(
     RewriterBase &rewriter, linalg::GenericOp consumer, int64_t tileSize) {
-  linalg::LinalgOp contraction = getNarrowedContraction(consumer);
+  linalg::LinalgOp contraction =
+      getNarrowedContraction(consumer, /*allowWideReads=*/true);
   if (!contraction)
     return rewriter.notifyMatchFailure(
         consumer, "does not only narrow a contraction's fresh accumulator");

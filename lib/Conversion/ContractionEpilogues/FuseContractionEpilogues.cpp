@@ -40,7 +40,7 @@ struct AmpFuseContractionEpiloguesPass
     // not be tiled again.
     SmallVector<linalg::GenericOp> consumers;
     getOperation()->walk([&](linalg::GenericOp consumer) {
-      if (getNarrowedContraction(consumer))
+      if (getNarrowedContraction(consumer, /*allowWideReads=*/true))
         consumers.push_back(consumer);
     });
     IRRewriter rewriter(&getContext());

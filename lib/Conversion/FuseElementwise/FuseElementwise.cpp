@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -23,11 +24,91 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
+/// A generic with a library_call (the unscale of a gradient) is a contract
+/// with the runtime: nothing is fused into or out of it.
+static bool isLibraryCall(Operation *op) {
+  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+  return generic && generic.getLibraryCallAttr();
+}
+
+/// The most ops a shared producer's body may have and still be recomputed
+/// by each reader (a GELU is about 15 once fused; a long chain is stored).
+static constexpr unsigned kMaxRecomputeBodyOps = 32;
+
+/// Clones each elementwise generic that several generics read, and that
+/// every one of them could fuse, once per extra reader: each reader then
+/// fuses its own copy and recomputes it instead of reading it back from
+/// memory. Producers are visited from the last to the first, so that a
+/// chain of shared producers is cloned back to the stored values it reads.
+/// The clones made in a block are bounded by the number of its ops.
+static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
+  SmallVector<linalg::GenericOp> producers;
+  root->walk([&](linalg::GenericOp op) { producers.push_back(op); });
+  IRRewriter rewriter(root->getContext());
+  DenseMap<Block *, int64_t> budget;
+  for (linalg::GenericOp producer : llvm::reverse(producers)) {
+    if (producer->getNumResults() != 1 || producer->hasOneUse() ||
+        producer->use_empty() || isLibraryCall(producer) ||
+        !producer.hasPureTensorSemantics() ||
+        producer.getNumParallelLoops() != producer.getNumLoops() ||
+        !producer.getIndexingMapMatchingResult(producer->getResult(0))
+             .isPermutation())
+      continue;
+    Block &body = *producer.getBlock();
+    if (body.getOperations().size() > kMaxRecomputeBodyOps)
+      continue;
+    // The narrowing of a contraction's result is its epilogue (what a
+    // library call or a fused tile writes): it is stored once.
+    if (llvm::any_of(producer.getDpsInputs(), [](Value input) {
+          auto linalgOp = input.getDefiningOp<linalg::LinalgOp>();
+          return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
+                              linalg::isaConvolutionOpInterface(linalgOp));
+        }))
+      continue;
+    SmallVector<OpOperand *> uses;
+    for (OpOperand &use : producer->getResult(0).getUses())
+      uses.push_back(&use);
+    if (uses.size() > maxUsers)
+      continue;
+    bool fusable = llvm::all_of(uses, [&](OpOperand *use) {
+      auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
+      return consumer && !isLibraryCall(consumer) &&
+             consumer.hasPureTensorSemantics() && consumer.isDpsInput(use) &&
+             consumer.getMatchingIndexingMap(use).getNumResults() ==
+                 producer.getNumLoops() &&
+             consumer->getBlock() == producer->getBlock();
+    });
+    if (!fusable)
+      continue;
+    Block *block = producer->getBlock();
+    auto [it, inserted] = budget.try_emplace(block, 0);
+    if (inserted)
+      it->second = block->getOperations().size();
+    int64_t cost = static_cast<int64_t>(uses.size() - 1) *
+                   static_cast<int64_t>(body.getOperations().size());
+    if (it->second < cost)
+      continue;
+    it->second -= cost;
+    rewriter.setInsertionPointAfter(producer);
+    for (OpOperand *use : llvm::drop_begin(uses)) {
+      Operation *clone = rewriter.clone(*producer);
+      rewriter.modifyOpInPlace(use->getOwner(),
+                               [&] { use->set(clone->getResult(0)); });
+    }
+  }
+}
+
 namespace {
 struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
+  using Base::Base;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
+    FailureOr<RoundingMode> mode =
+        resolveRoundingMode(getOperation(), rounding);
+    if (failed(mode))
+      return signalPassFailure();
     // Named elementwise ops (linalg.add, linalg.exp, ...) as generics, so
     // that they fuse with the casts AMP put around them: an O2 linalg.add
     // of f32 arguments is then one kernel, not two narrowings, the add and
@@ -50,16 +131,12 @@ struct AmpFuseElementwisePass
       rewriter.setInsertionPoint(op);
       (void)linalg::generalizeNamedOp(rewriter, op);
     }
+    if (*mode == RoundingMode::Once)
+      cloneSharedProducers(getOperation(), maxRecomputeUsers);
     RewritePatternSet patterns(context);
     // Producer-consumer fusion of elementwise generics only: no reshape
     // propagation, which would turn named matmuls and convolutions (library
     // calls on GPUs) into generics.
-    // A generic with a library_call (the unscale of a gradient) is a
-    // contract with the runtime: nothing is fused into or out of it.
-    auto isLibraryCall = [](Operation *op) {
-      auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-      return generic && generic.getLibraryCallAttr();
-    };
     linalg::ControlFusionFn control = [&](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isLibraryCall(producer) &&

@@ -1,4 +1,5 @@
 // RUN: amp-opt %s --amp-fuse-elementwise --split-input-file | FileCheck %s
+// RUN: amp-opt %s --amp-fuse-elementwise=rounding=per-op --split-input-file | FileCheck %s --check-prefix=PEROP
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (j)>
@@ -46,9 +47,19 @@ func.func @keeps_matmul(%x: tensor<1x2x4xf32>, %w: tensor<8x3xf32>, %init: tenso
 
 // -----
 
-// A producer with two users is not duplicated.
+// A producer with two users that can both fuse it: rounding once (the
+// default), each recomputes it in its own loop nest; rounding per-op, it is
+// stored once and read back by both.
 // CHECK-LABEL: func.func @shared
-// CHECK-COUNT-3: linalg.generic
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK-NEXT: arith.negf
+// CHECK: linalg.generic
+// CHECK: math.exp
+// CHECK-NEXT: math.sqrt
+// CHECK-NOT: linalg.generic
+// PEROP-LABEL: func.func @shared
+// PEROP-COUNT-3: linalg.generic
 func.func @shared(%x: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>) {
   %e = tensor.empty() : tensor<8xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>, affine_map<(i) -> (i)>], iterator_types = ["parallel"]} ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
@@ -123,4 +134,81 @@ func.func @transpose_stays(%a: tensor<16x32xf32>) -> tensor<32x16xf16> {
   %e2 = tensor.empty() : tensor<32x16xf16>
   %r = linalg.transpose ins(%t : tensor<16x32xf16>) outs(%e2 : tensor<32x16xf16>) permutation = [1, 0]
   return %r : tensor<32x16xf16>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#row = affine_map<(i, j) -> (i)>
+
+// A softmax as frontends write it: the exponentials are read by the sum and
+// by the division. Rounding once, both recompute them, and nothing but the
+// row maximum, the row sum and the result is stored.
+// CHECK-LABEL: func.func @softmax_recompute
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: linalg.generic
+// PEROP-LABEL: func.func @softmax_recompute
+// PEROP-COUNT-4: linalg.generic
+func.func @softmax_recompute(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %er = tensor.empty() : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %mi = linalg.fill ins(%ninf : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %max = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%mi : tensor<4xf32>) {
+  ^bb0(%a: f32, %m: f32):
+    %r = arith.maximumf %a, %m : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %exp = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%x, %max : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %m: f32, %o: f32):
+    %d = arith.subf %a, %m : f32
+    %r = math.exp %d : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  %si = linalg.fill ins(%zero : f32) outs(%er : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<4x8xf32>) outs(%si : tensor<4xf32>) {
+  ^bb0(%a: f32, %s: f32):
+    %r = arith.addf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4xf32>
+  %div = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%a: f32, %s: f32, %o: f32):
+    %r = arith.divf %a, %s : f32
+    linalg.yield %r : f32
+  } -> tensor<4x8xf32>
+  return %div : tensor<4x8xf32>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// The narrowing of a matmul's result is its epilogue (written by the library
+// call or the fused tile): stored once even when two generics read it.
+// CHECK-LABEL: func.func @epilogue_not_recomputed
+// CHECK: linalg.matmul
+// CHECK-COUNT-3: linalg.generic
+func.func @epilogue_not_recomputed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e32 = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e32 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf16>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%n : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = arith.negf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%n : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = math.absf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
 }

@@ -14,7 +14,9 @@ curves, summary = result["curves"], result["summary"]
 assert len(curves) == 5 and all(
     len(c[k]) == 300 for c in curves.values() for k in c), curves.keys()
 print("ok: 5 curves of 300 steps")
-for label, bound in (("O1 f16", 0.005), ("O2 f16", 0.01), ("O2 bf16", 0.01)):
+# bf16: see test/Examples/Inputs/check_mlp_training.py (about 1% per step,
+# amplified over 300 Adam steps to -14%..+5% across data seeds).
+for label, bound in (("O1 f16", 0.005), ("O2 f16", 0.01), ("O2 bf16", 0.2)):
     difference = summary[label]["vs_fp32"]
     assert abs(difference) < bound and difference != 0, (label, difference)
     print(f"ok: {label} within {bound * 100:g}% of fp32")

@@ -1,6 +1,6 @@
 // Exact f16/bf16 rounding of the conversions --lower-to-cpu produces: round
 // to nearest, ties to even, overflow to infinity, subnormals kept.
-// RUN: amp-opt %s --lower-to-cpu \
+// RUN: amp-opt %s --lower-to-cpu=rounding=per-op \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | FileCheck %s

@@ -61,6 +61,14 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a string, got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == kRoundingAttrName) {
+    auto str = dyn_cast<StringAttr>(attr.getValue());
+    if (!str || (str.getValue() != "once" && str.getValue() != "per-op"))
+      return op->emitError()
+             << "'" << kRoundingAttrName
+             << "' must be \"once\" or \"per-op\", got " << attr.getValue();
+    return success();
+  }
   if (attr.getName() == kStreamOrderedAttrName) {
     if (!isa<UnitAttr>(attr.getValue()) || !isa<FunctionOpInterface>(op))
       return op->emitError() << "'" << kStreamOrderedAttrName

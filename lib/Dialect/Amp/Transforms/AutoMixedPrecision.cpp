@@ -189,7 +189,8 @@ public:
         customBlackList(options.customBlackList),
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
         explain(options.explain), placement(options.placement),
-        lossScaling(options.lossScaling), argPrecision(options.argPrecision) {}
+        lossScaling(options.lossScaling), argPrecision(options.argPrecision),
+        rounding(options.rounding) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -239,6 +240,7 @@ private:
   std::string placement;
   std::string lossScaling;
   std::string argPrecision;
+  std::string rounding;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -316,6 +318,9 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
                   << lossScaling << "'";
   if (argPrecision != "keep" && argPrecision != "low")
     return emit() << "arg-precision must be keep or low, got '" << argPrecision
+                  << "'";
+  if (failed(parseRoundingMode(rounding)))
+    return emit() << "rounding must be once or per-op, got '" << rounding
                   << "'";
   return verifyPolicy(policy, &getContext(), emit);
 }
@@ -1010,6 +1015,8 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   if (argPrecision == "low")
     narrowArguments(module, getFloatType(&getContext(), policy.dtype));
 
+  module->setAttr(AmpDialect::kRoundingAttrName,
+                  StringAttr::get(&getContext(), rounding));
   module->setAttr(
       kAppliedAttrName,
       StringAttr::get(&getContext(),

@@ -5,8 +5,8 @@
 // RUN: amp-opt %s -split-input-file -allow-unregistered-dialect --amp-o1 | FileCheck %s --check-prefix=O1
 // A second run on the output, without the amp.applied marker, changes
 // nothing: the rewrite of linalg bodies is a fixed point.
-// RUN: amp-opt %s -split-input-file -allow-unregistered-dialect --amp-o2 | sed -e 's/ attributes {amp.applied = "O2:f16"}//' > %t.1.mlir
-// RUN: amp-opt %t.1.mlir -split-input-file -allow-unregistered-dialect --amp-o2 | sed -e 's/ attributes {amp.applied = "O2:f16"}//' > %t.2.mlir
+// RUN: amp-opt %s -split-input-file -allow-unregistered-dialect --amp-o2 | sed -e 's/ attributes {amp.applied = "O2:f16", amp.rounding = "once"}//' > %t.1.mlir
+// RUN: amp-opt %t.1.mlir -split-input-file -allow-unregistered-dialect --amp-o2 | sed -e 's/ attributes {amp.applied = "O2:f16", amp.rounding = "once"}//' > %t.2.mlir
 // RUN: diff %t.1.mlir %t.2.mlir
 
 #id = affine_map<(d0, d1) -> (d0, d1)>

@@ -11,9 +11,9 @@
 // RUN: amp-run %s --entry f --level=O2 --dtype=float16 | FileCheck %s --check-prefix=JIT
 // RUN: amp-run %s --entry f --level=O2 --dtype=bfloat16 | FileCheck %s --check-prefix=JIT-BF16
 
-// CHECK: module attributes {amp.applied = "O2:f16"}
+// CHECK: module attributes {amp.applied = "O2:f16", amp.rounding = "once"}
 // CHECK: math.tanh %{{.*}} : tensor<4xf16>
-// BF16: module attributes {amp.applied = "O2:bf16"}
+// BF16: module attributes {amp.applied = "O2:bf16", amp.rounding = "once"}
 // BF16: math.tanh %{{.*}} : tensor<4xbf16>
 // BAD: error: amp: unknown dtype 'float32' (expected f16 or bf16, or fp16, float16, half, bfloat16)
 // JIT: O2 f16 on cpu

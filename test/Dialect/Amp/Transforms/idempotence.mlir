@@ -8,7 +8,7 @@
 // RUN: diff %t.3.mlir %t.4.mlir
 // RUN: FileCheck %s --input-file=%t.2.mlir
 
-// CHECK: module attributes {amp.applied = "O1:f16"}
+// CHECK: module attributes {amp.applied = "O1:f16", amp.rounding = "once"}
 // Outside the (inlined) guard, the tanh stays f32 on the second run too.
 // CHECK: math.tanh %{{.*}} : tensor<4x4xf32>
 func.func @f(%a: tensor<4x4xf32>) -> tensor<4x4xf32> {

@@ -47,6 +47,10 @@ def Amp_Dialect : Dialect {
     /// Name of the discardable attribute the AMP policies leave on the module
     /// they rewrote ("O1:f16"); a second run leaves such a module alone.
     static constexpr ::llvm::StringLiteral kAppliedAttrName = "amp.applied";
+    /// Name of the discardable attribute the AMP policies leave on the module
+    /// they rewrote: how the lowering rounds low-precision values, "once"
+    /// (where stored) or "per-op" (after every low op).
+    static constexpr ::llvm::StringLiteral kRoundingAttrName = "amp.rounding";
     /// Unit attribute on the declaration of a runtime function that enqueues
     /// its work on the runtime's single in-order stream (the cuBLAS/cuDNN
     /// wrappers): no host wait is needed around its calls.

@@ -113,6 +113,30 @@ LogicalResult
 emitAmpPrecisionGraph(ModuleOp module,
                       const AmpPrecisionGraphPassOptions &options);
 
+/// How low-precision values are rounded in the lowering: once, where a
+/// value is stored (a linalg.generic's yield) or read by a contraction; or
+/// per-op, after every low op as eager frameworks do.
+enum class RoundingMode { Once, PerOp };
+
+/// "once" or "per-op"; failure for anything else.
+FailureOr<RoundingMode> parseRoundingMode(StringRef text);
+StringRef stringifyRoundingMode(RoundingMode mode);
+
+/// The rounding mode of a lowering pass on `op`: `option` when not empty
+/// (an error at `op` when it is not a mode), else the `amp.rounding` of the
+/// closest ancestor that has one (what --amp-o1/--amp-o2 recorded), else
+/// once.
+FailureOr<RoundingMode> resolveRoundingMode(Operation *op, StringRef option);
+
+/// Rewrites one loop-nest body for round-once: f16/bf16 arith/math ops
+/// compute in f32, and a value narrowed then widened inside `body` is read
+/// unrounded; only yielded values stay narrowed. With
+/// `keepLibraryNarrowing`, the narrowing of a contraction's result read by
+/// the body stays (a library call writes the low type). Returns the number
+/// of round trips removed.
+unsigned roundOnceInBody(RewriterBase &rewriter, Block &body,
+                         bool keepLibraryNarrowing = false);
+
 #define GEN_PASS_REGISTRATION
 #include "amp/Dialect/Amp/Transforms/Passes.h.inc"
 

@@ -56,7 +56,10 @@ def AmpAutoMixedPrecisionPass
     and does nothing on a module that carries it, so the pipelines are
     idempotent. Invalid options (unknown op names, an op in both lists, an
     unknown dtype or level, a bad policy file, an arg-precision other than
-    keep or low) are reported before anything changes.
+    keep or low, a rounding other than once or per-op) are reported before
+    anything changes. The module also gets `amp.rounding = "once"` or
+    `"per-op"` (the `rounding` option), which the lowering pipelines follow
+    (see `amp-round-once`).
   }];
   let options = [
     Option<"level", "level", "std::string", "\"O1\"",
@@ -87,7 +90,12 @@ def AmpAutoMixedPrecisionPass
     Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
            "Float tensor arguments of public functions: keep (their types "
            "as written) or low (the low type, for each argument that every "
-           "user converts to it)">
+           "user converts to it)">,
+    Option<"rounding", "rounding", "std::string", "\"once\"",
+           "How the lowering rounds low-precision values: once (where a "
+           "value is stored or read by a contraction; f32 inside fused "
+           "loop nests) or per-op (after every low op, as eager autocast); "
+           "recorded on the module as amp.rounding">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
@@ -132,6 +140,9 @@ def AmpPrecisionPipelinePass
            "Loss scaling: auto (off for bf16), on or off">,
     Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
            "Float tensor arguments of public functions: keep or low">,
+    Option<"rounding", "rounding", "std::string", "\"once\"",
+           "How the lowering rounds low values: once (where stored) or "
+           "per-op (after every low op, eager parity)">,
     Option<"report", "report", "std::string", "\"none\"",
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",
@@ -150,6 +161,61 @@ def AmpPrecisionPipelinePass
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"
   ];
+}
+
+def AmpRoundOncePass : Pass<"amp-round-once"> {
+  let summary = "Compute in f32 inside loop nests; round where stored";
+  let description = [{
+    The low type is a storage format. In each `linalg.generic` body (one
+    loop nest on the CPU, one kernel on the GPU, once elementwise chains are
+    fused), f16/bf16 `arith` and `math` ops are computed in f32, and a value
+    that is narrowed and widened again inside the body is read unrounded:
+    only the values the body yields (what is written to memory) are
+    rounded, once. Inductor (`codegen_upcast_to_fp32`) and XLA
+    (`SimplifyFPConversions` with excess precision) do the same.
+
+    Before (a fused O2 chain: the add's result is rounded before the exp):
+
+    ```mlir
+    ^bb0(%a: f16, %b: f16, %out: f16):
+      %0 = arith.addf %a, %b : f16
+      %1 = arith.extf %0 : f16 to f32
+      %2 = math.exp %1 : f32
+      %3 = arith.truncf %2 : f32 to f16
+      linalg.yield %3 : f16
+    ```
+
+    After:
+
+    ```mlir
+    ^bb0(%a: f16, %b: f16, %out: f16):
+      %0 = arith.extf %a : f16 to f32
+      %1 = arith.extf %b : f16 to f32
+      %2 = arith.addf %0, %1 : f32
+      %3 = math.exp %2 : f32
+      %4 = arith.truncf %3 : f32 to f16
+      linalg.yield %4 : f16
+    ```
+
+    The mode is the `rounding` option, or when it is empty the module's
+    `amp.rounding` attribute (written by `--amp-o1`/`--amp-o2`), or once.
+    With `per-op` the pass changes nothing. A generic with a `library_call`
+    (the unscale of gradients, which checks the rounded values it writes)
+    is the runtime's contract and is left as it is. With
+    `keep-library-narrowing`
+    (the GPU pipeline), the narrowing of a matmul's or convolution's result
+    stays: the cuBLAS/cuDNN call writes the low type itself.
+  }];
+  let options = [
+    Option<"rounding", "rounding", "std::string", "\"\"",
+           "once, per-op, or empty: the module's amp.rounding (once if "
+           "none)">,
+    Option<"keepLibraryNarrowing", "keep-library-narrowing", "bool",
+           "false",
+           "Keep the narrowing of a contraction's result (written by a "
+           "library call in the low type)">
+  ];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
 def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {

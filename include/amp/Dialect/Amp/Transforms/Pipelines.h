@@ -82,6 +82,12 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
                      "written) or low (the low type where every user "
                      "converts them to it)"),
       llvm::cl::init("keep")};
+  PassOptions::Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("How the lowering rounds low-precision values: once "
+                     "(where a value is stored or read by a contraction) or "
+                     "per-op (after every low op, as eager autocast)"),
+      llvm::cl::init("once")};
   PassOptions::Option<bool> keepAmpCasts{
       *this, "keep-amp-casts",
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
