@@ -118,12 +118,15 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
 
     When rounding once (the `rounding` option, or the module's
     `amp.rounding`, as `amp-round-once`), an elementwise producer read by
-    several generics that could all fuse it is first cloned for each of
-    them, as Inductor inlines pointwise ops into their consumers: it is
-    recomputed in each loop nest instead of stored (and rounded) once and
-    read back. The softmax's exponentials, for example, are recomputed by
-    the sum and the division. A producer with a large body, or more readers
-    than `max-recompute-users`, is stored as before.
+    several ops is first cloned for each generic reader that could fuse it,
+    as Inductor inlines pointwise ops into their consumers: it is recomputed
+    in f32 in each loop nest instead of stored (and rounded) once and read
+    back. The softmax's exponentials, for example, are recomputed by the sum
+    and the division; a layer norm's output is stored for the next matmul
+    (which reads it rounded) and recomputed by the residual add. A producer
+    with a large body, or more readers than `max-recompute-users`, and the
+    narrowing of a contraction's result (its epilogue) are stored as
+    before.
   }];
   let options = [
     Option<"rounding", "rounding", "std::string", "\"\"",

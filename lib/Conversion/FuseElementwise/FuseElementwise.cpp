@@ -47,9 +47,8 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
   IRRewriter rewriter(root->getContext());
   DenseMap<Block *, int64_t> budget;
   for (linalg::GenericOp producer : llvm::reverse(producers)) {
-    if (producer->getNumResults() != 1 || producer->hasOneUse() ||
-        producer->use_empty() || isLibraryCall(producer) ||
-        !producer.hasPureTensorSemantics() ||
+    if (producer->getNumResults() != 1 || producer->use_empty() ||
+        isLibraryCall(producer) || !producer.hasPureTensorSemantics() ||
         producer.getNumParallelLoops() != producer.getNumLoops() ||
         !producer.getIndexingMapMatchingResult(producer->getResult(0))
              .isPermutation())
@@ -70,27 +69,35 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
       uses.push_back(&use);
     if (uses.size() > maxUsers)
       continue;
-    bool fusable = llvm::all_of(uses, [&](OpOperand *use) {
+    auto isFusable = [&](OpOperand *use) {
       auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
       return consumer && !isLibraryCall(consumer) &&
              consumer.hasPureTensorSemantics() && consumer.isDpsInput(use) &&
              consumer.getMatchingIndexingMap(use).getNumResults() ==
                  producer.getNumLoops() &&
              consumer->getBlock() == producer->getBlock();
-    });
-    if (!fusable)
+    };
+    // Readers that cannot fuse it (a contraction, a reshape, a return)
+    // read the stored, rounded value; each reader that can recomputes it
+    // in f32. When every reader can, the first one takes the original.
+    SmallVector<OpOperand *> fusable(llvm::make_filter_range(uses, isFusable));
+    if (fusable.empty())
+      continue;
+    if (fusable.size() == uses.size())
+      fusable.erase(fusable.begin());
+    if (fusable.empty())
       continue;
     Block *block = producer->getBlock();
     auto [it, inserted] = budget.try_emplace(block, 0);
     if (inserted)
       it->second = block->getOperations().size();
-    int64_t cost = static_cast<int64_t>(uses.size() - 1) *
+    int64_t cost = static_cast<int64_t>(fusable.size()) *
                    static_cast<int64_t>(body.getOperations().size());
     if (it->second < cost)
       continue;
     it->second -= cost;
     rewriter.setInsertionPointAfter(producer);
-    for (OpOperand *use : llvm::drop_begin(uses)) {
+    for (OpOperand *use : fusable) {
       Operation *clone = rewriter.clone(*producer);
       rewriter.modifyOpInPlace(use->getOwner(),
                                [&] { use->set(clone->getResult(0)); });

@@ -212,3 +212,43 @@ func.func @epilogue_not_recomputed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> 
   } -> tensor<4x4xf16>
   return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// A value that a matmul reads (rounded, as stored) and an elementwise op reads
+// too (a layer norm's output: the next matmul's input and the residual
+// stream): rounding once, the elementwise reader recomputes it in its own loop
+// nest, and only the matmul reads the stored value.
+// CHECK-LABEL: func.func @matmul_and_residual
+// CHECK: %[[N:.+]] = linalg.generic
+// CHECK-SAME: outs(%{{.+}} : tensor<4x4xf16>)
+// CHECK: linalg.matmul ins(%[[N]],
+// CHECK: linalg.generic
+// CHECK-NOT: %[[N]]
+// CHECK: math.tanh
+// CHECK: arith.addf
+// PEROP-LABEL: func.func @matmul_and_residual
+// PEROP: %[[N:.+]] = linalg.generic
+// PEROP: linalg.matmul ins(%[[N]],
+// PEROP: linalg.generic {{.*}} ins(%{{.+}}, %[[N]] :
+func.func @matmul_and_residual(%x: tensor<4x4xf16>, %w: tensor<4x4xf16>) -> tensor<4x4xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf16>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%x : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%a: f16, %o: f16):
+    %t = math.tanh %a : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %e32 = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e32 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%n, %w : tensor<4x4xf16>, tensor<4x4xf16>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %n : tensor<4x4xf32>, tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%a: f32, %b: f16, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    %s = arith.addf %t, %b : f16
+    linalg.yield %s : f16
+  } -> tensor<4x4xf16>
+  return %r : tensor<4x4xf16>
+}
