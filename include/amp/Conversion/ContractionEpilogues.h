@@ -33,6 +33,13 @@ FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
 /// convolutions.
 bool isContractionWithEpilogue(Operation *op);
 
+/// True for a reduction whose f32 accumulator an epilogue may narrow on the
+/// CPU: a linalg.generic or linalg.reduce on tensors with reduction loops
+/// and one init (a sum, a max, a mean's sum). Its narrowing consumer is
+/// tiled like a contraction's, so that only a tile of the accumulator
+/// exists and the loop nest writes the low type.
+bool isReductionWithEpilogue(Operation *op);
+
 /// True when `consumer` reads `operand` (one of its inputs) elementwise,
 /// through an identity map in all-parallel loops, and writes a low type
 /// (f16/bf16) or reads the result of a contraction of low-type operands: an

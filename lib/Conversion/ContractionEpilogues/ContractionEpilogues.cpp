@@ -71,6 +71,18 @@ bool mlir::amp::isLowEpilogueRead(linalg::GenericOp consumer,
   return contraction && llvm::any_of(contraction.getDpsInputs(), isLow);
 }
 
+bool mlir::amp::isReductionWithEpilogue(Operation *op) {
+  if (!isa<linalg::GenericOp, linalg::ReduceOp>(op))
+    return false;
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  if (linalgOp.getNumDpsInits() != 1 || linalgOp.getNumReductionLoops() == 0 ||
+      !linalgOp.hasPureTensorSemantics())
+    return false;
+  auto type = dyn_cast<ShapedType>(linalgOp.getDpsInits()[0].getType());
+  return type && type.getElementType().isF32() &&
+         !isContractionWithEpilogue(op);
+}
+
 linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer,
                                                    bool allowWideReads) {
   if (!consumer.hasPureTensorSemantics())
@@ -78,7 +90,8 @@ linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer,
   for (OpOperand *operand : consumer.getDpsInputOperands()) {
     auto result = dyn_cast<OpResult>(operand->get());
     if (!result || !result.hasOneUse() ||
-        !isContractionWithEpilogue(result.getOwner()) ||
+        !(isContractionWithEpilogue(result.getOwner()) ||
+          isReductionWithEpilogue(result.getOwner())) ||
         !(getNarrowedType(consumer, *operand) ||
           (allowWideReads && isLowEpilogueRead(consumer, *operand))))
       continue;
