@@ -662,6 +662,10 @@ void AmpTrainingPass::runOnOperation() {
         break;
       }
   }
+  // No forward-backward function: nothing changes, and the pass manager
+  // skips verifying the module again.
+  if (functions.empty())
+    return markAllAnalysesPreserved();
   SymbolTable symbols(module);
   for (func::FuncOp func : functions) {
     std::string initName = (func.getSymName() + "_init").str();
