@@ -50,6 +50,7 @@ tools = [
               if "AMP_OPT_CHECK_IR_ROUNDTRIP" in os.environ else [],
               unresolved="fatal"),
     ToolSubst("amp-run", unresolved="fatal"),
+    ToolSubst("amp-compile", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("mlir-runner", unresolved="ignore"),
