@@ -64,13 +64,23 @@ frontends:
 # The GPU kit (docs/gpu.md): what a bare CUDA machine needs to run the GPU
 # tests and benchmark, in $(BUILD_DIR)/gpu-kit (at most 48 MiB). GPU_KIT_ARGS
 # passes options to scripts/gpu-kit/build_kit.py (--no-large, --only ...).
+# With the frontend environment (make frontends), the imported PyTorch models
+# are added (scripts/gpu-kit/export_models.py).
 GPU_KIT_ARGS ?=
-GPU_KIT_TARGETS = amp-compile amp_runtime amp_runtime_gpusim AmpRuntimeTests \
-  AmpRuntimeGpuTests AmpGpuContractTests AmpGpuSimTests
+GPU_KIT_TARGETS = amp-compile amp-opt amp_runtime amp_runtime_gpusim \
+  AmpRuntimeTests AmpRuntimeGpuTests AmpGpuContractTests AmpGpuSimTests
+GPU_KIT_FRONTEND_PYTHON ?= .venv-frontends/bin/python
 gpu-kit: configure
 	cmake --build $(BUILD_DIR) --target $(GPU_KIT_TARGETS)
+	@if [ -x $(GPU_KIT_FRONTEND_PYTHON) ]; then \
+	  AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) $(GPU_KIT_FRONTEND_PYTHON) \
+	    scripts/gpu-kit/export_models.py $(BUILD_DIR)/gpu-kit-models && \
+	  models="--frontend-models $(BUILD_DIR)/gpu-kit-models"; \
+	else \
+	  echo "gpu-kit: no $(GPU_KIT_FRONTEND_PYTHON) (make frontends): the frontend models are left out"; \
+	fi; \
 	$(PYTHON) scripts/gpu-kit/build_kit.py --build $(BUILD_DIR) \
-	  --out $(BUILD_DIR)/gpu-kit $(GPU_KIT_ARGS)
+	  --out $(BUILD_DIR)/gpu-kit $$models $(GPU_KIT_ARGS)
 
 # The peer AMP systems side by side (bench/peers/, issue 18; about 15
 # minutes on 2 cores, not part of check). Makes the peers' environment

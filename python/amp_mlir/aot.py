@@ -273,6 +273,10 @@ class AotFunction:
         frame = {"arrays": [], "device": [], "descriptors": []}
         for index, value in enumerate(args):
             array = self._convert(index, value)
+            if not runtime:
+                # A function may write into an argument's buffer (outs of an
+                # argument): it gets a copy, as in the JIT.
+                array = array.copy()
             frame["arrays"].append(array)
             pointer = runtime.upload(array) if runtime else array.ctypes.data
             if runtime:

@@ -48,6 +48,8 @@ sys.path.insert(0, str(REPO / "bench" / "gpu"))
 sys.path.insert(0, str(REPO / "python"))
 import models  # noqa: E402  bench/gpu/models.py
 from amp_mlir import aot  # noqa: E402  numpy + ctypes only
+sys.path.insert(0, str(HERE))
+from seeded import seeded_inputs  # noqa: E402
 
 SIZE_LIMIT = 48 * 1024 * 1024
 
@@ -96,9 +98,13 @@ class Case:
         return self.source if isinstance(self.source, str) and \
             "func.func" in self.source else Path(self.source).read_text()
 
+    chip = "sm_90"
+
     def compile_args(self, target):
         args = [f"--level={self.level}", f"--target={target}",
                 f"--entry={self.entry}"]
+        if target == "gpu" and self.chip != "sm_90":
+            args.append(f"--gpu-options=chip={self.chip}")
         if self.dtype and self.level != "O0":
             args.append(f"--dtype={self.dtype}")
         return args
@@ -119,7 +125,7 @@ def seeded(args):
              "init": a.init, "scale": a.scale} for a in args]
 
 
-def collect_cases(with_large):
+def collect_cases(with_large, frontend_dir=None):
     cases = []
     ops = REPO / "test" / "amp-run" / "Inputs" / "gpu-ops.mlir"
     for entry in ("gemm", "batch_transposed", "conv_nchw", "conv_nhwc",
@@ -134,8 +140,9 @@ def collect_cases(with_large):
     cases += levels("mlp_train_step", "test", str(ex / "mlp_training.mlir"),
                     "train_step", O0_O2, tol_scale=2.0)
     # 300 steps: errors compound; the loss curves are compared.
+    # (Not in the simulator: 300 steps take minutes there.)
     cases += levels("mlp_train_300", "train", str(ex / "mlp_training.mlir"),
-                    "train", O0_O2, tol_scale=4.0, repeat=5)
+                    "train", O0_O2, tol_scale=4.0, repeat=5, sim=False)
 
     # bench/gpu's modules, small enough to check against the CPU here (and
     # to run in the simulator).
@@ -165,6 +172,26 @@ def collect_cases(with_large):
                                ):
                 case.args = seeded(args)
                 case.torch = {"model": model, **extra}
+                cases.append(case)
+    # The frontend models (export_models.py), at every level.
+    if frontend_dir:
+        for info_path in sorted(Path(frontend_dir).glob("*.json")):
+            info = json.loads(info_path.read_text())
+            name = info["name"]
+            for case in levels(name, "model", str(info_path.with_suffix(
+                    ".mlir")), "main", ALL, dynamic=info["batch"],
+                    sim=info.get("weights") is None, repeat=10):
+                if info.get("weights"):
+                    image = dict(name="x", shape=info["input"]["shape"],
+                                 dtype="f32", init="uniform", scale=1.0)
+                    case.args = [image] + info["weights"]
+                    # PyTorch gets the same seeded weights by name.
+                    case.torch = {"model": "torchvision", "name": name}
+                weights = info_path.with_suffix(".weights.npz")
+                if weights.exists():
+                    case.torch = {"model": "frontend", "name": name,
+                                  "weights": f"data/models/{weights.name}",
+                                  "source": str(weights)}
                 cases.append(case)
     return cases
 
@@ -247,12 +274,14 @@ class Builder:
             folder.mkdir(parents=True, exist_ok=True)
             library = aot.load(str(cpu), runtime_dir=str(self.build / "lib"))
             function = library[case.entry]
-            inputs = self.inputs(case, function)
+            inputs = seeded_inputs(case.args) if case.args else \
+                self.inputs(case, function)
             outputs = function(*inputs)
             if not isinstance(outputs, tuple):
                 outputs = (outputs,)
             for i, array in enumerate(inputs):
-                np.save(folder / f"in{i}.npy", array)
+                if not case.args:  # seeded inputs are drawn there again
+                    np.save(folder / f"in{i}.npy", array)
             for i, array in enumerate(outputs):
                 np.save(folder / f"ref{i}.npy", _savable(array))
             done.write_text("ok\n")
@@ -287,6 +316,12 @@ def main():
                         help="leave out the large bench/gpu modules")
     parser.add_argument("--only", default=None,
                         help="comma-separated substrings of case ids")
+    parser.add_argument("--chip", default="sm_90",
+                        help="GPU architecture of the fatbins (cubin + PTX; "
+                             "newer GPUs JIT the PTX)")
+    parser.add_argument("--frontend-models", default=None,
+                        help="a folder export_models.py wrote: adds the "
+                             "imported PyTorch models at every level")
     parser.add_argument("--runtime-only", action="store_true",
                         help="no compiled cases: the runtime, its tests and "
                              "run.sh (needs no amp-compile)")
@@ -299,6 +334,7 @@ def main():
     args = parser.parse_args()
     args.out = args.out or str(Path(args.build) / "gpu-kit")
     start = time.time()
+    Case.chip = args.chip
     builder = Builder(args)
     out = builder.out
     if out.exists():
@@ -322,7 +358,7 @@ def main():
                        check=False)
 
     cases = [] if args.runtime_only else collect_cases(
-        with_large=not args.no_large)
+        with_large=not args.no_large, frontend_dir=args.frontend_models)
     if args.only:
         keys = args.only.split(",")
         cases = [c for c in cases if any(k in c.id for k in keys)]
@@ -343,7 +379,11 @@ def main():
             folder = builder.reference(case)
             data = out / "data" / case.id
             data.mkdir(parents=True)
-            entry["inputs"], entry["references"] = [], []
+            entry["references"] = []
+            if case.args:
+                entry["seeded_inputs"] = case.args
+            else:
+                entry["inputs"] = []
             for f in sorted(folder.glob("in*.npy"), key=_index):
                 shutil.copy2(f, data / f.name)
                 entry["inputs"].append(f"data/{case.id}/{f.name}")
@@ -353,17 +393,25 @@ def main():
         else:
             entry["seeded_inputs"] = case.args
         if case.torch:
-            entry["torch"] = case.torch
+            entry["torch"] = {k: v for k, v in case.torch.items()
+                              if k != "source"}
+            if "source" in case.torch:
+                target = out / case.torch["weights"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(case.torch["source"], target)
         return entry
 
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         entries = list(pool.map(build_case, cases))
 
-    for name in ("run.sh", "run.py", "README.md"):
+    for name in ("run.sh", "run.py", "README.md", "frontend_models.py",
+                 "seeded.py"):
         shutil.copy2(HERE / name, out / name)
     os.chmod(out / "run.sh", 0o755)
     shutil.copy2(REPO / "python" / "amp_mlir" / "aot.py", out / "amp_aot.py")
     shutil.copy2(REPO / "bench" / "gpu" / "models.py", out / "models.py")
+    # models.py takes GELU_BODY from bench/generate.py.
+    shutil.copy2(REPO / "bench" / "generate.py", out / "generate.py")
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short",
                              "HEAD"], capture_output=True, text=True)
     manifest = {"format": "amp-gpu-kit-1",

@@ -25,6 +25,7 @@ import numpy as np
 KIT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, KIT)
 import amp_aot  # noqa: E402  the loader: numpy + ctypes
+from seeded import seeded_inputs  # noqa: E402
 
 GTESTS_GPU = ["AmpRuntimeTests", "AmpRuntimeGpuTests", "AmpGpuContractTests"]
 GTESTS_SIM = ["AmpRuntimeTests", "AmpGpuSimTests", "AmpGpuContractTests"]
@@ -110,9 +111,11 @@ def print_header():
 
 
 def print_row(row):
+    tol = row.get("tolerance")
     cells = [fmt(row.get("test"), 44), fmt(row.get("status"), 7),
              fmt(row.get("max_abs_err"), 11), fmt(row.get("rel_l2"), 9),
-             fmt(row.get("tolerance"), 7), fmt(row.get("median_ms"), 10),
+             fmt(f"{tol:.0e}" if tol else None, 7),
+             fmt(row.get("median_ms"), 10),
              fmt(row.get("speedup_vs_O0"), 6), fmt(row.get("torch_ms"), 9),
              fmt(row.get("speedup_vs_torch"), 7)]
     print(" ".join(cells) + " " + str(row.get("note", "")))
@@ -209,18 +212,6 @@ def compare(outputs, references):
     return max_abs, rel, note
 
 
-def seeded_inputs(specs, seed=0):
-    arrays = []
-    for index, spec in enumerate(specs):
-        rng = np.random.default_rng(seed * 1000 + index)
-        shape = tuple(spec["shape"])
-        values = rng.uniform(-spec["scale"], spec["scale"], size=shape)
-        if spec["init"] == "ones":
-            values = values + 1.0
-        arrays.append(values.astype(np.float32))
-    return arrays
-
-
 class NumpyReferences:
     """bench/gpu's formulas (models.py) in fp32 NumPy, once per model."""
 
@@ -281,8 +272,27 @@ class TorchBaselines:
         extra = {k: v for k, v in spec.items() if k != "model"}
         tensors = [torch.from_numpy(np.ascontiguousarray(a)).cuda()
                    for a in inputs]
+        net = None
+        if model == "torchvision":
+            # The image, then the weights in the names of the seeded specs.
+            import torchvision
+            net = getattr(torchvision.models, spec["name"])(weights=None)
+            names = [w["name"] for w in case["seeded_inputs"][1:]]
+            net.load_state_dict({n: torch.from_numpy(a) for n, a in
+                                 zip(names, inputs[1:])}, strict=False)
+            net = net.cuda().eval()
+            tensors = tensors[:1]
+        elif model == "frontend":
+            import frontend_models
+            net = frontend_models.MODELS[spec["name"]]()
+            weights = np.load(kit_path(spec["weights"]))
+            net.load_state_dict({k: torch.from_numpy(weights[k])
+                                 for k in weights.files})
+            net = net.cuda().eval()
 
         def forward():
+            if net is not None:
+                return net(*tensors)
             if model == "gemm":
                 return tensors[0] @ tensors[1]
             if model == "chain":
@@ -324,8 +334,9 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
     try:
         library = amp_aot.load(kit_path(library_path))
         function = library[case["function"]]
-        if "inputs" in case:
-            inputs = [np.load(kit_path(p)) for p in case["inputs"]]
+        if "references" in case:
+            inputs = [np.load(kit_path(p)) for p in case["inputs"]] \
+                if "inputs" in case else seeded_inputs(case["seeded_inputs"])
             references = [np.load(kit_path(p)) for p in case["references"]]
             tol = case["tolerance"]
             row["reference"] = "cpu (same level)"
@@ -365,7 +376,12 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
         if case.get("torch") and torch_baselines and not args.sim:
             level = case["level"].split()
             mode = "fp32" if len(level) == 1 else level[1]
-            torch_ms = torch_baselines.time(case, inputs, mode)
+            try:
+                torch_ms = torch_baselines.time(case, inputs, mode)
+            except Exception as error:  # noqa: BLE001 - not amp-mlir's row
+                torch_ms = None
+                row["note"] = (row["note"] + "; " if row["note"] else "") + \
+                    f"torch failed: {type(error).__name__}: {error}"[:200]
             if torch_ms:
                 row["torch_ms"] = torch_ms
                 row["torch_mode"] = "eager fp32 (TF32 off)" if mode == "fp32" \
