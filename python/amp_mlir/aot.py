@@ -136,7 +136,9 @@ class _Runtime:
     def check(self, what):
         if self._errors:
             errors, self._errors = self._errors, []
-            raise AotError(f"{what}: {errors[0]}" +
+            first = errors[0] if errors[0].startswith(what) else \
+                f"{what}: {errors[0]}"
+            raise AotError(first +
                            (f" (and {len(errors) - 1} more errors)"
                             if len(errors) > 1 else ""))
 
