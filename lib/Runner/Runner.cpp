@@ -452,21 +452,11 @@ static void initializeNativeTarget() {
   });
 }
 
-Expected<LoweredModule>
-amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
-                         const CompileOptions &options) {
-  MLIRContext *context = module->getContext();
-  if (entries.empty())
-    return makeError("no entry function to lower");
-  LoweredModule lowered;
-  for (const std::string &entry : entries) {
-    Expected<Signature> signature =
-        getEntrySignature(module, entry, "the module");
-    if (!signature)
-      return signature.takeError();
-    lowered.entries.push_back({*signature, signature->arguments});
-  }
-
+/// What lowerModule refuses before running anything: check-nan-inf
+/// options, and forward-backward functions under an AMP level.
+static llvm::Error checkCompileOptions(ModuleOp module,
+                                       ArrayRef<std::string> entries,
+                                       const CompileOptions &options) {
   if (!options.checkNanInf.empty()) {
     if (options.checkNanInf != "low" && options.checkNanInf != "all")
       return makeError("check-nan-inf must be low or all, not '" +
@@ -483,7 +473,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     for (const std::string &entry : entries)
       if (auto func = module.lookupSymbol<func::FuncOp>(entry))
         for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-          if (func.getArgAttr(i, AmpDialect::kLossSeedAttrName))
+          if (func.getArgAttr(i, amp::AmpDialect::kLossSeedAttrName))
             return makeError(
                 "'@" + entry +
                 "' is a forward-backward function (its argument #" +
@@ -492,6 +482,27 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
                 "step with another signature; compile that step, made by "
                 "'amp-opt --amp-training' (Python: amp_mlir.Trainer or "
                 "amp_mlir.make_training_step), or run this function at O0");
+
+  return llvm::Error::success();
+}
+
+Expected<LoweredModule>
+amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
+                         const CompileOptions &options) {
+  MLIRContext *context = module->getContext();
+  if (entries.empty())
+    return makeError("no entry function to lower");
+  LoweredModule lowered;
+  for (const std::string &entry : entries) {
+    Expected<Signature> signature =
+        getEntrySignature(module, entry, "the module");
+    if (!signature)
+      return signature.takeError();
+    lowered.entries.push_back({*signature, signature->arguments});
+  }
+
+  if (llvm::Error error = checkCompileOptions(module, entries, options))
+    return std::move(error);
 
   DialectRegistry translations;
   registerAllToLLVMIRTranslations(translations);
@@ -641,6 +652,11 @@ Executable::compile(ModuleOp module, StringRef entry,
       getEntrySignature(module, entry, "the module");
   if (!signature)
     return signature.takeError();
+
+  // The option errors come before the runtime's.
+  if (llvm::Error error =
+          checkCompileOptions(module, {signature->name}, options))
+    return std::move(error);
 
   std::unique_ptr<Executable> executable(new Executable());
   executable->target = options.target;
