@@ -96,16 +96,23 @@ if [ "$sim" = 1 ]; then
 fi
 
 # A crash (a fault in a library call) ends the process: resume after the
-# row that crashed, up to 3 times. --quick stops after 340 s whatever
-# happens (results.json keeps the rows that ran).
-limit=()
-if [ "$quick" = 1 ] && command -v timeout > /dev/null; then
-  limit=(timeout -k 10 340)
-fi
+# row that crashed, up to 3 times. --quick stops after 340 s in all,
+# whatever happens (results.json keeps the rows that ran).
+budget=340
 status=0
 for attempt in 1 2 3 4; do
   resume=()
   [ "$attempt" -gt 1 ] && resume=(--resume)
+  limit=()
+  if [ "$quick" = 1 ] && command -v timeout > /dev/null; then
+    left=$((budget - SECONDS))
+    if [ "$left" -le 5 ]; then
+      echo "gpu-kit: out of time" >&2
+      status=124
+      break
+    fi
+    limit=(timeout -k 10 "$left")
+  fi
   "${limit[@]}" "$PY" "$KIT/run.py" "${args[@]}" "${resume[@]}"
   status=$?
   case "$status" in
