@@ -10,6 +10,10 @@
 #   make frontends  the PyTorch frontend environment (.venv-frontends:
 #                pinned torch, torchvision, torch-mlir, onnx from PyPI, about
 #                4 GB); make check then also runs the model tests
+#   make gpu-kit $(BUILD_DIR)/gpu-kit: libraries compiled ahead of time,
+#                the runtime's tests, inputs and CPU references, run.sh; copy
+#                it to a CUDA machine and run `bash gpu-kit/run.sh --quick`
+#                (docs/gpu.md)
 #   make peers   amp-mlir beside ONNX float16/auto-mixed, TVM Relax, torch
 #                autocast and TF grappler on four models (.venv-peers,
 #                bench/peers/); rewrites the table in docs/performance.md
@@ -28,7 +32,7 @@ CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
 .PHONY: all deps configure build demo check docs bench install wheel clean \
-	frontends deps-sanitize fuzz check-sanitize peers
+	frontends deps-sanitize fuzz check-sanitize peers gpu-kit
 
 all: build
 
@@ -56,6 +60,27 @@ check: build
 
 frontends:
 	scripts/install-frontends.sh
+
+# The GPU kit (docs/gpu.md): what a bare CUDA machine needs to run the GPU
+# tests and benchmark, in $(BUILD_DIR)/gpu-kit (at most 48 MiB). GPU_KIT_ARGS
+# passes options to scripts/gpu-kit/build_kit.py (--no-large, --only ...).
+# With the frontend environment (make frontends), the imported PyTorch models
+# are added (scripts/gpu-kit/export_models.py).
+GPU_KIT_ARGS ?=
+GPU_KIT_TARGETS = amp-compile amp-opt amp_runtime amp_runtime_gpusim \
+  AmpRuntimeTests AmpRuntimeGpuTests AmpGpuContractTests AmpGpuSimTests
+GPU_KIT_FRONTEND_PYTHON ?= .venv-frontends/bin/python
+gpu-kit: configure
+	cmake --build $(BUILD_DIR) --target $(GPU_KIT_TARGETS)
+	@if [ -x $(GPU_KIT_FRONTEND_PYTHON) ]; then \
+	  AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) $(GPU_KIT_FRONTEND_PYTHON) \
+	    scripts/gpu-kit/export_models.py $(BUILD_DIR)/gpu-kit-models && \
+	  models="--frontend-models $(BUILD_DIR)/gpu-kit-models"; \
+	else \
+	  echo "gpu-kit: no $(GPU_KIT_FRONTEND_PYTHON) (make frontends): the frontend models are left out"; \
+	fi; \
+	$(PYTHON) scripts/gpu-kit/build_kit.py --build $(BUILD_DIR) \
+	  --out $(BUILD_DIR)/gpu-kit $$models $(GPU_KIT_ARGS)
 
 # The peer AMP systems side by side (bench/peers/, issue 18; about 15
 # minutes on 2 cores, not part of check). Makes the peers' environment

@@ -34,6 +34,9 @@ if getattr(config, "amp_sanitizer_preload", ""):
     python = "env LD_PRELOAD=%s ASAN_OPTIONS=allow_user_poisoning=0:" \
              "detect_leaks=0 %s" % (config.amp_sanitizer_preload, python)
 config.substitutions.append(("%python", python))
+# The interpreter alone (for PYTHON=... of scripts that run Python
+# themselves, such as the GPU kit's run.sh).
+config.substitutions.append(("%pyexe", config.python_executable or "python3"))
 
 llvm_config.with_system_environment(["HOME", "INCLUDE", "LIB", "TMP", "TEMP"])
 # `not` and `count` are substituted verbatim: they must be on PATH.
@@ -50,6 +53,7 @@ tools = [
               if "AMP_OPT_CHECK_IR_ROUNDTRIP" in os.environ else [],
               unresolved="fatal"),
     ToolSubst("amp-run", unresolved="fatal"),
+    ToolSubst("amp-compile", unresolved="fatal"),
     ToolSubst("mlir-opt", unresolved="ignore"),
     ToolSubst("mlir-translate", unresolved="ignore"),
     ToolSubst("mlir-runner", unresolved="ignore"),

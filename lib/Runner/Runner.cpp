@@ -452,15 +452,11 @@ static void initializeNativeTarget() {
   });
 }
 
-Expected<std::unique_ptr<Executable>>
-Executable::compile(ModuleOp module, StringRef entry,
-                    const CompileOptions &options) {
-  MLIRContext *context = module->getContext();
-  Expected<Signature> signature =
-      getEntrySignature(module, entry, "the module");
-  if (!signature)
-    return signature.takeError();
-
+/// What lowerModule refuses before running anything: check-nan-inf
+/// options, and forward-backward functions under an AMP level.
+static llvm::Error checkCompileOptions(ModuleOp module,
+                                       ArrayRef<std::string> entries,
+                                       const CompileOptions &options) {
   if (!options.checkNanInf.empty()) {
     if (options.checkNanInf != "low" && options.checkNanInf != "all")
       return makeError("check-nan-inf must be low or all, not '" +
@@ -480,35 +476,39 @@ Executable::compile(ModuleOp module, StringRef entry,
   // training step under the AMP pipelines (amp-training), with another
   // signature: that step is what to compile.
   if (options.level != Level::O0)
-    if (auto func = module.lookupSymbol<func::FuncOp>(entry))
-      for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-        if (func.getArgAttr(i, AmpDialect::kLossSeedAttrName))
-          return makeError(
-              "'@" + entry.str() +
-              "' is a forward-backward function (its argument #" +
-              std::to_string(i) +
-              " is the amp.loss_seed): the AMP levels make it a training "
-              "step with another signature; compile that step, made by "
-              "'amp-opt --amp-training' (Python: amp_mlir.Trainer or "
-              "amp_mlir.make_training_step), or run this function at O0");
+    for (const std::string &entry : entries)
+      if (auto func = module.lookupSymbol<func::FuncOp>(entry))
+        for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+          if (func.getArgAttr(i, amp::AmpDialect::kLossSeedAttrName))
+            return makeError(
+                "'@" + entry +
+                "' is a forward-backward function (its argument #" +
+                std::to_string(i) +
+                " is the amp.loss_seed): the AMP levels make it a training "
+                "step with another signature; compile that step, made by "
+                "'amp-opt --amp-training' (Python: amp_mlir.Trainer or "
+                "amp_mlir.make_training_step), or run this function at O0");
 
-  std::unique_ptr<Executable> executable(new Executable());
-  executable->signature = std::move(*signature);
-  executable->callArguments = executable->signature.arguments;
-  executable->target = options.target;
-  if (options.target != Target::Cpu) {
-    Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
-    if (!runtime)
-      return runtime.takeError();
-    if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
-      return makeError(
-          "'" + options.runtimeLibrary + "' is " +
-          ((*runtime)->isSimulator()
-               ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
-               : "not the GPU simulator (libamp_runtime_gpusim.so) that "
-                 "target gpu-sim needs"));
-    executable->gpu = *runtime;
+  return llvm::Error::success();
+}
+
+Expected<LoweredModule>
+amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
+                         const CompileOptions &options) {
+  MLIRContext *context = module->getContext();
+  if (entries.empty())
+    return makeError("no entry function to lower");
+  LoweredModule lowered;
+  for (const std::string &entry : entries) {
+    Expected<Signature> signature =
+        getEntrySignature(module, entry, "the module");
+    if (!signature)
+      return signature.takeError();
+    lowered.entries.push_back({*signature, signature->arguments});
   }
+
+  if (llvm::Error error = checkCompileOptions(module, entries, options))
+    return std::move(error);
 
   DialectRegistry translations;
   registerAllToLLVMIRTranslations(translations);
@@ -516,7 +516,6 @@ Executable::compile(ModuleOp module, StringRef entry,
 
   OwningOpRef<ModuleOp> copy(module.clone());
   ErrorCollector errors(context);
-
   // The AMP level.
   if (options.level != Level::O0) {
     std::string label =
@@ -573,29 +572,34 @@ Executable::compile(ModuleOp module, StringRef entry,
     // "O2:bf16": the type the pipeline resolved.
     if (auto applied =
             (*copy)->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
-      executable->lowPrecisionType = applied.getValue().split(':').second.str();
-    Expected<Signature> after =
-        getEntrySignature(*copy, executable->signature.name, "the module");
-    if (!after)
-      return makeError("after AMP " + label + ": " +
-                       llvm::toString(after.takeError()));
-    // Only arg-precision=low changes it: f32 arguments become the low type.
-    auto narrowed = [&](const TensorSpec &declared, const TensorSpec &call) {
-      return declared == call || (declared.element == ElementKind::F32 &&
-                                  (call.element == ElementKind::F16 ||
-                                   call.element == ElementKind::BF16) &&
-                                  declared.shape == call.shape);
-    };
-    if (after->arguments.size() != executable->signature.arguments.size() ||
-        !llvm::all_of(
-            llvm::zip(executable->signature.arguments, after->arguments),
-            [&](auto pair) {
-              return narrowed(std::get<0>(pair), std::get<1>(pair));
-            }) ||
-        after->results != executable->signature.results)
-      return makeError("AMP " + label + " changed the signature of '@" +
-                       executable->signature.name + "'");
-    executable->callArguments = after->arguments;
+      lowered.lowPrecisionType = applied.getValue().split(':').second.str();
+    for (LoweredEntry &lowEntry : lowered.entries) {
+      const Signature &declared = lowEntry.signature;
+      Expected<Signature> after =
+          getEntrySignature(*copy, declared.name, "the module");
+      if (!after)
+        return makeError("after AMP " + label + ": " +
+                         llvm::toString(after.takeError()));
+      // Only arg-precision=low changes it: f32 arguments become the low
+      // type.
+      auto narrowed = [&](const TensorSpec &declaredType,
+                          const TensorSpec &call) {
+        return declaredType == call ||
+               (declaredType.element == ElementKind::F32 &&
+                (call.element == ElementKind::F16 ||
+                 call.element == ElementKind::BF16) &&
+                declaredType.shape == call.shape);
+      };
+      if (after->arguments.size() != declared.arguments.size() ||
+          !llvm::all_of(llvm::zip(declared.arguments, after->arguments),
+                        [&](auto pair) {
+                          return narrowed(std::get<0>(pair), std::get<1>(pair));
+                        }) ||
+          after->results != declared.results)
+        return makeError("AMP " + label + " changed the signature of '@" +
+                         declared.name + "'");
+      lowEntry.callArguments = after->arguments;
+    }
   }
 
   // NaN/Inf checks, after the level, on what it produced.
@@ -609,8 +613,7 @@ Executable::compile(ModuleOp module, StringRef entry,
     if (auto sites =
             (*copy)->getAttrOfType<ArrayAttr>(AmpDialect::kNanInfSitesAttrName))
       for (Attribute site : sites)
-        executable->nanInfSites.push_back(
-            cast<StringAttr>(site).getValue().str());
+        lowered.nanInfSites.push_back(cast<StringAttr>(site).getValue().str());
   }
 
   // Lowering.
@@ -645,11 +648,56 @@ Executable::compile(ModuleOp module, StringRef entry,
     return makeError("lowering to " + targetName + " failed" + errors.str());
 
   // The functions the lowered code calls but does not define.
-  SmallVector<std::string> externalFunctions;
   copy->walk([&](LLVM::LLVMFuncOp func) {
     if (func.isExternal())
-      externalFunctions.push_back(func.getName().str());
+      lowered.externalFunctions.push_back(func.getName().str());
   });
+  lowered.module = std::move(copy);
+  return std::move(lowered);
+}
+
+Expected<std::unique_ptr<Executable>>
+Executable::compile(ModuleOp module, StringRef entry,
+                    const CompileOptions &options) {
+  // Checked before the runtime is loaded, as before lowering.
+  Expected<Signature> signature =
+      getEntrySignature(module, entry, "the module");
+  if (!signature)
+    return signature.takeError();
+
+  // The option errors come before the runtime's.
+  if (llvm::Error error =
+          checkCompileOptions(module, {signature->name}, options))
+    return std::move(error);
+
+  std::unique_ptr<Executable> executable(new Executable());
+  executable->target = options.target;
+  if (options.target != Target::Cpu) {
+    Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
+    if (!runtime)
+      return runtime.takeError();
+    if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
+      return makeError(
+          "'" + options.runtimeLibrary + "' is " +
+          ((*runtime)->isSimulator()
+               ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
+               : "not the GPU simulator (libamp_runtime_gpusim.so) that "
+                 "target gpu-sim needs"));
+    executable->gpu = *runtime;
+  }
+
+  Expected<LoweredModule> lowered =
+      lowerModule(module, {signature->name}, options);
+  if (!lowered)
+    return lowered.takeError();
+  executable->signature = lowered->entries.front().signature;
+  executable->callArguments = lowered->entries.front().callArguments;
+  executable->lowPrecisionType = lowered->lowPrecisionType;
+  executable->nanInfSites = lowered->nanInfSites;
+  OwningOpRef<ModuleOp> copy = std::move(lowered->module);
+  ArrayRef<std::string> externalFunctions = lowered->externalFunctions;
+  MLIRContext *context = module->getContext();
+  ErrorCollector errors(context);
 
   // JIT compilation.
   initializeNativeTarget();

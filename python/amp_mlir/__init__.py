@@ -5,6 +5,8 @@
     m = amp_mlir.compile(amp_mlir.from_torch(net, x), level="O2")  # PyTorch
     step = amp_mlir.from_torch_training(net, F.cross_entropy, opt, x, y)
     y = m.forward(x, w)                    # numpy in, numpy out
+    lib = amp_mlir.compile("model.mlir", target="gpu", output="model.so")
+    lib = amp_mlir.load("model.so")        # ahead of time: no MLIR needed
     amp_mlir.report("model.mlir", level="O1")["summary"]
 
     scaler = amp_mlir.GradScaler(init_loss_scaling=2.0**15)  # Paddle names
@@ -21,6 +23,7 @@ from .compiler import (AmpError, AmpRemark, AmpWarning, CompiledFunction,
                        CompiledModule, SignatureError, TensorType,
                        build_amp_options, compile, precision_graph, report,
                        transform)
+from .aot import AotError, AotFunction, AotLibrary, load
 from .dtypes import from_bfloat16, to_bfloat16
 from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
@@ -33,11 +36,11 @@ from .distributed import rank, world_size
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpError", "AmpRemark", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
+    "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "distributed", "find_root", "from_bfloat16", "optim",
-    "precision_graph", "rank", "report", "world_size",
+    "load", "precision_graph", "rank", "report", "world_size",
     "to_bfloat16", "transform",
 ]

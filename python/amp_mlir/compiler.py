@@ -548,7 +548,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
-            check_nan_inf=False, explain=False, rounding=None):
+            check_nan_inf=False, explain=False, rounding=None, output=None):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -584,8 +584,14 @@ def compile(module, level="O2", dtype=None, target="cpu",
     sys.stderr. They come when a function is JIT-compiled: here for entries
     (and with explain), else at its first call.
 
-    Returns a CompiledModule. Raises AmpError with the diagnostics when a
-    stage fails, ValueError for a bad option.
+    output: a path ("model.so"): compile ahead of time with amp-compile
+    instead of the JIT, writing a shared library (and its C header, .h)
+    that needs only libamp_runtime.so, which is copied next to it; returns
+    it loaded (amp_mlir.load), called the same way. entries then chooses
+    the functions exported (default: every public one).
+
+    Returns a CompiledModule (an AotLibrary with output). Raises AmpError
+    with the diagnostics when a stage fails, ValueError for a bad option.
     """
     level = _level_name(level)
     dtype = None if dtype is None else low_precision_name(dtype)
@@ -613,6 +619,11 @@ def compile(module, level="O2", dtype=None, target="cpu",
         amp_text = f"{amp_text} explain=true" if amp_text else "explain=true"
     text, name = _read_module(module)
     _check_options(level, dtype, amp_text, text)
+    if output is not None:
+        if checks[check_nan_inf]:
+            raise ValueError("check_nan_inf needs the JIT: leave output out")
+        return _compile_library(text, name, output, level, dtype, amp_text,
+                                target, gpu_options, entries, rounding)
     options = {
         "level": level,
         "dtype": dtype,
@@ -643,6 +654,45 @@ def compile(module, level="O2", dtype=None, target="cpu",
     for entry in entries or []:
         compiled[entry]
     return compiled
+
+
+def _compile_library(text, name, output, level, dtype, amp_text, target,
+                     gpu_options, entries, rounding=None):
+    """amp-compile: `text` to the shared library `output`, with the runtime
+    it needs copied next to it; returns it loaded."""
+    from . import aot
+    output = Path(output)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    command = [str(_paths.tool("amp-compile")), "-", "-o", str(output),
+               f"--level={level}", f"--target={target}"]
+    if dtype:
+        command.append(f"--dtype={dtype}")
+    if amp_text:
+        command.append(f"--amp-options={amp_text}")
+    if gpu_options:
+        command.append(f"--gpu-options={gpu_options}")
+    if rounding:
+        command.append(f"--rounding={rounding}")
+    for entry in entries or []:
+        command.append(f"--entry={entry}")
+    result = subprocess.run(command, input=text, capture_output=True,
+                            text=True)
+    if result.returncode != 0:
+        raise AmpError(f"amp-compile failed on {name}:\n"
+                       f"{result.stderr.replace('<stdin>', name).strip()}")
+    _emit(*_parse_amp_opt_diagnostics(result.stderr, name))
+    runtime = ("libamp_runtime_gpusim.so" if target == "gpu-sim"
+               else "libamp_runtime.so")
+    copy = output.parent / runtime
+    source = _paths.library(runtime)
+    if not copy.exists() or not os.path.samefile(copy, source):
+        import shutil
+        # A new file, renamed over the old one: a process may have the old
+        # one mapped.
+        staging = copy.with_name(copy.name + f".{os.getpid()}.tmp")
+        shutil.copy2(source, staging)
+        os.replace(staging, copy)
+    return aot.load(str(output))
 
 
 def _amp_options_or_none(*args):

@@ -95,7 +95,7 @@ bool runGemm(const char *call, const GemmArgs &g) {
   if (!validateGemm(call, g, /*forCuBlas=*/true))
     return false;
   const DriverApi *drv = gpuInit(call);
-  if (!drv)
+  if (!drv || !gpuCheckTypesSupported(call, {g.aType, g.bType, g.cType}))
     return false;
   CublasState &st = cublasState();
   std::lock_guard<std::mutex> lock(st.mutex);

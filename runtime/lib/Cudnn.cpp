@@ -275,7 +275,7 @@ bool runConv(const char *call, const ConvArgs &v) {
   if (!validateConv(call, v, /*forCuDnn=*/true))
     return false;
   const DriverApi *drv = gpuInit(call);
-  if (!drv)
+  if (!drv || !gpuCheckTypesSupported(call, {v.xType, v.wType, v.yType}))
     return false;
   CudnnState &st = cudnnState();
   std::lock_guard<std::mutex> lock(st.mutex);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 
@@ -26,6 +27,7 @@ struct GpuState {
   CUcontext context = nullptr;
   CUstream stream = nullptr;
   bool memoryPools = false;
+  int computeCapability = 0;
 };
 
 GpuState &gpuState() {
@@ -81,6 +83,30 @@ bool initLocked(GpuState &st, const char *call) {
   if (!cuCheck(call, drv->cuStreamCreate(&stream, CU_STREAM_DEFAULT),
                "cuStreamCreate"))
     return false;
+  int major = 0, minor = 0;
+  if (!cuCheck(
+          call,
+          drv->cuDeviceGetAttribute(
+              &major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
+          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MAJOR)") ||
+      !cuCheck(
+          call,
+          drv->cuDeviceGetAttribute(
+              &minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
+          "cuDeviceGetAttribute(COMPUTE_CAPABILITY_MINOR)"))
+    return false;
+  st.computeCapability = 10 * major + minor;
+  if (const char *assumed = std::getenv("AMP_RUNTIME_COMPUTE_CAPABILITY");
+      assumed && *assumed) {
+    char *end = nullptr;
+    long value = std::strtol(assumed, &end, 10);
+    if (*end != '\0' || value < 10 || value > 1000)
+      return setError(call,
+                      "AMP_RUNTIME_COMPUTE_CAPABILITY must be a compute "
+                      "capability such as 75 or 90, not '%s'",
+                      assumed);
+    st.computeCapability = static_cast<int>(value);
+  }
   int pools = 0;
   if (drv->cuMemAllocAsync && drv->cuMemFreeAsync &&
       drv->cuDeviceGetAttribute(&pools,
@@ -133,6 +159,24 @@ bool amp::rt::gpuInitialized() {
 }
 
 CUstream amp::rt::gpuStream() { return gpuState().stream; }
+
+int amp::rt::gpuComputeCapability() { return gpuState().computeCapability; }
+
+bool amp::rt::gpuCheckTypesSupported(const char *call,
+                                     std::initializer_list<int32_t> types) {
+  int capability = gpuComputeCapability();
+  if (capability >= 80)
+    return true;
+  for (int32_t type : types)
+    if (type == AMP_DTYPE_BF16)
+      return setError(call,
+                      "bf16 operands need compute capability 8.0 or later "
+                      "(sm_80, Ampere); this device is sm_%d, which cuBLAS "
+                      "and cuDNN run in f16 or f32 only: compile with dtype "
+                      "f16 for it",
+                      capability);
+  return true;
+}
 
 CUdevice amp::rt::gpuDevice() { return gpuState().device; }
 
@@ -199,6 +243,10 @@ bool amp::rt::gpuSetDefaultDevice(const char *call, int32_t device) {
 extern "C" {
 
 int ampGpuAvailable(void) { return gpuInit("ampGpuAvailable") ? 1 : 0; }
+
+int ampGpuComputeCapability(void) {
+  return gpuInit("ampGpuComputeCapability") ? gpuComputeCapability() : 0;
+}
 
 int ampGpuDeviceName(char *buf, size_t len) {
   const char *call = "ampGpuDeviceName";

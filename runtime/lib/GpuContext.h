@@ -12,6 +12,8 @@
 
 #include "CudaLoader.h"
 
+#include <initializer_list>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -33,6 +35,18 @@ bool gpuInitialized();
 /// The shared stream and the device (valid after gpuInit succeeded).
 CUstream gpuStream();
 CUdevice gpuDevice();
+
+/// The device's compute capability as 10 * major + minor (90 for sm_90;
+/// valid after gpuInit succeeded). AMP_RUNTIME_COMPUTE_CAPABILITY (e.g. 75),
+/// read once at initialisation, replaces it for the runtime's own checks,
+/// so that the refusals of older devices can be tested on a newer one.
+int gpuComputeCapability();
+
+/// False with "<call>: bf16 operands need compute capability 8.0 ..." as
+/// the last error when one of `types` is AMP_DTYPE_BF16 and the device is
+/// older than sm_80 (cuBLAS and cuDNN have no bf16 kernels there).
+bool gpuCheckTypesSupported(const char *call,
+                            std::initializer_list<int32_t> types);
 
 /// `stream` if non-null, else the shared stream.
 CUstream gpuResolveStream(void *stream);

@@ -54,6 +54,11 @@ int ampGpuAvailable(void) {
   return 0;
 }
 
+int ampGpuComputeCapability(void) {
+  noGpu("ampGpuComputeCapability");
+  return 0;
+}
+
 int ampGpuDeviceName(char *buf, size_t len) {
   if (buf && len)
     buf[0] = '\0';

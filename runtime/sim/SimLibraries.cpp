@@ -36,6 +36,9 @@ extern "C" {
 
 int ampGpuAvailable(void) { return 1; }
 
+// The simulator models no architecture: every type is accepted.
+int ampGpuComputeCapability(void) { return 0; }
+
 int ampGpuDeviceName(char *buf, size_t len) {
   if (!buf || !len)
     return 1;

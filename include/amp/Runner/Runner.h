@@ -156,6 +156,36 @@ struct CompileOptions {
   CapturedOutput *capturedOutput = nullptr;
 };
 
+/// One entry function of a lowered module: its declared signature, and the
+/// argument types the compiled function takes (see
+/// Executable::getCallArguments).
+struct LoweredEntry {
+  Signature signature;
+  SmallVector<TensorSpec> callArguments;
+};
+
+/// A module after the AMP level and the lowering of `CompileOptions::target`:
+/// the LLVM dialect, ready for translation to LLVM IR (JIT or ahead of time).
+struct LoweredModule {
+  OwningOpRef<ModuleOp> module;
+  SmallVector<LoweredEntry, 1> entries;
+  /// As Executable::getLowPrecisionType.
+  std::string lowPrecisionType;
+  /// The functions the lowered code calls but does not define.
+  SmallVector<std::string> externalFunctions;
+  /// With CompileOptions::checkNanInf: the ops @amp_nan_inf_site numbers.
+  SmallVector<std::string> nanInfSites;
+};
+
+/// Applies `options.level` to a copy of `module` and lowers it for
+/// `options.target` (the pipelines Executable::compile runs; the runtime
+/// library is not loaded). Every name of `entries` must be a function with
+/// a supported signature. Errors carry the diagnostics of the pass that
+/// failed.
+llvm::Expected<LoweredModule> lowerModule(ModuleOp module,
+                                          ArrayRef<std::string> entries,
+                                          const CompileOptions &options);
+
 /// What the GPU simulator counted (AmpGpuSim.h's AmpSimStats).
 struct SimulatorStats {
   int64_t allocations = 0, frees = 0, liveBuffers = 0, liveBytes = 0,

@@ -81,6 +81,15 @@ AMP_RUNTIME_API AmpErrorHandler ampSetErrorHandler(AmpErrorHandler handler);
  *  Never calls the error handler, never aborts. */
 AMP_RUNTIME_API int ampGpuAvailable(void);
 
+/** The default device's compute capability as 10 * major + minor (90 for an
+ *  H100), or 0 with ampLastError() saying why (no GPU; the simulator
+ *  returns 0 without an error). The environment variable
+ *  AMP_RUNTIME_COMPUTE_CAPABILITY (read once, at the first GPU call)
+ *  replaces it for the runtime's own checks, so that the refusal of bf16
+ *  before sm_80 ("bf16 operands need compute capability 8.0 or later")
+ *  can be tested on a newer device. */
+AMP_RUNTIME_API int ampGpuComputeCapability(void);
+
 /** Writes the NUL-terminated name of the default device into `buf` (at most
  *  `len` bytes, truncated if needed). Returns 0 on success, nonzero on
  *  failure (ampLastError() says why; the handler is not called). */
@@ -179,10 +188,10 @@ typedef enum AmpConvLayout {
  *  (zero outside the input), in the index order of `layout`.
  *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (with 16-bit
  *  x and wt, they are widened exactly and an f32 convolution writes y: no
- *  16-bit intermediate; see the README). Padding must be symmetric, i.e. the caller's oh/ow must equal
- *  (h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 (and likewise for w); other
- *  shapes are rejected with an "asymmetric padding is unsupported" error.
- *  Errors go to the error handler. */
+ *  16-bit intermediate; see the README). Padding must be symmetric, i.e. the
+ * caller's oh/ow must equal (h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 (and
+ * likewise for w); other shapes are rejected with an "asymmetric padding is
+ * unsupported" error. Errors go to the error handler. */
 AMP_RUNTIME_API void
 ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
              int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,

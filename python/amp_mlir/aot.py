@@ -1,0 +1,484 @@
+"""Libraries compiled ahead of time by amp-compile, called with numpy arrays.
+
+    lib = amp_mlir.load("model.so")         # or aot.load, without the package
+    y = lib.forward(x, w)                   # numpy in, numpy out
+    times = lib.forward.time(x, w, repeat=20)   # seconds per call
+
+This module needs only numpy and ctypes (no amp-mlir tools, no MLIR), so
+that it can be copied next to the libraries and used on a machine that has
+nothing else of amp-mlir (the GPU kit does that). A library describes its
+functions itself (``amp_module_info()``, JSON); calls follow the C interface
+amp-run's JIT uses: memref descriptors by pointer, the results first.
+Dynamic dimensions (``?``) take the sizes of the arrays given, as in the JIT.
+
+For target ``gpu`` the arrays are copied to device buffers of
+libamp_runtime.so (the one next to the library) and the results back;
+``gpu-sim`` libraries do the same with the GPU simulator's buffers.
+"""
+
+import ctypes
+import json
+import os
+import time as _time
+
+import numpy as np
+
+__all__ = ["AotError", "AotFunction", "AotLibrary", "load"]
+
+
+class AotError(RuntimeError):
+    """A library that cannot be loaded or called, or a runtime error."""
+
+
+try:  # bf16 arrays where ml_dtypes is installed, else uint16 bit patterns
+    import ml_dtypes as _ml_dtypes
+    _BF16 = np.dtype(_ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover - depends on the environment
+    _BF16 = np.dtype(np.uint16)
+
+_DTYPES = {
+    "f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
+    "bf16": _BF16, "f64": np.dtype(np.float64), "i32": np.dtype(np.int32),
+    "i64": np.dtype(np.int64), "i1": np.dtype(np.bool_),
+}
+
+
+def _bf16_bits_from_f32(array):
+    """float32 -> bf16 bit patterns, rounded to nearest even (NaN stays)."""
+    bits = np.ascontiguousarray(array, dtype=np.float32).view(np.uint32)
+    rounded = ((bits.astype(np.uint64) + 0x7FFF + ((bits >> 16) & 1))
+               >> 16).astype(np.uint16)
+    nan = np.isnan(array)
+    rounded[nan] = ((bits[nan] >> 16) | 0x40).astype(np.uint16)
+    return rounded
+
+
+class TensorSpec:
+    """An argument or result type: shape (None where dynamic) and element."""
+
+    def __init__(self, info):
+        self.element = info["element"]
+        self.shape = tuple(None if d < 0 else d for d in info["shape"])
+        self.dtype = _DTYPES[self.element]
+        self.type = info["type"]
+
+    def accepts(self, shape):
+        return len(shape) == len(self.shape) and all(
+            d is None or d == s for d, s in zip(self.shape, shape))
+
+    def __repr__(self):
+        return self.type
+
+
+def _descriptor_class(rank):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p),
+              ("offset", ctypes.c_int64)]
+    if rank:
+        fields += [("sizes", ctypes.c_int64 * rank),
+                   ("strides", ctypes.c_int64 * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def _row_major_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size
+    return list(reversed(strides))
+
+
+class _Runtime:
+    """The device side of a GPU library: libamp_runtime.so or the
+    simulator, loaded from the library's directory before the library (so
+    that its NEEDED entry resolves to this same instance)."""
+
+    _loaded = {}
+
+    @classmethod
+    def get(cls, path):
+        path = os.path.realpath(path)
+        if path not in cls._loaded:
+            cls._loaded[path] = cls(path)
+        return cls._loaded[path]
+
+    def __init__(self, path):
+        if not os.path.isfile(path):
+            raise AotError(f"the runtime library {path} does not exist (it "
+                           f"goes next to the compiled library)")
+        try:
+            self.lib = lib = ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL)
+        except OSError as error:
+            raise AotError(f"cannot load {path}: {error}") from None
+        self.path = path
+        self.simulator = hasattr(lib, "ampSimGetStats")
+        c = ctypes
+        lib.mgpuMemAlloc.restype = c.c_void_p
+        lib.mgpuMemAlloc.argtypes = [c.c_uint64, c.c_void_p, c.c_bool]
+        lib.mgpuMemFree.argtypes = [c.c_void_p, c.c_void_p]
+        lib.mgpuMemcpy.argtypes = [c.c_void_p, c.c_void_p, c.c_size_t,
+                                   c.c_void_p]
+        lib.mgpuStreamCreate.restype = c.c_void_p
+        lib.mgpuStreamSynchronize.argtypes = [c.c_void_p]
+        lib.ampLastError.restype = c.c_char_p
+        # Errors are recorded, not fatal (the default handler aborts): the
+        # entry point returns without its work and the call raises.
+        self._handler = c.CFUNCTYPE(None, c.c_char_p)(self._record)
+        lib.ampSetErrorHandler.restype = c.c_void_p
+        lib.ampSetErrorHandler.argtypes = [c.c_void_p]
+        lib.ampSetErrorHandler(c.cast(self._handler, c.c_void_p))
+        self._errors = []
+        self._stream = None
+        self._events = None
+
+    def _record(self, message):
+        self._errors.append(message.decode(errors="replace"))
+
+    def check(self, what):
+        if self._errors:
+            errors, self._errors = self._errors, []
+            first = errors[0] if errors[0].startswith(what) else \
+                f"{what}: {errors[0]}"
+            raise AotError(first +
+                           (f" (and {len(errors) - 1} more errors)"
+                            if len(errors) > 1 else ""))
+
+    @property
+    def stream(self):
+        if self._stream is None:
+            self._stream = self.lib.mgpuStreamCreate()
+            self.check("mgpuStreamCreate")
+        return self._stream
+
+    def upload(self, array):
+        size = array.nbytes
+        pointer = self.lib.mgpuMemAlloc(size, self.stream, False)
+        if size:
+            self.lib.mgpuMemcpy(pointer, array.ctypes.data, size, self.stream)
+        return pointer
+
+    def download(self, pointer, size):
+        staging = np.empty(size, dtype=np.uint8)
+        if size:
+            self.lib.mgpuMemcpy(staging.ctypes.data, pointer, size,
+                                self.stream)
+        self.synchronize()
+        return staging
+
+    def free(self, pointer):
+        self.lib.mgpuMemFree(pointer, self.stream)
+
+    def live_buffers(self):
+        """The simulator's count of live device buffers, else None."""
+        if not self.simulator:
+            return None
+        stats = (ctypes.c_int64 * 10)()  # AmpSimStats: liveBuffers is #2
+        self.lib.ampSimGetStats(stats)
+        return stats[2]
+
+    def synchronize(self):
+        self.lib.mgpuStreamSynchronize(self.stream)
+
+    def events(self):
+        """CUDA events on the runtime's stream (libcuda.so.1 through
+        ctypes), or None (the simulator, or no event API)."""
+        if self._events is None:
+            self._events = False
+            if not self.simulator:
+                try:
+                    self._events = _CudaEvents(self.stream)
+                except (OSError, AttributeError, AotError):
+                    self._events = False
+        return self._events or None
+
+
+class _CudaEvents:
+    def __init__(self, stream):
+        cuda = ctypes.CDLL("libcuda.so.1")
+        self.cuda, self.stream = cuda, ctypes.c_void_p(stream)
+        self.elapsed = getattr(cuda, "cuEventElapsedTime_v2", None) or \
+            cuda.cuEventElapsedTime
+        self.start, self.end = ctypes.c_void_p(), ctypes.c_void_p()
+        for event in (self.start, self.end):
+            if cuda.cuEventCreate(ctypes.byref(event), 0) != 0:
+                raise AotError("cuEventCreate failed")
+
+    def record_start(self):
+        self.cuda.cuEventRecord(self.start, self.stream)
+
+    def record_end(self):
+        self.cuda.cuEventRecord(self.end, self.stream)
+
+    def seconds(self):
+        self.cuda.cuEventSynchronize(self.end)
+        ms = ctypes.c_float()
+        if self.elapsed(ctypes.byref(ms), self.start, self.end) != 0:
+            raise AotError("cuEventElapsedTime failed")
+        return ms.value / 1e3
+
+
+class AotFunction:
+    """One exported function: call it with one array per argument."""
+
+    def __init__(self, library, info):
+        self.library = library
+        self.name = info["name"]
+        self.arguments = [TensorSpec(t) for t in info["arguments"]]
+        self.call_arguments = [TensorSpec(t) for t in info["call_arguments"]]
+        self.results = [TensorSpec(t) for t in info["results"]]
+        self._entry = getattr(library._lib, info["symbol"])
+        self._entry.restype = None
+        self._entry.argtypes = None
+        # "events" (CUDA events on the runtime's stream) or "wall" (a
+        # synchronised wall clock), after time().
+        self.timer = None
+
+    @property
+    def signature(self):
+        args = ", ".join(t.type for t in self.arguments)
+        results = ", ".join(t.type for t in self.results)
+        if len(self.results) != 1:
+            results = f"({results})"
+        return f"@{self.name}({args}) -> {results}"
+
+    def __repr__(self):
+        return f"<AotFunction {self.signature} from {self.library.path}>"
+
+    def _convert(self, index, value):
+        declared = self.arguments[index]
+        call = self.call_arguments[index]
+        array = np.asarray(value)
+        if call.element == "bf16":
+            if array.dtype == np.float32 and declared.element == "f32" or \
+                    array.dtype == np.float32 and _BF16 == np.uint16:
+                array = _bf16_bits_from_f32(array).view(_BF16)
+            elif array.dtype in (np.uint16, _BF16):
+                array = array.view(_BF16)
+        elif array.dtype != call.dtype and (
+                declared.element == "f32" and array.dtype == np.float32 or
+                array.dtype.kind == call.dtype.kind == "f" and
+                np.can_cast(array.dtype, call.dtype, "same_kind")
+                and array.dtype.itemsize <= call.dtype.itemsize):
+            # arg-precision=low: f32 rounded to nearest even at the call.
+            array = array.astype(call.dtype)
+        if array.dtype != call.dtype or not call.accepts(array.shape):
+            raise TypeError(
+                f"argument #{index} of '@{self.name}' is {declared.type}, "
+                f"got an array of shape {array.shape} and dtype "
+                f"{array.dtype}")
+        return np.ascontiguousarray(array)
+
+    def _prepare(self, args):
+        if len(args) != len(self.arguments):
+            raise TypeError(f"'@{self.name}' takes {len(self.arguments)} "
+                            f"arguments, got {len(args)}")
+        runtime = self.library._runtime
+        frame = {"arrays": [], "device": [], "descriptors": []}
+        for index, value in enumerate(args):
+            array = self._convert(index, value)
+            if not runtime:
+                # A function may write into an argument's buffer (outs of an
+                # argument): it gets a copy, as in the JIT.
+                array = array.copy()
+            frame["arrays"].append(array)
+            pointer = runtime.upload(array) if runtime else array.ctypes.data
+            if runtime:
+                frame["device"].append(pointer)
+            descriptor = _descriptor_class(array.ndim)()
+            descriptor.allocated = descriptor.aligned = pointer
+            descriptor.offset = 0
+            if array.ndim:
+                descriptor.sizes[:] = list(array.shape)
+                descriptor.strides[:] = _row_major_strides(array.shape)
+            frame["descriptors"].append(descriptor)
+        if runtime:
+            runtime.synchronize()
+            runtime.check(f"copying the arguments of '@{self.name}'")
+        words = sum(3 + 2 * len(t.shape) for t in self.results)
+        frame["results"] = (ctypes.c_int64 * max(words, 1))()
+        pointers = [ctypes.c_void_p(ctypes.addressof(d))
+                    for d in frame["descriptors"]]
+        if self.results:
+            pointers.insert(0, ctypes.c_void_p(
+                ctypes.addressof(frame["results"])))
+        frame["pointers"] = pointers
+        return frame
+
+    def _invoke(self, frame):
+        self._entry(*frame["pointers"])
+        runtime = self.library._runtime
+        if runtime:
+            runtime.synchronize()
+            runtime.check(f"'@{self.name}'")
+
+    def _collect(self, frame, copy):
+        runtime = self.library._runtime
+        words = frame["results"]
+        inputs = set(frame["device"]) if runtime else {
+            a.ctypes.data for a in frame["arrays"]}
+        results, to_free, word = [], set(), 0
+        for type_ in self.results:
+            rank = len(type_.shape)
+            allocated, aligned, offset = (words[word], words[word + 1],
+                                          words[word + 2])
+            sizes = list(words[word + 3:word + 3 + rank])
+            strides = list(words[word + 3 + rank:word + 3 + 2 * rank])
+            word += 3 + 2 * rank
+            if allocated and allocated not in inputs:
+                to_free.add(allocated)
+            if not copy:
+                continue
+            if not type_.accepts(sizes) or any(s < 0 for s in sizes):
+                raise AotError(f"'@{self.name}' returned a descriptor of "
+                               f"shape {sizes} for {type_.type}")
+            itemsize = type_.dtype.itemsize
+            count = int(np.prod(sizes)) if rank else 1
+            if count == 0:
+                results.append(np.empty(sizes, dtype=type_.dtype))
+                continue
+            span = 1 + sum((s - 1) * st for s, st in zip(sizes, strides))
+            base = aligned + offset * itemsize
+            if runtime:
+                raw = runtime.download(base, span * itemsize)
+            else:
+                raw = np.ctypeslib.as_array(
+                    (ctypes.c_uint8 * (span * itemsize)).from_address(base))
+            flat = raw.view(type_.dtype)
+            view = np.lib.stride_tricks.as_strided(
+                flat, shape=sizes, strides=[s * itemsize for s in strides])
+            results.append(np.array(view, copy=True))
+        for pointer in to_free:
+            if runtime:
+                runtime.free(pointer)
+            else:
+                self.library._libc.free(ctypes.c_void_p(pointer))
+        if runtime:
+            for pointer in frame["device"]:
+                runtime.free(pointer)
+            runtime.synchronize()
+            runtime.check(f"freeing the buffers of '@{self.name}'")
+        return results
+
+    def __call__(self, *args):
+        runtime = self.library._runtime
+        live = runtime.live_buffers() if runtime else None
+        frame = self._prepare(args)
+        self._invoke(frame)
+        results = self._collect(frame, copy=True)
+        if live is not None and runtime.live_buffers() > live:
+            raise AotError(f"'@{self.name}' left "
+                           f"{runtime.live_buffers() - live} device buffers "
+                           f"allocated (the simulator's count)")
+        if not results:
+            return None
+        return results[0] if len(results) == 1 else tuple(results)
+
+    def time(self, *args, repeat=10, warmup=1):
+        """Seconds per call, `repeat` calls after `warmup`: CUDA events
+        around each call on the runtime's stream for target gpu (self.timer
+        says "events"), else a wall clock around the synchronised call
+        ("wall"). Copies in and out are not timed."""
+        runtime = self.library._runtime
+        events = runtime.events() if runtime else None
+        self.timer = "events" if events else "wall"
+        durations = []
+        for i in range(warmup + repeat):
+            frame = self._prepare(args)
+            if events:
+                events.record_start()
+            start = _time.perf_counter()
+            self._invoke(frame)
+            end = _time.perf_counter()
+            if events:
+                events.record_end()
+                elapsed = events.seconds()
+            else:
+                elapsed = end - start
+            self._collect(frame, copy=False)
+            if i >= warmup:
+                durations.append(elapsed)
+        return durations
+
+
+class AotLibrary:
+    """A library written by amp-compile. Its functions are attributes (and
+    items); a library of one function is callable itself."""
+
+    def __init__(self, path, runtime_dir=None):
+        self.path = os.path.abspath(path)
+        if not os.path.isfile(self.path):
+            raise AotError(f"no such library: {path}")
+        directory = runtime_dir or os.path.dirname(self.path)
+        # A GPU library's runtime is loaded before it, from `directory`, so
+        # that its NEEDED entry binds to that instance.
+        self._runtime = None
+        for name in ("libamp_runtime.so", "libamp_runtime_gpusim.so"):
+            if _needs(self.path, name):
+                self._runtime = _Runtime.get(os.path.join(directory, name))
+                break
+        try:
+            self._lib = ctypes.CDLL(self.path)
+        except OSError as error:
+            raise AotError(f"cannot load {path}: {error}") from None
+        try:
+            describe = self._lib.amp_module_info
+        except AttributeError:
+            raise AotError(f"{path} was not written by amp-compile (no "
+                           f"amp_module_info)") from None
+        describe.restype = ctypes.c_char_p
+        info = json.loads(describe().decode())
+        self.info = info
+        self.target = info["target"]
+        self.level = info["level"]
+        self.low_precision_type = info["low_precision_type"] or None
+        if self.target == "cpu":
+            self._runtime = None
+        elif self._runtime is None:
+            self._runtime = _Runtime.get(os.path.join(directory,
+                                                      info["runtime"]))
+        self._libc = ctypes.CDLL(None)
+        self._libc.free.argtypes = [ctypes.c_void_p]
+        self.functions = {f["name"]: AotFunction(self, f)
+                          for f in info["functions"]}
+
+    @property
+    def function_names(self):
+        return list(self.functions)
+
+    def __getitem__(self, name):
+        try:
+            return self.functions[name]
+        except KeyError:
+            raise KeyError(f"no function '@{name}' in {self.path} (functions:"
+                           f" {', '.join(self.functions)})") from None
+
+    def __getattr__(self, name):
+        if name.startswith("_") or "functions" not in self.__dict__:
+            raise AttributeError(name)
+        try:
+            return self[name]
+        except KeyError as error:
+            raise AttributeError(str(error)) from None
+
+    def __call__(self, *args):
+        if len(self.functions) != 1:
+            raise TypeError(f"{self.path} has several functions: call one of"
+                            f" {', '.join(self.functions)}")
+        return next(iter(self.functions.values()))(*args)
+
+    def __repr__(self):
+        return (f"<AotLibrary {self.path}: {self.level}, target "
+                f"{self.target}, {', '.join(self.functions)}>")
+
+
+def _needs(path, soname):
+    """Whether the ELF file at `path` names `soname` in its dynamic section
+    (a byte search of the string table is enough for our own libraries)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    return (soname.encode() + b"\0") in data
+
+
+def load(path, runtime_dir=None):
+    """Loads a library written by amp-compile (or compile(..., output=)).
+    runtime_dir: where libamp_runtime.so is (default: next to it)."""
+    return AotLibrary(path, runtime_dir)

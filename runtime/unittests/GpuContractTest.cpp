@@ -1,0 +1,529 @@
+//===- GpuContractTest.cpp - the library calls' contracts, checked alone --===//
+//
+// Part of amp-mlir. ampGpuGemm and ampGpuConv2d against plain loops written
+// here, independently of the runtime (no ampCpu* reference, no runtime
+// conversion: 16-bit values are produced and rounded with the compiler's
+// _Float16/__bf16 or by hand). What the lowering relies on and no other
+// test exercises:
+//
+//  - sub-view leading dimensions (lda > k, ldb > n, ldc > n, operands that
+//    start inside a larger buffer), with every transpose, beta 0 and 1, and
+//    the elements of C outside the view left alone;
+//  - strided-batched GEMM with gaps between the batch matrices;
+//  - the f16/bf16 -> f32 widening GEMM and 16-bit outputs, accumulating in
+//    f32 (integer data: exact sums that an f16 accumulator would miss);
+//  - the HWCF -> KRSC filter transform of NHWC convolutions, with unequal
+//    kernel sides, strides and dilations, and NCHW beside it;
+//  - cuDNN's algorithm choice by heuristics and by exhaustive search (with
+//    its workspace) giving the same results;
+//  - bf16 before sm_80 refused with a clear error (run with
+//    AMP_RUNTIME_COMPUTE_CAPABILITY=75; skipped otherwise).
+//
+// Under the GPU simulator (the binary run with libamp_runtime_gpusim.so in
+// place of libamp_runtime.so, as the GPU kit's --sim does) the same tests
+// run against the simulator's CPU references, and the simulator checks
+// each operand's extent, from lda/ldb/ldc and the batch strides, against
+// its own allocation records: an operand that reaches past its buffer is
+// reported (GemmOperandPastItsBufferIsReported).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/runtime/AmpRuntime.h"
+#include "amp/runtime/MgpuAbi.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::vector<std::string> gErrors;
+
+void recordError(const char *message) { gErrors.push_back(message); }
+
+bool underSimulator() {
+  return dlsym(RTLD_DEFAULT, "ampSimGetStats") != nullptr;
+}
+
+class Contract : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ampSetErrorHandler(recordError);
+    gErrors.clear();
+    if (!ampGpuAvailable())
+      GTEST_SKIP() << "no GPU: " << ampLastError();
+    gErrors.clear();
+  }
+  void TearDown() override {
+    EXPECT_TRUE(gErrors.empty())
+        << "runtime error: " << (gErrors.empty() ? "" : gErrors.front());
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Element types, independently of the runtime
+//===----------------------------------------------------------------------===//
+
+uint16_t toHalfBits(float value) {
+  _Float16 half = static_cast<_Float16>(value);
+  uint16_t bits;
+  std::memcpy(&bits, &half, 2);
+  return bits;
+}
+float fromHalfBits(uint16_t bits) {
+  _Float16 half;
+  std::memcpy(&half, &bits, 2);
+  return static_cast<float>(half);
+}
+/// bf16 is the top half of an f32: round to nearest even by hand.
+uint16_t toBf16Bits(float value) {
+  uint32_t word;
+  std::memcpy(&word, &value, 4);
+  if (std::isnan(value))
+    return static_cast<uint16_t>((word >> 16) | 0x40);
+  word += 0x7fff + ((word >> 16) & 1);
+  return static_cast<uint16_t>(word >> 16);
+}
+float fromBf16Bits(uint16_t bits) {
+  uint32_t word = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &word, 4);
+  return value;
+}
+
+size_t bytesOf(int32_t type) { return type == AMP_DTYPE_F32 ? 4 : 2; }
+
+/// Host values (as float) in `type`'s encoding, and a device copy.
+struct DeviceArray {
+  int32_t type;
+  std::vector<float> values; // exactly representable in `type`
+  void *device = nullptr;
+
+  DeviceArray(int32_t type, size_t count) : type(type), values(count, 0.0f) {
+    device = mgpuMemAlloc(count * bytesOf(type), nullptr, false);
+  }
+  ~DeviceArray() { mgpuMemFree(device, nullptr); }
+  DeviceArray(const DeviceArray &) = delete;
+  DeviceArray &operator=(const DeviceArray &) = delete;
+
+  void upload() {
+    std::vector<unsigned char> raw(values.size() * bytesOf(type));
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (type == AMP_DTYPE_F32) {
+        std::memcpy(&raw[i * 4], &values[i], 4);
+      } else {
+        uint16_t bits = type == AMP_DTYPE_F16 ? toHalfBits(values[i])
+                                              : toBf16Bits(values[i]);
+        std::memcpy(&raw[i * 2], &bits, 2);
+      }
+    }
+    mgpuMemcpy(device, raw.data(), raw.size(), nullptr);
+    mgpuStreamSynchronize(nullptr);
+  }
+  std::vector<float> download() const {
+    std::vector<unsigned char> raw(values.size() * bytesOf(type));
+    mgpuMemcpy(raw.data(), device, raw.size(), nullptr);
+    mgpuStreamSynchronize(nullptr);
+    std::vector<float> result(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (type == AMP_DTYPE_F32) {
+        std::memcpy(&result[i], &raw[i * 4], 4);
+      } else {
+        uint16_t bits;
+        std::memcpy(&bits, &raw[i * 2], 2);
+        result[i] =
+            type == AMP_DTYPE_F16 ? fromHalfBits(bits) : fromBf16Bits(bits);
+      }
+    }
+    return result;
+  }
+  /// Small integers in [-range, range]: products and sums are exact in f32
+  /// (and f16/bf16 hold them exactly).
+  void fillIntegers(std::mt19937 &random, int range) {
+    std::uniform_int_distribution<int> pick(-range, range);
+    for (float &value : values)
+      value = static_cast<float>(pick(random));
+  }
+  char *at(size_t element) const {
+    return static_cast<char *>(device) + element * bytesOf(type);
+  }
+};
+
+float roundTo(int32_t type, double value) {
+  if (type == AMP_DTYPE_F32)
+    return static_cast<float>(value);
+  if (type == AMP_DTYPE_F16)
+    return static_cast<float>(static_cast<_Float16>(value));
+  return fromBf16Bits(toBf16Bits(static_cast<float>(value)));
+}
+
+//===----------------------------------------------------------------------===//
+// GEMM
+//===----------------------------------------------------------------------===//
+
+struct GemmCase {
+  bool transA, transB;
+  int64_t batch, m, n, k;
+  int64_t lda, ldb, ldc;
+  int64_t strideA, strideB, strideC;
+  int64_t offsetA, offsetB, offsetC; // where the views start
+  int32_t aType, cType;
+  float beta;
+};
+
+/// Runs `g` on integer data and compares every element of C's buffer: the
+/// view with the plain loop, the rest unchanged.
+void checkGemm(const GemmCase &g, unsigned seed) {
+  SCOPED_TRACE("transA " + std::to_string(g.transA) + " transB " +
+               std::to_string(g.transB) + " batch " + std::to_string(g.batch) +
+               " beta " + std::to_string(g.beta));
+  int64_t aRows = g.transA ? g.k : g.m, bRows = g.transB ? g.n : g.k;
+  int64_t aCols = g.transA ? g.m : g.k, bCols = g.transB ? g.k : g.n;
+  ASSERT_GE(g.lda, aCols);
+  ASSERT_GE(g.ldb, bCols);
+  ASSERT_GE(g.ldc, g.n);
+  auto extent = [&](int64_t offset, int64_t stride, int64_t rows, int64_t ld,
+                    int64_t cols) {
+    return offset + (g.batch - 1) * stride + (rows - 1) * ld + cols +
+           7; // and a tail nothing may touch
+  };
+  std::mt19937 random(seed);
+  DeviceArray a(g.aType, extent(g.offsetA, g.strideA, aRows, g.lda, aCols));
+  DeviceArray b(g.aType, extent(g.offsetB, g.strideB, bRows, g.ldb, bCols));
+  DeviceArray c(g.cType, extent(g.offsetC, g.strideC, g.m, g.ldc, g.n));
+  a.fillIntegers(random, 3);
+  b.fillIntegers(random, 3);
+  c.fillIntegers(random, 5);
+  a.upload();
+  b.upload();
+  c.upload();
+  ampGpuGemm(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.at(g.offsetA),
+             g.aType, g.lda, g.strideA, b.at(g.offsetB), g.aType, g.ldb,
+             g.strideB, c.at(g.offsetC), g.cType, g.ldc, g.strideC, g.beta);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+
+  std::vector<float> expected = c.values;
+  for (int64_t batch = 0; batch < g.batch; ++batch)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double sum = 0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          int64_t aIndex = g.offsetA + batch * g.strideA +
+                           (g.transA ? p * g.lda + i : i * g.lda + p);
+          int64_t bIndex = g.offsetB + batch * g.strideB +
+                           (g.transB ? j * g.ldb + p : p * g.ldb + j);
+          sum += static_cast<double>(a.values[aIndex]) * b.values[bIndex];
+        }
+        int64_t cIndex = g.offsetC + batch * g.strideC + i * g.ldc + j;
+        sum += g.beta * static_cast<double>(c.values[cIndex]);
+        expected[cIndex] = roundTo(g.cType, sum);
+      }
+  std::vector<float> actual = c.download();
+  int64_t wrong = 0;
+  for (size_t i = 0; i < actual.size(); ++i)
+    if (actual[i] != expected[i] && wrong++ < 5)
+      ADD_FAILURE() << "C element " << i << ": " << actual[i] << ", expected "
+                    << expected[i];
+  EXPECT_EQ(wrong, 0) << "elements of C's buffer that differ";
+}
+
+TEST_F(Contract, GemmSubViewLeadingDimensions) {
+  unsigned seed = 1;
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (float beta : {0.0f, 1.0f}) {
+        GemmCase g{};
+        g.transA = transA;
+        g.transB = transB;
+        g.batch = 1;
+        g.m = 13;
+        g.n = 11;
+        g.k = 17;
+        // Views of 40-wide buffers, starting at row 2, column 3.
+        g.lda = g.ldb = g.ldc = 40;
+        g.offsetA = g.offsetB = g.offsetC = 2 * 40 + 3;
+        g.aType = AMP_DTYPE_F32;
+        g.cType = AMP_DTYPE_F32;
+        g.beta = beta;
+        checkGemm(g, seed++);
+      }
+}
+
+TEST_F(Contract, GemmStridedBatchedWithGaps) {
+  GemmCase g{};
+  g.batch = 5;
+  g.m = 9;
+  g.n = 12;
+  g.k = 33;
+  g.lda = g.k + 2;
+  g.transB = true; // B is n x k, ldb >= k
+  g.ldb = g.k + 1;
+  g.ldc = g.n;
+  g.strideA = g.m * g.lda + 17; // gaps between the batch matrices
+  g.strideB = g.n * g.ldb + 5;
+  g.strideC = g.m * g.ldc + 3;
+  g.aType = AMP_DTYPE_F16;
+  g.cType = AMP_DTYPE_F32;
+  g.beta = 0;
+  checkGemm(g, 11);
+  g.offsetA = 4;
+  g.offsetC = 1;
+  g.beta = 1;
+  checkGemm(g, 12);
+}
+
+TEST_F(Contract, GemmWideningAccumulatesInF32) {
+  // k = 4096 products of integers in [-3, 3]: sums up to 36864, exact in f32
+  // and beyond f16's integers (2048), so an f16 accumulator would be off.
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue; // Refused there (Bf16RefusedBeforeSm80).
+    GemmCase g{};
+    g.batch = 2;
+    g.m = 8;
+    g.n = 24;
+    g.k = 4096;
+    g.lda = g.k;
+    g.ldb = g.n;
+    g.ldc = g.n;
+    g.strideA = g.m * g.k;
+    g.strideB = g.k * g.n;
+    g.strideC = g.m * g.n;
+    g.aType = type;
+    g.cType = AMP_DTYPE_F32;
+    checkGemm(g, 21 + type);
+    // And a 16-bit output: the exact f32 sum rounded once.
+    g.cType = type;
+    checkGemm(g, 31 + type);
+  }
+}
+
+TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
+  if (!underSimulator())
+    GTEST_SKIP() << "the simulator's check (a GPU reads past the buffer "
+                    "silently)";
+  // A is 8 x 16 with lda 20: its last row ends at 7 * 20 + 16 = 156
+  // elements, but the buffer holds 150.
+  void *a = mgpuMemAlloc(150 * 4, nullptr, false);
+  void *b = mgpuMemAlloc(16 * 4 * 4, nullptr, false);
+  void *c = mgpuMemAlloc(8 * 4 * 4, nullptr, false);
+  ampGpuGemm(0, 0, 1, 8, 4, 16, a, AMP_DTYPE_F32, 20, 0, b, AMP_DTYPE_F32, 4, 0,
+             c, AMP_DTYPE_F32, 4, 0, 0.0f);
+  ASSERT_FALSE(gErrors.empty()) << "the simulator accepted A past its buffer";
+  EXPECT_NE(gErrors.front().find("ampGpuGemm"), std::string::npos)
+      << gErrors.front();
+  gErrors.clear();
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
+  mgpuMemFree(c, nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution
+//===----------------------------------------------------------------------===//
+
+struct ConvCase {
+  int32_t layout;
+  int64_t n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
+  int32_t xType, yType;
+  float beta;
+  int64_t outH() const {
+    return (h + 2 * pad_h - dil_h * (kh - 1) - 1) / stride_h + 1;
+  }
+  int64_t outW() const {
+    return (w + 2 * pad_w - dil_w * (kw - 1) - 1) / stride_w + 1;
+  }
+};
+
+/// y = conv(x, wt) + beta y in `g.layout`'s index order, by the definition;
+/// compares with a tolerance relative to the sum of |terms| (cuDNN may pick
+/// Winograd or FFT algorithms, which round intermediate values).
+void checkConv(const ConvCase &g, unsigned seed) {
+  int64_t oh = g.outH(), ow = g.outW();
+  bool nhwc = g.layout == AMP_CONV_NHWC_HWCF;
+  auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
+    return nhwc ? ((n * g.h + y) * g.w + x) * g.c + c
+                : ((n * g.c + c) * g.h + y) * g.w + x;
+  };
+  // HWCF (nhwc) or FCHW (nchw): the runtime turns HWCF into cuDNN's KRSC.
+  auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
+    return nhwc ? ((r * g.kw + s) * g.c + c) * g.f + f
+                : ((f * g.c + c) * g.kh + r) * g.kw + s;
+  };
+  auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
+    return nhwc ? ((n * oh + y) * ow + x) * g.f + f
+                : ((n * g.f + f) * oh + y) * ow + x;
+  };
+  std::mt19937 random(seed);
+  DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
+  DeviceArray wt(g.xType, g.f * g.c * g.kh * g.kw);
+  DeviceArray y(g.yType, g.n * g.f * oh * ow);
+  x.fillIntegers(random, 3);
+  wt.fillIntegers(random, 2);
+  y.fillIntegers(random, 4);
+  x.upload();
+  wt.upload();
+  y.upload();
+  ampGpuConv2d(g.layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
+               g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, x.device,
+               g.xType, wt.device, g.xType, y.device, g.yType, g.beta);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<float> actual = y.download();
+  int64_t wrong = 0;
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t f = 0; f < g.f; ++f)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double sum = 0, magnitude = 0;
+          for (int64_t c = 0; c < g.c; ++c)
+            for (int64_t r = 0; r < g.kh; ++r)
+              for (int64_t s = 0; s < g.kw; ++s) {
+                int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
+                int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
+                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+                  continue;
+                double term =
+                    static_cast<double>(x.values[xIndex(n, c, iy, ix)]) *
+                    wt.values[wIndex(f, c, r, s)];
+                sum += term;
+                magnitude += std::fabs(term);
+              }
+          int64_t index = yIndex(n, f, oy, ox);
+          sum += g.beta * static_cast<double>(y.values[index]);
+          magnitude += std::fabs(g.beta * y.values[index]);
+          double expected = roundTo(g.yType, sum);
+          // f32 output: a few f32 roundings of the terms' scale; 16-bit: one
+          // rounding of the result plus that.
+          double unit = g.yType == AMP_DTYPE_F32   ? 0x1p-20
+                        : g.yType == AMP_DTYPE_F16 ? 0x1p-10
+                                                   : 0x1p-7;
+          double tolerance = unit * (std::fabs(sum) + 1) + 0x1p-18 * magnitude;
+          if (!(std::fabs(actual[index] - expected) <= tolerance) &&
+              wrong++ < 5)
+            ADD_FAILURE() << "y[" << n << "," << f << "," << oy << "," << ox
+                          << "] = " << actual[index] << ", expected "
+                          << expected;
+        }
+  EXPECT_EQ(wrong, 0) << "outputs that differ";
+}
+
+TEST_F(Contract, ConvNhwcFilterTransform) {
+  for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16}) {
+    // Unequal kernel sides, channels and strides, a dilation: a filter read
+    // in the wrong order (HWCF as KRSC, or C and F swapped) shows.
+    ConvCase g{
+        AMP_CONV_NHWC_HWCF, 2,   3, 9, 7, 5, 3, 2, 1, 1, 2, 1, 1, 2, type,
+        AMP_DTYPE_F32,      0.0f};
+    checkConv(g, 41 + type);
+    g.beta = 1.0f;
+    checkConv(g, 51 + type);
+    g.yType = type;
+    g.beta = 0.0f;
+    checkConv(g, 61 + type);
+  }
+}
+
+TEST_F(Contract, ConvNchwBesideNhwc) {
+  ConvCase g{AMP_CONV_NCHW_FCHW,
+             2,
+             4,
+             10,
+             8,
+             6,
+             2,
+             3,
+             1,
+             1,
+             1,
+             2,
+             2,
+             1,
+             AMP_DTYPE_F16,
+             AMP_DTYPE_F32,
+             0.0f};
+  checkConv(g, 71);
+  g.xType = AMP_DTYPE_F32;
+  checkConv(g, 72);
+}
+
+TEST_F(Contract, ConvAlgorithmChoiceAndWorkspace) {
+  // Big enough that cuDNN's faster algorithms (which need a workspace) are
+  // candidates: heuristics, then exhaustive search, then heuristics again
+  // (a cached choice per shape), each against the loop.
+  ConvCase g{AMP_CONV_NHWC_HWCF,
+             4,
+             32,
+             20,
+             20,
+             48,
+             3,
+             3,
+             1,
+             1,
+             1,
+             1,
+             1,
+             1,
+             AMP_DTYPE_F16,
+             AMP_DTYPE_F32,
+             0.0f};
+  ampGpuSetConvExhaustiveSearch(0);
+  checkConv(g, 81);
+  ampGpuSetConvExhaustiveSearch(1);
+  checkConv(g, 82);
+  g.layout = AMP_CONV_NCHW_FCHW;
+  checkConv(g, 83);
+  g.yType = AMP_DTYPE_F16;
+  checkConv(g, 84);
+  ampGpuSetConvExhaustiveSearch(0);
+  checkConv(g, 85);
+}
+
+//===----------------------------------------------------------------------===//
+// Architecture
+//===----------------------------------------------------------------------===//
+
+TEST_F(Contract, Bf16RefusedBeforeSm80) {
+  int capability = ampGpuComputeCapability();
+  if (capability == 0)
+    GTEST_SKIP() << "the simulator models no architecture";
+  if (capability >= 80)
+    GTEST_SKIP() << "the device is sm_" << capability
+                 << ": run with AMP_RUNTIME_COMPUTE_CAPABILITY=75";
+  DeviceArray a(AMP_DTYPE_BF16, 64), b(AMP_DTYPE_BF16, 64),
+      c(AMP_DTYPE_F32, 64);
+  ampGpuGemm(0, 0, 1, 8, 8, 8, a.device, AMP_DTYPE_BF16, 8, 0, b.device,
+             AMP_DTYPE_BF16, 8, 0, c.device, AMP_DTYPE_F32, 8, 0, 0.0f);
+  ASSERT_EQ(gErrors.size(), 1u) << "bf16 GEMM accepted on sm_" << capability;
+  EXPECT_NE(gErrors[0].find("ampGpuGemm: bf16 operands need compute "
+                            "capability 8.0 or later"),
+            std::string::npos)
+      << gErrors[0];
+  gErrors.clear();
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 8, 8, 1, 1, 1, 8, 8, 0, 0, 1, 1, 1, 1,
+               a.device, AMP_DTYPE_BF16, b.device, AMP_DTYPE_BF16, c.device,
+               AMP_DTYPE_F32, 0.0f);
+  ASSERT_EQ(gErrors.size(), 1u) << "bf16 convolution accepted";
+  EXPECT_NE(gErrors[0].find("ampGpuConv2d: bf16 operands need"),
+            std::string::npos)
+      << gErrors[0];
+  gErrors.clear();
+  // f16 still runs.
+  DeviceArray h(AMP_DTYPE_F16, 64);
+  ampGpuGemm(0, 0, 1, 8, 8, 8, h.device, AMP_DTYPE_F16, 8, 0, h.device,
+             AMP_DTYPE_F16, 8, 0, c.device, AMP_DTYPE_F32, 8, 0, 0.0f);
+  mgpuStreamSynchronize(nullptr);
+  EXPECT_TRUE(gErrors.empty()) << gErrors.front();
+}
+
+} // namespace

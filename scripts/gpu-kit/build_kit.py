@@ -1,0 +1,436 @@
+#!/usr/bin/env python3
+"""Builds the GPU kit (make gpu-kit): everything needed to check amp-mlir's
+GPU path on a bare CUDA machine, without LLVM/MLIR there.
+
+    /usr/bin/python3 scripts/gpu-kit/build_kit.py --build build --out build/gpu-kit
+
+The kit holds:
+
+  lib/    libamp_runtime.so and one library per case compiled ahead of time
+          by amp-compile --target=gpu (each finds the runtime through $ORIGIN)
+  sim/    libamp_runtime_gpusim.so and the small cases compiled for the
+          simulator (amp-compile --target=gpu-sim), for run.sh --sim
+  bin/    the runtime's test binaries (AmpRuntimeTests, AmpRuntimeGpuTests,
+          AmpGpuContractTests, AmpGpuSimTests)
+  data/   inputs and CPU reference outputs (.npy) of the checked cases: the
+          same module compiled here with amp-compile --target=cpu and run on
+          the same inputs
+  manifest.json, run.sh, run.py, amp_aot.py (the loader, numpy + ctypes
+  only), models.py (bench/gpu's formulas, for the PyTorch baselines)
+
+Cases: the GPU execution tests (test/amp-run/gpu-execution.test's functions
+and examples), bench/gpu's modules (small, checked against the CPU; large,
+timed and checked against NumPy's fp32 on the GPU machine, inputs drawn
+there from a seed), the training loop of examples/mlp_training.mlir, and
+with --frontends the imported PyTorch models.
+
+Compiled libraries and references are cached in <out>-work/ by a hash of
+the module text, the options and amp-compile itself, so that a rebuild
+only compiles what changed.
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO / "bench" / "gpu"))
+sys.path.insert(0, str(REPO / "python"))
+import models  # noqa: E402  bench/gpu/models.py
+from amp_mlir import aot  # noqa: E402  numpy + ctypes only
+sys.path.insert(0, str(HERE))
+from seeded import seeded_inputs  # noqa: E402
+
+SIZE_LIMIT = 48 * 1024 * 1024
+
+# Tolerances on the relative L2 error against the CPU at the same level:
+# the same roundings, other accumulation orders (gpu-execution.test's).
+TOLERANCE = {"O0": 1e-5, "f16": 5e-3, "bf16": 3e-2}
+
+
+def tolerance(level, dtype, scale=1.0):
+    return scale * TOLERANCE["O0" if level == "O0" else dtype]
+
+
+class Case:
+    """One function at one level, compiled for the GPU (and the simulator
+    where `sim`), checked against `reference`:
+
+    - 'cpu': the CPU pipeline's result here, carried as .npy with the
+      inputs;
+    - 'numpy:<model>': bench/gpu's NumPy formula in fp32, computed on the
+      GPU machine on inputs drawn there from the seeded specs (too large to
+      carry or to run on the CPU here)."""
+
+    def __init__(self, name, group, source, entry, level, dtype=None,
+                 quick=True, sim=True, reference="cpu", args=None,
+                 tol_scale=1.0, torch=None, dynamic=4, repeat=20):
+        self.name, self.group, self.source, self.entry = (name, group,
+                                                          source, entry)
+        self.level, self.dtype = level, dtype
+        self.quick, self.sim, self.reference = quick, sim, reference
+        self.args = args  # seeded specs (models.Arg) for numpy references
+        self.tol = tolerance(level, dtype or "f16", tol_scale)
+        self.torch = torch
+        self.dynamic = dynamic
+        self.repeat = repeat
+
+    @property
+    def label(self):
+        return self.level if self.level == "O0" else f"{self.level} {self.dtype}"
+
+    @property
+    def id(self):
+        tag = self.level + (f"-{self.dtype}" if self.dtype else "")
+        return f"{self.group}.{self.name}.{tag}"
+
+    def text(self):
+        return self.source if isinstance(self.source, str) and \
+            "func.func" in self.source else Path(self.source).read_text()
+
+    chip = "sm_90"
+
+    def compile_args(self, target):
+        args = [f"--level={self.level}", f"--target={target}",
+                f"--entry={self.entry}"]
+        if target == "gpu" and self.chip != "sm_90":
+            args.append(f"--gpu-options=chip={self.chip}")
+        if self.dtype and self.level != "O0":
+            args.append(f"--dtype={self.dtype}")
+        return args
+
+
+def levels(name, group, source, entry, variants, **kw):
+    return [Case(name, group, source, entry, level, dtype, **kw)
+            for level, dtype in variants]
+
+
+ALL = [("O0", None), ("O1", "f16"), ("O1", "bf16"), ("O2", "f16"),
+       ("O2", "bf16")]
+O0_O2 = [("O0", None), ("O2", "f16"), ("O2", "bf16")]
+
+
+def seeded(args):
+    return [{"name": a.name, "shape": list(a.shape), "dtype": a.dtype,
+             "init": a.init, "scale": a.scale} for a in args]
+
+
+def collect_cases(with_large, frontend_dir=None):
+    cases = []
+    ops = REPO / "test" / "amp-run" / "Inputs" / "gpu-ops.mlir"
+    for entry in ("gemm", "batch_transposed", "conv_nchw", "conv_nhwc",
+                  "softmax_sum"):
+        cases += levels(entry, "test", str(ops), entry, O0_O2)
+    ex = REPO / "examples"
+    cases += levels("tosa_mlp_classifier", "test",
+                    str(ex / "tosa_mlp_classifier.mlir"), "classifier_loss",
+                    O0_O2)
+    cases += levels("convnet", "test", str(ex / "linalg_convnet.mlir"),
+                    "convnet", ALL)
+    cases += levels("mlp_train_step", "test", str(ex / "mlp_training.mlir"),
+                    "train_step", O0_O2, tol_scale=2.0)
+    # 300 steps: errors compound; the loss curves are compared.
+    # (Not in the simulator: 300 steps take minutes there.)
+    cases += levels("mlp_train_300", "train", str(ex / "mlp_training.mlir"),
+                    "train", O0_O2, tol_scale=4.0, repeat=5, sim=False)
+
+    # bench/gpu's modules, small enough to check against the CPU here (and
+    # to run in the simulator).
+    small = {
+        "gemm256": models.gemm(256, 256, 256),
+        "chain": models.chain(256, 512),
+        "mlp": models.mlp(64, [64, 256, 256, 64]),
+        "transformer": models.transformer(2, 16, 64, 4, 1),
+    }
+    for name, (text, args) in small.items():
+        cases += levels(name, "bench-small", text, text.split("@")[1]
+                        .split("(")[0], O0_O2)
+    if with_large:
+        large = {
+            "gemm4096": (models.gemm(4096, 4096, 4096), "gemm", {}),
+            "chain8192": (models.chain(8192, 8192), "chain", {}),
+            "mlp4096": (models.mlp(4096, [1024, 4096, 4096, 1024]), "mlp",
+                        {}),
+            "transformer2x1024": (models.transformer(4, 1024, 1024, 16, 2),
+                                  "transformer",
+                                  {"batch": 4, "seq": 1024, "heads": 16}),
+        }
+        for name, ((text, args), model, extra) in large.items():
+            variants = ALL if model == "mlp" else O0_O2
+            for case in levels(name, "bench", text, model, variants,
+                               sim=False, reference=f"numpy:{model}",
+                               ):
+                case.args = seeded(args)
+                case.torch = {"model": model, **extra}
+                cases.append(case)
+    # The frontend models (export_models.py), at every level.
+    if frontend_dir:
+        for info_path in sorted(Path(frontend_dir).glob("*.json")):
+            info = json.loads(info_path.read_text())
+            name = info["name"]
+            for case in levels(name, "model", str(info_path.with_suffix(
+                    ".mlir")), "main", ALL, dynamic=info["batch"],
+                    sim=info.get("weights") is None, repeat=10):
+                if info.get("weights"):
+                    image = dict(name="x", shape=info["input"]["shape"],
+                                 dtype="f32", init="uniform", scale=1.0)
+                    case.args = [image] + info["weights"]
+                    # PyTorch gets the same seeded weights by name.
+                    case.torch = {"model": "torchvision", "name": name}
+                weights = info_path.with_suffix(".weights.npz")
+                if weights.exists():
+                    case.torch = {"model": "frontend", "name": name,
+                                  "weights": f"data/models/{weights.name}",
+                                  "source": str(weights)}
+                cases.append(case)
+    return cases
+
+
+#===----------------------------------------------------------------------===#
+# Building
+#===----------------------------------------------------------------------===#
+
+
+def digest(*parts):
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+class Builder:
+    def __init__(self, args):
+        self.build = Path(args.build).resolve()
+        self.out = Path(args.out).resolve()
+        self.work = Path(str(self.out) + "-work")
+        self.amp_compile = self.build / "bin" / "amp-compile"
+        self.libdir = Path(args.runtime_lib_dir or self.build / "lib")
+        self.testdir = Path(args.runtime_tests_dir or
+                            self.build / "unittests" / "Runtime")
+        self.tool_hash = None
+        if not args.runtime_only:
+            self.tool_hash = digest(self.amp_compile.read_bytes(),
+                                    (self.build / "lib" /
+                                     "libamp_aot_support.a").read_bytes())
+        self.jobs = args.jobs
+        self.log = []
+
+    def compile(self, case, target):
+        """The library of `case` for `target`, from the cache or made now."""
+        key = digest(case.text(), case.compile_args(target), self.tool_hash)
+        path = self.work / "cache" / f"{case.id}.{target}.{key}.so"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            staging = path.with_suffix(".tmp.so")
+            command = [str(self.amp_compile), "-", "-o", str(staging),
+                       *case.compile_args(target)]
+            start = time.time()
+            result = subprocess.run(command, input=case.text(),
+                                    capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"{case.id} ({target}): amp-compile "
+                                   f"failed:\n{result.stderr.strip()}")
+            os.replace(staging, path)
+            staging.with_suffix(".h").replace(path.with_suffix(".h"))
+            self.log.append(f"compiled {case.id} for {target} in "
+                            f"{time.time() - start:.1f} s")
+        return path
+
+    def inputs(self, case, function):
+        rng = np.random.default_rng(int(digest(case.name)[:8], 16))
+        arrays = []
+        for spec in function.arguments:
+            shape = [case.dynamic if d is None else d for d in spec.shape]
+            if spec.element in ("i32", "i64", "i1"):
+                values = rng.integers(0, 10, size=shape)
+                arrays.append(values.astype(spec.dtype) if spec.element != "i1"
+                              else (values % 2).astype(np.bool_))
+                continue
+            values = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+            if spec.element == "bf16":
+                values = aot._bf16_bits_from_f32(values).view(aot._BF16)
+            elif spec.element != "f32":
+                values = values.astype(spec.dtype)
+            arrays.append(values)
+        return arrays
+
+    def reference(self, case):
+        """Inputs and the CPU pipeline's outputs for `case` (cached)."""
+        cpu = self.compile(case, "cpu")
+        folder = self.work / "refs" / cpu.stem
+        done = folder / "done"
+        if not done.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            library = aot.load(str(cpu), runtime_dir=str(self.build / "lib"))
+            function = library[case.entry]
+            inputs = seeded_inputs(case.args) if case.args else \
+                self.inputs(case, function)
+            outputs = function(*inputs)
+            if not isinstance(outputs, tuple):
+                outputs = (outputs,)
+            for i, array in enumerate(inputs):
+                if not case.args:  # seeded inputs are drawn there again
+                    np.save(folder / f"in{i}.npy", array)
+            for i, array in enumerate(outputs):
+                np.save(folder / f"ref{i}.npy", _savable(array))
+            done.write_text("ok\n")
+        return folder
+
+
+def _savable(array):
+    """bf16 results as float32 (exact) for files any numpy reads."""
+    if array.dtype.kind not in "fiub" or array.dtype.name == "bfloat16" or \
+            str(array.dtype) == "bfloat16":
+        return array.astype(np.float32)
+    return array
+
+
+def copy_binary(source, destination):
+    destination.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, destination)
+
+
+def folder_size(folder):
+    return sum(p.stat().st_size for p in Path(folder).rglob("*")
+               if p.is_file())
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=
+                                     argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=str(REPO / "build"))
+    parser.add_argument("--out", default=None)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--no-large", action="store_true",
+                        help="leave out the large bench/gpu modules")
+    parser.add_argument("--only", default=None,
+                        help="comma-separated substrings of case ids")
+    parser.add_argument("--chip", default="sm_90",
+                        help="GPU architecture of the fatbins (cubin + PTX; "
+                             "newer GPUs JIT the PTX)")
+    parser.add_argument("--frontend-models", default=None,
+                        help="a folder export_models.py wrote: adds the "
+                             "imported PyTorch models at every level")
+    parser.add_argument("--runtime-only", action="store_true",
+                        help="no compiled cases: the runtime, its tests and "
+                             "run.sh (needs no amp-compile)")
+    parser.add_argument("--runtime-lib-dir", default=None,
+                        help="where libamp_runtime*.so are (default: "
+                             "<build>/lib; a standalone runtime build works)")
+    parser.add_argument("--runtime-tests-dir", default=None,
+                        help="where the runtime's test binaries are "
+                             "(default: <build>/unittests/Runtime)")
+    args = parser.parse_args()
+    args.out = args.out or str(Path(args.build) / "gpu-kit")
+    start = time.time()
+    Case.chip = args.chip
+    builder = Builder(args)
+    out = builder.out
+    if out.exists():
+        shutil.rmtree(out)
+    for sub in ("lib", "sim", "bin", "data"):
+        (out / sub).mkdir(parents=True)
+
+    # The runtime and its tests.
+    copy_binary(builder.libdir / "libamp_runtime.so",
+                out / "lib" / "libamp_runtime.so")
+    copy_binary(builder.libdir / "libamp_runtime_gpusim.so",
+                out / "sim" / "libamp_runtime_gpusim.so")
+    tests = builder.testdir
+    for name in ("AmpRuntimeTests", "AmpRuntimeGpuTests",
+                 "AmpGpuContractTests", "AmpGpuSimTests"):
+        if not (tests / name).exists():
+            sys.exit(f"build_kit: {tests / name} is missing: build it first "
+                     f"(make gpu-kit does)")
+        copy_binary(tests / name, out / "bin" / name)
+        subprocess.run(["strip", "--strip-unneeded", str(out / "bin" / name)],
+                       check=False)
+
+    cases = [] if args.runtime_only else collect_cases(
+        with_large=not args.no_large, frontend_dir=args.frontend_models)
+    if args.only:
+        keys = args.only.split(",")
+        cases = [c for c in cases if any(k in c.id for k in keys)]
+
+    def build_case(case):
+        entry = {"id": case.id, "group": case.group, "name": case.name,
+                 "function": case.entry, "level": case.label,
+                 "tolerance": case.tol, "quick": case.quick,
+                 "repeat": case.repeat, "reference": case.reference}
+        gpu = builder.compile(case, "gpu")
+        shutil.copy2(gpu, out / "lib" / f"{case.id}.so")
+        entry["library"] = f"lib/{case.id}.so"
+        if case.sim:
+            sim = builder.compile(case, "gpu-sim")
+            shutil.copy2(sim, out / "sim" / f"{case.id}.so")
+            entry["sim_library"] = f"sim/{case.id}.so"
+        if case.reference == "cpu":
+            folder = builder.reference(case)
+            data = out / "data" / case.id
+            data.mkdir(parents=True)
+            entry["references"] = []
+            if case.args:
+                entry["seeded_inputs"] = case.args
+            else:
+                entry["inputs"] = []
+            for f in sorted(folder.glob("in*.npy"), key=_index):
+                shutil.copy2(f, data / f.name)
+                entry["inputs"].append(f"data/{case.id}/{f.name}")
+            for f in sorted(folder.glob("ref*.npy"), key=_index):
+                shutil.copy2(f, data / f.name)
+                entry["references"].append(f"data/{case.id}/{f.name}")
+        else:
+            entry["seeded_inputs"] = case.args
+        if case.torch:
+            entry["torch"] = {k: v for k, v in case.torch.items()
+                              if k != "source"}
+            if "source" in case.torch:
+                target = out / case.torch["weights"]
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(case.torch["source"], target)
+        return entry
+
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        entries = list(pool.map(build_case, cases))
+
+    for name in ("run.sh", "run.py", "README.md", "frontend_models.py",
+                 "seeded.py"):
+        shutil.copy2(HERE / name, out / name)
+    os.chmod(out / "run.sh", 0o755)
+    shutil.copy2(REPO / "python" / "amp_mlir" / "aot.py", out / "amp_aot.py")
+    shutil.copy2(REPO / "bench" / "gpu" / "models.py", out / "models.py")
+    # models.py takes GELU_BODY from bench/generate.py.
+    shutil.copy2(REPO / "bench" / "generate.py", out / "generate.py")
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short",
+                             "HEAD"], capture_output=True, text=True)
+    manifest = {"format": "amp-gpu-kit-1",
+                "commit": commit.stdout.strip() or None,
+                "built": time.strftime("%Y-%m-%d %H:%M:%S"),
+                "cases": entries}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    size = folder_size(out)
+    for line in builder.log:
+        print(f"  {line}")
+    print(f"gpu-kit: {len(entries)} cases, {size / 2**20:.1f} MiB in {out} "
+          f"(built in {time.time() - start:.0f} s)")
+    if size > SIZE_LIMIT:
+        sys.exit(f"gpu-kit: {size / 2**20:.1f} MiB is over the 48 MiB limit")
+
+
+def _index(path):
+    return int("".join(ch for ch in path.stem if ch.isdigit()) or 0)
+
+
+if __name__ == "__main__":
+    main()
