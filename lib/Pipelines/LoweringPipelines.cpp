@@ -56,6 +56,10 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
     pm.addPass(createAmpFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
   }
+  // Input that was CSE'd before (a frontend's, a user's --cse) may still
+  // share them: each contraction gets its own, right before it, so that
+  // both pipelines match its epilogue.
+  pm.addNestedPass<func::FuncOp>(createAmpPrepareContractionsPass());
 }
 
 static bufferization::OneShotBufferizePassOptions bufferizeOptions() {

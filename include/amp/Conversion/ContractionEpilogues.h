@@ -33,9 +33,20 @@ FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
 /// convolutions.
 bool isContractionWithEpilogue(Operation *op);
 
+/// Gives `contraction` (see isContractionWithEpilogue), on tensors, an
+/// accumulator of its own right before it, when its init is a linalg.fill:
+/// a fill that other ops use too (one zero fill for several contractions,
+/// as --cse leaves it) is cloned, with the tensor.empty it fills, and a fill
+/// of its own in the contraction's block is moved next to it. Both lowerings
+/// then find the fill they match (as IREE clones such producers into each
+/// dispatch region). Returns whether the IR changed.
+bool privatizeAccumulatorFill(RewriterBase &rewriter,
+                              linalg::LinalgOp contraction);
+
 /// The contraction on tensors whose result `consumer` narrows, if that
 /// result has no other user and the accumulator is a linalg.fill (so that
-/// only a tile of it needs to exist); null otherwise.
+/// only a tile of it needs to exist; fuseContractionEpilogue gives the
+/// contraction a fill of its own first); null otherwise.
 linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
 
 /// Tiles `consumer` (a generic that narrows a contraction's result, see
@@ -44,7 +55,8 @@ linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
 /// and the fill of its accumulator into the loop body, so that the f32
 /// accumulator exists one tile at a time. The consumer's results are
 /// replaced and the consumer, contraction and fill erased. Fails, changing
-/// nothing, when `consumer` does not match.
+/// nothing, when `consumer` does not match; a fill shared with other ops
+/// (see privatizeAccumulatorFill) is cloned for the contraction first.
 FailureOr<scf::SCFTileAndFuseResult>
 fuseContractionEpilogue(RewriterBase &rewriter, linalg::GenericOp consumer,
                         int64_t tileSize);

@@ -124,3 +124,40 @@ func.func @not_narrowed(%a: tensor<8x8xf16>, %b: tensor<8x8xf16>, %c: tensor<8x8
   } -> tensor<8x8xf16>
   return %r, %r2 : tensor<8x8xf16>, tensor<8x8xf16>
 }
+
+// -----
+
+// One zero fill for two matmuls (as --cse leaves it): each epilogue is
+// fused, with a fill of its own in each tile; the shared one goes.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK-COUNT-2: scf.for
+// CHECK: linalg.fill {{.*}} -> tensor<16x16xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<16x16xf32>
+// CHECK-COUNT-2: scf.for
+// CHECK: linalg.fill {{.*}} -> tensor<16x16xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<16x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @shared_fill(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> (tensor<32x32xf16>, tensor<32x32xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %m0 = linalg.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %m1 = linalg.matmul ins(%b, %a : tensor<32x32xf16>, tensor<32x32xf16>) outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e16 = tensor.empty() : tensor<32x32xf16>
+  %r0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%m0 : tensor<32x32xf32>) outs(%e16 : tensor<32x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<32x32xf16>
+  %r1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%m1 : tensor<32x32xf32>) outs(%e16 : tensor<32x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<32x32xf16>
+  return %r0, %r1 : tensor<32x32xf16>, tensor<32x32xf16>
+}
