@@ -58,7 +58,8 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise) {
   }
   // Input that was CSE'd before (a frontend's, a user's --cse) may still
   // share them: each contraction gets its own, right before it, so that
-  // both pipelines match its epilogue.
+  // both pipelines match its epilogue. Empty contractions become their
+  // init.
   pm.addNestedPass<func::FuncOp>(createAmpPrepareContractionsPass());
 }
 

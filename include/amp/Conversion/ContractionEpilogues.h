@@ -33,6 +33,10 @@ FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
 /// convolutions.
 bool isContractionWithEpilogue(Operation *op);
 
+/// True if a loop of `op` has static size 0: its body never runs, and its
+/// results are its inits.
+bool hasEmptyLoop(linalg::LinalgOp op);
+
 /// Gives `contraction` (see isContractionWithEpilogue), on tensors, an
 /// accumulator of its own right before it, when its init is a linalg.fill:
 /// a fill that other ops use too (one zero fill for several contractions,
@@ -46,7 +50,8 @@ bool privatizeAccumulatorFill(RewriterBase &rewriter,
 /// The contraction on tensors whose result `consumer` narrows, if that
 /// result has no other user and the accumulator is a linalg.fill (so that
 /// only a tile of it needs to exist; fuseContractionEpilogue gives the
-/// contraction a fill of its own first); null otherwise.
+/// contraction a fill of its own first); null otherwise. A contraction with
+/// an empty loop (hasEmptyLoop) is returned too, but cannot be fused.
 linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
 
 /// Tiles `consumer` (a generic that narrows a contraction's result, see
@@ -55,8 +60,10 @@ linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer);
 /// and the fill of its accumulator into the loop body, so that the f32
 /// accumulator exists one tile at a time. The consumer's results are
 /// replaced and the consumer, contraction and fill erased. Fails, changing
-/// nothing, when `consumer` does not match; a fill shared with other ops
-/// (see privatizeAccumulatorFill) is cloned for the contraction first.
+/// nothing, when `consumer` does not match or the contraction or consumer
+/// has an empty loop (upstream's tile-and-fuse cannot tile a loop of size
+/// 0); a fill shared with other ops (see privatizeAccumulatorFill) is
+/// cloned for the contraction first.
 FailureOr<scf::SCFTileAndFuseResult>
 fuseContractionEpilogue(RewriterBase &rewriter, linalg::GenericOp consumer,
                         int64_t tileSize);

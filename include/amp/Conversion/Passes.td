@@ -124,7 +124,7 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
 def AmpPrepareContractionsPass
     : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
   let summary = "Give each contraction a fill of its f32 accumulator of its "
-                "own";
+                "own; replace empty contractions by their accumulator";
   let description = [{
     For both lowerings, on tensors, before their epilogues are matched
     (`amp-fuse-contraction-epilogues` on the CPU,
@@ -139,6 +139,10 @@ def AmpPrepareContractionsPass
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
       fill of its own in the same block is moved right before it.
+    * **Empty loops.** A contraction with a loop of static size 0 (a matmul
+      with K = 0) runs its body no time: its result is its init, which
+      replaces it. Tiling it would fail (upstream's tile-and-fuse crashes
+      on a zero-sized reduction), and no library call is made for it.
 
     ```mlir
     %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> ...

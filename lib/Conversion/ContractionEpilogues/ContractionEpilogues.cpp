@@ -51,6 +51,10 @@ bool mlir::amp::isContractionWithEpilogue(Operation *op) {
           linalg::isaConvolutionOpInterface(linalgOp));
 }
 
+bool mlir::amp::hasEmptyLoop(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
 bool mlir::amp::privatizeAccumulatorFill(RewriterBase &rewriter,
                                          linalg::LinalgOp contraction) {
   if (!isContractionWithEpilogue(contraction) ||
@@ -106,6 +110,11 @@ FailureOr<scf::SCFTileAndFuseResult> mlir::amp::fuseContractionEpilogue(
   if (!contraction)
     return rewriter.notifyMatchFailure(
         consumer, "does not only narrow a contraction's fresh accumulator");
+  // Upstream's tile-and-fuse crashes on a loop of size 0 (a matmul with
+  // K = 0); such a contraction is its init (amp-prepare-contractions).
+  if (hasEmptyLoop(contraction) ||
+      hasEmptyLoop(cast<linalg::LinalgOp>(consumer.getOperation())))
+    return rewriter.notifyMatchFailure(consumer, "has a loop of size 0");
   // The accumulator's fill is fused into the loop and erased: it must be
   // the contraction's own.
   privatizeAccumulatorFill(rewriter, contraction);

@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. Both lowerings match a contraction together with the
 // fill of its f32 accumulator. After --cse one zero fill often feeds several
-// contractions: each gets its own here, right before it.
+// contractions: each gets its own here, right before it. A contraction with
+// an empty loop computes nothing: it is replaced by its accumulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,12 @@ struct AmpPrepareContractionsPass
     IRRewriter rewriter(&getContext());
     bool changed = false;
     for (linalg::LinalgOp contraction : contractions) {
+      if (hasEmptyLoop(contraction)) {
+        // Nothing to accumulate: the result is the init (the fill).
+        rewriter.replaceOp(contraction, contraction.getDpsInits());
+        changed = true;
+        continue;
+      }
       // The last user of a shared fill finds it with one use left: it takes
       // the original, so nothing is left dead.
       changed |= privatizeAccumulatorFill(rewriter, contraction);

@@ -1,5 +1,5 @@
 // RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-fuse-contraction-epilogues{tile-size=16}),canonicalize)" \
-// RUN:     --split-input-file | FileCheck %s
+// RUN:     --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: not amp-opt %s --pass-pipeline="builtin.module(func.func(amp-fuse-contraction-epilogues{tile-size=0}))" \
 // RUN:     --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -160,4 +160,30 @@ func.func @shared_fill(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> (tensor<
     linalg.yield %t : f16
   } -> tensor<32x32xf16>
   return %r0, %r1 : tensor<32x32xf16>, tensor<32x32xf16>
+}
+
+// -----
+
+// Negative: a matmul with K = 0 (upstream's tile-and-fuse crashes on the
+// empty loop) is left whole, with a remark.
+// CHECK-LABEL: func.func @empty_k
+// CHECK-NOT: scf.for
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+func.func @empty_k(%a: tensor<8x0xf16>, %b: tensor<0x4xf16>) -> tensor<8x4xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // expected-remark @below {{amp: epilogue not fused: the contraction has a loop of size 0}}
+  %mm = linalg.matmul ins(%a, %b : tensor<8x0xf16>, tensor<0x4xf16>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e16 = tensor.empty() : tensor<8x4xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x4xf32>) outs(%e16 : tensor<8x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %x2 = math.exp %t : f16
+    linalg.yield %x2 : f16
+  } -> tensor<8x4xf16>
+  return %r : tensor<8x4xf16>
 }

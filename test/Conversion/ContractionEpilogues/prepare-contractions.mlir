@@ -115,3 +115,34 @@ func.func @untouched(%a: tensor<8x8xf16>, %c: tensor<8x8xf32>, %n: index,
   linalg.matmul ins(%ma, %ma : memref<8x8xf16>, memref<8x8xf16>) outs(%mc : memref<8x8xf32>)
   return %m0, %r : tensor<8x8xf32>, tensor<8x8xf32>
 }
+
+// -----
+
+// A matmul with K = 0 accumulates nothing: its result is the fill, and the
+// narrowing reads the fill. A zero-sized parallel dimension is the same.
+// CHECK-LABEL: func.func @empty
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<8x4xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[F]] : tensor<8x4xf32>)
+// CHECK: %[[G:.*]] = linalg.fill {{.*}} -> tensor<0x4xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return %{{.*}}, %[[G]]
+func.func @empty(%a: tensor<8x0xf16>, %b: tensor<0x4xf16>, %c: tensor<0x3xf16>, %d: tensor<3x4xf16>) -> (tensor<8x4xf16>, tensor<0x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<8x0xf16>, tensor<0x4xf16>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e16 = tensor.empty() : tensor<8x4xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x4xf32>) outs(%e16 : tensor<8x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %x2 = math.exp %t : f16
+    linalg.yield %x2 : f16
+  } -> tensor<8x4xf16>
+  %e2 = tensor.empty() : tensor<0x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<0x4xf32>) -> tensor<0x4xf32>
+  %mm2 = linalg.matmul ins(%c, %d : tensor<0x3xf16>, tensor<3x4xf16>) outs(%acc2 : tensor<0x4xf32>) -> tensor<0x4xf32>
+  return %r, %mm2 : tensor<8x4xf16>, tensor<0x4xf32>
+}
