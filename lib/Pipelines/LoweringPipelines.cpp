@@ -60,6 +60,11 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
     pm.addPass(createAmpFuseElementwisePass(fuse));
     pm.addPass(createCanonicalizerPass());
   }
+  // Input that was CSE'd before (a frontend's, a user's --cse) may still
+  // share them: each contraction gets its own, right before it, so that
+  // both pipelines match its epilogue. Empty contractions become their
+  // init.
+  pm.addNestedPass<func::FuncOp>(createAmpPrepareContractionsPass());
   // Each loop nest computes in f32 and rounds what it stores (unless the
   // module or the option says per-op).
   AmpRoundOncePassOptions once;

@@ -33,6 +33,20 @@ FloatType getNarrowedType(linalg::GenericOp consumer, OpOperand &operand);
 /// convolutions.
 bool isContractionWithEpilogue(Operation *op);
 
+/// True if a loop of `op` has static size 0: its body never runs, and its
+/// results are its inits.
+bool hasEmptyLoop(linalg::LinalgOp op);
+
+/// Gives `contraction` (see isContractionWithEpilogue), on tensors, an
+/// accumulator of its own right before it, when its init is a linalg.fill:
+/// a fill that other ops use too (one zero fill for several contractions,
+/// as --cse leaves it) is cloned, with the tensor.empty it fills, and a fill
+/// of its own in the contraction's block is moved next to it. Both lowerings
+/// then find the fill they match (as IREE clones such producers into each
+/// dispatch region). Returns whether the IR changed.
+bool privatizeAccumulatorFill(RewriterBase &rewriter,
+                              linalg::LinalgOp contraction);
+
 /// True for a reduction whose f32 accumulator an epilogue may narrow on the
 /// CPU: a linalg.generic or linalg.reduce on tensors with reduction loops
 /// and one init (a sum, a max, a mean's sum). Its narrowing consumer is
@@ -61,7 +75,10 @@ linalg::LinalgOp getNarrowedContraction(linalg::GenericOp consumer,
 /// and the fill of its accumulator into the loop body, so that the f32
 /// accumulator exists one tile at a time. The consumer's results are
 /// replaced and the consumer, contraction and fill erased. Fails, changing
-/// nothing, when `consumer` does not match.
+/// nothing, when `consumer` does not match or the contraction or consumer
+/// has an empty loop (upstream's tile-and-fuse cannot tile a loop of size
+/// 0); a fill shared with other ops (see privatizeAccumulatorFill) is
+/// cloned for the contraction first.
 FailureOr<scf::SCFTileAndFuseResult>
 fuseContractionEpilogue(RewriterBase &rewriter, linalg::GenericOp consumer,
                         int64_t tileSize);

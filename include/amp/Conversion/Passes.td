@@ -142,6 +142,46 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   ];
 }
 
+def AmpPrepareContractionsPass
+    : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Give each contraction a fill of its f32 accumulator of its "
+                "own; replace empty contractions by their accumulator";
+  let description = [{
+    For both lowerings, on tensors, before their epilogues are matched
+    (`amp-fuse-contraction-epilogues` on the CPU,
+    `amp-linalg-to-library-calls` on the GPU). For each matmul, batch
+    matmul or convolution:
+
+    * **A fill of its own.** After `--cse` one zero `linalg.fill` often
+      initialises the accumulators of several contractions of the same
+      shape; shared, it would stop both lowerings from writing each result's
+      16-bit narrowing from the contraction, and bufferization would copy
+      it. A contraction whose init is a `linalg.fill` used by other ops gets
+      a clone of it right before it (with a clone of the `tensor.empty` it
+      fills), as IREE clones such producers into each dispatch region; a
+      fill of its own in the same block is moved right before it.
+    * **Empty loops.** A contraction with a loop of static size 0 (a matmul
+      with K = 0) runs its body no time: its result is its init, which
+      replaces it. Tiling it would fail (upstream's tile-and-fuse crashes
+      on a zero-sized reduction), and no library call is made for it.
+
+    ```mlir
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> ...
+    %q = linalg.matmul ins(%x, %wq ...) outs(%acc : tensor<16x16xf32>) ...
+    %k = linalg.matmul ins(%x, %wk ...) outs(%acc : tensor<16x16xf32>) ...
+    // becomes
+    %e1 = tensor.empty() : tensor<16x16xf32>
+    %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x16xf32>) -> ...
+    %q = linalg.matmul ins(%x, %wq ...) outs(%acc1 : tensor<16x16xf32>) ...
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> ...
+    %k = linalg.matmul ins(%x, %wk ...) outs(%acc : tensor<16x16xf32>) ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 //===----------------------------------------------------------------------===//
 // GPU (buffers)
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Tensor/Transforms/Transforms.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/TilingInterface.h"
 
 using namespace mlir;
@@ -48,6 +49,42 @@ bool mlir::amp::isContractionWithEpilogue(Operation *op) {
   return linalgOp && linalgOp.getNumDpsInits() == 1 &&
          (linalg::isaContractionOpInterface(linalgOp) ||
           linalg::isaConvolutionOpInterface(linalgOp));
+}
+
+bool mlir::amp::hasEmptyLoop(linalg::LinalgOp op) {
+  return llvm::is_contained(op.getStaticLoopRanges(), 0);
+}
+
+bool mlir::amp::privatizeAccumulatorFill(RewriterBase &rewriter,
+                                         linalg::LinalgOp contraction) {
+  if (!(isContractionWithEpilogue(contraction) ||
+        isReductionWithEpilogue(contraction)) ||
+      !contraction.hasPureTensorSemantics())
+    return false;
+  OpOperand *init = contraction.getDpsInitOperand(0);
+  auto fill = init->get().getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics())
+    return false;
+  Operation *op = contraction.getOperation();
+  if (fill->hasOneUse()) {
+    // Already its own: only brought next to the contraction, within a block
+    // (its operands dominate it, hence the contraction too).
+    if (fill->getBlock() != op->getBlock() || fill->getNextNode() == op)
+      return false;
+    rewriter.moveOpBefore(fill, op);
+    return true;
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  IRMapping mapping;
+  Value dest = fill.getOutputs()[0];
+  // The empty tensor it fills is cloned too: the accumulator's buffer is
+  // the contraction's alone.
+  if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+    mapping.map(dest, rewriter.clone(*empty)->getResult(0));
+  Operation *clone = rewriter.clone(*fill, mapping);
+  rewriter.modifyOpInPlace(op, [&] { init->set(clone->getResult(0)); });
+  return true;
 }
 
 bool mlir::amp::isLowEpilogueRead(linalg::GenericOp consumer,
@@ -97,7 +134,8 @@ linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer,
       continue;
     auto contraction = cast<linalg::LinalgOp>(result.getOwner());
     auto fill = contraction.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
-    if (fill && fill->hasOneUse() && contraction.hasPureTensorSemantics())
+    if (fill && fill.hasPureTensorSemantics() &&
+        contraction.hasPureTensorSemantics())
       return contraction;
   }
   return {};
@@ -110,6 +148,14 @@ FailureOr<scf::SCFTileAndFuseResult> mlir::amp::fuseContractionEpilogue(
   if (!contraction)
     return rewriter.notifyMatchFailure(
         consumer, "does not only narrow a contraction's fresh accumulator");
+  // Upstream's tile-and-fuse crashes on a loop of size 0 (a matmul with
+  // K = 0); such a contraction is its init (amp-prepare-contractions).
+  if (hasEmptyLoop(contraction) ||
+      hasEmptyLoop(cast<linalg::LinalgOp>(consumer.getOperation())))
+    return rewriter.notifyMatchFailure(consumer, "has a loop of size 0");
+  // The accumulator's fill is fused into the loop and erased: it must be
+  // the contraction's own.
+  privatizeAccumulatorFill(rewriter, contraction);
   Operation *fill = contraction.getDpsInits()[0].getDefiningOp();
   unsigned numLoops = consumer.getNumLoops();
   SmallVector<OpFoldResult> sizes(numLoops, rewriter.getIndexAttr(1));

@@ -40,8 +40,19 @@ struct AmpFuseContractionEpiloguesPass
     // not be tiled again.
     SmallVector<linalg::GenericOp> consumers;
     getOperation()->walk([&](linalg::GenericOp consumer) {
-      if (getNarrowedContraction(consumer, /*allowWideReads=*/true))
-        consumers.push_back(consumer);
+      linalg::LinalgOp contraction =
+          getNarrowedContraction(consumer, /*allowWideReads=*/true);
+      if (!contraction)
+        return;
+      // Upstream's tile-and-fuse cannot tile a loop of size 0.
+      if (hasEmptyLoop(contraction) ||
+          hasEmptyLoop(cast<linalg::LinalgOp>(consumer.getOperation()))) {
+        contraction->emitRemark(
+            "amp: epilogue not fused: the contraction has a loop of size 0 "
+            "(its result is its init; amp-prepare-contractions replaces it)");
+        return;
+      }
+      consumers.push_back(consumer);
     });
     IRRewriter rewriter(&getContext());
     for (linalg::GenericOp consumer : consumers)

@@ -1,5 +1,5 @@
 // RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-fuse-contraction-epilogues{tile-size=16}),canonicalize)" \
-// RUN:     --split-input-file | FileCheck %s
+// RUN:     --split-input-file --verify-diagnostics | FileCheck %s
 // RUN: not amp-opt %s --pass-pipeline="builtin.module(func.func(amp-fuse-contraction-epilogues{tile-size=0}))" \
 // RUN:     --split-input-file 2>&1 | FileCheck %s --check-prefix=BAD
 
@@ -123,4 +123,67 @@ func.func @not_narrowed(%a: tensor<8x8xf16>, %b: tensor<8x8xf16>, %c: tensor<8x8
     linalg.yield %t : f16
   } -> tensor<8x8xf16>
   return %r, %r2 : tensor<8x8xf16>, tensor<8x8xf16>
+}
+
+// -----
+
+// One zero fill for two matmuls (as --cse leaves it): each epilogue is
+// fused, with a fill of its own in each tile; the shared one goes.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK-COUNT-2: scf.for
+// CHECK: linalg.fill {{.*}} -> tensor<16x16xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<16x16xf32>
+// CHECK-COUNT-2: scf.for
+// CHECK: linalg.fill {{.*}} -> tensor<16x16xf32>
+// CHECK: linalg.matmul {{.*}} -> tensor<16x16xf32>
+// CHECK-NOT: linalg.fill
+// CHECK: return
+func.func @shared_fill(%a: tensor<32x32xf16>, %b: tensor<32x32xf16>) -> (tensor<32x32xf16>, tensor<32x32xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<32x32xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %m0 = linalg.matmul ins(%a, %b : tensor<32x32xf16>, tensor<32x32xf16>) outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %m1 = linalg.matmul ins(%b, %a : tensor<32x32xf16>, tensor<32x32xf16>) outs(%init : tensor<32x32xf32>) -> tensor<32x32xf32>
+  %e16 = tensor.empty() : tensor<32x32xf16>
+  %r0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%m0 : tensor<32x32xf32>) outs(%e16 : tensor<32x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<32x32xf16>
+  %r1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                        iterator_types = ["parallel", "parallel"]}
+      ins(%m1 : tensor<32x32xf32>) outs(%e16 : tensor<32x32xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<32x32xf16>
+  return %r0, %r1 : tensor<32x32xf16>, tensor<32x32xf16>
+}
+
+// -----
+
+// Negative: a matmul with K = 0 (upstream's tile-and-fuse crashes on the
+// empty loop) is left whole, with a remark.
+// CHECK-LABEL: func.func @empty_k
+// CHECK-NOT: scf.for
+// CHECK: linalg.matmul
+// CHECK: linalg.generic
+func.func @empty_k(%a: tensor<8x0xf16>, %b: tensor<0x4xf16>) -> tensor<8x4xf16> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  // expected-remark @below {{amp: epilogue not fused: the contraction has a loop of size 0}}
+  %mm = linalg.matmul ins(%a, %b : tensor<8x0xf16>, tensor<0x4xf16>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e16 = tensor.empty() : tensor<8x4xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x4xf32>) outs(%e16 : tensor<8x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %x2 = math.exp %t : f16
+    linalg.yield %x2 : f16
+  } -> tensor<8x4xf16>
+  return %r : tensor<8x4xf16>
 }

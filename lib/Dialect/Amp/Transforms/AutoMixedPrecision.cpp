@@ -167,16 +167,7 @@ struct Decision {
   std::string reason;
   /// A gray op whose precision the optimal placement chooses.
   bool free = false;
-  /// Kept in f32 by the user's policy (lists, guards, categories) or by a
-  /// constant whose value does not fit: f32 in the ideal too.
-  bool required = false;
 };
-
-/// `decision`, marked as required by the policy.
-static Decision required(Decision decision) {
-  decision.required = true;
-  return decision;
-}
 
 /// The decision and rewrite of one module (the pass's work, callable
 /// without a pass manager).
@@ -689,9 +680,9 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {Precision::f32, "scalar arithmetic on the scaled loss seed "
                             "(the loss scale may not fit the low type)"};
   if (!policy.blackList.empty() && policy.blackList.contains(name))
-    return required({Precision::f32, "custom black list"});
+    return {Precision::f32, "custom black list"};
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
-    return required({Precision::f32, "outside amp.fp16_guard"});
+    return {Precision::f32, "outside amp.fp16_guard"};
   FloatType lowType = getFloatType(&getContext(), low);
   if (!iface.supportsPrecision(lowType))
     return {Precision::f32, ("does not support " + lowName).str()};
@@ -701,9 +692,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
       constant->emitWarning()
           << "amp: constant does not fit in " << lowName
           << " (it would overflow to infinity); its users stay in f32";
-    return required(
-        {Precision::f32,
-         (what + " is a constant that overflows " + lowName).str()});
+    return {Precision::f32,
+            (what + " is a constant that overflows " + lowName).str()};
   };
   for (OpOperand &operand : op->getOpOperands())
     if (!iface.operandMustStayF32(operand.getOperandNumber()) &&
@@ -725,7 +715,7 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {low, "white list"};
   case Category::Black:
     if (overridden != policy.categories.end())
-      return required({Precision::f32, "black list (policy file)"});
+      return {Precision::f32, "black list (policy file)"};
     return {Precision::f32, "black list"};
   case Category::Unsupported:
     return {};
@@ -912,8 +902,6 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     else if (iface)
       decision = decide(op, iface, originalTypes[op], /*deferGray=*/false);
     if (log) {
-      if (decision.required)
-        log->requiredF32.insert(op);
       if (decision.precision || !decision.reason.empty())
         log->entries.push_back(
             {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
@@ -1014,6 +1002,22 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
 
   if (argPrecision == "low")
     narrowArguments(module, getFloatType(&getContext(), policy.dtype));
+
+  // What the report's ideal follows: the policy, and which ops the guards
+  // leave out (before amp-inline-guards erases them). Not the decisions.
+  if (log) {
+    log->policy = policy;
+    log->policy.useFp16Guard = useGuard;
+    if (useGuard)
+      module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        if (!isa<AmpPrecisionOpInterface>(op))
+          return WalkResult::advance();
+        if (!op->getParentOfType<Fp16GuardOp>())
+          log->unguarded.insert(op);
+        // A model's regions (linalg bodies) belong to it.
+        return op->getNumRegions() ? WalkResult::skip() : WalkResult::advance();
+      });
+  }
 
   module->setAttr(AmpDialect::kRoundingAttrName,
                   StringAttr::get(&getContext(), rounding));

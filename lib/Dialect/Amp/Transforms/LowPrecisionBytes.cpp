@@ -8,11 +8,17 @@
 //  * O2 (Apex O2): every tensor low, except accumulators and reduction
 //    results, operands a model keeps in f32 (norm statistics and
 //    parameters), values returned from a function, ops pinned to f32, ops
-//    that cannot compute in the low type, and a training step's optimizer
-//    update (fp32 masters);
+//    that cannot compute in the low type, ops the user's policy keeps in
+//    f32 (custom black list, outside guards), and a training step's
+//    optimizer update (fp32 masters);
 //  * O1 (PyTorch autocast): white ops low, black ops f32, and other ops low
 //    exactly when all their data operands are low in the ideal (autocast
-//    promotes to the widest input type), with the same exceptions.
+//    promotes to the widest input type), with the same exceptions; the
+//    custom white list and a policy file's categories apply.
+//
+// The ideal follows the level's op table and the user's policy only, never
+// the decision pass: what the pass keeps in f32 on its own (an overflowing
+// constant's users, say) counts as missed.
 //
 // A contraction's f32 accumulator whose users all narrow it to the low type
 // counts as written in the low type: the lowering's epilogue writes it so.
@@ -23,6 +29,7 @@
 #include "TrainingSteps.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Policy.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -48,9 +55,9 @@ static bool isShapeOnly(Value value) {
 namespace {
 class Measure {
 public:
-  Measure(FloatType lowType, bool isO1,
-          const llvm::DenseSet<Operation *> *requiredF32)
-      : lowType(lowType), isO1(isO1), requiredF32(requiredF32) {}
+  Measure(FloatType lowType, bool isO1, const AmpPolicy *policy,
+          const llvm::DenseSet<Operation *> *unguarded)
+      : lowType(lowType), isO1(isO1), policy(policy), unguarded(unguarded) {}
 
   LowPrecisionBytes run(Operation *module) {
     SmallVector<CheckFiniteAndUnscaleOp> unscales;
@@ -86,9 +93,24 @@ private:
     for (Operation *scope = op; scope; scope = scope->getParentOp())
       if (std::optional<Precision> pin = getPinnedPrecision(scope))
         return getFloatType(op->getContext(), *pin) == lowType;
-    if (optimizerOps.contains(op) || !iface.supportsPrecision(lowType) ||
-        (requiredF32 && requiredF32->contains(op)))
+    if (optimizerOps.contains(op) || !iface.supportsPrecision(lowType))
       return false;
+    // The user's policy, in the order of the decision rules.
+    if (policy) {
+      StringRef name = op->getName().getStringRef();
+      if (policy->blackList.contains(name) ||
+          (unguarded && unguarded->contains(op)))
+        return false;
+      if (policy->whiteList.contains(name))
+        return true;
+      auto overridden = policy->categories.find(name);
+      if (overridden != policy->categories.end()) {
+        // An op made unsupported is never decided, at either level.
+        if (overridden->second == Category::Unsupported)
+          return false;
+        category = overridden->second;
+      }
+    }
     if (!isO1)
       return true;
     switch (category) {
@@ -222,7 +244,10 @@ private:
 
   FloatType lowType;
   bool isO1;
-  const llvm::DenseSet<Operation *> *requiredF32;
+  /// The user's policy (null: the amp-report pass alone, which only sees
+  /// pins) and the ops its guards leave out.
+  const AmpPolicy *policy;
+  const llvm::DenseSet<Operation *> *unguarded;
   llvm::DenseSet<Operation *> optimizerOps;
   /// Values the ideal graph produces in the low type.
   llvm::DenseMap<Value, bool> idealLow;
@@ -235,7 +260,7 @@ private:
 } // namespace
 
 LowPrecisionBytes mlir::amp::measureLowPrecisionBytes(
-    Operation *module, FloatType lowType, bool isO1,
-    const llvm::DenseSet<Operation *> *requiredF32) {
-  return Measure(lowType, isO1, requiredF32).run(module);
+    Operation *module, FloatType lowType, bool isO1, const AmpPolicy *policy,
+    const llvm::DenseSet<Operation *> *unguarded) {
+  return Measure(lowType, isO1, policy, unguarded).run(module);
 }

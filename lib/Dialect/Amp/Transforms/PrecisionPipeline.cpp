@@ -41,8 +41,8 @@ struct AmpPrecisionPipelinePass
     AmpAutoMixedPrecisionPassOptions amp;
     amp.level = level;
     copyDecisionOptions(*this, amp);
-    // Ops the policy keeps in f32: f32 in the report's ideal too (guards are
-    // gone by then).
+    // The policy and the ops outside guards, for the report's ideal (guards
+    // are gone by then), and the decisions, for its JSON.
     AmpDecisionLog log;
     if (failed(runAmpAutoMixedPrecision(module, amp, /*changed=*/nullptr,
                                         report != "none" ? &log : nullptr)))

@@ -271,8 +271,10 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
     if (std::optional<Precision> precision = parseLowPrecision(appliedType))
       lowType = getFloatType(module.getContext(), *precision);
   }
-  LowPrecisionBytes lowBytes = measureLowPrecisionBytes(
-      module, lowType, isO1, log ? &log->requiredF32 : nullptr);
+  LowPrecisionBytes lowBytes =
+      log ? measureLowPrecisionBytes(module, lowType, isO1, &log->policy,
+                                     &log->unguarded)
+          : measureLowPrecisionBytes(module, lowType, isO1);
   // Share of the ideal's low-precision bytes that the module stores low.
   double reached =
       lowBytes.ideal ? double(lowBytes.reached) / double(lowBytes.ideal) : 1.0;

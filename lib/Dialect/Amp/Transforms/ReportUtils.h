@@ -75,11 +75,16 @@ struct LowPrecisionBytes {
   uint64_t moved = 0;
 };
 
+struct AmpPolicy;
+
 /// Measures `module` against the ideal of O1 (`isO1`) or O2 with low type
-/// `lowType`; the ops in `requiredF32` are f32 in the ideal too.
-LowPrecisionBytes
-measureLowPrecisionBytes(Operation *module, FloatType lowType, bool isO1,
-                         const llvm::DenseSet<Operation *> *requiredF32);
+/// `lowType`: the level's op table, pins, and, if given, the user's `policy`
+/// (custom lists, a policy file's categories) and the ops outside its guards
+/// (`unguarded`). What the decision pass chose plays no part.
+LowPrecisionBytes measureLowPrecisionBytes(
+    Operation *module, FloatType lowType, bool isO1,
+    const AmpPolicy *policy = nullptr,
+    const llvm::DenseSet<Operation *> *unguarded = nullptr);
 
 /// What the report's first line (and the precision graph's title) counts.
 struct ReportSummary {

@@ -8,6 +8,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
@@ -63,12 +64,15 @@ void populateAmpMaterializeCastsPatterns(RewritePatternSet &patterns);
 // compilers that drive them without a pass manager.
 //===----------------------------------------------------------------------===//
 
-/// What the decision pass decided, for the report.
+/// What the decision pass read and decided, for the report.
 struct AmpDecisionLog {
-  /// Ops the policy keeps in f32 (custom black list, outside guards,
-  /// categories of a policy file, overflowing constants): f32 in the
-  /// report's ideal too.
-  llvm::DenseSet<Operation *> requiredF32;
+  /// The user's policy as the pass resolved it (level, dtype, lists,
+  /// category overrides, whether guards are on): with the level's op table,
+  /// what the report's ideal follows. Never what the pass decided.
+  AmpPolicy policy;
+  /// With guards on, the ops with a model that are outside every
+  /// amp.fp16_guard (the guards are inlined before the report runs).
+  llvm::DenseSet<Operation *> unguarded;
   /// One entry per decided op, in program order: what explain=true says.
   struct Entry {
     std::string op, location, precision, reason;

@@ -1,0 +1,148 @@
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-prepare-contractions))" \
+// RUN:     --split-input-file | FileCheck %s
+
+// One zero fill for three matmuls, as --cse leaves it: each matmul gets a
+// fill (and an empty tensor) of its own right before it; the last one takes
+// the original, moved next to it.
+// CHECK-LABEL: func.func @shared
+// CHECK-SAME: (%[[A:.*]]: tensor<8x8xf16>, %[[B:.*]]: tensor<8x8xf16>)
+// CHECK: %[[ZERO:.*]] = arith.constant
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT: %[[E0:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT: %[[F0:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E0]] : tensor<8x8xf32>)
+// CHECK-NEXT: %[[M0:.*]] = linalg.matmul ins(%[[A]], %[[B]] : {{.*}}) outs(%[[F0]] : tensor<8x8xf32>)
+// CHECK-NEXT: %[[E1:.*]] = tensor.empty() : tensor<8x8xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E1]] : tensor<8x8xf32>)
+// CHECK-NEXT: %[[M1:.*]] = linalg.matmul ins(%[[B]], %[[A]] : {{.*}}) outs(%[[F1]] : tensor<8x8xf32>)
+// CHECK-NEXT: %[[F2:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<8x8xf32>)
+// CHECK-NEXT: %[[M2:.*]] = linalg.matmul ins(%[[A]], %[[A]] : {{.*}}) outs(%[[F2]] : tensor<8x8xf32>)
+// CHECK-NEXT: return %[[M0]], %[[M1]], %[[M2]]
+func.func @shared(%a: tensor<8x8xf16>, %b: tensor<8x8xf16>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m0 = linalg.matmul ins(%a, %b : tensor<8x8xf16>, tensor<8x8xf16>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m1 = linalg.matmul ins(%b, %a : tensor<8x8xf16>, tensor<8x8xf16>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m2 = linalg.matmul ins(%a, %a : tensor<8x8xf16>, tensor<8x8xf16>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m0, %m1, %m2 : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A fill that is also read as data (returned here) keeps that user; the
+// batch matmul and the convolution get copies. A copy goes where the
+// contraction is, inside the loop.
+// CHECK-LABEL: func.func @other_users
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<1x4x4xf32>
+// CHECK: %[[F0:.*]] = linalg.fill {{.*}} -> tensor<1x4x4xf32>
+// CHECK-NEXT: linalg.batch_matmul {{.*}} outs(%[[F0]] : tensor<1x4x4xf32>)
+// CHECK: scf.for
+// CHECK: %[[F1:.*]] = linalg.fill {{.*}} -> tensor<1x4x4xf32>
+// CHECK-NEXT: linalg.batch_matmul {{.*}} outs(%[[F1]] : tensor<1x4x4xf32>)
+// CHECK: return %[[F]],
+func.func @other_users(%a: tensor<1x4x4xf16>, %n: index) -> (tensor<1x4x4xf32>, tensor<1x4x4xf32>, tensor<1x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<1x4x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %m0 = linalg.batch_matmul ins(%a, %a : tensor<1x4x4xf16>, tensor<1x4x4xf16>) outs(%init : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %m0) -> tensor<1x4x4xf32> {
+    %m = linalg.batch_matmul ins(%a, %a : tensor<1x4x4xf16>, tensor<1x4x4xf16>) outs(%init : tensor<1x4x4xf32>) -> tensor<1x4x4xf32>
+    scf.yield %m : tensor<1x4x4xf32>
+  }
+  return %init, %m0, %r : tensor<1x4x4xf32>, tensor<1x4x4xf32>, tensor<1x4x4xf32>
+}
+
+// -----
+
+// A fill of its own that an elementwise op separates from its matmul moves
+// next to the matmul (the GPU pipeline finds it there after bufferization).
+// CHECK-LABEL: func.func @own_fill
+// CHECK: linalg.generic
+// CHECK: %[[F:.*]] = linalg.fill
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[F]] : tensor<8x8xf32>)
+func.func @own_fill(%a: tensor<8x8xf16>) -> tensor<8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %e16 = tensor.empty() : tensor<8x8xf16>
+  %neg = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                         iterator_types = ["parallel", "parallel"]}
+      ins(%a : tensor<8x8xf16>) outs(%e16 : tensor<8x8xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %n = arith.negf %x : f16
+    linalg.yield %n : f16
+  } -> tensor<8x8xf16>
+  %m = linalg.matmul ins(%a, %neg : tensor<8x8xf16>, tensor<8x8xf16>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
+
+// -----
+
+// Negative: an init that is not a fill, a fill of its own in another block
+// (not moved into the loop), and fills on buffers are left alone.
+// CHECK-LABEL: func.func @untouched
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<8x8xf32>
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : tensor<8x8xf32>)
+// CHECK: scf.for
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%[[F]] : tensor<8x8xf32>)
+// CHECK: linalg.fill {{.*}} outs(%{{.*}} : memref<8x8xf32>)
+// CHECK-NEXT: linalg.generic
+// CHECK-NEXT: ^bb0
+// CHECK: linalg.matmul {{.*}} outs(%{{.*}} : memref<8x8xf32>)
+// CHECK-NEXT: linalg.matmul {{.*}} outs(%{{.*}} : memref<8x8xf32>)
+// CHECK-NOT: linalg.fill
+func.func @untouched(%a: tensor<8x8xf16>, %c: tensor<8x8xf32>, %n: index,
+                     %ma: memref<8x8xf16>, %mc: memref<8x8xf32>, %md: memref<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %e = tensor.empty() : tensor<8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m0 = linalg.matmul ins(%a, %a : tensor<8x8xf16>, tensor<8x8xf16>) outs(%c : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %m0) -> tensor<8x8xf32> {
+    %m = linalg.matmul ins(%a, %a : tensor<8x8xf16>, tensor<8x8xf16>) outs(%init : tensor<8x8xf32>) -> tensor<8x8xf32>
+    scf.yield %m : tensor<8x8xf32>
+  }
+  linalg.fill ins(%zero : f32) outs(%mc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]}
+      outs(%md : memref<8x8xf32>) {
+  ^bb0(%o: f32):
+    linalg.yield %zero : f32
+  }
+  linalg.matmul ins(%ma, %ma : memref<8x8xf16>, memref<8x8xf16>) outs(%mc : memref<8x8xf32>)
+  linalg.matmul ins(%ma, %ma : memref<8x8xf16>, memref<8x8xf16>) outs(%mc : memref<8x8xf32>)
+  return %m0, %r : tensor<8x8xf32>, tensor<8x8xf32>
+}
+
+// -----
+
+// A matmul with K = 0 accumulates nothing: its result is the fill, and the
+// narrowing reads the fill. A zero-sized parallel dimension is the same.
+// CHECK-LABEL: func.func @empty
+// CHECK: %[[F:.*]] = linalg.fill {{.*}} -> tensor<8x4xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: linalg.generic {{.*}} ins(%[[F]] : tensor<8x4xf32>)
+// CHECK: %[[G:.*]] = linalg.fill {{.*}} -> tensor<0x4xf32>
+// CHECK-NOT: linalg.matmul
+// CHECK: return %{{.*}}, %[[G]]
+func.func @empty(%a: tensor<8x0xf16>, %b: tensor<0x4xf16>, %c: tensor<0x3xf16>, %d: tensor<3x4xf16>) -> (tensor<8x4xf16>, tensor<0x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %mm = linalg.matmul ins(%a, %b : tensor<8x0xf16>, tensor<0x4xf16>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %e16 = tensor.empty() : tensor<8x4xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm : tensor<8x4xf32>) outs(%e16 : tensor<8x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %x2 = math.exp %t : f16
+    linalg.yield %x2 : f16
+  } -> tensor<8x4xf16>
+  %e2 = tensor.empty() : tensor<0x4xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<0x4xf32>) -> tensor<0x4xf32>
+  %mm2 = linalg.matmul ins(%c, %d : tensor<0x3xf16>, tensor<3x4xf16>) outs(%acc2 : tensor<0x4xf32>) -> tensor<0x4xf32>
+  return %r, %mm2 : tensor<8x4xf16>, tensor<0x4xf32>
+}
