@@ -7,6 +7,7 @@
 
 #include "ConstantUtils.h"
 #include "DecisionOptions.h"
+#include "DemoteF64.h"
 #include "ReportUtils.h"
 #include "TrainingSteps.h"
 #include "amp/Analysis/CastPlacement.h"
@@ -189,7 +190,8 @@ public:
         customBlackList(options.customBlackList),
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
         explain(options.explain), placement(options.placement),
-        lossScaling(options.lossScaling), argPrecision(options.argPrecision) {}
+        lossScaling(options.lossScaling), argPrecision(options.argPrecision),
+        f64(options.f64) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -239,6 +241,7 @@ private:
   std::string placement;
   std::string lossScaling;
   std::string argPrecision;
+  F64Computations f64;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -845,6 +848,10 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   identities.clear();
   lossScaleScalars.clear();
   changed = true;
+  // torch-mlir's f64 norm statistics over f32 data compute in f32, and are
+  // then decided like every other op.
+  if (f64 == F64Computations::Demote)
+    demoteF64Computations(module, explain);
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
   bool hasGuard = false;

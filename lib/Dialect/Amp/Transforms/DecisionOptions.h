@@ -27,6 +27,7 @@ void copyDecisionOptions(const Src &src, Dst &dst) {
   dst.placement = src.placement;
   dst.lossScaling = src.lossScaling;
   dst.argPrecision = src.argPrecision;
+  dst.f64 = src.f64;
 }
 
 } // namespace amp

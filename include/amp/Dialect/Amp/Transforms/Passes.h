@@ -8,6 +8,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_H
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Options.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/DenseSet.h"
