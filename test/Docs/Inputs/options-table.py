@@ -13,6 +13,9 @@ for line in help_lines:
     if inside and re.match(r"^\s{8}--", line):
         options.add(re.match(r"^\s{8}--([a-z0-9-]+)", line).group(1))
         continue
+    # The values of a typed (enum) option, listed under it: "    =keep".
+    if inside and re.match(r"^\s+=", line):
+        continue
     inside = False
 
 page = open(sys.argv[2]).read()

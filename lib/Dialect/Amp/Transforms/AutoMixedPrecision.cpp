@@ -7,6 +7,7 @@
 
 #include "ConstantUtils.h"
 #include "DecisionOptions.h"
+#include "DemoteF64.h"
 #include "ReportUtils.h"
 #include "TrainingSteps.h"
 #include "amp/Analysis/CastPlacement.h"
@@ -74,10 +75,12 @@ static Value getConstantSource(Value value) {
 namespace {
 class SharedCaster : public ValueCaster {
 public:
-  /// `isIdentity` says whether a constant that overflows is a reduction
-  /// identity, converted with infinities.
-  SharedCaster(MLIRContext *context, std::function<bool(Value)> isIdentity)
-      : builder(context), isIdentity(std::move(isIdentity)) {}
+  /// `overflowConversion` says how a constant that overflows is converted
+  /// (a reduction identity with infinities, a mask value saturated), if at
+  /// all.
+  SharedCaster(MLIRContext *context,
+               std::function<OverflowConversion(Value)> overflowConversion)
+      : builder(context), overflowConversion(std::move(overflowConversion)) {}
 
   Value cast(Value value, Type elementType) override {
     Type type = value.getType();
@@ -113,9 +116,11 @@ private:
 
     // Constants (converted at compile time) and empty tensors.
     Value recreated = recreateInType(builder, value, target);
-    if (!recreated && getFloatConstant(value) && isIdentity(value))
-      recreated =
-          recreateInType(builder, value, target, /*overflowToInfinity=*/true);
+    if (!recreated && getFloatConstant(value)) {
+      OverflowConversion conversion = overflowConversion(value);
+      if (conversion != OverflowConversion::None)
+        recreated = recreateInType(builder, value, target, conversion);
+    }
     if (recreated) {
       created.push_back(recreated.getDefiningOp());
       return recreated;
@@ -145,7 +150,7 @@ private:
   }
 
   OpBuilder builder;
-  std::function<bool(Value)> isIdentity;
+  std::function<OverflowConversion(Value)> overflowConversion;
   llvm::DenseMap<std::pair<Value, Type>, Value> cache;
   llvm::DenseMap<std::pair<Type, Type>, Type> types;
   SmallVector<Operation *> created;
@@ -181,7 +186,8 @@ public:
         useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
         explain(options.explain), placement(options.placement),
         lossScaling(options.lossScaling), argPrecision(options.argPrecision),
-        rounding(options.rounding) {}
+        rounding(options.rounding),
+        f64(options.f64) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -203,13 +209,21 @@ private:
   using EnclosingPin = std::pair<Precision, Operation *>;
   std::optional<EnclosingPin> getEnclosingPin(Operation *op);
   /// True if `value` is a float constant (or a fill of one) that overflows
-  /// `type` and is not a reduction identity; remembered per value, as
-  /// constants are shared by many users.
+  /// `type` and whose meaning does not survive the conversion; remembered
+  /// per value, as constants are shared by many users.
   bool overflows(Value value, FloatType type);
-  /// True if the float constant `constant`, which overflows the low type,
-  /// is only a max/min identity (getReductionIdentityUse), converted with
-  /// infinities; with `explain`, a remark on the constant says so (once).
-  bool isReductionIdentity(Value constant);
+  /// How the float constant `constant`, which overflows the low type, is
+  /// converted (getOverflowingConstantUse): with infinities (a max/min
+  /// identity), saturated (a mask value), or not at all. A remark on the
+  /// constant says why it pins nothing (once): always for a saturated mask
+  /// value, whose value changes, with `explain` for infinities, which mean
+  /// the same.
+  OverflowConversion getOverflowConversion(Value constant);
+  /// In the body of `op`, just converted to the low type (its body still
+  /// computes in f32), reads of a mask value it captures read the low
+  /// type's largest finite value instead: the value it is stored as.
+  void saturateCapturedMasks(Operation *op, FloatType lowType,
+                             RewriterBase &rewriter);
   /// True if `value` is the scaled loss seed (an amp.scale_loss result) or
   /// scalar (0-d) arithmetic on it.
   bool isLossScaleScalar(Value value);
@@ -232,6 +246,7 @@ private:
   std::string lossScaling;
   std::string argPrecision;
   std::string rounding;
+  F64Computations f64;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -244,7 +259,9 @@ private:
   /// run).
   llvm::DenseMap<Operation *, std::optional<EnclosingPin>> enclosingPins;
   llvm::DenseMap<Value, bool> overflowing;
-  llvm::DenseMap<Value, bool> identities;
+  llvm::DenseMap<Value, OverflowConversion> conversions;
+  /// The saturated copies of captured mask values, per constant.
+  llvm::DenseMap<Value, Value> saturated;
   llvm::DenseMap<Value, bool> lossScaleScalars;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
@@ -595,23 +612,51 @@ bool AutoMixedPrecision::overflows(Value value, FloatType type) {
   if (inserted) {
     Value constant = getConstantSource(value);
     it->second = floatConstantOverflows(constant, type) &&
-                 !isReductionIdentity(constant);
+                 getOverflowConversion(constant) == OverflowConversion::None;
   }
   return it->second;
 }
 
-bool AutoMixedPrecision::isReductionIdentity(Value constant) {
-  auto [it, inserted] = identities.try_emplace(constant, false);
+OverflowConversion AutoMixedPrecision::getOverflowConversion(Value constant) {
+  auto [it, inserted] =
+      conversions.try_emplace(constant, OverflowConversion::None);
   if (!inserted)
     return it->second;
   FloatType lowType = getFloatType(&getContext(), policy.dtype);
-  std::optional<std::string> use = getReductionIdentityUse(constant, lowType);
-  it->second = use.has_value();
-  if (use && explain)
+  std::optional<OverflowingConstantUse> use =
+      getOverflowingConstantUse(constant, lowType);
+  if (!use)
+    return OverflowConversion::None;
+  it->second = use->conversion;
+  if (use->conversion == OverflowConversion::Saturate || explain)
     constant.getDefiningOp()->emitRemark()
         << "amp: constant overflows " << stringifyPrecision(policy.dtype)
-        << " but does not pin its users: it is only " << *use;
-  return it->second;
+        << " but does not pin its users: it is "
+        << (use->conversion == OverflowConversion::Infinity ? "only " : "")
+        << use->description;
+  return use->conversion;
+}
+
+void AutoMixedPrecision::saturateCapturedMasks(Operation *op, FloatType lowType,
+                                               RewriterBase &rewriter) {
+  if (op->getNumRegions() == 0)
+    return;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (OpOperand &use : inner->getOpOperands()) {
+      Value value = use.get();
+      if (!isa<FloatType>(value.getType()) || !getFloatConstant(value) ||
+          !floatConstantOverflows(value, lowType) ||
+          getOverflowConversion(value) != OverflowConversion::Saturate)
+        continue;
+      Value &copy = saturated[value];
+      if (!copy)
+        copy = saturatedValue(rewriter, value, lowType);
+      if (copy)
+        rewriter.modifyOpInPlace(inner, [&] { use.set(copy); });
+    }
+  });
 }
 
 /// A 0-d tensor, or a scalar.
@@ -837,9 +882,14 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     return failure();
   enclosingPins.clear();
   overflowing.clear();
-  identities.clear();
+  conversions.clear();
+  saturated.clear();
   lossScaleScalars.clear();
   changed = true;
+  // torch-mlir's f64 norm statistics over f32 data compute in f32, and are
+  // then decided like every other op.
+  if (f64 == F64Computations::Demote)
+    demoteF64Computations(module, explain);
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
   bool hasGuard = false;
@@ -887,7 +937,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   }
 
   SharedCaster caster(&getContext(), [&](Value constant) {
-    return isReductionIdentity(constant);
+    return getOverflowConversion(constant);
   });
   ReplacementTracker tracker;
   IRRewriter rewriter(&getContext(), &tracker);
@@ -942,6 +992,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       tracker.current = nullptr;
       if (succeeded(converted)) {
         restoreCapturedUses(op, caster, rewriter);
+        saturateCapturedMasks(op, type, rewriter);
         if (replaced)
           lowResults.insert(tracker.replacement.begin(),
                             tracker.replacement.end());

@@ -28,6 +28,7 @@ void copyDecisionOptions(const Src &src, Dst &dst) {
   dst.lossScaling = src.lossScaling;
   dst.argPrecision = src.argPrecision;
   dst.rounding = src.rounding;
+  dst.f64 = src.f64;
 }
 
 } // namespace amp

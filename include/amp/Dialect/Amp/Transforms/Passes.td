@@ -51,6 +51,11 @@ def AmpAutoMixedPrecisionPass
     every user converts it to the low type, as Apex O2 casts the model once;
     its conversion disappears. Results keep their types.
 
+    Before deciding, an f64 computation between f32 values (torch-mlir
+    computes a norm's statistics in f64 over f32 data: `arith.extf` to
+    f64, f64 generics, `arith.truncf` back) is demoted to f32 and then
+    decided like the other ops; `f64=keep` leaves it in f64.
+
     With `explain`, each decided op gets a remark with its precision and the
     reason. The pass marks the module with `amp.applied = "<level>:<dtype>"`
     and does nothing on a module that carries it, so the pipelines are
@@ -95,7 +100,13 @@ def AmpAutoMixedPrecisionPass
            "How the lowering rounds low-precision values: once (where a "
            "value is stored or read by a contraction; f32 inside fused "
            "loop nests) or per-op (after every low op, as eager autocast); "
-           "recorded on the module as amp.rounding">
+           "recorded on the module as amp.rounding">,
+    Option<"f64", "f64", "::mlir::amp::F64Computations",
+           "::mlir::amp::F64Computations::Demote",
+           "f64 computations between f32 values (torch-mlir's norm "
+           "statistics): demote (compute them in f32, decided like the "
+           "other ops) or keep (leave them in f64)",
+           "AMP_F64_COMPUTATIONS_VALUES">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
@@ -143,6 +154,10 @@ def AmpPrecisionPipelinePass
     Option<"rounding", "rounding", "std::string", "\"once\"",
            "How the lowering rounds low values: once (where stored) or "
            "per-op (after every low op, eager parity)">,
+    Option<"f64", "f64", "::mlir::amp::F64Computations",
+           "::mlir::amp::F64Computations::Demote",
+           "f64 computations between f32 values: demote (to f32) or keep",
+           "AMP_F64_COMPUTATIONS_VALUES">,
     Option<"report", "report", "std::string", "\"none\"",
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",

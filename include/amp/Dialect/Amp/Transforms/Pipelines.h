@@ -7,6 +7,7 @@
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
 #define AMP_DIALECT_AMP_TRANSFORMS_PIPELINES_H
 
+#include "amp/Dialect/Amp/Transforms/Options.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -88,6 +89,12 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
                      "(where a value is stored or read by a contraction) or "
                      "per-op (after every low op, as eager autocast)"),
       llvm::cl::init("once")};
+  PassOptions::Option<F64Computations> f64{
+      *this, "f64",
+      llvm::cl::desc("f64 computations between f32 values (torch-mlir's "
+                     "norm statistics): demote (to f32, then decided like "
+                     "the other ops) or keep (in f64)"),
+      llvm::cl::init(F64Computations::Demote), AMP_F64_COMPUTATIONS_VALUES};
   PassOptions::Option<bool> keepAmpCasts{
       *this, "keep-amp-casts",
       llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
