@@ -172,12 +172,44 @@ def unsupported_ops(generic_text):
                              and m != n for m in names))
 
 
+# A dense i1 constant written in hex: `dense<"0x..."> : tensor<AxBxi1>`.
+_I1_HEX = re.compile(
+    r'dense<"0x([0-9A-Fa-f]+)">(\s*:\s*tensor<((?:\d+x)+)i1>)')
+
+
+def pack_i1_hex(generic_text):
+    """Dense i1 constants in hex, from torch-mlir's MLIR to MLIR 22's layout.
+
+    torch-mlir's MLIR (LLVM main of August 2026) writes the hex data of an
+    i1 tensor with one byte per element; MLIR 22 packs eight elements into
+    a byte (element i in bit i % 8 of byte i / 8) and refuses the byte
+    form ("elements hex data size is invalid for provided type"). A
+    constant mask folded by an importer is such a tensor (a 128 x 128
+    attention mask of a Hugging Face model exported to ONNX). Hex data of
+    one byte per element (and more than one element) is packed; anything
+    else is left as it is."""
+    def pack(match):
+        data = bytes.fromhex(match.group(1))
+        count = 1
+        for size in match.group(3).split("x")[:-1]:
+            count *= int(size)
+        if count <= 1 or len(data) != count:
+            return match.group(0)
+        packed = bytearray((count + 7) // 8)
+        for index, byte in enumerate(data):
+            if byte:
+                packed[index >> 3] |= 1 << (index & 7)
+        return f'dense<"0x{packed.hex().upper()}">{match.group(2)}'
+    return _I1_HEX.sub(pack, generic_text)
+
+
 def reprint_with_mlir22(generic_text, name="<torch-mlir>"):
     """The module printed by amp-opt (MLIR 22) from generic-form text, or a
-    FrontendError with MLIR 22's diagnostics."""
+    FrontendError with MLIR 22's diagnostics. Dense i1 constants are first
+    brought to MLIR 22's layout (pack_i1_hex)."""
     command = [str(_paths.tool("amp-opt")), "-"]
-    result = subprocess.run(command, input=generic_text, capture_output=True,
-                            text=True)
+    result = subprocess.run(command, input=pack_i1_hex(generic_text),
+                            capture_output=True, text=True)
     if result.returncode != 0:
         diagnostics = result.stderr.replace("<stdin>", name).strip()
         raise FrontendError(
