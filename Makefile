@@ -15,8 +15,9 @@
 #                it to a CUDA machine and run `bash gpu-kit/run.sh --quick`
 #                (docs/gpu.md)
 #   make peers   amp-mlir beside ONNX float16/auto-mixed, TVM Relax, torch
-#                autocast and TF grappler on four models (.venv-peers,
-#                bench/peers/); rewrites the table in docs/performance.md
+#                autocast (eager and torch.compile), IREE and TF grappler
+#                on five models (.venv-peers, bench/peers/); rewrites the
+#                table in docs/performance.md
 #   make fuzz    libFuzzer on amp-opt's parser and pipelines for FUZZ_TIME
 #                seconds (build-fuzz; docs/reliability.md)
 #   make check-sanitize  every test on an ASan+UBSan build (build-asan)
@@ -88,7 +89,8 @@ gpu-kit: configure
 # peers-table markers of docs/performance.md.
 PEERS_VENV   ?= .venv-peers
 PEERS_MODELS ?= torchvision:resnet18 torchvision:mobilenet_v2 \
-  torch:models:transformer_encoder torch:models:bert_block
+  torch:models:transformer_encoder torch:models:bert_block \
+  torch:models:hf_bert
 peers: build
 	scripts/install-peers.sh $(PEERS_VENV)
 	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \

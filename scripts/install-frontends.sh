@@ -20,4 +20,4 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 exec "$ROOT/scripts/make-venv.sh" install-frontends \
   "$ROOT/python/requirements-frontends.txt" "${1:-$ROOT/.venv-frontends}" \
-  torch torchvision torch_mlir.fx
+  torch torchvision torch_mlir.fx transformers timm

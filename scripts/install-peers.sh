@@ -24,4 +24,4 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 exec "$ROOT/scripts/make-venv.sh" install-peers \
   "$ROOT/bench/peers/requirements.txt" "${1:-$ROOT/.venv-peers}" \
   torch torchvision torch_mlir.fx onnxruntime onnxconverter_common tvm \
-  tensorflow
+  tensorflow transformers iree.compiler iree.runtime

@@ -146,6 +146,17 @@ if os.path.exists(frontend_python):
                 frontend_python)))
     except (OSError, subprocess.SubprocessError):
         pass
+    # `transformers`, `timm`: the real-model tests' packages, pinned in the
+    # same environment (an environment made before they were pinned lacks
+    # them: scripts/install-frontends.sh brings it up to date).
+    if "torch" in config.available_features:
+        for module in ("transformers", "timm"):
+            try:
+                subprocess.run([frontend_python, "-c", f"import {module}"],
+                               check=True, capture_output=True, timeout=300)
+                config.available_features.add(module)
+            except (OSError, subprocess.SubprocessError):
+                pass
 # `mpi`: an MPI launcher (mpirun) and the runtime's MPI backend
 # (libamp_runtime_mpi.so, built when CMake found MPI). %mpirun starts N ranks
 # of a command: `%mpirun -n 2 amp-run ...`; with Open MPI it may run as root

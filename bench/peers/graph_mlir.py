@@ -33,9 +33,22 @@ from metrics import Graph, numel
 
 _SCALAR_FLOATS = {"f64": "f64", "f32": "f32", "f16": "f16", "bf16": "bf16"}
 _VIEWS = {"tensor.expand_shape", "tensor.collapse_shape", "tensor.reshape",
-          "tensor.cast", "tensor.bitcast", "tosa.reshape"}
+          "tensor.cast", "tensor.bitcast", "tosa.reshape",
+          # IREE: reshapes of its flow dialect, and the ABI's export of a
+          # result (a tensor handed over as a buffer view).
+          "flow.tensor.reshape", "flow.tensor.bitcast", "hal.tensor.export",
+          "hal.tensor.barrier", "iree_tensor_ext.compute_barrier.start",
+          "iree_tensor_ext.compute_barrier.end"}
 _OTHER = {"arith.constant", "tensor.empty", "linalg.fill", "func.return",
-          "tosa.const", "bufferization.alloc_tensor", "ml_program.global_load_const"}
+          "tosa.const", "bufferization.alloc_tensor",
+          "ml_program.global_load_const",
+          # IREE: globals (weights), the ABI's import of an argument.
+          "util.global.load", "util.return", "hal.tensor.import"}
+# Ops whose tensor results are constants (weights).
+_CONSTANTS = {"arith.constant", "tosa.const", "util.global.load"}
+# Ops that start a function body: upstream's and IREE's util.func.
+_FUNCTIONS = ('"func.func"', '"util.func"')
+_RETURNS = {"func.return", "util.return"}
 _CONVERSION_BODY = {"arith.extf", "arith.truncf", "linalg.yield"}
 _CONTRACTION = re.compile(
     r"^linalg\.(batch_)?(reduce_)?(matmul|matvec|vecmat|dot|contract|"
@@ -129,7 +142,7 @@ def _ops(text):
         line = lines[i]
         stripped = line.lstrip()
         indent = len(line) - len(stripped)
-        if stripped.startswith('"func.func"'):
+        if stripped.startswith(_FUNCTIONS):
             body_indent = None
             # The entry block's arguments are on the next '^bb0' line.
             j = i + 1
@@ -177,16 +190,32 @@ def _ops(text):
                end_line)
 
 
-def from_mlir(text):
-    """The neutral Graph of the first function of `text` that has a body
-    (amp-opt's output in generic form)."""
-    g = Graph()
-    functions = 0
+def from_mlir(text, function="first"):
+    """The neutral Graph of one function of `text` (amp-opt's output, or
+    IREE's, in generic form): the first function that has a body, or with
+    function="largest" the one with the most ops (IREE wraps the body of a
+    model in ABI functions that call it)."""
+    graphs = []
+    items = None
     for item in _ops(text):
         if item[0] == "^bb0":
-            functions += 1
-            if functions > 1:
+            if function == "first" and graphs:
                 break
+            items = []
+            graphs.append(items)
+        if items is not None:
+            items.append(item)
+    if not graphs:
+        return Graph()
+    chosen = graphs[0] if function == "first" else max(graphs, key=len)
+    return _graph(chosen)
+
+
+def _graph(items):
+    """The neutral Graph of one function's items from _ops()."""
+    g = Graph()
+    for item in items:
+        if item[0] == "^bb0":
             for name, ty in item[1]:
                 dtype, n = parse_type(ty)
                 g.value(name, dtype, n)
@@ -195,15 +224,14 @@ def from_mlir(text):
         in_types, out_types = _signature(last)
         for v, ty in zip(results, out_types):
             dtype, n = parse_type(ty)
-            g.value(v, dtype, n, const=name in ("arith.constant",
-                                                "tosa.const"))
+            g.value(v, dtype, n, const=name in _CONSTANTS)
         for v, ty in zip(operands, in_types):
             if v not in g.values:   # defined in a region we skipped
                 dtype, n = parse_type(ty)
                 g.value(v, dtype, n)
         tensors = [v for v in operands + results
                    if g.values[v][0] != "scalar"]
-        if name == "func.return":
+        if name in _RETURNS:
             g.outputs = [v for v in operands if g.values[v][0] != "scalar"]
             continue
         if not tensors or name in _OTHER:

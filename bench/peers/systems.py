@@ -44,12 +44,23 @@ SYSTEMS = [
     ("onnx-float16", "f16"), ("onnx-auto-mixed", "f16"),
     ("tvm-relax", "f16"),
     ("torch-autocast", "f16"), ("torch-autocast", "bf16"),
+    ("torch-compile-autocast", "f16"), ("torch-compile-autocast", "bf16"),
+    ("iree", "f16"), ("iree", "bf16"),
     ("tf-grappler", "f16"), ("tf-grappler", "bf16"),
 ]
 # auto_convert_mixed_precision keeps a node in fp32 when converting it
 # makes the output's rel L2 error exceed this (the f16 tolerance of
 # amp-mlir's own model tests, docs/frontends.md).
 AUTO_MIXED_TOLERANCE = 5e-3
+# iree-compile's demotion of contraction inputs (matmul and convolution
+# operands to the low type, f32 accumulation), per type. In IREE 3.13 the
+# pass of `--iree-global-opt-demote-contraction-inputs-to-bf16` (earlier
+# releases) takes the type and the ops as two flags.
+IREE_DEMOTE = {
+    dtype: ["--iree-global-opt-demote-contraction-inputs-operations=all",
+            f"--iree-global-opt-demote-contraction-inputs-type={dtype}"]
+    for dtype in ("f16", "bf16")
+}
 
 
 def load_model(spec, seed):
@@ -330,7 +341,6 @@ def run_tvm(level, work, meta):
 
 def run_autocast(level, work, meta):
     import torch
-    from torch.fx.experimental.proxy_tensor import make_fx
     from graph_torch import from_fx
     if meta["spec"].startswith("onnx:"):
         raise Unavailable("an ONNX file has no PyTorch model")
@@ -339,10 +349,115 @@ def run_autocast(level, work, meta):
     x = torch.from_numpy(np.load(os.path.join(work, "x.npy")))
     with torch.no_grad(), torch.autocast("cpu", dtype=dtype):
         y = first(model(x)).float().numpy()
-        gm = make_fx(model)(x)
+        gm = _trace(model, x)
     with torch.no_grad():
-        baseline = from_fx(make_fx(model)(x))
+        baseline = from_fx(_trace(model, x))
     return from_fx(gm), y, None, None, "", baseline
+
+
+def _trace(model, x):
+    """make_fx's graph of one call, traced on fake tensors (the weights
+    stay real: constants of the graph). Code that looks at values
+    (transformers' check whether a mask can be dropped) then takes the
+    branch it takes under torch.compile or torch.export instead of
+    failing on a traced value."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+    return make_fx(model, tracing_mode="fake", _allow_non_fake_inputs=True)(x)
+
+
+def run_compile_autocast(level, work, meta):
+    """torch.compile (Inductor, CPU) of a function that runs the model
+    under torch.autocast. The graph measured is made of the kernels
+    Inductor generates, after fusion (graph_inductor.py): what they read
+    and write, in the types they store."""
+    import torch
+    import torch._inductor.config as inductor_config
+    from graph_inductor import Capture
+    from graph_torch import from_fx
+    if meta["spec"].startswith("onnx:"):
+        raise Unavailable("an ONNX file has no PyTorch model")
+    model, _ = load_model(meta["spec"], meta["seed"])
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[level]
+    x = torch.from_numpy(np.load(os.path.join(work, "x.npy")))
+    # Compiled here, not taken from a cache: the capture sees the kernels.
+    inductor_config.fx_graph_cache = False
+    inductor_config.autotune_local_cache = False
+
+    def forward(inputs):
+        with torch.autocast("cpu", dtype=dtype):
+            return model(inputs)
+
+    with Capture(model) as capture:
+        compiled = torch.compile(forward, backend=capture.backend,
+                                 fullgraph=True)
+        start = time.perf_counter()
+        with torch.no_grad():
+            y = first(compiled(x)).float().numpy()
+        compile_s = time.perf_counter() - start
+    if len(capture.graphs) != 1:
+        raise RuntimeError(f"expected one compiled graph, Inductor compiled "
+                           f"{len(capture.graphs)}")
+    with torch.no_grad():
+        baseline = from_fx(_trace(model, x))
+    return capture.graphs[0], y, None, compile_s, "", baseline
+
+
+def run_iree(level, work, meta):
+    """IREE: the ONNX export imported with iree-import-onnx, compiled by
+    iree-compile with its contraction demotion (matmul and convolution
+    inputs to f16/bf16, f32 accumulation) for llvm-cpu. The graph measured
+    is the IR at the end of IREE's global optimization phase (the demotion,
+    then constant evaluation, which converts the weights at compile time);
+    the output comes from running the compiled module with IREE's runtime
+    (local-task)."""
+    need(meta, "onnx")
+    import iree.compiler as ireec
+    import iree.runtime as ireert
+    from graph_mlir import from_mlir
+    onnx_path = os.path.join(work, "model.onnx")
+    imported = os.path.join(work, "iree-import.mlir")
+    if not os.path.exists(imported):
+        subprocess.run([sys.executable, "-m", "iree.compiler.tools.import_onnx",
+                        onnx_path, "-o", imported], check=True)
+    flags = IREE_DEMOTE[level]
+    target = ["--iree-hal-target-device=local",
+              "--iree-hal-local-target-device-backends=llvm-cpu",
+              "--iree-llvmcpu-target-cpu=host"]
+    tool = ireec.tools.binaries.find_tool("iree-compile")
+    start = time.perf_counter()
+    text = subprocess.run(
+        [tool, imported, *target, *flags, "--compile-to=global-optimization",
+         "--mlir-print-op-generic",
+         "--mlir-elide-resource-strings-if-larger=16",
+         "--mlir-elide-elementsattrs-if-larger=16"],
+        check=True, capture_output=True, text=True).stdout
+    convert_s = time.perf_counter() - start
+    baseline_text = subprocess.run(
+        [tool, imported, *target, "--compile-to=global-optimization",
+         "--mlir-print-op-generic",
+         "--mlir-elide-resource-strings-if-larger=16",
+         "--mlir-elide-elementsattrs-if-larger=16"],
+        check=True, capture_output=True, text=True).stdout
+    with open(os.path.join(work, f"iree-{level}.global-opt.mlir"), "w") as f:
+        f.write(text)
+    vmfb = os.path.join(work, f"iree-{level}.vmfb")
+    start = time.perf_counter()
+    subprocess.run([tool, imported, *target, *flags, "-o", vmfb], check=True)
+    compile_s = time.perf_counter() - start
+    x = np.load(os.path.join(work, "x.npy"))
+    config = ireert.Config("local-task")
+    with open(vmfb, "rb") as f:
+        vm_module = ireert.VmModule.copy_buffer(config.vm_instance, f.read())
+    context = ireert.SystemContext(config=config)
+    context.add_vm_module(vm_module)
+    # The function is named after the ONNX graph (main_graph).
+    names = [n for n in vm_module.function_names
+             if not n.startswith("__") and not n.endswith("$async")]
+    function = context.modules[vm_module.name][names[0]]
+    y = first(function(x))
+    y = y.to_host() if hasattr(y, "to_host") else np.asarray(y)
+    return (from_mlir(text, function="largest"), y, convert_s, compile_s,
+            "", from_mlir(baseline_text, function="largest"))
 
 
 def run_tf(level, work, meta):
@@ -366,6 +481,10 @@ def run(system, level, work):
             result = run_tvm(level, work, meta)
         elif system == "torch-autocast":
             result = run_autocast(level, work, meta)
+        elif system == "torch-compile-autocast":
+            result = run_compile_autocast(level, work, meta)
+        elif system == "iree":
+            result = run_iree(level, work, meta)
         elif system == "tf-grappler":
             result = run_tf(level, work, meta)
         else:

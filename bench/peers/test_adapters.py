@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Tests of the ONNX and PyTorch adapters (graph_onnx.py, graph_torch.py)
-with the frontend environment's packages (torch, onnx); the peers' own
-packages are not needed (test/Bench/peers-adapters.test, REQUIRES: torch).
+"""Tests of the ONNX and PyTorch adapters (graph_onnx.py, graph_torch.py,
+graph_inductor.py) with the frontend environment's packages (torch, onnx);
+the peers' own packages are not needed (test/Bench/peers-adapters.test,
+REQUIRES: torch).
 """
 
 import os
@@ -105,6 +106,52 @@ class Torch(unittest.TestCase):
             low = "bf16" if dtype == torch.bfloat16 else "f16"
             self.assertEqual(g.values[g.outputs[0]][0], low)
 
+
+class Inductor(unittest.TestCase):
+    """graph_inductor.py on what torch.compile generates for the MLP under
+    autocast bf16 (Inductor's CPU code generation: needs a C++
+    compiler)."""
+
+    def test_kernels(self):
+        import torch._inductor.config as inductor_config
+        from graph_inductor import Capture
+        torch.manual_seed(0)
+        net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                  torch.nn.Linear(16, 4)).eval()
+        x = torch.randn(2, 8)
+        inductor_config.fx_graph_cache = False
+        torch._dynamo.reset()
+
+        def forward(inputs):
+            with torch.autocast("cpu", dtype=torch.bfloat16):
+                return net(inputs)
+
+        with Capture(net) as capture:
+            compiled = torch.compile(forward, backend=capture.backend,
+                                     fullgraph=True)
+            with torch.no_grad():
+                y = compiled(x)
+        with torch.no_grad(), torch.autocast("cpu", dtype=torch.bfloat16):
+            self.assertTrue(torch.allclose(y.float(), net(x).float(),
+                                           rtol=1e-2, atol=1e-2))
+        self.assertEqual(len(capture.graphs), 1)
+        g = capture.graphs[0]
+        contractions = [o for o in g.ops if o["contraction"]]
+        self.assertEqual(len(contractions), 2)
+        for op in contractions:
+            self.assertTrue(all(g.values[v][0] == "bf16"
+                                for v in op["inputs"] + op["outputs"]))
+        m = measure(g)
+        # The input and the four weights and biases, converted at each
+        # call by kernels of their own; the ReLU between the matmuls reads
+        # and writes bf16 (no conversion around it).
+        self.assertEqual(m["casts"], 5)
+        self.assertEqual(m["const_bytes_converted"],
+                         (128 + 16 + 64 + 4) * 6)
+        self.assertEqual(m["bytes_converted"] - m["const_bytes_converted"],
+                         16 * 6)
+        self.assertEqual(m["low_fraction"], 1.0)
+        self.assertEqual(g.values[g.outputs[0]][0], "bf16")
 
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -244,5 +244,79 @@ class MlirAdapter(unittest.TestCase):
         self.assertAlmostEqual(m["low_fraction"], 288 / 292)
 
 
+# IREE's output at the end of its global optimization phase, in generic
+# form (the shape of iree-compile 3.13's output for a linear layer with its
+# contraction inputs demoted to bf16): the body in an async function, an
+# ABI function that calls it, the weight in a util.global, the argument
+# imported from a buffer view.
+IREE = """\
+"builtin.module"() ({
+  "util.global"() <{initial_value = dense_resource<__elided__> : tensor<8x4xbf16>, sym_name = "__hoisted_tensor_8x4xbf16", sym_visibility = "private", type = tensor<8x4xbf16>}> : () -> ()
+  "util.func"() <{function_type = (!hal.buffer_view, !hal.fence, !hal.fence) -> !hal.buffer_view, sym_name = "main_graph$async"}> ({
+  ^bb0(%arg1: !hal.buffer_view, %arg2: !hal.fence, %arg3: !hal.fence):
+    %0 = "arith.constant"() <{value = 0.000000e+00 : f32}> : () -> f32
+    %1 = "hal.tensor.import"(%arg1, %arg2) <{operandSegmentSizes = array<i32: 1, 0, 1, 0>, target_encoding = tensor<2x8xf32>}> : (!hal.buffer_view, !hal.fence) -> tensor<2x8xf32>
+    %2 = "iree_tensor_ext.compute_barrier.start"(%1) : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    %3 = "tensor.empty"() : () -> tensor<2x8xbf16>
+    %4 = "linalg.generic"(%2, %3) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+    ^bb0(%arg4: f32, %arg5: bf16):
+      %10 = "arith.truncf"(%arg4) : (f32) -> bf16
+      "linalg.yield"(%10) : (bf16) -> ()
+    }) : (tensor<2x8xf32>, tensor<2x8xbf16>) -> tensor<2x8xbf16>
+    %5 = "util.global.load"() <{global = @__hoisted_tensor_8x4xbf16, is_immutable}> : () -> tensor<8x4xbf16>
+    %6 = "tensor.empty"() : () -> tensor<2x4xf32>
+    %7 = "linalg.fill"(%0, %6) <{operandSegmentSizes = array<i32: 1, 1>}> ({
+    ^bb0(%arg6: f32, %arg7: f32):
+      "linalg.yield"(%arg6) : (f32) -> ()
+    }) : (f32, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %8 = "linalg.matmul"(%4, %5, %7) <{operandSegmentSizes = array<i32: 2, 1>}> ({
+    ^bb0(%arg8: bf16, %arg9: bf16, %arg10: f32):
+      %11 = "arith.extf"(%arg8) : (bf16) -> f32
+      %12 = "arith.extf"(%arg9) : (bf16) -> f32
+      %13 = "arith.mulf"(%11, %12) : (f32, f32) -> f32
+      %14 = "arith.addf"(%arg10, %13) : (f32, f32) -> f32
+      "linalg.yield"(%14) : (f32) -> ()
+    }) : (tensor<2x8xbf16>, tensor<8x4xbf16>, tensor<2x4xf32>) -> tensor<2x4xf32>
+    %9 = "hal.tensor.export"(%8) <{source_encoding = tensor<2x4xf32>}> : (tensor<2x4xf32>) -> !hal.buffer_view
+    "util.return"(%9) : (!hal.buffer_view) -> ()
+  }) : () -> ()
+  "util.func"() <{function_type = (!hal.buffer_view) -> !hal.buffer_view, sym_name = "main_graph"}> ({
+  ^bb0(%arg0: !hal.buffer_view):
+    %0 = "util.call"(%arg0) <{callee = @main_graph$async}> : (!hal.buffer_view) -> !hal.buffer_view
+    "util.return"(%0) : (!hal.buffer_view) -> ()
+  }) : () -> ()
+}) : () -> ()
+"""
+
+
+class IreeForm(unittest.TestCase):
+    def test_body(self):
+        g = from_mlir(IREE, function="largest")
+        kinds = [(o["op"], o["kind"]) for o in g.ops if o["kind"] != "other"]
+        self.assertEqual(kinds, [
+            ("iree_tensor_ext.compute_barrier.start", "view"),
+            ("linalg.generic", "convert"), ("linalg.matmul", "compute"),
+            ("hal.tensor.export", "view")])
+        matmul = next(o for o in g.ops if o["op"] == "linalg.matmul")
+        self.assertTrue(matmul["contraction"])
+        # The weight is a global: a constant, already bf16.
+        self.assertEqual(g.values[matmul["inputs"][1]], ["bf16", 32, True])
+        m = measure(g)
+        # The input's truncation only (the weight was converted at compile
+        # time); the matmul reads 16 + 32 bf16 elements and writes 8 f32.
+        self.assertEqual((m["casts"], m["bytes_converted"]), (1, 16 * 6))
+        self.assertAlmostEqual(m["low_fraction"], 48 / 56)
+
+    def test_which_function(self):
+        # With the wrapper first, "first" takes the wrapper (one call) and
+        # "largest" the body.
+        body, wrapper = IREE.split('  "util.func"')[1:3]
+        swapped = IREE.replace(body, "@@").replace(wrapper, body).replace(
+            "@@", wrapper)
+        self.assertEqual(len(from_mlir(swapped).ops), 1)
+        self.assertEqual(len(from_mlir(swapped, function="largest").ops),
+                         len(from_mlir(IREE).ops))
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

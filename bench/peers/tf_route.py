@@ -131,6 +131,18 @@ class Translator:
             return [x]
         if op == "Gather":
             return [tf.gather(t(i[0]), t(i[1]), axis=a.get("axis", 0))]
+        if op == "GatherElements":
+            axis = a.get("axis", 0)
+            if all(isinstance(self.v[name], np.ndarray) for name in i):
+                return [np.take_along_axis(npv(i[0]), npv(i[1]), axis)]
+            return [tf.experimental.numpy.take_along_axis(t(i[0]), t(i[1]),
+                                                          axis)]
+        if op == "Where":
+            if all(isinstance(self.v[name], np.ndarray) for name in i):
+                return [np.where(npv(i[0]), npv(i[1]), npv(i[2]))]
+            return [tf.where(t(i[0]), t(i[1]), t(i[2]))]
+        if op == "IsNaN":
+            return [tf.math.is_nan(t(i[0]))]
         if op == "ReduceMean":
             axes = [int(d) for d in npv(i[1])] if len(i) > 1 else \
                 a.get("axes")

@@ -172,12 +172,44 @@ def unsupported_ops(generic_text):
                              and m != n for m in names))
 
 
+# A dense i1 constant written in hex: `dense<"0x..."> : tensor<AxBxi1>`.
+_I1_HEX = re.compile(
+    r'dense<"0x([0-9A-Fa-f]+)">(\s*:\s*tensor<((?:\d+x)+)i1>)')
+
+
+def pack_i1_hex(generic_text):
+    """Dense i1 constants in hex, from torch-mlir's MLIR to MLIR 22's layout.
+
+    torch-mlir's MLIR (LLVM main of August 2026) writes the hex data of an
+    i1 tensor with one byte per element; MLIR 22 packs eight elements into
+    a byte (element i in bit i % 8 of byte i / 8) and refuses the byte
+    form ("elements hex data size is invalid for provided type"). A
+    constant mask folded by an importer is such a tensor (a 128 x 128
+    attention mask of a Hugging Face model exported to ONNX). Hex data of
+    one byte per element (and more than one element) is packed; anything
+    else is left as it is."""
+    def pack(match):
+        data = bytes.fromhex(match.group(1))
+        count = 1
+        for size in match.group(3).split("x")[:-1]:
+            count *= int(size)
+        if count <= 1 or len(data) != count:
+            return match.group(0)
+        packed = bytearray((count + 7) // 8)
+        for index, byte in enumerate(data):
+            if byte:
+                packed[index >> 3] |= 1 << (index & 7)
+        return f'dense<"0x{packed.hex().upper()}">{match.group(2)}'
+    return _I1_HEX.sub(pack, generic_text)
+
+
 def reprint_with_mlir22(generic_text, name="<torch-mlir>"):
     """The module printed by amp-opt (MLIR 22) from generic-form text, or a
-    FrontendError with MLIR 22's diagnostics."""
+    FrontendError with MLIR 22's diagnostics. Dense i1 constants are first
+    brought to MLIR 22's layout (pack_i1_hex)."""
     command = [str(_paths.tool("amp-opt")), "-"]
-    result = subprocess.run(command, input=generic_text, capture_output=True,
-                            text=True)
+    result = subprocess.run(command, input=pack_i1_hex(generic_text),
+                            capture_output=True, text=True)
     if result.returncode != 0:
         diagnostics = result.stderr.replace("<stdin>", name).strip()
         raise FrontendError(
@@ -213,9 +245,11 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
     training = module.training
     module.eval()
     try:
-        imported = fx.export_and_import(module, *example_inputs,
-                                        output_type="raw",
-                                        dynamic_shapes=dynamic_shapes,
+        program = export_program(torch, module, example_inputs,
+                                 dynamic_shapes)
+        # The decompositions ran in export_program: none again here.
+        imported = fx.export_and_import(program, output_type="raw",
+                                        decomposition_table={},
                                         func_name=func_name)
     except Exception as error:
         # torch.export's errors, or the FX importer's NotImplementedError.
@@ -227,6 +261,75 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
         module.train(training)
     lower_fx_import(PassManager, imported.operation)
     return _finish(imported.operation, f"<{type(module).__name__}>")
+
+
+def _decompositions(torch):
+    """Decompositions applied at export beside torch-mlir's, for ops that
+    torch-mlir lowers to its own dialects (which upstream MLIR does not
+    have):
+
+    - cumsum (torch-mlir: `tm_tensor.scan`): along a dimension of size n,
+      the sum of x[j] over j <= i, as an n x n lower-triangular mask and a
+      sum; exact for integers (Hugging Face's decoders take the cumsum of
+      positions and masks), a different order of summation for floats. It
+      makes an n x n intermediate per row: fine for sequence lengths,
+      wasteful for long dimensions."""
+    def cumsum(x, dim, dtype=None):
+        if dtype is not None:
+            x = x.to(dtype)
+        elif not (x.is_floating_point() or x.is_complex()):
+            x = x.to(torch.int64)   # as torch.cumsum promotes
+        if x.dim() == 0:
+            return x.clone()
+        dim = dim % x.dim()
+        moved = x.movedim(dim, -1)
+        index = torch.arange(moved.shape[-1], device=x.device)
+        lower = index.unsqueeze(1) >= index.unsqueeze(0)   # [i, j]: j <= i
+        terms = torch.where(lower, moved.unsqueeze(-2),
+                            torch.zeros((), dtype=x.dtype, device=x.device))
+        return terms.sum(-1).movedim(-1, dim)
+
+    return {torch.ops.aten.cumsum.default: cumsum}
+
+
+def export_program(torch, module, example_inputs, dynamic_shapes=None):
+    """torch.export of `module` (non-strict, as torch-mlir's
+    export_and_import does) with torch-mlir's decompositions applied, and
+    its non-persistent buffers frozen like the other buffers.
+
+    Attention is exported with PyTorch's math backend (`sdpa_kernel(MATH)`),
+    the form torch-mlir lowers it to. With the CPU's default (flash)
+    backend, torch.export records the strides of the flash kernel's output,
+    and a `.contiguous()` after its transpose is then a no-op that is not
+    recorded; once the decompositions replace the kernel by the math form,
+    the `view` that follows fails ("Cannot view a tensor with shape ...",
+    transformers' GPT-2).
+
+    torch.export keeps a buffer registered with `persistent=False` (not in
+    the module's state_dict: Hugging Face's `position_ids` and
+    `token_type_ids`, rotary embeddings' `inv_freq`, the relative position
+    indices of timm's BEiT) among the program's `constants`, not in its
+    `state_dict`. torch-mlir's import_frozen_program looks every buffer up
+    in the state_dict and fails ("Could not find state mapping for
+    buffer"). The value of each such buffer is the one in `constants`: it
+    is put under the buffer's name in the program's state_dict, so that it
+    becomes a constant of the imported function like every other buffer."""
+    from torch.export.graph_signature import InputKind
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+    table = dict(get_decomposition_table())
+    table.update(_decompositions(torch))
+    with sdpa_kernel([SDPBackend.MATH]):
+        program = torch.export.export(module, tuple(example_inputs),
+                                      dynamic_shapes=dynamic_shapes,
+                                      strict=False)
+        program = program.run_decompositions(table)
+    state_dict = program.state_dict
+    for spec in program.graph_signature.input_specs:
+        if (spec.kind == InputKind.BUFFER and not spec.persistent
+                and spec.target not in state_dict):
+            state_dict[spec.target] = program.constants[spec.target]
+    return program
 
 
 def lower_fx_import(PassManager, operation):
@@ -252,7 +355,7 @@ def _finish(operation, name):
     if leftover:
         raise UnsupportedOpError(
             f"the model needs ops that upstream MLIR does not have: "
-            f"{', '.join(leftover)} (torch-mlir lowers sort/topk, cumsum, "
+            f"{', '.join(leftover)} (torch-mlir lowers sort/topk, "
             f"scatter/index_put and attention this way; amp-mlir supports "
             f"the dialects {', '.join(sorted(SUPPORTED_DIALECTS))})",
             leftover)

@@ -3,11 +3,18 @@ and O2 (f16 and bf16) for the CPU, runs it on the same inputs as PyTorch and
 checks the relative L2 error of each output against PyTorch's fp32 output
 (and, for bf16, against torch.autocast("cpu", dtype=torch.bfloat16)).
 
-    check_model.py MODEL [--save FILE] [--batches 2,3]
+    check_model.py MODEL [--save FILE] [--batches 2,3] [--autocast-bound]
 
 Prints one line per (level, dtype, batch) ending in `ok` or `FAIL`, then
 `MODEL: N checks, all within tolerance` (exit 0) or `MODEL: FAILED` (exit
-1). The tolerances are the ones docs/frontends.md states.
+1). The tolerances are the ones docs/frontends.md states. For O1 and O2 it
+also prints eager autocast's own error against fp32 in the same type and
+the ratio of the two; --autocast-bound makes "O2's error is at most eager
+autocast's" a check (issue 25's criterion).
+
+Models: mlp, resnet18 (torchvision), transformer (torch.nn), bert
+(transformers' BertModel from a small config) and vit (timm's ViT), all
+with random weights.
 """
 
 import argparse
@@ -53,6 +60,27 @@ class TransformerClassifier(torch.nn.Module):
         return self.head(self.encoder(self.embed(tokens)).mean(dim=1))
 
 
+class HFEncoder(torch.nn.Module):
+    """transformers' BertModel built from a small BertConfig (random
+    weights, nothing downloaded): token ids in, the padding (id 0) masked
+    out through the attention mask, as a tokenizer's batch would be; the
+    last hidden state out."""
+
+    def __init__(self):
+        super().__init__()
+        import transformers
+        config = transformers.BertConfig(
+            vocab_size=100, hidden_size=64, num_hidden_layers=2,
+            num_attention_heads=4, intermediate_size=256,
+            max_position_embeddings=32)
+        self.bert = transformers.BertModel(config, add_pooling_layer=False)
+
+    def forward(self, tokens):
+        mask = (tokens != 0).long()
+        return self.bert(input_ids=tokens,
+                         attention_mask=mask).last_hidden_state
+
+
 def make(name, batch):
     """The model and an input batch, deterministic."""
     torch.manual_seed(0)
@@ -66,6 +94,20 @@ def make(name, batch):
         # i64 token ids.
         return (TransformerClassifier(),
                 torch.randint(0, 100, (batch, 12), generator=generator))
+    if name == "bert":
+        # i64 token ids; every sample after the first ends in 3 padding
+        # tokens.
+        tokens = torch.randint(1, 100, (batch, 12), generator=generator)
+        tokens[1:, -3:] = 0
+        return HFEncoder(), tokens
+    if name == "vit":
+        import timm
+        # A ViT-Tiny (width 192, 3 heads) cut to 2 blocks, on 32x32 images
+        # in 8x8 patches (16 patches and the class token).
+        return (timm.create_model("vit_tiny_patch16_224", pretrained=False,
+                                  img_size=32, patch_size=8, depth=2,
+                                  num_classes=10),
+                torch.randn(batch, 3, 32, 32, generator=generator))
     raise SystemExit(f"unknown model {name}")
 
 
@@ -79,6 +121,9 @@ def main():
     parser.add_argument("model")
     parser.add_argument("--save")
     parser.add_argument("--batches", default="2,3")
+    parser.add_argument("--autocast-bound", action="store_true",
+                        help="check that O2's error is at most eager "
+                        "autocast's")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
 
@@ -89,24 +134,27 @@ def main():
         with open(args.save, "w") as out:
             out.write(text)
 
-    inputs, fp32, autocast = {}, {}, {}
+    inputs, fp32 = {}, {}
+    autocast = {"f16": {}, "bf16": {}}
     for batch in batches:
         _, x = make(args.model, batch)
         with torch.no_grad():
             fp32[batch] = net(x).numpy()
-            with torch.autocast("cpu", dtype=torch.bfloat16):
-                autocast[batch] = net(x).float().numpy()
+            for dtype, torch_dtype in (("f16", torch.float16),
+                                       ("bf16", torch.bfloat16)):
+                with torch.autocast("cpu", dtype=torch_dtype):
+                    autocast[dtype][batch] = net(x).float().numpy()
         inputs[batch] = x.numpy()
 
     checks, failed = 0, False
 
-    def check(what, error, tolerance):
+    def check(what, error, tolerance, shown=None):
         nonlocal checks, failed
         checks += 1
         ok = error <= tolerance
         failed |= not ok
-        print(f"{args.model} {what}: rel L2 {error:.2e} <= {tolerance:.0e} "
-              f"{'ok' if ok else 'FAIL'}")
+        print(f"{args.model} {what}: rel L2 {error:.2e} <= "
+              f"{shown or f'{tolerance:.0e}'} {'ok' if ok else 'FAIL'}")
 
     o0 = {}
     for level, dtype in VARIANTS:
@@ -120,11 +168,19 @@ def main():
             result = function(inputs[batch])
             assert result.shape == fp32[batch].shape, result.shape
             tolerance = TOLERANCE[dtype or level]
-            check(f"{label} batch {batch} vs fp32",
-                  rel_l2(result, fp32[batch]), tolerance)
+            error = rel_l2(result, fp32[batch])
+            check(f"{label} batch {batch} vs fp32", error, tolerance)
             if dtype == "bf16":
                 check(f"{label} batch {batch} vs autocast bf16",
-                      rel_l2(result, autocast[batch]), tolerance)
+                      rel_l2(result, autocast[dtype][batch]), tolerance)
+            if dtype is not None:
+                eager = rel_l2(autocast[dtype][batch], fp32[batch])
+                print(f"{args.model} {label} batch {batch}: eager autocast "
+                      f"{dtype} vs fp32: rel L2 {eager:.2e}, ratio "
+                      f"{error / eager:.2f}")
+                if args.autocast_bound and level == "O2":
+                    check(f"{label} batch {batch} vs fp32, at most eager "
+                          f"autocast's", error, eager, f"{eager:.2e}")
             if level == "O0":
                 o0[batch] = result
             elif np.array_equal(result, o0[batch]):
