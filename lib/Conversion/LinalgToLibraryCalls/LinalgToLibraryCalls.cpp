@@ -424,9 +424,6 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   ArrayRef<int64_t> cShape = ci->type.getShape();
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
-  Value batch = batched ? getSize(b, loc, c, 0) : i64c(loc, 1);
-  Value mm = getSize(b, loc, c, o), nn = getSize(b, loc, c, o + 1);
-  Value kk = getSize(b, loc, a, o + (transA ? 0 : 1));
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, c);
   memref::AllocOp accumulator;
@@ -445,6 +442,12 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
     fill.erase();
     beta = 0.0f;
   }
+  // Sizes of the buffer the call writes, read once it is known: a dynamic
+  // size read from the f32 accumulator (memref.dim) would be one more
+  // reader of it, and keep it from being narrowed.
+  Value batch = batched ? getSize(b, loc, c, 0) : i64c(loc, 1);
+  Value mm = getSize(b, loc, c, o), nn = getSize(b, loc, c, o + 1);
+  Value kk = getSize(b, loc, a, o + (transA ? 0 : 1));
   auto ld = [&](Value buffer, const BufferInfo &info) {
     return getStride(b, loc, buffer, info, o);
   };

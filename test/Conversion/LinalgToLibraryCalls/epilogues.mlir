@@ -67,6 +67,42 @@ func.func @gemm_fused_epilogue(%a: memref<4x16x32xbf16>, %b: memref<4x32x8xbf16>
 
 // -----
 
+// A dynamic batch (a frontend's): the call reads M from the buffer it
+// writes, the 16-bit one (canonicalized to the alloc's size), so the f32
+// accumulator has no reader left but the epilogue and goes (the memref.dim
+// of it that the call read M from used to keep it, and the call wrote f32).
+// CHECK-LABEL: func.func @gemm_dynamic
+// CHECK-SAME: (%[[A:.*]]: memref<?x32xf16>
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[C0:.*]] = arith.constant 0 : index
+// CHECK: %[[N:.*]] = memref.dim %[[A]], %[[C0]]
+// CHECK: %[[ACC:.*]] = memref.alloc(%[[N]]) : memref<?x8xf16>
+// CHECK: %[[M:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: call @ampGpuGemm(%{{.*}}, %{{.*}}, %{{.*}}, %[[M]], {{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]], %{{.*}} : memref<?x8xf16>, memref<8xf16>)
+// CHECK-NOT: f32>
+func.func @gemm_dynamic(%a: memref<?x32xf16>, %b: memref<32x8xf16>, %bias: memref<8xf16>, %out: memref<?x8xf16>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?x32xf16>
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc(%n) : memref<?x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<?x8xf32>)
+  linalg.matmul ins(%a, %b : memref<?x32xf16>, memref<32x8xf16>) outs(%acc : memref<?x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<?x8xf32>, memref<8xf16>) outs(%out : memref<?x8xf16>) {
+  ^bb0(%x: f32, %c: f16, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    %s = arith.addf %t, %c : f16
+    linalg.yield %s : f16
+  }
+  memref.dealloc %acc : memref<?x8xf32>
+  return
+}
+
+// -----
+
 // A convolution narrowed into an existing (argument) buffer: yType = f16.
 // CHECK-LABEL: func.func @conv_narrowed
 // CHECK-SAME: %[[Y:[a-z0-9]+]]: memref<1x8x8x8xf16>
