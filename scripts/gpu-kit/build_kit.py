@@ -188,9 +188,14 @@ def collect_cases(with_large, frontend_dir=None):
         for info_path in sorted(Path(frontend_dir).glob("*.json")):
             info = json.loads(info_path.read_text())
             name = info["name"]
+            # A training step (mlp_train) has static shapes, its own entry
+            # and, like mlp_train_step, twice the tolerance.
+            variants = O0_O2 if info.get("variants") == "O0_O2" else ALL
             for case in levels(name, "model", str(info_path.with_suffix(
-                    ".mlir")), "main", ALL, dynamic=info["batch"],
-                    sim=info.get("weights") is None, repeat=10):
+                    ".mlir")), info.get("entry", "main"), variants,
+                    dynamic=info.get("batch", 4),
+                    sim=info.get("weights") is None, repeat=10,
+                    tol_scale=info.get("tol_scale", 1.0)):
                 if info.get("weights"):
                     image = dict(name="x", shape=info["input"]["shape"],
                                  dtype="f32", init="uniform", scale=1.0)

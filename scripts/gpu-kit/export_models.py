@@ -78,7 +78,8 @@ def seeded_weights(net, names):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
-    parser.add_argument("--models", default="mlp,transformer,resnet18")
+    parser.add_argument("--models",
+                        default="mlp,transformer,resnet18,mlp_train")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.manual_seed(0)
@@ -105,6 +106,29 @@ def main():
             info.update(batch=8, input={"shape": [8, 3, 64, 64],
                                         "dtype": "f32"},
                         weights=seeded_weights(base, names))
+        elif name == "mlp_train":
+            # A training step imported from PyTorch: from_torch_training's
+            # forward and backward (cross_entropy, Adam), made a step by
+            # make_training_step as amp_mlir.Trainer does, so that O0 runs
+            # the same step (loss scaling, unscale, Adam, the skip).
+            torch.manual_seed(0)
+            model = torch.nn.Sequential(
+                torch.nn.Linear(64, 256), torch.nn.ReLU(),
+                torch.nn.Linear(256, 256), torch.nn.GELU(),
+                torch.nn.Linear(256, 10))
+            fb = amp_mlir.from_torch_training(
+                model, torch.nn.functional.cross_entropy,
+                {"kind": "adam", "lr": 1e-3}, torch.zeros(64, 64),
+                torch.zeros(64, dtype=torch.int64))
+            text = amp_mlir.make_training_step(fb)
+            info.update(entry="forward_backward", variants="O0_O2",
+                        tol_scale=2.0)
+            with open(os.path.join(args.out, f"{name}.mlir"), "w") as f:
+                f.write(text)
+            with open(os.path.join(args.out, f"{name}.json"), "w") as f:
+                json.dump(info, f, indent=1)
+            print(f"{name}: {len(text) / 1e6:.1f} MB of MLIR")
+            continue
         else:
             sys.exit(f"unknown model {name}")
         examples = example if isinstance(example, tuple) else (example,)

@@ -318,9 +318,10 @@ LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   if (!policyFile.empty() &&
       failed(loadPolicyFile(policyFile, policy, dtypeSet, guardSet, emit)))
     return failure();
-  if (placement != "optimal" && placement != "greedy")
-    return emit() << "placement must be optimal or greedy, got '" << placement
-                  << "'";
+  if (placement != "optimal" && placement != "greedy" &&
+      placement != "autocast")
+    return emit() << "placement must be optimal, greedy or autocast, got '"
+                  << placement << "'";
   if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off")
     return emit() << "loss-scaling must be auto, on or off, got '"
                   << lossScaling << "'";
@@ -787,6 +788,23 @@ Decision AutoMixedPrecision::decide(Operation *op,
   std::string reason = ("follows its operands (" + Twine(numLow) + " in " +
                         lowName + ", " + Twine(numHigh) + " in f32)")
                            .str();
+  // placement=autocast: PyTorch's type promotion. An op on low and f32
+  // tensors computes in f32, and one that reads no float tensor (a gather
+  // from an f32 table, a conversion from integers) in the type of what it
+  // reads: f32.
+  if (placement == "autocast") {
+    if (numLow > 0 && numHigh == 0)
+      return {low, ("promotes its operands (" + Twine(numLow) + " in " +
+                    lowName + ")")
+                       .str()};
+    return {Precision::f32,
+            numLow + numHigh == 0
+                ? std::string("promotes its operands (no float tensor: the "
+                              "type of what it reads, f32)")
+                : ("promotes its operands (" + Twine(numLow) + " in " +
+                   lowName + ", " + Twine(numHigh) + " in f32: the widest)")
+                      .str()};
+  }
   if (numLow > 0 && numLow >= numHigh)
     return {low, reason};
   return {Precision::f32, reason};

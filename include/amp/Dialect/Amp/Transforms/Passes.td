@@ -39,7 +39,10 @@ def AmpAutoMixedPrecisionPass
       conversion per value and type, ties towards low precision); with
       `placement=greedy` each follows its operands in program order (low
       when at least as many of its non-constant float operands are low as
-      are f32);
+      are f32); with `placement=autocast` each promotes its operands in
+      program order as PyTorch does (low only when all its non-constant
+      float operands are low; f32 when it reads no float tensor, such as a
+      gather from an f32 table);
     * O2: every op that can go low does.
 
     Contractions and sum/product reductions keep f32 accumulators (their
@@ -86,8 +89,9 @@ def AmpAutoMixedPrecisionPass
            "Emit a remark with the precision and reason of each decided op">,
     Option<"placement", "placement", "std::string", "\"optimal\"",
            "How gray ops are placed at O1: optimal (fewest bytes moved by "
-           "ops and conversions, an exact min-cut) or greedy (each follows its operands in "
-           "program order, as TF's painting)">,
+           "ops and conversions, an exact min-cut), greedy (each follows its operands in "
+           "program order, as TF's painting) or autocast (PyTorch's type "
+           "promotion: low only when every float operand is low)">,
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling of training steps: auto (on for f16, off for "
            "bf16), on (as written) or off (scale 1; the finite check "
@@ -146,7 +150,7 @@ def AmpPrecisionPipelinePass
     Option<"explain", "explain", "bool", "false",
            "A remark per decided op: precision and reason">,
     Option<"placement", "placement", "std::string", "\"optimal\"",
-           "Gray-op placement at O1: optimal or greedy">,
+           "Gray-op placement at O1: optimal, greedy or autocast">,
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling: auto (off for bf16), on or off">,
     Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
