@@ -753,7 +753,12 @@ Decision AutoMixedPrecision::decide(Operation *op,
         return overflowing(padValue, "its padding value");
   if (!policy.whiteList.empty() && policy.whiteList.contains(name))
     return {low, "custom white list"};
-  if (policy.level == AmpLevel::O2)
+  // placement=autocast at O2: gray ops promote their operands instead of
+  // going low, so what is computed from f32 inputs or tables without a
+  // contraction in between (a transformer's residual stream, the sum of its
+  // embeddings) stays f32, and everything else is stored low.
+  if (policy.level == AmpLevel::O2 &&
+      (placement != "autocast" || category != Category::Gray))
     return {low, "O2"};
 
   switch (category) {
