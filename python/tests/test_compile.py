@@ -1,6 +1,7 @@
 """amp_mlir.compile: numpy in and out, levels, options, and errors that are
 Python exceptions, never crashes."""
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -306,3 +307,27 @@ def test_paths_with_mlir_characters_are_paths(tmp_path):
     # One-line MLIR text is still text.
     one_line = EXP.replace("\n", " ")
     assert amp_mlir.compile(one_line, level="O0").name == "<string>"
+
+
+@pytest.mark.parametrize("level", ["O1", "O2"])
+@pytest.mark.parametrize("placement", ["greedy", "optimal"])
+def test_f64_layer_norm_demoted_whole(repo, rng, level, placement):
+    """torch-mlir's layer norm computes its variance in f64 (a generic that
+    widens with arith.extf, f64 generics, arith.truncf back). In this
+    library (not amp-opt) its demotion to f32 once left the widening
+    generic's body in f64 and, at O1 with greedy placement, invalid IR."""
+    path = (repo / "test" / "Dialect" / "Amp" / "Transforms" / "Inputs" /
+            "torch-layer-norm.mlir")
+    x = rng.uniform(-1, 1, (2, 4, 8)).astype(np.float32)
+    exact = amp_mlir.compile(path, level="O0").main(x)
+    with warnings.catch_warnings(record=True) as record:
+        warnings.simplefilter("always")
+        y = amp_mlir.compile(path, level=level, dtype="bf16",
+                             placement=placement, explain=True).main(x)
+    np.testing.assert_allclose(y, exact, rtol=0.05, atol=0.05)
+    # The whole chain, its entry the extf of the widening generic, as with
+    # amp-opt.
+    demoted = [str(w.message) for w in record
+               if "f64 computation demoted" in str(w.message)]
+    assert any(m.startswith(f"{path}:18:13: ") and "(29 ops" in m
+               for m in demoted), demoted

@@ -115,7 +115,9 @@ public:
       if (op != module && touchesF64(op))
         add(op);
     });
-    for (Operation *op : ops) {
+    // By index: unite() may append (a function returning an f64 value).
+    for (unsigned index = 0; index < ops.size(); ++index) {
+      Operation *op = ops[index];
       for (Value operand : op->getOperands()) {
         if (!isF64(operand.getType()))
           continue;
@@ -125,9 +127,15 @@ public:
         unite(op, producer);
       }
       // A terminator's f64 operands are its parent's results or region
-      // values.
-      if (op->hasTrait<OpTrait::IsTerminator>() && op->getParentOp() &&
-          llvm::any_of(op->getOperandTypes(), isF64))
+      // values. Not op->hasTrait<OpTrait::IsTerminator>(): a trait's TypeID
+      // is registered under its type name, which GCC and Clang spell
+      // differently; in libAmpRunnerCAPI (GCC, its copy of the TypeID
+      // hidden) it differs from libMLIR's (Clang), the check is false for
+      // linalg.yield, and a widening generic (extf; yield) was retyped
+      // without its body. Block::mightHaveTerminator is compiled in libMLIR.
+      Block *block = op->getBlock();
+      if (block && &block->back() == op && block->mightHaveTerminator() &&
+          op->getParentOp() && llvm::any_of(op->getOperandTypes(), isF64))
         unite(op, op->getParentOp());
     }
   }
@@ -249,7 +257,8 @@ static void demote(ArrayRef<Operation *> ops) {
   // Erased ops are remembered, not looked at: `ops` still lists them.
   llvm::SmallPtrSet<Operation *, 8> erased;
   auto erase = [&](Operation *op) {
-    erased.insert(op);
+    // With its body: a generic's yield is freed with it.
+    op->walk([&](Operation *nested) { erased.insert(nested); });
     op->erase();
   };
   for (Operation *op : ops) {
