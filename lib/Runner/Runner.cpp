@@ -23,7 +23,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
-#include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "amp/Pipelines/AmpPipelines.h"
 #include "amp/InitAll.h"
 #include "amp/Pipelines/LoweringPipelines.h"
 
