@@ -13,7 +13,7 @@
 
 #include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
-#include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "amp/Pipelines/AmpPipelines.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

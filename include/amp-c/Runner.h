@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 4
+#define AMP_RUNNER_CAPI_VERSION 5
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -111,6 +111,29 @@ AMP_RUNNER_CAPI AmpRunnerExecutable *
 ampRunnerCompile(AmpRunnerModule *module, const char *entry,
                  const AmpRunnerCompileOptions *options);
 AMP_RUNNER_CAPI void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe);
+
+/** Compiles `entry` (as ampRunnerCompile) and, with `others` non-zero,
+ *  every other function of the module that can be compiled under these
+ *  options (a supported signature; at O1/O2, not a forward-backward
+ *  function), in one run of the pipelines and one JIT. Writes up to
+ *  `capacity` executables to `executables`, `entry`'s first; each is
+ *  destroyed on its own (the code they share lives until the last is).
+ *  Returns how many it wrote, or -1 on failure (`entry`'s error). */
+AMP_RUNNER_CAPI int64_t
+ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
+                          int others, const AmpRunnerCompileOptions *options,
+                          AmpRunnerExecutable **executables, int64_t capacity);
+
+/** Checks `options` for `module` without compiling: the level, dtype,
+ *  target and rounding, and at O1/O2 the options of the AMP pipeline in
+ *  `ampOptions` (their syntax and values), the policy file, and that the op
+ *  names of the lists are registered and in one list only. 0 when they are
+ *  valid; else non-zero, with ampRunnerGetLastError() the message, located
+ *  ("file:line:col: error: amp: arg-precision must be keep or low, got
+ *  'x'"). */
+AMP_RUNNER_CAPI int
+ampRunnerCheckOptions(AmpRunnerModule *module,
+                      const AmpRunnerCompileOptions *options);
 
 /*===----------------------------------------------------------------------===*
  * Signatures

@@ -12,7 +12,7 @@
 #include "amp/Dialect/Amp/ExternalModels/PrecisionModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
-#include "amp/Dialect/Amp/Transforms/Pipelines.h"
+#include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Pipelines/LoweringPipelines.h"
 
 #include "mlir/Conversion/Passes.h"

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 4
+API_VERSION = 5
 
 
 class CompileOptions(ctypes.Structure):
@@ -34,6 +34,11 @@ SIGNATURES = {
     "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
                               ctypes.POINTER(CompileOptions)]),
     "ampRunnerExecutableDestroy": (None, [_p]),
+    "ampRunnerCompileFunctions": (_i64, [_p, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.POINTER(CompileOptions),
+                                         ctypes.POINTER(_p), _i64]),
+    "ampRunnerCheckOptions": (ctypes.c_int, [_p,
+                                             ctypes.POINTER(CompileOptions)]),
     "ampRunnerGetName": (ctypes.c_char_p, [_p]),
     "ampRunnerGetLowPrecisionType": (ctypes.c_char_p, [_p]),
     "ampRunnerGetNumArguments": (_i64, [_p]),
@@ -67,6 +72,15 @@ def _check_version(library, path):
 
 
 lib = SharedLibrary("libAmpRunnerCAPI.so", SIGNATURES, _check_version)
+
+
+def compile_options(options):
+    """The CompileOptions struct of `options` (a dict of the field names in
+    snake case; None takes the default)."""
+    return CompileOptions(*[
+        None if options.get(key) is None else str(options[key]).encode()
+        for key in ("level", "dtype", "amp_options", "target", "gpu_options",
+                    "runtime_library", "check_nan_inf", "rounding")])
 
 
 def last_error():

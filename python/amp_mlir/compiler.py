@@ -474,8 +474,7 @@ class CompiledModule:
         self._parsed = parsed
         self._options = options
         self._functions = {}
-        # The diagnostics and reports issued so far: the AMP level runs on
-        # the whole module for each function, and says the same each time.
+        # The diagnostics and reports issued so far (each once per module).
         self._issued = set()
         self.name = name
         self.function_names = parsed.function_names()
@@ -489,22 +488,26 @@ class CompiledModule:
         if entry not in self.function_names:
             raise KeyError(f"no function '@{entry}' in {self.name} "
                            f"(functions: {', '.join(self.function_names)})")
-        opts = self._options
-        keep = [s.encode() if s is not None else None
-                for s in (opts["level"], opts["dtype"], opts["amp_options"],
-                          opts["target"], opts["gpu_options"],
-                          opts["runtime_library"], opts["check_nan_inf"],
-                          opts.get("rounding"))]
-        c_options = _capi.CompileOptions(*keep)
-        handle = _capi.lib().ampRunnerCompile(self._parsed.handle,
-                                              entry.encode(),
-                                              ctypes.byref(c_options))
-        error = None if handle else _capi.last_error()
+        # The function and every other one not compiled yet that can be: one
+        # run of the pipelines and one JIT for the module, not one per
+        # function.
+        # Should another function keep them from compiling, the function is
+        # compiled alone, for its own diagnostics.
+        capacity = max(len(self.function_names), 1)
+        handles = (ctypes.c_void_p * capacity)()
+        c_options = _capi.compile_options(self._options)
+        for others in ((1, 0) if capacity > 1 else (0,)):
+            count = _capi.lib().ampRunnerCompileFunctions(
+                self._parsed.handle, entry.encode(), others,
+                ctypes.byref(c_options), handles, capacity)
+            if count >= 0:
+                break
+        error = None if count >= 0 else _capi.last_error()
         reported = json.loads(_capi.last_diagnostics())
         diagnostics = reported.get("diagnostics", [])
         _emit(diagnostics, reported.get("stderr", ""),
               reported.get("stdout", ""), self._issued)
-        if not handle:
+        if count < 0:
             # Errors that no stage reported in its message.
             for item in diagnostics:
                 if item.get("severity") == "error" and \
@@ -512,6 +515,12 @@ class CompiledModule:
                     where = f"{item['location']}: " if item["location"] else ""
                     error += f"\n  {where}error: {item['message']}"
             raise AmpError(error)
+        for index in range(1, count):
+            function = CompiledFunction(handles[index], self._parsed)
+            if function.name in self._functions:
+                continue  # destroyed with the CompiledFunction
+            self._functions[function.name] = function
+        handle = handles[0]
         function = CompiledFunction(handle, self._parsed)
         self._functions[entry] = function
         return function
@@ -619,12 +628,20 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if explain:
         amp_text = f"{amp_text} explain=true" if amp_text else "explain=true"
     text, name = _read_module(module)
-    _check_options(level, dtype, amp_text, text)
     if output is not None:
         if checks[check_nan_inf]:
             raise ValueError("check_nan_inf needs the JIT: leave output out")
+        try:
+            parsed = _ParsedModule(text, name)
+        except AmpError:
+            parsed = None  # amp-compile reports it
+        if parsed is not None:
+            _check_options(parsed, {"level": level, "dtype": dtype,
+                                    "amp_options": amp_text,
+                                    "target": target}, amp_text)
         return _compile_library(text, name, output, level, dtype, amp_text,
                                 target, gpu_options, entries, rounding)
+    parsed = _ParsedModule(text, name)
     options = {
         "level": level,
         "dtype": dtype,
@@ -649,7 +666,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
                 runtime_library or _paths.library("libamp_runtime.so"))
         except _paths.ToolsNotFound:
             pass
-    compiled = CompiledModule(_ParsedModule(text, name), name, options)
+    _check_options(parsed, options, amp_text)
+    compiled = CompiledModule(parsed, name, options)
     if entries is None and explain:
         entries = compiled.function_names
     for entry in entries or []:
@@ -735,27 +753,17 @@ def _amp_opt_inputs(module, level, dtype, *option_args):
     return level, dtype, text, name, build_amp_options(*option_args)
 
 
-def _check_options(level, dtype, options, text):
-    """Raises ValueError with amp-opt's message if the pipeline options of
-    `level` are invalid for the module `text` (an unknown option or value,
-    an op name that no dialect of the module has): at compile(), not at the
-    first call of a compiled function. The module's own errors are left to
-    the compilation, which reports them as AmpError."""
-    if level == "O0" or not options:
-        return
-    result = subprocess.run(
-        [str(_paths.tool("amp-opt")), "-", "-o", os.devnull,
-         *_pipeline_flag(level, dtype, options)],
-        input=text, capture_output=True, text=True)
-    # Option errors are reported at the module ("amp: ...", located at
-    # <stdin>:0:0 or its first line) or by the option parser.
-    lines = result.stderr.splitlines()
-    option_errors = [re.sub(r"^<stdin>:\d+:\d+: (error: )?", "", line)
-                     for line in lines
-                     if "<Pass-Options-Parser>" in line or "error: amp: " in line]
-    if result.returncode != 0 and option_errors:
-        raise ValueError(f"invalid AMP options ({options}): "
-                         f"{'; '.join(option_errors)}")
+def _check_options(parsed, options, amp_text):
+    """Raises ValueError with the message of the C API's check if the
+    options of the level are invalid for the parsed module (an unknown
+    option or value, an op name that no dialect of the module has): at
+    compile(), not at the first call of a compiled function. In-process:
+    nothing is compiled. The module's own errors are left to the
+    compilation, which reports them as AmpError."""
+    if _capi.lib().ampRunnerCheckOptions(
+            parsed.handle, ctypes.byref(_capi.compile_options(options))):
+        raise ValueError(f"invalid AMP options ({amp_text or ''}): "
+                         f"{_capi.last_error()}")
 
 
 def _amp_opt_output(text, name, level, dtype, options, o0_flag,

@@ -331,3 +331,48 @@ def test_f64_layer_norm_demoted_whole(repo, rng, level, placement):
                if "f64 computation demoted" in str(w.message)]
     assert any(m.startswith(f"{path}:18:13: ") and "(29 ops" in m
                for m in demoted), demoted
+
+
+def test_options_are_checked_in_process(module_text, monkeypatch):
+    # compile() validates through the C API: no amp-opt subprocess, and the
+    # message is the located one of the check.
+    import subprocess
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"compile() ran a subprocess: {args[0]}")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    with pytest.raises(ValueError, match=r"invalid AMP options \(placement="
+                       r"greedy loss-scaling=maybe\): .*error: amp: "
+                       r"loss-scaling must be auto, on or off, got 'maybe'"):
+        amp_mlir.compile(module_text, level="O1", placement="greedy",
+                         amp_options="loss-scaling=maybe")
+    with pytest.raises(ValueError, match="unknown operation 'math.expo' in "
+                                         "custom-black-list"):
+        amp_mlir.compile(module_text, custom_black_list=["math.expo"])
+    m = amp_mlir.compile(module_text, level="O1", placement="greedy",
+                         arg_precision="keep")
+    s, p = m.two(np.ones(5, np.float32), np.ones(5, np.float32))
+    assert s.tolist() == [2.0] * 5 and p.tolist() == [1.0] * 5
+
+
+def test_module_is_compiled_once(module_text):
+    # The first use of a function compiles every function that can be, in
+    # one run of the pipelines and one JIT; the others are then ready.
+    m = amp_mlir.compile(module_text, level="O2")
+    assert m._functions == {}
+    m.two
+    assert sorted(m._functions) == ["dense", "halves", "two"]
+    halves = m._functions["halves"]
+    assert m.halves is halves
+    # A function that cannot be compiled keeps its own error, and does not
+    # keep the others from compiling.
+    bad = module_text + """
+func.func @u(%a: tensor<2xui8>) -> tensor<2xui8> {
+  return %a : tensor<2xui8>
+}"""
+    m = amp_mlir.compile(bad, level="O1")
+    with pytest.raises(amp_mlir.AmpError, match="@u"):
+        m.u
+    assert m.dense is m._functions["dense"]
+    assert sorted(m._functions) == ["dense", "halves", "two"]

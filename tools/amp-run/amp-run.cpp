@@ -261,11 +261,15 @@ int main(int argc, char **argv) {
   if (checkNanInf.getNumOccurrences() && *target != Target::Cpu)
     return fail("--check-nan-inf runs on the CPU only (the checks are host "
                 "code); use --target=cpu");
-  if (argPrecision != "keep" && argPrecision != "low")
-    return fail("--arg-precision must be keep or low, not '" + argPrecision +
-                "'");
-  if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
-    return fail("--rounding must be once or per-op, not '" + rounding + "'");
+  // The values as amp/Dialect/Amp/Transforms/Options.h spells them.
+  if (!amp::parseOptionValue<amp::ArgPrecision>(argPrecision))
+    return fail("--arg-precision must be " +
+                amp::describeOptionValues<amp::ArgPrecision>() + ", not '" +
+                argPrecision + "'");
+  if (!rounding.empty() && !amp::parseOptionValue<amp::RoundingMode>(rounding))
+    return fail("--rounding must be " +
+                amp::describeOptionValues<amp::RoundingMode>() + ", not '" +
+                rounding + "'");
   if (jitCpu != "host" && jitCpu != "generic")
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())

@@ -11,6 +11,7 @@
 #ifndef AMP_RUNNER_RUNNER_H
 #define AMP_RUNNER_RUNNER_H
 
+#include "amp/Dialect/Amp/Transforms/Options.h"
 #include "amp/Runner/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -34,10 +35,10 @@ namespace runner {
 class GpuRuntime;
 class HostRuntime;
 
-enum class Level { O0, O1, O2 };
-/// GpuSim: the GPU pipeline's output run on the CPU by the GPU simulator
-/// (libamp_runtime_gpusim.so).
-enum class Target { Cpu, Gpu, GpuSim };
+/// The level and the target of a compilation (amp/Dialect/Amp/Transforms/
+/// Options.h spells them).
+using Level = amp::CompileLevel;
+using Target = amp::Target;
 
 /// "O0"/"O1"/"O2" (case-insensitive).
 std::optional<Level> parseLevel(StringRef name);
@@ -186,6 +187,12 @@ llvm::Expected<LoweredModule> lowerModule(ModuleOp module,
                                           ArrayRef<std::string> entries,
                                           const CompileOptions &options);
 
+/// The functions of `module` that compileAll can compile under `options`:
+/// those with a supported signature, and at O1/O2 no forward-backward
+/// function (which the level makes a training step).
+SmallVector<std::string> getCompilableFunctions(ModuleOp module,
+                                                const CompileOptions &options);
+
 /// What the GPU simulator counted (AmpGpuSim.h's AmpSimStats).
 struct SimulatorStats {
   int64_t allocations = 0, frees = 0, liveBuffers = 0, liveBytes = 0,
@@ -211,6 +218,13 @@ public:
   /// of the pass that failed.
   static llvm::Expected<std::unique_ptr<Executable>>
   compile(ModuleOp module, StringRef entry, const CompileOptions &options);
+
+  /// compile() for several entries at once: one run of the pipelines on
+  /// the module, one JIT; the executables share the compiled code (which
+  /// lives until the last of them is destroyed), in the order of `entries`.
+  static llvm::Expected<SmallVector<std::unique_ptr<Executable>>>
+  compileAll(ModuleOp module, ArrayRef<std::string> entries,
+             const CompileOptions &options);
 
   /// The signature as declared: what run() and time() take.
   const Signature &getSignature() const { return signature; }
@@ -241,6 +255,7 @@ public:
 private:
   struct CallFrame;
   Executable() = default;
+  Executable(const Executable &) = default;
   llvm::Error prepare(ArrayRef<HostTensor> inputs, CallFrame &frame);
   llvm::Error invoke(CallFrame &frame);
   llvm::Expected<SmallVector<HostTensor>> collect(CallFrame &frame,
@@ -258,7 +273,7 @@ private:
   /// ops its values number.
   int32_t *nanInfSite = nullptr;
   SmallVector<std::string> nanInfSites;
-  std::unique_ptr<ExecutionEngine> engine;
+  std::shared_ptr<ExecutionEngine> engine;
   void (*entryPoint)(void **) = nullptr;
 };
 

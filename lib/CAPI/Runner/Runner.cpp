@@ -8,6 +8,7 @@
 
 #include "amp-c/Runner.h"
 
+#include "amp/Dialect/Amp/Transforms/Options.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Runner/Runner.h"
@@ -30,6 +31,7 @@
 
 using namespace mlir;
 using namespace mlir::amp::runner;
+using llvm::Expected;
 
 /// libamp_runtime.so next to this library (both are in <prefix>/lib, or in
 /// a build tree's lib/), found from this library's own path: no absolute
@@ -236,30 +238,24 @@ static StringRef orDefault(const char *value, StringRef fallback) {
   return value && *value ? StringRef(value) : fallback;
 }
 
-AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
-                                      const char *entry,
-                                      const AmpRunnerCompileOptions *options) {
-  lastDiagnostics = "{}";
-  if (!module)
-    return fail("ampRunnerCompile: no module", nullptr);
+/// Binds the C struct to the runner's options (the values spelled as
+/// amp/Dialect/Amp/Transforms/Options.h's tables spell them). On failure,
+/// the message is this thread's last error.
+static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
+                                        CompileOptions &compileOptions) {
   AmpRunnerCompileOptions none = {};
   if (!options)
     options = &none;
-
-  CompileOptions compileOptions;
   StringRef level = orDefault(options->level, "O0");
   std::optional<Level> parsedLevel = parseLevel(level);
   if (!parsedLevel)
     return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
-                nullptr);
+                failure());
   compileOptions.level = *parsedLevel;
   StringRef dtype = orDefault(options->dtype, "");
   std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
   if (!dtype.empty() && !precision)
-    return fail("unknown dtype '" + dtype +
-                    "' (expected f16 or bf16, or fp16, float16, half, "
-                    "bfloat16)",
-                nullptr);
+    return fail(amp::getUnknownDtypeMessage(dtype), failure());
   if (precision)
     compileOptions.dtype = amp::stringifyPrecision(*precision).str();
   compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
@@ -268,7 +264,7 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   if (!parsedTarget)
     return fail("unknown target '" + target +
                     "' (expected cpu, gpu or gpu-sim)",
-                nullptr);
+                failure());
   compileOptions.target = *parsedTarget;
   compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
@@ -276,7 +272,7 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   StringRef rounding = orDefault(options->rounding, "");
   if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
     return fail("unknown rounding '" + rounding + "' (expected once or per-op)",
-                nullptr);
+                failure());
   compileOptions.rounding = rounding.str();
   if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty()) {
@@ -288,30 +284,137 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
       return fail(std::string("target '") + target.str() +
                       "' needs the path of " + library +
                       " (the path of libAmpRunnerCAPI is unknown)",
-                  nullptr);
+                  failure());
   }
   // CPU code that calls the runtime (amp.all_reduce) binds to the
   // libamp_runtime.so next to this library: the one Python's ctypes loads.
   if (compileOptions.target == Target::Cpu &&
       compileOptions.runtimeLibrary.empty())
     compileOptions.runtimeLibrary = defaultRuntimeLibrary("libamp_runtime.so");
+  return success();
+}
+
+/// "file:line:col" of `location`, or its printed form.
+static std::string formatLocation(Location location) {
+  if (auto file = location->findInstanceOf<FileLineColLoc>())
+    return (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
+            Twine(file.getColumn()))
+        .str();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << location;
+  return text;
+}
+
+int ampRunnerCheckOptions(AmpRunnerModule *module,
+                          const AmpRunnerCompileOptions *options) {
+  if (!module)
+    return fail("ampRunnerCheckOptions: no module", 1);
+  CompileOptions compileOptions;
+  if (failed(bindCompileOptions(options, compileOptions)))
+    return 1;
+  // O0 runs no AMP pipeline: its options are not read.
+  if (compileOptions.level == Level::O0)
+    return 0;
+  // Errors are located at the module, as the pipeline reports them.
+  std::string where = formatLocation(module->module->getLoc());
+  amp::AmpLevel level =
+      compileOptions.level == Level::O1 ? amp::AmpLevel::O1 : amp::AmpLevel::O2;
+  amp::AmpOptions ampOptions;
+  std::string error;
+  if (failed(amp::parseAmpOptions(compileOptions.ampOptions, level, ampOptions,
+                                  error)))
+    return fail(Twine(where) + ": error: amp: " + StringRef(error).trim(), 1);
+  // What needs the module's context: the policy file, the op names.
+  std::string message;
+  {
+    ScopedDiagnosticHandler handler(
+        module->context.get(), [&](Diagnostic &diagnostic) {
+          if (message.empty())
+            message = formatLocation(diagnostic.getLocation()) +
+                      ": error: " + diagnostic.str();
+          return success();
+        });
+    if (failed(amp::checkAmpPolicy(ampOptions, module->context.get(), [&] {
+          return mlir::emitError(module->module->getLoc(), "amp: ");
+        })))
+      return fail(message, 1);
+  }
+  return 0;
+}
+
+AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
+                                      const char *entry,
+                                      const AmpRunnerCompileOptions *options) {
+  AmpRunnerExecutable *executable = nullptr;
+  if (ampRunnerCompileFunctions(module, entry, /*others=*/0, options,
+                                &executable, 1) < 0)
+    return nullptr;
+  return executable;
+}
+
+int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
+                                  int others,
+                                  const AmpRunnerCompileOptions *options,
+                                  AmpRunnerExecutable **executables,
+                                  int64_t capacity) {
+  lastDiagnostics = "{}";
+  if (!module)
+    return fail("ampRunnerCompile: no module", -1);
+  if (!executables || capacity < 1)
+    return fail("ampRunnerCompileFunctions: no room for an executable", -1);
+  CompileOptions compileOptions;
+  if (failed(bindCompileOptions(options, compileOptions)))
+    return -1;
+
+  // `entry` first (its errors are the call's), then the others that can be
+  // compiled.
+  Expected<Signature> signature =
+      getEntrySignature(*module->module, orDefault(entry, ""), "the module");
+  SmallVector<std::string> entries;
+  if (signature)
+    entries.push_back(signature->name);
+  else
+    llvm::consumeError(signature.takeError());
+  if (signature && others)
+    for (std::string &name :
+         getCompilableFunctions(*module->module, compileOptions))
+      if (name != signature->name &&
+          static_cast<int64_t>(entries.size()) < capacity)
+        entries.push_back(std::move(name));
 
   // Warnings, remarks and reports go to ampRunnerGetLastDiagnostics(), not
   // to stderr.
   CapturedOutput captured;
   compileOptions.capturedOutput = &captured;
-  llvm::Expected<std::unique_ptr<Executable>> executable = [&] {
+  llvm::Expected<SmallVector<std::unique_ptr<Executable>>> compiled = [&] {
     DiagnosticCollector collector(module->context.get());
-    auto result = Executable::compile(*module->module, orDefault(entry, ""),
-                                      compileOptions);
+    llvm::Expected<SmallVector<std::unique_ptr<Executable>>> result =
+        signature
+            ? Executable::compileAll(*module->module, entries, compileOptions)
+            : [&]()
+        -> llvm::Expected<SmallVector<std::unique_ptr<Executable>>> {
+      // The error of the entry, as compile() gives it.
+      auto one = Executable::compile(*module->module, orDefault(entry, ""),
+                                     compileOptions);
+      if (!one)
+        return one.takeError();
+      SmallVector<std::unique_ptr<Executable>> list;
+      list.push_back(std::move(*one));
+      return std::move(list);
+    }();
     lastDiagnostics = collector.toJson(captured);
     return result;
   }();
-  if (!executable)
-    return fail(llvm::toString(executable.takeError()), nullptr);
-  auto result = std::make_unique<AmpRunnerExecutable>();
-  result->executable = std::move(*executable);
-  return result.release();
+  if (!compiled)
+    return fail(llvm::toString(compiled.takeError()), -1);
+  int64_t count = 0;
+  for (std::unique_ptr<Executable> &executable : *compiled) {
+    auto result = std::make_unique<AmpRunnerExecutable>();
+    result->executable = std::move(executable);
+    executables[count++] = result.release();
+  }
+  return count;
 }
 
 void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe) { delete exe; }

@@ -6,7 +6,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantUtils.h"
-#include "DecisionOptions.h"
 #include "DemoteF64.h"
 #include "ReportUtils.h"
 #include "TrainingSteps.h"
@@ -178,16 +177,8 @@ struct Decision {
 /// without a pass manager).
 class AutoMixedPrecision {
 public:
-  AutoMixedPrecision(MLIRContext *context,
-                     const AmpAutoMixedPrecisionPassOptions &options)
-      : context(context), level(options.level), dtype(options.dtype),
-        customWhiteList(options.customWhiteList),
-        customBlackList(options.customBlackList),
-        useFp16Guard(options.useFp16Guard), policyFile(options.policyFile),
-        explain(options.explain), placement(options.placement),
-        lossScaling(options.lossScaling), argPrecision(options.argPrecision),
-        rounding(options.rounding),
-        f64(options.f64) {}
+  AutoMixedPrecision(MLIRContext *context, const AmpOptions &options)
+      : context(context), options(options) {}
 
   /// Rewrites `module`; `changed` says whether anything changed.
   LogicalResult run(ModuleOp module, bool &changed);
@@ -238,15 +229,7 @@ private:
                            RewriterBase &rewriter);
 
   MLIRContext *context;
-  std::string level, dtype;
-  SmallVector<std::string> customWhiteList, customBlackList;
-  std::string useFp16Guard, policyFile;
-  bool explain;
-  std::string placement;
-  std::string lossScaling;
-  std::string argPrecision;
-  std::string rounding;
-  F64Computations f64;
+  AmpOptions options;
 
   AmpPolicy policy;
   bool useGuard = false;
@@ -282,56 +265,42 @@ private:
 // Policy
 //===----------------------------------------------------------------------===//
 
+/// The policy of `options`: its lists, then the policy file's (which
+/// replaces the dtype and the guard mode unless the options set them).
+static LogicalResult
+buildAmpPolicy(const AmpOptions &options, MLIRContext *context,
+               AmpPolicy &policy,
+               function_ref<InFlightDiagnostic()> emitError) {
+  policy = AmpPolicy();
+  policy.level = options.level;
+  if (options.dtype)
+    policy.dtype = *options.dtype;
+  if (options.useFp16Guard != GuardMode::Auto)
+    policy.useFp16Guard = options.useFp16Guard == GuardMode::On;
+  for (const std::string &name : options.customWhiteList)
+    policy.whiteList.insert(name);
+  for (const std::string &name : options.customBlackList)
+    policy.blackList.insert(name);
+  if (!options.policyFile.empty() &&
+      failed(loadPolicyFile(
+          options.policyFile, policy,
+          /*keepDtype=*/options.dtype.has_value(),
+          /*keepGuard=*/options.useFp16Guard != GuardMode::Auto, emitError)))
+    return failure();
+  return verifyPolicy(policy, context, emitError);
+}
+
+LogicalResult
+mlir::amp::checkAmpPolicy(const AmpOptions &options, MLIRContext *context,
+                          function_ref<InFlightDiagnostic()> emitError) {
+  AmpPolicy policy;
+  return buildAmpPolicy(options, context, policy, emitError);
+}
+
 LogicalResult AutoMixedPrecision::buildPolicy(ModuleOp module) {
   // Not Operation::emitError: an options error needs no dump of the module.
   auto emit = [&] { return mlir::emitError(module.getLoc(), "amp: "); };
-  policy = AmpPolicy();
-  if (level == "O1" || level == "o1")
-    policy.level = AmpLevel::O1;
-  else if (level == "O2" || level == "o2")
-    policy.level = AmpLevel::O2;
-  else
-    return emit() << "unknown level '" << level << "' (expected O1 or O2)";
-
-  bool dtypeSet = !dtype.empty();
-  if (dtypeSet) {
-    std::optional<Precision> precision = parseLowPrecision(dtype);
-    if (!precision)
-      return emit() << "unknown dtype '" << dtype
-                    << "' (expected f16 or bf16, or fp16, float16, half, "
-                       "bfloat16)";
-    policy.dtype = *precision;
-  }
-  bool guardSet = useFp16Guard != "auto";
-  if (useFp16Guard == "true")
-    policy.useFp16Guard = true;
-  else if (useFp16Guard == "false")
-    policy.useFp16Guard = false;
-  else if (guardSet)
-    return emit() << "use-fp16-guard must be true, false or auto, got '"
-                  << useFp16Guard << "'";
-
-  for (const std::string &name : customWhiteList)
-    policy.whiteList.insert(name);
-  for (const std::string &name : customBlackList)
-    policy.blackList.insert(name);
-  if (!policyFile.empty() &&
-      failed(loadPolicyFile(policyFile, policy, dtypeSet, guardSet, emit)))
-    return failure();
-  if (placement != "optimal" && placement != "greedy" &&
-      placement != "autocast")
-    return emit() << "placement must be optimal, greedy or autocast, got '"
-                  << placement << "'";
-  if (lossScaling != "auto" && lossScaling != "on" && lossScaling != "off")
-    return emit() << "loss-scaling must be auto, on or off, got '"
-                  << lossScaling << "'";
-  if (argPrecision != "keep" && argPrecision != "low")
-    return emit() << "arg-precision must be keep or low, got '" << argPrecision
-                  << "'";
-  if (failed(parseRoundingMode(rounding)))
-    return emit() << "rounding must be once or per-op, got '" << rounding
-                  << "'";
-  return verifyPolicy(policy, &getContext(), emit);
+  return buildAmpPolicy(options, &getContext(), policy, emit);
 }
 
 //===----------------------------------------------------------------------===//
@@ -629,7 +598,7 @@ OverflowConversion AutoMixedPrecision::getOverflowConversion(Value constant) {
   if (!use)
     return OverflowConversion::None;
   it->second = use->conversion;
-  if (use->conversion == OverflowConversion::Saturate || explain)
+  if (use->conversion == OverflowConversion::Saturate || options.explain)
     constant.getDefiningOp()->emitRemark()
         << "amp: constant overflows " << stringifyPrecision(policy.dtype)
         << " but does not pin its users: it is "
@@ -758,7 +727,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // contraction in between (a transformer's residual stream, the sum of its
   // embeddings) stays f32, and everything else is stored low.
   if (policy.level == AmpLevel::O2 &&
-      (placement != "autocast" || category != Category::Gray))
+      (options.placement != Placement::Autocast ||
+       category != Category::Gray))
     return {low, "O2"};
 
   switch (category) {
@@ -797,7 +767,7 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // tensors computes in f32, and one that reads no float tensor (a gather
   // from an f32 table, a conversion from integers) in the type of what it
   // reads: f32.
-  if (placement == "autocast") {
+  if (options.placement == Placement::Autocast) {
     if (numLow > 0 && numHigh == 0)
       return {low, ("promotes its operands (" + Twine(numLow) + " in " +
                     lowName + ")")
@@ -895,7 +865,7 @@ static void narrowArguments(ModuleOp module, FloatType lowType) {
 LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   changed = false;
   if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
-    if (explain)
+    if (options.explain)
       module.emitRemark() << "amp: already applied (" << applied.getValue()
                           << "); nothing to do";
     return success();
@@ -911,8 +881,8 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   changed = true;
   // torch-mlir's f64 norm statistics over f32 data compute in f32, and are
   // then decided like every other op.
-  if (f64 == F64Computations::Demote)
-    demoteF64Computations(module, explain);
+  if (options.f64 == F64Computations::Demote)
+    demoteF64Computations(module, options.explain);
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
   bool hasGuard = false;
@@ -925,8 +895,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   });
   useGuard = policy.useFp16Guard.value_or(hasGuard);
   optimizerOps = findOptimizerOps(unscales);
-  if (lossScaling == "off" ||
-      (lossScaling == "auto" && policy.dtype == Precision::bf16))
+  if (options.lossScaling == LossScalingMode::Off ||
+      (options.lossScaling == LossScalingMode::Auto &&
+       policy.dtype == Precision::bf16))
     disableLossScaling(module);
 
   // Ops in program order; the bodies of ops with a model (linalg regions)
@@ -949,7 +920,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   // Decisions that do not depend on how other ops were rewritten are made
   // up front; with optimal placement, the gray ops are then placed all at
   // once. Greedy placement decides gray ops in program order below.
-  bool optimal = placement == "optimal";
+  bool optimal = options.placement == Placement::Optimal;
   llvm::DenseMap<Operation *, Decision> decisions;
   if (optimal) {
     for (Operation *op : ops)
@@ -984,7 +955,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     }
     if (decision.precision && *decision.precision != Precision::f32) {
       FloatType type = getFloatType(&getContext(), *decision.precision);
-      if (explain) {
+      if (options.explain) {
         InFlightDiagnostic remark = op->emitRemark();
         remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
                << decision.reason << ")";
@@ -1037,9 +1008,9 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
                        << "' cannot be rewritten to "
                        << stringifyPrecision(*decision.precision)
                        << " (unsupported form, e.g. buffer semantics)";
-    } else if (decision.precision && explain) {
+    } else if (decision.precision && options.explain) {
       op->emitRemark() << "amp: f32 (" << decision.reason << ")";
-    } else if (explain && !decision.reason.empty()) {
+    } else if (options.explain && !decision.reason.empty()) {
       op->emitRemark() << "amp: " << decision.reason;
     }
     restoreCapturedUses(op, caster, rewriter);
@@ -1074,7 +1045,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     rewriter.eraseOp(op);
   }
 
-  if (argPrecision == "low")
+  if (options.argPrecision == ArgPrecision::Low)
     narrowArguments(module, getFloatType(&getContext(), policy.dtype));
 
   // What the report's ideal follows: the policy, and which ops the guards
@@ -1093,18 +1064,20 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       });
   }
 
-  module->setAttr(AmpDialect::kRoundingAttrName,
-                  StringAttr::get(&getContext(), rounding));
+  module->setAttr(
+      AmpDialect::kRoundingAttrName,
+      StringAttr::get(&getContext(), stringifyOptionValue(options.rounding)));
   module->setAttr(
       kAppliedAttrName,
-      StringAttr::get(&getContext(),
-                      Twine(level) + ":" + stringifyPrecision(policy.dtype)));
+      StringAttr::get(&getContext(), stringifyOptionValue(options.level) + ":" +
+                                         stringifyPrecision(policy.dtype)));
   return success();
 }
 
-LogicalResult mlir::amp::runAmpAutoMixedPrecision(
-    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
-    bool *changed, AmpDecisionLog *log) {
+LogicalResult mlir::amp::runAmpAutoMixedPrecision(ModuleOp module,
+                                                  const AmpOptions &options,
+                                                  bool *changed,
+                                                  AmpDecisionLog *log) {
   bool modified = false;
   AutoMixedPrecision amp(module.getContext(), options);
   amp.log = log;
@@ -1119,17 +1092,39 @@ struct AmpAutoMixedPrecisionPass
     : public amp::impl::AmpAutoMixedPrecisionPassBase<
           AmpAutoMixedPrecisionPass> {
   using Base::Base;
-  template <typename Dst, typename Src>
-  friend void mlir::amp::copyDecisionOptions(const Src &src, Dst &dst);
+  template <typename Text>
+  friend LogicalResult
+  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
+
   void runOnOperation() override {
-    AmpAutoMixedPrecisionPassOptions options;
-    options.level = level;
-    copyDecisionOptions(*this, options);
+    ModuleOp module = getOperation();
+    // The options are checked here, where errors have the module's
+    // location, before anything changes.
+    AmpOptions options;
+    std::string error;
+    std::optional<AmpLevel> parsedLevel = parseOptionValue<AmpLevel>(level);
+    if (!parsedLevel) {
+      mlir::emitError(module.getLoc(), "amp: ")
+          << "unknown level '" << level << "' (expected O1 or O2)";
+      return signalPassFailure();
+    }
+    options.level = *parsedLevel;
+    if (failed(bindAmpDecisionOptions(*this, options, error))) {
+      mlir::emitError(module.getLoc(), "amp: ") << error;
+      return signalPassFailure();
+    }
     bool changed = false;
-    if (failed(runAmpAutoMixedPrecision(getOperation(), options, &changed)))
+    if (failed(runAmpAutoMixedPrecision(module, options, &changed)))
       return signalPassFailure();
     if (!changed)
       markAllAnalysesPreserved();
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::amp::createAmpAutoMixedPrecisionPass(const AmpOptions &options) {
+  AmpAutoMixedPrecisionPassOptions text;
+  unbindAmpDecisionOptions(options, text);
+  return createAmpAutoMixedPrecisionPass(std::move(text));
+}

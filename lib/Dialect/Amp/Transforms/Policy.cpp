@@ -14,15 +14,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-std::optional<Precision> mlir::amp::parseLowPrecision(StringRef name) {
-  // The spellings users write (numpy's, PyTorch's, Paddle's), as the Python
-  // package accepts them.
-  return llvm::StringSwitch<std::optional<Precision>>(name.lower())
-      .Cases("f16", "fp16", "float16", "half", Precision::f16)
-      .Cases("bf16", "bfloat16", Precision::bf16)
-      .Default(std::nullopt);
-}
-
 LogicalResult
 mlir::amp::loadPolicyFile(StringRef path, AmpPolicy &policy, bool keepDtype,
                           bool keepGuard,

@@ -1,11 +1,12 @@
 //===- PrecisionPipeline.cpp - the amp-precision-pipeline pass ------------===//
 //
 // Part of amp-mlir. The stages of --amp-o1/--amp-o2 in one pass: the pass
-// manager verifies the module once after them instead of after each.
+// manager verifies the module once after them instead of after each. The
+// order of the stages is getAmpStages's, which the split-stages pipeline
+// follows too.
 //
 //===----------------------------------------------------------------------===//
 
-#include "DecisionOptions.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
@@ -23,50 +24,99 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
+SmallVector<AmpStage> mlir::amp::getAmpStages(const AmpOptions &options) {
+  SmallVector<AmpStage> stages = {AmpStage::Decide, AmpStage::InlineGuards,
+                                  AmpStage::ElideCasts};
+  if (options.report != ReportFormat::None)
+    stages.push_back(AmpStage::Report);
+  if (!options.keepAmpCasts)
+    stages.push_back(AmpStage::MaterializeCasts);
+  if (!options.graphFile.empty())
+    stages.push_back(AmpStage::PrecisionGraph);
+  return stages;
+}
+
 namespace {
 struct AmpPrecisionPipelinePass
     : public amp::impl::AmpPrecisionPipelinePassBase<AmpPrecisionPipelinePass> {
   using Base::Base;
-  template <typename Dst, typename Src>
-  friend void mlir::amp::copyDecisionOptions(const Src &src, Dst &dst);
+  template <typename Text>
+  friend LogicalResult
+  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
+  template <typename Text>
+  friend LogicalResult
+  mlir::amp::bindAmpOutputOptions(const Text &, AmpOptions &, std::string &);
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (report != "none" && report != "text" && report != "json") {
-      mlir::emitError(module.getLoc(), "amp: report must be none, text or "
-                                       "json, got '")
-          << report << "'";
+    // The options are checked here, where errors have the module's
+    // location, before anything changes.
+    auto emit = [&] { return mlir::emitError(module.getLoc(), "amp: "); };
+    AmpOptions options;
+    std::string error;
+    if (failed(bindAmpOutputOptions(*this, options, error))) {
+      emit() << error;
       return signalPassFailure();
     }
-    AmpAutoMixedPrecisionPassOptions amp;
-    amp.level = level;
-    copyDecisionOptions(*this, amp);
+    std::optional<AmpLevel> parsedLevel = parseOptionValue<AmpLevel>(level);
+    if (!parsedLevel) {
+      emit() << "unknown level '" << level << "' (expected O1 or O2)";
+      return signalPassFailure();
+    }
+    options.level = *parsedLevel;
+    if (failed(bindAmpDecisionOptions(*this, options, error))) {
+      emit() << error;
+      return signalPassFailure();
+    }
+
     // The policy and the ops outside guards, for the report's ideal (guards
     // are gone by then), and the decisions, for its JSON.
     AmpDecisionLog log;
-    if (failed(runAmpAutoMixedPrecision(module, amp, /*changed=*/nullptr,
-                                        report != "none" ? &log : nullptr)))
-      return signalPassFailure();
-    inlineAmpGuards(module);
     SmallVector<CastOp> casts;
-    elideAmpCasts(module, /*allowExcessPrecision=*/false, &casts);
-    if (report != "none") {
-      AmpReportPassOptions options;
-      options.format = report;
-      options.output = reportFile;
-      options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
-      if (failed(emitAmpReport(module, options, &log)))
-        return signalPassFailure();
-    }
-    if (!keepAmpCasts)
-      materializeAmpCasts(casts);
-    if (!graphFile.empty()) {
-      AmpPrecisionGraphPassOptions options;
-      options.output = graphFile;
-      options.title = level == "O1" || level == "o1" ? "amp-o1" : "amp-o2";
-      if (failed(emitAmpPrecisionGraph(module, options)))
-        return signalPassFailure();
+    for (AmpStage stage : getAmpStages(options)) {
+      switch (stage) {
+      case AmpStage::Decide:
+        if (failed(runAmpAutoMixedPrecision(
+                module, options, /*changed=*/nullptr,
+                options.report != ReportFormat::None ? &log : nullptr)))
+          return signalPassFailure();
+        break;
+      case AmpStage::InlineGuards:
+        inlineAmpGuards(module);
+        break;
+      case AmpStage::ElideCasts:
+        elideAmpCasts(module, /*allowExcessPrecision=*/false, &casts);
+        break;
+      case AmpStage::Report: {
+        AmpReportPassOptions report;
+        report.format = stringifyOptionValue(options.report);
+        report.output = options.reportFile;
+        report.title = options.getTitle();
+        if (failed(emitAmpReport(module, report, &log)))
+          return signalPassFailure();
+        break;
+      }
+      case AmpStage::MaterializeCasts:
+        materializeAmpCasts(casts);
+        break;
+      case AmpStage::PrecisionGraph: {
+        AmpPrecisionGraphPassOptions graph;
+        graph.output = options.graphFile;
+        graph.title = options.getTitle();
+        if (failed(emitAmpPrecisionGraph(module, graph)))
+          return signalPassFailure();
+        break;
+      }
+      }
     }
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::amp::createAmpPrecisionPipelinePass(const AmpOptions &options) {
+  AmpPrecisionPipelinePassOptions text;
+  unbindAmpDecisionOptions(options, text);
+  unbindAmpOutputOptions(options, text);
+  return createAmpPrecisionPipelinePass(std::move(text));
+}

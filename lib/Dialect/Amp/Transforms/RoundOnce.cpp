@@ -25,18 +25,6 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-FailureOr<RoundingMode> mlir::amp::parseRoundingMode(StringRef text) {
-  if (text == "once")
-    return RoundingMode::Once;
-  if (text == "per-op")
-    return RoundingMode::PerOp;
-  return failure();
-}
-
-StringRef mlir::amp::stringifyRoundingMode(RoundingMode mode) {
-  return mode == RoundingMode::Once ? "once" : "per-op";
-}
-
 FailureOr<RoundingMode> mlir::amp::resolveRoundingMode(Operation *op,
                                                        StringRef option) {
   if (!option.empty()) {

@@ -1,16 +1,57 @@
-//===- Options.h - enumerated options of the AMP passes ---------*- C++ -*-===//
+//===- Options.h - the one options struct of AMP ----------------*- C++ -*-===//
 //
-// Part of amp-mlir. The types of the pass and pipeline options that take one
-// of a few words; the option parser rejects any other word.
+// Part of amp-mlir. Every option of the AMP pipelines (--amp-o1/--amp-o2)
+// and of the compilers that drive them (amp-run, amp-compile, the C API,
+// Python's compile()), typed, with the spellings of each enumerated value in
+// one table. The textual forms (the pass options declared in Passes.td, the
+// pipeline options of --amp-o1/--amp-o2, amp-run's flags, the C API's
+// strings) are bound to the struct here, by bindAmpOptions and
+// unbindAmpOptions, and nowhere else.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_DIALECT_AMP_TRANSFORMS_OPTIONS_H
 #define AMP_DIALECT_AMP_TRANSFORMS_OPTIONS_H
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+
+#include "mlir/Pass/PassOptions.h"
+#include "mlir/Support/LLVM.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
 namespace mlir {
 namespace amp {
 
+//===----------------------------------------------------------------------===//
+// Enumerated options and their spellings
+//===----------------------------------------------------------------------===//
+
+/// The AMP level of the precision passes (O0 is no pass at all).
+enum class AmpLevel { O1, O2 };
+/// The level of a compilation (amp-run, amp-compile, the C API): O0 leaves
+/// the module as written.
+enum class CompileLevel { O0, O1, O2 };
+/// `use-fp16-guard=`: only ops inside amp.fp16_guard go low (On), all may
+/// (Off), or On exactly when the module has a guard (Auto).
+enum class GuardMode { On, Off, Auto };
+/// `placement=`: gray ops at O1 (and Autocast at O2: gray ops promote).
+enum class Placement { Optimal, Greedy, Autocast };
+/// `loss-scaling=`: of training steps.
+enum class LossScalingMode { Auto, On, Off };
+/// `arg-precision=`: float tensor arguments of public functions.
+enum class ArgPrecision { Keep, Low };
+/// `rounding=`: how low-precision values are rounded in the lowering: once,
+/// where a value is stored (a linalg.generic's yield) or read by a
+/// contraction; or per-op, after every low op as eager frameworks do.
+enum class RoundingMode { Once, PerOp };
+/// `report=`: the precision report.
+enum class ReportFormat { None, Text, Json };
 /// `f64=`: what the precision pass does with f64 computations between f32
 /// values (torch-mlir's f64 statistics of a norm over f32 data).
 enum class F64Computations {
@@ -19,16 +60,401 @@ enum class F64Computations {
   /// Left in f64, as written.
   Keep,
 };
-
-} // namespace amp
-} // namespace mlir
-
-/// The `llvm::cl::values` of an F64Computations option.
+/// The `llvm::cl::values` of an F64Computations option (typed in the pass
+/// options too).
 #define AMP_F64_COMPUTATIONS_VALUES                                            \
   ::llvm::cl::values(                                                          \
       clEnumValN(::mlir::amp::F64Computations::Demote, "demote",               \
                  "compute them in f32, from the low input where it is low"),   \
       clEnumValN(::mlir::amp::F64Computations::Keep, "keep",                   \
                  "leave them in f64"))
+/// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
+/// CPU by the GPU simulator (libamp_runtime_gpusim.so).
+enum class Target { Cpu, Gpu, GpuSim };
+/// `check-nan-inf`: after the level, on the CPU.
+enum class CheckNanInf { Off, Low, All };
+
+/// One spelling of an enumerated value. The first spelling of a value in
+/// its table is the one printed; the others are accepted aliases.
+template <typename E> struct Spelling {
+  E value;
+  llvm::StringLiteral name;
+};
+
+/// The spelling table of enum `E`: `values` and `option` (its name in the
+/// pass options, for messages), `caseInsensitive` for the few that accept
+/// any case. Specialized below, once per enum.
+template <typename E> struct OptionSpellings;
+
+#define AMP_OPTION_SPELLINGS(ENUM, OPTION, CASE_INSENSITIVE, ...)              \
+  template <> struct OptionSpellings<ENUM> {                                   \
+    static constexpr llvm::StringLiteral option = OPTION;                      \
+    static constexpr bool caseInsensitive = CASE_INSENSITIVE;                  \
+    static constexpr Spelling<ENUM> values[] = {__VA_ARGS__};                  \
+  };
+
+AMP_OPTION_SPELLINGS(AmpLevel, "level", true, {AmpLevel::O1, "O1"},
+                     {AmpLevel::O2, "O2"})
+AMP_OPTION_SPELLINGS(CompileLevel, "level", true, {CompileLevel::O0, "O0"},
+                     {CompileLevel::O1, "O1"}, {CompileLevel::O2, "O2"})
+// The low-precision type: the spellings users write (numpy's, PyTorch's,
+// Paddle's), in any case.
+AMP_OPTION_SPELLINGS(Precision, "dtype", true, {Precision::f16, "f16"},
+                     {Precision::bf16, "bf16"}, {Precision::f16, "fp16"},
+                     {Precision::f16, "float16"}, {Precision::f16, "half"},
+                     {Precision::bf16, "bfloat16"})
+AMP_OPTION_SPELLINGS(GuardMode, "use-fp16-guard", false,
+                     {GuardMode::On, "true"}, {GuardMode::Off, "false"},
+                     {GuardMode::Auto, "auto"})
+AMP_OPTION_SPELLINGS(Placement, "placement", false,
+                     {Placement::Optimal, "optimal"},
+                     {Placement::Greedy, "greedy"},
+                     {Placement::Autocast, "autocast"})
+AMP_OPTION_SPELLINGS(LossScalingMode, "loss-scaling", false,
+                     {LossScalingMode::Auto, "auto"},
+                     {LossScalingMode::On, "on"}, {LossScalingMode::Off, "off"})
+AMP_OPTION_SPELLINGS(ArgPrecision, "arg-precision", false,
+                     {ArgPrecision::Keep, "keep"}, {ArgPrecision::Low, "low"})
+AMP_OPTION_SPELLINGS(RoundingMode, "rounding", false,
+                     {RoundingMode::Once, "once"},
+                     {RoundingMode::PerOp, "per-op"})
+AMP_OPTION_SPELLINGS(ReportFormat, "report", false,
+                     {ReportFormat::None, "none"}, {ReportFormat::Text, "text"},
+                     {ReportFormat::Json, "json"})
+AMP_OPTION_SPELLINGS(F64Computations, "f64", false,
+                     {F64Computations::Demote, "demote"},
+                     {F64Computations::Keep, "keep"})
+AMP_OPTION_SPELLINGS(Target, "target", false, {Target::Cpu, "cpu"},
+                     {Target::Gpu, "gpu"}, {Target::GpuSim, "gpu-sim"})
+AMP_OPTION_SPELLINGS(CheckNanInf, "check-nan-inf", false,
+                     {CheckNanInf::Off, ""}, {CheckNanInf::Low, "low"},
+                     {CheckNanInf::All, "all"})
+#undef AMP_OPTION_SPELLINGS
+
+/// The value `text` spells, if any.
+template <typename E> std::optional<E> parseOptionValue(llvm::StringRef text) {
+  for (const Spelling<E> &spelling : OptionSpellings<E>::values)
+    if (OptionSpellings<E>::caseInsensitive
+            ? text.equals_insensitive(spelling.name)
+            : text == spelling.name)
+      return spelling.value;
+  return std::nullopt;
+}
+
+/// The printed spelling of `value`.
+template <typename E> llvm::StringRef stringifyOptionValue(E value) {
+  for (const Spelling<E> &spelling : OptionSpellings<E>::values)
+    if (spelling.value == value)
+      return spelling.name;
+  return "";
+}
+
+/// The printed spellings, in table order: "keep or low", "none, text or
+/// json".
+template <typename E> std::string describeOptionValues() {
+  SmallVector<llvm::StringRef> names;
+  for (const Spelling<E> &spelling : OptionSpellings<E>::values)
+    if (stringifyOptionValue(spelling.value) == spelling.name &&
+        !spelling.name.empty())
+      names.push_back(spelling.name);
+  std::string text;
+  for (size_t i = 0, e = names.size(); i < e; ++i) {
+    if (i)
+      text += i + 1 == e ? " or " : ", ";
+    text += names[i].str();
+  }
+  return text;
+}
+
+/// "<option> must be <values>, got '<text>'": the message of a value
+/// outside the table.
+template <typename E> std::string getInvalidValueMessage(llvm::StringRef text) {
+  return (OptionSpellings<E>::option + " must be " + describeOptionValues<E>() +
+          ", got '" + text + "'")
+      .str();
+}
+
+/// The message of an unknown dtype (it lists the aliases too).
+std::string getUnknownDtypeMessage(llvm::StringRef text);
+
+/// Parses "f16"/"bf16" and their aliases (any case).
+inline std::optional<Precision> parseLowPrecision(llvm::StringRef name) {
+  return parseOptionValue<Precision>(name);
+}
+
+/// "once" or "per-op"; failure for anything else.
+inline FailureOr<RoundingMode> parseRoundingMode(llvm::StringRef text) {
+  if (std::optional<RoundingMode> mode = parseOptionValue<RoundingMode>(text))
+    return *mode;
+  return failure();
+}
+inline llvm::StringRef stringifyRoundingMode(RoundingMode mode) {
+  return stringifyOptionValue(mode);
+}
+
+//===----------------------------------------------------------------------===//
+// The options struct
+//===----------------------------------------------------------------------===//
+
+/// Every option of the AMP pipeline of one level, typed.
+struct AmpOptions {
+  AmpLevel level = AmpLevel::O1;
+  /// The low-precision type; unset: the policy file's, else f16.
+  std::optional<Precision> dtype;
+  /// Op names (`linalg.softmax`) forced low / kept fp32.
+  std::vector<std::string> customWhiteList, customBlackList;
+  GuardMode useFp16Guard = GuardMode::Auto;
+  /// A JSON policy file; empty: none.
+  std::string policyFile;
+  /// A remark per decided op: precision and reason.
+  bool explain = false;
+  Placement placement = Placement::Optimal;
+  LossScalingMode lossScaling = LossScalingMode::Auto;
+  ArgPrecision argPrecision = ArgPrecision::Keep;
+  RoundingMode rounding = RoundingMode::Once;
+  F64Computations f64 = F64Computations::Demote;
+
+  // What the pipeline writes besides the module.
+  ReportFormat report = ReportFormat::None;
+  /// Where the report goes: a path, '-' for stdout; empty: stderr.
+  std::string reportFile;
+  /// The precision graph of the result (Graphviz DOT): a path, '-' for
+  /// stdout; empty: none.
+  std::string graphFile;
+  /// Leave amp.cast ops for AMP-aware passes.
+  bool keepAmpCasts = false;
+
+  // The pipeline around the precision passes.
+  /// The loss-scaler preset of the training steps amp-training builds.
+  std::string scaler = "pytorch";
+  /// Training steps all-reduce across ranks.
+  bool dataParallel = false;
+  /// The stages as separate passes instead of amp-precision-pipeline.
+  bool splitStages = false;
+
+  /// "amp-o1" or "amp-o2": the title of reports and graphs.
+  llvm::StringRef getTitle() const {
+    return level == AmpLevel::O1 ? "amp-o1" : "amp-o2";
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Binding the textual forms
+//===----------------------------------------------------------------------===//
+//
+// A textual holder is anything with members named as the options (the pass
+// options that Passes.td declares, the options structs it generates, the
+// PassPipelineOptions of --amp-o1/--amp-o2): bindAmpOptions reads one into
+// the struct, checking every enumerated value against its table;
+// unbindAmpOptions writes the struct back. They come in three parts, for
+// the three groups of options (decision, outputs, pipeline), as not every
+// holder has every group.
+
+namespace options_impl {
+template <typename E, typename Text>
+LogicalResult bindEnum(const Text &text, E &value, std::string &error) {
+  std::optional<E> parsed = parseOptionValue<E>(text);
+  if (!parsed) {
+    error = getInvalidValueMessage<E>(text);
+    return failure();
+  }
+  value = *parsed;
+  return success();
+}
+} // namespace options_impl
+
+/// The options that decide precisions (all but the level, which a holder
+/// may not have). On failure, `error` says which value is wrong.
+template <typename Text>
+LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
+                                     std::string &error) {
+  llvm::StringRef dtype = text.dtype;
+  options.dtype.reset();
+  if (!dtype.empty()) {
+    options.dtype = parseLowPrecision(dtype);
+    if (!options.dtype) {
+      error = getUnknownDtypeMessage(dtype);
+      return failure();
+    }
+  }
+  options.customWhiteList.assign(text.customWhiteList.begin(),
+                                 text.customWhiteList.end());
+  options.customBlackList.assign(text.customBlackList.begin(),
+                                 text.customBlackList.end());
+  options.policyFile = text.policyFile;
+  options.explain = text.explain;
+  options.f64 = text.f64;
+  if (failed(options_impl::bindEnum<GuardMode>(
+          llvm::StringRef(text.useFp16Guard), options.useFp16Guard, error)) ||
+      failed(options_impl::bindEnum<Placement>(llvm::StringRef(text.placement),
+                                               options.placement, error)) ||
+      failed(options_impl::bindEnum<LossScalingMode>(
+          llvm::StringRef(text.lossScaling), options.lossScaling, error)) ||
+      failed(options_impl::bindEnum<ArgPrecision>(
+          llvm::StringRef(text.argPrecision), options.argPrecision, error)) ||
+      failed(options_impl::bindEnum<RoundingMode>(
+          llvm::StringRef(text.rounding), options.rounding, error)))
+    return failure();
+  return success();
+}
+
+/// The options of what the pipeline writes (report, graph, casts).
+template <typename Text>
+LogicalResult bindAmpOutputOptions(const Text &text, AmpOptions &options,
+                                   std::string &error) {
+  options.reportFile = text.reportFile;
+  options.graphFile = text.graphFile;
+  options.keepAmpCasts = text.keepAmpCasts;
+  return options_impl::bindEnum<ReportFormat>(llvm::StringRef(text.report),
+                                              options.report, error);
+}
+
+/// The options of the pipeline around the precision passes.
+template <typename Text>
+void bindAmpPipelineOptions(const Text &text, AmpOptions &options) {
+  options.scaler = text.scaler;
+  options.dataParallel = text.dataParallel;
+  options.splitStages = text.splitStages;
+}
+
+template <typename Text>
+void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
+  text.level = stringifyOptionValue(options.level).str();
+  text.dtype = options.dtype ? stringifyOptionValue(*options.dtype).str() : "";
+  text.customWhiteList.assign(options.customWhiteList.begin(),
+                              options.customWhiteList.end());
+  text.customBlackList.assign(options.customBlackList.begin(),
+                              options.customBlackList.end());
+  text.useFp16Guard = stringifyOptionValue(options.useFp16Guard).str();
+  text.policyFile = options.policyFile;
+  text.explain = options.explain;
+  text.placement = stringifyOptionValue(options.placement).str();
+  text.lossScaling = stringifyOptionValue(options.lossScaling).str();
+  text.argPrecision = stringifyOptionValue(options.argPrecision).str();
+  text.rounding = stringifyOptionValue(options.rounding).str();
+  text.f64 = options.f64;
+}
+
+template <typename Text>
+void unbindAmpOutputOptions(const AmpOptions &options, Text &text) {
+  text.report = stringifyOptionValue(options.report).str();
+  text.reportFile = options.reportFile;
+  text.graphFile = options.graphFile;
+  text.keepAmpCasts = options.keepAmpCasts;
+}
+
+//===----------------------------------------------------------------------===//
+// The options of --amp-o1 and --amp-o2
+//===----------------------------------------------------------------------===//
+
+/// The textual options of --amp-o1/--amp-o2 (the struct without its level,
+/// which the pipeline's name gives), as amp-opt and the runner's
+/// `ampOptions` strings spell them.
+struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
+  PassOptions::Option<std::string> dtype{
+      *this, "dtype",
+      llvm::cl::desc(
+          "Low-precision type: f16 (default) or bf16 (also fp16, float16, "
+          "half, bfloat16)"),
+      llvm::cl::init("")};
+  PassOptions::ListOption<std::string> customWhiteList{
+      *this, "custom-white-list",
+      llvm::cl::desc("Comma-separated op names forced to low precision")};
+  PassOptions::ListOption<std::string> customBlackList{
+      *this, "custom-black-list",
+      llvm::cl::desc("Comma-separated op names kept in fp32")};
+  PassOptions::Option<std::string> useFp16Guard{
+      *this, "use-fp16-guard",
+      llvm::cl::desc("Only ops inside amp.fp16_guard go low: true, false or "
+                     "auto (true exactly when the module has a guard)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> policyFile{
+      *this, "policy-file", llvm::cl::desc("JSON policy file"),
+      llvm::cl::init("")};
+  PassOptions::Option<bool> explain{
+      *this, "explain",
+      llvm::cl::desc("A remark per decided op: precision and reason"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> report{
+      *this, "report", llvm::cl::desc("Precision report: none, text or json"),
+      llvm::cl::init("none")};
+  PassOptions::Option<std::string> reportFile{
+      *this, "report-file",
+      llvm::cl::desc("Where the report goes: a path, '-' for stdout; "
+                     "stderr by default"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> graphFile{
+      *this, "graph-file",
+      llvm::cl::desc("Write the precision graph of the result (Graphviz "
+                     "DOT) to this path, '-' for stdout; none by default"),
+      llvm::cl::init("")};
+  PassOptions::Option<std::string> placement{
+      *this, "placement",
+      llvm::cl::desc(
+          "Gray-op placement at O1: optimal (fewest bytes moved, min-cut) "
+          "or greedy (each follows its operands)"),
+      llvm::cl::init("optimal")};
+  PassOptions::Option<std::string> lossScaling{
+      *this, "loss-scaling",
+      llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "
+                     "for bf16), on or off (scale 1, finite check kept)"),
+      llvm::cl::init("auto")};
+  PassOptions::Option<std::string> scaler{
+      *this, "scaler",
+      llvm::cl::desc("Loss-scaler preset of the training steps that the "
+                     "pipeline builds from forward-backward functions "
+                     "(amp-training) without an amp.loss_scaling attribute"),
+      llvm::cl::init("pytorch")};
+  PassOptions::Option<bool> dataParallel{
+      *this, "data-parallel",
+      llvm::cl::desc("Training steps built from forward-backward functions "
+                     "all-reduce found_inf, the gradients and the loss across "
+                     "ranks"),
+      llvm::cl::init(false)};
+  PassOptions::Option<std::string> argPrecision{
+      *this, "arg-precision",
+      llvm::cl::desc("Float tensor arguments of public functions: keep (as "
+                     "written) or low (the low type where every user "
+                     "converts them to it)"),
+      llvm::cl::init("keep")};
+  PassOptions::Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("How the lowering rounds low-precision values: once "
+                     "(where a value is stored or read by a contraction) or "
+                     "per-op (after every low op, as eager autocast)"),
+      llvm::cl::init("once")};
+  PassOptions::Option<F64Computations> f64{
+      *this, "f64",
+      llvm::cl::desc("f64 computations between f32 values (torch-mlir's "
+                     "norm statistics): demote (to f32, then decided like "
+                     "the other ops) or keep (in f64)"),
+      llvm::cl::init(F64Computations::Demote), AMP_F64_COMPUTATIONS_VALUES};
+  PassOptions::Option<bool> keepAmpCasts{
+      *this, "keep-amp-casts",
+      llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
+                     "arith.extf/truncf and tosa.cast"),
+      llvm::cl::init(false)};
+  PassOptions::Option<bool> splitStages{
+      *this, "split-stages",
+      llvm::cl::desc("Run the stages as separate passes (one verification "
+                     "and --mlir-print-ir-after-all dump each) instead of "
+                     "amp-precision-pipeline"),
+      llvm::cl::init(false)};
+};
+
+/// Parses `text` (--amp-o1's syntax: "dtype=bf16 placement=greedy") into
+/// `options` for `level`, checking every value; on failure, `error` is the
+/// message (the option parser's, or "arg-precision must be keep or low,
+/// got 'x'"). Op names and policy files are checked against a context by
+/// checkAmpPolicy.
+LogicalResult parseAmpOptions(llvm::StringRef text, AmpLevel level,
+                              AmpOptions &options, std::string &error);
+
+/// Binds --amp-o1/--amp-o2's textual options (see bindAmpOptions).
+LogicalResult bindAmpOptions(const AmpPipelineOptions &text,
+                             AmpOptions &options, std::string &error);
+
+} // namespace amp
+} // namespace mlir
 
 #endif // AMP_DIALECT_AMP_TRANSFORMS_OPTIONS_H

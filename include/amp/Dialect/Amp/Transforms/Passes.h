@@ -84,9 +84,34 @@ struct AmpDecisionLog {
 /// Decides and rewrites the precision of every op of `module`
 /// (--amp-auto-mixed-precision). Errors are emitted as diagnostics; `changed`
 /// says whether the module changed; `log`, if given, receives the decisions.
-LogicalResult runAmpAutoMixedPrecision(
-    ModuleOp module, const AmpAutoMixedPrecisionPassOptions &options,
-    bool *changed = nullptr, AmpDecisionLog *log = nullptr);
+LogicalResult runAmpAutoMixedPrecision(ModuleOp module,
+                                       const AmpOptions &options,
+                                       bool *changed = nullptr,
+                                       AmpDecisionLog *log = nullptr);
+
+/// Checks what of `options` needs a context: the policy file, and that the
+/// op names of the lists and the policy are registered and in one list
+/// only. Errors are emitted with `emitError`.
+LogicalResult checkAmpPolicy(const AmpOptions &options, MLIRContext *context,
+                             function_ref<InFlightDiagnostic()> emitError);
+
+/// The stages of --amp-o1/--amp-o2 after amp-training, in the order they
+/// run: written once, run one after the other by amp-precision-pipeline,
+/// added as passes one by one with split-stages.
+enum class AmpStage {
+  Decide,           ///< amp-auto-mixed-precision
+  InlineGuards,     ///< amp-inline-guards
+  ElideCasts,       ///< amp-cast-elision
+  Report,           ///< amp-report (report=text|json)
+  MaterializeCasts, ///< amp-materialize-casts (unless keep-amp-casts)
+  PrecisionGraph,   ///< amp-precision-graph (graph-file=)
+};
+SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
+
+/// The passes of the stages, with their options taken from `options`.
+std::unique_ptr<Pass>
+createAmpAutoMixedPrecisionPass(const AmpOptions &options);
+std::unique_ptr<Pass> createAmpPrecisionPipelinePass(const AmpOptions &options);
 
 /// Inlines every amp.fp16_guard under `root` (--amp-inline-guards). Returns
 /// true if there was one.
@@ -117,15 +142,6 @@ LogicalResult emitAmpReport(ModuleOp module,
 LogicalResult
 emitAmpPrecisionGraph(ModuleOp module,
                       const AmpPrecisionGraphPassOptions &options);
-
-/// How low-precision values are rounded in the lowering: once, where a
-/// value is stored (a linalg.generic's yield) or read by a contraction; or
-/// per-op, after every low op as eager frameworks do.
-enum class RoundingMode { Once, PerOp };
-
-/// "once" or "per-op"; failure for anything else.
-FailureOr<RoundingMode> parseRoundingMode(StringRef text);
-StringRef stringifyRoundingMode(RoundingMode mode);
 
 /// The rounding mode of a lowering pass on `op`: `option` when not empty
 /// (an error at `op` when it is not a mode), else the `amp.rounding` of the

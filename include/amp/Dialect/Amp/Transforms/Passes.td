@@ -14,6 +14,51 @@ include "mlir/Pass/PassBase.td"
 // Precision policies
 //===----------------------------------------------------------------------===//
 
+// The options of the precision decision, declared once for the passes that
+// decide (amp-auto-mixed-precision, amp-precision-pipeline); they bind to
+// the typed AmpOptions of Options.h (bindAmpDecisionOptions).
+defvar AmpDecisionOptions = [
+    Option<"dtype", "dtype", "std::string", "\"\"",
+           "Low-precision type: f16 (the default) or bf16; also spelled "
+           "fp16, float16, half, bfloat16">,
+    ListOption<"customWhiteList", "custom-white-list", "std::string",
+               "Op names forced to low precision">,
+    ListOption<"customBlackList", "custom-black-list", "std::string",
+               "Op names kept in fp32 (wins over all but amp.precision)">,
+    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
+           "Only ops inside amp.fp16_guard may go low: true, false, or auto "
+           "(true exactly when the module has a guard)">,
+    Option<"policyFile", "policy-file", "std::string", "\"\"",
+           "JSON file with dtype, custom_white_list, custom_black_list, "
+           "categories and use_fp16_guard">,
+    Option<"explain", "explain", "bool", "false",
+           "Emit a remark with the precision and reason of each decided op">,
+    Option<"placement", "placement", "std::string", "\"optimal\"",
+           "How gray ops are placed at O1: optimal (fewest bytes moved by "
+           "ops and conversions, an exact min-cut), greedy (each follows its operands in "
+           "program order, as TF's painting) or autocast (PyTorch's type "
+           "promotion: low only when every float operand is low; at O2 too)">,
+    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
+           "Loss scaling of training steps: auto (on for f16, off for "
+           "bf16), on (as written) or off (scale 1; the finite check "
+           "stays as a NaN/Inf guard)">,
+    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
+           "Float tensor arguments of public functions: keep (their types "
+           "as written) or low (the low type, for each argument that every "
+           "user converts to it)">,
+    Option<"rounding", "rounding", "std::string", "\"once\"",
+           "How the lowering rounds low-precision values: once (where a "
+           "value is stored or read by a contraction; f32 inside fused "
+           "loop nests) or per-op (after every low op, as eager autocast); "
+           "recorded on the module as amp.rounding">,
+    Option<"f64", "f64", "::mlir::amp::F64Computations",
+           "::mlir::amp::F64Computations::Demote",
+           "f64 computations between f32 values (torch-mlir's norm "
+           "statistics): demote (compute them in f32, decided like the "
+           "other ops) or keep (leave them in f64)",
+           "AMP_F64_COMPUTATIONS_VALUES">
+];
+
 def AmpAutoMixedPrecisionPass
     : Pass<"amp-auto-mixed-precision", "::mlir::ModuleOp"> {
   let summary = "Decide the precision of every float op and rewrite it";
@@ -69,49 +114,10 @@ def AmpAutoMixedPrecisionPass
     `"per-op"` (the `rounding` option), which the lowering pipelines follow
     (see `amp-round-once`).
   }];
-  let options = [
+  let options = !listconcat([
     Option<"level", "level", "std::string", "\"O1\"",
-           "AMP level: O1 (white/black/gray lists) or O2 (all low)">,
-    Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16; also spelled "
-           "fp16, float16, half, bfloat16">,
-    ListOption<"customWhiteList", "custom-white-list", "std::string",
-               "Op names forced to low precision">,
-    ListOption<"customBlackList", "custom-black-list", "std::string",
-               "Op names kept in fp32 (wins over all but amp.precision)">,
-    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
-           "Only ops inside amp.fp16_guard may go low: true, false, or auto "
-           "(true exactly when the module has a guard)">,
-    Option<"policyFile", "policy-file", "std::string", "\"\"",
-           "JSON file with dtype, custom_white_list, custom_black_list, "
-           "categories and use_fp16_guard">,
-    Option<"explain", "explain", "bool", "false",
-           "Emit a remark with the precision and reason of each decided op">,
-    Option<"placement", "placement", "std::string", "\"optimal\"",
-           "How gray ops are placed at O1: optimal (fewest bytes moved by "
-           "ops and conversions, an exact min-cut), greedy (each follows its operands in "
-           "program order, as TF's painting) or autocast (PyTorch's type "
-           "promotion: low only when every float operand is low)">,
-    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
-           "Loss scaling of training steps: auto (on for f16, off for "
-           "bf16), on (as written) or off (scale 1; the finite check "
-           "stays as a NaN/Inf guard)">,
-    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
-           "Float tensor arguments of public functions: keep (their types "
-           "as written) or low (the low type, for each argument that every "
-           "user converts to it)">,
-    Option<"rounding", "rounding", "std::string", "\"once\"",
-           "How the lowering rounds low-precision values: once (where a "
-           "value is stored or read by a contraction; f32 inside fused "
-           "loop nests) or per-op (after every low op, as eager autocast); "
-           "recorded on the module as amp.rounding">,
-    Option<"f64", "f64", "::mlir::amp::F64Computations",
-           "::mlir::amp::F64Computations::Demote",
-           "f64 computations between f32 values (torch-mlir's norm "
-           "statistics): demote (compute them in f32, decided like the "
-           "other ops) or keep (leave them in f64)",
-           "AMP_F64_COMPUTATIONS_VALUES">
-  ];
+           "AMP level: O1 (white/black/gray lists) or O2 (all low)">
+  ], AmpDecisionOptions);
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
     "::mlir::tensor::TensorDialect"
@@ -133,35 +139,10 @@ def AmpPrecisionPipelinePass
     pipelines add the stage passes one by one instead, for
     `--mlir-print-ir-after-all` and a verification after each stage.
   }];
-  let options = [
+  let options = !listconcat([
     Option<"level", "level", "std::string", "\"O1\"",
-           "AMP level: O1 or O2">,
-    Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16; also spelled "
-           "fp16, float16, half, bfloat16">,
-    ListOption<"customWhiteList", "custom-white-list", "std::string",
-               "Op names forced to low precision">,
-    ListOption<"customBlackList", "custom-black-list", "std::string",
-               "Op names kept in fp32">,
-    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
-           "Only ops inside amp.fp16_guard may go low: true, false or auto">,
-    Option<"policyFile", "policy-file", "std::string", "\"\"",
-           "JSON policy file">,
-    Option<"explain", "explain", "bool", "false",
-           "A remark per decided op: precision and reason">,
-    Option<"placement", "placement", "std::string", "\"optimal\"",
-           "Gray-op placement at O1: optimal, greedy or autocast">,
-    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
-           "Loss scaling: auto (off for bf16), on or off">,
-    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
-           "Float tensor arguments of public functions: keep or low">,
-    Option<"rounding", "rounding", "std::string", "\"once\"",
-           "How the lowering rounds low values: once (where stored) or "
-           "per-op (after every low op, eager parity)">,
-    Option<"f64", "f64", "::mlir::amp::F64Computations",
-           "::mlir::amp::F64Computations::Demote",
-           "f64 computations between f32 values: demote (to f32) or keep",
-           "AMP_F64_COMPUTATIONS_VALUES">,
+           "AMP level: O1 or O2">
+  ], AmpDecisionOptions, [
     Option<"report", "report", "std::string", "\"none\"",
            "Precision report: none, text or json">,
     Option<"reportFile", "report-file", "std::string", "\"\"",
@@ -172,7 +153,7 @@ def AmpPrecisionPipelinePass
            "empty">,
     Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
            "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
-  ];
+  ]);
   // No TOSA: tosa.cast and tosa.const are only created next to TOSA ops,
   // whose dialect the parser has loaded. Loading it for a linalg module
   // costs more than the AMP passes on a small one.

@@ -10,6 +10,7 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_POLICY_H
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Options.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/StringMap.h"
@@ -20,8 +21,6 @@
 
 namespace mlir {
 namespace amp {
-
-enum class AmpLevel { O1, O2 };
 
 struct AmpPolicy {
   AmpLevel level = AmpLevel::O1;
@@ -36,9 +35,6 @@ struct AmpPolicy {
   /// Unset: true exactly when the module contains an amp.fp16_guard.
   std::optional<bool> useFp16Guard;
 };
-
-/// Parses "f16" / "bf16".
-std::optional<Precision> parseLowPrecision(llvm::StringRef name);
 
 /// Reads the JSON policy file at `path` into `policy`:
 ///

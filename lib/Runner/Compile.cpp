@@ -1,0 +1,473 @@
+//===- Compile.cpp - AMP level, lowering, JIT -----------------------------===//
+//
+// Part of amp-mlir.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerImpl.h"
+#include "amp/Runner/Npy.h"
+#include "amp/Runner/Runner.h"
+#include "amp/runtime/AmpRuntime.h"
+
+#include "GpuRuntime.h"
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/InitAll.h"
+#include "amp/Pipelines/AmpPipelines.h"
+#include "amp/Pipelines/LoweringPipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::amp::runner;
+using namespace mlir::amp::runner::detail;
+using llvm::Expected;
+
+//===----------------------------------------------------------------------===//
+// Compilation
+//===----------------------------------------------------------------------===//
+
+llvm::Error amp::runner::checkGpuRuntime(StringRef path) {
+  Expected<GpuRuntime *> runtime = GpuRuntime::load(path);
+  if (!runtime)
+    return runtime.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<int32_t> amp::runner::getCollectiveRank(StringRef path) {
+  Expected<HostRuntime *> runtime = HostRuntime::load(path);
+  if (!runtime)
+    return runtime.takeError();
+  return (*runtime)->getRank();
+}
+
+Executable::~Executable() = default;
+
+static void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+/// What lowerModule refuses before running anything: check-nan-inf
+/// options, and forward-backward functions under an AMP level.
+static llvm::Error checkCompileOptions(ModuleOp module,
+                                       ArrayRef<std::string> entries,
+                                       const CompileOptions &options) {
+  if (!options.checkNanInf.empty()) {
+    if (options.checkNanInf != "low" && options.checkNanInf != "all")
+      return makeError("check-nan-inf must be low or all, not '" +
+                       options.checkNanInf + "'");
+    if (options.target != Target::Cpu)
+      return makeError("check-nan-inf runs on the CPU only (the checks are "
+                       "host code); use target cpu");
+    // The checks look at each low op's result rounded to the low type: what
+    // rounding per-op computes, and what each op would store.
+    if (options.rounding == "once")
+      return makeError("check-nan-inf checks every low op's rounded result "
+                       "and compiles with rounding per-op; it cannot be "
+                       "combined with rounding once");
+  }
+
+  // A forward-backward function of the training convention becomes a
+  // training step under the AMP pipelines (amp-training), with another
+  // signature: that step is what to compile.
+  if (options.level != Level::O0)
+    for (const std::string &entry : entries)
+      if (auto func = module.lookupSymbol<func::FuncOp>(entry))
+        for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+          if (func.getArgAttr(i, amp::AmpDialect::kLossSeedAttrName))
+            return makeError(
+                "'@" + entry +
+                "' is a forward-backward function (its argument #" +
+                std::to_string(i) +
+                " is the amp.loss_seed): the AMP levels make it a training "
+                "step with another signature; compile that step, made by "
+                "'amp-opt --amp-training' (Python: amp_mlir.Trainer or "
+                "amp_mlir.make_training_step), or run this function at O0");
+
+  return llvm::Error::success();
+}
+
+Expected<LoweredModule>
+amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
+                         const CompileOptions &options) {
+  MLIRContext *context = module->getContext();
+  if (entries.empty())
+    return makeError("no entry function to lower");
+  LoweredModule lowered;
+  for (const std::string &entry : entries) {
+    Expected<Signature> signature =
+        getEntrySignature(module, entry, "the module");
+    if (!signature)
+      return signature.takeError();
+    lowered.entries.push_back({*signature, signature->arguments});
+  }
+
+  if (llvm::Error error = checkCompileOptions(module, entries, options))
+    return std::move(error);
+
+  DialectRegistry translations;
+  registerAllToLLVMIRTranslations(translations);
+  context->appendDialectRegistry(translations);
+
+  OwningOpRef<ModuleOp> copy(module.clone());
+  ErrorCollector errors(context);
+  // The AMP level.
+  if (options.level != Level::O0) {
+    std::string label =
+        getVariantLabel(options.level, options.dtype.empty() ? "(policy dtype)"
+                                                             : options.dtype);
+    std::unique_ptr<AmpPipelineOptions> ampOptions =
+        AmpPipelineOptions::createFromString(options.ampOptions);
+    if (!ampOptions)
+      return makeError("invalid AMP pipeline options '" + options.ampOptions +
+                       "'");
+    if (!options.dtype.empty())
+      ampOptions->dtype = options.dtype;
+    if (!options.rounding.empty())
+      ampOptions->rounding = options.rounding;
+    // Reports and graphs meant for the standard streams go through temporary
+    // files when the caller captures them, in the pipeline's order.
+    SmallVector<std::pair<std::string, std::string *>, 3> redirected;
+    std::vector<std::unique_ptr<llvm::FileRemover>> removers;
+    auto redirect = [&](decltype(ampOptions->reportFile) &file,
+                        std::string *destination) -> llvm::Error {
+      SmallString<128> path;
+      if (std::error_code error =
+              llvm::sys::fs::createTemporaryFile("amp-output", "txt", path))
+        return makeError("cannot create a temporary file: " + error.message());
+      removers.push_back(std::make_unique<llvm::FileRemover>(path));
+      file = path.str().str();
+      redirected.emplace_back(path.str().str(), destination);
+      return llvm::Error::success();
+    };
+    if (CapturedOutput *captured = options.capturedOutput) {
+      if (ampOptions->report != "none" &&
+          (ampOptions->reportFile.empty() || ampOptions->reportFile == "-"))
+        if (llvm::Error error =
+                redirect(ampOptions->reportFile, ampOptions->reportFile.empty()
+                                                     ? &captured->stderrText
+                                                     : &captured->stdoutText))
+          return std::move(error);
+      if (ampOptions->graphFile == "-")
+        if (llvm::Error error =
+                redirect(ampOptions->graphFile, &captured->stdoutText))
+          return std::move(error);
+    }
+    PassManager pm(context, ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+    buildAmpPipeline(pm,
+                     options.level == Level::O1 ? AmpLevel::O1 : AmpLevel::O2,
+                     *ampOptions);
+    LogicalResult ran = pm.run(*copy);
+    for (auto &[path, destination] : redirected)
+      if (auto text = llvm::MemoryBuffer::getFile(path))
+        *destination += (*text)->getBuffer();
+    if (failed(ran))
+      return makeError("the AMP " + label + " pipeline failed" + errors.str());
+    // "O2:bf16": the type the pipeline resolved.
+    if (auto applied =
+            (*copy)->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
+      lowered.lowPrecisionType = applied.getValue().split(':').second.str();
+    for (LoweredEntry &lowEntry : lowered.entries) {
+      const Signature &declared = lowEntry.signature;
+      Expected<Signature> after =
+          getEntrySignature(*copy, declared.name, "the module");
+      if (!after)
+        return makeError("after AMP " + label + ": " +
+                         llvm::toString(after.takeError()));
+      // Only arg-precision=low changes it: f32 arguments become the low
+      // type.
+      auto narrowed = [&](const TensorSpec &declaredType,
+                          const TensorSpec &call) {
+        return declaredType == call ||
+               (declaredType.element == ElementKind::F32 &&
+                (call.element == ElementKind::F16 ||
+                 call.element == ElementKind::BF16) &&
+                declaredType.shape == call.shape);
+      };
+      if (after->arguments.size() != declared.arguments.size() ||
+          !llvm::all_of(llvm::zip(declared.arguments, after->arguments),
+                        [&](auto pair) {
+                          return narrowed(std::get<0>(pair), std::get<1>(pair));
+                        }) ||
+          after->results != declared.results)
+        return makeError("AMP " + label + " changed the signature of '@" +
+                         declared.name + "'");
+      lowEntry.callArguments = after->arguments;
+    }
+  }
+
+  // NaN/Inf checks, after the level, on what it produced.
+  if (!options.checkNanInf.empty()) {
+    PassManager pm(context);
+    AmpCheckNanInfPassOptions checkOptions;
+    checkOptions.all = options.checkNanInf == "all";
+    pm.addPass(createAmpCheckNanInfPass(checkOptions));
+    if (failed(pm.run(*copy)))
+      return makeError("amp-check-nan-inf failed" + errors.str());
+    if (auto sites =
+            (*copy)->getAttrOfType<ArrayAttr>(AmpDialect::kNanInfSitesAttrName))
+      for (Attribute site : sites)
+        lowered.nanInfSites.push_back(cast<StringAttr>(site).getValue().str());
+  }
+
+  // Lowering.
+  // Implicit nesting, as amp-opt has it: the pipelines add some function
+  // passes directly.
+  PassManager lowering(context, ModuleOp::getOperationName(),
+                       OpPassManager::Nesting::Implicit);
+  StringRef targetName = options.target == Target::Cpu   ? "cpu"
+                         : options.target == Target::Gpu ? "gpu"
+                                                         : "gpu-sim";
+  if (options.target == Target::Cpu) {
+    LowerToCpuOptions cpuOptions;
+    cpuOptions.rounding =
+        options.checkNanInf.empty() ? options.rounding : "per-op";
+    buildLowerToCpuPipeline(lowering, cpuOptions);
+  } else {
+    std::unique_ptr<LowerToGpuOptions> gpuOptions =
+        LowerToGpuOptions::createFromString(options.gpuOptions);
+    if (!gpuOptions)
+      return makeError("invalid GPU lowering options '" + options.gpuOptions +
+                       "'");
+    std::string reason;
+    if (options.target == Target::GpuSim)
+      gpuOptions->simulate = true;
+    if (!options.rounding.empty())
+      gpuOptions->rounding = options.rounding;
+    if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
+      return makeError(reason);
+    buildLowerToGpuPipeline(lowering, *gpuOptions);
+  }
+  if (failed(lowering.run(*copy)))
+    return makeError("lowering to " + targetName + " failed" + errors.str());
+
+  // The functions the lowered code calls but does not define.
+  copy->walk([&](LLVM::LLVMFuncOp func) {
+    if (func.isExternal())
+      lowered.externalFunctions.push_back(func.getName().str());
+  });
+  lowered.module = std::move(copy);
+  return std::move(lowered);
+}
+
+Expected<std::unique_ptr<Executable>>
+Executable::compile(ModuleOp module, StringRef entry,
+                    const CompileOptions &options) {
+  // Checked first, as before: an entry named "" is the module's only
+  // function.
+  Expected<Signature> signature =
+      getEntrySignature(module, entry, "the module");
+  if (!signature)
+    return signature.takeError();
+  Expected<SmallVector<std::unique_ptr<Executable>>> executables =
+      compileAll(module, {signature->name}, options);
+  if (!executables)
+    return executables.takeError();
+  return std::move(executables->front());
+}
+
+SmallVector<std::string>
+amp::runner::getCompilableFunctions(ModuleOp module,
+                                    const CompileOptions &options) {
+  SmallVector<std::string> names;
+  for (StringRef name : getFunctionNames(module)) {
+    Expected<Signature> signature =
+        getEntrySignature(module, name, "the module");
+    if (!signature) {
+      llvm::consumeError(signature.takeError());
+      continue;
+    }
+    if (llvm::Error error =
+            checkCompileOptions(module, {name.str()}, options)) {
+      llvm::consumeError(std::move(error));
+      continue;
+    }
+    names.push_back(name.str());
+  }
+  return names;
+}
+
+Expected<SmallVector<std::unique_ptr<Executable>>>
+Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
+                       const CompileOptions &options) {
+  // Checked before the runtime is loaded, as before lowering.
+  for (const std::string &entry : entries) {
+    Expected<Signature> signature =
+        getEntrySignature(module, entry, "the module");
+    if (!signature)
+      return signature.takeError();
+  }
+
+  // The option errors come before the runtime's.
+  if (llvm::Error error = checkCompileOptions(module, entries, options))
+    return std::move(error);
+
+  // What the executables share: the runtime, the JIT.
+  std::unique_ptr<Executable> executable(new Executable());
+  executable->target = options.target;
+  if (options.target != Target::Cpu) {
+    Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
+    if (!runtime)
+      return runtime.takeError();
+    if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
+      return makeError(
+          "'" + options.runtimeLibrary + "' is " +
+          ((*runtime)->isSimulator()
+               ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
+               : "not the GPU simulator (libamp_runtime_gpusim.so) that "
+                 "target gpu-sim needs"));
+    executable->gpu = *runtime;
+  }
+
+  Expected<LoweredModule> lowered = lowerModule(module, entries, options);
+  if (!lowered)
+    return lowered.takeError();
+  executable->lowPrecisionType = lowered->lowPrecisionType;
+  executable->nanInfSites = lowered->nanInfSites;
+  OwningOpRef<ModuleOp> copy = std::move(lowered->module);
+  ArrayRef<std::string> externalFunctions = lowered->externalFunctions;
+  MLIRContext *context = module->getContext();
+  ErrorCollector errors(context);
+
+  // JIT compilation.
+  initializeNativeTarget();
+  Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      options.hostCpuFeatures ? llvm::orc::JITTargetMachineBuilder::detectHost()
+                              : llvm::orc::JITTargetMachineBuilder(llvm::Triple(
+                                    llvm::sys::getProcessTriple()));
+  if (!builder)
+    return makeError("cannot target the host: " +
+                     llvm::toString(builder.takeError()));
+  builder->setCodeGenOptLevel(options.optLevel >= 3
+                                  ? llvm::CodeGenOptLevel::Aggressive
+                                  : llvm::CodeGenOptLevel::Default);
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      builder->createTargetMachine();
+  if (!machine)
+    return makeError("cannot target the host: " +
+                     llvm::toString(machine.takeError()));
+  // The engine keeps the target machine alive while the transformer runs.
+  std::function<llvm::Error(llvm::Module *)> optimize =
+      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
+                                machine->get());
+  // MLIR's C runner utilities define what the lowered code may call besides
+  // libc: memrefCopy (copies of strided memrefs, e.g. slices and tensor.pad
+  // results), printMemref*. The directory is LLVM's, found at configure time.
+  SmallVector<StringRef, 2> libraries;
+  if (llvm::sys::fs::exists(AMP_MLIR_C_RUNNER_UTILS))
+    libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
+  if (executable->gpu)
+    libraries.push_back(executable->gpu->getPath());
+  // CPU code that calls the runtime (ampAllReduce): libamp_runtime.so.
+  if (!executable->gpu && llvm::any_of(externalFunctions, [](StringRef name) {
+        return name.starts_with("amp");
+      })) {
+    Expected<HostRuntime *> host = HostRuntime::load(options.runtimeLibrary);
+    if (!host)
+      return makeError("the compiled code calls the runtime: " +
+                       llvm::toString(host.takeError()));
+    executable->host = *host;
+  }
+  ExecutionEngineOptions engineOptions;
+  engineOptions.transformer = optimize;
+  engineOptions.sharedLibPaths = libraries;
+  engineOptions.enablePerfNotificationListener = false;
+  Expected<std::unique_ptr<ExecutionEngine>> engine = ExecutionEngine::create(
+      copy->getOperation(), engineOptions, std::move(*machine));
+  if (!engine)
+    return makeError("JIT compilation failed: " +
+                     llvm::toString(engine.takeError()) + errors.str());
+  executable->engine = std::move(*engine);
+  registerConversionSymbols(*executable->engine);
+  // The runtime's functions bind to the library named, not to whatever
+  // defines the same name first in the process (the simulator and
+  // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
+  // hold both).
+  if (HostRuntime *host = executable->host) {
+    executable->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (StringRef name : externalFunctions)
+            if (void *address = host->lookup(name))
+              symbols[interner(name)] = {
+                  llvm::orc::ExecutorAddr::fromPtr(address),
+                  llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
+  if (executable->gpu) {
+    GpuRuntime *gpu = executable->gpu;
+    executable->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (StringRef name : externalFunctions)
+            if (void *address = gpu->lookup(name))
+              symbols[interner(name)] = {
+                  llvm::orc::ExecutorAddr::fromPtr(address),
+                  llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+  }
+  if (!options.checkNanInf.empty()) {
+    Expected<void *> site = executable->engine->lookup(kNanInfSiteGlobalName);
+    if (!site)
+      return makeError(
+          "check-nan-inf: no @" + kNanInfSiteGlobalName.str() +
+          " in the compiled module: " + llvm::toString(site.takeError()));
+    executable->nanInfSite = static_cast<int32_t *>(*site);
+  }
+  executable->engine->initialize();
+  if (executable->gpu)
+    if (llvm::Error error = executable->gpu->takeError())
+      return std::move(error);
+
+  // One executable per entry, sharing the engine.
+  SmallVector<std::unique_ptr<Executable>> executables;
+  for (const LoweredEntry &entry : lowered->entries) {
+    std::unique_ptr<Executable> one(new Executable(*executable));
+    one->signature = entry.signature;
+    one->callArguments = entry.callArguments;
+    std::string wrapper = "_mlir_ciface_" + one->signature.name;
+    Expected<void (*)(void **)> entryPoint = one->engine->lookupPacked(wrapper);
+    if (!entryPoint)
+      return makeError("JIT compilation failed: no '" + wrapper +
+                       "': " + llvm::toString(entryPoint.takeError()));
+    one->entryPoint = *entryPoint;
+    executables.push_back(std::move(one));
+  }
+  return std::move(executables);
+}

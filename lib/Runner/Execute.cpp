@@ -1,0 +1,324 @@
+//===- Execute.cpp - calling JIT-compiled functions -----------------------===//
+//
+// Part of amp-mlir. The calling convention is the one --lower-to-cpu's C
+// interface gives every function (`llvm.emit_c_interface`):
+//
+//   void _mlir_ciface_f(R *results, D0 *arg0, D1 *arg1, ...)
+//
+// where each Dk is a memref descriptor {allocated, aligned, offset,
+// sizes[rank], strides[rank]} (pointers and i64, no padding), and R is the
+// descriptor of the single result or a struct of the descriptors of several
+// results, laid out one after the other; without results there is no R.
+// Results are fresh allocations the caller owns (the ownership-based
+// deallocation pipeline clones what it does not own before returning it).
+// For the GPU, arguments and results hold device pointers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "RunnerImpl.h"
+#include "amp/Runner/Npy.h"
+#include "amp/Runner/Runner.h"
+#include "amp/runtime/AmpRuntime.h"
+
+#include "GpuRuntime.h"
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/InitAll.h"
+#include "amp/Pipelines/AmpPipelines.h"
+#include "amp/Pipelines/LoweringPipelines.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+#include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <mutex>
+#include <random>
+
+using namespace mlir;
+using namespace mlir::amp::runner;
+using namespace mlir::amp::runner::detail;
+using llvm::Expected;
+
+//===----------------------------------------------------------------------===//
+// Execution
+//===----------------------------------------------------------------------===//
+
+/// The words of a memref descriptor of `type` over `pointer`: allocated,
+/// aligned, offset, sizes, strides (row-major).
+static SmallVector<int64_t> makeDescriptor(void *pointer,
+                                           const TensorSpec &type) {
+  SmallVector<int64_t> words;
+  words.push_back(reinterpret_cast<intptr_t>(pointer));
+  words.push_back(reinterpret_cast<intptr_t>(pointer));
+  words.push_back(0);
+  words.append(type.shape.begin(), type.shape.end());
+  SmallVector<int64_t> strides(type.shape.size(), 1);
+  for (int64_t i = static_cast<int64_t>(type.shape.size()) - 2; i >= 0; --i)
+    strides[i] = strides[i + 1] * type.shape[i + 1];
+  words.append(strides.begin(), strides.end());
+  return words;
+}
+
+static size_t getDescriptorWords(const TensorSpec &type) {
+  return 3 + 2 * type.shape.size();
+}
+
+struct Executable::CallFrame {
+  /// Copies of the inputs (CPU), or the device buffers holding them (GPU).
+  SmallVector<HostTensor> hostInputs;
+  SmallVector<void *> deviceInputs;
+  SmallVector<SmallVector<int64_t>> inputDescriptors;
+  SmallVector<void *> inputDescriptorPointers;
+  SmallVector<int64_t> resultWords;
+  void *resultPointer = nullptr;
+  SmallVector<void *> packedArguments;
+  /// Target::GpuSim: the live device buffers before the inputs were
+  /// uploaded.
+  int64_t liveBuffersBefore = 0;
+};
+
+llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
+  if (gpu && gpu->isSimulator())
+    frame.liveBuffersBefore = gpu->getSimulatorStats().liveBuffers;
+  if (inputs.size() != signature.arguments.size())
+    return makeError("'@" + signature.name + "' takes " +
+                     llvm::Twine(signature.arguments.size()) +
+                     " arguments, got " + llvm::Twine(inputs.size()));
+  for (auto [index, given] : llvm::enumerate(inputs)) {
+    const TensorSpec &declared = signature.arguments[index];
+    const TensorSpec &callType = callArguments[index];
+    if (!declared.accepts(given.getType()) &&
+        !callType.accepts(given.getType()))
+      return makeError("argument #" + llvm::Twine(index) + " of '@" +
+                       signature.name + "' is " + declared.str() + ", got " +
+                       given.getType().str());
+    // An argument arg-precision=low narrowed, given as declared: rounded to
+    // nearest even here.
+    TensorSpec type{callType.element, given.getType().shape};
+    bool convert = given.getType().element != type.element;
+    HostTensor converted;
+    if (convert) {
+      converted = HostTensor(type);
+      for (int64_t i = 0, e = given.getNumElements(); i < e; ++i)
+        converted.setFromDouble(i, given.getAsDouble(i));
+    }
+    const HostTensor &input = convert ? converted : given;
+    void *pointer;
+    if (gpu) {
+      pointer = gpu->allocate(input.getByteSize());
+      gpu->copy(pointer, input.getData(), input.getByteSize());
+      frame.deviceInputs.push_back(pointer);
+    } else {
+      frame.hostInputs.push_back(convert ? std::move(converted)
+                                         : given.clone());
+      pointer = frame.hostInputs.back().getData();
+    }
+    frame.inputDescriptors.push_back(makeDescriptor(pointer, type));
+  }
+  if (gpu) {
+    // The uploads (from pageable memory) must not overlap a timed call.
+    gpu->synchronize();
+    if (llvm::Error error = gpu->takeError())
+      return error;
+  }
+
+  size_t resultWords = 0;
+  for (const TensorSpec &type : signature.results)
+    resultWords += getDescriptorWords(type);
+  frame.resultWords.assign(resultWords, 0);
+  frame.resultPointer = frame.resultWords.data();
+  for (SmallVector<int64_t> &descriptor : frame.inputDescriptors)
+    frame.inputDescriptorPointers.push_back(descriptor.data());
+  if (!signature.results.empty())
+    frame.packedArguments.push_back(&frame.resultPointer);
+  for (void *&pointer : frame.inputDescriptorPointers)
+    frame.packedArguments.push_back(&pointer);
+  return llvm::Error::success();
+}
+
+llvm::Error Executable::invoke(CallFrame &frame) {
+  if (nanInfSite)
+    *nanInfSite = -1;
+  entryPoint(frame.packedArguments.data());
+  if (gpu) {
+    gpu->synchronize();
+    if (llvm::Error error = gpu->takeError())
+      return error;
+  }
+  if (host)
+    if (llvm::Error error = host->takeError())
+      return error;
+  if (nanInfSite && *nanInfSite >= 0) {
+    int32_t site = *nanInfSite;
+    std::string where = size_t(site) < nanInfSites.size()
+                            ? nanInfSites[site]
+                            : "op #" + std::to_string(site);
+    return makeError("check-nan-inf: the first Inf or NaN was produced by " +
+                     where);
+  }
+  return llvm::Error::success();
+}
+
+/// Copies the `type`-shaped, possibly strided memref at `base` (element
+/// offset already applied) into `tensor`.
+static void gatherStrided(const char *base, ArrayRef<int64_t> strides,
+                          HostTensor &tensor) {
+  const TensorSpec &type = tensor.getType();
+  size_t elementSize = getElementByteSize(type.element);
+  char *out = static_cast<char *>(tensor.getData());
+  int64_t count = type.getNumElements();
+  size_t rank = type.shape.size();
+  SmallVector<int64_t> index(rank, 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    int64_t offset = 0;
+    for (size_t d = 0; d < rank; ++d)
+      offset += index[d] * strides[d];
+    std::memcpy(out + linear * elementSize, base + offset * elementSize,
+                elementSize);
+    for (size_t d = rank; d-- > 0;) {
+      if (++index[d] < type.shape[d])
+        break;
+      index[d] = 0;
+    }
+  }
+}
+
+Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
+                                                      bool copyResults) {
+  SmallVector<HostTensor> results;
+  llvm::SmallPtrSet<void *, 8> toFree;
+  llvm::SmallPtrSet<void *, 8> inputBuffers;
+  for (HostTensor &input : frame.hostInputs)
+    inputBuffers.insert(input.getData());
+  for (void *pointer : frame.deviceInputs)
+    inputBuffers.insert(pointer);
+
+  std::string problem;
+  size_t word = 0;
+  for (auto [index, type] : llvm::enumerate(signature.results)) {
+    const int64_t *descriptor = frame.resultWords.data() + word;
+    word += getDescriptorWords(type);
+    size_t rank = type.shape.size();
+    void *allocated = reinterpret_cast<void *>(descriptor[0]);
+    char *aligned = reinterpret_cast<char *>(descriptor[1]);
+    int64_t offset = descriptor[2];
+    ArrayRef<int64_t> sizes(descriptor + 3, rank);
+    ArrayRef<int64_t> strides(descriptor + 3 + rank, rank);
+    if (allocated && !inputBuffers.contains(allocated))
+      toFree.insert(allocated);
+    if (!copyResults || !problem.empty())
+      continue;
+    // Dynamic dimensions take the sizes the function returned.
+    TensorSpec returned{type.element, SmallVector<int64_t>(sizes)};
+    if (!type.accepts(returned) ||
+        llvm::any_of(sizes, [](int64_t size) { return size < 0; }) ||
+        (!aligned && returned.getNumElements() > 0)) {
+      problem = ("result #" + llvm::Twine(index) +
+                 " came back with an unexpected descriptor")
+                    .str();
+      continue;
+    }
+    HostTensor tensor(returned);
+    size_t elementSize = getElementByteSize(type.element);
+    if (returned.getNumElements() > 0) {
+      const char *base = aligned + offset * elementSize;
+      if (gpu) {
+        // Copy the whole span the strides reach, then gather on the host.
+        int64_t span = 1;
+        for (size_t d = 0; d < rank; ++d)
+          span += (sizes[d] - 1) * strides[d];
+        std::vector<char> staging(span * elementSize);
+        gpu->copy(staging.data(), base, staging.size());
+        gpu->synchronize();
+        gatherStrided(staging.data(), strides, tensor);
+      } else {
+        gatherStrided(base, strides, tensor);
+      }
+    }
+    results.push_back(std::move(tensor));
+  }
+
+  for (void *pointer : toFree) {
+    if (gpu)
+      gpu->deallocate(pointer);
+    else
+      std::free(pointer);
+  }
+  for (void *pointer : frame.deviceInputs)
+    gpu->deallocate(pointer);
+  frame.deviceInputs.clear();
+  if (gpu)
+    if (llvm::Error error = gpu->takeError())
+      return std::move(error);
+  // The simulator knows every device buffer: what the call allocated and
+  // neither freed nor returned is a leak.
+  if (gpu && gpu->isSimulator())
+    if (llvm::Error error = gpu->checkLiveBuffers(frame.liveBuffersBefore))
+      return std::move(error);
+  if (!problem.empty())
+    return makeError(problem);
+  return std::move(results);
+}
+
+Expected<SimulatorStats> Executable::getSimulatorStats() const {
+  if (!gpu || !gpu->isSimulator())
+    return makeError("not compiled for the GPU simulator (target gpu-sim)");
+  SimulatorStats stats = gpu->getSimulatorStats();
+  if (llvm::Error error = gpu->takeError())
+    return std::move(error);
+  return stats;
+}
+
+Expected<SmallVector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs) {
+  CallFrame frame;
+  if (llvm::Error error = prepare(inputs, frame))
+    return std::move(error);
+  if (llvm::Error error = invoke(frame))
+    return std::move(error);
+  return collect(frame, /*copyResults=*/true);
+}
+
+Expected<SmallVector<double>> Executable::time(ArrayRef<HostTensor> inputs,
+                                               unsigned repeat) {
+  SmallVector<double> durations;
+  for (unsigned i = 0; i <= repeat; ++i) {
+    CallFrame frame;
+    if (llvm::Error error = prepare(inputs, frame))
+      return std::move(error);
+    auto start = std::chrono::steady_clock::now();
+    if (llvm::Error error = invoke(frame))
+      return std::move(error);
+    auto end = std::chrono::steady_clock::now();
+    Expected<SmallVector<HostTensor>> released =
+        collect(frame, /*copyResults=*/false);
+    if (!released)
+      return released.takeError();
+    if (i > 0) // The first call warms up.
+      durations.push_back(std::chrono::duration<double>(end - start).count());
+  }
+  return std::move(durations);
+}

@@ -1,0 +1,166 @@
+//===- OptionsTest.cpp - the one options struct of AMP --------------------===//
+//
+// Part of amp-mlir. The spelling tables of Options.h: every value parses
+// back from its printed spelling, aliases parse to their value, anything
+// else is rejected with the message the passes report; the textual options
+// of --amp-o1/--amp-o2 bind to the typed struct and back.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Options.h"
+
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+/// Every value of `E` round-trips through its printed spelling.
+template <typename E> void expectRoundTrip() {
+  for (const Spelling<E> &spelling : OptionSpellings<E>::values) {
+    std::optional<E> parsed =
+        parseOptionValue<E>(stringifyOptionValue(spelling.value));
+    ASSERT_TRUE(parsed.has_value()) << spelling.name.str();
+    EXPECT_EQ(*parsed, spelling.value) << spelling.name.str();
+    std::optional<E> alias = parseOptionValue<E>(spelling.name);
+    ASSERT_TRUE(alias.has_value()) << spelling.name.str();
+    EXPECT_EQ(*alias, spelling.value) << spelling.name.str();
+  }
+}
+
+TEST(OptionsTest, EveryValueRoundTrips) {
+  expectRoundTrip<AmpLevel>();
+  expectRoundTrip<CompileLevel>();
+  expectRoundTrip<Precision>();
+  expectRoundTrip<GuardMode>();
+  expectRoundTrip<Placement>();
+  expectRoundTrip<LossScalingMode>();
+  expectRoundTrip<ArgPrecision>();
+  expectRoundTrip<RoundingMode>();
+  expectRoundTrip<ReportFormat>();
+  expectRoundTrip<F64Computations>();
+  expectRoundTrip<Target>();
+  expectRoundTrip<CheckNanInf>();
+}
+
+TEST(OptionsTest, InvalidValuesAreRejectedWithTheirMessage) {
+  EXPECT_FALSE(parseOptionValue<ArgPrecision>("half"));
+  EXPECT_EQ(getInvalidValueMessage<ArgPrecision>("half"),
+            "arg-precision must be keep or low, got 'half'");
+  EXPECT_FALSE(parseOptionValue<RoundingMode>("per_op"));
+  EXPECT_EQ(getInvalidValueMessage<RoundingMode>("per_op"),
+            "rounding must be once or per-op, got 'per_op'");
+  EXPECT_FALSE(parseOptionValue<Placement>("best"));
+  EXPECT_EQ(getInvalidValueMessage<Placement>("best"),
+            "placement must be optimal or greedy, got 'best'");
+  EXPECT_FALSE(parseOptionValue<LossScalingMode>("maybe"));
+  EXPECT_EQ(getInvalidValueMessage<LossScalingMode>("maybe"),
+            "loss-scaling must be auto, on or off, got 'maybe'");
+  EXPECT_FALSE(parseOptionValue<GuardMode>("maybe"));
+  EXPECT_EQ(getInvalidValueMessage<GuardMode>("maybe"),
+            "use-fp16-guard must be true, false or auto, got 'maybe'");
+  EXPECT_FALSE(parseOptionValue<ReportFormat>("xml"));
+  EXPECT_EQ(getInvalidValueMessage<ReportFormat>("xml"),
+            "report must be none, text or json, got 'xml'");
+  EXPECT_FALSE(parseOptionValue<Target>("tpu"));
+  EXPECT_FALSE(parseOptionValue<CompileLevel>("O3"));
+  EXPECT_FALSE(parseOptionValue<AmpLevel>("O0"));
+  // Case matters except for the level and the dtype.
+  EXPECT_FALSE(parseOptionValue<RoundingMode>("ONCE"));
+  EXPECT_EQ(parseOptionValue<AmpLevel>("o2"), AmpLevel::O2);
+}
+
+TEST(OptionsTest, DtypeSpellings) {
+  EXPECT_EQ(parseLowPrecision("Half"), Precision::f16);
+  EXPECT_EQ(parseLowPrecision("FP16"), Precision::f16);
+  EXPECT_EQ(parseLowPrecision("bfloat16"), Precision::bf16);
+  EXPECT_FALSE(parseLowPrecision("float32"));
+  EXPECT_FALSE(parseLowPrecision("f32"));
+  EXPECT_EQ(stringifyOptionValue(Precision::f16), "f16");
+  EXPECT_EQ(getUnknownDtypeMessage("f8"),
+            "unknown dtype 'f8' (expected f16 or bf16, or fp16, float16, "
+            "half, bfloat16)");
+}
+
+TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
+  AmpOptions options;
+  std::string error;
+  ASSERT_TRUE(succeeded(parseAmpOptions(
+      "dtype=bfloat16 placement=greedy arg-precision=low rounding=per-op "
+      "loss-scaling=off use-fp16-guard=false report=json f64=keep "
+      "custom-black-list=math.exp,math.log split-stages=true scaler=paddle",
+      AmpLevel::O2, options, error)))
+      << error;
+  EXPECT_EQ(options.level, AmpLevel::O2);
+  EXPECT_EQ(options.dtype, Precision::bf16);
+  EXPECT_EQ(options.placement, Placement::Greedy);
+  EXPECT_EQ(options.argPrecision, ArgPrecision::Low);
+  EXPECT_EQ(options.rounding, RoundingMode::PerOp);
+  EXPECT_EQ(options.lossScaling, LossScalingMode::Off);
+  EXPECT_EQ(options.useFp16Guard, GuardMode::Off);
+  EXPECT_EQ(options.report, ReportFormat::Json);
+  EXPECT_EQ(options.f64, F64Computations::Keep);
+  ASSERT_EQ(options.customBlackList.size(), 2u);
+  EXPECT_EQ(options.customBlackList[1], "math.log");
+  EXPECT_TRUE(options.splitStages);
+  EXPECT_EQ(options.scaler, "paddle");
+
+  // Defaults: what --amp-o1 with no options means.
+  AmpOptions defaults;
+  ASSERT_TRUE(succeeded(parseAmpOptions("", AmpLevel::O1, defaults, error)));
+  EXPECT_FALSE(defaults.dtype.has_value());
+  EXPECT_EQ(defaults.placement, Placement::Optimal);
+  EXPECT_EQ(defaults.rounding, RoundingMode::Once);
+  EXPECT_EQ(defaults.report, ReportFormat::None);
+
+  EXPECT_TRUE(
+      failed(parseAmpOptions("arg-precision=x", AmpLevel::O2, options, error)));
+  EXPECT_EQ(error, "arg-precision must be keep or low, got 'x'");
+  error.clear();
+  EXPECT_TRUE(
+      failed(parseAmpOptions("dtyp=bf16", AmpLevel::O2, options, error)));
+  EXPECT_NE(error.find("no such option dtyp"), std::string::npos) << error;
+}
+
+/// A textual holder with the members of the decision options.
+struct TextOptions {
+  std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
+              placement = "optimal", lossScaling = "auto",
+              argPrecision = "keep", rounding = "once";
+  std::vector<std::string> customWhiteList, customBlackList;
+  bool explain = false;
+  F64Computations f64 = F64Computations::Demote;
+};
+
+TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
+  AmpOptions options;
+  options.level = AmpLevel::O2;
+  options.dtype = Precision::bf16;
+  options.customWhiteList = {"linalg.softmax"};
+  options.useFp16Guard = GuardMode::On;
+  options.placement = Placement::Greedy;
+  options.lossScaling = LossScalingMode::On;
+  options.argPrecision = ArgPrecision::Low;
+  options.rounding = RoundingMode::PerOp;
+  options.f64 = F64Computations::Keep;
+  TextOptions text;
+  unbindAmpDecisionOptions(options, text);
+  EXPECT_EQ(text.level, "O2");
+  EXPECT_EQ(text.dtype, "bf16");
+  EXPECT_EQ(text.rounding, "per-op");
+  AmpOptions back;
+  back.level = AmpLevel::O2;
+  std::string error;
+  ASSERT_TRUE(succeeded(bindAmpDecisionOptions(text, back, error))) << error;
+  EXPECT_EQ(back.dtype, options.dtype);
+  EXPECT_EQ(back.customWhiteList, options.customWhiteList);
+  EXPECT_EQ(back.useFp16Guard, options.useFp16Guard);
+  EXPECT_EQ(back.placement, options.placement);
+  EXPECT_EQ(back.lossScaling, options.lossScaling);
+  EXPECT_EQ(back.argPrecision, options.argPrecision);
+  EXPECT_EQ(back.rounding, options.rounding);
+  EXPECT_EQ(back.f64, options.f64);
+}
+} // namespace
