@@ -6,10 +6,6 @@ import ctypes
 import numpy as np
 
 from ._library import SharedLibrary
-from .dtypes import is_bfloat16
-
-# AmpDType.
-F32, F16, BF16 = 0, 1, 2
 
 
 class LossScalerConfig(ctypes.Structure):
@@ -118,20 +114,6 @@ def last_error():
 def as_dict(struct):
     """A ctypes structure's fields as a dict."""
     return {name: getattr(struct, name) for name, _ in struct._fields_}
-
-
-def dtype_code(array, what):
-    """The AmpDType of a numpy array: float32, float16, and for bfloat16
-    ml_dtypes.bfloat16 or uint16 holding the bits."""
-    if array.dtype == np.float32:
-        return F32
-    if array.dtype == np.float16:
-        return F16
-    if array.dtype == np.uint16 or is_bfloat16(array.dtype):
-        return BF16
-    raise TypeError(f"{what} has dtype {array.dtype}; expected float32, "
-                    f"float16, ml_dtypes.bfloat16 or uint16 (bfloat16 "
-                    f"bits)")
 
 
 def check_buffer(array, what):

@@ -18,16 +18,12 @@ finalize()). See docs/runtime-api.md.
 
 import ctypes
 
-import numpy as np
-
-from . import _runtime
-from .dtypes import is_bfloat16
+from . import _abi, _runtime
 
 __all__ = ["DistributedError", "all_reduce", "backend", "finalize", "rank",
            "world_size"]
 
-# AmpDType codes of the collectives, and AmpReduceKind.
-_I32, _I1 = 3, 4
+# AmpReduceKind.
 _KINDS = {"sum": 0, "mean": 1, "max": 2, "min": 3}
 
 
@@ -70,16 +66,9 @@ def finalize():
 
 
 def _dtype_code(array):
-    if array.dtype == np.float32:
-        return _runtime.F32
-    if array.dtype == np.float16:
-        return _runtime.F16
-    if array.dtype == np.uint16 or is_bfloat16(array.dtype):
-        return _runtime.BF16
-    if array.dtype == np.int32:
-        return _I32
-    if array.dtype == np.bool_:
-        return _I1
+    name = _abi.dtype_name(array)
+    if name is not None:
+        return _abi.DTYPES[name]
     raise TypeError(f"all_reduce: dtype {array.dtype} is not supported; "
                     f"expected float32, float16, bfloat16 (ml_dtypes, or "
                     f"uint16 bits), int32 or bool")
@@ -95,10 +84,10 @@ def all_reduce(array, op="sum"):
                          f"{', '.join(_KINDS)}")
     _runtime.check_buffer(array, "all_reduce's array")
     code = _dtype_code(array)
-    if code == _I1 and op in ("sum", "mean"):
+    if code == _abi.I1 and op in ("sum", "mean"):
         raise ValueError(f"all_reduce: cannot {op} bool values (use 'max' "
                          f"for or, 'min' for and)")
-    if code == _I32 and op == "mean":
+    if code == _abi.I32 and op == "mean":
         raise ValueError("all_reduce: cannot mean int32 values (use 'sum' "
                          "and divide)")
     backend()  # Raises DistributedError if the group cannot be used.

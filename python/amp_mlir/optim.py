@@ -14,7 +14,7 @@ import ctypes
 
 import numpy as np
 
-from . import _runtime
+from . import _abi, _runtime
 
 SGD_KIND, MOMENTUM_KIND, ADAM_KIND, ADAMW_KIND = 0, 1, 2, 3
 
@@ -50,8 +50,8 @@ class Optimizer:
             for index, (copy, master) in enumerate(zip(self.lowp,
                                                        self.params)):
                 _runtime.check_buffer(copy, f"low-precision copy #{index}")
-                if _runtime.dtype_code(copy, f"low-precision copy #{index}") \
-                        == _runtime.F32 or copy.shape != master.shape:
+                if _abi.dtype_code(copy, f"low-precision copy #{index}") \
+                        == _abi.F32 or copy.shape != master.shape:
                     raise TypeError(f"low-precision copy #{index} must be "
                                     f"float16, ml_dtypes.bfloat16 or uint16 "
                                     f"(bfloat16 bits) of shape "
@@ -110,16 +110,16 @@ class Optimizer:
             if grad.shape != master.shape:
                 raise ValueError(f"gradient #{index} has shape {grad.shape}, "
                                  f"its parameter {master.shape}")
-            code = _runtime.dtype_code(grad, f"gradient #{index}")
+            code = _abi.dtype_code(grad, f"gradient #{index}")
             grad = np.ascontiguousarray(grad)
             keep.append(grad)
             entry = params[index]
             entry.master = master.ctypes.data
             if self.lowp is not None:
                 entry.lowp = self.lowp[index].ctypes.data
-                entry.lowp_type = _runtime.dtype_code(self.lowp[index], "")
+                entry.lowp_type = _abi.dtype_code(self.lowp[index], "")
             else:
-                entry.lowp, entry.lowp_type = None, _runtime.F32
+                entry.lowp, entry.lowp_type = None, _abi.F32
             entry.grad = grad.ctypes.data
             entry.grad_type = code
             states = self.state[index]

@@ -18,7 +18,7 @@ import math
 
 import numpy as np
 
-from . import _runtime
+from . import _abi, _runtime
 
 # Config field -> the names users pass (ours, PyTorch's, Paddle's,
 # DeepSpeed's).
@@ -179,12 +179,12 @@ class GradScaler:
         groups = {}
         for index, array in enumerate(arrays):
             _runtime.check_buffer(array, f"gradient #{index}")
-            groups.setdefault(_runtime.dtype_code(array, f"gradient #{index}"),
+            groups.setdefault(_abi.dtype_code(array, f"gradient #{index}"),
                               []).append(array)
         lib = _runtime.lib()
-        functions = {_runtime.F32: lib.ampCheckFiniteAndUnscaleF32,
-                     _runtime.F16: lib.ampCheckFiniteAndUnscaleF16,
-                     _runtime.BF16: lib.ampCheckFiniteAndUnscaleBF16}
+        functions = {_abi.F32: lib.ampCheckFiniteAndUnscaleF32,
+                     _abi.F16: lib.ampCheckFiniteAndUnscaleF16,
+                     _abi.BF16: lib.ampCheckFiniteAndUnscaleBF16}
         scale = self.get_scale()
         found = False
         for code, group in groups.items():

@@ -123,3 +123,40 @@ def test_grad_scaler_and_optimizer_take_ml_dtypes_bfloat16():
     opt.step([np.array([0.5, 0.25], np.float32).astype(bf16)])
     np.testing.assert_array_equal(w, [0.5, -1.25])
     np.testing.assert_array_equal(lowp.astype(np.float32), [0.5, -1.25])
+
+
+def test_dtype_codes_match_the_runtime_table(repo):
+    """Python's AmpDType codes (amp_mlir/_abi.py) are those of the one table
+    that the runtime and the compiler read."""
+    import re
+    from amp_mlir import _abi
+    table = (repo / "runtime" / "include" / "amp" / "runtime" /
+             "DTypes.def").read_text()
+    rows = re.findall(r'^AMP_DTYPE\((\w+), (\d+), "(\w+)", (\d+)\)$', table,
+                      re.MULTILINE)
+    assert rows, "no AMP_DTYPE rows found in DTypes.def"
+    assert {spelling: int(code) for _, code, spelling, _ in rows} == \
+        _abi.DTYPES
+    for name, code, _, _ in rows:
+        assert getattr(_abi, name) == int(code)
+
+
+def test_dtypes_and_runtime_do_not_import_each_other(repo):
+    """dtypes.py may use the runtime's conversions; the runtime bindings
+    import nothing from the dtype helpers (no import cycle)."""
+    import ast
+    package = repo / "python" / "amp_mlir"
+
+    def imported(module):
+        tree = ast.parse((package / f"{module}.py").read_text())
+        names = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 1:
+                names.add(node.module or "")
+                names.update(alias.name for alias in node.names
+                             if node.module is None)
+        return names
+
+    assert "_runtime" in imported("dtypes")
+    assert not {"dtypes", "_abi"} & imported("_runtime")
+    assert "_runtime" not in imported("_abi")

@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. Validation of ampGpuGemm/ampGpuConv2d arguments (and of
 // their CPU references), done before any driver use so that bad calls get a
-// precise message even on machines without a GPU.
+// precise message even on machines without a GPU; the argument checks
+// (check(), Internal.h) of the GEMM, convolution and constant library calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,4 +188,24 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
         v.oh, v.ow, expectH, expectW, v.h, v.w, v.kh, v.kw, v.padTop, v.padLeft,
         v.strideH, v.strideW, v.dilH, v.dilW);
   return true;
+}
+
+CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
+  // Every size is positive: a valid GEMM always has work.
+  return validateGemm(call, args, /*forCuBlas=*/onGpu) ? CallCheck::Work
+                                                       : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const ConvArgs &args, bool onGpu) {
+  return validateConv(call, args, /*forCuDnn=*/onGpu) ? CallCheck::Work
+                                                      : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {
+  if (args.bytes < 0 || (args.bytes > 0 && !args.hostPtr)) {
+    setError(call, "invalid constant: %lld bytes at %p",
+             static_cast<long long>(args.bytes), args.hostPtr);
+    return CallCheck::Invalid;
+  }
+  return args.bytes == 0 ? CallCheck::Nothing : CallCheck::Work;
 }

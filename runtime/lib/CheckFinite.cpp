@@ -39,6 +39,7 @@
 
 #include "InlineConvert.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 #include "LossScalerState.h"
 
 #include <cmath>
@@ -717,53 +718,63 @@ int ampCheckFiniteAndUnscaleToF32(const void *const *src, int32_t srcType,
   return bad ? 1 : 0;
 }
 
-void ampCpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
-                                       int32_t dtype, const float *invScale,
-                                       uint8_t *foundInf) {
-  const char *call = "ampCpuCheckFiniteAndUnscaleBuffer";
-  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
-    return raiseLastError();
-  if (numel == 0)
-    return;
+} // extern "C"
+
+//===----------------------------------------------------------------------===//
+// The library calls ampGpu/ampCpuCheckFiniteAndUnscaleBuffer(s): their
+// argument checks and their CPU twins (LibraryCalls.def)
+//===----------------------------------------------------------------------===//
+
+CallCheck amp::rt::check(const char *call, const UnscaleBufferArgs &args,
+                         bool) {
+  if (!validateUnscaleBuffer(call, args.in, args.out, args.numel, args.dtype,
+                             args.invScale, args.foundInf))
+    return CallCheck::Invalid;
+  return args.numel == 0 ? CallCheck::Nothing : CallCheck::Work;
+}
+
+CallCheck amp::rt::check(const char *call, const UnscaleBuffersArgs &args,
+                         bool) {
+  if (!validateUnscaleBuffers(call, args.count, args.ins, args.outs,
+                              args.numels, args.dtypes, args.invScale,
+                              args.foundInf))
+    return CallCheck::Invalid;
+  for (int64_t i = 0; i < args.count; ++i)
+    if (args.numels[i] > 0)
+      return CallCheck::Work;
+  return CallCheck::Nothing; // Nothing is read, as with one empty buffer.
+}
+
+bool amp::rt::cpu::UnscaleBuffer(const char *, const UnscaleBufferArgs &args,
+                                 NoResult &) {
   // Read once, before anything is written (it may live in any buffer).
-  const float inv = *invScale;
+  const float inv = *args.invScale;
   if (!isValidInverseScale(inv)) {
     // Not rejected (on the GPU the value is only known on the device, and
     // this is its twin): flagged, and nothing else is written.
-    *foundInf = 1;
-    return;
+    *args.foundInf = 1;
+    return true;
   }
-  if (unscaleBufferCpu(in, out, numel, dtype, inv, useSimd()))
-    *foundInf = 1;
+  if (unscaleBufferCpu(args.in, args.out, args.numel, args.dtype, inv,
+                       useSimd()))
+    *args.foundInf = 1;
+  return true;
 }
 
-void ampCpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
-                                        void *const *outs,
-                                        const int64_t *numels,
-                                        const int32_t *dtypes,
-                                        const float *invScale,
-                                        uint8_t *foundInf) {
-  const char *call = "ampCpuCheckFiniteAndUnscaleBuffers";
-  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
-                              foundInf))
-    return raiseLastError();
-  int64_t total = 0;
-  for (int64_t i = 0; i < count; ++i)
-    total += numels[i];
-  if (total == 0)
-    return; // Nothing is read, as with one buffer of numel 0.
+bool amp::rt::cpu::UnscaleBuffers(const char *, const UnscaleBuffersArgs &args,
+                                  NoResult &) {
   // Read once, before any entry is written, like the one GPU launch.
-  const float inv = *invScale;
+  const float inv = *args.invScale;
   if (!isValidInverseScale(inv)) {
-    *foundInf = 1;
-    return;
+    *args.foundInf = 1;
+    return true;
   }
   const bool simd = useSimd();
   uint32_t bad = 0;
-  for (int64_t i = 0; i < count; ++i)
-    bad |= unscaleBufferCpu(ins[i], outs[i], numels[i], dtypes[i], inv, simd);
+  for (int64_t i = 0; i < args.count; ++i)
+    bad |= unscaleBufferCpu(args.ins[i], args.outs[i], args.numels[i],
+                            args.dtypes[i], inv, simd);
   if (bad)
-    *foundInf = 1;
+    *args.foundInf = 1;
+  return true;
 }
-
-} // extern "C"

@@ -18,6 +18,7 @@
 #include "Collectives.h"
 #include "InlineConvert.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 #include "MpiBackendAbi.h"
 
 #include <cstdlib>
@@ -277,14 +278,21 @@ bool amp::rt::allReduceHost(const char *call, void *data, int64_t count,
   }
 }
 
-extern "C" {
-
-void ampAllReduce(void *data, int64_t count, int32_t dtype, int32_t kind) {
-  const char *call = "ampAllReduce";
-  if (!validateAllReduce(call, data, count, dtype, kind) ||
-      !allReduceHost(call, data, count, dtype, kind))
-    raiseLastError();
+CallCheck amp::rt::check(const char *call, const AllReduceArgs &args, bool) {
+  if (!validateAllReduce(call, args.data, args.count, args.dtype, args.kind))
+    return CallCheck::Invalid;
+  // Every rank makes the same calls: all of them skip an empty one.
+  return args.count == 0 ? CallCheck::Nothing : CallCheck::Work;
 }
+
+/// ampAllReduce, the CPU twin of ampGpuAllReduce (its entry point is
+/// defined in CpuReference.cpp, with the other twins).
+bool amp::rt::cpu::AllReduce(const char *call, const AllReduceArgs &args,
+                             NoResult &) {
+  return allReduceHost(call, args.data, args.count, args.dtype, args.kind);
+}
+
+extern "C" {
 
 int32_t ampCollectiveRank(void) {
   CollectiveState &state = getState();

@@ -1,13 +1,15 @@
-//===- CpuReference.cpp - CPU reference GEMM and convolution --------------===//
+//===- CpuReference.cpp - the CPU twins of the library calls --------------===//
 //
-// Part of amp-mlir. Straightforward loops with the exact signatures of
-// ampGpuGemm/ampGpuConv2d on host pointers. Products are accumulated in
-// double and rounded once to the output type (for f16/bf16 via a
-// round-to-odd float, so that double -> float -> half does not round twice).
+// Part of amp-mlir. The CPU twins of the library calls (LibraryCalls.def):
+// ampCpuGemm/ampCpuConv2d are straightforward loops on host pointers. Products
+// are accumulated in double and rounded once to the output type (for f16/bf16
+// via a round-to-odd float, so that double -> float -> half does not round
+// twice).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <cmath>
 #include <cstring>
@@ -57,9 +59,9 @@ void storeElement(void *base, int32_t type, int64_t index, double value) {
   }
 }
 
-bool runGemm(const GemmArgs &g) {
-  if (!validateGemm("ampCpuGemm", g, /*forCuBlas=*/false))
-    return false;
+} // namespace
+
+bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
   for (int64_t batch = 0; batch < g.batch; ++batch) {
     int64_t aBase = batch * g.strideA, bBase = batch * g.strideB,
             cBase = batch * g.strideC;
@@ -83,9 +85,7 @@ bool runGemm(const GemmArgs &g) {
   return true;
 }
 
-bool runConv(const ConvArgs &v) {
-  if (!validateConv("ampCpuConv2d", v, /*forCuDnn=*/false))
-    return false;
+bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
   auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
     return nchw ? ((n * v.c + c) * v.h + y) * v.w + x
@@ -127,42 +127,16 @@ bool runConv(const ConvArgs &v) {
   }
   return true;
 }
-} // namespace
 
-extern "C" {
-
-void *ampCpuConstant(const void *hostPtr, int64_t bytes) {
-  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
-    raiseError("ampCpuConstant", "invalid constant: %lld bytes at %p",
-               static_cast<long long>(bytes), hostPtr);
-    return nullptr;
-  }
-  return bytes == 0 ? nullptr : const_cast<void *>(hostPtr);
+bool amp::rt::cpu::Constant(const char *, const ConstantArgs &args,
+                            void *&result) {
+  // Already in host memory.
+  result = const_cast<void *>(args.hostPtr);
+  return true;
 }
 
-void ampCpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
-                int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
-                int64_t strideA, const void *b, int32_t bType, int64_t ldb,
-                int64_t strideB, void *c, int32_t cType, int64_t ldc,
-                int64_t strideC, float beta) {
-  GemmArgs args{transA, transB, batch,   m,       n,     k,   a,
-                aType,  lda,    strideA, b,       bType, ldb, strideB,
-                c,      cType,  ldc,     strideC, beta};
-  if (!runGemm(args))
-    raiseLastError();
-}
-
-void ampCpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
-                  int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                  int64_t padTop, int64_t padLeft, int64_t strideH,
-                  int64_t strideW, int64_t dilH, int64_t dilW, const void *x,
-                  int32_t xType, const void *wt, int32_t wType, void *y,
-                  int32_t yType, float beta) {
-  ConvArgs args{layout, n,     c,      h,       w,       f,       kh,   kw,
-                oh,     ow,    padTop, padLeft, strideH, strideW, dilH, dilW,
-                x,      xType, wt,     wType,   y,       yType,   beta};
-  if (!runConv(args))
-    raiseLastError();
-}
-
-} // extern "C"
+// Every CPU twin of LibraryCalls.def (ampCpuGemm, ..., ampAllReduce).
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  AMP_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, RESULT, PARAMS, /*onGpu=*/false,      \
+                         ::amp::rt::cpu::STEM)
+#include "amp/runtime/LibraryCalls.def"

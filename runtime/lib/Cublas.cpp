@@ -13,6 +13,7 @@
 
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <mutex>
 
@@ -91,9 +92,10 @@ cudaDataType cudaType(int32_t type) {
   }
 }
 
-bool runGemm(const char *call, const GemmArgs &g) {
-  if (!validateGemm(call, g, /*forCuBlas=*/true))
-    return false;
+} // namespace
+
+/// ampGpuGemm on cuBLAS (arguments already checked).
+bool amp::rt::cuda::Gemm(const char *call, const GemmArgs &g, NoResult &) {
   const DriverApi *drv = gpuInit(call);
   if (!drv || !gpuCheckTypesSupported(call, {g.aType, g.bType, g.cType}))
     return false;
@@ -128,7 +130,6 @@ bool runGemm(const char *call, const GemmArgs &g) {
           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx");
 }
-} // namespace
 
 bool amp::rt::gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
                             CUdeviceptr dst, int64_t count, float beta) {
@@ -163,19 +164,3 @@ bool amp::rt::gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
   }
   return true;
 }
-
-extern "C" {
-
-void ampGpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
-                int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
-                int64_t strideA, const void *b, int32_t bType, int64_t ldb,
-                int64_t strideB, void *c, int32_t cType, int64_t ldc,
-                int64_t strideC, float beta) {
-  GemmArgs args{transA, transB, batch,   m,       n,     k,   a,
-                aType,  lda,    strideA, b,       bType, ldb, strideB,
-                c,      cType,  ldc,     strideC, beta};
-  if (!runGemm("ampGpuGemm", args))
-    raiseLastError();
-}
-
-} // extern "C"

@@ -24,6 +24,7 @@
 #include "ConvTypePlan.h"
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <array>
 #include <atomic>
@@ -271,9 +272,10 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
   return true;
 }
 
-bool runConv(const char *call, const ConvArgs &v) {
-  if (!validateConv(call, v, /*forCuDnn=*/true))
-    return false;
+} // namespace
+
+/// ampGpuConv2d on cuDNN (arguments already checked).
+bool amp::rt::cuda::Conv(const char *call, const ConvArgs &v, NoResult &) {
   const DriverApi *drv = gpuInit(call);
   if (!drv || !gpuCheckTypesSupported(call, {v.xType, v.wType, v.yType}))
     return false;
@@ -360,25 +362,6 @@ bool runConv(const char *call, const ConvArgs &v) {
   return true;
 }
 
-} // namespace
-
-extern "C" {
-
-void ampGpuSetConvExhaustiveSearch(int enable) {
+extern "C" void ampGpuSetConvExhaustiveSearch(int enable) {
   gExhaustive.store(enable ? 1 : 0, std::memory_order_relaxed);
 }
-
-void ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
-                  int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                  int64_t padTop, int64_t padLeft, int64_t strideH,
-                  int64_t strideW, int64_t dilH, int64_t dilW, const void *x,
-                  int32_t xType, const void *wt, int32_t wType, void *y,
-                  int32_t yType, float beta) {
-  ConvArgs args{layout, n,     c,      h,       w,       f,       kh,   kw,
-                oh,     ow,    padTop, padLeft, strideH, strideW, dilH, dilW,
-                x,      xType, wt,     wType,   y,       yType,   beta};
-  if (!runConv("ampGpuConv2d", args))
-    raiseLastError();
-}
-
-} // extern "C"

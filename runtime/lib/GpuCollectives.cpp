@@ -13,6 +13,7 @@
 #include "Collectives.h"
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <vector>
 
@@ -44,16 +45,13 @@ static bool allReduceDevice(const char *call, void *device, int64_t count,
          cuCheck(call, drv->cuStreamSynchronize(stream), "cuStreamSynchronize");
 }
 
-extern "C" void ampGpuAllReduce(void *deviceData, int64_t count, int32_t dtype,
-                                int32_t kind) {
-  const char *call = "ampGpuAllReduce";
-  if (!validateAllReduce(call, deviceData, count, dtype, kind))
-    return raiseLastError();
+/// ampGpuAllReduce (arguments checked, count > 0).
+bool amp::rt::cuda::AllReduce(const char *call, const AllReduceArgs &r,
+                              NoResult &) {
   int32_t size = collectiveWorldSize(call);
   if (size == 0)
-    return raiseLastError();
-  if (size == 1 || count == 0)
-    return; // The identity: no copy.
-  if (!allReduceDevice(call, deviceData, count, dtype, kind))
-    raiseLastError();
+    return false;
+  if (size == 1)
+    return true; // The identity: no copy.
+  return allReduceDevice(call, r.data, r.count, r.dtype, r.kind);
 }

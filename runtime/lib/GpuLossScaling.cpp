@@ -22,6 +22,7 @@
 
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 #include "LossScalerState.h"
 #include "OptimizerState.h"
 
@@ -563,23 +564,23 @@ int ampGpuCheckFiniteAndUnscale(AmpGpuLossScaler *scaler,
                                                                            : 1;
 }
 
+} // extern "C"
+
 //===----------------------------------------------------------------------===//
 // Check finite and unscale of one buffer (compiled code)
 //===----------------------------------------------------------------------===//
 
-void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
-                                       int32_t dtype, const float *invScale,
-                                       uint8_t *foundInf) {
-  const char *call = "ampGpuCheckFiniteAndUnscaleBuffer";
-  // Host-side checks only: nothing is read from the device pointers.
-  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
-    return raiseLastError();
-  if (numel == 0)
-    return; // No launch, no driver call.
+/// ampGpuCheckFiniteAndUnscaleBuffer (arguments checked on the host, numel
+/// > 0): one launch.
+bool amp::rt::cuda::UnscaleBuffer(const char *call, const UnscaleBufferArgs &u,
+                                  NoResult &) {
+  const void *in = u.in, *out = u.out;
+  int64_t numel = u.numel;
+  const int32_t dtype = u.dtype;
   const DriverApi *drv = nullptr;
   const Kernels *kernels = gpuKernels(call, &drv);
   if (!kernels)
-    return raiseLastError();
+    return false;
   const int64_t elementSize = static_cast<int64_t>(dtypeSize(dtype));
   const uintptr_t inAddress = reinterpret_cast<uintptr_t>(in);
   const uintptr_t outAddress = reinterpret_cast<uintptr_t>(out);
@@ -597,17 +598,16 @@ void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
                 : dtype == AMP_DTYPE_F16 ? kBufferF16
                                          : kBufferBF16;
   CUdeviceptr inPtr = inAddress, outPtr = outAddress;
-  CUdeviceptr invPtr = reinterpret_cast<CUdeviceptr>(invScale);
-  CUdeviceptr foundPtr = reinterpret_cast<CUdeviceptr>(foundInf);
+  CUdeviceptr invPtr = reinterpret_cast<CUdeviceptr>(u.invScale);
+  CUdeviceptr foundPtr = reinterpret_cast<CUdeviceptr>(u.foundInf);
   void *params[] = {&inPtr, &outPtr, &numel, &invPtr, &foundPtr};
-  if (!launch(call, drv, kernels, id, grid, kBufferBlockSize, params))
-    raiseLastError();
+  return launch(call, drv, kernels, id, grid, kBufferBlockSize, params);
 }
 
 /// Blocks the one-buffer kernel would use for one buffer (the same split
 /// for a table entry).
-int64_t bufferBlocks(const Kernels *kernels, const void *in, const void *out,
-                     int64_t numel, int32_t dtype) {
+static int64_t bufferBlocks(const Kernels *kernels, const void *in,
+                            const void *out, int64_t numel, int32_t dtype) {
   const int64_t elementSize = static_cast<int64_t>(dtypeSize(dtype));
   const uintptr_t inAddress = reinterpret_cast<uintptr_t>(in);
   const uintptr_t outAddress = reinterpret_cast<uintptr_t>(out);
@@ -620,24 +620,22 @@ int64_t bufferBlocks(const Kernels *kernels, const void *in, const void *out,
   return std::max<int64_t>(1, std::min(chunksOf(items, kBufferBlockSize), cap));
 }
 
-void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
-                                        void *const *outs,
-                                        const int64_t *numels,
-                                        const int32_t *dtypes,
-                                        const float *invScale,
-                                        uint8_t *foundInf) {
-  const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
-  // Host-side checks only; the host arrays are read before this returns.
-  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
-                              foundInf))
-    return raiseLastError();
+/// ampGpuCheckFiniteAndUnscaleBuffers (arguments checked on the host; the
+/// host arrays are read before this returns).
+bool amp::rt::cuda::UnscaleBuffers(const char *call,
+                                   const UnscaleBuffersArgs &u, NoResult &) {
+  const int64_t count = u.count;
+  const void *const *ins = u.ins;
+  void *const *outs = u.outs;
+  const int64_t *numels = u.numels;
+  const int32_t *dtypes = u.dtypes;
   const DriverApi *drv = nullptr;
   const Kernels *kernels = nullptr;
   // The table travels as a kernel parameter (no upload, no staging buffer
   // to keep alive): one launch per kBufferTableEntries non-empty entries.
   BufferTable table{};
-  table.invScale = reinterpret_cast<uint64_t>(invScale);
-  table.foundInf = reinterpret_cast<uint64_t>(foundInf);
+  table.invScale = reinterpret_cast<uint64_t>(u.invScale);
+  table.foundInf = reinterpret_cast<uint64_t>(u.foundInf);
   auto flush = [&]() -> bool {
     if (table.count == 0)
       return true;
@@ -651,7 +649,7 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
     if (numels[i] == 0)
       continue; // No work, as for one buffer.
     if (!kernels && !(kernels = gpuKernels(call, &drv)))
-      return raiseLastError();
+      return false;
     int64_t blocks = bufferBlocks(kernels, ins[i], outs[i], numels[i],
                                   dtypes[i]);
     int32_t first = table.firstBlock[table.count];
@@ -659,7 +657,7 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
     if (table.count == kBufferTableEntries ||
         first + blocks > kMaxGridBlocks) {
       if (!flush())
-        return raiseLastError();
+        return false;
       first = 0;
     }
     int32_t k = table.count;
@@ -671,9 +669,10 @@ void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
     table.firstBlock[k + 1] = first + static_cast<int32_t>(blocks);
     table.count = k + 1;
   }
-  if (!flush())
-    raiseLastError();
+  return flush();
 }
+
+extern "C" {
 
 //===----------------------------------------------------------------------===//
 // Optimizers

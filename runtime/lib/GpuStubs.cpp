@@ -12,20 +12,23 @@
 
 #include "Collectives.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <cstring>
 #include <new>
 
 using namespace amp::rt;
 
-namespace {
-bool noGpu(const char *call) {
+bool amp::rt::reportGpuNotBuilt(const char *call) {
   return setError(call,
                   "GPU support was not built: amp_runtime was compiled without "
                   "the CUDA headers (cuda.h, cublas_api.h, cudnn.h), so "
                   "libcuda.so.1, cuBLAS and cuDNN are never loaded; "
                   "reconfigure with AMP_RUNTIME_CUDA_ROOT=<CUDA toolkit>");
 }
+
+namespace {
+bool noGpu(const char *call) { return reportGpuNotBuilt(call); }
 
 void fail(const char *call) {
   noGpu(call);
@@ -46,6 +49,13 @@ void *newModule(const char *call, const void *data, size_t size, bool isPtx,
   return record;
 }
 } // namespace
+
+// The library calls (LibraryCalls.def): their argument errors are reported
+// precisely, calls with nothing to do succeed, the others report noGpu.
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  AMP_LIBRARY_CALL_ENTRY(GPU_NAME, STEM, RESULT, PARAMS, /*onGpu=*/true,       \
+                         (notBuilt<STEM##Args, LibraryCallResult##RESULT>))
+#include "amp/runtime/LibraryCalls.def"
 
 extern "C" {
 
@@ -69,79 +79,6 @@ int ampGpuDeviceName(char *buf, size_t len) {
 void ampGpuSynchronize(void) {} // Nothing can have been queued.
 
 void ampGpuSetConvExhaustiveSearch(int enable) { (void)enable; }
-
-void ampGpuGemm(int32_t transA, int32_t transB, int64_t batch, int64_t m,
-                int64_t n, int64_t k, const void *a, int32_t aType, int64_t lda,
-                int64_t strideA, const void *b, int32_t bType, int64_t ldb,
-                int64_t strideB, void *c, int32_t cType, int64_t ldc,
-                int64_t strideC, float beta) {
-  GemmArgs args{transA, transB, batch,   m,       n,     k,   a,
-                aType,  lda,    strideA, b,       bType, ldb, strideB,
-                c,      cType,  ldc,     strideC, beta};
-  if (validateGemm("ampGpuGemm", args, /*forCuBlas=*/true))
-    noGpu("ampGpuGemm");
-  raiseLastError();
-}
-
-void ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
-                  int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-                  int64_t padTop, int64_t padLeft, int64_t strideH,
-                  int64_t strideW, int64_t dilH, int64_t dilW, const void *x,
-                  int32_t xType, const void *wt, int32_t wType, void *y,
-                  int32_t yType, float beta) {
-  ConvArgs args{layout, n,     c,      h,       w,       f,       kh,   kw,
-                oh,     ow,    padTop, padLeft, strideH, strideW, dilH, dilW,
-                x,      xType, wt,     wType,   y,       yType,   beta};
-  if (validateConv("ampGpuConv2d", args, /*forCuDnn=*/true))
-    noGpu("ampGpuConv2d");
-  raiseLastError();
-}
-
-void ampGpuCheckFiniteAndUnscaleBuffer(const void *in, void *out, int64_t numel,
-                                       int32_t dtype, const float *invScale,
-                                       uint8_t *foundInf) {
-  const char *call = "ampGpuCheckFiniteAndUnscaleBuffer";
-  if (!validateUnscaleBuffer(call, in, out, numel, dtype, invScale, foundInf))
-    return raiseLastError();
-  if (numel > 0) // numel == 0 does nothing, as with CUDA.
-    fail(call);
-}
-
-void ampGpuCheckFiniteAndUnscaleBuffers(int64_t count, const void *const *ins,
-                                        void *const *outs,
-                                        const int64_t *numels,
-                                        const int32_t *dtypes,
-                                        const float *invScale,
-                                        uint8_t *foundInf) {
-  const char *call = "ampGpuCheckFiniteAndUnscaleBuffers";
-  if (!validateUnscaleBuffers(call, count, ins, outs, numels, dtypes, invScale,
-                              foundInf))
-    return raiseLastError();
-  for (int64_t i = 0; i < count; ++i)
-    if (numels[i] > 0) // Empty entries do nothing, as with CUDA.
-      return fail(call);
-}
-
-void ampGpuAllReduce(void *deviceData, int64_t count, int32_t dtype,
-                     int32_t kind) {
-  const char *call = "ampGpuAllReduce";
-  if (!validateAllReduce(call, deviceData, count, dtype, kind))
-    return raiseLastError();
-  if (count > 0)
-    fail(call);
-}
-
-void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
-  const char *call = "ampGpuConstant";
-  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
-    raiseError(call, "invalid constant: %lld bytes at %p",
-               static_cast<long long>(bytes), hostPtr);
-    return nullptr;
-  }
-  if (bytes > 0)
-    fail(call);
-  return nullptr;
-}
 
 void *mgpuModuleLoad(void *blob, size_t size) {
   return newModule("mgpuModuleLoad", blob, size, false, 4);

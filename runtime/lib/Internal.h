@@ -53,33 +53,31 @@ size_t dtypeSize(int32_t type);
 // Argument validation (shared by CPU reference, GPU and stub builds)
 //===----------------------------------------------------------------------===//
 
-struct GemmArgs {
-  int32_t transA, transB;
-  int64_t batch, m, n, k;
-  const void *a;
-  int32_t aType;
-  int64_t lda, strideA;
-  const void *b;
-  int32_t bType;
-  int64_t ldb, strideB;
-  void *c;
-  int32_t cType;
-  int64_t ldc, strideC;
-  float beta;
+/// The arguments of each library call (LibraryCalls.def), in order:
+/// GemmArgs, ConvArgs, ConstantArgs, UnscaleBufferArgs, UnscaleBuffersArgs,
+/// AllReduceArgs.
+#define AMP_LIBRARY_CALL_FIELD(KIND, C_TYPE, NAME) C_TYPE NAME;
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  struct STEM##Args {                                                          \
+    PARAMS(AMP_LIBRARY_CALL_FIELD, )                                           \
+  };
+#include "amp/runtime/LibraryCalls.def"
+#undef AMP_LIBRARY_CALL_FIELD
+
+/// What the argument checks of a library call found.
+enum class CallCheck {
+  Invalid, ///< The last error says why.
+  Nothing, ///< Valid, and there is no work (no GPU call is made).
+  Work,    ///< Valid, with work for the backend.
 };
 
-struct ConvArgs {
-  int32_t layout;
-  int64_t n, c, h, w, f, kh, kw, oh, ow;
-  int64_t padTop, padLeft, strideH, strideW, dilH, dilW;
-  const void *x;
-  int32_t xType;
-  const void *wt;
-  int32_t wType;
-  void *y;
-  int32_t yType;
-  float beta;
-};
+/// The argument checks of each library call, shared by every backend (CUDA,
+/// stubs, simulator, CPU twin) and run before it: `onGpu` adds the limits
+/// of the GPU libraries (int32 sizes for cuBLAS, symmetric padding for
+/// cuDNN). Read nothing through the pointers.
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  CallCheck check(const char *call, const STEM##Args &args, bool onGpu);
+#include "amp/runtime/LibraryCalls.def"
 
 /// Checks sizes, leading dimensions, strides, pointers and the type
 /// combination; on failure sets "<call>: <reason>" and returns false.

@@ -12,6 +12,7 @@
 
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <climits>
 #include <map>
@@ -491,15 +492,13 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
   return ptr;
 }
 
-void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
-  const char *call = "ampGpuConstant";
-  if (bytes < 0 || (bytes > 0 && !hostPtr)) {
-    raiseError(call, "invalid constant: %lld bytes at %p",
-               static_cast<long long>(bytes), hostPtr);
-    return nullptr;
-  }
-  if (bytes == 0)
-    return nullptr;
+} // extern "C"
+
+/// ampGpuConstant (arguments checked, bytes > 0).
+bool amp::rt::cuda::Constant(const char *call, const ConstantArgs &k,
+                             void *&result) {
+  const void *hostPtr = k.hostPtr;
+  const int64_t bytes = k.bytes;
   // (address, size) -> device copy; leaked with the process, like the
   // context (compiled code may run until exit).
   static std::mutex mutex;
@@ -507,8 +506,10 @@ void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
   {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = cache->find({hostPtr, bytes});
-    if (it != cache->end())
-      return it->second;
+    if (it != cache->end()) {
+      result = it->second;
+      return true;
+    }
   }
   const DriverApi *drv = gpuInit(call);
   CUdeviceptr ptr = 0;
@@ -519,17 +520,18 @@ void *ampGpuConstant(const void *hostPtr, int64_t bytes) {
       !cuCheck(call,
                drv->cuMemcpyAsync(ptr, reinterpret_cast<CUdeviceptr>(hostPtr),
                                   static_cast<size_t>(bytes), gpuStream()),
-               "cuMemcpyAsync (constant upload)")) {
-    raiseLastError();
-    return nullptr;
-  }
+               "cuMemcpyAsync (constant upload)"))
+    return false;
   std::lock_guard<std::mutex> lock(mutex);
   auto inserted = cache->emplace(std::make_pair(hostPtr, bytes),
                                  reinterpret_cast<void *>(ptr));
   if (!inserted.second) // Another thread uploaded it meanwhile.
     drv->cuMemFree_v2(ptr);
-  return inserted.first->second;
+  result = inserted.first->second;
+  return true;
 }
+
+extern "C" {
 
 void mgpuMemFree(void *ptr, void *stream) {
   if (!memFree("mgpuMemFree", ptr, stream))

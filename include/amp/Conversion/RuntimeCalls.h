@@ -1,24 +1,65 @@
-//===- RuntimeCalls.h - declarations of libamp_runtime functions -*- C++ -*-===//
+//===- RuntimeCalls.h - calls of libamp_runtime functions -------*- C++ -*-===//
 //
-// Part of amp-mlir. Shared by the GPU lowering passes that call into the
-// runtime (library calls, constant uploads).
+// Part of amp-mlir. The compiler's side of the runtime ABI, read from the
+// runtime's tables (runtime/include/amp/runtime/LibraryCalls.def and
+// DTypes.def; plain preprocessor data, no runtime implementation header):
+// the library calls that compiled code makes and the element-type codes
+// they take. Every pass that emits a runtime library call goes through
+// createRuntimeCall, which declares the callee with the table's signature.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_CONVERSION_RUNTIMECALLS_H
 #define AMP_CONVERSION_RUNTIMECALLS_H
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Support/LLVM.h"
+
+#include <optional>
 
 namespace mlir {
 namespace amp {
 
-/// The private declaration of the runtime function `name` in `module`,
-/// created with `type` if missing and marked `amp.stream_ordered` (it
-/// enqueues on the runtime's one stream; see amp-elide-library-call-waits).
-func::FuncOp getOrDeclareRuntimeFunction(ModuleOp module, StringRef name,
-                                         FunctionType type);
+/// The runtime's element-type codes (AmpDType; values are ABI).
+enum class RuntimeDType : int32_t {
+#define AMP_DTYPE(NAME, CODE, SPELLING, BYTES) NAME = CODE,
+#include "amp/runtime/DTypes.def"
+};
+
+/// The code of `type` (f32, f16, bf16, i32, i1), or std::nullopt when the
+/// runtime has none.
+std::optional<RuntimeDType> getRuntimeDType(Type type);
+
+/// The code of a floating-point `type` that the library calls (GEMM,
+/// convolution, unscaling) take, or std::nullopt.
+std::optional<RuntimeDType> getRuntimeFloatDType(Type type);
+
+/// A library call of the runtime: each GPU entry point and its CPU twin.
+enum class RuntimeFunction {
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  GPU_NAME, CPU_NAME,
+#include "amp/runtime/LibraryCalls.def"
+};
+
+/// The C name of `function` (e.g. "ampGpuGemm").
+StringRef getRuntimeFunctionName(RuntimeFunction function);
+
+/// Calls `function` with `args` at the builder's insertion point for `user`
+/// (the op being lowered: its location, and its diagnostics), declaring
+/// it in the enclosing module first if needed, with the signature of the
+/// table. GPU entry points are declared as private func.func marked
+/// `amp.stream_ordered` (they enqueue on the runtime's one stream; see
+/// amp-elide-library-call-waits) and called with func.call. CPU twins are
+/// declared as llvm.func and called with llvm.call: the CPU pipelines'
+/// C-wrapper request marks every func.func, and the runtime has no
+/// _mlir_ciface_ entry points. Fails with an error on `user` when an
+/// argument's type is not the table's, or when the module holds another
+/// symbol of that name. Returns the call (its one result, if any, is the
+/// function's).
+FailureOr<Operation *> createRuntimeCall(OpBuilder &builder, Operation *user,
+                                         RuntimeFunction function,
+                                         ValueRange args);
 
 } // namespace amp
 } // namespace mlir

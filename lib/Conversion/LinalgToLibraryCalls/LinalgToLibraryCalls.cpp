@@ -49,16 +49,15 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// AmpDType of libamp_runtime; -1 for other element types.
+/// The runtime's code of a floating-point element type the library calls
+/// take (RuntimeCalls.h); -1 for other element types.
 static int32_t getDTypeCode(Type type) {
-  if (type.isF32())
-    return 0;
-  if (type.isF16())
-    return 1;
-  if (type.isBF16())
-    return 2;
-  return -1;
+  std::optional<RuntimeDType> code = getRuntimeFloatDType(type);
+  return code ? static_cast<int32_t>(*code) : -1;
 }
+
+/// The code of f32, the accumulator type every library call may write.
+static constexpr int32_t kF32Code = static_cast<int32_t>(RuntimeDType::F32);
 
 namespace {
 /// A memref operand as the runtime wants it: static strides and offset.
@@ -289,19 +288,6 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
   return replacement;
 }
 
-func::FuncOp mlir::amp::getOrDeclareRuntimeFunction(ModuleOp module,
-                                                    StringRef name,
-                                                    FunctionType type) {
-  if (auto func = module.lookupSymbol<func::FuncOp>(name))
-    return func;
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = func::FuncOp::create(b, module.getLoc(), name, type);
-  func.setPrivate();
-  // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
-  func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
-  return func;
-}
-
 /// The 16-bit buffer that a library call for `op` writes instead of its f32
 /// accumulator `acc` (zero-filled by `fill`; `inputs` is an operand's
 /// type), after rewriting its epilogue; null if `acc` must stay f32.
@@ -347,14 +333,16 @@ struct Lowering {
     return arith::ConstantIntOp::create(b, loc, v, 64);
   }
 
-  /// Calls `name` with `args`, declaring it on first use.
-  void emitCall(Operation *op, StringRef name, ArrayRef<Value> args) {
-    SmallVector<Type> types;
-    for (Value arg : args)
-      types.push_back(arg.getType());
-    func::FuncOp callee =
-        getOrDeclareRuntimeFunction(module, name, b.getFunctionType(types, {}));
-    func::CallOp::create(b, op->getLoc(), callee, args);
+  /// Set when a call could not be emitted (an error was reported).
+  bool hadError = false;
+
+  /// Calls `function` with `args` at `op`, declaring it on first use.
+  LogicalResult emitCall(Operation *op, RuntimeFunction function,
+                         ArrayRef<Value> args) {
+    if (succeeded(createRuntimeCall(b, op, function, args)))
+      return success();
+    hadError = true;
+    return failure();
   }
 
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
@@ -416,7 +404,7 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   int32_t bType = getDTypeCode(bi->type.getElementType());
   int32_t cType = getDTypeCode(ci->type.getElementType());
   if (aType < 0 || aType != bType || cType < 0 ||
-      (cType != 0 && cType != aType)) {
+      (cType != kF32Code && cType != aType)) {
     why = "element types must be f16, bf16 or f32 operands of one type and "
           "an f32 or same-typed result";
     return failure();
@@ -474,7 +462,8 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                              batchStride(c, *ci),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
-  emitCall(op, "ampGpuGemm", args);
+  if (failed(emitCall(op, RuntimeFunction::ampGpuGemm, args)))
+    return success(); // Reported; the pass fails.
   op->erase();
   if (accumulator)
     accumulator->erase();
@@ -509,7 +498,7 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   int32_t wType = getDTypeCode(wi->type.getElementType());
   int32_t yType = getDTypeCode(yi->type.getElementType());
   if (xType < 0 || xType != wType || yType < 0 ||
-      (yType != 0 && yType != xType)) {
+      (yType != kF32Code && yType != xType)) {
     why = "element types must be f16, bf16 or f32 operands of one type and "
           "an f32 or same-typed result";
     return failure();
@@ -574,7 +563,8 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
                              i32c(loc, yType),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
-  emitCall(op, "ampGpuConv2d", args);
+  if (failed(emitCall(op, RuntimeFunction::ampGpuConv2d, args)))
+    return success(); // Reported; the pass fails.
   op->erase();
   if (accumulator)
     accumulator->erase();
@@ -696,7 +686,9 @@ void Lowering::lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group) {
                              dtypes,
                              getPointer(b, loc, group.front().inverse),
                              getPointer(b, loc, group.front().flag)};
-  emitCall(last, "ampGpuCheckFiniteAndUnscaleBuffers", args);
+  if (failed(emitCall(last, RuntimeFunction::ampGpuCheckFiniteAndUnscaleBuffers,
+                      args)))
+    return; // Reported; the pass fails.
   for (const UnscaleEntry &entry : group)
     entry.op->erase();
 }
@@ -790,6 +782,8 @@ struct AmpLinalgToLibraryCallsPass
                              "call: "
                           << why;
     }
+    if (lowering.hadError)
+      signalPassFailure();
   }
 };
 } // namespace

@@ -24,7 +24,6 @@
 
 #include "amp/Conversion/Passes.h"
 #include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -182,7 +181,6 @@ struct AmpMemRefToGPUPass
                                                   op.getTarget());
     });
     // Constants: the runtime's device copy, uploaded once per process.
-    func::FuncOp constant;
     module.walk([&](memref::GetGlobalOp op) {
       auto type = op.getType();
       Type element = type.getElementType();
@@ -191,10 +189,6 @@ struct AmpMemRefToGPUPass
         op->emitError("amp: unsupported constant type ") << type;
         return signalPassFailure();
       }
-      if (!constant)
-        constant = getOrDeclareRuntimeFunction(
-            module, "ampGpuConstant",
-            rewriter.getFunctionType({ptrType, i64}, {ptrType}));
       Location loc = op.getLoc();
       rewriter.setInsertionPointAfter(op);
       int64_t elementBytes =
@@ -206,9 +200,11 @@ struct AmpMemRefToGPUPass
               .getResult());
       Value bytes = arith::ConstantIntOp::create(
           rewriter, loc, type.getNumElements() * elementBytes, 64);
-      Value device =
-          func::CallOp::create(rewriter, loc, constant, ValueRange{host, bytes})
-              .getResult(0);
+      FailureOr<Operation *> call = createRuntimeCall(
+          rewriter, op, RuntimeFunction::ampGpuConstant, {host, bytes});
+      if (failed(call))
+        return signalPassFailure();
+      Value device = (*call)->getResult(0);
       Value buffer = memrefFromPointer(rewriter, loc, device, type);
       rewriter.replaceAllUsesExcept(op.getResult(), buffer,
                                     hostIndex.getDefiningOp());
@@ -252,29 +248,34 @@ struct AmpMemRefToGPUPass
     });
     module.walk(
         [&](bufferization::DeallocOp op) { lowerDealloc(rewriter, op); });
-    lowerCollectives(module, rewriter);
+    if (failed(lowerCollectives(module, rewriter)))
+      signalPassFailure();
   }
 
   /// llvm.call @ampAllReduce(ptr, count, dtype, kind) on what is now a
   /// device buffer: a call of ampGpuAllReduce, same arguments, which copies
   /// to the host, reduces and copies back in stream order.
-  void lowerCollectives(ModuleOp module, IRRewriter &rewriter) {
-    auto host = module.lookupSymbol<LLVM::LLVMFuncOp>(kAllReduceFunctionName);
+  LogicalResult lowerCollectives(ModuleOp module, IRRewriter &rewriter) {
+    StringRef hostName = getRuntimeFunctionName(RuntimeFunction::ampAllReduce);
+    auto host = module.lookupSymbol<LLVM::LLVMFuncOp>(hostName);
     if (!host)
-      return;
-    func::FuncOp device;
+      return success();
+    SmallVector<LLVM::CallOp> calls;
     module.walk([&](LLVM::CallOp op) {
-      if (op.getCallee() != kAllReduceFunctionName)
-        return;
-      if (!device)
-        device = getOrDeclareRuntimeFunction(
-            module, "ampGpuAllReduce",
-            rewriter.getFunctionType(op.getOperandTypes(), {}));
-      rewriter.setInsertionPoint(op);
-      rewriter.replaceOpWithNewOp<func::CallOp>(op, device, op.getOperands());
+      if (op.getCallee() == hostName)
+        calls.push_back(op);
     });
+    for (LLVM::CallOp op : calls) {
+      rewriter.setInsertionPoint(op);
+      if (failed(createRuntimeCall(rewriter, op,
+                                   RuntimeFunction::ampGpuAllReduce,
+                                   op.getOperands())))
+        return failure();
+      rewriter.eraseOp(op);
+    }
     if (SymbolTable::symbolKnownUseEmpty(host, module))
       rewriter.eraseOp(host);
+    return success();
   }
 };
 } // namespace

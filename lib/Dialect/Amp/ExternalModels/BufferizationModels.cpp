@@ -21,6 +21,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
+#include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
@@ -35,47 +36,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 using namespace mlir::bufferization;
-
-/// The runtime's AmpDType code of `element` (AmpRuntime.h), -1 if none.
-static int32_t getCollectiveDType(Type element) {
-  if (element.isF32())
-    return 0;
-  if (element.isF16())
-    return 1;
-  if (element.isBF16())
-    return 2;
-  if (element.isSignlessInteger(32))
-    return 3;
-  if (element.isSignlessInteger(1))
-    return 4;
-  return -1;
-}
-
-/// The declaration of `void ampAllReduce(ptr, i64, i32, i32)` in `module`.
-static FailureOr<LLVM::LLVMFuncOp> declareAllReduce(Operation *op,
-                                                    ModuleOp module) {
-  MLIRContext *ctx = module.getContext();
-  auto i32 = IntegerType::get(ctx, 32);
-  auto i64 = IntegerType::get(ctx, 64);
-  auto type = LLVM::LLVMFunctionType::get(
-      LLVM::LLVMVoidType::get(ctx),
-      {LLVM::LLVMPointerType::get(ctx), i64, i32, i32});
-  Operation *existing = module.lookupSymbol(kAllReduceFunctionName);
-  if (auto func = dyn_cast_or_null<LLVM::LLVMFuncOp>(existing)) {
-    if (func.getFunctionType() == type)
-      return func;
-  }
-  if (existing)
-    return op->emitOpError()
-           << "cannot declare the runtime function @" << kAllReduceFunctionName
-           << ": the module defines another symbol of that name";
-  // A plain builder: the declaration is not an op to bufferize.
-  OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
-  auto func = LLVM::LLVMFuncOp::create(b, module.getLoc(),
-                                       kAllReduceFunctionName, type);
-  func.setPrivate();
-  return func;
-}
 
 namespace {
 struct AllReduceOpModel
@@ -116,8 +76,9 @@ struct AllReduceOpModel
     if (!module)
       return op->emitOpError("must be in a module to be bufferized (it "
                              "becomes a call of the runtime)");
-    int32_t dtype = getCollectiveDType(reduce.getType().getElementType());
-    if (dtype < 0)
+    std::optional<RuntimeDType> dtype =
+        getRuntimeDType(reduce.getType().getElementType());
+    if (!dtype)
       return op->emitOpError("unsupported element type");
     FailureOr<Value> source =
         getBuffer(rewriter, reduce.getInput(), options, state);
@@ -144,9 +105,6 @@ struct AllReduceOpModel
       return failure();
 
     // ampAllReduce(pointer, count, dtype, kind) on it.
-    FailureOr<LLVM::LLVMFuncOp> callee = declareAllReduce(op, module);
-    if (failed(callee))
-      return failure();
     Type i64 = rewriter.getI64Type();
     Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
     for (int64_t i = 0, e = memrefType.getRank(); i < e; ++i) {
@@ -164,11 +122,14 @@ struct AllReduceOpModel
     Value pointer = LLVM::IntToPtrOp::create(
         rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
         arith::IndexCastOp::create(rewriter, loc, i64, address).getResult());
-    Value dtypeValue = arith::ConstantIntOp::create(rewriter, loc, dtype, 32);
+    Value dtypeValue = arith::ConstantIntOp::create(
+        rewriter, loc, static_cast<int64_t>(*dtype), 32);
     Value kindValue = arith::ConstantIntOp::create(
         rewriter, loc, static_cast<int64_t>(reduce.getKind()), 32);
-    LLVM::CallOp::create(rewriter, loc, *callee,
-                         ValueRange{pointer, count64, dtypeValue, kindValue});
+    if (failed(createRuntimeCall(
+            rewriter, op, RuntimeFunction::ampAllReduce,
+            ValueRange{pointer, count64, dtypeValue, kindValue})))
+      return failure();
     replaceOpWithBufferizedValues(rewriter, op, *buffer);
     return success();
   }

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "amp/runtime/AmpLibraryCalls.h"
+
 #if defined(__GNUC__) || defined(__clang__)
 #define AMP_COLLECTIVES_API __attribute__((visibility("default")))
 #else
@@ -48,27 +50,10 @@ typedef enum AmpReduceKind {
   AMP_REDUCE_MIN = 3,  /**< All types; on AMP_DTYPE_I1 a logical and. */
 } AmpReduceKind;
 
-/** Reduces `count` elements of type `dtype` (an AmpDType: F32, F16, BF16,
- *  I32 or I1) at `data`, host memory, elementwise across every rank of the
- *  process group, in place: afterwards every rank holds the reduction.
- *  F16 and BF16 are converted to f32, reduced in f32 (MPI_FLOAT) and rounded
- *  once to nearest even; `mean` divides the f32 sum by the size. I1 bytes
- *  are read as false (0) or true (anything else) and written as 0 or 1.
- *  With one process nothing is read or written. Invalid arguments (a
- *  negative count, NULL data with count > 0, an unknown dtype or kind, sum
- *  or mean of I1, mean of I32), a missing MPI backend and MPI failures go to
- *  the error handler (ampSetErrorHandler). */
-AMP_COLLECTIVES_API void ampAllReduce(void *data, int64_t count, int32_t dtype,
-                                      int32_t kind);
-
-/** ampAllReduce on device memory (libamp_runtime.so: CUDA; the simulator:
- *  its device buffers), for the GPU pipeline. Waits for the work queued on
- *  the shared stream, copies the buffer to the host, reduces it there and
- *  copies it back before returning, so it is ordered with the stream on
- *  both sides. With one process it does nothing (no copy). NCCL is not
- *  used. Errors go to the error handler. */
-AMP_COLLECTIVES_API void ampGpuAllReduce(void *deviceData, int64_t count,
-                                         int32_t dtype, int32_t kind);
+/* ampAllReduce(data, count, dtype, kind), and ampGpuAllReduce on device
+ * memory for the GPU pipeline, are library calls: declared by
+ * AmpLibraryCalls.h (included above) from LibraryCalls.def, which
+ * documents them. */
 
 /** This process's rank in the group (0 without a launcher), or -1 if the
  *  backend cannot be started (ampLastError() says why; the error handler

@@ -344,60 +344,9 @@ AMP_RUNTIME_API int ampGpuOptimizerLoadState(AmpGpuOptimizer *opt,
 AMP_RUNTIME_API int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt,
                                                    float lr);
 
-/*===----------------------------------------------------------------------===*
- * Entry points for compiled code
- *
- * Called by code that the MLIR `--lower-to-gpu` pipeline emits, once per
- * gradient buffer. Like ampGpuGemm they return nothing: failures go to the
- * error handler (ampSetErrorHandler). Both also reject an `in`/`out` pair
- * that overlaps without being equal, and pointers that are not aligned to
- * their elements.
- *===----------------------------------------------------------------------===*/
-
-/** For compiled code: out[i] = round(float(in[i]) * (*invScale)) for `numel`
- *  elements of AmpDType `dtype` (F32, F16 or BF16; `in` may equal `out`,
- *  otherwise they must not overlap), and *foundInf (one byte) is set to 1 if
- *  any in[i] or out[i] is Inf or NaN, or if *invScale is not finite and > 0
- *  (then nothing else is written); it is never cleared, so calls for several
- *  gradients OR into one flag. `invScale` and `foundInf` are device
- *  pointers read/written on the device: no host synchronisation.
- *  Asynchronous on the shared stream, stream-ordered. Errors (invalid dtype,
- *  negative numel, NULL pointers with numel > 0, GPU failures) go to the
- *  error handler. numel == 0 does nothing. */
-AMP_RUNTIME_API void ampGpuCheckFiniteAndUnscaleBuffer(const void *in,
-                                                       void *out, int64_t numel,
-                                                       int32_t dtype,
-                                                       const float *invScale,
-                                                       uint8_t *foundInf);
-/** CPU reference with the same signature and semantics on host pointers. */
-AMP_RUNTIME_API void ampCpuCheckFiniteAndUnscaleBuffer(const void *in,
-                                                       void *out, int64_t numel,
-                                                       int32_t dtype,
-                                                       const float *invScale,
-                                                       uint8_t *foundInf);
-
-/** For compiled code: every gradient of one amp.check_finite_and_unscale in
- *  one launch. Entry i (0 <= i < count) is one buffer with the semantics of
- *  ampGpuCheckFiniteAndUnscaleBuffer(ins[i], outs[i], numels[i], dtypes[i],
- *  invScale, foundInf) (dtypes may differ between entries; entries must not
- *  overlap each other). The four arrays are host memory, read before the
- *  call returns (the table is passed to the kernel by value, no upload and
- *  no host synchronisation); every buffer, invScale and foundInf are device
- *  pointers. The inverse scale is read once: if it is not finite and > 0,
- *  *foundInf = 1 and nothing else is written. An invalid entry (the errors of
- *  the one-buffer call, naming the entry) rejects the whole call before any
- *  work. count == 0, or only empty entries, does nothing. More than 96
- *  non-empty entries take one launch per 96. */
-AMP_RUNTIME_API void ampGpuCheckFiniteAndUnscaleBuffers(
-    int64_t count, const void *const *ins, void *const *outs,
-    const int64_t *numels, const int32_t *dtypes, const float *invScale,
-    uint8_t *foundInf);
-/** CPU twin with the same signature and semantics on host pointers (the
- *  buffers, invScale and foundInf in host memory). */
-AMP_RUNTIME_API void ampCpuCheckFiniteAndUnscaleBuffers(
-    int64_t count, const void *const *ins, void *const *outs,
-    const int64_t *numels, const int32_t *dtypes, const float *invScale,
-    uint8_t *foundInf);
+/* The entry points for compiled code, ampGpuCheckFiniteAndUnscaleBuffer(s)
+ * and their CPU twins ampCpuCheckFiniteAndUnscaleBuffer(s), are library
+ * calls: declared by AmpLibraryCalls.h from LibraryCalls.def. */
 
 #ifdef __cplusplus
 } /* extern "C" */

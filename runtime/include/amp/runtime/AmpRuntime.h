@@ -32,16 +32,11 @@
 extern "C" {
 #endif
 
-/** Element types understood by the runtime (values are ABI). */
+/** Element types understood by the runtime (values are ABI; the table and
+ *  each type's meaning are in DTypes.def). */
 typedef enum AmpDType {
-  AMP_DTYPE_F32 = 0,  /**< IEEE binary32. */
-  AMP_DTYPE_F16 = 1,  /**< IEEE binary16, stored as uint16_t bits. */
-  AMP_DTYPE_BF16 = 2, /**< bfloat16, stored as uint16_t bits. */
-  /* The collectives (AmpCollectives.h) also take these two; every other
-   * entry point takes only the floating-point types above. */
-  AMP_DTYPE_I32 = 3, /**< int32_t. */
-  AMP_DTYPE_I1 = 4,  /**< Booleans, one byte each (0 or 1), as MLIR stores
-                          i1 in memory. */
+#define AMP_DTYPE(NAME, CODE, SPELLING, BYTES) AMP_DTYPE_##NAME = CODE,
+#include "amp/runtime/DTypes.def"
 } AmpDType;
 
 /*===----------------------------------------------------------------------===*
@@ -134,43 +129,12 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
                                          int64_t n);
 
 /*===----------------------------------------------------------------------===*
- * GEMM
+ * Library calls of compiled code (GEMM, convolution, constants, unscaling,
+ * all-reduce) and their CPU twins: declared by AmpLibraryCalls.h from the
+ * table LibraryCalls.def, which documents them.
  *===----------------------------------------------------------------------===*/
 
-/** Batched row-major GEMM on the GPU (cuBLAS), asynchronous on the shared
- *  stream, device pointers. For each i in [0, batch):
- *    C_i = op(A_i) * op(B_i) + beta * C_i        (alpha = 1)
- *  with A_i = a + i*strideA, B_i = b + i*strideB, C_i = c + i*strideC
- *  (element offsets; strides are ignored when batch == 1).
- *  op(A) is m x k: A is stored row-major m x k (lda >= k) or, if transA, k x m
- *  (lda >= m) and transposed. op(B) is k x n: B is stored k x n (ldb >= n) or,
- *  if transB, n x k (ldb >= k). C is m x n row-major, ldc >= n.
- *  aType == bType in {F32, F16, BF16}; cType is F32 or aType. Products are
- *  accumulated in f32 (CUBLAS_COMPUTE_32F; no TF32 for f32 inputs).
- *  m, n, k, batch > 0 and all sizes must fit in int32 (cuBLAS).
- *  Errors go to the error handler. */
-AMP_RUNTIME_API void ampGpuGemm(int32_t transA, int32_t transB, int64_t batch,
-                                int64_t m, int64_t n, int64_t k, const void *a,
-                                int32_t aType, int64_t lda, int64_t strideA,
-                                const void *b, int32_t bType, int64_t ldb,
-                                int64_t strideB, void *c, int32_t cType,
-                                int64_t ldc, int64_t strideC, float beta);
-
-/** CPU reference of ampGpuGemm with the same signature and semantics on host
- *  pointers; accumulates in double and rounds once (RNE) to cType. Errors go
- *  to the error handler. */
-AMP_RUNTIME_API void ampCpuGemm(int32_t transA, int32_t transB, int64_t batch,
-                                int64_t m, int64_t n, int64_t k, const void *a,
-                                int32_t aType, int64_t lda, int64_t strideA,
-                                const void *b, int32_t bType, int64_t ldb,
-                                int64_t strideB, void *c, int32_t cType,
-                                int64_t ldc, int64_t strideC, float beta);
-
-/*===----------------------------------------------------------------------===*
- * 2-D convolution
- *===----------------------------------------------------------------------===*/
-
-/** Layouts for ampGpuConv2d/ampCpuConv2d. */
+/** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
 typedef enum AmpConvLayout {
   /** x: N x C x H x W, wt: F x C x KH x KW, y: N x F x OH x OW
    *  (linalg.conv_2d_nchw_fchw). */
@@ -180,56 +144,12 @@ typedef enum AmpConvLayout {
   AMP_CONV_NHWC_HWCF = 1,
 } AmpConvLayout;
 
-/** 2-D cross-correlation on the GPU (cuDNN legacy API), asynchronous on the
- *  shared stream, device pointers, densely packed tensors:
- *    y[n,f,oy,ox] = sum_{c,r,s} x[n, c, oy*strideH - padTop + r*dilH,
- *                                   ox*strideW - padLeft + s*dilW]
- *                               * wt[f, c, r, s]  + beta * y[n,f,oy,ox]
- *  (zero outside the input), in the index order of `layout`.
- *  xType == wType in {F32, F16, BF16}; yType is xType or F32 (with 16-bit
- *  x and wt, they are widened exactly and an f32 convolution writes y: no
- *  16-bit intermediate; see the README). Padding must be symmetric, i.e. the
- * caller's oh/ow must equal (h + 2*padTop - dilH*(kh-1) - 1)/strideH + 1 (and
- * likewise for w); other shapes are rejected with an "asymmetric padding is
- * unsupported" error. Errors go to the error handler. */
-AMP_RUNTIME_API void
-ampGpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
-             int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-             int64_t padTop, int64_t padLeft, int64_t strideH, int64_t strideW,
-             int64_t dilH, int64_t dilW, const void *x, int32_t xType,
-             const void *wt, int32_t wType, void *y, int32_t yType, float beta);
-
-/** CPU reference of ampGpuConv2d with the same signature on host pointers.
- *  Accumulates in double, rounds once to yType. Unlike the GPU version it
- *  accepts any oh/ow >= 1 (bottom/right padding is implied by oh/ow).
- *  Errors go to the error handler. */
-AMP_RUNTIME_API void
-ampCpuConv2d(int32_t layout, int64_t n, int64_t c, int64_t h, int64_t w,
-             int64_t f, int64_t kh, int64_t kw, int64_t oh, int64_t ow,
-             int64_t padTop, int64_t padLeft, int64_t strideH, int64_t strideW,
-             int64_t dilH, int64_t dilW, const void *x, int32_t xType,
-             const void *wt, int32_t wType, void *y, int32_t yType, float beta);
-
-/** For compiled code: the device copy of a constant (a host global of
- *  `bytes` bytes at `hostPtr`, e.g. a memref.global), uploaded on the first
- *  call for that (address, size) and cached for the life of the process, so
- *  that a function called every step does not copy its constants every
- *  step. Stream-ordered: the upload is queued on the shared stream, and
- *  every later use on that stream sees it. The host bytes must not change
- *  (they are constants). bytes == 0 returns NULL without any GPU call. The
- *  returned memory is owned by the runtime: never free it. Errors (NULL
- *  hostPtr with bytes > 0, negative bytes, GPU failures) go to the error
- *  handler. */
-AMP_RUNTIME_API void *ampGpuConstant(const void *hostPtr, int64_t bytes);
-
-/** CPU twin of ampGpuConstant with the same signature: the constant is
- *  already in host memory, so it returns `hostPtr` (NULL for bytes == 0). */
-AMP_RUNTIME_API void *ampCpuConstant(const void *hostPtr, int64_t bytes);
-
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
 
+/* The library calls of compiled code (LibraryCalls.def). */
+#include "amp/runtime/AmpLibraryCalls.h"
 /* Loss scaling and master-weight optimizers. */
 #include "amp/runtime/AmpLossScaling.h"
 /* Collectives across the processes of a data-parallel job (MPI). */

@@ -1,0 +1,161 @@
+//===- RuntimeCalls.cpp - calls of libamp_runtime functions ---------------===//
+//
+// Part of amp-mlir. Declarations and calls of the runtime's library calls,
+// from the runtime's own tables (LibraryCalls.def, DTypes.def).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/RuntimeCalls.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+std::optional<RuntimeDType> mlir::amp::getRuntimeDType(Type type) {
+  MLIRContext *ctx = type.getContext();
+#define AMP_DTYPE(NAME, CODE, SPELLING, BYTES)                                 \
+  if (type == parseType(SPELLING, ctx))                                        \
+    return RuntimeDType::NAME;
+#include "amp/runtime/DTypes.def"
+  return std::nullopt;
+}
+
+std::optional<RuntimeDType> mlir::amp::getRuntimeFloatDType(Type type) {
+  if (!isa<FloatType>(type))
+    return std::nullopt;
+  return getRuntimeDType(type);
+}
+
+namespace {
+/// One row of the table as the compiler needs it.
+struct RuntimeSignature {
+  StringLiteral name;
+  bool onGpu;
+  bool returnsPointer;
+  /// The parameters' kinds, one letter each: i (i32), l (i64), f (f32),
+  /// p (pointer).
+  StringLiteral params;
+};
+
+#define AMP_LIBRARY_CALL_KIND_I32 "i"
+#define AMP_LIBRARY_CALL_KIND_I64 "l"
+#define AMP_LIBRARY_CALL_KIND_F32 "f"
+#define AMP_LIBRARY_CALL_KIND_Ptr "p"
+#define AMP_LIBRARY_CALL_KIND(KIND, C_TYPE, NAME) AMP_LIBRARY_CALL_KIND_##KIND
+#define AMP_LIBRARY_CALL_IS_PTR_Void false
+#define AMP_LIBRARY_CALL_IS_PTR_Ptr true
+
+constexpr RuntimeSignature kSignatures[] = {
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  {#GPU_NAME, true, AMP_LIBRARY_CALL_IS_PTR_##RESULT,                          \
+   PARAMS(AMP_LIBRARY_CALL_KIND, )},                                           \
+      {#CPU_NAME, false, AMP_LIBRARY_CALL_IS_PTR_##RESULT,                     \
+       PARAMS(AMP_LIBRARY_CALL_KIND, )},
+#include "amp/runtime/LibraryCalls.def"
+};
+
+const RuntimeSignature &getSignature(RuntimeFunction function) {
+  return kSignatures[static_cast<size_t>(function)];
+}
+
+Type getParamType(MLIRContext *ctx, char kind) {
+  switch (kind) {
+  case 'i':
+    return IntegerType::get(ctx, 32);
+  case 'l':
+    return IntegerType::get(ctx, 64);
+  case 'f':
+    return Float32Type::get(ctx);
+  default:
+    return LLVM::LLVMPointerType::get(ctx);
+  }
+}
+} // namespace
+
+StringRef mlir::amp::getRuntimeFunctionName(RuntimeFunction function) {
+  return getSignature(function).name;
+}
+
+/// The declaration of `sig` in `module` (created at its end if missing), or
+/// failure after an error on `user`.
+static FailureOr<Operation *> declare(ModuleOp module, Operation *user,
+                                      const RuntimeSignature &sig,
+                                      ArrayRef<Type> params,
+                                      ArrayRef<Type> results) {
+  MLIRContext *ctx = module.getContext();
+  Type type = FunctionType::get(ctx, params, results);
+  if (!sig.onGpu)
+    type = LLVM::LLVMFunctionType::get(
+        results.empty() ? LLVM::LLVMVoidType::get(ctx) : results[0], params);
+  Operation *existing = module.lookupSymbol(sig.name);
+  if (!existing) {
+    OpBuilder b = OpBuilder::atBlockEnd(module.getBody());
+    Operation *func;
+    if (sig.onGpu) {
+      func = func::FuncOp::create(b, module.getLoc(), sig.name,
+                                  cast<FunctionType>(type));
+      // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
+      func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
+    } else {
+      func = LLVM::LLVMFuncOp::create(b, module.getLoc(), sig.name,
+                                      cast<LLVM::LLVMFunctionType>(type));
+    }
+    SymbolTable::setSymbolVisibility(func, SymbolTable::Visibility::Private);
+    return func;
+  }
+  // A declaration of the table's kind (a func.func for a GPU call, an
+  // llvm.func for a CPU twin) and signature is the one to call.
+  auto func = dyn_cast<FunctionOpInterface>(existing);
+  if (func && func.getFunctionType() == type)
+    return existing;
+  return user->emitOpError()
+         << "cannot declare the runtime function @" << sig.name
+         << ": the module defines another symbol of that name";
+}
+
+FailureOr<Operation *> mlir::amp::createRuntimeCall(OpBuilder &builder,
+                                                    Operation *user,
+                                                    RuntimeFunction function,
+                                                    ValueRange args) {
+  Location loc = user->getLoc();
+  const RuntimeSignature &sig = getSignature(function);
+  MLIRContext *ctx = builder.getContext();
+  Operation *parent = builder.getInsertionBlock()->getParentOp();
+  auto module = dyn_cast<ModuleOp>(parent);
+  if (!module)
+    module = parent->getParentOfType<ModuleOp>();
+  if (!module)
+    return user->emitOpError() << "cannot call the runtime function @"
+                               << sig.name << " outside a module";
+  SmallVector<Type> params;
+  for (char kind : sig.params)
+    params.push_back(getParamType(ctx, kind));
+  if (args.size() != params.size())
+    return user->emitOpError()
+           << "cannot call the runtime function @" << sig.name << ": it takes "
+           << params.size() << " arguments, not " << args.size();
+  for (auto [i, arg, param] : llvm::enumerate(args, params))
+    if (arg.getType() != param)
+      return user->emitOpError()
+             << "cannot call the runtime function @" << sig.name
+             << ": argument " << i << " must be " << param << ", not "
+             << arg.getType();
+  SmallVector<Type> results;
+  if (sig.returnsPointer)
+    results.push_back(LLVM::LLVMPointerType::get(ctx));
+  FailureOr<Operation *> callee = declare(module, user, sig, params, results);
+  if (failed(callee))
+    return failure();
+  if (auto func = dyn_cast<func::FuncOp>(*callee))
+    return func::CallOp::create(builder, loc, func, args).getOperation();
+  return LLVM::CallOp::create(builder, loc, cast<LLVM::LLVMFuncOp>(*callee),
+                              args)
+      .getOperation();
+}
