@@ -86,7 +86,9 @@ gpu-kit: configure
 # The peer AMP systems side by side (bench/peers/, issue 18; about 15
 # minutes on 2 cores, not part of check). Makes the peers' environment
 # (scripts/install-peers.sh, PyPI once) and rewrites the table between the
-# peers-table markers of docs/performance.md.
+# peers-table markers of docs/performance.md; the run is kept in
+# bench/peers/results/peers.json (commit it with the table:
+# test/Bench/peers-table-doc.test checks that the table is its rendering).
 PEERS_VENV   ?= .venv-peers
 PEERS_MODELS ?= torchvision:resnet18 torchvision:mobilenet_v2 \
   torch:models:transformer_encoder torch:models:bert_block \
@@ -96,7 +98,7 @@ peers: build
 	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
 	  $(PEERS_VENV)/bin/python bench/peers/run.py \
 	  $(foreach m,$(PEERS_MODELS),--model $(m)) \
-	  --work $(BUILD_DIR)/peers --json $(BUILD_DIR)/peers/peers.json \
+	  --work $(BUILD_DIR)/peers --json bench/peers/results/peers.json \
 	  --update-doc docs/performance.md
 
 # Regenerates the dialect and pass references under docs/reference/.
