@@ -107,6 +107,9 @@ docs: build
 	$(PYTHON) scripts/update-docs.py $(BUILD_DIR)/docs docs/reference
 
 # Cast placement and compile-time benchmark (minutes; not part of check).
+# Keeps the run in bench/results/cpu.json and rewrites the bench-* tables of
+# docs/performance.md and docs/policies.md (test/Bench/bench-tables.test
+# checks them against it).
 # Timings come from a release build without assertions, like Debian's
 # libMLIR that the baselines run in (the test build keeps amp-mlir's asserts,
 # which also turn on MLIR's debug-only checks in inline header code).
@@ -119,7 +122,9 @@ $(BENCH_BUILD_DIR)/build.ninja:
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
-	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9
+	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9 \
+	  --build "release build of \`make bench\`" --json bench/results/cpu.json \
+	  --update-doc docs/performance.md --update-doc docs/policies.md
 
 # Reliability builds (docs/reliability.md), with clang 22 and its sanitizer
 # runtimes (installed on first use; not needed by the targets above). Only
