@@ -183,7 +183,12 @@ def main(argv=None):
             p.copy_(torch.from_numpy(trainer.params[name]))
         final = float(loss_fn(model(torch.from_numpy(x)),
                               torch.from_numpy(y)))
-    print(f"final_loss={final!r} skipped={trainer.skipped}", flush=True)
+    # One write(2) of the whole line: with --ranks the ranks share mpirun's
+    # stdout, and print() may split a line into several writes that the
+    # other rank's line can land between (scripts read the last line).
+    sys.stdout.flush()
+    os.write(sys.stdout.fileno(),
+             f"final_loss={final!r} skipped={trainer.skipped}\n".encode())
     return 0
 
 
