@@ -186,9 +186,16 @@ def main(argv=None):
     # One write(2) of the whole line: with --ranks the ranks share mpirun's
     # stdout, and print() may split a line into several writes that the
     # other rank's line can land between (scripts read the last line).
-    sys.stdout.flush()
-    os.write(sys.stdout.fileno(),
-             f"final_loss={final!r} skipped={trainer.skipped}\n".encode())
+    line = f"final_loss={final!r} skipped={trainer.skipped}\n"
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-process stream
+        fd = None
+    if fd is None:
+        sys.stdout.write(line)
+    else:
+        sys.stdout.flush()
+        os.write(fd, line.encode())
     return 0
 
 
