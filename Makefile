@@ -86,7 +86,9 @@ gpu-kit: configure
 # The peer AMP systems side by side (bench/peers/, issue 18; about 15
 # minutes on 2 cores, not part of check). Makes the peers' environment
 # (scripts/install-peers.sh, PyPI once) and rewrites the table between the
-# peers-table markers of docs/performance.md.
+# peers-table markers of docs/performance.md; the run is kept in
+# bench/peers/results/peers.json (commit it with the table:
+# test/Bench/peers-table-doc.test checks that the table is its rendering).
 PEERS_VENV   ?= .venv-peers
 PEERS_MODELS ?= torchvision:resnet18 torchvision:mobilenet_v2 \
   torch:models:transformer_encoder torch:models:bert_block \
@@ -96,7 +98,7 @@ peers: build
 	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
 	  $(PEERS_VENV)/bin/python bench/peers/run.py \
 	  $(foreach m,$(PEERS_MODELS),--model $(m)) \
-	  --work $(BUILD_DIR)/peers --json $(BUILD_DIR)/peers/peers.json \
+	  --work $(BUILD_DIR)/peers --json bench/peers/results/peers.json \
 	  --update-doc docs/performance.md
 
 # Regenerates the dialect and pass references under docs/reference/.
@@ -105,6 +107,9 @@ docs: build
 	$(PYTHON) scripts/update-docs.py $(BUILD_DIR)/docs docs/reference
 
 # Cast placement and compile-time benchmark (minutes; not part of check).
+# Keeps the run in bench/results/cpu.json and rewrites the bench-* tables of
+# docs/performance.md and docs/policies.md (test/Bench/bench-tables.test
+# checks them against it).
 # Timings come from a release build without assertions, like Debian's
 # libMLIR that the baselines run in (the test build keeps amp-mlir's asserts,
 # which also turn on MLIR's debug-only checks in inline header code).
@@ -117,7 +122,9 @@ $(BENCH_BUILD_DIR)/build.ninja:
 bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
-	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9
+	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9 \
+	  --build "release build of \`make bench\`" --json bench/results/cpu.json \
+	  --update-doc docs/performance.md --update-doc docs/policies.md
 
 # Reliability builds (docs/reliability.md), with clang 22 and its sanitizer
 # runtimes (installed on first use; not needed by the targets above). Only

@@ -157,6 +157,11 @@ if os.path.exists(frontend_python):
                 config.available_features.add(module)
             except (OSError, subprocess.SubprocessError):
                 pass
+# `peers-results`: the run `make peers` keeps in bench/peers/results/ (the
+# peers table of docs/performance.md is checked against it).
+if os.path.exists(os.path.join(config.amp_src_root, "bench", "peers",
+                               "results", "peers.json")):
+    config.available_features.add("peers-results")
 # `mpi`: an MPI launcher (mpirun) and the runtime's MPI backend
 # (libamp_runtime_mpi.so, built when CMake found MPI). %mpirun starts N ranks
 # of a command: `%mpirun -n 2 amp-run ...`; with Open MPI it may run as root

@@ -183,7 +183,19 @@ def main(argv=None):
             p.copy_(torch.from_numpy(trainer.params[name]))
         final = float(loss_fn(model(torch.from_numpy(x)),
                               torch.from_numpy(y)))
-    print(f"final_loss={final!r} skipped={trainer.skipped}", flush=True)
+    # One write(2) of the whole line: with --ranks the ranks share mpirun's
+    # stdout, and print() may split a line into several writes that the
+    # other rank's line can land between (scripts read the last line).
+    line = f"final_loss={final!r} skipped={trainer.skipped}\n"
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # an in-process stream
+        fd = None
+    if fd is None:
+        sys.stdout.write(line)
+    else:
+        sys.stdout.flush()
+        os.write(fd, line.encode())
     return 0
 
 

@@ -49,6 +49,11 @@ AMP_RUNNER_CAPI const char *ampRunnerGetLastError(void);
  *  "{}" before the first. */
 AMP_RUNNER_CAPI const char *ampRunnerGetLastDiagnostics(void);
 
+/** The names of the dialects a module parsed by ampRunnerModuleParse may
+ *  use (the ones its context registers), sorted and separated by commas,
+ *  e.g. "acc,affine,amdgpu,amp,...". Static storage; never NULL. */
+AMP_RUNNER_CAPI const char *ampRunnerGetRegisteredDialects(void);
+
 /*===----------------------------------------------------------------------===*
  * Modules
  *===----------------------------------------------------------------------===*/

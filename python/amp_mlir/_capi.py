@@ -26,6 +26,7 @@ SIGNATURES = {
     "ampRunnerGetApiVersion": (ctypes.c_int, []),
     "ampRunnerGetLastError": (ctypes.c_char_p, []),
     "ampRunnerGetLastDiagnostics": (ctypes.c_char_p, []),
+    "ampRunnerGetRegisteredDialects": (ctypes.c_char_p, []),
     "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.c_char_p]),
     "ampRunnerModuleDestroy": (None, [_p]),

@@ -28,12 +28,28 @@ from pathlib import Path
 from . import _paths
 from .compiler import AmpError
 
-# Dialects the returned module may contain: what upstream MLIR 22 has and
-# amp-mlir compiles.
-SUPPORTED_DIALECTS = frozenset([
-    "builtin", "func", "arith", "math", "linalg", "tensor", "ml_program",
-    "scf", "cf", "affine", "complex", "bufferization", "index",
-])
+_supported_dialects = None
+
+
+def supported_dialects():
+    """The dialects the returned module may contain: the ones amp-mlir's
+    context registers (upstream MLIR 22's and amp), as the C API reports
+    them (ampRunnerGetRegisteredDialects), so this list cannot drift from
+    what compile() parses. Also `SUPPORTED_DIALECTS`."""
+    global _supported_dialects
+    if _supported_dialects is None:
+        from ._capi import lib
+        names = lib().ampRunnerGetRegisteredDialects().decode()
+        _supported_dialects = frozenset(names.split(","))
+    return _supported_dialects
+
+
+def __getattr__(name):
+    # SUPPORTED_DIALECTS is read from the C library on first use, not at
+    # import: importing amp_mlir must not need the built library.
+    if name == "SUPPORTED_DIALECTS":
+        return supported_dialects()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 _INSTALL_HINT = ('install the pinned frontend packages with: pip install '
                  '"./python[torch]" (or scripts/install-frontends.sh)')
@@ -165,7 +181,7 @@ def unsupported_ops(generic_text):
     """The op names of a module in generic form whose dialect amp-mlir does
     not support (torch-mlir's tm_tensor, torch, torch_c, ...), sorted."""
     names = {n for n in _GENERIC_OP.findall(generic_text)
-             if n.split(".", 1)[0] not in SUPPORTED_DIALECTS}
+             if n.split(".", 1)[0] not in supported_dialects()}
     # Terminators (tm_tensor.yield) say nothing their parent does not.
     return sorted(n for n in names if not n.endswith(".yield")
                   or not any(m.split(".", 1)[0] == n.split(".", 1)[0]
@@ -357,7 +373,8 @@ def _finish(operation, name):
             f"the model needs ops that upstream MLIR does not have: "
             f"{', '.join(leftover)} (torch-mlir lowers sort/topk, "
             f"scatter/index_put and attention this way; amp-mlir supports "
-            f"the dialects {', '.join(sorted(SUPPORTED_DIALECTS))})",
+            f"the dialects registered by amp-mlir, `amp_mlir.frontends."
+            f"SUPPORTED_DIALECTS`)",
             leftover)
     return reprint_with_mlir22(generic, name)
 

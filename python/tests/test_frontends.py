@@ -29,6 +29,25 @@ def test_unsupported_ops():
         "tm_tensor.yield", "torch.aten.histc"]
 
 
+def test_supported_dialects_are_the_registered_ones():
+    # From the C API (the context compile() parses in), not a copy: the
+    # same set amp-opt registers, with upstream's and amp's dialects and
+    # none of torch-mlir's.
+    import subprocess
+    from amp_mlir import _paths
+    names = frontends.SUPPORTED_DIALECTS
+    assert names is frontends.supported_dialects()
+    shown = subprocess.run([str(_paths.tool("amp-opt")), "--show-dialects"],
+                           capture_output=True, text=True, check=True).stdout
+    listed = shown.split("Available Dialects:", 1)[1].strip().split(",")
+    assert names == frozenset(listed)
+    assert {"builtin", "func", "linalg", "tensor", "tosa", "ml_program",
+            "amp"} <= names
+    assert not {"torch", "torch_c", "tm_tensor"} & names
+    # The op check uses it: a tosa op (registered) is supported.
+    assert frontends.unsupported_ops('"tosa.add"(%a, %b)') == []
+
+
 def test_errors_are_amp_errors():
     assert issubclass(amp_mlir.UnsupportedOpError, amp_mlir.FrontendError)
     assert issubclass(amp_mlir.FrontendError, amp_mlir.AmpError)

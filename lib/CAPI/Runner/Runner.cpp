@@ -83,6 +83,18 @@ const char *ampRunnerGetLastDiagnostics(void) {
   return lastDiagnostics.c_str();
 }
 
+const char *ampRunnerGetRegisteredDialects(void) {
+  static const std::string names = [] {
+    DialectRegistry registry;
+    registerRunnerDialects(registry);
+    std::string joined;
+    for (StringRef name : registry.getDialectNames()) // sorted
+      joined += (joined.empty() ? "" : ",") + name.str();
+    return joined;
+  }();
+  return names.c_str();
+}
+
 namespace {
 /// Collects the diagnostics that no other handler takes (the warnings and
 /// remarks of a compilation; the runner collects its errors itself) instead

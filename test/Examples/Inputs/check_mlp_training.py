@@ -1,14 +1,28 @@
 """Checks the runs of examples/mlp_training.mlir written by mlp-training.test.
 
+    check_mlp_training.py RUNS [--update-doc docs/loss-scaling.md [--check]]
+
 Each run directory holds loss.npy, scale.npy and found.npy (per step). The
 scale trajectory is replayed with the unified state machine (PyTorch preset,
 growth_interval 50, as configured in the example) from the found flags.
+
+--update-doc writes the runs' table between the mlp-training-table markers
+of loss-scaling.md; with --check it fails when the table there is not what
+these runs give (the runs are deterministic: the test re-makes them).
 """
+import argparse
+import math
+import os
 import sys
 
 import numpy as np
 
-root = sys.argv[1]
+parser = argparse.ArgumentParser()
+parser.add_argument("runs")
+parser.add_argument("--update-doc")
+parser.add_argument("--check", action="store_true")
+args = parser.parse_args()
+root = args.runs
 
 
 def load(run):
@@ -87,3 +101,37 @@ rel = abs(loss[-1] - loss32[-1]) / loss32[-1]
 check(rel <= 0.01, f"inject: training recovers (final loss within 1% of "
       f"fp32, off by {rel:.3%})")
 print("all checks passed")
+
+if args.update_doc:
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "..", "..", "scripts"))
+    import doctables
+
+    def final(run):
+        return float(load(run)[0][-1])
+
+    base = final("fp32")
+    rows = [("fp32", "fp32"), ("o1", "O1 (f16)"), ("o2", "O2 (f16)"),
+            ("bf16", "O2 bf16 (no loss scaling)"),
+            ("o2-inject", f"O2 with +Inf injected at step {k}")]
+    out = ["Measured on the example (CPU, "
+           f"{len(load('fp32')[0])} steps, default options: rounding once) by "
+           "`test/Examples/mlp-training.test`:", "",
+           "| run | final loss | vs fp32 |", "|---|---|---|"]
+    for run, label in rows:
+        change = "" if run == "fp32" else \
+            f"{(final(run) - base) / base * 100:+.2f}%"
+        out.append(f"| {label} | {final(run):.5f} | {change}".rstrip()
+                   + " |")
+    o2_scale = load("o2")[1]
+    out += ["", f"The f16 runs' scale grows from "
+            f"2^{math.log2(o2_scale[0]):.0f} to "
+            f"2^{math.log2(o2_scale[-1]):.0f} (every 50 clean steps, the "
+            f"example's growth interval). The injected Inf skips exactly "
+            f"step {k} (the next loss equals that step's), and the scale "
+            f"backs off from 2^{math.log2(scale[k - 1]):.0f} to "
+            f"2^{math.log2(scale[k]):.0f}."]
+    sys.exit(doctables.update(args.update_doc,
+                              {"mlp-training-table": "\n".join(out)},
+                              "test/Examples/mlp-training.test",
+                              check=args.check))

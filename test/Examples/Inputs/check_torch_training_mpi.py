@@ -28,6 +28,15 @@ def train(*argv):
     if out.returncode != 0:
         print(out.stdout, out.stderr)
         raise SystemExit(f"train.py {argv} failed")
+    lines = out.stdout.split("\n")
+    # Every final_loss line is whole (the ranks' lines did not interleave),
+    # and the output ends with one, then the newline: scripts read it.
+    whole = [l for l in lines if "final_loss=" in l]
+    check(all(re.fullmatch(r"final_loss=\S+ skipped=\d+", l) for l in whole)
+          and lines[-1] == "" and len(lines) > 1
+          and re.fullmatch(r"final_loss=\S+ skipped=\d+", lines[-2]),
+          f"each final_loss line whole, the last line one of them "
+          f"({len(whole)} lines)")
     return re.findall(r"final_loss=(\S+) skipped=(\d+)", out.stdout)
 
 

@@ -4,6 +4,7 @@ checks the relative L2 error of each output against PyTorch's fp32 output
 (and, for bf16, against torch.autocast("cpu", dtype=torch.bfloat16)).
 
     check_model.py MODEL [--save FILE] [--batches 2,3] [--autocast-bound]
+                   [--update-doc docs/frontends.md [--check]]
 
 Prints one line per (level, dtype, batch) ending in `ok` or `FAIL`, then
 `MODEL: N checks, all within tolerance` (exit 0) or `MODEL: FAILED` (exit
@@ -15,9 +16,17 @@ autocast's" a check (issue 25's criterion).
 Models: mlp, resnet18 (torchvision), transformer (torch.nn), bert
 (transformers' BertModel from a small config) and vit (timm's ViT), all
 with random weights.
+
+--update-doc writes the model's rows (errors at the first batch, the
+precision reports in f16) into the tables between the frontends-errors
+and frontends-reports markers of docs/frontends.md; each model owns its
+rows. With --check it fails when they differ from this run's (the runs
+are seeded and deterministic on the CPU).
 """
 
 import argparse
+import os
+import re
 import sys
 
 import numpy as np
@@ -116,6 +125,99 @@ def rel_l2(value, reference):
                  np.linalg.norm(reference))
 
 
+# The model's rows in docs/frontends.md: its name in the error table and
+# in the report table.
+DOC_NAMES = {
+    "mlp": ("MLP 64-128-64-10 (ReLU, GELU, softmax)", "MLP"),
+    "resnet18": ("`torchvision.models.resnet18`, 3×64×64", "resnet18"),
+    "transformer": ("embedding + `TransformerEncoderLayer` (d=64, 4 heads) "
+                    "+ mean + linear, 12 i64 tokens",
+                    "transformer classifier"),
+    "bert": ("transformers `BertModel` (2 layers, d=64, 4 heads, MLP 256), "
+             "12 i64 tokens, padding masked (`hf-encoder.test`)",
+             "BERT encoder"),
+    "vit": ("timm `vit_tiny_patch16_224` cut to 2 blocks, 3×32×32 in 8×8 "
+            "patches (`timm-vit.test`)", "timm ViT"),
+}
+
+
+# The models of the autocast table (the ones whose error issue 25 follows).
+DOC_AUTOCAST = {"bert": "`BertModel`", "vit": "timm ViT"}
+
+
+def sci(x):
+    """1.2e-4, as the docs write it (no exponent padding)."""
+    return re.sub(r"e([+-])0*(\d)", r"e\1\2", f"{x:.1e}")
+
+
+def size(n):
+    return f"{n / 2**20:.1f} MiB" if n >= 10 * 2**20 else \
+        f"{n / 1024:.1f} KiB"
+
+
+def report_row(name, level, r):
+    share = f"{r['ideal_fraction']:.3f} "
+    if r["ideal_reached_bytes"] == r["ideal_low_precision_bytes"]:
+        share += f"({size(r['ideal_reached_bytes'])})"
+    else:
+        reached, ideal = size(r["ideal_reached_bytes"]), \
+            size(r["ideal_low_precision_bytes"])
+        unit = ideal.split()[1]
+        share += f"({reached.split()[0]} of {ideal.split()[0]} {unit})"
+    return (f"| {name} | {level} | {r['low_precision_ops']} / "
+            f"{r['float_ops']} | {r['casts']} | {r['epilogue_casts']} | "
+            f"{share} |")
+
+
+def set_rows(body, rows):
+    """BODY (a block with one Markdown table) with ROWS ({key: line}, the
+    key being the line's first cells) in place of the rows of the same key,
+    or appended to the table."""
+    lines = body.split("\n")
+    for key, line in rows.items():
+        at = [i for i, l in enumerate(lines) if l.startswith(key)]
+        if at:
+            lines[at[0]] = line
+        else:
+            last = max(i for i, l in enumerate(lines) if l.startswith("|"))
+            lines.insert(last + 1, line)
+    return "\n".join(lines)
+
+
+def update_doc(path, model, errors, reports, eager, check):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
+        __file__)), "..", "..", "..", "scripts"))
+    import doctables
+    long_name, short_name = DOC_NAMES[model]
+    with open(path) as f:
+        text = f.read()
+    e = errors
+    blocks = {
+        "frontends-errors": set_rows(
+            doctables.extract(text, "frontends-errors", path),
+            {f"| {long_name} |":
+             f"| {long_name} | {sci(e['O0'])} | {sci(e['O1 f16'])} | "
+             f"{sci(e['O2 f16'])} | {sci(e['O1 bf16'])} | "
+             f"{sci(e['O2 bf16'])} | {sci(e['O2 bf16 vs autocast'])} |"}),
+        "frontends-reports": set_rows(
+            doctables.extract(text, "frontends-reports", path),
+            {f"| {short_name} | {level} |": report_row(short_name, level, r)
+             for level, r in reports.items()}),
+    }
+    if model in DOC_AUTOCAST:
+        name = DOC_AUTOCAST[model]
+        ratio = {label: errors[label] / eager[label.split()[1]]
+                 for label in ("O2 f16", "O1 bf16", "O2 bf16")}
+        blocks["frontends-autocast"] = set_rows(
+            doctables.extract(text, "frontends-autocast", path),
+            {f"| {name} |":
+             f"| {name} | {sci(eager['f16'])} | {ratio['O2 f16']:.3g}× | "
+             f"{sci(eager['bf16'])} | {ratio['O1 bf16']:.3g}× | "
+             f"{ratio['O2 bf16']:.3g}× |"})
+    return doctables.update(path, blocks, "test/Frontends/Inputs/"
+                            "check_model.py", check=check)
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("model")
@@ -124,6 +226,10 @@ def main():
     parser.add_argument("--autocast-bound", action="store_true",
                         help="check that O2's error is at most eager "
                         "autocast's")
+    parser.add_argument("--update-doc", help="write the model's rows of "
+                        "docs/frontends.md's tables")
+    parser.add_argument("--check", action="store_true", help="with "
+                        "--update-doc: fail when the rows differ")
     args = parser.parse_args()
     batches = [int(b) for b in args.batches.split(",")]
 
@@ -157,6 +263,7 @@ def main():
               f"{shown or f'{tolerance:.0e}'} {'ok' if ok else 'FAIL'}")
 
     o0 = {}
+    doc_errors, doc_reports, doc_eager = {}, {}, {}
     for level, dtype in VARIANTS:
         function = amp_mlir.compile(text, level=level, dtype=dtype).main
         label = level if dtype is None else f"{level} {dtype}"
@@ -170,11 +277,18 @@ def main():
             tolerance = TOLERANCE[dtype or level]
             error = rel_l2(result, fp32[batch])
             check(f"{label} batch {batch} vs fp32", error, tolerance)
+            if batch == batches[0]:
+                doc_errors[label] = error
             if dtype == "bf16":
                 check(f"{label} batch {batch} vs autocast bf16",
                       rel_l2(result, autocast[dtype][batch]), tolerance)
+                if batch == batches[0]:
+                    doc_errors[f"{label} vs autocast"] = rel_l2(
+                        result, autocast[dtype][batch])
             if dtype is not None:
                 eager = rel_l2(autocast[dtype][batch], fp32[batch])
+                if batch == batches[0]:
+                    doc_eager[dtype] = eager
                 print(f"{args.model} {label} batch {batch}: eager autocast "
                       f"{dtype} vs fp32: rel L2 {eager:.2e}, ratio "
                       f"{error / eager:.2f}")
@@ -189,6 +303,8 @@ def main():
                 failed = True
         if level != "O0":
             report = amp_mlir.report(text, level=level, dtype=dtype)
+            if dtype == "f16":
+                doc_reports[level] = report
             print(f"{args.model} {label}: {report['low_precision_ops']} of "
                   f"{report['float_ops']} float ops in {dtype}, "
                   f"{report['casts']} casts")
@@ -199,6 +315,9 @@ def main():
         print(f"{args.model}: FAILED")
         return 1
     print(f"{args.model}: {checks} checks, all within tolerance")
+    if args.update_doc:
+        return update_doc(args.update_doc, args.model, doc_errors,
+                          doc_reports, doc_eager, args.check)
     return 0
 
 
