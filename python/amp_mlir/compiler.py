@@ -224,9 +224,9 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
             raise ValueError(f"use_fp16_guard must be None, True, False or "
                              f"'auto', got {use_fp16_guard!r}")
     if placement is not None:
-        if placement not in ("optimal", "greedy", "autocast"):
-            raise ValueError(f"placement must be 'optimal', 'greedy' or "
-                             f"'autocast', got "
+        if placement not in ("auto", "optimal", "greedy", "autocast"):
+            raise ValueError(f"placement must be 'auto', 'optimal', 'greedy' "
+                             f"or 'autocast', got "
                              f"{placement!r}")
         parts.append(f"placement={placement}")
     if policy_file is not None:
@@ -567,7 +567,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
     GPU pipeline's output in the GPU simulator, on the CPU). custom_white_list /
     custom_black_list: op names forced to low precision / kept in fp32.
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
-    True or False. placement ('optimal'/'greedy'/'autocast'), policy_file, loss_scaling
+    True or False. placement ('auto'/'autocast'/'optimal'/'greedy'), policy_file, loss_scaling
     ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
     amp-opt. arg_precision: 'keep' (the default) or 'low': f32 arguments
     that only low-precision ops read take the low type in the compiled

@@ -767,7 +767,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // tensors computes in f32, and one that reads no float tensor (a gather
   // from an f32 table, a conversion from integers) in the type of what it
   // reads: f32.
-  if (options.placement == Placement::Autocast) {
+  if (options.placement == Placement::Autocast ||
+      options.placement == Placement::Auto) {
     if (numLow > 0 && numHigh == 0)
       return {low, ("promotes its operands (" + Twine(numLow) + " in " +
                     lowName + ")")

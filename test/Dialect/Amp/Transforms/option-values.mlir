@@ -23,7 +23,7 @@
 // LOSS: error: amp: loss-scaling must be auto, on or off, got 'maybe'
 // LOSS-NOT: func.func
 // LOSSCASE: error: amp: loss-scaling must be auto, on or off, got 'ON'
-// PLACEMENT: error: amp: placement must be optimal, greedy or autocast, got 'best'
+// PLACEMENT: error: amp: placement must be auto, optimal, greedy or autocast, got 'best'
 // PLACEMENT-NOT: func.func
 // GUARD: error: amp: use-fp16-guard must be true, false or auto, got 'yes'
 // ARG: error: amp: arg-precision must be keep or low, got 'LOW'

@@ -27,7 +27,7 @@
 // FILEOP: error: amp: unknown operation 'linalg.matmull' in custom-black-list
 // FILEDTYPE: error: amp: policy file '{{.*}}bad-dtype.json': 'dtype' must be "f16" or "bf16"
 // LEVEL: error: amp: unknown level 'O3' (expected O1 or O2)
-// PLACEMENT: error: amp: placement must be optimal, greedy or autocast, got 'best'
+// PLACEMENT: error: amp: placement must be auto, optimal, greedy or autocast, got 'best'
 
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = math.exp %a : tensor<4xf32>

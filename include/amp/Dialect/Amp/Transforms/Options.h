@@ -40,8 +40,10 @@ enum class CompileLevel { O0, O1, O2 };
 /// `use-fp16-guard=`: only ops inside amp.fp16_guard go low (On), all may
 /// (Off), or On exactly when the module has a guard (Auto).
 enum class GuardMode { On, Off, Auto };
-/// `placement=`: gray ops at O1 (and Autocast at O2: gray ops promote).
-enum class Placement { Optimal, Greedy, Autocast };
+/// `placement=`: gray ops at O1. Auto (the default) is Autocast at O1 and
+/// nothing at O2 (every op goes low); Autocast named at O2 makes gray ops
+/// promote there too.
+enum class Placement { Auto, Optimal, Greedy, Autocast };
 /// `loss-scaling=`: of training steps.
 enum class LossScalingMode { Auto, On, Off };
 /// `arg-precision=`: float tensor arguments of public functions.
@@ -107,6 +109,7 @@ AMP_OPTION_SPELLINGS(GuardMode, "use-fp16-guard", false,
                      {GuardMode::On, "true"}, {GuardMode::Off, "false"},
                      {GuardMode::Auto, "auto"})
 AMP_OPTION_SPELLINGS(Placement, "placement", false,
+                     {Placement::Auto, "auto"},
                      {Placement::Optimal, "optimal"},
                      {Placement::Greedy, "greedy"},
                      {Placement::Autocast, "autocast"})
@@ -208,7 +211,7 @@ struct AmpOptions {
   std::string policyFile;
   /// A remark per decided op: precision and reason.
   bool explain = false;
-  Placement placement = Placement::Optimal;
+  Placement placement = Placement::Auto;
   LossScalingMode lossScaling = LossScalingMode::Auto;
   ArgPrecision argPrecision = ArgPrecision::Keep;
   RoundingMode rounding = RoundingMode::Once;
@@ -391,9 +394,11 @@ struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
   PassOptions::Option<std::string> placement{
       *this, "placement",
       llvm::cl::desc(
-          "Gray-op placement at O1: optimal (fewest bytes moved, min-cut) "
-          "or greedy (each follows its operands)"),
-      llvm::cl::init("optimal")};
+          "Gray-op placement: auto (autocast at O1; at O2 every op goes "
+          "low), autocast (PyTorch's type promotion, at O2 too), optimal "
+          "(fewest bytes moved, min-cut) or greedy (each follows its "
+          "operands)"),
+      llvm::cl::init("auto")};
   PassOptions::Option<std::string> lossScaling{
       *this, "loss-scaling",
       llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "

@@ -33,11 +33,13 @@ defvar AmpDecisionOptions = [
            "categories and use_fp16_guard">,
     Option<"explain", "explain", "bool", "false",
            "Emit a remark with the precision and reason of each decided op">,
-    Option<"placement", "placement", "std::string", "\"optimal\"",
-           "How gray ops are placed at O1: optimal (fewest bytes moved by "
-           "ops and conversions, an exact min-cut), greedy (each follows its operands in "
-           "program order, as TF's painting) or autocast (PyTorch's type "
-           "promotion: low only when every float operand is low; at O2 too)">,
+    Option<"placement", "placement", "std::string", "\"auto\"",
+           "How gray ops are placed: auto (the default: autocast at O1; at "
+           "O2 every op goes low), autocast (PyTorch's type promotion: low "
+           "only when every float operand is low; named, at O2 too), "
+           "optimal (fewest bytes moved by ops and conversions, an exact "
+           "min-cut) or greedy (each follows its operands in program "
+           "order, as TF's painting)">,
     Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
            "Loss scaling of training steps: auto (on for f16, off for "
            "bf16), on (as written) or off (scale 1; the finite check "
@@ -79,16 +81,19 @@ def AmpAutoMixedPrecisionPass
     with a warning on the constant); the custom white list; then the level:
 
     * O1: white ops go low, black ops stay f32, and gray ops are placed:
-      with `placement=optimal` (the default) so that the conversions move
-      the fewest bytes (an exact s-t minimum cut over the whole module, one
+      with `placement=auto` (the default) or `autocast`, each promotes its
+      operands in program order as PyTorch's autocast does (low only when
+      all its non-constant float operands are low; f32 when one is f32 or
+      when it reads no float tensor, such as a gather from an f32 table);
+      with `placement=optimal` so that the conversions move the fewest
+      bytes (an exact s-t minimum cut over the whole module, one
       conversion per value and type, ties towards low precision); with
       `placement=greedy` each follows its operands in program order (low
       when at least as many of its non-constant float operands are low as
-      are f32); with `placement=autocast` each promotes its operands in
-      program order as PyTorch does (low only when all its non-constant
-      float operands are low; f32 when it reads no float tensor, such as a
-      gather from an f32 table);
-    * O2: every op that can go low does.
+      are f32);
+    * O2: every op that can go low does; with `placement=autocast` named,
+      gray ops promote their operands as at O1 (a transformer's residual
+      stream stays f32).
 
     Contractions and sum/product reductions keep f32 accumulators (their
     init operands and results) while their inputs go low; norm-like
