@@ -54,7 +54,7 @@ TEST(OptionsTest, InvalidValuesAreRejectedWithTheirMessage) {
             "rounding must be once or per-op, got 'per_op'");
   EXPECT_FALSE(parseOptionValue<Placement>("best"));
   EXPECT_EQ(getInvalidValueMessage<Placement>("best"),
-            "placement must be optimal or greedy, got 'best'");
+            "placement must be auto, optimal, greedy or autocast, got 'best'");
   EXPECT_FALSE(parseOptionValue<LossScalingMode>("maybe"));
   EXPECT_EQ(getInvalidValueMessage<LossScalingMode>("maybe"),
             "loss-scaling must be auto, on or off, got 'maybe'");
@@ -111,7 +111,7 @@ TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
   AmpOptions defaults;
   ASSERT_TRUE(succeeded(parseAmpOptions("", AmpLevel::O1, defaults, error)));
   EXPECT_FALSE(defaults.dtype.has_value());
-  EXPECT_EQ(defaults.placement, Placement::Optimal);
+  EXPECT_EQ(defaults.placement, Placement::Auto);
   EXPECT_EQ(defaults.rounding, RoundingMode::Once);
   EXPECT_EQ(defaults.report, ReportFormat::None);
 
@@ -127,7 +127,7 @@ TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
 /// A textual holder with the members of the decision options.
 struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
-              placement = "optimal", lossScaling = "auto",
+              placement = "auto", lossScaling = "auto",
               argPrecision = "keep", rounding = "once";
   std::vector<std::string> customWhiteList, customBlackList;
   bool explain = false;

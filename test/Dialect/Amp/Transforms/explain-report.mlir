@@ -2,12 +2,12 @@
 // report=text|json: the summary and per-op table.
 // RUN: amp-opt %s --amp-o1="explain=true placement=greedy" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: amp-opt %s --amp-o1="report=text placement=greedy" -o /dev/null 2>&1 | FileCheck %s --check-prefix=TEXT
-// RUN: amp-opt %s --amp-o1="report=text explain=true" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
+// RUN: amp-opt %s --amp-o1="report=text explain=true placement=optimal" --mlir-print-op-on-diagnostic=false -o /dev/null 2>&1 | FileCheck %s --check-prefix=OPTIMAL
 // RUN: amp-opt %s --amp-o2="report=json report-file=%t.json" -o /dev/null
 // RUN: FileCheck %s --check-prefix=JSON --input-file=%t.json
 // The JSON report's decisions: what explain=true says, per op, in program
 // order (the pipeline's; amp-report alone has none).
-// RUN: amp-opt %s --amp-o1="report=json report-file=%t.o1.json" -o /dev/null
+// RUN: amp-opt %s --amp-o1="report=json report-file=%t.o1.json placement=optimal" -o /dev/null
 // RUN: %python -c "import json,sys; d=json.load(open(sys.argv[1]))['decisions']; assert [(e['op'], e['precision'], e['reason']) for e in d] == [('linalg.fill', None, 'not decided: a constant fill, re-created in the type each user needs'), ('linalg.matmul', 'f16', 'white list'), ('arith.addf', 'f32', 'placed by min-cut: fewest bytes moved'), ('math.exp', 'f32', 'black list'), ('math.tanh', 'f32', 'pinned by amp.precision')], d; assert d[1]['location'].endswith('explain-report.mlir:58:9'), d" %t.o1.json
 // RUN: amp-opt %s --amp-report="format=json" -o /dev/null 2>&1 | not grep decisions
 // RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['float_ops'] == 5 and r['low_precision_ops'] == 3 and r['ops']['linalg.matmul'] == {'f16': 1} and r['ops']['math.tanh'] == {'f32': 1}, r" %t.json

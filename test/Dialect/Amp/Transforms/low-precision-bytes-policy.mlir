@@ -7,14 +7,14 @@
 // RUN: amp-opt %s -split-input-file -o /dev/null \
 // RUN:     --amp-o2="custom-black-list=arith.addf report=text report-file=-" \
 // RUN: | FileCheck %s --check-prefix=O2-BLACK
-// RUN: amp-opt %s -split-input-file --amp-o1="report=text report-file=-" -o /dev/null \
+// RUN: amp-opt %s -split-input-file --amp-o1="report=text report-file=- placement=optimal" -o /dev/null \
 // RUN: | FileCheck %s --check-prefix=O1
 // RUN: amp-opt %s -split-input-file -o /dev/null \
-// RUN:     --amp-o1="custom-white-list=math.exp report=text report-file=-" \
+// RUN:     --amp-o1="custom-white-list=math.exp report=text report-file=- placement=optimal" \
 // RUN: | FileCheck %s --check-prefix=O1-WHITE
 // RUN: echo '{"categories": {"math.exp": "gray"}}' > %t.json
 // RUN: amp-opt %s -split-input-file -o /dev/null \
-// RUN:     --amp-o1="policy-file=%t.json report=text report-file=-" \
+// RUN:     --amp-o1="policy-file=%t.json report=text report-file=- placement=optimal" \
 // RUN: | FileCheck %s --check-prefix=O1-WHITE
 
 // A -1e9 mask does not fit in f16: the pass keeps the add that reads it in

@@ -6,7 +6,7 @@
 // RUN: amp-opt %s -split-input-file --amp-o1="placement=autocast" | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-o1="placement=autocast explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
 // RUN: amp-opt %s -split-input-file --amp-o1="placement=autocast dtype=bf16" | FileCheck %s --check-prefix=BF16
-// RUN: amp-opt %s -split-input-file --amp-o1 | FileCheck %s --check-prefix=OPT
+// RUN: amp-opt %s -split-input-file --amp-o1="placement=optimal" | FileCheck %s --check-prefix=OPT
 
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d1)>

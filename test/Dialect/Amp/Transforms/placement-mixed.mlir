@@ -4,8 +4,8 @@
 // of %p (bf16 -> f16, 4096 elements); placing it in f32 shares the
 // bf16 -> f32 conversion exp needs, and only its 64-element result is
 // narrowed for the dot. (Treating bf16 as "low" would pick f16.)
-// RUN: amp-opt %s --amp-o1 | FileCheck %s
-// RUN: amp-opt %s --amp-o1="report=text" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
+// RUN: amp-opt %s --amp-o1="placement=optimal" | FileCheck %s
+// RUN: amp-opt %s --amp-o1="report=text placement=optimal" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 
 // CHECK-LABEL: func.func @mixed
 // CHECK: %[[P:.*]] = math.sin %{{.*}} {amp.precision = "bf16"} : tensor<64x64xbf16>
