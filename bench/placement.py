@@ -7,18 +7,15 @@ Runs with the frontend environment (make frontends):
 
   AMP_MLIR_ROOT=build PYTHONPATH=python .venv-frontends/bin/python \\
       bench/placement.py [--models bert,vit] [--update-doc docs/policies.md]
-      [--check docs/policies.md]
+      [--check]
 
---update-doc rewrites the table between the markers of docs/policies.md;
---check re-measures the models named in the table's rows that --models
-selects and fails when a figure differs: the bytes exactly, the errors by
-more than 2% (they come from the same seeded inputs and weights, so they
-differ only where a library's kernels round differently).
+--update-doc rewrites the rows of the models measured in the table between
+the placement-table markers (scripts/doctables.py); with --check it fails
+instead when they differ, as the model tests' tables do.
 """
 
 import argparse
 import os
-import re
 import sys
 
 import numpy as np
@@ -26,16 +23,18 @@ import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "test", "Frontends", "Inputs"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import amp_mlir  # noqa: E402
 from check_model import make, rel_l2  # noqa: E402
+import doctables  # noqa: E402
 
 PLACEMENTS = ("optimal", "greedy", "autocast")
 COLUMNS = tuple(f"O1 {p}" for p in PLACEMENTS) + ("O2 auto", "O2 autocast")
 DTYPES = (("f16", torch.float16), ("bf16", torch.bfloat16))
 MODELS = ("mlp", "transformer", "bert", "vit")
-BEGIN = "<!-- placement-table:begin (bench/placement.py) -->"
-END = "<!-- placement-table:end -->"
+BLOCK = "placement-table"
+SCRIPT = "bench/placement.py"
 NAMES = {
     "mlp": "MLP 64-128-64-10",
     "transformer": "embedding + `TransformerEncoderLayer` + mean + linear",
@@ -84,57 +83,38 @@ def render(results):
     return "\n".join(lines)
 
 
-FIGURE = re.compile(r"([0-9.]+(?:e[-+][0-9]+)?)(×)?(?: \(([0-9.]+) KiB\))?")
-
-
-def parse_row(line):
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    return cells[0], cells[1], cells[2:]
-
-
-def check(doc, results):
-    text = open(doc).read()
-    table = text.split(BEGIN)[1].split(END)[0]
-    fresh = {(r[0], r[1]): r[2] for r in map(parse_row,
-             render(results).splitlines()[2:])}
-    failures = 0
-    for line in table.strip().splitlines()[2:]:
-        name, dtype, cells = parse_row(line)
-        if (name, dtype) not in fresh:
-            continue
-        for old, new in zip(cells, fresh[(name, dtype)]):
-            a, b = FIGURE.match(old), FIGURE.match(new)
-            same = abs(float(a.group(1)) - float(b.group(1))) <= \
-                0.02 * float(b.group(1)) + 1e-12
-            if a.group(3) is not None:
-                same &= a.group(3) == b.group(3)
-            if not same:
-                print(f"placement: {name} {dtype}: the doc says {old}, "
-                      f"measured {new}")
-                failures += 1
-    print(f"placement: {failures} figures differ")
-    return 1 if failures else 0
+def merge(old_block, results):
+    """The table with the rows of the measured models replaced, the others
+    kept: --models may measure a part of it."""
+    fresh = render(results).splitlines()
+    measured = {tuple(c.strip() for c in row.strip("|").split("|")[:2])
+                for row in fresh[2:]}
+    kept = [row for row in old_block.splitlines()[2:]
+            if tuple(c.strip() for c in row.strip("|").split("|")[:2])
+            not in measured]
+    order = [NAMES[m] for m in MODELS]
+    rows = sorted(kept + fresh[2:], key=lambda row: (
+        order.index(row.strip("|").split("|")[0].strip()),
+        [d for d, _ in DTYPES].index(row.strip("|").split("|")[1].strip())))
+    return "\n".join(fresh[:2] + rows)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--update-doc")
-    parser.add_argument("--check")
+    parser.add_argument("--check", action="store_true",
+                        help="with --update-doc: fail when the rows differ")
     args = parser.parse_args()
     torch.manual_seed(0)
     results = {m: measure(m) for m in args.models.split(",")}
-    table = render(results)
-    print(table)
-    if args.check:
-        return check(args.check, results)
-    if args.update_doc:
-        text = open(args.update_doc).read()
-        before, rest = text.split(BEGIN)
-        _, after = rest.split(END)
-        with open(args.update_doc, "w") as out:
-            out.write(before + BEGIN + "\n" + table + "\n" + END + after)
-    return 0
+    print(render(results))
+    if not args.update_doc:
+        return 0
+    with open(args.update_doc) as f:
+        old = doctables.extract(f.read(), BLOCK, args.update_doc)
+    return doctables.update(args.update_doc, {BLOCK: merge(old, results)},
+                            SCRIPT, check=args.check)
 
 
 if __name__ == "__main__":

@@ -61,24 +61,16 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
     case AmpStage::ElideCasts:
       pm.addPass(createAmpCastElisionPass());
       break;
-    case AmpStage::Report: {
-      AmpReportPassOptions report;
-      report.format = stringifyOptionValue(options.report);
-      report.output = options.reportFile;
-      report.title = options.getTitle();
-      pm.addPass(createAmpReportPass(report));
+    case AmpStage::Report:
+      pm.addPass(createAmpReportPass(getAmpReportOptions(options)));
       break;
-    }
     case AmpStage::MaterializeCasts:
       pm.addPass(createAmpMaterializeCastsPass());
       break;
-    case AmpStage::PrecisionGraph: {
-      AmpPrecisionGraphPassOptions graph;
-      graph.output = options.graphFile;
-      graph.title = options.getTitle();
-      pm.addPass(createAmpPrecisionGraphPass(graph));
+    case AmpStage::PrecisionGraph:
+      pm.addPass(
+          createAmpPrecisionGraphPass(getAmpPrecisionGraphOptions(options)));
       break;
-    }
     }
   }
 }

@@ -24,6 +24,23 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
+AmpReportPassOptions
+mlir::amp::getAmpReportOptions(const AmpOptions &options) {
+  AmpReportPassOptions report;
+  report.format = stringifyOptionValue(options.report);
+  report.output = options.reportFile;
+  report.title = options.getTitle();
+  return report;
+}
+
+AmpPrecisionGraphPassOptions
+mlir::amp::getAmpPrecisionGraphOptions(const AmpOptions &options) {
+  AmpPrecisionGraphPassOptions graph;
+  graph.output = options.graphFile;
+  graph.title = options.getTitle();
+  return graph;
+}
+
 SmallVector<AmpStage> mlir::amp::getAmpStages(const AmpOptions &options) {
   SmallVector<AmpStage> stages = {AmpStage::Decide, AmpStage::InlineGuards,
                                   AmpStage::ElideCasts};
@@ -88,11 +105,7 @@ struct AmpPrecisionPipelinePass
         elideAmpCasts(module, /*allowExcessPrecision=*/false, &casts);
         break;
       case AmpStage::Report: {
-        AmpReportPassOptions report;
-        report.format = stringifyOptionValue(options.report);
-        report.output = options.reportFile;
-        report.title = options.getTitle();
-        if (failed(emitAmpReport(module, report, &log)))
+        if (failed(emitAmpReport(module, getAmpReportOptions(options), &log)))
           return signalPassFailure();
         break;
       }
@@ -100,10 +113,8 @@ struct AmpPrecisionPipelinePass
         materializeAmpCasts(casts);
         break;
       case AmpStage::PrecisionGraph: {
-        AmpPrecisionGraphPassOptions graph;
-        graph.output = options.graphFile;
-        graph.title = options.getTitle();
-        if (failed(emitAmpPrecisionGraph(module, graph)))
+        if (failed(emitAmpPrecisionGraph(module,
+                                         getAmpPrecisionGraphOptions(options))))
           return signalPassFailure();
         break;
       }

@@ -107,6 +107,10 @@ enum class AmpStage {
   PrecisionGraph,   ///< amp-precision-graph (graph-file=)
 };
 SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
+/// The options of the Report and PrecisionGraph stages, from `options`.
+AmpReportPassOptions getAmpReportOptions(const AmpOptions &options);
+AmpPrecisionGraphPassOptions getAmpPrecisionGraphOptions(
+    const AmpOptions &options);
 
 /// The passes of the stages, with their options taken from `options`.
 std::unique_ptr<Pass>
