@@ -249,6 +249,14 @@ private:
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
+  /// Values computed from constants alone (a batch norm's rsqrt(var + eps)
+  /// over its frozen statistics): under autocast placement they do not
+  /// promote the ops that read them, as constants do not.
+  llvm::DenseSet<Value> constantDerived;
+  /// Records the results of `op` in constantDerived when it is free of
+  /// memory effects and reads nothing but constant-derived values.
+  void recordConstantDerived(Operation *op);
+  bool isConstantDerived(Value value);
   /// Per op with regions: uses of values captured from above, with the
   /// value and type each had as written.
   struct CapturedUse {
@@ -542,6 +550,31 @@ static bool isFree(Value value) {
   return isa_and_nonnull<tensor::EmptyOp>(def);
 }
 
+bool AutoMixedPrecision::isConstantDerived(Value value) {
+  return isFree(value) || constantDerived.contains(value);
+}
+
+void AutoMixedPrecision::recordConstantDerived(Operation *op) {
+  if (op->getNumResults() == 0 || !isMemoryEffectFree(op) ||
+      !llvm::all_of(op->getOperands(),
+                    [&](Value v) { return isConstantDerived(v); }))
+    return;
+  // What a body captures from above is read too.
+  bool capturesRuntime = false;
+  for (Region &region : op->getRegions())
+    region.walk([&](Operation *inner) {
+      for (Value value : inner->getOperands())
+        if (!op->isAncestor(value.getParentRegion()->getParentOp()) &&
+            !isConstantDerived(value)) {
+          capturesRuntime = true;
+          return WalkResult::interrupt();
+        }
+      return WalkResult::advance();
+    });
+  if (!capturesRuntime)
+    constantDerived.insert_range(op->getResults());
+}
+
 /// True if `value` comes from low precision: its type is the low type, or it
 /// is the f32 result of an op converted to low precision (a white op's
 /// accumulator), or a guard result that forwards such a value (guards are
@@ -749,11 +782,17 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return decision;
   }
   // Gray: follow the operands, counting constants and empty tensors as free.
+  bool promotes = options.placement == Placement::Autocast ||
+                  options.placement == Placement::Auto;
   unsigned numLow = 0, numHigh = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
     if (!isFloatLike(value.getType()) || isFree(value) ||
         iface.operandMustStayF32(operand.getOperandNumber()))
+      continue;
+    // Autocast's promotion: tensors computed from constants alone (a batch
+    // norm's folded statistics) are like the constants they come from.
+    if (promotes && constantDerived.contains(value))
       continue;
     if (isLowProduced(value, lowType))
       ++numLow;
@@ -767,16 +806,22 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // tensors computes in f32, and one that reads no float tensor (a gather
   // from an f32 table, a conversion from integers) in the type of what it
   // reads: f32.
-  if (options.placement == Placement::Autocast ||
-      options.placement == Placement::Auto) {
+  if (promotes) {
     if (numLow > 0 && numHigh == 0)
       return {low, ("promotes its operands (" + Twine(numLow) + " in " +
                     lowName + ")")
                        .str()};
     return {Precision::f32,
             numLow + numHigh == 0
-                ? std::string("promotes its operands (no float tensor: the "
-                              "type of what it reads, f32)")
+                ? std::string(
+                      llvm::all_of(op->getOperands(),
+                                   [&](Value v) {
+                                     return isConstantDerived(v);
+                                   })
+                          ? "computes from constants only: f32, converted "
+                            "where a low op reads it"
+                          : "promotes its operands (no float tensor: the "
+                            "type of what it reads, f32)")
                 : ("promotes its operands (" + Twine(numLow) + " in " +
                    lowName + ", " + Twine(numHigh) + " in f32: the widest)")
                       .str()};
@@ -906,9 +951,11 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   // ops that are not converted get their operands back in these types.
   SmallVector<Operation *> ops;
   llvm::DenseMap<Operation *, SmallVector<Type>> originalTypes;
+  constantDerived.clear();
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == module)
       return WalkResult::advance();
+    recordConstantDerived(op);
     ops.push_back(op);
     originalTypes[op] = llvm::to_vector(op->getOperandTypes());
     if (isa<AmpPrecisionOpInterface>(op) && op->getNumRegions() != 0) {

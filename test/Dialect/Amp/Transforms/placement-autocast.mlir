@@ -77,3 +77,66 @@ func.func @gather(%ids: tensor<8xindex>) -> tensor<8x16xf32> {
   } -> tensor<8x16xf32>
   return %g : tensor<8x16xf32>
 }
+
+// -----
+
+// A batch norm as torch-mlir writes it: its statistics are frozen constants,
+// and rsqrt(var + eps) is computed from them alone. Tensors computed from
+// constants alone do not promote, as constants do not: the normalization of
+// the low matmul result goes low, and the folded statistics are converted
+// where it reads them (64 bytes, not the activation).
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d1)>
+#vec = affine_map<(d0) -> (d0)>
+
+// REMARK: remark: amp: f16 (white list)
+// REMARK: remark: amp: f32 (computes from constants only: f32, converted where a low op reads it)
+// REMARK: remark: amp: f32 (black list)
+// REMARK: remark: amp: f16 (promotes its operands (1 in f16))
+// BF16-LABEL: func.func @batch_norm
+// BF16: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xbf16>, tensor<16xbf16>)
+// CHECK-LABEL: func.func @batch_norm
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf32>) outs(%{{.*}} : tensor<16xf32>)
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK: math.rsqrt %{{.*}} : f32
+// CHECK: arith.truncf %{{.*}} : f32 to f16
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<16xf16>)
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : f32
+// The min-cut keeps this small block f32 (its result is returned in f32).
+// OPT-LABEL: func.func @batch_norm
+// OPT: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16xf32>)
+func.func @batch_norm(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>)
+    -> tensor<8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %var = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0,
+                               1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]> : tensor<16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %e16 = tensor.empty() : tensor<16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                      outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %shifted = linalg.generic {indexing_maps = [#vec, #vec],
+                             iterator_types = ["parallel"]}
+      ins(%var : tensor<16xf32>) outs(%e16 : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %s = arith.addf %v, %eps : f32
+    linalg.yield %s : f32
+  } -> tensor<16xf32>
+  %scale = linalg.generic {indexing_maps = [#vec, #vec],
+                           iterator_types = ["parallel"]}
+      ins(%shifted : tensor<16xf32>) outs(%e16 : tensor<16xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %r = math.rsqrt %v : f32
+    linalg.yield %r : f32
+  } -> tensor<16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #row, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %scale : tensor<8x16xf32>, tensor<16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %m = arith.mulf %a, %b : f32
+    linalg.yield %m : f32
+  } -> tensor<8x16xf32>
+  return %y : tensor<8x16xf32>
+}
