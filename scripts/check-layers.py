@@ -25,8 +25,8 @@ import sys
 # a directory of headers; "amp/" forbids all of amp-mlir's compiler headers
 # (amp/runtime/ is the runtime's own).
 COMPILER = ["amp/Analysis/", "amp/Conversion/", "amp/Dialect/",
-            "amp/Pipelines/", "amp/Runner/", "amp/Target/", "amp/InitAll.h",
-            "amp-c/"]
+            "amp/Pipelines/", "amp/Runner/", "amp/Target/", "amp/Transforms/",
+            "amp/InitAll.h", "amp-c/"]
 RULES = [
     ("runtime", COMPILER + ["mlir/", "mlir-c/", "llvm/", "llvm-c/"],
      "the runtime builds without MLIR and without the compiler's libraries"),
@@ -34,15 +34,21 @@ RULES = [
      + ["amp/runtime/"],
      "analyses are pure algorithms under the dialect"),
     ("lib/Dialect", ["amp/Conversion/", "amp/Pipelines/", "amp/Runner/",
-                     "amp/Target/", "amp/InitAll.h", "amp-c/",
-                     "amp/runtime/"],
+                     "amp/Target/", "amp/Transforms/", "amp/InitAll.h",
+                     "amp-c/", "amp/runtime/"],
      "the dialect and its transforms depend on no lowering, pipeline, "
      "runner or runtime"),
+    ("lib/Transforms", ["amp/Conversion/", "amp/Pipelines/", "amp/Runner/",
+                        "amp/Target/", "amp/InitAll.h", "amp-c/",
+                        "amp/runtime/"],
+     "the lowering transforms that are not conversions sit under the "
+     "conversions that use them, and emit no runtime call"),
     ("lib/Conversion", ["amp/Pipelines/", "amp/Runner/", "amp/InitAll.h",
                         "amp-c/"],
      "conversions are used by pipelines, not the other way round"),
     ("lib/Target", ["amp/Conversion/", "amp/Pipelines/", "amp/Runner/",
-                    "amp/InitAll.h", "amp-c/", "amp/runtime/"],
+                    "amp/Transforms/", "amp/InitAll.h", "amp-c/",
+                    "amp/runtime/"],
      "translations depend on the dialect only"),
     ("lib/Pipelines", ["amp/Runner/", "amp-c/", "amp/runtime/"],
      "pipelines assemble passes; running them is the runner's"),
@@ -70,6 +76,9 @@ CODE_RULES = [
      "conversions to LLVM and to library calls do"),
     ("lib/Analysis", RUNTIME_CALLS, "runtime-abi",
      "analyses do not emit runtime ABI calls"),
+    ("lib/Transforms", RUNTIME_CALLS, "runtime-abi",
+     "lowering transforms do not emit runtime ABI calls; the conversions "
+     "do"),
 ]
 
 # (file, rule name, why, until): known violations being removed. Each must

@@ -21,6 +21,7 @@ FILES = {
     "Interfaces/AmpInterfaces.md": "AmpInterfaces.md",
     "AmpPasses.md": "AmpPasses.md",
     "AmpConversionPasses.md": "AmpConversionPasses.md",
+    "AmpLoweringTransformsPasses.md": "AmpLoweringTransformsPasses.md",
 }
 
 HEADER = ("<!-- Generated from the ODS by `make docs` (scripts/update-docs.py);"

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 5
+#define AMP_RUNNER_CAPI_VERSION 6
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -54,6 +54,16 @@ AMP_RUNNER_CAPI const char *ampRunnerGetLastDiagnostics(void);
  *  e.g. "acc,affine,amdgpu,amp,...". Static storage; never NULL. */
 AMP_RUNNER_CAPI const char *ampRunnerGetRegisteredDialects(void);
 
+/** The values an enumerated option accepts, from the one spelling table of
+ *  amp-mlir (amp/Dialect/Amp/Transforms/Options.h): `option` is its name in
+ *  the AMP pipeline's options ("placement", "loss-scaling",
+ *  "arg-precision", "rounding", "use-fp16-guard", "report", "f64") or a
+ *  compilation's ("level", "dtype", "target", "check-nan-inf"). The printed
+ *  spelling of each value, in table order, separated by commas
+ *  ("keep,low"); aliases are accepted but not listed. NULL for an option
+ *  that is not enumerated, with the error. Owned by the library. */
+AMP_RUNNER_CAPI const char *ampRunnerGetOptionValues(const char *option);
+
 /*===----------------------------------------------------------------------===*
  * Modules
  *===----------------------------------------------------------------------===*/
@@ -74,6 +84,18 @@ AMP_RUNNER_CAPI void ampRunnerModuleDestroy(AmpRunnerModule *module);
 AMP_RUNNER_CAPI int64_t ampRunnerModuleGetNumFunctions(AmpRunnerModule *module);
 AMP_RUNNER_CAPI const char *
 ampRunnerModuleGetFunctionName(AmpRunnerModule *module, int64_t index);
+
+/** The module after the training stage of the AMP pipeline (amp-training):
+ *  each forward-backward function of the training convention becomes a
+ *  training step, as MLIR text. `ampOptions` are options of the AMP
+ *  pipeline in its syntax, checked as at O2; the training stage reads
+ *  scaler= and data-parallel=. The module itself is not changed. The text
+ *  is owned by the module and valid until the next call on it. NULL on
+ *  failure, with the located errors in ampRunnerGetLastError(); warnings
+ *  and remarks are in ampRunnerGetLastDiagnostics() either way. */
+AMP_RUNNER_CAPI const char *
+ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
+                                  const char *ampOptions);
 
 /*===----------------------------------------------------------------------===*
  * Compilation

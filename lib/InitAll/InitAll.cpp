@@ -14,6 +14,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Pipelines/LoweringPipelines.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -105,6 +106,7 @@ void mlir::amp::registerAllPasses() {
   amp::registerAmpPasses();
   amp::registerAmpPipelines();
   amp::registerAmpConversionPasses();
+  amp::registerAmpLoweringTransformsPasses();
   amp::registerLoweringPipelines();
 
   // Generic passes: canonicalize, cse, inline, symbol-dce, ...

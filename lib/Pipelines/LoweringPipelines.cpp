@@ -7,6 +7,7 @@
 #include "amp/Pipelines/LoweringPipelines.h"
 #include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 5
+API_VERSION = 6
 
 
 class CompileOptions(ctypes.Structure):
@@ -27,11 +27,14 @@ SIGNATURES = {
     "ampRunnerGetLastError": (ctypes.c_char_p, []),
     "ampRunnerGetLastDiagnostics": (ctypes.c_char_p, []),
     "ampRunnerGetRegisteredDialects": (ctypes.c_char_p, []),
+    "ampRunnerGetOptionValues": (ctypes.c_char_p, [ctypes.c_char_p]),
     "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.c_char_p]),
     "ampRunnerModuleDestroy": (None, [_p]),
     "ampRunnerModuleGetNumFunctions": (_i64, [_p]),
     "ampRunnerModuleGetFunctionName": (ctypes.c_char_p, [_p, _i64]),
+    "ampRunnerModuleBuildTrainingSteps": (ctypes.c_char_p,
+                                          [_p, ctypes.c_char_p]),
     "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
                               ctypes.POINTER(CompileOptions)]),
     "ampRunnerExecutableDestroy": (None, [_p]),
@@ -82,6 +85,16 @@ def compile_options(options):
         None if options.get(key) is None else str(options[key]).encode()
         for key in ("level", "dtype", "amp_options", "target", "gpu_options",
                     "runtime_library", "check_nan_inf", "rounding")])
+
+
+def option_values(option):
+    """The values the enumerated option `option` ("placement", ...)
+    accepts, as amp-mlir's one spelling table prints them (aliases are not
+    listed)."""
+    values = lib().ampRunnerGetOptionValues(option.encode())
+    if values is None:
+        raise ValueError(last_error())
+    return values.decode().split(",")
 
 
 def last_error():

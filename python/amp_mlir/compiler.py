@@ -158,14 +158,30 @@ def _report_to_file(options, directory):
     return f"{options} report-file={path}", path
 
 
-_LEVELS = ("O0", "O1", "O2")
+def _one_of(values):
+    """'a', 'b' or 'c'."""
+    quoted = [repr(value) for value in values]
+    return (", ".join(quoted[:-1]) + " or " + quoted[-1] if len(quoted) > 1
+            else "".join(quoted))
+
+
+def _check_choice(keyword, option, value):
+    """Raises ValueError naming `keyword` and the accepted values unless
+    `value` is one of those of the enumerated option `option` of amp-mlir's
+    one spelling table (amp/Dialect/Amp/Transforms/Options.h, through the C
+    API): a value added there is accepted here too."""
+    choices = _capi.option_values(option)
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{keyword} must be {_one_of(choices)}, got "
+                         f"{value!r}")
 
 
 def _level_name(level):
+    levels = _capi.option_values("level")
     key = str(level).upper()
-    if key not in _LEVELS:
-        raise ValueError(f"unknown level {level!r}: expected 'O0', 'O1' or "
-                         f"'O2'")
+    if key not in levels:
+        raise ValueError(f"unknown level {level!r}: expected "
+                         f"{_one_of(levels)}")
     return key
 
 
@@ -218,16 +234,16 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
     if use_fp16_guard is not None:
         if isinstance(use_fp16_guard, bool):
             parts.append(f"use-fp16-guard={str(use_fp16_guard).lower()}")
-        elif use_fp16_guard in ("auto", "true", "false"):
-            parts.append(f"use-fp16-guard={use_fp16_guard}")
         else:
-            raise ValueError(f"use_fp16_guard must be None, True, False or "
-                             f"'auto', got {use_fp16_guard!r}")
+            choices = _capi.option_values("use-fp16-guard")
+            if not isinstance(use_fp16_guard, str) or \
+                    use_fp16_guard not in choices:
+                raise ValueError(f"use_fp16_guard must be None, True, False "
+                                 f"or one of {_one_of(choices)}, got "
+                                 f"{use_fp16_guard!r}")
+            parts.append(f"use-fp16-guard={use_fp16_guard}")
     if placement is not None:
-        if placement not in ("auto", "optimal", "greedy", "autocast"):
-            raise ValueError(f"placement must be 'auto', 'optimal', 'greedy' "
-                             f"or 'autocast', got "
-                             f"{placement!r}")
+        _check_choice("placement", "placement", placement)
         parts.append(f"placement={placement}")
     if policy_file is not None:
         path = Path(policy_file)
@@ -238,14 +254,10 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
                              f"contain spaces or braces")
         parts.append(f"policy-file={path}")
     if loss_scaling is not None:
-        if loss_scaling not in ("auto", "on", "off"):
-            raise ValueError(f"loss_scaling must be 'auto', 'on' or 'off', "
-                             f"got {loss_scaling!r}")
+        _check_choice("loss_scaling", "loss-scaling", loss_scaling)
         parts.append(f"loss-scaling={loss_scaling}")
     if arg_precision is not None:
-        if arg_precision not in ("keep", "low"):
-            raise ValueError(f"arg_precision must be 'keep' or 'low', got "
-                             f"{arg_precision!r}")
+        _check_choice("arg_precision", "arg-precision", arg_precision)
         parts.append(f"arg-precision={arg_precision}")
     if extra:
         parts.append(extra)
@@ -605,9 +617,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
     """
     level = _level_name(level)
     dtype = None if dtype is None else low_precision_name(dtype)
-    if target not in ("cpu", "gpu", "gpu-sim"):
-        raise ValueError(f"unknown target {target!r}: expected 'cpu', "
-                         f"'gpu' or 'gpu-sim'")
+    targets = _capi.option_values("target")
+    if target not in targets:
+        raise ValueError(f"unknown target {target!r}: expected "
+                         f"{_one_of(targets)}")
     checks = {False: None, None: None, True: "low", "low": "low",
               "all": "all"}
     if not isinstance(check_nan_inf, (bool, str, type(None))) or \
@@ -619,8 +632,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
                          "target='cpu'")
     if not isinstance(explain, bool):
         raise ValueError(f"explain must be True or False, not {explain!r}")
-    if rounding not in (None, "once", "per-op"):
-        raise ValueError(f"rounding must be None, 'once' or 'per-op', not "
+    roundings = _capi.option_values("rounding")
+    if rounding is not None and (not isinstance(rounding, str) or
+                                 rounding not in roundings):
+        raise ValueError(f"rounding must be None, {_one_of(roundings)}, not "
                          f"{rounding!r}")
     amp_text = _amp_options_or_none(
         custom_white_list, custom_black_list, use_fp16_guard, placement,

@@ -9,17 +9,19 @@
 
 The module is a forward-backward function of the training convention
 (docs/loss-scaling.md#training-from-a-frontend). `make_training_step` runs
-`amp-opt --amp-training` on it, which adds the loss scaling, the fp32 master
-weights, the optimizer update and the step skip; the result is compiled at
+the AMP pipeline's training stage (amp-training) on it in-process, through
+the C API, which adds the loss scaling, the fp32 master weights, the
+optimizer update and the step skip; the result is compiled at
 the level asked for and called once per step with the state the Trainer
 keeps (numpy arrays, threaded through the pure step function).
 """
 
+import json
 import re
 
 import numpy as np
 
-from . import compiler
+from . import _capi, compiler
 from .compiler import AmpError
 
 # The roles amp-training gives the step's arguments and results.
@@ -28,10 +30,12 @@ _ARGUMENT = re.compile(r"%arg\d+: ([^ ,)]+)(?: \{([^}]*)\})?")
 
 
 def make_training_step(module, scaler="pytorch", data_parallel=False):
-    """The training step (MLIR text) of a forward-backward function:
-    `amp-opt --amp-training`. scaler: the loss-scaler preset (pytorch,
-    paddle, deepspeed, ..., or bf16 for a scale of 1) of functions without
-    an amp.loss_scaling attribute. data_parallel: all-reduce found_inf, the
+    """The training step (MLIR text) of a forward-backward function: the
+    training stage of the AMP pipeline (amp-training, what
+    `amp-opt --amp-training` runs), in-process through the C API.
+    scaler: the loss-scaler preset (pytorch, paddle, deepspeed, ..., or
+    bf16 for a scale of 1) of functions without an amp.loss_scaling
+    attribute. data_parallel: all-reduce found_inf, the
     gradients and the loss across the ranks (amp.all_reduce)."""
     text, name = compiler._read_module(module)
     if "amp.loss_seed" not in text:
@@ -41,8 +45,16 @@ def make_training_step(module, scaler="pytorch", data_parallel=False):
     options = f"scaler={scaler}"
     if data_parallel:
         options += " data-parallel=true"
-    return compiler._run_amp_opt(text, name,
-                                 [f"--amp-training={options}"]).stdout
+    parsed = compiler._ParsedModule(text, name)
+    steps = _capi.lib().ampRunnerModuleBuildTrainingSteps(parsed.handle,
+                                                          options.encode())
+    error = None if steps is not None else _capi.last_error()
+    # Its warnings and remarks as Python warnings, as compile() issues them.
+    reported = json.loads(_capi.last_diagnostics())
+    compiler._emit(reported.get("diagnostics", []))
+    if steps is None:
+        raise AmpError(f"amp-training failed on {name}:\n{error}")
+    return steps.decode()
 
 
 def _signature(text, func_name):

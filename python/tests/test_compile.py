@@ -333,6 +333,31 @@ def test_f64_layer_norm_demoted_whole(repo, rng, level, placement):
                for m in demoted), demoted
 
 
+def test_enumerated_keywords_use_the_one_table(module_text):
+    # The accepted values come from the C++ spelling table (the C API), and
+    # a wrong value is a ValueError naming the keyword and those values.
+    from amp_mlir import _capi
+    assert _capi.option_values("placement") == ["auto", "optimal", "greedy",
+                                                "autocast"]
+    with pytest.raises(ValueError, match=r"placement must be 'auto', "
+                       r"'optimal', 'greedy' or 'autocast', got 'best'"):
+        amp_mlir.compile(module_text, level="O1", placement="best")
+    with pytest.raises(ValueError, match=r"loss_scaling must be 'auto', 'on' "
+                       r"or 'off', got 'maybe'"):
+        amp_mlir.build_amp_options(loss_scaling="maybe")
+    with pytest.raises(ValueError, match=r"use_fp16_guard must be None, "
+                       r"True, False or one of 'true', 'false' or 'auto'"):
+        amp_mlir.transform(module_text, use_fp16_guard="yes")
+    with pytest.raises(ValueError, match=r"unknown target 'tpu': expected "
+                       r"'cpu', 'gpu' or 'gpu-sim'"):
+        amp_mlir.compile(module_text, target="tpu")
+    with pytest.raises(ValueError, match=r"unknown level 'O3': expected "
+                       r"'O0', 'O1' or 'O2'"):
+        amp_mlir.compile(module_text, level="O3")
+    with pytest.raises(ValueError, match="is not an enumerated option"):
+        _capi.option_values("custom-white-list")
+
+
 def test_options_are_checked_in_process(module_text, monkeypatch):
     # compile() validates through the C API: no amp-opt subprocess, and the
     # message is the located one of the check.

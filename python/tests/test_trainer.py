@@ -97,6 +97,22 @@ def test_make_training_step_signature(forward_backward):
     assert "hysteresis = 2" in text  # the deepspeed preset
 
 
+def test_make_training_step_is_in_process(forward_backward, monkeypatch):
+    # The training stage runs through the C API: no amp-opt subprocess.
+    import subprocess
+
+    def no_subprocess(*args, **kwargs):
+        raise AssertionError(f"make_training_step ran a subprocess: "
+                             f"{args[0]}")
+
+    monkeypatch.setattr(subprocess, "run", no_subprocess)
+    text = amp_mlir.make_training_step(forward_backward, scaler="deepspeed",
+                                       data_parallel=True)
+    assert "{amp.found_inf}" in text and "amp.all_reduce" in text
+    with pytest.raises(amp_mlir.AmpError, match="unknown loss-scaler preset"):
+        amp_mlir.make_training_step(forward_backward, scaler="nope")
+
+
 def test_errors(forward_backward, problem):
     params, x, t = problem
     with pytest.raises(ValueError, match="no forward-backward function"):

@@ -1,37 +1,25 @@
-//===- Passes.h - amp lowering passes ---------------------------*- C++ -*-===//
+//===- Passes.h - amp conversion passes -------------------------*- C++ -*-===//
 //
-// Part of amp-mlir.
+// Part of amp-mlir. Every conversion (Passes.td), each declared by the
+// header of its folder, and their registration; the lowering transforms
+// that are not conversions are in amp/Transforms/Passes.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_CONVERSION_PASSES_H
 #define AMP_CONVERSION_PASSES_H
 
+#include "amp/Conversion/GPUToSim/GPUToSim.h"
+#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
+#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
+#include "amp/Conversion/MemRefToGPU/MemRefToGPU.h"
+#include "amp/Conversion/SCFToGPU/SCFToGPU.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
 namespace mlir {
-class RewritePatternSet;
-
 namespace amp {
-
-#define GEN_PASS_DECL
-#include "amp/Conversion/Passes.h.inc"
-
-/// Patterns that decompose ops with linalg::AggregatedOpInterface.
-void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
-
-/// The `library_call` of the linalg.generic that amp-lower-loss-scaling
-/// emits per gradient of amp.check_finite_and_unscale (ins: the gradient
-/// [, the 0-d inverse scale]; outs: the unscaled gradient, the 0-d i1 flag).
-/// amp-linalg-to-library-calls turns those of one op into one
-/// ampGpuCheckFiniteAndUnscaleBuffers call.
-inline constexpr llvm::StringLiteral kCheckFiniteAndUnscaleLibraryCall =
-    "amp_check_finite_and_unscale";
-
-/// Patterns lowering amp.scale_loss, amp.check_finite_and_unscale and
-/// amp.update_loss_scaling to linalg/arith/tensor (amp-lower-loss-scaling).
-void populateAmpLowerLossScalingPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION
 #include "amp/Conversion/Passes.h.inc"

@@ -17,7 +17,10 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -51,6 +54,8 @@ struct AmpRunnerModule {
   std::unique_ptr<MLIRContext> context;
   OwningOpRef<ModuleOp> module;
   SmallVector<std::string> functionNames;
+  /// The text ampRunnerModuleBuildTrainingSteps returned last.
+  std::string trainingSteps;
 };
 
 struct AmpRunnerExecutable {
@@ -93,6 +98,44 @@ const char *ampRunnerGetRegisteredDialects(void) {
     return joined;
   }();
   return names.c_str();
+}
+
+/// Adds the printed spellings of `E` (in table order; no aliases, not the
+/// empty spelling of an unset value), joined by commas, under its option
+/// name.
+template <typename E>
+static void addOptionValues(llvm::StringMap<std::string> &tables) {
+  SmallVector<StringRef> names;
+  for (const amp::Spelling<E> &spelling : amp::OptionSpellings<E>::values)
+    if (amp::stringifyOptionValue(spelling.value) == spelling.name &&
+        !spelling.name.empty())
+      names.push_back(spelling.name);
+  tables[amp::OptionSpellings<E>::option] = llvm::join(names, ",");
+}
+
+const char *ampRunnerGetOptionValues(const char *option) {
+  static const llvm::StringMap<std::string> tables = [] {
+    llvm::StringMap<std::string> tables;
+    addOptionValues<amp::CompileLevel>(tables);
+    addOptionValues<amp::Precision>(tables);
+    addOptionValues<amp::GuardMode>(tables);
+    addOptionValues<amp::Placement>(tables);
+    addOptionValues<amp::LossScalingMode>(tables);
+    addOptionValues<amp::ArgPrecision>(tables);
+    addOptionValues<amp::RoundingMode>(tables);
+    addOptionValues<amp::ReportFormat>(tables);
+    addOptionValues<amp::F64Computations>(tables);
+    addOptionValues<amp::Target>(tables);
+    addOptionValues<amp::CheckNanInf>(tables);
+    return tables;
+  }();
+  StringRef name = option ? StringRef(option) : StringRef();
+  auto it = tables.find(name);
+  if (it == tables.end())
+    return fail("ampRunnerGetOptionValues: '" + name +
+                    "' is not an enumerated option",
+                nullptr);
+  return it->second.c_str();
 }
 
 namespace {
@@ -353,6 +396,55 @@ int ampRunnerCheckOptions(AmpRunnerModule *module,
       return fail(message, 1);
   }
   return 0;
+}
+
+const char *ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
+                                              const char *ampOptions) {
+  lastDiagnostics = "{}";
+  if (!module)
+    return fail("ampRunnerModuleBuildTrainingSteps: no module", nullptr);
+  // The options as the pipeline reads them (the one table), located at the
+  // module as the pipeline reports them.
+  amp::AmpOptions options;
+  std::string error;
+  if (failed(amp::parseAmpOptions(orDefault(ampOptions, ""), amp::AmpLevel::O2,
+                                  options, error)))
+    return fail(formatLocation(module->module->getLoc()) +
+                    ": error: amp: " + StringRef(error).trim(),
+                nullptr);
+  OwningOpRef<ModuleOp> steps = module->module->clone();
+  PassManager pm(module->context.get());
+  amp::AmpTrainingPassOptions training;
+  training.scaler = options.scaler;
+  training.dataParallel = options.dataParallel;
+  pm.addPass(amp::createAmpTrainingPass(training));
+  std::string errors;
+  LogicalResult result = [&] {
+    // Errors make the message; warnings and remarks go to the collector.
+    DiagnosticCollector collector(module->context.get());
+    ScopedDiagnosticHandler errorHandler(
+        module->context.get(), [&](Diagnostic &diagnostic) {
+          if (diagnostic.getSeverity() != DiagnosticSeverity::Error)
+            return failure();
+          errors += (errors.empty() ? "" : "\n") +
+                    formatLocation(diagnostic.getLocation()) +
+                    ": error: " + diagnostic.str();
+          for (Diagnostic &note : diagnostic.getNotes())
+            errors += "\n" + formatLocation(note.getLocation()) +
+                      ": note: " + note.str();
+          return success();
+        });
+    LogicalResult ran = pm.run(*steps);
+    lastDiagnostics = collector.toJson(CapturedOutput());
+    return ran;
+  }();
+  if (failed(result))
+    return fail(errors.empty() ? "amp-training failed" : errors, nullptr);
+  module->trainingSteps.clear();
+  llvm::raw_string_ostream os(module->trainingSteps);
+  steps->print(os);
+  os.flush();
+  return module->trainingSteps.c_str();
 }
 
 AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,

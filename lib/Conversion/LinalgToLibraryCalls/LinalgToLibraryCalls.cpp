@@ -22,10 +22,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/ContractionEpilogues.h"
-#include "amp/Conversion/Passes.h"
+#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
+#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Transforms/ContractionEpilogues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -22,7 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
+#include "amp/Conversion/MemRefToGPU/MemRefToGPU.h"
 #include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 

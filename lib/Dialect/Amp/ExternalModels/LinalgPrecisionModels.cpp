@@ -264,11 +264,3 @@ void mlir::amp::registerLinalgPrecisionModels(DialectRegistry &registry) {
     attachFixedCategory<Category::Black, linalg::SoftmaxOp>(ctx);
   });
 }
-
-void mlir::amp::registerAllPrecisionModels(DialectRegistry &registry) {
-  registerArithPrecisionModels(registry);
-  registerMathPrecisionModels(registry);
-  registerLinalgPrecisionModels(registry);
-  registerTensorPrecisionModels(registry);
-  registerTosaPrecisionModels(registry);
-}

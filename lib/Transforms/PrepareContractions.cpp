@@ -7,13 +7,13 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/ContractionEpilogues.h"
-#include "amp/Conversion/Passes.h"
+#include "amp/Transforms/ContractionEpilogues.h"
+#include "amp/Transforms/Passes.h"
 
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPPREPARECONTRACTIONSPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

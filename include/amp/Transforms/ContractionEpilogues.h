@@ -1,5 +1,4 @@
-//===- ContractionEpilogues.h - contractions and their narrowing -*- C++
-//-*-===//
+//===- ContractionEpilogues.h - contractions and their narrowing *- C++ -*-===//
 //
 // Part of amp-mlir. After --amp-o2 a matmul or convolution keeps its f32
 // accumulator explicit and a linalg.generic narrows it (arith.truncf to f16
@@ -11,8 +10,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef AMP_CONVERSION_CONTRACTIONEPILOGUES_H
-#define AMP_CONVERSION_CONTRACTIONEPILOGUES_H
+#ifndef AMP_TRANSFORMS_CONTRACTIONEPILOGUES_H
+#define AMP_TRANSFORMS_CONTRACTIONEPILOGUES_H
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -86,4 +85,4 @@ fuseContractionEpilogue(RewriterBase &rewriter, linalg::GenericOp consumer,
 } // namespace amp
 } // namespace mlir
 
-#endif // AMP_CONVERSION_CONTRACTIONEPILOGUES_H
+#endif // AMP_TRANSFORMS_CONTRACTIONEPILOGUES_H

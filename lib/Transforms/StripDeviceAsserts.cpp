@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -14,7 +14,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPSTRIPDEVICEASSERTSPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/ContractionEpilogues.h"
-#include "amp/Conversion/Passes.h"
+#include "amp/Transforms/ContractionEpilogues.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -17,7 +17,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPFUSECONTRACTIONEPILOGUESPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

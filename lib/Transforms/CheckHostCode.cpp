@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 
@@ -18,7 +18,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPCHECKHOSTCODEPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

@@ -14,8 +14,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -27,7 +27,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPELIDELIBRARYCALLWAITSPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 
@@ -68,7 +68,8 @@ static bool isHostStackStore(Operation *op) {
 /// iteration's work is queued behind it anyway, and host code never reads
 /// device memory.
 static bool isRedundantLoopBodyWait(gpu::WaitOp wait) {
-  if (wait.getAsyncToken() || !isa_and_nonnull<scf::YieldOp>(wait->getNextNode()))
+  if (wait.getAsyncToken() ||
+      !isa_and_nonnull<scf::YieldOp>(wait->getNextNode()))
     return false;
   Operation *loop = wait->getParentOp();
   if (!isa<scf::ForOp, scf::WhileOp>(loop) ||

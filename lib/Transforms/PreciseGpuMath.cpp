@@ -23,7 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -34,7 +34,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPPRECISEGPUMATHPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

@@ -4,8 +4,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -17,7 +17,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPFUSEELEMENTWISEPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

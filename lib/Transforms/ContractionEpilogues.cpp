@@ -1,10 +1,10 @@
 //===- ContractionEpilogues.cpp - contractions and their narrowing --------===//
 //
-// Part of amp-mlir. See amp/Conversion/ContractionEpilogues.h.
+// Part of amp-mlir. See amp/Transforms/ContractionEpilogues.h.
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/ContractionEpilogues.h"
+#include "amp/Transforms/ContractionEpilogues.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"

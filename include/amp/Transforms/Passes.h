@@ -1,0 +1,31 @@
+//===- Passes.h - amp lowering transforms -----------------------*- C++ -*-===//
+//
+// Part of amp-mlir. The passes of the lowering pipelines that are not
+// conversions (Passes.td); the conversions are in amp/Conversion/Passes.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TRANSFORMS_PASSES_H
+#define AMP_TRANSFORMS_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+
+namespace amp {
+
+#define GEN_PASS_DECL
+#include "amp/Transforms/Passes.h.inc"
+
+/// Patterns that decompose ops with linalg::AggregatedOpInterface.
+void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
+
+#define GEN_PASS_REGISTRATION
+#include "amp/Transforms/Passes.h.inc"
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_TRANSFORMS_PASSES_H

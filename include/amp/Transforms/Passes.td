@@ -1,0 +1,230 @@
+//===- Passes.td - amp lowering transforms -----------------*- tablegen -*-===//
+//
+// Part of amp-mlir. The passes that --lower-to-cpu and --lower-to-gpu use
+// that are not conversions: they rewrite within one level (fusion,
+// contraction epilogues, aggregate decomposition, host waits, GPU math,
+// checks of host code). One pass per file of lib/Transforms, named after its
+// flag. Grouped by banner, alphabetical within a group.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_TRANSFORMS_PASSES_TD
+#define AMP_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+//===----------------------------------------------------------------------===//
+// Preparation (tensors)
+//===----------------------------------------------------------------------===//
+
+def AmpDecomposeAggregatesPass : Pass<"amp-decompose-aggregates"> {
+  let summary = "Decompose aggregate linalg ops (softmax) into structured ops";
+  let description = [{
+    Rewrites every op with `linalg::AggregatedOpInterface` (`linalg.softmax`)
+    into the structured ops it stands for: a max reduction, a subtraction
+    and exponential, a sum reduction and a division. A softmax in f16 or
+    bf16 is decomposed in f32 between an `arith.extf` and an `arith.truncf`
+    (which fuse into the generics), so its sum accumulates in f32. Loops, bufferization and GPU mapping then see only structured ops.
+    An op whose decomposition fails is left unchanged with a remark.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def AmpFuseContractionEpiloguesPass
+    : Pass<"amp-fuse-contraction-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Fuse contractions into the tiles of their narrowing epilogue";
+  let description = [{
+    For `--lower-to-cpu`, on tensors. A matmul, batch matmul or convolution
+    whose f32 accumulator starts as a `linalg.fill` and whose result has one
+    user, a `linalg.generic` that only narrows it (`arith.truncf` to f16 or
+    bf16, possibly fused with bias adds and activations): the generic, the
+    epilogue, is tiled in `scf.for` loops (`tile-size` along its two
+    innermost dimensions, 1 along the others) and the contraction and the
+    fill are fused into the loop body (upstream's
+    `scf::tileConsumerAndFuseProducersUsingSCF`). After bufferization only a
+    tile of f32 is allocated instead of the whole result, and each element
+    is still accumulated in f32 over the whole reduction and rounded once.
+
+    ```mlir
+    %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64x256xf32>) -> ...
+    %mm = linalg.matmul ins(%a, %b : tensor<64x128xf16>, tensor<128x256xf16>)
+                        outs(%init : tensor<64x256xf32>) -> tensor<64x256xf32>
+    %r = linalg.generic ... ins(%mm) outs(%e16 : tensor<64x256xf16>) {
+      %t = arith.truncf %in : f32 to f16 ...
+    // becomes
+    %r = scf.for %i ... { scf.for %j ... {
+      %acc = linalg.fill ... -> tensor<32x32xf32>
+      %t = linalg.matmul ins(%a_i, %b_j ...) outs(%acc) -> tensor<32x32xf32>
+      %n = linalg.generic ... ins(%t) ... -> tensor<32x32xf16>
+      tensor.insert_slice %n ... }}
+    ```
+
+    Contractions with any other user of their f32 result are left alone.
+  }];
+  let options = [
+    Option<"tileSize", "tile-size", "int64_t", "32",
+           "Tile size along the two innermost dimensions of the epilogue">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
+  let summary = "Fuse producer/consumer chains of elementwise linalg ops";
+  let description = [{
+    Fuses an elementwise `linalg.generic` into its elementwise consumer when
+    it has no other user, so that a chain (bias add, activation, the casts
+    AMP inserted) becomes one loop nest: one kernel on GPUs, one pass over
+    memory on CPUs. Named elementwise ops (`linalg.add`, `linalg.exp`, ...)
+    are generalized first so that they fuse too; fills and copies stay.
+    Unlike upstream's `linalg-fuse-elementwise-ops`, it does not propagate
+    reshapes, which would turn named matmuls and convolutions into generics
+    and lose their library calls.
+
+    When rounding once (the `rounding` option, or the module's
+    `amp.rounding`, as `amp-round-once`), an elementwise producer read by
+    several ops is first cloned for each generic reader that could fuse it,
+    as Inductor inlines pointwise ops into their consumers: it is recomputed
+    in f32 in each loop nest instead of stored (and rounded) once and read
+    back. The softmax's exponentials, for example, are recomputed by the sum
+    and the division; a layer norm's output is stored for the next matmul
+    (which reads it rounded) and recomputed by the residual add. A producer
+    with a large body, or more readers than `max-recompute-users`, and the
+    narrowing of a contraction's result (its epilogue) are stored as
+    before.
+  }];
+  let options = [
+    Option<"rounding", "rounding", "std::string", "\"\"",
+           "once (recompute shared elementwise producers), per-op, or "
+           "empty: the module's amp.rounding (once if none)">,
+    Option<"maxRecomputeUsers", "max-recompute-users", "unsigned", "4",
+           "The most readers a shared elementwise producer may have and "
+           "still be recomputed by each of them">
+  ];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def AmpPrepareContractionsPass
+    : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
+  let summary = "Give each contraction a fill of its f32 accumulator of its "
+                "own; replace empty contractions by their accumulator";
+  let description = [{
+    For both lowerings, on tensors, before their epilogues are matched
+    (`amp-fuse-contraction-epilogues` on the CPU,
+    `amp-linalg-to-library-calls` on the GPU). For each matmul, batch
+    matmul or convolution:
+
+    * **A fill of its own.** After `--cse` one zero `linalg.fill` often
+      initialises the accumulators of several contractions of the same
+      shape; shared, it would stop both lowerings from writing each result's
+      16-bit narrowing from the contraction, and bufferization would copy
+      it. A contraction whose init is a `linalg.fill` used by other ops gets
+      a clone of it right before it (with a clone of the `tensor.empty` it
+      fills), as IREE clones such producers into each dispatch region; a
+      fill of its own in the same block is moved right before it.
+    * **Empty loops.** A contraction with a loop of static size 0 (a matmul
+      with K = 0) runs its body no time: its result is its init, which
+      replaces it. Tiling it would fail (upstream's tile-and-fuse crashes
+      on a zero-sized reduction), and no library call is made for it.
+
+    ```mlir
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> ...
+    %q = linalg.matmul ins(%x, %wq ...) outs(%acc : tensor<16x16xf32>) ...
+    %k = linalg.matmul ins(%x, %wk ...) outs(%acc : tensor<16x16xf32>) ...
+    // becomes
+    %e1 = tensor.empty() : tensor<16x16xf32>
+    %acc1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<16x16xf32>) -> ...
+    %q = linalg.matmul ins(%x, %wq ...) outs(%acc1 : tensor<16x16xf32>) ...
+    %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<16x16xf32>) -> ...
+    %k = linalg.matmul ins(%x, %wk ...) outs(%acc : tensor<16x16xf32>) ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
+// GPU (buffers)
+//===----------------------------------------------------------------------===//
+
+def AmpCheckHostCodePass
+    : Pass<"amp-check-host-code", "::mlir::func::FuncOp"> {
+  let summary = "Reject host code that touches device buffers";
+  let description = [{
+    Runs after loops are mapped to GPU kernels. In `--lower-to-gpu` every
+    buffer lives on the device, so a parallel loop that could not be mapped,
+    a linalg op left over, or a `memref.load`/`memref.store` outside
+    `gpu.launch` (other than on a host `memref.alloca`) would fault at run
+    time: each is an error naming the op, and the pass fails. So is a
+    `gpu.launch` whose constant sizes exceed CUDA's limits (block at most
+    (1024, 1024, 64) and 1024 threads, grid y and z at most 65535), which
+    `cuLaunchKernel` would refuse.
+  }];
+}
+
+def AmpElideLibraryCallWaitsPass
+    : Pass<"amp-elide-library-call-waits", "::mlir::func::FuncOp"> {
+  let summary = "No host wait around calls of stream-ordered runtime functions";
+  let description = [{
+    Runs after `gpu-async-region`, which makes the host wait for all GPU
+    work before every call and start a new stream after it. For calls of
+    functions marked `amp.stream_ordered` (the cuBLAS/cuDNN wrappers of
+    libamp_runtime, which enqueue on the runtime's single in-order stream,
+    as its kernels, copies and allocations do), the wait is dropped and the
+    token chain goes on across the call: the host no longer blocks between
+    kernels and library calls. Only the final wait of the function remains.
+    Calls of functions defined in the module (compiled the same way) count
+    as stream-ordered too, stores to host stack memory (`llvm.alloca`, the
+    tables of library calls) may come between the wait and the call, and
+    the wait at the end of an `scf.for`/`scf.while` body of the function is
+    dropped when a host wait follows the loop in the function body. Code
+    compiled this way needs a runtime whose streams are one in-order
+    stream, as libamp_runtime's are.
+  }];
+}
+
+def AmpPreciseGpuMathPass
+    : Pass<"amp-precise-gpu-math", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "Correctly rounded sqrt and rsqrt in GPU kernels";
+  let description = [{
+    Runs on GPU modules before `convert-gpu-to-nvvm`, which would lower
+    `math.sqrt` to libdevice's `__nv_sqrtf`: with LLVM 22's NVVMReflect
+    defaults (`__CUDA_PREC_SQRT` reads 0) that is `sqrt.approx.f32`. Each
+    `math.sqrt` and `math.rsqrt` on f32, f16 or bf16 without the `afn`
+    fastmath flag becomes `llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"` (on
+    the operand widened to f32 and narrowed back for 16-bit types), and
+    rsqrt `1.0 / sqrt` (`div.rn.f32`), as the CPU lowering computes them.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+  ];
+}
+
+def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
+  let summary = "Drop the cf.assert checks inside loops that become GPU "
+                "kernels";
+  let description = [{
+    Frontends guard gathers with `cf.assert` (torch-mlir's index bounds
+    checks in `cross_entropy`, `gather`, `embedding`). Upstream
+    `convert-parallel-loops-to-gpu` does not map a loop whose body has one,
+    so the whole loop would stay on the host, where `--lower-to-gpu`
+    refuses it. This pass erases every `cf.assert` nested in an
+    `scf.parallel` (the loops that become kernels), with a remark per
+    assert, as IREE strips debug asserts from its dispatches. The CPU
+    pipeline keeps them. On the device an out-of-range index is then not
+    reported by the kernel; the GPU simulator (`--target=gpu-sim`) still
+    reports the out-of-bounds access it causes.
+  }];
+}
+
+#endif // AMP_TRANSFORMS_PASSES_TD
