@@ -120,7 +120,13 @@ def AmpMapLoopsToGPUPass
     threads, or a warp multiple for shorter rows; 1024 for a reduction to
     one value): each thread folds a strided share from the identity, a
     `gpu.all_reduce` combines them (warp shuffles and shared memory), and
-    thread 0 folds the total into the output. And host code that reads or writes memory outside any
+    thread 0 folds the total into the output. A reduction epilogue is
+    applied there too (`fuse-reduction-epilogues`): when the f32 result is a
+    temporary that only the next loop reads, elementwise at the output's
+    indices (a mean's division and its narrowing to f16), thread 0 runs
+    that loop's body on the total and stores what it stores, so the kernel
+    writes the low type and the f32 result and the second kernel are gone
+    (the values are the same bits). And host code that reads or writes memory outside any
     parallel loop (the loops of a reduction to a scalar, a store) is wrapped
     in a one-iteration `scf.parallel`, so that it runs on the device where
     its buffers live. Do not canonicalize between this pass and the mapping:
@@ -142,7 +148,11 @@ def AmpMapLoopsToGPUPass
            "Threads per block along the innermost dimension">,
     Option<"vectorBytes", "vector-bytes", "unsigned", "16",
            "Bytes per access of the widest type in vectorised elementwise "
-           "loops (0: no vectorisation)">
+           "loops (0: no vectorisation)">,
+    Option<"fuseReductionEpilogues", "fuse-reduction-epilogues", "bool",
+           "true",
+           "Apply the elementwise loop that is the only reader of a "
+           "reduction's result in the reduction's kernel">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",

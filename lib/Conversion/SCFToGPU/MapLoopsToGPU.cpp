@@ -24,6 +24,7 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/SetVector.h"
@@ -78,6 +79,20 @@ struct ReductionNest {
   Operation *combine = nullptr;
   gpu::AllReduceOperation kind;
   float identity = 0;
+  /// The reduction's epilogue, if it has one: the elementwise loop right
+  /// after the nest that is the only reader of its f32 result (a mean's
+  /// division and its narrowing to f16). Thread 0 applies it to the total
+  /// and stores what it stores; the f32 result is then never written.
+  scf::ParallelOp epilogue;
+  /// The epilogue's load of the result, and the ops between the nest and
+  /// the epilogue (allocations and constants), which move above the nest.
+  memref::LoadOp epilogueLoad;
+  SmallVector<Operation *> hoisted;
+  /// The stores that initialise the result before the nest, and the one
+  /// constant they all store, if they do: then the kernel starts from that
+  /// constant, and the result buffer goes away.
+  SmallVector<memref::StoreOp> initStores;
+  Value initValue;
 };
 } // namespace
 
@@ -207,6 +222,105 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   return nest;
 }
 
+/// Finds the epilogue of `nest` (see ReductionNest::epilogue): the next
+/// loop in its block, with only allocations and pure ops in between; an
+/// `scf.parallel` over the result's static shape, from 0 with unit steps,
+/// whose body has no regions, reads the result once at exactly its
+/// induction variables and stores elsewhere. The result is a temporary
+/// buffer that nothing else reads or writes, apart from its initialisation
+/// before the nest and its deallocation.
+static void matchReductionEpilogue(ReductionNest &nest) {
+  Value result = nest.store.getMemRef();
+  auto type = dyn_cast<MemRefType>(result.getType());
+  if (!type || type.getRank() == 0 || !type.hasStaticShape() ||
+      !type.getLayout().isIdentity())
+    return;
+  Operation *alloc = result.getDefiningOp();
+  auto gpuAlloc = dyn_cast_or_null<gpu::AllocOp>(alloc);
+  if (!isa_and_nonnull<memref::AllocOp>(alloc) &&
+      !(gpuAlloc && !gpuAlloc.getAsyncToken()))
+    return;
+  Operation *anchor = nest.loops.front();
+  if (alloc->getBlock() != anchor->getBlock())
+    return;
+  SmallVector<Operation *> hoisted;
+  scf::ParallelOp loop;
+  for (Operation *op = anchor->getNextNode(); op; op = op->getNextNode()) {
+    if ((loop = dyn_cast<scf::ParallelOp>(op)))
+      break;
+    auto otherGpuAlloc = dyn_cast<gpu::AllocOp>(op);
+    bool allocates = isa<memref::AllocOp>(op) ||
+                     (otherGpuAlloc && !otherGpuAlloc.getAsyncToken());
+    if ((!allocates && !isPure(op)) || op->getNumRegions() != 0)
+      return;
+    hoisted.push_back(op);
+  }
+  if (!loop || loop.getNumResults() != 0 ||
+      loop.getNumLoops() != static_cast<unsigned>(type.getRank()))
+    return;
+  for (auto [lb, ub, step, size] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                 type.getShape()))
+    if (!isNormalized(lb, step) || getConstantIntValue(ub) != size)
+      return;
+  memref::LoadOp load;
+  for (Operation &op : loop.getBody()->without_terminator()) {
+    if (op.getNumRegions() != 0)
+      return;
+    if (auto read = dyn_cast<memref::LoadOp>(op)) {
+      if (read.getMemRef() != result)
+        continue;
+      if (load)
+        return;
+      load = read;
+      continue;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      if (store.getMemRef() == result)
+        return;
+      continue;
+    }
+    if (!isPure(&op))
+      return;
+  }
+  if (!load)
+    return;
+  // The result is read at exactly the loop's indices, each once (in any
+  // order: the mapping below follows the load's).
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (Value index : load.getIndices())
+    if (!llvm::is_contained(loop.getInductionVars(), index) ||
+        !seen.insert(index).second)
+      return;
+  SmallVector<memref::StoreOp> initStores;
+  for (Operation *user : result.getUsers()) {
+    if (user == nest.store || user == nest.accumulatorLoad || user == load ||
+        isa<memref::DeallocOp, gpu::DeallocOp>(user))
+      continue;
+    // The initialisation, before the nest.
+    Operation *ancestor = anchor->getBlock()->findAncestorOpInBlock(*user);
+    auto store = dyn_cast<memref::StoreOp>(user);
+    if (store && store.getMemRef() == result && ancestor &&
+        ancestor->isBeforeInBlock(anchor)) {
+      initStores.push_back(store);
+      continue;
+    }
+    return;
+  }
+  Value initValue;
+  if (!initStores.empty() &&
+      matchPattern(initStores.front().getValue(), m_Constant()) &&
+      llvm::all_of(initStores, [&](memref::StoreOp store) {
+        return store.getValue() == initStores.front().getValue();
+      }))
+    initValue = initStores.front().getValue();
+  nest.initStores = std::move(initStores);
+  nest.initValue = initValue;
+  nest.epilogue = loop;
+  nest.epilogueLoad = load;
+  nest.hoisted = std::move(hoisted);
+}
+
 /// Rewrites a reduction nest into a gpu.launch with one block per output:
 /// the block's threads stride over the reduced elements, each folding its
 /// share into a private accumulator started at the identity, then combine
@@ -215,6 +329,9 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
 /// threads per block, fewer (a warp multiple) for a short reduction.
 static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   Operation *anchor = nest.loops.front();
+  // What the epilogue reads that is defined after the nest comes first.
+  for (Operation *op : nest.hoisted)
+    op->moveBefore(anchor);
   OpBuilder b(anchor);
   Location loc = anchor->getLoc();
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -297,18 +414,59 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
     for (Value index : nest.store.getIndices())
       indices.push_back(mapping.lookupOrDefault(index));
     Value init =
-        memref::LoadOp::create(b, loc, nest.store.getMemRef(), indices);
+        nest.epilogue && nest.initValue
+            ? nest.initValue
+            : memref::LoadOp::create(b, loc, nest.store.getMemRef(), indices)
+                  .getResult();
     IRMapping finalMapping;
     Value accumulatorOperand = nest.accumulatorLoad.getResult();
     for (Value operand : nest.combine->getOperands())
       finalMapping.map(
           operand, operand == accumulatorOperand ? init : total.getResult());
     Operation *combined = b.clone(*nest.combine, finalMapping);
-    memref::StoreOp::create(b, loc, combined->getResult(0),
-                            nest.store.getMemRef(), indices);
+    if (nest.epilogue) {
+      // The epilogue's body on the total, at this block's output.
+      IRMapping epilogueMapping;
+      for (auto [index, output] :
+           llvm::zip(nest.epilogueLoad.getIndices(), indices))
+        epilogueMapping.map(index, output);
+      epilogueMapping.map(nest.epilogueLoad.getResult(),
+                          combined->getResult(0));
+      for (Operation &op : nest.epilogue.getBody()->without_terminator())
+        if (&op != nest.epilogueLoad.getOperation())
+          b.clone(op, epilogueMapping);
+    } else {
+      memref::StoreOp::create(b, loc, combined->getResult(0),
+                              nest.store.getMemRef(), indices);
+    }
   }
   gpu::TerminatorOp::create(b, loc);
+  // The nest's ops (its store included) go with it.
+  Value result = nest.store.getMemRef();
   anchor->erase();
+  if (!nest.epilogue)
+    return;
+  nest.epilogue->erase();
+  if (!nest.initValue)
+    return;
+  // Nothing reads the result any more: drop its initialisation (the loop
+  // too, where the store was all it did) and the buffer.
+  for (memref::StoreOp store : nest.initStores) {
+    Operation *parent = store->getParentOp();
+    auto loop = dyn_cast<scf::ParallelOp>(parent);
+    if (loop && loop.getNumResults() == 0 &&
+        loop.getBody()->getOperations().size() == 2)
+      loop->erase();
+    else
+      store->erase();
+  }
+  if (llvm::all_of(result.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp, gpu::DeallocOp>(user);
+      })) {
+    for (Operation *user : llvm::make_early_inc_range(result.getUsers()))
+      user->erase();
+    result.getDefiningOp()->erase();
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -516,6 +674,8 @@ struct AmpMapLoopsToGPUPass
         return WalkResult::skip();
       if (isa<scf::ParallelOp, scf::ForOp>(op)) {
         if (std::optional<ReductionNest> nest = matchReductionNest(op)) {
+          if (fuseReductionEpilogues)
+            matchReductionEpilogue(*nest);
           reductions.push_back(std::move(*nest));
           return WalkResult::skip();
         }
