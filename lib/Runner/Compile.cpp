@@ -27,7 +27,9 @@
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
+#include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/APFloat.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -39,11 +41,13 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
 #include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <random>
 
@@ -79,6 +83,77 @@ static void initializeNativeTarget() {
     llvm::InitializeNativeTargetAsmPrinter();
   });
 }
+
+namespace {
+/// Records the wall time of a stage in CompileOptions::timing, if set, when
+/// it goes out of scope or stops.
+class StageTimer {
+public:
+  StageTimer(CompileTiming *timing, StringRef stage)
+      : timing(timing), stage(stage), start(std::chrono::steady_clock::now()),
+        cpuStart(std::clock()) {}
+  ~StageTimer() { stop(); }
+  void stop() {
+    if (!timing)
+      return;
+    std::chrono::duration<double> seconds =
+        std::chrono::steady_clock::now() - start;
+    double cpuSeconds =
+        static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    timing->stages.push_back({stage.str(), seconds.count(), cpuSeconds});
+    timing = nullptr;
+  }
+
+private:
+  CompileTiming *timing;
+  StringRef stage;
+  std::chrono::steady_clock::time_point start;
+  std::clock_t cpuStart;
+};
+
+/// MLIR's timing of each pass (-mlir-timing) when CompileTiming::passes is
+/// set: one report for the AMP and lowering pipelines, appended to
+/// CompileTiming::passReport at destruction.
+class PassTiming {
+public:
+  PassTiming(CompileTiming *timing)
+      : timing(timing && timing->passes ? timing : nullptr) {
+    if (!this->timing)
+      return;
+    manager.setEnabled(true);
+    manager.setOutput(
+        createOutputStrategy(DefaultTimingManager::OutputFormat::Text, stream));
+    root.emplace(manager.getRootScope());
+  }
+  ~PassTiming() {
+    if (!timing)
+      return;
+    for (std::unique_ptr<TimingScope> &scope : scopes)
+      scope->stop();
+    root->stop();
+    manager.print();
+    timing->passReport += text;
+  }
+  /// Times the passes of `pm` under `name`.
+  void enable(PassManager &pm, StringRef name) {
+    if (!timing)
+      return;
+    // The previous pipeline's scope ends where this one starts.
+    for (std::unique_ptr<TimingScope> &scope : scopes)
+      scope->stop();
+    scopes.push_back(std::make_unique<TimingScope>(root->nest(name)));
+    pm.enableTiming(*scopes.back());
+  }
+
+private:
+  CompileTiming *timing;
+  std::string text;
+  llvm::raw_string_ostream stream{text};
+  DefaultTimingManager manager;
+  std::optional<TimingScope> root;
+  std::vector<std::unique_ptr<TimingScope>> scopes;
+};
+} // namespace
 
 /// What lowerModule refuses before running anything: check-nan-inf
 /// options, and forward-backward functions under an AMP level.
@@ -144,6 +219,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
 
   OwningOpRef<ModuleOp> copy(module.clone());
   ErrorCollector errors(context);
+  PassTiming passTiming(options.timing);
   // The AMP level.
   if (options.level != Level::O0) {
     std::string label =
@@ -191,7 +267,10 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     buildAmpPipeline(pm,
                      options.level == Level::O1 ? AmpLevel::O1 : AmpLevel::O2,
                      *ampOptions);
+    passTiming.enable(pm, "AMP passes");
+    StageTimer timer(options.timing, "AMP passes");
     LogicalResult ran = pm.run(*copy);
+    timer.stop();
     for (auto &[path, destination] : redirected)
       if (auto text = llvm::MemoryBuffer::getFile(path))
         *destination += (*text)->getBuffer();
@@ -236,6 +315,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     AmpCheckNanInfPassOptions checkOptions;
     checkOptions.all = options.checkNanInf == "all";
     pm.addPass(createAmpCheckNanInfPass(checkOptions));
+    StageTimer timer(options.timing, "NaN/Inf checks");
     if (failed(pm.run(*copy)))
       return makeError("amp-check-nan-inf failed" + errors.str());
     if (auto sites =
@@ -272,7 +352,11 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
       return makeError(reason);
     buildLowerToGpuPipeline(lowering, *gpuOptions);
   }
-  if (failed(lowering.run(*copy)))
+  passTiming.enable(lowering, "lowering");
+  StageTimer timer(options.timing, "lowering");
+  LogicalResult ranLowering = lowering.run(*copy);
+  timer.stop();
+  if (failed(ranLowering))
     return makeError("lowering to " + targetName + " failed" + errors.str());
 
   // The functions the lowered code calls but does not define.
@@ -381,9 +465,52 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     return makeError("cannot target the host: " +
                      llvm::toString(machine.takeError()));
   // The engine keeps the target machine alive while the transformer runs.
-  std::function<llvm::Error(llvm::Module *)> optimize =
-      makeOptimizingTransformer(options.optLevel, /*sizeLevel=*/0,
-                                machine->get());
+  llvm::TargetMachine *targetMachine = machine->get();
+  CompileTiming *timing = options.timing;
+  // The weights stay out of the LLVM module: the JIT binds their
+  // declarations to a copy of their bytes (docs/performance.md, "Compile
+  // time").
+  StageTimer translation(timing, "LLVM IR translation");
+  std::shared_ptr<DetachedConstants> constants;
+  if (options.detachConstantBytes)
+    constants = detachLargeConstants(*copy, options.detachConstantBytes);
+  if (timing && constants) {
+    timing->detachedConstants = constants->symbols.size();
+    timing->detachedBytes = constants->size;
+  }
+  auto translate = [&](Operation *op, llvm::LLVMContext &llvmContext) {
+    std::unique_ptr<llvm::Module> translated =
+        translateModuleToLLVMIR(op, llvmContext);
+    translation.stop();
+    return translated;
+  };
+  if (options.optLevel > 3)
+    return makeError("LLVM optimization level " + Twine(options.optLevel) +
+                     " is not 0 to 3");
+  std::string llvmPassTimes;
+  llvm::raw_string_ostream llvmPassStream(llvmPassTimes);
+  auto optimize = [&](llvm::Module *llvmModule) -> llvm::Error {
+    StageTimer timer(timing, "LLVM optimization");
+    unsigned level =
+        chooseOptLevel(*llvmModule, options.optLevel, options.largeFunction);
+    targetMachine->setOptLevel(level == 0   ? llvm::CodeGenOptLevel::None
+                               : level == 1 ? llvm::CodeGenOptLevel::Less
+                               : level == 2
+                                   ? llvm::CodeGenOptLevel::Default
+                                   : llvm::CodeGenOptLevel::Aggressive);
+    if (timing) {
+      timing->llvmOptLevel = level;
+      for (const llvm::Function &function : *llvmModule)
+        timing->largestFunction = std::max<uint64_t>(
+            timing->largestFunction, function.getInstructionCount());
+    }
+    // A module lowered to level 1 for its size is not unrolled either: the
+    // unrolled and interleaved copies of its loops are most of what the
+    // code generator then spends (docs/performance.md).
+    bool unroll = level == options.optLevel;
+    return optimizeModule(*llvmModule, level, targetMachine, unroll,
+                          timing && timing->passes ? &llvmPassStream : nullptr);
+  };
   // MLIR's C runner utilities define what the lowered code may call besides
   // libc: memrefCopy (copies of strided memrefs, e.g. slices and tensor.pad
   // results), printMemref*. The directory is LLVM's, found at configure time.
@@ -403,6 +530,7 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     executable->host = *host;
   }
   ExecutionEngineOptions engineOptions;
+  engineOptions.llvmModuleBuilder = translate;
   engineOptions.transformer = optimize;
   engineOptions.sharedLibPaths = libraries;
   engineOptions.enablePerfNotificationListener = false;
@@ -412,7 +540,23 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     return makeError("JIT compilation failed: " +
                      llvm::toString(engine.takeError()) + errors.str());
   executable->engine = std::move(*engine);
+  if (timing && timing->passes)
+    timing->passReport += llvmPassTimes;
+  // Code generation and linking happen at the first lookup.
+  StageTimer machineCode(timing, "machine code");
   registerConversionSymbols(*executable->engine);
+  if (constants && !constants->symbols.empty()) {
+    executable->engine->registerSymbols(
+        [&](llvm::orc::MangleAndInterner interner) {
+          llvm::orc::SymbolMap symbols;
+          for (const DetachedConstants::Symbol &symbol : constants->symbols)
+            symbols[interner(symbol.name)] = {
+                llvm::orc::ExecutorAddr::fromPtr(symbol.address),
+                llvm::JITSymbolFlags::Exported};
+          return symbols;
+        });
+    executable->constants = constants;
+  }
   // The runtime's functions bind to the library named, not to whatever
   // defines the same name first in the process (the simulator and
   // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
@@ -469,5 +613,6 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     one->entryPoint = *entryPoint;
     executables.push_back(std::move(one));
   }
+  machineCode.stop();
   return std::move(executables);
 }

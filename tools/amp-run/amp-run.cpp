@@ -27,7 +27,9 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cmath>
+#include <ctime>
 #include <optional>
 
 using namespace mlir;
@@ -129,6 +131,29 @@ static cl::opt<std::string>
     gpuOptions("gpu-options",
                cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
                cl::init(""), cl::cat(category));
+static cl::opt<std::string> timingMode(
+    "timing",
+    cl::desc("Print the time of each stage of the level's compilation "
+             "(parse, AMP passes, lowering, LLVM IR translation, LLVM "
+             "optimization, machine code); --timing=passes also prints "
+             "MLIR's time of each pass (-mlir-timing) and LLVM's "
+             "(-time-passes)"),
+    cl::ValueOptional, cl::value_desc("passes"), cl::cat(category));
+static cl::opt<unsigned> llvmOptLevel(
+    "llvm-opt-level",
+    cl::desc("LLVM optimization level of the JIT, 0 to 3 (default 2)"),
+    cl::init(2), cl::Hidden, cl::cat(category));
+static cl::opt<unsigned> largeFunction(
+    "large-function",
+    cl::desc("A function of more LLVM instructions than this makes the JIT "
+             "optimize at level 1 (0: no limit)"),
+    cl::init(CompileOptions().largeFunction), cl::Hidden, cl::cat(category));
+static cl::opt<uint64_t> detachConstantBytes(
+    "detach-constants",
+    cl::desc("Constants of at least this many bytes stay out of the JIT's "
+             "LLVM module (0: none)"),
+    cl::init(CompileOptions().detachConstantBytes), cl::Hidden,
+    cl::cat(category));
 static cl::opt<std::string>
     jitCpu("jit-cpu",
            cl::desc("JIT for the host CPU and its features (host) or for the "
@@ -270,6 +295,9 @@ int main(int argc, char **argv) {
     return fail("--rounding must be " +
                 amp::describeOptionValues<amp::RoundingMode>() + ", not '" +
                 rounding + "'");
+  if (timingMode.getNumOccurrences() && !timingMode.empty() &&
+      timingMode != "passes")
+    return fail("--timing takes no value or passes, not '" + timingMode + "'");
   if (jitCpu != "host" && jitCpu != "generic")
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())
@@ -279,7 +307,11 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   registerRunnerDialects(registry);
   MLIRContext context(registry);
+  auto parseStart = std::chrono::steady_clock::now();
+  std::clock_t parseCpuStart = std::clock();
   auto module = loadModule(inputFilename, context);
+  std::chrono::duration<double> parseSeconds =
+      std::chrono::steady_clock::now() - parseStart;
   if (!module)
     return fail(module.takeError());
   llvm::Expected<Signature> signature =
@@ -354,11 +386,25 @@ int main(int argc, char **argv) {
   options.rounding = rounding;
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";
+  if (llvmOptLevel > 3)
+    return fail("--llvm-opt-level must be 0 to 3");
+  options.optLevel = llvmOptLevel;
+  options.largeFunction = largeFunction;
+  options.detachConstantBytes = detachConstantBytes;
   if (checkNanInf.getNumOccurrences())
     options.checkNanInf = checkNanInf.empty() ? "low" : checkNanInf.getValue();
+  CompileTiming timing;
+  timing.passes = timingMode == "passes";
+  if (timingMode.getNumOccurrences()) {
+    timing.stages.push_back(
+        {"parse", parseSeconds.count(),
+         static_cast<double>(std::clock() - parseCpuStart) / CLOCKS_PER_SEC});
+    options.timing = &timing;
+  }
   auto executable = Executable::compile(**module, signature->name, options);
   if (!executable)
     return fail(executable.takeError());
+  options.timing = nullptr;
   std::string label =
       getVariantLabel(*level, (*executable)->getLowPrecisionType());
   std::optional<SimulatorStats> simulatorBefore;
@@ -420,6 +466,27 @@ int main(int argc, char **argv) {
         }))
       os << ", ? = " << dynamicSize;
     os << '\n';
+  }
+
+  if (timingMode.getNumOccurrences()) {
+    os << "compile time: " << label << " on " << targetName << " (LLVM -O"
+       << timing.llvmOptLevel << ", largest function " << timing.largestFunction
+       << " instructions, " << timing.detachedConstants << " constants of "
+       << formatNumber(timing.detachedBytes / 1048576.0)
+       << " MiB kept out of LLVM)\n";
+    SmallVector<SmallVector<std::string>> timingRows = {
+        {"stage", "wall", "CPU"}};
+    double total = 0, cpuTotal = 0;
+    for (const CompileTiming::Stage &stage : timing.stages) {
+      timingRows.push_back({stage.name, formatSeconds(stage.seconds),
+                            formatSeconds(stage.cpuSeconds)});
+      total += stage.seconds;
+      cpuTotal += stage.cpuSeconds;
+    }
+    timingRows.push_back(
+        {"total", formatSeconds(total), formatSeconds(cpuTotal)});
+    printTable(os, timingRows);
+    os << timing.passReport;
   }
 
   SmallVector<SmallVector<std::string>> rows;

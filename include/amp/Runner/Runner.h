@@ -118,6 +118,33 @@ struct CapturedOutput {
   std::string stdoutText;
 };
 
+/// What a compilation spent, stage by stage (CompileOptions::timing).
+struct CompileTiming {
+  /// One stage: its name, its wall time and the CPU time of the process
+  /// during it (steadier on a shared machine; the compilation is
+  /// single-threaded).
+  struct Stage {
+    std::string name;
+    double seconds = 0, cpuSeconds = 0;
+  };
+  /// In the order they ran: "AMP passes", "NaN/Inf checks" (with
+  /// checkNanInf), "lowering", "LLVM IR translation", "LLVM optimization",
+  /// "machine code" (code generation and linking). Callers may add the
+  /// stages before (amp-run adds "parse").
+  SmallVector<Stage, 8> stages;
+  /// Set by the caller: also time each pass, and write the reports to
+  /// `passReport`: MLIR's (-mlir-timing) for the AMP and lowering pipelines,
+  /// then LLVM's (-time-passes) for its optimizer.
+  bool passes = false;
+  std::string passReport;
+  /// What the JIT was given: the LLVM optimization level it chose, the
+  /// instructions of the largest function, and the constants kept out of
+  /// the LLVM module (count, bytes).
+  unsigned llvmOptLevel = 0;
+  uint64_t largestFunction = 0;
+  uint64_t detachedConstants = 0, detachedBytes = 0;
+};
+
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;
@@ -140,8 +167,20 @@ struct CompileOptions {
   /// the generic CPU of the host triple, so that conversions go through
   /// library calls.
   bool hostCpuFeatures = true;
-  /// LLVM optimization level of the JIT.
-  unsigned optLevel = 3;
+  /// LLVM optimization level of the JIT (the most it uses: see
+  /// largeFunction).
+  unsigned optLevel = 2;
+  /// A function of more LLVM instructions than this (0: no limit) makes the
+  /// JIT optimize its module at level 1, without loop unrolling and
+  /// interleaving, instead of `optLevel` (docs/performance.md, "Compile
+  /// time").
+  unsigned largeFunction = 20000;
+  /// Constant globals of at least this many bytes (the weights; 0: none)
+  /// stay out of the LLVM module: the JIT binds them to a copy of their
+  /// bytes instead of translating, optimizing and assembling them.
+  uint64_t detachConstantBytes = 4096;
+  /// When set, the time of each stage is recorded there.
+  CompileTiming *timing = nullptr;
   /// --amp-check-nan-inf after the AMP level (CPU only): "" (off), "low"
   /// (low-precision ops and narrowing conversions) or "all" (every float
   /// op). A call whose checked values are not all finite then fails,
@@ -273,6 +312,9 @@ private:
   /// ops its values number.
   int32_t *nanInfSite = nullptr;
   SmallVector<std::string> nanInfSites;
+  /// The constants kept out of the JIT's module (declared before `engine`,
+  /// destroyed after it).
+  std::shared_ptr<const void> constants;
   std::shared_ptr<ExecutionEngine> engine;
   void (*entryPoint)(void **) = nullptr;
 };

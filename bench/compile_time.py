@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""Where the time of a JIT compilation goes, stage by stage, on imported
+models (issue 28): `amp-run --timing` at O2 for the CPU, f16 and bf16.
+
+Runs with the frontend environment (make frontends):
+
+  AMP_MLIR_ROOT=build PYTHONPATH=python .venv-frontends/bin/python \\
+      bench/compile_time.py [--models resnet18,vit,tosa-transformer]
+      [--json bench/results/compile-time.json] [--update-doc
+      docs/performance.md] [--from-json FILE] [--check]
+
+Models: torchvision's resnet18 (11.7M parameters, 2x3x64x64), timm's
+ViT-Tiny at full depth (12 blocks, 5.4M parameters, 2x3x64x64 in 8x8
+patches) and the TOSA transformer of bench/generate.py (64 blocks). The
+figures are CPU seconds of the amp-run process in each stage (the
+compilation is single-threaded: CPU time is steadier than wall time on a
+shared machine), the median of --repeat compilations, and the run time of
+one call (median of 3 after a warm-up).
+
+--update-doc writes the table between the compile-stages markers
+(scripts/doctables.py) from this run, or from --from-json; with --check it
+fails when the document differs from the rendering of --from-json's run.
+"""
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import doctables  # noqa: E402
+
+BLOCK = "compile-stages"
+SCRIPT = "bench/compile_time.py"
+MODELS = ("resnet18", "vit", "tosa-transformer")
+NAMES = {
+    "resnet18": "torchvision resnet18 (11.7M params)",
+    "vit": "timm ViT-Tiny, 12 blocks (5.4M params)",
+    "tosa-transformer": "TOSA transformer, 64 blocks (bench/generate.py)",
+}
+STAGES = ("parse", "AMP passes", "lowering", "LLVM IR translation",
+          "LLVM optimization", "machine code")
+SECONDS = re.compile(r"([\d.]+) (s|ms|us)")
+
+
+def to_seconds(text):
+    value, unit = SECONDS.match(text).groups()
+    return float(value) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]
+
+
+def write_model(name, path):
+    if name == "tosa-transformer":
+        with open(path, "w") as f:
+            subprocess.run([sys.executable,
+                            os.path.join(ROOT, "bench", "generate.py"),
+                            "transformer", "--dialect", "tosa", "--blocks",
+                            "64"], stdout=f, check=True)
+        return
+    import torch
+    import amp_mlir
+    torch.manual_seed(0)
+    if name == "resnet18":
+        import torchvision
+        net = torchvision.models.resnet18(weights=None)
+    else:
+        import timm
+        net = timm.create_model("vit_tiny_patch16_224", pretrained=False,
+                                img_size=64, patch_size=8, num_classes=10)
+    x = torch.randn(2, 3, 64, 64)
+    with open(path, "w") as f:
+        f.write(amp_mlir.from_torch(net.eval(), x))
+
+
+def amp_run(amp_run_path, model, dtype, repeat_calls=0):
+    """(stage -> CPU seconds, header line, run seconds or None)."""
+    command = [amp_run_path, model, "--level=O2", f"--dtype={dtype}",
+               "--timing"]
+    if repeat_calls:
+        command.append(f"--repeat={repeat_calls}")
+    out = subprocess.run(command, capture_output=True, text=True,
+                         check=True).stdout
+    stages, header, run = {}, None, None
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("compile time:"):
+            header = line
+            for row in lines[i + 2:]:
+                cells = re.split(r"\s{2,}", row.strip())
+                if cells[0] == "total":
+                    break
+                stages[cells[0]] = to_seconds(cells[2])
+        if line.startswith(f"  O2 {dtype}"):
+            run = to_seconds(re.split(r"\s{2,}", line.strip())[1])
+    return stages, header, run
+
+
+def measure(amp_run_path, models, repeat):
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for model in models:
+            path = os.path.join(tmp, f"{model}.mlir")
+            write_model(model, path)
+            for dtype in ("f16", "bf16"):
+                runs = [amp_run(amp_run_path, path, dtype)
+                        for _ in range(repeat - 1)]
+                runs.append(amp_run(amp_run_path, path, dtype, 3))
+                stages = {s: statistics.median(r[0].get(s, 0.0)
+                                               for r in runs)
+                          for s in STAGES}
+                results[f"{model} {dtype}"] = {
+                    "stages": stages, "jit": runs[-1][1],
+                    "run_seconds": runs[-1][2]}
+                print(f"{model} {dtype}: {sum(stages.values()):.2f} s "
+                      f"({runs[-1][1]})", file=sys.stderr)
+    return results
+
+
+def fmt(seconds):
+    return f"{seconds:.2f}"
+
+
+def render(run):
+    head = ("| model | type | " + " | ".join(STAGES) +
+            " | total | one call |")
+    lines = [f"Measured on {run['machine']}, CPU seconds, median of "
+             f"{run['repeat']} compilations:", "", head,
+             "|---|---|" + "---:|" * (len(STAGES) + 2)]
+    for key, result in run["results"].items():
+        model, dtype = key.rsplit(" ", 1)
+        stages = result["stages"]
+        call = result["run_seconds"]
+        lines.append(
+            f"| {NAMES[model]} | {dtype} | " +
+            " | ".join(fmt(stages[s]) for s in STAGES) +
+            f" | **{fmt(sum(stages.values()))}** | "
+            f"{'-' if call is None else fmt(call)} |")
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--amp-run", default=os.path.join(
+        os.environ.get("AMP_MLIR_ROOT", os.path.join(ROOT, "build")), "bin",
+        "amp-run"))
+    parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--json")
+    parser.add_argument("--from-json")
+    parser.add_argument("--update-doc")
+    parser.add_argument("--check", action="store_true")
+    args = parser.parse_args()
+    if args.check and not (args.from_json and args.update_doc):
+        parser.error("--check compares --from-json's rendering with "
+                     "--update-doc's document")
+
+    if args.from_json:
+        with open(args.from_json) as f:
+            run = json.load(f)
+    else:
+        models = [m for m in args.models.split(",") if m]
+        for model in models:
+            if model not in MODELS:
+                parser.error(f"unknown model {model}")
+        run = {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
+               "repeat": args.repeat,
+               "results": measure(args.amp_run, models, args.repeat)}
+    text = render(run)
+    print(text)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(run, f, indent=1)
+            f.write("\n")
+    if args.update_doc:
+        return doctables.update(args.update_doc, {BLOCK: text}, SCRIPT,
+                                check=args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
