@@ -318,5 +318,55 @@ class IreeForm(unittest.TestCase):
                          len(from_mlir(IREE).ops))
 
 
+class VerdictTest(unittest.TestCase):
+    """run.verdict: issue 25's criterion lines, rendered from saved rows."""
+
+    @staticmethod
+    def row(system, level, rel_l2, low=1.0, kib=10.0):
+        return {"system": system, "level": level, "rel_l2": rel_l2,
+                "low_fraction": low, "bytes_converted": kib * 1024}
+
+    def verdict(self, rows):
+        import run
+        return run.verdict({"rows": rows})
+
+    def test_met_and_not_met(self):
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 f16", 1e-4),
+            self.row("amp-mlir", "O1 f16", 3e-4),
+            self.row("torch-autocast", "f16", 2e-4, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "f16", 2e-4, low=0.9,
+                     kib=100)])
+        self.assertTrue(lines[0].endswith(": met"), lines[0])
+        self.assertIn("not met: rel L2 3.00e-04 is 1.50x "
+                      "torch-compile-autocast f16's", lines[1])
+
+    def test_fp32_compile_row_is_no_anchor(self):
+        # torch.compile ran the model in fp32 (low share 0, rel L2 0):
+        # eager autocast is the anchor instead, and the line says so.
+        lines = self.verdict([
+            self.row("amp-mlir", "O1 bf16", 1e-3),
+            self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
+                     kib=0)])
+        self.assertIn(": met (torch-compile-autocast bf16 stores nothing "
+                      "low", lines[0])
+        lines = self.verdict([
+            self.row("amp-mlir", "O1 bf16", 4e-3),
+            self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
+                     kib=0)])
+        self.assertIn("not met: rel L2 4.00e-03 is 1.33x torch-autocast "
+                      "bf16's", lines[0])
+
+    def test_no_verdict_when_the_anchor_fails(self):
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 f16", 1.0),
+            self.row("torch-autocast", "f16", 1.0, low=0.9, kib=100)])
+        self.assertEqual(len(lines), 1)
+        self.assertIn("amp-mlir O2 f16: no verdict: torch-autocast f16's "
+                      "own rel L2 is 1.0e+00", lines[0])
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)
