@@ -264,7 +264,14 @@ def _graph(items):
         contraction = bool(_CONTRACTION.match(name)) or (
             name == "linalg.generic" and "reduction" in first
             and "arith.mulf" in body and "arith.addf" in body)
-        g.op(name, kind, reads, writes, contraction=contraction)
+        # MLIR compilers fuse a reduction's elementwise consumer into its
+        # loop nest or kernel (metrics.py, epilogue).
+        reduction = not contraction and kind == "compute" and (
+            name in ("linalg.reduce", "tosa.reduce_sum", "tosa.reduce_max",
+                     "tosa.reduce_min", "tosa.reduce_product")
+            or (name == "linalg.generic" and "reduction" in first))
+        g.op(name, kind, reads, writes, contraction=contraction,
+             reduction=reduction)
     return g
 
 

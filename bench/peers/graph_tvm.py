@@ -23,6 +23,10 @@ _DTYPES = {"float32": "f32", "float16": "f16", "bfloat16": "bf16",
 VIEWS = {"relax.reshape", "relax.flatten", "relax.squeeze",
          "relax.expand_dims"}
 CONVERTS = {"relax.astype"}
+# FuseOps fuses an elementwise consumer into a reduction (kCommReduce):
+# a narrowing of a reduction's result is its epilogue (metrics.py).
+REDUCTIONS = {"relax.sum", "relax.mean", "relax.max", "relax.min",
+              "relax.prod", "relax.variance", "relax.std"}
 
 
 def _is_contraction(name):
@@ -95,7 +99,8 @@ def from_relax(mod, func_name="main"):
                 else:
                     kind = "compute"
                 g.op(name, kind, ins, outs,
-                     contraction=_is_contraction(name))
+                     contraction=_is_contraction(name),
+                     reduction=name in REDUCTIONS)
             elif isinstance(value, relax.TupleGetItem):
                 fields = lookup(value.tuple_value)
                 names[var] = [fields[value.index]] if value.index < len(

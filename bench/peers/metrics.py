@@ -36,7 +36,13 @@ Definitions (`measure`):
   writes (its epilogue), so it is neither counted as a conversion nor in
   bytes_converted, and the contraction's result counts as stored in the
   narrow type. The same rule applies to every system (amp-mlir's f32
-  accumulators, TVM's out_dtype=float32 matmuls);
+  accumulators, TVM's out_dtype=float32 matmuls). It applies to the result
+  of a reduction too where the adapter marks the reduction `reduction`:
+  the systems whose compilers fuse an elementwise consumer into the
+  reduction's loop nest or kernel (the MLIR adapter: amp-mlir, whose CPU
+  and GPU lowerings both do, and IREE's dispatch regions; TVM's FuseOps).
+  Runtimes that run a Cast as a kernel of its own (ONNX Runtime,
+  TensorFlow, eager PyTorch) do not mark theirs;
 - `casts`: the conversions that remain;
 - `bytes_converted`: what they read and write per call (elements times the
   source width plus the destination width);
@@ -71,15 +77,18 @@ class Graph:
         self.values[name] = [dtype, int(numel), bool(const)]
         return name
 
-    def op(self, name, kind, inputs, outputs, contraction=False):
+    def op(self, name, kind, inputs, outputs, contraction=False,
+           reduction=False):
         if kind not in KINDS:
             raise ValueError(f"unknown op kind {kind!r}")
         for v in list(inputs) + list(outputs):
             if v not in self.values:
                 raise KeyError(f"op {name}: undeclared value {v!r}")
-        self.ops.append({"op": name, "kind": kind, "inputs": list(inputs),
-                         "outputs": list(outputs),
-                         "contraction": bool(contraction)})
+        entry = {"op": name, "kind": kind, "inputs": list(inputs),
+                 "outputs": list(outputs), "contraction": bool(contraction)}
+        if reduction:
+            entry["reduction"] = True
+        self.ops.append(entry)
 
     def to_json(self):
         return {"values": self.values, "ops": self.ops,
@@ -140,7 +149,8 @@ def measure(graph):
     for v in graph.outputs:
         users.setdefault(v, []).append(-1)
 
-    # Epilogues: narrowings of a contraction's result, its only user.
+    # Epilogues: narrowings of a contraction's (or a fused reduction's)
+    # result, its only user.
     stored_as = {}          # contraction result -> the type it is stored in
     epilogues = set()
     for index, op in enumerate(graph.ops):
@@ -151,7 +161,8 @@ def measure(graph):
         p = producer.get(src_name)
         if (FLOAT_BYTES[dst] < FLOAT_BYTES[src] and p is not None
                 and graph.ops[p]["kind"] == "compute"
-                and graph.ops[p]["contraction"]
+                and (graph.ops[p]["contraction"]
+                 or graph.ops[p].get("reduction", False))
                 and users.get(src_name) == [index]):
             epilogues.add(index)
             stored_as[src_name] = dst

@@ -233,14 +233,24 @@ class MlirAdapter(unittest.TestCase):
         self.assertEqual(g.outputs, ["%14"])
 
     def test_measure(self):
-        m = measure(from_mlir(MLIR))
-        # The input's conversion, the sum's narrowing and the result's
-        # extension; the matmul's narrowing is its epilogue.
-        self.assertEqual(m["casts"], 3)
-        self.assertEqual(m["epilogues"], 1)
-        self.assertEqual(m["bytes_converted"], 32 * 6 + 4 * 6 + 4 * 6)
+        g = from_mlir(MLIR)
+        m = measure(g)
+        # The input's conversion and the result's extension; the matmul's
+        # narrowing is its epilogue, and so is the sum's (MLIR compilers
+        # fuse it into the reduction's loop nest or kernel).
+        self.assertEqual(m["casts"], 2)
+        self.assertEqual(m["epilogues"], 2)
+        self.assertEqual(m["bytes_converted"], 32 * 6 + 4 * 6)
         # matmul: 32 + 128 in, 64 out (low); the sum: 64 in (low), 4 out
-        # (f32).
+        # (stored low by its epilogue).
+        self.assertAlmostEqual(m["low_fraction"], 1.0)
+        # Without the reduction mark (a runtime that runs the Cast as a
+        # kernel of its own), the sum's narrowing is a conversion.
+        for op in g.ops:
+            op.pop("reduction", None)
+        m = measure(g)
+        self.assertEqual((m["casts"], m["epilogues"]), (3, 1))
+        self.assertEqual(m["bytes_converted"], 32 * 6 + 4 * 6 + 4 * 6)
         self.assertAlmostEqual(m["low_fraction"], 288 / 292)
 
 
@@ -316,6 +326,56 @@ class IreeForm(unittest.TestCase):
         self.assertEqual(len(from_mlir(swapped).ops), 1)
         self.assertEqual(len(from_mlir(swapped, function="largest").ops),
                          len(from_mlir(IREE).ops))
+
+
+class VerdictTest(unittest.TestCase):
+    """run.verdict: issue 25's criterion lines, rendered from saved rows."""
+
+    @staticmethod
+    def row(system, level, rel_l2, low=1.0, kib=10.0):
+        return {"system": system, "level": level, "rel_l2": rel_l2,
+                "low_fraction": low, "bytes_converted": kib * 1024}
+
+    def verdict(self, rows):
+        import run
+        return run.verdict({"rows": rows})
+
+    def test_met_and_not_met(self):
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 f16", 1e-4),
+            self.row("amp-mlir", "O1 f16", 3e-4),
+            self.row("torch-autocast", "f16", 2e-4, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "f16", 2e-4, low=0.9,
+                     kib=100)])
+        self.assertTrue(lines[0].endswith(": met"), lines[0])
+        self.assertIn("not met: rel L2 3.00e-04 is 1.50x "
+                      "torch-compile-autocast f16's", lines[1])
+
+    def test_fp32_compile_row_is_no_anchor(self):
+        # torch.compile ran the model in fp32 (low share 0, rel L2 0):
+        # eager autocast is the anchor instead, and the line says so.
+        lines = self.verdict([
+            self.row("amp-mlir", "O1 bf16", 1e-3),
+            self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
+                     kib=0)])
+        self.assertIn(": met (torch-compile-autocast bf16 stores nothing "
+                      "low", lines[0])
+        lines = self.verdict([
+            self.row("amp-mlir", "O1 bf16", 4e-3),
+            self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
+            self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
+                     kib=0)])
+        self.assertIn("not met: rel L2 4.00e-03 is 1.33x torch-autocast "
+                      "bf16's", lines[0])
+
+    def test_no_verdict_when_the_anchor_fails(self):
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 f16", 1.0),
+            self.row("torch-autocast", "f16", 1.0, low=0.9, kib=100)])
+        self.assertEqual(len(lines), 1)
+        self.assertIn("amp-mlir O2 f16: no verdict: torch-autocast f16's "
+                      "own rel L2 is 1.0e+00", lines[0])
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@
 // the decision pass: what the pass keeps in f32 on its own (an overflowing
 // constant's users, say) counts as missed.
 //
-// A contraction's f32 accumulator whose users all narrow it to the low type
-// counts as written in the low type: the lowering's epilogue writes it so.
+// A contraction's or a reduction's f32 result whose users all narrow it to
+// the low type counts as written in the low type: the lowering's epilogue
+// writes it so.
 //
 //===----------------------------------------------------------------------===//
 
@@ -218,7 +219,7 @@ private:
     }
     for (OpResult value : op->getResults()) {
       bool low = getElementTypeOrSelf(value.getType()) == lowType;
-      if (contraction) {
+      if (contraction || isReduction(op)) {
         // The epilogue narrows it.
         low = low || isOnlyConvertedTo(value, lowType);
       }

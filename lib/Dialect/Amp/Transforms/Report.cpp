@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tosa/IR/TosaOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -87,12 +88,24 @@ bool mlir::amp::isEpilogueNarrowing(Operation *op) {
   auto iface = result ? dyn_cast<AmpPrecisionOpInterface>(result.getOwner())
                       : AmpPrecisionOpInterface();
   auto low = dyn_cast<FloatType>(getElementTypeOrSelf(output));
-  if (!iface || !low || low.getWidth() >= 32 ||
-      iface.getAmpCategory() != Category::White ||
-      !iface.getAccumulatorType(low))
+  if (!iface || !low || low.getWidth() >= 32)
+    return false;
+  // A contraction's narrowing, or a reduction's: both lowerings write the
+  // low type from the loop nest or kernel that computes the f32 result.
+  Operation *producer = result.getOwner();
+  bool contraction = iface.getAmpCategory() == Category::White &&
+                     iface.getAccumulatorType(low);
+  if (!contraction && !isReduction(producer))
     return false;
   // Every user narrows it to the same type (one epilogue writes that).
   return isOnlyConvertedTo(input, low);
+}
+
+bool mlir::amp::isReduction(Operation *op) {
+  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
+  return (linalgOp && linalgOp.getNumReductionLoops() != 0) ||
+         isa<tosa::ReduceSumOp, tosa::ReduceMaxOp, tosa::ReduceMinOp,
+             tosa::ReduceProductOp>(op);
 }
 
 bool mlir::amp::isOnlyConvertedTo(Value value, Type elementType) {
@@ -175,7 +188,7 @@ std::string ReportSummary::format(StringRef title) const {
   if (numEpilogues)
     os << "; " << numEpilogues
        << (numEpilogues == 1 ? " narrowing" : " narrowings")
-       << " in contraction epilogues";
+       << " in epilogues";
   return text;
 }
 

@@ -39,9 +39,15 @@ bool isConversion(Operation *op, Value &input, Type &output);
 std::optional<uint64_t> getBytesConverted(Value input, Type output);
 
 /// Whether `op` is a conversion that narrows a contraction's f32 accumulator
-/// whose users all narrow it to that type: the lowering writes it from the
-/// contraction's epilogue, so it moves no memory of its own.
+/// or a reduction's f32 result, whose users all narrow it to that type: the
+/// lowering writes it from the contraction's or reduction's loop nest or
+/// kernel (its epilogue), so it moves no memory of its own.
 bool isEpilogueNarrowing(Operation *op);
+
+/// True if `op` reduces (a linalg op with reduction loops, a tosa.reduce_*):
+/// both lowerings write a narrowing of its f32 result from the loop nest or
+/// kernel that computes it, as a contraction's epilogue.
+bool isReduction(Operation *op);
 
 /// Whether `value` has uses and every one is a conversion to element type
 /// `elementType`.
@@ -100,7 +106,7 @@ struct ReportSummary {
   /// conversion of static size moves, 0 for every other op.
   uint64_t count(Operation *op);
   /// "amp-o2: 14/17 float ops in f16, 8 casts, 1.6 KiB converted per call;
-  /// 2 narrowings in contraction epilogues".
+  /// 2 narrowings in epilogues".
   std::string format(StringRef title) const;
 };
 

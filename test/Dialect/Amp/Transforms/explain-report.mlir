@@ -20,7 +20,7 @@
 // epilogue) writes 16, and the add reads 2x16 and writes 16. Autocast's
 // ideal has only the matmul's inputs low: the add reads an f32 argument, so
 // autocast runs it in f32, and the matmul's result is then read in f32 only.
-// TEXT: amp-o1: 2/5 float ops in f16, 4 casts, 576 B converted per call; 1 narrowing in contraction epilogues
+// TEXT: amp-o1: 2/5 float ops in f16, 4 casts, 576 B converted per call; 1 narrowing in epilogues
 // TEXT-NEXT:   low-precision bytes: 128 B of an ideal 128 B (100.0%; 128 B more than the ideal)
 // TEXT-NEXT:   op               f32    f16
 // TEXT-NEXT:   arith.addf         0      1

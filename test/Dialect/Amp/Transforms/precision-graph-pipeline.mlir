@@ -15,19 +15,20 @@
 // RUN: amp-opt %s --amp-o2 --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOGRAPH
 // RUN: amp-opt %s --amp-o2="graph-file=%t.dot split-stages=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
 
-// REPORT: amp-o2: 14/17 float ops in f16, 8 casts, 1.6 KiB converted per call; 2 narrowings in contraction epilogues
+// REPORT: amp-o2: 14/17 float ops in f16, 6 casts, 1.5 KiB converted per call; 4 narrowings in epilogues
 // REPORT-NEXT: low-precision bytes: 5.6 KiB of an ideal 5.6 KiB (100.0%)
-// O2: >amp-o2: 14/17 float ops in f16, 8 casts, 1.6 KiB converted per call; 2 narrowings in contraction epilogues</FONT>
+// O2: >amp-o2: 14/17 float ops in f16, 6 casts, 1.5 KiB converted per call; 4 narrowings in epilogues</FONT>
 // O2: [[X:n[0-9]+]] [label="%arg0\n1x8x16xf32", shape=ellipse
 // O2: [[CX:n[0-9]+]] [label="tosa.cast\nf32 -> f16\n1x8x16, 768 B", shape=hexagon
 // O2: [[MM:n[0-9]+]] [label="tosa.matmul\n1x8x32xf32", fillcolor="#fdae6b"];
 // The matmul's narrowing is written by its epilogue: no bytes of its own.
 // O2: [[EPI:n[0-9]+]] [label="tosa.cast\nf32 -> f16\n1x8x32, in the epilogue", shape=hexagon
 // O2: [[ADD:n[0-9]+]] [label="tosa.add\n1x8x32xf16", fillcolor="#fdae6b"];
-// The sum of the softmax stays f32 at O2, with a conversion on each side.
+// At O2 the sum of the softmax stays f32, with a conversion before it and
+// its narrowing after it in its epilogue.
 // O2: [[TO32:n[0-9]+]] [label="tosa.cast\nf16 -> f32\n1x8x4, 192 B", shape=hexagon
 // O2: [[SUM:n[0-9]+]] [label="tosa.reduce_sum\n1x8x1xf32", fillcolor="#9ecae1"];
-// O2: [[TO16:n[0-9]+]] [label="tosa.cast\nf32 -> f16\n1x8x1, 48 B", shape=hexagon
+// O2: [[TO16:n[0-9]+]] [label="tosa.cast\nf32 -> f16\n1x8x1, in the epilogue", shape=hexagon
 // O2-DAG: [[X]] -> [[CX]] [color="#3182bd"];
 // O2-DAG: [[CX]] -> [[MM]] [color="#e6550d"];
 // O2-DAG: [[MM]] -> [[EPI]] [color="#3182bd"];
