@@ -150,14 +150,9 @@ def main():
         "amp-run"))
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--json")
-    parser.add_argument("--from-json")
-    parser.add_argument("--update-doc")
-    parser.add_argument("--check", action="store_true")
+    doctables.add_arguments(parser)
     args = parser.parse_args()
-    if args.check and not (args.from_json and args.update_doc):
-        parser.error("--check compares --from-json's rendering with "
-                     "--update-doc's document")
+    doctables.check_arguments(parser, args)
 
     if args.from_json:
         with open(args.from_json) as f:

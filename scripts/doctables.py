@@ -87,3 +87,26 @@ def update(path, blocks, script, check=False, out=sys.stdout):
             f.write(new)
         print(f"{script}: wrote {', '.join(stale)} in {path}", file=out)
     return 0
+
+
+def add_arguments(parser):
+    """The options of a script that measures and writes a doc table:
+    --json (keep the run), --from-json (render a kept run instead of
+    measuring), --update-doc (write the table), --check (with the two
+    before it: fail when the document's table is not the kept run's
+    rendering)."""
+    parser.add_argument("--json", help="keep the run in this file")
+    parser.add_argument("--from-json", metavar="FILE",
+                        help="render a kept run instead of measuring")
+    parser.add_argument("--update-doc", metavar="DOC",
+                        help="write the table between its markers in DOC")
+    parser.add_argument("--check", action="store_true",
+                        help="with --from-json and --update-doc: fail when "
+                        "DOC's table is not FILE's rendering")
+
+
+def check_arguments(parser, args):
+    """parser.error unless --check comes with --from-json and
+    --update-doc."""
+    if args.check and not (args.from_json and args.update_doc):
+        parser.error("--check needs --from-json and --update-doc")

@@ -152,13 +152,9 @@ def render(run):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("names", nargs="*")
-    parser.add_argument("--json")
-    parser.add_argument("--from-json")
-    parser.add_argument("--update-doc")
-    parser.add_argument("--check", action="store_true")
+    doctables.add_arguments(parser)
     args = parser.parse_args()
-    if args.check and not (args.from_json and args.update_doc):
-        parser.error("--check needs --from-json and --update-doc")
+    doctables.check_arguments(parser, args)
     if args.from_json:
         with open(args.from_json) as f:
             run = json.load(f)

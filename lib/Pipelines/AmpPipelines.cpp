@@ -91,8 +91,9 @@ void mlir::amp::registerAmpPipelines() {
   PassPipelineRegistration<AmpPipelineOptions>(
       "amp-o1",
       "AMP level O1: white-list ops in low precision, black-list ops in "
-      "fp32, gray ops placed to move the fewest bytes (placement=greedy: "
-      "each follows its operands)",
+      "fp32, gray ops placed as autocast's type promotion places them "
+      "(placement=optimal: to move the fewest bytes; greedy: each follows "
+      "its operands)",
       [](OpPassManager &pm, const AmpPipelineOptions &options) {
         buildAmpPipeline(pm, AmpLevel::O1, options);
       });

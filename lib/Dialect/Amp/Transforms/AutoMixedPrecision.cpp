@@ -814,10 +814,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {Precision::f32,
             numLow + numHigh == 0
                 ? std::string(
-                      llvm::all_of(op->getOperands(),
-                                   [&](Value v) {
-                                     return isConstantDerived(v);
-                                   })
+                      op->getNumResults() != 0 &&
+                              constantDerived.contains(op->getResult(0))
                           ? "computes from constants only: f32, converted "
                             "where a low op reads it"
                           : "promotes its operands (no float tensor: the "

@@ -102,10 +102,18 @@ bool mlir::amp::isEpilogueNarrowing(Operation *op) {
 }
 
 bool mlir::amp::isReduction(Operation *op) {
-  auto linalgOp = dyn_cast<linalg::LinalgOp>(op);
-  return (linalgOp && linalgOp.getNumReductionLoops() != 0) ||
-         isa<tosa::ReduceSumOp, tosa::ReduceMaxOp, tosa::ReduceMinOp,
-             tosa::ReduceProductOp>(op);
+  // The reductions the CPU lowering gives an epilogue
+  // (isReductionWithEpilogue in amp/Transforms/ContractionEpilogues.h: a
+  // linalg.generic or linalg.reduce with one init; pooling is not one), and
+  // the tosa reductions that tosa-to-linalg turns into such generics.
+  if (isa<tosa::ReduceSumOp, tosa::ReduceMaxOp, tosa::ReduceMinOp,
+          tosa::ReduceProductOp>(op))
+    return true;
+  if (!isa<linalg::GenericOp, linalg::ReduceOp>(op))
+    return false;
+  auto linalgOp = cast<linalg::LinalgOp>(op);
+  return linalgOp.getNumDpsInits() == 1 &&
+         linalgOp.getNumReductionLoops() != 0;
 }
 
 bool mlir::amp::isOnlyConvertedTo(Value value, Type elementType) {

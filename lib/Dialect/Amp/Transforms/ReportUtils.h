@@ -44,9 +44,10 @@ std::optional<uint64_t> getBytesConverted(Value input, Type output);
 /// kernel (its epilogue), so it moves no memory of its own.
 bool isEpilogueNarrowing(Operation *op);
 
-/// True if `op` reduces (a linalg op with reduction loops, a tosa.reduce_*):
-/// both lowerings write a narrowing of its f32 result from the loop nest or
-/// kernel that computes it, as a contraction's epilogue.
+/// True if `op` is a reduction whose narrowing both lowerings write from the
+/// loop nest or kernel that computes it, as a contraction's epilogue: a
+/// linalg.generic or linalg.reduce with reduction loops and one init, or a
+/// tosa.reduce_* (a generic after tosa-to-linalg).
 bool isReduction(Operation *op);
 
 /// Whether `value` has uses and every one is a conversion to element type
