@@ -135,6 +135,11 @@ def collect_cases(with_large, frontend_dir=None):
     for entry in ("gemm", "batch_transposed", "conv_nchw", "conv_nhwc",
                   "softmax_sum"):
         cases += levels(entry, "test", str(ops), entry, O0_O2)
+    # A reduction epilogue (amp-map-loops-to-gpu): the mean pool's f32 sum,
+    # divided and narrowed, is one kernel that writes f16.
+    cases += levels("mean_pool", "test",
+                    str(REPO / "test" / "amp-run" / "Inputs" / "mean-pool.mlir"),
+                    "mean_pool", [("O0", None)])
     ex = REPO / "examples"
     cases += levels("tosa_mlp_classifier", "test",
                     str(ex / "tosa_mlp_classifier.mlir"), "classifier_loss",

@@ -45,7 +45,80 @@ def render(results):
             f"{fmt(r.get('speedup_vs_O0'), '.2f')} | "
             f"{fmt(r.get('torch_ms'), '.3f')} | "
             f"{fmt(r.get('speedup_vs_torch'), '.2f')} | {note} |")
+    out += ["", "What it says against the goals of issue 27 (computed from the "
+            "rows above):", ""] + goals(rows)
     return "\n".join(out) + "\n"
+
+
+def find(rows, prefix, level="O2"):
+    """The rows of `prefix` (a case, 'bench/gemm4096') at `level`."""
+    return [r for r in rows if r["test"].startswith(prefix + " ")
+            and r.get("level", "").startswith(level) and r["status"] == "pass"]
+
+
+def span(values, spec=".2f"):
+    values = [v for v in values if v is not None]
+    if not values:
+        return None, "–"
+    lo, hi = min(values), max(values)
+    text = format(lo, spec) if format(lo, spec) == format(hi, spec) else \
+        f"{format(lo, spec)}–{format(hi, spec)}"
+    return lo, text + "×"
+
+
+def verdict(value, goal):
+    if value is None:
+        return "no verdict (no row)"
+    return "met" if value >= goal else "not met"
+
+
+def goals(rows):
+    """The verdict lines: each goal, the rows it reads, met or not."""
+    lines = []
+    parts, worst = [], None
+    for case in ("bench/gemm4096", "bench/mlp4096",
+                 "bench/transformer2x1024"):
+        lo, text = span([r.get("speedup_vs_O0") for r in find(rows, case)])
+        if lo is not None:
+            parts.append(f"{case.split('/')[1]} {text}")
+            worst = lo if worst is None else min(worst, lo)
+    lines.append(f"- **GEMM-bound, O2 vs fp32 (TF32 off), goal ≥ 2.5×:** "
+                 f"{', '.join(parts)}: {verdict(worst, 2.5)}.")
+    parts, below = [], []
+    for r in rows:
+        if r.get("level", "").startswith("O2") and \
+                r.get("speedup_vs_torch") is not None \
+                and r["status"] == "pass":
+            parts.append(r)
+            if r["speedup_vs_torch"] < 1.0:
+                below.append(f"{r['test']} {r['speedup_vs_torch']:.2f}×")
+    lo, text = span([r["speedup_vs_torch"] for r in parts])
+    lines.append(f"- **O2 vs PyTorch autocast on the same shapes, goal ≥ "
+                 f"1.0×:** {text} over {len(parts)} rows: "
+                 f"{verdict(lo, 1.0)}" +
+                 (f" (below: {', '.join(below)})." if below else "."))
+    copy = [r for r in rows if r["test"].startswith("copy bandwidth")]
+    chain = [r for r in rows if r["test"].startswith("bench/chain8192 ")
+             and r.get("effective_GBps")]
+    if copy and chain and copy[0].get("effective_GBps"):
+        bw = copy[0]["effective_GBps"]
+        share = min(r["effective_GBps"] for r in chain) / bw
+        lines.append(
+            f"- **Fused elementwise chain vs device-to-device copy, goal ≥ "
+            f"80%:** {min(r['effective_GBps'] for r in chain):.0f}–"
+            f"{max(r['effective_GBps'] for r in chain):.0f} GB/s against "
+            f"{bw:.0f} GB/s, {100 * share:.0f}% at the least: "
+            f"{verdict(share, 0.8)}.")
+    parts, worst = [], None
+    for case in ("train/mlp_train_300", "model/mlp_train"):
+        lo, text = span([r.get("speedup_vs_O0") for r in find(rows, case)])
+        if lo is not None:
+            parts.append(f"{case.split('/')[1]} {text}")
+            worst = lo if worst is None else min(worst, lo)
+    lines.append(f"- **Training step at O2 vs fp32, goal ≥ 1.5×:** "
+                 f"{', '.join(parts)}: {verdict(worst, 1.5)} (the models are "
+                 f"tiny, so every step is launch-bound).")
+    return lines
 
 
 def main(argv):
