@@ -22,6 +22,7 @@ FILES = {
     "AmpPasses.md": "AmpPasses.md",
     "AmpConversionPasses.md": "AmpConversionPasses.md",
     "AmpLoweringTransformsPasses.md": "AmpLoweringTransformsPasses.md",
+    "AmpPipelinesPasses.md": "AmpPipelinesPasses.md",
 }
 
 HEADER = ("<!-- Generated from the ODS by `make docs` (scripts/update-docs.py);"

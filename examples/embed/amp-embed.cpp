@@ -70,17 +70,18 @@ static void registerAmpDialects(DialectRegistry &registry) {
 
 /// Runs the equivalent of
 ///   --amp-o2="dtype=<dtype> custom-black-list=<list> report=text ..."
-/// built in C++: no pipeline string to parse. Errors are reported through the
-/// context's diagnostic handler.
+/// built in C++ from the typed options: no pipeline string to parse. Errors are
+/// reported through the context's diagnostic handler.
 static LogicalResult runAmpO2(ModuleOp module) {
-  amp::AmpPipelineOptions options;
-  options.dtype = dtype;
-  options.customBlackList = ArrayRef<std::string>(blackList);
-  options.report = "text";
+  amp::AmpOptions options;
+  options.level = amp::AmpLevel::O2;
+  options.dtype = amp::parseLowPrecision(dtype);
+  options.customBlackList.assign(blackList.begin(), blackList.end());
+  options.report = amp::ReportFormat::Text;
   options.reportFile = reportFile;
 
   PassManager pm(module->getContext());
-  amp::buildAmpPipeline(pm, amp::AmpLevel::O2, options);
+  amp::buildAmpPipeline(pm, options);
   return pm.run(module);
 }
 

@@ -13,28 +13,6 @@
 using namespace mlir;
 using namespace mlir::amp;
 
-namespace {
-/// Reports an invalid option on the module it runs on: the pipeline of
-/// options that do not bind.
-struct AmpOptionErrorPass
-    : public PassWrapper<AmpOptionErrorPass, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AmpOptionErrorPass)
-
-  explicit AmpOptionErrorPass(std::string message)
-      : message(std::move(message)) {}
-  StringRef getArgument() const override { return "amp-option-error"; }
-  StringRef getDescription() const override {
-    return "Reports an invalid option of --amp-o1/--amp-o2";
-  }
-  void runOnOperation() override {
-    mlir::emitError(getOperation().getLoc(), "amp: ") << message;
-    signalPassFailure();
-  }
-
-  std::string message;
-};
-} // namespace
-
 void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
   // Weights held in constant ml_program globals become constants, which the
   // policies convert at compile time.
@@ -75,34 +53,103 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
   }
 }
 
-void mlir::amp::buildAmpPipeline(OpPassManager &pm, AmpLevel level,
-                                 const AmpPipelineOptions &text) {
-  AmpOptions options;
-  options.level = level;
-  std::string error;
-  if (failed(bindAmpOptions(text, options, error))) {
-    pm.addPass(std::make_unique<AmpOptionErrorPass>(std::move(error)));
-    return;
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPO1PASS
+#define GEN_PASS_DEF_AMPO2PASS
+#define GEN_PASS_REGISTRATION
+#include "amp/Pipelines/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+namespace {
+/// --amp-o1 / --amp-o2: binds its options (declared in PassOptions.td) to
+/// AmpOptions and runs the pipeline buildAmpPipeline builds from them.
+template <typename PassBase, AmpLevel Level>
+struct AmpLevelPass : public PassBase {
+  using PassBase::PassBase;
+  template <typename Text>
+  friend LogicalResult
+  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
+  template <typename Text>
+  friend LogicalResult
+  mlir::amp::bindAmpOutputOptions(const Text &, AmpOptions &, std::string &);
+  template <typename Text>
+  friend void mlir::amp::bindAmpPipelineOptions(const Text &, AmpOptions &);
+
+  /// The typed options; on failure, `error` says which value is wrong.
+  LogicalResult bind(AmpOptions &options, std::string &error) const {
+    options = AmpOptions();
+    options.level = Level;
+    return bindAmpOptions(*this, options, error);
   }
-  buildAmpPipeline(pm, options);
+
+  void getDependentDialects(DialectRegistry &registry) const override {
+    AmpOptions options;
+    std::string error;
+    if (failed(bind(options, error)))
+      return;
+    OpPassManager pipeline(ModuleOp::getOperationName());
+    buildAmpPipeline(pipeline, options);
+    pipeline.getDependentDialects(registry);
+  }
+
+  LogicalResult initialize(MLIRContext *) override {
+    AmpOptions options;
+    error.clear();
+    pipeline = OpPassManager(ModuleOp::getOperationName());
+    if (succeeded(bind(options, error)))
+      buildAmpPipeline(pipeline, options);
+    return success();
+  }
+
+  void runOnOperation() override {
+    // An invalid value is reported on the module, before anything changes,
+    // as the precision passes report theirs.
+    if (!error.empty()) {
+      mlir::emitError(this->getOperation().getLoc(), "amp: ") << error;
+      return this->signalPassFailure();
+    }
+    if (failed(this->runPipeline(pipeline, this->getOperation())))
+      this->signalPassFailure();
+  }
+
+  OpPassManager pipeline{ModuleOp::getOperationName()};
+  std::string error;
+};
+
+struct AmpO1Pass
+    : public AmpLevelPass<mlir::amp::impl::AmpO1PassBase<AmpO1Pass>,
+                          AmpLevel::O1> {
+  using AmpLevelPass::AmpLevelPass;
+};
+struct AmpO2Pass
+    : public AmpLevelPass<mlir::amp::impl::AmpO2PassBase<AmpO2Pass>,
+                          AmpLevel::O2> {
+  using AmpLevelPass::AmpLevelPass;
+};
+
+template <typename LevelPass>
+LogicalResult parseWith(StringRef text, AmpOptions &options,
+                        std::string &error) {
+  LevelPass pass;
+  std::string message;
+  if (failed(pass.initializeOptions(text, [&](const Twine &diagnostic) {
+        message = diagnostic.str();
+        return failure();
+      }))) {
+    error = !message.empty() ? message : "invalid options '" + text.str() + "'";
+    return failure();
+  }
+  return pass.bind(options, error);
+}
+} // namespace
+
+LogicalResult mlir::amp::parseAmpOptions(StringRef text, AmpLevel level,
+                                         AmpOptions &options,
+                                         std::string &error) {
+  return level == AmpLevel::O1 ? parseWith<AmpO1Pass>(text, options, error)
+                               : parseWith<AmpO2Pass>(text, options, error);
 }
 
-void mlir::amp::registerAmpPipelines() {
-  PassPipelineRegistration<AmpPipelineOptions>(
-      "amp-o1",
-      "AMP level O1: white-list ops in low precision, black-list ops in "
-      "fp32, gray ops placed as autocast's type promotion places them "
-      "(placement=optimal: to move the fewest bytes; greedy: each follows "
-      "its operands)",
-      [](OpPassManager &pm, const AmpPipelineOptions &options) {
-        buildAmpPipeline(pm, AmpLevel::O1, options);
-      });
-  PassPipelineRegistration<AmpPipelineOptions>(
-      "amp-o2",
-      "AMP level O2: every op that can runs in low precision, except the "
-      "custom black list, pinned ops, ops outside guards, and norm "
-      "statistics",
-      [](OpPassManager &pm, const AmpPipelineOptions &options) {
-        buildAmpPipeline(pm, AmpLevel::O2, options);
-      });
-}
+void mlir::amp::registerAmpPipelines() { registerAmpPipelinesPasses(); }

@@ -225,20 +225,34 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     std::string label =
         getVariantLabel(options.level, options.dtype.empty() ? "(policy dtype)"
                                                              : options.dtype);
-    std::unique_ptr<AmpPipelineOptions> ampOptions =
-        AmpPipelineOptions::createFromString(options.ampOptions);
-    if (!ampOptions)
+    AmpOptions ampOptions;
+    std::string optionError;
+    if (failed(parseAmpOptions(options.ampOptions,
+                               options.level == Level::O1 ? AmpLevel::O1
+                                                          : AmpLevel::O2,
+                               ampOptions, optionError))) {
+      // Located at the module, as the pipeline reports its errors.
+      mlir::emitError(copy->getLoc(), "amp: ") << optionError;
       return makeError("invalid AMP pipeline options '" + options.ampOptions +
-                       "'");
-    if (!options.dtype.empty())
-      ampOptions->dtype = options.dtype;
-    if (!options.rounding.empty())
-      ampOptions->rounding = options.rounding;
+                       "'" + errors.str());
+    }
+    if (!options.dtype.empty()) {
+      ampOptions.dtype = parseLowPrecision(options.dtype);
+      if (!ampOptions.dtype)
+        return makeError(getUnknownDtypeMessage(options.dtype));
+    }
+    if (!options.rounding.empty()) {
+      FailureOr<RoundingMode> rounding = parseRoundingMode(options.rounding);
+      if (failed(rounding))
+        return makeError(
+            getInvalidValueMessage<RoundingMode>(options.rounding));
+      ampOptions.rounding = *rounding;
+    }
     // Reports and graphs meant for the standard streams go through temporary
     // files when the caller captures them, in the pipeline's order.
     SmallVector<std::pair<std::string, std::string *>, 3> redirected;
     std::vector<std::unique_ptr<llvm::FileRemover>> removers;
-    auto redirect = [&](decltype(ampOptions->reportFile) &file,
+    auto redirect = [&](std::string &file,
                         std::string *destination) -> llvm::Error {
       SmallString<128> path;
       if (std::error_code error =
@@ -250,23 +264,21 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
       return llvm::Error::success();
     };
     if (CapturedOutput *captured = options.capturedOutput) {
-      if (ampOptions->report != "none" &&
-          (ampOptions->reportFile.empty() || ampOptions->reportFile == "-"))
+      if (ampOptions.report != ReportFormat::None &&
+          (ampOptions.reportFile.empty() || ampOptions.reportFile == "-"))
         if (llvm::Error error =
-                redirect(ampOptions->reportFile, ampOptions->reportFile.empty()
-                                                     ? &captured->stderrText
-                                                     : &captured->stdoutText))
+                redirect(ampOptions.reportFile, ampOptions.reportFile.empty()
+                                                    ? &captured->stderrText
+                                                    : &captured->stdoutText))
           return std::move(error);
-      if (ampOptions->graphFile == "-")
+      if (ampOptions.graphFile == "-")
         if (llvm::Error error =
-                redirect(ampOptions->graphFile, &captured->stdoutText))
+                redirect(ampOptions.graphFile, &captured->stdoutText))
           return std::move(error);
     }
     PassManager pm(context, ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
-    buildAmpPipeline(pm,
-                     options.level == Level::O1 ? AmpLevel::O1 : AmpLevel::O2,
-                     *ampOptions);
+    buildAmpPipeline(pm, ampOptions);
     passTiming.enable(pm, "AMP passes");
     StageTimer timer(options.timing, "AMP passes");
     LogicalResult ran = pm.run(*copy);

@@ -13,6 +13,7 @@
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
+#include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Runner/Npy.h"
 #include "amp/Runner/Runner.h"
 
@@ -115,12 +116,6 @@ static cl::opt<std::string> checkNanInf(
              "(all) for Inf and NaN: the run fails, naming the first op that "
              "produced one and its location (CPU only)"),
     cl::ValueOptional, cl::value_desc("low|all"), cl::cat(category));
-static cl::opt<std::string> argPrecision(
-    "arg-precision",
-    cl::desc("Arguments of the level: keep (default) or low (f32 arguments "
-             "that only low-precision ops read take the low type; the f32 "
-             "inputs are rounded to nearest even at the call)"),
-    cl::init("keep"), cl::cat(category));
 static cl::opt<std::string> rounding(
     "rounding",
     cl::desc("How low-precision values are rounded: once (the default: "
@@ -263,11 +258,42 @@ static int writeResults(ArrayRef<HostTensor> results,
   return 0;
 }
 
+/// The options of the AMP pipeline that amp-run has no flag of its own for
+/// (all but dtype and rounding, which also name the variant and drive the
+/// lowering): every flag --NAME=VALUE (or --NAME, a boolean set) that is
+/// not amp-run's is taken out of `args` and passed on to the pipeline in
+/// `ampText`, where --amp-o1's parser checks it. Their names, types and
+/// descriptions are --amp-o1's (PassOptions.td): amp-run declares none.
+static void takeAmpFlags(SmallVectorImpl<const char *> &args,
+                         std::string &ampText) {
+  SmallVector<const char *> kept;
+  for (size_t i = 0; i < args.size(); ++i) {
+    StringRef arg = args[i];
+    StringRef name = arg.ltrim('-').split('=').first;
+    if (i == 0 || !arg.starts_with("-") || name.empty() ||
+        cl::getRegisteredOptions().count(name) || name == "help" ||
+        name.starts_with("help-") || name == "version") {
+      kept.push_back(args[i]);
+      continue;
+    }
+    ampText += " " + arg.ltrim('-').str();
+  }
+  args.assign(kept.begin(), kept.end());
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
+  cl::extrahelp ampHelp(
+      "\nAMP OPTIONS: every option of --amp-o1/--amp-o2 (amp-opt --help "
+      "lists them) is also a flag of amp-run, --NAME=VALUE: "
+      "--placement=greedy, --custom-black-list=math.exp,tosa.exp, "
+      "--explain.\n");
+  std::string ampFlags;
+  SmallVector<const char *> args(argv, argv + argc);
+  takeAmpFlags(args, ampFlags);
   cl::ParseCommandLineOptions(
-      argc, argv,
+      args.size(), args.data(),
       "amp-run: apply an AMP level, lower, JIT-compile and run a function\n");
 
   // Options.
@@ -287,10 +313,19 @@ int main(int argc, char **argv) {
     return fail("--check-nan-inf runs on the CPU only (the checks are host "
                 "code); use --target=cpu");
   // The values as amp/Dialect/Amp/Transforms/Options.h spells them.
-  if (!amp::parseOptionValue<amp::ArgPrecision>(argPrecision))
-    return fail("--arg-precision must be " +
-                amp::describeOptionValues<amp::ArgPrecision>() + ", not '" +
-                argPrecision + "'");
+  // The AMP flags, checked before anything is read.
+  if (!ampFlags.empty()) {
+    amp::AmpOptions checked;
+    std::string error;
+    if (failed(amp::parseAmpOptions(ampFlags, amp::AmpLevel::O2, checked,
+                                    error))) {
+      StringRef unknown = StringRef(error).split("no such option ").second;
+      if (!unknown.empty())
+        return fail("unknown flag --" + unknown.trim() +
+                    ": neither amp-run's nor an option of --amp-o1/--amp-o2");
+      return fail(error);
+    }
+  }
   if (!rounding.empty() && !amp::parseOptionValue<amp::RoundingMode>(rounding))
     return fail("--rounding must be " +
                 amp::describeOptionValues<amp::RoundingMode>() + ", not '" +
@@ -379,8 +414,7 @@ int main(int argc, char **argv) {
                       ? amp::stringifyPrecision(*dtype).str()
                       : std::string();
   options.ampOptions = ampOptions;
-  if (argPrecision.getNumOccurrences())
-    options.ampOptions += " arg-precision=" + argPrecision;
+  options.ampOptions += ampFlags;
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.rounding = rounding;

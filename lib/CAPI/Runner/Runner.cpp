@@ -11,6 +11,7 @@
 #include "amp/Dialect/Amp/Transforms/Options.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
+#include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Runner/Runner.h"
 
 #include "mlir/IR/Diagnostics.h"

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Options.h"
+#include "amp/Pipelines/AmpPipelines.h"
 
 #include "gtest/gtest.h"
 
@@ -127,8 +128,8 @@ TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
 /// A textual holder with the members of the decision options.
 struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
-              placement = "auto", lossScaling = "auto",
-              argPrecision = "keep", rounding = "once";
+              placement = "auto", lossScaling = "auto", argPrecision = "keep",
+              rounding = "once";
   std::vector<std::string> customWhiteList, customBlackList;
   bool explain = false;
   F64Computations f64 = F64Computations::Demote;

@@ -20,28 +20,3 @@ std::string mlir::amp::getUnknownDtypeMessage(StringRef text) {
           describeOptionValues<Precision>() + ", or " + aliases + ")")
       .str();
 }
-
-LogicalResult mlir::amp::bindAmpOptions(const AmpPipelineOptions &text,
-                                        AmpOptions &options,
-                                        std::string &error) {
-  if (failed(bindAmpOutputOptions(text, options, error)) ||
-      failed(bindAmpDecisionOptions(text, options, error)))
-    return failure();
-  bindAmpPipelineOptions(text, options);
-  return success();
-}
-
-LogicalResult mlir::amp::parseAmpOptions(StringRef text, AmpLevel level,
-                                         AmpOptions &options,
-                                         std::string &error) {
-  AmpPipelineOptions textual;
-  llvm::raw_string_ostream os(error);
-  if (failed(textual.parseFromString(text, os))) {
-    if (error.empty())
-      error = "invalid options '" + text.str() + "'";
-    return failure();
-  }
-  options = AmpOptions();
-  options.level = level;
-  return bindAmpOptions(textual, options, error);
-}

@@ -12,8 +12,9 @@
 // RUN: amp-opt %s --amp-o1="dtype=bf16 graph-file=-" -o /dev/null | FileCheck %s --check-prefix=BF16
 // RUN: amp-opt %s --amp-o1="dtype=bf16 graph-file=- split-stages=true" -o /dev/null | FileCheck %s --check-prefix=BF16
 // RUN: amp-opt %s --amp-o1="keep-amp-casts=true graph-file=-" -o /dev/null | FileCheck %s --check-prefix=KEEP
-// RUN: amp-opt %s --amp-o2 --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOGRAPH
-// RUN: amp-opt %s --amp-o2="graph-file=%t.dot split-stages=true" --dump-pass-pipeline -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: amp-opt %s --amp-o2=split-stages=true --mlir-timing --mlir-timing-display=tree -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOGRAPH
+// RUN: amp-opt %s --amp-o2="graph-file=%t.dot split-stages=true" --mlir-timing --mlir-timing-display=tree -o /dev/null 2>&1 | FileCheck %s --check-prefix=SPLIT
+// RUN: FileCheck %s --input-file=%t.dot --check-prefix=TITLE
 
 // REPORT: amp-o2: 14/17 float ops in f16, 6 casts, 1.5 KiB converted per call; 4 narrowings in epilogues
 // REPORT-NEXT: low-precision bytes: 5.6 KiB of an ideal 5.6 KiB (100.0%)
@@ -47,9 +48,11 @@
 // KEEP: label="amp.cast\nf32 -> f16\n4x8, 192 B", shape=hexagon
 // KEEP-NOT: arith.truncf
 
-// NOGRAPH-NOT: amp-precision-graph
-// SPLIT: amp-materialize-casts
-// SPLIT-NEXT: amp-precision-graph{function= max-nodes=500 output={{.*}}.dot title=amp-o2}
+// NOGRAPH: AmpMaterializeCastsPass
+// NOGRAPH-NOT: AmpPrecisionGraphPass
+// SPLIT: AmpMaterializeCastsPass
+// SPLIT-NEXT: AmpPrecisionGraphPass
+// TITLE: amp-o2: 2/3 float ops in f16
 
 func.func @f(%x: tensor<4x8xf32>, %w: tensor<8x4xf32>) -> tensor<4x4xf32> {
   %zero = arith.constant 0.0 : f32

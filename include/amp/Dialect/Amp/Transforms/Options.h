@@ -3,10 +3,11 @@
 // Part of amp-mlir. Every option of the AMP pipelines (--amp-o1/--amp-o2)
 // and of the compilers that drive them (amp-run, amp-compile, the C API,
 // Python's compile()), typed, with the spellings of each enumerated value in
-// one table. The textual forms (the pass options declared in Passes.td, the
-// pipeline options of --amp-o1/--amp-o2, amp-run's flags, the C API's
-// strings) are bound to the struct here, by bindAmpOptions and
-// unbindAmpOptions, and nowhere else.
+// one table. The options are declared once, as pass options, in
+// PassOptions.td; the passes that hold them (--amp-o1/--amp-o2 hold them
+// all, and parse the text of amp-run's flags, the C API and Python: see
+// parseAmpOptions in amp/Pipelines/AmpPipelines.h) are bound to the struct
+// here, by bindAmpOptions and unbindAmpOptions, and nowhere else.
 //
 //===----------------------------------------------------------------------===//
 
@@ -108,8 +109,7 @@ AMP_OPTION_SPELLINGS(Precision, "dtype", true, {Precision::f16, "f16"},
 AMP_OPTION_SPELLINGS(GuardMode, "use-fp16-guard", false,
                      {GuardMode::On, "true"}, {GuardMode::Off, "false"},
                      {GuardMode::Auto, "auto"})
-AMP_OPTION_SPELLINGS(Placement, "placement", false,
-                     {Placement::Auto, "auto"},
+AMP_OPTION_SPELLINGS(Placement, "placement", false, {Placement::Auto, "auto"},
                      {Placement::Optimal, "optimal"},
                      {Placement::Greedy, "greedy"},
                      {Placement::Autocast, "autocast"})
@@ -346,118 +346,18 @@ void unbindAmpOutputOptions(const AmpOptions &options, Text &text) {
   text.keepAmpCasts = options.keepAmpCasts;
 }
 
-//===----------------------------------------------------------------------===//
-// The options of --amp-o1 and --amp-o2
-//===----------------------------------------------------------------------===//
-
-/// The textual options of --amp-o1/--amp-o2 (the struct without its level,
-/// which the pipeline's name gives), as amp-opt and the runner's
-/// `ampOptions` strings spell them.
-struct AmpPipelineOptions : public PassPipelineOptions<AmpPipelineOptions> {
-  PassOptions::Option<std::string> dtype{
-      *this, "dtype",
-      llvm::cl::desc(
-          "Low-precision type: f16 (default) or bf16 (also fp16, float16, "
-          "half, bfloat16)"),
-      llvm::cl::init("")};
-  PassOptions::ListOption<std::string> customWhiteList{
-      *this, "custom-white-list",
-      llvm::cl::desc("Comma-separated op names forced to low precision")};
-  PassOptions::ListOption<std::string> customBlackList{
-      *this, "custom-black-list",
-      llvm::cl::desc("Comma-separated op names kept in fp32")};
-  PassOptions::Option<std::string> useFp16Guard{
-      *this, "use-fp16-guard",
-      llvm::cl::desc("Only ops inside amp.fp16_guard go low: true, false or "
-                     "auto (true exactly when the module has a guard)"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> policyFile{
-      *this, "policy-file", llvm::cl::desc("JSON policy file"),
-      llvm::cl::init("")};
-  PassOptions::Option<bool> explain{
-      *this, "explain",
-      llvm::cl::desc("A remark per decided op: precision and reason"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> report{
-      *this, "report", llvm::cl::desc("Precision report: none, text or json"),
-      llvm::cl::init("none")};
-  PassOptions::Option<std::string> reportFile{
-      *this, "report-file",
-      llvm::cl::desc("Where the report goes: a path, '-' for stdout; "
-                     "stderr by default"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> graphFile{
-      *this, "graph-file",
-      llvm::cl::desc("Write the precision graph of the result (Graphviz "
-                     "DOT) to this path, '-' for stdout; none by default"),
-      llvm::cl::init("")};
-  PassOptions::Option<std::string> placement{
-      *this, "placement",
-      llvm::cl::desc(
-          "Gray-op placement: auto (autocast at O1; at O2 every op goes "
-          "low), autocast (PyTorch's type promotion, at O2 too), optimal "
-          "(fewest bytes moved, min-cut) or greedy (each follows its "
-          "operands)"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> lossScaling{
-      *this, "loss-scaling",
-      llvm::cl::desc("Loss scaling of training steps: auto (on for f16, off "
-                     "for bf16), on or off (scale 1, finite check kept)"),
-      llvm::cl::init("auto")};
-  PassOptions::Option<std::string> scaler{
-      *this, "scaler",
-      llvm::cl::desc("Loss-scaler preset of the training steps that the "
-                     "pipeline builds from forward-backward functions "
-                     "(amp-training) without an amp.loss_scaling attribute"),
-      llvm::cl::init("pytorch")};
-  PassOptions::Option<bool> dataParallel{
-      *this, "data-parallel",
-      llvm::cl::desc("Training steps built from forward-backward functions "
-                     "all-reduce found_inf, the gradients and the loss across "
-                     "ranks"),
-      llvm::cl::init(false)};
-  PassOptions::Option<std::string> argPrecision{
-      *this, "arg-precision",
-      llvm::cl::desc("Float tensor arguments of public functions: keep (as "
-                     "written) or low (the low type where every user "
-                     "converts them to it)"),
-      llvm::cl::init("keep")};
-  PassOptions::Option<std::string> rounding{
-      *this, "rounding",
-      llvm::cl::desc("How the lowering rounds low-precision values: once "
-                     "(where a value is stored or read by a contraction) or "
-                     "per-op (after every low op, as eager autocast)"),
-      llvm::cl::init("once")};
-  PassOptions::Option<F64Computations> f64{
-      *this, "f64",
-      llvm::cl::desc("f64 computations between f32 values (torch-mlir's "
-                     "norm statistics): demote (to f32, then decided like "
-                     "the other ops) or keep (in f64)"),
-      llvm::cl::init(F64Computations::Demote), AMP_F64_COMPUTATIONS_VALUES};
-  PassOptions::Option<bool> keepAmpCasts{
-      *this, "keep-amp-casts",
-      llvm::cl::desc("Leave amp.cast ops for AMP-aware passes instead of "
-                     "arith.extf/truncf and tosa.cast"),
-      llvm::cl::init(false)};
-  PassOptions::Option<bool> splitStages{
-      *this, "split-stages",
-      llvm::cl::desc("Run the stages as separate passes (one verification "
-                     "and --mlir-print-ir-after-all dump each) instead of "
-                     "amp-precision-pipeline"),
-      llvm::cl::init(false)};
-};
-
-/// Parses `text` (--amp-o1's syntax: "dtype=bf16 placement=greedy") into
-/// `options` for `level`, checking every value; on failure, `error` is the
-/// message (the option parser's, or "arg-precision must be keep or low,
-/// got 'x'"). Op names and policy files are checked against a context by
-/// checkAmpPolicy.
-LogicalResult parseAmpOptions(llvm::StringRef text, AmpLevel level,
-                              AmpOptions &options, std::string &error);
-
-/// Binds --amp-o1/--amp-o2's textual options (see bindAmpOptions).
-LogicalResult bindAmpOptions(const AmpPipelineOptions &text,
-                             AmpOptions &options, std::string &error);
+/// Binds every option that `text` holds (--amp-o1/--amp-o2's, which have
+/// them all) to `options`, the level excepted; on failure, `error` says
+/// which value is wrong.
+template <typename Text>
+LogicalResult bindAmpOptions(const Text &text, AmpOptions &options,
+                             std::string &error) {
+  if (failed(bindAmpOutputOptions(text, options, error)) ||
+      failed(bindAmpDecisionOptions(text, options, error)))
+    return failure();
+  bindAmpPipelineOptions(text, options);
+  return success();
+}
 
 } // namespace amp
 } // namespace mlir

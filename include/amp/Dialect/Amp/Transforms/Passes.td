@@ -9,57 +9,11 @@
 #define AMP_DIALECT_AMP_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "amp/Dialect/Amp/Transforms/PassOptions.td"
 
 //===----------------------------------------------------------------------===//
 // Precision policies
 //===----------------------------------------------------------------------===//
-
-// The options of the precision decision, declared once for the passes that
-// decide (amp-auto-mixed-precision, amp-precision-pipeline); they bind to
-// the typed AmpOptions of Options.h (bindAmpDecisionOptions).
-defvar AmpDecisionOptions = [
-    Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16; also spelled "
-           "fp16, float16, half, bfloat16">,
-    ListOption<"customWhiteList", "custom-white-list", "std::string",
-               "Op names forced to low precision">,
-    ListOption<"customBlackList", "custom-black-list", "std::string",
-               "Op names kept in fp32 (wins over all but amp.precision)">,
-    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
-           "Only ops inside amp.fp16_guard may go low: true, false, or auto "
-           "(true exactly when the module has a guard)">,
-    Option<"policyFile", "policy-file", "std::string", "\"\"",
-           "JSON file with dtype, custom_white_list, custom_black_list, "
-           "categories and use_fp16_guard">,
-    Option<"explain", "explain", "bool", "false",
-           "Emit a remark with the precision and reason of each decided op">,
-    Option<"placement", "placement", "std::string", "\"auto\"",
-           "How gray ops are placed: auto (the default: autocast at O1; at "
-           "O2 every op goes low), autocast (PyTorch's type promotion: low "
-           "only when every float operand is low; named, at O2 too), "
-           "optimal (fewest bytes moved by ops and conversions, an exact "
-           "min-cut) or greedy (each follows its operands in program "
-           "order, as TF's painting)">,
-    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
-           "Loss scaling of training steps: auto (on for f16, off for "
-           "bf16), on (as written) or off (scale 1; the finite check "
-           "stays as a NaN/Inf guard)">,
-    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
-           "Float tensor arguments of public functions: keep (their types "
-           "as written) or low (the low type, for each argument that every "
-           "user converts to it)">,
-    Option<"rounding", "rounding", "std::string", "\"once\"",
-           "How the lowering rounds low-precision values: once (where a "
-           "value is stored or read by a contraction; f32 inside fused "
-           "loop nests) or per-op (after every low op, as eager autocast); "
-           "recorded on the module as amp.rounding">,
-    Option<"f64", "f64", "::mlir::amp::F64Computations",
-           "::mlir::amp::F64Computations::Demote",
-           "f64 computations between f32 values (torch-mlir's norm "
-           "statistics): demote (compute them in f32, decided like the "
-           "other ops) or keep (leave them in f64)",
-           "AMP_F64_COMPUTATIONS_VALUES">
-];
 
 def AmpAutoMixedPrecisionPass
     : Pass<"amp-auto-mixed-precision", "::mlir::ModuleOp"> {
@@ -147,18 +101,7 @@ def AmpPrecisionPipelinePass
   let options = !listconcat([
     Option<"level", "level", "std::string", "\"O1\"",
            "AMP level: O1 or O2">
-  ], AmpDecisionOptions, [
-    Option<"report", "report", "std::string", "\"none\"",
-           "Precision report: none, text or json">,
-    Option<"reportFile", "report-file", "std::string", "\"\"",
-           "Where the report goes: a path, '-' for stdout; stderr if empty">,
-    Option<"graphFile", "graph-file", "std::string", "\"\"",
-           "Write the precision graph of the result (Graphviz DOT, as "
-           "amp-precision-graph) to this path, '-' for stdout; none if "
-           "empty">,
-    Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
-           "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
-  ]);
+  ], AmpDecisionOptions, AmpOutputOptions);
   // No TOSA: tosa.cast and tosa.const are only created next to TOSA ops,
   // whose dialect the parser has loaded. Loading it for a linalg module
   // costs more than the AMP passes on a small one.
@@ -512,15 +455,7 @@ def AmpTrainingPass : Pass<"amp-training", "::mlir::ModuleOp"> {
     location, naming what is missing; a module without an `amp.loss_seed`
     argument is left unchanged.
   }];
-  let options = [
-    Option<"scaler", "scaler", "std::string", "\"pytorch\"",
-           "Loss-scaler preset for functions without an amp.loss_scaling "
-           "attribute (pytorch, paddle, deepspeed, megatron, apex, "
-           "colossalai, paddle-static, bf16)">,
-    Option<"dataParallel", "data-parallel", "bool", "false",
-           "All-reduce found_inf (max), the gradients and the loss (mean) "
-           "across the ranks of the process group">
-  ];
+  let options = AmpTrainingOptions;
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",

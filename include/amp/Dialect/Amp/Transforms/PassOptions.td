@@ -1,0 +1,99 @@
+//===- PassOptions.td - the options of AMP, declared once ---*- tablegen -*-===//
+//
+// Part of amp-mlir. Every option of the AMP pipelines is declared here, once,
+// in groups. The passes that take a group list it (Passes.td, and amp-o1 /
+// amp-o2 in amp/Pipelines/Passes.td, which take them all); the typed
+// AmpOptions of Options.h is bound to whichever holds them
+// (bindAmpOptions), and amp-run's flags, the C API and Python pass them as
+// text to amp-o1/amp-o2's parser (parseAmpOptions). An option added here
+// and to AmpOptions is an option of every tool.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_DIALECT_AMP_TRANSFORMS_PASSOPTIONS_TD
+#define AMP_DIALECT_AMP_TRANSFORMS_PASSOPTIONS_TD
+
+include "mlir/Pass/PassBase.td"
+
+// The options that decide precisions: amp-auto-mixed-precision,
+// amp-precision-pipeline, amp-o1 and amp-o2.
+defvar AmpDecisionOptions = [
+    Option<"dtype", "dtype", "std::string", "\"\"",
+           "Low-precision type: f16 (the default) or bf16; also spelled "
+           "fp16, float16, half, bfloat16">,
+    ListOption<"customWhiteList", "custom-white-list", "std::string",
+               "Op names forced to low precision">,
+    ListOption<"customBlackList", "custom-black-list", "std::string",
+               "Op names kept in fp32 (wins over all but amp.precision)">,
+    Option<"useFp16Guard", "use-fp16-guard", "std::string", "\"auto\"",
+           "Only ops inside amp.fp16_guard may go low: true, false, or auto "
+           "(true exactly when the module has a guard)">,
+    Option<"policyFile", "policy-file", "std::string", "\"\"",
+           "JSON file with dtype, custom_white_list, custom_black_list, "
+           "categories and use_fp16_guard">,
+    Option<"explain", "explain", "bool", "false",
+           "Emit a remark with the precision and reason of each decided op">,
+    Option<"placement", "placement", "std::string", "\"auto\"",
+           "How gray ops are placed: auto (the default: autocast at O1; at "
+           "O2 every op goes low), autocast (PyTorch's type promotion: low "
+           "only when every float operand is low; named, at O2 too), "
+           "optimal (fewest bytes moved by ops and conversions, an exact "
+           "min-cut) or greedy (each follows its operands in program "
+           "order, as TF's painting)">,
+    Option<"lossScaling", "loss-scaling", "std::string", "\"auto\"",
+           "Loss scaling of training steps: auto (on for f16, off for "
+           "bf16), on (as written) or off (scale 1; the finite check "
+           "stays as a NaN/Inf guard)">,
+    Option<"argPrecision", "arg-precision", "std::string", "\"keep\"",
+           "Float tensor arguments of public functions: keep (their types "
+           "as written) or low (the low type, for each argument that every "
+           "user converts to it)">,
+    Option<"rounding", "rounding", "std::string", "\"once\"",
+           "How the lowering rounds low-precision values: once (where a "
+           "value is stored or read by a contraction; f32 inside fused "
+           "loop nests) or per-op (after every low op, as eager autocast); "
+           "recorded on the module as amp.rounding">,
+    Option<"f64", "f64", "::mlir::amp::F64Computations",
+           "::mlir::amp::F64Computations::Demote",
+           "f64 computations between f32 values (torch-mlir's norm "
+           "statistics): demote (compute them in f32, decided like the "
+           "other ops) or keep (leave them in f64)",
+           "AMP_F64_COMPUTATIONS_VALUES">
+];
+
+// What the pipeline writes besides the module: amp-precision-pipeline,
+// amp-o1 and amp-o2.
+defvar AmpOutputOptions = [
+    Option<"report", "report", "std::string", "\"none\"",
+           "Precision report: none, text or json">,
+    Option<"reportFile", "report-file", "std::string", "\"\"",
+           "Where the report goes: a path, '-' for stdout; stderr if empty">,
+    Option<"graphFile", "graph-file", "std::string", "\"\"",
+           "Write the precision graph of the result (Graphviz DOT, as "
+           "amp-precision-graph) to this path, '-' for stdout; none if "
+           "empty">,
+    Option<"keepAmpCasts", "keep-amp-casts", "bool", "false",
+           "Leave amp.cast ops instead of arith.extf/truncf and tosa.cast">
+];
+
+// The training steps built from forward-backward functions: amp-training,
+// amp-o1 and amp-o2.
+defvar AmpTrainingOptions = [
+    Option<"scaler", "scaler", "std::string", "\"pytorch\"",
+           "Loss-scaler preset for functions without an amp.loss_scaling "
+           "attribute (pytorch, paddle, deepspeed, megatron, apex, "
+           "colossalai, paddle-static, bf16)">,
+    Option<"dataParallel", "data-parallel", "bool", "false",
+           "All-reduce found_inf (max), the gradients and the loss (mean) "
+           "across the ranks of the process group">
+];
+
+// How amp-o1 and amp-o2 run their stages.
+defvar AmpStageOptions = [
+    Option<"splitStages", "split-stages", "bool", "false",
+           "Run the stages as separate passes (one verification and "
+           "--mlir-print-ir-after-all dump each) instead of "
+           "amp-precision-pipeline">
+];
+
+#endif // AMP_DIALECT_AMP_TRANSFORMS_PASSOPTIONS_TD
