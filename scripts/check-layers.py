@@ -83,15 +83,7 @@ CODE_RULES = [
 
 # (file, rule name, why, until): known violations being removed. Each must
 # still match: once the code is fixed the check fails until it is deleted.
-EXCEPTIONS = [
-    ("lib/Dialect/Amp/ExternalModels/BufferizationModels.cpp", "runtime-abi",
-     "amp.all_reduce bufferizes to an llvm.call of ampAllReduce (through "
-     "the conversions' createRuntimeCall since the runtime ABI table)",
-     "a buffer-level op lowered by a conversion pass (issue 26)"),
-    ("lib/Dialect/Amp/ExternalModels/BufferizationModels.cpp", "include",
-     "it includes amp/Conversion/RuntimeCalls.h for that call",
-     "the same change"),
-]
+EXCEPTIONS = []
 
 SOURCES = (".c", ".h", ".cpp", ".hpp", ".cc", ".cu", ".cuh", ".inc", ".def")
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

@@ -30,23 +30,25 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 6
+#define AMP_RUNNER_CAPI_VERSION 7
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
 AMP_RUNNER_CAPI const char *ampRunnerGetLastError(void);
 
-/** What the last ampRunnerCompile on this thread reported besides its
- *  result, whether it succeeded or failed, as a JSON object (nothing of it
- *  goes to stderr or stdout): "diagnostics", the warnings and remarks (and
- *  errors no stage reported) in order, each with "severity" ("warning",
- *  "remark", "error"), "location" ("file:line:col", "" if unknown),
- *  "message", "op" (the name of the op it is about, or null) and "notes"
- *  (each with "location" and "message"); "stderr", the text the AMP
- *  pipeline would have written there (report=text|json without
- *  report-file); "stdout", what it would have written there (report-file=-,
- *  then graph-file=-). Valid until the next ampRunnerCompile on the thread;
- *  "{}" before the first. */
+/** What the last ampRunnerCompile, ampRunnerModuleTransform,
+ *  ampRunnerModuleParse or ampRunnerModuleBuildTrainingSteps on this thread
+ *  reported besides its result, whether it succeeded or failed, as a JSON
+ *  object (nothing of it goes to stderr or stdout): "diagnostics", in
+ *  order, each with "severity" ("error", "warning", "remark"), "location"
+ *  ("file:line:col", "" if unknown), "message", "op" (the name of the op
+ *  it is about, or null) and "notes" (each with "location" and "message"):
+ *  the warnings and remarks, and the errors (of ampRunnerCompile: those no
+ *  stage put in its message; of the others: all of them); "stderr", the
+ *  text the AMP pipeline would have written there (report=text|json
+ *  without report-file); "stdout", what it would have written there
+ *  (report-file=-, then graph-file=-). Valid until the next of these calls
+ *  on the thread; "{}" before the first. */
 AMP_RUNNER_CAPI const char *ampRunnerGetLastDiagnostics(void);
 
 /** The names of the dialects a module parsed by ampRunnerModuleParse may
@@ -73,7 +75,8 @@ typedef struct AmpRunnerModule AmpRunnerModule;
 
 /** Parses `length` bytes of MLIR assembly. `name` appears in diagnostics
  *  (a file name, or "<string>"). NULL on a parse error, with the parser's
- *  diagnostics in ampRunnerGetLastError(). */
+ *  diagnostics in ampRunnerGetLastError() (as text, with the source lines)
+ *  and in ampRunnerGetLastDiagnostics() (located, one object each). */
 AMP_RUNNER_CAPI AmpRunnerModule *
 ampRunnerModuleParse(const char *text, size_t length, const char *name);
 /** Destroys a module; NULL is a no-op. Executables compiled from it stay
@@ -161,6 +164,32 @@ ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
 AMP_RUNNER_CAPI int
 ampRunnerCheckOptions(AmpRunnerModule *module,
                       const AmpRunnerCompileOptions *options);
+
+/** What ampRunnerModuleTransform returns. */
+typedef enum AmpRunnerTransformOutput {
+  AMP_RUNNER_TRANSFORM_MODULE = 0, /**< The module, as MLIR text. */
+  AMP_RUNNER_TRANSFORM_REPORT = 1, /**< The precision report, as JSON
+                                        (report=json; at O0, of the module as
+                                        written). */
+  AMP_RUNNER_TRANSFORM_GRAPH = 2,  /**< The precision graph, as Graphviz DOT
+                                        (graph-file=; at O0, of the module as
+                                        written, titled amp-o0). */
+} AmpRunnerTransformOutput;
+
+/** What `amp-opt --amp-o1/--amp-o2="<ampOptions>" [--lower-to-<target>]`
+ *  does, in-process, on a copy of the module: options->level with its
+ *  dtype, ampOptions and rounding (O0: none), then, with `lower` non-zero,
+ *  the lowering of options->target ("cpu", "gpu" with gpuOptions,
+ *  "gpu-sim"). Returns `output` (an AmpRunnerTransformOutput) of the
+ *  result as text, owned by the module and valid until the next call on
+ *  it. NULL on failure, with the message in ampRunnerGetLastError(); the
+ *  errors, warnings and remarks are in ampRunnerGetLastDiagnostics() either
+ *  way, located, with what the AMP pipeline would have printed (a
+ *  report=text without report-file) in its "stderr" and "stdout". */
+AMP_RUNNER_CAPI const char *
+ampRunnerModuleTransform(AmpRunnerModule *module,
+                         const AmpRunnerCompileOptions *options, int lower,
+                         int output);
 
 /*===----------------------------------------------------------------------===*
  * Signatures

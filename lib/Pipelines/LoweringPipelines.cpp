@@ -110,6 +110,9 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   }
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
+  // The collectives' buffers, once their deallocation is placed (after the
+  // collective, which reads and writes them): calls of the runtime.
+  pm.addPass(createAmpCollectivesToLibraryCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
@@ -226,6 +229,11 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createAmpMemRefToGPUPass());
+  // The collectives on what are now device buffers: the runtime's device
+  // twin, stream-ordered (before gpu-async-region, which chains it).
+  AmpCollectivesToLibraryCallsPassOptions collectives;
+  collectives.device = true;
+  pm.addPass(createAmpCollectivesToLibraryCallsPass(collectives));
 
   // Everything else: parallel loops, tiled into blocks and threads, mapped
   // and outlined into kernels; one stream for the whole function.

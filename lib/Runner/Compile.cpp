@@ -155,6 +155,92 @@ private:
 };
 } // namespace
 
+namespace {
+/// Output of the AMP pipeline's report and graph stages that goes to
+/// temporary files instead of a stream or a caller's file, and is appended
+/// to a string after the run (in the pipeline's order).
+class OutputCapture {
+public:
+  /// Points `file` (a report-file= or graph-file= option) at a new
+  /// temporary file whose text collect() appends to `destination`.
+  template <typename FileOption>
+  llvm::Error redirect(FileOption &file, std::string *destination) {
+    SmallString<128> path;
+    if (std::error_code error =
+            llvm::sys::fs::createTemporaryFile("amp-output", "txt", path))
+      return makeError("cannot create a temporary file: " + error.message());
+    removers.push_back(std::make_unique<llvm::FileRemover>(path));
+    file = path.str().str();
+    redirected.emplace_back(path.str().str(), destination);
+    return llvm::Error::success();
+  }
+
+  /// Appends what was written to each file to its destination.
+  void collect() {
+    for (auto &[path, destination] : redirected)
+      if (auto text = llvm::MemoryBuffer::getFile(path))
+        *destination += (*text)->getBuffer();
+  }
+
+private:
+  SmallVector<std::pair<std::string, std::string *>, 3> redirected;
+  std::vector<std::unique_ptr<llvm::FileRemover>> removers;
+};
+
+/// The options of the AMP pipeline of a compilation (its ampOptions, with
+/// its dtype and rounding when set), parsed by --amp-o1/--amp-o2's parser.
+/// An invalid value is also an error located at `module`, as the pipeline
+/// reports its errors.
+Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
+                                        ModuleOp module) {
+  amp::AmpOptions ampOptions;
+  std::string error;
+  if (failed(amp::parseAmpOptions(options.ampOptions,
+                                  options.level == Level::O1
+                                      ? amp::AmpLevel::O1
+                                      : amp::AmpLevel::O2,
+                                  ampOptions, error))) {
+    mlir::emitError(module.getLoc(), "amp: ") << error;
+    return makeError("invalid AMP pipeline options '" + options.ampOptions +
+                     "'");
+  }
+  if (!options.dtype.empty()) {
+    ampOptions.dtype = amp::parseLowPrecision(options.dtype);
+    if (!ampOptions.dtype)
+      return makeError(amp::getUnknownDtypeMessage(options.dtype));
+  }
+  if (!options.rounding.empty()) {
+    FailureOr<amp::RoundingMode> rounding =
+        amp::parseRoundingMode(options.rounding);
+    if (failed(rounding))
+      return makeError(
+          amp::getInvalidValueMessage<amp::RoundingMode>(options.rounding));
+    ampOptions.rounding = *rounding;
+  }
+  return ampOptions;
+}
+
+/// Reports and graphs meant for the standard streams go to the caller's
+/// CapturedOutput, if any.
+llvm::Error captureStreams(amp::AmpOptions &ampOptions,
+                           CapturedOutput *captured, OutputCapture &capture) {
+  if (!captured)
+    return llvm::Error::success();
+  if (ampOptions.report != amp::ReportFormat::None &&
+      (ampOptions.reportFile.empty() || ampOptions.reportFile == "-"))
+    if (llvm::Error error = capture.redirect(
+            ampOptions.reportFile, ampOptions.reportFile.empty()
+                                       ? &captured->stderrText
+                                       : &captured->stdoutText))
+      return error;
+  if (ampOptions.graphFile == "-")
+    if (llvm::Error error =
+            capture.redirect(ampOptions.graphFile, &captured->stdoutText))
+      return error;
+  return llvm::Error::success();
+}
+} // namespace
+
 /// What lowerModule refuses before running anything: check-nan-inf
 /// options, and forward-backward functions under an AMP level.
 static llvm::Error checkCompileOptions(ModuleOp module,
@@ -195,6 +281,33 @@ static llvm::Error checkCompileOptions(ModuleOp module,
   return llvm::Error::success();
 }
 
+/// The lowering of `options.target` (--lower-to-cpu, or --lower-to-gpu with
+/// options.gpuOptions), with options.rounding.
+static llvm::Error buildLowering(OpPassManager &lowering,
+                                 const CompileOptions &options) {
+  if (options.target == Target::Cpu) {
+    amp::LowerToCpuOptions cpuOptions;
+    cpuOptions.rounding =
+        options.checkNanInf.empty() ? options.rounding : "per-op";
+    amp::buildLowerToCpuPipeline(lowering, cpuOptions);
+  } else {
+    std::unique_ptr<amp::LowerToGpuOptions> gpuOptions =
+        amp::LowerToGpuOptions::createFromString(options.gpuOptions);
+    if (!gpuOptions)
+      return makeError("invalid GPU lowering options '" + options.gpuOptions +
+                       "'");
+    std::string reason;
+    if (options.target == Target::GpuSim)
+      gpuOptions->simulate = true;
+    if (!options.rounding.empty())
+      gpuOptions->rounding = options.rounding;
+    if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
+      return makeError(reason);
+    amp::buildLowerToGpuPipeline(lowering, *gpuOptions);
+  }
+  return llvm::Error::success();
+}
+
 Expected<LoweredModule>
 amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
                          const CompileOptions &options) {
@@ -225,57 +338,17 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     std::string label =
         getVariantLabel(options.level, options.dtype.empty() ? "(policy dtype)"
                                                              : options.dtype);
-    AmpOptions ampOptions;
-    std::string optionError;
-    if (failed(parseAmpOptions(options.ampOptions,
-                               options.level == Level::O1 ? AmpLevel::O1
-                                                          : AmpLevel::O2,
-                               ampOptions, optionError))) {
-      // Located at the module, as the pipeline reports its errors.
-      mlir::emitError(copy->getLoc(), "amp: ") << optionError;
-      return makeError("invalid AMP pipeline options '" + options.ampOptions +
-                       "'" + errors.str());
-    }
-    if (!options.dtype.empty()) {
-      ampOptions.dtype = parseLowPrecision(options.dtype);
-      if (!ampOptions.dtype)
-        return makeError(getUnknownDtypeMessage(options.dtype));
-    }
-    if (!options.rounding.empty()) {
-      FailureOr<RoundingMode> rounding = parseRoundingMode(options.rounding);
-      if (failed(rounding))
-        return makeError(
-            getInvalidValueMessage<RoundingMode>(options.rounding));
-      ampOptions.rounding = *rounding;
-    }
+    Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
+    if (!parsedOptions)
+      return makeError(llvm::toString(parsedOptions.takeError()) +
+                       errors.str());
+    AmpOptions &ampOptions = *parsedOptions;
     // Reports and graphs meant for the standard streams go through temporary
     // files when the caller captures them, in the pipeline's order.
-    SmallVector<std::pair<std::string, std::string *>, 3> redirected;
-    std::vector<std::unique_ptr<llvm::FileRemover>> removers;
-    auto redirect = [&](std::string &file,
-                        std::string *destination) -> llvm::Error {
-      SmallString<128> path;
-      if (std::error_code error =
-              llvm::sys::fs::createTemporaryFile("amp-output", "txt", path))
-        return makeError("cannot create a temporary file: " + error.message());
-      removers.push_back(std::make_unique<llvm::FileRemover>(path));
-      file = path.str().str();
-      redirected.emplace_back(path.str().str(), destination);
-      return llvm::Error::success();
-    };
-    if (CapturedOutput *captured = options.capturedOutput) {
-      if (ampOptions.report != ReportFormat::None &&
-          (ampOptions.reportFile.empty() || ampOptions.reportFile == "-"))
-        if (llvm::Error error =
-                redirect(ampOptions.reportFile, ampOptions.reportFile.empty()
-                                                    ? &captured->stderrText
-                                                    : &captured->stdoutText))
-          return std::move(error);
-      if (ampOptions.graphFile == "-")
-        if (llvm::Error error =
-                redirect(ampOptions.graphFile, &captured->stdoutText))
-          return std::move(error);
-    }
+    OutputCapture capture;
+    if (llvm::Error error =
+            captureStreams(ampOptions, options.capturedOutput, capture))
+      return std::move(error);
     PassManager pm(context, ModuleOp::getOperationName(),
                    OpPassManager::Nesting::Implicit);
     buildAmpPipeline(pm, ampOptions);
@@ -283,9 +356,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     StageTimer timer(options.timing, "AMP passes");
     LogicalResult ran = pm.run(*copy);
     timer.stop();
-    for (auto &[path, destination] : redirected)
-      if (auto text = llvm::MemoryBuffer::getFile(path))
-        *destination += (*text)->getBuffer();
+    capture.collect();
     if (failed(ran))
       return makeError("the AMP " + label + " pipeline failed" + errors.str());
     // "O2:bf16": the type the pipeline resolved.
@@ -344,26 +415,8 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   StringRef targetName = options.target == Target::Cpu   ? "cpu"
                          : options.target == Target::Gpu ? "gpu"
                                                          : "gpu-sim";
-  if (options.target == Target::Cpu) {
-    LowerToCpuOptions cpuOptions;
-    cpuOptions.rounding =
-        options.checkNanInf.empty() ? options.rounding : "per-op";
-    buildLowerToCpuPipeline(lowering, cpuOptions);
-  } else {
-    std::unique_ptr<LowerToGpuOptions> gpuOptions =
-        LowerToGpuOptions::createFromString(options.gpuOptions);
-    if (!gpuOptions)
-      return makeError("invalid GPU lowering options '" + options.gpuOptions +
-                       "'");
-    std::string reason;
-    if (options.target == Target::GpuSim)
-      gpuOptions->simulate = true;
-    if (!options.rounding.empty())
-      gpuOptions->rounding = options.rounding;
-    if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
-      return makeError(reason);
-    buildLowerToGpuPipeline(lowering, *gpuOptions);
-  }
+  if (llvm::Error error = buildLowering(lowering, options))
+    return std::move(error);
   passTiming.enable(lowering, "lowering");
   StageTimer timer(options.timing, "lowering");
   LogicalResult ranLowering = lowering.run(*copy);
@@ -378,6 +431,87 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   });
   lowered.module = std::move(copy);
   return std::move(lowered);
+}
+
+Expected<std::string>
+amp::runner::transformModule(ModuleOp module, const CompileOptions &options,
+                             bool lower, TransformOutput output) {
+  MLIRContext *context = module->getContext();
+  OwningOpRef<ModuleOp> copy(module.clone());
+  // The report or the graph asked for, through a temporary file.
+  std::string produced;
+  OutputCapture capture;
+  if (options.level != Level::O0) {
+    Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
+    if (!parsedOptions)
+      return parsedOptions.takeError();
+    AmpOptions &ampOptions = *parsedOptions;
+    if (output == TransformOutput::Report) {
+      ampOptions.report = ReportFormat::Json;
+      if (llvm::Error error = capture.redirect(ampOptions.reportFile, &produced))
+        return std::move(error);
+    } else if (output == TransformOutput::Graph) {
+      if (llvm::Error error = capture.redirect(ampOptions.graphFile, &produced))
+        return std::move(error);
+    }
+    if (llvm::Error error =
+            captureStreams(ampOptions, options.capturedOutput, capture))
+      return std::move(error);
+    PassManager pm(context, ModuleOp::getOperationName(),
+                   OpPassManager::Nesting::Implicit);
+    buildAmpPipeline(pm, ampOptions);
+    LogicalResult ran = pm.run(*copy);
+    capture.collect();
+    if (failed(ran))
+      return makeError(
+          "the AMP " +
+          getVariantLabel(options.level, options.dtype.empty()
+                                             ? "(policy dtype)"
+                                             : options.dtype) +
+          " pipeline failed");
+  } else if (output != TransformOutput::Module) {
+    // The module as written: the report's or the graph's pass alone.
+    PassManager pm(context);
+    if (output == TransformOutput::Report) {
+      AmpReportPassOptions report;
+      report.format = "json";
+      if (llvm::Error error = capture.redirect(report.output, &produced))
+        return std::move(error);
+      pm.addPass(createAmpReportPass(report));
+    } else {
+      AmpPrecisionGraphPassOptions graph;
+      graph.title = "amp-o0";
+      if (llvm::Error error = capture.redirect(graph.output, &produced))
+        return std::move(error);
+      pm.addPass(createAmpPrecisionGraphPass(graph));
+    }
+    LogicalResult ran = pm.run(*copy);
+    capture.collect();
+    if (failed(ran))
+      return makeError(output == TransformOutput::Report
+                           ? "amp-report failed"
+                           : "amp-precision-graph failed");
+  }
+
+  if (lower) {
+    PassManager lowering(context, ModuleOp::getOperationName(),
+                         OpPassManager::Nesting::Implicit);
+    if (llvm::Error error = buildLowering(lowering, options))
+      return std::move(error);
+    if (failed(lowering.run(*copy)))
+      return makeError(Twine("lowering to ") +
+                       (options.target == Target::Cpu   ? "cpu"
+                        : options.target == Target::Gpu ? "gpu"
+                                                        : "gpu-sim") +
+                       " failed");
+  }
+  if (output != TransformOutput::Module)
+    return produced;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  copy->print(os);
+  os << '\n';
+  return text;
 }
 
 Expected<std::unique_ptr<Executable>>

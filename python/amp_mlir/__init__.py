@@ -13,14 +13,15 @@
     scaler.step(optimizer); scaler.update()
     amp_mlir.rank(), amp_mlir.world_size()  # under mpirun (amp.all_reduce)
 
-It drives amp-mlir's tools and libraries (found as _paths explains) with
-subprocess and ctypes; Debian's MLIR has no Python bindings. See
-docs/python.md.
+It calls amp-mlir's libraries (found as _paths explains) with ctypes, in
+process (only compile(..., output=) runs amp-compile); Debian's MLIR has no
+Python bindings. See docs/python.md.
 """
 
 from ._paths import ToolsNotFound, find_root
-from .compiler import (AmpError, AmpRemark, AmpWarning, CompiledFunction,
-                       CompiledModule, SignatureError, TensorType,
+from .compiler import (AmpDiagnostic, AmpError, AmpRemark, AmpWarning,
+                       CompiledFunction, CompiledModule, SignatureError,
+                       TensorType,
                        build_amp_options, compile, precision_graph, report,
                        transform)
 from .aot import AotError, AotFunction, AotLibrary, load
@@ -36,7 +37,7 @@ from .distributed import rank, world_size
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
+    "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",

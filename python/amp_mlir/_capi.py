@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 6
+API_VERSION = 7
 
 
 class CompileOptions(ctypes.Structure):
@@ -35,6 +35,8 @@ SIGNATURES = {
     "ampRunnerModuleGetFunctionName": (ctypes.c_char_p, [_p, _i64]),
     "ampRunnerModuleBuildTrainingSteps": (ctypes.c_char_p,
                                           [_p, ctypes.c_char_p]),
+    "ampRunnerModuleTransform": (ctypes.c_char_p, [
+        _p, ctypes.POINTER(CompileOptions), ctypes.c_int, ctypes.c_int]),
     "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
                               ctypes.POINTER(CompileOptions)]),
     "ampRunnerExecutableDestroy": (None, [_p]),
@@ -95,6 +97,10 @@ def option_values(option):
     if values is None:
         raise ValueError(last_error())
     return values.decode().split(",")
+
+
+# AmpRunnerTransformOutput.
+TRANSFORM_MODULE, TRANSFORM_REPORT, TRANSFORM_GRAPH = 0, 1, 2
 
 
 def last_error():

@@ -2,9 +2,11 @@
 
 ``compile`` parses the module, applies the AMP level, lowers it for the CPU
 (or an NVIDIA GPU) and JIT-compiles its functions through libAmpRunnerCAPI;
-the result's functions take and return numpy arrays. ``transform`` and
-``report`` drive ``amp-opt`` and give the rewritten module and the precision
-report.
+the result's functions take and return numpy arrays. ``transform``,
+``report`` and ``precision_graph`` run the same pipelines in-process
+(ampRunnerModuleTransform) and give the rewritten module, the precision
+report and the precision graph. Only ``compile(..., output=)`` runs a tool,
+``amp-compile``, which links a shared library.
 """
 
 import ctypes
@@ -13,7 +15,6 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 
@@ -24,9 +25,58 @@ from .dtypes import (ELEMENT_TYPES, as_bf16_bits, bf16_dtype,
                      from_bf16_bits, low_precision_name)
 
 
+class AmpDiagnostic:
+    """One located diagnostic of an MLIR stage: `severity` ("error",
+    "warning", "remark"), `location` ("file:line:col", or "" if unknown),
+    `message`, `op` (the name of the op it is about, or None) and `notes`
+    (dicts with "location" and "message")."""
+
+    def __init__(self, severity, location, message, op=None, notes=()):
+        self.severity = severity
+        self.location = location or ""
+        self.message = message
+        self.op = op
+        self.notes = list(notes)
+
+    @classmethod
+    def from_json(cls, item):
+        return cls(item.get("severity"), item.get("location") or "",
+                   item.get("message", ""), item.get("op"),
+                   item.get("notes") or ())
+
+    def __str__(self):
+        where = f"{self.location}: " if self.location else ""
+        text = f"{where}{self.severity}: {self.message}"
+        for note in self.notes:
+            at = f"{note['location']}: " if note.get("location") else ""
+            text += f"\n  {at}note: {note['message']}"
+        return text
+
+    def __repr__(self):
+        return f"<AmpDiagnostic {self}>"
+
+
 class AmpError(RuntimeError):
     """A compilation or execution failure reported by amp-mlir; the message
-    carries its diagnostics."""
+    carries its diagnostics. `diagnostics` holds the errors behind it, as
+    AmpDiagnostic (located: the MLIR diagnostic's file:line:col), where a
+    stage reported them; `location` is the first one's ("" if none)."""
+
+    def __init__(self, message, diagnostics=()):
+        super().__init__(message)
+        self.diagnostics = list(diagnostics)
+        self.location = next((d.location for d in self.diagnostics
+                              if d.location), "")
+
+    @classmethod
+    def from_capi(cls, message, reported=None):
+        """The error of a failed C API call: `message`, and the errors of
+        ampRunnerGetLastDiagnostics() (`reported`: its JSON, parsed)."""
+        if reported is None:
+            reported = json.loads(_capi.last_diagnostics())
+        return cls(message, [AmpDiagnostic.from_json(item)
+                             for item in reported.get("diagnostics", [])
+                             if item.get("severity") == "error"])
 
 
 class SignatureError(AmpError, TypeError):
@@ -118,10 +168,11 @@ def _printed_op_name(text):
     return (match.group(1) or match.group(2)) if match else None
 
 
-def _parse_amp_opt_diagnostics(stderr, name):
-    """amp-opt's diagnostics (its stderr: headers "file:line:col: severity:
-    message", each followed by the source line and a caret, notes after
-    their diagnostic) as dicts, and the lines that belong to none."""
+def _parse_tool_diagnostics(stderr, name):
+    """A tool's diagnostics (amp-compile's stderr: headers "file:line:col:
+    severity: message", each followed by the source line and a caret,
+    notes after their diagnostic) as dicts, and the lines that belong to
+    none."""
     diagnostics, other = [], []
     current = None
     for line in stderr.replace("<stdin>", name).splitlines():
@@ -144,18 +195,6 @@ def _parse_amp_opt_diagnostics(stderr, name):
                    "message": message, "op": None, "notes": [], "lines": []}
         diagnostics.append(current)
     return diagnostics, "".join(line + "\n" for line in other)
-
-
-def _report_to_file(options, directory):
-    """`options` (of --amp-o1/--amp-o2) with report-file= naming a file in
-    `directory` when they ask for a report without one (amp-opt would write
-    it to stderr), and the path of that file (None if not)."""
-    settings = dict(token.split("=", 1) if "=" in token else (token, "")
-                    for token in (options or "").split())
-    if settings.get("report", "none") == "none" or "report-file" in settings:
-        return options, None
-    path = Path(directory) / "report.txt"
-    return f"{options} report-file={path}", path
 
 
 def _one_of(values):
@@ -464,7 +503,7 @@ class _ParsedModule:
         self.handle = _capi.lib().ampRunnerModuleParse(data, len(data),
                                                        name.encode())
         if not self.handle:
-            raise AmpError(_capi.last_error())
+            raise AmpError.from_capi(_capi.last_error())
 
     def function_names(self):
         lib = _capi.lib()
@@ -526,7 +565,7 @@ class CompiledModule:
                         item["message"] not in error:
                     where = f"{item['location']}: " if item["location"] else ""
                     error += f"\n  {where}error: {item['message']}"
-            raise AmpError(error)
+            raise AmpError.from_capi(error, reported)
         for index in range(1, count):
             function = CompiledFunction(handles[index], self._parsed)
             if function.name in self._functions:
@@ -714,7 +753,7 @@ def _compile_library(text, name, output, level, dtype, amp_text, target,
     if result.returncode != 0:
         raise AmpError(f"amp-compile failed on {name}:\n"
                        f"{result.stderr.replace('<stdin>', name).strip()}")
-    _emit(*_parse_amp_opt_diagnostics(result.stderr, name))
+    _emit(*_parse_tool_diagnostics(result.stderr, name))
     runtime = ("libamp_runtime_gpusim.so" if target == "gpu-sim"
                else "libamp_runtime.so")
     copy = output.parent / runtime
@@ -735,33 +774,12 @@ def _amp_options_or_none(*args):
 
 
 #===-----------------------------------------------------------------------===#
-# amp-opt
+# transform(), report(), precision_graph(): in-process
 #===-----------------------------------------------------------------------===#
 
 
-def _run_amp_opt(text, name, arguments):
-    command = [str(_paths.tool("amp-opt")), "-", *arguments]
-    result = subprocess.run(command, input=text, capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        diagnostics = result.stderr.replace("<stdin>", name).strip()
-        raise AmpError(f"amp-opt failed on {name}:\n{diagnostics}")
-    # Its warnings and remarks as Python warnings, anything else it wrote to
-    # stderr to sys.stderr.
-    _emit(*_parse_amp_opt_diagnostics(result.stderr, name))
-    return result
-
-
-def _pipeline_flag(level, dtype, options):
-    if level == "O0":
-        return []
-    parts = ([f"dtype={dtype}"] if dtype else []) + ([options] if options
-                                                     else [])
-    return [f"--amp-{level.lower()}={' '.join(parts)}"]
-
-
-def _amp_opt_inputs(module, level, dtype, *option_args):
-    """(level, dtype, text, name, pipeline options) for an amp-opt run."""
+def _transform_inputs(module, level, dtype, *option_args):
+    """(level, dtype, text, name, pipeline options) of a transformation."""
     level = _level_name(level)
     dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
@@ -781,32 +799,29 @@ def _check_options(parsed, options, amp_text):
                          f"{_capi.last_error()}")
 
 
-def _amp_opt_output(text, name, level, dtype, options, o0_flag,
-                    pipeline_option):
-    """What amp-opt writes to a file: at O0 the pass `o0_flag`, else the
-    level's pipeline with `pipeline_option` added (both name the file as
-    {out})."""
-    with tempfile.TemporaryDirectory(prefix="amp-") as tmp:
-        out = Path(tmp) / "out"
-        report_file = None
-        if level == "O0":
-            arguments = [o0_flag.format(out=out)]
-        else:
-            options, report_file = _report_to_file(options, tmp)
-            extra = pipeline_option.format(out=out)
-            arguments = _pipeline_flag(
-                level, dtype, f"{options} {extra}" if options else extra)
-        _run_amp_opt(text, name, arguments + ["-o", os.devnull])
-        _write_report(report_file)
-        return out.read_text()
-
-
-def _write_report(path):
-    """Writes the report amp-opt left in `path` (None: none) to sys.stderr,
-    where amp-opt would have written it."""
-    if path is not None and path.exists():
-        sys.stderr.write(path.read_text())
-        sys.stderr.flush()
+def _run_transform(text, name, level, dtype, options, output, lower=None):
+    """What amp-opt --amp-<level>="<options>" [--lower-to-<lower>] gives,
+    in-process (ampRunnerModuleTransform): the module's text, or with
+    `output` TRANSFORM_REPORT/TRANSFORM_GRAPH the report's JSON or the
+    graph's DOT. Issues the warnings and remarks, writes what the pipeline
+    would have printed (report=text) to sys.stderr/sys.stdout, and raises
+    AmpError with the located errors of the stage that failed, ValueError
+    for invalid options."""
+    parsed = _ParsedModule(text, name)
+    settings = {"level": level, "dtype": dtype, "amp_options": options,
+                "target": lower or "cpu"}
+    if level != "O0":
+        _check_options(parsed, settings, options)
+    result = _capi.lib().ampRunnerModuleTransform(
+        parsed.handle, ctypes.byref(_capi.compile_options(settings)),
+        int(lower is not None), output)
+    error = None if result is not None else _capi.last_error()
+    reported = json.loads(_capi.last_diagnostics())
+    _emit(reported.get("diagnostics", []), reported.get("stderr", ""),
+          reported.get("stdout", ""))
+    if result is None:
+        raise AmpError.from_capi(f"{name}: {error}", reported)
+    return result.decode()
 
 
 def transform(module, level="O2", dtype=None, custom_white_list=None,
@@ -815,23 +830,15 @@ def transform(module, level="O2", dtype=None, custom_white_list=None,
               lower=None, arg_precision=None):
     """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
     as MLIR text."""
-    level, dtype, text, name, options = _amp_opt_inputs(
+    level, dtype, text, name, options = _transform_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
         arg_precision)
     if lower not in (None, "cpu", "gpu"):
         raise ValueError(f"lower must be None, 'cpu' or 'gpu', got "
                          f"{lower!r}")
-    with tempfile.TemporaryDirectory(prefix="amp-") as tmp:
-        report_file = None
-        if level != "O0":
-            options, report_file = _report_to_file(options, tmp)
-        arguments = _pipeline_flag(level, dtype, options)
-        if lower is not None:
-            arguments.append(f"--lower-to-{lower}")
-        result = _run_amp_opt(text, name, arguments).stdout
-        _write_report(report_file)
-        return result
+    return _run_transform(text, name, level, dtype, options,
+                          _capi.TRANSFORM_MODULE, lower)
 
 
 def report(module, level="O2", dtype=None, custom_white_list=None,
@@ -842,18 +849,12 @@ def report(module, level="O2", dtype=None, custom_white_list=None,
     JSON of ``--amp-o2="report=json"``; at O0, of the module as written).
     Its "decisions" list what explain=true says, per decided op: "op",
     "location", "precision" (None: not decided) and "reason"."""
-    level, dtype, text, name, options = _amp_opt_inputs(
+    level, dtype, text, name, options = _transform_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
         arg_precision)
-    result = json.loads(_amp_opt_output(
-        text, name, level, dtype, options,
-        "--amp-report=format=json output={out}",
-        "report=json report-file={out}"))
-    # amp-opt read the module from stdin: locations name the module instead.
-    for decision in result.get("decisions", []):
-        decision["location"] = decision["location"].replace("<stdin>", name)
-    return result
+    return json.loads(_run_transform(text, name, level, dtype, options,
+                                     _capi.TRANSFORM_REPORT))
 
 
 def precision_graph(module, level="O2", dtype=None, path=None,
@@ -867,12 +868,11 @@ def precision_graph(module, level="O2", dtype=None, path=None,
     With `path` ending in .svg, .png or .pdf, also renders it there with
     Graphviz's `dot` (which must be installed); .dot writes the text.
     """
-    level, dtype, text, name, options = _amp_opt_inputs(
+    level, dtype, text, name, options = _transform_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options)
-    dot = _amp_opt_output(text, name, level, dtype, options,
-                          "--amp-precision-graph=output={out} title=amp-o0",
-                          "graph-file={out}")
+    dot = _run_transform(text, name, level, dtype, options,
+                         _capi.TRANSFORM_GRAPH)
     if path is not None:
         path = Path(path)
         suffix = path.suffix.lstrip(".")

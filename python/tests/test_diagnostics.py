@@ -169,8 +169,40 @@ def test_transform_routes_remarks_and_report(tmp_path, module_text):
 def test_errors_stay_exceptions(module_text):
     with pytest.raises(ValueError, match="invalid AMP options"):
         amp_mlir.compile(module_text, level="O2", amp_options="report=xml")
-    with pytest.raises(amp_mlir.AmpError, match="amp-opt failed"):
+    with pytest.raises(amp_mlir.AmpError, match="cannot parse"):
         amp_mlir.transform("func.func @f( {", level="O2")
+
+
+# A function of the training convention without an optimizer: the training
+# stage of --amp-o2 fails at the function.
+NO_OPTIMIZER = """
+func.func @step(%p: tensor<2xf32> {amp.param = "p"}, %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}) {
+  return %s, %p : tensor<f32>, tensor<2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("call", [amp_mlir.transform, amp_mlir.report,
+                                  amp_mlir.precision_graph])
+def test_pipeline_errors_are_located_exceptions(tmp_path, call):
+    """An error of an MLIR stage is an AmpError raised by the call that ran
+    it, with the diagnostic's file:line:col (no stderr, no subprocess)."""
+    path = tmp_path / "step.mlir"
+    path.write_text(NO_OPTIMIZER)
+    with captured() as out, pytest.raises(
+            amp_mlir.AmpError, match="needs an 'amp.optimizer'") as error:
+        call(path, level="O2")
+    line = _line_of(NO_OPTIMIZER, "func.func @step")
+    assert error.value.location == f"{path}:{line}:1"
+    [diagnostic] = error.value.diagnostics
+    assert diagnostic.severity == "error"
+    assert diagnostic.location == f"{path}:{line}:1"
+    assert "needs an 'amp.optimizer'" in diagnostic.message
+    assert str(error.value).startswith(f"{path}: the AMP O2")
+    assert f"{path}:{line}:1: error: " in str(error.value)
+    assert (out.fd_out, out.fd_err, out.py_out, out.py_err) == ("", "", "",
+                                                                  "")
 
 
 def test_amp_attributes_reach_llvm_translation_silently(repo):

@@ -1,10 +1,14 @@
-"""amp_mlir.report and amp_mlir.transform (through amp-opt)."""
+"""amp_mlir.report, amp_mlir.transform and amp_mlir.precision_graph
+(in-process, through the C API's ampRunnerModuleTransform)."""
 
+import ctypes
+import json
 import shutil
 
 import pytest
 
 import amp_mlir
+from amp_mlir import _capi
 
 
 def test_report_counts_follow_the_level(repo):
@@ -38,8 +42,12 @@ def test_transform(module_text):
     assert "tensor<4x8xf16>" not in o0
     lowered = amp_mlir.transform(module_text, level="O2", lower="cpu")
     assert "llvm.func @_mlir_ciface_dense" in lowered
-    with pytest.raises(amp_mlir.AmpError, match="amp-opt failed on <string>"):
+    with pytest.raises(amp_mlir.AmpError, match="cannot parse <string>") \
+            as error:
         amp_mlir.transform("func.func @f(", level="O1")
+    # The parser's error, located.
+    assert error.value.location.startswith("<string>:1:")
+    assert [d.severity for d in error.value.diagnostics] == ["error"]
     with pytest.raises(ValueError, match="lower must be"):
         amp_mlir.transform(module_text, lower="tpu")
 
@@ -90,3 +98,64 @@ def test_report_decisions_are_explain_per_op(repo):
                "tosa_mlp_classifier.mlir:" in d["location"] for d in matmuls)
     exp = [d for d in decisions if d["op"] == "tosa.exp"]
     assert exp and exp[0]["precision"] == "f32" and exp[0]["reason"] == "black list"
+
+
+def test_transform_matches_amp_opt(repo, module_text):
+    """The in-process transformation prints what amp-opt prints."""
+    import subprocess
+    amp_opt = amp_mlir.find_root() / "bin" / "amp-opt"
+    for level, flag in (("O0", []), ("O2", ["--amp-o2=dtype=bf16"])):
+        expected = subprocess.run([str(amp_opt), "-", *flag], input=module_text,
+                                  capture_output=True, text=True,
+                                  check=True).stdout
+        assert amp_mlir.transform(module_text, level=level,
+                                  dtype="bf16") == expected
+
+
+def test_capi_transform_outputs_and_located_errors(module_text):
+    """C API v7: ampRunnerModuleTransform gives the module, the report or
+    the graph, and its errors as located diagnostics in
+    ampRunnerGetLastDiagnostics()."""
+    lib = _capi.lib()
+    assert lib.ampRunnerGetApiVersion() == 7 == _capi.API_VERSION
+    data = module_text.encode()
+    module = lib.ampRunnerModuleParse(data, len(data), b"dense.mlir")
+    assert module
+    try:
+        options = _capi.compile_options({"level": "O1"})
+        text = lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+                                            _capi.TRANSFORM_MODULE)
+        assert b"func.func @dense" in text
+        report = json.loads(lib.ampRunnerModuleTransform(
+            module, ctypes.byref(options), 0, _capi.TRANSFORM_REPORT))
+        assert report["title"] == "amp-o1"
+        graph = lib.ampRunnerModuleTransform(
+            module, ctypes.byref(options), 0, _capi.TRANSFORM_GRAPH)
+        assert graph.startswith(b"digraph")
+        lowered = lib.ampRunnerModuleTransform(
+            module, ctypes.byref(_capi.compile_options({"level": "O0"})), 1,
+            _capi.TRANSFORM_MODULE)
+        assert b"llvm.func @dense" in lowered
+        assert lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+                                            7) is None
+        assert "unknown output 7" in _capi.last_error()
+    finally:
+        lib.ampRunnerModuleDestroy(module)
+    # A function of the training convention without an optimizer: the
+    # training stage of O2 fails at the function.
+    bad = (b'func.func @step(%p: tensor<2xf32> {amp.param = "p"}, '
+           b'%s: tensor<f32> {amp.loss_seed})\n'
+           b'    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}) {\n'
+           b'  return %s, %p : tensor<f32>, tensor<2xf32>\n}\n')
+    module = lib.ampRunnerModuleParse(bad, len(bad), b"step.mlir")
+    try:
+        options = _capi.compile_options({"level": "O2"})
+        assert lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+                                            _capi.TRANSFORM_MODULE) is None
+        assert "needs an 'amp.optimizer'" in _capi.last_error()
+        errors = [d for d in json.loads(_capi.last_diagnostics())[
+            "diagnostics"] if d["severity"] == "error"]
+        assert [e["location"] for e in errors] == ["step.mlir:1:1"]
+        assert "needs an 'amp.optimizer'" in errors[0]["message"]
+    finally:
+        lib.ampRunnerModuleDestroy(module)

@@ -9,6 +9,7 @@
 #ifndef AMP_CONVERSION_PASSES_H
 #define AMP_CONVERSION_PASSES_H
 
+#include "amp/Conversion/AmpToLibraryCalls/AmpToLibraryCalls.h"
 #include "amp/Conversion/GPUToSim/GPUToSim.h"
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"

@@ -54,6 +54,37 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
 // To GPU and library calls (buffers)
 //===----------------------------------------------------------------------===//
 
+def AmpCollectivesToLibraryCallsPass
+    : Pass<"amp-collectives-to-library-calls", "::mlir::ModuleOp"> {
+  let summary = "The buffer form of the collectives as runtime calls";
+  let description = [{
+    On bufferized code, rewrites each `amp.all_reduce_in_place` (what
+    `amp.all_reduce` bufferizes to) into a call of the runtime's
+    `ampAllReduce(pointer, count, dtype, kind)`: the buffer's aligned
+    pointer, its element count (read from its sizes where they are
+    dynamic), the element type's `AmpDType` code and the kind's value
+    (`#amp.reduce_kind`). The host function is declared as an `llvm.func`
+    and called with `llvm.call`, so that no C wrapper is requested for it.
+
+    With `device=true` (the GPU pipeline, after `amp-memref-to-gpu` has put
+    the buffers on the device), it calls the device twin `ampGpuAllReduce`
+    instead (same arguments; a private `func.func` marked
+    `amp.stream_ordered`: it enqueues on the runtime's stream, copying the
+    buffer to the host, reducing and copying back).
+
+    Both declarations come from the runtime's table (`RuntimeCalls.h`); a
+    module that defines another symbol of that name is an error on the op.
+  }];
+  let options = [
+    Option<"device", "device", "bool", "false",
+           "The buffers are device buffers: call ampGpuAllReduce">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+  ];
+}
+
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS, 2-D convolutions as cuDNN, gradient "
@@ -177,11 +208,10 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
     `memref.get_global` (a constant) becomes a call of the runtime's
     `ampGpuConstant(hostPtr, bytes)`, a device copy uploaded once per
     process and never freed by compiled code. `memref.copy` becomes
-    `linalg.copy`, a kernel whatever the layouts. The host collective of a
-    bufferized `amp.all_reduce`, `llvm.call @ampAllReduce`, becomes a call
-    of the runtime's device twin `ampGpuAllReduce` (same arguments; it
-    copies the buffer to the host, reduces and copies back, in stream
-    order). Function arguments are taken to be device buffers already.
+    `linalg.copy`, a kernel whatever the layouts. Function arguments are
+    taken to be device buffers already. The collectives' buffers
+    (`amp.all_reduce_in_place`) are then device buffers:
+    `amp-collectives-to-library-calls{device=true}` runs after it.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

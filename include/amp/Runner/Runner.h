@@ -226,6 +226,32 @@ llvm::Expected<LoweredModule> lowerModule(ModuleOp module,
                                           ArrayRef<std::string> entries,
                                           const CompileOptions &options);
 
+/// What transformModule returns.
+enum class TransformOutput {
+  /// The module, as MLIR text (amp-opt's output).
+  Module,
+  /// The precision report, as JSON (report=json; at O0, amp-report of the
+  /// module as written).
+  Report,
+  /// The precision graph, as Graphviz DOT (graph-file=; at O0,
+  /// amp-precision-graph of the module as written, titled amp-o0).
+  Graph,
+};
+
+/// What `amp-opt --amp-o1/--amp-o2="<ampOptions>" [--lower-to-<target>]`
+/// does, in-process: applies `options.level` (its ampOptions, dtype and
+/// rounding) to a copy of `module` and, with `lower`, the lowering of
+/// `options.target` (gpuOptions for the GPU), and returns `output` of the
+/// result. Unlike lowerModule it needs no entry function, and signatures
+/// may change. Diagnostics go to the context's handlers (the caller
+/// collects them: no handler is installed here); reports and graphs meant
+/// for the standard streams go to `options.capturedOutput` when it is set.
+/// The error names the stage that failed.
+llvm::Expected<std::string> transformModule(ModuleOp module,
+                                            const CompileOptions &options,
+                                            bool lower,
+                                            TransformOutput output);
+
 /// The functions of `module` that compileAll can compile under `options`:
 /// those with a supported signature, and at O1/O2 no forward-backward
 /// function (which the level makes a training step).

@@ -57,6 +57,8 @@ struct AmpRunnerModule {
   SmallVector<std::string> functionNames;
   /// The text ampRunnerModuleBuildTrainingSteps returned last.
   std::string trainingSteps;
+  /// The text ampRunnerModuleTransform returned last.
+  std::string transformed;
 };
 
 struct AmpRunnerExecutable {
@@ -146,11 +148,21 @@ namespace {
 /// of ampRunnerGetLastDiagnostics().
 class DiagnosticCollector {
 public:
-  DiagnosticCollector(MLIRContext *context)
-      : handler(context, [this](Diagnostic &diagnostic) {
+  /// With `passOn`, the diagnostics also go on to the handler registered
+  /// before this one (the parser's, which formats them with their source
+  /// lines).
+  DiagnosticCollector(MLIRContext *context, bool passOn = false)
+      : handler(context, [this, passOn](Diagnostic &diagnostic) {
           collect(diagnostic);
-          return success();
+          if (diagnostic.getSeverity() == DiagnosticSeverity::Error)
+            appendError(diagnostic);
+          return failure(passOn);
         }) {}
+
+  /// The error diagnostics collected, one per line ("\n  file:line:col:
+  /// error: message", then their notes), as the runner's messages give
+  /// them.
+  const std::string &getErrorText() const { return errorText; }
 
   std::string toJson(const CapturedOutput &output) const {
     llvm::json::Object root{{"diagnostics", llvm::json::Array(diagnostics)},
@@ -234,7 +246,20 @@ private:
         {"notes", std::move(notes)}});
   }
 
+  void appendError(Diagnostic &diagnostic) {
+    auto line = [&](Diagnostic &d, StringRef severity) {
+      std::string where = formatLocation(d.getLocation());
+      errorText += "\n  " + (where.empty() ? "" : where + ": ") +
+                   severity.str() + ": " + d.str();
+    };
+    line(diagnostic, "error");
+    for (Diagnostic &note : diagnostic.getNotes())
+      if (!StringRef(note.str()).starts_with("see current operation: "))
+        line(note, "note");
+  }
+
   llvm::json::Array diagnostics;
+  std::string errorText;
   ScopedDiagnosticHandler handler;
 };
 } // namespace
@@ -261,8 +286,13 @@ AmpRunnerModule *ampRunnerModuleParse(const char *text, size_t length,
   std::string diagnostics;
   llvm::raw_string_ostream os(diagnostics);
   SourceMgrDiagnosticHandler handler(sourceMgr, result->context.get(), os);
-  result->module =
-      parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(result->context.get()));
+  {
+    // The same diagnostics, located, for ampRunnerGetLastDiagnostics().
+    DiagnosticCollector collector(result->context.get(), /*passOn=*/true);
+    result->module = parseSourceFile<ModuleOp>(
+        sourceMgr, ParserConfig(result->context.get()));
+    lastDiagnostics = collector.toJson(CapturedOutput());
+  }
   if (!result->module)
     return fail("cannot parse " + bufferName + "\n" +
                     StringRef(diagnostics).rtrim(),
@@ -446,6 +476,38 @@ const char *ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
   steps->print(os);
   os.flush();
   return module->trainingSteps.c_str();
+}
+
+const char *ampRunnerModuleTransform(AmpRunnerModule *module,
+                                     const AmpRunnerCompileOptions *options,
+                                     int lower, int output) {
+  lastDiagnostics = "{}";
+  if (!module)
+    return fail("ampRunnerModuleTransform: no module", nullptr);
+  if (output < AMP_RUNNER_TRANSFORM_MODULE ||
+      output > AMP_RUNNER_TRANSFORM_GRAPH)
+    return fail("ampRunnerModuleTransform: unknown output " + Twine(output),
+                nullptr);
+  CompileOptions compileOptions;
+  if (failed(bindCompileOptions(options, compileOptions)))
+    return nullptr;
+  CapturedOutput captured;
+  compileOptions.capturedOutput = &captured;
+  std::string errors;
+  Expected<std::string> result = [&] {
+    // Every diagnostic, errors included, goes to the collector.
+    DiagnosticCollector collector(module->context.get());
+    Expected<std::string> text = transformModule(
+        *module->module, compileOptions, lower != 0,
+        static_cast<TransformOutput>(output));
+    lastDiagnostics = collector.toJson(captured);
+    errors = collector.getErrorText();
+    return text;
+  }();
+  if (!result)
+    return fail(llvm::toString(result.takeError()) + errors, nullptr);
+  module->transformed = std::move(*result);
+  return module->transformed.c_str();
 }
 
 AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,

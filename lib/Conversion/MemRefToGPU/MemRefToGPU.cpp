@@ -10,9 +10,9 @@
 //  - memref.get_global (a constant) becomes the runtime's cached device copy
 //    of the host global, ampGpuConstant: uploaded once per process, not per
 //    call, and never freed by compiled code;
-//  - memref.copy becomes linalg.copy (a kernel, whatever the layouts);
-//  - the runtime's host collective, llvm.call @ampAllReduce (amp.all_reduce
-//    bufferized), becomes a call of its device twin ampGpuAllReduce.
+//  - memref.copy becomes linalg.copy (a kernel, whatever the layouts).
+// The collectives' buffers (amp.all_reduce_in_place) are device buffers then:
+// amp-collectives-to-library-calls{device=true} calls the device twin.
 //
 // A conditional free must not be a gpu.dealloc in an scf.if: gpu-async-region
 // would put a host synchronisation before and inside every such region. So
@@ -35,7 +35,6 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/IR/SymbolTable.h"
 
 #include <algorithm>
 
@@ -248,34 +247,6 @@ struct AmpMemRefToGPUPass
     });
     module.walk(
         [&](bufferization::DeallocOp op) { lowerDealloc(rewriter, op); });
-    if (failed(lowerCollectives(module, rewriter)))
-      signalPassFailure();
-  }
-
-  /// llvm.call @ampAllReduce(ptr, count, dtype, kind) on what is now a
-  /// device buffer: a call of ampGpuAllReduce, same arguments, which copies
-  /// to the host, reduces and copies back in stream order.
-  LogicalResult lowerCollectives(ModuleOp module, IRRewriter &rewriter) {
-    StringRef hostName = getRuntimeFunctionName(RuntimeFunction::ampAllReduce);
-    auto host = module.lookupSymbol<LLVM::LLVMFuncOp>(hostName);
-    if (!host)
-      return success();
-    SmallVector<LLVM::CallOp> calls;
-    module.walk([&](LLVM::CallOp op) {
-      if (op.getCallee() == hostName)
-        calls.push_back(op);
-    });
-    for (LLVM::CallOp op : calls) {
-      rewriter.setInsertionPoint(op);
-      if (failed(createRuntimeCall(rewriter, op,
-                                   RuntimeFunction::ampGpuAllReduce,
-                                   op.getOperands())))
-        return failure();
-      rewriter.eraseOp(op);
-    }
-    if (SymbolTable::symbolKnownUseEmpty(host, module))
-      rewriter.eraseOp(host);
-    return success();
   }
 };
 } // namespace

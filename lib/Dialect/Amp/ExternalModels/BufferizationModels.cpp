@@ -1,36 +1,30 @@
 //===- BufferizationModels.cpp - bufferization of amp.all_reduce ----------===//
 //
 // Part of amp-mlir. amp.all_reduce bufferizes to a new buffer holding a copy
-// of its operand, which the runtime reduces in place:
+// of its operand, which its buffer form reduces in place:
 //
 //   %r = amp.all_reduce mean %g : tensor<?x8xf32>
 //   // becomes
 //   %n = memref.dim %gbuf, %c0 : memref<?x8xf32>
 //   %buf = memref.alloc(%n) : memref<?x8xf32>
 //   memref.copy %gbuf, %buf : memref<?x8xf32> to memref<?x8xf32>
-//   %p = (the aligned pointer of %buf as an !llvm.ptr)
-//   llvm.call @ampAllReduce(%p, %count, %dtype, %kind)
-//       : (!llvm.ptr, i64, i32, i32) -> ()
+//   amp.all_reduce_in_place mean %buf : memref<?x8xf32>
 //
 // The operand is only read, so it is never written in place: a function
-// argument or a constant passed to the op keeps its value. The call is an
-// llvm.call of an llvm.func, not a func.call: the pipelines' C-wrapper
-// request marks every func.func, and the runtime has no _mlir_ciface_
-// entry points.
+// argument or a constant passed to the op keeps its value. The runtime call
+// is the conversions' business (amp-collectives-to-library-calls), not the
+// dialect's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
-#include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/DialectRegistry.h"
 
 using namespace mlir;
@@ -72,14 +66,6 @@ struct AllReduceOpModel
                           BufferizationState &state) const {
     auto reduce = cast<AllReduceOp>(op);
     Location loc = op->getLoc();
-    auto module = op->getParentOfType<ModuleOp>();
-    if (!module)
-      return op->emitOpError("must be in a module to be bufferized (it "
-                             "becomes a call of the runtime)");
-    std::optional<RuntimeDType> dtype =
-        getRuntimeDType(reduce.getType().getElementType());
-    if (!dtype)
-      return op->emitOpError("unsupported element type");
     FailureOr<Value> source =
         getBuffer(rewriter, reduce.getInput(), options, state);
     if (failed(source))
@@ -104,32 +90,8 @@ struct AllReduceOpModel
     if (failed(options.createMemCpy(rewriter, loc, *source, *buffer)))
       return failure();
 
-    // ampAllReduce(pointer, count, dtype, kind) on it.
-    Type i64 = rewriter.getI64Type();
-    Value count = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t i = 0, e = memrefType.getRank(); i < e; ++i) {
-      Value size =
-          memrefType.isDynamicDim(i)
-              ? memref::DimOp::create(rewriter, loc, *buffer, i).getResult()
-              : arith::ConstantIndexOp::create(rewriter, loc,
-                                               memrefType.getDimSize(i))
-                    .getResult();
-      count = arith::MulIOp::create(rewriter, loc, count, size);
-    }
-    Value count64 = arith::IndexCastOp::create(rewriter, loc, i64, count);
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, *buffer);
-    Value pointer = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
-        arith::IndexCastOp::create(rewriter, loc, i64, address).getResult());
-    Value dtypeValue = arith::ConstantIntOp::create(
-        rewriter, loc, static_cast<int64_t>(*dtype), 32);
-    Value kindValue = arith::ConstantIntOp::create(
-        rewriter, loc, static_cast<int64_t>(reduce.getKind()), 32);
-    if (failed(createRuntimeCall(
-            rewriter, op, RuntimeFunction::ampAllReduce,
-            ValueRange{pointer, count64, dtypeValue, kindValue})))
-      return failure();
+    // Reduced in place across the ranks.
+    AllReduceInPlaceOp::create(rewriter, loc, reduce.getKind(), *buffer);
     replaceOpWithBufferizedValues(rewriter, op, *buffer);
     return success();
   }
@@ -140,7 +102,6 @@ void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, AmpDialect *) {
     AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
     // What the bufferized form is made of.
-    ctx->loadDialect<arith::ArithDialect, LLVM::LLVMDialect,
-                     memref::MemRefDialect>();
+    ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect>();
   });
 }

@@ -281,23 +281,47 @@ LogicalResult UpdateLossScalingOp::verify() {
 // AllReduceOp
 //===----------------------------------------------------------------------===//
 
-LogicalResult AllReduceOp::verify() {
-  Type element = getInput().getType().getElementType();
+/// The element types and kinds of the collectives (amp.all_reduce and its
+/// buffer form): `what` names the operand ("a tensor", "a buffer").
+static LogicalResult verifyCollective(Operation *op, ShapedType type,
+                                      ReduceKind kind, StringRef what) {
+  Type element = type.getElementType();
   bool isFloat = element.isF32() || element.isF16() || element.isBF16();
   bool isI32 = element.isSignlessInteger(32);
   bool isI1 = element.isSignlessInteger(1);
   if (!isFloat && !isI32 && !isI1)
-    return emitOpError() << "expects a tensor of f32, f16, bf16, i32 or i1 "
-                            "elements, got "
-                         << getInput().getType();
-  ReduceKind kind = getKind();
+    return op->emitOpError() << "expects " << what
+                             << " of f32, f16, bf16, i32 or i1 elements, got "
+                             << type;
   if (isI1 && (kind == ReduceKind::sum || kind == ReduceKind::mean))
-    return emitOpError() << "cannot '" << stringifyReduceKind(kind)
-                         << "' i1 values: use 'max' for a logical or, 'min' "
-                            "for a logical and";
+    return op->emitOpError() << "cannot '" << stringifyReduceKind(kind)
+                             << "' i1 values: use 'max' for a logical or, "
+                                "'min' for a logical and";
   if (isI32 && kind == ReduceKind::mean)
-    return emitOpError() << "cannot 'mean' i32 values (an integer division): "
-                            "use 'sum' and divide";
+    return op->emitOpError()
+           << "cannot 'mean' i32 values (an integer division): use 'sum' and "
+              "divide";
+  return success();
+}
+
+LogicalResult AllReduceOp::verify() {
+  return verifyCollective(*this, getInput().getType(), getKind(), "a tensor");
+}
+
+//===----------------------------------------------------------------------===//
+// AllReduceInPlaceOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllReduceInPlaceOp::verify() {
+  MemRefType type = getBuffer().getType();
+  if (failed(verifyCollective(*this, type, getKind(), "a buffer")))
+    return failure();
+  // The runtime reduces `count` contiguous elements from the aligned pointer.
+  if (!type.getLayout().isIdentity())
+    return emitOpError() << "expects a buffer of the identity layout (the "
+                            "runtime reduces its elements as one contiguous "
+                            "array), got "
+                         << type;
   return success();
 }
 

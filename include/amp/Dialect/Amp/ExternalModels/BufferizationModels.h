@@ -15,9 +15,9 @@ class DialectRegistry;
 namespace amp {
 
 /// amp.all_reduce bufferizes to a new buffer, a copy of its operand, that
-/// `ampAllReduce` reduces in place (the runtime's library call, made through
-/// RuntimeCalls.h: an `llvm.call`, so that no C wrapper is requested for it;
-/// amp-memref-to-gpu makes it a call of the device twin `ampGpuAllReduce`).
+/// amp.all_reduce_in_place reduces (the conversion
+/// amp-collectives-to-library-calls makes that the runtime's `ampAllReduce`,
+/// or its device twin `ampGpuAllReduce`).
 void registerBufferizationModels(DialectRegistry &registry);
 
 } // namespace amp

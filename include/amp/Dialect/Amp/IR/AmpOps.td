@@ -319,10 +319,11 @@ def Amp_AllReduceOp : Amp_Op<"all_reduce", [
     so it is never erased (even when its result is unused), merged with an
     identical one, hoisted out of a loop or reordered with another
     collective. The precision passes leave it alone: it keeps the type its
-    operand was written with. Both lowering pipelines bufferize it to a
-    fresh buffer (a copy of the operand) that the runtime reduces in place,
-    `ampAllReduce` on the CPU and `ampGpuAllReduce` on device buffers
-    (docs/runtime-api.md).
+    operand was written with. It bufferizes to a fresh buffer (a copy of the
+    operand) that `amp.all_reduce_in_place` reduces; the lowering pipelines
+    make that a call of the runtime (`amp-collectives-to-library-calls`:
+    `ampAllReduce` on the CPU and `ampGpuAllReduce` on device buffers,
+    docs/runtime-api.md).
 
     ```mlir
     %g2 = amp.all_reduce mean %g : tensor<16x8xf32>
@@ -333,6 +334,38 @@ def Amp_AllReduceOp : Amp_Op<"all_reduce", [
   let arguments = (ins Amp_ReduceKind:$kind, AnyRankedTensor:$input);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = "$kind $input attr-dict `:` type($input)";
+  let hasVerifier = 1;
+}
+
+def Amp_AllReduceInPlaceOp : Amp_Op<"all_reduce_in_place", [
+    MemoryEffects<[MemRead<Amp_CollectiveResource>,
+                   MemWrite<Amp_CollectiveResource>]>]> {
+  let summary = "reduces a buffer elementwise across the ranks of the "
+                "process group, in place";
+  let description = [{
+    The buffer form of `amp.all_reduce`, what it bufferizes to: every rank
+    passes a buffer of the same type and shape, and afterwards each holds
+    the elementwise reduction of all of them (the same kinds, element types
+    and rounding as `amp.all_reduce`). It reads and writes the buffer and
+    communicates (the collectives' resource), so it is never erased,
+    merged, hoisted or reordered with another collective.
+
+    The buffer must have the identity layout: the runtime reduces its
+    elements as one contiguous array from its aligned pointer. Host buffers
+    and device buffers alike: `amp-collectives-to-library-calls` makes it a
+    call of the runtime's `ampAllReduce` (host memory) or, with
+    `device=true` (after `amp-memref-to-gpu`), of its device twin
+    `ampGpuAllReduce`.
+
+    ```mlir
+    amp.all_reduce_in_place mean %buf : memref<?x8xf32>
+    amp.all_reduce_in_place max %flag : memref<i1>
+    ```
+  }];
+  let arguments = (ins Amp_ReduceKind:$kind,
+                   Arg<AnyMemRef, "the buffer, reduced in place",
+                       [MemRead, MemWrite]>:$buffer);
+  let assemblyFormat = "$kind $buffer attr-dict `:` type($buffer)";
   let hasVerifier = 1;
 }
 
