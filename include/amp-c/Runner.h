@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 7
+#define AMP_RUNNER_CAPI_VERSION 8
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -127,6 +127,10 @@ typedef struct AmpRunnerCompileOptions {
                                    low-precision values rounded where
                                    stored, f32 inside each loop nest;
                                    "per-op": after every low op. */
+  const char *timing;         /**< NULL/"": the time of each stage only
+                                   (ampRunnerModuleGetLastTiming); "passes":
+                                   also MLIR's time of each pass and LLVM's
+                                   (-mlir-timing, -time-passes). */
 } AmpRunnerCompileOptions;
 
 /** A JIT-compiled entry function. */
@@ -153,6 +157,17 @@ AMP_RUNNER_CAPI int64_t
 ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
                           int others, const AmpRunnerCompileOptions *options,
                           AmpRunnerExecutable **executables, int64_t capacity);
+
+/** The time of each stage of the last compilation of `module`
+ *  (ampRunnerCompile, ampRunnerCompileFunctions), as JSON, owned by the
+ *  module and valid until the next call on it: {"stages": [{"name":
+ *  "parse", "seconds": ..., "cpu_seconds": ...}, then "AMP passes",
+ *  "lowering", "LLVM IR translation", "LLVM optimization", "machine
+ *  code"], "llvm_opt_level", "largest_function", "detached_constants",
+ *  "detached_bytes", "pass_report" (with timing "passes", else "")}. "{}"
+ *  before the first compilation. */
+AMP_RUNNER_CAPI const char *
+ampRunnerModuleGetLastTiming(AmpRunnerModule *module);
 
 /** Checks `options` for `module` without compiling: the level, dtype,
  *  target and rounding, and at O1/O2 the options of the AMP pipeline in

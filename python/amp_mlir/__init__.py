@@ -20,7 +20,8 @@ Python bindings. See docs/python.md.
 
 from ._paths import ToolsNotFound, find_root
 from .compiler import (AmpDiagnostic, AmpError, AmpRemark, AmpWarning,
-                       CompiledFunction, CompiledModule, SignatureError,
+                       CompiledFunction, CompiledModule, CompileTiming,
+                       SignatureError,
                        TensorType,
                        build_amp_options, compile, precision_graph, report,
                        transform)
@@ -37,7 +38,7 @@ from .distributed import rank, world_size
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "FrontendError",
+    "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "CompileTiming", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 7
+API_VERSION = 8
 
 
 class CompileOptions(ctypes.Structure):
@@ -18,6 +18,7 @@ class CompileOptions(ctypes.Structure):
         ("runtimeLibrary", ctypes.c_char_p),
         ("checkNanInf", ctypes.c_char_p),
         ("rounding", ctypes.c_char_p),
+        ("timing", ctypes.c_char_p),
     ]
 
 
@@ -43,6 +44,7 @@ SIGNATURES = {
     "ampRunnerCompileFunctions": (_i64, [_p, ctypes.c_char_p, ctypes.c_int,
                                          ctypes.POINTER(CompileOptions),
                                          ctypes.POINTER(_p), _i64]),
+    "ampRunnerModuleGetLastTiming": (ctypes.c_char_p, [_p]),
     "ampRunnerCheckOptions": (ctypes.c_int, [_p,
                                              ctypes.POINTER(CompileOptions)]),
     "ampRunnerGetName": (ctypes.c_char_p, [_p]),
@@ -86,7 +88,8 @@ def compile_options(options):
     return CompileOptions(*[
         None if options.get(key) is None else str(options[key]).encode()
         for key in ("level", "dtype", "amp_options", "target", "gpu_options",
-                    "runtime_library", "check_nan_inf", "rounding")])
+                    "runtime_library", "check_nan_inf", "rounding",
+                    "timing")])
 
 
 def option_values(option):

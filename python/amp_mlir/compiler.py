@@ -516,6 +516,58 @@ class _ParsedModule:
             _capi.lib.loaded.ampRunnerModuleDestroy(handle)
 
 
+class CompileTiming:
+    """The time of each stage of a compilation (``CompiledModule.timing``),
+    as ``amp-run --timing`` prints it: ``stages`` is a list of (name, wall
+    seconds, CPU seconds) in the order they ran: parse, AMP passes,
+    lowering, LLVM IR translation, LLVM optimization, machine code.
+    ``llvm_opt_level``, ``largest_function`` (LLVM instructions) and
+    ``detached_constants``/``detached_bytes`` (weights kept out of LLVM)
+    say what the JIT was given; ``pass_report`` is MLIR's and LLVM's time
+    per pass with ``timing="passes"``, else "". ``str()`` renders the
+    table."""
+
+    def __init__(self, data):
+        self.stages = [(s["name"], s["seconds"], s["cpu_seconds"])
+                       for s in data.get("stages", [])]
+        self.llvm_opt_level = data.get("llvm_opt_level")
+        self.largest_function = data.get("largest_function")
+        self.detached_constants = data.get("detached_constants")
+        self.detached_bytes = data.get("detached_bytes")
+        self.pass_report = data.get("pass_report", "")
+
+    @property
+    def total(self):
+        """Wall seconds of all stages."""
+        return sum(wall for _, wall, _ in self.stages)
+
+    def __str__(self):
+        def fmt(seconds):
+            if seconds >= 1:
+                return f"{seconds:.2f} s"
+            if seconds >= 1e-3:
+                return f"{seconds * 1e3:.1f} ms"
+            return f"{seconds * 1e6:.0f} us"
+        rows = [("stage", "wall", "CPU")] + [
+            (name, fmt(wall), fmt(cpu)) for name, wall, cpu in self.stages]
+        rows.append(("total", fmt(self.total),
+                     fmt(sum(cpu for _, _, cpu in self.stages))))
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = [f"LLVM -O{self.llvm_opt_level}, largest function "
+                 f"{self.largest_function} instructions, "
+                 f"{self.detached_constants} constants of "
+                 f"{self.detached_bytes / 2**20:.1f} MiB kept out of LLVM"]
+        lines += ["  ".join(cell.ljust(widths[i]) if i == 0 else
+                            cell.rjust(widths[i])
+                            for i, cell in enumerate(row)) for row in rows]
+        text = "\n".join(lines)
+        return text + ("\n" + self.pass_report if self.pass_report else "")
+
+    def __repr__(self):
+        return (f"<amp_mlir.CompileTiming {len(self.stages)} stages, "
+                f"{self.total:.3f} s>")
+
+
 class CompiledModule:
     """A module compiled under an AMP level. Its functions are attributes
     and items (``m.forward``, ``m["forward"]``), JIT-compiled on first use;
@@ -532,6 +584,10 @@ class CompiledModule:
         self.level = options["level"]
         self.dtype = options["dtype"]
         self.target = options["target"]
+        #: The CompileTiming of the last JIT compilation of this module's
+        #: functions (None before the first): compile(..., timing=True)
+        #: compiles them at once, so that it is set on return.
+        self.timing = None
 
     def _compile(self, entry):
         if entry in self._functions:
@@ -566,6 +622,9 @@ class CompiledModule:
                     where = f"{item['location']}: " if item["location"] else ""
                     error += f"\n  {where}error: {item['message']}"
             raise AmpError.from_capi(error, reported)
+        self.timing = CompileTiming(json.loads(
+            _capi.lib().ampRunnerModuleGetLastTiming(self._parsed.handle)
+            or b"{}"))
         for index in range(1, count):
             function = CompiledFunction(handles[index], self._parsed)
             if function.name in self._functions:
@@ -609,7 +668,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
             use_fp16_guard=None, *, placement=None, policy_file=None,
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
-            check_nan_inf=False, explain=False, rounding=None, output=None):
+            check_nan_inf=False, explain=False, rounding=None, output=None,
+            timing=False):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -645,6 +705,13 @@ def compile(module, level="O2", dtype=None, target="cpu",
     sys.stderr. They come when a function is JIT-compiled: here for entries
     (and with explain), else at its first call.
 
+    timing: True compiles the functions now (those in entries, else all)
+    and sets the result's ``timing`` to a CompileTiming: the time of each
+    stage (parse, AMP passes, lowering, LLVM IR translation, LLVM
+    optimization, machine code; ``print(m.timing)`` shows the table amp-run
+    --timing prints); 'passes' adds MLIR's and LLVM's time per pass. Every
+    compilation records its stages in ``timing`` anyway.
+
     output: a path ("model.so"): compile ahead of time with amp-compile
     instead of the JIT, writing a shared library (and its C header, .h)
     that needs only libamp_runtime.so, which is copied next to it; returns
@@ -671,6 +738,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
                          "target='cpu'")
     if not isinstance(explain, bool):
         raise ValueError(f"explain must be True or False, not {explain!r}")
+    if timing not in (False, True, None, "passes") or \
+            isinstance(timing, (int, float)) and not isinstance(timing, bool):
+        raise ValueError(f"timing must be False, True or 'passes', not "
+                         f"{timing!r}")
     roundings = _capi.option_values("rounding")
     if rounding is not None and (not isinstance(rounding, str) or
                                  rounding not in roundings):
@@ -685,6 +756,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if output is not None:
         if checks[check_nan_inf]:
             raise ValueError("check_nan_inf needs the JIT: leave output out")
+        if timing:
+            raise ValueError("timing needs the JIT: leave output out")
         try:
             parsed = _ParsedModule(text, name)
         except AmpError:
@@ -705,6 +778,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "runtime_library": None,
         "check_nan_inf": checks[check_nan_inf],
         "rounding": rounding,
+        "timing": "passes" if timing == "passes" else None,
     }
     if target != "cpu":
         options["runtime_library"] = str(
@@ -722,7 +796,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             pass
     _check_options(parsed, options, amp_text)
     compiled = CompiledModule(parsed, name, options)
-    if entries is None and explain:
+    if entries is None and (explain or timing):
         entries = compiled.function_names
     for entry in entries or []:
         compiled[entry]

@@ -412,3 +412,37 @@ def test_capi_shares_mlir_type_ids(repo):
     path = repo / "examples" / "amp_training_step.mlir"
     m = amp_mlir.compile(path, level="O0")
     assert m.function_names == ["train_step"]
+
+
+def test_timing_reports_each_stage(module_text):
+    # compile(timing=True) compiles at once and says what each stage took,
+    # as amp-run --timing does; 'passes' adds the per-pass reports.
+    m = amp_mlir.compile(module_text, level="O2", timing=True)
+    assert sorted(m._functions) == ["dense", "halves", "two"]
+    names = [name for name, _, _ in m.timing.stages]
+    assert names == ["parse", "AMP passes", "lowering", "LLVM IR translation",
+                     "LLVM optimization", "machine code"]
+    assert all(wall >= 0 and cpu >= 0 for _, wall, cpu in m.timing.stages)
+    assert m.timing.total == pytest.approx(
+        sum(wall for _, wall, _ in m.timing.stages))
+    assert m.timing.llvm_opt_level in (1, 2)
+    assert m.timing.largest_function > 0
+    assert m.timing.pass_report == ""
+    text = str(m.timing)
+    assert text.splitlines()[1].split() == ["stage", "wall", "CPU"]
+    assert "\nLLVM optimization " in text and "\ntotal " in text
+    # O0 runs no AMP passes.
+    o0 = amp_mlir.compile(module_text, level="O0", timing=True)
+    assert "AMP passes" not in [name for name, _, _ in o0.timing.stages]
+    passes = amp_mlir.compile(module_text, level="O2", timing="passes",
+                              entries=["dense"])
+    assert "AmpPrecisionPipelinePass" in passes.timing.pass_report
+    assert "Pass execution timing report" in passes.timing.pass_report
+    # Without timing=True, the stages are recorded at the first compilation.
+    lazy = amp_mlir.compile(module_text, level="O2")
+    assert lazy.timing is None
+    lazy.dense
+    assert lazy.timing.stages[0][0] == "parse"
+    for bad in ("all", 1, 0.5):
+        with pytest.raises(ValueError, match="timing must be"):
+            amp_mlir.compile(module_text, timing=bad)

@@ -28,7 +28,9 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
 #include <cstring>
+#include <ctime>
 #include <dlfcn.h>
 #include <memory>
 #include <string>
@@ -59,6 +61,11 @@ struct AmpRunnerModule {
   std::string trainingSteps;
   /// The text ampRunnerModuleTransform returned last.
   std::string transformed;
+  /// The time the module took to parse (wall, CPU): the first stage of
+  /// every compilation's timing.
+  double parseSeconds = 0, parseCpuSeconds = 0;
+  /// ampRunnerModuleGetLastTiming's JSON.
+  std::string lastTiming = "{}";
 };
 
 struct AmpRunnerExecutable {
@@ -289,8 +296,15 @@ AmpRunnerModule *ampRunnerModuleParse(const char *text, size_t length,
   {
     // The same diagnostics, located, for ampRunnerGetLastDiagnostics().
     DiagnosticCollector collector(result->context.get(), /*passOn=*/true);
+    auto start = std::chrono::steady_clock::now();
+    std::clock_t cpuStart = std::clock();
     result->module = parseSourceFile<ModuleOp>(
         sourceMgr, ParserConfig(result->context.get()));
+    result->parseSeconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+    result->parseCpuSeconds =
+        static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
     lastDiagnostics = collector.toJson(CapturedOutput());
   }
   if (!result->module)
@@ -497,9 +511,9 @@ const char *ampRunnerModuleTransform(AmpRunnerModule *module,
   Expected<std::string> result = [&] {
     // Every diagnostic, errors included, goes to the collector.
     DiagnosticCollector collector(module->context.get());
-    Expected<std::string> text = transformModule(
-        *module->module, compileOptions, lower != 0,
-        static_cast<TransformOutput>(output));
+    Expected<std::string> text =
+        transformModule(*module->module, compileOptions, lower != 0,
+                        static_cast<TransformOutput>(output));
     lastDiagnostics = collector.toJson(captured);
     errors = collector.getErrorText();
     return text;
@@ -520,6 +534,30 @@ AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
   return executable;
 }
 
+/// ampRunnerModuleGetLastTiming's JSON of `timing`.
+static std::string timingToJson(const CompileTiming &timing) {
+  llvm::json::Array stages;
+  for (const CompileTiming::Stage &stage : timing.stages)
+    stages.push_back(llvm::json::Object{{"name", stage.name},
+                                        {"seconds", stage.seconds},
+                                        {"cpu_seconds", stage.cpuSeconds}});
+  llvm::json::Object object{
+      {"stages", std::move(stages)},
+      {"llvm_opt_level", static_cast<int64_t>(timing.llvmOptLevel)},
+      {"largest_function", static_cast<int64_t>(timing.largestFunction)},
+      {"detached_constants", static_cast<int64_t>(timing.detachedConstants)},
+      {"detached_bytes", static_cast<int64_t>(timing.detachedBytes)},
+      {"pass_report", timing.passReport}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(object));
+  return text;
+}
+
+const char *ampRunnerModuleGetLastTiming(AmpRunnerModule *module) {
+  return module ? module->lastTiming.c_str() : nullptr;
+}
+
 int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
                                   int others,
                                   const AmpRunnerCompileOptions *options,
@@ -533,6 +571,15 @@ int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
   CompileOptions compileOptions;
   if (failed(bindCompileOptions(options, compileOptions)))
     return -1;
+  StringRef timingMode = orDefault(options ? options->timing : nullptr, "");
+  if (!timingMode.empty() && timingMode != "passes")
+    return fail("unknown timing '" + timingMode + "' (expected passes)", -1);
+  CompileTiming timing;
+  timing.passes = timingMode == "passes";
+  timing.stages.push_back(
+      {"parse", module->parseSeconds, module->parseCpuSeconds});
+  compileOptions.timing = &timing;
+  module->lastTiming = "{}";
 
   // `entry` first (its errors are the call's), then the others that can be
   // compiled.
@@ -575,6 +622,7 @@ int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
   }();
   if (!compiled)
     return fail(llvm::toString(compiled.takeError()), -1);
+  module->lastTiming = timingToJson(timing);
   int64_t count = 0;
   for (std::unique_ptr<Executable> &executable : *compiled) {
     auto result = std::make_unique<AmpRunnerExecutable>();
