@@ -47,6 +47,12 @@ using LibraryCallResultPtr = void *;
   namespace cpu {                                                              \
   AMP_LIBRARY_CALL_BACKEND(STEM, RESULT)                                       \
   }
+// The CPU-only calls: a cpu:: backend taking the arguments of the row ARGS.
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
+  namespace cpu {                                                              \
+  bool STEM(const char *call, const ARGS##Args &args,                          \
+            LibraryCallResult##RESULT &result);                                \
+  }
 #include "amp/runtime/LibraryCalls.def"
 #undef AMP_LIBRARY_CALL_BACKEND
 
@@ -81,7 +87,8 @@ Result runLibraryCall(const char *call, const Args &args, bool onGpu,
 } // namespace rt
 } // namespace amp
 
-/// Defines the extern "C" entry point NAME of the call STEM on BACKEND.
+/// Defines the extern "C" entry point NAME of the call STEM on BACKEND (for
+/// an AMP_CPU_LIBRARY_CALL row, STEM is its ARGS: the arguments and checks).
 #define AMP_LIBRARY_CALL_ENTRY(NAME, STEM, RESULT, PARAMS, ON_GPU, BACKEND)    \
   extern "C" AMP_LIBRARY_CALL_C_RESULT_##RESULT NAME(                          \
       PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA)) {              \
