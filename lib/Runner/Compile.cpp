@@ -333,10 +333,14 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
                          : options.target == Target::Gpu ? "gpu"
                                                          : "gpu-sim";
   if (options.target == Target::Cpu) {
-    LowerToCpuOptions cpuOptions;
-    cpuOptions.rounding =
+    std::unique_ptr<LowerToCpuOptions> cpuOptions =
+        LowerToCpuOptions::createFromString(options.cpuOptions);
+    if (!cpuOptions)
+      return makeError("invalid CPU lowering options '" + options.cpuOptions +
+                       "'");
+    cpuOptions->rounding =
         options.checkNanInf.empty() ? options.rounding : "per-op";
-    buildLowerToCpuPipeline(lowering, cpuOptions);
+    buildLowerToCpuPipeline(lowering, *cpuOptions);
   } else {
     std::unique_ptr<LowerToGpuOptions> gpuOptions =
         LowerToGpuOptions::createFromString(options.gpuOptions);
