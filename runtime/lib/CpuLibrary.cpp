@@ -235,6 +235,38 @@ extern "C" const char *ampCpuLibraryName(void) {
   return getBlas().name.c_str();
 }
 
+CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
+  bool empty = g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
+  if (!empty || g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0)
+    return check(call, g, /*onGpu=*/false);
+  // A size of 0 (a dynamic one: compiled code has no static empty
+  // contraction), which ampCpuGemm rejects: everything else must still be
+  // valid, checked on a probe of size 1 where a size is 0; the pointers of
+  // empty operands are not read.
+  static const float dummy = 0;
+  auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
+  GemmArgs probe = g;
+  probe.batch = atLeastOne(g.batch);
+  probe.m = atLeastOne(g.m);
+  probe.n = atLeastOne(g.n);
+  probe.k = atLeastOne(g.k);
+  probe.lda = std::max(g.lda, g.transA ? probe.m : probe.k);
+  probe.ldb = std::max(g.ldb, g.transB ? probe.k : probe.n);
+  probe.ldc = std::max(g.ldc, probe.n);
+  probe.strideC = std::max(g.strideC, (probe.m - 1) * probe.ldc + probe.n);
+  if (g.batch == 0 || g.m == 0 || g.k == 0)
+    probe.a = probe.a ? probe.a : &dummy;
+  if (g.batch == 0 || g.n == 0 || g.k == 0)
+    probe.b = probe.b ? probe.b : &dummy;
+  if (g.batch == 0 || g.m == 0 || g.n == 0)
+    probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
+  if (!validateGemm(call, probe, /*forCuBlas=*/false))
+    return CallCheck::Invalid;
+  // k == 0 (with an output): C = beta * C.
+  return g.batch == 0 || g.m == 0 || g.n == 0 ? CallCheck::Nothing
+                                              : CallCheck::Work;
+}
+
 bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
   const CpuBlas &blas = getBlas();
   // Kept between calls on a thread: a model's GEMMs reuse them instead of
@@ -269,7 +301,7 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
         for (int64_t i = 0; i < g.m; ++i)
           widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
     }
-    if (blas.sgemm && fitsInt(g.m) && fitsInt(g.n) && fitsInt(g.k) &&
+    if (blas.sgemm && g.k > 0 && fitsInt(g.m) && fitsInt(g.n) && fitsInt(g.k) &&
         fitsInt(lda) && fitsInt(ldb) && fitsInt(ldc)) {
       blas.sgemm(kRowMajor, transA ? kTrans : kNoTrans,
                  transB ? kTrans : kNoTrans, static_cast<int>(g.m),
@@ -298,6 +330,5 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
 // Every CPU-only call of LibraryCalls.def (ampCpuLibraryGemm).
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)
 #define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
-  AMP_LIBRARY_CALL_ENTRY(CPU_NAME, ARGS, RESULT, PARAMS, /*onGpu=*/false,      \
-                         ::amp::rt::cpu::STEM)
+  AMP_CPU_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, ARGS, RESULT, PARAMS)
 #include "amp/runtime/LibraryCalls.def"

@@ -197,6 +197,29 @@ TEST(CpuLibraryGemm, SpecialValues) {
   EXPECT_EQ(ch, 0x7c00); // +Inf
 }
 
+// Sizes of 0 (dynamic sizes of compiled code): m, n or batch == 0 writes
+// nothing, k == 0 gives beta * C; other arguments are still checked.
+TEST(CpuLibraryGemm, EmptySizes) {
+  float a[4] = {1, 2, 3, 4}, b[4] = {1, 2, 3, 4}, c[4] = {7, 7, 7, 7};
+  ampCpuLibraryGemm(0, 0, 1, 0, 2, 2, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32,
+                    2, 0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  ampCpuLibraryGemm(0, 0, 0, 2, 2, 2, a, AMP_DTYPE_F32, 2, 0, b, AMP_DTYPE_F32,
+                    2, 0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  EXPECT_EQ(c[0], 7.0f);
+  ampCpuLibraryGemm(0, 0, 1, 2, 2, 0, nullptr, AMP_DTYPE_F32, 0, 0, nullptr,
+                    AMP_DTYPE_F32, 2, 0, c, AMP_DTYPE_F32, 2, 0, 0.5f);
+  EXPECT_EQ(c[0], 3.5f);
+  EXPECT_EQ(c[3], 3.5f);
+  ampCpuLibraryGemm(0, 0, 1, 2, 2, 0, nullptr, AMP_DTYPE_F32, 0, 0, nullptr,
+                    AMP_DTYPE_F32, 2, 0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  EXPECT_EQ(c[0], 0.0f);
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampCpuLibraryGemm(0, 0, 1, 0, 2, 2, a, AMP_DTYPE_F32, 2, 0, b,
+                      AMP_DTYPE_F16, 2, 0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
+  });
+  EXPECT_NE(message.find("same type"), std::string::npos) << message;
+}
+
 TEST(CpuLibraryGemm, ValidationReachesHandler) {
   float a[4] = {}, b[4] = {}, c[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {
