@@ -24,6 +24,10 @@ PACKAGES=(
   # The collectives' MPI backend (libamp_runtime_mpi.so) and mpirun for its
   # tests (amp.all_reduce across ranks).
   openmpi-bin libopenmpi-dev
+  # The CPU pipeline's matmuls (ampCpuLibraryGemm): OpenBLAS, opened with
+  # dlopen by libamp_runtime (plain loops without it; docs/performance.md,
+  # "Contractions through a CPU library").
+  libopenblas-dev
   # The Python package: offline `pip install ./python` (tested in a venv),
   # plots of the training demo, precision graphs rendered with Graphviz.
   python3-pip python3-venv python3-matplotlib graphviz

@@ -69,6 +69,11 @@ config.substitutions.append(("%mlir_runner_utils",
 config.substitutions.append(("%mlir_c_runner_utils",
                              os.path.join(llvm_lib_dir,
                                           "libmlir_c_runner_utils.so")))
+# The runtime, for mlir-runner runs of code that calls it (--lower-to-cpu's
+# ampCpuLibraryGemm).
+config.substitutions.append(("%amp_runtime",
+                             os.path.join(config.amp_obj_root, "lib",
+                                          "libamp_runtime.so")))
 
 # Features ------------------------------------------------------------------
 # `asan`, `ubsan`: amp-mlir's code is built with those sanitizers

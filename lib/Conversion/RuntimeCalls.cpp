@@ -58,6 +58,9 @@ constexpr RuntimeSignature kSignatures[] = {
    PARAMS(AMP_LIBRARY_CALL_KIND, )},                                           \
       {#CPU_NAME, false, AMP_LIBRARY_CALL_IS_PTR_##RESULT,                     \
        PARAMS(AMP_LIBRARY_CALL_KIND, )},
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
+  {#CPU_NAME, false, AMP_LIBRARY_CALL_IS_PTR_##RESULT,                         \
+   PARAMS(AMP_LIBRARY_CALL_KIND, )},
 #include "amp/runtime/LibraryCalls.def"
 };
 

@@ -88,8 +88,10 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
+  // With libraries, the narrowing of a contraction's result stays, as on
+  // the GPU: the library call writes the low type itself.
   addTensorPreparation(pm, options.fuseElementwise, options.rounding,
-                       /*keepLibraryNarrowing=*/false);
+                       /*keepLibraryNarrowing=*/options.libraries);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
@@ -97,6 +99,8 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   if (options.fuseEpilogues) {
     AmpFuseContractionEpiloguesPassOptions epilogues;
     epilogues.tileSize = options.epilogueTileSize;
+    // Matmuls stay whole for their library call.
+    epilogues.skipLibraryContractions = options.libraries;
     pm.addNestedPass<func::FuncOp>(
         createAmpFuseContractionEpiloguesPass(epilogues));
     pm.addPass(createCanonicalizerPass());
@@ -107,6 +111,11 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
     // subviews of the result: CSE makes them one, and the self-copy folds.
     pm.addPass(createCSEPass());
     pm.addPass(createCanonicalizerPass());
+  }
+  if (options.libraries) {
+    AmpLinalgToLibraryCallsPassOptions calls;
+    calls.target = "cpu";
+    pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
   }
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());

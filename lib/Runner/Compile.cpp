@@ -286,10 +286,14 @@ static llvm::Error checkCompileOptions(ModuleOp module,
 static llvm::Error buildLowering(OpPassManager &lowering,
                                  const CompileOptions &options) {
   if (options.target == Target::Cpu) {
-    amp::LowerToCpuOptions cpuOptions;
-    cpuOptions.rounding =
+    std::unique_ptr<amp::LowerToCpuOptions> cpuOptions =
+        amp::LowerToCpuOptions::createFromString(options.cpuOptions);
+    if (!cpuOptions)
+      return makeError("invalid CPU lowering options '" + options.cpuOptions +
+                       "'");
+    cpuOptions->rounding =
         options.checkNanInf.empty() ? options.rounding : "per-op";
-    amp::buildLowerToCpuPipeline(lowering, cpuOptions);
+    amp::buildLowerToCpuPipeline(lowering, *cpuOptions);
   } else {
     std::unique_ptr<amp::LowerToGpuOptions> gpuOptions =
         amp::LowerToGpuOptions::createFromString(options.gpuOptions);

@@ -42,7 +42,10 @@ struct AmpFuseContractionEpiloguesPass
     getOperation()->walk([&](linalg::GenericOp consumer) {
       linalg::LinalgOp contraction =
           getNarrowedContraction(consumer, /*allowWideReads=*/true);
-      if (!contraction)
+      if (!contraction ||
+          (skipLibraryContractions &&
+           isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
+               contraction.getOperation())))
         return;
       // Upstream's tile-and-fuse cannot tile a loop of size 0.
       if (hasEmptyLoop(contraction) ||

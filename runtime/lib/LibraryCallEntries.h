@@ -47,6 +47,14 @@ using LibraryCallResultPtr = void *;
   namespace cpu {                                                              \
   AMP_LIBRARY_CALL_BACKEND(STEM, RESULT)                                       \
   }
+// The CPU-only calls: a cpu:: backend taking the arguments of the row ARGS,
+// and its checks, cpu::check<STEM> (ARGS's check() with what the call adds).
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
+  namespace cpu {                                                              \
+  bool STEM(const char *call, const ARGS##Args &args,                          \
+            LibraryCallResult##RESULT &result);                                \
+  CallCheck check##STEM(const char *call, const ARGS##Args &args);             \
+  }
 #include "amp/runtime/LibraryCalls.def"
 #undef AMP_LIBRARY_CALL_BACKEND
 
@@ -58,13 +66,17 @@ bool notBuilt(const char *call, const Args &, Result &) {
   return reportGpuNotBuilt(call);
 }
 
-/// The body of every entry point: checks, then the backend; failures go to
-/// the error handler, and the result is then value-initialised (NULL).
+/// The body of every entry point, once its arguments are checked (`checked`,
+/// from check() or a CPU-only call's own checks): the backend if there is
+/// work; failures go to the error handler, and the result is then
+/// value-initialised (NULL).
 template <typename Args, typename Result>
-Result runLibraryCall(const char *call, const Args &args, bool onGpu,
-                      bool (*backend)(const char *, const Args &, Result &)) {
+Result runCheckedLibraryCall(const char *call, const Args &args,
+                             CallCheck checked,
+                             bool (*backend)(const char *, const Args &,
+                                             Result &)) {
   Result result{};
-  switch (check(call, args, onGpu)) {
+  switch (checked) {
   case CallCheck::Invalid:
     break;
   case CallCheck::Nothing:
@@ -76,6 +88,13 @@ Result runLibraryCall(const char *call, const Args &args, bool onGpu,
   }
   raiseLastError();
   return Result{};
+}
+
+/// The body of every entry point of the table: check(), then the backend.
+template <typename Args, typename Result>
+Result runLibraryCall(const char *call, const Args &args, bool onGpu,
+                      bool (*backend)(const char *, const Args &, Result &)) {
+  return runCheckedLibraryCall(call, args, check(call, args, onGpu), backend);
 }
 
 } // namespace rt
@@ -91,6 +110,18 @@ Result runLibraryCall(const char *call, const Args &args, bool onGpu,
             #NAME,                                                             \
             STEM##Args{PARAMS(AMP_LIBRARY_CALL_ARG, AMP_LIBRARY_CALL_COMMA)},  \
             ON_GPU, BACKEND));                                                 \
+  }
+
+/// Defines the extern "C" entry point CPU_NAME of an AMP_CPU_LIBRARY_CALL
+/// row: ARGS's arguments, checked by cpu::check<STEM>, then cpu::<STEM>.
+#define AMP_CPU_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, ARGS, RESULT, PARAMS)       \
+  extern "C" AMP_LIBRARY_CALL_C_RESULT_##RESULT CPU_NAME(                      \
+      PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA)) {              \
+    using namespace ::amp::rt;                                                 \
+    ARGS##Args args{PARAMS(AMP_LIBRARY_CALL_ARG, AMP_LIBRARY_CALL_COMMA)};     \
+    return static_cast<AMP_LIBRARY_CALL_C_RESULT_##RESULT>(                    \
+        runCheckedLibraryCall<ARGS##Args, LibraryCallResult##RESULT>(          \
+            #CPU_NAME, args, cpu::check##STEM(#CPU_NAME, args), cpu::STEM));   \
   }
 
 #endif // AMP_RUNTIME_LIB_LIBRARYCALLENTRIES_H

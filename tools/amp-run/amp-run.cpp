@@ -126,6 +126,12 @@ static cl::opt<std::string>
     gpuOptions("gpu-options",
                cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
                cl::init(""), cl::cat(category));
+static cl::opt<std::string>
+    cpuOptions("cpu-options",
+               cl::desc("Options of --lower-to-cpu (e.g. \"libraries=false\" "
+                        "for generated loops instead of the CPU library's "
+                        "GEMM)"),
+               cl::init(""), cl::cat(category));
 static cl::opt<std::string> timingMode(
     "timing",
     cl::desc("Print the time of each stage of the level's compilation "
@@ -417,6 +423,7 @@ int main(int argc, char **argv) {
   options.ampOptions += ampFlags;
   options.target = *target;
   options.gpuOptions = gpuOptions;
+  options.cpuOptions = cpuOptions;
   options.rounding = rounding;
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";

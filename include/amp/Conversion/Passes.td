@@ -87,8 +87,8 @@ def AmpCollectivesToLibraryCallsPass
 
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
-  let summary = "Matmuls as cuBLAS, 2-D convolutions as cuDNN, gradient "
-                "unscaling as runtime calls";
+  let summary = "Matmuls as cuBLAS (or CPU BLAS), 2-D convolutions as "
+                "cuDNN, gradient unscaling as runtime calls";
   let description = [{
     On bufferized functions, rewrites `linalg.matmul` and
     `linalg.batch_matmul` (including transposed-operand indexing maps, the
@@ -127,7 +127,19 @@ def AmpLinalgToLibraryCallsPass
     shape or strides, a non-contiguous inner dimension, mixed operand
     types, other indexing maps) stay linalg ops, to become generated
     kernels, with a remark that says why.
+
+    With `target=cpu` (`--lower-to-cpu`'s `libraries`), the same matmuls
+    and batch matmuls, with the same epilogues, become calls of
+    `ampCpuLibraryGemm` on host pointers: the host's CBLAS library
+    (OpenBLAS), f16/bf16 operands widened to f32, f32 accumulation, a 16-bit
+    result written rounded once. Convolutions stay linalg ops (loops), with
+    a remark, and the unscaling generics are left to the loops.
   }];
+  let options = [
+    Option<"target", "target", "std::string", "\"gpu\"",
+           "Where the calls run: gpu (cuBLAS/cuDNN on device pointers) or "
+           "cpu (ampCpuLibraryGemm, the host's CBLAS, on host pointers)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"

@@ -35,10 +35,12 @@ std::optional<RuntimeDType> getRuntimeDType(Type type);
 /// convolution, unscaling) take, or std::nullopt.
 std::optional<RuntimeDType> getRuntimeFloatDType(Type type);
 
-/// A library call of the runtime: each GPU entry point and its CPU twin.
+/// A library call of the runtime: each GPU entry point and its CPU twin,
+/// then the calls only the CPU pipeline makes (ampCpuLibraryGemm).
 enum class RuntimeFunction {
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
   GPU_NAME, CPU_NAME,
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS) CPU_NAME,
 #include "amp/runtime/LibraryCalls.def"
 };
 

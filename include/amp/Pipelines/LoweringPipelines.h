@@ -47,6 +47,13 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
       llvm::cl::desc("Tile size of fused epilogues along their two innermost "
                      "dimensions"),
       llvm::cl::init(32)};
+  PassOptions::Option<bool> libraries{
+      *this, "libraries",
+      llvm::cl::desc("Matmuls and batch matmuls as calls of libamp_runtime's "
+                     "ampCpuLibraryGemm (the host's CBLAS, OpenBLAS; plain "
+                     "loops in the runtime without one), their narrowed "
+                     "epilogue written by the call; false: generated loops"),
+      llvm::cl::init(true)};
 };
 
 /// Options of --lower-to-gpu.
@@ -101,7 +108,8 @@ struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
 };
 
 /// Adds the passes of --lower-to-cpu: TOSA to linalg, decomposition of
-/// aggregate ops (softmax), elementwise fusion, bufferization, loops, LLVM.
+/// aggregate ops (softmax), elementwise fusion, bufferization, matmuls as
+/// CPU library calls (when `libraries`), loops, LLVM.
 void buildLowerToCpuPipeline(OpPassManager &pm,
                              const LowerToCpuOptions &options);
 

@@ -159,9 +159,12 @@ struct CompileOptions {
   Target target = Target::Cpu;
   /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
   std::string gpuOptions;
+  /// Options of --lower-to-cpu for Target::Cpu ("libraries=false").
+  std::string cpuOptions;
   /// libamp_runtime.so for Target::Gpu, libamp_runtime_gpusim.so for
   /// Target::GpuSim; for Target::Cpu, libamp_runtime.so, loaded only when
-  /// the compiled code calls the runtime (amp.all_reduce's ampAllReduce).
+  /// the compiled code calls the runtime (matmuls' ampCpuLibraryGemm,
+  /// amp.all_reduce's ampAllReduce).
   std::string runtimeLibrary;
   /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
   /// the generic CPU of the host triple, so that conversions go through

@@ -62,11 +62,17 @@ def AmpFuseContractionEpiloguesPass
       tensor.insert_slice %n ... }}
     ```
 
-    Contractions with any other user of their f32 result are left alone.
+    Contractions with any other user of their f32 result are left alone,
+    and with `skip-library-contractions` so are matmuls and batch matmuls:
+    `amp-linalg-to-library-calls target=cpu` computes each of them whole in
+    one library call that writes the narrowed result itself.
   }];
   let options = [
     Option<"tileSize", "tile-size", "int64_t", "32",
-           "Tile size along the two innermost dimensions of the epilogue">
+           "Tile size along the two innermost dimensions of the epilogue">,
+    Option<"skipLibraryContractions", "skip-library-contractions", "bool",
+           "false",
+           "Leave matmuls and batch matmuls (CPU library calls) whole">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

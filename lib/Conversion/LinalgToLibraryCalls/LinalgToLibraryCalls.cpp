@@ -13,6 +13,10 @@
 // Buffers are passed as raw device pointers; a linalg.fill of zero into the
 // output right before the op becomes beta = 0 (and is erased).
 //
+// With target=cpu (the CPU pipeline), matmuls and batch matmuls become
+// ampCpuLibraryGemm on host pointers instead (same arguments: the host's
+// CBLAS, f32 accumulation); convolutions and unscaling stay loops.
+//
 // Epilogues: a zero-filled f32 accumulator (a memref.alloc) whose only
 // readers narrow it (arith.truncf to the operands' f16/bf16 type, see
 // ContractionEpilogues.h) is not materialised: the call writes the 16-bit
@@ -320,6 +324,9 @@ struct Lowering {
   OpBuilder b;
   Type i32, i64, f32, ptr;
 
+  /// The CPU pipeline's calls (ampCpuLibraryGemm) instead of the GPU's.
+  bool onCpu = false;
+
   explicit Lowering(ModuleOp module) : module(module), b(module.getContext()) {
     i32 = b.getI32Type();
     i64 = b.getI64Type();
@@ -463,7 +470,10 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                              batchStride(c, *ci),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
-  if (failed(emitCall(op, RuntimeFunction::ampGpuGemm, args)))
+  if (failed(emitCall(op,
+                      onCpu ? RuntimeFunction::ampCpuLibraryGemm
+                            : RuntimeFunction::ampGpuGemm,
+                      args)))
     return success(); // Reported; the pass fails.
   op->erase();
   if (accumulator)
@@ -724,8 +734,17 @@ namespace {
 struct AmpLinalgToLibraryCallsPass
     : public amp::impl::AmpLinalgToLibraryCallsPassBase<
           AmpLinalgToLibraryCallsPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (target != "gpu" && target != "cpu") {
+      module.emitError() << "amp-linalg-to-library-calls: target must be gpu "
+                            "or cpu, got '"
+                         << target << "'";
+      return signalPassFailure();
+    }
+    bool onCpu = target == "cpu";
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
@@ -733,8 +752,12 @@ struct AmpLinalgToLibraryCallsPass
         ops.push_back(op);
     });
     Lowering lowering(module);
+    lowering.onCpu = onCpu;
     SmallVector<linalg::GenericOp> checks;
+    // On the CPU the unscaling generics are loops already.
     module.walk([&](linalg::GenericOp op) {
+      if (onCpu)
+        return;
       if (op.getLibraryCallAttr() && op.getLibraryCallAttr().getValue() ==
                                          kCheckFiniteAndUnscaleLibraryCall)
         checks.push_back(op);
@@ -773,14 +796,22 @@ struct AmpLinalgToLibraryCallsPass
       }
       std::string why;
       Operation *raw = op.getOperation();
+      if (onCpu && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(raw)) {
+        raw->emitRemark("amp: kept as loops, not a library call: the CPU "
+                        "library calls compute matmuls and batch matmuls "
+                        "only");
+        continue;
+      }
       LogicalResult lowered =
           isa<linalg::MatmulOp>(raw) ? lowering.lowerGemm(op, false, why)
           : isa<linalg::BatchMatmulOp>(raw)
               ? lowering.lowerGemm(op, true, why)
               : lowering.lowerConv(op, isa<linalg::Conv2DNhwcHwcfOp>(raw), why);
       if (failed(lowered))
-        raw->emitRemark() << "amp: kept as a generated kernel, not a library "
-                             "call: "
+        raw->emitRemark() << (onCpu ? "amp: kept as loops, not a library "
+                                      "call: "
+                                    : "amp: kept as a generated kernel, not a "
+                                      "library call: ")
                           << why;
     }
     if (lowering.hadError)

@@ -9,11 +9,11 @@
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: amp-opt %s --canonicalize --cse -o %t/cse.mlir
 // RUN: FileCheck %s --check-prefix=SHARED < %t/cse.mlir
-// RUN: amp-opt %t/cse.mlir --amp-o2 --lower-to-cpu="epilogue-tile-size=8" \
+// RUN: amp-opt %t/cse.mlir --amp-o2 --lower-to-cpu="epilogue-tile-size=8 libraries=false" \
 // RUN:     --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=CPU
 // RUN: amp-opt %s --amp-o2 --canonicalize --cse \
-// RUN: | amp-opt --lower-to-cpu="epilogue-tile-size=8" \
+// RUN: | amp-opt --lower-to-cpu="epilogue-tile-size=8 libraries=false" \
 // RUN:     --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=CPU
 // RUN: amp-run %s --level=O2 --outputs %t/written.npy

@@ -2,18 +2,18 @@
 // computed tile by tile inside its epilogue (tiles of 8, so 20x12 has partial
 // tiles), the printed results are identical to those of the unfused
 // pipeline, and a dot product of 4096 ones still accumulates in f32.
-// RUN: amp-opt %s --amp-o2 --lower-to-cpu="fuse-epilogues=false" \
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu="fuse-epilogues=false libraries=false" \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v base@ > %t.unfused
-// RUN: amp-opt %s --amp-o2 --lower-to-cpu="epilogue-tile-size=8" \
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu="epilogue-tile-size=8 libraries=false" \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | grep -v base@ > %t.fused
 // RUN: diff %t.unfused %t.fused
 // RUN: FileCheck %s < %t.fused
 // The fused form really is tiled: 8x8 f32 accumulators, no whole one.
-// RUN: amp-opt %s --amp-o2 --lower-to-cpu="epilogue-tile-size=8" \
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu="epilogue-tile-size=8 libraries=false" \
 // RUN:     --mlir-print-ir-after=one-shot-bufferize -o /dev/null 2>&1 \
 // RUN: | FileCheck %s --check-prefix=IR
 

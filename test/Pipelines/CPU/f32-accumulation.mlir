@@ -1,8 +1,14 @@
 // At O2 every op computes in f16, but sums accumulate in f32: 4096 ones add
 // up to 4096 (in f16 accumulation the sum sticks at 2048, where the spacing
 // of f16 numbers becomes 2). The user's own f16 accumulation (last case)
-// shows the difference.
+// shows the difference. The matmul both as the runtime's library call (the
+// default: f16 operands widened, f32 accumulation in the CPU BLAS) and as
+// generated loops (libraries=false).
 // RUN: amp-opt %s --amp-o2 --lower-to-cpu \
+// RUN: | mlir-runner -e main -entry-point-result=void \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
+// RUN: | FileCheck %s
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu=libraries=false \
 // RUN: | mlir-runner -e main -entry-point-result=void \
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | FileCheck %s

@@ -3,7 +3,8 @@
 |* Part of amp-mlir. Declares every entry of LibraryCalls.def: the GPU      *|
 |* library calls that compiled code makes (ampGpuGemm, ampGpuConv2d,        *|
 |* ampGpuConstant, ampGpuCheckFiniteAndUnscaleBuffer(s), ampGpuAllReduce)   *|
-|* and their CPU twins (ampCpuGemm, ..., ampAllReduce). What each does is   *|
+|* and their CPU twins (ampCpuGemm, ..., ampAllReduce), and the calls only  *|
+|* the CPU pipeline makes (ampCpuLibraryGemm). What each does is           *|
 |* documented in LibraryCalls.def. Included by AmpRuntime.h.                *|
 |*                                                                          *|
 \*===----------------------------------------------------------------------===*/
@@ -34,6 +35,9 @@ extern "C" {
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
   AMP_LIBRARY_CALL_API AMP_LIBRARY_CALL_C_RESULT_##RESULT GPU_NAME(            \
       PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA));               \
+  AMP_LIBRARY_CALL_API AMP_LIBRARY_CALL_C_RESULT_##RESULT CPU_NAME(            \
+      PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA));
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
   AMP_LIBRARY_CALL_API AMP_LIBRARY_CALL_C_RESULT_##RESULT CPU_NAME(            \
       PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA));
 #include "amp/runtime/LibraryCalls.def"

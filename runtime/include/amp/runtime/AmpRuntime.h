@@ -144,6 +144,13 @@ typedef enum AmpConvLayout {
   AMP_CONV_NHWC_HWCF = 1,
 } AmpConvLayout;
 
+/** What computes ampCpuLibraryGemm in this process: the path of the CBLAS
+ *  library it loaded on first use (e.g. ".../libopenblas.so.0"), or
+ *  "loops" when there is none (none found when the runtime was configured,
+ *  none that loads, or AMP_CPU_BLAS=none). AMP_CPU_BLAS=<path> loads that
+ *  library instead of the configured one. Loads it if not done yet. */
+AMP_RUNTIME_API const char *ampCpuLibraryName(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -1,0 +1,334 @@
+//===- CpuLibrary.cpp - contractions through the host's CBLAS -------------===//
+//
+// Part of amp-mlir. The calls only the CPU pipeline makes
+// (AMP_CPU_LIBRARY_CALL rows of LibraryCalls.def): ampCpuLibraryGemm, the
+// GEMM of the CPU pipeline's matmuls and batch matmuls, computed by the
+// host's CBLAS (OpenBLAS by default; the choice and its measurements are in
+// docs/performance.md).
+//
+// The library is opened with dlopen on first use, as the GPU side opens
+// cuBLAS and cuDNN: libamp_runtime has no link dependency on it, so a copy
+// of the runtime (the GPU kit, a wheel, an amp-compile'd module's
+// directory) loads on a machine without it, and the calls then run as plain
+// loops. The candidates are AMP_CPU_BLAS (a path, or none/off/0/loops)
+// else the libraries CMake found when the runtime was configured
+// (AMP_RUNTIME_CPU_BLAS_LIBRARIES, separated by ':'), the first that loads
+// and has cblas_sgemm.
+//
+// f16/bf16 operands are widened exactly to f32 into scratch buffers (F16C's
+// vcvtph2ps where the CPU has it; bf16 is a shift), which is O(n^2) beside
+// the O(n^3) of the product: the library's f32 GEMM then accumulates in
+// f32, and a 16-bit C is rounded once (RNE) from the f32 result.
+//
+//===----------------------------------------------------------------------===//
+
+#include "InlineConvert.h"
+#include "Internal.h"
+#include "LibraryCallEntries.h"
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <dlfcn.h>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AMP_HAVE_F16C_PATH 1
+#endif
+
+#ifndef AMP_RUNTIME_CPU_BLAS_LIBRARIES
+#define AMP_RUNTIME_CPU_BLAS_LIBRARIES ""
+#endif
+
+using namespace amp::rt;
+
+namespace {
+//===----------------------------------------------------------------------===//
+// The library
+//===----------------------------------------------------------------------===//
+
+// CBLAS's enums and cblas_sgemm (LP64: int sizes), as every CBLAS has them.
+enum { kRowMajor = 101, kNoTrans = 111, kTrans = 112 };
+using SgemmFn = void (*)(int order, int transA, int transB, int m, int n,
+                         int k, float alpha, const float *a, int lda,
+                         const float *b, int ldb, float beta, float *c,
+                         int ldc);
+
+struct CpuBlas {
+  SgemmFn sgemm = nullptr;
+  std::string name = "loops";
+};
+
+bool isOff(const char *value) {
+  std::string v(value);
+  return v.empty() || v == "0" || v == "none" || v == "off" ||
+         v == "loops" || v == "false";
+}
+
+CpuBlas loadBlas() {
+  CpuBlas blas;
+  std::vector<std::string> candidates;
+  if (const char *env = std::getenv("AMP_CPU_BLAS")) {
+    if (isOff(env))
+      return blas;
+    candidates.push_back(env);
+  } else {
+    std::string list = AMP_RUNTIME_CPU_BLAS_LIBRARIES;
+    size_t start = 0;
+    while (start < list.size()) {
+      size_t end = list.find(':', start);
+      if (end == std::string::npos)
+        end = list.size();
+      if (end > start)
+        candidates.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  for (const std::string &path : candidates) {
+    void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle)
+      continue;
+    if (auto sgemm = reinterpret_cast<SgemmFn>(dlsym(handle, "cblas_sgemm"))) {
+      blas.sgemm = sgemm;
+      blas.name = path;
+      return blas; // Kept open for the life of the process.
+    }
+    dlclose(handle);
+  }
+  return blas;
+}
+
+const CpuBlas &getBlas() {
+  static const CpuBlas blas = loadBlas();
+  return blas;
+}
+
+//===----------------------------------------------------------------------===//
+// Conversions of whole rows
+//===----------------------------------------------------------------------===//
+
+#ifdef AMP_HAVE_F16C_PATH
+__attribute__((target("avx,f16c"))) void widenF16F16c(const uint16_t *src,
+                                                      float *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i,
+                     _mm256_cvtph_ps(_mm_loadu_si128(
+                         reinterpret_cast<const __m128i *>(src + i))));
+  for (; i < n; ++i)
+    dst[i] = f16ToF32(src[i]);
+}
+
+__attribute__((target("avx,f16c"))) void narrowF16F16c(const float *src,
+                                                       uint16_t *dst,
+                                                       int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                     _mm256_cvtps_ph(_mm256_loadu_ps(src + i),
+                                     _MM_FROUND_TO_NEAREST_INT |
+                                         _MM_FROUND_NO_EXC));
+  for (; i < n; ++i)
+    dst[i] = f32ToF16(src[i]);
+}
+
+bool haveF16c() {
+  static const bool have = __builtin_cpu_supports("f16c") &&
+                           __builtin_cpu_supports("avx");
+  return have;
+}
+#endif
+
+/// dst[0, n) = the f32 values of `n` elements of `type` at src.
+void widen(const void *src, int32_t type, float *dst, int64_t n) {
+  if (type == AMP_DTYPE_F32) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  auto *bits = static_cast<const uint16_t *>(src);
+  if (type == AMP_DTYPE_BF16) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = bf16ToF32(bits[i]);
+    return;
+  }
+#ifdef AMP_HAVE_F16C_PATH
+  if (haveF16c())
+    return widenF16F16c(bits, dst, n);
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = f16ToF32(bits[i]);
+}
+
+/// `n` elements of `type` at dst = src rounded to nearest even.
+void narrow(const float *src, int32_t type, void *dst, int64_t n) {
+  if (type == AMP_DTYPE_F32) {
+    std::memcpy(dst, src, n * sizeof(float));
+    return;
+  }
+  auto *bits = static_cast<uint16_t *>(dst);
+  if (type == AMP_DTYPE_BF16) {
+    for (int64_t i = 0; i < n; ++i)
+      bits[i] = f32ToBF16(src[i]);
+    return;
+  }
+#ifdef AMP_HAVE_F16C_PATH
+  if (haveF16c())
+    return narrowF16F16c(src, bits, n);
+#endif
+  for (int64_t i = 0; i < n; ++i)
+    bits[i] = f32ToF16(src[i]);
+}
+
+/// The address of element `index` of a buffer of `type`.
+const char *at(const void *base, int32_t type, int64_t index) {
+  return static_cast<const char *>(base) + index * dtypeSize(type);
+}
+
+/// A dense f32 copy of the rows x cols matrix of `type` at `base` (row
+/// stride `ld` elements) in `scratch`.
+const float *widenMatrix(const void *base, int32_t type, int64_t rows,
+                         int64_t cols, int64_t ld, std::vector<float> &scratch) {
+  scratch.resize(static_cast<size_t>(rows * cols));
+  for (int64_t r = 0; r < rows; ++r)
+    widen(at(base, type, r * ld), type, scratch.data() + r * cols, cols);
+  return scratch.data();
+}
+
+//===----------------------------------------------------------------------===//
+// The f32 GEMM without a library
+//===----------------------------------------------------------------------===//
+
+/// C = op(A) op(B) + beta C on f32 row-major operands, accumulated in f32:
+/// row by row, each row of op(B) scaled into the row of C (the inner loop
+/// over n vectorises). op(B) must not be transposed.
+void loopSgemm(bool transA, int64_t m, int64_t n, int64_t k, const float *a,
+               int64_t lda, const float *b, int64_t ldb, float beta, float *c,
+               int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i) {
+    float *row = c + i * ldc;
+    if (beta == 0.0f)
+      std::fill(row, row + n, 0.0f);
+    else if (beta != 1.0f)
+      for (int64_t j = 0; j < n; ++j)
+        row[j] *= beta;
+    for (int64_t p = 0; p < k; ++p) {
+      float scale = transA ? a[p * lda + i] : a[i * lda + p];
+      const float *brow = b + p * ldb;
+      for (int64_t j = 0; j < n; ++j)
+        row[j] += scale * brow[j];
+    }
+  }
+}
+
+bool fitsInt(int64_t value) { return value <= INT_MAX; }
+
+struct Scratch {
+  std::vector<float> a, b, c;
+};
+} // namespace
+
+extern "C" const char *ampCpuLibraryName(void) {
+  return getBlas().name.c_str();
+}
+
+CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
+  bool empty = g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
+  if (!empty || g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0)
+    return check(call, g, /*onGpu=*/false);
+  // A size of 0 (a dynamic one: compiled code has no static empty
+  // contraction), which ampCpuGemm rejects: everything else must still be
+  // valid, checked on a probe of size 1 where a size is 0; the pointers of
+  // empty operands are not read.
+  static const float dummy = 0;
+  auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
+  GemmArgs probe = g;
+  probe.batch = atLeastOne(g.batch);
+  probe.m = atLeastOne(g.m);
+  probe.n = atLeastOne(g.n);
+  probe.k = atLeastOne(g.k);
+  probe.lda = std::max(g.lda, g.transA ? probe.m : probe.k);
+  probe.ldb = std::max(g.ldb, g.transB ? probe.k : probe.n);
+  probe.ldc = std::max(g.ldc, probe.n);
+  probe.strideC = std::max(g.strideC, (probe.m - 1) * probe.ldc + probe.n);
+  if (g.batch == 0 || g.m == 0 || g.k == 0)
+    probe.a = probe.a ? probe.a : &dummy;
+  if (g.batch == 0 || g.n == 0 || g.k == 0)
+    probe.b = probe.b ? probe.b : &dummy;
+  if (g.batch == 0 || g.m == 0 || g.n == 0)
+    probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
+  if (!validateGemm(call, probe, /*forCuBlas=*/false))
+    return CallCheck::Invalid;
+  // k == 0 (with an output): C = beta * C.
+  return g.batch == 0 || g.m == 0 || g.n == 0 ? CallCheck::Nothing
+                                              : CallCheck::Work;
+}
+
+bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
+  const CpuBlas &blas = getBlas();
+  // Kept between calls on a thread: a model's GEMMs reuse them instead of
+  // faulting in fresh pages every call.
+  thread_local Scratch scratch;
+  bool transA = g.transA != 0, transB = g.transB != 0;
+  for (int64_t batch = 0; batch < g.batch; ++batch) {
+    // op(A): stored m x k (k x m if transposed); op(B): k x n (n x k).
+    const void *aBase = at(g.a, g.aType, batch * g.strideA);
+    const void *bBase = at(g.b, g.bType, batch * g.strideB);
+    void *cBase = const_cast<char *>(at(g.c, g.cType, batch * g.strideC));
+    int64_t aRows = transA ? g.k : g.m, aCols = transA ? g.m : g.k;
+    int64_t bRows = transB ? g.n : g.k, bCols = transB ? g.k : g.n;
+    const float *a = static_cast<const float *>(aBase);
+    const float *b = static_cast<const float *>(bBase);
+    int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
+    if (g.aType != AMP_DTYPE_F32) {
+      a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
+      lda = aCols;
+    }
+    if (g.bType != AMP_DTYPE_F32) {
+      b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
+      ldb = bCols;
+    }
+    float *c = static_cast<float *>(cBase);
+    if (g.cType != AMP_DTYPE_F32) {
+      // The f32 result, rounded once into C below.
+      scratch.c.resize(static_cast<size_t>(g.m * g.n));
+      c = scratch.c.data();
+      ldc = g.n;
+      if (g.beta != 0.0f)
+        for (int64_t i = 0; i < g.m; ++i)
+          widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
+    }
+    if (blas.sgemm && g.k > 0 && fitsInt(g.m) && fitsInt(g.n) && fitsInt(g.k) &&
+        fitsInt(lda) && fitsInt(ldb) && fitsInt(ldc)) {
+      blas.sgemm(kRowMajor, transA ? kTrans : kNoTrans,
+                 transB ? kTrans : kNoTrans, static_cast<int>(g.m),
+                 static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, a,
+                 static_cast<int>(lda), b, static_cast<int>(ldb), g.beta, c,
+                 static_cast<int>(ldc));
+    } else if (transB) {
+      // The loops read op(B) by rows: transpose it once.
+      std::vector<float> transposed(static_cast<size_t>(g.k * g.n));
+      for (int64_t j = 0; j < g.n; ++j)
+        for (int64_t p = 0; p < g.k; ++p)
+          transposed[p * g.n + j] = b[j * ldb + p];
+      loopSgemm(transA, g.m, g.n, g.k, a, lda, transposed.data(), g.n, g.beta,
+                c, ldc);
+    } else {
+      loopSgemm(transA, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
+    }
+    if (g.cType != AMP_DTYPE_F32)
+      for (int64_t i = 0; i < g.m; ++i)
+        narrow(c + i * g.n, g.cType,
+               const_cast<char *>(at(cBase, g.cType, i * g.ldc)), g.n);
+  }
+  return true;
+}
+
+// Every CPU-only call of LibraryCalls.def (ampCpuLibraryGemm).
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
+  AMP_CPU_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, ARGS, RESULT, PARAMS)
+#include "amp/runtime/LibraryCalls.def"
