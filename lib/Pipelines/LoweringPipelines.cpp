@@ -88,10 +88,14 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
                                         const LowerToCpuOptions &options) {
-  // With libraries, the narrowing of a contraction's result stays, as on
-  // the GPU: the library call writes the low type itself.
+  // Rounding once, a fused epilogue reads a matmul's result unrounded, as
+  // it does in the generated loops: the library call writes the low type
+  // itself only where nothing but a conversion reads the result (it is
+  // stored), else f32, which the epilogue's loop nest rounds once, where it
+  // stores. (On the GPU, cuBLAS writes the low type and the epilogue
+  // kernel reads it: one rounding more, for half the bytes.)
   addTensorPreparation(pm, options.fuseElementwise, options.rounding,
-                       /*keepLibraryNarrowing=*/options.libraries);
+                       /*keepLibraryNarrowing=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
