@@ -265,6 +265,10 @@ extern "C" void mgpuLaunchClusterKernel(void *, intptr_t, intptr_t, intptr_t,
   raiseError("mgpuLaunchClusterKernel", "%s", kNoModules);
 }
 
+// The simulator defines every mgpu* function with its table signature.
+#define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED
+#include "amp/runtime/MgpuAbi.def"
+
 //===----------------------------------------------------------------------===//
 // Statistics
 //===----------------------------------------------------------------------===//
