@@ -58,8 +58,9 @@ RULES = [
      "the runner is below its C API"),
 ]
 
-# The runtime's X-macro tables (amp/runtime/*.def: scaler presets, later
-# the ABI table) are data both sides share; including one links nothing.
+# The runtime's X-macro tables (amp/runtime/*.def: the library calls, the
+# dtypes, the mgpu* ABI, the scaler presets) are data both sides share;
+# including one links nothing.
 SHARED_TABLES = re.compile(r"^amp/runtime/[A-Za-z0-9_]+\.def$")
 
 # Headers may not leave their folder through relative paths either: a

@@ -1,8 +1,9 @@
 //===- GpuRuntime.cpp - libamp_runtime loaded at run time -----------------===//
 //
-// Part of amp-mlir. Signatures follow runtime/include/amp/runtime/AmpRuntime.h
-// and MgpuAbi.h (the LLVM 22.1 mgpu ABI); they are restated here because
-// amp-run does not link the runtime.
+// Part of amp-mlir. amp-run does not link the runtime: it resolves the few
+// entry points it calls with dlsym, as pointers of the types that the
+// runtime's headers declare (AmpRuntime.h, and MgpuAbi.h from the mgpu*
+// table MgpuAbi.def).
 //
 //===----------------------------------------------------------------------===//
 

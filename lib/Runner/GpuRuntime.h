@@ -10,6 +10,7 @@
 #define AMP_LIB_RUNNER_GPURUNTIME_H
 
 #include "amp/Runner/Runner.h"
+#include "amp/runtime/MgpuAbi.h"
 #include "mlir/Support/LLVM.h"
 #include "llvm/Support/Error.h"
 
@@ -79,13 +80,14 @@ private:
 
   void *stream = nullptr;
 
-  int (*gpuAvailable)() = nullptr;
-  const char *(*lastError)() = nullptr;
-  void *(*memAlloc)(uint64_t, void *, bool) = nullptr;
-  void (*memFree)(void *, void *) = nullptr;
-  void (*memCopy)(void *, void *, size_t, void *) = nullptr;
-  void *(*streamCreate)() = nullptr;
-  void (*streamSynchronize)(void *) = nullptr;
+  // The runtime's declarations give the types (nothing is linked).
+  decltype(&::ampGpuAvailable) gpuAvailable = nullptr;
+  decltype(&::ampLastError) lastError = nullptr;
+  decltype(&::mgpuMemAlloc) memAlloc = nullptr;
+  decltype(&::mgpuMemFree) memFree = nullptr;
+  decltype(&::mgpuMemcpy) memCopy = nullptr;
+  decltype(&::mgpuStreamCreate) streamCreate = nullptr;
+  decltype(&::mgpuStreamSynchronize) streamSynchronize = nullptr;
   void (*simGetStats)(AmpSimStats *) = nullptr;
   int64_t (*simDescribeLiveBuffers)(char *, size_t, int64_t) = nullptr;
 };

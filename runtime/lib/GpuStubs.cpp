@@ -35,6 +35,13 @@ void fail(const char *call) {
   raiseLastError();
 }
 
+/// What a generated mgpu* stub returns: nothing, or NULL.
+struct NullResult {
+  operator void *() const { return nullptr; }
+};
+
+template <typename... Args> void ignore(const Args &...) {}
+
 void *newModule(const char *call, const void *data, size_t size, bool isPtx,
                 int optLevel) {
   auto *record = new (std::nothrow) ModuleRecord;
@@ -80,6 +87,10 @@ void ampGpuSynchronize(void) {} // Nothing can have been queued.
 
 void ampGpuSetConvExhaustiveSearch(int enable) { (void)enable; }
 
+// The mgpu* functions that MgpuAbi.def marks Own: modules are recorded, so
+// that the global ctor/dtor pair of a gpu.binary works without CUDA; the
+// first mgpuModuleGetFunction reports that GPU support was not built.
+
 void *mgpuModuleLoad(void *blob, size_t size) {
   return newModule("mgpuModuleLoad", blob, size, false, 4);
 }
@@ -98,120 +109,6 @@ void mgpuModuleUnload(void *module) {
     return raiseError("mgpuModuleUnload", "invalid module handle %p", module);
   record->magic = 0;
   delete record;
-}
-
-void *mgpuModuleGetFunction(void *module, const char *name) {
-  (void)module;
-  (void)name;
-  fail("mgpuModuleGetFunction");
-  return nullptr;
-}
-
-void mgpuLaunchKernel(void *function, intptr_t gridX, intptr_t gridY,
-                      intptr_t gridZ, intptr_t blockX, intptr_t blockY,
-                      intptr_t blockZ, int32_t smem, void *stream,
-                      void **params, void **extra, size_t paramsCount) {
-  (void)function, (void)gridX, (void)gridY, (void)gridZ, (void)blockX;
-  (void)blockY, (void)blockZ, (void)smem, (void)stream, (void)params;
-  (void)extra, (void)paramsCount;
-  fail("mgpuLaunchKernel");
-}
-
-void mgpuLaunchClusterKernel(void *function, intptr_t clusterX,
-                             intptr_t clusterY, intptr_t clusterZ,
-                             intptr_t gridX, intptr_t gridY, intptr_t gridZ,
-                             intptr_t blockX, intptr_t blockY, intptr_t blockZ,
-                             int32_t smem, void *stream, void **params,
-                             void **extra) {
-  (void)function, (void)clusterX, (void)clusterY, (void)clusterZ;
-  (void)gridX, (void)gridY, (void)gridZ, (void)blockX, (void)blockY;
-  (void)blockZ, (void)smem, (void)stream, (void)params, (void)extra;
-  fail("mgpuLaunchClusterKernel");
-}
-
-void *mgpuStreamCreate(void) {
-  fail("mgpuStreamCreate");
-  return nullptr;
-}
-
-void mgpuStreamDestroy(void *stream) { (void)stream; }
-
-void mgpuStreamSynchronize(void *stream) {
-  (void)stream;
-  fail("mgpuStreamSynchronize");
-}
-
-void mgpuStreamWaitEvent(void *stream, void *event) {
-  (void)stream, (void)event;
-  fail("mgpuStreamWaitEvent");
-}
-
-void *mgpuEventCreate(void) {
-  fail("mgpuEventCreate");
-  return nullptr;
-}
-
-void mgpuEventDestroy(void *event) {
-  (void)event;
-  fail("mgpuEventDestroy");
-}
-
-void mgpuEventSynchronize(void *event) {
-  (void)event;
-  fail("mgpuEventSynchronize");
-}
-
-void mgpuEventRecord(void *event, void *stream) {
-  (void)event, (void)stream;
-  fail("mgpuEventRecord");
-}
-
-void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
-  (void)stream, (void)hostShared;
-  if (bytes == 0)
-    return nullptr;
-  fail("mgpuMemAlloc");
-  return nullptr;
-}
-
-void mgpuMemFree(void *ptr, void *stream) {
-  (void)stream;
-  if (ptr)
-    fail("mgpuMemFree");
-}
-
-void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
-  (void)dst, (void)src, (void)stream;
-  if (bytes)
-    fail("mgpuMemcpy");
-}
-
-void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
-  (void)dst, (void)value, (void)stream;
-  if (count)
-    fail("mgpuMemset32");
-}
-
-void mgpuMemset16(void *dst, uint16_t value, size_t count, void *stream) {
-  (void)dst, (void)value, (void)stream;
-  if (count)
-    fail("mgpuMemset16");
-}
-
-void mgpuSetDefaultDevice(int32_t device) {
-  (void)device; // Nothing to select; later GPU calls report the problem.
-}
-
-void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
-                               int64_t elementSizeBytes) {
-  (void)rank, (void)descriptor, (void)elementSizeBytes;
-  fail("mgpuMemHostRegisterMemRef");
-}
-
-void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
-                                 int64_t elementSizeBytes) {
-  (void)rank, (void)descriptor, (void)elementSizeBytes;
-  fail("mgpuMemHostUnregisterMemRef");
 }
 
 // Loss scaling and optimizers (AmpLossScaling.h): failures are returned with
@@ -338,3 +235,30 @@ int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt, float lr) {
 }
 
 } // extern "C"
+
+// Every other mgpu* function (MgpuAbi.def), by its STUB column: Always
+// reports that GPU support was not built, If(PARAM) does so when PARAM is
+// nonzero (the call has work), Never does nothing; a pointer result is NULL.
+// AMP_MGPU_STUB_If(PARAM) expands to the name of the entry macro, which
+// takes the row's arguments that follow it.
+#define AMP_MGPU_STUB_Own(NAME, RESULT, PARAMS, STUB)
+#define AMP_MGPU_STUB_Always AMP_MGPU_STUB_ENTRY
+#define AMP_MGPU_STUB_Never AMP_MGPU_STUB_ENTRY
+#define AMP_MGPU_STUB_If(PARAM) AMP_MGPU_STUB_ENTRY
+#define AMP_MGPU_STUB_WHEN_Always true
+#define AMP_MGPU_STUB_WHEN_Never false
+#define AMP_MGPU_STUB_WHEN_If(PARAM) (PARAM) != 0
+#define AMP_MGPU_STUB_ENTRY(NAME, RESULT, PARAMS, STUB)                        \
+  extern "C" AMP_MGPU_PROTOTYPE(NAME, RESULT, PARAMS) {                        \
+    ignore(PARAMS(AMP_MGPU_ARG, AMP_MGPU_COMMA));                              \
+    if (AMP_MGPU_STUB_WHEN_##STUB)                                             \
+      fail(#NAME);                                                             \
+    return static_cast<AMP_MGPU_C_RESULT_##RESULT>(NullResult{});              \
+  }
+#define AMP_MGPU_FUNCTION(NAME, RESULT, PARAMS, STUB)                          \
+  AMP_MGPU_STUB_##STUB(NAME, RESULT, PARAMS, STUB)
+#include "amp/runtime/MgpuAbi.def"
+
+// This build defines every mgpu* function with its table signature.
+#define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED
+#include "amp/runtime/MgpuAbi.def"

@@ -15,8 +15,8 @@
 #include "LibraryCallEntries.h"
 
 #include <climits>
-#include <map>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 #include <unordered_map>
@@ -335,6 +335,16 @@ bool memrefRange(const char *call, int64_t rank, void *descriptor,
   return true;
 }
 
+/// The body of the entry points that make one driver call: initialise the
+/// GPU, run `fn(drv)` (a CUresult; `what` names it in errors) and pass a
+/// failure to the error handler.
+template <typename Fn>
+void driverCall(const char *call, const char *what, Fn &&fn) {
+  const DriverApi *drv = gpuInit(call);
+  if (!drv || !cuCheck(call, fn(drv), what))
+    raiseLastError();
+}
+
 /// mgpuMemset16/32: `count` elements of `value` through the driver's
 /// `fn` (cuMemsetD16Async / cuMemsetD32Async) on the runtime's stream.
 template <typename T, typename Fn>
@@ -342,12 +352,26 @@ void memset(const char *call, void *dst, T value, size_t count, void *stream,
             Fn DriverApi::*fn, const char *fnName) {
   if (count == 0)
     return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call,
-                       (drv->*fn)(reinterpret_cast<CUdeviceptr>(dst), value,
-                                  count, gpuResolveStream(stream)),
-                       fnName))
-    raiseLastError();
+  driverCall(call, fnName, [&](const DriverApi *drv) {
+    return (drv->*fn)(reinterpret_cast<CUdeviceptr>(dst), value, count,
+                      gpuResolveStream(stream));
+  });
+}
+
+/// mgpuMemHostRegisterMemRef and mgpuMemHostUnregisterMemRef: `fn(drv,
+/// begin, bytes)` on the bytes a memref's strides can reach; nothing for an
+/// empty memref.
+template <typename Fn>
+void onMemrefRange(const char *call, const char *what, int64_t rank,
+                   void *descriptor, int64_t elementSizeBytes, Fn &&fn) {
+  char *begin = nullptr;
+  size_t bytes = 0;
+  if (!memrefRange(call, rank, descriptor, elementSizeBytes, &begin, &bytes))
+    return raiseLastError();
+  if (bytes == 0)
+    return;
+  driverCall(call, what,
+             [&](const DriverApi *drv) { return fn(drv, begin, bytes); });
 }
 
 } // namespace
@@ -425,21 +449,18 @@ void mgpuStreamDestroy(void *stream) {
 }
 
 void mgpuStreamSynchronize(void *stream) {
-  const char *call = "mgpuStreamSynchronize";
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call, drv->cuStreamSynchronize(gpuResolveStream(stream)),
-                       "cuStreamSynchronize"))
-    raiseLastError();
+  driverCall("mgpuStreamSynchronize", "cuStreamSynchronize",
+             [&](const DriverApi *drv) {
+               return drv->cuStreamSynchronize(gpuResolveStream(stream));
+             });
 }
 
 void mgpuStreamWaitEvent(void *stream, void *event) {
-  const char *call = "mgpuStreamWaitEvent";
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call,
-                       drv->cuStreamWaitEvent(gpuResolveStream(stream),
-                                              static_cast<CUevent>(event), 0),
-                       "cuStreamWaitEvent"))
-    raiseLastError();
+  driverCall("mgpuStreamWaitEvent", "cuStreamWaitEvent",
+             [&](const DriverApi *drv) {
+               return drv->cuStreamWaitEvent(gpuResolveStream(stream),
+                                             static_cast<CUevent>(event), 0);
+             });
 }
 
 void *mgpuEventCreate(void) {
@@ -456,31 +477,23 @@ void *mgpuEventCreate(void) {
 }
 
 void mgpuEventDestroy(void *event) {
-  const char *call = "mgpuEventDestroy";
-  const DriverApi *drv = gpuInit(call);
-  if (!drv ||
-      !cuCheck(call, drv->cuEventDestroy_v2(static_cast<CUevent>(event)),
-               "cuEventDestroy"))
-    raiseLastError();
+  driverCall("mgpuEventDestroy", "cuEventDestroy", [&](const DriverApi *drv) {
+    return drv->cuEventDestroy_v2(static_cast<CUevent>(event));
+  });
 }
 
 void mgpuEventSynchronize(void *event) {
-  const char *call = "mgpuEventSynchronize";
-  const DriverApi *drv = gpuInit(call);
-  if (!drv ||
-      !cuCheck(call, drv->cuEventSynchronize(static_cast<CUevent>(event)),
-               "cuEventSynchronize"))
-    raiseLastError();
+  driverCall("mgpuEventSynchronize", "cuEventSynchronize",
+             [&](const DriverApi *drv) {
+               return drv->cuEventSynchronize(static_cast<CUevent>(event));
+             });
 }
 
 void mgpuEventRecord(void *event, void *stream) {
-  const char *call = "mgpuEventRecord";
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call,
-                       drv->cuEventRecord(static_cast<CUevent>(event),
-                                          gpuResolveStream(stream)),
-                       "cuEventRecord"))
-    raiseLastError();
+  driverCall("mgpuEventRecord", "cuEventRecord", [&](const DriverApi *drv) {
+    return drv->cuEventRecord(static_cast<CUevent>(event),
+                              gpuResolveStream(stream));
+  });
 }
 
 void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
@@ -539,16 +552,13 @@ void mgpuMemFree(void *ptr, void *stream) {
 }
 
 void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
-  const char *call = "mgpuMemcpy";
   if (bytes == 0)
     return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call,
-                       drv->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
-                                          reinterpret_cast<CUdeviceptr>(src),
-                                          bytes, gpuResolveStream(stream)),
-                       "cuMemcpyAsync"))
-    raiseLastError();
+  driverCall("mgpuMemcpy", "cuMemcpyAsync", [&](const DriverApi *drv) {
+    return drv->cuMemcpyAsync(reinterpret_cast<CUdeviceptr>(dst),
+                              reinterpret_cast<CUdeviceptr>(src), bytes,
+                              gpuResolveStream(stream));
+  });
 }
 
 void mgpuMemset32(void *dst, uint32_t value, size_t count, void *stream) {
@@ -568,32 +578,24 @@ void mgpuSetDefaultDevice(int32_t device) {
 
 void mgpuMemHostRegisterMemRef(int64_t rank, void *descriptor,
                                int64_t elementSizeBytes) {
-  const char *call = "mgpuMemHostRegisterMemRef";
-  char *begin = nullptr;
-  size_t bytes = 0;
-  if (!memrefRange(call, rank, descriptor, elementSizeBytes, &begin, &bytes))
-    return raiseLastError();
-  if (bytes == 0)
-    return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv || !cuCheck(call, drv->cuMemHostRegister_v2(begin, bytes, 0),
-                       "cuMemHostRegister"))
-    raiseLastError();
+  onMemrefRange("mgpuMemHostRegisterMemRef", "cuMemHostRegister", rank,
+                descriptor, elementSizeBytes,
+                [](const DriverApi *drv, char *begin, size_t bytes) {
+                  return drv->cuMemHostRegister_v2(begin, bytes, 0);
+                });
 }
 
 void mgpuMemHostUnregisterMemRef(int64_t rank, void *descriptor,
                                  int64_t elementSizeBytes) {
-  const char *call = "mgpuMemHostUnregisterMemRef";
-  char *begin = nullptr;
-  size_t bytes = 0;
-  if (!memrefRange(call, rank, descriptor, elementSizeBytes, &begin, &bytes))
-    return raiseLastError();
-  if (bytes == 0)
-    return;
-  const DriverApi *drv = gpuInit(call);
-  if (!drv ||
-      !cuCheck(call, drv->cuMemHostUnregister(begin), "cuMemHostUnregister"))
-    raiseLastError();
+  onMemrefRange("mgpuMemHostUnregisterMemRef", "cuMemHostUnregister", rank,
+                descriptor, elementSizeBytes,
+                [](const DriverApi *drv, char *begin, size_t) {
+                  return drv->cuMemHostUnregister(begin);
+                });
 }
 
 } // extern "C"
+
+// This file defines every mgpu* function with its table signature.
+#define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED
+#include "amp/runtime/MgpuAbi.def"

@@ -192,24 +192,26 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes,
   std::memmove(dst, src, bytes);
 }
 
-extern "C" void mgpuMemset32(void *dst, uint32_t value, size_t count_,
-                             void * /*stream*/) {
+/// mgpuMemset32/16: `count_` elements of `value` at `dst`, inside one
+/// device allocation.
+template <typename T>
+static void fill(const char *call, void *dst, T value, size_t count_) {
   count(&AmpSimStats::copies);
-  if (!checkDeviceRange("mgpuMemset32", "destination", dst, count_ * 4))
+  if (!checkDeviceRange(call, "destination", dst, count_ * sizeof(T)))
     return raiseLastError();
-  auto *out = static_cast<uint32_t *>(dst);
+  auto *out = static_cast<T *>(dst);
   for (size_t i = 0; i < count_; ++i)
     out[i] = value;
 }
 
+extern "C" void mgpuMemset32(void *dst, uint32_t value, size_t count_,
+                             void * /*stream*/) {
+  fill("mgpuMemset32", dst, value, count_);
+}
+
 extern "C" void mgpuMemset16(void *dst, uint16_t value, size_t count_,
                              void * /*stream*/) {
-  count(&AmpSimStats::copies);
-  if (!checkDeviceRange("mgpuMemset16", "destination", dst, count_ * 2))
-    return raiseLastError();
-  auto *out = static_cast<uint16_t *>(dst);
-  for (size_t i = 0; i < count_; ++i)
-    out[i] = value;
+  fill("mgpuMemset16", dst, value, count_);
 }
 
 //===----------------------------------------------------------------------===//
@@ -264,6 +266,10 @@ extern "C" void mgpuLaunchClusterKernel(void *, intptr_t, intptr_t, intptr_t,
                                         void **, void **) {
   raiseError("mgpuLaunchClusterKernel", "%s", kNoModules);
 }
+
+// The simulator defines every mgpu* function with its table signature.
+#define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED
+#include "amp/runtime/MgpuAbi.def"
 
 //===----------------------------------------------------------------------===//
 // Statistics

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/runtime/AmpLibraryCalls.h"
+#include "amp/runtime/MgpuAbi.h"
 
 #include <cstdint>
 #include <cstdio>
@@ -33,10 +33,12 @@ struct Counters {
 int stream, module, function;
 } // namespace
 
+// The runtime's declarations (MgpuAbi.h, which includes AmpRuntime.h) are
+// in scope, so a definition here whose signature differs from the runtime's
+// does not compile.
 extern "C" {
 int ampGpuAvailable(void) { return 1; }
 const char *ampLastError(void) { return ""; }
-typedef void (*AmpErrorHandler)(const char *);
 AmpErrorHandler ampSetErrorHandler(AmpErrorHandler) { return nullptr; }
 
 void *mgpuMemAlloc(uint64_t bytes, void *, bool) {
@@ -85,17 +87,28 @@ void mgpuLaunchKernel(void *, intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
                       intptr_t, int32_t, void *, void **, void **, size_t) {
   ++counters.launches;
 }
+void mgpuLaunchClusterKernel(void *, intptr_t, intptr_t, intptr_t, intptr_t,
+                             intptr_t, intptr_t, intptr_t, intptr_t, intptr_t,
+                             int32_t, void *, void **, void **) {
+  ++counters.launches;
+}
 void mgpuSetDefaultDevice(int32_t) {}
+void mgpuMemHostRegisterMemRef(int64_t, void *, int64_t) {}
+void mgpuMemHostUnregisterMemRef(int64_t, void *, int64_t) {}
 void ampGpuSynchronize(void) { ++counters.synchronizations; }
 }
+
+// Every function of the runtime's mgpu* table (MgpuAbi.def) is defined
+// above: a missing one is an undefined symbol, and dlopen fails.
+#define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED
+#include "amp/runtime/MgpuAbi.def"
 
 // The library calls, one per row of the runtime's table (LibraryCalls.def),
 // so that a new call needs no line here: they do nothing but count, except
 // ampGpuConstant, whose device copy is the host data itself (device memory
 // is host memory; what the CPU twin ampCpuConstant does).
 namespace {
-template <typename Result, typename... Args>
-Result fakeLibraryCall(Args...) {
+template <typename Result, typename... Args> Result fakeLibraryCall(Args...) {
   ++counters.libraryCalls;
   return Result();
 }
@@ -111,6 +124,6 @@ void *fakeLibraryCall<void *, const void *, int64_t>(const void *host,
   extern "C" AMP_LIBRARY_CALL_C_RESULT_##RESULT GPU_NAME(                      \
       PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA)) {              \
     return fakeLibraryCall<AMP_LIBRARY_CALL_C_RESULT_##RESULT>(                \
-        PARAMS(AMP_LIBRARY_CALL_ARG, AMP_LIBRARY_CALL_COMMA));                  \
+        PARAMS(AMP_LIBRARY_CALL_ARG, AMP_LIBRARY_CALL_COMMA));                 \
   }
 #include "amp/runtime/LibraryCalls.def"
