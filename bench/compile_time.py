@@ -46,14 +46,6 @@ NAMES = {
 }
 STAGES = ("parse", "AMP passes", "lowering", "LLVM IR translation",
           "LLVM optimization", "machine code")
-SECONDS = re.compile(r"([\d.]+) (s|ms|us)")
-
-
-def to_seconds(text):
-    value, unit = SECONDS.match(text).groups()
-    return float(value) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]
-
-
 def write_model(name, path):
     if name == "tosa-transformer":
         with open(path, "w") as f:
@@ -94,9 +86,9 @@ def amp_run(amp_run_path, model, dtype, repeat_calls=0):
                 cells = re.split(r"\s{2,}", row.strip())
                 if cells[0] == "total":
                     break
-                stages[cells[0]] = to_seconds(cells[2])
+                stages[cells[0]] = doctables.to_seconds(cells[2])
         if line.startswith(f"  O2 {dtype}"):
-            run = to_seconds(re.split(r"\s{2,}", line.strip())[1])
+            run = doctables.to_seconds(re.split(r"\s{2,}", line.strip())[1])
     return stages, header, run
 
 

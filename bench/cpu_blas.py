@@ -211,14 +211,6 @@ MM256 = """func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -
   return %r : tensor<256x256xf32>
 }
 """
-SECONDS = re.compile(r"([\d.]+) (s|ms|us)")
-
-
-def to_seconds(text):
-    value, unit = SECONDS.match(text).groups()
-    return float(value) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]
-
-
 def write_model(name, path):
     if name == "mm256":
         with open(path, "w") as f:
@@ -243,7 +235,7 @@ def time_calls(amp_run, model, dtype, calls, libraries):
     for line in out.splitlines():
         cells = re.split(r"\s{2,}", line.strip())
         if len(cells) == 2 and cells[0] in (f"O2 {dtype}", "fp32"):
-            times[cells[0]] = to_seconds(cells[1])
+            times[cells[0]] = doctables.to_seconds(cells[1])
     return times
 
 

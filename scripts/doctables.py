@@ -110,3 +110,14 @@ def check_arguments(parser, args):
     --update-doc."""
     if args.check and not (args.from_json and args.update_doc):
         parser.error("--check needs --from-json and --update-doc")
+
+
+# A time as amp-run prints it ("1.23 s", "4.5 ms", "87 us"): --timing's
+# stages and --repeat's medians, which the benchmarks read back.
+_SECONDS = re.compile(r"([\d.]+) (s|ms|us)")
+
+
+def to_seconds(text):
+    """The seconds of a time printed by amp-run."""
+    value, unit = _SECONDS.match(text).groups()
+    return float(value) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]

@@ -68,14 +68,7 @@ namespace {
 template <typename PassBase, AmpLevel Level>
 struct AmpLevelPass : public PassBase {
   using PassBase::PassBase;
-  template <typename Text>
-  friend LogicalResult
-  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
-  template <typename Text>
-  friend LogicalResult
-  mlir::amp::bindAmpOutputOptions(const Text &, AmpOptions &, std::string &);
-  template <typename Text>
-  friend void mlir::amp::bindAmpPipelineOptions(const Text &, AmpOptions &);
+  AMP_OPTIONS_BINDABLE
 
   /// The typed options; on failure, `error` says which value is wrong.
   LogicalResult bind(AmpOptions &options, std::string &error) const {

@@ -1138,9 +1138,7 @@ struct AmpAutoMixedPrecisionPass
     : public amp::impl::AmpAutoMixedPrecisionPassBase<
           AmpAutoMixedPrecisionPass> {
   using Base::Base;
-  template <typename Text>
-  friend LogicalResult
-  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
+  AMP_OPTIONS_BINDABLE
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -57,12 +57,7 @@ namespace {
 struct AmpPrecisionPipelinePass
     : public amp::impl::AmpPrecisionPipelinePassBase<AmpPrecisionPipelinePass> {
   using Base::Base;
-  template <typename Text>
-  friend LogicalResult
-  mlir::amp::bindAmpDecisionOptions(const Text &, AmpOptions &, std::string &);
-  template <typename Text>
-  friend LogicalResult
-  mlir::amp::bindAmpOutputOptions(const Text &, AmpOptions &, std::string &);
+  AMP_OPTIONS_BINDABLE
 
   void runOnOperation() override {
     ModuleOp module = getOperation();

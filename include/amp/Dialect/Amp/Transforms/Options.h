@@ -253,6 +253,20 @@ struct AmpOptions {
 // the three groups of options (decision, outputs, pipeline), as not every
 // holder has every group.
 
+/// Declares the binders friends of a pass, whose generated options are
+/// protected members: put it in the pass class that bindAmpOptions and its
+/// parts read.
+#define AMP_OPTIONS_BINDABLE                                                   \
+  template <typename Text>                                                     \
+  friend ::mlir::LogicalResult mlir::amp::bindAmpDecisionOptions(              \
+      const Text &, ::mlir::amp::AmpOptions &, std::string &);                 \
+  template <typename Text>                                                     \
+  friend ::mlir::LogicalResult mlir::amp::bindAmpOutputOptions(                \
+      const Text &, ::mlir::amp::AmpOptions &, std::string &);                 \
+  template <typename Text>                                                     \
+  friend void mlir::amp::bindAmpPipelineOptions(const Text &,                  \
+                                                ::mlir::amp::AmpOptions &);
+
 namespace options_impl {
 template <typename E, typename Text>
 LogicalResult bindEnum(const Text &text, E &value, std::string &error) {
