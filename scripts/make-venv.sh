@@ -36,18 +36,31 @@ fi
 
 start=$(date +%s)
 echo "$LABEL: creating $VENV (pins: $REQUIREMENTS)" >&2
+mkdir -p "$CACHE" "$(dirname "$VENV")"
+# The environments are large (PyPI's Linux torch is the CUDA build): say so
+# before pip runs out of space halfway. AMP_VENV_MIN_FREE_GB (default 8)
+# is what the environment and the wheels it lacks need, with room to spare.
+need_gb="${AMP_VENV_MIN_FREE_GB:-8}"
+for dir in "$(dirname "$VENV")" "$CACHE" "${TMPDIR:-/tmp}"; do
+  free_kb=$(df -Pk "$dir" 2>/dev/null | awk 'NR == 2 { print $4 }')
+  if [[ -n "$free_kb" ]] && (( free_kb < need_gb * 1024 * 1024 )); then
+    echo "$LABEL: error: $(( free_kb / 1024 / 1024 )) GB free on the" \
+         "file system of $dir; $need_gb GB are needed" \
+         "(AMP_VENV_MIN_FREE_GB sets the bound)" >&2
+    exit 1
+  fi
+done
 "$PYTHON" -m venv "$VENV"
-mkdir -p "$CACHE"
 # Download what the cache lacks (files already there are reused), then
 # install from the cache alone.
-if ! "$VENV/bin/pip" download --quiet --dest "$CACHE" --find-links "$CACHE" \
+if ! "$VENV/bin/pip" download --quiet --no-cache-dir --dest "$CACHE" --find-links "$CACHE" \
     -r "$REQUIREMENTS" >"$LOG-download.log" 2>&1; then
   echo "$LABEL: error: 'pip download' failed; PyPI is needed" \
        "once (see $LOG-download.log):" >&2
   tail -n 5 "$LOG-download.log" >&2
   exit 1
 fi
-if ! "$VENV/bin/pip" install --quiet --no-index --find-links "$CACHE" \
+if ! "$VENV/bin/pip" install --quiet --no-cache-dir --no-index --find-links "$CACHE" \
     -r "$REQUIREMENTS" >"$LOG-install.log" 2>&1; then
   echo "$LABEL: error: 'pip install' failed (see $LOG-install.log):" >&2
   tail -n 10 "$LOG-install.log" >&2
