@@ -1,109 +1,174 @@
 #!/usr/bin/env python3
-"""Where amp-mlir's O2 error on the transformers comes from (an experiment
-beside the peers table; docs/performance.md cites it).
+"""Where amp-mlir O2's error on the transformers comes from, tensor class
+by tensor class (issue 25: "where storing a tensor low costs more error
+than it saves bytes, say so with roundings.py's evidence").
 
-Runs each transformer model in PyTorch with every weight and activation in
-f16 or bf16 (`model.to(dtype)`, attention fast path off), twice:
+Eager `torch.autocast` is the anchor: it stores every contraction's result
+low and keeps the rest in f32. O2 stores everything low. What O2 stores
+low and autocast does not is, on these post-norm encoders, three classes
+of tensors:
 
-- `fused`: PyTorch's layer_norm and scaled_dot_product_attention kernels,
-  which compute in f32 inside and round their result once;
-- `decomposed`: the same two ops written as the chain of ops torch-mlir
-  lowers them to (mean, centre, variance, rsqrt, scale; scores, max,
-  subtract, exp, sum, divide), each intermediate stored in the low type,
-  sums accumulated in f32: what amp-mlir's O2 graph computes.
+- `input`: the model's input (O2 converts it once, at the entry);
+- `stream`: the residual stream, the outputs of the layer norms inside the
+  model (each is the input of the next block's residual add);
+- `output`: the last layer norm's output, which the model returns.
 
-and prints the rel L2 error of each against fp32 on the benchmark's seeded
-input. Then resnet18 entirely in the low type, as it is and with each
-batch norm folded into its convolution (torch.fx's `fuse`, what the ONNX
-exporter does), for its smaller gap.
+For each model of the peers table with layer norms, each type, and each
+class, this runs the model in PyTorch under eager autocast with that class
+alone rounded to the low type where it is written (a forward hook, or the
+input cast), then all three at once, and prints the rel L2 error against
+the fp32 output as a ratio to autocast's own, on the peers' seeded input.
+Beside them: the KiB that keeping the class in f32 costs per call (two
+more bytes per element written), and amp-mlir O2's ratio as the peers run
+measured it (bench/peers/results/peers.json), which "all three" should
+explain.
 
-    .venv-peers/bin/python bench/peers/roundings.py
+    AMP_MLIR_ROOT=build PYTHONPATH=python .venv-frontends/bin/python \\
+        bench/peers/roundings.py [--update-doc docs/performance.md] [--check]
+
+Needs torch and transformers only (the frontend environment will do).
+--update-doc rewrites the table between the roundings-table markers
+(scripts/doctables.py); with --check it fails instead when they differ.
 """
 
-import math
+import argparse
+import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
 
+import doctables  # noqa: E402
 from metrics import rel_l2  # noqa: E402
 from systems import first, load_model  # noqa: E402
 
-
-def layer_norm(x, shape, weight=None, bias=None, eps=1e-5):
-    dims = tuple(range(-len(shape), 0))
-    n = math.prod(shape)
-    mean = x.float().sum(dims, keepdim=True).to(x.dtype) / n
-    centred = x - mean
-    var = (centred * centred).float().sum(dims, keepdim=True).to(x.dtype) / n
-    y = centred * torch.rsqrt(var + eps)
-    if weight is not None:
-        y = y * weight
-    if bias is not None:
-        y = y + bias
-    return y
+MODELS = ("transformer_encoder", "bert_block", "hf_bert")
+CLASSES = ("input", "stream", "output")
+DTYPES = (("f16", torch.float16), ("bf16", torch.bfloat16))
+BLOCK = "roundings-table"
+SCRIPT = "bench/peers/roundings.py"
+RESULTS = os.path.join(HERE, "results", "peers.json")
 
 
-def attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
-              scale=None, **_):
-    assert attn_mask is None and not is_causal and dropout_p == 0.0
-    s = (q @ k.transpose(-2, -1)) * (scale or 1 / math.sqrt(q.shape[-1]))
-    e = torch.exp(s - s.amax(-1, keepdim=True))
-    p = e / e.float().sum(-1, keepdim=True).to(e.dtype)
-    return p @ v
+def layer_norms(model):
+    return [m for m in model.modules() if isinstance(m, torch.nn.LayerNorm)]
 
 
-def run(spec, dtype, decomposed, x, seed=0):
-    model, _ = load_model(spec, seed)
-    saved = F.layer_norm, F.scaled_dot_product_attention
-    if decomposed:
-        F.layer_norm, F.scaled_dot_product_attention = layer_norm, attention
+def run(model, x, dtype, rounded):
+    """The model's output under eager autocast in `dtype`, with the
+    classes in `rounded` rounded to `dtype` where they are written, and
+    the KiB that keeping each of those classes f32 costs."""
+    norms = layer_norms(model)
+    written = {c: 0 for c in CLASSES}
+    hooks = []
+
+    def hook(cls):
+        def round_output(module, inputs, output):
+            written[cls] += output.numel()
+            if cls in rounded:
+                return output.to(dtype).to(output.dtype)
+            return output
+        return round_output
+
+    for i, norm in enumerate(norms):
+        cls = "output" if i == len(norms) - 1 else "stream"
+        hooks.append(norm.register_forward_hook(hook(cls)))
+    written["input"] = x.numel()
+    if "input" in rounded:
+        x = x.to(dtype).to(x.dtype)
     try:
-        with torch.no_grad():
-            return first(model.to(dtype)(x.to(dtype))).float().numpy()
+        with torch.no_grad(), torch.autocast(
+                "cpu", dtype=dtype, enabled=dtype != torch.float32):
+            y = first(model(x))
     finally:
-        F.layer_norm, F.scaled_dot_product_attention = saved
+        for h in hooks:
+            h.remove()
+    return y.float().numpy(), {c: n * 2 / 1024 for c, n in written.items()}
+
+
+def amp_o2_ratios():
+    """{(model, type): amp-mlir O2's rel L2 / eager autocast's} from the
+    peers run kept in the repository."""
+    if not os.path.exists(RESULTS):
+        return {}
+    with open(RESULTS) as f:
+        results = json.load(f)["results"]
+    by = {}
+    for result in results:
+        model = result["spec"].split(":")[-1]
+        for row in result["rows"]:
+            by[(model, row["system"], row["level"])] = row
+    ratios = {}
+    for model in MODELS:
+        for label, _ in DTYPES:
+            amp = by.get((model, "amp-mlir", f"O2 {label}"))
+            eager = by.get((model, "torch-autocast", label))
+            if amp and eager and amp.get("rel_l2") and eager.get("rel_l2"):
+                ratios[(model, label)] = amp["rel_l2"] / eager["rel_l2"]
+    return ratios
+
+
+def measure(name, seed=0):
+    model, shape = load_model(f"torch:models:{name}", seed)
+    x = torch.from_numpy(
+        np.random.RandomState(seed).standard_normal(shape).astype(np.float32))
+    with torch.no_grad():
+        ref = first(model(x)).numpy()
+    # The last layer norm's output is what the model returns (post-norm).
+    out, _ = run(model, x, torch.float32, CLASSES)
+    assert np.array_equal(out, ref), f"{name}: not a post-norm model"
+    rows = {}
+    for label, dtype in DTYPES:
+        eager_out, kib = run(model, x, dtype, ())
+        eager = rel_l2(eager_out, ref)
+        ratios = {c: rel_l2(run(model, x, dtype, (c,))[0], ref) / eager
+                  for c in CLASSES}
+        ratios["all"] = rel_l2(run(model, x, dtype, CLASSES)[0], ref) / eager
+        rows[label] = (eager, ratios, kib)
+    return rows
+
+
+def render(results, amp):
+    lines = [
+        "| model | type | eager autocast rel L2 | + input low | + stream low "
+        "| + output low | + all three | amp-mlir O2 (peers table) "
+        "| KiB kept f32: input / stream / output |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for model, rows in results.items():
+        for label, _ in DTYPES:
+            eager, ratios, kib = rows[label]
+            o2 = amp.get((model, label))
+            cells = [model, label, f"{eager:.2e}"]
+            cells += [f"{ratios[c]:.2f}×" for c in CLASSES + ("all",)]
+            cells.append(f"{o2:.2f}×" if o2 is not None else "–")
+            cells.append(" / ".join(f"{kib[c]:.0f}" for c in CLASSES))
+            lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--update-doc")
+    parser.add_argument("--check", action="store_true",
+                        help="with --update-doc: fail when the table differs")
+    args = parser.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(1)  # One summation order, run to run.
     torch.backends.mha.set_fastpath_enabled(False)
-    print("| model | type | fused | decomposed |")
-    print("|---|---|---:|---:|")
-    for name in ("transformer_encoder", "bert_block"):
-        spec = f"torch:models:{name}"
-        model, shape = load_model(spec, 0)
-        x = torch.from_numpy(np.random.RandomState(0).standard_normal(
-            shape).astype(np.float32))
-        with torch.no_grad():
-            ref = first(model(x)).numpy()
-        # The decomposition itself is exact in fp32.
-        assert rel_l2(run(spec, torch.float32, True, x), ref) < 1e-5
-        for dtype, label in ((torch.float16, "f16"), (torch.bfloat16,
-                                                     "bf16")):
-            fused = rel_l2(run(spec, dtype, False, x), ref)
-            decomposed = rel_l2(run(spec, dtype, True, x), ref)
-            print(f"| {name} | {label} | {fused:.2e} | {decomposed:.2e} |")
-    from torch.fx.experimental.optimization import fuse
-    spec = "torchvision:resnet18"
-    model, shape = load_model(spec, 0)
-    x = torch.from_numpy(np.random.RandomState(0).standard_normal(
-        shape).astype(np.float32))
-    with torch.no_grad():
-        ref = first(model(x)).numpy()
-    print("\n| model | type | low type | batch norm folded, low type |")
-    print("|---|---|---:|---:|")
-    for dtype, label in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
-        plain = rel_l2(run(spec, dtype, False, x), ref)
-        folded_model = fuse(load_model(spec, 0)[0]).to(dtype)
-        with torch.no_grad():
-            folded = rel_l2(first(folded_model(x.to(dtype))).float().numpy(),
-                            ref)
-        print(f"| resnet18 | {label} | {plain:.2e} | {folded:.2e} |")
-    return 0
+    results = {m: measure(m) for m in MODELS}
+    table = render(results, amp_o2_ratios())
+    print(table)
+    if not args.update_doc:
+        return 0
+    return doctables.update(args.update_doc, {BLOCK: table}, SCRIPT,
+                            check=args.check)
 
 
 if __name__ == "__main__":
