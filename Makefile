@@ -119,12 +119,22 @@ $(BENCH_BUILD_DIR)/build.ninja:
 	  -DAMP_ENABLE_ASSERTIONS=OFF -DAMP_BUILD_TESTS=OFF \
 	  -DPython3_EXECUTABLE=$(PYTHON) $(CMAKE_ARGS)
 
-bench: deps
+#
+# Then CPU execution of real models beside PyTorch and ONNX Runtime
+# (bench/cpu_models.py, issue 28; with the peers' environment, which has
+# onnxruntime): keeps bench/results/cpu-models.json and rewrites the
+# cpu-models table and verdict lines of docs/performance.md
+# (test/Bench/cpu-models-doc.test checks them against it).
+bench: deps build
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
 	$(PYTHON) bench/run.py --amp-opt $(BENCH_BUILD_DIR)/bin/amp-opt --repeat 9 \
 	  --build "release build of \`make bench\`" --json bench/results/cpu.json \
 	  --update-doc docs/performance.md --update-doc docs/policies.md
+	scripts/install-peers.sh $(PEERS_VENV)
+	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
+	  $(PEERS_VENV)/bin/python bench/cpu_models.py \
+	  --json bench/results/cpu-models.json --update-doc docs/performance.md
 
 # Reliability builds (docs/reliability.md), with clang 22 and its sanitizer
 # runtimes (installed on first use; not needed by the targets above). Only
