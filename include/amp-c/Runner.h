@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 8
+#define AMP_RUNNER_CAPI_VERSION 9
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -131,6 +131,10 @@ typedef struct AmpRunnerCompileOptions {
                                    (ampRunnerModuleGetLastTiming); "passes":
                                    also MLIR's time of each pass and LLVM's
                                    (-mlir-timing, -time-passes). */
+  const char *cpuOptions;     /**< Options of --lower-to-cpu
+                                   ("libraries=false": generated loops
+                                   instead of the CPU library's calls);
+                                   target "cpu" only. Since version 9. */
 } AmpRunnerCompileOptions;
 
 /** A JIT-compiled entry function. */

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 8
+API_VERSION = 9
 
 
 class CompileOptions(ctypes.Structure):
@@ -19,6 +19,7 @@ class CompileOptions(ctypes.Structure):
         ("checkNanInf", ctypes.c_char_p),
         ("rounding", ctypes.c_char_p),
         ("timing", ctypes.c_char_p),
+        ("cpuOptions", ctypes.c_char_p),
     ]
 
 
@@ -89,7 +90,7 @@ def compile_options(options):
         None if options.get(key) is None else str(options[key]).encode()
         for key in ("level", "dtype", "amp_options", "target", "gpu_options",
                     "runtime_library", "check_nan_inf", "rounding",
-                    "timing")])
+                    "timing", "cpu_options")])
 
 
 def option_values(option):

@@ -669,7 +669,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
             check_nan_inf=False, explain=False, rounding=None, output=None,
-            timing=False):
+            timing=False, cpu_options=None):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16'
@@ -680,7 +680,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
     True or False. placement ('auto'/'autocast'/'optimal'/'greedy'), policy_file, loss_scaling
     ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
-    amp-opt. arg_precision: 'keep' (the default) or 'low': f32 arguments
+    amp-opt. gpu_options / cpu_options: options of --lower-to-gpu
+    ("chip=sm_80") / --lower-to-cpu ("libraries=false": generated loops
+    instead of the CPU library's GEMM calls), in their syntax; cpu_options
+    with target='cpu' only. arg_precision: 'keep' (the default) or 'low': f32 arguments
     that only low-precision ops read take the low type in the compiled
     function (arg-precision=low); its functions still take float32 arrays
     for them, as declared, and round them to nearest even at the call.
@@ -742,6 +745,13 @@ def compile(module, level="O2", dtype=None, target="cpu",
             isinstance(timing, (int, float)) and not isinstance(timing, bool):
         raise ValueError(f"timing must be False, True or 'passes', not "
                          f"{timing!r}")
+    if cpu_options is not None and not isinstance(cpu_options, str):
+        raise ValueError(f"cpu_options must be a string of --lower-to-cpu's "
+                         f"options (\"libraries=false\"), not "
+                         f"{cpu_options!r}")
+    if cpu_options and target != "cpu":
+        raise ValueError(f"cpu_options are options of the CPU lowering: "
+                         f"target={target!r} does not read them")
     roundings = _capi.option_values("rounding")
     if rounding is not None and (not isinstance(rounding, str) or
                                  rounding not in roundings):
@@ -765,9 +775,11 @@ def compile(module, level="O2", dtype=None, target="cpu",
         if parsed is not None:
             _check_options(parsed, {"level": level, "dtype": dtype,
                                     "amp_options": amp_text,
-                                    "target": target}, amp_text)
+                                    "target": target,
+                                    "cpu_options": cpu_options}, amp_text)
         return _compile_library(text, name, output, level, dtype, amp_text,
-                                target, gpu_options, entries, rounding)
+                                target, gpu_options, entries, rounding,
+                                cpu_options)
     parsed = _ParsedModule(text, name)
     options = {
         "level": level,
@@ -775,6 +787,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
         "amp_options": amp_text,
         "target": target,
         "gpu_options": gpu_options,
+        "cpu_options": cpu_options,
         "runtime_library": None,
         "check_nan_inf": checks[check_nan_inf],
         "rounding": rounding,
@@ -804,7 +817,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
 
 
 def _compile_library(text, name, output, level, dtype, amp_text, target,
-                     gpu_options, entries, rounding=None):
+                     gpu_options, entries, rounding=None, cpu_options=None):
     """amp-compile: `text` to the shared library `output`, with the runtime
     it needs copied next to it; returns it loaded."""
     from . import aot
@@ -818,6 +831,8 @@ def _compile_library(text, name, output, level, dtype, amp_text, target,
         command.append(f"--amp-options={amp_text}")
     if gpu_options:
         command.append(f"--gpu-options={gpu_options}")
+    if cpu_options:
+        command.append(f"--cpu-options={cpu_options}")
     if rounding:
         command.append(f"--rounding={rounding}")
     for entry in entries or []:
@@ -869,8 +884,10 @@ def _check_options(parsed, options, amp_text):
     compilation, which reports them as AmpError."""
     if _capi.lib().ampRunnerCheckOptions(
             parsed.handle, ctypes.byref(_capi.compile_options(options))):
-        raise ValueError(f"invalid AMP options ({amp_text or ''}): "
-                         f"{_capi.last_error()}")
+        error = _capi.last_error()
+        if error.startswith("invalid CPU lowering options"):
+            raise ValueError(f"cpu_options: {error}")
+        raise ValueError(f"invalid AMP options ({amp_text or ''}): {error}")
 
 
 def _run_transform(text, name, level, dtype, options, output, lower=None):

@@ -414,6 +414,36 @@ def test_capi_shares_mlir_type_ids(repo):
     assert m.function_names == ["train_step"]
 
 
+def test_cpu_options_choose_the_lowering(module_text):
+    # cpu_options are --lower-to-cpu's options: libraries=false keeps the
+    # generated loops, where the default calls the CPU library's GEMM (the
+    # library-call pass is in the pipeline's pass report only then).
+    x = np.random.default_rng(0).standard_normal((4, 8)).astype(np.float32)
+    w = np.random.default_rng(1).standard_normal((8, 3)).astype(np.float32)
+    b = np.zeros(3, np.float32)
+    library = amp_mlir.compile(module_text, level="O2", timing="passes",
+                               entries=["dense"])
+    loops = amp_mlir.compile(module_text, level="O2", timing="passes",
+                             entries=["dense"],
+                             cpu_options="libraries=false")
+    assert "AmpLinalgToLibraryCallsPass" in library.timing.pass_report
+    assert "AmpLinalgToLibraryCallsPass" not in loops.timing.pass_report
+    np.testing.assert_allclose(loops.dense(x, w, b), library.dense(x, w, b),
+                               rtol=1e-2, atol=1e-2)
+    # A bad option fails at compile(), with the lowering's own message.
+    with pytest.raises(ValueError, match=r"cpu_options: invalid CPU "
+                       r"lowering options 'libraries=maybe'"):
+        amp_mlir.compile(module_text, cpu_options="libraries=maybe")
+    with pytest.raises(ValueError, match="no-such-option"):
+        amp_mlir.compile(module_text, level="O0",
+                         cpu_options="no-such-option=1")
+    with pytest.raises(ValueError, match="target='gpu-sim' does not read"):
+        amp_mlir.compile(module_text, target="gpu-sim",
+                         cpu_options="libraries=false")
+    with pytest.raises(ValueError, match="cpu_options must be a string"):
+        amp_mlir.compile(module_text, cpu_options={"libraries": False})
+
+
 def test_timing_reports_each_stage(module_text):
     # compile(timing=True) compiles at once and says what each stage took,
     # as amp-run --timing does; 'passes' adds the per-pass reports.

@@ -113,11 +113,11 @@ def test_transform_matches_amp_opt(repo, module_text):
 
 
 def test_capi_transform_outputs_and_located_errors(module_text):
-    """C API v7 (v8 now): ampRunnerModuleTransform gives the module, the report or
+    """C API v7 (v9 now): ampRunnerModuleTransform gives the module, the report or
     the graph, and its errors as located diagnostics in
     ampRunnerGetLastDiagnostics()."""
     lib = _capi.lib()
-    assert lib.ampRunnerGetApiVersion() == 8 == _capi.API_VERSION
+    assert lib.ampRunnerGetApiVersion() == 9 == _capi.API_VERSION
     data = module_text.encode()
     module = lib.ampRunnerModuleParse(data, len(data), b"dense.mlir")
     assert module

@@ -82,6 +82,11 @@ static cl::opt<std::string>
                cl::desc("options of --lower-to-gpu (\"chip=sm_80\")"),
                cl::init(""), cl::cat(category));
 static cl::opt<std::string>
+    cpuOptions("cpu-options",
+               cl::desc("options of --lower-to-cpu (\"libraries=false\" for "
+                        "generated loops instead of the CPU library's calls)"),
+               cl::init(""), cl::cat(category));
+static cl::opt<std::string>
     rounding("rounding",
              cl::desc("once (the default: low-precision values rounded where "
                       "stored, f32 inside each loop nest or kernel) or per-op "
@@ -403,6 +408,7 @@ int main(int argc, char **argv) {
   options.ampOptions = ampOptions;
   options.target = *target;
   options.gpuOptions = gpuOptions;
+  options.cpuOptions = cpuOptions;
   if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
     return fail("--rounding must be once or per-op, not '" + rounding + "'");
   options.rounding = rounding;

@@ -12,6 +12,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Pipelines/AmpPipelines.h"
+#include "amp/Pipelines/LoweringPipelines.h"
 #include "amp/Runner/Runner.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -367,6 +368,26 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
                 failure());
   compileOptions.target = *parsedTarget;
   compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
+  compileOptions.cpuOptions = orDefault(options->cpuOptions, "").str();
+  if (!compileOptions.cpuOptions.empty()) {
+    if (compileOptions.target != Target::Cpu)
+      return fail("cpuOptions are options of the CPU lowering "
+                  "(--lower-to-cpu); target '" +
+                      target + "' does not read them",
+                  failure());
+    // The same parser the compilation uses: a bad option fails here, not
+    // at the first call.
+    std::string parseErrors;
+    llvm::raw_string_ostream errorStream(parseErrors);
+    amp::LowerToCpuOptions parsed;
+    if (failed(parsed.parseFromString(compileOptions.cpuOptions, errorStream)))
+      return fail("invalid CPU lowering options '" +
+                      compileOptions.cpuOptions + "'" +
+                      (parseErrors.empty()
+                           ? std::string()
+                           : ": " + StringRef(parseErrors).trim().str()),
+                  failure());
+  }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
   StringRef rounding = orDefault(options->rounding, "");
