@@ -151,11 +151,12 @@ if os.path.exists(frontend_python):
                 frontend_python)))
     except (OSError, subprocess.SubprocessError):
         pass
-    # `transformers`, `timm`: the real-model tests' packages, pinned in the
+    # `transformers`, `timm`: the real-model tests' packages; `ml_dtypes`:
+    # the reference of the f8 conversions (test/Transforms). Pinned in the
     # same environment (an environment made before they were pinned lacks
     # them: scripts/install-frontends.sh brings it up to date).
     if "torch" in config.available_features:
-        for module in ("transformers", "timm"):
+        for module in ("transformers", "timm", "ml_dtypes"):
             try:
                 subprocess.run([frontend_python, "-c", f"import {module}"],
                                check=True, capture_output=True, timeout=300)

@@ -127,6 +127,8 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // collective, which reads and writes them): calls of the runtime.
   pm.addPass(createAmpCollectivesToLibraryCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // LLVM has no 8-bit floats: f32 <-> f8E4M3FN/f8E5M2 as integer code.
+  pm.addPass(createAmpExpandFloat8Pass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

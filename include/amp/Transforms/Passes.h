@@ -22,6 +22,10 @@ namespace amp {
 /// Patterns that decompose ops with linalg::AggregatedOpInterface.
 void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
 
+/// Patterns that rewrite arith.extf / arith.truncf from and to f8E4M3FN and
+/// f8E5M2 as integer bit operations (amp-expand-float8).
+void populateAmpExpandFloat8Patterns(RewritePatternSet &patterns);
+
 #define GEN_PASS_REGISTRATION
 #include "amp/Transforms/Passes.h.inc"
 

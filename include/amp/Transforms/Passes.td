@@ -233,4 +233,36 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
   }];
 }
 
+def AmpExpandFloat8Pass : Pass<"amp-expand-float8"> {
+  let summary = "f32 <-> f8E4M3FN / f8E5M2 conversions as integer bit "
+                "operations, for targets without FP8 (the CPU)";
+  let description = [{
+    LLVM has no 8-bit float type, and upstream `arith-expand` expands
+    only bf16, f8E8M0FNU and f4E2M1FN conversions, so an `arith.truncf`
+    to `f8E4M3FN` or `f8E5M2` would stay unlowered on the CPU. This pass
+    rewrites each `arith.extf` from and `arith.truncf` to those two types
+    (FP8's OCP formats, E4M3 for activations and weights and E5M2 for
+    gradients) as integer operations on the bits, through `arith.bitcast`
+    to `i8`, with the semantics `ml_dtypes` (and `arith`'s own folder)
+    give them:
+
+    - `truncf` rounds to nearest, ties to even (also into the subnormals);
+      a value that rounds beyond the largest finite one (448 for E4M3FN,
+      57344 for E5M2) becomes E5M2's infinity, or E4M3FN's NaN (it has no
+      infinity), as do infinities; NaN stays NaN; the sign is kept,
+      zeros included. Saturating conversions are a separate operation.
+    - `extf` is exact; E4M3FN's `S.1111.111` and E5M2's all-ones
+      exponent with a nonzero mantissa are NaN, E5M2's all-ones exponent
+      with a zero mantissa is infinity.
+
+    f16 and bf16 sources and results go through f32, exactly. Scalars,
+    vectors and tensors alike (the ops are elementwise). Anything else
+    (f64 sources, a `roundingmode` other than to-nearest-even, the other
+    f8 formats) is left unchanged, with a remark saying why.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::math::MathDialect"
+  ];
+}
+
 #endif // AMP_TRANSFORMS_PASSES_TD
