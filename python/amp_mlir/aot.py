@@ -112,6 +112,8 @@ class _Runtime:
         self.path = path
         self.simulator = hasattr(lib, "ampSimGetStats")
         c = ctypes
+        # The mgpu* functions called here, as MgpuAbi.def declares them
+        # (test/Python/aot-mgpu-abi.test compares the two).
         lib.mgpuMemAlloc.restype = c.c_void_p
         lib.mgpuMemAlloc.argtypes = [c.c_uint64, c.c_void_p, c.c_bool]
         lib.mgpuMemFree.argtypes = [c.c_void_p, c.c_void_p]
