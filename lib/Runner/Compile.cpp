@@ -204,19 +204,10 @@ Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
     return makeError("invalid AMP pipeline options '" + options.ampOptions +
                      "'");
   }
-  if (!options.dtype.empty()) {
-    ampOptions.dtype = amp::parseLowPrecision(options.dtype);
-    if (!ampOptions.dtype)
-      return makeError(amp::getUnknownDtypeMessage(options.dtype));
-  }
-  if (!options.rounding.empty()) {
-    FailureOr<amp::RoundingMode> rounding =
-        amp::parseRoundingMode(options.rounding);
-    if (failed(rounding))
-      return makeError(
-          amp::getInvalidValueMessage<amp::RoundingMode>(options.rounding));
-    ampOptions.rounding = *rounding;
-  }
+  if (options.dtype)
+    ampOptions.dtype = options.dtype;
+  if (options.rounding)
+    ampOptions.rounding = *options.rounding;
   return ampOptions;
 }
 
@@ -241,21 +232,24 @@ llvm::Error captureStreams(amp::AmpOptions &ampOptions,
 }
 } // namespace
 
+/// The dtype in a label: the option's, or the pipeline's choice.
+static std::string getDtypeLabel(const CompileOptions &options) {
+  return options.dtype ? amp::stringifyPrecision(*options.dtype).str()
+                       : "(policy dtype)";
+}
+
 /// What lowerModule refuses before running anything: check-nan-inf
 /// options, and forward-backward functions under an AMP level.
 static llvm::Error checkCompileOptions(ModuleOp module,
                                        ArrayRef<std::string> entries,
                                        const CompileOptions &options) {
-  if (!options.checkNanInf.empty()) {
-    if (options.checkNanInf != "low" && options.checkNanInf != "all")
-      return makeError("check-nan-inf must be low or all, not '" +
-                       options.checkNanInf + "'");
+  if (options.checkNanInf != CheckNanInf::Off) {
     if (options.target != Target::Cpu)
       return makeError("check-nan-inf runs on the CPU only (the checks are "
                        "host code); use target cpu");
     // The checks look at each low op's result rounded to the low type: what
     // rounding per-op computes, and what each op would store.
-    if (options.rounding == "once")
+    if (options.rounding == amp::RoundingMode::Once)
       return makeError("check-nan-inf checks every low op's rounded result "
                        "and compiles with rounding per-op; it cannot be "
                        "combined with rounding once");
@@ -291,8 +285,10 @@ static llvm::Error buildLowering(OpPassManager &lowering,
     if (!cpuOptions)
       return makeError("invalid CPU lowering options '" + options.cpuOptions +
                        "'");
-    cpuOptions->rounding =
-        options.checkNanInf.empty() ? options.rounding : "per-op";
+    if (options.checkNanInf != CheckNanInf::Off)
+      cpuOptions->rounding = "per-op";
+    else if (options.rounding)
+      cpuOptions->rounding = amp::stringifyRoundingMode(*options.rounding).str();
     amp::buildLowerToCpuPipeline(lowering, *cpuOptions);
   } else {
     std::unique_ptr<amp::LowerToGpuOptions> gpuOptions =
@@ -303,8 +299,8 @@ static llvm::Error buildLowering(OpPassManager &lowering,
     std::string reason;
     if (options.target == Target::GpuSim)
       gpuOptions->simulate = true;
-    if (!options.rounding.empty())
-      gpuOptions->rounding = options.rounding;
+    if (options.rounding)
+      gpuOptions->rounding = amp::stringifyRoundingMode(*options.rounding).str();
     if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
       return makeError(reason);
     amp::buildLowerToGpuPipeline(lowering, *gpuOptions);
@@ -339,9 +335,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   PassTiming passTiming(options.timing);
   // The AMP level.
   if (options.level != Level::O0) {
-    std::string label =
-        getVariantLabel(options.level, options.dtype.empty() ? "(policy dtype)"
-                                                             : options.dtype);
+    std::string label = getVariantLabel(options.level, getDtypeLabel(options));
     Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
     if (!parsedOptions)
       return makeError(llvm::toString(parsedOptions.takeError()) +
@@ -397,10 +391,10 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   }
 
   // NaN/Inf checks, after the level, on what it produced.
-  if (!options.checkNanInf.empty()) {
+  if (options.checkNanInf != CheckNanInf::Off) {
     PassManager pm(context);
     AmpCheckNanInfPassOptions checkOptions;
-    checkOptions.all = options.checkNanInf == "all";
+    checkOptions.all = options.checkNanInf == CheckNanInf::All;
     pm.addPass(createAmpCheckNanInfPass(checkOptions));
     StageTimer timer(options.timing, "NaN/Inf checks");
     if (failed(pm.run(*copy)))
@@ -469,9 +463,7 @@ amp::runner::transformModule(ModuleOp module, const CompileOptions &options,
     if (failed(ran))
       return makeError(
           "the AMP " +
-          getVariantLabel(options.level, options.dtype.empty()
-                                             ? "(policy dtype)"
-                                             : options.dtype) +
+          getVariantLabel(options.level, getDtypeLabel(options)) +
           " pipeline failed");
   } else if (output != TransformOutput::Module) {
     // The module as written: the report's or the graph's pass alone.
@@ -736,7 +728,7 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
           return symbols;
         });
   }
-  if (!options.checkNanInf.empty()) {
+  if (options.checkNanInf != CheckNanInf::Off) {
     Expected<void *> site = executable->engine->lookup(kNanInfSiteGlobalName);
     if (!site)
       return makeError(

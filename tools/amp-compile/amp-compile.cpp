@@ -404,14 +404,19 @@ int main(int argc, char **argv) {
 
   CompileOptions options;
   options.level = *level;
-  options.dtype = dtypeName;
+  if (!dtypeName.empty())
+    options.dtype = amp::parseLowPrecision(dtypeName);
   options.ampOptions = ampOptions;
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.cpuOptions = cpuOptions;
-  if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
-    return fail("--rounding must be once or per-op, not '" + rounding + "'");
-  options.rounding = rounding;
+  if (!rounding.empty()) {
+    FailureOr<amp::RoundingMode> mode = amp::parseRoundingMode(rounding);
+    if (failed(mode))
+      return fail("--rounding must be once or per-op, not '" + rounding +
+                  "'");
+    options.rounding = *mode;
+  }
   llvm::Expected<LoweredModule> lowered =
       lowerModule(**module, entries, options);
   if (!lowered)

@@ -416,15 +416,15 @@ int main(int argc, char **argv) {
   CompileOptions options;
   options.level = *level;
   // Without --dtype, a dtype= in --amp-options or a policy file's decides.
-  options.dtype = dtypeName.getNumOccurrences()
-                      ? amp::stringifyPrecision(*dtype).str()
-                      : std::string();
+  if (dtypeName.getNumOccurrences())
+    options.dtype = *dtype;
   options.ampOptions = ampOptions;
   options.ampOptions += ampFlags;
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.cpuOptions = cpuOptions;
-  options.rounding = rounding;
+  if (!rounding.empty())
+    options.rounding = *amp::parseOptionValue<amp::RoundingMode>(rounding);
   options.runtimeLibrary = runtimePath;
   options.hostCpuFeatures = jitCpu == "host";
   if (llvmOptLevel > 3)
@@ -432,8 +432,15 @@ int main(int argc, char **argv) {
   options.optLevel = llvmOptLevel;
   options.largeFunction = largeFunction;
   options.detachConstantBytes = detachConstantBytes;
-  if (checkNanInf.getNumOccurrences())
-    options.checkNanInf = checkNanInf.empty() ? "low" : checkNanInf.getValue();
+  if (checkNanInf.getNumOccurrences()) {
+    if (checkNanInf.empty() || checkNanInf == "low")
+      options.checkNanInf = CheckNanInf::Low;
+    else if (checkNanInf == "all")
+      options.checkNanInf = CheckNanInf::All;
+    else
+      return fail("check-nan-inf must be low or all, not '" + checkNanInf +
+                  "'");
+  }
   CompileTiming timing;
   timing.passes = timingMode == "passes";
   if (timingMode.getNumOccurrences()) {
@@ -481,7 +488,7 @@ int main(int argc, char **argv) {
     CompileOptions fp32 = options;
     fp32.level = Level::O0;
     // The reference is what the level is compared with, not checked.
-    fp32.checkNanInf.clear();
+    fp32.checkNanInf = CheckNanInf::Off;
     auto compiled = Executable::compile(**module, signature->name, fp32);
     if (!compiled)
       return fail(compiled.takeError());

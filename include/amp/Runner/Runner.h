@@ -145,13 +145,16 @@ struct CompileTiming {
   uint64_t detachedConstants = 0, detachedBytes = 0;
 };
 
+/// NaN/Inf checks after the level (--amp-check-nan-inf): none, the results
+/// of the low-precision ops and narrowing conversions, or every float op's.
+enum class CheckNanInf { Off, Low, All };
+
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;
-  /// The low-precision type of O1/O2: "f16" or "bf16"; empty (the default):
-  /// the pipeline decides (a dtype= in `ampOptions`, else the policy file's,
-  /// else f16).
-  std::string dtype;
+  /// The low-precision type of O1/O2; none (the default): the pipeline
+  /// decides (a dtype= in `ampOptions`, else the policy file's, else f16).
+  std::optional<amp::Precision> dtype;
   /// More options of the AMP pipeline, in --amp-o1's syntax
   /// ("custom-black-list=tosa.exp placement=greedy"); a non-empty `dtype`
   /// wins over a dtype given here.
@@ -184,15 +187,13 @@ struct CompileOptions {
   uint64_t detachConstantBytes = 4096;
   /// When set, the time of each stage is recorded there.
   CompileTiming *timing = nullptr;
-  /// --amp-check-nan-inf after the AMP level (CPU only): "" (off), "low"
-  /// (low-precision ops and narrowing conversions) or "all" (every float
-  /// op). A call whose checked values are not all finite then fails,
-  /// naming the first op that produced an Inf or a NaN.
-  std::string checkNanInf;
+  /// --amp-check-nan-inf after the AMP level (CPU only). A call whose
+  /// checked values are not all finite then fails, naming the first op that
+  /// produced an Inf or a NaN.
+  CheckNanInf checkNanInf = CheckNanInf::Off;
   /// How low-precision values are rounded (the `rounding` option of the AMP
-  /// and lowering pipelines): "once", "per-op", or "" for the AMP
-  /// pipeline's default (once).
-  std::string rounding;
+  /// and lowering pipelines); none: the AMP pipeline's default (once).
+  std::optional<amp::RoundingMode> rounding;
   /// When set, the text the AMP pipeline writes to stderr or stdout (see
   /// CapturedOutput) is appended here instead, for callers that route it
   /// themselves (the C API); null (amp-run): the streams.

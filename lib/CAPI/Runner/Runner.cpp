@@ -357,8 +357,7 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
   if (!dtype.empty() && !precision)
     return fail(amp::getUnknownDtypeMessage(dtype), failure());
-  if (precision)
-    compileOptions.dtype = amp::stringifyPrecision(*precision).str();
+  compileOptions.dtype = precision;
   compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
   StringRef target = orDefault(options->target, "cpu");
   std::optional<Target> parsedTarget = parseTarget(target);
@@ -389,12 +388,23 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
                   failure());
   }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
-  compileOptions.checkNanInf = orDefault(options->checkNanInf, "").str();
-  StringRef rounding = orDefault(options->rounding, "");
-  if (!rounding.empty() && failed(amp::parseRoundingMode(rounding)))
-    return fail("unknown rounding '" + rounding + "' (expected once or per-op)",
+  StringRef checkNanInf = orDefault(options->checkNanInf, "");
+  if (checkNanInf == "low")
+    compileOptions.checkNanInf = CheckNanInf::Low;
+  else if (checkNanInf == "all")
+    compileOptions.checkNanInf = CheckNanInf::All;
+  else if (!checkNanInf.empty())
+    return fail("check-nan-inf must be low or all, not '" + checkNanInf + "'",
                 failure());
-  compileOptions.rounding = rounding.str();
+  StringRef rounding = orDefault(options->rounding, "");
+  if (!rounding.empty()) {
+    FailureOr<amp::RoundingMode> mode = amp::parseRoundingMode(rounding);
+    if (failed(mode))
+      return fail("unknown rounding '" + rounding +
+                      "' (expected once or per-op)",
+                  failure());
+    compileOptions.rounding = *mode;
+  }
   if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty()) {
     const char *library = compileOptions.target == Target::Gpu
