@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuContext.h"
+#include "GpuApi.h"
 #include "Internal.h"
 
 #include <algorithm>
@@ -239,6 +240,13 @@ bool amp::rt::gpuSetDefaultDevice(const char *call, int32_t device) {
   st.deviceOrdinal = device;
   return true;
 }
+
+// Every function of GpuApi.def is declared with its row's signature and
+// defined by this library: the queries below, ampGpuSetConvExhaustiveSearch
+// in Cudnn.cpp, the loss scaler, tensor tables and optimizers in
+// GpuLossScaling.cpp.
+#define AMP_GPU_API_FUNCTION AMP_GPU_API_CHECK
+#include "amp/runtime/GpuApi.def"
 
 extern "C" {
 

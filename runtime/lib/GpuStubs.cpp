@@ -11,6 +11,7 @@
 #include "amp/runtime/MgpuAbi.h"
 
 #include "Collectives.h"
+#include "GpuApi.h"
 #include "Internal.h"
 #include "LibraryCallEntries.h"
 
@@ -66,27 +67,6 @@ void *newModule(const char *call, const void *data, size_t size, bool isPtx,
 
 extern "C" {
 
-int ampGpuAvailable(void) {
-  noGpu("ampGpuAvailable");
-  return 0;
-}
-
-int ampGpuComputeCapability(void) {
-  noGpu("ampGpuComputeCapability");
-  return 0;
-}
-
-int ampGpuDeviceName(char *buf, size_t len) {
-  if (buf && len)
-    buf[0] = '\0';
-  noGpu("ampGpuDeviceName");
-  return 1;
-}
-
-void ampGpuSynchronize(void) {} // Nothing can have been queued.
-
-void ampGpuSetConvExhaustiveSearch(int enable) { (void)enable; }
-
 // The mgpu* functions that MgpuAbi.def marks Own: modules are recorded, so
 // that the global ctor/dtor pair of a gpu.binary works without CUDA; the
 // first mgpuModuleGetFunction reports that GPU support was not built.
@@ -109,129 +89,6 @@ void mgpuModuleUnload(void *module) {
     return raiseError("mgpuModuleUnload", "invalid module handle %p", module);
   record->magic = 0;
   delete record;
-}
-
-// Loss scaling and optimizers (AmpLossScaling.h): failures are returned with
-// ampLastError() set, never passed to the error handler. No handle can
-// exist in this build, so the destroy functions have nothing to do.
-
-AmpGpuLossScaler *ampGpuLossScalerCreate(const AmpLossScalerConfig *cfg) {
-  (void)cfg;
-  noGpu("ampGpuLossScalerCreate");
-  return nullptr;
-}
-
-void ampGpuLossScalerDestroy(AmpGpuLossScaler *scaler) { (void)scaler; }
-
-float *ampGpuLossScalerScalePtr(AmpGpuLossScaler *scaler) {
-  (void)scaler;
-  noGpu("ampGpuLossScalerScalePtr");
-  return nullptr;
-}
-
-float *ampGpuLossScalerInvScalePtr(AmpGpuLossScaler *scaler) {
-  (void)scaler;
-  noGpu("ampGpuLossScalerInvScalePtr");
-  return nullptr;
-}
-
-float *ampGpuLossScalerFoundInfPtr(AmpGpuLossScaler *scaler) {
-  (void)scaler;
-  noGpu("ampGpuLossScalerFoundInfPtr");
-  return nullptr;
-}
-
-int ampGpuLossScalerBeginStep(AmpGpuLossScaler *scaler) {
-  (void)scaler;
-  noGpu("ampGpuLossScalerBeginStep");
-  return 1;
-}
-
-int ampGpuLossScalerUpdate(AmpGpuLossScaler *scaler) {
-  (void)scaler;
-  noGpu("ampGpuLossScalerUpdate");
-  return 1;
-}
-
-int ampGpuLossScalerGetStats(AmpGpuLossScaler *scaler,
-                             AmpLossScalerStats *out) {
-  (void)scaler, (void)out;
-  noGpu("ampGpuLossScalerGetStats");
-  return 1;
-}
-
-size_t ampGpuLossScalerSaveState(AmpGpuLossScaler *scaler, void *buffer,
-                                 size_t capacity) {
-  (void)scaler, (void)buffer, (void)capacity;
-  noGpu("ampGpuLossScalerSaveState");
-  return 0;
-}
-
-int ampGpuLossScalerLoadState(AmpGpuLossScaler *scaler, const void *blob,
-                              size_t size) {
-  (void)scaler, (void)blob, (void)size;
-  noGpu("ampGpuLossScalerLoadState");
-  return 1;
-}
-
-AmpGpuTensorTable *ampGpuTensorTableCreate(void *const *devicePtrs,
-                                           const int64_t *numels, int64_t count,
-                                           int32_t dtype) {
-  (void)devicePtrs, (void)numels, (void)count, (void)dtype;
-  noGpu("ampGpuTensorTableCreate");
-  return nullptr;
-}
-
-void ampGpuTensorTableDestroy(AmpGpuTensorTable *table) { (void)table; }
-
-int ampGpuCheckFiniteAndUnscale(AmpGpuLossScaler *scaler,
-                                const AmpGpuTensorTable *table) {
-  (void)scaler, (void)table;
-  noGpu("ampGpuCheckFiniteAndUnscale");
-  return 1;
-}
-
-AmpGpuOptimizer *ampGpuOptimizerCreate(const AmpOptimizerConfig *cfg,
-                                       const AmpOptimizerParam *params,
-                                       int64_t count) {
-  (void)cfg, (void)params, (void)count;
-  noGpu("ampGpuOptimizerCreate");
-  return nullptr;
-}
-
-void ampGpuOptimizerDestroy(AmpGpuOptimizer *opt) { (void)opt; }
-
-int ampGpuOptimizerStep(AmpGpuOptimizer *opt, const float *found_inf,
-                        const float *inv_scale) {
-  (void)opt, (void)found_inf, (void)inv_scale;
-  noGpu("ampGpuOptimizerStep");
-  return 1;
-}
-
-int64_t ampGpuOptimizerGetStep(AmpGpuOptimizer *opt) {
-  (void)opt;
-  noGpu("ampGpuOptimizerGetStep");
-  return -1;
-}
-
-size_t ampGpuOptimizerSaveState(AmpGpuOptimizer *opt, void *buffer,
-                                size_t capacity) {
-  (void)opt, (void)buffer, (void)capacity;
-  noGpu("ampGpuOptimizerSaveState");
-  return 0;
-}
-
-int ampGpuOptimizerLoadState(AmpGpuOptimizer *opt, const void *blob,
-                             size_t size) {
-  (void)opt, (void)blob, (void)size;
-  noGpu("ampGpuOptimizerLoadState");
-  return 1;
-}
-
-int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt, float lr) {
-  (void)opt, (void)lr;
-  noGpu("ampGpuOptimizerSetLearningRate");
-  return 1;
 }
 
 } // extern "C"
@@ -258,6 +115,33 @@ int ampGpuOptimizerSetLearningRate(AmpGpuOptimizer *opt, float lr) {
 #define AMP_MGPU_FUNCTION(NAME, RESULT, PARAMS, STUB)                          \
   AMP_MGPU_STUB_##STUB(NAME, RESULT, PARAMS, STUB)
 #include "amp/runtime/MgpuAbi.def"
+
+// The device queries, loss scaling and optimizers (GpuApi.def): declared in
+// the public headers with the table's signatures, and defined here by the
+// STUB column: Fail(VALUE) reports that GPU support was not built and
+// returns VALUE, FailClearing(BUF, LEN, VALUE) first writes "" to the
+// string buffer, Nothing does nothing (no handle can exist in this build, so
+// the destroy functions have nothing to do; nothing can have been queued).
+// Failures are returned with ampLastError() set, never passed to the error
+// handler. AMP_GPU_API_STUB_<kind>(...) expands to the body's last
+// statements; `call` is the row's name.
+#define AMP_GPU_API_FUNCTION AMP_GPU_API_CHECK
+#include "amp/runtime/GpuApi.def"
+#define AMP_GPU_API_STUB_Nothing
+#define AMP_GPU_API_STUB_Fail(VALUE)                                           \
+  noGpu(call);                                                                 \
+  return VALUE;
+#define AMP_GPU_API_STUB_FailClearing(BUF, LEN, VALUE)                         \
+  if (BUF && LEN)                                                              \
+    BUF[0] = '\0';                                                             \
+  AMP_GPU_API_STUB_Fail(VALUE)
+#define AMP_GPU_API_FUNCTION(NAME, RESULT, PARAMS, STUB)                       \
+  extern "C" AMP_GPU_API_PROTOTYPE(NAME, RESULT, PARAMS) {                     \
+    [[maybe_unused]] const char *call = #NAME;                                 \
+    ignore(PARAMS(AMP_MGPU_ARG, AMP_MGPU_COMMA));                              \
+    AMP_GPU_API_STUB_##STUB                                                    \
+  }
+#include "amp/runtime/GpuApi.def"
 
 // This build defines every mgpu* function with its table signature.
 #define AMP_MGPU_FUNCTION AMP_MGPU_DEFINED

@@ -11,6 +11,7 @@
 #include "amp/runtime/AmpRuntime.h"
 
 #include "../lib/Collectives.h"
+#include "../lib/GpuApi.h"
 #include "../lib/Internal.h"
 #include "../lib/LibraryCallEntries.h"
 #include "SimState.h"
@@ -125,6 +126,12 @@ bool Constant(const char *call, const ConstantArgs &k, void *&result) {
   AMP_LIBRARY_CALL_ENTRY(GPU_NAME, STEM, RESULT, PARAMS, /*onGpu=*/true,       \
                          ::amp::rt::sim::STEM)
 #include "amp/runtime/LibraryCalls.def"
+
+// The device queries of GpuApi.def, with their rows' signatures (the
+// simulator does not provide its loss-scaling and optimizer rows).
+#define AMP_GPU_API_QUERY AMP_GPU_API_CHECK
+#define AMP_GPU_API_TRAINING(NAME, RESULT, PARAMS, STUB)
+#include "amp/runtime/GpuApi.def"
 
 extern "C" {
 
