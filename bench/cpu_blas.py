@@ -30,18 +30,27 @@ compiled code takes), with an f32 and a narrowed (f16/bf16) output. A
 library whose shared object is missing, or a call that reports
 "unimplemented", gives "-".
 
-The second table times one call of compiled code with `amp-run --repeat`
+The second table times convolutions (resnet18's layers at 224x224, NCHW,
+batch 1) in the same subprocesses: the runtime's ampCpuLibraryConv2d (im2col
+into a column buffer, widening f16/bf16, then the f32 GEMM of the library
+it loads) against oneDNN's own forward convolution (convolution_auto), on
+NCHW buffers as a runtime call would take them and on the blocked layouts
+oneDNN prefers (the reorders into them not timed), in f32 and bf16.
+
+The third table times one call of compiled code with `amp-run --repeat`
 (median of --calls calls after a warm-up; each command also times the fp32
 original, O0): a 256x256x256 `linalg.matmul` of f32 arguments and
 torchvision's resnet18 (2x3x64x64), at O0 and at O2 in f16 and bf16, with
---lower-to-cpu's library calls (the default) and with generated loops
-(`--cpu-options=libraries=false`, what the CPU pipeline did before), in
-one run, the library on one thread (OPENBLAS_NUM_THREADS=1: the generated
-code is single-threaded).
+--lower-to-cpu's library calls (the default), with its convolutions as
+generated loops (`--cpu-options=library-convolutions=false`, the library
+calls before convolutions had one) and with generated loops only
+(`--cpu-options=libraries=false`), in one run, the library on one thread
+(OPENBLAS_NUM_THREADS=1: the generated code is single-threaded).
 
---update-doc writes the tables between the cpu-blas and cpu-library-effect
-markers (scripts/doctables.py); with --from-json and --check it fails when
-the document differs from the rendering of the kept run.
+--update-doc writes the tables between the cpu-blas, cpu-conv and
+cpu-library-effect markers (scripts/doctables.py); with --from-json and
+--check it fails when the document differs from the rendering of the kept
+run.
 """
 
 import argparse
@@ -61,6 +70,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import doctables  # noqa: E402
 
 BLOCK = "cpu-blas"
+CONV_BLOCK = "cpu-conv"
 EFFECT_BLOCK = "cpu-library-effect"
 MODELS = ("mm256", "resnet18")
 MODEL_NAMES = {
@@ -97,6 +107,28 @@ PATHS = (
     ("runtime:bf16>bf16", "amp runtime, bf16 in, bf16 out"),
 )
 DTYPE_CODE = {"f32": 0, "f16": 1, "bf16": 2}
+# The convolution table: (name, n, c, h, w, f, k, stride, pad), NCHW/FCHW,
+# k x k windows; resnet18's layers at 224x224.
+CONV_SHAPES = (
+    ("stem 7x7/2 3->64 at 224", 1, 3, 224, 224, 64, 7, 2, 3),
+    ("3x3 64->64 at 56", 1, 64, 56, 56, 64, 3, 1, 1),
+    ("3x3/2 128->256 at 28", 1, 128, 28, 28, 256, 3, 2, 1),
+    ("1x1/2 64->128 at 56", 1, 64, 56, 56, 128, 1, 2, 0),
+)
+CONV_PATHS = (
+    ("runtime:f32", "amp runtime (im2col + sgemm), f32"),
+    ("runtime:f16>f16", "amp runtime, f16 in, f16 out"),
+    ("runtime:bf16>bf16", "amp runtime, bf16 in, bf16 out"),
+    ("onednn:f32", "oneDNN convolution, f32, NCHW"),
+    ("onednn:f32:any", "oneDNN convolution, f32, its blocked layouts"),
+    ("onednn:bf16:any", "oneDNN convolution, bf16, its blocked layouts"),
+)
+# oneDNN 2.6's C API (libdnnl.so.2; values and sizes from its headers).
+DNNL = {"f16": 1, "bf16": 2, "f32": 3, "any": 1, "nchw": 5, "cpu": 1,
+        "in_order": 1, "forward_inference": 96, "convolution_auto": 3,
+        "src_md": 129, "weights_md": 131, "dst_md": 133, "arg_src": 1,
+        "arg_dst": 17, "arg_weights": 33, "memory_desc_size": 696,
+        "convolution_desc_size": 5976}
 
 
 def to_bf16_bits(values):
@@ -188,18 +220,131 @@ def make_call(path, runtime, m, n, k):
     return call
 
 
+def conv_output(h, k, stride, pad):
+    return (h + 2 * pad - k) // stride + 1
+
+
+def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
+    """ampCpuLibraryConv2d (NCHW/FCHW) of the shape."""
+    import numpy as np
+    lib = ctypes.CDLL(runtime)
+    if not hasattr(lib, "ampCpuLibraryConv2d"):
+        return None
+    fn = lib.ampCpuLibraryConv2d
+    fn.restype = None
+    i32, i64, ptr = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
+    fn.argtypes = [i32] + [i64] * 15 + [ptr, i32, ptr, i32, ptr, i32,
+                                         ctypes.c_float]
+    inType, _, outType = kind.partition(">")
+    outType = outType or "f32"
+    x, _ = operands(n * c * h, w, 1, inType)
+    wt, _ = operands(f * c * k, k, 1, inType)
+    oh, ow = conv_output(h, k, stride, pad), conv_output(w, k, stride, pad)
+    y = np.zeros(n * f * oh * ow,
+                 np.float32 if outType == "f32" else np.uint16)
+    code, out = DTYPE_CODE[inType], DTYPE_CODE[outType]
+    return lambda: fn(0, n, c, h, w, f, k, k, oh, ow, pad, pad, stride,
+                      stride, 1, 1, x.ctypes.data, code, wt.ctypes.data,
+                      code, y.ctypes.data, out, 0.0)
+
+
+def make_onednn_conv(kind, n, c, h, w, f, k, stride, pad):
+    """oneDNN's forward convolution of the shape (convolution_auto: it
+    picks the implementation), on NCHW/OIHW buffers or, with `:any`, on the
+    layouts it prefers (the reorders into them not timed); None when it
+    has no implementation here."""
+    so, _ = LIBRARIES["onednn"]
+    if not os.path.exists(so):
+        return None
+    lib = ctypes.CDLL(so)
+    dtype, _, layout = kind.partition(":")
+    tag = DNNL["any" if layout == "any" else "nchw"]
+    ptr, i64 = ctypes.c_void_p, ctypes.c_int64
+    lib.dnnl_primitive_desc_query_md.restype = ptr
+    lib.dnnl_memory_desc_get_size.restype = ctypes.c_size_t
+    lib.dnnl_memory_desc_get_size.argtypes = [ptr]
+    keep = []  # Objects the call needs alive.
+
+    def check(status, what):
+        if status != 0:
+            raise RuntimeError(f"{what}: dnnl status {status}")
+
+    def dims(*values):
+        return (i64 * 12)(*values)
+
+    def desc(shape, data_type):
+        md = ctypes.create_string_buffer(DNNL["memory_desc_size"])
+        check(lib.dnnl_memory_desc_init_by_tag(md, len(shape), dims(*shape),
+                                               DNNL[data_type], tag),
+              "memory desc")
+        return md
+    engine, stream = ptr(), ptr()
+    check(lib.dnnl_engine_create(ctypes.byref(engine), DNNL["cpu"], 0),
+          "engine")
+    check(lib.dnnl_stream_create(ctypes.byref(stream), engine,
+                                 DNNL["in_order"]), "stream")
+    oh, ow = conv_output(h, k, stride, pad), conv_output(w, k, stride, pad)
+    conv = ctypes.create_string_buffer(DNNL["convolution_desc_size"])
+    check(lib.dnnl_convolution_forward_desc_init(
+        conv, DNNL["forward_inference"], DNNL["convolution_auto"],
+        desc((n, c, h, w), dtype), desc((f, c, k, k), dtype), None,
+        desc((n, f, oh, ow), dtype), dims(stride, stride), dims(pad, pad),
+        dims(pad, pad)), "convolution desc")
+    pd, primitive = ptr(), ptr()
+    if lib.dnnl_primitive_desc_create(ctypes.byref(pd), conv, None, engine,
+                                      None) != 0:
+        return None  # unimplemented (no bf16 kernels without AVX-512)
+    check(lib.dnnl_primitive_create(ctypes.byref(primitive), pd), "primitive")
+
+    class ExecArg(ctypes.Structure):
+        _fields_ = [("arg", ctypes.c_int), ("memory", ptr)]
+    args = (ExecArg * 3)()
+    for i, (arg, query) in enumerate((("arg_src", "src_md"),
+                                      ("arg_weights", "weights_md"),
+                                      ("arg_dst", "dst_md"))):
+        md = ptr(lib.dnnl_primitive_desc_query_md(pd, DNNL[query], 0))
+        size = lib.dnnl_memory_desc_get_size(md)
+        data = ctypes.create_string_buffer(size)
+        # Bytes 0x3c: 0.0115 in f32, 0.0114 in bf16: normal numbers.
+        ctypes.memset(data, 0x3C, size)
+        memory = ptr()
+        check(lib.dnnl_memory_create(ctypes.byref(memory), md, engine, data),
+              "memory")
+        keep.append(data)
+        args[i] = ExecArg(DNNL[arg], memory)
+
+    def call():
+        check(lib.dnnl_primitive_execute(primitive, stream, 3, args),
+              "execute")
+        check(lib.dnnl_stream_wait(stream), "wait")
+    call.keep = keep
+    return call
+
+
 def measure_child(args):
     """In the subprocess: one library (or the runtime) at one thread
-    count; prints {path: {shape: seconds or None}} as JSON."""
-    results = {}
+    count; prints {"gemm": {path: {shape: seconds or None}}, "conv": ...}
+    as JSON."""
+    results = {"gemm": {}, "conv": {}}
     for path, _ in PATHS:
         if path.split(":")[0] != args.library:
             continue
-        results[path] = {}
+        results["gemm"][path] = {}
         for name, m, n, k in SHAPES:
             call = make_call(path, args.runtime, m, n, k)
-            results[path][name] = (median_seconds(call, args.repeat)
-                                   if call else None)
+            results["gemm"][path][name] = (median_seconds(call, args.repeat)
+                                           if call else None)
+    for path, _ in CONV_PATHS:
+        library, _, kind = path.partition(":")
+        if library != args.library:
+            continue
+        results["conv"][path] = {}
+        for name, *shape in CONV_SHAPES:
+            call = (make_runtime_conv(args.runtime, kind, *shape)
+                    if library == "runtime"
+                    else make_onednn_conv(kind, *shape))
+            results["conv"][path][name] = (median_seconds(call, args.repeat)
+                                           if call else None)
     json.dump(results, sys.stdout)
 
 
@@ -221,13 +366,24 @@ def write_model(name, path):
     compile_time.write_model(name, path)
 
 
-def time_calls(amp_run, model, dtype, calls, libraries):
+# The effect table's rows: (key, label, --cpu-options or None).
+EFFECT_ROWS = (
+    ("loops", "generated loops", "libraries=false"),
+    ("gemm", "library GEMMs, convolutions as loops",
+     "library-convolutions=false"),
+    ("library", "library calls", None),
+)
+# The models whose rows include "gemm" (they have convolutions).
+CONV_MODELS = ("resnet18",)
+
+
+def time_calls(amp_run, model, dtype, calls, options):
     """{label: seconds per call} of one `amp-run --repeat` command: the
     level's and the fp32 original's medians."""
     command = [amp_run, model, "--level=O2", f"--dtype={dtype}",
                f"--repeat={calls}"]
-    if not libraries:
-        command.append("--cpu-options=libraries=false")
+    if options:
+        command.append(f"--cpu-options={options}")
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     out = subprocess.run(command, capture_output=True, text=True, check=True,
                          env=env).stdout
@@ -246,12 +402,13 @@ def measure_effect(args):
             path = os.path.join(tmp, f"{model}.mlir")
             write_model(model, path)
             rows = {}
-            for libraries in (False, True):
-                key = "library" if libraries else "loops"
+            for key, _, options in EFFECT_ROWS:
+                if key == "gemm" and model not in CONV_MODELS:
+                    continue
                 row = {}
                 for dtype in ("f16", "bf16"):
                     times = time_calls(args.amp_run, path, dtype, args.calls,
-                                       libraries)
+                                       options)
                     row[f"O2 {dtype}"] = times[f"O2 {dtype}"]
                     # O0 (fp32) from the f16 command.
                     row.setdefault("O0 (fp32)", times["fp32"])
@@ -263,9 +420,9 @@ def measure_effect(args):
 
 def measure(args):
     run = {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
-           "repeat": args.repeat, "threads": {}}
+           "repeat": args.repeat, "threads": {}, "conv": {}}
     for threads in args.threads.split(","):
-        figures = {}
+        figures, conv = {}, {}
         for library in ("openblas", "blis", "onednn", "runtime"):
             env = dict(os.environ)
             for _, variable in LIBRARIES.values():
@@ -275,10 +432,13 @@ def measure(args):
                        args.runtime]
             out = subprocess.run(command, env=env, check=True,
                                  stdout=subprocess.PIPE, text=True).stdout
-            figures.update(json.loads(out))
+            child = json.loads(out)
+            figures.update(child["gemm"])
+            conv.update(child["conv"])
             print(f"measured {library} with {threads} thread(s)",
                   file=sys.stderr)
         run["threads"][threads] = figures
+        run["conv"][threads] = conv
     if args.models:
         run["effect"] = measure_effect(args)
     return run
@@ -307,6 +467,35 @@ def render(run):
     return "\n".join(lines)
 
 
+def render_conv(run):
+    if not run.get("conv"):
+        return "(not measured)\n"
+    lines = [f"Measured on {run['machine']}, milliseconds per convolution "
+             f"(NCHW, batch 1, median of {run['repeat']} calls after a "
+             f"warm-up; GFLOP/s in parentheses); \"-\": no such "
+             f"convolution here:", ""]
+    for threads, figures in run["conv"].items():
+        lines.append(f"{threads} thread{'s' if threads != '1' else ''}:")
+        lines.append("")
+        lines.append("| convolution | " +
+                     " | ".join(n for n, *_ in CONV_SHAPES) + " |")
+        lines.append("|---|" + "---:|" * len(CONV_SHAPES))
+        for path, label in CONV_PATHS:
+            cells = []
+            for name, n, c, h, w, f, k, stride, pad in CONV_SHAPES:
+                seconds = figures.get(path, {}).get(name)
+                if seconds is None:
+                    cells.append("-")
+                    continue
+                outputs = (n * f * conv_output(h, k, stride, pad) *
+                           conv_output(w, k, stride, pad))
+                gflops = 2 * outputs * c * k * k / seconds / 1e9
+                cells.append(f"{seconds * 1e3:.2f} ({gflops:.0f})")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+        lines.append("")
+    return "\n".join(lines)
+
+
 def render_effect(run):
     effect = run.get("effect")
     if not effect:
@@ -314,21 +503,28 @@ def render_effect(run):
     lines = [f"Measured on {run['machine']}, milliseconds per call (median "
              f"of {effect['calls']} calls after a warm-up, `amp-run "
              f"--repeat`), the library on one thread; loops: "
-             f"`--cpu-options=libraries=false`:", "",
+             f"`--cpu-options=libraries=false`; convolutions as loops: "
+             f"`--cpu-options=library-convolutions=false` (the library calls "
+             f"before convolutions had one):", "",
              "| model | contractions | " +
              " | ".join(label for label, *_ in LEVELS) + " |",
              "|---|---|" + "---:|" * len(LEVELS)]
     for model, rows in effect["models"].items():
-        for key, label in (("loops", "generated loops"),
-                           ("library", "library calls")):
+        for key, label, _ in EFFECT_ROWS:
+            if key not in rows:
+                continue
             cells = [f"{rows[key][level] * 1e3:.1f}"
                      for level, *_ in LEVELS]
             lines.append(f"| {MODEL_NAMES[model]} | {label} | " +
                          " | ".join(cells) + " |")
-        cells = [f"{rows['loops'][level] / rows['library'][level]:.1f}x"
-                 for level, *_ in LEVELS]
-        lines.append(f"| {MODEL_NAMES[model]} | speed-up | " +
-                     " | ".join(cells) + " |")
+        speedups = [("loops", "speed-up over the loops")]
+        if "gemm" in rows:
+            speedups.append(("gemm", "speed-up of the convolution calls"))
+        for key, label in speedups:
+            cells = [f"{rows[key][level] / rows['library'][level]:.1f}x"
+                     for level, *_ in LEVELS]
+            lines.append(f"| {MODEL_NAMES[model]} | {label} | " +
+                         " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -361,7 +557,8 @@ def main():
         with open(args.json, "w") as f:
             json.dump(run, f, indent=1)
             f.write("\n")
-    blocks = {BLOCK: render(run), EFFECT_BLOCK: render_effect(run)}
+    blocks = {BLOCK: render(run), CONV_BLOCK: render_conv(run),
+              EFFECT_BLOCK: render_effect(run)}
     if args.update_doc:
         return doctables.update(args.update_doc, blocks, SCRIPT,
                                 check=args.check)

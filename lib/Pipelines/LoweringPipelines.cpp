@@ -103,8 +103,10 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   if (options.fuseEpilogues) {
     AmpFuseContractionEpiloguesPassOptions epilogues;
     epilogues.tileSize = options.epilogueTileSize;
-    // Matmuls stay whole for their library call.
+    // Matmuls and convolutions stay whole for their library calls.
     epilogues.skipLibraryContractions = options.libraries;
+    epilogues.skipLibraryConvolutions =
+        options.libraries && options.libraryConvolutions;
     pm.addNestedPass<func::FuncOp>(
         createAmpFuseContractionEpiloguesPass(epilogues));
     pm.addPass(createCanonicalizerPass());
@@ -119,6 +121,7 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   if (options.libraries) {
     AmpLinalgToLibraryCallsPassOptions calls;
     calls.target = "cpu";
+    calls.convolutions = options.libraryConvolutions;
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
   }
   bufferization::buildBufferDeallocationPipeline(pm);

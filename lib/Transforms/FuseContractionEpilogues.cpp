@@ -45,7 +45,10 @@ struct AmpFuseContractionEpiloguesPass
       if (!contraction ||
           (skipLibraryContractions &&
            isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
-               contraction.getOperation())))
+               contraction.getOperation())) ||
+          (skipLibraryConvolutions &&
+           isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
+               linalg::Conv2DNhwcFhwcOp>(contraction.getOperation())))
         return;
       // Upstream's tile-and-fuse cannot tile a loop of size 0.
       if (hasEmptyLoop(contraction) ||

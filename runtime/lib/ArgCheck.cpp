@@ -112,10 +112,13 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
 }
 
 bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
-  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF)
+  if (v.layout == AMP_CONV_NHWC_FHWC && forCuDnn)
+    return setError(call, "layout 2 = NHWC/FHWC is for the CPU calls only");
+  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF &&
+      v.layout != AMP_CONV_NHWC_FHWC)
     return setError(call,
-                    "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW "
-                    "or 1 = NHWC/HWCF)",
+                    "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW, "
+                    "1 = NHWC/HWCF or, on the CPU, 2 = NHWC/FHWC)",
                     v.layout);
   const struct {
     const char *name;

@@ -2,8 +2,9 @@
 //
 // Part of amp-mlir. The calls only the CPU pipeline makes
 // (AMP_CPU_LIBRARY_CALL rows of LibraryCalls.def): ampCpuLibraryGemm, the
-// GEMM of the CPU pipeline's matmuls and batch matmuls, computed by the
-// host's CBLAS (OpenBLAS by default; the choice and its measurements are in
+// GEMM of the CPU pipeline's matmuls and batch matmuls, and
+// ampCpuLibraryConv2d, its 2-D convolutions, computed by the host's CBLAS
+// (OpenBLAS by default; the choice and its measurements are in
 // docs/performance.md).
 //
 // The library is opened with dlopen on first use, as the GPU side opens
@@ -19,6 +20,17 @@
 // vcvtph2ps where the CPU has it; bf16 is a shift), which is O(n^2) beside
 // the O(n^3) of the product: the library's f32 GEMM then accumulates in
 // f32, and a 16-bit C is rounded once (RNE) from the f32 result.
+//
+// ampCpuLibraryConv2d, the CPU pipeline's 2-D convolutions, is the same f32
+// GEMM on a column buffer (im2col): for NCHW, per image, a (c*kh*kw) x
+// (oh*ow) matrix whose row (c, r, s) holds the input pixels that filter tap
+// (r, s) of channel c meets at each output pixel (zero where the window
+// leaves the input), multiplied from the left by the F x (c*kh*kw) filter;
+// for NHWC, per image, an (oh*ow) x (kh*kw*c) matrix, one row per output
+// pixel, multiplied from the right by the filter (HWCF: (kh*kw*c) x F; FHWC:
+// F x (kh*kw*c), transposed). The packing widens f16/bf16 to f32 on the
+// way. A 1x1 convolution with unit strides and no padding reads the input
+// in place (f32) or widened, without gathering.
 //
 //===----------------------------------------------------------------------===//
 
@@ -226,9 +238,110 @@ void loopSgemm(bool transA, int64_t m, int64_t n, int64_t k, const float *a,
 
 bool fitsInt(int64_t value) { return value <= INT_MAX; }
 
+/// C = op(A) op(B) + beta C on f32 row-major operands: the library's
+/// cblas_sgemm, else (none, or sizes beyond int) loopSgemm.
+void f32Gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
+             const float *a, int64_t lda, const float *b, int64_t ldb,
+             float beta, float *c, int64_t ldc) {
+  const CpuBlas &blas = getBlas();
+  if (blas.sgemm && k > 0 && fitsInt(m) && fitsInt(n) && fitsInt(k) &&
+      fitsInt(lda) && fitsInt(ldb) && fitsInt(ldc)) {
+    blas.sgemm(kRowMajor, transA ? kTrans : kNoTrans,
+               transB ? kTrans : kNoTrans, static_cast<int>(m),
+               static_cast<int>(n), static_cast<int>(k), 1.0f, a,
+               static_cast<int>(lda), b, static_cast<int>(ldb), beta, c,
+               static_cast<int>(ldc));
+  } else if (transB) {
+    // The loops read op(B) by rows: transpose it once.
+    std::vector<float> transposed(static_cast<size_t>(k * n));
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p)
+        transposed[p * n + j] = b[j * ldb + p];
+    loopSgemm(transA, m, n, k, a, lda, transposed.data(), n, beta, c, ldc);
+  } else {
+    loopSgemm(transA, m, n, k, a, lda, b, ldb, beta, c, ldc);
+  }
+}
+
 struct Scratch {
   std::vector<float> a, b, c;
 };
+
+/// The f32 value of element `index` of a buffer of `type`.
+inline float loadF32(const void *base, int32_t type, int64_t index) {
+  if (type == AMP_DTYPE_F32)
+    return static_cast<const float *>(base)[index];
+  uint16_t bits = static_cast<const uint16_t *>(base)[index];
+  return type == AMP_DTYPE_BF16 ? bf16ToF32(bits) : f16ToF32(bits);
+}
+
+/// The column buffer of image `image` of an NCHW convolution: row
+/// (ci, r, s) of (c*kh*kw) x (oh*ow) holds x[image, ci, iy, ix] at output
+/// pixel (oy, ox), with iy = oy*strideH - padTop + r*dilH (likewise ix),
+/// and 0 where that is outside the input.
+void packNchw(const ConvArgs &v, int64_t image, float *col) {
+  int64_t plane = v.h * v.w, pixels = v.oh * v.ow;
+  const char *x = at(v.x, v.xType, image * v.c * plane);
+  for (int64_t ci = 0; ci < v.c; ++ci) {
+    const char *channel = at(x, v.xType, ci * plane);
+    for (int64_t r = 0; r < v.kh; ++r) {
+      for (int64_t s = 0; s < v.kw; ++s) {
+        float *row = col + ((ci * v.kh + r) * v.kw + s) * pixels;
+        // The output columns whose ix is inside: [oxBegin, oxEnd).
+        int64_t offset = s * v.dilW - v.padLeft;
+        int64_t oxBegin =
+            offset >= 0 ? 0 : (-offset + v.strideW - 1) / v.strideW;
+        int64_t oxEnd =
+            v.w - offset <= 0
+                ? 0
+                : std::min(v.ow, (v.w - offset - 1) / v.strideW + 1);
+        oxBegin = std::min(oxBegin, oxEnd);
+        for (int64_t oy = 0; oy < v.oh; ++oy) {
+          float *out = row + oy * v.ow;
+          int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+          if (iy < 0 || iy >= v.h) {
+            std::fill(out, out + v.ow, 0.0f);
+            continue;
+          }
+          std::fill(out, out + oxBegin, 0.0f);
+          std::fill(out + oxEnd, out + v.ow, 0.0f);
+          int64_t base = iy * v.w + offset;
+          if (v.strideW == 1) {
+            widen(at(channel, v.xType, base + oxBegin), v.xType, out + oxBegin,
+                  oxEnd - oxBegin);
+            continue;
+          }
+          for (int64_t ox = oxBegin; ox < oxEnd; ++ox)
+            out[ox] = loadF32(channel, v.xType, base + ox * v.strideW);
+        }
+      }
+    }
+  }
+}
+
+/// The column buffer of image `image` of an NHWC convolution: row (oy, ox)
+/// of (oh*ow) x (kh*kw*c) holds, at (r, s, ci), x[image, iy, ix, ci] (0
+/// outside the input).
+void packNhwc(const ConvArgs &v, int64_t image, float *col) {
+  int64_t k = v.kh * v.kw * v.c;
+  const char *x = at(v.x, v.xType, image * v.h * v.w * v.c);
+  for (int64_t oy = 0; oy < v.oh; ++oy) {
+    for (int64_t ox = 0; ox < v.ow; ++ox) {
+      float *row = col + (oy * v.ow + ox) * k;
+      for (int64_t r = 0; r < v.kh; ++r) {
+        int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+        for (int64_t s = 0; s < v.kw; ++s) {
+          int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
+          float *out = row + (r * v.kw + s) * v.c;
+          if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
+            std::fill(out, out + v.c, 0.0f);
+          else
+            widen(at(x, v.xType, (iy * v.w + ix) * v.c), v.xType, out, v.c);
+        }
+      }
+    }
+  }
+}
 } // namespace
 
 extern "C" const char *ampCpuLibraryName(void) {
@@ -268,7 +381,6 @@ CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
 }
 
 bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
-  const CpuBlas &blas = getBlas();
   // Kept between calls on a thread: a model's GEMMs reuse them instead of
   // faulting in fresh pages every call.
   thread_local Scratch scratch;
@@ -301,24 +413,7 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
         for (int64_t i = 0; i < g.m; ++i)
           widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
     }
-    if (blas.sgemm && g.k > 0 && fitsInt(g.m) && fitsInt(g.n) && fitsInt(g.k) &&
-        fitsInt(lda) && fitsInt(ldb) && fitsInt(ldc)) {
-      blas.sgemm(kRowMajor, transA ? kTrans : kNoTrans,
-                 transB ? kTrans : kNoTrans, static_cast<int>(g.m),
-                 static_cast<int>(g.n), static_cast<int>(g.k), 1.0f, a,
-                 static_cast<int>(lda), b, static_cast<int>(ldb), g.beta, c,
-                 static_cast<int>(ldc));
-    } else if (transB) {
-      // The loops read op(B) by rows: transpose it once.
-      std::vector<float> transposed(static_cast<size_t>(g.k * g.n));
-      for (int64_t j = 0; j < g.n; ++j)
-        for (int64_t p = 0; p < g.k; ++p)
-          transposed[p * g.n + j] = b[j * ldb + p];
-      loopSgemm(transA, g.m, g.n, g.k, a, lda, transposed.data(), g.n, g.beta,
-                c, ldc);
-    } else {
-      loopSgemm(transA, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
-    }
+    f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
     if (g.cType != AMP_DTYPE_F32)
       for (int64_t i = 0; i < g.m; ++i)
         narrow(c + i * g.n, g.cType,
@@ -327,7 +422,74 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
   return true;
 }
 
-// Every CPU-only call of LibraryCalls.def (ampCpuLibraryGemm).
+CallCheck amp::rt::cpu::checkLibraryConv(const char *call, const ConvArgs &v) {
+  if (v.n != 0)
+    return check(call, v, /*onGpu=*/false);
+  // A batch of 0 (a dynamic one), which ampCpuConv2d rejects: the rest must
+  // be valid (checked with a batch of 1); nothing is read or written.
+  static const float dummy = 0;
+  ConvArgs probe = v;
+  probe.n = 1;
+  probe.x = v.x ? v.x : &dummy;
+  probe.y = v.y ? v.y : const_cast<float *>(&dummy);
+  return check(call, probe, /*onGpu=*/false) == CallCheck::Work
+             ? CallCheck::Nothing
+             : CallCheck::Invalid;
+}
+
+bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
+  thread_local Scratch scratch;
+  thread_local std::vector<float> col;
+  bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
+  int64_t k = v.c * v.kh * v.kw, pixels = v.oh * v.ow;
+  // The filter as an f32 matrix: F x k (NCHW/FCHW, NHWC/FHWC) or k x F
+  // (NHWC/HWCF), dense in both layouts.
+  const float *wt = static_cast<const float *>(v.wt);
+  if (v.wType != AMP_DTYPE_F32)
+    wt = widenMatrix(v.wt, v.wType, 1, v.f * k, v.f * k, scratch.b);
+  // A 1x1 window at unit strides without padding: the input is its own
+  // column buffer (c x h*w per image for NCHW, h*w x c for NHWC).
+  bool direct = v.kh == 1 && v.kw == 1 && v.strideH == 1 && v.strideW == 1 &&
+                v.padTop == 0 && v.padLeft == 0 && v.oh == v.h && v.ow == v.w;
+  int64_t inputImage = v.c * v.h * v.w, outputImage = v.f * pixels;
+  for (int64_t image = 0; image < v.n; ++image) {
+    const float *columns;
+    if (direct && v.xType == AMP_DTYPE_F32) {
+      columns = static_cast<const float *>(v.x) + image * inputImage;
+    } else {
+      col.resize(static_cast<size_t>(k * pixels));
+      if (direct)
+        widen(at(v.x, v.xType, image * inputImage), v.xType, col.data(),
+              inputImage);
+      else if (nchw)
+        packNchw(v, image, col.data());
+      else
+        packNhwc(v, image, col.data());
+      columns = col.data();
+    }
+    void *yBase = const_cast<char *>(at(v.y, v.yType, image * outputImage));
+    float *y = static_cast<float *>(yBase);
+    if (v.yType != AMP_DTYPE_F32) {
+      // The f32 result, rounded once into y below.
+      scratch.c.resize(static_cast<size_t>(outputImage));
+      y = scratch.c.data();
+      if (v.beta != 0.0f)
+        widen(yBase, v.yType, y, outputImage);
+    }
+    if (nchw) // y (F x pixels) = wt (F x k) * columns (k x pixels).
+      f32Gemm(false, false, v.f, pixels, k, wt, k, columns, pixels, v.beta, y,
+              pixels);
+    else // y (pixels x F) = columns (pixels x k) * wt (k x F, or F x k).
+      f32Gemm(false, v.layout == AMP_CONV_NHWC_FHWC, pixels, v.f, k, columns, k,
+              wt, v.layout == AMP_CONV_NHWC_FHWC ? k : v.f, v.beta, y, v.f);
+    if (v.yType != AMP_DTYPE_F32)
+      narrow(y, v.yType, yBase, outputImage);
+  }
+  return true;
+}
+
+// Every CPU-only call of LibraryCalls.def (ampCpuLibraryGemm,
+// ampCpuLibraryConv2d).
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)
 #define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
   AMP_CPU_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, ARGS, RESULT, PARAMS)

@@ -87,13 +87,15 @@ bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
 
 bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
+  bool fhwc = v.layout == AMP_CONV_NHWC_FHWC;
   auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
     return nchw ? ((n * v.c + c) * v.h + y) * v.w + x
                 : ((n * v.h + y) * v.w + x) * v.c + c;
   };
   auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
-    return nchw ? ((f * v.c + c) * v.kh + r) * v.kw + s
-                : ((r * v.kw + s) * v.c + c) * v.f + f;
+    return nchw   ? ((f * v.c + c) * v.kh + r) * v.kw + s
+           : fhwc ? ((f * v.kh + r) * v.kw + s) * v.c + c
+                  : ((r * v.kw + s) * v.c + c) * v.f + f;
   };
   auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
     return nchw ? ((n * v.f + f) * v.oh + y) * v.ow + x

@@ -1,8 +1,11 @@
-//===- CpuLibraryTest.cpp - ampCpuLibraryGemm against the reference -------===//
+//===- CpuLibraryTest.cpp - the CPU library calls against the reference ---===//
 //
 // Part of amp-mlir. The CPU pipeline's GEMM (the host's CBLAS, or loops)
 // against ampCpuGemm, the double-accumulating reference, for every
-// transpose, type combination, batch stride and padded leading dimension.
+// transpose, type combination, batch stride and padded leading dimension;
+// its convolution (im2col and that GEMM) against ampCpuConv2d for every
+// layout and type, with strides, padding, dilations, 1x1 windows and odd
+// sizes.
 // Built twice: in AmpRuntimeTests (the library found at configure time) and
 // in AmpRuntimeCpuLoopsTests, whose main sets AMP_CPU_BLAS=none (the
 // fallback loops).
@@ -218,6 +221,137 @@ TEST(CpuLibraryGemm, EmptySizes) {
                       AMP_DTYPE_F16, 2, 0, c, AMP_DTYPE_F32, 2, 0, 0.0f);
   });
   EXPECT_NE(message.find("same type"), std::string::npos) << message;
+}
+
+struct LibraryConvCase {
+  AmpConvLayout layout;
+  int64_t n, c, h, w, f, kh, kw;
+  int64_t padTop, padLeft, strideH, strideW, dilH, dilW;
+  AmpDType inType, outType;
+  float beta;
+  // The output size: what symmetric padding gives, plus `extraH/W` rows or
+  // columns (more padding at the bottom/right), or minus.
+  int64_t extraH = 0, extraW = 0;
+};
+
+void runConvCase(const LibraryConvCase &v) {
+  int64_t oh =
+      (v.h + 2 * v.padTop - v.dilH * (v.kh - 1) - 1) / v.strideH + 1 + v.extraH;
+  int64_t ow = (v.w + 2 * v.padLeft - v.dilW * (v.kw - 1) - 1) / v.strideW + 1 +
+               v.extraW;
+  SCOPED_TRACE(testing::Message()
+               << "layout=" << v.layout << " n=" << v.n << " c=" << v.c
+               << " h=" << v.h << " w=" << v.w << " f=" << v.f << " k=" << v.kh
+               << "x" << v.kw << " out=" << oh << "x" << ow
+               << " pad=" << v.padTop << "," << v.padLeft
+               << " stride=" << v.strideH << "x" << v.strideW
+               << " dil=" << v.dilH << "x" << v.dilW << " in=" << v.inType
+               << " out=" << v.outType << " beta=" << v.beta);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  auto tensor = [&](AmpDType type, int64_t count) {
+    std::vector<uint8_t> data(count * bytesOf(type));
+    for (int64_t i = 0; i < count; ++i)
+      store(data, type, i, dist(rng));
+    return data;
+  };
+  std::vector<uint8_t> x = tensor(v.inType, v.n * v.c * v.h * v.w);
+  std::vector<uint8_t> wt = tensor(v.inType, v.f * v.c * v.kh * v.kw);
+  int64_t outputs = v.n * v.f * oh * ow;
+  std::vector<uint8_t> y = tensor(v.outType, outputs);
+  std::vector<uint8_t> want = y, got = y;
+  ampCpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.padTop,
+               v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW, x.data(),
+               v.inType, wt.data(), v.inType, want.data(), v.outType, v.beta);
+  ampCpuLibraryConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow,
+                      v.padTop, v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW,
+                      x.data(), v.inType, wt.data(), v.inType, got.data(),
+                      v.outType, v.beta);
+  int64_t k = v.c * v.kh * v.kw;
+  for (int64_t i = 0; i < outputs; ++i) {
+    float w = load(want, v.outType, i), r = load(got, v.outType, i);
+    // As for the GEMM: f32 sums of k products in another order, then one
+    // rounding to a 16-bit output.
+    float bound = 4 * (k + 1) * 0x1p-24f;
+    if (v.outType == AMP_DTYPE_F16)
+      bound += 0x1p-10f * std::max(std::fabs(w), 0x1p-14f);
+    else if (v.outType == AMP_DTYPE_BF16)
+      bound += 0x1p-7f * std::max(std::fabs(w), 0x1p-126f);
+    ASSERT_LE(std::fabs(r - w), bound)
+        << "at " << i << ": " << r << " vs " << w;
+  }
+}
+
+TEST(CpuLibraryConv, AllLayoutsAndTypes) {
+  for (AmpConvLayout layout :
+       {AMP_CONV_NCHW_FCHW, AMP_CONV_NHWC_HWCF, AMP_CONV_NHWC_FHWC})
+    for (AmpDType in : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16})
+      for (AmpDType out : {AMP_DTYPE_F32, in})
+        for (float beta : {0.0f, 1.0f}) {
+          // 3x3, unit stride, padding 1 (resnet's body).
+          runConvCase(
+              {layout, 2, 3, 7, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, in, out, beta});
+          // 7x7 at stride 2, padding 3 (resnet's stem), odd sizes.
+          runConvCase(
+              {layout, 1, 3, 13, 11, 5, 7, 7, 3, 3, 2, 2, 1, 1, in, out, beta});
+          // 1x1: read in place (f32) or widened; and at stride 2 (resnet's
+          // downsampling), gathered.
+          runConvCase(
+              {layout, 2, 5, 6, 7, 3, 1, 1, 0, 0, 1, 1, 1, 1, in, out, beta});
+          runConvCase(
+              {layout, 2, 5, 7, 9, 3, 1, 1, 0, 0, 2, 2, 1, 1, in, out, beta});
+        }
+}
+
+TEST(CpuLibraryConv, StridesDilationsPadding) {
+  for (AmpConvLayout layout :
+       {AMP_CONV_NCHW_FCHW, AMP_CONV_NHWC_HWCF, AMP_CONV_NHWC_FHWC})
+    for (AmpDType in : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+      // Unequal strides and dilations, asymmetric padding.
+      runConvCase({layout, 2, 4, 11, 9, 6, 3, 2, 2, 1, 2, 3, 2, 1, in,
+                   AMP_DTYPE_F32, 0.0f});
+      runConvCase(
+          {layout, 1, 2, 9, 10, 3, 2, 3, 0, 2, 1, 2, 3, 2, in, in, 0.0f});
+      // More padding at the bottom/right than at the top/left (the output
+      // is larger than symmetric padding gives), and less.
+      runConvCase({layout, 1, 3, 8, 8, 2, 3, 3, 1, 0, 2, 2, 1, 1, in,
+                   AMP_DTYPE_F32, 0.0f, 1, 2});
+      runConvCase({layout, 1, 3, 8, 8, 2, 3, 3, 2, 2, 1, 1, 1, 1, in, in, 0.0f,
+                   -1, -2});
+      // A window larger than the input with padding: some rows all zero.
+      runConvCase({layout, 1, 2, 3, 4, 3, 5, 5, 2, 2, 1, 1, 1, 1, in,
+                   AMP_DTYPE_F32, 0.0f});
+      // A larger one: the library's blocked kernels.
+      runConvCase(
+          {layout, 2, 16, 19, 17, 24, 3, 3, 1, 1, 1, 1, 1, 1, in, in, 0.0f});
+    }
+}
+
+// A batch of 0 (a dynamic batch of compiled code) writes nothing; the other
+// arguments are still checked.
+TEST(CpuLibraryConv, EmptyBatch) {
+  float y[4] = {7, 7, 7, 7};
+  ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 0, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1,
+                      1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32, nullptr,
+                      AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 7.0f);
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 0, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 0,
+                        1, 1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
+                        nullptr, AMP_DTYPE_F32, 0.0f);
+  });
+  EXPECT_NE(message.find("strideH = 0"), std::string::npos) << message;
+}
+
+// NHWC/FHWC is a CPU layout: the GPU entry point rejects it.
+TEST(CpuLibraryConv, FhwcIsCpuOnly) {
+  float x[4] = {}, wt[1] = {}, y[4] = {};
+  std::string message = amp_test::captureHandlerMessage([&] {
+    ampGpuConv2d(AMP_CONV_NHWC_FHWC, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1,
+                 1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
+                 0.0f);
+  });
+  EXPECT_NE(message.find("CPU calls only"), std::string::npos) << message;
 }
 
 TEST(CpuLibraryGemm, ValidationReachesHandler) {

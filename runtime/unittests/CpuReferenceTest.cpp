@@ -408,10 +408,10 @@ TEST(CpuConv, LayoutsAgree) {
 TEST(CpuConv, ValidationReachesHandler) {
   float x[4] = {}, wt[4] = {}, y[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {
-    ampCpuConv2d(2, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
+    ampCpuConv2d(3, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
                  AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   });
-  EXPECT_NE(message.find("ampCpuConv2d: invalid layout 2"), std::string::npos)
+  EXPECT_NE(message.find("ampCpuConv2d: invalid layout 3"), std::string::npos)
       << message;
   message = amp_test::captureHandlerMessage([&] {
     ampCpuConv2d(0, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,

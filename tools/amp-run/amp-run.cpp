@@ -129,8 +129,8 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     cpuOptions("cpu-options",
                cl::desc("Options of --lower-to-cpu (e.g. \"libraries=false\" "
-                        "for generated loops instead of the CPU library's "
-                        "GEMM)"),
+                        "for generated loops instead of the CPU library "
+                        "calls)"),
                cl::init(""), cl::cat(category));
 static cl::opt<std::string> timingMode(
     "timing",

@@ -132,13 +132,22 @@ def AmpLinalgToLibraryCallsPass
     and batch matmuls, with the same epilogues, become calls of
     `ampCpuLibraryGemm` on host pointers: the host's CBLAS library
     (OpenBLAS), f16/bf16 operands widened to f32, f32 accumulation, a 16-bit
-    result written rounded once. Convolutions stay linalg ops (loops), with
-    a remark, and the unscaling generics are left to the loops.
+    result written rounded once. The same convolutions, and
+    `linalg.conv_2d_nhwc_fhwc` (what `tosa.conv2d` lowers to), become calls
+    of `ampCpuLibraryConv2d`: the runtime packs each image into a column
+    buffer (im2col, widening f16/bf16 to f32) for that f32 GEMM; their batch
+    may be dynamic. Other convolutions (grouped, depthwise, 1-D, 3-D) stay
+    linalg ops (loops), with a remark, and the unscaling generics are left
+    to the loops.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"gpu\"",
            "Where the calls run: gpu (cuBLAS/cuDNN on device pointers) or "
-           "cpu (ampCpuLibraryGemm, the host's CBLAS, on host pointers)">
+           "cpu (ampCpuLibraryGemm/ampCpuLibraryConv2d, the host's CBLAS, "
+           "on host pointers)">,
+    Option<"convolutions", "convolutions", "bool", "true",
+           "2-D convolutions as library calls too; false: they stay linalg "
+           "ops (generated kernels or loops), without a remark">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -50,9 +50,18 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
   PassOptions::Option<bool> libraries{
       *this, "libraries",
       llvm::cl::desc("Matmuls and batch matmuls as calls of libamp_runtime's "
-                     "ampCpuLibraryGemm (the host's CBLAS, OpenBLAS; plain "
-                     "loops in the runtime without one), their narrowed "
-                     "epilogue written by the call; false: generated loops"),
+                     "ampCpuLibraryGemm, 2-D convolutions as "
+                     "ampCpuLibraryConv2d (im2col and that GEMM; the host's "
+                     "CBLAS, OpenBLAS; plain loops in the runtime without "
+                     "one), their narrowed epilogue written by the call; "
+                     "false: generated loops"),
+      llvm::cl::init(true)};
+  PassOptions::Option<bool> libraryConvolutions{
+      *this, "library-convolutions",
+      llvm::cl::desc("With libraries: 2-D convolutions as "
+                     "ampCpuLibraryConv2d calls too; false: generated loops "
+                     "for them (fused into their epilogue's tiles), the "
+                     "matmuls still library calls"),
       llvm::cl::init(true)};
 };
 

@@ -167,7 +167,7 @@ struct CompileOptions {
   /// libamp_runtime.so for Target::Gpu, libamp_runtime_gpusim.so for
   /// Target::GpuSim; for Target::Cpu, libamp_runtime.so, loaded only when
   /// the compiled code calls the runtime (matmuls' ampCpuLibraryGemm,
-  /// amp.all_reduce's ampAllReduce).
+  /// convolutions' ampCpuLibraryConv2d, amp.all_reduce's ampAllReduce).
   std::string runtimeLibrary;
   /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
   /// the generic CPU of the host triple, so that conversions go through

@@ -63,7 +63,9 @@ def AmpFuseContractionEpiloguesPass
     ```
 
     Contractions with any other user of their f32 result are left alone,
-    and with `skip-library-contractions` so are matmuls and batch matmuls:
+    with `skip-library-contractions` so are matmuls and batch matmuls, and
+    with `skip-library-convolutions` the 2-D convolutions
+    `linalg.conv_2d_nchw_fchw`, `conv_2d_nhwc_hwcf` and `conv_2d_nhwc_fhwc`:
     `amp-linalg-to-library-calls target=cpu` computes each of them whole in
     one library call that writes the narrowed result itself.
   }];
@@ -72,7 +74,10 @@ def AmpFuseContractionEpiloguesPass
            "Tile size along the two innermost dimensions of the epilogue">,
     Option<"skipLibraryContractions", "skip-library-contractions", "bool",
            "false",
-           "Leave matmuls and batch matmuls (CPU library calls) whole">
+           "Leave matmuls and batch matmuls (CPU library calls) whole">,
+    Option<"skipLibraryConvolutions", "skip-library-convolutions", "bool",
+           "false",
+           "Leave the 2-D convolutions of the CPU library calls whole">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",

@@ -14,8 +14,10 @@
 // output right before the op becomes beta = 0 (and is erased).
 //
 // With target=cpu (the CPU pipeline), matmuls and batch matmuls become
-// ampCpuLibraryGemm on host pointers instead (same arguments: the host's
-// CBLAS, f32 accumulation); convolutions and unscaling stay loops.
+// ampCpuLibraryGemm and convolutions ampCpuLibraryConv2d on host pointers
+// instead (same arguments: the host's CBLAS, f32 accumulation; the
+// convolutions packed im2col, also in the NHWC/FHWC form of tosa.conv2d,
+// and with a dynamic batch); unscaling stays loops.
 //
 // Epilogues: a zero-filled f32 accumulator (a memref.alloc) whose only
 // readers narrow it (arith.truncf to the operands' f16/bf16 type, see
@@ -60,6 +62,10 @@ static int32_t getDTypeCode(Type type) {
   std::optional<RuntimeDType> code = getRuntimeFloatDType(type);
   return code ? static_cast<int32_t>(*code) : -1;
 }
+
+/// The `layout` argument of the convolution calls (the runtime's
+/// AmpConvLayout, AmpRuntime.h).
+enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
 
 /// The code of f32, the accumulator type every library call may write.
 static constexpr int32_t kF32Code = static_cast<int32_t>(RuntimeDType::F32);
@@ -324,7 +330,8 @@ struct Lowering {
   OpBuilder b;
   Type i32, i64, f32, ptr;
 
-  /// The CPU pipeline's calls (ampCpuLibraryGemm) instead of the GPU's.
+  /// The CPU pipeline's calls (ampCpuLibraryGemm, ampCpuLibraryConv2d)
+  /// instead of the GPU's.
   bool onCpu = false;
 
   explicit Lowering(ModuleOp module) : module(module), b(module.getContext()) {
@@ -354,7 +361,8 @@ struct Lowering {
   }
 
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
-  LogicalResult lowerConv(linalg::LinalgOp op, bool nhwc, std::string &why);
+  LogicalResult lowerConv(linalg::LinalgOp op, ConvLayout layout,
+                          std::string &why);
   FailureOr<UnscaleEntry> matchCheckFiniteAndUnscale(linalg::GenericOp op,
                                                      std::string &why);
   Value buildNumel(Location loc, Value in);
@@ -493,12 +501,30 @@ static bool isContiguous(const BufferInfo &info) {
   return true;
 }
 
-LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
+/// On the CPU, the batch (dimension 0 of the input and the output) may be
+/// dynamic, read at the call: the other sizes, the strides and the offset
+/// must be static.
+static FailureOr<BufferInfo> getConvBufferInfo(Value value, bool dynamicBatch,
+                                               std::string &why) {
+  FailureOr<BufferInfo> info = getBufferInfo(value, why, dynamicBatch);
+  if (failed(info) || !dynamicBatch)
+    return info;
+  if (llvm::any_of(info->type.getShape().drop_front(), ShapedType::isDynamic) ||
+      ShapedType::isDynamic(info->offset) ||
+      llvm::any_of(info->strides, ShapedType::isDynamic)) {
+    why = "only the batch of a convolution may be dynamic";
+    return failure();
+  }
+  return info;
+}
+
+LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
                                   std::string &why) {
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
         y = op.getDpsInits()[0];
-  FailureOr<BufferInfo> xi = getBufferInfo(x, why), wi = getBufferInfo(w, why),
-                        yi = getBufferInfo(y, why);
+  FailureOr<BufferInfo> xi = getConvBufferInfo(x, onCpu, why),
+                        wi = getConvBufferInfo(w, /*dynamicBatch=*/false, why),
+                        yi = getConvBufferInfo(y, onCpu, why);
   if (failed(xi) || failed(wi) || failed(yi))
     return failure();
   if (!isContiguous(*xi) || !isContiguous(*wi) || !isContiguous(*yi)) {
@@ -521,15 +547,23 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   };
   ArrayRef<int64_t> xs = xi->type.getShape(), ws = wi->type.getShape(),
                     ys = yi->type.getShape();
-  int64_t n = xs[0], c, h, wd, f, kh, kw, oh, ow;
-  if (nhwc) {
-    h = xs[1], wd = xs[2], c = xs[3];
-    kh = ws[0], kw = ws[1], f = ws[3];
-    oh = ys[1], ow = ys[2];
-  } else {
+  int64_t c = 0, h = 0, wd = 0, f = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  switch (layout) {
+  case ConvLayout::NchwFchw:
     c = xs[1], h = xs[2], wd = xs[3];
     f = ws[0], kh = ws[2], kw = ws[3];
     oh = ys[2], ow = ys[3];
+    break;
+  case ConvLayout::NhwcHwcf:
+    h = xs[1], wd = xs[2], c = xs[3];
+    kh = ws[0], kw = ws[1], f = ws[3];
+    oh = ys[1], ow = ys[2];
+    break;
+  case ConvLayout::NhwcFhwc:
+    h = xs[1], wd = xs[2], c = xs[3];
+    f = ws[0], kh = ws[1], kw = ws[2];
+    oh = ys[1], ow = ys[2];
+    break;
   }
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
@@ -538,7 +572,7 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
   memref::AllocOp accumulator;
   if (Value narrow = narrowOutput(op, y, fill, xi->type, [&](Value buffer) {
         std::string ignored;
-        FailureOr<BufferInfo> info = getBufferInfo(buffer, ignored);
+        FailureOr<BufferInfo> info = getConvBufferInfo(buffer, onCpu, ignored);
         return succeeded(info) && isContiguous(*info) &&
                info->type.getShape() == ys;
       })) {
@@ -550,8 +584,10 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
     fill.erase();
     beta = 0.0f;
   }
-  SmallVector<Value> args = {i32c(loc, nhwc ? 1 : 0),
-                             i64c(loc, n),
+  // The batch, read once the buffer the call writes is known (as for the
+  // GEMM: a memref.dim of the f32 accumulator would keep it).
+  SmallVector<Value> args = {i32c(loc, static_cast<int32_t>(layout)),
+                             getSize(b, loc, y, 0),
                              i64c(loc, c),
                              i64c(loc, h),
                              i64c(loc, wd),
@@ -574,7 +610,10 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, bool nhwc,
                              i32c(loc, yType),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
-  if (failed(emitCall(op, RuntimeFunction::ampGpuConv2d, args)))
+  if (failed(emitCall(op,
+                      onCpu ? RuntimeFunction::ampCpuLibraryConv2d
+                            : RuntimeFunction::ampGpuConv2d,
+                      args)))
     return success(); // Reported; the pass fails.
   op->erase();
   if (accumulator)
@@ -730,6 +769,27 @@ static bool canJoin(ArrayRef<UnscaleEntry> group, const UnscaleEntry &next) {
   return true;
 }
 
+/// The convolutions that the CPU pipeline leaves to the loops with a remark
+/// when they have no library call: linalg's named convolutions (pooling
+/// aside).
+static bool isConvolution(linalg::LinalgOp op) {
+  StringRef name = op->getName().getStringRef();
+  return name.starts_with("linalg.conv_") ||
+         name.starts_with("linalg.depthwise_conv_");
+}
+
+/// The layout of the library call of a convolution; NHWC/FHWC (tosa.conv2d)
+/// on the CPU only.
+static std::optional<ConvLayout> getConvLayout(Operation *op, bool onCpu) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return ConvLayout::NchwFchw;
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return ConvLayout::NhwcHwcf;
+  if (onCpu && isa<linalg::Conv2DNhwcFhwcOp>(op))
+    return ConvLayout::NhwcFhwc;
+  return std::nullopt;
+}
+
 namespace {
 struct AmpLinalgToLibraryCallsPass
     : public amp::impl::AmpLinalgToLibraryCallsPassBase<
@@ -748,8 +808,10 @@ struct AmpLinalgToLibraryCallsPass
     SmallVector<linalg::LinalgOp> ops;
     module.walk([&](linalg::LinalgOp op) {
       if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcHwcfOp>(op))
-        ops.push_back(op);
+              linalg::Conv2DNhwcHwcfOp>(op) ||
+          (onCpu && isConvolution(op)))
+        if (convolutions || isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+          ops.push_back(op);
     });
     Lowering lowering(module);
     lowering.onCpu = onCpu;
@@ -796,17 +858,22 @@ struct AmpLinalgToLibraryCallsPass
       }
       std::string why;
       Operation *raw = op.getOperation();
-      if (onCpu && !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(raw)) {
-        raw->emitRemark("amp: kept as loops, not a library call: the CPU "
-                        "library calls compute matmuls and batch matmuls "
-                        "only");
+      std::optional<ConvLayout> layout = getConvLayout(raw, onCpu);
+      if (onCpu && !layout &&
+          !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(raw)) {
+        raw->emitRemark()
+            << "amp: kept as loops, not a library call: the CPU library "
+               "calls compute 2-D convolutions of the forms "
+               "conv_2d_nchw_fchw, conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc "
+               "only (no groups, depthwise, 1-D or 3-D), not "
+            << raw->getName();
         continue;
       }
       LogicalResult lowered =
           isa<linalg::MatmulOp>(raw) ? lowering.lowerGemm(op, false, why)
           : isa<linalg::BatchMatmulOp>(raw)
               ? lowering.lowerGemm(op, true, why)
-              : lowering.lowerConv(op, isa<linalg::Conv2DNhwcHwcfOp>(raw), why);
+              : lowering.lowerConv(op, *layout, why);
       if (failed(lowered))
         raw->emitRemark() << (onCpu ? "amp: kept as loops, not a library "
                                       "call: "

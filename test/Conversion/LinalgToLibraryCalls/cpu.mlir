@@ -7,6 +7,7 @@
 // target=cpu: matmuls and batch matmuls become ampCpuLibraryGemm, declared
 // as an llvm.func (a CPU call, not stream-ordered) and called with
 // llvm.call on host pointers; the arguments are those of ampGpuGemm.
+// Convolutions (ampCpuLibraryConv2d): cpu-conv.mlir.
 
 // BAD: error: amp-linalg-to-library-calls: target must be gpu or cpu, got 'tpu'
 
@@ -110,19 +111,6 @@ func.func @batch_matmul_fused_epilogue(%a: memref<4x16x32xf16>, %b: memref<4x8x3
     linalg.yield %s : f16
   }
   memref.dealloc %acc : memref<4x16x8xf32>
-  return
-}
-
-// -----
-
-// A convolution has no CPU library call: it stays a linalg op (loops), with
-// a remark.
-// CHECK-LABEL: func.func @conv_stays_loops
-// CHECK: linalg.conv_2d_nchw_fchw
-// CHECK-NOT: llvm.call
-func.func @conv_stays_loops(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>) {
-  // expected-remark @+1 {{amp: kept as loops, not a library call: the CPU library calls compute matmuls and batch matmuls only}}
-  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
   return
 }
 

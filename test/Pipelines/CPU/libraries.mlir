@@ -2,7 +2,9 @@
 // become calls of the runtime's ampCpuLibraryGemm (the host's CBLAS), and a
 // contraction whose f32 accumulator is only narrowed keeps its narrowing:
 // the call writes the low type (not tiled into its epilogue's loops, no f32
-// result); convolutions stay loops (fused into their epilogue's tiles).
+// result); so do the 2-D convolutions, as ampCpuLibraryConv2d (im2col in
+// the runtime); other convolutions stay loops (fused into their epilogue's
+// tiles).
 // libraries=false gives the generated loops. Execution against the loops:
 // test/amp-run/cpu-library.test.
 // RUN: amp-opt %s --split-input-file --lower-to-cpu | FileCheck %s
@@ -54,15 +56,67 @@ func.func @batched(%a: tensor<3x8x16xf16>, %b: tensor<3x16x4xf16>) -> tensor<3x8
 
 // -----
 
-// A convolution stays loops, with or without libraries.
+// A padded f16 convolution with a dynamic batch, its f32 accumulator read
+// by a bias-and-ReLU epilogue: one ampCpuLibraryConv2d (layout 0, 3 -> 4
+// channels, the 10x10 padded input, xType = wType = 1, beta = 0) computes
+// it whole (not tiled into the epilogue); rounding once, it writes f32
+// (yType = 0), which the epilogue's loop nest reads unrounded and rounds
+// where it stores, as for matmuls. The pad stays a copy before it.
+// Generated loops with libraries=false.
 // CHECK-LABEL: llvm.func @conv
+// CHECK-DAG: %[[F16:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK-DAG: %[[NCHW:.*]] = llvm.mlir.constant(0 : i32) : i32
+// CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(3 : i64) : i64
+// CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(10 : i64) : i64
+// CHECK-DAG: %[[F:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-DAG: %[[O:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-DAG: %[[BETA:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[NCHW]], %{{.*}}, %[[C]], %[[H]], %[[H]], %[[F]], %{{.*}}, %{{.*}}, %[[O]], %[[O]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[NCHW]], %[[BETA]])
+// CHECK-NOT: llvm.call @ampCpuLibraryConv2d
+// CHECK: llvm.return
+// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32)
+// LOOPS-LABEL: llvm.func @conv
+// LOOPS-NOT: ampCpuLibrary
+// LOOPS: llvm.return
+func.func @conv(%x: tensor<?x3x8x8xf16>, %w: tensor<4x3x3x3xf16>, %bias: tensor<4xf16>) -> tensor<?x4x8x8xf16> {
+  %zero = arith.constant 0.0 : f32
+  %pz = arith.constant 0.0 : f16
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3x8x8xf16>
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %pz : f16
+  } : tensor<?x3x8x8xf16> to tensor<?x3x10x10xf16>
+  %e = tensor.empty(%n) : tensor<?x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : tensor<?x3x10x10xf16>, tensor<4x3x3x3xf16>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %oe = tensor.empty(%n) : tensor<?x4x8x8xf16>
+  %r = linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (c)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %bias : tensor<?x4x8x8xf32>, tensor<4xf16>) outs(%oe : tensor<?x4x8x8xf16>) {
+  ^bb0(%a: f32, %b: f16, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    %s = arith.addf %t, %b : f16
+    %m = arith.maximumf %s, %pz : f16
+    linalg.yield %m : f16
+  } -> tensor<?x4x8x8xf16>
+  return %r : tensor<?x4x8x8xf16>
+}
+
+// -----
+
+// A depthwise convolution has no library call: loops, with or without
+// libraries.
+// CHECK-LABEL: llvm.func @depthwise
 // CHECK-NOT: llvm.call @amp
 // CHECK: llvm.return
-// LOOPS-LABEL: llvm.func @conv
-func.func @conv(%x: tensor<1x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<1x4x6x6xf32> {
+// LOOPS-LABEL: llvm.func @depthwise
+func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>) -> tensor<1x6x6x4xf32> {
   %zero = arith.constant 0.0 : f32
-  %e = tensor.empty() : tensor<1x4x6x6xf32>
-  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
-  %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
-  return %y : tensor<1x4x6x6xf32>
+  %e = tensor.empty() : tensor<1x6x6x4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  %y = linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : tensor<1x8x8x4xf32>, tensor<3x3x4xf32>) outs(%init : tensor<1x6x6x4xf32>) -> tensor<1x6x6x4xf32>
+  return %y : tensor<1x6x6x4xf32>
 }

@@ -142,10 +142,15 @@ typedef enum AmpConvLayout {
   /** x: N x H x W x C, wt: KH x KW x C x F, y: N x OH x OW x F
    *  (linalg.conv_2d_nhwc_hwcf). */
   AMP_CONV_NHWC_HWCF = 1,
+  /** x: N x H x W x C, wt: F x KH x KW x C, y: N x OH x OW x F
+   *  (linalg.conv_2d_nhwc_fhwc, what tosa.conv2d lowers to). CPU calls
+   *  only (ampCpuConv2d, ampCpuLibraryConv2d): ampGpuConv2d rejects it. */
+  AMP_CONV_NHWC_FHWC = 2,
 } AmpConvLayout;
 
-/** What computes ampCpuLibraryGemm in this process: the path of the CBLAS
- *  library it loaded on first use (e.g. ".../libopenblas.so.0"), or
+/** What computes ampCpuLibraryGemm and ampCpuLibraryConv2d in this
+ *  process: the path of the CBLAS library it loaded on first use (e.g.
+ *  ".../libopenblas.so.0"), or
  *  "loops" when there is none (none found when the runtime was configured,
  *  none that loads, or AMP_CPU_BLAS=none). AMP_CPU_BLAS=<path> loads that
  *  library instead of the configured one. Loads it if not done yet. */

@@ -1,0 +1,181 @@
+// RUN: amp-opt %s --amp-linalg-to-library-calls=target=cpu --canonicalize \
+// RUN:     --split-input-file --mlir-print-op-on-diagnostic=false \
+// RUN:     -verify-diagnostics | FileCheck %s
+
+// target=cpu: 2-D convolutions become ampCpuLibraryConv2d (im2col and the
+// CBLAS GEMM in the runtime), with the arguments of ampGpuConv2d: layout,
+// n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft, strideH, strideW, dilH,
+// dilW, x, xType, wt, wType, y, yType, beta. Padding is the separate op
+// that produced the input (padTop = padLeft = 0).
+
+// NCHW/FCHW (torch-mlir's form) in f32, strides and dilations, zero-filled
+// output: layout 0, beta = 0, the fill is gone.
+// CHECK-LABEL: func.func @nchw_f32
+// CHECK-DAG: %[[ZERO32:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[ZERO64:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[N:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 7 : i64
+// CHECK-DAG: %[[H:.*]] = arith.constant 13 : i64
+// CHECK-DAG: %[[W:.*]] = arith.constant 11 : i64
+// CHECK-DAG: %[[F:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[KH:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[KW:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[OH:.*]] = arith.constant 6 : i64
+// CHECK-DAG: %[[OW:.*]] = arith.constant 9 : i64
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NOT: linalg.fill
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[ZERO32]], %[[N]], %[[C]], %[[H]], %[[W]], %[[F]], %[[KH]], %[[KW]], %[[OH]], %[[OW]], %[[ZERO64]], %[[ZERO64]], %[[KW]], %[[ONE]], %[[ONE]], %[[KW]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %[[BETA]])
+// CHECK-NOT: linalg.
+// CHECK: return
+// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) attributes {sym_visibility = "private"}
+func.func @nchw_f32(%x: memref<5x7x13x11xf32>, %w: memref<4x7x3x2xf32>, %y: memref<5x4x6x9xf32>) {
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%y : memref<5x4x6x9xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : tensor<2xi64>, strides = dense<[2, 1]> : tensor<2xi64>}
+    ins(%x, %w : memref<5x7x13x11xf32>, memref<4x7x3x2xf32>) outs(%y : memref<5x4x6x9xf32>)
+  return
+}
+
+// -----
+
+// A dynamic batch (the frontends' import) in f16 whose f32 accumulator is
+// only narrowed: the batch is read from the output the call writes (an f16
+// buffer of the erased conversion), yType = 1 (f16), one rounding.
+// CHECK-LABEL: func.func @nchw_f16_dynamic_batch_narrowed
+// CHECK-SAME: (%[[X:.*]]: memref<?x8x6x6xf16>, %{{.*}}: memref<16x8x1x1xf16>, %[[OUT:.*]]: memref<?x16x6x6xf16>)
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK: %[[DIM:.*]] = memref.dim %[[OUT]], %{{.*}} : memref<?x16x6x6xf16>
+// CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[N]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[F16]], %[[BETA]])
+// CHECK-NOT: linalg.
+// CHECK-NOT: xf32
+// CHECK: return
+func.func @nchw_f16_dynamic_batch_narrowed(%x: memref<?x8x6x6xf16>, %w: memref<16x8x1x1xf16>, %out: memref<?x16x6x6xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8x6x6xf16>
+  %acc = memref.alloc(%n) : memref<?x16x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<?x16x6x6xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<?x8x6x6xf16>, memref<16x8x1x1xf16>) outs(%acc : memref<?x16x6x6xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, c, h, w) -> (n, c, h, w)>, affine_map<(n, c, h, w) -> (n, c, h, w)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc : memref<?x16x6x6xf32>) outs(%out : memref<?x16x6x6xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %acc : memref<?x16x6x6xf32>
+  return
+}
+
+// -----
+
+// NHWC/HWCF in bf16 with an f32 result that is kept (returned): layout 1,
+// xType = wType = 2 (bf16), yType = 0 (f32), no fill: beta = 1.
+// CHECK-LABEL: func.func @nhwc_hwcf_bf16_f32_result
+// CHECK-DAG: %[[F32:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[HWCF:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[C:.*]] = arith.constant 5 : i64
+// CHECK-DAG: %[[F:.*]] = arith.constant 6 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[HWCF]], %{{.*}}, %[[C]], %{{.*}}, %{{.*}}, %[[F]], %[[K]], %[[K]], {{.*}}, %[[BF16]], %{{.*}}, %[[BF16]], %{{.*}}, %[[F32]], %[[BETA]])
+// CHECK-NOT: linalg.
+func.func @nhwc_hwcf_bf16_f32_result(%x: memref<1x9x9x5xbf16>, %w: memref<3x3x5x6xbf16>, %y: memref<1x7x7x6xf32>) {
+  linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %w : memref<1x9x9x5xbf16>, memref<3x3x5x6xbf16>) outs(%y : memref<1x7x7x6xf32>)
+  return
+}
+
+// -----
+
+// NHWC/FHWC (what tosa.conv2d lowers to), whose narrowing is fused with a
+// bias add and a ReLU: layout 2; the call writes an f16 buffer that the
+// epilogue reads in place of its truncf.
+// CHECK-LABEL: func.func @nhwc_fhwc_fused_epilogue
+// CHECK-DAG: %[[FHWC:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[F:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<1x4x4x8xf16>
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[FHWC]], %{{.*}}, %[[C]], %{{.*}}, %{{.*}}, %[[F]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TWO]], %[[TWO]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}})
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[ACC]], %{{.*}} : memref<1x4x4x8xf16>, memref<8xf16>)
+// CHECK-NOT: arith.truncf
+// CHECK-NOT: f32>
+func.func @nhwc_fhwc_fused_epilogue(%x: memref<1x9x9x4xf16>, %w: memref<8x3x3x4xf16>, %bias: memref<8xf16>, %out: memref<1x4x4x8xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<1x4x4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<1x4x4x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%x, %w : memref<1x9x9x4xf16>, memref<8x3x3x4xf16>) outs(%acc : memref<1x4x4x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(n, h, w, f) -> (n, h, w, f)>, affine_map<(n, h, w, f) -> (f)>, affine_map<(n, h, w, f) -> (n, h, w, f)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<1x4x4x8xf32>, memref<8xf16>) outs(%out : memref<1x4x4x8xf16>) {
+  ^bb0(%a: f32, %b: f16, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    %s = arith.addf %t, %b : f16
+    %z = arith.constant 0.0 : f16
+    %r = arith.maximumf %s, %z : f16
+    linalg.yield %r : f16
+  }
+  memref.dealloc %acc : memref<1x4x4x8xf32>
+  return
+}
+
+// -----
+
+// Forms without a library call stay linalg ops (loops), with a remark:
+// depthwise and grouped convolutions. Pooling is not a convolution here:
+// no remark.
+// CHECK-LABEL: func.func @other_forms_stay_loops
+// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
+// CHECK: linalg.conv_2d_ngchw_fgchw
+// CHECK: linalg.pooling_nchw_max
+// CHECK-NOT: llvm.call
+func.func @other_forms_stay_loops(%x: memref<1x8x8x4xf32>, %dw: memref<3x3x4xf32>, %dy: memref<1x6x6x4xf32>,
+                                  %gx: memref<1x2x3x8x8xf32>, %gw: memref<4x2x3x3x3xf32>, %gy: memref<1x2x4x6x6xf32>,
+                                  %px: memref<1x4x8x8xf32>, %pw: memref<2x2xf32>, %py: memref<1x4x7x7xf32>) {
+  // expected-remark @+1 {{amp: kept as loops, not a library call: the CPU library calls compute 2-D convolutions of the forms conv_2d_nchw_fchw, conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc only (no groups, depthwise, 1-D or 3-D), not linalg.depthwise_conv_2d_nhwc_hwc}}
+  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%x, %dw : memref<1x8x8x4xf32>, memref<3x3x4xf32>) outs(%dy : memref<1x6x6x4xf32>)
+  // expected-remark @+1 {{not linalg.conv_2d_ngchw_fgchw}}
+  linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%gx, %gw : memref<1x2x3x8x8xf32>, memref<4x2x3x3x3xf32>) outs(%gy : memref<1x2x4x6x6xf32>)
+  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%px, %pw : memref<1x4x8x8xf32>, memref<2x2xf32>) outs(%py : memref<1x4x7x7xf32>)
+  return
+}
+
+// -----
+
+// Only the batch may be dynamic: a dynamic image size stays loops.
+// CHECK-LABEL: func.func @dynamic_image_stays_loops
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: llvm.call
+func.func @dynamic_image_stays_loops(%x: memref<1x3x?x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x?x6xf32>) {
+  // expected-remark @+1 {{amp: kept as loops, not a library call: only the batch of a convolution may be dynamic}}
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x3x?x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x?x6xf32>)
+  return
+}
+
+// -----
+
+// A non-contiguous input (a strided view) and mixed types stay loops.
+// CHECK-LABEL: func.func @strided_and_mixed_stay_loops
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK: linalg.conv_2d_nhwc_hwcf
+// CHECK-NOT: llvm.call
+func.func @strided_and_mixed_stay_loops(%x: memref<1x3x8x8xf32, strided<[384, 128, 16, 1]>>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>,
+                                        %hx: memref<1x8x8x3xf16>, %hw: memref<3x3x3x4xf32>, %hy: memref<1x6x6x4xf32>) {
+  // expected-remark @+1 {{amp: kept as loops, not a library call: convolution operands must be contiguous}}
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x3x8x8xf32, strided<[384, 128, 16, 1]>>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+  // expected-remark @+1 {{amp: kept as loops, not a library call: element types must be f16, bf16 or f32 operands of one type and an f32 or same-typed result}}
+  linalg.conv_2d_nhwc_hwcf ins(%hx, %hw : memref<1x8x8x3xf16>, memref<3x3x3x4xf32>) outs(%hy : memref<1x6x6x4xf32>)
+  return
+}
