@@ -23,7 +23,6 @@ fails when the document differs from the rendering of --from-json's run.
 """
 
 import argparse
-import json
 import os
 import platform
 import re
@@ -146,23 +145,18 @@ def main():
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
 
-    if args.from_json:
-        with open(args.from_json) as f:
-            run = json.load(f)
-    else:
+    def measure_run():
         models = [m for m in args.models.split(",") if m]
         for model in models:
             if model not in MODELS:
                 parser.error(f"unknown model {model}")
-        run = {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
-               "repeat": args.repeat,
-               "results": measure(args.amp_run, models, args.repeat)}
+        return {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
+                "repeat": args.repeat,
+                "results": measure(args.amp_run, models, args.repeat)}
+
+    run = doctables.load_or_measure(args, measure_run)
     text = render(run)
     print(text)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(run, f, indent=1)
-            f.write("\n")
     if args.update_doc:
         return doctables.update(args.update_doc, {BLOCK: text}, SCRIPT,
                                 check=args.check)

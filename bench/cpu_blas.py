@@ -548,15 +548,7 @@ def main():
     if args.child:
         args.library = args.child
         return measure_child(args)
-    if args.from_json:
-        with open(args.from_json) as f:
-            run = json.load(f)
-    else:
-        run = measure(args)
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(run, f, indent=1)
-            f.write("\n")
+    run = doctables.load_or_measure(args, lambda: measure(args))
     blocks = {BLOCK: render(run), CONV_BLOCK: render_conv(run),
               EFFECT_BLOCK: render_effect(run)}
     if args.update_doc:

@@ -41,7 +41,6 @@ fails when the document differs from the rendering of the kept run
 """
 
 import argparse
-import json
 import os
 import platform
 import statistics
@@ -329,12 +328,8 @@ def main():
     doctables.add_arguments(parser)
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
-    if args.from_json:
-        with open(args.from_json) as f:
-            run = json.load(f)
-    else:
-        run = {"date": time.strftime("%Y-%m-%d"),
-               "machine": machine(),
+    def measure_run():
+        run = {"date": time.strftime("%Y-%m-%d"), "machine": machine(),
                "calls": args.calls, "rows": []}
         with tempfile.TemporaryDirectory() as work:
             for name in args.models.split(","):
@@ -342,10 +337,9 @@ def main():
                     parser.error(f"--models: unknown model '{name}' "
                                  f"(known: {', '.join(MODELS)})")
                 run["rows"] += measure(name, args.calls, work)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(run, f, indent=1)
-                f.write("\n")
+        return run
+
+    run = doctables.load_or_measure(args, measure_run)
     text = render(run)
     print(text)
     if args.update_doc:

@@ -160,10 +160,8 @@ def main(argv):
     doctables.add_arguments(parser)
     args = parser.parse_args(argv)
     doctables.check_arguments(parser, args)
-    if args.from_json:
-        with open(args.from_json) as f:
-            run = json.load(f)
-    else:
+
+    def measure_run():
         variants = []
         for spec in args.variant or [
                 f"this checkout={os.path.join(ROOT, 'python')}:"
@@ -172,11 +170,9 @@ def main(argv):
             package, _, root = paths.rpartition(":")
             variants.append((name, os.path.abspath(package),
                              os.path.abspath(root)))
-        run = measure(variants, args.rounds)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(run, f, indent=1)
-                f.write("\n")
+        return measure(variants, args.rounds)
+
+    run = doctables.load_or_measure(args, measure_run)
     table = render(run)
     print(table, end="")
     if args.update_doc:

@@ -16,6 +16,7 @@ or with check=True fails when the document differs from the rendering.
 """
 
 import difflib
+import json
 import re
 import sys
 
@@ -103,6 +104,20 @@ def add_arguments(parser):
     parser.add_argument("--check", action="store_true",
                         help="with --from-json and --update-doc: fail when "
                         "DOC's table is not FILE's rendering")
+
+
+def load_or_measure(args, measure):
+    """The run a script renders: the one kept in --from-json, else what
+    measure() returns, kept in --json when given."""
+    if args.from_json:
+        with open(args.from_json) as f:
+            return json.load(f)
+    run = measure()
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(run, f, indent=1)
+            f.write("\n")
+    return run
 
 
 def check_arguments(parser, args):

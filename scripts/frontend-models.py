@@ -21,7 +21,6 @@ minutes, so CI re-renders the kept one).
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
@@ -155,15 +154,7 @@ def main():
     doctables.add_arguments(parser)
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
-    if args.from_json:
-        with open(args.from_json) as f:
-            run = json.load(f)
-    else:
-        run = measure(args.names)
-        if args.json:
-            with open(args.json, "w") as f:
-                json.dump(run, f, indent=1)
-                f.write("\n")
+    run = doctables.load_or_measure(args, lambda: measure(args.names))
     if not args.check:
         sys.stdout.write(render(run))
     if args.update_doc:

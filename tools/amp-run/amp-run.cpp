@@ -433,13 +433,13 @@ int main(int argc, char **argv) {
   options.largeFunction = largeFunction;
   options.detachConstantBytes = detachConstantBytes;
   if (checkNanInf.getNumOccurrences()) {
-    if (checkNanInf.empty() || checkNanInf == "low")
-      options.checkNanInf = CheckNanInf::Low;
-    else if (checkNanInf == "all")
-      options.checkNanInf = CheckNanInf::All;
-    else
+    // A bare --check-nan-inf checks the low ops.
+    std::optional<CheckNanInf> check =
+        parseCheckNanInf(checkNanInf.empty() ? "low" : checkNanInf.getValue());
+    if (!check)
       return fail("check-nan-inf must be low or all, not '" + checkNanInf +
                   "'");
+    options.checkNanInf = *check;
   }
   CompileTiming timing;
   timing.passes = timingMode == "passes";

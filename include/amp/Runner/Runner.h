@@ -149,6 +149,15 @@ struct CompileTiming {
 /// of the low-precision ops and narrowing conversions, or every float op's.
 enum class CheckNanInf { Off, Low, All };
 
+/// "low" or "all"; none for anything else.
+inline std::optional<CheckNanInf> parseCheckNanInf(llvm::StringRef text) {
+  if (text == "low")
+    return CheckNanInf::Low;
+  if (text == "all")
+    return CheckNanInf::All;
+  return std::nullopt;
+}
+
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
   Level level = Level::O0;

@@ -389,13 +389,14 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   StringRef checkNanInf = orDefault(options->checkNanInf, "");
-  if (checkNanInf == "low")
-    compileOptions.checkNanInf = CheckNanInf::Low;
-  else if (checkNanInf == "all")
-    compileOptions.checkNanInf = CheckNanInf::All;
-  else if (!checkNanInf.empty())
-    return fail("check-nan-inf must be low or all, not '" + checkNanInf + "'",
-                failure());
+  if (!checkNanInf.empty()) {
+    std::optional<CheckNanInf> check = parseCheckNanInf(checkNanInf);
+    if (!check)
+      return fail("check-nan-inf must be low or all, not '" + checkNanInf +
+                      "'",
+                  failure());
+    compileOptions.checkNanInf = *check;
+  }
   StringRef rounding = orDefault(options->rounding, "");
   if (!rounding.empty()) {
     FailureOr<amp::RoundingMode> mode = amp::parseRoundingMode(rounding);
