@@ -59,6 +59,12 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
     // The narrowing of a contraction's result is its epilogue (what a
     // library call or a fused tile writes): it is stored once.
     if (llvm::any_of(producer.getDpsInputs(), [](Value input) {
+          // Through the reshapes that put the result in its readers' shape.
+          while (Operation *reshape = input.getDefiningOp()) {
+            if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
+              break;
+            input = reshape->getOperand(0);
+          }
           auto linalgOp = input.getDefiningOp<linalg::LinalgOp>();
           return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
                               linalg::isaConvolutionOpInterface(linalgOp));
@@ -138,12 +144,45 @@ struct AmpFuseElementwisePass
       rewriter.setInsertionPoint(op);
       (void)linalg::generalizeNamedOp(rewriter, op);
     }
+    // A reshape between two loop nests (torch-mlir's views: a linear's
+    // [B*S, N] result expanded to [B, S, N] before the residual add or the
+    // GELU) would make the producer store, and round, what the consumer
+    // reads. Reshapes are moved out of elementwise chains instead, towards
+    // the contractions, as IREE moves them to its dispatch regions' edges:
+    // an elementwise producer is computed in its readers' expanded shape,
+    // and a reader of a collapsed value in its producer's shape, when that
+    // lets the two fuse. Named ops (contractions, library calls) keep their
+    // shapes.
+    linalg::ControlFusionFn reshapeControl = [](OpOperand *operand) {
+      auto fusable = [](Operation *op) {
+        auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
+        return generic && !isLibraryCall(generic) &&
+               generic.hasPureTensorSemantics();
+      };
+      Operation *owner = operand->getOwner();
+      Operation *producer = operand->get().getDefiningOp();
+      if (isa<tensor::ExpandShapeOp>(owner))
+        // The elementwise producer of an expand_shape that only generics
+        // read.
+        return fusable(producer) &&
+               cast<linalg::GenericOp>(producer).getNumParallelLoops() ==
+                   cast<linalg::GenericOp>(producer).getNumLoops() &&
+               llvm::all_of(owner->getUsers(), fusable);
+      // A generic reading a collapse_shape of a generic's result.
+      auto collapse = dyn_cast_or_null<tensor::CollapseShapeOp>(producer);
+      return fusable(owner) && collapse &&
+             fusable(collapse.getSrc().getDefiningOp());
+    };
     if (*mode == RoundingMode::Once)
       cloneSharedProducers(getOperation(), maxRecomputeUsers);
     RewritePatternSet patterns(context);
-    // Producer-consumer fusion of elementwise generics only: no reshape
-    // propagation, which would turn named matmuls and convolutions (library
-    // calls on GPUs) into generics.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
+                                                      reshapeControl);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
+    // Producer-consumer fusion of elementwise generics, and the reshapes
+    // above; named matmuls and convolutions (library calls) are never
+    // turned into generics.
     linalg::ControlFusionFn control = [&](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
       return producer && producer->hasOneUse() && !isLibraryCall(producer) &&

@@ -252,3 +252,112 @@ func.func @matmul_and_residual(%x: tensor<4x4xf16>, %w: tensor<4x4xf16>) -> tens
   } -> tensor<4x4xf16>
   return %r : tensor<4x4xf16>
 }
+
+// -----
+
+// torch-mlir's linear: matmul and bias on [B*S, N], the residual add on the
+// [B, S, N] view. The bias add is computed in the view's shape, so the two
+// fuse: one loop nest reads the matmul's result through the view, and the
+// biased value is not stored (nor rounded) before the residual add.
+#id2 = affine_map<(i, j) -> (i, j)>
+#col2 = affine_map<(i, j) -> (j)>
+#id3 = affine_map<(b, s, j) -> (b, s, j)>
+// CHECK-LABEL: func.func @reshape_between_bias_and_residual
+// CHECK: %[[MM:.+]] = linalg.matmul
+// CHECK: %[[VIEW:.+]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1], [2]]
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[VIEW]],
+// CHECK: arith.truncf
+// CHECK: arith.addf
+// CHECK: arith.extf
+// CHECK: arith.addf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+// PEROP-LABEL: func.func @reshape_between_bias_and_residual
+// PEROP: linalg.matmul
+// PEROP: tensor.expand_shape
+// PEROP: linalg.generic
+// PEROP-NOT: linalg.generic
+// PEROP: return
+func.func @reshape_between_bias_and_residual(%x: tensor<4x8xf16>, %w: tensor<8x8xf16>, %bias: tensor<8xf16>, %stream: tensor<2x2x8xf32>) -> tensor<2x2x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e32 = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e32 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<4x8xf16>, tensor<8x8xf16>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %e16 = tensor.empty() : tensor<4x8xf16>
+  %b = linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<4x8xf32>, tensor<8xf16>) outs(%e16 : tensor<4x8xf16>) {
+  ^bb0(%a: f32, %c: f16, %o: f16):
+    %t = arith.truncf %a : f32 to f16
+    %s = arith.addf %t, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<4x8xf16>
+  %v = tensor.expand_shape %b [[0, 1], [2]] output_shape [2, 2, 8] : tensor<4x8xf16> into tensor<2x2x8xf16>
+  %e3 = tensor.empty() : tensor<2x2x8xf32>
+  %r = linalg.generic {indexing_maps = [#id3, #id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%v, %stream : tensor<2x2x8xf16>, tensor<2x2x8xf32>) outs(%e3 : tensor<2x2x8xf32>) {
+  ^bb0(%a: f16, %c: f32, %o: f32):
+    %x1 = arith.extf %a : f16 to f32
+    %s = arith.addf %x1, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<2x2x8xf32>
+  return %r : tensor<2x2x8xf32>
+}
+
+// -----
+
+// A [B, S, N] loop nest whose result is narrowed on the collapsed
+// [B*S, N] view for a matmul: the narrowing is computed in the producer's
+// shape and fuses with it, which stores f16 once.
+#id2 = affine_map<(i, j) -> (i, j)>
+#id3 = affine_map<(b, s, j) -> (b, s, j)>
+// CHECK-LABEL: func.func @collapse_before_matmul
+// CHECK: %[[N:.+]] = linalg.generic
+// CHECK: math.tanh
+// CHECK: arith.truncf
+// CHECK: -> tensor<2x2x8xf16>
+// CHECK: %[[C:.+]] = tensor.collapse_shape %[[N]]
+// CHECK-NOT: linalg.generic
+// CHECK: linalg.matmul ins(%[[C]],
+func.func @collapse_before_matmul(%x: tensor<2x2x8xf32>, %w: tensor<8x8xf16>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e3 = tensor.empty() : tensor<2x2x8xf32>
+  %t = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x : tensor<2x2x8xf32>) outs(%e3 : tensor<2x2x8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %r = math.tanh %a : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x8xf32>
+  %c = tensor.collapse_shape %t [[0, 1], [2]] : tensor<2x2x8xf32> into tensor<4x8xf32>
+  %e16 = tensor.empty() : tensor<4x8xf16>
+  %n = linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x8xf32>) outs(%e16 : tensor<4x8xf16>) {
+  ^bb0(%a: f32, %o: f16):
+    %r = arith.truncf %a : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x8xf16>
+  %e32 = tensor.empty() : tensor<4x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e32 : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %m = linalg.matmul ins(%n, %w : tensor<4x8xf16>, tensor<8x8xf16>) outs(%f : tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %m : tensor<4x8xf32>
+}
+
+// -----
+
+// A view that a named op (a transpose: a copy kept for the library calls)
+// reads: the bias add keeps its shape and is stored.
+#id2 = affine_map<(i, j) -> (i, j)>
+#col2 = affine_map<(i, j) -> (j)>
+// CHECK-LABEL: func.func @reshape_read_by_named_op
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.+}} : tensor<4x8xf16>)
+// CHECK: tensor.expand_shape
+// CHECK: linalg.transpose
+func.func @reshape_read_by_named_op(%x: tensor<4x8xf16>, %bias: tensor<8xf16>) -> tensor<2x8x2xf16> {
+  %e16 = tensor.empty() : tensor<4x8xf16>
+  %b = linalg.generic {indexing_maps = [#id2, #col2, #id2], iterator_types = ["parallel", "parallel"]} ins(%x, %bias : tensor<4x8xf16>, tensor<8xf16>) outs(%e16 : tensor<4x8xf16>) {
+  ^bb0(%a: f16, %c: f16, %o: f16):
+    %s = arith.addf %a, %c : f16
+    linalg.yield %s : f16
+  } -> tensor<4x8xf16>
+  %v = tensor.expand_shape %b [[0, 1], [2]] output_shape [2, 2, 8] : tensor<4x8xf16> into tensor<2x2x8xf16>
+  %e3 = tensor.empty() : tensor<2x8x2xf16>
+  %t = linalg.transpose ins(%v : tensor<2x2x8xf16>) outs(%e3 : tensor<2x8x2xf16>) permutation = [0, 2, 1]
+  return %t : tensor<2x8x2xf16>
+}

@@ -94,9 +94,15 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     AMP inserted) becomes one loop nest: one kernel on GPUs, one pass over
     memory on CPUs. Named elementwise ops (`linalg.add`, `linalg.exp`, ...)
     are generalized first so that they fuse too; fills and copies stay.
-    Unlike upstream's `linalg-fuse-elementwise-ops`, it does not propagate
-    reshapes, which would turn named matmuls and convolutions into generics
-    and lose their library calls.
+    A reshape between two generics (torch-mlir imports a linear on
+    [B*S, N] and reads it as [B, S, N]) is moved out of the way when that
+    lets them fuse, as IREE moves reshapes to its dispatch regions' edges:
+    an elementwise producer read through an `expand_shape` only by generics
+    is computed in the expanded shape, and a generic that reads a
+    `collapse_shape` of a generic's result in its producer's shape. Unlike
+    upstream's `linalg-fuse-elementwise-ops`, named matmuls and
+    convolutions are never turned into generics (they keep their library
+    calls): a reshape stops at them.
 
     When rounding once (the `rounding` option, or the module's
     `amp.rounding`, as `amp-round-once`), an elementwise producer read by

@@ -181,31 +181,46 @@ struct NarrowedAccumulator {
   memref::AllocOp alloc;
   FloatType type;
   SmallVector<OpOperand *> reads;
+  /// Reshaped views of the buffer that readers read it through (a
+  /// [B*S, N] result read as [B, S, N] by its epilogue).
+  SmallVector<Operation *> views;
 };
 } // namespace
 
 /// Matches the accumulator `acc` of `op`, zero-filled by `fill`: a
 /// memref.alloc in op's block whose users are `fill`, `op`, deallocs and,
-/// after `op` in the block, generics that read it only to narrow it to
-/// `type`.
+/// after `op` in the block, generics that read it, directly or through
+/// reshaped views, only to narrow it to `type`.
 static std::optional<NarrowedAccumulator>
 matchNarrowedAccumulator(Operation *op, Value acc, linalg::FillOp fill,
                          Type type) {
   auto alloc = acc.getDefiningOp<memref::AllocOp>();
   if (!alloc || alloc->getBlock() != op->getBlock() || !fill)
     return std::nullopt;
-  NarrowedAccumulator result{alloc, {}, {}};
+  NarrowedAccumulator result{alloc, {}, {}, {}};
+  auto isNarrowingRead = [&](OpOperand &use) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || generic->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(generic))
+      return false;
+    FloatType narrow = getNarrowedType(generic, use);
+    return narrow && narrow == type;
+  };
   for (OpOperand &use : alloc->getUses()) {
     Operation *user = use.getOwner();
     if (user == op || user == fill.getOperation() ||
         isa<memref::DeallocOp>(user))
       continue;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (!generic || generic->getBlock() != op->getBlock() ||
-        !op->isBeforeInBlock(generic))
-      return std::nullopt;
-    FloatType narrow = getNarrowedType(generic, use);
-    if (!narrow || narrow != type)
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      for (OpOperand &viewUse : user->getResult(0).getUses()) {
+        if (!isNarrowingRead(viewUse))
+          return std::nullopt;
+        result.reads.push_back(&viewUse);
+      }
+      result.views.push_back(user);
+      continue;
+    }
+    if (!isNarrowingRead(use))
       return std::nullopt;
     result.reads.push_back(&use);
   }
@@ -252,7 +267,7 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
         use.getOwner()->erase();
     }
   };
-  if (narrowed.reads.size() == 1) {
+  if (narrowed.reads.size() == 1 && narrowed.views.empty()) {
     auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
     Value out = getConversionOnlyOutput(generic);
     bool dominates = out && DominanceInfo().properlyDominates(out, op);
@@ -285,16 +300,31 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
     replacement->erase();
     return {};
   }
+  // Each view of the f32 buffer becomes the same view of the 16-bit one.
+  DenseMap<Value, Value> narrowViews;
+  for (Operation *view : narrowed.views) {
+    OpBuilder vb(view);
+    Operation *clone = vb.clone(*view);
+    clone->setOperand(0, replacement);
+    auto viewType = cast<MemRefType>(view->getResult(0).getType());
+    clone->getResult(0).setType(MemRefType::get(
+        viewType.getShape(), narrowed.type, viewType.getLayout(),
+        viewType.getMemorySpace()));
+    narrowViews[view->getResult(0)] = clone->getResult(0);
+  }
   for (OpOperand *read : narrowed.reads) {
     auto generic = cast<linalg::GenericOp>(read->getOwner());
     BlockArgument arg = generic.getMatchingBlockArgument(read);
-    read->set(replacement);
+    Value view = narrowViews.lookup(read->get());
+    read->set(view ? view : Value(replacement));
     arg.setType(narrowed.type);
     for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
       user->getResult(0).replaceAllUsesWith(arg);
       user->erase();
     }
   }
+  for (Operation *view : narrowed.views)
+    view->erase();
   dropDeallocs(replacement);
   return replacement;
 }

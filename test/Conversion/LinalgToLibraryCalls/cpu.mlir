@@ -116,6 +116,62 @@ func.func @batch_matmul_fused_epilogue(%a: memref<4x16x32xf16>, %b: memref<4x8x3
 
 // -----
 
+// The same through a reshaped view (torch-mlir's [B*S, N] linear read as
+// [B, S, N] by its epilogue): the call writes f16, and the epilogue reads the
+// same view of the f16 buffer.
+// CHECK-LABEL: func.func @matmul_narrowed_through_view
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8x16xf16>
+// CHECK: llvm.call @ampCpuLibraryGemm(
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[ACC]] {{\[\[}}0, 1], [2]] output_shape [2, 4, 16] : memref<8x16xf16> into memref<2x4x16xf16>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[VIEW]], %{{.*}} : memref<2x4x16xf16>, memref<2x4x16xf32>)
+// CHECK-NOT: arith.truncf
+// CHECK-NOT: memref<8x16xf32>
+func.func @matmul_narrowed_through_view(%a: memref<8x32xf16>, %b: memref<32x16xf16>, %res: memref<2x4x16xf32>, %out: memref<2x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x32xf16>, memref<32x16xf16>) outs(%acc : memref<8x16xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 4, 16] : memref<8x16xf32> into memref<2x4x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %res : memref<2x4x16xf32>, memref<2x4x16xf32>) outs(%out : memref<2x4x16xf32>) {
+  ^bb0(%x: f32, %r: f32, %o: f32):
+    %t = arith.truncf %x : f32 to f16
+    %e = arith.extf %t : f16 to f32
+    %s = arith.addf %e, %r : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %acc : memref<8x16xf32>
+  return
+}
+
+// -----
+
+// A view that something other than a narrowing reads: the accumulator stays
+// f32.
+// CHECK-LABEL: func.func @matmul_view_read_wide
+// CHECK: memref.alloc() : memref<8x16xf32>
+// CHECK: memref.expand_shape %{{.*}} : memref<8x16xf32> into memref<2x4x16xf32>
+func.func @matmul_view_read_wide(%a: memref<8x32xf16>, %b: memref<32x16xf16>, %out: memref<2x4x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x16xf32>)
+  linalg.matmul ins(%a, %b : memref<8x32xf16>, memref<32x16xf16>) outs(%acc : memref<8x16xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 4, 16] : memref<8x16xf32> into memref<2x4x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view : memref<2x4x16xf32>) outs(%out : memref<2x4x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %s = arith.mulf %x, %x : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %acc : memref<8x16xf32>
+  return
+}
+
+// -----
+
 // Mixed operand types do not fit the call: loops, with the reason.
 // CHECK-LABEL: func.func @mixed_types_stay_loops
 // CHECK: linalg.matmul

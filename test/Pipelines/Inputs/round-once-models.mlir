@@ -145,3 +145,27 @@ func.func @residual(%x: tensor<4x16xf32>, %w: tensor<16x16xf32>, %bias: tensor<1
   } -> tensor<4x16xf32>
   return %res : tensor<4x16xf32>
 }
+
+// The residual add as torch-mlir imports a linear: the matmul and its bias
+// on [batch*seq, features], the residual add on the [batch, seq, features]
+// view of it.
+func.func @residual_reshaped(%x: tensor<2x2x16xf32>, %w: tensor<16x16xf32>, %bias: tensor<16xf32>) -> tensor<2x2x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %x2 = tensor.collapse_shape %x [[0, 1], [2]] : tensor<2x2x16xf32> into tensor<4x16xf32>
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %mm = linalg.matmul ins(%x2, %w : tensor<4x16xf32>, tensor<16x16xf32>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %biased = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%mm, %bias : tensor<4x16xf32>, tensor<16xf32>) outs(%e : tensor<4x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<4x16xf32>
+  %view = tensor.expand_shape %biased [[0, 1], [2]] output_shape [2, 2, 16] : tensor<4x16xf32> into tensor<2x2x16xf32>
+  %e3 = tensor.empty() : tensor<2x2x16xf32>
+  %res = linalg.generic {indexing_maps = [affine_map<(b, s, j) -> (b, s, j)>, affine_map<(b, s, j) -> (b, s, j)>, affine_map<(b, s, j) -> (b, s, j)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%view, %x : tensor<2x2x16xf32>, tensor<2x2x16xf32>) outs(%e3 : tensor<2x2x16xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %r = arith.addf %a, %b : f32
+    linalg.yield %r : f32
+  } -> tensor<2x2x16xf32>
+  return %res : tensor<2x2x16xf32>
+}

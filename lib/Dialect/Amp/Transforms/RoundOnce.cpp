@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
@@ -90,8 +91,14 @@ static bool narrowsLibraryContraction(arith::TruncFOp trunc) {
   auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
   if (!generic || arg.getArgNumber() >= generic.getNumDpsInputs())
     return false;
-  OpOperand *operand = generic.getDpsInputOperand(arg.getArgNumber());
-  auto result = dyn_cast<OpResult>(operand->get());
+  // Through the reshapes that put the result in the epilogue's shape.
+  Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
+  while (Operation *reshape = input.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
+      break;
+    input = reshape->getOperand(0);
+  }
+  auto result = dyn_cast<OpResult>(input);
   auto producer =
       result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
   return producer && (linalg::isaContractionOpInterface(producer) ||

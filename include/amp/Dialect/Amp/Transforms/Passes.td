@@ -152,7 +152,8 @@ def AmpRoundOncePass : Pass<"amp-round-once"> {
     is the runtime's contract and is left as it is. With
     `keep-library-narrowing`
     (the GPU pipeline), the narrowing of a matmul's or convolution's result
-    stays: the cuBLAS/cuDNN call writes the low type itself.
+    stays (read directly or through a reshaped view): the cuBLAS/cuDNN
+    call writes the low type itself.
   }];
   let options = [
     Option<"rounding", "rounding", "std::string", "\"\"",
