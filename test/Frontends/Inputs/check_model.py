@@ -4,6 +4,7 @@ checks the relative L2 error of each output against PyTorch's fp32 output
 (and, for bf16, against torch.autocast("cpu", dtype=torch.bfloat16)).
 
     check_model.py MODEL [--save FILE] [--batches 2,3] [--autocast-bound]
+                   [--bound-placement P] [--compile-bound]
                    [--update-doc docs/frontends.md [--check]]
 
 Prints one line per (level, dtype, batch) ending in `ok` or `FAIL`, then
@@ -11,7 +12,11 @@ Prints one line per (level, dtype, batch) ending in `ok` or `FAIL`, then
 1). The tolerances are the ones docs/frontends.md states. For O1 and O2 it
 also prints eager autocast's own error against fp32 in the same type and
 the ratio of the two; --autocast-bound makes "O2's error is at most eager
-autocast's" a check (issue 25's criterion).
+autocast's" a check, and --compile-bound "O1's error is at most that of
+torch.compile (Inductor, CPU) of the model under autocast" (issue 25's
+criteria). --bound-placement P checks the O2 bound on O2 compiled with
+placement=P (the documented option for models whose residual stream must
+stay f32, docs/policies.md) instead of O2's default.
 
 Models: mlp, resnet18 (torchvision), transformer (torch.nn), bert
 (transformers' BertModel from a small config) and vit (timm's ViT), all
@@ -120,6 +125,15 @@ def make(name, batch):
     raise SystemExit(f"unknown model {name}")
 
 
+def compile_autocast(net, torch_dtype):
+    """torch.compile (Inductor, CPU) of the model run under autocast: the
+    peers' torch-compile-autocast (bench/peers/systems.py)."""
+    def run(x):
+        with torch.autocast("cpu", dtype=torch_dtype):
+            return net(x)
+    return torch.compile(run, dynamic=False)
+
+
 def rel_l2(value, reference):
     return float(np.linalg.norm(value - reference) /
                  np.linalg.norm(reference))
@@ -226,6 +240,11 @@ def main():
     parser.add_argument("--autocast-bound", action="store_true",
                         help="check that O2's error is at most eager "
                         "autocast's")
+    parser.add_argument("--bound-placement", help="the placement of the "
+                        "O2 compile that --autocast-bound checks")
+    parser.add_argument("--compile-bound", action="store_true",
+                        help="check that O1's error is at most "
+                        "torch.compile-autocast's")
     parser.add_argument("--update-doc", help="write the model's rows of "
                         "docs/frontends.md's tables")
     parser.add_argument("--check", action="store_true", help="with "
@@ -242,6 +261,7 @@ def main():
 
     inputs, fp32 = {}, {}
     autocast = {"f16": {}, "bf16": {}}
+    compiled = {"f16": {}, "bf16": {}}
     for batch in batches:
         _, x = make(args.model, batch)
         with torch.no_grad():
@@ -250,6 +270,9 @@ def main():
                                        ("bf16", torch.bfloat16)):
                 with torch.autocast("cpu", dtype=torch_dtype):
                     autocast[dtype][batch] = net(x).float().numpy()
+                if args.compile_bound:
+                    compiled[dtype][batch] = compile_autocast(
+                        net, torch_dtype)(x).float().numpy()
         inputs[batch] = x.numpy()
 
     checks, failed = 0, False
@@ -261,6 +284,14 @@ def main():
         failed |= not ok
         print(f"{args.model} {what}: rel L2 {error:.2e} <= "
               f"{shown or f'{tolerance:.0e}'} {'ok' if ok else 'FAIL'}")
+
+    # O2 with the placement the bound is checked at.
+    bound_o2 = {}
+    if args.autocast_bound and args.bound_placement:
+        for dtype in ("f16", "bf16"):
+            bound_o2[dtype] = amp_mlir.compile(
+                text, level="O2", dtype=dtype,
+                placement=args.bound_placement).main
 
     o0 = {}
     doc_errors, doc_reports, doc_eager = {}, {}, {}
@@ -293,8 +324,18 @@ def main():
                       f"{dtype} vs fp32: rel L2 {eager:.2e}, ratio "
                       f"{error / eager:.2f}")
                 if args.autocast_bound and level == "O2":
-                    check(f"{label} batch {batch} vs fp32, at most eager "
-                          f"autocast's", error, eager, f"{eager:.2e}")
+                    bounded, name = error, label
+                    if args.bound_placement:
+                        name = f"{label} placement={args.bound_placement}"
+                        bounded = rel_l2(bound_o2[dtype](inputs[batch]),
+                                         fp32[batch])
+                    check(f"{name} batch {batch} vs fp32, at most eager "
+                          f"autocast's", bounded, eager, f"{eager:.2e}")
+                if args.compile_bound and level == "O1":
+                    anchor = rel_l2(compiled[dtype][batch], fp32[batch])
+                    check(f"{label} batch {batch} vs fp32, at most "
+                          f"torch.compile-autocast's", error, anchor,
+                          f"{anchor:.2e}")
             if level == "O0":
                 o0[batch] = result
             elif np.array_equal(result, o0[batch]):
