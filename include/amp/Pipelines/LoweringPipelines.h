@@ -63,6 +63,12 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
                      "for them (fused into their epilogue's tiles), the "
                      "matmuls still library calls"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> approximateErf{
+      *this, "approximate-erf",
+      llvm::cl::desc("math.erf (GELU's) as a polynomial approximation that "
+                     "vectorises with its loop (amp-approximate-math); "
+                     "false: libm's erff"),
+      llvm::cl::init(true)};
 };
 
 /// Options of --lower-to-gpu.

@@ -1,0 +1,39 @@
+// RUN: amp-opt %s --amp-approximate-math --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu --split-input-file 2>/dev/null | FileCheck %s --check-prefix=CPU
+// RUN: amp-opt %s --amp-o2 --lower-to-cpu=approximate-erf=false --split-input-file 2>/dev/null | FileCheck %s --check-prefix=LIBM
+
+// f32 erf, scalar and vector, becomes arithmetic: no math.erf is left.
+// CHECK-LABEL: func.func @scalar
+// CHECK-NOT: math.erf
+// CHECK: math.fma
+// CHECK: return
+// CPU-LABEL: llvm.func @scalar
+// CPU-NOT: erff
+// CPU: llvm.return
+// LIBM-LABEL: llvm.func @scalar
+// LIBM: llvm.call @erff
+func.func @scalar(%x: f32) -> f32 {
+  %e = math.erf %x : f32
+  return %e : f32
+}
+
+// -----
+
+// CHECK-LABEL: func.func @vector
+// CHECK-NOT: math.erf
+// CHECK: math.fma {{.*}} : vector<8xf32>
+func.func @vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %e = math.erf %x : vector<8xf32>
+  return %e : vector<8xf32>
+}
+
+// -----
+
+// f64 is left to libm, with the reason.
+// CHECK-LABEL: func.func @f64_stays
+// CHECK: math.erf {{.*}} : f64
+func.func @f64_stays(%x: f64) -> f64 {
+  // expected-remark @below {{amp: math.erf on 'f64' is left to libm (the approximation is of f32)}}
+  %e = math.erf %x : f64
+  return %e : f64
+}
