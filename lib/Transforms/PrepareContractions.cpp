@@ -3,7 +3,10 @@
 // Part of amp-mlir. Both lowerings match a contraction together with the
 // fill of its f32 accumulator. After --cse one zero fill often feeds several
 // contractions: each gets its own here, right before it. A contraction with
-// an empty loop computes nothing: it is replaced by its accumulator.
+// an empty loop computes nothing: it is replaced by its accumulator. A
+// matmul operand that is a transpose of its two innermost dimensions
+// (torch-mlir's linear: x times the transposed weight) is read through the
+// matmul's indexing map instead, so no transpose runs per call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +22,59 @@ namespace amp {
 
 using namespace mlir;
 using namespace mlir::amp;
+
+/// The input of `value`'s defining linalg.transpose when it swaps the two
+/// innermost dimensions and nothing else; else null.
+static Value getInnerTransposeInput(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || !transpose.hasPureTensorSemantics())
+    return {};
+  ArrayRef<int64_t> perm = transpose.getPermutation();
+  int64_t rank = perm.size();
+  if (rank < 2)
+    return {};
+  for (int64_t i = 0; i < rank - 2; ++i)
+    if (perm[i] != i)
+      return {};
+  if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
+    return {};
+  return transpose.getInput();
+}
+
+/// Reads each operand of `op` (a linalg.matmul or linalg.batch_matmul) that
+/// is an inner transpose through the op's indexing map instead: the map's
+/// two innermost results swap. Returns whether anything changed.
+static bool foldTransposedOperands(RewriterBase &rewriter,
+                                   linalg::LinalgOp op) {
+  if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op) ||
+      !op.hasPureTensorSemantics())
+    return false;
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  bool changed = false;
+  for (unsigned i = 0; i < 2; ++i) {
+    OpOperand *operand = op.getDpsInputOperand(i);
+    Value input = getInnerTransposeInput(operand->get());
+    AffineMap map = maps[i];
+    if (!input || map.getNumResults() < 2)
+      continue;
+    SmallVector<AffineExpr> results(map.getResults());
+    std::swap(results[results.size() - 2], results[results.size() - 1]);
+    maps[i] = AffineMap::get(map.getNumDims(), map.getNumSymbols(), results,
+                             op.getContext());
+    rewriter.modifyOpInPlace(op, [&] { operand->set(input); });
+    changed = true;
+  }
+  if (!changed)
+    return false;
+  ArrayAttr attr = rewriter.getAffineMapArrayAttr(maps);
+  rewriter.modifyOpInPlace(op, [&] {
+    if (auto matmul = dyn_cast<linalg::MatmulOp>(op.getOperation()))
+      matmul.setIndexingMapsAttr(attr);
+    else
+      cast<linalg::BatchMatmulOp>(op.getOperation()).setIndexingMapsAttr(attr);
+  });
+  return true;
+}
 
 namespace {
 struct AmpPrepareContractionsPass
@@ -44,7 +100,14 @@ struct AmpPrepareContractionsPass
       // The last user of a shared fill finds it with one use left: it takes
       // the original, so nothing is left dead.
       changed |= privatizeAccumulatorFill(rewriter, contraction);
+      changed |= foldTransposedOperands(rewriter, contraction);
     }
+    // Transposes no contraction reads any more.
+    if (changed)
+      getOperation()->walk([&](linalg::TransposeOp op) {
+        if (op->use_empty() && op.hasPureTensorSemantics())
+          rewriter.eraseOp(op);
+      });
     if (!changed)
       markAllAnalysesPreserved();
   }

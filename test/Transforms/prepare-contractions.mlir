@@ -1,4 +1,4 @@
-// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-prepare-contractions))" \
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-prepare-contractions))" -mlir-print-local-scope \
 // RUN:     --split-input-file | FileCheck %s
 
 // One zero fill for three matmuls, as --cse leaves it: each matmul gets a
@@ -145,4 +145,56 @@ func.func @empty(%a: tensor<8x0xf16>, %b: tensor<0x4xf16>, %c: tensor<0x3xf16>, 
   %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<0x4xf32>) -> tensor<0x4xf32>
   %mm2 = linalg.matmul ins(%c, %d : tensor<0x3xf16>, tensor<3x4xf16>) outs(%acc2 : tensor<0x4xf32>) -> tensor<0x4xf32>
   return %r, %mm2 : tensor<8x4xf16>, tensor<0x4xf32>
+}
+
+// -----
+
+// torch-mlir's linear, x times the transposed weight: the matmul reads the
+// weight through its indexing map (the library calls' transB), and the
+// transpose, now unused, is gone; so is a batch matmul's transpose of its
+// two innermost dimensions (its LHS here).
+// CHECK-LABEL: func.func @transposed_operands
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf16>, %[[W:.*]]: tensor<16x8xf16>, %[[P:.*]]: tensor<2x8x4xf16>, %[[Q:.*]]: tensor<2x8x5xf16>)
+// CHECK-NOT: linalg.transpose
+// CHECK: linalg.matmul indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d2)>, affine_map<(d0, d1, d2) -> (d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1)>] ins(%[[X]], %[[W]] : tensor<4x8xf16>, tensor<16x8xf16>)
+// CHECK: linalg.batch_matmul indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d3, d1)>, affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>] ins(%[[P]], %[[Q]] : tensor<2x8x4xf16>, tensor<2x8x5xf16>)
+// CHECK-NOT: linalg.transpose
+func.func @transposed_operands(%x: tensor<4x8xf16>, %w: tensor<16x8xf16>, %p: tensor<2x8x4xf16>, %q: tensor<2x8x5xf16>) -> (tensor<4x16xf32>, tensor<2x4x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<8x16xf16>
+  %wt = linalg.transpose ins(%w : tensor<16x8xf16>) outs(%et : tensor<8x16xf16>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%x, %wt : tensor<4x8xf16>, tensor<8x16xf16>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %ept = tensor.empty() : tensor<2x4x8xf16>
+  %pt = linalg.transpose ins(%p : tensor<2x8x4xf16>) outs(%ept : tensor<2x4x8xf16>) permutation = [0, 2, 1]
+  %eb = tensor.empty() : tensor<2x4x5xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %b = linalg.batch_matmul ins(%pt, %q : tensor<2x4x8xf16>, tensor<2x8x5xf16>) outs(%fb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %m, %b : tensor<4x16xf32>, tensor<2x4x5xf32>
+}
+
+// -----
+
+// A transpose of other dimensions, or one that something else reads too,
+// stays; a matmul reading the latter still folds it.
+// CHECK-LABEL: func.func @other_transposes_stay
+// CHECK: %[[T:.*]] = linalg.transpose ins(%{{.*}} : tensor<8x2x4xf16>) {{.*}} permutation = [1, 2, 0]
+// CHECK: %[[WT:.*]] = linalg.transpose ins(%[[W:.*]] : tensor<16x8xf16>)
+// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %[[W]] :
+// CHECK: linalg.batch_matmul ins(%[[T]],
+// CHECK: return %{{.*}}, %{{.*}}, %[[WT]]
+func.func @other_transposes_stay(%x: tensor<4x8xf16>, %w: tensor<16x8xf16>, %p: tensor<8x2x4xf16>, %q: tensor<2x8x5xf16>) -> (tensor<4x16xf32>, tensor<2x4x5xf32>, tensor<8x16xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %ept = tensor.empty() : tensor<2x4x8xf16>
+  %pt = linalg.transpose ins(%p : tensor<8x2x4xf16>) outs(%ept : tensor<2x4x8xf16>) permutation = [1, 2, 0]
+  %et = tensor.empty() : tensor<8x16xf16>
+  %wt = linalg.transpose ins(%w : tensor<16x8xf16>) outs(%et : tensor<8x16xf16>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<4x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %m = linalg.matmul ins(%x, %wt : tensor<4x8xf16>, tensor<8x16xf16>) outs(%f : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %eb = tensor.empty() : tensor<2x4x5xf32>
+  %fb = linalg.fill ins(%zero : f32) outs(%eb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  %b = linalg.batch_matmul ins(%pt, %q : tensor<2x4x8xf16>, tensor<2x8x5xf16>) outs(%fb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
+  return %m, %b, %wt : tensor<4x16xf32>, tensor<2x4x5xf32>, tensor<8x16xf16>
 }

@@ -133,7 +133,8 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
 def AmpPrepareContractionsPass
     : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
   let summary = "Give each contraction a fill of its f32 accumulator of its "
-                "own; replace empty contractions by their accumulator";
+                "own, read transposed operands through its indexing maps, "
+                "replace empty contractions by their accumulator";
   let description = [{
     For both lowerings, on tensors, before their epilogues are matched
     (`amp-fuse-contraction-epilogues` on the CPU,
@@ -148,6 +149,14 @@ def AmpPrepareContractionsPass
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
       fill of its own in the same block is moved right before it.
+    * **Transposed operands.** A `linalg.matmul` or `linalg.batch_matmul`
+      operand that is a `linalg.transpose` of its two innermost dimensions
+      (torch-mlir imports `linear` as x times the transposed weight) is read
+      through the contraction's indexing map instead: the map's two
+      innermost results swap, which the library calls pass as transA/transB,
+      so no transpose of the weights runs in every call. Transposes left
+      unused are erased; others (of other dimensions, read by other ops)
+      stay.
     * **Empty loops.** A contraction with a loop of static size 0 (a matmul
       with K = 0) runs its body no time: its result is its init, which
       replaces it. Tiling it would fail (upstream's tile-and-fuse crashes
