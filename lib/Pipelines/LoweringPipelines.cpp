@@ -100,8 +100,9 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
   pm.addPass(math::createMathExtendToSupportedTypes());
-  // GELU's erf as arithmetic that vectorises, not a libm call per element.
-  if (options.approximateErf)
+  // GELU's erf or tanh as arithmetic that vectorises, not a libm call per
+  // element.
+  if (options.approximateMath)
     pm.addPass(createAmpApproximateMathPass());
   if (options.fuseEpilogues) {
     AmpFuseContractionEpiloguesPassOptions epilogues;

@@ -1,11 +1,11 @@
 //===- ApproximateMath.cpp - the amp-approximate-math pass ----------------===//
 //
-// Part of amp-mlir. On the CPU, math.erf (GELU's) has no LLVM intrinsic and
-// would become a call of libm's scalar erff in each iteration, which keeps
-// the loop nest around it from being vectorised. Upstream MLIR's polynomial
-// approximation computes it with arithmetic instead (a rational approximation
-// on three intervals, clamped outside them), which LLVM vectorises with the
-// rest of the loop body.
+// Part of amp-mlir. On the CPU, math.erf and math.tanh (the two forms of
+// GELU) have no LLVM intrinsic and would become calls of libm's scalar erff
+// and tanhf in each iteration, which keeps the loop nest around them from
+// being vectorised. Upstream MLIR's polynomial approximations compute them
+// with arithmetic instead, which LLVM vectorises with the rest of the loop
+// body.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,6 +30,7 @@ using namespace mlir::amp;
 void mlir::amp::populateAmpApproximateMathPatterns(
     RewritePatternSet &patterns) {
   mlir::populatePolynomialApproximateErfPattern(patterns);
+  mlir::populatePolynomialApproximateTanhPattern(patterns);
 }
 
 namespace {
@@ -39,11 +40,13 @@ struct AmpApproximateMathPass
 
   void runOnOperation() override {
     // What the approximation does not cover stays a libm call, and says so.
-    getOperation()->walk([&](math::ErfOp op) {
-      if (!getElementTypeOrSelf(op.getType()).isF32())
-        op.emitRemark() << "amp: math.erf on "
-                        << getElementTypeOrSelf(op.getType())
-                        << " is left to libm (the approximation is of f32)";
+    getOperation()->walk([&](Operation *op) {
+      if (!isa<math::ErfOp, math::TanhOp>(op))
+        return;
+      Type type = getElementTypeOrSelf(op->getResult(0).getType());
+      if (!type.isF32())
+        op->emitRemark() << "amp: " << op->getName() << " on " << type
+                         << " is left to libm (the approximation is of f32)";
     });
     RewritePatternSet patterns(&getContext());
     populateAmpApproximateMathPatterns(patterns);

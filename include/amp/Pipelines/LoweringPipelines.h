@@ -63,11 +63,11 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
                      "for them (fused into their epilogue's tiles), the "
                      "matmuls still library calls"),
       llvm::cl::init(true)};
-  PassOptions::Option<bool> approximateErf{
-      *this, "approximate-erf",
-      llvm::cl::desc("math.erf (GELU's) as a polynomial approximation that "
-                     "vectorises with its loop (amp-approximate-math); "
-                     "false: libm's erff"),
+  PassOptions::Option<bool> approximateMath{
+      *this, "approximate-math",
+      llvm::cl::desc("math.erf and math.tanh (GELU's) as polynomial "
+                     "approximations that vectorise with their loop "
+                     "(amp-approximate-math); false: libm's erff and tanhf"),
       llvm::cl::init(true)};
 };
 

@@ -26,7 +26,8 @@ void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);
 /// f8E5M2 as integer bit operations (amp-expand-float8).
 void populateAmpExpandFloat8Patterns(RewritePatternSet &patterns);
 
-/// math.erf on f32 as a polynomial approximation (amp-approximate-math).
+/// math.erf and math.tanh on f32 as polynomial approximations
+/// (amp-approximate-math).
 void populateAmpApproximateMathPatterns(RewritePatternSet &patterns);
 
 #define GEN_PASS_REGISTRATION

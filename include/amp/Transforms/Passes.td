@@ -254,20 +254,22 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
 }
 
 def AmpApproximateMathPass : Pass<"amp-approximate-math"> {
-  let summary = "math.erf as arithmetic (a polynomial approximation), for "
-                "the CPU";
+  let summary = "math.erf and math.tanh as arithmetic (polynomial "
+                "approximations), for the CPU";
   let description = [{
-    On the CPU, `math.erf` (the erf form of GELU) has no LLVM intrinsic and
-    becomes a call of libm's scalar `erff` in every iteration, which also
-    keeps the loop nest around it from being vectorised. This pass rewrites
-    each f32 `math.erf` (scalar or vector) with upstream MLIR's polynomial
-    approximation (`populatePolynomialApproximateErfPattern`): a
-    rational approximation on three intervals of |x|, 1 outside them, the
-    sign restored; arithmetic that LLVM vectorises with the rest of the
-    loop body. Its error against the correctly rounded erf is at most 4
-    units in the last place and 2.5e-7 absolute (libm's `erff`: 1 ulp),
-    measured over [-4, 4] in steps of 2^-12, over the whole exponent range
-    and at the special values by `test/Transforms/erf-approximation.test`. An `erf` of another type
+    On the CPU, `math.erf` and `math.tanh` (GELU's two forms: PyTorch's
+    exact one and the tanh one of GPT-2's `gelu_new`) have no LLVM
+    intrinsic and become calls of libm's scalar `erff` and `tanhf` in every
+    iteration, which also keeps the loop nest around them from being
+    vectorised. This pass rewrites each f32 `math.erf` and `math.tanh`
+    (scalar or vector) with upstream MLIR's polynomial approximations
+    (`populatePolynomialApproximateErfPattern`,
+    `populatePolynomialApproximateTanhPattern`): arithmetic that LLVM
+    vectorises with the rest of the loop body. Against the correctly
+    rounded functions each is at most 4 units in the last place and
+    2.5e-7 absolute (libm's: 1 and 2 ulp), measured over [-10, 10] in steps of
+    2^-12, over the whole exponent range and at the special values by
+    `test/Transforms/math-approximation.test`. An op of another type
     (f64) is left to libm, with a remark; 16-bit ones are computed in f32
     by then (`math-extend-to-supported-types` runs first).
   }];
