@@ -155,12 +155,7 @@ def main():
                 "results": measure(args.amp_run, models, args.repeat)}
 
     run = doctables.load_or_measure(args, measure_run)
-    text = render(run)
-    print(text)
-    if args.update_doc:
-        return doctables.update(args.update_doc, {BLOCK: text}, SCRIPT,
-                                check=args.check)
-    return 0
+    return doctables.publish(args, {BLOCK: render(run)}, SCRIPT)
 
 
 if __name__ == "__main__":

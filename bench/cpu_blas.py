@@ -549,13 +549,9 @@ def main():
         args.library = args.child
         return measure_child(args)
     run = doctables.load_or_measure(args, lambda: measure(args))
-    blocks = {BLOCK: render(run), CONV_BLOCK: render_conv(run),
-              EFFECT_BLOCK: render_effect(run)}
-    if args.update_doc:
-        return doctables.update(args.update_doc, blocks, SCRIPT,
-                                check=args.check)
-    print("\n".join(blocks.values()))
-    return 0
+    return doctables.publish(
+        args, {BLOCK: render(run), CONV_BLOCK: render_conv(run),
+               EFFECT_BLOCK: render_effect(run)}, SCRIPT)
 
 
 if __name__ == "__main__":

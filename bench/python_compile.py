@@ -173,12 +173,7 @@ def main(argv):
         return measure(variants, args.rounds)
 
     run = doctables.load_or_measure(args, measure_run)
-    table = render(run)
-    print(table, end="")
-    if args.update_doc:
-        return doctables.update(args.update_doc, {BLOCK: table}, SCRIPT,
-                                check=args.check)
-    return 0
+    return doctables.publish(args, {BLOCK: render(run)}, SCRIPT)
 
 
 if __name__ == "__main__":

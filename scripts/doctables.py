@@ -120,6 +120,16 @@ def load_or_measure(args, measure):
     return run
 
 
+def publish(args, blocks, script):
+    """Prints BLOCKS ({name: body}), then writes them into --update-doc's
+    document (or with --check compares them); the script's exit code."""
+    for body in blocks.values():
+        sys.stdout.write(body if body.endswith("\n") else body + "\n")
+    if args.update_doc:
+        return update(args.update_doc, blocks, script, check=args.check)
+    return 0
+
+
 def check_arguments(parser, args):
     """parser.error unless --check comes with --from-json and
     --update-doc."""

@@ -155,14 +155,8 @@ def main():
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
     run = doctables.load_or_measure(args, lambda: measure(args.names))
-    if not args.check:
-        sys.stdout.write(render(run))
-    if args.update_doc:
-        return doctables.update(args.update_doc,
-                                {"frontend-models": render(run)},
-                                "scripts/frontend-models.py",
-                                check=args.check)
-    return 0
+    return doctables.publish(args, {"frontend-models": render(run)},
+                             "scripts/frontend-models.py")
 
 
 def measure(names):

@@ -58,17 +58,7 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
       continue;
     // The narrowing of a contraction's result is its epilogue (what a
     // library call or a fused tile writes): it is stored once.
-    if (llvm::any_of(producer.getDpsInputs(), [](Value input) {
-          // Through the reshapes that put the result in its readers' shape.
-          while (Operation *reshape = input.getDefiningOp()) {
-            if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
-              break;
-            input = reshape->getOperand(0);
-          }
-          auto linalgOp = input.getDefiningOp<linalg::LinalgOp>();
-          return linalgOp && (linalg::isaContractionOpInterface(linalgOp) ||
-                              linalg::isaConvolutionOpInterface(linalgOp));
-        }))
+    if (llvm::any_of(producer.getDpsInputs(), isContractionResult))
       continue;
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : producer->getResult(0).getUses())

@@ -81,6 +81,18 @@ static FloatType getLowComputeType(Operation *op) {
   return low;
 }
 
+bool mlir::amp::isContractionResult(Value value) {
+  // Through the reshapes that put the result in its readers' shape.
+  while (Operation *reshape = value.getDefiningOp()) {
+    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
+      break;
+    value = reshape->getOperand(0);
+  }
+  auto producer = value.getDefiningOp<linalg::LinalgOp>();
+  return producer && (linalg::isaContractionOpInterface(producer) ||
+                      linalg::isaConvolutionOpInterface(producer));
+}
+
 /// True when `trunc` narrows the f32 result of a contraction that a library
 /// call computes (cuBLAS/cuDNN write the low type themselves): the rounding
 /// happens in the library and stays.
@@ -89,20 +101,9 @@ static bool narrowsLibraryContraction(arith::TruncFOp trunc) {
   if (!arg)
     return false;
   auto generic = dyn_cast<linalg::GenericOp>(arg.getOwner()->getParentOp());
-  if (!generic || arg.getArgNumber() >= generic.getNumDpsInputs())
-    return false;
-  // Through the reshapes that put the result in the epilogue's shape.
-  Value input = generic.getDpsInputOperand(arg.getArgNumber())->get();
-  while (Operation *reshape = input.getDefiningOp()) {
-    if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
-      break;
-    input = reshape->getOperand(0);
-  }
-  auto result = dyn_cast<OpResult>(input);
-  auto producer =
-      result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
-  return producer && (linalg::isaContractionOpInterface(producer) ||
-                      linalg::isaConvolutionOpInterface(producer));
+  return generic && arg.getArgNumber() < generic.getNumDpsInputs() &&
+         isContractionResult(
+             generic.getDpsInputOperand(arg.getArgNumber())->get());
 }
 
 unsigned mlir::amp::roundOnceInBody(RewriterBase &rewriter, Block &body,

@@ -153,6 +153,11 @@ emitAmpPrecisionGraph(ModuleOp module,
 /// once.
 FailureOr<RoundingMode> resolveRoundingMode(Operation *op, StringRef option);
 
+/// True when `value` is the result of a matmul, batch matmul or convolution,
+/// directly or through tensor.expand_shape/collapse_shape (the view its
+/// epilogue reads it through).
+bool isContractionResult(Value value);
+
 /// Rewrites one loop-nest body for round-once: f16/bf16 arith/math ops
 /// compute in f32, and a value narrowed then widened inside `body` is read
 /// unrounded; only yielded values stay narrowed. With
