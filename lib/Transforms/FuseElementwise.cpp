@@ -166,8 +166,7 @@ struct AmpFuseElementwisePass
     if (*mode == RoundingMode::Once)
       cloneSharedProducers(getOperation(), maxRecomputeUsers);
     RewritePatternSet patterns(context);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns,
-                                                      reshapeControl);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, context);
     // Producer-consumer fusion of elementwise generics, and the reshapes

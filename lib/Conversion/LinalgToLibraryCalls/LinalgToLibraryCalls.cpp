@@ -307,9 +307,9 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
     Operation *clone = vb.clone(*view);
     clone->setOperand(0, replacement);
     auto viewType = cast<MemRefType>(view->getResult(0).getType());
-    clone->getResult(0).setType(MemRefType::get(
-        viewType.getShape(), narrowed.type, viewType.getLayout(),
-        viewType.getMemorySpace()));
+    clone->getResult(0).setType(
+        MemRefType::get(viewType.getShape(), narrowed.type,
+                        viewType.getLayout(), viewType.getMemorySpace()));
     narrowViews[view->getResult(0)] = clone->getResult(0);
   }
   for (OpOperand *read : narrowed.reads) {
