@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """O1's gray-op placements side by side on imported models: the error
-against PyTorch's fp32 output, as a ratio to eager torch.autocast's own
+against PyTorch's fp32 output (pooled over 8 seeded input batches of 32,
+as the model tests' bounds are), as a ratio to eager torch.autocast's own
 error in the same type, and the bytes the AMP level converts per call.
 
 Runs with the frontend environment (make frontends):
@@ -18,7 +19,6 @@ import argparse
 import os
 import sys
 
-import numpy as np
 import torch
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "Frontends", "Inputs"))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
 import amp_mlir  # noqa: E402
-from check_model import make, rel_l2  # noqa: E402
+from check_model import make, pooled_errors, seeded_samples  # noqa: E402
 import doctables  # noqa: E402
 
 PLACEMENTS = ("optimal", "greedy", "autocast")
@@ -44,27 +44,38 @@ NAMES = {
 
 
 def measure(model):
-    """{(dtype, column): (error ratio, KiB converted)} for one model."""
+    """{(dtype, column): (error ratio, KiB converted)} for one model: the
+    rel L2 errors pooled over the model tests' seeded input batches (8 of
+    32, check_model.pooled_errors); one batch of 2 is too noisy to rank
+    placements on models with few outputs."""
     net, x = make(model, 2)
     net.eval()
+    # The KiB converted per call at batch 2 (a static import: the report
+    # cannot count the bytes of a dynamic batch); the errors on a dynamic
+    # one.
     text = amp_mlir.from_torch(net, x)
-    with torch.no_grad():
-        fp32 = net(x).numpy()
+    dynamic = amp_mlir.from_torch(net, x, dynamic_dims=0)
+    samples = seeded_samples(model, 32, 8)
     rows = {}
     for dtype, torch_dtype in DTYPES:
-        with torch.no_grad(), torch.autocast("cpu", dtype=torch_dtype):
-            eager = rel_l2(net(x).float().numpy(), fp32)
+        def eager(inputs, torch_dtype=torch_dtype):
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch_dtype):
+                return net(inputs).float().numpy()
+        systems, kibs = {"eager": eager}, {}
         for label in COLUMNS:
             level, placement = label.split(" ")
             options = {"placement": placement}
-            result = amp_mlir.compile(text, level=level, dtype=dtype,
-                                      **options).main(x.numpy())
-            error = rel_l2(result, fp32)
+            function = amp_mlir.compile(dynamic, level=level, dtype=dtype,
+                                        **options).main
+            systems[label] = lambda inputs, f=function: f(inputs.numpy())
             report = amp_mlir.report(text, level=level, dtype=dtype,
                                      **options)
-            kib = report["bytes_converted"] / 1024.0
-            rows[(dtype, label)] = (error / eager, kib)
-        rows[(dtype, "eager")] = (eager, None)
+            kibs[label] = report["bytes_converted"] / 1024.0
+        errors, _ = pooled_errors(net, systems, samples)
+        for label in COLUMNS:
+            rows[(dtype, label)] = (errors[label] / errors["eager"],
+                                    kibs[label])
+        rows[(dtype, "eager")] = (errors["eager"], None)
     return rows
 
 

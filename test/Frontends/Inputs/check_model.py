@@ -96,24 +96,28 @@ class HFEncoder(torch.nn.Module):
 
 
 def make(name, batch):
-    """The model and an input batch, deterministic."""
+    """The model and an input batch, deterministic.
+
+    It turns PyTorch's fused fast path of nn.MultiheadAttention and
+    nn.TransformerEncoderLayer off, for every model: in eval mode without
+    gradients the layer is one `_transformer_encoder_layer_fwd` call, which
+    autocast does not reach (eager runs it in fp32 under autocast, and
+    torch.compile traces it in fp32), so PyTorch's autocast anchors would
+    not be mixed precision at all. Off, the layer is the ops that
+    torch.export gives amp_mlir.from_torch, and autocast casts them op by
+    op."""
+    torch.backends.mha.set_fastpath_enabled(False)
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(batch)
     if name == "mlp":
-        return MLP(), torch.randn(batch, 64, generator=generator)
+        return MLP(), sample(name, batch, generator)
     if name == "resnet18":
         return (torchvision.models.resnet18(weights=None),
-                torch.randn(batch, 3, 64, 64, generator=generator))
+                sample(name, batch, generator))
     if name == "transformer":
-        # i64 token ids.
-        return (TransformerClassifier(),
-                torch.randint(0, 100, (batch, 12), generator=generator))
+        return TransformerClassifier(), sample(name, batch, generator)
     if name == "bert":
-        # i64 token ids; every sample after the first ends in 3 padding
-        # tokens.
-        tokens = torch.randint(1, 100, (batch, 12), generator=generator)
-        tokens[1:, -3:] = 0
-        return HFEncoder(), tokens
+        return HFEncoder(), sample(name, batch, generator)
     if name == "vit":
         import timm
         # A ViT-Tiny (width 192, 3 heads) cut to 2 blocks, on 32x32 images
@@ -121,8 +125,58 @@ def make(name, batch):
         return (timm.create_model("vit_tiny_patch16_224", pretrained=False,
                                   img_size=32, patch_size=8, depth=2,
                                   num_classes=10),
-                torch.randn(batch, 3, 32, 32, generator=generator))
+                sample(name, batch, generator))
     raise SystemExit(f"unknown model {name}")
+
+
+def sample(name, batch, generator):
+    """An input batch of the model, drawn from `generator`."""
+    if name == "mlp":
+        return torch.randn(batch, 64, generator=generator)
+    if name == "resnet18":
+        return torch.randn(batch, 3, 64, 64, generator=generator)
+    if name == "transformer":
+        # i64 token ids.
+        return torch.randint(0, 100, (batch, 12), generator=generator)
+    if name == "bert":
+        # i64 token ids; every sample after the first ends in 3 padding
+        # tokens.
+        tokens = torch.randint(1, 100, (batch, 12), generator=generator)
+        tokens[1:, -3:] = 0
+        return tokens
+    if name == "vit":
+        return torch.randn(batch, 3, 32, 32, generator=generator)
+    raise SystemExit(f"unknown model {name}")
+
+
+def seeded_samples(name, batch, seeds):
+    """`seeds` input batches of the model, seeded 1000, 1001, ... (apart
+    from make()'s, which are seeded by the batch size)."""
+    return [sample(name, batch, torch.Generator().manual_seed(1000 + seed))
+            for seed in range(seeds)]
+
+
+def pooled_errors(net, systems, samples):
+    """The rel L2 error against the model's fp32 output of each system
+    ({name: function from a torch input batch to a numpy array}), pooled
+    over the input batches: sqrt(sum |y - fp32|^2 / sum |fp32|^2), the rel
+    L2 of all the batches' outputs taken together; and, per system, the
+    per-batch errors, to show how much one batch says."""
+    squares = {name: 0.0 for name in systems}
+    per_batch = {name: [] for name in systems}
+    norm = 0.0
+    for x in samples:
+        with torch.no_grad():
+            reference = net(x).double().numpy()
+        norm += float(np.sum(reference ** 2))
+        for name, function in systems.items():
+            square = float(np.sum((np.asarray(function(x), np.float64) -
+                                   reference) ** 2))
+            squares[name] += square
+            per_batch[name].append(
+                np.sqrt(square / float(np.sum(reference ** 2))))
+    return ({name: float(np.sqrt(squares[name] / norm)) for name in systems},
+            per_batch)
 
 
 def compile_autocast(net, torch_dtype):
@@ -153,10 +207,6 @@ DOC_NAMES = {
     "vit": ("timm `vit_tiny_patch16_224` cut to 2 blocks, 3×32×32 in 8×8 "
             "patches (`timm-vit.test`)", "timm ViT"),
 }
-
-
-# The models of the autocast table (the ones whose error issue 25 follows).
-DOC_AUTOCAST = {"bert": "`BertModel`", "vit": "timm ViT"}
 
 
 def sci(x):
@@ -198,7 +248,7 @@ def set_rows(body, rows):
     return "\n".join(lines)
 
 
-def update_doc(path, model, errors, reports, eager, check):
+def update_doc(path, model, errors, reports, bounds, check):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(
         __file__)), "..", "..", "..", "scripts"))
     import doctables
@@ -218,18 +268,76 @@ def update_doc(path, model, errors, reports, eager, check):
             {f"| {short_name} | {level} |": report_row(short_name, level, r)
              for level, r in reports.items()}),
     }
-    if model in DOC_AUTOCAST:
-        name = DOC_AUTOCAST[model]
-        ratio = {label: errors[label] / eager[label.split()[1]]
-                 for label in ("O2 f16", "O1 bf16", "O2 bf16")}
-        blocks["frontends-autocast"] = set_rows(
-            doctables.extract(text, "frontends-autocast", path),
-            {f"| {name} |":
-             f"| {name} | {sci(eager['f16'])} | {ratio['O2 f16']:.3g}× | "
-             f"{sci(eager['bf16'])} | {ratio['O1 bf16']:.3g}× | "
-             f"{ratio['O2 bf16']:.3g}× |"})
+    if bounds:
+        rows = {}
+        for dtype in ("f16", "bf16"):
+            b = bounds[dtype]
+            o2 = (f"{b['O2'] / b['eager']:.2f}× "
+                  f"(`{b['placement'] or 'auto'}`)" if "O2" in b else "–")
+            o1 = f"{b['O1'] / b['compile']:.2f}×" if "O1" in b else "–"
+            anchor = sci(b["compile"]) if "compile" in b else "–"
+            rows[f"| {short_name} | {dtype} |"] = (
+                f"| {short_name} | {dtype} | {sci(b['eager'])} | {anchor} | "
+                f"{o1} | {o2} |")
+        blocks["frontends-bounds"] = set_rows(
+            doctables.extract(text, "frontends-bounds", path), rows)
     return doctables.update(path, blocks, "test/Frontends/Inputs/"
                             "check_model.py", check=check)
+
+
+def check_bounds(args, net, text, batch, functions, check):
+    """Issue 25's bounds, on the error pooled over --bound-seeds seeded
+    input batches (pooled_errors): O1's at most torch.compile-autocast's
+    (--compile-bound) and O2's, at --bound-placement, at most eager
+    autocast's (--autocast-bound). One batch's error is too noisy to
+    compare two rounding schemes whose errors are close when the model has
+    few outputs: the transformer classifier returns 10 numbers at batch 2,
+    and the ratio of amp-mlir's error to autocast's moves between 0.5 and
+    1.5 from one input batch to the next. Returns {dtype: {system: pooled
+    rel L2, "placement": ...}} for the docs."""
+    samples = seeded_samples(args.model, batch, args.bound_seeds)
+    bounds = {}
+    for dtype, torch_dtype in (("f16", torch.float16),
+                               ("bf16", torch.bfloat16)):
+        def eager(x, torch_dtype=torch_dtype):
+            with torch.no_grad(), torch.autocast("cpu", dtype=torch_dtype):
+                return net(x).float().numpy()
+        systems = {"eager": eager}
+        if args.compile_bound:
+            compiled = compile_autocast(net, torch_dtype)
+
+            def inductor(x, compiled=compiled):
+                with torch.no_grad():
+                    return compiled(x).float().numpy()
+            systems["compile"] = inductor
+            systems["O1"] = lambda x, f=functions[f"O1 {dtype}"]: f(
+                x.numpy())
+        if args.autocast_bound:
+            o2 = functions[f"O2 {dtype}"]
+            if args.bound_placement:
+                o2 = amp_mlir.compile(text, level="O2", dtype=dtype,
+                                      placement=args.bound_placement).main
+            systems["O2"] = lambda x, f=o2: f(x.numpy())
+        pooled, per_batch = pooled_errors(net, systems, samples)
+        pooled["placement"] = args.bound_placement
+        bounds[dtype] = pooled
+        where = f"{len(samples)} seeded batches of {batch} pooled"
+        for level, anchor, name in (("O1", "compile",
+                                     "torch.compile-autocast's"),
+                                    ("O2", "eager", "eager autocast's")):
+            if level not in systems:
+                continue
+            label = f"{level} {dtype}"
+            if level == "O2" and args.bound_placement:
+                label += f" placement={args.bound_placement}"
+            check(f"{label} vs fp32, {where}, at most {name}",
+                  pooled[level], pooled[anchor], f"{pooled[anchor]:.2e}")
+            ratios = [a / b for a, b in zip(per_batch[level],
+                                            per_batch[anchor])]
+            ratio = pooled[level] / pooled[anchor]
+            print(f"{args.model} {label}: ratio {ratio:.2f} pooled, "
+                  f"{min(ratios):.2f} to {max(ratios):.2f} batch by batch")
+    return bounds
 
 
 def main():
@@ -245,6 +353,11 @@ def main():
     parser.add_argument("--compile-bound", action="store_true",
                         help="check that O1's error is at most "
                         "torch.compile-autocast's")
+    parser.add_argument("--bound-seeds", type=int, default=8,
+                        help="the number of seeded input batches the "
+                        "bounds pool their error over")
+    parser.add_argument("--bound-batch", type=int, default=32,
+                        help="their batch size")
     parser.add_argument("--update-doc", help="write the model's rows of "
                         "docs/frontends.md's tables")
     parser.add_argument("--check", action="store_true", help="with "
@@ -261,7 +374,6 @@ def main():
 
     inputs, fp32 = {}, {}
     autocast = {"f16": {}, "bf16": {}}
-    compiled = {"f16": {}, "bf16": {}}
     for batch in batches:
         _, x = make(args.model, batch)
         with torch.no_grad():
@@ -270,9 +382,6 @@ def main():
                                        ("bf16", torch.bfloat16)):
                 with torch.autocast("cpu", dtype=torch_dtype):
                     autocast[dtype][batch] = net(x).float().numpy()
-                if args.compile_bound:
-                    compiled[dtype][batch] = compile_autocast(
-                        net, torch_dtype)(x).float().numpy()
         inputs[batch] = x.numpy()
 
     checks, failed = 0, False
@@ -285,19 +394,12 @@ def main():
         print(f"{args.model} {what}: rel L2 {error:.2e} <= "
               f"{shown or f'{tolerance:.0e}'} {'ok' if ok else 'FAIL'}")
 
-    # O2 with the placement the bound is checked at.
-    bound_o2 = {}
-    if args.autocast_bound and args.bound_placement:
-        for dtype in ("f16", "bf16"):
-            bound_o2[dtype] = amp_mlir.compile(
-                text, level="O2", dtype=dtype,
-                placement=args.bound_placement).main
-
     o0 = {}
-    doc_errors, doc_reports, doc_eager = {}, {}, {}
+    doc_errors, doc_reports, functions = {}, {}, {}
     for level, dtype in VARIANTS:
         function = amp_mlir.compile(text, level=level, dtype=dtype).main
         label = level if dtype is None else f"{level} {dtype}"
+        functions[label] = function
         if function.low_precision_type != dtype:
             print(f"{args.model} {label}: applied "
                   f"{function.low_precision_type} FAIL")
@@ -318,24 +420,9 @@ def main():
                         result, autocast[dtype][batch])
             if dtype is not None:
                 eager = rel_l2(autocast[dtype][batch], fp32[batch])
-                if batch == batches[0]:
-                    doc_eager[dtype] = eager
                 print(f"{args.model} {label} batch {batch}: eager autocast "
                       f"{dtype} vs fp32: rel L2 {eager:.2e}, ratio "
                       f"{error / eager:.2f}")
-                if args.autocast_bound and level == "O2":
-                    bounded, name = error, label
-                    if args.bound_placement:
-                        name = f"{label} placement={args.bound_placement}"
-                        bounded = rel_l2(bound_o2[dtype](inputs[batch]),
-                                         fp32[batch])
-                    check(f"{name} batch {batch} vs fp32, at most eager "
-                          f"autocast's", bounded, eager, f"{eager:.2e}")
-                if args.compile_bound and level == "O1":
-                    anchor = rel_l2(compiled[dtype][batch], fp32[batch])
-                    check(f"{label} batch {batch} vs fp32, at most "
-                          f"torch.compile-autocast's", error, anchor,
-                          f"{anchor:.2e}")
             if level == "O0":
                 o0[batch] = result
             elif np.array_equal(result, o0[batch]):
@@ -352,13 +439,17 @@ def main():
             if report["low_precision_ops"] == 0:
                 failed = True
                 print(f"{args.model} {label}: no low-precision op FAIL")
+    bounds = {}
+    if args.autocast_bound or args.compile_bound:
+        bounds = check_bounds(args, net, text, args.bound_batch,
+                              functions, check)
     if failed:
         print(f"{args.model}: FAILED")
         return 1
     print(f"{args.model}: {checks} checks, all within tolerance")
     if args.update_doc:
         return update_doc(args.update_doc, args.model, doc_errors,
-                          doc_reports, doc_eager, args.check)
+                          doc_reports, bounds, args.check)
     return 0
 
 

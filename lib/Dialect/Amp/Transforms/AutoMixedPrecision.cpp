@@ -257,6 +257,18 @@ private:
   /// memory effects and reads nothing but constant-derived values.
   void recordConstantDerived(Operation *op);
   bool isConstantDerived(Value value);
+  /// The number of dimensions of size other than 1 of the parameters
+  /// (non-splat float constants) that the constant-derived `value` is
+  /// computed from: 0 for scalars, splats, empty tensors and fills, 1 for a
+  /// per-channel vector (a norm's scale or statistics, a bias), 2 or more
+  /// for a tensor such as a position embedding.
+  unsigned getParameterRank(Value value);
+  llvm::DenseMap<Value, unsigned> parameterRanks;
+  /// Under autocast's promotion, whether the constant-derived operand
+  /// `value` of `op` is a tensor of its own in the model, which PyTorch
+  /// promotes the op for, rather than a parameter it folds into one op
+  /// with its input.
+  bool isParameterTensor(Operation *op, Value value);
   /// Per op with regions: uses of values captured from above, with the
   /// value and type each had as written.
   struct CapturedUse {
@@ -575,6 +587,43 @@ void AutoMixedPrecision::recordConstantDerived(Operation *op) {
     constantDerived.insert_range(op->getResults());
 }
 
+unsigned AutoMixedPrecision::getParameterRank(Value value) {
+  auto known = parameterRanks.find(value);
+  if (known != parameterRanks.end())
+    return known->second;
+  unsigned rank = 0;
+  if (Attribute attr = getFloatConstant(value)) {
+    auto dense = dyn_cast<DenseElementsAttr>(attr);
+    auto shaped = dyn_cast<ShapedType>(value.getType());
+    if (shaped && !(dense && dense.isSplat()))
+      rank = llvm::count_if(shaped.getShape(),
+                            [](int64_t size) { return size != 1; });
+  } else if (Operation *def = value.getDefiningOp();
+             def && constantDerived.contains(value)) {
+    for (Value operand : def->getOperands())
+      rank = std::max(rank, getParameterRank(operand));
+  }
+  parameterRanks[value] = rank;
+  return rank;
+}
+
+// PyTorch folds a batch norm's statistics, a norm's scale and shift and a
+// bias into one op with its input (batch_norm, layer_norm, linear), which
+// returns its input's type; torch-mlir spells them out as elementwise ops
+// on per-channel vectors. A parameter that the model adds or concatenates
+// as a tensor of its own (a ViT's position embedding and class token) is
+// an f32 operand of that op in PyTorch, and promotes it: the stream of a
+// ViT is f32 from its embedding on under autocast.
+bool AutoMixedPrecision::isParameterTensor(Operation *op, Value value) {
+  unsigned rank = getParameterRank(value);
+  if (rank == 0)
+    return false;
+  // A piece of a tensor being assembled (a class token and the patches).
+  if (isa<tensor::ConcatOp, tensor::InsertSliceOp, tosa::ConcatOp>(op))
+    return true;
+  return rank >= 2;
+}
+
 /// True if `value` comes from low precision: its type is the low type, or it
 /// is the f32 result of an op converted to low precision (a white op's
 /// accumulator), or a guard result that forwards such a value (guards are
@@ -784,16 +833,21 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // Gray: follow the operands, counting constants and empty tensors as free.
   bool promotes = options.placement == Placement::Autocast ||
                   options.placement == Placement::Auto;
-  unsigned numLow = 0, numHigh = 0;
+  unsigned numLow = 0, numHigh = 0, numParameters = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     Value value = operand.get();
-    if (!isFloatLike(value.getType()) || isFree(value) ||
+    if (!isFloatLike(value.getType()) ||
         iface.operandMustStayF32(operand.getOperandNumber()))
       continue;
-    // Autocast's promotion: tensors computed from constants alone (a batch
-    // norm's folded statistics) are like the constants they come from.
-    if (promotes && constantDerived.contains(value))
+    // Constants and what is computed from them alone (a batch norm's folded
+    // statistics) are free: converted where the op needs them. Under
+    // autocast's promotion, a parameter tensor promotes the op as an f32
+    // tensor does.
+    if (isFree(value) || (promotes && constantDerived.contains(value))) {
+      if (promotes && isParameterTensor(op, value))
+        ++numParameters;
       continue;
+    }
     if (isLowProduced(value, lowType))
       ++numLow;
     else
@@ -806,6 +860,13 @@ Decision AutoMixedPrecision::decide(Operation *op,
   // tensors computes in f32, and one that reads no float tensor (a gather
   // from an f32 table, a conversion from integers) in the type of what it
   // reads: f32.
+  if (promotes && numParameters > 0 && numLow + numHigh > 0)
+    return {Precision::f32,
+            ("promotes its operands (" + Twine(numLow) + " in " + lowName +
+             ", " + Twine(numHigh + numParameters) + " in f32, " +
+             Twine(numParameters) +
+             " of them a parameter tensor: the widest)")
+                .str()};
   if (promotes) {
     if (numLow > 0 && numHigh == 0)
       return {low, ("promotes its operands (" + Twine(numLow) + " in " +
@@ -950,6 +1011,7 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   SmallVector<Operation *> ops;
   llvm::DenseMap<Operation *, SmallVector<Type>> originalTypes;
   constantDerived.clear();
+  parameterRanks.clear();
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op == module)
       return WalkResult::advance();

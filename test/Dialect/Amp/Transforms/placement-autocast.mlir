@@ -140,3 +140,61 @@ func.func @batch_norm(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>)
   } -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// A parameter the model adds or concatenates as a tensor of its own (a
+// ViT's position embedding and class token) is an f32 operand in PyTorch,
+// and promotes the op: the add of the low patch embeddings and the
+// position embedding is f32, and so is the concat of a class token. A
+// vector parameter, even broadcast first, stays folded as a batch norm's
+// is: the shift by %bias goes low.
+
+#id = affine_map<(d0, d1) -> (d0, d1)>
+
+// REMARK: remark: amp: f16 (white list)
+// REMARK: remark: amp: f16 (promotes its operands (1 in f16))
+// REMARK: remark: amp: f32 (promotes its operands (1 in f16, 1 in f32, 1 of them a parameter tensor: the widest))
+// REMARK: remark: amp: f32 (promotes its operands (1 in f16, 1 in f32, 1 of them a parameter tensor: the widest))
+// CHECK-LABEL: func.func @position_embedding
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<16x16xf16>)
+// CHECK: linalg.broadcast ins(%{{.*}} : tensor<16xf16>) outs(%{{.*}} : tensor<8x16xf16>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<8x16xf16>) outs(%{{.*}} : tensor<8x16xf16>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x16xf16>, tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK: tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<1x16xf32>, tensor<8x16xf32>) -> tensor<9x16xf32>
+func.func @position_embedding(%x: tensor<8x16xf32>, %w: tensor<16x16xf32>)
+    -> (tensor<8x16xf32>, tensor<9x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %bias = arith.constant dense<[1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0,
+                                1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]> : tensor<16xf32>
+  %pos = arith.constant dense<[[0.5, 1.5, 2.5, 3.5, 0.5, 1.5, 2.5, 3.5,
+                                0.5, 1.5, 2.5, 3.5, 0.5, 1.5, 2.5, 3.5],
+                               [1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0,
+                                1.0, 2.0, 3.0, 4.0, 1.0, 2.0, 3.0, 4.0]]> : tensor<2x16xf32>
+  %cls = arith.constant dense<[[0.25, 0.5, 0.75, 1.0, 0.25, 0.5, 0.75, 1.0,
+                                0.25, 0.5, 0.75, 1.0, 0.25, 0.5, 0.75, 1.0]]> : tensor<1x16xf32>
+  %e = tensor.empty() : tensor<8x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<8x16xf32>, tensor<16x16xf32>)
+                      outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
+  %b = linalg.broadcast ins(%bias : tensor<16xf32>) outs(%e : tensor<8x16xf32>)
+                        dimensions = [0]
+  %shifted = linalg.generic {indexing_maps = [#id, #id, #id],
+                             iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %p = tensor.concat dim(0) %pos, %pos, %pos, %pos
+      : (tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>, tensor<2x16xf32>) -> tensor<8x16xf32>
+  %y = linalg.generic {indexing_maps = [#id, #id, #id],
+                       iterator_types = ["parallel", "parallel"]}
+      ins(%shifted, %p : tensor<8x16xf32>, tensor<8x16xf32>) outs(%e : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  %t = tensor.concat dim(0) %cls, %shifted : (tensor<1x16xf32>, tensor<8x16xf32>) -> tensor<9x16xf32>
+  return %y, %t : tensor<8x16xf32>, tensor<9x16xf32>
+}
