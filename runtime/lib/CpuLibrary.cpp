@@ -19,7 +19,10 @@
 // f16/bf16 operands are widened exactly to f32 into scratch buffers (F16C's
 // vcvtph2ps where the CPU has it; bf16 is a shift), which is O(n^2) beside
 // the O(n^3) of the product: the library's f32 GEMM then accumulates in
-// f32, and a 16-bit C is rounded once (RNE) from the f32 result.
+// f32, and a 16-bit C is rounded once (RNE) from the f32 result. With at
+// most 4 rows (a decoder's token), where the product is bound by the bytes
+// of B, a 16-bit B is read in place instead, widened in registers
+// (fewRowsGemm; AMP_CPU_NO_FEW_ROWS=1 turns it off, for comparison).
 //
 // ampCpuLibraryConv2d, the CPU pipeline's 2-D convolutions, is the same f32
 // GEMM on a column buffer (im2col): for NCHW, per image, a (c*kh*kw) x
@@ -263,6 +266,190 @@ void f32Gemm(bool transA, bool transB, int64_t m, int64_t n, int64_t k,
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Few rows: 16-bit B read in place
+//===----------------------------------------------------------------------===//
+
+// With a few rows of A (a decoder's one token, a GEMV), the product reads
+// each element of B once and does 2*m flops with it: it is bound by the
+// bytes of B. Widening B into f32 scratch first, then letting the library
+// read that, moves 2 + 4 + 4 bytes per element where an f32 model moves 4,
+// so storing the weights low would make it slower. These kernels read B's
+// 16-bit elements where they are, widen them in registers (F16C's
+// vcvtph2ps, or a shift for bf16) and accumulate in f32 with FMA: 2 bytes
+// per element. No CBLAS has f16/bf16 operands with f32 accumulation on
+// AVX2 (OpenBLAS's sbgemm needs AVX-512 BF16 to be fast, BLIS 0.9's mixed
+// precision covers s/d/c/z only), so they are written here.
+
+constexpr int64_t kFewRows = 4;
+
+#ifdef AMP_HAVE_F16C_PATH
+bool haveAvx2Fma() {
+  static const bool have = __builtin_cpu_supports("avx2") &&
+                           __builtin_cpu_supports("fma") &&
+                           __builtin_cpu_supports("f16c");
+  return have;
+}
+
+/// 8 consecutive 16-bit elements of `type` at `p`, widened.
+__attribute__((target("avx2,fma,f16c"))) inline __m256 load8(const uint16_t *p,
+                                                             int32_t type) {
+  __m128i bits = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+  if (type == AMP_DTYPE_BF16)
+    return _mm256_castsi256_ps(
+        _mm256_slli_epi32(_mm256_cvtepu16_epi32(bits), 16));
+  return _mm256_cvtph_ps(bits);
+}
+
+__attribute__((target("avx2,fma,f16c"))) inline float hsum(__m256 v) {
+  __m128 x = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  x = _mm_add_ps(x, _mm_movehl_ps(x, x));
+  x = _mm_add_ss(x, _mm_shuffle_ps(x, x, 1));
+  return _mm_cvtss_f32(x);
+}
+
+/// The scalar value of element `i` of 16-bit `type` at `p`.
+inline float scalar16(const uint16_t *p, int32_t type, int64_t i) {
+  return type == AMP_DTYPE_BF16 ? bf16ToF32(p[i]) : f16ToF32(p[i]);
+}
+
+/// C = A B^T + beta C for m <= kFewRows: A m x k f32 (lda), B n x k of
+/// 16-bit `type` (ldb), C m x n f32 (ldc). Each row of B is a dot product
+/// with each row of A.
+template <int M>
+__attribute__((target("avx2,fma,f16c"))) void
+fewRowsTransB(int64_t n, int64_t k, const float *a, int64_t lda,
+              const uint16_t *b, int64_t ldb, int32_t type, float beta,
+              float *c, int64_t ldc) {
+  int64_t k8 = k & ~int64_t(7), k16 = k & ~int64_t(15);
+  for (int64_t j = 0; j < n; ++j) {
+    const uint16_t *row = b + j * ldb;
+    // Two accumulators per row, so that the FMAs' latency overlaps.
+    __m256 acc[M], odd[M];
+    for (int i = 0; i < M; ++i)
+      acc[i] = odd[i] = _mm256_setzero_ps();
+    int64_t p = 0;
+    for (; p < k16; p += 16) {
+      __m256 w0 = load8(row + p, type), w1 = load8(row + p + 8, type);
+      for (int i = 0; i < M; ++i) {
+        acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), w0, acc[i]);
+        odd[i] =
+            _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p + 8), w1, odd[i]);
+      }
+    }
+    for (; p < k8; p += 8) {
+      __m256 w = load8(row + p, type);
+      for (int i = 0; i < M; ++i)
+        acc[i] = _mm256_fmadd_ps(_mm256_loadu_ps(a + i * lda + p), w, acc[i]);
+    }
+    for (int i = 0; i < M; ++i) {
+      float sum = hsum(_mm256_add_ps(acc[i], odd[i]));
+      for (int64_t p = k8; p < k; ++p)
+        sum += a[i * lda + p] * scalar16(row, type, p);
+      float *out = c + i * ldc + j;
+      *out = beta == 0.0f ? sum : sum + beta * *out;
+    }
+  }
+}
+
+/// C = A B + beta C for m <= kFewRows: A m x k f32 (lda), B k x n of
+/// 16-bit `type` (ldb), C m x n f32 (ldc). Row p of B, scaled by A[i, p],
+/// is added to row i of C, 16 columns at a time in registers.
+template <int M>
+__attribute__((target("avx2,fma,f16c"))) void
+fewRowsNoTransB(int64_t n, int64_t k, const float *a, int64_t lda,
+                const uint16_t *b, int64_t ldb, int32_t type, float beta,
+                float *c, int64_t ldc) {
+  int64_t n16 = n & ~int64_t(15);
+  for (int64_t j = 0; j < n16; j += 16) {
+    __m256 acc[M][2];
+    for (int i = 0; i < M; ++i)
+      acc[i][0] = acc[i][1] = _mm256_setzero_ps();
+    for (int64_t p = 0; p < k; ++p) {
+      const uint16_t *row = b + p * ldb + j;
+      __m256 w0 = load8(row, type), w1 = load8(row + 8, type);
+      for (int i = 0; i < M; ++i) {
+        __m256 x = _mm256_broadcast_ss(a + i * lda + p);
+        acc[i][0] = _mm256_fmadd_ps(x, w0, acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(x, w1, acc[i][1]);
+      }
+    }
+    for (int i = 0; i < M; ++i) {
+      float *out = c + i * ldc + j;
+      if (beta != 0.0f) {
+        __m256 scale = _mm256_set1_ps(beta);
+        acc[i][0] = _mm256_fmadd_ps(scale, _mm256_loadu_ps(out), acc[i][0]);
+        acc[i][1] = _mm256_fmadd_ps(scale, _mm256_loadu_ps(out + 8), acc[i][1]);
+      }
+      _mm256_storeu_ps(out, acc[i][0]);
+      _mm256_storeu_ps(out + 8, acc[i][1]);
+    }
+  }
+  for (int64_t j = n16; j < n; ++j)
+    for (int i = 0; i < M; ++i) {
+      float sum = 0.0f;
+      for (int64_t p = 0; p < k; ++p)
+        sum += a[i * lda + p] * scalar16(b + p * ldb, type, j);
+      float *out = c + i * ldc + j;
+      *out = beta == 0.0f ? sum : sum + beta * *out;
+    }
+}
+
+template <int M>
+void fewRows(bool transB, int64_t n, int64_t k, const float *a, int64_t lda,
+             const uint16_t *b, int64_t ldb, int32_t type, float beta, float *c,
+             int64_t ldc) {
+  if (transB)
+    fewRowsTransB<M>(n, k, a, lda, b, ldb, type, beta, c, ldc);
+  else
+    fewRowsNoTransB<M>(n, k, a, lda, b, ldb, type, beta, c, ldc);
+}
+#endif
+
+/// Whether fewRowsGemm runs (AVX2, FMA and F16C, unless AMP_CPU_NO_FEW_ROWS
+/// is set: the widening path, for comparison).
+bool haveFewRowsKernels() {
+#ifdef AMP_HAVE_F16C_PATH
+  static const bool have = haveAvx2Fma() && !std::getenv("AMP_CPU_NO_FEW_ROWS");
+  return have;
+#else
+  return false;
+#endif
+}
+
+/// C = A op(B) + beta C with B of 16-bit `type` read in place, when m is
+/// at most kFewRows and the CPU has AVX2, FMA and F16C; false (nothing
+/// done) otherwise. A is dense f32 (lda), not transposed.
+bool fewRowsGemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
+                 int64_t lda, const void *b, int64_t ldb, int32_t type,
+                 float beta, float *c, int64_t ldc) {
+#ifdef AMP_HAVE_F16C_PATH
+  if (m < 1 || m > kFewRows ||
+      (type != AMP_DTYPE_F16 && type != AMP_DTYPE_BF16) ||
+      !haveFewRowsKernels())
+    return false;
+  auto *bits = static_cast<const uint16_t *>(b);
+  switch (m) {
+  case 1:
+    fewRows<1>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
+    return true;
+  case 2:
+    fewRows<2>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
+    return true;
+  case 3:
+    fewRows<3>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
+    return true;
+  default:
+    fewRows<4>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
+    return true;
+  }
+#else
+  (void)transB, (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b;
+  (void)ldb, (void)type, (void)beta, (void)c, (void)ldc;
+  return false;
+#endif
+}
+
 struct Scratch {
   std::vector<float> a, b, c;
 };
@@ -399,7 +586,10 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
       a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
       lda = aCols;
     }
-    if (g.bType != AMP_DTYPE_F32) {
+    // With a few rows, a 16-bit B is read in place (fewRowsGemm).
+    bool bInPlace = g.bType != AMP_DTYPE_F32 && !transA && g.m <= kFewRows &&
+                    g.k > 0 && haveFewRowsKernels();
+    if (g.bType != AMP_DTYPE_F32 && !bInPlace) {
       b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
       ldb = bCols;
     }
@@ -413,7 +603,9 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
         for (int64_t i = 0; i < g.m; ++i)
           widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
     }
-    f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
+    if (!bInPlace || !fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb,
+                                  g.bType, g.beta, c, ldc))
+      f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
     if (g.cType != AMP_DTYPE_F32)
       for (int64_t i = 0; i < g.m; ++i)
         narrow(c + i * g.n, g.cType,

@@ -153,6 +153,32 @@ TEST(CpuLibraryGemm, Larger) {
   runCase({0, 0, 1, 70, 130, 300, AMP_DTYPE_F16, AMP_DTYPE_F16, 0.0f});
   runCase({0, 1, 1, 70, 130, 300, AMP_DTYPE_BF16, AMP_DTYPE_BF16, 0.0f});
   runCase({1, 0, 2, 65, 67, 129, AMP_DTYPE_F32, AMP_DTYPE_F32, 1.0f});
+  // Wider 16-bit operands in every layout, with a few rows more than
+  // fewRowsGemm takes.
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB) {
+      runCase(
+          {transA, transB, 1, 9, 600, 300, AMP_DTYPE_F16, AMP_DTYPE_F16, 0.5f});
+      runCase({transA, transB, 2, 9, 600, 300, AMP_DTYPE_BF16, AMP_DTYPE_F32,
+               0.0f});
+    }
+}
+
+TEST(CpuLibraryGemm, FewRows) {
+  // One to four rows read a 16-bit B in place (fewRowsGemm, on AVX2 with
+  // FMA and F16C), five take the widening path: every row count, both
+  // layouts of B, k and n with and without 8- and 16-wide tails, each beta
+  // and a batch.
+  for (int64_t m = 1; m <= 5; ++m)
+    for (int transB = 0; transB < 2; ++transB)
+      for (AmpDType in : {AMP_DTYPE_F16, AMP_DTYPE_BF16})
+        for (float beta : {0.0f, 1.0f, 0.5f}) {
+          runCase({0, transB, 1, m, 37, 45, in, AMP_DTYPE_F32, beta});
+          runCase({0, transB, 2, m, 32, 64, in, in, beta});
+          runCase({0, transB, 1, m, 5, 3, in, AMP_DTYPE_F32, beta});
+        }
+  // Transposed A keeps the widening path.
+  runCase({1, 1, 1, 2, 37, 45, AMP_DTYPE_F16, AMP_DTYPE_F32, 0.0f});
 }
 
 TEST(CpuLibraryGemm, BetaZeroDoesNotReadC) {
