@@ -109,7 +109,10 @@ def verdict(result):
       converted than eager torch-autocast's;
     - O2 (everything stored low): rel L2 at most eager torch-autocast's of
       the same type, no peer (of any type) with an equal or higher low
-      share converting fewer bytes, and a low share of at least 0.999.
+      share converting fewer bytes, and a low share of at least 0.999;
+    - O2-autocast (O2 with placement=autocast, the documented option that
+      keeps the residual stream f32): rel L2 at most eager
+      torch-autocast's, and no more bytes converted than it.
 
     Returns text lines."""
     lines = []
@@ -126,7 +129,7 @@ def verdict(result):
         if not amp["system"].startswith("amp-mlir"):
             continue
         level, dtype = amp["level"].split()
-        if level not in ("O1", "O2"):
+        if level not in ("O1", "O2", "O2-autocast"):
             continue
         problems = []
         notes = []
@@ -161,7 +164,7 @@ def verdict(result):
             problems.append(
                 f"rel L2 {amp['rel_l2']:.2e} is {ratio} {error_anchor} "
                 f"{dtype}'s ({anchor['rel_l2']:.2e})")
-        if level == "O1":
+        if level in ("O1", "O2-autocast"):
             eager = peer_row("torch-autocast", dtype)
             if eager is not None and \
                     amp["bytes_converted"] > eager["bytes_converted"]:

@@ -27,10 +27,14 @@ for dtype in ("f16", "bf16"):
     claim(abs(r["o2"] / r["all"] - 1) < 0.1,
           f"hf_bert {dtype}: O2 within 10% of '+ all three'", r)
     r = rows[("bert_block", dtype)]
-    claim(r["output"] > 1.5 and r["o2"] < 1,
-          f"bert_block {dtype}: output low costs the error line", r)
-    r = rows[("transformer_encoder", dtype)]
-    claim(r["o2"] < 1, f"transformer_encoder {dtype}: O2 below autocast", r)
+    claim(r["output"] > 1.5,
+          f"bert_block {dtype}: output low costs over 1.5x autocast's", r)
+    for model in ("transformer_encoder", "bert_block", "hf_bert"):
+        r = rows[(model, dtype)]
+        # O2 rounds once: below '+ all three', and above autocast (the
+        # three classes cost more than rounding once wins back).
+        claim(1 < r["o2"] < r["all"],
+              f"{model} {dtype}: O2 between autocast and '+ all three'", r)
 print(f"roundings-table: {len(rows)} rows, "
       f"{'a claim fails' if failed else 'the claims hold'}")
 sys.exit(1 if failed else 0)
