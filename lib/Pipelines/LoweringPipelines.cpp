@@ -44,6 +44,7 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   pm.addPass(createAmpInlineGlobalConstantsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createAmpLowerLossScalingPass());
+  fpm.addPass(createAmpLowerFloat8ScalingPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
   fpm.addPass(tosa::createTosaToLinalg());
   fpm.addPass(createTosaToArithPass());

@@ -12,6 +12,7 @@
 #include "amp/Conversion/AmpToLibraryCalls/AmpToLibraryCalls.h"
 #include "amp/Conversion/GPUToSim/GPUToSim.h"
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
+#include "amp/Conversion/Float8ScalingToLinalg/Float8ScalingToLinalg.h"
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Conversion/MemRefToGPU/MemRefToGPU.h"
 #include "amp/Conversion/SCFToGPU/SCFToGPU.h"

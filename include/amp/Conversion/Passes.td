@@ -15,6 +15,37 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// Float8ScalingToLinalg (tensors)
+//===----------------------------------------------------------------------===//
+
+def AmpLowerFloat8ScalingPass : Pass<"amp-lower-float8-scaling"> {
+  let summary = "Lower the amp FP8 scaling ops to linalg and arith";
+  let description = [{
+    Gives `amp.amax`, `amp.quantize` and `amp.dequantize` their meaning as
+    tensor code, so that both pipelines compile them like any other
+    computation:
+
+    * `amp.quantize`: an elementwise generic that widens to f32, multiplies
+      by the scale, clamps to the FP8 type's largest finite value
+      (`arith.maximumf`/`minimumf`, so NaN stays NaN) and rounds with
+      `arith.truncf` (to nearest, ties to even);
+    * `amp.dequantize`: an elementwise generic, `extf(q) / scale`, rounded
+      to the result's type;
+    * `amp.amax`: a full reduction with `arith.maximumf` of `math.absf`
+      from 0, extracted when the result is an `f32`.
+
+    A `tensor<f32>` scale is read by the generics as a 0-d input, so on
+    the GPU it stays in device memory. The f8 conversions are then
+    `arith.truncf`/`extf`: `amp-expand-float8` writes them as integer code
+    on the CPU.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // LossScalingToLinalg (tensors)
 //===----------------------------------------------------------------------===//
 

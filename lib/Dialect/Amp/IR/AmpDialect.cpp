@@ -5,6 +5,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/TypeUtilities.h"
 
@@ -34,6 +36,17 @@ struct AmpInlinerInterface : public DialectInlinerInterface {
   }
 };
 } // namespace
+
+/// The constants the folds of amp.amax and amp.quantize produce (an f32,
+/// or a dense tensor of f32 or FP8), as arith.constant.
+Operation *AmpDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                           Type type, Location loc) {
+  auto typed = dyn_cast<TypedAttr>(value);
+  if (!typed || typed.getType() != type ||
+      !arith::ConstantOp::isBuildableWith(typed, type))
+    return nullptr;
+  return arith::ConstantOp::create(builder, loc, type, typed);
+}
 
 void AmpDialect::initialize() {
   addOperations<

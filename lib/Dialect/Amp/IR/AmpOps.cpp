@@ -12,6 +12,10 @@
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
 
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 using namespace mlir;
 using namespace mlir::amp;
 
@@ -323,6 +327,100 @@ LogicalResult AllReduceInPlaceOp::verify() {
                             "array), got "
                          << type;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// FP8 scaling
+//===----------------------------------------------------------------------===//
+
+/// The f32 value of a constant scale (an f32 attribute, or a 0-d tensor
+/// of one); nullopt when `attr` is not a constant.
+static std::optional<float> getConstantScale(Attribute attr) {
+  if (auto value = dyn_cast_or_null<FloatAttr>(attr))
+    return value.getValue().convertToFloat();
+  if (auto dense = dyn_cast_or_null<DenseFPElementsAttr>(attr))
+    if (dense.getNumElements() == 1)
+      return (*dense.value_begin<APFloat>()).convertToFloat();
+  return std::nullopt;
+}
+
+/// The attribute of an f32 result `type` (f32 or tensor<f32>) holding `v`.
+static Attribute getScalarResult(Type type, float v) {
+  auto f32 = Float32Type::get(type.getContext());
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return DenseElementsAttr::get(tensor, APFloat(v));
+  return FloatAttr::get(f32, v);
+}
+
+static LogicalResult verifySameShape(Operation *op, Type input, Type result) {
+  if (cast<ShapedType>(input).getShape() != cast<ShapedType>(result).getShape())
+    return op->emitOpError() << "expects the result to have the shape of the "
+                                "input "
+                             << input << ", got " << result;
+  return success();
+}
+
+OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
+  auto input = dyn_cast_or_null<DenseFPElementsAttr>(adaptor.getInput());
+  if (!input)
+    return {};
+  float amax = 0.0f;
+  for (APFloat value : input.getValues<APFloat>()) {
+    bool losesInfo;
+    value.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+    float magnitude = std::fabs(value.convertToFloat());
+    if (std::isnan(magnitude)) {
+      amax = magnitude;
+      break;
+    }
+    amax = std::max(amax, magnitude);
+  }
+  return getScalarResult(getType(), amax);
+}
+
+/// x * scale in f32, clamped to the largest finite value of `semantics`
+/// (NaN stays NaN), rounded to nearest even: amp.quantize's meaning.
+static APFloat quantizeValue(APFloat x, float scale,
+                             const llvm::fltSemantics &semantics) {
+  bool losesInfo;
+  x.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
+  float v = x.convertToFloat() * scale;
+  APFloat largest = APFloat::getLargest(semantics);
+  largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  float max = largest.convertToFloat();
+  if (!std::isnan(v))
+    v = std::min(std::max(v, -max), max);
+  APFloat result(v);
+  result.convert(semantics, APFloat::rmNearestTiesToEven, &losesInfo);
+  return result;
+}
+
+LogicalResult QuantizeOp::verify() {
+  return verifySameShape(*this, getInput().getType(), getType());
+}
+
+OpFoldResult QuantizeOp::fold(FoldAdaptor adaptor) {
+  auto input = dyn_cast_or_null<DenseFPElementsAttr>(adaptor.getInput());
+  std::optional<float> scale = getConstantScale(adaptor.getScale());
+  if (!input || !scale)
+    return {};
+  auto type = cast<RankedTensorType>(getType());
+  const llvm::fltSemantics &semantics =
+      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  if (input.isSplat())
+    return DenseElementsAttr::get(
+        type, quantizeValue(input.getSplatValue<APFloat>(), *scale, semantics));
+  SmallVector<APFloat> values;
+  values.reserve(input.getNumElements());
+  for (APFloat value : input.getValues<APFloat>())
+    values.push_back(quantizeValue(value, *scale, semantics));
+  return DenseElementsAttr::get(type, values);
+}
+
+LogicalResult DequantizeOp::verify() {
+  return verifySameShape(*this, getInput().getType(), getType());
 }
 
 #define GET_OP_CLASSES

@@ -864,8 +864,7 @@ Decision AutoMixedPrecision::decide(Operation *op,
     return {Precision::f32,
             ("promotes its operands (" + Twine(numLow) + " in " + lowName +
              ", " + Twine(numHigh + numParameters) + " in f32, " +
-             Twine(numParameters) +
-             " of them a parameter tensor: the widest)")
+             Twine(numParameters) + " of them a parameter tensor: the widest)")
                 .str()};
   if (promotes) {
     if (numLow > 0 && numHigh == 0)

@@ -142,13 +142,16 @@ unsigned mlir::amp::roundOnceInBody(RewriterBase &rewriter, Block &body,
     rewriter.replaceOp(&op, results);
   }
   // 2. A value narrowed and widened again within the body is not stored:
-  //    the widening reads the unrounded value.
+  //    the widening reads the unrounded value. Only f16/bf16, the storage
+  //    types: a narrowing to FP8 is a quantization (amp.quantize), whose
+  //    rounding is the point.
   for (Operation &op : llvm::make_early_inc_range(body)) {
     auto ext = dyn_cast<arith::ExtFOp>(&op);
     if (!ext)
       continue;
     auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>();
     if (!trunc || trunc.getIn().getType() != ext.getType() ||
+        !isa<Float16Type, BFloat16Type>(trunc.getType()) ||
         trunc.getRoundingmodeAttr() ||
         (keepLibraryNarrowing && narrowsLibraryContraction(trunc)))
       continue;

@@ -181,3 +181,29 @@ func.func @left_alone(%a: tensor<8xf16>) -> (tensor<8xi32>, tensor<8xi16>) {
   } -> (tensor<8xi32>, tensor<8xi16>)
   return %0#0, %0#1 : tensor<8xi32>, tensor<8xi16>
 }
+
+// -----
+
+// A narrowing to FP8 and back (amp.quantize then amp.dequantize, fused) is
+// a quantization: it stays. The f16 pair after it goes.
+
+#id = affine_map<(i) -> (i)>
+
+// CHECK-LABEL: func.func @float8_pair_kept
+// CHECK: %[[Q:.*]] = arith.truncf %{{.*}} : f32 to f8E4M3FN
+// CHECK: %[[W:.*]] = arith.extf %[[Q]] : f8E4M3FN to f32
+// CHECK-NOT: f16
+// CHECK: linalg.yield
+func.func @float8_pair_kept(%x: tensor<8xf32>) -> tensor<8xf32> {
+  %e = tensor.empty() : tensor<8xf32>
+  %r = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel"]}
+      ins(%x : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %q = arith.truncf %a : f32 to f8E4M3FN
+    %w = arith.extf %q : f8E4M3FN to f32
+    %h = arith.truncf %w : f32 to f16
+    %v = arith.extf %h : f16 to f32
+    linalg.yield %v : f32
+  } -> tensor<8xf32>
+  return %r : tensor<8xf32>
+}

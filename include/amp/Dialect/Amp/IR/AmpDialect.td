@@ -39,7 +39,7 @@ def Amp_Dialect : Dialect {
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;
   let hasRegionResultAttrVerify = 1;
-  let hasConstantMaterializer = 0;
+  let hasConstantMaterializer = 1;
 
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that pins an op's precision.

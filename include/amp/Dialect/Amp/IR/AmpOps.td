@@ -369,4 +369,89 @@ def Amp_AllReduceInPlaceOp : Amp_Op<"all_reduce_in_place", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// FP8 scaling (per-tensor)
+//===----------------------------------------------------------------------===//
+
+def Amp_Float8Tensor : RankedTensorOf<[F8E4M3FN, F8E5M2]>;
+def Amp_WideFloatTensor : RankedTensorOf<[F32, F16, BF16]>;
+
+def Amp_AmaxOp : Amp_Op<"amax", [Pure]> {
+  let summary = "the largest magnitude of a tensor, in f32";
+  let description = [{
+    Returns `max(|x|)` over every element of `input` (f32, f16 or bf16),
+    as an f32: the statistic per-tensor FP8 scaling derives its scale from
+    (TransformerEngine's `amax`, torchao's `tensor_to_amax`). A NaN
+    anywhere makes the result NaN, as `torch.amax(x.abs())` does; an empty
+    tensor gives 0. The result is an `f32` or a `tensor<f32>` (a 0-d
+    tensor stays in device memory on the GPU pipeline, as the loss scale
+    does).
+
+    It folds on a constant input.
+
+    ```mlir
+    %a = amp.amax %x : tensor<16x8xf32> -> f32
+    %d = amp.amax %g : tensor<?x64xbf16> -> tensor<f32>
+    ```
+  }];
+  let arguments = (ins Amp_WideFloatTensor:$input);
+  let results = (outs Amp_ScaleValue:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+  let hasFolder = 1;
+}
+
+def Amp_QuantizeOp : Amp_Op<"quantize", [Pure]> {
+  let summary = "scales a tensor and rounds it to FP8, saturating";
+  let description = [{
+    Returns `saturate(x * scale)` in an FP8 type (`f8E4M3FN` or
+    `f8E5M2`): each element is widened to f32, multiplied by `scale` in
+    f32, rounded to the nearest FP8 value (ties to even), and a finite
+    value beyond the type's largest finite one (448 for E4M3FN, 57344 for
+    E5M2), or an infinity, becomes that largest value with its sign. NaN
+    stays NaN. This is the quantization of TransformerEngine's and
+    torchao's per-tensor recipes, and PTX's `cvt.rn.satfinite`.
+
+    `scale` is an `f32` or a `tensor<f32>`; the result has the input's
+    shape. It folds when both the input and the scale are constants.
+
+    ```mlir
+    %q = amp.quantize %x by %scale : tensor<16x8xf32>, f32
+        -> tensor<16x8xf8E4M3FN>
+    ```
+  }];
+  let arguments = (ins Amp_WideFloatTensor:$input, Amp_ScaleValue:$scale);
+  let results = (outs Amp_Float8Tensor:$result);
+  let assemblyFormat = [{
+    $input `by` $scale attr-dict `:` type($input) `,` type($scale) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+  let hasFolder = 1;
+}
+
+def Amp_DequantizeOp : Amp_Op<"dequantize", [Pure]> {
+  let summary = "the values an FP8 tensor stands for, `q / scale`";
+  let description = [{
+    Returns `q / scale`: each FP8 element widened exactly to f32 and
+    divided by `scale` in f32, then rounded to the result's element type
+    (f32, f16 or bf16; to nearest, ties to even). With the scale
+    `amp.quantize` used, it gives back the quantized tensor's values. A
+    contraction on two quantized operands multiplies its f32 result by
+    `1 / (scale_a * scale_b)` instead, in its epilogue, as cuBLASLt does
+    with its scale pointers.
+
+    ```mlir
+    %y = amp.dequantize %q by %scale : tensor<16x8xf8E4M3FN>, f32
+        -> tensor<16x8xbf16>
+    ```
+  }];
+  let arguments = (ins Amp_Float8Tensor:$input, Amp_ScaleValue:$scale);
+  let results = (outs Amp_WideFloatTensor:$result);
+  let assemblyFormat = [{
+    $input `by` $scale attr-dict `:` type($input) `,` type($scale) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD

@@ -1,0 +1,28 @@
+//===- Float8ScalingToLinalg.h - amp FP8 scaling to linalg ------*- C++ -*-===//
+//
+// Part of amp-mlir. amp-lower-float8-scaling: amp.amax, amp.quantize and
+// amp.dequantize as linalg, arith and tensor code.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef AMP_CONVERSION_FLOAT8SCALINGTOLINALG_FLOAT8SCALINGTOLINALG_H
+#define AMP_CONVERSION_FLOAT8SCALINGTOLINALG_FLOAT8SCALINGTOLINALG_H
+
+#include "mlir/Pass/Pass.h"
+
+namespace mlir {
+class RewritePatternSet;
+
+namespace amp {
+
+#define GEN_PASS_DECL_AMPLOWERFLOAT8SCALINGPASS
+#include "amp/Conversion/Passes.h.inc"
+
+/// Patterns lowering amp.amax, amp.quantize and amp.dequantize to
+/// linalg/arith/tensor (amp-lower-float8-scaling).
+void populateAmpLowerFloat8ScalingPatterns(RewritePatternSet &patterns);
+
+} // namespace amp
+} // namespace mlir
+
+#endif // AMP_CONVERSION_FLOAT8SCALINGTOLINALG_FLOAT8SCALINGTOLINALG_H

@@ -1,0 +1,180 @@
+//===- LowerFloat8Scaling.cpp - the amp-lower-float8-scaling pass ---------===//
+//
+// Part of amp-mlir. The FP8 scaling ops as tensor code: one elementwise
+// generic for amp.quantize and amp.dequantize, one full reduction for
+// amp.amax. The conversions to and from f8 are arith.truncf/extf, which
+// the CPU pipeline expands to integer code (amp-expand-float8).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/Float8ScalingToLinalg/Float8ScalingToLinalg.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPLOWERFLOAT8SCALINGPASS
+#include "amp/Conversion/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+Value widenToF32(OpBuilder &b, Location loc, Value value) {
+  if (value.getType().isF32())
+    return value;
+  return arith::ExtFOp::create(b, loc, b.getF32Type(), value);
+}
+
+/// An elementwise generic over `input` writing `element`, with the scale
+/// an argument of its body: a captured f32, or a 0-d tensor<f32> read as
+/// an input of the generic (on the GPU it stays in device memory).
+Value buildScaledElementwise(
+    OpBuilder &b, Location loc, Value input, Value scale, Type element,
+    function_ref<Value(OpBuilder &, Location, Value, Value)> build) {
+  auto type = cast<RankedTensorType>(input.getType());
+  int64_t rank = type.getRank();
+  SmallVector<Value> inputs{input};
+  AffineMap identity = b.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps{identity};
+  bool scaleTensor = isa<RankedTensorType>(scale.getType());
+  if (scaleTensor) {
+    inputs.push_back(scale);
+    maps.push_back(AffineMap::get(rank, 0, b.getContext()));
+  }
+  maps.push_back(identity);
+  Value init = tensor::EmptyOp::create(
+      b, loc, tensor::getMixedSizes(b, loc, input), element);
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{init.getType()}, inputs, ValueRange{init}, maps,
+      iterators, [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
+        Value s = scaleTensor ? args[1] : scale;
+        linalg::YieldOp::create(nested, nestedLoc,
+                                build(nested, nestedLoc, args[0], s));
+      });
+  return generic.getResult(0);
+}
+
+struct LowerQuantize : public OpRewritePattern<QuantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(QuantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto element = cast<FloatType>(op.getType().getElementType());
+    // The largest finite value, exact in f32 (448, 57344).
+    APFloat largest = APFloat::getLargest(element.getFloatSemantics());
+    bool losesInfo;
+    largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    Location loc = op.getLoc();
+    Value result = buildScaledElementwise(
+        rewriter, loc, op.getInput(), op.getScale(), element,
+        [&](OpBuilder &b, Location l, Value x, Value scale) -> Value {
+          Value max = arith::ConstantOp::create(
+              b, l, b.getF32FloatAttr(largest.convertToFloat()));
+          Value min = arith::ConstantOp::create(
+              b, l, b.getF32FloatAttr(-largest.convertToFloat()));
+          Value v = arith::MulFOp::create(b, l, widenToF32(b, l, x), scale);
+          // Saturate (NaN propagates through both).
+          v = arith::MaximumFOp::create(b, l, v, min);
+          v = arith::MinimumFOp::create(b, l, v, max);
+          return arith::TruncFOp::create(b, l, element, v);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerDequantize : public OpRewritePattern<DequantizeOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(DequantizeOp op,
+                                PatternRewriter &rewriter) const override {
+    Type element = op.getType().getElementType();
+    Value result = buildScaledElementwise(
+        rewriter, op.getLoc(), op.getInput(), op.getScale(), element,
+        [&](OpBuilder &b, Location l, Value q, Value scale) -> Value {
+          Value v = arith::DivFOp::create(b, l, widenToF32(b, l, q), scale);
+          if (element.isF32())
+            return v;
+          return arith::TruncFOp::create(b, l, element, v);
+        });
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct LowerAmax : public OpRewritePattern<AmaxOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(AmaxOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getInput().getType());
+    int64_t rank = type.getRank();
+    auto f32 = rewriter.getF32Type();
+    auto scalarType = RankedTensorType::get({}, f32);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+    Value init =
+        linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                               ValueRange{tensor::EmptyOp::create(
+                                   rewriter, loc, ArrayRef<int64_t>{}, f32)})
+            .getResult(0);
+    SmallVector<AffineMap> maps{rewriter.getMultiDimIdentityMap(rank),
+                                AffineMap::get(rank, 0, op.getContext())};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, TypeRange{scalarType}, ValueRange{op.getInput()},
+        ValueRange{init}, maps, iterators,
+        [&](OpBuilder &b, Location l, ValueRange args) {
+          Value magnitude =
+              math::AbsFOp::create(b, l, widenToF32(b, l, args[0]));
+          // maximumf: a NaN anywhere makes the result NaN.
+          linalg::YieldOp::create(
+              b, l,
+              ValueRange{arith::MaximumFOp::create(b, l, args[1], magnitude)});
+        });
+    Value result = generic.getResult(0);
+    if (!isa<RankedTensorType>(op.getType()))
+      result = tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+struct AmpLowerFloat8ScalingPass
+    : public amp::impl::AmpLowerFloat8ScalingPassBase<
+          AmpLowerFloat8ScalingPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    populateAmpLowerFloat8ScalingPatterns(patterns);
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<AmaxOp, QuantizeOp, DequantizeOp>(op))
+        ops.push_back(op);
+    });
+    if (ops.empty())
+      return markAllAnalysesPreserved();
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+    if (failed(applyOpPatternsGreedily(ops, std::move(patterns), config)))
+      return signalPassFailure();
+  }
+};
+} // namespace
+
+void mlir::amp::populateAmpLowerFloat8ScalingPatterns(
+    RewritePatternSet &patterns) {
+  patterns.add<LowerAmax, LowerQuantize, LowerDequantize>(
+      patterns.getContext());
+}
