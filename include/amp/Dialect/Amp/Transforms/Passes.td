@@ -167,6 +167,52 @@ def AmpRoundOncePass : Pass<"amp-round-once"> {
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
+  let summary = "Contraction operands in FP8 with per-tensor current "
+                "scaling";
+  let description = [{
+    The rule TransformerEngine and torchao follow, as a transformation:
+    only the operands of contractions become FP8. For each `linalg.matmul`
+    and `linalg.batch_matmul` on tensors whose operands are f32, f16 or
+    bf16 and whose result is f32, each operand gets a per-tensor scale from
+    its amax now (the `current` recipe):
+
+    ```
+    scale = fp8_max / amax / 2^margin   (1 when amax is 0 or not finite)
+    q     = amp.quantize x by scale     (saturating, to nearest even)
+    ```
+
+    the contraction reads the two FP8 tensors and accumulates in f32, and
+    its result is multiplied by `1 / (scale_a * scale_b)` (an elementwise
+    epilogue, which fuses with what reads it), as cuBLASLt does with its
+    scale pointers. Scales stay 0-d tensors (in device memory on the GPU).
+
+    `format=e4m3` (the default, and the forward half of `hybrid`) uses
+    `f8E4M3FN` for both operands; `format=e5m2` uses `f8E5M2`, the
+    gradients' format of the hybrid recipe. `min-size` keeps a contraction
+    with fewer than that many multiply-adds (M*N*K per batch, when they
+    are static) as it is: too small to gain from FP8. A contraction of another form (an init that
+    is not an f32 accumulator, f64 operands) is left as it is, with a
+    remark.
+
+    Delayed scaling (an amax history carried as state), training and the
+    `dtype=fp8` level are issue 29's next steps; this pass is the
+    inference half of the recipe.
+  }];
+  let options = [
+    Option<"format", "format", "std::string", "\"e4m3\"",
+           "e4m3 (or hybrid: its forward format) or e5m2">,
+    Option<"margin", "margin", "int", "0",
+           "scale = fp8_max / amax / 2^margin">,
+    Option<"minSize", "min-size", "int64_t", "0",
+           "keep contractions with fewer multiply-adds than this">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpMaterializeCastsPass : Pass<"amp-materialize-casts"> {
   let summary = "Rewrite amp.cast as arith.extf/arith.truncf or tosa.cast";
   let description = [{

@@ -1,0 +1,213 @@
+//===- Float8Contractions.cpp - the amp-float8-contractions pass ----------===//
+//
+// Part of amp-mlir. Per-tensor current FP8 scaling of contraction operands
+// (TransformerEngine's and torchao's rule): amax, scale, quantize each
+// operand, contract the FP8 tensors with f32 accumulation, and multiply the
+// result by 1 / (scale_a * scale_b).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <cmath>
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPFLOAT8CONTRACTIONSPASS
+#include "amp/Dialect/Amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+
+/// A generic over 0-d f32 tensors: the result of `build` on their values.
+Value scalarGeneric(
+    OpBuilder &b, Location loc, ValueRange inputs,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
+  auto type = RankedTensorType::get({}, b.getF32Type());
+  Value init =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getF32Type());
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              AffineMap::get(0, 0, b.getContext()));
+  auto generic = linalg::GenericOp::create(
+      b, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
+      ArrayRef<utils::IteratorType>{},
+      [&](OpBuilder &nested, Location l, ValueRange args) {
+        linalg::YieldOp::create(nested, l, build(nested, l, args.drop_back()));
+      });
+  return generic.getResult(0);
+}
+
+/// scale = fp8_max / amax / 2^margin, or 1 when amax is 0 or not finite.
+Value buildScale(OpBuilder &b, Location loc, Value operand, float fp8Max,
+                 int margin) {
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  Value amax = AmaxOp::create(b, loc, f32, operand);
+  return scalarGeneric(
+      b, loc, amax, [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+        auto constant = [&](float v) -> Value {
+          return arith::ConstantOp::create(n, l, n.getF32FloatAttr(v));
+        };
+        Value a = args[0];
+        Value scale = arith::DivFOp::create(
+            n, l, constant(fp8Max * std::ldexp(1.0f, -margin)), a);
+        Value positive = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT,
+                                               a, constant(0));
+        Value finite = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OLT, a,
+                                             constant(INFINITY));
+        Value usable = arith::AndIOp::create(n, l, positive, finite);
+        // A finite scale: amax may be so small that fp8_max / amax overflows.
+        Value scaleFinite = arith::CmpFOp::create(
+            n, l, arith::CmpFPredicate::OLT, scale, constant(INFINITY));
+        usable = arith::AndIOp::create(n, l, usable, scaleFinite);
+        return arith::SelectOp::create(n, l, usable, scale, constant(1));
+      });
+}
+
+bool isWideFloat(Type type) {
+  return isa<Float32Type, Float16Type, BFloat16Type>(
+      getElementTypeOrSelf(type));
+}
+
+struct AmpFloat8ContractionsPass
+    : public amp::impl::AmpFloat8ContractionsPassBase<
+          AmpFloat8ContractionsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    FloatType f8;
+    if (format == "e4m3" || format == "hybrid")
+      f8 = Float8E4M3FNType::get(&getContext());
+    else if (format == "e5m2")
+      f8 = Float8E5M2Type::get(&getContext());
+    else {
+      getOperation()->emitError()
+          << "amp-float8-contractions: format must be e4m3, hybrid or e5m2, "
+             "got '"
+          << format << "'";
+      return signalPassFailure();
+    }
+    if (margin < 0 || margin > 30) {
+      getOperation()->emitError()
+          << "amp-float8-contractions: margin must be in [0, 30], got "
+          << static_cast<int>(margin);
+      return signalPassFailure();
+    }
+    APFloat largest = APFloat::getLargest(f8.getFloatSemantics());
+    bool losesInfo;
+    largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                    &losesInfo);
+    float fp8Max = largest.convertToFloat();
+
+    SmallVector<linalg::LinalgOp> contractions;
+    getOperation()->walk([&](linalg::LinalgOp op) {
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+        contractions.push_back(op);
+    });
+    for (linalg::LinalgOp op : contractions) {
+      Value a = op.getDpsInputOperand(0)->get();
+      Value b = op.getDpsInputOperand(1)->get();
+      Value init = op.getDpsInitOperand(0)->get();
+      auto resultType = dyn_cast<RankedTensorType>(init.getType());
+      if (!op.hasPureTensorSemantics() || !resultType ||
+          !resultType.getElementType().isF32() || !isWideFloat(a.getType()) ||
+          !isWideFloat(b.getType())) {
+        op->emitRemark() << "amp: contraction left as it is: FP8 operands "
+                            "need f32, f16 or bf16 tensors and an f32 "
+                            "accumulator";
+        continue;
+      }
+      if (minSize > 0) {
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        int64_t size = 1;
+        bool known = true;
+        for (int64_t r : ranges) {
+          if (ShapedType::isDynamic(r)) {
+            known = false;
+            break;
+          }
+          size *= r;
+        }
+        // Per batch: a batch matmul's first loop is the batch.
+        if (known && isa<linalg::BatchMatmulOp>(op.getOperation()))
+          size /= std::max<int64_t>(ranges.front(), 1);
+        if (known && size < minSize) {
+          op->emitRemark() << "amp: contraction kept out of FP8: " << size
+                           << " multiply-adds, below min-size "
+                           << static_cast<int64_t>(minSize);
+          continue;
+        }
+      }
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      auto quantize = [&](Value x, Value &scale) -> Value {
+        scale = buildScale(builder, loc, x, fp8Max, margin);
+        auto type = cast<RankedTensorType>(x.getType());
+        return QuantizeOp::create(builder, loc, type.clone(f8), x, scale);
+      };
+      Value scaleA, scaleB;
+      Value qa = quantize(a, scaleA);
+      Value qb = quantize(b, scaleB);
+      // A named op's body is built from its operand types: the new one
+      // widens the FP8 elements to f32 (arith.extf) before multiplying.
+      Operation *contraction;
+      if (isa<linalg::MatmulOp>(op.getOperation()))
+        contraction =
+            linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
+                                     ValueRange{qa, qb}, ValueRange{init});
+      else
+        contraction =
+            linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
+                                          ValueRange{qa, qb}, ValueRange{init});
+      if (ArrayAttr maps = op->getAttrOfType<ArrayAttr>("indexing_maps"))
+        contraction->setAttr("indexing_maps", maps);
+      op->replaceAllUsesWith(contraction);
+      op->erase();
+      // The readers of the result, before the epilogue adds its own (the
+      // sizes of a dynamic result, the epilogue itself).
+      SmallVector<OpOperand *> readers =
+          llvm::map_to_vector(contraction->getResult(0).getUses(),
+                              [](OpOperand &use) { return &use; });
+      builder.setInsertionPointAfter(contraction);
+      Value inverse = scalarGeneric(
+          builder, loc, ValueRange{scaleA, scaleB},
+          [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+            Value product = arith::MulFOp::create(n, l, args[0], args[1]);
+            Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
+            return arith::DivFOp::create(n, l, one, product);
+          });
+      // The epilogue: result * 1 / (scale_a * scale_b).
+      Value result = contraction->getResult(0);
+      int64_t rank = resultType.getRank();
+      AffineMap identity = builder.getMultiDimIdentityMap(rank);
+      SmallVector<AffineMap> maps{
+          identity, AffineMap::get(rank, 0, &getContext()), identity};
+      Value empty = tensor::EmptyOp::create(
+          builder, loc, tensor::getMixedSizes(builder, loc, result),
+          builder.getF32Type());
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
+      auto epilogue = linalg::GenericOp::create(
+          builder, loc, TypeRange{resultType}, ValueRange{result, inverse},
+          ValueRange{empty}, maps, iterators,
+          [&](OpBuilder &n, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                n, l,
+                ValueRange{arith::MulFOp::create(n, l, args[0], args[1])});
+          });
+      for (OpOperand *reader : readers)
+        reader->set(epilogue.getResult(0));
+    }
+  }
+};
+} // namespace

@@ -1,0 +1,76 @@
+// amp-float8-contractions: each operand of a matmul or batch matmul gets
+// amax -> scale -> amp.quantize, the contraction reads the FP8 tensors into
+// its f32 accumulator, and its result is multiplied by
+// 1 / (scale_a * scale_b). min-size and the forms it does not take leave a
+// contraction as it is, with a remark; bad options are errors.
+// RUN: amp-opt %s -split-input-file --amp-float8-contractions | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-float8-contractions="format=e5m2 margin=2" | FileCheck %s --check-prefix=E5M2
+// RUN: amp-opt %s -split-input-file --amp-float8-contractions="min-size=1000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-float8-contractions -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+// RUN: not amp-opt %s --amp-float8-contractions=format=e3m4 -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not amp-opt %s --amp-float8-contractions=margin=-1 -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
+
+// FORMAT: error: amp-float8-contractions: format must be e4m3, hybrid or e5m2, got 'e3m4'
+// MARGIN: error: amp-float8-contractions: margin must be in [0, 30], got -1
+
+// CHECK-LABEL: func.func @matmul
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xbf16>)
+// CHECK: %[[AX:.*]] = amp.amax %[[X]] : tensor<4x8xf32> -> tensor<f32>
+// CHECK: %[[SX:.*]] = linalg.generic {{.*}} ins(%[[AX]] : tensor<f32>)
+// CHECK: arith.constant 4.480000e+02 : f32
+// CHECK: arith.divf
+// CHECK: arith.select
+// CHECK: %[[QX:.*]] = amp.quantize %[[X]] by %[[SX]] : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf8E4M3FN>
+// CHECK: %[[AW:.*]] = amp.amax %[[W]] : tensor<8x16xbf16> -> tensor<f32>
+// CHECK: %[[SW:.*]] = linalg.generic {{.*}} ins(%[[AW]] : tensor<f32>)
+// CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %[[SW]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf8E4M3FN>
+// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[QX]], %[[QW]] : tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SX]], %[[SW]] : tensor<f32>, tensor<f32>)
+// CHECK: arith.mulf
+// CHECK: arith.divf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[INV]] : tensor<4x16xf32>, tensor<f32>)
+// CHECK: arith.mulf
+// CHECK: return %[[Y]]
+// E5M2-LABEL: func.func @matmul
+// E5M2: arith.constant 1.433600e+04 : f32
+// E5M2: amp.quantize {{.*}} -> tensor<4x8xf8E5M2>
+// E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E5M2>, tensor<8x16xf8E5M2>)
+// SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds, below min-size 1000
+func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xbf16>) -> tensor<4x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x16xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x16xbf16>)
+                     outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+
+// -----
+
+// Dynamic batch: the epilogue's result takes the matmul's sizes, and
+// min-size does not apply (the sizes are not known).
+// CHECK-LABEL: func.func @batch_matmul
+// CHECK: amp.quantize {{.*}} -> tensor<?x4x8xf8E4M3FN>
+// CHECK: amp.quantize {{.*}} -> tensor<?x8x16xf8E4M3FN>
+// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf8E4M3FN>, tensor<?x8x16xf8E4M3FN>)
+// CHECK: tensor.empty(%{{.*}}) : tensor<?x4x16xf32>
+// SMALL-NOT: remark: amp: contraction kept out of FP8
+func.func @batch_matmul(%x: tensor<?x4x8xf32>, %w: tensor<?x8x16xf32>,
+                        %acc: tensor<?x4x16xf32>) -> tensor<?x4x16xf32> {
+  %y = linalg.batch_matmul ins(%x, %w : tensor<?x4x8xf32>, tensor<?x8x16xf32>)
+                           outs(%acc : tensor<?x4x16xf32>) -> tensor<?x4x16xf32>
+  return %y : tensor<?x4x16xf32>
+}
+
+// -----
+
+// f64 operands are not FP8 material: the matmul stays, with a remark.
+// REMARK: remark: amp: contraction left as it is: FP8 operands need f32, f16 or bf16 tensors and an f32 accumulator
+// CHECK-LABEL: func.func @f64
+// CHECK-NOT: amp.quantize
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf64>, tensor<8x16xf64>)
+func.func @f64(%x: tensor<4x8xf64>, %w: tensor<8x16xf64>, %acc: tensor<4x16xf64>) -> tensor<4x16xf64> {
+  %y = linalg.matmul ins(%x, %w : tensor<4x8xf64>, tensor<8x16xf64>)
+                     outs(%acc : tensor<4x16xf64>) -> tensor<4x16xf64>
+  return %y : tensor<4x16xf64>
+}
