@@ -406,47 +406,40 @@ void fewRows(bool transB, int64_t n, int64_t k, const float *a, int64_t lda,
 }
 #endif
 
-/// Whether fewRowsGemm runs (AVX2, FMA and F16C, unless AMP_CPU_NO_FEW_ROWS
-/// is set: the widening path, for comparison).
-bool haveFewRowsKernels() {
+/// Whether fewRowsGemm computes `g`: a 16-bit B, A not transposed, 1 to
+/// kFewRows rows, k > 0, and a CPU with AVX2, FMA and F16C (unless
+/// AMP_CPU_NO_FEW_ROWS is set: the widening path, for comparison).
+bool readsBInPlace(const GemmArgs &g) {
 #ifdef AMP_HAVE_F16C_PATH
   static const bool have = haveAvx2Fma() && !std::getenv("AMP_CPU_NO_FEW_ROWS");
-  return have;
+  return have && (g.bType == AMP_DTYPE_F16 || g.bType == AMP_DTYPE_BF16) &&
+         !g.transA && g.m >= 1 && g.m <= kFewRows && g.k > 0;
 #else
+  (void)g;
   return false;
 #endif
 }
 
-/// C = A op(B) + beta C with B of 16-bit `type` read in place, when m is
-/// at most kFewRows and the CPU has AVX2, FMA and F16C; false (nothing
-/// done) otherwise. A is dense f32 (lda), not transposed.
-bool fewRowsGemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
+/// C = A op(B) + beta C with B of 16-bit `type` read in place, for a GEMM
+/// readsBInPlace accepts. A is dense f32 (lda).
+void fewRowsGemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
                  int64_t lda, const void *b, int64_t ldb, int32_t type,
                  float beta, float *c, int64_t ldc) {
 #ifdef AMP_HAVE_F16C_PATH
-  if (m < 1 || m > kFewRows ||
-      (type != AMP_DTYPE_F16 && type != AMP_DTYPE_BF16) ||
-      !haveFewRowsKernels())
-    return false;
   auto *bits = static_cast<const uint16_t *>(b);
   switch (m) {
   case 1:
-    fewRows<1>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
-    return true;
+    return fewRows<1>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
   case 2:
-    fewRows<2>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
-    return true;
+    return fewRows<2>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
   case 3:
-    fewRows<3>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
-    return true;
+    return fewRows<3>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
   default:
-    fewRows<4>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
-    return true;
+    return fewRows<4>(transB, n, k, a, lda, bits, ldb, type, beta, c, ldc);
   }
 #else
   (void)transB, (void)m, (void)n, (void)k, (void)a, (void)lda, (void)b;
   (void)ldb, (void)type, (void)beta, (void)c, (void)ldc;
-  return false;
 #endif
 }
 
@@ -587,8 +580,7 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
       lda = aCols;
     }
     // With a few rows, a 16-bit B is read in place (fewRowsGemm).
-    bool bInPlace = g.bType != AMP_DTYPE_F32 && !transA && g.m <= kFewRows &&
-                    g.k > 0 && haveFewRowsKernels();
+    bool bInPlace = readsBInPlace(g);
     if (g.bType != AMP_DTYPE_F32 && !bInPlace) {
       b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
       ldb = bCols;
@@ -603,8 +595,10 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
         for (int64_t i = 0; i < g.m; ++i)
           widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
     }
-    if (!bInPlace || !fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb,
-                                  g.bType, g.beta, c, ldc))
+    if (bInPlace)
+      fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb, g.bType, g.beta,
+                  c, ldc);
+    else
       f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
     if (g.cType != AMP_DTYPE_F32)
       for (int64_t i = 0; i < g.m; ++i)

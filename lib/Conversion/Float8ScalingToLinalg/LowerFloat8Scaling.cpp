@@ -71,19 +71,15 @@ struct LowerQuantize : public OpRewritePattern<QuantizeOp> {
   LogicalResult matchAndRewrite(QuantizeOp op,
                                 PatternRewriter &rewriter) const override {
     auto element = cast<FloatType>(op.getType().getElementType());
-    // The largest finite value, exact in f32 (448, 57344).
-    APFloat largest = APFloat::getLargest(element.getFloatSemantics());
-    bool losesInfo;
-    largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                    &losesInfo);
+    float largest = QuantizeOp::getLargestFinite(element);
     Location loc = op.getLoc();
     Value result = buildScaledElementwise(
         rewriter, loc, op.getInput(), op.getScale(), element,
         [&](OpBuilder &b, Location l, Value x, Value scale) -> Value {
-          Value max = arith::ConstantOp::create(
-              b, l, b.getF32FloatAttr(largest.convertToFloat()));
-          Value min = arith::ConstantOp::create(
-              b, l, b.getF32FloatAttr(-largest.convertToFloat()));
+          Value max =
+              arith::ConstantOp::create(b, l, b.getF32FloatAttr(largest));
+          Value min =
+              arith::ConstantOp::create(b, l, b.getF32FloatAttr(-largest));
           Value v = arith::MulFOp::create(b, l, widenToF32(b, l, x), scale);
           // Saturate (NaN propagates through both).
           v = arith::MaximumFOp::create(b, l, v, min);

@@ -8,6 +8,7 @@
 
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -84,43 +85,6 @@ Value buildInvalidInverse(OpBuilder &b, Location loc, Value inv) {
 Value buildEmptyLike(OpBuilder &b, Location loc, Value like, Type element) {
   SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, like);
   return tensor::EmptyOp::create(b, loc, sizes, element);
-}
-
-/// A generic over 0-d tensors whose body `build` computes the results from
-/// the scalar inputs. It is written as a one-element loop over tensor<1xT>
-/// views: a loop survives bufferization as a loop, which the GPU pipeline
-/// turns into a one-thread kernel (straight-line code would run on the host
-/// and read device memory).
-SmallVector<Value> buildScalarGeneric(
-    OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
-    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> build) {
-  SmallVector<ReassociationIndices> none;
-  SmallVector<int64_t> one{1};
-  SmallVector<Value> views;
-  for (Value input : inputs) {
-    auto type = cast<RankedTensorType>(input.getType());
-    views.push_back(tensor::ExpandShapeOp::create(
-        b, loc, RankedTensorType::get(one, type.getElementType()), input,
-        none));
-  }
-  SmallVector<Value> inits;
-  for (Type element : resultElements)
-    inits.push_back(tensor::EmptyOp::create(b, loc, one, element));
-  AffineMap identity = b.getMultiDimIdentityMap(1);
-  SmallVector<AffineMap> maps(views.size() + inits.size(), identity);
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange(ValueRange(inits)), views, inits, maps,
-      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
-      [&](OpBuilder &nested, Location nestedLoc, ValueRange args) {
-        SmallVector<Value> results =
-            build(nested, nestedLoc, args.take_front(views.size()));
-        linalg::YieldOp::create(nested, nestedLoc, results);
-      });
-  SmallVector<Value> results;
-  for (auto [result, element] : llvm::zip(generic.getResults(), resultElements))
-    results.push_back(tensor::CollapseShapeOp::create(
-        b, loc, RankedTensorType::get({}, element), result, none));
-  return results;
 }
 
 //===----------------------------------------------------------------------===//

@@ -379,17 +379,21 @@ OpFoldResult AmaxOp::fold(FoldAdaptor adaptor) {
   return getScalarResult(getType(), amax);
 }
 
-/// x * scale in f32, clamped to the largest finite value of `semantics`
-/// (NaN stays NaN), rounded to nearest even: amp.quantize's meaning.
-static APFloat quantizeValue(APFloat x, float scale,
+float QuantizeOp::getLargestFinite(FloatType type) {
+  APFloat largest = APFloat::getLargest(type.getFloatSemantics());
+  bool losesInfo;
+  largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
+                  &losesInfo);
+  return largest.convertToFloat();
+}
+
+/// x * scale in f32, clamped to [-max, max] (NaN stays NaN), rounded to
+/// nearest even in `semantics`: amp.quantize's meaning.
+static APFloat quantizeValue(APFloat x, float scale, float max,
                              const llvm::fltSemantics &semantics) {
   bool losesInfo;
   x.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &losesInfo);
   float v = x.convertToFloat() * scale;
-  APFloat largest = APFloat::getLargest(semantics);
-  largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                  &losesInfo);
-  float max = largest.convertToFloat();
   if (!std::isnan(v))
     v = std::min(std::max(v, -max), max);
   APFloat result(v);
@@ -407,15 +411,17 @@ OpFoldResult QuantizeOp::fold(FoldAdaptor adaptor) {
   if (!input || !scale)
     return {};
   auto type = cast<RankedTensorType>(getType());
-  const llvm::fltSemantics &semantics =
-      cast<FloatType>(type.getElementType()).getFloatSemantics();
+  auto element = cast<FloatType>(type.getElementType());
+  const llvm::fltSemantics &semantics = element.getFloatSemantics();
+  float max = getLargestFinite(element);
   if (input.isSplat())
     return DenseElementsAttr::get(
-        type, quantizeValue(input.getSplatValue<APFloat>(), *scale, semantics));
+        type,
+        quantizeValue(input.getSplatValue<APFloat>(), *scale, max, semantics));
   SmallVector<APFloat> values;
   values.reserve(input.getNumElements());
   for (APFloat value : input.getValues<APFloat>())
-    values.push_back(quantizeValue(value, *scale, semantics));
+    values.push_back(quantizeValue(value, *scale, max, semantics));
   return DenseElementsAttr::get(type, values);
 }
 

@@ -30,22 +30,16 @@ using namespace mlir::amp;
 
 namespace {
 
-/// A generic over 0-d f32 tensors: the result of `build` on their values.
+/// One f32 from 0-d f32 tensors, computed by `build` (buildScalarGeneric:
+/// a one-thread kernel on the GPU, so the scales stay on the device).
 Value scalarGeneric(
     OpBuilder &b, Location loc, ValueRange inputs,
     function_ref<Value(OpBuilder &, Location, ValueRange)> build) {
-  auto type = RankedTensorType::get({}, b.getF32Type());
-  Value init =
-      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, b.getF32Type());
-  SmallVector<AffineMap> maps(inputs.size() + 1,
-                              AffineMap::get(0, 0, b.getContext()));
-  auto generic = linalg::GenericOp::create(
-      b, loc, TypeRange{type}, inputs, ValueRange{init}, maps,
-      ArrayRef<utils::IteratorType>{},
-      [&](OpBuilder &nested, Location l, ValueRange args) {
-        linalg::YieldOp::create(nested, l, build(nested, l, args.drop_back()));
-      });
-  return generic.getResult(0);
+  return buildScalarGeneric(
+      b, loc, inputs, TypeRange{b.getF32Type()},
+      [&](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+        return {build(n, l, args)};
+      })[0];
 }
 
 /// scale = fp8_max / amax / 2^margin, or 1 when amax is 0 or not finite.
@@ -103,11 +97,7 @@ struct AmpFloat8ContractionsPass
           << static_cast<int>(margin);
       return signalPassFailure();
     }
-    APFloat largest = APFloat::getLargest(f8.getFloatSemantics());
-    bool losesInfo;
-    largest.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven,
-                    &losesInfo);
-    float fp8Max = largest.convertToFloat();
+    float fp8Max = QuantizeOp::getLargestFinite(f8);
 
     SmallVector<linalg::LinalgOp> contractions;
     getOperation()->walk([&](linalg::LinalgOp op) {

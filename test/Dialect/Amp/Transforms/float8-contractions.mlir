@@ -16,18 +16,22 @@
 // CHECK-LABEL: func.func @matmul
 // CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x16xbf16>)
 // CHECK: %[[AX:.*]] = amp.amax %[[X]] : tensor<4x8xf32> -> tensor<f32>
-// CHECK: %[[SX:.*]] = linalg.generic {{.*}} ins(%[[AX]] : tensor<f32>)
+// The scales are one-element loops (a one-thread kernel on the GPU).
+// CHECK: %[[AX1:.*]] = tensor.expand_shape %[[AX]] [] output_shape [1] : tensor<f32> into tensor<1xf32>
+// CHECK: %[[SX1:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[AX1]] : tensor<1xf32>)
 // CHECK: arith.constant 4.480000e+02 : f32
 // CHECK: arith.divf
 // CHECK: arith.select
+// CHECK: %[[SX:.*]] = tensor.collapse_shape %[[SX1]] [] : tensor<1xf32> into tensor<f32>
 // CHECK: %[[QX:.*]] = amp.quantize %[[X]] by %[[SX]] : tensor<4x8xf32>, tensor<f32> -> tensor<4x8xf8E4M3FN>
 // CHECK: %[[AW:.*]] = amp.amax %[[W]] : tensor<8x16xbf16> -> tensor<f32>
-// CHECK: %[[SW:.*]] = linalg.generic {{.*}} ins(%[[AW]] : tensor<f32>)
+// CHECK: %[[SW:.*]] = tensor.collapse_shape
 // CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %[[SW]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf8E4M3FN>
 // CHECK: %[[MM:.*]] = linalg.matmul ins(%[[QX]], %[[QW]] : tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
-// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SX]], %[[SW]] : tensor<f32>, tensor<f32>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.divf
+// CHECK: %[[INV:.*]] = tensor.collapse_shape
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[INV]] : tensor<4x16xf32>, tensor<f32>)
 // CHECK: arith.mulf
 // CHECK: return %[[Y]]

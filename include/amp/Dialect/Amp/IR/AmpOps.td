@@ -421,6 +421,11 @@ def Amp_QuantizeOp : Amp_Op<"quantize", [Pure]> {
   }];
   let arguments = (ins Amp_WideFloatTensor:$input, Amp_ScaleValue:$scale);
   let results = (outs Amp_Float8Tensor:$result);
+  let extraClassDeclaration = [{
+    /// The largest finite value of the FP8 type `type`, exact in f32 (448
+    /// for f8E4M3FN, 57344 for f8E5M2): where quantize saturates.
+    static float getLargestFinite(FloatType type);
+  }];
   let assemblyFormat = [{
     $input `by` $scale attr-dict `:` type($input) `,` type($scale) `->`
     type($result)

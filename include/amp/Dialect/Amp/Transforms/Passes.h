@@ -153,6 +153,17 @@ emitAmpPrecisionGraph(ModuleOp module,
 /// once.
 FailureOr<RoundingMode> resolveRoundingMode(Operation *op, StringRef option);
 
+/// A generic over 0-d tensors (`inputs`) whose body `build` computes the
+/// results, of element types `resultElements`, from their scalar values;
+/// returns the 0-d results. It is written as a one-element loop over
+/// tensor<1xT> views: a loop survives bufferization as a loop, which the GPU
+/// pipeline turns into a one-thread kernel (straight-line code would run on
+/// the host and read device memory). The loss scaler's state machine and
+/// FP8 scales are computed this way.
+SmallVector<Value> buildScalarGeneric(
+    OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
+    function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> build);
+
 /// True when `value` is the result of a matmul, batch matmul or convolution,
 /// directly or through tensor.expand_shape/collapse_shape (the view its
 /// epilogue reads it through).
