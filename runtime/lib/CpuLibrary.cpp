@@ -1,11 +1,11 @@
-//===- CpuLibrary.cpp - contractions through the host's CBLAS -------------===//
+//===- CpuLibrary.cpp - the CPU pipeline's contractions -------------------===//
 //
 // Part of amp-mlir. The calls only the CPU pipeline makes
 // (AMP_CPU_LIBRARY_CALL rows of LibraryCalls.def): ampCpuLibraryGemm, the
 // GEMM of the CPU pipeline's matmuls and batch matmuls, and
-// ampCpuLibraryConv2d, its 2-D convolutions, computed by the host's CBLAS
-// (OpenBLAS by default; the choice and its measurements are in
-// docs/performance.md).
+// ampCpuLibraryConv2d, its 2-D convolutions, computed by the runtime's own
+// GEMM (WideningGemm.cpp) or the host's CBLAS (OpenBLAS by default; the
+// choice and its measurements are in docs/performance.md).
 //
 // The library is opened with dlopen on first use, as the GPU side opens
 // cuBLAS and cuDNN: libamp_runtime has no link dependency on it, so a copy
@@ -16,13 +16,16 @@
 // (AMP_RUNTIME_CPU_BLAS_LIBRARIES, separated by ':'), the first that loads
 // and has cblas_sgemm.
 //
-// f16/bf16 operands are widened exactly to f32 into scratch buffers (F16C's
-// vcvtph2ps where the CPU has it; bf16 is a shift), which is O(n^2) beside
-// the O(n^3) of the product: the library's f32 GEMM then accumulates in
-// f32, and a 16-bit C is rounded once (RNE) from the f32 result. With at
-// most 4 rows (a decoder's token), where the product is bound by the bytes
-// of B, a 16-bit B is read in place instead, widened in registers
-// (fewRowsGemm; AMP_CPU_NO_FEW_ROWS=1 turns it off, for comparison).
+// On x86-64 CPUs with AVX2, FMA and F16C the GEMM is the runtime's own
+// (WideningGemm.cpp), for every type: its packing reads f16/bf16 operands
+// in place, widening them exactly to f32, and it sums in one order on
+// every such CPU. Elsewhere (or with AMP_CPU_GEMM=blas) f16/bf16 operands
+// are widened exactly to f32 into scratch buffers (F16C's vcvtph2ps where
+// the CPU has it; bf16 is a shift) for the library's f32 GEMM. Either way
+// a 16-bit C is rounded once (RNE) from the f32 result. With at most 4
+// rows (a decoder's token), where the product is bound by the bytes of B,
+// a 16-bit B is read in place by fewRowsGemm, widened in registers
+// (AMP_CPU_NO_FEW_ROWS=1 turns it off, for comparison).
 //
 // ampCpuLibraryConv2d, the CPU pipeline's 2-D convolutions, is the same f32
 // GEMM on a column buffer (im2col): for NCHW, per image, a (c*kh*kw) x
@@ -40,6 +43,7 @@
 #include "InlineConvert.h"
 #include "Internal.h"
 #include "LibraryCallEntries.h"
+#include "WideningGemm.h"
 
 #include <algorithm>
 #include <climits>
@@ -84,6 +88,25 @@ bool isOff(const char *value) {
          v == "loops" || v == "false";
 }
 
+/// OpenBLAS picks its kernels from the CPU's model when it loads, and one
+/// that does not know the CPU runs its SSE3 kernels ("Prescott"): Debian's
+/// 0.3.21 does so on Intel's Emerald Rapids, 8x slower than its AVX-512
+/// kernels there (docs/performance.md). Unless the user chose
+/// (OPENBLAS_CORETYPE set), name the kernels from the CPU's features
+/// instead: SkylakeX with AVX-512 (F, BW, DQ, VL), else Haswell with AVX2
+/// and FMA; the kernels OpenBLAS uses for sgemm on every newer core.
+void chooseOpenBlasCore() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (std::getenv("OPENBLAS_CORETYPE"))
+    return;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
+    setenv("OPENBLAS_CORETYPE", "SkylakeX", /*overwrite=*/0);
+  else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    setenv("OPENBLAS_CORETYPE", "Haswell", /*overwrite=*/0);
+#endif
+}
+
 CpuBlas loadBlas() {
   CpuBlas blas;
   std::vector<std::string> candidates;
@@ -103,6 +126,7 @@ CpuBlas loadBlas() {
       start = end + 1;
     }
   }
+  chooseOpenBlasCore();
   for (const std::string &path : candidates) {
     void *handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!handle)
@@ -443,6 +467,14 @@ void fewRowsGemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
 #endif
 }
 
+/// Whether wideningGemm computes `g`: k > 0 and a CPU it has a
+/// micro-kernel for (AMP_CPU_GEMM=blas: the library's f32 GEMM, 16-bit
+/// operands widened into scratch first). It computes f32 operands too, so
+/// that every level sums in the same order on every such CPU.
+bool widensWhilePacking(const GemmArgs &g) {
+  return g.k > 0 && cpu::wideningGemmKernel() != nullptr;
+}
+
 struct Scratch {
   std::vector<float> a, b, c;
 };
@@ -528,6 +560,11 @@ extern "C" const char *ampCpuLibraryName(void) {
   return getBlas().name.c_str();
 }
 
+extern "C" const char *ampCpuGemmKernel(void) {
+  const char *kernel = cpu::wideningGemmKernel();
+  return kernel ? kernel : "blas";
+}
+
 CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
   bool empty = g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
   if (!empty || g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0)
@@ -575,13 +612,17 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
     const float *a = static_cast<const float *>(aBase);
     const float *b = static_cast<const float *>(bBase);
     int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
-    if (g.aType != AMP_DTYPE_F32) {
+    // Where it runs, the runtime's GEMM reads A and B in place
+    // (wideningGemm), widening 16-bit operands in its packing; the library
+    // needs them widened into scratch here.
+    bool widensInPacking = !readsBInPlace(g) && widensWhilePacking(g);
+    if (g.aType != AMP_DTYPE_F32 && !widensInPacking) {
       a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
       lda = aCols;
     }
     // With a few rows, a 16-bit B is read in place (fewRowsGemm).
     bool bInPlace = readsBInPlace(g);
-    if (g.bType != AMP_DTYPE_F32 && !bInPlace) {
+    if (g.bType != AMP_DTYPE_F32 && !bInPlace && !widensInPacking) {
       b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
       ldb = bCols;
     }
@@ -598,6 +639,9 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
     if (bInPlace)
       fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb, g.bType, g.beta,
                   c, ldc);
+    else if (widensInPacking)
+      cpu::wideningGemm(transA, transB, g.m, g.n, g.k, aBase, g.aType, g.lda,
+                        bBase, g.bType, g.ldb, g.beta, c, ldc);
     else
       f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
     if (g.cType != AMP_DTYPE_F32)
@@ -630,18 +674,36 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   int64_t k = v.c * v.kh * v.kw, pixels = v.oh * v.ow;
   // The filter as an f32 matrix: F x k (NCHW/FCHW, NHWC/FHWC) or k x F
   // (NHWC/HWCF), dense in both layouts.
+  // The filter is read in place by wideningGemm where it runs (widened in
+  // its packing if 16-bit), else widened once per call for the library.
+  bool widensInPacking = k > 0 && cpu::wideningGemmKernel() != nullptr;
   const float *wt = static_cast<const float *>(v.wt);
-  if (v.wType != AMP_DTYPE_F32)
+  if (v.wType != AMP_DTYPE_F32 && !widensInPacking)
     wt = widenMatrix(v.wt, v.wType, 1, v.f * k, v.f * k, scratch.b);
+  // op(A) op(B) of the column buffer and the filter, widening in the
+  // packing (wideningGemm) or with f32 operands (f32Gemm).
+  auto gemm = [&](bool transB, int64_t m, int64_t n, const void *a,
+                  int32_t aType, int64_t lda, const void *b, int32_t bType,
+                  int64_t ldb, float *y, int64_t ldy) {
+    if (widensInPacking)
+      cpu::wideningGemm(false, transB, m, n, k, a, aType, lda, b, bType, ldb,
+                        v.beta, y, ldy);
+    else
+      f32Gemm(false, transB, m, n, k, static_cast<const float *>(a), lda,
+              static_cast<const float *>(b), ldb, v.beta, y, ldy);
+  };
   // A 1x1 window at unit strides without padding: the input is its own
   // column buffer (c x h*w per image for NCHW, h*w x c for NHWC).
   bool direct = v.kh == 1 && v.kw == 1 && v.strideH == 1 && v.strideW == 1 &&
                 v.padTop == 0 && v.padLeft == 0 && v.oh == v.h && v.ow == v.w;
   int64_t inputImage = v.c * v.h * v.w, outputImage = v.f * pixels;
   for (int64_t image = 0; image < v.n; ++image) {
-    const float *columns;
-    if (direct && v.xType == AMP_DTYPE_F32) {
-      columns = static_cast<const float *>(v.x) + image * inputImage;
+    const void *columns;
+    int32_t columnsType = AMP_DTYPE_F32;
+    if (direct && (v.xType == AMP_DTYPE_F32 || widensInPacking)) {
+      // The input is read where it is (widened in the packing if 16-bit).
+      columns = at(v.x, v.xType, image * inputImage);
+      columnsType = v.xType;
     } else {
       col.resize(static_cast<size_t>(k * pixels));
       if (direct)
@@ -662,12 +724,14 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
       if (v.beta != 0.0f)
         widen(yBase, v.yType, y, outputImage);
     }
+    int32_t wType = widensInPacking ? v.wType : int32_t(AMP_DTYPE_F32);
+    const void *filter = widensInPacking ? v.wt : wt;
     if (nchw) // y (F x pixels) = wt (F x k) * columns (k x pixels).
-      f32Gemm(false, false, v.f, pixels, k, wt, k, columns, pixels, v.beta, y,
-              pixels);
+      gemm(false, v.f, pixels, filter, wType, k, columns, columnsType, pixels,
+           y, pixels);
     else // y (pixels x F) = columns (pixels x k) * wt (k x F, or F x k).
-      f32Gemm(false, v.layout == AMP_CONV_NHWC_FHWC, pixels, v.f, k, columns, k,
-              wt, v.layout == AMP_CONV_NHWC_FHWC ? k : v.f, v.beta, y, v.f);
+      gemm(v.layout == AMP_CONV_NHWC_FHWC, pixels, v.f, columns, columnsType, k,
+           filter, wType, v.layout == AMP_CONV_NHWC_FHWC ? k : v.f, y, v.f);
     if (v.yType != AMP_DTYPE_F32)
       narrow(y, v.yType, yBase, outputImage);
   }

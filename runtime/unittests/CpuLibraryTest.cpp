@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
@@ -162,6 +163,32 @@ TEST(CpuLibraryGemm, Larger) {
       runCase({transA, transB, 2, 9, 600, 300, AMP_DTYPE_BF16, AMP_DTYPE_F32,
                0.0f});
     }
+}
+
+TEST(CpuLibraryGemm, WideningGemmBlocks) {
+  // 16-bit operands with more rows than fewRowsGemm takes go to the
+  // widening GEMM where the CPU has a micro-kernel for it: sizes past each
+  // of its blocks (MC rows, NC columns, KC deep) with edge tiles in both
+  // directions, every layout (each packing path), beta added once.
+  for (int transA = 0; transA < 2; ++transA)
+    for (int transB = 0; transB < 2; ++transB) {
+      runCase({transA, transB, 1, 197, 1061, 263, AMP_DTYPE_F16, AMP_DTYPE_F16,
+               0.5f});
+      runCase({transA, transB, 1, 24, 96, 520, AMP_DTYPE_BF16, AMP_DTYPE_F32,
+               1.0f});
+    }
+}
+
+TEST(CpuLibraryGemm, Kernel) {
+  std::string kernel = ampCpuGemmKernel();
+  const char *wanted = std::getenv("AMP_CPU_GEMM");
+  if (wanted && std::string(wanted) == "blas")
+    EXPECT_EQ(kernel, "blas");
+  else if (wanted && std::string(wanted) == "avx2" && kernel != "blas")
+    EXPECT_EQ(kernel, "avx2");
+  else
+    EXPECT_TRUE(kernel == "avx512" || kernel == "avx2" || kernel == "blas")
+        << kernel;
 }
 
 TEST(CpuLibraryGemm, FewRows) {

@@ -156,6 +156,30 @@ typedef enum AmpConvLayout {
  *  library instead of the configured one. Loads it if not done yet. */
 AMP_RUNTIME_API const char *ampCpuLibraryName(void);
 
+/** What computes ampCpuLibraryGemm and ampCpuLibraryConv2d with f16/bf16
+ *  operands in this process: "avx512" or "avx2", the micro-kernel of the
+ *  runtime's own GEMM that widens them to f32 while packing (AVX-512F, or
+ *  AVX2 with FMA and F16C), or "blas" where it does not run: the operands
+ *  are widened into f32 scratch for the library above. AMP_CPU_GEMM=avx2
+ *  caps the choice at AVX2; AMP_CPU_GEMM=blas turns it off. */
+AMP_RUNTIME_API const char *ampCpuGemmKernel(void);
+
+/** The buffers of code compiled by --lower-to-cpu (runtime-allocator=true):
+ *  memref.alloc and memref.dealloc call these (finalize-memref-to-llvm's
+ *  generic allocation functions). Blocks of at least 64 KiB are kept when
+ *  freed, by size class (8 per power of two), and handed out again, so that
+ *  a model's calls reuse their buffers instead of faulting in fresh pages;
+ *  at most AMP_CPU_ALLOC_CACHE_MB MiB (default 1024; 0: none) are kept.
+ *  Every block is a malloc'd one: free() may release a result buffer. */
+AMP_RUNTIME_API void *_mlir_memref_to_llvm_alloc(uint64_t size);
+AMP_RUNTIME_API void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
+                                                         uint64_t size);
+AMP_RUNTIME_API void _mlir_memref_to_llvm_free(void *block);
+/** The bytes kept for reuse now. */
+AMP_RUNTIME_API uint64_t ampCpuAllocatorCachedBytes(void);
+/** Frees the blocks kept for reuse. */
+AMP_RUNTIME_API void ampCpuAllocatorRelease(void);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif
