@@ -105,6 +105,14 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // element.
   if (options.approximateMath)
     pm.addPass(createAmpApproximateMathPass());
+  // A softmax's max and sum, a norm's moments: f32 lanes that vectorise, in
+  // an order that does not depend on the CPU.
+  if (options.splitReductions != 0) { // A negative ratio: the pass says so.
+    AmpSplitReductionsPassOptions split;
+    split.ratio = options.splitReductions;
+    pm.addNestedPass<func::FuncOp>(createAmpSplitReductionsPass(split));
+    pm.addPass(createCanonicalizerPass());
+  }
   if (options.fuseEpilogues) {
     AmpFuseContractionEpiloguesPassOptions epilogues;
     epilogues.tileSize = options.epilogueTileSize;
@@ -140,7 +148,9 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
+  memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   if (options.emitCInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createConvertToLLVMPass());

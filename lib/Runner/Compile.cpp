@@ -661,9 +661,11 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
   if (executable->gpu)
     libraries.push_back(executable->gpu->getPath());
-  // CPU code that calls the runtime (ampAllReduce): libamp_runtime.so.
+  // CPU code that calls the runtime (ampAllReduce, its allocator):
+  // libamp_runtime.so.
   if (!executable->gpu && llvm::any_of(externalFunctions, [](StringRef name) {
-        return name.starts_with("amp");
+        return name.starts_with("amp") ||
+               name.starts_with("_mlir_memref_to_llvm_");
       })) {
     Expected<HostRuntime *> host = HostRuntime::load(options.runtimeLibrary);
     if (!host)

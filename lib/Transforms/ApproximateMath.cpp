@@ -31,6 +31,12 @@ void mlir::amp::populateAmpApproximateMathPatterns(
     RewritePatternSet &patterns) {
   mlir::populatePolynomialApproximateErfPattern(patterns);
   mlir::populatePolynomialApproximateTanhPattern(patterns);
+  // exp (a softmax's, a sigmoid's): a libm call of expf per element, which
+  // keeps a split reduction's lanes (amp-split-reductions) scalar.
+  mlir::populateMathPolynomialApproximationPatterns(
+      patterns, [](StringRef name) {
+        return name == math::ExpOp::getOperationName() || name == "exp";
+      });
 }
 
 namespace {
@@ -41,7 +47,7 @@ struct AmpApproximateMathPass
   void runOnOperation() override {
     // What the approximation does not cover stays a libm call, and says so.
     getOperation()->walk([&](Operation *op) {
-      if (!isa<math::ErfOp, math::TanhOp>(op))
+      if (!isa<math::ErfOp, math::TanhOp, math::ExpOp>(op))
         return;
       Type type = getElementTypeOrSelf(op->getResult(0).getType());
       if (!type.isF32())

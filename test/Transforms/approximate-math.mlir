@@ -57,3 +57,20 @@ func.func @f64_stays(%x: f64) -> f64 {
   %t = math.tanh %e : f64
   return %t : f64
 }
+
+// -----
+
+// f32 exp (a softmax's) becomes arithmetic too; libm's (an intrinsic that
+// LLVM calls expf for) without the approximation.
+// CHECK-LABEL: func.func @exp_f32
+// CHECK-NOT: math.exp
+// CHECK: return
+// CPU-LABEL: llvm.func @exp_f32
+// CPU-NOT: llvm.intr.exp
+// CPU: llvm.return
+// LIBM-LABEL: llvm.func @exp_f32
+// LIBM: llvm.intr.exp
+func.func @exp_f32(%x: f32) -> f32 {
+  %e = math.exp %x : f32
+  return %e : f32
+}

@@ -65,10 +65,25 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
       llvm::cl::init(true)};
   PassOptions::Option<bool> approximateMath{
       *this, "approximate-math",
-      llvm::cl::desc("math.erf and math.tanh (GELU's) as polynomial "
-                     "approximations that vectorise with their loop "
-                     "(amp-approximate-math); false: libm's erff and tanhf"),
+      llvm::cl::desc("math.erf, math.tanh (GELU's) and math.exp as "
+                     "polynomial approximations that vectorise with their "
+                     "loop (amp-approximate-math); false: libm's erff, tanhf "
+                     "and expf"),
       llvm::cl::init(true)};
+  PassOptions::Option<bool> runtimeAllocator{
+      *this, "runtime-allocator",
+      llvm::cl::desc("Buffers allocated and freed through libamp_runtime's "
+                     "_mlir_memref_to_llvm_alloc/_free, which keep large "
+                     "blocks for reuse (the code then needs libamp_runtime); "
+                     "false: malloc and free"),
+      llvm::cl::init(true)};
+  PassOptions::Option<int64_t> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("Reductions along a contiguous innermost dimension "
+                     "accumulated in f32, in this many lanes that "
+                     "vectorise (amp-split-reductions); 0: one scalar "
+                     "accumulator"),
+      llvm::cl::init(8)};
 };
 
 /// Options of --lower-to-gpu.

@@ -86,6 +86,62 @@ def AmpFuseContractionEpiloguesPass
   ];
 }
 
+def AmpSplitReductionsPass
+    : Pass<"amp-split-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Reductions accumulated in f32 registers, `ratio` lanes at a "
+                "time, so that their loops vectorise";
+  let description = [{
+    For `--lower-to-cpu`, on tensors. A `linalg.generic` with one reduction
+    dimension, innermost and contiguous in its inputs (softmax's max and
+    sum, a norm's mean and variance), becomes a loop nest whose innermost
+    loop adds each element into its own accumulator: the accumulator is
+    read and written at every step, and LLVM may not reorder floating-point
+    sums, so the loop stays scalar and each step waits for the previous
+    one. This pass rewrites it in two steps:
+
+    - a reduction into f16 or bf16 (its body extends the accumulator to
+      f32 and truncates what it yields, as `amp-round-once` leaves it)
+      accumulates in f32 instead, and is rounded once after the loop nest
+      by an elementwise `linalg.generic` (one rounding where there was one
+      per element; for a max or min the result is the same);
+    - the reduction dimension of size `n` is split into `n / ratio` steps
+      of `ratio` parallel lanes (upstream's `linalg::splitReduction` with
+      an inner parallel dimension): lane `j` sums the elements
+      `j, j + ratio, ...`, which is an 8-wide vector of f32 for the default
+      ratio, and a second, small reduction adds the lanes.
+
+    The order of the sum is fixed by `ratio`, not by the CPU the code is
+    compiled for: the result has the same bits on every machine. Only
+    reductions with static sizes, a dimension at least twice `ratio` and
+    divisible by it, one result and a combiner upstream recognises (add,
+    mul, max, min) are split; the others are left as they are. `ratio` 0
+    turns the pass off.
+
+    ```mlir
+    %r = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<8x512xf32>) outs(%fill : tensor<8xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %s = arith.addf %in, %acc : f32
+        linalg.yield %s : f32 } -> tensor<8xf32>
+    // becomes
+    %e = tensor.expand_shape %x [[0], [1, 2]] : ... into tensor<8x64x8xf32>
+    %p = linalg.generic {iterator_types = ["parallel", "reduction",
+                                           "parallel"]}
+        ins(%e) outs(%lanes : tensor<8x8xf32>) { ... }
+    %r = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%p) outs(%fill : tensor<8xf32>) { ... }
+    ```
+  }];
+  let options = [
+    Option<"ratio", "ratio", "int64_t", "8",
+           "Parallel lanes of a split reduction (0: no splitting)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   let summary = "Fuse producer/consumer chains of elementwise linalg ops";
   let description = [{
@@ -254,7 +310,7 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
 }
 
 def AmpApproximateMathPass : Pass<"amp-approximate-math"> {
-  let summary = "math.erf and math.tanh as arithmetic (polynomial "
+  let summary = "math.erf, math.tanh and math.exp as arithmetic (polynomial "
                 "approximations), for the CPU";
   let description = [{
     On the CPU, `math.erf` and `math.tanh` (GELU's two forms: PyTorch's
@@ -269,7 +325,12 @@ def AmpApproximateMathPass : Pass<"amp-approximate-math"> {
     rounded functions each is at most 4 units in the last place and
     2.5e-7 absolute (libm's: 1 and 2 ulp), measured over [-10, 10] in steps of
     2^-12, over the whole exponent range and at the special values by
-    `test/Transforms/math-approximation.test`. An op of another type
+    `test/Transforms/math-approximation.test`. So is each f32 `math.exp`
+    (a softmax's, a sigmoid's; upstream's
+    `populateMathPolynomialApproximationPatterns` for exp only): at most 2
+    ulp (measured: 1, as libm's `expf`), its results below the normal range
+    flushed towards zero (at most 2^-126 off), so that the lanes of a split
+    reduction (`amp-split-reductions`) vectorise. An op of another type
     (f64) is left to libm, with a remark; 16-bit ones are computed in f32
     by then (`math-extend-to-supported-types` runs first).
   }];

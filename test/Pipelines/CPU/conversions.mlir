@@ -2,7 +2,7 @@
 // to nearest, ties to even, overflow to infinity, subnormals kept.
 // RUN: amp-opt %s --lower-to-cpu=rounding=per-op \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
 // RUN: | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)

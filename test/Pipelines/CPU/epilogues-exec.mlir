@@ -4,11 +4,11 @@
 // pipeline, and a dot product of 4096 ones still accumulates in f32.
 // RUN: amp-opt %s --amp-o2 --lower-to-cpu="fuse-epilogues=false libraries=false" \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
 // RUN: | grep -v base@ > %t.unfused
 // RUN: amp-opt %s --amp-o2 --lower-to-cpu="epilogue-tile-size=8 libraries=false" \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
 // RUN: | grep -v base@ > %t.fused
 // RUN: diff %t.unfused %t.fused
 // RUN: FileCheck %s < %t.fused

@@ -10,7 +10,7 @@
 // RUN: | FileCheck %s
 // RUN: amp-opt %s --amp-o2 --lower-to-cpu=libraries=false \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
 // RUN: | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)

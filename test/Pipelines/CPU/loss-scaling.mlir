@@ -4,7 +4,7 @@
 // of scalers, and check_finite_and_unscale on f16/f32 gradients.
 // RUN: amp-opt %s --lower-to-cpu \
 // RUN: | mlir-runner -e main -entry-point-result=void \
-// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
+// RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils,%amp_runtime \
 // RUN: | FileCheck %s
 
 func.func private @printMemrefF32(tensor<*xf32>)
