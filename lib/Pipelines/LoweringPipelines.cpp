@@ -11,6 +11,7 @@
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Conversion/TosaToLinalg/TosaToLinalg.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -145,6 +146,14 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // LLVM has no 8-bit floats: f32 <-> f8E4M3FN/f8E5M2 as integer code.
   pm.addPass(createAmpExpandFloat8Pass());
+  // bf16 <-> f32 as integer code too (upstream's arith-expand, which also
+  // expands max/min and integer divisions): LLVM calls __truncsfbf2 per
+  // element on a CPU without AVX512-BF16, which keeps the loop scalar, and
+  // AVX512-BF16's vcvtneps2bf16 treats subnormal inputs as zero. Exact,
+  // ties to even, and the same bits on every CPU.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());

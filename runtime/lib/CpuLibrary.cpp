@@ -175,6 +175,52 @@ __attribute__((target("avx,f16c"))) void narrowF16F16c(const float *src,
     dst[i] = f32ToF16(src[i]);
 }
 
+/// bf16 <-> f32 eight at a time (AVX2): the exact widening is a shift; the
+/// narrowing rounds to nearest even as f32ToBF16 does, a NaN kept quiet.
+__attribute__((target("avx2"))) void widenBF16Avx2(const uint16_t *src,
+                                                   float *dst, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    _mm256_storeu_ps(dst + i,
+                     _mm256_castsi256_ps(_mm256_slli_epi32(
+                         _mm256_cvtepu16_epi32(_mm_loadu_si128(
+                             reinterpret_cast<const __m128i *>(src + i))),
+                         16)));
+  for (; i < n; ++i)
+    dst[i] = bf16ToF32(src[i]);
+}
+
+__attribute__((target("avx2"))) void narrowBF16Avx2(const float *src,
+                                                    uint16_t *dst, int64_t n) {
+  const __m256i lsb = _mm256_set1_epi32(1), bias = _mm256_set1_epi32(0x7fff);
+  const __m256i absMask = _mm256_set1_epi32(0x7fffffff);
+  const __m256i inf = _mm256_set1_epi32(0x7f800000);
+  const __m256i quiet = _mm256_set1_epi32(0x0040);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i bits = _mm256_castps_si256(_mm256_loadu_ps(src + i));
+    __m256i odd = _mm256_and_si256(_mm256_srli_epi32(bits, 16), lsb);
+    __m256i rounded = _mm256_srli_epi32(
+        _mm256_add_epi32(_mm256_add_epi32(bits, bias), odd), 16);
+    __m256i nan = _mm256_or_si256(_mm256_srli_epi32(bits, 16), quiet);
+    __m256i isNan = _mm256_cmpgt_epi32(_mm256_and_si256(bits, absMask), inf);
+    __m256i result = _mm256_blendv_epi8(rounded, nan, isNan);
+    // 32-bit lanes holding 16-bit values: pack (within 128-bit halves),
+    // then put the halves' results in order.
+    __m256i packed = _mm256_packus_epi32(result, result);
+    packed = _mm256_permute4x64_epi64(packed, 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                     _mm256_castsi256_si128(packed));
+  }
+  for (; i < n; ++i)
+    dst[i] = f32ToBF16(src[i]);
+}
+
+bool haveAvx2() {
+  static const bool have = __builtin_cpu_supports("avx2");
+  return have;
+}
+
 bool haveF16c() {
   static const bool have = __builtin_cpu_supports("f16c") &&
                            __builtin_cpu_supports("avx");
@@ -190,6 +236,10 @@ void widen(const void *src, int32_t type, float *dst, int64_t n) {
   }
   auto *bits = static_cast<const uint16_t *>(src);
   if (type == AMP_DTYPE_BF16) {
+#ifdef AMP_HAVE_F16C_PATH
+    if (haveAvx2())
+      return widenBF16Avx2(bits, dst, n);
+#endif
     for (int64_t i = 0; i < n; ++i)
       dst[i] = bf16ToF32(bits[i]);
     return;
@@ -210,6 +260,10 @@ void narrow(const float *src, int32_t type, void *dst, int64_t n) {
   }
   auto *bits = static_cast<uint16_t *>(dst);
   if (type == AMP_DTYPE_BF16) {
+#ifdef AMP_HAVE_F16C_PATH
+    if (haveAvx2())
+      return narrowBF16Avx2(src, bits, n);
+#endif
     for (int64_t i = 0; i < n; ++i)
       bits[i] = f32ToBF16(src[i]);
     return;

@@ -179,6 +179,38 @@ TEST(CpuLibraryGemm, WideningGemmBlocks) {
     }
 }
 
+// Products of two bf16 values are exact in f32, so a k = 1 GEMM with a
+// bf16 result is exactly their rounding to bf16: the vectorised widening
+// and narrowing (8 at a time, then the tail) against ampF32ToBF16, ties,
+// subnormals, infinities and NaNs included.
+TEST(CpuLibraryGemm, BF16ConversionsAreExact) {
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<uint32_t> bits(0, 0xffff);
+  const int64_t n = 1003;
+  std::vector<uint16_t> b(n);
+  for (uint16_t &value : b)
+    value = static_cast<uint16_t>(bits(rng));
+  b[0] = 0x7f80; // +Inf
+  b[1] = 0xffc1; // NaN
+  b[2] = 0x0001; // the smallest subnormal
+  for (float scale : {1.0f, 1.0078125f, 0.99609375f, 3.0f}) {
+    uint16_t a = ampF32ToBF16(scale);
+    std::vector<uint16_t> c(n, 0);
+    ampCpuLibraryGemm(0, 0, 1, 1, n, 1, &a, AMP_DTYPE_BF16, 1, 0, b.data(),
+                      AMP_DTYPE_BF16, n, 0, c.data(), AMP_DTYPE_BF16, n, 0,
+                      0.0f);
+    for (int64_t j = 0; j < n; ++j) {
+      float product = ampBF16ToF32(a) * ampBF16ToF32(b[j]);
+      if (std::isnan(product)) {
+        EXPECT_TRUE(std::isnan(ampBF16ToF32(c[j]))) << "at " << j;
+        continue;
+      }
+      ASSERT_EQ(c[j], ampF32ToBF16(product))
+          << "at " << j << ": " << scale << " * " << ampBF16ToF32(b[j]);
+    }
+  }
+}
+
 TEST(CpuLibraryGemm, Kernel) {
   std::string kernel = ampCpuGemmKernel();
   const char *wanted = std::getenv("AMP_CPU_GEMM");

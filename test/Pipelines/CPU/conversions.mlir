@@ -66,12 +66,20 @@ func.func @main() {
   // CHECK: [8192,  0,  16384,  8192]
 
   // bf16 keeps f32's range: 3.0e38 stays finite, f32's max overflows, a
-  // small normal value stays non-zero (f32 subnormals are not checked:
-  // the host's bf16 conversion may flush them).
+  // small normal value stays non-zero.
   %d = arith.constant dense<[3.0e38, 3.4028234663852886e38, 2.0e-38]> : tensor<3xf32>
   %rd = call @bf16_round_trip(%d) : (tensor<3xf32>) -> tensor<3xf32>
   %ud = tensor.cast %rd : tensor<3xf32> to tensor<*xf32>
   call @printMemrefF32(%ud) : (tensor<*xf32>) -> ()
   // CHECK: [3.00406e+38,  inf,  2.00201e-38]
+
+  // f32 subnormals round to bf16's (integer code on every CPU, not the
+  // host's conversion, which may flush them): 1e-39 to 11 * 2^-133,
+  // -3e-40 to -3 * 2^-133, 1.5e-41 to 0 (below half of 2^-133).
+  %s = arith.constant dense<[1.0e-39, -3.0e-40, 1.5e-41]> : tensor<3xf32>
+  %rs = call @bf16_round_trip(%s) : (tensor<3xf32>) -> tensor<3xf32>
+  %us = tensor.cast %rs : tensor<3xf32> to tensor<*xf32>
+  call @printMemrefF32(%us) : (tensor<*xf32>) -> ()
+  // CHECK: [1.01019e-39,  -2.75506e-40,  0]
   return
 }
