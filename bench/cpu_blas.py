@@ -24,9 +24,11 @@ The rows: each library's f32 GEMM (cblas_sgemm, dnnl_sgemm); the
 low-precision GEMMs the libraries have natively (oneDNN's
 dnnl_gemm_bf16bf16f32; Debian's OpenBLAS 0.3.21 is built without sbgemm,
 BLIS 0.9 has no f16/bf16 types, and oneDNN 2.6 has f16 only for AVX512-FP16
-CPUs); and libamp_runtime's own entry point, ampCpuLibraryGemm, which widens
-f16/bf16 operands to f32 and calls the library's f32 GEMM (the path the
-compiled code takes), with an f32 and a narrowed (f16/bf16) output. A
+CPUs); and libamp_runtime's own entry point, ampCpuLibraryGemm (the path
+the compiled code takes: the runtime's packed GEMM, which widens f16/bf16
+operands while packing them, on x86-64 with AVX2; else f16/bf16 widened to
+f32 for the library's f32 GEMM), with an f32 and a narrowed (f16/bf16)
+output. A
 library whose shared object is missing, or a call that reports
 "unimplemented", gives "-".
 
