@@ -76,7 +76,7 @@ static bool isSplittable(linalg::GenericOp op, int64_t ratio, bool dimsOnly) {
 
 /// The f32 value a reduction into f16/bf16 accumulates, where its body is
 /// `extf(acc) -> f32 combine -> truncf -> yield` with the extension the
-/// accumulator's only use; else null.
+/// accumulator's only use and one two-operand op combining it; else null.
 static Value getWideCombined(linalg::GenericOp op) {
   BlockArgument acc = op.getRegionOutputArgs().front();
   auto low = dyn_cast<FloatType>(acc.getType());
@@ -88,6 +88,11 @@ static Value getWideCombined(linalg::GenericOp op) {
   auto yield = cast<linalg::YieldOp>(op.getBody()->getTerminator());
   auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
   if (!trunc || !trunc.getIn().getType().isF32() || !trunc->hasOneUse())
+    return {};
+  // One op combines the element with the extended accumulator.
+  Operation *combiner = trunc.getIn().getDefiningOp();
+  if (!combiner || combiner->getNumOperands() != 2 ||
+      !llvm::is_contained(combiner->getOperands(), ext.getResult()))
     return {};
   return trunc.getIn();
 }
@@ -214,12 +219,6 @@ struct AmpSplitReductionsPass
       Operation *combiner = nullptr;
       if (combined) {
         combiner = combined.getDefiningOp();
-        if (!combiner || combiner->getNumOperands() != 2 ||
-            !llvm::is_contained(
-                combiner->getOperands(),
-                (*op.getRegionOutputArgs().front().getUsers().begin())
-                    ->getResult(0)))
-          continue;
       } else {
         SmallVector<Operation *> combiners;
         if (!matchReduction(op.getRegionOutputArgs(), 0, combiners) ||

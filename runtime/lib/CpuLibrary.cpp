@@ -521,12 +521,12 @@ void fewRowsGemm(bool transB, int64_t m, int64_t n, int64_t k, const float *a,
 #endif
 }
 
-/// Whether wideningGemm computes `g`: k > 0 and a CPU it has a
-/// micro-kernel for (AMP_CPU_GEMM=blas: the library's f32 GEMM, 16-bit
-/// operands widened into scratch first). It computes f32 operands too, so
-/// that every level sums in the same order on every such CPU.
-bool widensWhilePacking(const GemmArgs &g) {
-  return g.k > 0 && cpu::wideningGemmKernel() != nullptr;
+/// Whether wideningGemm computes a GEMM of depth `k`: k > 0 and a CPU it
+/// has a micro-kernel for (AMP_CPU_GEMM=blas: the library's f32 GEMM,
+/// 16-bit operands widened into scratch first). It computes f32 operands
+/// too, so that every level sums in the same order on every such CPU.
+bool usesOwnGemm(int64_t k) {
+  return k > 0 && cpu::wideningGemmKernel() != nullptr;
 }
 
 struct Scratch {
@@ -669,14 +669,14 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
     // Where it runs, the runtime's GEMM reads A and B in place
     // (wideningGemm), widening 16-bit operands in its packing; the library
     // needs them widened into scratch here.
-    bool widensInPacking = !readsBInPlace(g) && widensWhilePacking(g);
-    if (g.aType != AMP_DTYPE_F32 && !widensInPacking) {
+    bool ownGemm = !readsBInPlace(g) && usesOwnGemm(g.k);
+    if (g.aType != AMP_DTYPE_F32 && !ownGemm) {
       a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
       lda = aCols;
     }
     // With a few rows, a 16-bit B is read in place (fewRowsGemm).
     bool bInPlace = readsBInPlace(g);
-    if (g.bType != AMP_DTYPE_F32 && !bInPlace && !widensInPacking) {
+    if (g.bType != AMP_DTYPE_F32 && !bInPlace && !ownGemm) {
       b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
       ldb = bCols;
     }
@@ -693,7 +693,7 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
     if (bInPlace)
       fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb, g.bType, g.beta,
                   c, ldc);
-    else if (widensInPacking)
+    else if (ownGemm)
       cpu::wideningGemm(transA, transB, g.m, g.n, g.k, aBase, g.aType, g.lda,
                         bBase, g.bType, g.ldb, g.beta, c, ldc);
     else
@@ -730,16 +730,16 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   // (NHWC/HWCF), dense in both layouts.
   // The filter is read in place by wideningGemm where it runs (widened in
   // its packing if 16-bit), else widened once per call for the library.
-  bool widensInPacking = k > 0 && cpu::wideningGemmKernel() != nullptr;
+  bool ownGemm = usesOwnGemm(k);
   const float *wt = static_cast<const float *>(v.wt);
-  if (v.wType != AMP_DTYPE_F32 && !widensInPacking)
+  if (v.wType != AMP_DTYPE_F32 && !ownGemm)
     wt = widenMatrix(v.wt, v.wType, 1, v.f * k, v.f * k, scratch.b);
   // op(A) op(B) of the column buffer and the filter, widening in the
   // packing (wideningGemm) or with f32 operands (f32Gemm).
   auto gemm = [&](bool transB, int64_t m, int64_t n, const void *a,
                   int32_t aType, int64_t lda, const void *b, int32_t bType,
                   int64_t ldb, float *y, int64_t ldy) {
-    if (widensInPacking)
+    if (ownGemm)
       cpu::wideningGemm(false, transB, m, n, k, a, aType, lda, b, bType, ldb,
                         v.beta, y, ldy);
     else
@@ -754,7 +754,7 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   for (int64_t image = 0; image < v.n; ++image) {
     const void *columns;
     int32_t columnsType = AMP_DTYPE_F32;
-    if (direct && (v.xType == AMP_DTYPE_F32 || widensInPacking)) {
+    if (direct && (v.xType == AMP_DTYPE_F32 || ownGemm)) {
       // The input is read where it is (widened in the packing if 16-bit).
       columns = at(v.x, v.xType, image * inputImage);
       columnsType = v.xType;
@@ -778,8 +778,8 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
       if (v.beta != 0.0f)
         widen(yBase, v.yType, y, outputImage);
     }
-    int32_t wType = widensInPacking ? v.wType : int32_t(AMP_DTYPE_F32);
-    const void *filter = widensInPacking ? v.wt : wt;
+    int32_t wType = ownGemm ? v.wType : int32_t(AMP_DTYPE_F32);
+    const void *filter = ownGemm ? v.wt : wt;
     if (nchw) // y (F x pixels) = wt (F x k) * columns (k x pixels).
       gemm(false, v.f, pixels, filter, wType, k, columns, columnsType, pixels,
            y, pixels);

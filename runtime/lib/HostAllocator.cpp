@@ -36,18 +36,22 @@ namespace {
 constexpr uint64_t kMinCached = 64 << 10;
 constexpr uint64_t kPage = 4 << 10;
 
-/// The smallest class at least `size` (size >= kMinCached).
-uint64_t classAbove(uint64_t size) {
-  // The power of two at or below size, then eighths of it.
+/// The spacing of the classes around `size` (size >= kMinCached): an
+/// eighth of the power of two at or below it, at least a page.
+uint64_t classStep(uint64_t size) {
   uint64_t power = uint64_t(1) << (63 - __builtin_clzll(size));
-  uint64_t step = std::max(power / 8, kPage);
+  return std::max(power / 8, kPage);
+}
+
+/// The smallest class at least `size`.
+uint64_t classAbove(uint64_t size) {
+  uint64_t step = classStep(size);
   return (size + step - 1) / step * step;
 }
 
-/// The largest class at most `size` (size >= kMinCached).
+/// The largest class at most `size`.
 uint64_t classBelow(uint64_t size) {
-  uint64_t power = uint64_t(1) << (63 - __builtin_clzll(size));
-  uint64_t step = std::max(power / 8, kPage);
+  uint64_t step = classStep(size);
   return size / step * step;
 }
 

@@ -256,18 +256,26 @@ const Kernel kAvx2 = {"avx2", kernelAvx2, 6,          16,         256,
 const Kernel kAvx512 = {"avx512", kernelAvx512, 8,          32,         256,
                         192,      512,          packFor<8>, packFor<32>};
 
+/// The kernel named `name` ("avx512" or "avx2") if this CPU runs it, else
+/// null.
+const Kernel *findKernel(const std::string &name) {
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma") ||
+      !__builtin_cpu_supports("f16c"))
+    return nullptr;
+  if (name == "avx512")
+    return __builtin_cpu_supports("avx512f") ? &kAvx512 : nullptr;
+  return name == "avx2" ? &kAvx2 : nullptr;
+}
+
 const Kernel *selectKernel() {
   const char *choice = std::getenv("AMP_CPU_GEMM");
   std::string wanted = choice ? choice : "";
   if (wanted == "blas" || wanted == "off" || wanted == "0")
     return nullptr;
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-              __builtin_cpu_supports("f16c");
-  if (!avx2)
-    return nullptr;
-  if (wanted != "avx2" && __builtin_cpu_supports("avx512f"))
-    return &kAvx512;
-  return &kAvx2;
+  if (wanted != "avx2")
+    if (const Kernel *widest = findKernel("avx512"))
+      return widest;
+  return findKernel("avx2");
 }
 
 const Kernel *getKernel() {
@@ -377,14 +385,8 @@ bool amp::rt::cpu::wideningGemmWithKernel(
     const void *a, int32_t aType, int64_t lda, const void *b, int32_t bType,
     int64_t ldb, float beta, float *c, int64_t ldc) {
 #ifdef AMP_HAVE_WIDENING_GEMM
-  std::string wanted = name;
-  const Kernel *kernel = wanted == "avx512" ? &kAvx512
-                         : wanted == "avx2" ? &kAvx2
-                                            : nullptr;
-  bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-              __builtin_cpu_supports("f16c");
-  if (!kernel || !avx2 ||
-      (kernel == &kAvx512 && !__builtin_cpu_supports("avx512f")))
+  const Kernel *kernel = findKernel(name);
+  if (!kernel)
     return false;
   runGemm(*kernel, transA, transB, m, n, k, a, aType, lda, b, bType, ldb, beta,
           c, ldc);
