@@ -1,21 +1,26 @@
 #!/usr/bin/env python3
 """Where the time of a JIT compilation goes, stage by stage, on imported
-models (issue 28): `amp-run --timing` at O2 for the CPU, f16 and bf16.
+models (issue 28): `amp-run --timing` at O2, f16 and bf16, for the CPU and
+for the GPU (`--target=gpu --compile-only`: the kernels compiled to a fatbin
+by ptxas and the host code JIT-compiled, without a GPU).
 
 Runs with the frontend environment (make frontends):
 
   AMP_MLIR_ROOT=build PYTHONPATH=python .venv-frontends/bin/python \\
       bench/compile_time.py [--models resnet18,vit,tosa-transformer]
-      [--json bench/results/compile-time.json] [--update-doc
+      [--targets cpu,gpu] [--json bench/results/compile-time.json]
+      [--update-doc
       docs/performance.md] [--from-json FILE] [--check]
 
 Models: torchvision's resnet18 (11.7M parameters, 2x3x64x64), timm's
 ViT-Tiny at full depth (12 blocks, 5.4M parameters, 2x3x64x64 in 8x8
 patches) and the TOSA transformer of bench/generate.py (64 blocks). The
-figures are CPU seconds of the amp-run process in each stage (the
-compilation is single-threaded: CPU time is steadier than wall time on a
-shared machine), the median of --repeat compilations, and the run time of
-one call (median of 3 after a warm-up).
+figures are CPU seconds of the amp-run process and of the ptxas processes
+it waits for in each stage (the compilation is single-threaded: CPU time is
+steadier than wall time on a shared machine), the median of --repeat
+compilations, and the run time of one call on the CPU (median of 3 after a
+warm-up; none for the GPU, which is compiled only). The GPU target needs
+the CUDA toolkit (ptxas), not a GPU.
 
 --update-doc writes the table between the compile-stages markers
 (scripts/doctables.py) from this run, or from --from-json; with --check it
@@ -68,11 +73,13 @@ def write_model(name, path):
         f.write(amp_mlir.from_torch(net.eval(), x))
 
 
-def amp_run(amp_run_path, model, dtype, repeat_calls=0):
+def amp_run(amp_run_path, model, dtype, target, repeat_calls=0):
     """(stage -> CPU seconds, header line, run seconds or None)."""
     command = [amp_run_path, model, "--level=O2", f"--dtype={dtype}",
-               "--timing"]
-    if repeat_calls:
+               "--timing", f"--target={target}"]
+    if target == "gpu":
+        command.append("--compile-only")
+    elif repeat_calls:
         command.append(f"--repeat={repeat_calls}")
     out = subprocess.run(command, capture_output=True, text=True,
                          check=True).stdout
@@ -91,24 +98,26 @@ def amp_run(amp_run_path, model, dtype, repeat_calls=0):
     return stages, header, run
 
 
-def measure(amp_run_path, models, repeat):
+def measure(amp_run_path, models, targets, repeat):
     results = {}
     with tempfile.TemporaryDirectory() as tmp:
         for model in models:
             path = os.path.join(tmp, f"{model}.mlir")
             write_model(model, path)
-            for dtype in ("f16", "bf16"):
-                runs = [amp_run(amp_run_path, path, dtype)
-                        for _ in range(repeat - 1)]
-                runs.append(amp_run(amp_run_path, path, dtype, 3))
-                stages = {s: statistics.median(r[0].get(s, 0.0)
-                                               for r in runs)
-                          for s in STAGES}
-                results[f"{model} {dtype}"] = {
-                    "stages": stages, "jit": runs[-1][1],
-                    "run_seconds": runs[-1][2]}
-                print(f"{model} {dtype}: {sum(stages.values()):.2f} s "
-                      f"({runs[-1][1]})", file=sys.stderr)
+            for target in targets:
+                for dtype in ("f16", "bf16"):
+                    runs = [amp_run(amp_run_path, path, dtype, target)
+                            for _ in range(repeat - 1)]
+                    runs.append(amp_run(amp_run_path, path, dtype, target, 3))
+                    stages = {s: statistics.median(r[0].get(s, 0.0)
+                                                   for r in runs)
+                              for s in STAGES}
+                    results[f"{model} {dtype} {target}"] = {
+                        "stages": stages, "jit": runs[-1][1],
+                        "run_seconds": runs[-1][2]}
+                    print(f"{model} {dtype} {target}: "
+                          f"{sum(stages.values()):.2f} s ({runs[-1][1]})",
+                          file=sys.stderr)
     return results
 
 
@@ -117,17 +126,18 @@ def fmt(seconds):
 
 
 def render(run):
-    head = ("| model | type | " + " | ".join(STAGES) +
+    head = ("| model | target | type | " + " | ".join(STAGES) +
             " | total | one call |")
     lines = [f"Measured on {run['machine']}, CPU seconds, median of "
              f"{run['repeat']} compilations:", "", head,
-             "|---|---|" + "---:|" * (len(STAGES) + 2)]
+             "|---|---|---|" + "---:|" * (len(STAGES) + 2)]
     for key, result in run["results"].items():
-        model, dtype = key.rsplit(" ", 1)
+        # Runs before the GPU column were of the CPU only.
+        model, dtype, target = (key.split(" ") + ["cpu"])[:3]
         stages = result["stages"]
         call = result["run_seconds"]
         lines.append(
-            f"| {NAMES[model]} | {dtype} | " +
+            f"| {NAMES[model]} | {target} | {dtype} | " +
             " | ".join(fmt(stages[s]) for s in STAGES) +
             f" | **{fmt(sum(stages.values()))}** | "
             f"{'-' if call is None else fmt(call)} |")
@@ -140,6 +150,8 @@ def main():
         os.environ.get("AMP_MLIR_ROOT", os.path.join(ROOT, "build")), "bin",
         "amp-run"))
     parser.add_argument("--models", default=",".join(MODELS))
+    parser.add_argument("--targets", default="cpu,gpu",
+                        help="cpu, gpu (compiled only; needs ptxas)")
     parser.add_argument("--repeat", type=int, default=3)
     doctables.add_arguments(parser)
     args = parser.parse_args()
@@ -150,9 +162,14 @@ def main():
         for model in models:
             if model not in MODELS:
                 parser.error(f"unknown model {model}")
+        targets = [t for t in args.targets.split(",") if t]
+        for target in targets:
+            if target not in ("cpu", "gpu"):
+                parser.error(f"unknown target {target}")
         return {"machine": f"{platform.machine()}, {os.cpu_count()} cores",
                 "repeat": args.repeat,
-                "results": measure(args.amp_run, models, args.repeat)}
+                "results": measure(args.amp_run, models, targets,
+                                   args.repeat)}
 
     run = doctables.load_or_measure(args, measure_run)
     return doctables.publish(args, {BLOCK: render(run)}, SCRIPT)

@@ -293,6 +293,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  pm.addPass(createAmpDeduplicateGpuKernelsPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
 

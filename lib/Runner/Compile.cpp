@@ -47,9 +47,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
-#include <ctime>
 #include <mutex>
 #include <random>
+
+#include <sys/resource.h>
 
 using namespace mlir;
 using namespace mlir::amp::runner;
@@ -60,8 +61,8 @@ using llvm::Expected;
 // Compilation
 //===----------------------------------------------------------------------===//
 
-llvm::Error amp::runner::checkGpuRuntime(StringRef path) {
-  Expected<GpuRuntime *> runtime = GpuRuntime::load(path);
+llvm::Error amp::runner::checkGpuRuntime(StringRef path, bool openDevice) {
+  Expected<GpuRuntime *> runtime = GpuRuntime::load(path, openDevice);
   if (!runtime)
     return runtime.takeError();
   return llvm::Error::success();
@@ -87,19 +88,32 @@ static void initializeNativeTarget() {
 namespace {
 /// Records the wall time of a stage in CompileOptions::timing, if set, when
 /// it goes out of scope or stops.
+/// CPU seconds of this process and of the child processes it waited for
+/// (ptxas, which gpu-module-to-binary runs for each kernel binary).
+static double getCpuSeconds() {
+  double seconds = 0;
+  for (int who : {RUSAGE_SELF, RUSAGE_CHILDREN}) {
+    struct rusage usage;
+    if (getrusage(who, &usage) != 0)
+      continue;
+    for (const struct timeval &time : {usage.ru_utime, usage.ru_stime})
+      seconds += time.tv_sec + time.tv_usec * 1e-6;
+  }
+  return seconds;
+}
+
 class StageTimer {
 public:
   StageTimer(CompileTiming *timing, StringRef stage)
       : timing(timing), stage(stage), start(std::chrono::steady_clock::now()),
-        cpuStart(std::clock()) {}
+        cpuStart(getCpuSeconds()) {}
   ~StageTimer() { stop(); }
   void stop() {
     if (!timing)
       return;
     std::chrono::duration<double> seconds =
         std::chrono::steady_clock::now() - start;
-    double cpuSeconds =
-        static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC;
+    double cpuSeconds = getCpuSeconds() - cpuStart;
     timing->stages.push_back({stage.str(), seconds.count(), cpuSeconds});
     timing = nullptr;
   }
@@ -108,7 +122,7 @@ private:
   CompileTiming *timing;
   StringRef stage;
   std::chrono::steady_clock::time_point start;
-  std::clock_t cpuStart;
+  double cpuStart;
 };
 
 /// MLIR's timing of each pass (-mlir-timing) when CompileTiming::passes is
@@ -566,7 +580,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   std::unique_ptr<Executable> executable(new Executable());
   executable->target = options.target;
   if (options.target != Target::Cpu) {
-    Expected<GpuRuntime *> runtime = GpuRuntime::load(options.runtimeLibrary);
+    Expected<GpuRuntime *> runtime = GpuRuntime::load(
+        options.runtimeLibrary,
+        options.openDevice || options.target == Target::GpuSim);
     if (!runtime)
       return runtime.takeError();
     if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
@@ -738,7 +754,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
           " in the compiled module: " + llvm::toString(site.takeError()));
     executable->nanInfSite = static_cast<int32_t *>(*site);
   }
-  executable->engine->initialize();
+  // The constructors load the kernels on the device.
+  if (!executable->gpu || executable->gpu->hasDevice())
+    executable->engine->initialize();
   if (executable->gpu)
     if (llvm::Error error = executable->gpu->takeError())
       return std::move(error);

@@ -102,6 +102,10 @@ struct Executable::CallFrame {
 };
 
 llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
+  if (gpu && !gpu->hasDevice())
+    return makeError("'@" + signature.name +
+                     "' was compiled without opening a device "
+                     "(CompileOptions::openDevice): it cannot run");
   if (gpu && gpu->isSimulator())
     frame.liveBuffersBefore = gpu->getSimulatorStats().liveBuffers;
   if (inputs.size() != signature.arguments.size())

@@ -116,10 +116,19 @@ llvm::Error RuntimeLibrary::takeError() {
 // GpuRuntime
 //===----------------------------------------------------------------------===//
 
-llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path) {
-  return loadOnce<GpuRuntime>(
+llvm::Expected<GpuRuntime *> GpuRuntime::load(StringRef path, bool openDevice) {
+  llvm::Expected<GpuRuntime *> runtime = loadOnce<GpuRuntime>(
       path, "GPU runtime library",
       [](GpuRuntime &runtime) { return runtime.initialize(); });
+  if (!runtime || !openDevice)
+    return runtime;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if ((*runtime)->hasDevice())
+    return runtime;
+  if (llvm::Error error = (*runtime)->openDevice())
+    return std::move(error);
+  return runtime;
 }
 
 llvm::Error GpuRuntime::initialize() {
@@ -148,7 +157,10 @@ llvm::Error GpuRuntime::initialize() {
                      "' is not the amp-mlir GPU runtime: it does "
                      "not export " +
                      missing);
+  return llvm::Error::success();
+}
 
+llvm::Error GpuRuntime::openDevice() {
   if (!gpuAvailable()) {
     const char *reason = lastError();
     return makeError(reason && *reason ? reason

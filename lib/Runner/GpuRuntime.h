@@ -55,8 +55,15 @@ public:
   /// that it exports what amp-run needs and that a GPU is usable
   /// (ampGpuAvailable), and installs an error handler that records failures
   /// instead of aborting. The message of a failure is the runtime's own
-  /// (ampLastError) or dlopen's.
-  static llvm::Expected<GpuRuntime *> load(StringRef path);
+  /// (ampLastError) or dlopen's. With `openDevice` false, the library is
+  /// only loaded and checked, for the symbols of a compilation that will not
+  /// run (CompileOptions::openDevice); a later load with `openDevice` opens
+  /// the device then.
+  static llvm::Expected<GpuRuntime *> load(StringRef path,
+                                           bool openDevice = true);
+
+  /// Whether the device was opened (load with `openDevice`).
+  bool hasDevice() const { return stream != nullptr; }
 
   void *allocate(size_t bytes);
   void deallocate(void *pointer);
@@ -75,8 +82,10 @@ public:
 private:
   friend class RuntimeLibrary;
   GpuRuntime() = default;
-  /// Resolves the entry points, checks for a usable GPU, creates the stream.
+  /// Resolves the entry points.
   llvm::Error initialize();
+  /// Checks for a usable GPU and creates the stream.
+  llvm::Error openDevice();
 
   void *stream = nullptr;
 

@@ -94,6 +94,12 @@ static cl::opt<std::string>
               cl::desc("Write the results to DIR/out<i>.npy (and the fp32 "
                        "ones to DIR/fp32_out<i>.npy with --compare)"),
               cl::value_desc("dir"), cl::cat(category));
+static cl::opt<bool> compileOnly(
+    "compile-only",
+    cl::desc("Compile the level and stop: nothing runs (with --timing, the "
+             "compile time is printed); --target=gpu then needs no GPU: the "
+             "runtime library is loaded for its symbols only"),
+    cl::cat(category));
 static cl::opt<bool> printValuesFlag("print",
                                      cl::desc("Print the output values"),
                                      cl::cat(category));
@@ -287,6 +293,28 @@ static void takeAmpFlags(SmallVectorImpl<const char *> &args,
   args.assign(kept.begin(), kept.end());
 }
 
+/// The time of each stage of a compilation (--timing).
+static void printTiming(llvm::raw_ostream &os, const CompileTiming &timing,
+                        StringRef label, StringRef targetName) {
+  os << "compile time: " << label << " on " << targetName << " (LLVM -O"
+     << timing.llvmOptLevel << ", largest function " << timing.largestFunction
+     << " instructions, " << timing.detachedConstants << " constants of "
+     << formatNumber(timing.detachedBytes / 1048576.0)
+     << " MiB kept out of LLVM)\n";
+  SmallVector<SmallVector<std::string>> timingRows = {{"stage", "wall", "CPU"}};
+  double total = 0, cpuTotal = 0;
+  for (const CompileTiming::Stage &stage : timing.stages) {
+    timingRows.push_back({stage.name, formatSeconds(stage.seconds),
+                          formatSeconds(stage.cpuSeconds)});
+    total += stage.seconds;
+    cpuTotal += stage.cpuSeconds;
+  }
+  timingRows.push_back(
+      {"total", formatSeconds(total), formatSeconds(cpuTotal)});
+  printTable(os, timingRows);
+  os << timing.passReport;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM initLLVM(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -343,6 +371,24 @@ int main(int argc, char **argv) {
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())
     return fail("--outputs and --output-dir exclude each other");
+  if (compileOnly) {
+    SmallVector<StringRef> running;
+    if (compare)
+      running.push_back("--compare");
+    if (repeat)
+      running.push_back("--repeat");
+    if (!outputFiles.empty())
+      running.push_back("--outputs");
+    if (!outputDir.empty())
+      running.push_back("--output-dir");
+    if (printValuesFlag)
+      running.push_back("--print");
+    if (!inputFiles.empty())
+      running.push_back("--inputs");
+    if (!running.empty())
+      return fail("--compile-only runs nothing: it excludes " +
+                  llvm::join(running, ", "));
+  }
 
   // The module and the entry function.
   DialectRegistry registry;
@@ -373,7 +419,8 @@ int main(int argc, char **argv) {
           ? defaultRuntimeLibrary(argv[0], "libamp_runtime_gpusim.so")
           : defaultRuntimeLibrary(argv[0], "libamp_runtime.so");
   if (*target != Target::Cpu)
-    if (llvm::Error error = checkGpuRuntime(runtimePath))
+    if (llvm::Error error = checkGpuRuntime(
+            runtimePath, !compileOnly || *target == Target::GpuSim))
       return fail(std::move(error), "--target=" + targetName + ": ");
 
   // %r in file names: this process's rank in the collectives' group (under
@@ -432,6 +479,7 @@ int main(int argc, char **argv) {
   options.optLevel = llvmOptLevel;
   options.largeFunction = largeFunction;
   options.detachConstantBytes = detachConstantBytes;
+  options.openDevice = !compileOnly;
   if (checkNanInf.getNumOccurrences()) {
     // A bare --check-nan-inf checks the low ops.
     std::optional<CheckNanInf> check =
@@ -455,6 +503,14 @@ int main(int argc, char **argv) {
   options.timing = nullptr;
   std::string label =
       getVariantLabel(*level, (*executable)->getLowPrecisionType());
+  if (compileOnly) {
+    llvm::raw_ostream &os = llvm::outs();
+    os << "amp-run: @" << signature->name << " in " << inputFilename << ", "
+       << label << " on " << targetName << ", compiled (--compile-only)\n";
+    if (timingMode.getNumOccurrences())
+      printTiming(os, timing, label, targetName);
+    return 0;
+  }
   std::optional<SimulatorStats> simulatorBefore;
   if (*target == Target::GpuSim) {
     auto stats = (*executable)->getSimulatorStats();
@@ -516,26 +572,8 @@ int main(int argc, char **argv) {
     os << '\n';
   }
 
-  if (timingMode.getNumOccurrences()) {
-    os << "compile time: " << label << " on " << targetName << " (LLVM -O"
-       << timing.llvmOptLevel << ", largest function " << timing.largestFunction
-       << " instructions, " << timing.detachedConstants << " constants of "
-       << formatNumber(timing.detachedBytes / 1048576.0)
-       << " MiB kept out of LLVM)\n";
-    SmallVector<SmallVector<std::string>> timingRows = {
-        {"stage", "wall", "CPU"}};
-    double total = 0, cpuTotal = 0;
-    for (const CompileTiming::Stage &stage : timing.stages) {
-      timingRows.push_back({stage.name, formatSeconds(stage.seconds),
-                            formatSeconds(stage.cpuSeconds)});
-      total += stage.seconds;
-      cpuTotal += stage.cpuSeconds;
-    }
-    timingRows.push_back(
-        {"total", formatSeconds(total), formatSeconds(cpuTotal)});
-    printTable(os, timingRows);
-    os << timing.passReport;
-  }
+  if (timingMode.getNumOccurrences())
+    printTiming(os, timing, label, targetName);
 
   SmallVector<SmallVector<std::string>> rows;
   // Outputs with non-finite values where fp32 has finite ones: a failure.

@@ -121,8 +121,8 @@ struct CapturedOutput {
 /// What a compilation spent, stage by stage (CompileOptions::timing).
 struct CompileTiming {
   /// One stage: its name, its wall time and the CPU time of the process
-  /// during it (steadier on a shared machine; the compilation is
-  /// single-threaded).
+  /// and of the processes it waited for (ptxas) during it (steadier on a
+  /// shared machine; the compilation is single-threaded).
   struct Stage {
     std::string name;
     double seconds = 0, cpuSeconds = 0;
@@ -178,6 +178,12 @@ struct CompileOptions {
   /// the compiled code calls the runtime (matmuls' ampCpuLibraryGemm,
   /// convolutions' ampCpuLibraryConv2d, amp.all_reduce's ampAllReduce).
   std::string runtimeLibrary;
+  /// Target::Gpu: open the device when compiling. False compiles the host
+  /// code and the kernels without a GPU (the runtime library is loaded for
+  /// its symbols only, and the kernels' module constructors do not run):
+  /// for checking and timing a compilation on a machine without one. Such
+  /// an executable cannot run.
+  bool openDevice = true;
   /// JIT for the host CPU and its features (F16C, AVX-512 BF16, ...); false:
   /// the generic CPU of the host triple, so that conversions go through
   /// library calls.
@@ -278,9 +284,9 @@ struct SimulatorStats {
           copies = 0, synchronizations = 0;
 };
 
-/// Checks that the GPU runtime library at `path` loads and that a GPU is
-/// usable; the error is the runtime's message.
-llvm::Error checkGpuRuntime(StringRef path);
+/// Checks that the GPU runtime library at `path` loads and, with
+/// `openDevice`, that a GPU is usable; the error is the runtime's message.
+llvm::Error checkGpuRuntime(StringRef path, bool openDevice = true);
 
 /// This process's rank in the collectives' process group (0 unless started
 /// by an MPI launcher), from the runtime library at `path`.

@@ -275,6 +275,27 @@ def AmpElideLibraryCallWaitsPass
   }];
 }
 
+def AmpDeduplicateGpuKernelsPass
+    : Pass<"amp-deduplicate-gpu-kernels", "::mlir::ModuleOp"> {
+  let summary = "One gpu.module for each distinct outlined kernel";
+  let description = [{
+    Runs after `gpu-kernel-outlining`, which gives every `gpu.launch` a
+    `gpu.module` of its own. A model repeats its layers, so most of those
+    kernels are the same code: an imported 12-block ViT has 389 launches of
+    35 distinct kernels. Each `gpu.module` is lowered to NVVM, linked with
+    libdevice, compiled to PTX and assembled by a `ptxas` process of its
+    own, and loaded by `mgpuModuleLoad` at startup, so the copies cost most
+    of `--lower-to-gpu`'s time (docs/performance.md).
+
+    A `gpu.module` whose only op is one kernel `gpu.func`, and which is the
+    same as an earlier one except for the names of the module and the
+    kernel (same function type, attributes and body), is erased; the
+    `gpu.launch_func` ops that launched it launch the earlier one. Modules
+    of any other form are left as they are. Locations are not compared:
+    the kept kernel keeps the first one's.
+  }];
+}
+
 def AmpPreciseGpuMathPass
     : Pass<"amp-precise-gpu-math", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Correctly rounded sqrt and rsqrt in GPU kernels";
