@@ -45,6 +45,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace amp {
@@ -531,6 +532,132 @@ static bool isContiguous(const BufferInfo &info) {
   return true;
 }
 
+/// True if `op` sets every element of `buffer` to +0: a linalg.fill of a
+/// constant, or a linalg.map without inputs that yields one (tensor.pad's
+/// padding, bufferized).
+static bool isZeroFillOf(Operation *op, Value buffer) {
+  auto isPositiveZero = [](Value value) {
+    FloatAttr attr;
+    return matchPattern(value, m_Constant(&attr)) &&
+           attr.getValue().isPosZero();
+  };
+  if (auto fill = dyn_cast<linalg::FillOp>(op))
+    return fill.getOutputs()[0] == buffer &&
+           isPositiveZero(fill.getInputs()[0]);
+  if (auto map = dyn_cast<linalg::MapOp>(op)) {
+    if (!map.getInputs().empty() || map.getInit() != buffer)
+      return false;
+    auto yield = cast<linalg::YieldOp>(map.getMapper().front().getTerminator());
+    return yield.getNumOperands() == 1 && isPositiveZero(yield.getOperand(0));
+  }
+  return false;
+}
+
+namespace {
+/// A convolution input that is a copy of another buffer with zeros around
+/// it, as tensor.pad bufferizes: a buffer filled with zeros and the source
+/// copied into a subview of it.
+struct PaddedInput {
+  Value source;
+  int64_t padTop = 0, padLeft = 0;
+  /// The copy, the subview, the fill and the buffer: erased in this order
+  /// once the call reads the source.
+  SmallVector<Operation *, 4> ops;
+};
+} // namespace
+
+/// The source and the padding of the convolution input `input` of `conv`
+/// when the padding is zeros, in the spatial dimensions `hDim` and `wDim`
+/// only, and the same on both sides of each (the calls' padTop/padLeft:
+/// cuDNN's padding is symmetric), so that the call can read the source in
+/// place; none otherwise. The source must not change between the copy and
+/// the convolution: the ops between them only read it, and no view of it
+/// is taken before the convolution.
+static std::optional<PaddedInput> matchPaddedInput(Operation *conv, Value input,
+                                                   int hDim, int wDim) {
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape() ||
+      alloc->getBlock() != conv->getBlock())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp subview;
+  memref::CopyOp copy;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv)
+      continue;
+    if (!fill && isZeroFillOf(user, input)) {
+      fill = user;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (subview || !view || !view->hasOneUse())
+      return std::nullopt;
+    subview = view;
+    copy = dyn_cast<memref::CopyOp>(*view->getUsers().begin());
+    if (!copy || copy.getTarget() != view.getResult())
+      return std::nullopt;
+  }
+  if (!fill || !subview || fill->getBlock() != conv->getBlock() ||
+      copy->getBlock() != conv->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+
+  // Zeros on both sides of H and W, nothing elsewhere.
+  ArrayRef<int64_t> padded = alloc.getType().getShape();
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  if (llvm::any_of(subview.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }) ||
+      llvm::any_of(offsets, ShapedType::isDynamic) ||
+      llvm::any_of(sizes, ShapedType::isDynamic))
+    return std::nullopt;
+  for (int64_t i = 0, e = padded.size(); i < e; ++i) {
+    bool spatial = i == hDim || i == wDim;
+    if ((!spatial && offsets[i] != 0) || sizes[i] + 2 * offsets[i] != padded[i])
+      return std::nullopt;
+  }
+
+  // The source, unchanged from the copy to the convolution.
+  Value source = copy.getSource();
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  if (!sourceType || sourceType.getShape() != sizes ||
+      sourceType.getElementType() != alloc.getType().getElementType())
+    return std::nullopt;
+  Operation *producer = source.getDefiningOp();
+  if (producer && !isa<memref::AllocOp>(producer))
+    return std::nullopt;
+  for (Operation *user : source.getUsers()) {
+    if (user == copy)
+      continue;
+    Operation *inBlock = conv->getBlock()->findAncestorOpInBlock(*user);
+    if (!inBlock)
+      return std::nullopt;
+    if (conv->isBeforeInBlock(inBlock))
+      continue;
+    // A view could be written through later; between the copy and the
+    // convolution, only reads.
+    if (isa<ViewLikeOpInterface>(user))
+      return std::nullopt;
+    if (inBlock->isBeforeInBlock(copy))
+      continue;
+    auto interface = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!interface)
+      return std::nullopt;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects)
+      if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
+          (!effect.getValue() || effect.getValue() == source))
+        return std::nullopt;
+  }
+  PaddedInput result;
+  result.source = source;
+  result.padTop = offsets[hDim];
+  result.padLeft = offsets[wDim];
+  result.ops = {copy, subview, fill, alloc};
+  return result;
+}
+
 /// On the CPU, the batch (dimension 0 of the input and the output) may be
 /// dynamic, read at the call: the other sizes, the strides and the offset
 /// must be static.
@@ -552,6 +679,12 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
                                   std::string &why) {
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
         y = op.getDpsInits()[0];
+  // A zero-padded input: the call reads the unpadded source in place.
+  bool nchw = layout == ConvLayout::NchwFchw;
+  std::optional<PaddedInput> padded =
+      matchPaddedInput(op, x, nchw ? 2 : 1, nchw ? 3 : 2);
+  if (padded)
+    x = padded->source;
   FailureOr<BufferInfo> xi = getConvBufferInfo(x, onCpu, why),
                         wi = getConvBufferInfo(w, /*dynamicBatch=*/false, why),
                         yi = getConvBufferInfo(y, onCpu, why);
@@ -626,8 +759,8 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
                              i64c(loc, kw),
                              i64c(loc, oh),
                              i64c(loc, ow),
-                             i64c(loc, 0),
-                             i64c(loc, 0),
+                             i64c(loc, padded ? padded->padTop : 0),
+                             i64c(loc, padded ? padded->padLeft : 0),
                              i64c(loc, get(strides, 0)),
                              i64c(loc, get(strides, 1)),
                              i64c(loc, get(dilations, 0)),
@@ -648,6 +781,9 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
   op->erase();
   if (accumulator)
     accumulator->erase();
+  if (padded)
+    for (Operation *padding : padded->ops)
+      padding->erase();
   return success();
 }
 

@@ -5,8 +5,11 @@
 // target=cpu: 2-D convolutions become ampCpuLibraryConv2d (im2col and the
 // CBLAS GEMM in the runtime), with the arguments of ampGpuConv2d: layout,
 // n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft, strideH, strideW, dilH,
-// dilW, x, xType, wt, wType, y, yType, beta. Padding is the separate op
-// that produced the input (padTop = padLeft = 0).
+// dilW, x, xType, wt, wType, y, yType, beta. A zero-padded input (tensor.pad
+// bufferized: a zero-filled buffer and a copy of the source into a subview
+// of it) is read in place with padTop/padLeft when the padding is the same
+// on both sides of H and W (@padded_*); any other padding stays a separate
+// copy (padTop = padLeft = 0).
 
 // NCHW/FCHW (torch-mlir's form) in f32, strides and dilations, zero-filled
 // output: layout 0, beta = 0, the fill is gone.
@@ -177,5 +180,122 @@ func.func @strided_and_mixed_stay_loops(%x: memref<1x3x8x8xf32, strided<[384, 12
   linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x3x8x8xf32, strided<[384, 128, 16, 1]>>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
   // expected-remark @+1 {{amp: kept as loops, not a library call: element types must be f16, bf16 or f32 operands of one type and an f32 or same-typed result}}
   linalg.conv_2d_nhwc_hwcf ins(%hx, %hw : memref<1x8x8x3xf16>, memref<3x3x3x4xf32>) outs(%hy : memref<1x6x6x4xf32>)
+  return
+}
+
+// -----
+
+// tensor.pad's zeros around H and W, 1 on each side (torch-mlir's
+// padding=1): the call reads the source %x in place, h = w = 16,
+// padTop = padLeft = 1; the padded buffer, its fill and the copy are gone.
+// CHECK-LABEL: func.func @padded_nchw
+// CHECK-SAME: (%[[X:.*]]: memref<1x8x16x16xf16>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[H:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 8 : i64
+// CHECK-DAG: %[[F:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[K:.*]] = arith.constant 3 : i64
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.map
+// CHECK: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[ONE]], %[[C]], %[[H]], %[[H]], %[[F]], %[[K]], %[[K]], %[[H]], %[[H]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]],
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @padded_nchw(%x: memref<1x8x16x16xf16>, %w: memref<4x8x3x3xf16>, %y: memref<1x4x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zero16 = arith.constant 0.0 : f16
+  %p = memref.alloc() : memref<1x8x18x18xf16>
+  linalg.map outs(%p : memref<1x8x18x18xf16>) (%init: f16) { linalg.yield %zero16 : f16 }
+  %inner = memref.subview %p[0, 0, 1, 1] [1, 8, 16, 16] [1, 1, 1, 1] : memref<1x8x18x18xf16> to memref<1x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %x, %inner : memref<1x8x16x16xf16> to memref<1x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x4x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x8x18x18xf16>, memref<4x8x3x3xf16>) outs(%y : memref<1x4x16x16xf32>)
+  return
+}
+
+// -----
+
+// NHWC (tosa.conv2d's form), padding 2 from a linalg.fill, the source a
+// buffer that an earlier op wrote: read in place, padTop = padLeft = 2.
+// CHECK-LABEL: func.func @padded_nhwc
+// CHECK-DAG: %[[TWO:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[H:.*]] = arith.constant 6 : i64
+// CHECK-NOT: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %{{.*}}, %{{.*}}, %[[H]], %[[H]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[TWO]], %[[TWO]],
+// CHECK: return
+func.func @padded_nhwc(%a: memref<1x6x6x3xf32>, %w: memref<5x3x3x3xf32>, %y: memref<1x8x8x5xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %src = memref.alloc() : memref<1x6x6x3xf32>
+  linalg.copy ins(%a : memref<1x6x6x3xf32>) outs(%src : memref<1x6x6x3xf32>)
+  %p = memref.alloc() : memref<1x10x10x3xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x10x10x3xf32>)
+  %inner = memref.subview %p[0, 2, 2, 0] [1, 6, 6, 3] [1, 1, 1, 1] : memref<1x10x10x3xf32> to memref<1x6x6x3xf32, strided<[300, 30, 3, 1], offset: 66>>
+  memref.copy %src, %inner : memref<1x6x6x3xf32> to memref<1x6x6x3xf32, strided<[300, 30, 3, 1], offset: 66>>
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x10x10x3xf32>, memref<5x3x3x3xf32>) outs(%y : memref<1x8x8x5xf32>)
+  return
+}
+
+// -----
+
+// Padding the call cannot express stays a copy, and the call reads the
+// padded buffer (padTop = padLeft = 0): 1 above and 2 below (asymmetric);
+// zeros around the channels; a fill that is not zero; a source written
+// between the copy and the convolution.
+// CHECK-LABEL: func.func @padded_asymmetric
+// CHECK: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Z:.*]], %[[Z]],
+func.func @padded_asymmetric(%x: memref<1x2x4x4xf32>, %w: memref<1x2x3x3xf32>, %y: memref<1x1x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x7x7xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2x7x7xf32>)
+  %inner = memref.subview %p[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x7x7xf32> to memref<1x2x4x4xf32, strided<[98, 49, 7, 1], offset: 8>>
+  memref.copy %x, %inner : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[98, 49, 7, 1], offset: 8>>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+    ins(%p, %w : memref<1x2x7x7xf32>, memref<1x2x3x3xf32>) outs(%y : memref<1x1x3x3xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @padded_channels
+// CHECK: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d
+func.func @padded_channels(%x: memref<1x2x4x4xf32>, %w: memref<1x4x3x3xf32>, %y: memref<1x1x2x2xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x4x4x4xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x4x4x4xf32>)
+  %inner = memref.subview %p[0, 1, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x4x4x4xf32> to memref<1x2x4x4xf32, strided<[64, 16, 4, 1], offset: 16>>
+  memref.copy %x, %inner : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[64, 16, 4, 1], offset: 16>>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x4x4x4xf32>, memref<1x4x3x3xf32>) outs(%y : memref<1x1x2x2xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @padded_with_ones
+// CHECK: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d
+func.func @padded_with_ones(%x: memref<1x2x4x4xf32>, %w: memref<1x2x3x3xf32>, %y: memref<1x1x4x4xf32>) {
+  %one = arith.constant 1.0 : f32
+  %p = memref.alloc() : memref<1x2x6x6xf32>
+  linalg.fill ins(%one : f32) outs(%p : memref<1x2x6x6xf32>)
+  %inner = memref.subview %p[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x6x6xf32> to memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>
+  memref.copy %x, %inner : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x2x6x6xf32>, memref<1x2x3x3xf32>) outs(%y : memref<1x1x4x4xf32>)
+  return
+}
+
+// CHECK-LABEL: func.func @padded_source_overwritten
+// CHECK: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d
+func.func @padded_source_overwritten(%x: memref<1x2x4x4xf32>, %w: memref<1x2x3x3xf32>, %y: memref<1x1x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = memref.alloc() : memref<1x2x6x6xf32>
+  linalg.fill ins(%zero : f32) outs(%p : memref<1x2x6x6xf32>)
+  %inner = memref.subview %p[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x6x6xf32> to memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>
+  memref.copy %x, %inner : memref<1x2x4x4xf32> to memref<1x2x4x4xf32, strided<[72, 36, 6, 1], offset: 7>>
+  linalg.fill ins(%zero : f32) outs(%x : memref<1x2x4x4xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<1x2x6x6xf32>, memref<1x2x3x3xf32>) outs(%y : memref<1x1x4x4xf32>)
   return
 }
