@@ -159,7 +159,13 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
+  // The runtime's allocator aligns the blocks itself: no pointer arithmetic
+  // through integers, which would hide from LLVM which buffer an access
+  // reaches.
+  memrefToLLVM.useAlignedAlloc = options.runtimeAllocator;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
+  if (options.runtimeAllocator)
+    pm.addPass(createAmpNoaliasAllocationsPass());
   if (options.emitCInterface)
     pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   pm.addPass(createConvertToLLVMPass());

@@ -71,6 +71,10 @@ Cache &getCache() {
   return *cache;
 }
 
+/// The alignment of every cached block: what --lower-to-cpu asks of its
+/// buffers (memref.alloc's 64 bytes, a cache line and an AVX-512 vector).
+constexpr uint64_t kCachedAlignment = 64;
+
 void *allocate(uint64_t size) {
   if (size < kMinCached)
     return std::malloc(size);
@@ -86,7 +90,9 @@ void *allocate(uint64_t size) {
       return block;
     }
   }
-  return std::malloc(cls);
+  // A class is a multiple of a page, as aligned_alloc wants; free() and
+  // malloc_usable_size take its blocks.
+  return std::aligned_alloc(kCachedAlignment, cls);
 }
 
 void release(void *block) {
@@ -114,9 +120,10 @@ extern "C" void *_mlir_memref_to_llvm_alloc(uint64_t size) {
 
 extern "C" void *_mlir_memref_to_llvm_aligned_alloc(uint64_t alignment,
                                                     uint64_t size) {
-  // Only without the lowering's own alignment (use-aligned-alloc): malloc's
-  // 16 bytes would not do for larger alignments.
-  if (alignment <= alignof(std::max_align_t))
+  // What --lower-to-cpu calls (use-aligned-alloc): malloc's 16 bytes, or
+  // the cached blocks' 64, or aligned_alloc for what they do not cover.
+  if (alignment <= alignof(std::max_align_t) ||
+      (alignment <= kCachedAlignment && size >= kMinCached))
     return allocate(size);
   return std::aligned_alloc(alignment,
                             (size + alignment - 1) / alignment * alignment);

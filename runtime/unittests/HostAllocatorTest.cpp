@@ -60,4 +60,28 @@ TEST(HostAllocator, BlocksAreMallocd) {
   ampCpuAllocatorRelease();
 }
 
+// What --lower-to-cpu calls (use-aligned-alloc): 64-byte blocks, reused
+// like the others, whatever block of the class the cache holds.
+TEST(HostAllocator, AlignedBlocksAreReused) {
+  ampCpuAllocatorRelease();
+  for (uint64_t size :
+       {uint64_t(70000), uint64_t(1) << 20, uint64_t(5) << 20}) {
+    void *first = _mlir_memref_to_llvm_aligned_alloc(64, size);
+    ASSERT_NE(first, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(first) % 64, 0u) << size;
+    _mlir_memref_to_llvm_free(first);
+    void *again = _mlir_memref_to_llvm_aligned_alloc(64, size);
+    EXPECT_EQ(again, first) << size;
+    _mlir_memref_to_llvm_free(again);
+  }
+  // Small blocks and larger alignments are aligned too.
+  for (uint64_t alignment : {uint64_t(32), uint64_t(64), uint64_t(4096)}) {
+    void *block = _mlir_memref_to_llvm_aligned_alloc(alignment, 1000);
+    ASSERT_NE(block, nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(block) % alignment, 0u) << alignment;
+    _mlir_memref_to_llvm_free(block);
+  }
+  ampCpuAllocatorRelease();
+}
+
 } // namespace

@@ -330,6 +330,24 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
   }];
 }
 
+def AmpNoaliasAllocationsPass
+    : Pass<"amp-noalias-allocations", "::mlir::ModuleOp"> {
+  let summary = "The runtime allocator's results are noalias, as malloc's";
+  let description = [{
+    Runs after `finalize-memref-to-llvm` with its generic allocation
+    functions (`--lower-to-cpu`'s `runtime-allocator`). LLVM knows that
+    `malloc` and `aligned_alloc` return memory that no other live pointer
+    reaches, but not `_mlir_memref_to_llvm_alloc` and
+    `_mlir_memref_to_llvm_aligned_alloc`, which libamp_runtime defines: to
+    its alias analysis every buffer of a function might then be every
+    other, and a loop that reads one buffer and writes another (a split
+    reduction accumulating into its partial sums) is not vectorized. The
+    pass gives the declarations of those two functions a `noalias` result
+    (`llvm.noalias`), which their definitions honour: each call returns a
+    block that nothing else holds until it is freed.
+  }];
+}
+
 def AmpApproximateMathPass : Pass<"amp-approximate-math"> {
   let summary = "math.erf, math.tanh and math.exp as arithmetic (polynomial "
                 "approximations), for the CPU";

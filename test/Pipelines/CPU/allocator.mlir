@@ -13,8 +13,13 @@
 // RUN:     -shared-libs=%mlir_runner_utils,%mlir_c_runner_utils \
 // RUN: | FileCheck %s --check-prefix=EXEC
 
+// The allocator aligns the blocks itself (no alignment through integer
+// arithmetic), and its result is noalias, as malloc's is to LLVM
+// (amp-noalias-allocations).
+// CHECK: llvm.func @_mlir_memref_to_llvm_aligned_alloc(i64, i64) -> (!llvm.ptr {llvm.noalias})
 // CHECK-LABEL: llvm.func @main
-// CHECK: llvm.call @_mlir_memref_to_llvm_alloc
+// CHECK: llvm.call @_mlir_memref_to_llvm_aligned_alloc
+// CHECK-NOT: llvm.ptrtoint
 // CHECK: llvm.call @_mlir_memref_to_llvm_free
 // LIBC-LABEL: llvm.func @main
 // LIBC-NOT: _mlir_memref_to_llvm
