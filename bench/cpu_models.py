@@ -26,10 +26,12 @@ Every system runs on one thread (torch.set_num_threads(1),
 OPENBLAS_NUM_THREADS=1 for amp-mlir's library calls, ONNX Runtime's
 intra_op_num_threads=1): amp-mlir's generated code is single-threaded, and
 the ratios compare the code, not the thread counts. Each figure is the
-median of --calls calls after one warm-up call; the systems take turns, one
-call each per round, so that load on the machine falls on all of them
-alike. amp-mlir is called through its Python API (amp_mlir.compile(...)
-.main), the time of a call including the argument marshalling, as
+median of --calls samples after one warm-up call; the systems take turns,
+one sample each per round, so that load on the machine falls on all of them
+alike. A sample is one call, or for a model whose eager call takes less than
+50 ms, the mean of as many back-to-back calls as take about 50 ms in eager
+(the same count for every system). amp-mlir is called through its Python
+API (amp_mlir.compile(...).main), the time of a call including the argument marshalling, as
 PyTorch's includes its Python dispatch. The JSON keeps each system's
 median, its compile time where it has one, and its rel L2 error against
 PyTorch fp32's output.
@@ -181,16 +183,30 @@ def callables(name, work):
     return result
 
 
+# The shortest sample, in seconds (see measure).
+SAMPLE_SECONDS = 0.05
+
+
 def measure(name, calls, work):
     import torch
     torch.set_num_threads(1)
     systems = callables(name, work)
     times = {k: [] for k, v in systems.items() if "call" in v}
+    # A sample of a fast model (a few milliseconds a call, the decode row)
+    # is the mean of back-to-back calls that take about SAMPLE_SECONDS
+    # together, as many for every system: one call alone is at the mercy of
+    # the timer and of the scheduler of this shared machine.
+    start = time.perf_counter()
+    systems["torch-eager fp32"]["call"]()
+    eager = time.perf_counter() - start
+    batch = max(1, int(SAMPLE_SECONDS / max(eager, 1e-6)))
     for _ in range(calls):
         for key in times:
+            call = systems[key]["call"]
             start = time.perf_counter()
-            systems[key]["call"]()
-            times[key].append(time.perf_counter() - start)
+            for _ in range(batch):
+                call()
+            times[key].append((time.perf_counter() - start) / batch)
     rows = []
     for key, entry in systems.items():
         row = {"model": name, "system": key}
@@ -215,8 +231,12 @@ def render(run):
     models = [m for m in MODELS if (m, "torch-eager fp32") in rows]
     lines = [
         f"Measured by `{SCRIPT}` on {run['date']} ({run['machine']}, one "
-        f"thread for every system; median of {run['calls']} calls, taking "
-        "turns). Time per call as a ratio to PyTorch eager fp32's in the "
+        f"thread for every system; median of {run['calls']} "
+        + (f"samples, taking turns; a sample of a model whose eager call "
+           f"takes less than {run['sample_seconds'] * 1e3:g} ms is the mean "
+           f"of as many back-to-back calls as take about that long"
+           if run.get("sample_seconds") else "calls, taking turns")
+        + "). Time per call as a ratio to PyTorch eager fp32's in the "
         "same run (lower is faster); eager fp32 in milliseconds; in "
         "parentheses amp-mlir's rel L2 error against fp32:",
         "",
@@ -330,7 +350,8 @@ def main():
     doctables.check_arguments(parser, args)
     def measure_run():
         run = {"date": time.strftime("%Y-%m-%d"), "machine": machine(),
-               "calls": args.calls, "rows": []}
+               "calls": args.calls, "sample_seconds": SAMPLE_SECONDS,
+               "rows": []}
         with tempfile.TemporaryDirectory() as work:
             for name in args.models.split(","):
                 if name not in MODELS:
