@@ -159,10 +159,10 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   FinalizeMemRefToLLVMConversionPassOptions memrefToLLVM;
   memrefToLLVM.useGenericFunctions = options.runtimeAllocator;
-  // The runtime's allocator aligns the blocks itself: no pointer arithmetic
-  // through integers, which would hide from LLVM which buffer an access
-  // reaches.
-  memrefToLLVM.useAlignedAlloc = options.runtimeAllocator;
+  // The allocator aligns the blocks itself (the runtime's, or libc's
+  // aligned_alloc): no pointer arithmetic through integers, which would
+  // hide from LLVM which buffer an access reaches.
+  memrefToLLVM.useAlignedAlloc = true;
   pm.addPass(createFinalizeMemRefToLLVMConversionPass(memrefToLLVM));
   if (options.runtimeAllocator)
     pm.addPass(createAmpNoaliasAllocationsPass());

@@ -23,7 +23,7 @@
 // CHECK: llvm.call @_mlir_memref_to_llvm_free
 // LIBC-LABEL: llvm.func @main
 // LIBC-NOT: _mlir_memref_to_llvm
-// LIBC: llvm.call @malloc
+// LIBC: llvm.call @aligned_alloc
 // LIBC: llvm.call @free
 // EXEC: [2,  16,  54]
 func.func private @printMemrefF32(tensor<*xf32>)
