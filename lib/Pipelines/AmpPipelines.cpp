@@ -45,6 +45,15 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
     case AmpStage::MaterializeCasts:
       pm.addPass(createAmpMaterializeCastsPass());
       break;
+    case AmpStage::Float8Contractions: {
+      AmpFloat8ContractionsPassOptions fp8;
+      fp8.format = stringifyOptionValue(options.fp8->format).str();
+      fp8.margin = options.fp8->margin;
+      fp8.minSize = options.fp8->minSize;
+      fp8.markApplied = true;
+      pm.addPass(createAmpFloat8ContractionsPass(fp8));
+      break;
+    }
     case AmpStage::PrecisionGraph:
       pm.addPass(
           createAmpPrecisionGraphPass(getAmpPrecisionGraphOptions(options)));

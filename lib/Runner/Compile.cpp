@@ -61,6 +61,19 @@ using llvm::Expected;
 // Compilation
 //===----------------------------------------------------------------------===//
 
+llvm::Error amp::runner::setDtype(StringRef dtype, CompileOptions &options) {
+  if (amp::isFloat8Dtype(dtype)) {
+    options.dtype.reset();
+    options.ampOptions = "dtype=fp8 " + options.ampOptions;
+    return llvm::Error::success();
+  }
+  std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
+  if (!precision)
+    return makeError(amp::getUnknownDtypeMessage(dtype));
+  options.dtype = precision;
+  return llvm::Error::success();
+}
+
 llvm::Error amp::runner::checkGpuRuntime(StringRef path, bool openDevice) {
   Expected<GpuRuntime *> runtime = GpuRuntime::load(path, openDevice);
   if (!runtime)
@@ -218,8 +231,11 @@ Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
     return makeError("invalid AMP pipeline options '" + options.ampOptions +
                      "'");
   }
-  if (options.dtype)
+  // An explicit f16/bf16 wins over a dtype=fp8 of the text.
+  if (options.dtype) {
     ampOptions.dtype = options.dtype;
+    ampOptions.fp8.reset();
+  }
   if (options.rounding)
     ampOptions.rounding = *options.rounding;
   return ampOptions;

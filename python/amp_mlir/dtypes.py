@@ -53,6 +53,8 @@ def from_bf16_bits(bits):
 _LOW_PRECISION = {
     "float16": "f16", "fp16": "f16", "f16": "f16", "half": "f16",
     "bfloat16": "bf16", "bf16": "bf16",
+    # The contractions' operands in FP8, the rest in bf16 (docs/policies.md).
+    "fp8": "fp8", "float8": "fp8",
 }
 
 # Element types of the C API (AmpRunnerElementType), as numpy dtypes and as
@@ -69,7 +71,8 @@ ELEMENT_TYPES = {
 
 
 def low_precision_name(dtype):
-    """'f16' or 'bf16' for the spellings users write, numpy's float16 too."""
+    """'f16', 'bf16' or 'fp8' for the spellings users write, numpy's float16
+    too."""
     if dtype is np.float16 or (isinstance(dtype, np.dtype) and
                                dtype == np.float16):
         return "f16"

@@ -118,6 +118,11 @@ class Trainer:
                  **compile_options):
         level = compiler._level_name(level)
         low = None if dtype is None else compiler.low_precision_name(dtype)
+        if low == "fp8":
+            raise ValueError(
+                "dtype='fp8' trains with FP8 gradients (E5M2) and delayed "
+                "scaling, which are not implemented yet (issue 29); "
+                "compile(..., dtype='fp8') is inference only")
         if scaler is None:
             scaler = "bf16" if level == "O0" or low == "bf16" else "pytorch"
         self.level = level

@@ -38,6 +38,24 @@ def test_o2_is_low_precision_but_close(module_text, rng, dtype, bound):
     assert 0 < error < bound
 
 
+def test_fp8_quantizes_the_matmul(module_text, rng):
+    """dtype='fp8': the matmul's operands in E4M3 with per-tensor scales,
+    the rest in bf16: further from fp32 than bf16, still close."""
+    x, w, b = inputs(rng)
+    exact = dense_reference(x, w, b)
+    m = amp_mlir.compile(module_text, level="O2", dtype="fp8")
+    assert m.dense.low_precision_type == "fp8" and "O2 fp8" in repr(m)
+    fp8 = np.abs(m.dense(x, w, b) - exact).max()
+    bf16 = np.abs(amp_mlir.compile(module_text, level="O2", dtype="bf16")
+                  .dense(x, w, b) - exact).max()
+    assert bf16 < fp8 < 0.2
+
+
+def test_fp8_does_not_train():
+    with pytest.raises(ValueError, match="dtype='fp8' trains with FP8"):
+        amp_mlir.Trainer("module {}", {}, level="O2", dtype="fp8")
+
+
 def test_o1_custom_black_list_keeps_fp32(module_text, rng):
     x, w, b = inputs(rng)
     o0 = amp_mlir.compile(module_text, level="O0").dense(x, w, b)
@@ -116,7 +134,7 @@ def test_compile_errors(module_text, tmp_path):
     with pytest.raises(ValueError, match="unknown level"):
         amp_mlir.compile(module_text, level="O3")
     with pytest.raises(ValueError, match="unknown dtype"):
-        amp_mlir.compile(module_text, dtype="float8")
+        amp_mlir.compile(module_text, dtype="float4")
     with pytest.raises(ValueError, match="unknown target"):
         amp_mlir.compile(module_text, target="tpu")
     with pytest.raises(ValueError, match="not an op name"):

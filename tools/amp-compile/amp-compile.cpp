@@ -65,8 +65,8 @@ static cl::opt<std::string> levelName("level", cl::desc("O0, O1 or O2"),
                                       cl::init("O0"), cl::cat(category));
 static cl::opt<std::string>
     dtypeName("dtype",
-              cl::desc("low-precision type of O1/O2: f16 or bf16 (default: "
-                       "the pipeline's choice)"),
+              cl::desc("low-precision type of O1/O2: f16, bf16 or fp8 "
+                       "(default: the pipeline's choice)"),
               cl::init(""), cl::cat(category));
 static cl::opt<std::string>
     targetName("target",
@@ -365,8 +365,10 @@ int main(int argc, char **argv) {
   if (!target)
     return fail("--target must be cpu, gpu or gpu-sim, not '" + targetName +
                 "'");
-  if (!dtypeName.empty() && dtypeName != "f16" && dtypeName != "bf16")
-    return fail("--dtype must be f16 or bf16, not '" + dtypeName + "'");
+  CompileOptions dtypeCheck;
+  if (!dtypeName.empty())
+    if (llvm::Error error = setDtype(dtypeName, dtypeCheck))
+      return fail("--dtype: " + llvm::toString(std::move(error)));
   if (optLevel > 3)
     return fail("--opt-level must be 0 to 3");
 
@@ -404,9 +406,10 @@ int main(int argc, char **argv) {
 
   CompileOptions options;
   options.level = *level;
-  if (!dtypeName.empty())
-    options.dtype = amp::parseLowPrecision(dtypeName);
   options.ampOptions = ampOptions;
+  if (!dtypeName.empty())
+    if (llvm::Error error = setDtype(dtypeName, options))
+      return fail("--dtype: " + llvm::toString(std::move(error)));
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.cpuOptions = cpuOptions;

@@ -51,7 +51,9 @@ static cl::opt<std::string>
               cl::init("O1"), cl::cat(category));
 static cl::opt<std::string>
     dtypeName("dtype",
-              cl::desc("Low-precision type of O1/O2: f16 (default) or bf16"),
+              cl::desc("Low-precision type of O1/O2: f16 (default), bf16 or "
+                       "fp8 (bf16 with the matmuls' operands in FP8; its "
+                       "--fp8-format, --fp8-margin, --fp8-min-size)"),
               cl::init("f16"), cl::cat(category));
 static cl::opt<std::string>
     targetName("target",
@@ -334,11 +336,10 @@ int main(int argc, char **argv) {
   std::optional<Level> level = parseLevel(levelName);
   if (!level)
     return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
-  std::optional<amp::Precision> dtype = amp::parseLowPrecision(dtypeName);
-  if (!dtype)
-    return fail("--dtype must be f16 or bf16 (or fp16, float16, half, "
-                "bfloat16), not '" +
-                dtypeName + "'");
+  // Checked here, set below (setDtype).
+  CompileOptions dtypeCheck;
+  if (llvm::Error error = setDtype(dtypeName, dtypeCheck))
+    return fail(std::move(error), "--dtype: ");
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
     return fail("--target must be cpu, gpu or gpu-sim, not '" + targetName +
@@ -351,8 +352,11 @@ int main(int argc, char **argv) {
   if (!ampFlags.empty()) {
     amp::AmpOptions checked;
     std::string error;
-    if (failed(amp::parseAmpOptions(ampFlags, amp::AmpLevel::O2, checked,
-                                    error))) {
+    // With --dtype=fp8, its fp8-* flags apply.
+    std::string flags =
+        (amp::isFloat8Dtype(dtypeName) ? "dtype=fp8 " : "") + ampFlags;
+    if (failed(
+            amp::parseAmpOptions(flags, amp::AmpLevel::O2, checked, error))) {
       StringRef unknown = StringRef(error).split("no such option ").second;
       if (!unknown.empty())
         return fail("unknown flag --" + unknown.trim() +
@@ -462,11 +466,12 @@ int main(int argc, char **argv) {
   // Compile and run the level, and the fp32 original if needed.
   CompileOptions options;
   options.level = *level;
-  // Without --dtype, a dtype= in --amp-options or a policy file's decides.
-  if (dtypeName.getNumOccurrences())
-    options.dtype = *dtype;
   options.ampOptions = ampOptions;
   options.ampOptions += ampFlags;
+  // Without --dtype, a dtype= in --amp-options or a policy file's decides.
+  if (dtypeName.getNumOccurrences())
+    if (llvm::Error error = setDtype(dtypeName, options))
+      return fail(std::move(error), "--dtype: ");
   options.target = *target;
   options.gpuOptions = gpuOptions;
   options.cpuOptions = cpuOptions;

@@ -353,12 +353,11 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
     return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
                 failure());
   compileOptions.level = *parsedLevel;
-  StringRef dtype = orDefault(options->dtype, "");
-  std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
-  if (!dtype.empty() && !precision)
-    return fail(amp::getUnknownDtypeMessage(dtype), failure());
-  compileOptions.dtype = precision;
   compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
+  StringRef dtype = orDefault(options->dtype, "");
+  if (!dtype.empty())
+    if (llvm::Error error = setDtype(dtype, compileOptions))
+      return fail(llvm::toString(std::move(error)), failure());
   StringRef target = orDefault(options->target, "cpu");
   std::optional<Target> parsedTarget = parseTarget(target);
   if (!parsedTarget)

@@ -81,8 +81,8 @@ TEST(OptionsTest, DtypeSpellings) {
   EXPECT_FALSE(parseLowPrecision("f32"));
   EXPECT_EQ(stringifyOptionValue(Precision::f16), "f16");
   EXPECT_EQ(getUnknownDtypeMessage("f8"),
-            "unknown dtype 'f8' (expected f16 or bf16, or fp16, float16, "
-            "half, bfloat16)");
+            "unknown dtype 'f8' (expected f16, bf16 or fp8, or fp16, float16, "
+            "half, bfloat16, float8)");
 }
 
 TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
@@ -129,10 +129,12 @@ TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
 struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
               placement = "auto", lossScaling = "auto", argPrecision = "keep",
-              rounding = "once";
+              rounding = "once", fp8Format = "hybrid";
   std::vector<std::string> customWhiteList, customBlackList;
   bool explain = false;
   F64Computations f64 = F64Computations::Demote;
+  int fp8Margin = 0;
+  int64_t fp8MinSize = 0;
 };
 
 TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
@@ -163,5 +165,51 @@ TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
   EXPECT_EQ(back.argPrecision, options.argPrecision);
   EXPECT_EQ(back.rounding, options.rounding);
   EXPECT_EQ(back.f64, options.f64);
+  EXPECT_FALSE(back.fp8.has_value());
+}
+
+// dtype=fp8: bf16 for the level, the FP8 recipe's options kept.
+TEST(OptionsTest, Float8RoundTrips) {
+  AmpOptions options;
+  options.level = AmpLevel::O2;
+  options.dtype = Precision::bf16;
+  options.fp8 = Float8Options{Float8Format::E4M3, 2, 4096};
+  TextOptions text;
+  unbindAmpDecisionOptions(options, text);
+  EXPECT_EQ(text.dtype, "fp8");
+  EXPECT_EQ(text.fp8Format, "e4m3");
+  AmpOptions back;
+  std::string error;
+  ASSERT_TRUE(succeeded(bindAmpDecisionOptions(text, back, error))) << error;
+  EXPECT_EQ(back.dtype, Precision::bf16);
+  ASSERT_TRUE(back.fp8.has_value());
+  EXPECT_EQ(back.fp8->format, Float8Format::E4M3);
+  EXPECT_EQ(back.fp8->margin, 2);
+  EXPECT_EQ(back.fp8->minSize, 4096);
+}
+
+// The FP8 options are checked, and mean nothing without dtype=fp8.
+TEST(OptionsTest, Float8Errors) {
+  auto bindError = [](TextOptions text) {
+    AmpOptions options;
+    std::string error;
+    EXPECT_TRUE(failed(bindAmpDecisionOptions(text, options, error)));
+    return error;
+  };
+  TextOptions text;
+  text.dtype = "fp8";
+  text.fp8Margin = -1;
+  EXPECT_EQ(bindError(text), "fp8-margin must be in [0, 30], got -1");
+  text.fp8Margin = 0;
+  text.fp8MinSize = -5;
+  EXPECT_EQ(bindError(text), "fp8-min-size must be at least 0, got -5");
+  text.fp8MinSize = 0;
+  text.fp8Format = "e3m4";
+  EXPECT_EQ(bindError(text),
+            "fp8-format must be e4m3, hybrid or e5m2, got 'e3m4'");
+  TextOptions bf16;
+  bf16.dtype = "bf16";
+  bf16.fp8Margin = 1;
+  EXPECT_EQ(bindError(bf16), "fp8-margin applies to dtype=fp8, not dtype=bf16");
 }
 } // namespace

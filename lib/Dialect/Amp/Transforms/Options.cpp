@@ -16,7 +16,19 @@ std::string mlir::amp::getUnknownDtypeMessage(StringRef text) {
   for (const Spelling<Precision> &spelling : OptionSpellings<Precision>::values)
     if (stringifyOptionValue(spelling.value) != spelling.name)
       aliases += (aliases.empty() ? "" : ", ") + spelling.name.str();
-  return ("unknown dtype '" + text + "' (expected " +
-          describeOptionValues<Precision>() + ", or " + aliases + ")")
+  return ("unknown dtype '" + text + "' (expected f16, bf16 or fp8, or " +
+          aliases + ", float8)")
       .str();
+}
+
+std::string mlir::amp::checkFloat8Options(const Float8Options &options,
+                                          StringRef prefix) {
+  if (options.margin < 0 || options.margin > 30)
+    return (prefix + "margin must be in [0, 30], got " + Twine(options.margin))
+        .str();
+  if (options.minSize < 0)
+    return (prefix + "min-size must be at least 0, got " +
+            Twine(options.minSize))
+        .str();
+  return "";
 }

@@ -48,6 +48,10 @@ SmallVector<AmpStage> mlir::amp::getAmpStages(const AmpOptions &options) {
     stages.push_back(AmpStage::Report);
   if (!options.keepAmpCasts)
     stages.push_back(AmpStage::MaterializeCasts);
+  // After the casts: it quantizes the f32 value that a narrowing of a
+  // contraction's operand reads, where there is one.
+  if (options.fp8)
+    stages.push_back(AmpStage::Float8Contractions);
   if (!options.graphFile.empty())
     stages.push_back(AmpStage::PrecisionGraph);
   return stages;
@@ -106,6 +110,11 @@ struct AmpPrecisionPipelinePass
       }
       case AmpStage::MaterializeCasts:
         materializeAmpCasts(casts);
+        break;
+      case AmpStage::Float8Contractions:
+        if (failed(runAmpFloat8Contractions(module, *options.fp8,
+                                            /*markApplied=*/true)))
+          return signalPassFailure();
         break;
       case AmpStage::PrecisionGraph: {
         if (failed(emitAmpPrecisionGraph(module,

@@ -15,7 +15,7 @@
 // CHECK: math.tanh %{{.*}} : tensor<4xf16>
 // BF16: module attributes {amp.applied = "O2:bf16", amp.rounding = "once"}
 // BF16: math.tanh %{{.*}} : tensor<4xbf16>
-// BAD: error: amp: unknown dtype 'float32' (expected f16 or bf16, or fp16, float16, half, bfloat16)
+// BAD: error: amp: unknown dtype 'float32' (expected f16, bf16 or fp8, or fp16, float16, half, bfloat16, float8)
 // JIT: O2 f16 on cpu
 // JIT-BF16: O2 bf16 on cpu
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {

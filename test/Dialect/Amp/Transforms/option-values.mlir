@@ -13,7 +13,7 @@
 // RUN: not amp-opt %s --amp-o1="rounding=per_op split-stages=true" 2>&1 | FileCheck %s --check-prefix=ROUNDING
 // RUN: not amp-opt %s --amp-o2="report=html" 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: not amp-opt %s --amp-o2="report=html split-stages=true" 2>&1 | FileCheck %s --check-prefix=REPORT
-// RUN: not amp-opt %s --amp-o2="dtype=fp8 split-stages=true" 2>&1 | FileCheck %s --check-prefix=DTYPE
+// RUN: not amp-opt %s --amp-o2="dtype=fp4 split-stages=true" 2>&1 | FileCheck %s --check-prefix=DTYPE
 // RUN: not amp-opt %s --amp-precision-pipeline="level=O3" 2>&1 | FileCheck %s --check-prefix=LEVEL
 // RUN: amp-opt %s --amp-o2="report=html" -verify-diagnostics -o /dev/null
 // The accepted values: the module is rewritten.
@@ -30,7 +30,7 @@
 // ROUNDING: error: amp: rounding must be once or per-op, got 'per_op'
 // REPORT: error: amp: report must be none, text or json, got 'html'
 // REPORT-NOT: func.func
-// DTYPE: error: amp: unknown dtype 'fp8' (expected f16 or bf16, or fp16, float16, half, bfloat16)
+// DTYPE: error: amp: unknown dtype 'fp4' (expected f16, bf16 or fp8, or fp16, float16, half, bfloat16, float8)
 // LEVEL: error: amp: unknown level 'O3' (expected O1 or O2)
 // OK: module attributes {amp.applied = "O1:f16", amp.rounding = "per-op"}
 // OK: func.func @f(%arg0: tensor<4x8xf16>

@@ -18,7 +18,7 @@
 // UNKNOWN-NOT: func.func
 // BOTH: error: amp: operation 'math.exp' is in both custom-white-list and custom-black-list
 // BOTH-NOT: func.func
-// DTYPE: error: amp: unknown dtype 'f8' (expected f16 or bf16, or fp16, float16, half, bfloat16)
+// DTYPE: error: amp: unknown dtype 'f8' (expected f16, bf16 or fp8, or fp16, float16, half, bfloat16, float8)
 // GUARD: error: amp: use-fp16-guard must be true, false or auto, got 'maybe'
 // MISSING: error: amp: cannot read policy file '{{.*}}no-such-file.json': No such file or directory
 // MALFORMED: error: amp: malformed policy file '{{.*}}malformed.json':

@@ -71,6 +71,10 @@ enum class F64Computations {
                  "compute them in f32, from the low input where it is low"),   \
       clEnumValN(::mlir::amp::F64Computations::Keep, "keep",                   \
                  "leave them in f64"))
+/// `fp8-format=` (with dtype=fp8): the FP8 types of contraction operands.
+/// E4M3 everywhere, Hybrid (TransformerEngine's Format.HYBRID: E4M3 in the
+/// forward contractions, E5M2 for gradients), or E5M2 everywhere.
+enum class Float8Format { E4M3, Hybrid, E5M2 };
 /// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
 /// CPU by the GPU simulator (libamp_runtime_gpusim.so).
 enum class Target { Cpu, Gpu, GpuSim };
@@ -127,6 +131,10 @@ AMP_OPTION_SPELLINGS(ReportFormat, "report", false,
 AMP_OPTION_SPELLINGS(F64Computations, "f64", false,
                      {F64Computations::Demote, "demote"},
                      {F64Computations::Keep, "keep"})
+AMP_OPTION_SPELLINGS(Float8Format, "fp8-format", false,
+                     {Float8Format::E4M3, "e4m3"},
+                     {Float8Format::Hybrid, "hybrid"},
+                     {Float8Format::E5M2, "e5m2"})
 AMP_OPTION_SPELLINGS(Target, "target", false, {Target::Cpu, "cpu"},
                      {Target::Gpu, "gpu"}, {Target::GpuSim, "gpu-sim"})
 AMP_OPTION_SPELLINGS(CheckNanInf, "check-nan-inf", false,
@@ -185,6 +193,28 @@ inline std::optional<Precision> parseLowPrecision(llvm::StringRef name) {
   return parseOptionValue<Precision>(name);
 }
 
+/// True for dtype=fp8 (or float8, any case): contraction operands in FP8,
+/// the rest of the level in bf16.
+inline bool isFloat8Dtype(llvm::StringRef name) {
+  return name.equals_insensitive("fp8") || name.equals_insensitive("float8");
+}
+
+/// The FP8 recipe of dtype=fp8 (amp-float8-contractions' options).
+struct Float8Options {
+  Float8Format format = Float8Format::Hybrid;
+  /// scale = fp8_max / amax / 2^margin.
+  int margin = 0;
+  /// Contractions of fewer multiply-adds (per batch) stay in the level's
+  /// type.
+  int64_t minSize = 0;
+};
+
+/// An error message for options outside their ranges (margin in [0, 30],
+/// min-size at least 0), spelled with `prefix` ("fp8-" for the AMP levels'
+/// options); empty when they are fine.
+std::string checkFloat8Options(const Float8Options &options,
+                               llvm::StringRef prefix);
+
 /// "once" or "per-op"; failure for anything else.
 inline FailureOr<RoundingMode> parseRoundingMode(llvm::StringRef text) {
   if (std::optional<RoundingMode> mode = parseOptionValue<RoundingMode>(text))
@@ -216,6 +246,9 @@ struct AmpOptions {
   ArgPrecision argPrecision = ArgPrecision::Keep;
   RoundingMode rounding = RoundingMode::Once;
   F64Computations f64 = F64Computations::Demote;
+  /// dtype=fp8: the contractions' operands in FP8 with per-tensor scaling
+  /// (amp-float8-contractions), the rest in `dtype` (bf16).
+  std::optional<Float8Options> fp8;
 
   // What the pipeline writes besides the module.
   ReportFormat report = ReportFormat::None;
@@ -287,10 +320,36 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
                                      std::string &error) {
   llvm::StringRef dtype = text.dtype;
   options.dtype.reset();
-  if (!dtype.empty()) {
+  options.fp8.reset();
+  Float8Options fp8;
+  fp8.margin = text.fp8Margin;
+  fp8.minSize = text.fp8MinSize;
+  if (failed(options_impl::bindEnum<Float8Format>(
+          llvm::StringRef(text.fp8Format), fp8.format, error)))
+    return failure();
+  if (isFloat8Dtype(dtype)) {
+    error = checkFloat8Options(fp8, "fp8-");
+    if (!error.empty())
+      return failure();
+    options.dtype = Precision::bf16;
+    options.fp8 = fp8;
+  } else if (!dtype.empty()) {
     options.dtype = parseLowPrecision(dtype);
     if (!options.dtype) {
       error = getUnknownDtypeMessage(dtype);
+      return failure();
+    }
+  }
+  if (!options.fp8) {
+    // The FP8 options only mean something with dtype=fp8.
+    Float8Options defaults;
+    const char *given = fp8.format != defaults.format     ? "fp8-format"
+                        : fp8.margin != defaults.margin   ? "fp8-margin"
+                        : fp8.minSize != defaults.minSize ? "fp8-min-size"
+                                                          : nullptr;
+    if (given) {
+      error = std::string(given) + " applies to dtype=fp8, not dtype=" +
+              (dtype.empty() ? llvm::StringRef("f16") : dtype).str();
       return failure();
     }
   }
@@ -337,7 +396,13 @@ void bindAmpPipelineOptions(const Text &text, AmpOptions &options) {
 template <typename Text>
 void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
   text.level = stringifyOptionValue(options.level).str();
-  text.dtype = options.dtype ? stringifyOptionValue(*options.dtype).str() : "";
+  text.dtype = options.fp8     ? "fp8"
+               : options.dtype ? stringifyOptionValue(*options.dtype).str()
+                               : "";
+  Float8Options fp8 = options.fp8.value_or(Float8Options());
+  text.fp8Format = stringifyOptionValue(fp8.format).str();
+  text.fp8Margin = fp8.margin;
+  text.fp8MinSize = fp8.minSize;
   text.customWhiteList.assign(options.customWhiteList.begin(),
                               options.customWhiteList.end());
   text.customBlackList.assign(options.customBlackList.begin(),

@@ -19,8 +19,19 @@ include "mlir/Pass/PassBase.td"
 // amp-precision-pipeline, amp-o1 and amp-o2.
 defvar AmpDecisionOptions = [
     Option<"dtype", "dtype", "std::string", "\"\"",
-           "Low-precision type: f16 (the default) or bf16; also spelled "
-           "fp16, float16, half, bfloat16">,
+           "Low-precision type: f16 (the default), bf16, or fp8 (the "
+           "contractions' operands in FP8 with per-tensor scaling, the rest "
+           "in bf16); also spelled fp16, float16, half, bfloat16, float8">,
+    Option<"fp8Format", "fp8-format", "std::string", "\"hybrid\"",
+           "With dtype=fp8, the FP8 types: hybrid (the default, "
+           "TransformerEngine's: E4M3 forward, E5M2 gradients), e4m3 or "
+           "e5m2">,
+    Option<"fp8Margin", "fp8-margin", "int", "0",
+           "With dtype=fp8: scale = fp8_max / amax / 2^margin, margin in "
+           "[0, 30]">,
+    Option<"fp8MinSize", "fp8-min-size", "int64_t", "0",
+           "With dtype=fp8: contractions of fewer multiply-adds (per batch) "
+           "stay in bf16">,
     ListOption<"customWhiteList", "custom-white-list", "std::string",
                "Op names forced to low precision">,
     ListOption<"customBlackList", "custom-black-list", "std::string",

@@ -99,14 +99,22 @@ LogicalResult checkAmpPolicy(const AmpOptions &options, MLIRContext *context,
 /// run: written once, run one after the other by amp-precision-pipeline,
 /// added as passes one by one with split-stages.
 enum class AmpStage {
-  Decide,           ///< amp-auto-mixed-precision
-  InlineGuards,     ///< amp-inline-guards
-  ElideCasts,       ///< amp-cast-elision
-  Report,           ///< amp-report (report=text|json)
-  MaterializeCasts, ///< amp-materialize-casts (unless keep-amp-casts)
-  PrecisionGraph,   ///< amp-precision-graph (graph-file=)
+  Decide,             ///< amp-auto-mixed-precision
+  InlineGuards,       ///< amp-inline-guards
+  ElideCasts,         ///< amp-cast-elision
+  Report,             ///< amp-report (report=text|json)
+  MaterializeCasts,   ///< amp-materialize-casts (unless keep-amp-casts)
+  PrecisionGraph,     ///< amp-precision-graph (graph-file=)
+  Float8Contractions, ///< amp-float8-contractions (dtype=fp8)
 };
 SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
+/// amp-float8-contractions on the contractions nested in `root`; fails,
+/// with an error on `root`, for options outside their ranges. With
+/// `markApplied`, an amp.applied "<level>:<dtype>" on `root` becomes
+/// "<level>:fp8".
+LogicalResult runAmpFloat8Contractions(Operation *root,
+                                       const Float8Options &options,
+                                       bool markApplied = false);
 /// The options of the Report and PrecisionGraph stages, from `options`.
 AmpReportPassOptions getAmpReportOptions(const AmpOptions &options);
 AmpPrecisionGraphPassOptions getAmpPrecisionGraphOptions(

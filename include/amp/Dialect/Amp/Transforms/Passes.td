@@ -195,9 +195,13 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     is not an f32 accumulator, f64 operands) is left as it is, with a
     remark.
 
-    Delayed scaling (an amax history carried as state), training and the
-    `dtype=fp8` level are issue 29's next steps; this pass is the
-    inference half of the recipe.
+    `dtype=fp8` at O1 and O2 runs this pass after the level's precision
+    passes (in bf16), with its `fp8-format`, `fp8-margin` and
+    `fp8-min-size` options, and marks the module `amp.applied =
+    "<level>:fp8"`. An operand that the level narrowed from f32
+    (`arith.truncf`) is quantized from the f32 value, so that it is rounded
+    once. Delayed scaling (an amax history carried as state) and training
+    (E5M2 gradients) are issue 29's next steps.
   }];
   let options = [
     Option<"format", "format", "std::string", "\"e4m3\"",
@@ -205,7 +209,10 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     Option<"margin", "margin", "int", "0",
            "scale = fp8_max / amax / 2^margin">,
     Option<"minSize", "min-size", "int64_t", "0",
-           "keep contractions with fewer multiply-adds than this">
+           "keep contractions with fewer multiply-adds than this">,
+    Option<"markApplied", "mark-applied", "bool", "false",
+           "Mark an AMP level's module (amp.applied = \"<level>:<dtype>\") "
+           "as \"<level>:fp8\", as dtype=fp8 does">
   ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",

@@ -1,0 +1,69 @@
+// dtype=fp8 at O2 (and O1): the level in bf16, then the contractions'
+// operands in FP8 with per-tensor current scaling (amp-float8-contractions),
+// each quantized from the f32 value the level narrowed (rounded once), and
+// the module marked "O2:fp8". The split stages give the same; fp8-format,
+// fp8-min-size apply; bad values are errors at the module (dtype-fp8-training.mlir:
+// dtype=fp8 does not take training steps yet).
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=FP8 split-stages=true" | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-o1="dtype=float8" | FileCheck %s --check-prefix=O1
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e5m2" | FileCheck %s --check-prefix=E5M2
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=31 split-stages=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN31
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e3m4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MINSIZE
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=bf16 fp8-margin=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTFP8
+
+// MARGIN: dtype-fp8.mlir:[[@LINE+8]]:1: error: amp: fp8-margin must be in [0, 30], got -1
+// MARGIN31: error: amp: fp8-margin must be in [0, 30], got 31
+// FORMAT: dtype-fp8.mlir:[[@LINE+6]]:1: error: amp: fp8-format must be e4m3, hybrid or e5m2, got 'e3m4'
+// MINSIZE: error: amp: fp8-min-size must be at least 0, got -1
+// NOTFP8: error: amp: fp8-margin applies to dtype=fp8, not dtype=bf16
+
+// CHECK-LABEL: module attributes {amp.applied = "O2:fp8", amp.rounding = "once"}
+// CHECK-LABEL: func.func @linear
+module {
+func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96xf32>) -> tensor<64x96xf32> {
+  // CHECK-SAME: (%[[X:.*]]: tensor<64x128xf32>, %[[W:.*]]: tensor<128x96xf32>
+  // CHECK-DAG: amp.amax %[[X]] : tensor<64x128xf32> -> tensor<f32>
+  // CHECK-DAG: amp.quantize %[[X]] by %{{.*}} : tensor<64x128xf32>, tensor<f32> -> tensor<64x128xf8E4M3FN>
+  // CHECK-DAG: amp.amax %[[W]] : tensor<128x96xf32> -> tensor<f32>
+  // CHECK-DAG: amp.quantize %[[W]] by %{{.*}} : tensor<128x96xf32>, tensor<f32> -> tensor<128x96xf8E4M3FN>
+  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>) outs(%{{.*}} : tensor<64x96xf32>)
+  // The rest of the level is bf16.
+  // CHECK: arith.truncf %{{.*}} : f32 to bf16
+  // CHECK: return
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x96xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %m = linalg.matmul ins(%x, %w : tensor<64x128xf32>, tensor<128x96xf32>) outs(%f : tensor<64x96xf32>) -> tensor<64x96xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %b : tensor<64x96xf32>, tensor<96xf32>) outs(%e : tensor<64x96xf32>) {
+  ^bb0(%a: f32, %c: f32, %o: f32):
+    %s = arith.addf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<64x96xf32>
+  return %r : tensor<64x96xf32>
+}
+}
+// O1: module attributes {amp.applied = "O1:fp8"
+// O1: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>)
+// E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E5M2>, tensor<128x96xf8E5M2>)
+// SMALL: remark: amp: contraction kept out of FP8: 786432 multiply-adds, below min-size 1000000
+
+// -----
+
+// One tensor read as both operands: quantized once per operand, its
+// narrowing gone once.
+// CHECK-LABEL: func.func @square
+// CHECK-NOT: arith.truncf %arg0
+// CHECK: amp.quantize %arg0
+// CHECK: amp.quantize %arg0
+// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf8E4M3FN>, tensor<8x8xf8E4M3FN>)
+func.func @square(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %z = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%x, %x : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %m : tensor<8x8xf32>
+}
