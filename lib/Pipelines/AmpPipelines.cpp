@@ -51,6 +51,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
       fp8.margin = options.fp8->margin;
       fp8.minSize = options.fp8->minSize;
       fp8.markApplied = true;
+      fp8.explain = options.explain;
       pm.addPass(createAmpFloat8ContractionsPass(fp8));
       break;
     }

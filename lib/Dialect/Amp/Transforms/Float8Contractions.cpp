@@ -88,7 +88,8 @@ Value getWidestSource(Value x) {
 
 LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                                   const Float8Options &options,
-                                                  bool markApplied) {
+                                                  bool markApplied,
+                                                  bool explain) {
   std::string error = checkFloat8Options(options, "");
   if (!error.empty())
     return root->emitError() << "amp-float8-contractions: " << error;
@@ -203,6 +204,11 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         llvm::map_to_vector(contraction->getResult(0).getUses(),
                             [](OpOperand &use) { return &use; });
     builder.setInsertionPointAfter(contraction);
+    if (explain)
+      contraction->emitRemark()
+          << "amp: contraction in FP8: operands " << f8
+          << " with per-tensor current scaling (fp8_max / amax / 2^" << margin
+          << "), f32 accumulation";
     Value inverse = scalarGeneric(
         builder, loc, ValueRange{scaleA, scaleB},
         [&](OpBuilder &n, Location l, ValueRange args) -> Value {
@@ -253,7 +259,8 @@ struct AmpFloat8ContractionsPass
     options.format = *parsed;
     options.margin = margin;
     options.minSize = minSize;
-    if (failed(runAmpFloat8Contractions(getOperation(), options, markApplied)))
+    if (failed(runAmpFloat8Contractions(getOperation(), options, markApplied,
+                                        explain)))
       signalPassFailure();
   }
 };

@@ -113,7 +113,8 @@ struct AmpPrecisionPipelinePass
         break;
       case AmpStage::Float8Contractions:
         if (failed(runAmpFloat8Contractions(module, *options.fp8,
-                                            /*markApplied=*/true)))
+                                            /*markApplied=*/true,
+                                            options.explain)))
           return signalPassFailure();
         break;
       case AmpStage::PrecisionGraph: {

@@ -9,6 +9,8 @@
 // RUN: amp-opt %s -split-input-file --amp-o1="dtype=float8" | FileCheck %s --check-prefix=O1
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e5m2" | FileCheck %s --check-prefix=E5M2
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true split-stages=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=31 split-stages=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN31
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e3m4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
@@ -50,6 +52,7 @@ func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96x
 // O1: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>)
 // E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E5M2>, tensor<128x96xf8E5M2>)
 // SMALL: remark: amp: contraction kept out of FP8: 786432 multiply-adds, below min-size 1000000
+// EXPLAIN: dtype-fp8.mlir:[[@LINE-13]]:{{[0-9]+}}: remark: amp: contraction in FP8: operands 'f8E4M3FN' with per-tensor current scaling (fp8_max / amax / 2^0), f32 accumulation
 
 // -----
 

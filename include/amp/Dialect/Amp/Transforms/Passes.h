@@ -111,10 +111,12 @@ SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
 /// amp-float8-contractions on the contractions nested in `root`; fails,
 /// with an error on `root`, for options outside their ranges. With
 /// `markApplied`, an amp.applied "<level>:<dtype>" on `root` becomes
-/// "<level>:fp8".
+/// "<level>:fp8"; with `explain`, each contraction made FP8 gets a remark
+/// (those left as they are always do).
 LogicalResult runAmpFloat8Contractions(Operation *root,
                                        const Float8Options &options,
-                                       bool markApplied = false);
+                                       bool markApplied = false,
+                                       bool explain = false);
 /// The options of the Report and PrecisionGraph stages, from `options`.
 AmpReportPassOptions getAmpReportOptions(const AmpOptions &options);
 AmpPrecisionGraphPassOptions getAmpPrecisionGraphOptions(

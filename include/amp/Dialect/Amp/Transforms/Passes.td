@@ -210,6 +210,9 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
            "scale = fp8_max / amax / 2^margin">,
     Option<"minSize", "min-size", "int64_t", "0",
            "keep contractions with fewer multiply-adds than this">,
+    Option<"explain", "explain", "bool", "false",
+           "A remark on each contraction made FP8 (the ones left as they "
+           "are always get one)">,
     Option<"markApplied", "mark-applied", "bool", "false",
            "Mark an AMP level's module (amp.applied = \"<level>:<dtype>\") "
            "as \"<level>:fp8\", as dtype=fp8 does">
