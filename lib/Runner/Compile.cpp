@@ -64,7 +64,8 @@ using llvm::Expected;
 llvm::Error amp::runner::setDtype(StringRef dtype, CompileOptions &options) {
   if (amp::isFloat8Dtype(dtype)) {
     options.dtype.reset();
-    options.ampOptions = "dtype=fp8 " + options.ampOptions;
+    // Last, so that it wins over a dtype= of the text, as dtype does.
+    options.ampOptions += " dtype=fp8";
     return llvm::Error::success();
   }
   std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
@@ -596,9 +597,8 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   std::unique_ptr<Executable> executable(new Executable());
   executable->target = options.target;
   if (options.target != Target::Cpu) {
-    Expected<GpuRuntime *> runtime = GpuRuntime::load(
-        options.runtimeLibrary,
-        options.openDevice || options.target == Target::GpuSim);
+    Expected<GpuRuntime *> runtime =
+        GpuRuntime::load(options.runtimeLibrary, options.openDevice);
     if (!runtime)
       return runtime.takeError();
     if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())

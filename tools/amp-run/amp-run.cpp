@@ -336,9 +336,12 @@ int main(int argc, char **argv) {
   std::optional<Level> level = parseLevel(levelName);
   if (!level)
     return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
-  // Checked here, set below (setDtype).
-  CompileOptions dtypeCheck;
-  if (llvm::Error error = setDtype(dtypeName, dtypeCheck))
+  // The dtype and the AMP flags, checked before anything is read (the
+  // compilation's options are set below the same way): with --dtype=fp8,
+  // its fp8-* flags apply.
+  CompileOptions checkedFlags;
+  checkedFlags.ampOptions = ampFlags;
+  if (llvm::Error error = setDtype(dtypeName, checkedFlags))
     return fail(std::move(error), "--dtype: ");
   std::optional<Target> target = parseTarget(targetName);
   if (!target)
@@ -347,16 +350,11 @@ int main(int argc, char **argv) {
   if (checkNanInf.getNumOccurrences() && *target != Target::Cpu)
     return fail("--check-nan-inf runs on the CPU only (the checks are host "
                 "code); use --target=cpu");
-  // The values as amp/Dialect/Amp/Transforms/Options.h spells them.
-  // The AMP flags, checked before anything is read.
   if (!ampFlags.empty()) {
     amp::AmpOptions checked;
     std::string error;
-    // With --dtype=fp8, its fp8-* flags apply.
-    std::string flags =
-        (amp::isFloat8Dtype(dtypeName) ? "dtype=fp8 " : "") + ampFlags;
-    if (failed(
-            amp::parseAmpOptions(flags, amp::AmpLevel::O2, checked, error))) {
+    if (failed(amp::parseAmpOptions(checkedFlags.ampOptions, amp::AmpLevel::O2,
+                                    checked, error))) {
       StringRef unknown = StringRef(error).split("no such option ").second;
       if (!unknown.empty())
         return fail("unknown flag --" + unknown.trim() +
@@ -423,8 +421,7 @@ int main(int argc, char **argv) {
           ? defaultRuntimeLibrary(argv[0], "libamp_runtime_gpusim.so")
           : defaultRuntimeLibrary(argv[0], "libamp_runtime.so");
   if (*target != Target::Cpu)
-    if (llvm::Error error = checkGpuRuntime(
-            runtimePath, !compileOnly || *target == Target::GpuSim))
+    if (llvm::Error error = checkGpuRuntime(runtimePath, !compileOnly))
       return fail(std::move(error), "--target=" + targetName + ": ");
 
   // %r in file names: this process's rank in the collectives' group (under

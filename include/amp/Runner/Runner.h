@@ -286,8 +286,9 @@ struct SimulatorStats {
 
 /// Sets the low-precision type a tool or a caller named: "f16", "bf16" or
 /// one of their aliases in CompileOptions::dtype, or "fp8" (or "float8") as
-/// dtype=fp8 in front of CompileOptions::ampOptions, whose fp8-* options
-/// then apply. An error naming the accepted values for anything else.
+/// dtype=fp8 at the end of CompileOptions::ampOptions (wins over a dtype=
+/// there), whose fp8-* options then apply. An error naming the accepted values
+/// for anything else.
 llvm::Error setDtype(StringRef dtype, CompileOptions &options);
 
 /// Checks that the GPU runtime library at `path` loads and, with

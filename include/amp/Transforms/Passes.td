@@ -282,7 +282,7 @@ def AmpDeduplicateGpuKernelsPass
     Runs after `gpu-kernel-outlining`, which gives every `gpu.launch` a
     `gpu.module` of its own. A model repeats its layers, so most of those
     kernels are the same code: an imported 12-block ViT has 389 launches of
-    35 distinct kernels. Each `gpu.module` is lowered to NVVM, linked with
+    34 distinct kernels. Each `gpu.module` is lowered to NVVM, linked with
     libdevice, compiled to PTX and assembled by a `ptxas` process of its
     own, and loaded by `mgpuModuleLoad` at startup, so the copies cost most
     of `--lower-to-gpu`'s time (docs/performance.md).

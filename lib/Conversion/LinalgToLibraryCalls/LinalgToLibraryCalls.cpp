@@ -154,19 +154,20 @@ static Value getPointer(OpBuilder &b, Location loc, Value value) {
       b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
 }
 
+/// True if `value` is the constant +0.0.
+static bool isPositiveZero(Value value) {
+  FloatAttr attr;
+  return matchPattern(value, m_Constant(&attr)) && attr.getValue().isPosZero();
+}
+
 /// A linalg.fill of +0.0 into `output` earlier in the same block with no
 /// other use of `output` in between: the library call can overwrite instead
 /// of accumulating.
 static linalg::FillOp findZeroFill(Operation *op, Value output) {
   for (Operation *prev = op->getPrevNode(); prev; prev = prev->getPrevNode()) {
     auto fill = dyn_cast<linalg::FillOp>(prev);
-    if (fill && fill.getOutputs()[0] == output) {
-      FloatAttr value;
-      if (matchPattern(fill.getInputs()[0], m_Constant(&value)) &&
-          value.getValue().isPosZero())
-        return fill;
-      return {};
-    }
+    if (fill && fill.getOutputs()[0] == output)
+      return isPositiveZero(fill.getInputs()[0]) ? fill : linalg::FillOp();
     // Any other op that touches the buffer (or has unknown effects on it).
     if (llvm::is_contained(prev->getOperands(), output) ||
         prev->getNumRegions() != 0)
@@ -536,11 +537,6 @@ static bool isContiguous(const BufferInfo &info) {
 /// constant, or a linalg.map without inputs that yields one (tensor.pad's
 /// padding, bufferized).
 static bool isZeroFillOf(Operation *op, Value buffer) {
-  auto isPositiveZero = [](Value value) {
-    FloatAttr attr;
-    return matchPattern(value, m_Constant(&attr)) &&
-           attr.getValue().isPosZero();
-  };
   if (auto fill = dyn_cast<linalg::FillOp>(op))
     return fill.getOutputs()[0] == buffer &&
            isPositiveZero(fill.getInputs()[0]);

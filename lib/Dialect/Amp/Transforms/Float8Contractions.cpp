@@ -95,7 +95,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
     return root->emitError() << "amp-float8-contractions: " << error;
   MLIRContext *context = root->getContext();
   // As a level (dtype=fp8): training steps would quantize their gradients'
-  // contractions as E4M3 with current scaling, which is not the recipe.
+  // contractions as E4M3 with current scaling, which is not the recipe;
+  // the module is marked.
   if (markApplied) {
     Operation *step = nullptr;
     root->walk([&](func::FuncOp function) {
@@ -109,13 +110,12 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
              << "amp: dtype=fp8 does not train yet: FP8 gradients (E5M2) "
                 "and delayed scaling are not implemented (issue 29); use "
                 "dtype=bf16 for training steps";
-  }
-  if (markApplied)
     if (auto applied =
             root->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
       root->setAttr(AmpDialect::kAppliedAttrName,
                     StringAttr::get(
                         context, applied.getValue().split(':').first + ":fp8"));
+  }
   // The forward contractions: E4M3 unless every operand is E5M2.
   FloatType f8 = options.format == Float8Format::E5M2
                      ? FloatType(Float8E5M2Type::get(context))
@@ -251,9 +251,8 @@ struct AmpFloat8ContractionsPass
     std::optional<Float8Format> parsed = parseOptionValue<Float8Format>(format);
     if (!parsed) {
       getOperation()->emitError()
-          << "amp-float8-contractions: "
-          << getInvalidValueMessage<Float8Format>(format).substr(
-                 StringRef("fp8-").size());
+          << "amp-float8-contractions: format must be "
+          << describeOptionValues<Float8Format>() << ", got '" << format << "'";
       return signalPassFailure();
     }
     options.format = *parsed;
