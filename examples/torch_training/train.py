@@ -10,7 +10,8 @@ and the step skip (amp-training). Nothing of AMP is written by hand here.
     train.py --level O2 --dataset digits --steps 200 --ranks 2 --inject-rank 1
 
 --level: fp32 (O0), O1 or O2 (float16, dynamic loss scaling), bf16 (O2 in
-bfloat16, no loss scaling). --dataset: any scikit-learn bundled loader
+bfloat16, no loss scaling), fp8 (O2 in bfloat16 with the matmuls' operands
+in FP8: E4M3 forward, E5M2 gradients, delayed scaling). --dataset: any scikit-learn bundled loader
 load_<NAME> with class labels (digits, breast_cancer, iris, wine); nothing
 is downloaded. --ranks R runs R data-parallel processes under mpirun, each
 on its shard of every batch; gradients and found_inf are all-reduced, so an
@@ -38,7 +39,8 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent / "python"))
 
 LEVELS = {"fp32": ("O0", None), "O1": ("O1", "float16"),
-          "O2": ("O2", "float16"), "bf16": ("O2", "bfloat16")}
+          "O2": ("O2", "float16"), "bf16": ("O2", "bfloat16"),
+          "fp8": ("O2", "fp8")}
 
 
 def parse_args(argv=None):

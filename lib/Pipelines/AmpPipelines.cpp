@@ -48,6 +48,9 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
     case AmpStage::Float8Contractions: {
       AmpFloat8ContractionsPassOptions fp8;
       fp8.format = stringifyOptionValue(options.fp8->format).str();
+      fp8.scaling = stringifyOptionValue(options.fp8->scaling).str();
+      fp8.amaxHistoryLen = options.fp8->amaxHistoryLen;
+      fp8.amaxCompute = stringifyOptionValue(options.fp8->amaxCompute).str();
       fp8.margin = options.fp8->margin;
       fp8.minSize = options.fp8->minSize;
       fp8.markApplied = true;

@@ -409,14 +409,47 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
                  call.element == ElementKind::BF16) &&
                 declaredType.shape == call.shape);
       };
-      if (after->arguments.size() != declared.arguments.size() ||
-          !llvm::all_of(llvm::zip(declared.arguments, after->arguments),
+      // dtype=fp8 adds the FP8 state of a training step (and its _init):
+      // arguments and results {amp.fp8 = ...}, which callers pass and get
+      // as they do the loss scaler's.
+      auto function = (*copy).lookupSymbol<func::FuncOp>(declared.name);
+      SmallVector<TensorSpec> arguments, results;
+      bool addedState = false;
+      for (auto [i, spec] : llvm::enumerate(after->arguments)) {
+        if (function &&
+            function.getArgAttr(i, AmpDialect::kFloat8StateAttrName))
+          addedState = true;
+        else
+          arguments.push_back(spec);
+      }
+      for (auto [i, spec] : llvm::enumerate(after->results)) {
+        if (function &&
+            function.getResultAttr(i, AmpDialect::kFloat8StateAttrName))
+          addedState = true;
+        else
+          results.push_back(spec);
+      }
+      if (arguments.size() != declared.arguments.size() ||
+          !llvm::all_of(llvm::zip(declared.arguments, arguments),
                         [&](auto pair) {
                           return narrowed(std::get<0>(pair), std::get<1>(pair));
                         }) ||
-          after->results != declared.results)
+          results != declared.results)
         return makeError("AMP " + label + " changed the signature of '@" +
                          declared.name + "'");
+      if (addedState) {
+        // Where arg-precision=low narrowed an argument, the caller still
+        // passes the declared type.
+        SmallVector<TensorSpec> declaredArguments;
+        auto next = declared.arguments.begin();
+        for (auto [i, spec] : llvm::enumerate(after->arguments))
+          declaredArguments.push_back(
+              function.getArgAttr(i, AmpDialect::kFloat8StateAttrName)
+                  ? spec
+                  : *next++);
+        lowEntry.signature.arguments = std::move(declaredArguments);
+        lowEntry.signature.results = after->results;
+      }
       lowEntry.callArguments = after->arguments;
     }
   }

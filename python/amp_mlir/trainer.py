@@ -17,6 +17,7 @@ keeps (numpy arrays, threaded through the pure step function).
 """
 
 import json
+import inspect
 import re
 
 import numpy as np
@@ -25,7 +26,7 @@ from . import _capi, compiler
 from .compiler import AmpError
 
 # The roles amp-training gives the step's arguments and results.
-_ROLE = re.compile(r'amp\.(param|optimizer_state|scaler) = "([^"]*)"')
+_ROLE = re.compile(r'amp\.(param|optimizer_state|scaler|fp8) = "([^"]*)"')
 _ARGUMENT = re.compile(r"%arg\d+: ([^ ,)]+)(?: \{([^}]*)\})?")
 
 
@@ -59,8 +60,8 @@ def make_training_step(module, scaler="pytorch", data_parallel=False):
 
 def _signature(text, func_name):
     """[(role, label)] of the arguments and of the results of @func_name:
-    role is 'param', 'optimizer_state', 'scaler', 'batch', 'loss' or
-    'found_inf'."""
+    role is 'param', 'optimizer_state', 'scaler', 'fp8' (the FP8 scales and
+    amax histories of dtype='fp8'), 'batch', 'loss' or 'found_inf'."""
     header = None
     for line in text.splitlines():
         if re.match(rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line):
@@ -107,9 +108,12 @@ class Trainer:
 
     module: a forward-backward function (from_torch_training's text or a
     path); params: {name: float32 array} (parameters_of(model)), every
-    amp.param of the function. level/dtype/target as amp_mlir.compile.
-    scaler: the loss-scaler preset; None: 'pytorch' for float16, 'bf16' (a
-    scale of 1, no dynamic scaling) at O0 and for bfloat16. data_parallel:
+    amp.param of the function. level/dtype/target as amp_mlir.compile;
+    dtype='fp8' trains with FP8 contractions (E4M3 forward, E5M2 gradients,
+    delayed scaling), whose amax histories and scales are state too
+    ('fp8:...' keys). scaler: the loss-scaler preset; None: 'pytorch' for
+    float16, 'bf16' (a scale of 1, no dynamic scaling) at O0 and for
+    bfloat16 and fp8. data_parallel:
     all-reduce across the MPI ranks (run under mpirun). func_name: the
     function (default: the one with amp.loss_seed)."""
 
@@ -118,13 +122,9 @@ class Trainer:
                  **compile_options):
         level = compiler._level_name(level)
         low = None if dtype is None else compiler.low_precision_name(dtype)
-        if low == "fp8":
-            raise ValueError(
-                "dtype='fp8' trains with FP8 gradients (E5M2) and delayed "
-                "scaling, which are not implemented yet (issue 29); "
-                "compile(..., dtype='fp8') is inference only")
         if scaler is None:
-            scaler = "bf16" if level == "O0" or low == "bf16" else "pytorch"
+            scaler = ("bf16" if level == "O0" or low in ("bf16", "fp8")
+                      else "pytorch")
         self.level = level
         self.scaler_preset = scaler
         self.step_text = make_training_step(module, scaler, data_parallel)
@@ -142,7 +142,16 @@ class Trainer:
             raise ValueError(f"@{func_name} is not a forward-backward "
                              f"function of the module (those are {steps})")
         self.func_name = func_name
-        self._arguments, self._results = _signature(self.step_text, func_name)
+        roles_text = self.step_text
+        if low == "fp8":
+            # The level adds the FP8 state (amax histories and scales) to
+            # the step: its roles are read from the step after the level.
+            accepted = inspect.signature(compiler.transform).parameters
+            amp_settings = {key: value for key, value in
+                            compile_options.items() if key in accepted}
+            roles_text = compiler.transform(self.step_text, level=level,
+                                            dtype=dtype, **amp_settings)
+        self._arguments, self._results = _signature(roles_text, func_name)
         self.module = compiler.compile(self.step_text, level=level,
                                        dtype=dtype, target=target,
                                        **compile_options)
@@ -150,7 +159,7 @@ class Trainer:
         init = self.module[f"{func_name}_init"]()
         init = init if isinstance(init, tuple) else (init,)
         state_roles = [role for role in self._arguments
-                       if role[0] in ("optimizer_state", "scaler")]
+                       if role[0] in ("optimizer_state", "scaler", "fp8")]
         self.state = {}
         for (role, label), value in zip(state_roles, init):
             self.state[f"{role}:{label}"] = np.array(value, copy=True)

@@ -51,11 +51,6 @@ def test_fp8_quantizes_the_matmul(module_text, rng):
     assert bf16 < fp8 < 0.2
 
 
-def test_fp8_does_not_train():
-    with pytest.raises(ValueError, match="dtype='fp8' trains with FP8"):
-        amp_mlir.Trainer("module {}", {}, level="O2", dtype="fp8")
-
-
 def test_o1_custom_black_list_keeps_fp32(module_text, rng):
     x, w, b = inputs(rng)
     o0 = amp_mlir.compile(module_text, level="O0").dense(x, w, b)

@@ -90,6 +90,42 @@ def test_state_dict_resumes_bit_for_bit(forward_backward, problem, tmp_path):
         np.testing.assert_array_equal(a[key], b[key], err_msg=key)
 
 
+def test_fp8_delayed_scaling(forward_backward, problem):
+    """dtype='fp8': each contraction operand's amax history and scale are
+    state; the scale of a step comes from the amaxes of earlier steps
+    (TransformerEngine's delayed scaling), exactly as the recipe says."""
+    params, x, t = problem
+    trainer = amp_mlir.Trainer(forward_backward, params, level="O2",
+                               dtype="fp8",
+                               amp_options="fp8-amax-history-len=3")
+    fp8 = sorted(key for key in trainer.state if key.startswith("fp8:"))
+    # x w (forward) and x^T dy (the weight gradient): two operands each.
+    assert fp8 == sorted(f"fp8:{kind}:c{c}.{side}"
+                         for kind in ("amax_history", "scale")
+                         for c in (0, 1) for side in ("lhs", "rhs"))
+    history = "fp8:amax_history:c0.lhs"
+    assert trainer.state[history].shape == (3,)
+    assert not trainer.state[history].any()
+    assert float(trainer.state["fp8:scale:c0.lhs"]) == 1.0
+    amax = np.float32(np.abs(x).max())
+    trainer.step(x, t)
+    # The history took this step's amax of x; the new scale is
+    # E4M3's 448 / amax, computed in f32.
+    np.testing.assert_array_equal(trainer.state[history], [amax, 0, 0])
+    assert trainer.state["fp8:scale:c0.lhs"] == np.float32(448) / amax
+    # The weight gradient's second operand comes from the backward seed:
+    # E5M2, whose largest value is 57344.
+    dy_amax = trainer.state["fp8:amax_history:c1.rhs"][0]
+    assert trainer.state["fp8:scale:c1.rhs"] == np.float32(57344) / dy_amax
+    losses = [trainer.step(x, t)[0] for _ in range(60)]
+    np.testing.assert_array_equal(trainer.state[history], [amax] * 3)
+    bf16 = amp_mlir.Trainer(forward_backward, params, level="O2",
+                            dtype="bf16")
+    reference = [bf16.step(x, t)[0] for _ in range(61)]
+    assert losses[-1] < 0.5 * losses[0]
+    assert abs(losses[-1] - reference[-1]) <= 0.05 * reference[-1]
+
+
 def test_make_training_step_signature(forward_backward):
     text = amp_mlir.make_training_step(forward_backward, scaler="deepspeed")
     assert "@forward_backward_init" in text

@@ -63,5 +63,19 @@ with tempfile.TemporaryDirectory() as tmp:
     check(rel < 1e-3, f"2 ranks x 32 rows vs 1 process x 64: final_loss "
                       f"{ranks[0][0]} vs {single[0][0]} (rel {rel:.1e})")
 
+    # FP8 with delayed scaling: the amaxes are all-reduced with found_inf,
+    # so both ranks keep the same histories and scales, and the Inf on
+    # rank 1 skips the step on both.
+    ranks = train("--level", "fp8", "--dataset", "digits", "--steps", "40",
+                  "--inject-inf-at", "30", "--ranks", "2", "--inject-rank",
+                  "1", "--save", f"{tmp}/fp8-rank%r.npz")
+    a, b = (np.load(f"{tmp}/fp8-rank{r}.npz") for r in (0, 1))
+    fp8 = [k for k in a.files if k.startswith("fp8:")]
+    check(len(ranks) == 2 and ranks[0] == ranks[1] and
+          ranks[0][1] == "1" and len(fp8) == 20 and
+          all(np.array_equal(a[k], b[k]) for k in a.files),
+          f"fp8, 2 ranks: both skipped 1 step, the {len(a.files)} state "
+          f"arrays ({len(fp8)} FP8 scales and histories) identical")
+
 print(f"{failures} failed")
 sys.exit(1 if failures else 0)

@@ -129,12 +129,14 @@ TEST(OptionsTest, PipelineOptionsBindToTheStruct) {
 struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
               placement = "auto", lossScaling = "auto", argPrecision = "keep",
-              rounding = "once", fp8Format = "hybrid";
+              rounding = "once", fp8Format = "hybrid", fp8Scaling = "delayed",
+              fp8AmaxCompute = "max";
   std::vector<std::string> customWhiteList, customBlackList;
   bool explain = false;
   F64Computations f64 = F64Computations::Demote;
   int fp8Margin = 0;
   int64_t fp8MinSize = 0;
+  int64_t fp8AmaxHistoryLen = 16;
 };
 
 TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
@@ -173,11 +175,18 @@ TEST(OptionsTest, Float8RoundTrips) {
   AmpOptions options;
   options.level = AmpLevel::O2;
   options.dtype = Precision::bf16;
-  options.fp8 = Float8Options{Float8Format::E4M3, 2, 4096};
+  Float8Options fp8;
+  fp8.format = Float8Format::E4M3;
+  fp8.amaxHistoryLen = 1024;
+  fp8.amaxCompute = Float8AmaxCompute::MostRecent;
+  fp8.margin = 2;
+  fp8.minSize = 4096;
+  options.fp8 = fp8;
   TextOptions text;
   unbindAmpDecisionOptions(options, text);
   EXPECT_EQ(text.dtype, "fp8");
   EXPECT_EQ(text.fp8Format, "e4m3");
+  EXPECT_EQ(text.fp8AmaxCompute, "most_recent");
   AmpOptions back;
   std::string error;
   ASSERT_TRUE(succeeded(bindAmpDecisionOptions(text, back, error))) << error;
@@ -186,6 +195,9 @@ TEST(OptionsTest, Float8RoundTrips) {
   EXPECT_EQ(back.fp8->format, Float8Format::E4M3);
   EXPECT_EQ(back.fp8->margin, 2);
   EXPECT_EQ(back.fp8->minSize, 4096);
+  EXPECT_EQ(back.fp8->scaling, Float8Scaling::Delayed);
+  EXPECT_EQ(back.fp8->amaxHistoryLen, 1024);
+  EXPECT_EQ(back.fp8->amaxCompute, Float8AmaxCompute::MostRecent);
 }
 
 // The FP8 options are checked, and mean nothing without dtype=fp8.
@@ -207,9 +219,29 @@ TEST(OptionsTest, Float8Errors) {
   text.fp8Format = "e3m4";
   EXPECT_EQ(bindError(text),
             "fp8-format must be e4m3, hybrid or e5m2, got 'e3m4'");
+  text.fp8Format = "hybrid";
+  text.fp8AmaxHistoryLen = 0;
+  EXPECT_EQ(bindError(text),
+            "fp8-amax-history-len must be in [1, 65536], got 0");
+  text.fp8AmaxHistoryLen = 16;
+  text.fp8Scaling = "static";
+  EXPECT_EQ(bindError(text),
+            "fp8-scaling must be delayed or current, got 'static'");
+  text.fp8Scaling = "current";
+  text.fp8AmaxHistoryLen = 8;
+  EXPECT_EQ(bindError(text),
+            "fp8-amax-history-len applies to fp8-scaling=delayed, not current");
+  text.fp8AmaxHistoryLen = 16;
+  text.fp8AmaxCompute = "mean";
+  EXPECT_EQ(bindError(text),
+            "fp8-amax-compute must be max or most_recent, got 'mean'");
   TextOptions bf16;
   bf16.dtype = "bf16";
   bf16.fp8Margin = 1;
   EXPECT_EQ(bindError(bf16), "fp8-margin applies to dtype=fp8, not dtype=bf16");
+  bf16.fp8Margin = 0;
+  bf16.fp8Scaling = "current";
+  EXPECT_EQ(bindError(bf16),
+            "fp8-scaling applies to dtype=fp8, not dtype=bf16");
 }
 } // namespace

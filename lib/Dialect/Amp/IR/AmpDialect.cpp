@@ -135,6 +135,7 @@ constexpr ConventionAttr kConventionAttrs[] = {
     {AmpDialect::kOptimizerStateAttrName, ConventionValue::String, true, true},
     {AmpDialect::kScalerAttrName, ConventionValue::String, true, true},
     {AmpDialect::kFoundInfAttrName, ConventionValue::Unit, false, true},
+    {AmpDialect::kFloat8StateAttrName, ConventionValue::String, true, true},
 };
 
 LogicalResult verifyConventionAttr(Operation *op, NamedAttribute attr,

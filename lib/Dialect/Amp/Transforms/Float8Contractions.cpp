@@ -1,9 +1,11 @@
 //===- Float8Contractions.cpp - the amp-float8-contractions pass ----------===//
 //
-// Part of amp-mlir. Per-tensor current FP8 scaling of contraction operands
-// (TransformerEngine's and torchao's rule): amax, scale, quantize each
-// operand, contract the FP8 tensors with f32 accumulation, and multiply the
-// result by 1 / (scale_a * scale_b).
+// Part of amp-mlir. Per-tensor FP8 scaling of contraction operands
+// (TransformerEngine's and torchao's rule): quantize each operand by a
+// scale, contract the FP8 tensors with f32 accumulation, and multiply the
+// result by 1 / (scale_a * scale_b). Scales come from the tensor's amax now
+// (current scaling) or, in training steps, from an amax history carried as
+// state (delayed scaling). The recipe is in Passes.td and docs/policies.md.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,11 +13,16 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
+#include "mlir/Analysis/SliceAnalysis.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/SymbolTable.h"
+
+#include "llvm/ADT/MapVector.h"
 
 #include <cmath>
 
@@ -43,29 +50,37 @@ Value scalarGeneric(
       })[0];
 }
 
-/// scale = fp8_max / amax / 2^margin, or 1 when amax is 0 or not finite.
-Value buildScale(OpBuilder &b, Location loc, Value operand, float fp8Max,
-                 int margin) {
+/// In a scalar body: fp8_max / amax / 2^margin when amax is positive and
+/// finite and the quotient is finite (amax may be so small that it
+/// overflows), else `fallback` (TransformerEngine keeps the old scale).
+Value scaleFromAmax(OpBuilder &n, Location l, Value amax, Value fallback,
+                    float fp8Max, int margin) {
+  auto constant = [&](float v) -> Value {
+    return arith::ConstantOp::create(n, l, n.getF32FloatAttr(v));
+  };
+  Value scale = arith::DivFOp::create(
+      n, l, constant(fp8Max * std::ldexp(1.0f, -margin)), amax);
+  Value positive =
+      arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT, amax, constant(0));
+  Value finite = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OLT, amax,
+                                       constant(INFINITY));
+  Value usable = arith::AndIOp::create(n, l, positive, finite);
+  Value scaleFinite = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OLT,
+                                            scale, constant(INFINITY));
+  usable = arith::AndIOp::create(n, l, usable, scaleFinite);
+  return arith::SelectOp::create(n, l, usable, scale, fallback);
+}
+
+/// Current scaling: the scale of `operand` from its amax now, 1 when that
+/// is 0 or not finite.
+Value buildCurrentScale(OpBuilder &b, Location loc, Value operand, float fp8Max,
+                        int margin) {
   auto f32 = RankedTensorType::get({}, b.getF32Type());
   Value amax = AmaxOp::create(b, loc, f32, operand);
   return scalarGeneric(
       b, loc, amax, [&](OpBuilder &n, Location l, ValueRange args) -> Value {
-        auto constant = [&](float v) -> Value {
-          return arith::ConstantOp::create(n, l, n.getF32FloatAttr(v));
-        };
-        Value a = args[0];
-        Value scale = arith::DivFOp::create(
-            n, l, constant(fp8Max * std::ldexp(1.0f, -margin)), a);
-        Value positive = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT,
-                                               a, constant(0));
-        Value finite = arith::CmpFOp::create(n, l, arith::CmpFPredicate::OLT, a,
-                                             constant(INFINITY));
-        Value usable = arith::AndIOp::create(n, l, positive, finite);
-        // A finite scale: amax may be so small that fp8_max / amax overflows.
-        Value scaleFinite = arith::CmpFOp::create(
-            n, l, arith::CmpFPredicate::OLT, scale, constant(INFINITY));
-        usable = arith::AndIOp::create(n, l, usable, scaleFinite);
-        return arith::SelectOp::create(n, l, usable, scale, constant(1));
+        Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
+        return scaleFromAmax(n, l, args[0], one, fp8Max, margin);
       });
 }
 
@@ -84,6 +99,321 @@ Value getWidestSource(Value x) {
   return x;
 }
 
+/// A 0-d tensor as a tensor<1xT> view.
+Value expandToOne(OpBuilder &b, Location loc, Value scalar) {
+  auto type = cast<RankedTensorType>(scalar.getType());
+  return tensor::ExpandShapeOp::create(
+      b, loc, RankedTensorType::get({1}, type.getElementType()), scalar,
+      ArrayRef<ReassociationIndices>{});
+}
+
+/// Element `index` of a rank-1 tensor as a 0-d tensor.
+Value extractElement(OpBuilder &b, Location loc, Value vector, int64_t index) {
+  auto type = cast<RankedTensorType>(vector.getType());
+  Value slice = tensor::ExtractSliceOp::create(
+      b, loc, RankedTensorType::get({1}, type.getElementType()), vector,
+      ValueRange{}, ValueRange{}, ValueRange{}, ArrayRef<int64_t>{index},
+      ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+  return tensor::CollapseShapeOp::create(
+      b, loc, RankedTensorType::get({}, type.getElementType()), slice,
+      ArrayRef<ReassociationIndices>{});
+}
+
+/// The rank-1 tensor of the 0-d tensors `scalars`, in order.
+Value packScalars(OpBuilder &b, Location loc, ValueRange scalars) {
+  auto element =
+      cast<RankedTensorType>(scalars.front().getType()).getElementType();
+  Value packed = tensor::EmptyOp::create(
+      b, loc, ArrayRef<int64_t>{static_cast<int64_t>(scalars.size())}, element);
+  for (auto [i, scalar] : llvm::enumerate(scalars))
+    packed = tensor::InsertSliceOp::create(
+        b, loc, expandToOne(b, loc, scalar), packed, ValueRange{}, ValueRange{},
+        ValueRange{}, ArrayRef<int64_t>{static_cast<int64_t>(i)},
+        ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+  return packed;
+}
+
+/// The largest element of the rank-1 f32 tensor `vector` (NaN if any is),
+/// as a 0-d tensor.
+Value reduceMax(OpBuilder &b, Location loc, Value vector) {
+  Type f32 = b.getF32Type();
+  Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0));
+  Value init =
+      linalg::FillOp::create(
+          b, loc, zero,
+          ValueRange{tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{}, f32)})
+          .getResult(0);
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineMap> maps{AffineMap::getMultiDimIdentityMap(1, context),
+                              AffineMap::get(1, 0, context)};
+  return linalg::GenericOp::create(
+             b, loc, TypeRange{init.getType()}, ValueRange{vector},
+             ValueRange{init}, maps,
+             ArrayRef<utils::IteratorType>{utils::IteratorType::reduction},
+             [](OpBuilder &n, Location l, ValueRange args) {
+               linalg::YieldOp::create(n, l,
+                                       ValueRange{arith::MaximumFOp::create(
+                                           n, l, args[0], args[1])});
+             })
+      .getResult(0);
+}
+
+/// One quantized operand of a training step under delayed scaling: its
+/// state arguments and its amax in this step.
+struct DelayedSite {
+  std::string name;
+  BlockArgument history, scale;
+  Value amax;
+  float fp8Max;
+};
+
+/// A training step of amp-training's convention, whose FP8 scales are
+/// delayed: the state it carries and where it goes.
+struct DelayedStep {
+  func::FuncOp step, init;
+  /// Where the next state argument goes: after the loss scaler's.
+  unsigned nextArgument = 0;
+  unsigned foundResult = 0;
+  SmallVector<DelayedSite> sites;
+};
+
+/// The training step `function` is, when it is one of amp-training's (an
+/// amp.scaler argument, an amp.found_inf result and an @<name>_init).
+std::optional<DelayedStep> getDelayedStep(func::FuncOp function) {
+  if (function.isExternal())
+    return std::nullopt;
+  std::optional<unsigned> lastScaler, found;
+  for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+    if (function.getArgAttr(i, AmpDialect::kScalerAttrName))
+      lastScaler = i;
+  for (unsigned i = 0, e = function.getNumResults(); i < e; ++i)
+    if (function.getResultAttr(i, AmpDialect::kFoundInfAttrName))
+      found = i;
+  if (!lastScaler || !found)
+    return std::nullopt;
+  auto init = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+      function,
+      StringAttr::get(function.getContext(), function.getSymName() + "_init"));
+  if (!init || init.isExternal())
+    return std::nullopt;
+  DelayedStep step;
+  step.step = function;
+  step.init = init;
+  step.nextArgument = *lastScaler + 1;
+  step.foundResult = *found;
+  return step;
+}
+
+/// Adds the state of one quantized operand to `step`: its amax history and
+/// scale arguments.
+DelayedSite &addDelayedSite(DelayedStep &step, StringRef name,
+                            int64_t historyLen, float fp8Max) {
+  MLIRContext *context = step.step.getContext();
+  Builder b(context);
+  Type f32 = b.getF32Type();
+  auto label = [&](StringRef kind) {
+    return b.getDictionaryAttr(
+        b.getNamedAttr(AmpDialect::kFloat8StateAttrName,
+                       b.getStringAttr((kind + ":" + name).str())));
+  };
+  Location loc = step.step.getLoc();
+  unsigned index = step.nextArgument;
+  (void)step.step.insertArgument(index,
+                                 RankedTensorType::get({historyLen}, f32),
+                                 label("amax_history"), loc);
+  (void)step.step.insertArgument(index + 1, RankedTensorType::get({}, f32),
+                                 label("scale"), loc);
+  step.nextArgument += 2;
+  step.sites.push_back({name.str(), step.step.getArgument(index),
+                        step.step.getArgument(index + 1), Value(), fp8Max});
+  return step.sites.back();
+}
+
+/// After the step's backward pass: the new histories and scales, as
+/// results, and their initial values in @<name>_init.
+void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
+  if (step.sites.empty())
+    return;
+  func::FuncOp function = step.step;
+  MLIRContext *context = function.getContext();
+  auto ret = cast<func::ReturnOp>(function.getBody().back().getTerminator());
+  Location loc = ret.getLoc();
+  Type f32 = Float32Type::get(context);
+  auto scalarF32 = RankedTensorType::get({}, f32);
+  OpBuilder b(ret);
+  Value found = ret.getOperand(step.foundResult);
+  SmallVector<Value> amaxes =
+      llvm::map_to_vector(step.sites, [](DelayedSite &s) { return s.amax; });
+
+  // found_inf as this rank computed it (before a data-parallel step's
+  // collective), and whether every amax is known there.
+  auto reduce = found.getDefiningOp<AllReduceOp>();
+  if (reduce && reduce.getKind() != ReduceKind::max)
+    reduce = nullptr;
+  Value local = reduce ? reduce.getInput() : found;
+  Operation *localDef = local.getDefiningOp();
+  DominanceInfo dominance(function);
+  bool early = localDef && llvm::all_of(amaxes, [&](Value amax) {
+                 return dominance.properlyDominates(amax, localDef);
+               });
+  if (early) {
+    // Quantization saturates: an Inf or NaN operand would train on as
+    // +-fp8_max. An amax that is not finite is an overflow the step skips,
+    // as a gradient that is not finite is.
+    SmallVector<OpOperand *> uses = llvm::map_to_vector(
+        local.getUses(), [](OpOperand &use) { return &use; });
+    OpBuilder gb(context);
+    gb.setInsertionPointAfter(localDef);
+    SmallVector<Value> inputs{local};
+    inputs.append(amaxes);
+    Value guarded = buildScalarGeneric(
+        gb, loc, inputs, TypeRange{gb.getI1Type()},
+        [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+          Value any = args[0];
+          Value inf =
+              arith::ConstantOp::create(n, l, n.getF32FloatAttr(INFINITY));
+          // amax >= inf or unordered: Inf or NaN.
+          for (Value amax : args.drop_front())
+            any = arith::OrIOp::create(
+                n, l, any,
+                arith::CmpFOp::create(n, l, arith::CmpFPredicate::UGE, amax,
+                                      inf));
+          return {any};
+        })[0];
+    for (OpOperand *use : uses)
+      use->set(guarded);
+    if (!reduce)
+      found = guarded;
+  }
+
+  // Data-parallel: the amaxes join found_inf's collective, so every rank
+  // keeps the same history. Where some amax is computed after found_inf
+  // (not in a step amp-training builds), they get their own, before the
+  // return.
+  if (reduce) {
+    OpBuilder cb(context);
+    if (early)
+      cb.setInsertionPoint(reduce);
+    else
+      cb.setInsertionPoint(ret);
+    SmallVector<Value> packed;
+    if (early)
+      packed.push_back(buildScalarGeneric(
+          cb, reduce.getLoc(), reduce.getInput(), TypeRange{f32},
+          [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+            return {arith::UIToFPOp::create(n, l, n.getF32Type(), args[0])};
+          })[0]);
+    packed.append(amaxes);
+    Value all = AllReduceOp::create(cb, loc, ReduceKind::max,
+                                    packScalars(cb, loc, packed));
+    unsigned first = 0;
+    if (early) {
+      Value anyFound = buildScalarGeneric(
+          cb, reduce.getLoc(), extractElement(cb, loc, all, 0),
+          TypeRange{cb.getI1Type()},
+          [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+            Value zero = arith::ConstantOp::create(n, l, n.getF32FloatAttr(0));
+            return {arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT,
+                                          args[0], zero)};
+          })[0];
+      reduce.getResult().replaceAllUsesWith(anyFound);
+      found = anyFound;
+      first = 1;
+    }
+    for (auto [i, amax] : llvm::enumerate(amaxes))
+      amax = extractElement(cb, loc, all, first + i);
+    if (early)
+      reduce.erase();
+  }
+  if (!early)
+    function.emitRemark()
+        << "amp: an FP8 operand's amax is computed after found_inf: an "
+           "operand that is not finite does not skip the step";
+
+  MLIRContext *ctx = context;
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+  AffineMap scalar = AffineMap::get(1, 0, ctx);
+  SmallVector<Value> results;
+  SmallVector<DictionaryAttr> resultAttrs;
+  int64_t length = options.amaxHistoryLen;
+  for (auto [site, amax] : llvm::zip(step.sites, amaxes)) {
+    // The history with this step's amax first, the oldest dropped.
+    Value rolled =
+        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{length}, f32);
+    rolled = tensor::InsertSliceOp::create(
+        b, loc, expandToOne(b, loc, amax), rolled, ValueRange{}, ValueRange{},
+        ValueRange{}, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1},
+        ArrayRef<int64_t>{1});
+    if (length > 1) {
+      Value older = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({length - 1}, f32), site.history,
+          ValueRange{}, ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0},
+          ArrayRef<int64_t>{length - 1}, ArrayRef<int64_t>{1});
+      rolled = tensor::InsertSliceOp::create(
+          b, loc, older, rolled, ValueRange{}, ValueRange{}, ValueRange{},
+          ArrayRef<int64_t>{1}, ArrayRef<int64_t>{length - 1},
+          ArrayRef<int64_t>{1});
+    }
+    // A skipped step keeps the history.
+    Value history =
+        linalg::GenericOp::create(
+            b, loc, TypeRange{site.history.getType()},
+            ValueRange{found, site.history, rolled},
+            ValueRange{tensor::EmptyOp::create(b, loc,
+                                               ArrayRef<int64_t>{length}, f32)},
+            SmallVector<AffineMap>{scalar, identity, identity, identity},
+            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+            [](OpBuilder &n, Location l, ValueRange args) {
+              linalg::YieldOp::create(n, l,
+                                      ValueRange{arith::SelectOp::create(
+                                          n, l, args[0], args[1], args[2])});
+            })
+            .getResult(0);
+    Value source = history;
+    if (options.amaxCompute == Float8AmaxCompute::MostRecent)
+      source = tensor::ExtractSliceOp::create(
+          b, loc, RankedTensorType::get({1}, f32), history, ValueRange{},
+          ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0},
+          ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
+    Value reduced = reduceMax(b, loc, source);
+    float fp8Max = site.fp8Max;
+    int margin = options.margin;
+    Value scale = scalarGeneric(
+        b, loc, ValueRange{reduced, site.scale},
+        [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+          return scaleFromAmax(n, l, args[0], args[1], fp8Max, margin);
+        });
+    results.append({history, scale});
+    resultAttrs.append({function.getArgAttrDict(site.history.getArgNumber()),
+                        function.getArgAttrDict(site.scale.getArgNumber())});
+  }
+  // The results, before found_inf.
+  unsigned at = step.foundResult;
+  SmallVector<unsigned> indices(results.size(), at);
+  (void)function.insertResults(indices, ValueRange(results).getTypes(),
+                               resultAttrs);
+  ret->insertOperands(at, results);
+
+  // @<name>_init: empty histories, scales of 1.
+  func::FuncOp init = step.init;
+  auto initReturn = cast<func::ReturnOp>(init.getBody().back().getTerminator());
+  OpBuilder ib(initReturn);
+  SmallVector<Value> initValues;
+  for (DelayedSite &site : step.sites) {
+    initValues.push_back(arith::ConstantOp::create(
+        ib, loc,
+        DenseElementsAttr::get(cast<ShapedType>(site.history.getType()),
+                               APFloat(0.0f))));
+    initValues.push_back(arith::ConstantOp::create(
+        ib, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f))));
+  }
+  unsigned end = init.getNumResults();
+  SmallVector<unsigned> initIndices(initValues.size(), end);
+  (void)init.insertResults(initIndices, ValueRange(initValues).getTypes(),
+                           resultAttrs);
+  initReturn->insertOperands(initReturn->getNumOperands(), initValues);
+}
+
 } // namespace
 
 LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
@@ -94,148 +424,186 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
   if (!error.empty())
     return root->emitError() << "amp-float8-contractions: " << error;
   MLIRContext *context = root->getContext();
-  // As a level (dtype=fp8): training steps would quantize their gradients'
-  // contractions as E4M3 with current scaling, which is not the recipe;
-  // the module is marked.
-  if (markApplied) {
-    Operation *step = nullptr;
-    root->walk([&](func::FuncOp function) {
-      if (function->hasAttr(AmpDialect::kLossScalingAttrName) ||
-          function->hasAttr(AmpDialect::kOptimizerAttrName))
-        step = function;
-      return step ? WalkResult::interrupt() : WalkResult::advance();
-    });
-    if (step)
-      return step->emitError()
-             << "amp: dtype=fp8 does not train yet: FP8 gradients (E5M2) "
-                "and delayed scaling are not implemented (issue 29); use "
-                "dtype=bf16 for training steps";
+  if (markApplied)
     if (auto applied =
             root->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
       root->setAttr(AmpDialect::kAppliedAttrName,
                     StringAttr::get(
                         context, applied.getValue().split(':').first + ":fp8"));
-  }
-  // The forward contractions: E4M3 unless every operand is E5M2.
-  FloatType f8 = options.format == Float8Format::E5M2
-                     ? FloatType(Float8E5M2Type::get(context))
-                     : FloatType(Float8E4M3FNType::get(context));
-  float fp8Max = QuantizeOp::getLargestFinite(f8);
+  // The forward contractions' type; the hybrid format's gradients are E5M2.
+  FloatType e4m3 = Float8E4M3FNType::get(context);
+  FloatType e5m2 = Float8E5M2Type::get(context);
+  FloatType forwardType = options.format == Float8Format::E5M2 ? e5m2 : e4m3;
   int margin = options.margin;
   int64_t minSize = options.minSize;
 
-  SmallVector<linalg::LinalgOp> contractions;
+  // The contractions, by function (in program order).
+  llvm::MapVector<Operation *, SmallVector<linalg::LinalgOp>> byFunction;
   root->walk([&](linalg::LinalgOp op) {
     if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
-      contractions.push_back(op);
+      byFunction[op->getParentOfType<func::FuncOp>()].push_back(op);
   });
-  for (linalg::LinalgOp op : contractions) {
-    Value narrowA = op.getDpsInputOperand(0)->get();
-    Value narrowB = op.getDpsInputOperand(1)->get();
-    Value a = getWidestSource(narrowA);
-    Value b = getWidestSource(narrowB);
-    Value init = op.getDpsInitOperand(0)->get();
-    auto resultType = dyn_cast<RankedTensorType>(init.getType());
-    if (!op.hasPureTensorSemantics() || !resultType ||
-        !resultType.getElementType().isF32() || !isWideFloat(a.getType()) ||
-        !isWideFloat(b.getType())) {
-      op->emitRemark() << "amp: contraction left as it is: FP8 operands "
-                          "need f32, f16 or bf16 tensors and an f32 "
-                          "accumulator";
-      continue;
-    }
-    if (minSize > 0) {
-      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-      int64_t size = 1;
-      bool known = true;
-      for (int64_t r : ranges) {
-        if (ShapedType::isDynamic(r)) {
-          known = false;
-          break;
-        }
-        size *= r;
-      }
-      // Per batch: a batch matmul's first loop is the batch.
-      if (known && isa<linalg::BatchMatmulOp>(op.getOperation()))
-        size /= std::max<int64_t>(ranges.front(), 1);
-      if (known && size < minSize) {
-        op->emitRemark() << "amp: contraction kept out of FP8: " << size
-                         << " multiply-adds, below min-size "
-                         << static_cast<int64_t>(minSize);
+  for (auto &[parent, contractions] : byFunction) {
+    auto function = dyn_cast_or_null<func::FuncOp>(parent);
+    std::optional<DelayedStep> delayed;
+    if (function && options.scaling == Float8Scaling::Delayed)
+      delayed = getDelayedStep(function);
+    // The gradients: what the backward seed (amp.scale_loss) reaches.
+    llvm::SetVector<Operation *> gradientOps;
+    if (function && options.format == Float8Format::Hybrid)
+      function.walk([&](ScaleLossOp seed) {
+        getForwardSlice(seed.getOperation(), &gradientOps);
+      });
+    auto isGradient = [&](Value v) {
+      Operation *def = v.getDefiningOp();
+      return def && gradientOps.contains(def);
+    };
+    for (auto [index, op] : llvm::enumerate(contractions)) {
+      Value narrowA = op.getDpsInputOperand(0)->get();
+      Value narrowB = op.getDpsInputOperand(1)->get();
+      Value a = getWidestSource(narrowA);
+      Value b = getWidestSource(narrowB);
+      Value init = op.getDpsInitOperand(0)->get();
+      auto resultType = dyn_cast<RankedTensorType>(init.getType());
+      if (!op.hasPureTensorSemantics() || !resultType ||
+          !resultType.getElementType().isF32() || !isWideFloat(a.getType()) ||
+          !isWideFloat(b.getType())) {
+        op->emitRemark() << "amp: contraction left as it is: FP8 operands "
+                            "need f32, f16 or bf16 tensors and an f32 "
+                            "accumulator";
         continue;
       }
+      if (minSize > 0) {
+        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+        int64_t size = 1;
+        bool known = true;
+        for (int64_t r : ranges) {
+          if (ShapedType::isDynamic(r)) {
+            known = false;
+            break;
+          }
+          size *= r;
+        }
+        // Per batch: a batch matmul's first loop is the batch.
+        if (known && isa<linalg::BatchMatmulOp>(op.getOperation()))
+          size /= std::max<int64_t>(ranges.front(), 1);
+        if (known && size < minSize) {
+          op->emitRemark() << "amp: contraction kept out of FP8: " << size
+                           << " multiply-adds, below min-size "
+                           << static_cast<int64_t>(minSize);
+          continue;
+        }
+      }
+      OpBuilder builder(op);
+      Location loc = op.getLoc();
+      auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
+      SmallVector<FloatType, 2> types;
+      auto quantize = [&](Value x, Value narrow, StringRef side,
+                          Value &scale) -> Value {
+        FloatType type = isGradient(narrow) ? e5m2 : forwardType;
+        types.push_back(type);
+        float fp8Max = QuantizeOp::getLargestFinite(type);
+        if (delayed) {
+          DelayedSite &site =
+              addDelayedSite(*delayed, ("c" + Twine(index) + "." + side).str(),
+                             options.amaxHistoryLen, fp8Max);
+          site.amax = AmaxOp::create(builder, loc, scalarF32, x);
+          scale = site.scale;
+        } else {
+          scale = buildCurrentScale(builder, loc, x, fp8Max, margin);
+        }
+        auto tensorType = cast<RankedTensorType>(x.getType());
+        return QuantizeOp::create(builder, loc, tensorType.clone(type), x,
+                                  scale);
+      };
+      Value scaleA, scaleB;
+      Value qa = quantize(a, narrowA, "lhs", scaleA);
+      Value qb = quantize(b, narrowB, "rhs", scaleB);
+      // A named op's body is built from its operand types: the new one
+      // widens the FP8 elements to f32 (arith.extf) before multiplying.
+      Operation *contraction;
+      if (isa<linalg::MatmulOp>(op.getOperation()))
+        contraction =
+            linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
+                                     ValueRange{qa, qb}, ValueRange{init});
+      else
+        contraction =
+            linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
+                                          ValueRange{qa, qb}, ValueRange{init});
+      if (ArrayAttr maps = op->getAttrOfType<ArrayAttr>("indexing_maps"))
+        contraction->setAttr("indexing_maps", maps);
+      op->replaceAllUsesWith(contraction);
+      op->erase();
+      // The narrowings that only the contraction read.
+      SmallVector<Value, 2> narrowings = {narrowA};
+      if (narrowB != narrowA)
+        narrowings.push_back(narrowB);
+      for (Value narrow : narrowings)
+        if (auto trunc = narrow.getDefiningOp<arith::TruncFOp>())
+          if (narrow != a && narrow != b && trunc->use_empty())
+            trunc->erase();
+      // The readers of the result, before the epilogue adds its own (the
+      // sizes of a dynamic result, the epilogue itself).
+      SmallVector<OpOperand *> readers =
+          llvm::map_to_vector(contraction->getResult(0).getUses(),
+                              [](OpOperand &use) { return &use; });
+      builder.setInsertionPointAfter(contraction);
+      if (explain) {
+        InFlightDiagnostic remark = contraction->emitRemark()
+                                    << "amp: contraction in FP8: operands "
+                                    << types[0] << " x " << types[1]
+                                    << " with per-tensor ";
+        if (delayed)
+          remark << "delayed scaling (an amax history of "
+                 << options.amaxHistoryLen << " steps, "
+                 << stringifyOptionValue(options.amaxCompute) << ", margin "
+                 << margin << ")";
+        else
+          remark << "current scaling (fp8_max / amax / 2^" << margin
+                 << (options.scaling == Float8Scaling::Delayed
+                         ? "; delayed scaling needs a training step's state"
+                         : "")
+                 << ")";
+        remark << ", f32 accumulation";
+      }
+      Value inverse = scalarGeneric(
+          builder, loc, ValueRange{scaleA, scaleB},
+          [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+            Value product = arith::MulFOp::create(n, l, args[0], args[1]);
+            Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
+            return arith::DivFOp::create(n, l, one, product);
+          });
+      // The epilogue: result * 1 / (scale_a * scale_b).
+      Value result = contraction->getResult(0);
+      int64_t rank = resultType.getRank();
+      AffineMap identity = builder.getMultiDimIdentityMap(rank);
+      SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context),
+                                  identity};
+      Value empty = tensor::EmptyOp::create(
+          builder, loc, tensor::getMixedSizes(builder, loc, result),
+          builder.getF32Type());
+      SmallVector<utils::IteratorType> iterators(rank,
+                                                 utils::IteratorType::parallel);
+      auto epilogue = linalg::GenericOp::create(
+          builder, loc, TypeRange{resultType}, ValueRange{result, inverse},
+          ValueRange{empty}, maps, iterators,
+          [&](OpBuilder &n, Location l, ValueRange args) {
+            linalg::YieldOp::create(
+                n, l,
+                ValueRange{arith::MulFOp::create(n, l, args[0], args[1])});
+          });
+      for (OpOperand *reader : readers)
+        reader->set(epilogue.getResult(0));
     }
-    OpBuilder builder(op);
-    Location loc = op.getLoc();
-    auto quantize = [&](Value x, Value &scale) -> Value {
-      scale = buildScale(builder, loc, x, fp8Max, margin);
-      auto type = cast<RankedTensorType>(x.getType());
-      return QuantizeOp::create(builder, loc, type.clone(f8), x, scale);
-    };
-    Value scaleA, scaleB;
-    Value qa = quantize(a, scaleA);
-    Value qb = quantize(b, scaleB);
-    // A named op's body is built from its operand types: the new one
-    // widens the FP8 elements to f32 (arith.extf) before multiplying.
-    Operation *contraction;
-    if (isa<linalg::MatmulOp>(op.getOperation()))
-      contraction =
-          linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
-                                   ValueRange{qa, qb}, ValueRange{init});
-    else
-      contraction =
-          linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
-                                        ValueRange{qa, qb}, ValueRange{init});
-    if (ArrayAttr maps = op->getAttrOfType<ArrayAttr>("indexing_maps"))
-      contraction->setAttr("indexing_maps", maps);
-    op->replaceAllUsesWith(contraction);
-    op->erase();
-    // The narrowings that only the contraction read.
-    SmallVector<Value, 2> narrowings = {narrowA};
-    if (narrowB != narrowA)
-      narrowings.push_back(narrowB);
-    for (Value narrow : narrowings)
-      if (auto trunc = narrow.getDefiningOp<arith::TruncFOp>())
-        if (narrow != a && narrow != b && trunc->use_empty())
-          trunc->erase();
-    // The readers of the result, before the epilogue adds its own (the
-    // sizes of a dynamic result, the epilogue itself).
-    SmallVector<OpOperand *> readers =
-        llvm::map_to_vector(contraction->getResult(0).getUses(),
-                            [](OpOperand &use) { return &use; });
-    builder.setInsertionPointAfter(contraction);
-    if (explain)
-      contraction->emitRemark()
-          << "amp: contraction in FP8: operands " << f8
-          << " with per-tensor current scaling (fp8_max / amax / 2^" << margin
-          << "), f32 accumulation";
-    Value inverse = scalarGeneric(
-        builder, loc, ValueRange{scaleA, scaleB},
-        [&](OpBuilder &n, Location l, ValueRange args) -> Value {
-          Value product = arith::MulFOp::create(n, l, args[0], args[1]);
-          Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
-          return arith::DivFOp::create(n, l, one, product);
-        });
-    // The epilogue: result * 1 / (scale_a * scale_b).
-    Value result = contraction->getResult(0);
-    int64_t rank = resultType.getRank();
-    AffineMap identity = builder.getMultiDimIdentityMap(rank);
-    SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context),
-                                identity};
-    Value empty = tensor::EmptyOp::create(
-        builder, loc, tensor::getMixedSizes(builder, loc, result),
-        builder.getF32Type());
-    SmallVector<utils::IteratorType> iterators(rank,
-                                               utils::IteratorType::parallel);
-    auto epilogue = linalg::GenericOp::create(
-        builder, loc, TypeRange{resultType}, ValueRange{result, inverse},
-        ValueRange{empty}, maps, iterators,
-        [&](OpBuilder &n, Location l, ValueRange args) {
-          linalg::YieldOp::create(
-              n, l, ValueRange{arith::MulFOp::create(n, l, args[0], args[1])});
-        });
-    for (OpOperand *reader : readers)
-      reader->set(epilogue.getResult(0));
+    if (delayed)
+      finishDelayedStep(*delayed, options);
+    else if (explain && function && options.scaling == Float8Scaling::Delayed &&
+             function->hasAttr(AmpDialect::kLossScalingAttrName))
+      function.emitRemark()
+          << "amp: FP8 scales of this step are current, not delayed: "
+             "delayed scaling needs the state convention of amp-training "
+             "(amp.scaler arguments, an amp.found_inf result and @"
+          << function.getSymName() << "_init)";
   }
   return success();
 }
@@ -248,14 +616,23 @@ struct AmpFloat8ContractionsPass
 
   void runOnOperation() override {
     Float8Options options;
-    std::optional<Float8Format> parsed = parseOptionValue<Float8Format>(format);
-    if (!parsed) {
+    // An enumerated option's value, or an error at the operation.
+    auto parse = [&](auto &value, StringRef name, StringRef text) -> bool {
+      using E = std::decay_t<decltype(value)>;
+      if (std::optional<E> parsed = parseOptionValue<E>(text)) {
+        value = *parsed;
+        return true;
+      }
       getOperation()->emitError()
-          << "amp-float8-contractions: format must be "
-          << describeOptionValues<Float8Format>() << ", got '" << format << "'";
+          << "amp-float8-contractions: " << name << " must be "
+          << describeOptionValues<E>() << ", got '" << text << "'";
+      return false;
+    };
+    if (!parse(options.format, "format", format) ||
+        !parse(options.scaling, "scaling", scaling) ||
+        !parse(options.amaxCompute, "amax-compute", amaxCompute))
       return signalPassFailure();
-    }
-    options.format = *parsed;
+    options.amaxHistoryLen = amaxHistoryLen;
     options.margin = margin;
     options.minSize = minSize;
     if (failed(runAmpFloat8Contractions(getOperation(), options, markApplied,

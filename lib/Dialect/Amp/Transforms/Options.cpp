@@ -30,5 +30,21 @@ std::string mlir::amp::checkFloat8Options(const Float8Options &options,
     return (prefix + "min-size must be at least 0, got " +
             Twine(options.minSize))
         .str();
+  if (options.amaxHistoryLen < 1 || options.amaxHistoryLen > 65536)
+    return (prefix + "amax-history-len must be in [1, 65536], got " +
+            Twine(options.amaxHistoryLen))
+        .str();
+  // The history's settings mean nothing to current scaling.
+  Float8Options defaults;
+  if (options.scaling == Float8Scaling::Current) {
+    if (options.amaxHistoryLen != defaults.amaxHistoryLen)
+      return (prefix + "amax-history-len applies to " + prefix +
+              "scaling=delayed, not current")
+          .str();
+    if (options.amaxCompute != defaults.amaxCompute)
+      return (prefix + "amax-compute applies to " + prefix +
+              "scaling=delayed, not current")
+          .str();
+  }
   return "";
 }

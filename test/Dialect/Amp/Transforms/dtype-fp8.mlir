@@ -1,9 +1,10 @@
 // dtype=fp8 at O2 (and O1): the level in bf16, then the contractions'
-// operands in FP8 with per-tensor current scaling (amp-float8-contractions),
+// operands in FP8 with per-tensor scaling (amp-float8-contractions; current
+// scaling: these functions carry no state for delayed scaling),
 // each quantized from the f32 value the level narrowed (rounded once), and
 // the module marked "O2:fp8". The split stages give the same; fp8-format,
-// fp8-min-size apply; bad values are errors at the module (dtype-fp8-training.mlir:
-// dtype=fp8 does not take training steps yet).
+// fp8-min-size apply; bad values are errors at the module
+// (dtype-fp8-training.mlir: training steps).
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8" | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=FP8 split-stages=true" | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-o1="dtype=float8" | FileCheck %s --check-prefix=O1
@@ -16,12 +17,20 @@
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e3m4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=FORMAT
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MINSIZE
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=bf16 fp8-margin=2" -o /dev/null 2>&1 | FileCheck %s --check-prefix=NOTFP8
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-amax-history-len=0" -o /dev/null 2>&1 | FileCheck %s --check-prefix=HISTORY
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-scaling=static" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SCALING
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-amax-compute=mean" -o /dev/null 2>&1 | FileCheck %s --check-prefix=COMPUTE
+// RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-scaling=current fp8-amax-history-len=4" -o /dev/null 2>&1 | FileCheck %s --check-prefix=CURRENT
 
-// MARGIN: dtype-fp8.mlir:[[@LINE+8]]:1: error: amp: fp8-margin must be in [0, 30], got -1
+// MARGIN: dtype-fp8.mlir:[[@LINE+12]]:1: error: amp: fp8-margin must be in [0, 30], got -1
 // MARGIN31: error: amp: fp8-margin must be in [0, 30], got 31
-// FORMAT: dtype-fp8.mlir:[[@LINE+6]]:1: error: amp: fp8-format must be e4m3, hybrid or e5m2, got 'e3m4'
+// FORMAT: dtype-fp8.mlir:[[@LINE+10]]:1: error: amp: fp8-format must be e4m3, hybrid or e5m2, got 'e3m4'
 // MINSIZE: error: amp: fp8-min-size must be at least 0, got -1
 // NOTFP8: error: amp: fp8-margin applies to dtype=fp8, not dtype=bf16
+// HISTORY: dtype-fp8.mlir:[[@LINE+7]]:1: error: amp: fp8-amax-history-len must be in [1, 65536], got 0
+// SCALING: error: amp: fp8-scaling must be delayed or current, got 'static'
+// COMPUTE: error: amp: fp8-amax-compute must be max or most_recent, got 'mean'
+// CURRENT: error: amp: fp8-amax-history-len applies to fp8-scaling=delayed, not current
 
 // CHECK-LABEL: module attributes {amp.applied = "O2:fp8", amp.rounding = "once"}
 // CHECK-LABEL: func.func @linear
@@ -52,7 +61,7 @@ func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96x
 // O1: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>)
 // E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E5M2>, tensor<128x96xf8E5M2>)
 // SMALL: remark: amp: contraction kept out of FP8: 786432 multiply-adds, below min-size 1000000
-// EXPLAIN: dtype-fp8.mlir:[[@LINE-13]]:{{[0-9]+}}: remark: amp: contraction in FP8: operands 'f8E4M3FN' with per-tensor current scaling (fp8_max / amax / 2^0), f32 accumulation
+// EXPLAIN: dtype-fp8.mlir:[[@LINE-13]]:{{[0-9]+}}: remark: amp: contraction in FP8: operands 'f8E4M3FN' x 'f8E4M3FN' with per-tensor current scaling (fp8_max / amax / 2^0; delayed scaling needs a training step's state), f32 accumulation
 
 // -----
 

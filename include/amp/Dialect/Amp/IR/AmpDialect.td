@@ -85,6 +85,10 @@ def Amp_Dialect : Dialect {
         "amp.optimizer_state";
     static constexpr ::llvm::StringLiteral kScalerAttrName = "amp.scaler";
     static constexpr ::llvm::StringLiteral kFoundInfAttrName = "amp.found_inf";
+    /// Argument and result attribute of a training step's FP8 state
+    /// (amp-float8-contractions, delayed scaling): "amax_history:<site>" or
+    /// "scale:<site>".
+    static constexpr ::llvm::StringLiteral kFloat8StateAttrName = "amp.fp8";
 
   private:
     void registerAttributes();

@@ -75,6 +75,14 @@ enum class F64Computations {
 /// E4M3 everywhere, Hybrid (TransformerEngine's Format.HYBRID: E4M3 in the
 /// forward contractions, E5M2 for gradients), or E5M2 everywhere.
 enum class Float8Format { E4M3, Hybrid, E5M2 };
+/// `fp8-scaling=`: where a contraction operand's scale comes from. Delayed
+/// (TransformerEngine's DelayedScaling): from the amaxes of earlier steps,
+/// an amax history that training steps carry as state; functions without
+/// state (inference) use Current, the amax of the tensor now.
+enum class Float8Scaling { Delayed, Current };
+/// `fp8-amax-compute=`: the amax a delayed scale is derived from, the
+/// largest of the history or its most recent entry.
+enum class Float8AmaxCompute { Max, MostRecent };
 /// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
 /// CPU by the GPU simulator (libamp_runtime_gpusim.so).
 enum class Target { Cpu, Gpu, GpuSim };
@@ -135,6 +143,12 @@ AMP_OPTION_SPELLINGS(Float8Format, "fp8-format", false,
                      {Float8Format::E4M3, "e4m3"},
                      {Float8Format::Hybrid, "hybrid"},
                      {Float8Format::E5M2, "e5m2"})
+AMP_OPTION_SPELLINGS(Float8Scaling, "fp8-scaling", false,
+                     {Float8Scaling::Delayed, "delayed"},
+                     {Float8Scaling::Current, "current"})
+AMP_OPTION_SPELLINGS(Float8AmaxCompute, "fp8-amax-compute", false,
+                     {Float8AmaxCompute::Max, "max"},
+                     {Float8AmaxCompute::MostRecent, "most_recent"})
 AMP_OPTION_SPELLINGS(Target, "target", false, {Target::Cpu, "cpu"},
                      {Target::Gpu, "gpu"}, {Target::GpuSim, "gpu-sim"})
 AMP_OPTION_SPELLINGS(CheckNanInf, "check-nan-inf", false,
@@ -202,6 +216,10 @@ inline bool isFloat8Dtype(llvm::StringRef name) {
 /// The FP8 recipe of dtype=fp8 (amp-float8-contractions' options).
 struct Float8Options {
   Float8Format format = Float8Format::Hybrid;
+  Float8Scaling scaling = Float8Scaling::Delayed;
+  /// Delayed scaling: the steps of the amax history, at least 1.
+  int64_t amaxHistoryLen = 16;
+  Float8AmaxCompute amaxCompute = Float8AmaxCompute::Max;
   /// scale = fp8_max / amax / 2^margin.
   int margin = 0;
   /// Contractions of fewer multiply-adds (per batch) stay in the level's
@@ -210,8 +228,9 @@ struct Float8Options {
 };
 
 /// An error message for options outside their ranges (margin in [0, 30],
-/// min-size at least 0), spelled with `prefix` ("fp8-" for the AMP levels'
-/// options); empty when they are fine.
+/// min-size at least 0, amax-history-len in [1, 65536], history settings
+/// only with delayed scaling), spelled with `prefix` ("fp8-" for the AMP
+/// levels' options); empty when they are fine.
 std::string checkFloat8Options(const Float8Options &options,
                                llvm::StringRef prefix);
 
@@ -324,8 +343,13 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
   Float8Options fp8;
   fp8.margin = text.fp8Margin;
   fp8.minSize = text.fp8MinSize;
+  fp8.amaxHistoryLen = text.fp8AmaxHistoryLen;
   if (failed(options_impl::bindEnum<Float8Format>(
-          llvm::StringRef(text.fp8Format), fp8.format, error)))
+          llvm::StringRef(text.fp8Format), fp8.format, error)) ||
+      failed(options_impl::bindEnum<Float8Scaling>(
+          llvm::StringRef(text.fp8Scaling), fp8.scaling, error)) ||
+      failed(options_impl::bindEnum<Float8AmaxCompute>(
+          llvm::StringRef(text.fp8AmaxCompute), fp8.amaxCompute, error)))
     return failure();
   if (isFloat8Dtype(dtype)) {
     error = checkFloat8Options(fp8, "fp8-");
@@ -343,10 +367,14 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
   if (!options.fp8) {
     // The FP8 options only mean something with dtype=fp8.
     Float8Options defaults;
-    const char *given = fp8.format != defaults.format     ? "fp8-format"
-                        : fp8.margin != defaults.margin   ? "fp8-margin"
-                        : fp8.minSize != defaults.minSize ? "fp8-min-size"
-                                                          : nullptr;
+    const char *given =
+        fp8.format != defaults.format                   ? "fp8-format"
+        : fp8.scaling != defaults.scaling               ? "fp8-scaling"
+        : fp8.amaxHistoryLen != defaults.amaxHistoryLen ? "fp8-amax-history-len"
+        : fp8.amaxCompute != defaults.amaxCompute       ? "fp8-amax-compute"
+        : fp8.margin != defaults.margin                 ? "fp8-margin"
+        : fp8.minSize != defaults.minSize               ? "fp8-min-size"
+                                                        : nullptr;
     if (given) {
       error = std::string(given) + " applies to dtype=fp8, not dtype=" +
               (dtype.empty() ? llvm::StringRef("f16") : dtype).str();
@@ -401,6 +429,9 @@ void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
                                : "";
   Float8Options fp8 = options.fp8.value_or(Float8Options());
   text.fp8Format = stringifyOptionValue(fp8.format).str();
+  text.fp8Scaling = stringifyOptionValue(fp8.scaling).str();
+  text.fp8AmaxHistoryLen = fp8.amaxHistoryLen;
+  text.fp8AmaxCompute = stringifyOptionValue(fp8.amaxCompute).str();
   text.fp8Margin = fp8.margin;
   text.fp8MinSize = fp8.minSize;
   text.customWhiteList.assign(options.customWhiteList.begin(),

@@ -26,6 +26,17 @@ defvar AmpDecisionOptions = [
            "With dtype=fp8, the FP8 types: hybrid (the default, "
            "TransformerEngine's: E4M3 forward, E5M2 gradients), e4m3 or "
            "e5m2">,
+    Option<"fp8Scaling", "fp8-scaling", "std::string", "\"delayed\"",
+           "With dtype=fp8, where scales come from: delayed (the default, "
+           "TransformerEngine's: an amax history that training steps carry "
+           "as state; functions without state use current) or current (the "
+           "amax of the tensor now)">,
+    Option<"fp8AmaxHistoryLen", "fp8-amax-history-len", "int64_t", "16",
+           "With fp8-scaling=delayed: the steps of the amax history, in "
+           "[1, 65536]">,
+    Option<"fp8AmaxCompute", "fp8-amax-compute", "std::string", "\"max\"",
+           "With fp8-scaling=delayed: the amax of a scale, max (of the "
+           "history) or most_recent">,
     Option<"fp8Margin", "fp8-margin", "int", "0",
            "With dtype=fp8: scale = fp8_max / amax / 2^margin, margin in "
            "[0, 30]">,

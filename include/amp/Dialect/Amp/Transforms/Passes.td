@@ -168,18 +168,18 @@ def AmpRoundOncePass : Pass<"amp-round-once"> {
 }
 
 def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
-  let summary = "Contraction operands in FP8 with per-tensor current "
-                "scaling";
+  let summary = "Contraction operands in FP8 with per-tensor scaling, "
+                "delayed (an amax history carried by training steps) or "
+                "current";
   let description = [{
     The rule TransformerEngine and torchao follow, as a transformation:
     only the operands of contractions become FP8. For each `linalg.matmul`
     and `linalg.batch_matmul` on tensors whose operands are f32, f16 or
-    bf16 and whose result is f32, each operand gets a per-tensor scale from
-    its amax now (the `current` recipe):
+    bf16 and whose result is f32, each operand `x` gets a per-tensor scale
+    and is quantized:
 
     ```
-    scale = fp8_max / amax / 2^margin   (1 when amax is 0 or not finite)
-    q     = amp.quantize x by scale     (saturating, to nearest even)
+    q = amp.quantize x by scale     (saturating, to nearest even)
     ```
 
     the contraction reads the two FP8 tensors and accumulates in f32, and
@@ -187,25 +187,63 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     epilogue, which fuses with what reads it), as cuBLASLt does with its
     scale pointers. Scales stay 0-d tensors (in device memory on the GPU).
 
-    `format=e4m3` (the default, and the forward half of `hybrid`) uses
-    `f8E4M3FN` for both operands; `format=e5m2` uses `f8E5M2`, the
-    gradients' format of the hybrid recipe. `min-size` keeps a contraction
-    with fewer than that many multiply-adds (M*N*K per batch, when they
-    are static) as it is: too small to gain from FP8. A contraction of another form (an init that
-    is not an f32 accumulator, f64 operands) is left as it is, with a
-    remark.
+    **Formats.** `format=e4m3` uses `f8E4M3FN` for every operand,
+    `format=e5m2` `f8E5M2`. `format=hybrid` (the default,
+    TransformerEngine's `Format.HYBRID`) uses E4M3 for the forward pass
+    and E5M2 for gradients: an operand computed from the backward seed of a
+    training step (the result of its `amp.scale_loss`) is a gradient.
+
+    **Scaling.** `current` derives the scale from the tensor's amax now:
+    `scale = fp8_max / amax / 2^margin`, 1 when amax is 0 or not finite.
+    `delayed` (the default, TransformerEngine's `DelayedScaling`) applies
+    to the training steps `amp-training` builds (a function with
+    `amp.scaler` arguments, an `amp.found_inf` result and an
+    `@<name>_init`): each quantized operand gets two pieces of state,
+    carried like the loss scaler's:
+
+    - an argument and a result `{amp.fp8 = "amax_history:<site>"}`, a
+      `tensor<Nxf32>` of the amaxes of the last N steps (N =
+      `amax-history-len`), most recent first;
+    - an argument and a result `{amp.fp8 = "scale:<site>"}`, the
+      `tensor<f32>` the operand is quantized with in this step.
+
+    `<site>` is `c<k>.lhs` or `c<k>.rhs` for the k-th contraction of the
+    step (in program order). After the step, the operand's amax now enters
+    the history, and the new scale is `fp8_max / amax / 2^margin` of the
+    history's largest amax (`amax-compute=max`) or of its newest
+    (`most_recent`); an amax of 0 or one that is not finite keeps the old
+    scale. A step that found an overflow (`found_inf`) leaves the
+    histories and the scales as they were, as it leaves the weights. When
+    the step all-reduces `found_inf` (data-parallel), the amaxes join that
+    collective (one `amp.all_reduce max` of `[found_inf, amax...]`), so
+    every rank derives the same scales. `@<name>_init` returns histories
+    of zeros and scales of 1. The state arguments come after the loss
+    scaler's, the results before `found_inf`.
+
+    A function without that state (inference) uses current scaling:
+    delayed scaling needs the amaxes of earlier calls.
+
+    `min-size` keeps a contraction with fewer than that many multiply-adds
+    (M*N*K per batch, when they are static) as it is: too small to gain
+    from FP8. A contraction of another form (an init that is not an f32
+    accumulator, f64 operands) is left as it is, with a remark.
 
     `dtype=fp8` at O1 and O2 runs this pass after the level's precision
-    passes (in bf16), with its `fp8-format`, `fp8-margin` and
-    `fp8-min-size` options, and marks the module `amp.applied =
-    "<level>:fp8"`. An operand that the level narrowed from f32
-    (`arith.truncf`) is quantized from the f32 value, so that it is rounded
-    once. Delayed scaling (an amax history carried as state) and training
-    (E5M2 gradients) are issue 29's next steps.
+    passes (in bf16), with its `fp8-*` options, and marks the module
+    `amp.applied = "<level>:fp8"`. An operand that the level narrowed from
+    f32 (`arith.truncf`) is quantized from the f32 value, so that it is
+    rounded once.
   }];
   let options = [
-    Option<"format", "format", "std::string", "\"e4m3\"",
-           "e4m3 (or hybrid: its forward format) or e5m2">,
+    Option<"format", "format", "std::string", "\"hybrid\"",
+           "hybrid (E4M3 forward, E5M2 gradients), e4m3 or e5m2">,
+    Option<"scaling", "scaling", "std::string", "\"delayed\"",
+           "delayed (training steps carry an amax history; other functions "
+           "use current) or current">,
+    Option<"amaxHistoryLen", "amax-history-len", "int64_t", "16",
+           "delayed: the steps of the amax history">,
+    Option<"amaxCompute", "amax-compute", "std::string", "\"max\"",
+           "delayed: max (of the history) or most_recent">,
     Option<"margin", "margin", "int", "0",
            "scale = fp8_max / amax / 2^margin">,
     Option<"minSize", "min-size", "int64_t", "0",
