@@ -303,6 +303,11 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
 
+  // FP8 conversions in kernels (amp.quantize, a generated kernel's FP8
+  // operands) as integer code, as on the CPU: exact and the same bits on
+  // every device (PTX's cvt.rn.satfinite needs sm_89; not used yet).
+  pm.addPass(createAmpExpandFloat8Pass());
+
   // gpu/nvvm to LLVM and the kernel binaries (upstream's
   // gpu-lower-to-nvvm-pipeline, with the toolkit and PTX version explicit).
   pm.addPass(createSCFToControlFlowPass());

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Transforms/ContractionEpilogues.h"
 #include "amp/Transforms/Passes.h"
 
@@ -23,24 +24,6 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// The input of `value`'s defining linalg.transpose when it swaps the two
-/// innermost dimensions and nothing else; else null.
-static Value getInnerTransposeInput(Value value) {
-  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
-  if (!transpose || !transpose.hasPureTensorSemantics())
-    return {};
-  ArrayRef<int64_t> perm = transpose.getPermutation();
-  int64_t rank = perm.size();
-  if (rank < 2)
-    return {};
-  for (int64_t i = 0; i < rank - 2; ++i)
-    if (perm[i] != i)
-      return {};
-  if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
-    return {};
-  return transpose.getInput();
-}
-
 /// Reads each operand of `op` (a linalg.matmul or linalg.batch_matmul) that
 /// is an inner transpose through the op's indexing map instead: the map's
 /// two innermost results swap. Returns whether anything changed.
@@ -53,6 +36,11 @@ static bool foldTransposedOperands(RewriterBase &rewriter,
   bool changed = false;
   for (unsigned i = 0; i < 2; ++i) {
     OpOperand *operand = op.getDpsInputOperand(i);
+    // FP8 operands keep the layout amp-float8-contractions chose (B stored
+    // n x k, cuBLASLt's TN): their transposes copy bytes, not words.
+    if (isa<Float8E4M3FNType, Float8E5M2Type>(
+            getElementTypeOrSelf(operand->get().getType())))
+      continue;
     Value input = getInnerTransposeInput(operand->get());
     AffineMap map = maps[i];
     if (!input || map.getNumResults() < 2)

@@ -10,13 +10,15 @@ import numpy as np
 from .dtypes import is_bfloat16
 
 # AmpDType: MLIR spelling -> code (DTypes.def; values are ABI).
-DTYPES = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3, "i1": 4}
+DTYPES = {"f32": 0, "f16": 1, "bf16": 2, "i32": 3, "i1": 4, "f8E4M3FN": 5,
+          "f8E5M2": 6}
 
-F32, F16, BF16, I32, I1 = (DTYPES[name] for name in
-                           ("f32", "f16", "bf16", "i32", "i1"))
+F32, F16, BF16, I32, I1, F8E4M3FN, F8E5M2 = (
+    DTYPES[name] for name in
+    ("f32", "f16", "bf16", "i32", "i1", "f8E4M3FN", "f8E5M2"))
 
 # The floating-point types that every dtype-taking entry point accepts; the
-# collectives also take i32 and i1.
+# collectives also take i32 and i1, the GEMM f8E4M3FN and f8E5M2.
 FLOAT_TYPES = ("f32", "f16", "bf16")
 
 

@@ -95,6 +95,8 @@ SIGNATURES = {
     "ampOptimizerSaveState": (_size, [_p, _p, _size]),
     "ampConvertF32ToBF16": (None, [_p, _p, _i64]),
     "ampConvertBF16ToF32": (None, [_p, _p, _i64]),
+    "ampF8E4M3FNToF32": (_float, [ctypes.c_uint8]),
+    "ampF8E5M2ToF32": (_float, [ctypes.c_uint8]),
     "ampOptimizerLoadState": (_int, [_p, _p, _size]),
     # AmpCollectives.h
     "ampAllReduce": (None, [_p, _i64, ctypes.c_int32, ctypes.c_int32]),

@@ -160,3 +160,4 @@ def test_dtypes_and_runtime_do_not_import_each_other(repo):
     assert "_runtime" in imported("dtypes")
     assert not {"dtypes", "_abi"} & imported("_runtime")
     assert "_runtime" not in imported("_abi")
+

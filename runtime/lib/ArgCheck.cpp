@@ -19,6 +19,65 @@ bool validType(int32_t type) { return dtypeSize(type) != 0; }
 
 bool fitsInt32(int64_t value) { return value >= 0 && value <= INT32_MAX; }
 
+/// The operand types of an FP8 GEMM (aType or bType is FP8): both FP8, not
+/// both E5M2 (cuBLASLt has no E5M2 x E5M2 kernel), an f32 C.
+bool checkFloat8Operands(const char *call, const GemmArgs &g) {
+  if (!isFloat8(g.aType) || !isFloat8(g.bType))
+    return setError(call,
+                    "an FP8 GEMM takes FP8 a and b (got %s and %s): widen "
+                    "the other operand or quantize it",
+                    dtypeName(g.aType), dtypeName(g.bType));
+  if (g.aType == AMP_DTYPE_F8E5M2 && g.bType == AMP_DTYPE_F8E5M2)
+    return setError(call, "f8E5M2 x f8E5M2 is unsupported (cuBLASLt's FP8 "
+                          "GEMMs take E4M3 x E4M3, E4M3 x E5M2 or E5M2 x "
+                          "E4M3)");
+  if (g.cType != AMP_DTYPE_F32)
+    return setError(call, "an FP8 GEMM writes an f32 c (got cType %s)",
+                    dtypeName(g.cType));
+  if (!g.a || !g.b || !g.c)
+    return setError(call, "null %s pointer", !g.a ? "a" : !g.b ? "b" : "c");
+  return true;
+}
+
+/// cuBLASLt's rules for FP8 (sm_89 and later): the "TN" layout (A m x k
+/// row-major, B stored n x k: in column-major terms A transposed and B not),
+/// k and n multiples of 16, leading dimensions and batch strides multiples
+/// of 16 bytes, 16-byte aligned pointers.
+bool checkFloat8Layout(const char *call, const GemmArgs &g) {
+  if (g.transA != 0 || g.transB != 1)
+    return setError(call,
+                    "an FP8 GEMM on the GPU takes A as m x k and B stored "
+                    "n x k (transA = 0, transB = 1: cuBLASLt's TN layout), "
+                    "got transA = %" PRId32 ", transB = %" PRId32,
+                    g.transA, g.transB);
+  if (g.k % 16 != 0 || g.n % 16 != 0)
+    return setError(call,
+                    "an FP8 GEMM on the GPU needs k and n multiples of 16 "
+                    "(got k = %" PRId64 ", n = %" PRId64 ")",
+                    g.k, g.n);
+  if (g.lda % 16 != 0 || g.ldb % 16 != 0 || g.ldc % 4 != 0)
+    return setError(call,
+                    "an FP8 GEMM on the GPU needs lda and ldb multiples of 16 "
+                    "and ldc of 4 (16 bytes; got %" PRId64 ", %" PRId64
+                    ", %" PRId64 ")",
+                    g.lda, g.ldb, g.ldc);
+  if (g.batch > 1 &&
+      (g.strideA % 16 != 0 || g.strideB % 16 != 0 || g.strideC % 4 != 0))
+    return setError(call, "an FP8 GEMM on the GPU needs batch strides of "
+                          "whole 16-byte blocks");
+  const struct {
+    const char *name;
+    const void *pointer;
+  } pointers[] = {{"a", g.a}, {"b", g.b}, {"c", g.c}};
+  for (const auto &p : pointers)
+    if (reinterpret_cast<uintptr_t>(p.pointer) % 16 != 0)
+      return setError(call,
+                      "an FP8 GEMM on the GPU needs 16-byte aligned "
+                      "operands (%s = %p)",
+                      p.name, p.pointer);
+  return true;
+}
+
 /// The operands of an (in0, in1) -> out library call: valid element types,
 /// both inputs of one type, the output f32 or that type, no null pointer.
 bool checkOperands(const char *call, const char *const (&names)[3],
@@ -28,8 +87,9 @@ bool checkOperands(const char *call, const char *const (&names)[3],
     if (!validType(types[i]))
       return setError(call,
                       "invalid %s %" PRId32 " (expected 0=f32, 1=f16, "
-                      "2=bf16)",
-                      typeNames[i], types[i]);
+                      "2=bf16%s)",
+                      typeNames[i], types[i],
+                      isFloat8(types[i]) ? "; FP8 is for the GEMM only" : "");
   if (types[0] != types[1])
     return setError(call, "%s and %s must have the same type (got %s and %s)",
                     names[0], names[1], dtypeName(types[0]),
@@ -61,8 +121,11 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
     if (size.value <= 0)
       return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
                       size.value);
-  if (!checkOperands(call, {"a", "b", "c"}, {"aType", "bType", "cType"},
-                     {g.aType, g.bType, g.cType}, {g.a, g.b, g.c}))
+  bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
+  if (float8
+          ? !checkFloat8Operands(call, g)
+          : !checkOperands(call, {"a", "b", "c"}, {"aType", "bType", "cType"},
+                           {g.aType, g.bType, g.cType}, {g.a, g.b, g.c}))
     return false;
 
   int64_t aRow = g.transA ? g.m : g.k;
@@ -107,6 +170,8 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
                         "%s = %" PRId64 " does not fit in int32 "
                         "(cuBLAS limit)",
                         v.name, v.value);
+    if (float8 && !checkFloat8Layout(call, g))
+      return false;
   }
   return true;
 }

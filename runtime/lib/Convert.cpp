@@ -81,6 +81,32 @@ float ampBF16ToF32(uint16_t bits) {
   return bitsFloat(static_cast<uint32_t>(bits) << 16);
 }
 
+float ampF8E4M3FNToF32(uint8_t bits) {
+  uint32_t sign = (bits & 0x80u) << 24;
+  uint32_t exponent = (bits >> 3) & 0xfu, mantissa = bits & 0x7u;
+  if (exponent == 0xfu && mantissa == 0x7u) // The only NaN (no infinities).
+    return bitsFloat(sign | 0x7fc00000u);
+  if (exponent == 0) { // Zero or subnormal: mantissa * 2^-9.
+    float magnitude = static_cast<float>(mantissa) * 0x1p-9f;
+    return sign ? -magnitude : magnitude;
+  }
+  // Bias 7 -> 127.
+  return bitsFloat(sign | ((exponent + 120u) << 23) | (mantissa << 20));
+}
+
+float ampF8E5M2ToF32(uint8_t bits) {
+  uint32_t sign = (bits & 0x80u) << 24;
+  uint32_t exponent = (bits >> 2) & 0x1fu, mantissa = bits & 0x3u;
+  if (exponent == 0x1fu) // Inf / NaN, as binary16's.
+    return bitsFloat(sign | 0x7f800000u | (mantissa << 21));
+  if (exponent == 0) { // Zero or subnormal: mantissa * 2^-16.
+    float magnitude = static_cast<float>(mantissa) * 0x1p-16f;
+    return sign ? -magnitude : magnitude;
+  }
+  // Bias 15 -> 127.
+  return bitsFloat(sign | ((exponent + 112u) << 23) | (mantissa << 21));
+}
+
 void ampConvertF32ToF16(const float *src, uint16_t *dst, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
     dst[i] = ampF32ToF16(src[i]);

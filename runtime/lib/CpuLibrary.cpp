@@ -234,6 +234,11 @@ void widen(const void *src, int32_t type, float *dst, int64_t n) {
     std::memcpy(dst, src, n * sizeof(float));
     return;
   }
+  if (isFloat8(type)) {
+    for (int64_t i = 0; i < n; ++i)
+      dst[i] = float8ToF32(src, type, i);
+    return;
+  }
   auto *bits = static_cast<const uint16_t *>(src);
   if (type == AMP_DTYPE_BF16) {
 #ifdef AMP_HAVE_F16C_PATH
@@ -278,7 +283,7 @@ void narrow(const float *src, int32_t type, void *dst, int64_t n) {
 
 /// The address of element `index` of a buffer of `type`.
 const char *at(const void *base, int32_t type, int64_t index) {
-  return static_cast<const char *>(base) + index * dtypeSize(type);
+  return static_cast<const char *>(base) + index * gemmElementSize(type);
 }
 
 /// A dense f32 copy of the rows x cols matrix of `type` at `base` (row
@@ -669,13 +674,16 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
     // Where it runs, the runtime's GEMM reads A and B in place
     // (wideningGemm), widening 16-bit operands in its packing; the library
     // needs them widened into scratch here.
-    bool ownGemm = !readsBInPlace(g) && usesOwnGemm(g.k);
+    // FP8 operands are widened into scratch (exactly, by a table) for
+    // either GEMM.
+    bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
+    bool ownGemm = !float8 && !readsBInPlace(g) && usesOwnGemm(g.k);
     if (g.aType != AMP_DTYPE_F32 && !ownGemm) {
       a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
       lda = aCols;
     }
     // With a few rows, a 16-bit B is read in place (fewRowsGemm).
-    bool bInPlace = readsBInPlace(g);
+    bool bInPlace = !float8 && readsBInPlace(g);
     if (g.bType != AMP_DTYPE_F32 && !bInPlace && !ownGemm) {
       b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
       ldb = bCols;

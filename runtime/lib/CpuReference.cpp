@@ -23,6 +23,9 @@ double loadElement(const void *base, int32_t type, int64_t index) {
     return static_cast<const float *>(base)[index];
   case AMP_DTYPE_F16:
     return ampF16ToF32(static_cast<const uint16_t *>(base)[index]);
+  case AMP_DTYPE_F8E4M3FN:
+  case AMP_DTYPE_F8E5M2:
+    return float8ToF32(base, type, index);
   default:
     return ampBF16ToF32(static_cast<const uint16_t *>(base)[index]);
   }

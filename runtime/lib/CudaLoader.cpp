@@ -80,12 +80,14 @@ Library openLibrary(const char *envVar,
 
 struct LoadState {
   std::mutex mutex;
-  bool driverTried = false, cublasTried = false, cudnnTried = false;
+  bool driverTried = false, cublasTried = false, cublasLtTried = false,
+       cudnnTried = false;
   DriverApi driver;
   CublasApi cublas;
+  CublasLtApi cublasLt;
   CudnnApi cudnn;
-  bool driverOk = false, cublasOk = false, cudnnOk = false;
-  std::string driverError, cublasError, cudnnError;
+  bool driverOk = false, cublasOk = false, cublasLtOk = false, cudnnOk = false;
+  std::string driverError, cublasError, cublasLtError, cudnnError;
 };
 
 LoadState &loadState() {
@@ -150,6 +152,34 @@ const CublasApi *amp::rt::loadCublas(const char *call) {
     return nullptr;
   }
   return &st.cublas;
+}
+
+const CublasLtApi *amp::rt::loadCublasLt(const char *call) {
+  LoadState &st = loadState();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (!st.cublasLtTried) {
+    st.cublasLtTried = true;
+    Library lib = openLibrary("AMP_RUNTIME_LIBCUBLASLT",
+                              {"libcublasLt.so.13", "libcublasLt.so"});
+    if (!lib.handle) {
+      st.cublasLtError = "cuBLASLt not available: libcublasLt.so.13 could "
+                         "not be loaded (dlopen: " +
+                         lib.error + "); FP8 GEMMs need it";
+    } else {
+      CublasLtApi &api = st.cublasLt;
+      const char *missing = nullptr;
+      AMP_CUBLASLT_FUNCTIONS(AMP_RESOLVE)
+      if (missing)
+        st.cublasLtError = "cuBLASLt library " + lib.path + " lacks " + missing;
+      else
+        st.cublasLtOk = true;
+    }
+  }
+  if (!st.cublasLtOk) {
+    setError(call, "%s", st.cublasLtError.c_str());
+    return nullptr;
+  }
+  return &st.cublasLt;
 }
 
 const CudnnApi *amp::rt::loadCudnn(const char *call) {

@@ -19,6 +19,7 @@
 #undef CUDNN_WARN_DEPRECATED
 #endif
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <cuda.h>
 #include <cudnn.h>
@@ -77,6 +78,21 @@ namespace rt {
   X(cublasGemmEx, true)                                                        \
   X(cublasGemmStridedBatchedEx, true)
 
+// cuBLASLt, for the FP8 GEMMs (cublasGemmEx has no FP8 types).
+#define AMP_CUBLASLT_FUNCTIONS(X)                                              \
+  X(cublasLtCreate, true)                                                      \
+  X(cublasLtDestroy, true)                                                     \
+  X(cublasLtMatmulDescCreate, true)                                            \
+  X(cublasLtMatmulDescDestroy, true)                                           \
+  X(cublasLtMatmulDescSetAttribute, true)                                      \
+  X(cublasLtMatrixLayoutCreate, true)                                          \
+  X(cublasLtMatrixLayoutDestroy, true)                                         \
+  X(cublasLtMatrixLayoutSetAttribute, true)                                    \
+  X(cublasLtMatmulPreferenceCreate, true)                                      \
+  X(cublasLtMatmulPreferenceDestroy, true)                                     \
+  X(cublasLtMatmulPreferenceSetAttribute, true)                                \
+  X(cublasLtMatmulAlgoGetHeuristic, true)                                      \
+  X(cublasLtMatmul, true)
 #define AMP_CUDNN_FUNCTIONS(X)                                                 \
   X(cudnnGetVersion, true)                                                     \
   X(cudnnGetErrorString, true)                                                 \
@@ -142,6 +158,11 @@ struct CublasApi {
   PFN_amp_cublasGemmStridedBatchedEx cublasGemmStridedBatchedEx = nullptr;
 };
 
+struct CublasLtApi {
+#define AMP_DECLARE(symbol, required) AMP_FN_TYPE(symbol) symbol = nullptr;
+  AMP_CUBLASLT_FUNCTIONS(AMP_DECLARE)
+#undef AMP_DECLARE
+};
 struct CudnnApi {
 #define AMP_DECLARE(symbol, required) AMP_FN_TYPE(symbol) symbol = nullptr;
   AMP_CUDNN_FUNCTIONS(AMP_DECLARE)
@@ -157,6 +178,8 @@ struct CudnnApi {
 /// /usr/lib/x86_64-linux-gnu.
 const DriverApi *loadDriver(const char *call);
 const CublasApi *loadCublas(const char *call);
+/// AMP_RUNTIME_LIBCUBLASLT overrides the library, as the others.
+const CublasLtApi *loadCublasLt(const char *call);
 const CudnnApi *loadCudnn(const char *call);
 
 } // namespace rt

@@ -83,9 +83,37 @@ const char *amp::rt::dtypeName(int32_t type) {
     return "f16";
   case AMP_DTYPE_BF16:
     return "bf16";
+  case AMP_DTYPE_F8E4M3FN:
+    return "f8E4M3FN";
+  case AMP_DTYPE_F8E5M2:
+    return "f8E5M2";
   default:
     return "<invalid dtype>";
   }
+}
+
+bool amp::rt::isFloat8(int32_t type) {
+  return type == AMP_DTYPE_F8E4M3FN || type == AMP_DTYPE_F8E5M2;
+}
+
+size_t amp::rt::gemmElementSize(int32_t type) {
+  return isFloat8(type) ? 1 : dtypeSize(type);
+}
+
+float amp::rt::float8ToF32(const void *base, int32_t type, int64_t index) {
+  // One table per type, filled on first use: a load per element.
+  struct Tables {
+    float e4m3[256], e5m2[256];
+    Tables() {
+      for (int i = 0; i < 256; ++i) {
+        e4m3[i] = ampF8E4M3FNToF32(static_cast<uint8_t>(i));
+        e5m2[i] = ampF8E5M2ToF32(static_cast<uint8_t>(i));
+      }
+    }
+  };
+  static const Tables tables;
+  uint8_t bits = static_cast<const uint8_t *>(base)[index];
+  return type == AMP_DTYPE_F8E4M3FN ? tables.e4m3[bits] : tables.e5m2[bits];
 }
 
 size_t amp::rt::dtypeSize(int32_t type) {

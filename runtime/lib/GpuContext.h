@@ -11,6 +11,7 @@
 #define AMP_RUNTIME_LIB_GPUCONTEXT_H
 
 #include "CudaLoader.h"
+#include "Internal.h"
 
 #include <initializer_list>
 
@@ -73,6 +74,11 @@ struct ScratchBuffer {
 /// the shared stream (cuBLAS, see Cublas.cpp). beta == 0 does not read dst.
 bool gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
                    CUdeviceptr dst, int64_t count, float beta);
+
+/// ampGpuGemm with FP8 operands (arguments already checked, cuBLASLt's
+/// layout rules included) on cublasLtMatmul (CublasLt.cpp); compute
+/// capability 8.9 or later.
+bool gpuFloat8Gemm(const char *call, const GemmArgs &g);
 
 } // namespace rt
 } // namespace amp

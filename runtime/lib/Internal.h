@@ -46,8 +46,15 @@ void raiseError(const char *call, const char *fmt, ...) AMP_PRINTF_LIKE(2, 3);
 
 /// "f32", "f16", "bf16" or "<invalid dtype N>".
 const char *dtypeName(int32_t type);
-/// Bytes per element of a valid AmpDType, 0 for invalid values.
+/// Bytes per element of F32, F16 and BF16 (the types every floating-point
+/// entry point takes), 0 for other values.
 size_t dtypeSize(int32_t type);
+/// F8E4M3FN or F8E5M2: the FP8 types, which only the GEMM takes.
+bool isFloat8(int32_t type);
+/// Bytes per element of a GEMM operand type: dtypeSize, and 1 for FP8.
+size_t gemmElementSize(int32_t type);
+/// The f32 value of FP8 element `index` of `type` at `base` (exact).
+float float8ToF32(const void *base, int32_t type, int64_t index);
 
 //===----------------------------------------------------------------------===//
 // Argument validation (shared by CPU reference, GPU and stub builds)

@@ -44,9 +44,9 @@ bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
   uint64_t bSpan = matrixSpan(g.batch, g.transB ? g.n : g.k,
                               g.transB ? g.k : g.n, g.ldb, g.strideB);
   uint64_t cSpan = matrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC);
-  return checkDeviceRange(call, "A", g.a, aSpan * dtypeSize(g.aType)) &&
-         checkDeviceRange(call, "B", g.b, bSpan * dtypeSize(g.bType)) &&
-         checkDeviceRange(call, "C", g.c, cSpan * dtypeSize(g.cType)) &&
+  return checkDeviceRange(call, "A", g.a, aSpan * gemmElementSize(g.aType)) &&
+         checkDeviceRange(call, "B", g.b, bSpan * gemmElementSize(g.bType)) &&
+         checkDeviceRange(call, "C", g.c, cSpan * gemmElementSize(g.cType)) &&
          cpu::Gemm(call, g, result);
 }
 

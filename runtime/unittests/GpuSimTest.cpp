@@ -330,4 +330,45 @@ TEST_F(GpuSimTest, LibraryCallsCheckTheirOperands) {
   mgpuMemFree(c, nullptr);
 }
 
+TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
+  // C (16 x 16, f32) = A (16 x 32, E4M3) B^T, B stored 16 x 32 (E5M2):
+  // cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B 0.5 (0x38
+  // in E5M2 is 0.5): each C element is 32 * 0.5.
+  const int64_t m = 16, n = 16, k = 32;
+  auto *a = static_cast<uint8_t *>(mgpuMemAlloc(m * k, nullptr, false));
+  auto *b = static_cast<uint8_t *>(mgpuMemAlloc(n * k + 1, nullptr, false));
+  auto *c = static_cast<float *>(mgpuMemAlloc(m * n * 4, nullptr, false));
+  std::vector<uint8_t> aBits(m * k, 0x38), bBits(n * k + 1, 0x38);
+  mgpuMemcpy(a, aBits.data(), aBits.size(), nullptr);
+  mgpuMemcpy(b, bBits.data(), bBits.size(), nullptr);
+  ampGpuGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b, AMP_DTYPE_F8E5M2,
+             k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  EXPECT_EQ(gError, "");
+  std::vector<float> result(m * n);
+  mgpuMemcpy(result.data(), c, m * n * 4, nullptr);
+  for (float value : result)
+    EXPECT_EQ(value, 16.0f);
+  // B not transposed: not the TN layout.
+  ampGpuGemm(0, 0, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b, AMP_DTYPE_F8E5M2,
+             n, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  EXPECT_NE(gError.find("cuBLASLt's TN layout"), std::string::npos) << gError;
+  gError.clear();
+  // k not a multiple of 16.
+  ampGpuGemm(0, 1, 1, m, n, 24, a, AMP_DTYPE_F8E4M3FN, 32, 0, b,
+             AMP_DTYPE_F8E5M2, 32, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  EXPECT_NE(gError.find("k and n multiples of 16 (got k = 24"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  // A B that is not 16-byte aligned.
+  ampGpuGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b + 1,
+             AMP_DTYPE_F8E5M2, k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  EXPECT_NE(gError.find("16-byte aligned operands (b ="), std::string::npos)
+      << gError;
+  gError.clear();
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
+  mgpuMemFree(c, nullptr);
+}
+
 } // namespace

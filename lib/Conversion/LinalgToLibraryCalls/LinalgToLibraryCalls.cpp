@@ -58,8 +58,11 @@ using namespace mlir;
 using namespace mlir::amp;
 
 /// The runtime's code of a floating-point element type the library calls
-/// take (RuntimeCalls.h); -1 for other element types.
-static int32_t getDTypeCode(Type type) {
+/// take (RuntimeCalls.h); -1 for other element types, and for the FP8
+/// types unless `allowFloat8` (only the GEMM takes them).
+static int32_t getDTypeCode(Type type, bool allowFloat8 = false) {
+  if (!allowFloat8 && isa<Float8E4M3FNType, Float8E5M2Type>(type))
+    return -1;
   std::optional<RuntimeDType> code = getRuntimeFloatDType(type);
   return code ? static_cast<int32_t>(*code) : -1;
 }
@@ -448,11 +451,42 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                         ci = getBufferInfo(c, why, /*dynamic=*/true);
   if (failed(ai) || failed(bi) || failed(ci))
     return failure();
-  int32_t aType = getDTypeCode(ai->type.getElementType());
-  int32_t bType = getDTypeCode(bi->type.getElementType());
+  int32_t aType = getDTypeCode(ai->type.getElementType(), true);
+  int32_t bType = getDTypeCode(bi->type.getElementType(), true);
   int32_t cType = getDTypeCode(ci->type.getElementType());
-  if (aType < 0 || aType != bType || cType < 0 ||
-      (cType != kF32Code && cType != aType)) {
+  auto isFloat8Code = [](int32_t code) {
+    return code == static_cast<int32_t>(RuntimeDType::F8E4M3FN) ||
+           code == static_cast<int32_t>(RuntimeDType::F8E5M2);
+  };
+  bool float8 = isFloat8Code(aType) || isFloat8Code(bType);
+  if (float8) {
+    // FP8 operands (amp-float8-contractions): the runtime's GEMM widens them
+    // exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
+    int32_t e5m2 = static_cast<int32_t>(RuntimeDType::F8E5M2);
+    if (!isFloat8Code(aType) || !isFloat8Code(bType) ||
+        (aType == e5m2 && bType == e5m2) || cType != kF32Code) {
+      why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
+            "with an f32 result";
+      return failure();
+    }
+    if (!onCpu) {
+      if (transA || !transB) {
+        why = "an FP8 GEMM on the GPU needs cuBLASLt's TN layout: A m x k "
+              "and B stored n x k (a transposed B operand)";
+        return failure();
+      }
+      ArrayRef<int64_t> aShape = ai->type.getShape();
+      ArrayRef<int64_t> cShapeStatic = ci->type.getShape();
+      int64_t kSize = aShape[o + 1], nSize = cShapeStatic[o + 1];
+      if ((!ShapedType::isDynamic(kSize) && kSize % 16 != 0) ||
+          (!ShapedType::isDynamic(nSize) && nSize % 16 != 0)) {
+        why = "an FP8 GEMM on the GPU needs k and n multiples of 16 "
+              "(cuBLASLt)";
+        return failure();
+      }
+    }
+  } else if (aType < 0 || aType != bType || cType < 0 ||
+             (cType != kF32Code && cType != aType)) {
     why = "element types must be f16, bf16 or f32 operands of one type and "
           "an f32 or same-typed result";
     return failure();
@@ -463,12 +497,15 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, c);
   memref::AllocOp accumulator;
-  if (Value narrow = narrowOutput(op, c, fill, ai->type, [&](Value buffer) {
-        std::string ignored;
-        FailureOr<BufferInfo> info =
-            getBufferInfo(buffer, ignored, /*dynamic=*/true);
-        return succeeded(info) && info->type.getShape() == cShape;
-      })) {
+  // An FP8 GEMM writes f32: the result is not narrowed into FP8.
+  if (Value narrow =
+          float8 ? Value()
+                 : narrowOutput(op, c, fill, ai->type, [&](Value buffer) {
+                     std::string ignored;
+                     FailureOr<BufferInfo> info =
+                         getBufferInfo(buffer, ignored, /*dynamic=*/true);
+                     return succeeded(info) && info->type.getShape() == cShape;
+                   })) {
     accumulator = c.getDefiningOp<memref::AllocOp>();
     c = narrow;
     ci = getBufferInfo(c, why, /*dynamic=*/true);

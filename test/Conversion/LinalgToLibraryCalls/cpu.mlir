@@ -192,3 +192,26 @@ func.func @on_tensors(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %c: tensor<16
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x8xf32>) outs(%c : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %r : tensor<16x8xf32>
 }
+
+// -----
+
+// FP8 operands: any layout on the CPU (the runtime widens them exactly).
+// CHECK-LABEL: func.func @float8
+// CHECK-DAG: %[[E4M3:.*]] = arith.constant 5 : i32
+// CHECK-DAG: %[[E5M2:.*]] = arith.constant 6 : i32
+// CHECK: llvm.call @ampCpuLibraryGemm({{.*}}, %[[E5M2]], {{.*}}, %[[E4M3]],
+func.func @float8(%a: memref<8x24xf8E5M2>, %b: memref<24x8xf8E4M3FN>, %c: memref<8x8xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x24xf8E5M2>, memref<24x8xf8E4M3FN>) outs(%c : memref<8x8xf32>)
+  return
+}
+
+// -----
+
+// A convolution takes no FP8: it stays as it is.
+// CHECK-LABEL: func.func @float8_conv
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E4M3FN>, %y: memref<1x3x4x4xf32>) {
+  // expected-remark @+1 {{amp: kept as loops, not a library call}}
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x2x6x6xf8E4M3FN>, memref<3x2x3x3xf8E4M3FN>) outs(%y : memref<1x3x4x4xf32>)
+  return
+}

@@ -328,3 +328,47 @@ func.func @unscale_split(%g0: memref<8xf32>, %g1: memref<8xf32>, %inv: memref<f3
   }
   return
 }
+
+// -----
+
+// FP8 operands (amp-float8-contractions) in cuBLASLt's TN layout: an
+// ampGpuGemm with the FP8 codes (5 = f8E4M3FN, 6 = f8E5M2) and an f32 C.
+// CHECK-LABEL: func.func @float8_tn
+// CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[E4M3:.*]] = arith.constant 5 : i32
+// CHECK-DAG: %[[E5M2:.*]] = arith.constant 6 : i32
+// CHECK: call @ampGpuGemm(%[[Z]], %[[T]], {{.*}}, %[[E4M3]], {{.*}}, %[[E5M2]], {{.*}}, %[[Z]],
+func.func @float8_tn(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E5M2>, %c: memref<16x16xf32>) {
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E5M2>) outs(%c : memref<16x16xf32>)
+  return
+}
+
+// -----
+
+// FP8 that cuBLASLt does not take stays a generated kernel, with the reason.
+// CHECK-LABEL: func.func @float8_refused
+// CHECK-COUNT-3: linalg.matmul
+func.func @float8_refused(%a: memref<16x32xf8E4M3FN>, %b: memref<32x16xf8E4M3FN>,
+    %bt: memref<16x32xf8E5M2>, %at: memref<16x32xf8E5M2>,
+    %b24: memref<16x24xf8E4M3FN>, %a24: memref<16x24xf8E4M3FN>, %c: memref<16x16xf32>) {
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: an FP8 GEMM on the GPU needs cuBLASLt's TN layout: A m x k and B stored n x k (a transposed B operand)}}
+  linalg.matmul ins(%a, %b : memref<16x32xf8E4M3FN>, memref<32x16xf8E4M3FN>) outs(%c : memref<16x16xf32>)
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 with an f32 result}}
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%at, %bt : memref<16x32xf8E5M2>, memref<16x32xf8E5M2>) outs(%c : memref<16x16xf32>)
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: an FP8 GEMM on the GPU needs k and n multiples of 16 (cuBLASLt)}}
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a24, %b24 : memref<16x24xf8E4M3FN>, memref<16x24xf8E4M3FN>) outs(%c : memref<16x16xf32>)
+  return
+}

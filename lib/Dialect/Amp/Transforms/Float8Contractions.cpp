@@ -99,6 +99,20 @@ Value getWidestSource(Value x) {
   return x;
 }
 
+/// `x` with its two innermost dimensions swapped (a linalg.transpose).
+Value transposeInner(OpBuilder &b, Location loc, Value x) {
+  auto type = cast<RankedTensorType>(x.getType());
+  int64_t rank = type.getRank();
+  SmallVector<int64_t> permutation =
+      llvm::to_vector(llvm::seq<int64_t>(0, rank));
+  std::swap(permutation[rank - 2], permutation[rank - 1]);
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, x);
+  std::swap(sizes[rank - 2], sizes[rank - 1]);
+  Value init = tensor::EmptyOp::create(b, loc, sizes, type.getElementType());
+  return linalg::TransposeOp::create(b, loc, x, init, permutation)
+      .getResult()[0];
+}
+
 /// A 0-d tensor as a tensor<1xT> view.
 Value expandToOne(OpBuilder &b, Location loc, Value scalar) {
   auto type = cast<RankedTensorType>(scalar.getType());
@@ -463,6 +477,23 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       Value narrowB = op.getDpsInputOperand(1)->get();
       Value a = getWidestSource(narrowA);
       Value b = getWidestSource(narrowB);
+      // The default maps (A m x k, B k x n) become cuBLASLt's TN layout (B
+      // stored n x k). Where an operand is a transpose of a narrowing, the
+      // transpose's source is quantized (rounded once), then transposed in
+      // FP8 where the layout needs it; a B that is a transpose needs none.
+      bool isMatmul = isa<linalg::MatmulOp>(op.getOperation());
+      bool defaultMaps =
+          op.getIndexingMapsArray() ==
+          (isMatmul ? linalg::MatmulOp::getDefaultIndexingMaps(context)
+                    : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
+      Value aBeforeTranspose, bTransposed;
+      if (defaultMaps) {
+        if (Value source = getInnerTransposeInput(narrowA))
+          if (getWidestSource(source) != source)
+            aBeforeTranspose = getWidestSource(source);
+        if (Value source = getInnerTransposeInput(narrowB))
+          bTransposed = getWidestSource(source);
+      }
       Value init = op.getDpsInitOperand(0)->get();
       auto resultType = dyn_cast<RankedTensorType>(init.getType());
       if (!op.hasPureTensorSemantics() || !resultType ||
@@ -517,12 +548,19 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                   scale);
       };
       Value scaleA, scaleB;
-      Value qa = quantize(a, narrowA, "lhs", scaleA);
-      Value qb = quantize(b, narrowB, "rhs", scaleB);
+      Value qa = aBeforeTranspose
+                     ? transposeInner(
+                           builder, loc,
+                           quantize(aBeforeTranspose, narrowA, "lhs", scaleA))
+                     : quantize(a, narrowA, "lhs", scaleA);
+      Value qb = bTransposed ? quantize(bTransposed, narrowB, "rhs", scaleB)
+                             : quantize(b, narrowB, "rhs", scaleB);
+      if (defaultMaps && !bTransposed)
+        qb = transposeInner(builder, loc, qb);
       // A named op's body is built from its operand types: the new one
       // widens the FP8 elements to f32 (arith.extf) before multiplying.
       Operation *contraction;
-      if (isa<linalg::MatmulOp>(op.getOperation()))
+      if (isMatmul)
         contraction =
             linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
                                      ValueRange{qa, qb}, ValueRange{init});
@@ -530,18 +568,45 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         contraction =
             linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
                                           ValueRange{qa, qb}, ValueRange{init});
-      if (ArrayAttr maps = op->getAttrOfType<ArrayAttr>("indexing_maps"))
+      if (defaultMaps) {
+        // B is n x k: the maps of a transposed B.
+        SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+        unsigned dims = maps[1].getNumDims();
+        SmallVector<AffineExpr> results(maps[1].getResults());
+        std::swap(results[results.size() - 2], results.back());
+        maps[1] = AffineMap::get(dims, 0, results, context);
+        contraction->setAttr("indexing_maps",
+                             builder.getAffineMapArrayAttr(maps));
+      } else if (ArrayAttr maps =
+                     op->getAttrOfType<ArrayAttr>("indexing_maps")) {
         contraction->setAttr("indexing_maps", maps);
+      }
       op->replaceAllUsesWith(contraction);
       op->erase();
-      // The narrowings that only the contraction read.
-      SmallVector<Value, 2> narrowings = {narrowA};
-      if (narrowB != narrowA)
-        narrowings.push_back(narrowB);
-      for (Value narrow : narrowings)
-        if (auto trunc = narrow.getDefiningOp<arith::TruncFOp>())
-          if (narrow != a && narrow != b && trunc->use_empty())
-            trunc->erase();
+      // The narrowings (and transposes of them) that only the contraction
+      // read.
+      // (Each op is visited once: one value may be both operands.)
+      SmallVector<Operation *, 4> worklist;
+      llvm::SmallPtrSet<Operation *, 4> visited;
+      auto push = [&](Value value) {
+        Operation *def = value.getDefiningOp();
+        if (def && isa<arith::TruncFOp, linalg::TransposeOp>(def) &&
+            visited.insert(def).second)
+          worklist.push_back(def);
+      };
+      push(narrowA);
+      push(narrowB);
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val();
+        if (!def->use_empty()) {
+          visited.erase(def); // It may lose its last user later.
+          continue;
+        }
+        SmallVector<Value, 2> operands(def->getOperands());
+        def->erase();
+        for (Value operand : operands)
+          push(operand);
+      }
       // The readers of the result, before the epilogue adds its own (the
       // sizes of a dynamic result, the epilogue itself).
       SmallVector<OpOperand *> readers =

@@ -114,6 +114,10 @@ AMP_RUNTIME_API float ampF16ToF32(uint16_t bits);
 AMP_RUNTIME_API uint16_t ampF32ToBF16(float value);
 /** bfloat16 bits -> binary32 (exact). */
 AMP_RUNTIME_API float ampBF16ToF32(uint16_t bits);
+/** The value of an FP8 bit pattern (exact in f32): E4M3FN (no infinities;
+ *  S.1111.111 is NaN) and E5M2 (IEEE-like, with infinities). */
+AMP_RUNTIME_API float ampF8E4M3FNToF32(uint8_t bits);
+AMP_RUNTIME_API float ampF8E5M2ToF32(uint8_t bits);
 
 /** Converts `n` floats of `src` to binary16 bits in `dst`. */
 AMP_RUNTIME_API void ampConvertF32ToF16(const float *src, uint16_t *dst,

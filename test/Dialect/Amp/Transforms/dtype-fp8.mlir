@@ -41,7 +41,7 @@ func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96x
   // CHECK-DAG: amp.quantize %[[X]] by %{{.*}} : tensor<64x128xf32>, tensor<f32> -> tensor<64x128xf8E4M3FN>
   // CHECK-DAG: amp.amax %[[W]] : tensor<128x96xf32> -> tensor<f32>
   // CHECK-DAG: amp.quantize %[[W]] by %{{.*}} : tensor<128x96xf32>, tensor<f32> -> tensor<128x96xf8E4M3FN>
-  // CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>) outs(%{{.*}} : tensor<64x96xf32>)
+  // CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<96x128xf8E4M3FN>) outs(%{{.*}} : tensor<64x96xf32>)
   // The rest of the level is bf16.
   // CHECK: arith.truncf %{{.*}} : f32 to bf16
   // CHECK: return
@@ -58,8 +58,8 @@ func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96x
 }
 }
 // O1: module attributes {amp.applied = "O1:fp8"
-// O1: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<128x96xf8E4M3FN>)
-// E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E5M2>, tensor<128x96xf8E5M2>)
+// O1: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E4M3FN>, tensor<96x128xf8E4M3FN>)
+// E5M2: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<64x128xf8E5M2>, tensor<96x128xf8E5M2>)
 // SMALL: remark: amp: contraction kept out of FP8: 786432 multiply-adds, below min-size 1000000
 // EXPLAIN: dtype-fp8.mlir:[[@LINE-13]]:{{[0-9]+}}: remark: amp: contraction in FP8: operands 'f8E4M3FN' x 'f8E4M3FN' with per-tensor current scaling (fp8_max / amax / 2^0; delayed scaling needs a training step's state), f32 accumulation
 
@@ -71,7 +71,7 @@ func.func @linear(%x: tensor<64x128xf32>, %w: tensor<128x96xf32>, %b: tensor<96x
 // CHECK-NOT: arith.truncf %arg0
 // CHECK: amp.quantize %arg0
 // CHECK: amp.quantize %arg0
-// CHECK: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf8E4M3FN>, tensor<8x8xf8E4M3FN>)
+// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x8xf8E4M3FN>, tensor<8x8xf8E4M3FN>)
 func.func @square(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %z = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<8x8xf32>

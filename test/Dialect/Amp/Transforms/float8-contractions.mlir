@@ -27,7 +27,9 @@
 // CHECK: %[[AW:.*]] = amp.amax %[[W]] : tensor<8x16xbf16> -> tensor<f32>
 // CHECK: %[[SW:.*]] = tensor.collapse_shape
 // CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %[[SW]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf8E4M3FN>
-// CHECK: %[[MM:.*]] = linalg.matmul ins(%[[QX]], %[[QW]] : tensor<4x8xf8E4M3FN>, tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
+// B in FP8, stored n x k (cuBLASLt's TN layout), read through its map.
+// CHECK: %[[QWT:.*]] = linalg.transpose ins(%[[QW]] : tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<16x8xf8E4M3FN>) permutation = [1, 0]
+// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%[[QX]], %[[QWT]] : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.divf
@@ -38,7 +40,7 @@
 // E5M2-LABEL: func.func @matmul
 // E5M2: arith.constant 1.433600e+04 : f32
 // E5M2: amp.quantize {{.*}} -> tensor<4x8xf8E5M2>
-// E5M2: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E5M2>, tensor<8x16xf8E5M2>)
+// E5M2: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E5M2>, tensor<16x8xf8E5M2>)
 // SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds, below min-size 1000
 func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xbf16>) -> tensor<4x16xf32> {
   %zero = arith.constant 0.0 : f32
@@ -56,7 +58,8 @@ func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xbf16>) -> tensor<4x16xf32
 // CHECK-LABEL: func.func @batch_matmul
 // CHECK: amp.quantize {{.*}} -> tensor<?x4x8xf8E4M3FN>
 // CHECK: amp.quantize {{.*}} -> tensor<?x8x16xf8E4M3FN>
-// CHECK: linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf8E4M3FN>, tensor<?x8x16xf8E4M3FN>)
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<?x8x16xf8E4M3FN>) outs(%{{.*}} : tensor<?x16x8xf8E4M3FN>) permutation = [0, 2, 1]
+// CHECK: linalg.batch_matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf8E4M3FN>, tensor<?x16x8xf8E4M3FN>)
 // CHECK: tensor.empty(%{{.*}}) : tensor<?x4x16xf32>
 // SMALL-NOT: remark: amp: contraction kept out of FP8
 func.func @batch_matmul(%x: tensor<?x4x8xf32>, %w: tensor<?x8x16xf32>,

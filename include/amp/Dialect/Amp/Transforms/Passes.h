@@ -179,6 +179,12 @@ SmallVector<Value> buildScalarGeneric(
 /// epilogue reads it through).
 bool isContractionResult(Value value);
 
+/// The input of `value`'s defining linalg.transpose (on tensors) when it
+/// swaps the two innermost dimensions and nothing else; else null. A
+/// contraction reads such an operand through its indexing map instead
+/// (amp-prepare-contractions), and FP8 quantizes what it transposes.
+Value getInnerTransposeInput(Value value);
+
 /// Rewrites one loop-nest body for round-once: f16/bf16 arith/math ops
 /// compute in f32, and a value narrowed then widened inside `body` is read
 /// unrounded; only yielded values stay narrowed. With
