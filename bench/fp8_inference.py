@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""FP8 inference error beside torchao's float8 (issue 29, item 8): the rel L2
+error against fp32 eager PyTorch of amp-mlir's dtype=fp8 (O2: the
+contractions' operands in FP8 with per-tensor current scaling, the rest in
+bf16) and of torchao's tensorwise float8 (convert_to_float8_training with
+emulate=True: its nn.Linear layers' operands cast to FP8 with per-tensor
+dynamic scales, computed on the CPU; everything else stays fp32), on the
+same random weights and input. amp-mlir's bf16 row is given for scale.
+
+    .venv-peers/bin/python bench/fp8_inference.py --json out.json \\
+        --update-doc docs/policies.md
+
+Runs in the peers' environment (scripts/install-peers.sh: torch,
+torchvision, torch-mlir and torchao, pinned in bench/peers/requirements.txt)
+with AMP_MLIR_ROOT pointing at a build. torchao's float8 swaps nn.Linear
+only: in resnet18 that is the classifier, while amp-mlir's FP8 covers
+matmuls and batch matmuls (convolutions stay bf16 in both it and, as f32,
+torchao). The table goes between the fp8-inference markers of the document.
+"""
+
+import argparse
+import copy
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "python"))
+sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "bench" / "peers"))
+
+SCRIPT = "bench/fp8_inference.py"
+
+
+def models(torch):
+    import torchvision
+    import models as peer_models
+
+    torch.manual_seed(0)
+    resnet = torchvision.models.resnet18().eval()
+    block, shape = peer_models.bert_block()
+    return [("resnet18", resnet, (1, 3, 224, 224)),
+            ("BERT block", block.eval(), shape),
+            ("transformer encoder (2 layers)",
+             *peer_models.transformer_encoder())]
+
+
+def rel_l2(got, want):
+    got = np.asarray(got, np.float64)
+    want = np.asarray(want, np.float64)
+    return float(np.linalg.norm(got - want) / np.linalg.norm(want))
+
+
+def measure(torch, name, model, shape):
+    import amp_mlir
+    from torchao.float8 import Float8LinearConfig, convert_to_float8_training
+
+    torch.manual_seed(1)
+    model = model.eval()
+    x = torch.randn(*shape)
+    with torch.no_grad():
+        reference = model(x).numpy()
+    text = amp_mlir.from_torch(model, x)
+    row = {"model": name}
+    for label, dtype in (("amp-mlir O2 bf16", "bf16"),
+                         ("amp-mlir O2 fp8", "fp8")):
+        compiled = amp_mlir.compile(text, level="O2", dtype=dtype)
+        row[label] = rel_l2(compiled(x.numpy()), reference)
+    float8 = convert_to_float8_training(
+        copy.deepcopy(model), config=Float8LinearConfig(emulate=True))
+    with torch.no_grad():
+        row["torchao float8 (tensorwise)"] = rel_l2(float8(x).numpy(),
+                                                    reference)
+    row["linear layers"] = sum(isinstance(m, torch.nn.Linear)
+                               for m in model.modules())
+    return row
+
+
+COLUMNS = ["amp-mlir O2 bf16", "amp-mlir O2 fp8",
+           "torchao float8 (tensorwise)"]
+
+
+def table(rows):
+    lines = ["| model | " + " | ".join(COLUMNS) + " |",
+             "|---|" + "---|" * len(COLUMNS)]
+    for row in rows:
+        lines.append(f"| {row['model']} | " + " | ".join(
+            f"{row[c]:.2e}" for c in COLUMNS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--json", metavar="FILE")
+    p.add_argument("--update-doc", metavar="FILE")
+    args = p.parse_args(argv)
+    import warnings
+    import torch
+    warnings.simplefilter("ignore")
+    # nn.TransformerEncoderLayer's fused fast path (eval, no grad) reads
+    # the weights directly, past the Linear modules torchao swaps.
+    torch.backends.mha.set_fastpath_enabled(False)
+    rows = [measure(torch, *model) for model in models(torch)]
+    text = table(rows)
+    sys.stdout.write(text)
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    if args.update_doc:
+        import doctables
+        doctables.update(args.update_doc, {"fp8-inference": text}, SCRIPT)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
