@@ -43,6 +43,24 @@ def run(*argv):
     return float(match.group(1)), int(match.group(2))
 
 
+def check_resume(level, tmp):
+    """40 steps at `level`, saved, resumed to 70: bit for bit the 70-step
+    run (parameters, optimizer, scaler and, at fp8, the FP8 state)."""
+    straight, half, resumed = (Path(tmp) / f"{level}-{n}.npz"
+                               for n in ("straight", "half", "resumed"))
+    common = ("--level", level, "--dataset", "digits")
+    a = run(*common, "--steps", "70", "--save", str(straight))
+    run(*common, "--steps", "40", "--save", str(half))
+    b = run(*common, "--steps", "70", "--resume", str(half), "--save",
+            str(resumed))
+    x, y = np.load(straight), np.load(resumed)
+    same = sorted(x.files) == sorted(y.files) and all(
+        np.array_equal(x[k], y[k]) for k in x.files)
+    prefix = "" if level == "O2" else f"{level} "
+    check(a == b and same, f"{prefix}resume after 40 of 70 steps: final_loss "
+          f"{a[0]!r} == {b[0]!r}, {len(x.files)} state arrays identical")
+
+
 steps = "100"
 for dataset in ["digits", "breast_cancer"]:
     reference, skipped = run("--level", "fp32", "--dataset", dataset,
@@ -71,20 +89,7 @@ with tempfile.TemporaryDirectory() as tmp:
           f"inject-inf-at 30: skipped={skipped}, step 30 skipped, scale "
           f"{scales[29]:g} -> {scales[30]:g}")
 
-    # 40 steps, saved, resumed to 70: bit for bit the 70-step run.
-    straight, half, resumed = (Path(tmp) / f"{n}.npz"
-                               for n in ("straight", "half", "resumed"))
-    a = run("--level", "O2", "--dataset", "digits", "--steps", "70",
-            "--save", str(straight))
-    run("--level", "O2", "--dataset", "digits", "--steps", "40", "--save",
-        str(half))
-    b = run("--level", "O2", "--dataset", "digits", "--steps", "70",
-            "--resume", str(half), "--save", str(resumed))
-    x, y = np.load(straight), np.load(resumed)
-    same = sorted(x.files) == sorted(y.files) and all(
-        np.array_equal(x[k], y[k]) for k in x.files)
-    check(a == b and same, f"resume after 40 of 70 steps: final_loss "
-          f"{a[0]!r} == {b[0]!r}, {len(x.files)} state arrays identical")
+    check_resume("O2", tmp)
 
 with tempfile.TemporaryDirectory() as tmp:
     # FP8 (delayed scaling): the amax histories and scales are state. An
@@ -112,20 +117,7 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{k.split(':', 2)[2]} {float(x[k]):.4g}"
               for k in fp8 if ":scale:" in k))
 
-    # 40 steps, saved, resumed to 70: bit for bit the 70-step run.
-    straight, half, resumed = (Path(tmp) / f"fp8-{n}.npz"
-                               for n in ("straight", "half", "resumed"))
-    a = run("--level", "fp8", "--dataset", "digits", "--steps", "70",
-            "--save", str(straight))
-    run("--level", "fp8", "--dataset", "digits", "--steps", "40", "--save",
-        str(half))
-    b = run("--level", "fp8", "--dataset", "digits", "--steps", "70",
-            "--resume", str(half), "--save", str(resumed))
-    x, y = np.load(straight), np.load(resumed)
-    same = sorted(x.files) == sorted(y.files) and all(
-        np.array_equal(x[k], y[k]) for k in x.files)
-    check(a == b and same, f"fp8 resume after 40 of 70 steps: final_loss "
-          f"{a[0]!r} == {b[0]!r}, {len(x.files)} state arrays identical")
+    check_resume("fp8", tmp)
 
 # 1000 steps of the GPU pipeline's output in the GPU simulator: every call is
 # checked for device buffers it left allocated (an AmpError), and the result
