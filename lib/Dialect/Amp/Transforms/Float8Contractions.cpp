@@ -99,6 +99,40 @@ Value getWidestSource(Value x) {
   return x;
 }
 
+/// Where `x` is stored in a 16-bit type by an elementwise linalg.generic
+/// that computes it in f32 (its body narrows the value it yields) and only
+/// `contraction` reads it, that generic yields the f32 value instead: FP8
+/// then rounds it once, not after a 16-bit rounding. Returns `x` (f32 after
+/// the change). Only for a contraction that is made FP8: the change leaves
+/// it reading an f32 tensor until it is replaced.
+bool widenProducer(Value x, Operation *contraction) {
+  auto result = dyn_cast<OpResult>(x);
+  auto generic = x.getDefiningOp<linalg::GenericOp>();
+  if (!result || !generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumReductionLoops() != 0 ||
+      !isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(x.getType())) ||
+      llvm::any_of(x.getUsers(),
+                   [&](Operation *user) { return user != contraction; }))
+    return false;
+  unsigned index = result.getResultNumber();
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  auto narrow = yield.getOperand(index).getDefiningOp<arith::TruncFOp>();
+  BlockArgument out = generic.getRegionOutputArgs()[index];
+  if (!narrow || !narrow.getIn().getType().isF32() || !out.use_empty())
+    return false;
+  OpBuilder b(generic);
+  Type f32 = b.getF32Type();
+  Value init = tensor::EmptyOp::create(
+      b, generic.getLoc(), tensor::getMixedSizes(b, generic.getLoc(), x), f32);
+  generic.getDpsInitsMutable()[index].assign(init);
+  out.setType(f32);
+  yield->setOperand(index, narrow.getIn());
+  if (narrow->use_empty())
+    narrow->erase();
+  x.setType(cast<RankedTensorType>(x.getType()).clone(f32));
+  return true;
+}
+
 /// `x` with its two innermost dimensions swapped (a linalg.transpose).
 Value transposeInner(OpBuilder &b, Location loc, Value x) {
   auto type = cast<RankedTensorType>(x.getType());
@@ -525,6 +559,10 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           continue;
         }
       }
+      if (!aBeforeTranspose && widenProducer(narrowA, op))
+        a = narrowA;
+      if (!bTransposed && widenProducer(narrowB, op))
+        b = narrowB;
       OpBuilder builder(op);
       Location loc = op.getLoc();
       auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());

@@ -81,3 +81,51 @@ func.func @f64(%x: tensor<4x8xf64>, %w: tensor<8x16xf64>, %acc: tensor<4x16xf64>
                      outs(%acc : tensor<4x16xf64>) -> tensor<4x16xf64>
   return %y : tensor<4x16xf64>
 }
+
+// -----
+
+// An operand that an elementwise generic computes in f32 and stores in
+// bf16 for the contraction alone: the generic yields the f32 value, which
+// FP8 rounds once. The same operand with a second reader keeps its bf16.
+#id = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: func.func @widened_producer
+// CHECK: %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xf32>)
+// CHECK-NOT: arith.truncf
+// CHECK: linalg.yield %{{.*}} : f32
+// CHECK: amp.quantize %[[P]] by %{{.*}} : tensor<4x8xf32>, tensor<f32>
+// CHECK-LABEL: func.func @shared_producer
+// CHECK: %[[S:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<4x8xbf16>)
+// CHECK: arith.truncf
+// CHECK: amp.quantize %[[S]] by %{{.*}} : tensor<4x8xbf16>, tensor<f32>
+// CHECK: return {{.*}}, %[[S]]
+// Kept out by min-size, the producer keeps its bf16 too.
+// SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds
+// SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds
+func.func @widened_producer(%x: tensor<4x8xbf16>, %w: tensor<8x16xf32>, %acc: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<4x8xbf16>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xbf16>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %w32 = arith.extf %in : bf16 to f32
+    %t = math.tanh %w32 : f32
+    %n = arith.truncf %t : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<4x8xbf16>
+  %y = linalg.matmul ins(%g, %w : tensor<4x8xbf16>, tensor<8x16xf32>)
+                     outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
+func.func @shared_producer(%x: tensor<4x8xbf16>, %w: tensor<8x16xf32>, %acc: tensor<4x16xf32>) -> (tensor<4x16xf32>, tensor<4x8xbf16>) {
+  %e = tensor.empty() : tensor<4x8xbf16>
+  %g = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<4x8xbf16>) outs(%e : tensor<4x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %w32 = arith.extf %in : bf16 to f32
+    %t = math.tanh %w32 : f32
+    %n = arith.truncf %t : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<4x8xbf16>
+  %y = linalg.matmul ins(%g, %w : tensor<4x8xbf16>, tensor<8x16xf32>)
+                     outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y, %g : tensor<4x16xf32>, tensor<4x8xbf16>
+}
