@@ -101,18 +101,30 @@ Value getWidestSource(Value x) {
 
 /// Where `x` is stored in a 16-bit type by an elementwise linalg.generic
 /// that computes it in f32 (its body narrows the value it yields) and only
-/// `contraction` reads it, that generic yields the f32 value instead: FP8
+/// `contraction` reads it (directly or through reshapes that only it
+/// reads), that generic yields the f32 value instead: FP8
 /// then rounds it once, not after a 16-bit rounding. Returns `x` (f32 after
 /// the change). Only for a contraction that is made FP8: the change leaves
 /// it reading an f32 tensor until it is replaced.
 bool widenProducer(Value x, Operation *contraction) {
+  if (!isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(x.getType())) ||
+      llvm::any_of(x.getUsers(),
+                   [&](Operation *user) { return user != contraction; }))
+    return false;
+  // Through a reshape that only the contraction reads (a frontend's
+  // flattening of the batch): the reshape carries f32 too.
+  Operation *def = x.getDefiningOp();
+  if (isa_and_nonnull<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def)) {
+    if (!widenProducer(def->getOperand(0), def))
+      return false;
+    x.setType(cast<RankedTensorType>(x.getType())
+                  .clone(Float32Type::get(x.getContext())));
+    return true;
+  }
   auto result = dyn_cast<OpResult>(x);
   auto generic = x.getDefiningOp<linalg::GenericOp>();
   if (!result || !generic || !generic.hasPureTensorSemantics() ||
-      generic.getNumReductionLoops() != 0 ||
-      !isa<Float16Type, BFloat16Type>(getElementTypeOrSelf(x.getType())) ||
-      llvm::any_of(x.getUsers(),
-                   [&](Operation *user) { return user != contraction; }))
+      generic.getNumReductionLoops() != 0)
     return false;
   unsigned index = result.getResultNumber();
   auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());

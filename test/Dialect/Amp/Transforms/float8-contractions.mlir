@@ -129,3 +129,29 @@ func.func @shared_producer(%x: tensor<4x8xbf16>, %w: tensor<8x16xf32>, %acc: ten
                      outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %y, %g : tensor<4x16xf32>, tensor<4x8xbf16>
 }
+
+// -----
+
+// Through a reshape that only the contraction reads: the generic and the
+// reshape carry f32.
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+// CHECK-LABEL: func.func @widened_through_reshape
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<1x4x8xf32>)
+// CHECK: %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0, 1], [2]] : tensor<1x4x8xf32> into tensor<4x8xf32>
+// CHECK: amp.quantize %[[C]] by %{{.*}} : tensor<4x8xf32>, tensor<f32>
+// SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds
+func.func @widened_through_reshape(%x: tensor<1x4x8xbf16>, %w: tensor<8x16xf32>, %acc: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %e = tensor.empty() : tensor<1x4x8xbf16>
+  %g = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%x : tensor<1x4x8xbf16>) outs(%e : tensor<1x4x8xbf16>) {
+  ^bb0(%in: bf16, %out: bf16):
+    %w32 = arith.extf %in : bf16 to f32
+    %t = math.tanh %w32 : f32
+    %n = arith.truncf %t : f32 to bf16
+    linalg.yield %n : bf16
+  } -> tensor<1x4x8xbf16>
+  %c = tensor.collapse_shape %g [[0, 1], [2]] : tensor<1x4x8xbf16> into tensor<4x8xbf16>
+  %y = linalg.matmul ins(%c, %w : tensor<4x8xbf16>, tensor<8x16xf32>)
+                     outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %y : tensor<4x16xf32>
+}
