@@ -411,45 +411,35 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
       };
       // dtype=fp8 adds the FP8 state of a training step (and its _init):
       // arguments and results {amp.fp8 = ...}, which callers pass and get
-      // as they do the loss scaler's.
+      // as they do the loss scaler's. The other arguments keep their
+      // declared types (the caller's, where arg-precision=low narrowed
+      // them).
       auto function = (*copy).lookupSymbol<func::FuncOp>(declared.name);
+      auto isState = [&](DictionaryAttr attrs) {
+        return attrs && attrs.get(AmpDialect::kFloat8StateAttrName);
+      };
       SmallVector<TensorSpec> arguments, results;
-      bool addedState = false;
+      const TensorSpec *next = declared.arguments.begin();
+      bool same = true;
       for (auto [i, spec] : llvm::enumerate(after->arguments)) {
-        if (function &&
-            function.getArgAttr(i, AmpDialect::kFloat8StateAttrName))
-          addedState = true;
-        else
+        if (function && isState(function.getArgAttrDict(i))) {
           arguments.push_back(spec);
+        } else if (next == declared.arguments.end() || !narrowed(*next, spec)) {
+          same = false;
+          break;
+        } else {
+          arguments.push_back(*next++);
+        }
       }
-      for (auto [i, spec] : llvm::enumerate(after->results)) {
-        if (function &&
-            function.getResultAttr(i, AmpDialect::kFloat8StateAttrName))
-          addedState = true;
-        else
+      for (auto [i, spec] : llvm::enumerate(after->results))
+        if (!function || !isState(function.getResultAttrDict(i)))
           results.push_back(spec);
-      }
-      if (arguments.size() != declared.arguments.size() ||
-          !llvm::all_of(llvm::zip(declared.arguments, arguments),
-                        [&](auto pair) {
-                          return narrowed(std::get<0>(pair), std::get<1>(pair));
-                        }) ||
+      if (!same || next != declared.arguments.end() ||
           results != declared.results)
         return makeError("AMP " + label + " changed the signature of '@" +
                          declared.name + "'");
-      if (addedState) {
-        // Where arg-precision=low narrowed an argument, the caller still
-        // passes the declared type.
-        SmallVector<TensorSpec> declaredArguments;
-        auto next = declared.arguments.begin();
-        for (auto [i, spec] : llvm::enumerate(after->arguments))
-          declaredArguments.push_back(
-              function.getArgAttr(i, AmpDialect::kFloat8StateAttrName)
-                  ? spec
-                  : *next++);
-        lowEntry.signature.arguments = std::move(declaredArguments);
-        lowEntry.signature.results = after->results;
-      }
+      lowEntry.signature.arguments = std::move(arguments);
+      lowEntry.signature.results = after->results;
       lowEntry.callArguments = after->arguments;
     }
   }

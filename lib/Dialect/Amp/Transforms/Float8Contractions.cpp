@@ -221,7 +221,6 @@ Value reduceMax(OpBuilder &b, Location loc, Value vector) {
 /// One quantized operand of a training step under delayed scaling: its
 /// state arguments and its amax in this step.
 struct DelayedSite {
-  std::string name;
   BlockArgument history, scale;
   Value amax;
   float fp8Max;
@@ -284,7 +283,7 @@ DelayedSite &addDelayedSite(DelayedStep &step, StringRef name,
   (void)step.step.insertArgument(index + 1, RankedTensorType::get({}, f32),
                                  label("scale"), loc);
   step.nextArgument += 2;
-  step.sites.push_back({name.str(), step.step.getArgument(index),
+  step.sites.push_back({step.step.getArgument(index),
                         step.step.getArgument(index + 1), Value(), fp8Max});
   return step.sites.back();
 }
@@ -390,9 +389,8 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
         << "amp: an FP8 operand's amax is computed after found_inf: an "
            "operand that is not finite does not skip the step";
 
-  MLIRContext *ctx = context;
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
-  AffineMap scalar = AffineMap::get(1, 0, ctx);
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+  AffineMap scalar = AffineMap::get(1, 0, context);
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
   int64_t length = options.amaxHistoryLen;

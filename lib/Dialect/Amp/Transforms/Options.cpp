@@ -36,15 +36,13 @@ std::string mlir::amp::checkFloat8Options(const Float8Options &options,
         .str();
   // The history's settings mean nothing to current scaling.
   Float8Options defaults;
-  if (options.scaling == Float8Scaling::Current) {
-    if (options.amaxHistoryLen != defaults.amaxHistoryLen)
-      return (prefix + "amax-history-len applies to " + prefix +
-              "scaling=delayed, not current")
-          .str();
-    if (options.amaxCompute != defaults.amaxCompute)
-      return (prefix + "amax-compute applies to " + prefix +
-              "scaling=delayed, not current")
-          .str();
-  }
+  const char *historySetting =
+      options.amaxHistoryLen != defaults.amaxHistoryLen ? "amax-history-len"
+      : options.amaxCompute != defaults.amaxCompute     ? "amax-compute"
+                                                        : nullptr;
+  if (options.scaling == Float8Scaling::Current && historySetting)
+    return (prefix + historySetting + " applies to " + prefix +
+            "scaling=delayed, not current")
+        .str();
   return "";
 }
