@@ -109,12 +109,23 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a #amp.loss_scaling on a function";
     return success();
   }
+  if (attr.getName() == kFloat8SourceAttrName) {
+    Type element = op->getNumResults() == 1
+                       ? getElementTypeOrSelf(op->getResult(0).getType())
+                       : Type();
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !op->hasTrait<OpTrait::ConstantLike>() || !element || !element.isF32())
+      return op->emitError() << "'" << kFloat8SourceAttrName
+                             << "' must be a unit attribute on an f32 constant";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
                          << "', '" << kStreamOrderedAttrName << "', '"
                          << kNanInfSitesAttrName << "', '" << kOptimizerAttrName
-                         << "', '" << kLossScalingAttrName << "')";
+                         << "', '" << kLossScalingAttrName << "', '"
+                         << kFloat8SourceAttrName << "')";
 }
 
 namespace {

@@ -987,6 +987,10 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
   // then decided like every other op.
   if (options.f64 == F64Computations::Demote)
     demoteF64Computations(module, options.explain);
+  // dtype=fp8 quantizes the weights of its contractions from their f32
+  // values.
+  if (options.fp8)
+    markAmpFloat8Sources(module, *options.fp8);
   // One walk for what the decisions depend on module-wide: whether there
   // are guards, and the training steps.
   bool hasGuard = false;

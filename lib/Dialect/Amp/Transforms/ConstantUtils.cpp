@@ -6,6 +6,7 @@
 
 #include "ConstantUtils.h"
 
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -202,9 +203,16 @@ Value mlir::amp::materializeFloatConstantLike(OpBuilder &builder, Value value,
   return arith::ConstantOp::create(builder, loc, cast<TypedAttr>(attr));
 }
 
+bool mlir::amp::isFloat8Source(Value value) {
+  Operation *def = value.getDefiningOp();
+  return def && def->hasAttr(AmpDialect::kFloat8SourceAttrName);
+}
+
 Value mlir::amp::recreateInType(OpBuilder &builder, Value value, Type target,
                                 OverflowConversion conversion) {
   if (Attribute attr = getFloatConstant(value)) {
+    if (isFloat8Source(value))
+      return {};
     bool overflow = false;
     Attribute converted = convertFloatConstant(
         attr, getFloatElementType(target),

@@ -51,11 +51,16 @@ enum class OverflowConversion {
   Saturate,
 };
 
+/// True for a constant that dtype=fp8 keeps in f32 for a contraction to
+/// quantize (AmpDialect::kFloat8SourceAttrName): its casts do not fold.
+bool isFloat8Source(Value value);
+
 /// Re-creates `value` as `target` (its type with another float element
 /// type), right after it, when that costs nothing at run time: a float
 /// constant (converted, round to nearest even) or a tensor.empty. Returns
-/// null for other values and for a constant that would overflow, unless
-/// `overflow` says how to convert its overflowing values.
+/// null for other values, for a constant marked as an FP8 source and for a
+/// constant that would overflow, unless `overflow` says how to convert its
+/// overflowing values.
 Value recreateInType(OpBuilder &builder, Value value, Type target,
                      OverflowConversion overflow = OverflowConversion::None);
 

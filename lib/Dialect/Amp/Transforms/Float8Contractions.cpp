@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ConstantUtils.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -19,6 +20,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -89,13 +91,73 @@ bool isWideFloat(Type type) {
       getElementTypeOrSelf(type));
 }
 
-/// The operand to quantize for `x`: the f32 value that a narrowing
-/// produced `x` from, so that FP8 rounds the f32 value once instead of its
-/// 16-bit rounding.
+/// The operand to quantize for `x`: the f32 value that a narrowing (the
+/// level's, materialized or not) produced `x` from, so that FP8 rounds the
+/// f32 value once instead of its 16-bit rounding.
 Value getWidestSource(Value x) {
-  if (auto narrow = x.getDefiningOp<arith::TruncFOp>())
-    if (getElementTypeOrSelf(narrow.getIn().getType()).isF32())
-      return narrow.getIn();
+  Operation *def = x.getDefiningOp();
+  if (isa_and_nonnull<arith::TruncFOp, CastOp>(def) &&
+      getElementTypeOrSelf(def->getOperand(0).getType()).isF32() &&
+      isWideFloat(x.getType()))
+    return def->getOperand(0);
+  return x;
+}
+
+/// The data movement that `x` is read through: the transposes and
+/// reshapes (on tensors) between `x` and the value they move, nearest to
+/// `x` first. Quantizing commutes with them (a per-tensor scale, the amax
+/// of the same elements).
+struct Movement {
+  Value source;
+  SmallVector<Operation *> ops;
+};
+Movement traceMovement(Value x) {
+  Movement movement{x, {}};
+  while (Operation *def = movement.source.getDefiningOp()) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(def);
+    if (!(transpose && transpose.hasPureTensorSemantics()) &&
+        !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+      break;
+    movement.ops.push_back(def);
+    movement.source = def->getOperand(0);
+  }
+  return movement;
+}
+
+/// What to quantize for the contraction operand `x`, and the data movement
+/// to apply to the FP8 tensor afterwards: where `x` moves a narrowing of an
+/// f32 value, that value (rounded once, then moved in 1-byte elements);
+/// else `x` itself.
+Movement getQuantizeSource(Value x) {
+  Movement movement = traceMovement(x);
+  Value wide = getWidestSource(movement.source);
+  if (wide == movement.source)
+    return {x, {}};
+  movement.source = wide;
+  return movement;
+}
+
+/// `movement`'s ops (nearest to their use first) applied again to `x`, in
+/// `x`'s element type.
+Value replayMovement(OpBuilder &b, Location loc, Value x,
+                     ArrayRef<Operation *> ops) {
+  for (Operation *op : llvm::reverse(ops)) {
+    Type element = getElementTypeOrSelf(x.getType());
+    if (auto transpose = dyn_cast<linalg::TransposeOp>(op)) {
+      Value init = tensor::EmptyOp::create(
+          b, loc, tensor::getMixedSizes(b, loc, transpose.getInit()), element);
+      x = linalg::TransposeOp::create(b, loc, x, init,
+                                      transpose.getPermutation())
+              .getResult()[0];
+      continue;
+    }
+    IRMapping mapping;
+    mapping.map(op->getOperand(0), x);
+    Operation *clone = b.clone(*op, mapping);
+    clone->getResult(0).setType(
+        cast<RankedTensorType>(op->getResult(0).getType()).clone(element));
+    x = clone->getResult(0);
+  }
   return x;
 }
 
@@ -472,7 +534,75 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
   initReturn->insertOperands(initReturn->getNumOperands(), initValues);
 }
 
+/// The multiply-adds of the contraction `op` (per batch: a batch matmul's
+/// first loop is the batch), when its loop ranges are static.
+std::optional<int64_t> getMultiplyAdds(linalg::LinalgOp op) {
+  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+  int64_t size = 1;
+  for (int64_t r : ranges) {
+    if (ShapedType::isDynamic(r))
+      return std::nullopt;
+    size *= r;
+  }
+  if (isa<linalg::BatchMatmulOp>(op.getOperation()))
+    size /= std::max<int64_t>(ranges.front(), 1);
+  return size;
+}
+
+/// The contractions this pass considers, in program order.
+SmallVector<linalg::LinalgOp> getContractions(Operation *root) {
+  SmallVector<linalg::LinalgOp> contractions;
+  root->walk([&](linalg::LinalgOp op) {
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+      contractions.push_back(op);
+  });
+  return contractions;
+}
+
+/// Folds the casts of the constants that markAmpFloat8Sources kept in f32
+/// and that no FP8 quantization read, and removes the marks.
+void foldFloat8Sources(Operation *root) {
+  SmallVector<Operation *> marked;
+  root->walk([&](Operation *op) {
+    if (op->hasAttr(AmpDialect::kFloat8SourceAttrName))
+      marked.push_back(op);
+  });
+  for (Operation *constant : marked) {
+    constant->removeAttr(AmpDialect::kFloat8SourceAttrName);
+    Value value = constant->getResult(0);
+    for (Operation *user : llvm::make_early_inc_range(value.getUsers())) {
+      if (!isa<arith::TruncFOp, CastOp>(user))
+        continue;
+      OpBuilder builder(user);
+      if (Value folded =
+              recreateInType(builder, value, user->getResult(0).getType())) {
+        user->replaceAllUsesWith(ValueRange{folded});
+        user->erase();
+      }
+    }
+    if (constant->use_empty())
+      constant->erase();
+  }
+}
+
 } // namespace
+
+void mlir::amp::markAmpFloat8Sources(Operation *root,
+                                     const Float8Options &options) {
+  MLIRContext *context = root->getContext();
+  for (linalg::LinalgOp op : getContractions(root)) {
+    std::optional<int64_t> size = getMultiplyAdds(op);
+    if (options.minSize > 0 && size && *size < options.minSize)
+      continue;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      Value source = traceMovement(input->get()).source;
+      if (getFloatConstant(source) &&
+          getElementTypeOrSelf(source.getType()).isF32())
+        source.getDefiningOp()->setAttr(AmpDialect::kFloat8SourceAttrName,
+                                        UnitAttr::get(context));
+    }
+  }
+}
 
 LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                                   const Float8Options &options,
@@ -497,10 +627,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
 
   // The contractions, by function (in program order).
   llvm::MapVector<Operation *, SmallVector<linalg::LinalgOp>> byFunction;
-  root->walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
-      byFunction[op->getParentOfType<func::FuncOp>()].push_back(op);
-  });
+  for (linalg::LinalgOp op : getContractions(root))
+    byFunction[op->getParentOfType<func::FuncOp>()].push_back(op);
   for (auto &[parent, contractions] : byFunction) {
     auto function = dyn_cast_or_null<func::FuncOp>(parent);
     std::optional<DelayedStep> delayed;
@@ -519,60 +647,47 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
     for (auto [index, op] : llvm::enumerate(contractions)) {
       Value narrowA = op.getDpsInputOperand(0)->get();
       Value narrowB = op.getDpsInputOperand(1)->get();
-      Value a = getWidestSource(narrowA);
-      Value b = getWidestSource(narrowB);
       // The default maps (A m x k, B k x n) become cuBLASLt's TN layout (B
-      // stored n x k). Where an operand is a transpose of a narrowing, the
-      // transpose's source is quantized (rounded once), then transposed in
-      // FP8 where the layout needs it; a B that is a transpose needs none.
+      // stored n x k): a B that is a transpose of its two innermost
+      // dimensions is quantized before it and needs no transpose.
       bool isMatmul = isa<linalg::MatmulOp>(op.getOperation());
       bool defaultMaps =
           op.getIndexingMapsArray() ==
           (isMatmul ? linalg::MatmulOp::getDefaultIndexingMaps(context)
                     : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
-      Value aBeforeTranspose, bTransposed;
-      if (defaultMaps) {
-        if (Value source = getInnerTransposeInput(narrowA))
-          if (getWidestSource(source) != source)
-            aBeforeTranspose = getWidestSource(source);
-        if (Value source = getInnerTransposeInput(narrowB))
-          bTransposed = getWidestSource(source);
-      }
+      Value bTransposed =
+          defaultMaps ? getInnerTransposeInput(narrowB) : Value();
+      // Where an operand moves (transposes, reshapes) a narrowing of an f32
+      // value, that value is quantized (rounded once) and the FP8 tensor
+      // moved.
+      Movement sourceA = getQuantizeSource(narrowA);
+      Movement sourceB = getQuantizeSource(bTransposed ? bTransposed : narrowB);
       Value init = op.getDpsInitOperand(0)->get();
       auto resultType = dyn_cast<RankedTensorType>(init.getType());
       if (!op.hasPureTensorSemantics() || !resultType ||
-          !resultType.getElementType().isF32() || !isWideFloat(a.getType()) ||
-          !isWideFloat(b.getType())) {
+          !resultType.getElementType().isF32() ||
+          !isWideFloat(sourceA.source.getType()) ||
+          !isWideFloat(sourceB.source.getType())) {
         op->emitRemark() << "amp: contraction left as it is: FP8 operands "
                             "need f32, f16 or bf16 tensors and an f32 "
                             "accumulator";
         continue;
       }
       if (minSize > 0) {
-        SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-        int64_t size = 1;
-        bool known = true;
-        for (int64_t r : ranges) {
-          if (ShapedType::isDynamic(r)) {
-            known = false;
-            break;
-          }
-          size *= r;
-        }
-        // Per batch: a batch matmul's first loop is the batch.
-        if (known && isa<linalg::BatchMatmulOp>(op.getOperation()))
-          size /= std::max<int64_t>(ranges.front(), 1);
-        if (known && size < minSize) {
-          op->emitRemark() << "amp: contraction kept out of FP8: " << size
+        std::optional<int64_t> size = getMultiplyAdds(op);
+        if (size && *size < minSize) {
+          op->emitRemark() << "amp: contraction kept out of FP8: " << *size
                            << " multiply-adds, below min-size "
                            << static_cast<int64_t>(minSize);
           continue;
         }
       }
-      if (!aBeforeTranspose && widenProducer(narrowA, op))
-        a = narrowA;
-      if (!bTransposed && widenProducer(narrowB, op))
-        b = narrowB;
+      // Else a producer that stores the operand in 16 bits only for the
+      // contraction yields its f32 value.
+      if (sourceA.ops.empty() && sourceA.source == narrowA)
+        widenProducer(narrowA, op);
+      if (!bTransposed && sourceB.ops.empty() && sourceB.source == narrowB)
+        widenProducer(narrowB, op);
       OpBuilder builder(op);
       Location loc = op.getLoc();
       auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
@@ -596,13 +711,12 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                   scale);
       };
       Value scaleA, scaleB;
-      Value qa = aBeforeTranspose
-                     ? transposeInner(
-                           builder, loc,
-                           quantize(aBeforeTranspose, narrowA, "lhs", scaleA))
-                     : quantize(a, narrowA, "lhs", scaleA);
-      Value qb = bTransposed ? quantize(bTransposed, narrowB, "rhs", scaleB)
-                             : quantize(b, narrowB, "rhs", scaleB);
+      Value qa = replayMovement(
+          builder, loc, quantize(sourceA.source, narrowA, "lhs", scaleA),
+          sourceA.ops);
+      Value qb = replayMovement(
+          builder, loc, quantize(sourceB.source, narrowB, "rhs", scaleB),
+          sourceB.ops);
       if (defaultMaps && !bTransposed)
         qb = transposeInner(builder, loc, qb);
       // A named op's body is built from its operand types: the new one
@@ -638,7 +752,10 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       llvm::SmallPtrSet<Operation *, 4> visited;
       auto push = [&](Value value) {
         Operation *def = value.getDefiningOp();
-        if (def && isa<arith::TruncFOp, linalg::TransposeOp>(def) &&
+        if (def &&
+            isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
+                tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                tensor::EmptyOp>(def) &&
             visited.insert(def).second)
           worklist.push_back(def);
       };
@@ -718,6 +835,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
              "(amp.scaler arguments, an amp.found_inf result and @"
           << function.getSymName() << "_init)";
   }
+  foldFloat8Sources(root);
   return success();
 }
 

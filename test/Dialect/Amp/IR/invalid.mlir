@@ -302,7 +302,7 @@ func.func @precision_pin_type(%a: f32) {
 // -----
 
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling', 'amp.fp8_source')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
 }
@@ -332,6 +332,30 @@ func.func @not_a_function(%x: f32) -> f32 {
   // expected-error @+1 {{'amp.stream_ordered' must be a unit attribute on a function}}
   %y = arith.addf %x, %x {amp.stream_ordered} : f32
   return %y : f32
+}
+
+// -----
+
+func.func @fp8_source_not_f32() -> tensor<2xf16> {
+  // expected-error @+1 {{'amp.fp8_source' must be a unit attribute on an f32 constant}}
+  %c = arith.constant {amp.fp8_source} dense<1.0> : tensor<2xf16>
+  return %c : tensor<2xf16>
+}
+
+// -----
+
+func.func @fp8_source_not_constant(%x: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fp8_source' must be a unit attribute on an f32 constant}}
+  %y = arith.addf %x, %x {amp.fp8_source} : tensor<2xf32>
+  return %y : tensor<2xf32>
+}
+
+// -----
+
+func.func @fp8_source_not_unit() -> tensor<2xf32> {
+  // expected-error @+1 {{'amp.fp8_source' must be a unit attribute on an f32 constant}}
+  %c = arith.constant {amp.fp8_source = 1 : i32} dense<1.0> : tensor<2xf32>
+  return %c : tensor<2xf32>
 }
 
 // -----

@@ -10,6 +10,7 @@
 // RUN: amp-opt %s -split-input-file --amp-o1="dtype=float8" | FileCheck %s --check-prefix=O1
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e5m2" | FileCheck %s --check-prefix=E5M2
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" 2>/dev/null | FileCheck %s --check-prefix=SMALLIR
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true split-stages=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
@@ -78,4 +79,58 @@ func.func @square(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
   %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
   %m = linalg.matmul ins(%x, %x : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %m : tensor<8x8xf32>
+}
+
+// -----
+
+// A frontend's linear layer: the weight is an f32 constant in (out, in)
+// layout, transposed for the matmul, and the input is flattened through a
+// transpose and a reshape. Both are quantized from their f32 values (the
+// level keeps the constant f32 for it, amp.fp8_source), then moved in FP8;
+// the constant's other reader gets it in bf16, folded at compile time.
+// CHECK-LABEL: func.func @frontend_linear
+// CHECK-SAME: (%[[X:.*]]: tensor<4x2x16xf32>)
+// CHECK-DAG: %[[W:.*]] = arith.constant dense<{{.*}}> : tensor<8x16xf32>
+// CHECK-DAG: %[[WB:.*]] = arith.constant dense<{{.*}}> : tensor<8x16xbf16>
+// CHECK: %[[QX:.*]] = amp.quantize %[[X]] by %{{.*}} : tensor<4x2x16xf32>, tensor<f32> -> tensor<4x2x16xf8E4M3FN>
+// CHECK: %[[TX:.*]] = linalg.transpose ins(%[[QX]] : tensor<4x2x16xf8E4M3FN>) outs(%{{.*}} : tensor<2x4x16xf8E4M3FN>) permutation = [1, 0, 2]
+// CHECK: %[[CX:.*]] = tensor.collapse_shape %[[TX]] {{\[}}[0, 1], [2]] : tensor<2x4x16xf8E4M3FN> into tensor<8x16xf8E4M3FN>
+// CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %{{.*}} : tensor<8x16xf32>, tensor<f32> -> tensor<8x16xf8E4M3FN>
+// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%[[CX]], %[[QW]] : tensor<8x16xf8E4M3FN>, tensor<8x16xf8E4M3FN>)
+// CHECK: linalg.generic {{.*}} ins(%{{.*}}, %[[WB]] : tensor<8x8xbf16>, tensor<8x16xbf16>)
+// CHECK-NOT: amp.fp8_source
+// Kept out of FP8 (min-size): the weight is a bf16 constant again.
+// SMALLIR-LABEL: func.func @frontend_linear
+// SMALLIR-NOT: amp.fp8_source
+// SMALLIR-NOT: arith.constant dense<{{.*}}> : tensor<8x16xf32>
+// SMALLIR: arith.constant dense<{{.*}}> : tensor<8x16xbf16>
+// SMALLIR-NOT: amp.fp8_source
+// SMALLIR-NOT: arith.truncf %cst
+// SMALLIR: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xbf16>, tensor<16x8xbf16>)
+func.func @frontend_linear(%x: tensor<4x2x16xf32>) -> (tensor<8x8xf32>, tensor<8x16xf32>) {
+  %w = arith.constant dense<[[0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6],
+                             [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4, 1.5, 1.7]]> : tensor<8x16xf32>
+  %z = arith.constant 0.0 : f32
+  %et = tensor.empty() : tensor<2x4x16xf32>
+  %xt = linalg.transpose ins(%x : tensor<4x2x16xf32>) outs(%et : tensor<2x4x16xf32>) permutation = [1, 0, 2]
+  %xf = tensor.collapse_shape %xt [[0, 1], [2]] : tensor<2x4x16xf32> into tensor<8x16xf32>
+  %ew = tensor.empty() : tensor<16x8xf32>
+  %wt = linalg.transpose ins(%w : tensor<8x16xf32>) outs(%ew : tensor<16x8xf32>) permutation = [1, 0]
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %m = linalg.matmul ins(%xf, %wt : tensor<8x16xf32>, tensor<16x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  // The weight's other reader (scaled by the first column of the product).
+  %eo = tensor.empty() : tensor<8x16xf32>
+  %o = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, 0)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%m, %w : tensor<8x8xf32>, tensor<8x16xf32>) outs(%eo : tensor<8x16xf32>) {
+  ^bb0(%a: f32, %c: f32, %out: f32):
+    %s = arith.mulf %a, %c : f32
+    linalg.yield %s : f32
+  } -> tensor<8x16xf32>
+  return %m, %o : tensor<8x8xf32>, tensor<8x16xf32>
 }

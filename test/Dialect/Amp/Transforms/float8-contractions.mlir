@@ -155,3 +155,25 @@ func.func @widened_through_reshape(%x: tensor<1x4x8xbf16>, %w: tensor<8x16xf32>,
                      outs(%acc : tensor<4x16xf32>) -> tensor<4x16xf32>
   return %y : tensor<4x16xf32>
 }
+
+// -----
+
+// A constant that dtype=fp8 kept in f32 (amp.fp8_source) for a contraction
+// that this pass does not take (f64 accumulator): its narrowing folds into
+// a bf16 constant and the mark goes. A user's cast of an unmarked constant
+// is left to the canonicalizer.
+// CHECK-LABEL: func.func @unused_fp8_source
+// CHECK-NOT: amp.fp8_source
+// CHECK-DAG: %[[FOLDED:.*]] = arith.constant dense<1.500000e+00> : tensor<4x4xbf16>
+// CHECK-DAG: %[[USER:.*]] = arith.constant dense<2.500000e+00> : tensor<4x4xf32>
+// CHECK-NOT: arith.constant dense<1.500000e+00> : tensor<4x4xf32>
+// CHECK: arith.truncf %[[USER]]
+// CHECK: return %[[FOLDED]]
+func.func @unused_fp8_source(%x: tensor<4x4xbf16>, %acc: tensor<4x4xf64>) -> (tensor<4x4xbf16>, tensor<4x4xf64>, tensor<4x4xbf16>) {
+  %w = arith.constant {amp.fp8_source} dense<1.5> : tensor<4x4xf32>
+  %wb = arith.truncf %w : tensor<4x4xf32> to tensor<4x4xbf16>
+  %m = linalg.matmul ins(%x, %wb : tensor<4x4xbf16>, tensor<4x4xbf16>) outs(%acc : tensor<4x4xf64>) -> tensor<4x4xf64>
+  %u = arith.constant dense<2.5> : tensor<4x4xf32>
+  %ub = arith.truncf %u : tensor<4x4xf32> to tensor<4x4xbf16>
+  return %wb, %m, %ub : tensor<4x4xbf16>, tensor<4x4xf64>, tensor<4x4xbf16>
+}

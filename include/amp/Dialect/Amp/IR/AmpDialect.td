@@ -89,6 +89,12 @@ def Amp_Dialect : Dialect {
     /// (amp-float8-contractions, delayed scaling): "amax_history:<site>" or
     /// "scale:<site>".
     static constexpr ::llvm::StringLiteral kFloat8StateAttrName = "amp.fp8";
+    /// Unit attribute on an f32 constant that a contraction reads under
+    /// dtype=fp8: the precision passes keep it in f32 (its casts do not fold)
+    /// so that amp-float8-contractions quantizes it from its f32 values,
+    /// rounding it once. That pass removes the mark and folds what is left.
+    static constexpr ::llvm::StringLiteral kFloat8SourceAttrName =
+        "amp.fp8_source";
 
   private:
     void registerAttributes();

@@ -113,6 +113,11 @@ SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
 /// `markApplied`, an amp.applied "<level>:<dtype>" on `root` becomes
 /// "<level>:fp8"; with `explain`, each contraction made FP8 gets a remark
 /// (those left as they are always do).
+/// Marks the f32 constants (AmpDialect::kFloat8SourceAttrName) that the
+/// contractions amp-float8-contractions would take read, directly or through
+/// transposes and reshapes: the precision passes then keep them in f32, and
+/// FP8 rounds them once. dtype=fp8 calls it before its decisions.
+void markAmpFloat8Sources(Operation *root, const Float8Options &options);
 LogicalResult runAmpFloat8Contractions(Operation *root,
                                        const Float8Options &options,
                                        bool markApplied = false,

@@ -231,8 +231,12 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     `dtype=fp8` at O1 and O2 runs this pass after the level's precision
     passes (in bf16), with its `fp8-*` options, and marks the module
     `amp.applied = "<level>:fp8"`. An operand that the level narrowed from
-    f32 (`arith.truncf`) is quantized from the f32 value, so that it is
-    rounded once.
+    f32 (`arith.truncf` or `amp.cast`), directly or through transposes and
+    reshapes, is quantized from the f32 value, so that it is rounded once;
+    the FP8 tensor is then moved (in 1-byte elements). The level keeps the
+    f32 constants that these contractions read (weights) in f32 for this
+    pass (`amp.fp8_source`); the pass folds the narrowings of those it did
+    not take and removes the marks.
   }];
   let options = [
     Option<"format", "format", "std::string", "\"hybrid\"",
