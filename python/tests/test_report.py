@@ -26,6 +26,25 @@ def test_report_counts_follow_the_level(repo):
     assert o1["bytes_converted"] <= o1["per_use_bytes_converted"]
 
 
+def test_report_counts_fp8(repo):
+    # A 64x128 by 128x96 linear: both operands quantized, one byte each.
+    path = repo / "test" / "amp-run" / "Inputs" / "linear.mlir"
+    fp8 = amp_mlir.report(path, level="O2", dtype="fp8")
+    bf16 = amp_mlir.report(path, level="O2", dtype="bf16")
+    assert fp8["fp8_quantizations"] == 2
+    assert fp8["fp8_bytes"] == 64 * 128 + 128 * 96
+    assert bf16["fp8_quantizations"] == 0 and bf16["fp8_bytes"] == 0
+    # The recipe's scales and rescaling are not model ops; the weight's
+    # transpose to cuBLASLt's TN layout moves data, in FP8.
+    assert fp8["float_ops"] == bf16["float_ops"] + 1
+    assert fp8["ops"]["linalg.matmul"] == {"f8E4M3FN": 1}
+    assert fp8["ops"]["linalg.transpose"] == {"f8E4M3FN": 1}
+    stage = [d for d in fp8["decisions"]
+             if d["reason"].startswith("FP8 stage: ")]
+    assert [(d["op"], d["precision"]) for d in stage] == [
+        ("linalg.matmul", "f8E4M3FN")]
+
+
 def test_report_black_list(repo):
     path = repo / "examples" / "tosa_mlp_classifier.mlir"
     base = amp_mlir.report(path, level="O1")

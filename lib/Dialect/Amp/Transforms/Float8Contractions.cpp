@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ConstantUtils.h"
+#include "ReportUtils.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
@@ -280,6 +281,19 @@ Value reduceMax(OpBuilder &b, Location loc, Value vector) {
       .getResult(0);
 }
 
+/// Records the ops a builder creates while on: the FP8 recipe's own (its
+/// scales, the rescaling epilogue, the state updates), which the report
+/// keeps apart from the model's ops.
+struct Float8Recorder : public OpBuilder::Listener {
+  explicit Float8Recorder(llvm::DenseSet<Operation *> *ops) : ops(ops) {}
+  void notifyOperationInserted(Operation *op, OpBuilder::InsertPoint) override {
+    if (ops && on)
+      ops->insert(op);
+  }
+  llvm::DenseSet<Operation *> *ops;
+  bool on = true;
+};
+
 /// One quantized operand of a training step under delayed scaling: its
 /// state arguments and its amax in this step.
 struct DelayedSite {
@@ -352,7 +366,8 @@ DelayedSite &addDelayedSite(DelayedStep &step, StringRef name,
 
 /// After the step's backward pass: the new histories and scales, as
 /// results, and their initial values in @<name>_init.
-void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
+void finishDelayedStep(DelayedStep &step, const Float8Options &options,
+                       Float8Recorder &recorder) {
   if (step.sites.empty())
     return;
   func::FuncOp function = step.step;
@@ -361,7 +376,7 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
   Location loc = ret.getLoc();
   Type f32 = Float32Type::get(context);
   auto scalarF32 = RankedTensorType::get({}, f32);
-  OpBuilder b(ret);
+  OpBuilder b(ret, &recorder);
   Value found = ret.getOperand(step.foundResult);
   SmallVector<Value> amaxes =
       llvm::map_to_vector(step.sites, [](DelayedSite &s) { return s.amax; });
@@ -412,7 +427,7 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options) {
   // (not in a step amp-training builds), they get their own, before the
   // return.
   if (reduce) {
-    OpBuilder cb(context);
+    OpBuilder cb(context, &recorder);
     if (early)
       cb.setInsertionPoint(reduce);
     else
@@ -561,7 +576,7 @@ SmallVector<linalg::LinalgOp> getContractions(Operation *root) {
 
 /// Folds the casts of the constants that markAmpFloat8Sources kept in f32
 /// and that no FP8 quantization read, and removes the marks.
-void foldFloat8Sources(Operation *root) {
+void foldFloat8Sources(Operation *root, AmpDecisionLog *log) {
   SmallVector<Operation *> marked;
   root->walk([&](Operation *op) {
     if (op->hasAttr(AmpDialect::kFloat8SourceAttrName))
@@ -577,11 +592,16 @@ void foldFloat8Sources(Operation *root) {
       if (Value folded =
               recreateInType(builder, value, user->getResult(0).getType())) {
         user->replaceAllUsesWith(ValueRange{folded});
+        if (log)
+          log->unguarded.erase(user);
         user->erase();
       }
     }
-    if (constant->use_empty())
+    if (constant->use_empty()) {
+      if (log)
+        log->unguarded.erase(constant);
       constant->erase();
+    }
   }
 }
 
@@ -607,7 +627,8 @@ void mlir::amp::markAmpFloat8Sources(Operation *root,
 LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                                   const Float8Options &options,
                                                   bool markApplied,
-                                                  bool explain) {
+                                                  bool explain,
+                                                  AmpDecisionLog *log) {
   std::string error = checkFloat8Options(options, "");
   if (!error.empty())
     return root->emitError() << "amp-float8-contractions: " << error;
@@ -624,6 +645,20 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
   FloatType forwardType = options.format == Float8Format::E5M2 ? e5m2 : e4m3;
   int margin = options.margin;
   int64_t minSize = options.minSize;
+  Float8Recorder recorder(log ? &log->float8Ops : nullptr);
+  // What is said of each contraction: a remark (always, or with
+  // `explain`) and an entry of the report's decisions. `precision` empty:
+  // the precision it keeps.
+  auto decided = [&](Operation *op, StringRef precision, StringRef reason,
+                     bool always) {
+    if (always || explain)
+      op->emitRemark() << "amp: contraction " << reason;
+    if (log)
+      log->entries.push_back(
+          {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
+           precision.empty() ? getOpPrecision(op) : precision.str(),
+           ("FP8 stage: " + reason).str()});
+  };
 
   // The contractions, by function (in program order).
   llvm::MapVector<Operation *, SmallVector<linalg::LinalgOp>> byFunction;
@@ -668,17 +703,20 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           !resultType.getElementType().isF32() ||
           !isWideFloat(sourceA.source.getType()) ||
           !isWideFloat(sourceB.source.getType())) {
-        op->emitRemark() << "amp: contraction left as it is: FP8 operands "
-                            "need f32, f16 or bf16 tensors and an f32 "
-                            "accumulator";
+        decided(op, "",
+                "left as it is: FP8 operands need f32, f16 or bf16 "
+                "tensors and an f32 accumulator",
+                /*always=*/true);
         continue;
       }
       if (minSize > 0) {
         std::optional<int64_t> size = getMultiplyAdds(op);
         if (size && *size < minSize) {
-          op->emitRemark() << "amp: contraction kept out of FP8: " << *size
-                           << " multiply-adds, below min-size "
-                           << static_cast<int64_t>(minSize);
+          decided(op, "",
+                  ("kept out of FP8: " + Twine(*size) +
+                   " multiply-adds, below min-size " + Twine(minSize))
+                      .str(),
+                  /*always=*/true);
           continue;
         }
       }
@@ -688,7 +726,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         widenProducer(narrowA, op);
       if (!bTransposed && sourceB.ops.empty() && sourceB.source == narrowB)
         widenProducer(narrowB, op);
-      OpBuilder builder(op);
+      // The recorder is on for the recipe's ops, off for what moves data.
+      OpBuilder builder(op, &recorder);
       Location loc = op.getLoc();
       auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
       SmallVector<FloatType, 2> types;
@@ -711,12 +750,11 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                   scale);
       };
       Value scaleA, scaleB;
-      Value qa = replayMovement(
-          builder, loc, quantize(sourceA.source, narrowA, "lhs", scaleA),
-          sourceA.ops);
-      Value qb = replayMovement(
-          builder, loc, quantize(sourceB.source, narrowB, "rhs", scaleB),
-          sourceB.ops);
+      Value quantizedA = quantize(sourceA.source, narrowA, "lhs", scaleA);
+      Value quantizedB = quantize(sourceB.source, narrowB, "rhs", scaleB);
+      recorder.on = false;
+      Value qa = replayMovement(builder, loc, quantizedA, sourceA.ops);
+      Value qb = replayMovement(builder, loc, quantizedB, sourceB.ops);
       if (defaultMaps && !bTransposed)
         qb = transposeInner(builder, loc, qb);
       // A named op's body is built from its operand types: the new one
@@ -744,6 +782,9 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         contraction->setAttr("indexing_maps", maps);
       }
       op->replaceAllUsesWith(contraction);
+      // The report's set of unguarded ops names ops, which are erased here.
+      if (log && log->unguarded.erase(op))
+        log->unguarded.insert(contraction);
       op->erase();
       // The narrowings (and transposes of them) that only the contraction
       // read.
@@ -768,6 +809,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           continue;
         }
         SmallVector<Value, 2> operands(def->getOperands());
+        if (log)
+          log->unguarded.erase(def);
         def->erase();
         for (Value operand : operands)
           push(operand);
@@ -778,23 +821,29 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           llvm::map_to_vector(contraction->getResult(0).getUses(),
                               [](OpOperand &use) { return &use; });
       builder.setInsertionPointAfter(contraction);
-      if (explain) {
-        InFlightDiagnostic remark = contraction->emitRemark()
-                                    << "amp: contraction in FP8: operands "
-                                    << types[0] << " x " << types[1]
-                                    << " with per-tensor ";
+      recorder.on = true;
+      {
+        std::string reason;
+        llvm::raw_string_ostream os(reason);
+        os << "in FP8: operands '" << types[0] << "' x '" << types[1]
+           << "' with per-tensor ";
         if (delayed)
-          remark << "delayed scaling (an amax history of "
-                 << options.amaxHistoryLen << " steps, "
-                 << stringifyOptionValue(options.amaxCompute) << ", margin "
-                 << margin << ")";
+          os << "delayed scaling (an amax history of " << options.amaxHistoryLen
+             << " steps, " << stringifyOptionValue(options.amaxCompute)
+             << ", margin " << margin << ")";
         else
-          remark << "current scaling (fp8_max / amax / 2^" << margin
-                 << (options.scaling == Float8Scaling::Delayed
-                         ? "; delayed scaling needs a training step's state"
-                         : "")
-                 << ")";
-        remark << ", f32 accumulation";
+          os << "current scaling (fp8_max / amax / 2^" << margin
+             << (options.scaling == Float8Scaling::Delayed
+                     ? "; delayed scaling needs a training step's state"
+                     : "")
+             << ")";
+        os << ", f32 accumulation";
+        std::string precision;
+        llvm::raw_string_ostream ps(precision);
+        ps << types[0];
+        if (types[1] != types[0])
+          ps << " x " << types[1];
+        decided(contraction, precision, reason, /*always=*/false);
       }
       Value inverse = scalarGeneric(
           builder, loc, ValueRange{scaleA, scaleB},
@@ -826,7 +875,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         reader->set(epilogue.getResult(0));
     }
     if (delayed)
-      finishDelayedStep(*delayed, options);
+      finishDelayedStep(*delayed, options, recorder);
     else if (explain && function && options.scaling == Float8Scaling::Delayed &&
              function->hasAttr(AmpDialect::kLossScalingAttrName))
       function.emitRemark()
@@ -835,7 +884,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
              "(amp.scaler arguments, an amp.found_inf result and @"
           << function.getSymName() << "_init)";
   }
-  foldFloat8Sources(root);
+  foldFloat8Sources(root, log);
   return success();
 }
 

@@ -57,8 +57,10 @@ namespace {
 class Measure {
 public:
   Measure(FloatType lowType, bool isO1, const AmpPolicy *policy,
-          const llvm::DenseSet<Operation *> *unguarded)
-      : lowType(lowType), isO1(isO1), policy(policy), unguarded(unguarded) {}
+          const llvm::DenseSet<Operation *> *unguarded,
+          const llvm::DenseSet<Operation *> *float8Ops)
+      : lowType(lowType), isO1(isO1), policy(policy), unguarded(unguarded),
+        float8Ops(float8Ops) {}
 
   LowPrecisionBytes run(Operation *module) {
     SmallVector<CheckFiniteAndUnscaleOp> unscales;
@@ -77,6 +79,8 @@ public:
       auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
       if (!iface)
         return WalkResult::advance();
+      if (isRecipe(op))
+        return WalkResult::skip();
       if (!getFloatOpPrecision(op).empty())
         visit(op, iface);
       // A model's regions (linalg bodies) belong to it.
@@ -215,13 +219,16 @@ private:
       if (iface.operandMustStayF32(use.getOperandNumber()) ||
           (init && accumulates))
         continue;
-      count(value, opLow, getElementTypeOrSelf(value.getType()) == lowType);
+      count(value, opLow, isStoredLow(value.getType()));
     }
     for (OpResult value : op->getResults()) {
-      bool low = getElementTypeOrSelf(value.getType()) == lowType;
+      bool low = isStoredLow(value.getType());
       if (contraction || isReduction(op)) {
-        // The epilogue narrows it.
-        low = low || isOnlyConvertedTo(value, lowType);
+        // The epilogue narrows it (after an FP8 contraction's rescaling).
+        low = low || isOnlyConvertedTo(value, lowType) ||
+              (value.hasOneUse() && isRecipe(*value.getUsers().begin()) &&
+               isOnlyConvertedTo(value.getUsers().begin()->getResult(0),
+                                 lowType));
       }
       addMoved(value.getType(),
                low ? withFloatElementType(value.getType(), lowType)
@@ -243,12 +250,23 @@ private:
     }
   }
 
+  bool isRecipe(Operation *op) const {
+    return float8Ops && float8Ops->contains(op);
+  }
+
+  /// The low type, or FP8 (dtype=fp8's contraction operands, narrower).
+  bool isStoredLow(Type type) const {
+    Type element = getElementTypeOrSelf(type);
+    return element == lowType || isa<Float8E4M3FNType, Float8E5M2Type>(element);
+  }
+
   FloatType lowType;
   bool isO1;
   /// The user's policy (null: the amp-report pass alone, which only sees
   /// pins) and the ops its guards leave out.
   const AmpPolicy *policy;
   const llvm::DenseSet<Operation *> *unguarded;
+  const llvm::DenseSet<Operation *> *float8Ops;
   llvm::DenseSet<Operation *> optimizerOps;
   /// Values the ideal graph produces in the low type.
   llvm::DenseMap<Value, bool> idealLow;
@@ -262,6 +280,7 @@ private:
 
 LowPrecisionBytes mlir::amp::measureLowPrecisionBytes(
     Operation *module, FloatType lowType, bool isO1, const AmpPolicy *policy,
-    const llvm::DenseSet<Operation *> *unguarded) {
-  return Measure(lowType, isO1, policy, unguarded).run(module);
+    const llvm::DenseSet<Operation *> *unguarded,
+    const llvm::DenseSet<Operation *> *float8Ops) {
+  return Measure(lowType, isO1, policy, unguarded, float8Ops).run(module);
 }

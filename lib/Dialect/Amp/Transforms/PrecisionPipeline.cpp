@@ -44,14 +44,19 @@ mlir::amp::getAmpPrecisionGraphOptions(const AmpOptions &options) {
 SmallVector<AmpStage> mlir::amp::getAmpStages(const AmpOptions &options) {
   SmallVector<AmpStage> stages = {AmpStage::Decide, AmpStage::InlineGuards,
                                   AmpStage::ElideCasts};
-  if (options.report != ReportFormat::None)
+  bool report = options.report != ReportFormat::None;
+  if (report && !options.fp8)
     stages.push_back(AmpStage::Report);
   if (!options.keepAmpCasts)
     stages.push_back(AmpStage::MaterializeCasts);
   // After the casts: it quantizes the f32 value that a narrowing of a
-  // contraction's operand reads, where there is one.
-  if (options.fp8)
+  // contraction's operand reads, where there is one. The report then
+  // counts what it quantizes.
+  if (options.fp8) {
     stages.push_back(AmpStage::Float8Contractions);
+    if (report)
+      stages.push_back(AmpStage::Report);
+  }
   if (!options.graphFile.empty())
     stages.push_back(AmpStage::PrecisionGraph);
   return stages;
@@ -112,9 +117,10 @@ struct AmpPrecisionPipelinePass
         materializeAmpCasts(casts);
         break;
       case AmpStage::Float8Contractions:
-        if (failed(runAmpFloat8Contractions(module, *options.fp8,
-                                            /*markApplied=*/true,
-                                            options.explain)))
+        if (failed(runAmpFloat8Contractions(
+                module, *options.fp8,
+                /*markApplied=*/true, options.explain,
+                options.report != ReportFormat::None ? &log : nullptr)))
           return signalPassFailure();
         break;
       case AmpStage::PrecisionGraph: {

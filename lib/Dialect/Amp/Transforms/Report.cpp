@@ -59,7 +59,8 @@ std::string mlir::amp::getFloatOpPrecision(Operation *op) {
 }
 
 bool mlir::amp::isConversion(Operation *op, Value &input, Type &output) {
-  if (!isa<CastOp, arith::ExtFOp, arith::TruncFOp, tosa::CastOp>(op))
+  if (!isa<CastOp, arith::ExtFOp, arith::TruncFOp, tosa::CastOp, QuantizeOp,
+           DequantizeOp>(op))
     return false;
   input = op->getOperand(0);
   output = op->getResult(0).getType();
@@ -156,22 +157,33 @@ bool mlir::amp::isOnlyReturned(Value value) {
 uint64_t ReportSummary::count(Operation *op) {
   Value input;
   Type output;
+  bool recipe = float8Ops && float8Ops->contains(op);
   if (isConversion(op, input, output)) {
-    if (isEpilogueNarrowing(op)) {
+    // The narrowing of an FP8 contraction's rescaled result is its
+    // epilogue's.
+    Operation *def = input.getDefiningOp();
+    if (isEpilogueNarrowing(op) ||
+        (def && float8Ops && float8Ops->contains(def) &&
+         isOnlyConvertedTo(input, getElementTypeOrSelf(output)))) {
       ++numEpilogues;
       return 0;
     }
     ++numCasts;
+    bool quantize = isa<QuantizeOp>(op);
+    if (quantize)
+      ++numQuantizations;
     std::optional<uint64_t> bytes = getBytesConverted(input, output);
     if (!bytes) {
       ++numDynamicCasts;
       return 0;
     }
     bytesConverted += *bytes;
+    if (quantize)
+      float8Bytes += cast<ShapedType>(output).getNumElements();
     return *bytes;
   }
   std::string precision = getFloatOpPrecision(op);
-  if (precision.empty())
+  if (precision.empty() || recipe)
     return 0;
   ++numFloatOps;
   if (precision != "f32" && precision != "f64") {
@@ -197,6 +209,10 @@ std::string ReportSummary::format(StringRef title) const {
     os << "; " << numEpilogues
        << (numEpilogues == 1 ? " narrowing" : " narrowings")
        << " in epilogues";
+  if (numQuantizations)
+    os << "; " << numQuantizations
+       << (numQuantizations == 1 ? " FP8 quantization" : " FP8 quantizations")
+       << " writing " << formatBytes(float8Bytes);
   return text;
 }
 
@@ -257,6 +273,7 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
   // op name -> precision -> count
   std::map<std::string, std::map<std::string, unsigned>> perOp;
   ReportSummary summary;
+  summary.float8Ops = log ? &log->float8Ops : nullptr;
   // What inserting one conversion per use (no sharing) would cost.
   uint64_t numPerUseCasts = 0, perUseBytesConverted = 0;
   module.walk([&](Operation *op) {
@@ -272,7 +289,7 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
       return;
     }
     std::string precision = getFloatOpPrecision(op);
-    if (!precision.empty())
+    if (!precision.empty() && !(log && log->float8Ops.contains(op)))
       ++perOp[op->getName().getStringRef().str()][precision];
   });
   std::string lowName = summary.lowName;
@@ -291,10 +308,12 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
     isO1 = appliedLevel.equals_insensitive("o1");
     if (std::optional<Precision> precision = parseLowPrecision(appliedType))
       lowType = getFloatType(module.getContext(), *precision);
+    else if (isFloat8Dtype(appliedType))
+      lowType = BFloat16Type::get(module.getContext()); // The rest's type.
   }
   LowPrecisionBytes lowBytes =
       log ? measureLowPrecisionBytes(module, lowType, isO1, &log->policy,
-                                     &log->unguarded)
+                                     &log->unguarded, &log->float8Ops)
           : measureLowPrecisionBytes(module, lowType, isO1);
   // Share of the ideal's low-precision bytes that the module stores low.
   double reached =
@@ -328,6 +347,8 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
         {"casts", summary.numCasts},
         {"dynamic_size_casts", summary.numDynamicCasts},
         {"epilogue_casts", summary.numEpilogues},
+        {"fp8_quantizations", summary.numQuantizations},
+        {"fp8_bytes", summary.float8Bytes},
         {"bytes_converted", summary.bytesConverted},
         {"per_use_casts", numPerUseCasts},
         {"per_use_bytes_converted", perUseBytesConverted},
@@ -381,14 +402,16 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
       width = std::max(width, entry.first.size());
     *os << "  " << llvm::left_justify("op", width);
     for (const std::string &column : columns)
-      *os << llvm::right_justify(column, 7);
+      *os << llvm::right_justify(column,
+                                 std::max<size_t>(7, column.size() + 1));
     *os << "\n";
     for (const auto &[name, counts] : perOp) {
       *os << "  " << llvm::left_justify(name, width);
       for (const std::string &column : columns) {
         auto it = counts.find(column);
         *os << llvm::right_justify(
-            std::to_string(it == counts.end() ? 0 : it->second), 7);
+            std::to_string(it == counts.end() ? 0 : it->second),
+            std::max<size_t>(7, column.size() + 1));
       }
       *os << "\n";
     }

@@ -88,10 +88,14 @@ struct AmpPolicy;
 /// `lowType`: the level's op table, pins, and, if given, the user's `policy`
 /// (custom lists, a policy file's categories) and the ops outside its guards
 /// (`unguarded`). What the decision pass chose plays no part.
+/// The ops of the FP8 recipe (`float8Ops`) are not measured; a
+/// contraction's result that its rescaling epilogue alone reads is stored
+/// as that epilogue's result is.
 LowPrecisionBytes measureLowPrecisionBytes(
     Operation *module, FloatType lowType, bool isO1,
     const AmpPolicy *policy = nullptr,
-    const llvm::DenseSet<Operation *> *unguarded = nullptr);
+    const llvm::DenseSet<Operation *> *unguarded = nullptr,
+    const llvm::DenseSet<Operation *> *float8Ops = nullptr);
 
 /// What the report's first line (and the precision graph's title) counts.
 struct ReportSummary {
@@ -100,14 +104,21 @@ struct ReportSummary {
   /// contraction epilogues (not in numCasts).
   unsigned numCasts = 0, numDynamicCasts = 0, numEpilogues = 0;
   uint64_t bytesConverted = 0;
+  /// FP8 quantizations (amp.quantize, also in numCasts and bytesConverted)
+  /// and the bytes of the FP8 tensors they write (static sizes).
+  unsigned numQuantizations = 0;
+  uint64_t float8Bytes = 0;
   /// "f16", "bf16", "low precision" (several) or empty (none).
   std::string lowName;
+
+  /// The FP8 recipe's ops, not counted as float ops (null: none known).
+  const llvm::DenseSet<Operation *> *float8Ops = nullptr;
 
   /// Counts `op` (not nested in a counted op). Returns the bytes a counted
   /// conversion of static size moves, 0 for every other op.
   uint64_t count(Operation *op);
   /// "amp-o2: 14/17 float ops in f16, 8 casts, 1.6 KiB converted per call;
-  /// 2 narrowings in epilogues".
+  /// 2 narrowings in epilogues; 2 FP8 quantizations writing 4.0 KiB".
   std::string format(StringRef title) const;
 };
 

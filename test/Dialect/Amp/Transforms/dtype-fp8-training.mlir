@@ -66,8 +66,8 @@ func.func @step(%w: tensor<4x3xf32> {amp.param = "w"},
 // then transposed in FP8), the output gradient (from the seed) E5M2,
 // stored n x k.
 // CHECK: %[[QXT:.*]] = amp.quantize %[[X]] by %[[S2]] : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf8E4M3FN>
-// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[QXT]] : tensor<8x4xf8E4M3FN>) outs(%{{.*}} : tensor<4x8xf8E4M3FN>)
 // CHECK: amp.quantize %{{.*}} by %[[S3]] : {{.*}} -> tensor<8x3xf8E5M2>
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%[[QXT]] : tensor<8x4xf8E4M3FN>) outs(%{{.*}} : tensor<4x8xf8E4M3FN>)
 // CHECK: linalg.matmul indexing_maps = {{.*}} ins(%[[XT]], %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<3x8xf8E5M2>)
 // found_inf also when an operand's amax is Inf or NaN (quantizing saturates).
 // CHECK: %{{.*}}, %[[LOCAL:.*]] = amp.check_finite_and_unscale

@@ -79,6 +79,9 @@ struct AmpDecisionLog {
     std::string op, location, precision, reason;
   };
   std::vector<Entry> entries;
+  /// The ops of the FP8 recipe (dtype=fp8): scales, rescaling epilogues,
+  /// state updates. The report counts its quantizations, not these.
+  llvm::DenseSet<Operation *> float8Ops;
 };
 
 /// Decides and rewrites the precision of every op of `module`
@@ -108,20 +111,22 @@ enum class AmpStage {
   Float8Contractions, ///< amp-float8-contractions (dtype=fp8)
 };
 SmallVector<AmpStage> getAmpStages(const AmpOptions &options);
-/// amp-float8-contractions on the contractions nested in `root`; fails,
-/// with an error on `root`, for options outside their ranges. With
-/// `markApplied`, an amp.applied "<level>:<dtype>" on `root` becomes
-/// "<level>:fp8"; with `explain`, each contraction made FP8 gets a remark
-/// (those left as they are always do).
 /// Marks the f32 constants (AmpDialect::kFloat8SourceAttrName) that the
 /// contractions amp-float8-contractions would take read, directly or through
 /// transposes and reshapes: the precision passes then keep them in f32, and
 /// FP8 rounds them once. dtype=fp8 calls it before its decisions.
 void markAmpFloat8Sources(Operation *root, const Float8Options &options);
+/// amp-float8-contractions on the contractions nested in `root`; fails,
+/// with an error on `root`, for options outside their ranges. With
+/// `markApplied`, an amp.applied "<level>:<dtype>" on `root` becomes
+/// "<level>:fp8"; with `explain`, each contraction made FP8 gets a remark
+/// (those left as they are always do). `log`, if given, receives an entry
+/// per contraction: its precision and why.
 LogicalResult runAmpFloat8Contractions(Operation *root,
                                        const Float8Options &options,
                                        bool markApplied = false,
-                                       bool explain = false);
+                                       bool explain = false,
+                                       AmpDecisionLog *log = nullptr);
 /// The options of the Report and PrecisionGraph stages, from `options`.
 AmpReportPassOptions getAmpReportOptions(const AmpOptions &options);
 AmpPrecisionGraphPassOptions getAmpPrecisionGraphOptions(
