@@ -19,23 +19,29 @@ bool validType(int32_t type) { return dtypeSize(type) != 0; }
 
 bool fitsInt32(int64_t value) { return value >= 0 && value <= INT32_MAX; }
 
-/// The operand types of an FP8 GEMM (aType or bType is FP8): both FP8, not
-/// both E5M2 (cuBLASLt has no E5M2 x E5M2 kernel), an f32 C.
-bool checkFloat8Operands(const char *call, const GemmArgs &g) {
-  if (!isFloat8(g.aType) || !isFloat8(g.bType))
+/// The operand types of an FP8 GEMM or convolution (`what`; an input is
+/// FP8): both inputs FP8, not both E5M2 (cuBLASLt has no E5M2 x E5M2
+/// kernel), an f32 output.
+bool checkFloat8Operands(const char *call, const char *what,
+                         const char *const (&names)[3],
+                         const int32_t (&types)[3],
+                         const void *const (&pointers)[3]) {
+  if (!isFloat8(types[0]) || !isFloat8(types[1]))
     return setError(call,
-                    "an FP8 GEMM takes FP8 a and b (got %s and %s): widen "
+                    "an FP8 %s takes FP8 %s and %s (got %s and %s): widen "
                     "the other operand or quantize it",
-                    dtypeName(g.aType), dtypeName(g.bType));
-  if (g.aType == AMP_DTYPE_F8E5M2 && g.bType == AMP_DTYPE_F8E5M2)
+                    what, names[0], names[1], dtypeName(types[0]),
+                    dtypeName(types[1]));
+  if (types[0] == AMP_DTYPE_F8E5M2 && types[1] == AMP_DTYPE_F8E5M2)
     return setError(call, "f8E5M2 x f8E5M2 is unsupported (cuBLASLt's FP8 "
                           "GEMMs take E4M3 x E4M3, E4M3 x E5M2 or E5M2 x "
                           "E4M3)");
-  if (g.cType != AMP_DTYPE_F32)
-    return setError(call, "an FP8 GEMM writes an f32 c (got cType %s)",
-                    dtypeName(g.cType));
-  if (!g.a || !g.b || !g.c)
-    return setError(call, "null %s pointer", !g.a ? "a" : !g.b ? "b" : "c");
+  if (types[2] != AMP_DTYPE_F32)
+    return setError(call, "an FP8 %s writes an f32 %s (got %sType %s)", what,
+                    names[2], names[2], dtypeName(types[2]));
+  for (int i = 0; i < 3; ++i)
+    if (!pointers[i])
+      return setError(call, "null %s pointer", names[i]);
   return true;
 }
 
@@ -89,7 +95,9 @@ bool checkOperands(const char *call, const char *const (&names)[3],
                       "invalid %s %" PRId32 " (expected 0=f32, 1=f16, "
                       "2=bf16%s)",
                       typeNames[i], types[i],
-                      isFloat8(types[i]) ? "; FP8 is for the GEMM only" : "");
+                      isFloat8(types[i])
+                          ? "; FP8 is for the GEMM and the CPU's convolution"
+                          : "");
   if (types[0] != types[1])
     return setError(call, "%s and %s must have the same type (got %s and %s)",
                     names[0], names[1], dtypeName(types[0]),
@@ -123,7 +131,8 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
                       size.value);
   bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
   if (float8
-          ? !checkFloat8Operands(call, g)
+          ? !checkFloat8Operands(call, "GEMM", {"a", "b", "c"},
+                                 {g.aType, g.bType, g.cType}, {g.a, g.b, g.c})
           : !checkOperands(call, {"a", "b", "c"}, {"aType", "bType", "cType"},
                            {g.aType, g.bType, g.cType}, {g.a, g.b, g.c}))
     return false;
@@ -209,9 +218,18 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
     return setError(
         call, "negative padding (padTop = %" PRId64 ", padLeft = %" PRId64 ")",
         v.padTop, v.padLeft);
-  if (!checkOperands(call, {"x", "wt", "y"}, {"xType", "wType", "yType"},
-                     {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y}))
+  if (isFloat8(v.xType) || isFloat8(v.wType)) {
+    // The CPU calls widen FP8 exactly; cuDNN's legacy API has none.
+    if (forCuDnn)
+      return setError(call, "an FP8 convolution is for the CPU calls only "
+                            "(cuDNN's legacy API has no FP8 convolution)");
+    if (!checkFloat8Operands(call, "convolution", {"x", "wt", "y"},
+                             {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y}))
+      return false;
+  } else if (!checkOperands(call, {"x", "wt", "y"}, {"xType", "wType", "yType"},
+                            {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y})) {
     return false;
+  }
   if (!forCuDnn)
     return true;
 

@@ -542,6 +542,8 @@ struct Scratch {
 inline float loadF32(const void *base, int32_t type, int64_t index) {
   if (type == AMP_DTYPE_F32)
     return static_cast<const float *>(base)[index];
+  if (isFloat8(type))
+    return float8ToF32(base, type, index);
   uint16_t bits = static_cast<const uint16_t *>(base)[index];
   return type == AMP_DTYPE_BF16 ? bf16ToF32(bits) : f16ToF32(bits);
 }
@@ -738,7 +740,8 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   // (NHWC/HWCF), dense in both layouts.
   // The filter is read in place by wideningGemm where it runs (widened in
   // its packing if 16-bit), else widened once per call for the library.
-  bool ownGemm = usesOwnGemm(k);
+  // FP8 operands are widened (exactly, by a table) for the f32 GEMM.
+  bool ownGemm = !isFloat8(v.xType) && !isFloat8(v.wType) && usesOwnGemm(k);
   const float *wt = static_cast<const float *>(v.wt);
   if (v.wType != AMP_DTYPE_F32 && !ownGemm)
     wt = widenMatrix(v.wt, v.wType, 1, v.f * k, v.f * k, scratch.b);

@@ -5,7 +5,8 @@
 // reference GEMM (ampCpuGemm) on FP8 operands against a double-precision
 // product of the decoded values, the CPU pipeline's GEMM
 // (ampCpuLibraryGemm) against the reference for every transpose and a
-// batch, and the argument errors of the FP8 combinations.
+// batch, the same for the convolutions (ampCpuConv2d,
+// ampCpuLibraryConv2d), and the argument errors of the FP8 combinations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -143,13 +144,73 @@ TEST(Float8Gemm, Errors) {
             std::string::npos);
   EXPECT_EQ(gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E5M2, AMP_DTYPE_F32),
             "");
-  // The convolution takes no FP8.
-  std::string conv = amp_test::captureHandlerMessage([&] {
-    ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 4, 4, 1, 1, 1, 4, 4, 0, 0, 1, 1, 1,
-                 1, a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E4M3FN, c,
-                 AMP_DTYPE_F32, 0.0f);
-  });
-  EXPECT_NE(conv.find("FP8 is for the GEMM only"), std::string::npos) << conv;
+  // The convolution's FP8 operands follow the GEMM's rules.
+  auto conv = [&](int32_t xType, int32_t wType, int32_t yType) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 4, 4, 1, 1, 1, 4, 4, 0, 0,
+                          1, 1, 1, 1, a, xType, b, wType, c, yType, 0.0f);
+    });
+  };
+  EXPECT_NE(conv(AMP_DTYPE_F8E4M3FN, AMP_DTYPE_BF16, AMP_DTYPE_F32)
+                .find("an FP8 convolution takes FP8 x and wt (got f8E4M3FN "
+                      "and bf16)"),
+            std::string::npos);
+  EXPECT_NE(conv(AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_BF16)
+                .find("an FP8 convolution writes an f32 y (got yType bf16)"),
+            std::string::npos);
+  EXPECT_EQ(conv(AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E5M2, AMP_DTYPE_F32), "");
+}
+
+/// A padded, strided NCHW convolution (and an NHWC one) of random FP8
+/// codes: the reference (ampCpuConv2d) is the exact sum of the decoded
+/// products, rounded once; the CPU pipeline's call (ampCpuLibraryConv2d)
+/// sums in f32.
+TEST(Float8Gemm, ConvolutionMatchesTheReference) {
+  for (int32_t layout : {AMP_CONV_NCHW_FCHW, AMP_CONV_NHWC_HWCF})
+    for (AmpDType wType : {AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E5M2}) {
+      SCOPED_TRACE(testing::Message()
+                   << "layout=" << layout << " wType=" << wType);
+      const int64_t n = 2, c = 3, h = 7, w = 6, f = 4, kh = 3, kw = 2;
+      const int64_t pad = 1, stride = 2, oh = 4, ow = 4;
+      std::mt19937 rng(11);
+      std::vector<uint8_t> x =
+          randomCodes(AMP_DTYPE_F8E4M3FN, n * c * h * w, rng);
+      std::vector<uint8_t> wt = randomCodes(wType, f * c * kh * kw, rng);
+      std::vector<float> want(n * f * oh * ow), got(want.size());
+      ampCpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, pad, pad, stride,
+                   stride, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN, wt.data(), wType,
+                   want.data(), AMP_DTYPE_F32, 0.0f);
+      ampCpuLibraryConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, pad, pad,
+                          stride, stride, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN,
+                          wt.data(), wType, got.data(), AMP_DTYPE_F32, 0.0f);
+      bool nchw = layout == AMP_CONV_NCHW_FCHW;
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t o = 0; o < f; ++o)
+          for (int64_t oy = 0; oy < oh; ++oy)
+            for (int64_t ox = 0; ox < ow; ++ox) {
+              double exact = 0;
+              for (int64_t ci = 0; ci < c; ++ci)
+                for (int64_t r = 0; r < kh; ++r)
+                  for (int64_t s = 0; s < kw; ++s) {
+                    int64_t iy = oy * stride - pad + r,
+                            ix = ox * stride - pad + s;
+                    if (iy < 0 || iy >= h || ix < 0 || ix >= w)
+                      continue;
+                    int64_t xi = nchw ? ((b * c + ci) * h + iy) * w + ix
+                                      : ((b * h + iy) * w + ix) * c + ci;
+                    int64_t wi = nchw ? ((o * c + ci) * kh + r) * kw + s
+                                      : ((r * kw + s) * c + ci) * f + o;
+                    exact += double(decode(AMP_DTYPE_F8E4M3FN, x[xi])) *
+                             decode(wType, wt[wi]);
+                  }
+              int64_t yi = nchw ? ((b * f + o) * oh + oy) * ow + ox
+                                : ((b * oh + oy) * ow + ox) * f + o;
+              EXPECT_EQ(want[yi], static_cast<float>(exact)) << yi;
+              EXPECT_LE(std::fabs(got[yi] - want[yi]),
+                        64 * c * kh * kw * 0x1p-24f)
+                  << yi;
+            }
+    }
 }
 
 } // namespace

@@ -330,6 +330,24 @@ TEST_F(GpuSimTest, LibraryCallsCheckTheirOperands) {
   mgpuMemFree(c, nullptr);
 }
 
+TEST_F(GpuSimTest, Float8ConvolutionIsForTheCpu) {
+  // cuDNN's legacy API has no FP8 convolution: the GPU call refuses it
+  // before touching the (simulated) device.
+  auto *x = static_cast<uint8_t *>(mgpuMemAlloc(16, nullptr, false));
+  auto *wt = static_cast<uint8_t *>(mgpuMemAlloc(16, nullptr, false));
+  auto *y = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 4, 4, 1, 1, 1, 4, 4, 0, 0, 1, 1, 1, 1,
+               x, AMP_DTYPE_F8E4M3FN, wt, AMP_DTYPE_F8E4M3FN, y, AMP_DTYPE_F32,
+               0.0f);
+  EXPECT_NE(gError.find("an FP8 convolution is for the CPU calls only"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  mgpuMemFree(x, nullptr);
+  mgpuMemFree(wt, nullptr);
+  mgpuMemFree(y, nullptr);
+}
+
 TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
   // C (16 x 16, f32) = A (16 x 32, E4M3) B^T, B stored 16 x 32 (E5M2):
   // cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B 0.5 (0x38

@@ -59,7 +59,8 @@ using namespace mlir::amp;
 
 /// The runtime's code of a floating-point element type the library calls
 /// take (RuntimeCalls.h); -1 for other element types, and for the FP8
-/// types unless `allowFloat8` (only the GEMM takes them).
+/// types unless `allowFloat8` (only the GEMM and the CPU's convolution take
+/// them).
 static int32_t getDTypeCode(Type type, bool allowFloat8 = false) {
   if (!allowFloat8 && isa<Float8E4M3FNType, Float8E5M2Type>(type))
     return -1;
@@ -73,6 +74,19 @@ enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
 
 /// The code of f32, the accumulator type every library call may write.
 static constexpr int32_t kF32Code = static_cast<int32_t>(RuntimeDType::F32);
+
+static bool isFloat8Code(int32_t code) {
+  return code == static_cast<int32_t>(RuntimeDType::F8E4M3FN) ||
+         code == static_cast<int32_t>(RuntimeDType::F8E5M2);
+}
+
+/// The FP8 operand types the runtime's GEMM and convolution take (those of
+/// cuBLASLt: not E5M2 x E5M2) with an f32 result.
+static bool isFloat8Pair(int32_t a, int32_t b, int32_t result) {
+  int32_t e5m2 = static_cast<int32_t>(RuntimeDType::F8E5M2);
+  return isFloat8Code(a) && isFloat8Code(b) && !(a == e5m2 && b == e5m2) &&
+         result == kF32Code;
+}
 
 namespace {
 /// A memref operand as the runtime wants it: static strides and offset.
@@ -454,17 +468,11 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   int32_t aType = getDTypeCode(ai->type.getElementType(), true);
   int32_t bType = getDTypeCode(bi->type.getElementType(), true);
   int32_t cType = getDTypeCode(ci->type.getElementType());
-  auto isFloat8Code = [](int32_t code) {
-    return code == static_cast<int32_t>(RuntimeDType::F8E4M3FN) ||
-           code == static_cast<int32_t>(RuntimeDType::F8E5M2);
-  };
   bool float8 = isFloat8Code(aType) || isFloat8Code(bType);
   if (float8) {
     // FP8 operands (amp-float8-contractions): the runtime's GEMM widens them
     // exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
-    int32_t e5m2 = static_cast<int32_t>(RuntimeDType::F8E5M2);
-    if (!isFloat8Code(aType) || !isFloat8Code(bType) ||
-        (aType == e5m2 && bType == e5m2) || cType != kF32Code) {
+    if (!isFloat8Pair(aType, bType, cType)) {
       why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
             "with an f32 result";
       return failure();
@@ -727,11 +735,24 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
     why = "convolution operands must be contiguous";
     return failure();
   }
-  int32_t xType = getDTypeCode(xi->type.getElementType());
-  int32_t wType = getDTypeCode(wi->type.getElementType());
+  int32_t xType = getDTypeCode(xi->type.getElementType(), true);
+  int32_t wType = getDTypeCode(wi->type.getElementType(), true);
   int32_t yType = getDTypeCode(yi->type.getElementType());
-  if (xType < 0 || xType != wType || yType < 0 ||
-      (yType != kF32Code && yType != xType)) {
+  bool float8 = isFloat8Code(xType) || isFloat8Code(wType);
+  if (float8) {
+    // FP8 operands (amp-float8-contractions): the CPU call widens them
+    // exactly; cuDNN's legacy API has no FP8 convolution.
+    if (!isFloat8Pair(xType, wType, yType)) {
+      why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
+            "with an f32 result";
+      return failure();
+    }
+    if (!onCpu) {
+      why = "cuDNN's legacy API has no FP8 convolution";
+      return failure();
+    }
+  } else if (xType < 0 || xType != wType || yType < 0 ||
+             (yType != kF32Code && yType != xType)) {
     why = "element types must be f16, bf16 or f32 operands of one type and "
           "an f32 or same-typed result";
     return failure();
@@ -766,12 +787,16 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, y);
   memref::AllocOp accumulator;
-  if (Value narrow = narrowOutput(op, y, fill, xi->type, [&](Value buffer) {
-        std::string ignored;
-        FailureOr<BufferInfo> info = getConvBufferInfo(buffer, onCpu, ignored);
-        return succeeded(info) && isContiguous(*info) &&
-               info->type.getShape() == ys;
-      })) {
+  // An FP8 convolution writes f32: the result is not narrowed into FP8.
+  if (Value narrow =
+          float8 ? Value()
+                 : narrowOutput(op, y, fill, xi->type, [&](Value buffer) {
+                     std::string ignored;
+                     FailureOr<BufferInfo> info =
+                         getConvBufferInfo(buffer, onCpu, ignored);
+                     return succeeded(info) && isContiguous(*info) &&
+                            info->type.getShape() == ys;
+                   })) {
     accumulator = y.getDefiningOp<memref::AllocOp>();
     y = narrow;
     yType = xType;

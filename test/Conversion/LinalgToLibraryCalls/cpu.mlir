@@ -207,11 +207,17 @@ func.func @float8(%a: memref<8x24xf8E5M2>, %b: memref<24x8xf8E4M3FN>, %c: memref
 
 // -----
 
-// A convolution takes no FP8: it stays as it is.
+// An FP8 convolution is a call too (the CPU call widens FP8 exactly), with
+// an f32 result; FP8 inputs of one kind and another are refused.
 // CHECK-LABEL: func.func @float8_conv
+// CHECK-DAG: %[[E4M3:.*]] = arith.constant 5 : i32
+// CHECK-DAG: %[[E5M2:.*]] = arith.constant 6 : i32
+// CHECK-DAG: %[[F32:.*]] = arith.constant 0 : i32
+// CHECK: llvm.call @ampCpuLibraryConv2d({{.*}}, %[[E4M3]], %{{.*}}, %[[E5M2]], %{{.*}}, %[[F32]],
 // CHECK: linalg.conv_2d_nchw_fchw
-func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E4M3FN>, %y: memref<1x3x4x4xf32>) {
-  // expected-remark @+1 {{amp: kept as loops, not a library call}}
-  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x2x6x6xf8E4M3FN>, memref<3x2x3x3xf8E4M3FN>) outs(%y : memref<1x3x4x4xf32>)
+func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E5M2>, %y: memref<1x3x4x4xf32>, %xb: memref<1x2x6x6xbf16>, %we: memref<3x2x3x3xf8E4M3FN>) {
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x2x6x6xf8E4M3FN>, memref<3x2x3x3xf8E5M2>) outs(%y : memref<1x3x4x4xf32>)
+  // expected-remark @+1 {{amp: kept as loops, not a library call: FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 with an f32 result}}
+  linalg.conv_2d_nchw_fchw ins(%xb, %we : memref<1x2x6x6xbf16>, memref<3x2x3x3xf8E4M3FN>) outs(%y : memref<1x3x4x4xf32>)
   return
 }

@@ -372,3 +372,14 @@ func.func @float8_refused(%a: memref<16x32xf8E4M3FN>, %b: memref<32x16xf8E4M3FN>
     ins(%a24, %b24 : memref<16x24xf8E4M3FN>, memref<16x24xf8E4M3FN>) outs(%c : memref<16x16xf32>)
   return
 }
+
+// -----
+
+// cuDNN's legacy API has no FP8 convolution: it stays a generated kernel.
+// CHECK-LABEL: func.func @float8_conv_refused
+// CHECK: linalg.conv_2d_nchw_fchw
+func.func @float8_conv_refused(%x: memref<1x16x6x6xf8E4M3FN>, %w: memref<16x16x3x3xf8E4M3FN>, %y: memref<1x16x4x4xf32>) {
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: cuDNN's legacy API has no FP8 convolution}}
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x16x6x6xf8E4M3FN>, memref<16x16x3x3xf8E4M3FN>) outs(%y : memref<1x16x4x4xf32>)
+  return
+}

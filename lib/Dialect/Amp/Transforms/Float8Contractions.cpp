@@ -22,6 +22,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/SymbolTable.h"
 
@@ -112,12 +113,25 @@ struct Movement {
   Value source;
   SmallVector<Operation *> ops;
 };
+/// A tensor.pad with zeros (a convolution's padding): quantizing commutes
+/// with it too (0 is 0 in FP8 and leaves the amax as it is).
+bool isZeroPad(Operation *op) {
+  auto pad = dyn_cast<tensor::PadOp>(op);
+  if (!pad)
+    return false;
+  Value value = pad.getConstantPaddingValue();
+  FloatAttr zero;
+  return value && matchPattern(value, m_Constant(&zero)) &&
+         zero.getValue().isZero();
+}
+
 Movement traceMovement(Value x) {
   Movement movement{x, {}};
   while (Operation *def = movement.source.getDefiningOp()) {
     auto transpose = dyn_cast<linalg::TransposeOp>(def);
     if (!(transpose && transpose.hasPureTensorSemantics()) &&
-        !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def))
+        !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) &&
+        !isZeroPad(def))
       break;
     movement.ops.push_back(def);
     movement.source = def->getOperand(0);
@@ -127,13 +141,24 @@ Movement traceMovement(Value x) {
 
 /// What to quantize for the contraction operand `x`, and the data movement
 /// to apply to the FP8 tensor afterwards: where `x` moves a narrowing of an
-/// f32 value, that value (rounded once, then moved in 1-byte elements);
-/// else `x` itself.
+/// f32 value, that value (rounded once, then moved in 1-byte elements); a
+/// padded operand is quantized before its padding (fewer elements, and the
+/// padding stays foldable into the convolution call); else `x` itself.
 Movement getQuantizeSource(Value x) {
   Movement movement = traceMovement(x);
   Value wide = getWidestSource(movement.source);
-  if (wide == movement.source)
-    return {x, {}};
+  if (wide == movement.source) {
+    // Up to the padding nearest to the source (ops are nearest to x first).
+    int64_t last = -1;
+    for (auto [i, op] : llvm::enumerate(movement.ops))
+      if (isZeroPad(op))
+        last = i;
+    if (last < 0)
+      return {x, {}};
+    movement.source = movement.ops[last]->getOperand(0);
+    movement.ops.resize(last + 1);
+    return movement;
+  }
   movement.source = wide;
   return movement;
 }
@@ -150,6 +175,16 @@ Value replayMovement(OpBuilder &b, Location loc, Value x,
       x = linalg::TransposeOp::create(b, loc, x, init,
                                       transpose.getPermutation())
               .getResult()[0];
+      continue;
+    }
+    if (auto pad = dyn_cast<tensor::PadOp>(op)) {
+      Value zero =
+          arith::ConstantOp::create(b, loc, b.getFloatAttr(element, 0.0));
+      x = tensor::PadOp::create(
+              b, loc, cast<RankedTensorType>(pad.getType()).clone(element), x,
+              pad.getMixedLowPad(), pad.getMixedHighPad(), zero,
+              pad.getNofold())
+              .getResult();
       continue;
     }
     IRMapping mapping;
@@ -549,8 +584,9 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
   initReturn->insertOperands(initReturn->getNumOperands(), initValues);
 }
 
-/// The multiply-adds of the contraction `op` (per batch: a batch matmul's
-/// first loop is the batch), when its loop ranges are static.
+/// The multiply-adds of the contraction `op` (per batch for a batch matmul,
+/// whose first loop is the batch; a convolution's, batch included), when its
+/// loop ranges are static.
 std::optional<int64_t> getMultiplyAdds(linalg::LinalgOp op) {
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   int64_t size = 1;
@@ -564,14 +600,34 @@ std::optional<int64_t> getMultiplyAdds(linalg::LinalgOp op) {
   return size;
 }
 
-/// The contractions this pass considers, in program order.
+/// The contractions this pass considers, in program order: matmuls, batch
+/// matmuls, and the 2-D convolutions of the runtime's library calls.
 SmallVector<linalg::LinalgOp> getContractions(Operation *root) {
   SmallVector<linalg::LinalgOp> contractions;
   root->walk([&](linalg::LinalgOp op) {
-    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
+            linalg::Conv2DNhwcHwcfOp, linalg::Conv2DNhwcFhwcOp>(
+            op.getOperation()))
       contractions.push_back(op);
   });
   return contractions;
+}
+
+/// The convolution `op` (one of getContractions') again, on `input` and
+/// `filter`, with its strides and dilations.
+Operation *createConvolution(OpBuilder &b, Location loc, linalg::LinalgOp op,
+                             Value input, Value filter, Value init) {
+  auto create = [&](auto conv) -> Operation * {
+    using ConvOp = decltype(conv);
+    return ConvOp::create(b, loc, TypeRange{init.getType()},
+                          ValueRange{input, filter}, ValueRange{init},
+                          conv.getStridesAttr(), conv.getDilationsAttr());
+  };
+  if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation()))
+    return create(conv);
+  if (auto conv = dyn_cast<linalg::Conv2DNhwcHwcfOp>(op.getOperation()))
+    return create(conv);
+  return create(cast<linalg::Conv2DNhwcFhwcOp>(op.getOperation()));
 }
 
 /// Folds the casts of the constants that markAmpFloat8Sources kept in f32
@@ -639,6 +695,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       root->setAttr(AmpDialect::kAppliedAttrName,
                     StringAttr::get(
                         context, applied.getValue().split(':').first + ":fp8"));
+  bool followsLevel = root->hasAttr(AmpDialect::kAppliedAttrName);
   // The forward contractions' type; the hybrid format's gradients are E5M2.
   FloatType e4m3 = Float8E4M3FNType::get(context);
   FloatType e5m2 = Float8E5M2Type::get(context);
@@ -686,10 +743,13 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       // stored n x k): a B that is a transpose of its two innermost
       // dimensions is quantized before it and needs no transpose.
       bool isMatmul = isa<linalg::MatmulOp>(op.getOperation());
+      bool isConv = !isMatmul && !isa<linalg::BatchMatmulOp>(op.getOperation());
       bool defaultMaps =
+          !isConv &&
           op.getIndexingMapsArray() ==
-          (isMatmul ? linalg::MatmulOp::getDefaultIndexingMaps(context)
-                    : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
+              (isMatmul
+                   ? linalg::MatmulOp::getDefaultIndexingMaps(context)
+                   : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
       Value bTransposed =
           defaultMaps ? getInnerTransposeInput(narrowB) : Value();
       // Where an operand moves (transposes, reshapes) a narrowing of an f32
@@ -707,6 +767,18 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                 "left as it is: FP8 operands need f32, f16 or bf16 "
                 "tensors and an f32 accumulator",
                 /*always=*/true);
+        continue;
+      }
+      // On a module an AMP level rewrote, a contraction that the level kept
+      // in f32 (a pin, the black list) stays f32.
+      if (followsLevel &&
+          llvm::all_of(
+              TypeRange{narrowA.getType(), narrowB.getType()},
+              [](Type t) { return getElementTypeOrSelf(t).isF32(); })) {
+        decided(op, "",
+                "kept out of FP8: the level keeps it in f32 (a pin or the "
+                "black list)",
+                /*always=*/explain);
         continue;
       }
       if (minSize > 0) {
@@ -764,10 +836,12 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         contraction =
             linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
                                      ValueRange{qa, qb}, ValueRange{init});
-      else
+      else if (!isConv)
         contraction =
             linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
                                           ValueRange{qa, qb}, ValueRange{init});
+      else
+        contraction = createConvolution(builder, loc, op, qa, qb, init);
       if (defaultMaps) {
         // B is n x k: the maps of a transposed B.
         SmallVector<AffineMap> maps = op.getIndexingMapsArray();
@@ -795,7 +869,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
         Operation *def = value.getDefiningOp();
         if (def &&
             isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
-                tensor::CollapseShapeOp, tensor::ExpandShapeOp,
+                tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp,
                 tensor::EmptyOp>(def) &&
             visited.insert(def).second)
           worklist.push_back(def);

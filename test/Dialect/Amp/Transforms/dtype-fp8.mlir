@@ -11,6 +11,7 @@
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-format=e5m2" | FileCheck %s --check-prefix=E5M2
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" -o /dev/null 2>&1 | FileCheck %s --check-prefix=SMALL
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000" 2>/dev/null | FileCheck %s --check-prefix=SMALLIR
+// RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 custom-black-list=linalg.conv_2d_nchw_fchw explain=true" --mlir-print-op-on-diagnostic=false 2>&1 | FileCheck %s --check-prefix=BLACK
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 explain=true split-stages=true" -o /dev/null 2>&1 | FileCheck %s --check-prefix=EXPLAIN
 // The report counts after the FP8 stage: its quantizations and the f8
@@ -18,7 +19,7 @@
 // ops. The decisions say why each contraction is, or is not, FP8.
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 report=text" -o /dev/null 2>&1 | FileCheck %s --check-prefix=REPORT
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 report=json report-file=%t.json" -o /dev/null
-// RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert (r['fp8_quantizations'], r['fp8_bytes'], r['float_ops'], r['ideal_fraction']) == (2, 256, 5, 1), r; d=[e for e in r['decisions'] if e['reason'].startswith('FP8 stage: ')]; assert [(e['op'], e['precision']) for e in d] == [('linalg.matmul', 'f8E4M3FN')], d; assert d[0]['location'].endswith('dtype-fp8.mlir:143:8'), d" %t.json
+// RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert (r['fp8_quantizations'], r['fp8_bytes'], r['float_ops'], r['ideal_fraction']) == (2, 256, 5, 1), r; d=[e for e in r['decisions'] if e['reason'].startswith('FP8 stage: ')]; assert [(e['op'], e['precision']) for e in d] == [('linalg.matmul', 'f8E4M3FN')], d; assert d[0]['location'].endswith('dtype-fp8.mlir:175:8'), d" %t.json
 // RUN: amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-min-size=1000000 report=json report-file=%t.small.json" -o /dev/null 2>/dev/null
 // RUN: %python -c "import json,sys; r=json.load(open(sys.argv[1])); assert r['fp8_quantizations'] == 0, r; d=[e for e in r['decisions'] if e['reason'].startswith('FP8 stage: ')]; assert [(e['op'], e['precision'], e['reason']) for e in d] == [('linalg.matmul', 'bf16', 'FP8 stage: kept out of FP8: 1024 multiply-adds, below min-size 1000000')], d" %t.small.json
 // RUN: not amp-opt %s -split-input-file --amp-o2="dtype=fp8 fp8-margin=-1" -o /dev/null 2>&1 | FileCheck %s --check-prefix=MARGIN
@@ -99,6 +100,37 @@ func.func @square(%x: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
+// A convolution: its padded input is quantized from the f32 argument and
+// padded in FP8 (zeros stay zeros; the CPU call folds the padding), its
+// weight from the f32 constant. On the black list it stays f32 and out of
+// FP8, as the level decided.
+// CHECK-LABEL: func.func @conv
+// CHECK-SAME: (%[[X:.*]]: tensor<1x8x10x10xf32>)
+// CHECK: %[[W:.*]] = arith.constant dense<2.500000e-01> : tensor<16x8x3x3xf32>
+// CHECK: %[[QX:.*]] = amp.quantize %[[X]] by %{{.*}} -> tensor<1x8x10x10xf8E4M3FN>
+// CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %{{.*}} -> tensor<16x8x3x3xf8E4M3FN>
+// CHECK: %[[P:.*]] = tensor.pad %[[QX]] low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK: tensor.yield %{{.*}} : f8E4M3FN
+// CHECK: linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[P]], %[[QW]] : tensor<1x8x12x12xf8E4M3FN>, tensor<16x8x3x3xf8E4M3FN>)
+// BLACK: remark: amp: contraction kept out of FP8: the level keeps it in f32 (a pin or the black list)
+// BLACK-LABEL: func.func @conv
+// BLACK-NOT: amp.quantize
+// BLACK: linalg.conv_2d_nchw_fchw {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x12x12xf32>, tensor<16x8x3x3xf32>)
+func.func @conv(%x: tensor<1x8x10x10xf32>) -> tensor<1x16x10x10xf32> {
+  %w = arith.constant dense<0.25> : tensor<16x8x3x3xf32>
+  %z = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %z : f32
+  } : tensor<1x8x10x10xf32> to tensor<1x8x12x12xf32>
+  %e = tensor.empty() : tensor<1x16x10x10xf32>
+  %f = linalg.fill ins(%z : f32) outs(%e : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %w : tensor<1x8x12x12xf32>, tensor<16x8x3x3xf32>) outs(%f : tensor<1x16x10x10xf32>) -> tensor<1x16x10x10xf32>
+  return %c : tensor<1x16x10x10xf32>
+}
+
+// -----
+
 // A frontend's linear layer: the weight is an f32 constant in (out, in)
 // layout, transposed for the matmul, and the input is flattened through a
 // transpose and a reshape. Both are quantized from their f32 values (the
@@ -150,3 +182,4 @@ func.func @frontend_linear(%x: tensor<4x2x16xf32>) -> (tensor<8x8xf32>, tensor<8
   } -> tensor<8x16xf32>
   return %m, %o : tensor<8x8xf32>, tensor<8x16xf32>
 }
+
