@@ -4,8 +4,12 @@ error against fp32 eager PyTorch of amp-mlir's dtype=fp8 (O2: the
 contractions' operands in FP8 with per-tensor current scaling, the rest in
 bf16) and of torchao's tensorwise float8 (convert_to_float8_training with
 emulate=True: its nn.Linear layers' operands cast to FP8 with per-tensor
-dynamic scales, computed on the CPU; everything else stays fp32), on the
-same random weights and input. amp-mlir's bf16 row is given for scale.
+dynamic scales, computed on the CPU), on the same random weights and input.
+torchao runs twice: on the fp32 model (everything but the Linears stays
+fp32) and on the model in bf16 (the rest in bf16, as amp-mlir's O2 and
+TransformerEngine's bf16 models have it). amp-mlir's bf16 column is given
+for scale. resnet18 has a second row with its convolutions kept in f32
+(custom-black-list), the scope of torchao's float8 (Linears only).
 
     .venv-peers/bin/python bench/fp8_inference.py --json out.json \\
         --update-doc docs/policies.md
@@ -14,8 +18,8 @@ Runs in the peers' environment (scripts/install-peers.sh: torch,
 torchvision, torch-mlir and torchao, pinned in bench/peers/requirements.txt)
 with AMP_MLIR_ROOT pointing at a build. torchao's float8 swaps nn.Linear
 only: in resnet18 that is the classifier, while amp-mlir's FP8 covers
-matmuls and batch matmuls (convolutions stay bf16 in both it and, as f32,
-torchao). The table goes between the fp8-inference markers of the document.
+matmuls, batch matmuls and convolutions. The table goes between the
+fp8-inference markers of the document.
 """
 
 import argparse
@@ -41,10 +45,13 @@ def models(torch):
     torch.manual_seed(0)
     resnet = torchvision.models.resnet18().eval()
     block, shape = peer_models.bert_block()
-    return [("resnet18", resnet, (1, 3, 224, 224)),
-            ("BERT block", block.eval(), shape),
+    convolutions_f32 = {"custom_black_list": ["linalg.conv_2d_nchw_fchw"]}
+    return [("resnet18", resnet, (1, 3, 224, 224), {}),
+            ("resnet18, convolutions in f32", resnet, (1, 3, 224, 224),
+             convolutions_f32),
+            ("BERT block", block.eval(), shape, {}),
             ("transformer encoder (2 layers)",
-             *peer_models.transformer_encoder())]
+             *peer_models.transformer_encoder(), {})]
 
 
 def rel_l2(got, want):
@@ -53,7 +60,7 @@ def rel_l2(got, want):
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
 
 
-def measure(torch, name, model, shape):
+def measure(torch, name, model, shape, options):
     import amp_mlir
     from torchao.float8 import Float8LinearConfig, convert_to_float8_training
 
@@ -66,20 +73,24 @@ def measure(torch, name, model, shape):
     row = {"model": name}
     for label, dtype in (("amp-mlir O2 bf16", "bf16"),
                          ("amp-mlir O2 fp8", "fp8")):
-        compiled = amp_mlir.compile(text, level="O2", dtype=dtype)
+        compiled = amp_mlir.compile(text, level="O2", dtype=dtype, **options)
         row[label] = rel_l2(compiled(x.numpy()), reference)
-    float8 = convert_to_float8_training(
-        copy.deepcopy(model), config=Float8LinearConfig(emulate=True))
+    config = Float8LinearConfig(emulate=True)
+    float8 = convert_to_float8_training(copy.deepcopy(model), config=config)
+    bf16 = convert_to_float8_training(
+        copy.deepcopy(model).to(torch.bfloat16), config=config)
     with torch.no_grad():
         row["torchao float8 (tensorwise)"] = rel_l2(float8(x).numpy(),
                                                     reference)
+        row["torchao float8, model in bf16"] = rel_l2(
+            bf16(x.to(torch.bfloat16)).float().numpy(), reference)
     row["linear layers"] = sum(isinstance(m, torch.nn.Linear)
                                for m in model.modules())
     return row
 
 
 COLUMNS = ["amp-mlir O2 bf16", "amp-mlir O2 fp8",
-           "torchao float8 (tensorwise)"]
+           "torchao float8 (tensorwise)", "torchao float8, model in bf16"]
 
 
 def table(rows):

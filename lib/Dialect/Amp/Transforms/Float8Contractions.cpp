@@ -125,13 +125,33 @@ bool isZeroPad(Operation *op) {
          zero.getValue().isZero();
 }
 
+/// A linalg.generic that only copies its one input, each element to one or
+/// more places (a frontend's broadcast of a weight over the batch, or a
+/// transpose): its output map is the identity, its input map a projected
+/// permutation, its body `linalg.yield %in`.
+bool isCopyGeneric(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops())
+    return false;
+  SmallVector<AffineMap> maps = generic.getIndexingMapsArray();
+  if (!maps[0].isProjectedPermutation() || !maps[1].isIdentity() ||
+      !isa<RankedTensorType>(generic.getDpsInputs()[0].getType()))
+    return false;
+  auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
+  return yield.getNumOperands() == 1 &&
+         yield.getOperand(0) == generic.getBody()->getArgument(0) &&
+         generic.getBody()->getOperations().size() == 1;
+}
+
 Movement traceMovement(Value x) {
   Movement movement{x, {}};
   while (Operation *def = movement.source.getDefiningOp()) {
     auto transpose = dyn_cast<linalg::TransposeOp>(def);
     if (!(transpose && transpose.hasPureTensorSemantics()) &&
         !isa<tensor::CollapseShapeOp, tensor::ExpandShapeOp>(def) &&
-        !isZeroPad(def))
+        !isZeroPad(def) && !isCopyGeneric(def))
       break;
     movement.ops.push_back(def);
     movement.source = def->getOperand(0);
@@ -175,6 +195,19 @@ Value replayMovement(OpBuilder &b, Location loc, Value x,
       x = linalg::TransposeOp::create(b, loc, x, init,
                                       transpose.getPermutation())
               .getResult()[0];
+      continue;
+    }
+    if (auto generic = dyn_cast<linalg::GenericOp>(op)) {
+      Value init = tensor::EmptyOp::create(
+          b, loc, tensor::getMixedSizes(b, loc, generic.getResult(0)), element);
+      x = linalg::GenericOp::create(
+              b, loc, TypeRange{init.getType()}, ValueRange{x},
+              ValueRange{init}, generic.getIndexingMapsArray(),
+              generic.getIteratorTypesArray(),
+              [](OpBuilder &n, Location l, ValueRange args) {
+                linalg::YieldOp::create(n, l, ValueRange{args[0]});
+              })
+              .getResult(0);
       continue;
     }
     if (auto pad = dyn_cast<tensor::PadOp>(op)) {
@@ -868,9 +901,10 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       auto push = [&](Value value) {
         Operation *def = value.getDefiningOp();
         if (def &&
-            isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
-                tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp,
-                tensor::EmptyOp>(def) &&
+            (isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
+                 tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp,
+                 tensor::EmptyOp>(def) ||
+             isCopyGeneric(def)) &&
             visited.insert(def).second)
           worklist.push_back(def);
       };
