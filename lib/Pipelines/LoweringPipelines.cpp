@@ -203,6 +203,20 @@ static std::string getDefaultFeatures(int cc) {
   return "+ptx80";
 }
 
+/// Whether PTX's cvt to e4m3x2/e5m2x2 is there: sm_90 and later from PTX
+/// 7.8, sm_89 from PTX 8.1 (LLVM's NVPTX rule; the default +ptx80 covers
+/// sm_90 but not sm_89).
+static bool hasFloat8Conversions(const LowerToGpuOptions &options) {
+  int cc = getComputeCapability(options.chip);
+  std::string features = options.features.empty() ? getDefaultFeatures(cc)
+                                                  : options.features.getValue();
+  StringRef version(features);
+  int ptx = 0;
+  if (!version.consume_front("+ptx") || version.getAsInteger(10, ptx))
+    return false;
+  return (cc >= 90 && ptx >= 78) || (cc == 89 && ptx >= 81);
+}
+
 LogicalResult
 mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
                                    std::string &error) {
@@ -303,9 +317,12 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
 
-  // FP8 conversions in kernels (amp.quantize, a generated kernel's FP8
-  // operands) as integer code, as on the CPU: exact and the same bits on
-  // every device (PTX's cvt.rn.satfinite needs sm_89; not used yet).
+  // FP8 conversions in kernels: amp.quantize's saturated rounding as PTX's
+  // cvt.rn.satfinite where the chip has it (sm_89 and later), the rest
+  // (widenings, older chips) as integer code, as on the CPU: the same bits
+  // either way.
+  if (hasFloat8Conversions(options))
+    pm.addPass(createAmpFloat8ToNVVMPass());
   pm.addPass(createAmpExpandFloat8Pass());
 
   // gpu/nvvm to LLVM and the kernel binaries (upstream's

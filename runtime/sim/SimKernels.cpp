@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -325,6 +326,42 @@ extern "C" void ampSimBarrier(void) {
     return;
   }
   yield(*launch, LaneState::AtBarrier);
+}
+
+namespace {
+/// One value of cvt.rn.satfinite to FP8: the positive codes up to the
+/// largest finite one increase with their value, so the nearest is found
+/// by bisection; a tie goes to the even code.
+uint8_t cvtSatfinite(float x, int32_t type) {
+  if (std::isnan(x))
+    return 0x7f;
+  uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  float magnitude = std::fabs(x);
+  int largest = type == AMP_DTYPE_F8E5M2 ? 0x7b : 0x7e;
+  uint8_t codes[1];
+  auto value = [&](int code) {
+    codes[0] = static_cast<uint8_t>(code);
+    return amp::rt::float8ToF32(codes, type, 0);
+  };
+  if (magnitude >= value(largest))
+    return sign | static_cast<uint8_t>(largest);
+  int below = 0, above = largest; // value(below) <= magnitude < value(above)
+  while (above - below > 1) {
+    int middle = (below + above) / 2;
+    (value(middle) <= magnitude ? below : above) = middle;
+  }
+  // The midpoint of two FP8 values is exact in f32.
+  float midpoint = (value(below) + value(above)) / 2;
+  int code = magnitude < midpoint   ? below
+             : magnitude > midpoint ? above
+             : below % 2 == 0       ? below
+                                    : above;
+  return sign | static_cast<uint8_t>(code);
+}
+} // namespace
+
+extern "C" int32_t ampSimCvtF32x2ToF8x2(float a, float b, int32_t type) {
+  return (int32_t(cvtSatfinite(a, type)) << 8) | cvtSatfinite(b, type);
 }
 
 extern "C" int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -328,6 +329,42 @@ TEST_F(GpuSimTest, LibraryCallsCheckTheirOperands) {
   mgpuMemFree(a, nullptr);
   mgpuMemFree(b, nullptr);
   mgpuMemFree(c, nullptr);
+}
+
+// cvt.rn.satfinite to FP8 as the simulator runs it (amp-float8-to-nvvm's
+// instruction): every finite code's value converts to that code, values
+// between two codes go to the nearer one and a midpoint to the even code,
+// beyond the largest finite value it saturates, NaN is 0x7f, the sign is
+// kept, and the packed result holds a in its high byte.
+TEST_F(GpuSimTest, Float8CvtSatfiniteRoundsToNearestEven) {
+  for (int32_t type : {AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E5M2}) {
+    SCOPED_TRACE(type);
+    auto decode = [&](int code) {
+      return type == AMP_DTYPE_F8E4M3FN
+                 ? ampF8E4M3FNToF32(static_cast<uint8_t>(code))
+                 : ampF8E5M2ToF32(static_cast<uint8_t>(code));
+    };
+    auto cvt = [&](float x) { return ampSimCvtF32x2ToF8x2(x, x, type) & 0xff; };
+    int largest = type == AMP_DTYPE_F8E4M3FN ? 0x7e : 0x7b;
+    for (int code = 0; code <= largest; ++code) {
+      float value = decode(code);
+      EXPECT_EQ(cvt(value), code) << value;
+      EXPECT_EQ(cvt(-value), code | 0x80) << value;
+      if (code == largest)
+        break;
+      float next = decode(code + 1);
+      float midpoint = (value + next) / 2;
+      int even = code % 2 == 0 ? code : code + 1;
+      EXPECT_EQ(cvt(midpoint), even) << midpoint;
+      EXPECT_EQ(cvt(std::nextafter(midpoint, 0.0f)), code) << midpoint;
+      EXPECT_EQ(cvt(std::nextafter(midpoint, INFINITY)), code + 1) << midpoint;
+    }
+    EXPECT_EQ(cvt(decode(largest) * 2), largest);
+    EXPECT_EQ(cvt(INFINITY), largest);
+    EXPECT_EQ(cvt(-INFINITY), largest | 0x80);
+    EXPECT_EQ(cvt(NAN), 0x7f);
+    EXPECT_EQ(ampSimCvtF32x2ToF8x2(decode(1), decode(2), type), 0x0102);
+  }
 }
 
 TEST_F(GpuSimTest, Float8ConvolutionIsForTheCpu) {

@@ -10,9 +10,10 @@
 #define AMP_CONVERSION_PASSES_H
 
 #include "amp/Conversion/AmpToLibraryCalls/AmpToLibraryCalls.h"
+#include "amp/Conversion/Float8ScalingToLinalg/Float8ScalingToLinalg.h"
+#include "amp/Conversion/Float8ToNVVM/Float8ToNVVM.h"
 #include "amp/Conversion/GPUToSim/GPUToSim.h"
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
-#include "amp/Conversion/Float8ScalingToLinalg/Float8ScalingToLinalg.h"
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Conversion/MemRefToGPU/MemRefToGPU.h"
 #include "amp/Conversion/SCFToGPU/SCFToGPU.h"

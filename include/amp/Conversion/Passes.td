@@ -300,4 +300,31 @@ def AmpSimulateGPUKernelsPass
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+//===----------------------------------------------------------------------===//
+// Float8ToNVVM
+//===----------------------------------------------------------------------===//
+
+def AmpFloat8ToNVVMPass : Pass<"amp-float8-to-nvvm"> {
+  let summary = "Saturated f32 -> FP8 roundings in GPU kernels as PTX's "
+                "cvt.rn.satfinite (sm_89 and later)";
+  let description = [{
+    In the kernels of `gpu.module`s, an `arith.truncf` from f32 to
+    `f8E4M3FN` or `f8E5M2` whose operand is clamped to that type's finite
+    range by `arith.maximumf` and `arith.minimumf` (what
+    `amp-lower-float8-scaling` writes for `amp.quantize`) becomes
+    `nvvm.convert.f32x2.to.f8x2` with round-to-nearest and `satfinite`
+    (`cvt.rn.satfinite.e4m3x2.f32`, `.e5m2x2`), of which it keeps the low
+    byte, bitcast to the FP8 type. PTX rounds to nearest even into the
+    subnormals and keeps NaN, as `arith.truncf` does: on a clamped value
+    the bits are the same as `amp-expand-float8`'s integer code, in one
+    instruction. Other FP8 conversions (an unclamped `truncf`, `extf`,
+    vectors) are left to `amp-expand-float8`. The instruction needs
+    sm_89 or later: `--lower-to-gpu` runs this pass for such a `chip`
+    only.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::NVVM::NVVMDialect"
+  ];
+}
+
 #endif // AMP_CONVERSION_PASSES_TD

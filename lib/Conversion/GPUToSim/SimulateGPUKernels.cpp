@@ -332,6 +332,31 @@ LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
       synchronizes = true;
       continue;
     }
+    // cvt.rn.satfinite to FP8 (amp-float8-to-nvvm): the simulator's.
+    if (auto cvt = dyn_cast<NVVM::ConvertF32x2ToF8x2Op>(op)) {
+      Type dst = cvt.getDstTy();
+      int32_t code = isa<Float8E4M3FNType>(dst) ? 5
+                     : isa<Float8E5M2Type>(dst) ? 6
+                                                : -1;
+      if (code >= 0 && cvt.getRnd() == NVVM::FPRoundingMode::RN &&
+          cvt.getSat() == NVVM::SaturationMode::SATFINITE && !cvt.getRelu()) {
+        LLVM::LLVMFuncOp callee =
+            getOrDeclare("ampSimCvtF32x2ToF8x2", i32,
+                         {builder.getF32Type(), builder.getF32Type(), i32});
+        Value type = LLVM::ConstantOp::create(builder, loc, i32,
+                                              builder.getI32IntegerAttr(code));
+        auto call = LLVM::CallOp::create(
+            builder, loc, callee, ValueRange{cvt.getA(), cvt.getB(), type});
+        Value packed = LLVM::TruncOp::create(
+            builder, loc, IntegerType::get(context, 16), call.getResult());
+        Type resultType = cvt.getDst().getType();
+        if (resultType != packed.getType())
+          packed = LLVM::BitcastOp::create(builder, loc, resultType, packed);
+        cvt.getDst().replaceAllUsesWith(packed);
+        op->erase();
+        continue;
+      }
+    }
     return op->emitError("amp-simulate-gpu-kernels: kernel '@")
            << kernelName << "': the GPU simulator does not model '" << name
            << "'";

@@ -77,6 +77,13 @@ AMP_RUNTIME_API int64_t ampSimShuffle(int32_t mode, int32_t mask,
                                       int32_t value, int32_t laneOrOffset,
                                       int32_t clamp);
 
+/** cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 with PTX's semantics: `a` and `b`
+ *  rounded to nearest even to FP8 (`type` AMP_DTYPE_F8E4M3FN or
+ *  AMP_DTYPE_F8E5M2), finite values beyond the largest saturated to it,
+ *  NaN to the canonical NaN 0x7f; `a`'s code in bits 8-15, `b`'s in bits
+ *  0-7. */
+AMP_RUNTIME_API int32_t ampSimCvtF32x2ToF8x2(float a, float b, int32_t type);
+
 /** Checks that [pointer, pointer + bytes) lies inside one live device
  *  allocation and, when bits 8 and up of `flags` give an alignment, that
  *  `pointer` has it; returns `pointer`, or (after reporting the error) a
