@@ -271,6 +271,14 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
 
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const LowerToGpuOptions &options) {
+  // FP8 contractions without an FP8 library kernel (convolutions; GEMMs
+  // before sm_89) read their operands widened exactly to bf16: the bf16
+  // library call computes the same products.
+  if (options.libraries) {
+    AmpWidenFloat8ContractionsPassOptions widen;
+    widen.gemms = getComputeCapability(options.chip) < 89;
+    pm.addNestedPass<func::FuncOp>(createAmpWidenFloat8ContractionsPass(widen));
+  }
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
                        /*keepLibraryNarrowing=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));

@@ -617,6 +617,14 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
   initReturn->insertOperands(initReturn->getNumOperands(), initValues);
 }
 
+/// Whether `init` is a zero fill (or a zero constant): a contraction into it
+/// computes the product alone.
+bool isZeroFill(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
+}
+
 /// The multiply-adds of the contraction `op` (per batch for a batch matmul,
 /// whose first loop is the batch; a convolution's, batch included), when its
 /// loop ranges are static.
@@ -862,6 +870,21 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       Value qb = replayMovement(builder, loc, quantizedB, sourceB.ops);
       if (defaultMaps && !bTransposed)
         qb = transposeInner(builder, loc, qb);
+      // A contraction that accumulates into values (not a zero fill)
+      // accumulates into zeros instead: the scales apply to the product
+      // only, and the epilogue adds the values.
+      Value accumulated;
+      if (!isZeroFill(init)) {
+        recorder.on = true;
+        accumulated = init;
+        Value empty = tensor::EmptyOp::create(
+            builder, loc, tensor::getMixedSizes(builder, loc, init),
+            builder.getF32Type());
+        Value zero =
+            arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
+        init = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+        recorder.on = false;
+      }
       // A named op's body is built from its operand types: the new one
       // widens the FP8 elements to f32 (arith.extf) before multiplying.
       Operation *contraction;
@@ -960,24 +983,30 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
             Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
             return arith::DivFOp::create(n, l, one, product);
           });
-      // The epilogue: result * 1 / (scale_a * scale_b).
+      // The epilogue: result * 1 / (scale_a * scale_b) (+ the values it
+      // accumulated into).
       Value result = contraction->getResult(0);
       int64_t rank = resultType.getRank();
       AffineMap identity = builder.getMultiDimIdentityMap(rank);
-      SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context),
-                                  identity};
+      SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context)};
+      SmallVector<Value> inputs{result, inverse};
+      if (accumulated) {
+        inputs.push_back(accumulated);
+        maps.push_back(identity);
+      }
+      maps.push_back(identity);
       Value empty = tensor::EmptyOp::create(
           builder, loc, tensor::getMixedSizes(builder, loc, result),
           builder.getF32Type());
       SmallVector<utils::IteratorType> iterators(rank,
                                                  utils::IteratorType::parallel);
       auto epilogue = linalg::GenericOp::create(
-          builder, loc, TypeRange{resultType}, ValueRange{result, inverse},
-          ValueRange{empty}, maps, iterators,
-          [&](OpBuilder &n, Location l, ValueRange args) {
-            linalg::YieldOp::create(
-                n, l,
-                ValueRange{arith::MulFOp::create(n, l, args[0], args[1])});
+          builder, loc, TypeRange{resultType}, inputs, ValueRange{empty}, maps,
+          iterators, [&](OpBuilder &n, Location l, ValueRange args) {
+            Value scaled = arith::MulFOp::create(n, l, args[0], args[1]);
+            if (args.size() > 3)
+              scaled = arith::AddFOp::create(n, l, scaled, args[2]);
+            linalg::YieldOp::create(n, l, ValueRange{scaled});
           });
       for (OpOperand *reader : readers)
         reader->set(epilogue.getResult(0));

@@ -177,3 +177,20 @@ func.func @unused_fp8_source(%x: tensor<4x4xbf16>, %acc: tensor<4x4xf64>) -> (te
   %ub = arith.truncf %u : tensor<4x4xf32> to tensor<4x4xbf16>
   return %wb, %m, %ub : tensor<4x4xbf16>, tensor<4x4xf64>, tensor<4x4xbf16>
 }
+
+// -----
+
+// A contraction that accumulates into values (beta = 1) accumulates the
+// FP8 product into zeros; the epilogue scales it and adds the values.
+// CHECK-LABEL: func.func @accumulate
+// CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<4x16xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x16xf32>)
+// CHECK: %[[P:.*]] = linalg.matmul {{.*}} outs(%[[ZERO]] : tensor<4x16xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}}, %[[C]] : tensor<4x16xf32>, tensor<f32>, tensor<4x16xf32>)
+// CHECK: %[[S:.*]] = arith.mulf
+// CHECK: %[[A:.*]] = arith.addf %[[S]],
+// CHECK: linalg.yield %[[A]]
+func.func @accumulate(%x: tensor<4x32xf32>, %w: tensor<32x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
+  %m = linalg.matmul ins(%x, %w : tensor<4x32xf32>, tensor<32x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>
+  return %m : tensor<4x16xf32>
+}
