@@ -55,7 +55,8 @@ SIZE_LIMIT = 48 * 1024 * 1024
 
 # Tolerances on the relative L2 error against the CPU at the same level:
 # the same roundings, other accumulation orders (gpu-execution.test's).
-TOLERANCE = {"O0": 1e-5, "f16": 5e-3, "bf16": 3e-2}
+# FP8 (E4M3, 3 mantissa bits) against NumPy fp32: a few 1e-2 on its own.
+TOLERANCE = {"O0": 1e-5, "f16": 5e-3, "bf16": 3e-2, "fp8": 8e-2}
 
 
 def tolerance(level, dtype, scale=1.0):
@@ -122,6 +123,9 @@ def levels(name, group, source, entry, variants, **kw):
 ALL = [("O0", None), ("O1", "f16"), ("O1", "bf16"), ("O2", "f16"),
        ("O2", "bf16")]
 O0_O2 = [("O0", None), ("O2", "f16"), ("O2", "bf16")]
+# FP8 contractions (dtype=fp8) beside their bf16 level: the issue's GPU
+# figure is the ratio of the two rows.
+BF16_FP8 = [("O2", "bf16"), ("O2", "fp8")]
 
 
 def seeded(args):
@@ -135,6 +139,11 @@ def collect_cases(with_large, frontend_dir=None):
     for entry in ("gemm", "batch_transposed", "conv_nchw", "conv_nhwc",
                   "softmax_sum"):
         cases += levels(entry, "test", str(ops), entry, O0_O2)
+    # FP8: cuBLASLt's GEMM (TN, k and n multiples of 16), a batch matmul
+    # that it refuses and a convolution (both cuBLAS/cuDNN in bf16 on the
+    # exactly widened FP8 operands), against the CPU's FP8.
+    for entry in ("gemm", "batch_transposed", "conv_nchw"):
+        cases += levels(entry, "test", str(ops), entry, [("O2", "fp8")])
     # A reduction epilogue (amp-map-loops-to-gpu): the mean pool's f32 sum,
     # divided and narrowed, is one kernel that writes f16.
     cases += levels("mean_pool", "test",
@@ -179,9 +188,16 @@ def collect_cases(with_large, frontend_dir=None):
             "transformer2x1024": (models.transformer(4, 1024, 1024, 16, 2),
                                   "transformer",
                                   {"batch": 4, "seq": 1024, "heads": 16}),
+            # The FP8 GEMM against bf16 (issue 29), M, K, N = 4096, 8192,
+            # 16384 and 1024, 2048, 1024 (models.gemm takes m, n, k).
+            "gemm4096x8192x16384": (models.gemm(4096, 16384, 8192), "gemm",
+                                    {}),
+            "gemm1024x2048x1024": (models.gemm(1024, 1024, 2048), "gemm", {}),
         }
         for name, ((text, args), model, extra) in large.items():
-            variants = ALL if model == "mlp" else O0_O2
+            variants = (BF16_FP8 if name.startswith("gemm") and
+                        name != "gemm4096" else
+                        ALL if model == "mlp" else O0_O2)
             for case in levels(name, "bench", text, model, variants,
                                sim=False, reference=f"numpy:{model}",
                                ):
