@@ -64,11 +64,10 @@ struct AmpWidenFloat8ContractionsPass
 
   void runOnOperation() override {
     getOperation().walk([&](linalg::LinalgOp op) {
-      bool convolution =
-          isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
-              linalg::Conv2DNhwcFhwcOp>(op.getOperation());
-      bool gemm = isa<linalg::MatmulOp, linalg::BatchMatmulOp>(
-          op.getOperation());
+      bool convolution = isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
+                             linalg::Conv2DNhwcFhwcOp>(op.getOperation());
+      bool gemm =
+          isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation());
       if (!(convolution || gemm) || !op.hasPureTensorSemantics())
         return;
       auto isFloat8 = [](OpOperand *operand) {
@@ -103,8 +102,8 @@ struct AmpWidenFloat8ContractionsPass
         op.getMatchingBlockArgument(input).setType(bf16);
       }
       op->emitRemark() << "amp: FP8 operands widened exactly to bf16 for the "
-                       << (convolution ? "cuDNN" : "cuBLAS") << " call: "
-                       << why;
+                       << (convolution ? "cuDNN" : "cuBLAS")
+                       << " call: " << why;
     });
   }
 };

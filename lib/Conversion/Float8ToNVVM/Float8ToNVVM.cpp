@@ -69,8 +69,9 @@ struct SaturatedTruncFToCvt : public OpRewritePattern<arith::TruncFOp> {
     if (!isa<Float8E4M3FNType, Float8E5M2Type>(type) ||
         !op.getIn().getType().isF32())
       return rewriter.notifyMatchFailure(op, "not a scalar f32 -> FP8");
-    double largest = APFloat::getLargest(cast<FloatType>(type).getFloatSemantics())
-                         .convertToDouble();
+    double largest =
+        APFloat::getLargest(cast<FloatType>(type).getFloatSemantics())
+            .convertToDouble();
     if (!isClampedTo(op.getIn(), largest))
       return rewriter.notifyMatchFailure(op, "not clamped to the FP8 range");
     Location loc = op.getLoc();
@@ -79,8 +80,8 @@ struct SaturatedTruncFToCvt : public OpRewritePattern<arith::TruncFOp> {
         rewriter, loc, rewriter.getI16Type(), op.getIn(), op.getIn(),
         NVVM::FPRoundingMode::RN, NVVM::SaturationMode::SATFINITE,
         /*relu=*/false, type);
-    Value low = arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(),
-                                        packed);
+    Value low =
+        arith::TruncIOp::create(rewriter, loc, rewriter.getI8Type(), packed);
     rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, type, low);
     return success();
   }
