@@ -326,9 +326,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
 
   // FP8 conversions in kernels: amp.quantize's saturated rounding as PTX's
-  // cvt.rn.satfinite where the chip has it (sm_89 and later), the rest
-  // (widenings, older chips) as integer code, as on the CPU: the same bits
-  // either way.
+  // cvt.rn.satfinite where the chip and PTX version have it
+  // (hasFloat8Conversions), the rest (widenings, older chips) as integer
+  // code, as on the CPU: the same bits either way.
   if (hasFloat8Conversions(options))
     pm.addPass(createAmpFloat8ToNVVMPass());
   pm.addPass(createAmpExpandFloat8Pass());

@@ -338,10 +338,10 @@ uint8_t cvtSatfinite(float x, int32_t type) {
   uint8_t sign = std::signbit(x) ? 0x80 : 0;
   float magnitude = std::fabs(x);
   int largest = type == AMP_DTYPE_F8E5M2 ? 0x7b : 0x7e;
-  uint8_t codes[1];
   auto value = [&](int code) {
-    codes[0] = static_cast<uint8_t>(code);
-    return amp::rt::float8ToF32(codes, type, 0);
+    uint8_t bits = static_cast<uint8_t>(code);
+    return type == AMP_DTYPE_F8E5M2 ? ampF8E5M2ToF32(bits)
+                                    : ampF8E4M3FNToF32(bits);
   };
   if (magnitude >= value(largest))
     return sign | static_cast<uint8_t>(largest);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/Float8ToNVVM/Float8ToNVVM.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
@@ -69,9 +70,8 @@ struct SaturatedTruncFToCvt : public OpRewritePattern<arith::TruncFOp> {
     if (!isa<Float8E4M3FNType, Float8E5M2Type>(type) ||
         !op.getIn().getType().isF32())
       return rewriter.notifyMatchFailure(op, "not a scalar f32 -> FP8");
-    double largest =
-        APFloat::getLargest(cast<FloatType>(type).getFloatSemantics())
-            .convertToDouble();
+    // The bounds amp-lower-float8-scaling clamps amp.quantize to.
+    double largest = QuantizeOp::getLargestFinite(cast<FloatType>(type));
     if (!isClampedTo(op.getIn(), largest))
       return rewriter.notifyMatchFailure(op, "not clamped to the FP8 range");
     Location loc = op.getLoc();

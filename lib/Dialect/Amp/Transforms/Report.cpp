@@ -289,7 +289,8 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
       return;
     }
     std::string precision = getFloatOpPrecision(op);
-    if (!precision.empty() && !(log && log->float8Ops.contains(op)))
+    if (!precision.empty() &&
+        !(summary.float8Ops && summary.float8Ops->contains(op)))
       ++perOp[op->getName().getStringRef().str()][precision];
   });
   std::string lowName = summary.lowName;
