@@ -21,11 +21,13 @@ bool fitsInt32(int64_t value) { return value >= 0 && value <= INT32_MAX; }
 
 /// The operand types of an FP8 GEMM or convolution (`what`; an input is
 /// FP8): both inputs FP8, not both E5M2 (cuBLASLt has no E5M2 x E5M2
-/// kernel), an f32 output.
+/// kernel), an f32 output, or with `lowOutput` (the scaled GEMM) also bf16
+/// or f16.
 bool checkFloat8Operands(const char *call, const char *what,
                          const char *const (&names)[3],
                          const int32_t (&types)[3],
-                         const void *const (&pointers)[3]) {
+                         const void *const (&pointers)[3],
+                         bool lowOutput = false) {
   if (!isFloat8(types[0]) || !isFloat8(types[1]))
     return setError(call,
                     "an FP8 %s takes FP8 %s and %s (got %s and %s): widen "
@@ -36,9 +38,11 @@ bool checkFloat8Operands(const char *call, const char *what,
     return setError(call, "f8E5M2 x f8E5M2 is unsupported (cuBLASLt's FP8 "
                           "GEMMs take E4M3 x E4M3, E4M3 x E5M2 or E5M2 x "
                           "E4M3)");
-  if (types[2] != AMP_DTYPE_F32)
-    return setError(call, "an FP8 %s writes an f32 %s (got %sType %s)", what,
-                    names[2], names[2], dtypeName(types[2]));
+  bool low = types[2] == AMP_DTYPE_BF16 || types[2] == AMP_DTYPE_F16;
+  if (types[2] != AMP_DTYPE_F32 && !(lowOutput && low))
+    return setError(call, "an FP8 %s writes an f32%s %s (got %sType %s)", what,
+                    lowOutput ? ", bf16 or f16" : "", names[2], names[2],
+                    dtypeName(types[2]));
   for (int i = 0; i < 3; ++i)
     if (!pointers[i])
       return setError(call, "null %s pointer", names[i]);
@@ -61,14 +65,16 @@ bool checkFloat8Layout(const char *call, const GemmArgs &g) {
                     "an FP8 GEMM on the GPU needs k and n multiples of 16 "
                     "(got k = %" PRId64 ", n = %" PRId64 ")",
                     g.k, g.n);
-  if (g.lda % 16 != 0 || g.ldb % 16 != 0 || g.ldc % 4 != 0)
+  // ldc and strideC in elements of C: 16 bytes are 4 f32 or 8 bf16/f16.
+  int64_t cBlock = 16 / static_cast<int64_t>(dtypeSize(g.cType));
+  if (g.lda % 16 != 0 || g.ldb % 16 != 0 || g.ldc % cBlock != 0)
     return setError(call,
                     "an FP8 GEMM on the GPU needs lda and ldb multiples of 16 "
-                    "and ldc of 4 (16 bytes; got %" PRId64 ", %" PRId64
-                    ", %" PRId64 ")",
-                    g.lda, g.ldb, g.ldc);
+                    "and ldc of %" PRId64 " (16 bytes of %s; got %" PRId64
+                    ", %" PRId64 ", %" PRId64 ")",
+                    cBlock, dtypeName(g.cType), g.lda, g.ldb, g.ldc);
   if (g.batch > 1 &&
-      (g.strideA % 16 != 0 || g.strideB % 16 != 0 || g.strideC % 4 != 0))
+      (g.strideA % 16 != 0 || g.strideB % 16 != 0 || g.strideC % cBlock != 0))
     return setError(call, "an FP8 GEMM on the GPU needs batch strides of "
                           "whole 16-byte blocks");
   const struct {
@@ -115,8 +121,11 @@ bool checkOperands(const char *call, const char *const (&names)[3],
 }
 } // namespace
 
-bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
-                           bool forCuBlas) {
+namespace {
+/// validateGemm and validateScaledGemm: `scaled` takes FP8 operands (with
+/// cuBLASLt's rules on the GPU), else FP8 is refused.
+bool validateGemmImpl(const char *call, const GemmArgs &g, bool forCuBlas,
+                      bool scaled) {
   if (g.transA != 0 && g.transA != 1)
     return setError(call, "transA must be 0 or 1 (got %" PRId32 ")", g.transA);
   if (g.transB != 0 && g.transB != 1)
@@ -130,9 +139,15 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
       return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
                       size.value);
   bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
-  if (float8
+  if (float8 && !scaled)
+    return setError(call,
+                    "FP8 operands (%s x %s) go through the scaled GEMM, "
+                    "ampGpuScaledGemm / ampCpuScaledGemm",
+                    dtypeName(g.aType), dtypeName(g.bType));
+  if (scaled
           ? !checkFloat8Operands(call, "GEMM", {"a", "b", "c"},
-                                 {g.aType, g.bType, g.cType}, {g.a, g.b, g.c})
+                                 {g.aType, g.bType, g.cType}, {g.a, g.b, g.c},
+                                 /*lowOutput=*/true)
           : !checkOperands(call, {"a", "b", "c"}, {"aType", "bType", "cType"},
                            {g.aType, g.bType, g.cType}, {g.a, g.b, g.c}))
     return false;
@@ -179,9 +194,47 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
                         "%s = %" PRId64 " does not fit in int32 "
                         "(cuBLAS limit)",
                         v.name, v.value);
-    if (float8 && !checkFloat8Layout(call, g))
+    if (scaled && !checkFloat8Layout(call, g))
       return false;
   }
+  return true;
+}
+} // namespace
+
+bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
+                           bool forCuBlas) {
+  return validateGemmImpl(call, g, forCuBlas, /*scaled=*/false);
+}
+
+GemmArgs amp::rt::getGemmArgs(const ScaledGemmArgs &s) {
+  return GemmArgs{s.transA, s.transB, s.batch,   s.m,       s.n,
+                  s.k,      s.a,      s.aType,   s.lda,     s.strideA,
+                  s.b,      s.bType,  s.ldb,     s.strideB, s.c,
+                  s.cType,  s.ldc,    s.strideC, s.beta};
+}
+
+ScaledGemmArgs amp::rt::getScaledGemmArgs(const GemmArgs &g,
+                                          const float *aScale,
+                                          const float *bScale, float *dAmax) {
+  return ScaledGemmArgs{
+      g.transA, g.transB,  g.batch, g.m,     g.n,    g.k,       g.a, g.aType,
+      g.lda,    g.strideA, g.b,     g.bType, g.ldb,  g.strideB, g.c, g.cType,
+      g.ldc,    g.strideC, g.beta,  aScale,  bScale, dAmax};
+}
+
+bool amp::rt::validateScaledGemm(const char *call, const ScaledGemmArgs &s,
+                                 bool forCuBlasLt) {
+  if (!validateGemmImpl(call, getGemmArgs(s), forCuBlasLt, /*scaled=*/true))
+    return false;
+  const struct {
+    const char *name;
+    const void *pointer;
+  } scalars[] = {
+      {"aScale", s.aScale}, {"bScale", s.bScale}, {"dAmax", s.dAmax}};
+  for (const auto &scalar : scalars)
+    if (reinterpret_cast<uintptr_t>(scalar.pointer) % alignof(float) != 0)
+      return setError(call, "%s = %p is not aligned to its f32", scalar.name,
+                      scalar.pointer);
   return true;
 }
 
@@ -280,6 +333,13 @@ CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
   // Every size is positive: a valid GEMM always has work.
   return validateGemm(call, args, /*forCuBlas=*/onGpu) ? CallCheck::Work
                                                        : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
+                         bool onGpu) {
+  return validateScaledGemm(call, args, /*forCuBlasLt=*/onGpu)
+             ? CallCheck::Work
+             : CallCheck::Invalid;
 }
 
 CallCheck amp::rt::check(const char *call, const ConvArgs &args, bool onGpu) {

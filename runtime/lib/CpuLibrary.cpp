@@ -47,6 +47,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
@@ -626,14 +627,12 @@ extern "C" const char *ampCpuGemmKernel(void) {
   return kernel ? kernel : "blas";
 }
 
-CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
-  bool empty = g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
-  if (!empty || g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0)
-    return check(call, g, /*onGpu=*/false);
-  // A size of 0 (a dynamic one: compiled code has no static empty
-  // contraction), which ampCpuGemm rejects: everything else must still be
-  // valid, checked on a probe of size 1 where a size is 0; the pointers of
-  // empty operands are not read.
+namespace {
+/// The probe of a CPU library GEMM `g` where a size may be 0 (a dynamic
+/// one: compiled code has no static empty contraction), which the CPU twins
+/// reject: `g` with size 1 where a size is 0, so that everything else is
+/// still checked; the pointers of empty operands are not read.
+GemmArgs getProbe(const GemmArgs &g) {
   static const float dummy = 0;
   auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
   GemmArgs probe = g;
@@ -651,46 +650,92 @@ CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
     probe.b = probe.b ? probe.b : &dummy;
   if (g.batch == 0 || g.m == 0 || g.n == 0)
     probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
-  if (!validateGemm(call, probe, /*forCuBlas=*/false))
-    return CallCheck::Invalid;
-  // k == 0 (with an output): C = beta * C.
+  return probe;
+}
+
+bool isEmpty(const GemmArgs &g) {
+  return g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
+}
+
+bool hasNegativeSize(const GemmArgs &g) {
+  return g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0;
+}
+
+/// After a valid probe: k == 0 (with an output) still makes C = beta * C.
+CallCheck emptyGemmCheck(const GemmArgs &g) {
   return g.batch == 0 || g.m == 0 || g.n == 0 ? CallCheck::Nothing
                                               : CallCheck::Work;
+}
+
+/// The f32 product op(A_i) op(B_i) + beta * C_i of batch `i` of `g` into
+/// the f32 matrix `c` (ldc): the runtime's GEMM or the library's, the
+/// operands widened as each needs. `c` holds C_i (as f32) if beta != 0.
+void f32Product(const GemmArgs &g, int64_t i, Scratch &scratch, float *c,
+                int64_t ldc, float beta) {
+  bool transA = g.transA != 0, transB = g.transB != 0;
+  // op(A): stored m x k (k x m if transposed); op(B): k x n (n x k).
+  const void *aBase = at(g.a, g.aType, i * g.strideA);
+  const void *bBase = at(g.b, g.bType, i * g.strideB);
+  int64_t aRows = transA ? g.k : g.m, aCols = transA ? g.m : g.k;
+  int64_t bRows = transB ? g.n : g.k, bCols = transB ? g.k : g.n;
+  const float *a = static_cast<const float *>(aBase);
+  const float *b = static_cast<const float *>(bBase);
+  int64_t lda = g.lda, ldb = g.ldb;
+  // Where it runs, the runtime's GEMM reads A and B in place
+  // (wideningGemm), widening 16-bit operands in its packing; the library
+  // needs them widened into scratch here. FP8 operands are widened into
+  // scratch (exactly, by a table) for either GEMM.
+  bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
+  bool ownGemm = !float8 && !readsBInPlace(g) && usesOwnGemm(g.k);
+  if (g.aType != AMP_DTYPE_F32 && !ownGemm) {
+    a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
+    lda = aCols;
+  }
+  // With a few rows, a 16-bit B is read in place (fewRowsGemm).
+  bool bInPlace = !float8 && readsBInPlace(g);
+  if (g.bType != AMP_DTYPE_F32 && !bInPlace && !ownGemm) {
+    b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
+    ldb = bCols;
+  }
+  if (bInPlace)
+    fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb, g.bType, beta, c,
+                ldc);
+  else if (ownGemm)
+    cpu::wideningGemm(transA, transB, g.m, g.n, g.k, aBase, g.aType, g.lda,
+                      bBase, g.bType, g.ldb, beta, c, ldc);
+  else
+    f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, beta, c, ldc);
+}
+} // namespace
+
+CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
+  if (!isEmpty(g) || hasNegativeSize(g))
+    return check(call, g, /*onGpu=*/false);
+  if (!validateGemm(call, getProbe(g), /*forCuBlas=*/false))
+    return CallCheck::Invalid;
+  return emptyGemmCheck(g);
+}
+
+CallCheck amp::rt::cpu::checkLibraryScaledGemm(const char *call,
+                                               const ScaledGemmArgs &s) {
+  GemmArgs g = getGemmArgs(s);
+  if (!isEmpty(g) || hasNegativeSize(g))
+    return check(call, s, /*onGpu=*/false);
+  ScaledGemmArgs probe =
+      getScaledGemmArgs(getProbe(g), s.aScale, s.bScale, s.dAmax);
+  if (!validateScaledGemm(call, probe, /*forCuBlasLt=*/false))
+    return CallCheck::Invalid;
+  return emptyGemmCheck(g);
 }
 
 bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
   // Kept between calls on a thread: a model's GEMMs reuse them instead of
   // faulting in fresh pages every call.
   thread_local Scratch scratch;
-  bool transA = g.transA != 0, transB = g.transB != 0;
   for (int64_t batch = 0; batch < g.batch; ++batch) {
-    // op(A): stored m x k (k x m if transposed); op(B): k x n (n x k).
-    const void *aBase = at(g.a, g.aType, batch * g.strideA);
-    const void *bBase = at(g.b, g.bType, batch * g.strideB);
     void *cBase = const_cast<char *>(at(g.c, g.cType, batch * g.strideC));
-    int64_t aRows = transA ? g.k : g.m, aCols = transA ? g.m : g.k;
-    int64_t bRows = transB ? g.n : g.k, bCols = transB ? g.k : g.n;
-    const float *a = static_cast<const float *>(aBase);
-    const float *b = static_cast<const float *>(bBase);
-    int64_t lda = g.lda, ldb = g.ldb, ldc = g.ldc;
-    // Where it runs, the runtime's GEMM reads A and B in place
-    // (wideningGemm), widening 16-bit operands in its packing; the library
-    // needs them widened into scratch here.
-    // FP8 operands are widened into scratch (exactly, by a table) for
-    // either GEMM.
-    bool float8 = isFloat8(g.aType) || isFloat8(g.bType);
-    bool ownGemm = !float8 && !readsBInPlace(g) && usesOwnGemm(g.k);
-    if (g.aType != AMP_DTYPE_F32 && !ownGemm) {
-      a = widenMatrix(aBase, g.aType, aRows, aCols, g.lda, scratch.a);
-      lda = aCols;
-    }
-    // With a few rows, a 16-bit B is read in place (fewRowsGemm).
-    bool bInPlace = !float8 && readsBInPlace(g);
-    if (g.bType != AMP_DTYPE_F32 && !bInPlace && !ownGemm) {
-      b = widenMatrix(bBase, g.bType, bRows, bCols, g.ldb, scratch.b);
-      ldb = bCols;
-    }
     float *c = static_cast<float *>(cBase);
+    int64_t ldc = g.ldc;
     if (g.cType != AMP_DTYPE_F32) {
       // The f32 result, rounded once into C below.
       scratch.c.resize(static_cast<size_t>(g.m * g.n));
@@ -700,19 +745,52 @@ bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {
         for (int64_t i = 0; i < g.m; ++i)
           widen(at(cBase, g.cType, i * g.ldc), g.cType, c + i * g.n, g.n);
     }
-    if (bInPlace)
-      fewRowsGemm(transB, g.m, g.n, g.k, a, lda, bBase, g.ldb, g.bType, g.beta,
-                  c, ldc);
-    else if (ownGemm)
-      cpu::wideningGemm(transA, transB, g.m, g.n, g.k, aBase, g.aType, g.lda,
-                        bBase, g.bType, g.ldb, g.beta, c, ldc);
-    else
-      f32Gemm(transA, transB, g.m, g.n, g.k, a, lda, b, ldb, g.beta, c, ldc);
+    f32Product(g, batch, scratch, c, ldc, g.beta);
     if (g.cType != AMP_DTYPE_F32)
       for (int64_t i = 0; i < g.m; ++i)
         narrow(c + i * g.n, g.cType,
                const_cast<char *>(at(cBase, g.cType, i * g.ldc)), g.n);
   }
+  return true;
+}
+
+bool amp::rt::cpu::LibraryScaledGemm(const char *, const ScaledGemmArgs &s,
+                                     NoResult &) {
+  thread_local Scratch scratch;
+  thread_local std::vector<float> row;
+  GemmArgs g = getGemmArgs(s);
+  // The scale in f32, as cuBLASLt's compute type and compiled code have it.
+  float scale = (s.aScale ? *s.aScale : 1.0f) * (s.bScale ? *s.bScale : 1.0f);
+  float amax = 0.0f;
+  row.resize(static_cast<size_t>(g.n));
+  for (int64_t batch = 0; batch < g.batch; ++batch) {
+    // The f32 product P, then D = P * scale + beta * C rounded once.
+    scratch.c.resize(static_cast<size_t>(g.m * g.n));
+    float *product = scratch.c.data();
+    f32Product(g, batch, scratch, product, g.n, 0.0f);
+    char *cBase = const_cast<char *>(at(g.c, g.cType, batch * g.strideC));
+    for (int64_t i = 0; i < g.m; ++i) {
+      char *cRow = const_cast<char *>(at(cBase, g.cType, i * g.ldc));
+      if (g.beta != 0.0f)
+        widen(cRow, g.cType, row.data(), g.n);
+      for (int64_t j = 0; j < g.n; ++j) {
+        float value = product[i * g.n + j] * scale;
+        if (g.beta != 0.0f)
+          value += g.beta * row[j];
+        row[j] = value;
+        // NaN propagates (std::max would drop it).
+        float magnitude = std::fabs(value);
+        if (!(magnitude <= amax) && !std::isnan(amax))
+          amax = magnitude;
+      }
+      if (g.cType == AMP_DTYPE_F32)
+        std::memcpy(cRow, row.data(), g.n * sizeof(float));
+      else
+        narrow(row.data(), g.cType, cRow, g.n);
+    }
+  }
+  if (s.dAmax)
+    *s.dAmax = amax;
   return true;
 }
 
@@ -804,7 +882,7 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
 }
 
 // Every CPU-only call of LibraryCalls.def (ampCpuLibraryGemm,
-// ampCpuLibraryConv2d).
+// ampCpuLibraryScaledGemm, ampCpuLibraryConv2d).
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)
 #define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
   AMP_CPU_LIBRARY_CALL_ENTRY(CPU_NAME, STEM, ARGS, RESULT, PARAMS)

@@ -88,6 +88,42 @@ bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
   return true;
 }
 
+bool amp::rt::cpu::ScaledGemm(const char *, const ScaledGemmArgs &s,
+                              NoResult &) {
+  // The scale in f32 (cuBLASLt's compute type), applied to the exact sum.
+  float scale = (s.aScale ? *s.aScale : 1.0f) * (s.bScale ? *s.bScale : 1.0f);
+  float amax = 0.0f;
+  for (int64_t batch = 0; batch < s.batch; ++batch) {
+    int64_t aBase = batch * s.strideA, bBase = batch * s.strideB,
+            cBase = batch * s.strideC;
+    for (int64_t i = 0; i < s.m; ++i) {
+      for (int64_t j = 0; j < s.n; ++j) {
+        double acc = 0.0;
+        for (int64_t p = 0; p < s.k; ++p) {
+          int64_t aIndex = s.transA ? p * s.lda + i : i * s.lda + p;
+          int64_t bIndex = s.transB ? j * s.ldb + p : p * s.ldb + j;
+          acc += loadElement(s.a, s.aType, aBase + aIndex) *
+                 loadElement(s.b, s.bType, bBase + bIndex);
+        }
+        acc *= static_cast<double>(scale);
+        int64_t cIndex = cBase + i * s.ldc + j;
+        if (s.beta != 0.0f)
+          acc +=
+              static_cast<double>(s.beta) * loadElement(s.c, s.cType, cIndex);
+        // The amax of the f32 value, before the rounding to cType; NaN
+        // propagates.
+        float magnitude = std::fabs(static_cast<float>(acc));
+        if (!(magnitude <= amax) && !std::isnan(amax))
+          amax = magnitude;
+        storeElement(s.c, s.cType, cIndex, acc);
+      }
+    }
+  }
+  if (s.dAmax)
+    *s.dAmax = amax;
+  return true;
+}
+
 bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
   bool fhwc = v.layout == AMP_CONV_NHWC_FHWC;

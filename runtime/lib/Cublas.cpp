@@ -96,8 +96,6 @@ cudaDataType cudaType(int32_t type) {
 
 /// ampGpuGemm on cuBLAS (arguments already checked).
 bool amp::rt::cuda::Gemm(const char *call, const GemmArgs &g, NoResult &) {
-  if (isFloat8(g.aType))
-    return gpuFloat8Gemm(call, g);
   const DriverApi *drv = gpuInit(call);
   if (!drv || !gpuCheckTypesSupported(call, {g.aType, g.bType, g.cType}))
     return false;

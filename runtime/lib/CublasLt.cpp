@@ -1,26 +1,26 @@
 //===- CublasLt.cpp - FP8 GEMMs on cuBLASLt -------------------------------===//
 //
-// Part of amp-mlir. ampGpuGemm with FP8 operands (E4M3 x E4M3, E4M3 x E5M2,
-// E5M2 x E4M3) on cublasLtMatmul, f32 accumulation (CUBLAS_COMPUTE_32F) and
-// an f32 output, with one cached handle and workspace on the shared stream.
-// cublasGemmEx has no FP8 types; cuBLASLt's FP8 kernels need sm_89 or later
-// and the "TN" layout, which ArgCheck.cpp enforces before this runs.
+// Part of amp-mlir. ampGpuScaledGemm on cublasLtMatmul: FP8 operands (E4M3 x
+// E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation (CUBLAS_COMPUTE_32F),
+// an f32, bf16 or f16 output, the per-tensor scales as cuBLASLt's A/B scale
+// pointers and the output's amax as its AMAX_D pointer, with one cached
+// handle and workspace on the shared stream. cublasGemmEx has no FP8
+// types; cuBLASLt's FP8 kernels need sm_89 or later and the "TN" layout,
+// which ArgCheck.cpp enforces before this runs.
 //
 // Row-major to column-major as in Cublas.cpp: C (m x n, row-major) is the
 // column-major n x m matrix C^T = B A^T. Our B, stored n x k row-major
 // (transB), is the column-major k x n matrix that cuBLASLt's A must be with
 // op T; our A (m x k row-major) is the column-major k x m matrix that its B
 // must be with op N. So: cuBLASLt A = our B (T), cuBLASLt B = our A (N),
-// m' = n, n' = m.
-//
-// The per-tensor scales are not passed as cuBLASLt's scale pointers (left
-// at their default of 1): the compiler multiplies the f32 result by
-// 1 / (scale_a * scale_b) in the elementwise epilogue after the call.
+// m' = n, n' = m, and our aScale is cuBLASLt's B scale (and bScale its A
+// scale). Only their product reaches D, so the swap is exact either way.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuContext.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 
 #include <mutex>
 
@@ -50,8 +50,33 @@ bool ltCheck(const char *call, cublasStatus_t status, const char *what) {
                   static_cast<int>(status));
 }
 
-cudaDataType float8Type(int32_t type) {
-  return type == AMP_DTYPE_F8E4M3FN ? CUDA_R_8F_E4M3 : CUDA_R_8F_E5M2;
+cudaDataType libraryType(int32_t type) {
+  switch (type) {
+  case AMP_DTYPE_F8E4M3FN:
+    return CUDA_R_8F_E4M3;
+  case AMP_DTYPE_F8E5M2:
+    return CUDA_R_8F_E5M2;
+  case AMP_DTYPE_F16:
+    return CUDA_R_16F;
+  case AMP_DTYPE_BF16:
+    return CUDA_R_16BF;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
+/// Sets the pointer attribute `attribute` of `matmul` to `pointer` when it
+/// is not NULL (cuBLASLt's default, NULL, means a scale of 1 or no amax).
+bool setPointer(const char *call, const CublasLtApi *api,
+                cublasLtMatmulDesc_t matmul,
+                cublasLtMatmulDescAttributes_t attribute, const void *pointer,
+                const char *what) {
+  if (!pointer)
+    return true;
+  return ltCheck(call,
+                 api->cublasLtMatmulDescSetAttribute(matmul, attribute,
+                                                     &pointer, sizeof(pointer)),
+                 what);
 }
 
 /// The descriptors of one call, destroyed on every path.
@@ -96,7 +121,8 @@ bool makeLayout(const char *call, const CublasLtApi *api,
 }
 } // namespace
 
-bool amp::rt::gpuFloat8Gemm(const char *call, const GemmArgs &g) {
+bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
+                               NoResult &) {
   if (!gpuInit(call))
     return false;
   int capability = gpuComputeCapability();
@@ -140,16 +166,25 @@ bool amp::rt::gpuFloat8Gemm(const char *call, const GemmArgs &g) {
                api->cublasLtMatmulDescSetAttribute(d.matmul,
                                                    CUBLASLT_MATMUL_DESC_TRANSB,
                                                    &plain, sizeof(plain)),
-               "cublasLtMatmulDescSetAttribute(TRANSB)"))
+               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
+      // cuBLASLt's A is our B and its B our A (above).
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                  g.bScale,
+                  "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)") ||
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                  g.aScale,
+                  "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)") ||
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,
+                  g.dAmax, "cublasLtMatmulDescSetAttribute(AMAX_D_POINTER)"))
     return false;
   // cuBLASLt's A: our B (k x n column-major, ld = ldb); its B: our A (k x m,
   // ld = lda); C and D: n x m (ld = ldc).
-  if (!makeLayout(call, api, &d.a, float8Type(g.bType), g.k, g.n, g.ldb,
+  if (!makeLayout(call, api, &d.a, libraryType(g.bType), g.k, g.n, g.ldb,
                   g.batch, g.strideB) ||
-      !makeLayout(call, api, &d.b, float8Type(g.aType), g.k, g.m, g.lda,
+      !makeLayout(call, api, &d.b, libraryType(g.aType), g.k, g.m, g.lda,
                   g.batch, g.strideA) ||
-      !makeLayout(call, api, &d.c, CUDA_R_32F, g.n, g.m, g.ldc, g.batch,
-                  g.strideC))
+      !makeLayout(call, api, &d.c, libraryType(g.cType), g.n, g.m, g.ldc,
+                  g.batch, g.strideC))
     return false;
   size_t workspaceBytes = kWorkspaceBytes;
   if (!ltCheck(call, api->cublasLtMatmulPreferenceCreate(&d.preference),
@@ -170,9 +205,9 @@ bool amp::rt::gpuFloat8Gemm(const char *call, const GemmArgs &g) {
     return false;
   if (found == 0)
     return setError(call,
-                    "cuBLASLt has no FP8 kernel for %s x %s -> f32, m = %lld, "
+                    "cuBLASLt has no FP8 kernel for %s x %s -> %s, m = %lld, "
                     "n = %lld, k = %lld",
-                    dtypeName(g.aType), dtypeName(g.bType),
+                    dtypeName(g.aType), dtypeName(g.bType), dtypeName(g.cType),
                     static_cast<long long>(g.m), static_cast<long long>(g.n),
                     static_cast<long long>(g.k));
   const float alpha = 1.0f, beta = g.beta;

@@ -75,11 +75,6 @@ struct ScratchBuffer {
 bool gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
                    CUdeviceptr dst, int64_t count, float beta);
 
-/// ampGpuGemm with FP8 operands (arguments already checked, cuBLASLt's
-/// layout rules included) on cublasLtMatmul (CublasLt.cpp); compute
-/// capability 8.9 or later.
-bool gpuFloat8Gemm(const char *call, const GemmArgs &g);
-
 } // namespace rt
 } // namespace amp
 

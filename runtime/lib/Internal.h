@@ -91,6 +91,19 @@ enum class CallCheck {
 /// `forCuBlas` additionally requires every size to fit in int32.
 bool validateGemm(const char *call, const GemmArgs &args, bool forCuBlas);
 
+/// The GEMM part of a ScaledGemm call (its first parameters are Gemm's),
+/// and the ScaledGemm call of a GEMM with those scales and amax.
+GemmArgs getGemmArgs(const ScaledGemmArgs &args);
+ScaledGemmArgs getScaledGemmArgs(const GemmArgs &args, const float *aScale,
+                                 const float *bScale, float *dAmax);
+
+/// The checks of validateGemm for an FP8 GEMM (FP8 operands, an f32, bf16
+/// or f16 output), then the scale and amax pointers (NULL or 4-byte
+/// aligned). `forCuBlasLt` adds cuBLASLt's rules (int32 sizes, the TN
+/// layout, multiples of 16, 16-byte alignment).
+bool validateScaledGemm(const char *call, const ScaledGemmArgs &args,
+                        bool forCuBlasLt);
+
 /// Checks sizes, layout, pointers and the type combination. `forCuDnn`
 /// additionally requires symmetric padding (oh/ow recomputed from padTop and
 /// padLeft) and int32 sizes.

@@ -50,6 +50,25 @@ bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
          cpu::Gemm(call, g, result);
 }
 
+bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
+  // cuBLASLt's rules were checked (check()); the simulator models no
+  // architecture, so not the compute capability 8.9 its FP8 kernels need.
+  count(&AmpSimStats::libraryCalls);
+  uint64_t aSpan = matrixSpan(s.batch, s.transA ? s.k : s.m,
+                              s.transA ? s.m : s.k, s.lda, s.strideA);
+  uint64_t bSpan = matrixSpan(s.batch, s.transB ? s.n : s.k,
+                              s.transB ? s.k : s.n, s.ldb, s.strideB);
+  uint64_t cSpan = matrixSpan(s.batch, s.m, s.n, s.ldc, s.strideC);
+  auto scalar = [&](const char *name, const void *pointer) {
+    return !pointer || checkDeviceRange(call, name, pointer, sizeof(float));
+  };
+  return checkDeviceRange(call, "A", s.a, aSpan * gemmElementSize(s.aType)) &&
+         checkDeviceRange(call, "B", s.b, bSpan * gemmElementSize(s.bType)) &&
+         checkDeviceRange(call, "C", s.c, cSpan * gemmElementSize(s.cType)) &&
+         scalar("aScale", s.aScale) && scalar("bScale", s.bScale) &&
+         scalar("dAmax", s.dAmax) && cpu::ScaledGemm(call, s, result);
+}
+
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
   return checkDeviceRange(call, "x", v.x,

@@ -2,11 +2,12 @@
 //
 // Part of amp-mlir. The FP8 decodings (ampF8E4M3FNToF32, ampF8E5M2ToF32;
 // python/tests/test_dtypes.py compares all 256 codes with ml_dtypes), the
-// reference GEMM (ampCpuGemm) on FP8 operands against a double-precision
-// product of the decoded values, the CPU pipeline's GEMM
-// (ampCpuLibraryGemm) against the reference for every transpose and a
-// batch, the same for the convolutions (ampCpuConv2d,
-// ampCpuLibraryConv2d), and the argument errors of the FP8 combinations.
+// reference scaled GEMM (ampCpuScaledGemm) on FP8 operands against a
+// double-precision product of the decoded values, the CPU pipeline's
+// (ampCpuLibraryScaledGemm) against the reference for every transpose, a
+// batch, the scales, the amax and 16-bit outputs, the same for the
+// convolutions (ampCpuConv2d, ampCpuLibraryConv2d), and the argument
+// errors of the FP8 combinations.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
@@ -72,13 +74,26 @@ struct Case {
   int64_t batch, m, n, k;
   AmpDType aType, bType;
   float beta;
+  /// NULL for none (1).
+  const float *aScale = nullptr, *bScale = nullptr;
+  AmpDType cType = AMP_DTYPE_F32;
 };
+
+/// The f32 value of element `index` of a C of `type` (f32 or 16-bit bits).
+float loadC(const std::vector<float> &f32, const std::vector<uint16_t> &low,
+            AmpDType type, size_t index) {
+  if (type == AMP_DTYPE_F32)
+    return f32[index];
+  return type == AMP_DTYPE_BF16 ? ampBF16ToF32(low[index])
+                                : ampF16ToF32(low[index]);
+}
 
 void runCase(const Case &g) {
   SCOPED_TRACE(testing::Message()
                << "transA=" << g.transA << " transB=" << g.transB
                << " batch=" << g.batch << " m=" << g.m << " n=" << g.n
-               << " k=" << g.k << " a=" << g.aType << " b=" << g.bType);
+               << " k=" << g.k << " a=" << g.aType << " b=" << g.bType
+               << " c=" << g.cType << " scaled=" << (g.aScale || g.bScale));
   std::mt19937 rng(7);
   int64_t aRows = g.transA ? g.k : g.m, aCols = g.transA ? g.m : g.k;
   int64_t bRows = g.transB ? g.n : g.k, bCols = g.transB ? g.k : g.n;
@@ -87,31 +102,63 @@ void runCase(const Case &g) {
           strideC = g.m * ldc + 1;
   std::vector<uint8_t> a = randomCodes(g.aType, g.batch * strideA, rng);
   std::vector<uint8_t> b = randomCodes(g.bType, g.batch * strideB, rng);
+  // C holds 0.5 (exact in every output type).
   std::vector<float> c(g.batch * strideC, 0.5f);
+  std::vector<uint16_t> cLow(g.batch * strideC,
+                             g.cType == AMP_DTYPE_BF16 ? 0x3f00 : 0x3800);
   std::vector<float> want = c, got = c;
-  ampCpuGemm(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.data(), g.aType, lda,
-             strideA, b.data(), g.bType, ldb, strideB, want.data(),
-             AMP_DTYPE_F32, ldc, strideC, g.beta);
-  ampCpuLibraryGemm(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.data(),
-                    g.aType, lda, strideA, b.data(), g.bType, ldb, strideB,
-                    got.data(), AMP_DTYPE_F32, ldc, strideC, g.beta);
+  std::vector<uint16_t> wantLow = cLow, gotLow = cLow;
+  bool low = g.cType != AMP_DTYPE_F32;
+  float wantAmax = -1, gotAmax = -1;
+  ampCpuScaledGemm(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.data(),
+                   g.aType, lda, strideA, b.data(), g.bType, ldb, strideB,
+                   low ? static_cast<void *>(wantLow.data()) : want.data(),
+                   g.cType, ldc, strideC, g.beta, g.aScale, g.bScale,
+                   &wantAmax);
+  ampCpuLibraryScaledGemm(
+      g.transA, g.transB, g.batch, g.m, g.n, g.k, a.data(), g.aType, lda,
+      strideA, b.data(), g.bType, ldb, strideB,
+      low ? static_cast<void *>(gotLow.data()) : got.data(), g.cType, ldc,
+      strideC, g.beta, g.aScale, g.bScale, &gotAmax);
+  float scale = (g.aScale ? *g.aScale : 1.0f) * (g.bScale ? *g.bScale : 1.0f);
+  // The output type's half ulp at 1, relative.
+  float rounding = g.cType == AMP_DTYPE_F32    ? 0x1p-24f
+                   : g.cType == AMP_DTYPE_BF16 ? 0x1p-8f
+                                               : 0x1p-11f;
+  double exactAmax = 0;
   for (int64_t t = 0; t < g.batch; ++t)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
-        // The exact product of the decoded values, in double.
-        double exact = g.beta * 0.5;
+        // The exact product of the decoded values, in double, scaled.
+        double sum = 0;
         for (int64_t p = 0; p < g.k; ++p) {
           int64_t ai = t * strideA + (g.transA ? p * lda + i : i * lda + p);
           int64_t bi = t * strideB + (g.transB ? j * ldb + p : p * ldb + j);
-          exact += double(decode(g.aType, a[ai])) * decode(g.bType, b[bi]);
+          sum += double(decode(g.aType, a[ai])) * decode(g.bType, b[bi]);
         }
+        double exact = sum * scale + g.beta * 0.5;
+        exactAmax = std::max(exactAmax, std::fabs(exact));
         size_t index = t * strideC + i * ldc + j;
-        // The reference rounds the double sum once; the library sums in
-        // f32 (a few ulps of the sum of |products| <= 16 k).
-        EXPECT_EQ(want[index], static_cast<float>(exact)) << i << "," << j;
-        EXPECT_LE(std::fabs(got[index] - want[index]), 64 * g.k * 0x1p-24f)
+        float reference = loadC(want, wantLow, g.cType, index);
+        float library = loadC(got, gotLow, g.cType, index);
+        // The reference rounds the double value once (to f32 when C is
+        // f32; a 16-bit C within its own rounding); the library sums in f32
+        // (a few ulps of the sum of |products| <= 16 k, times the scale).
+        if (!low)
+          EXPECT_EQ(reference, static_cast<float>(exact)) << i << "," << j;
+        else
+          EXPECT_LE(std::fabs(reference - exact),
+                    rounding * std::fabs(exact) + 1e-30)
+              << i << "," << j;
+        EXPECT_LE(std::fabs(library - reference),
+                  64 * g.k * 0x1p-24f * scale +
+                      2 * rounding * std::fabs(reference))
             << i << "," << j;
       }
+  // The amax of the f32 values before rounding.
+  EXPECT_NEAR(wantAmax, exactAmax, exactAmax * 0x1p-23);
+  EXPECT_NEAR(gotAmax, wantAmax,
+              64 * g.k * 0x1p-24f * scale + wantAmax * 0x1p-22);
 }
 
 TEST(Float8Gemm, MatchesTheReference) {
@@ -121,16 +168,46 @@ TEST(Float8Gemm, MatchesTheReference) {
                AMP_DTYPE_F8E4M3FN, 0.0f});
   runCase({0, 1, 3, 4, 16, 32, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E5M2, 1.0f});
   runCase({0, 0, 2, 9, 6, 17, AMP_DTYPE_F8E5M2, AMP_DTYPE_F8E4M3FN, 0.0f});
+  // The scales (one or both), and 16-bit outputs.
+  const float aScale = 0.0625f, bScale = 3.0f;
+  runCase({0, 1, 2, 4, 16, 32, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E5M2, 0.0f,
+           &aScale, &bScale});
+  runCase({1, 0, 1, 6, 5, 19, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E4M3FN, 1.0f,
+           nullptr, &bScale});
+  runCase({0, 1, 2, 4, 16, 32, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E4M3FN, 0.0f,
+           &aScale, &bScale, AMP_DTYPE_BF16});
+  runCase({0, 0, 1, 3, 9, 16, AMP_DTYPE_F8E5M2, AMP_DTYPE_F8E4M3FN, 2.0f,
+           &aScale, nullptr, AMP_DTYPE_F16});
+}
+
+/// The CPU pipeline's call computes what compiled code computes when it
+/// scales the f32 product itself: the same f32 product, times the f32
+/// factor, bit for bit.
+TEST(Float8Gemm, LibraryScalingIsTheEpiloguesMultiplication) {
+  std::mt19937 rng(11);
+  const int64_t m = 8, n = 16, k = 48;
+  std::vector<uint8_t> a = randomCodes(AMP_DTYPE_F8E4M3FN, m * k, rng);
+  std::vector<uint8_t> b = randomCodes(AMP_DTYPE_F8E4M3FN, n * k, rng);
+  const float factor = 1.0f / (448.0f / 3.7f * (448.0f / 2.9f));
+  std::vector<float> unscaled(m * n), scaled(m * n);
+  ampCpuLibraryScaledGemm(0, 1, 1, m, n, k, a.data(), AMP_DTYPE_F8E4M3FN, k, 0,
+                          b.data(), AMP_DTYPE_F8E4M3FN, k, 0, unscaled.data(),
+                          AMP_DTYPE_F32, n, 0, 0.0f, nullptr, nullptr, nullptr);
+  ampCpuLibraryScaledGemm(0, 1, 1, m, n, k, a.data(), AMP_DTYPE_F8E4M3FN, k, 0,
+                          b.data(), AMP_DTYPE_F8E4M3FN, k, 0, scaled.data(),
+                          AMP_DTYPE_F32, n, 0, 0.0f, &factor, nullptr, nullptr);
+  for (int64_t i = 0; i < m * n; ++i)
+    EXPECT_EQ(scaled[i], unscaled[i] * factor) << i;
 }
 
 TEST(Float8Gemm, Errors) {
   uint8_t a[16] = {}, b[16] = {};
   float c[16] = {}, f[16] = {};
   auto gemm = [&](const void *x, int32_t xType, const void *y, int32_t yType,
-                  int32_t cType) {
+                  int32_t cType, const float *scale = nullptr) {
     return amp_test::captureHandlerMessage([&] {
-      ampCpuGemm(0, 1, 1, 4, 4, 4, x, xType, 4, 0, y, yType, 4, 0, c, cType, 4,
-                 0, 0.0f);
+      ampCpuScaledGemm(0, 1, 1, 4, 4, 4, x, xType, 4, 0, y, yType, 4, 0, c,
+                       cType, 4, 0, 0.0f, scale, nullptr, nullptr);
     });
   };
   EXPECT_NE(gemm(a, AMP_DTYPE_F8E4M3FN, f, AMP_DTYPE_F32, AMP_DTYPE_F32)
@@ -139,11 +216,39 @@ TEST(Float8Gemm, Errors) {
   EXPECT_NE(gemm(a, AMP_DTYPE_F8E5M2, b, AMP_DTYPE_F8E5M2, AMP_DTYPE_F32)
                 .find("f8E5M2 x f8E5M2 is unsupported"),
             std::string::npos);
-  EXPECT_NE(gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_BF16)
-                .find("an FP8 GEMM writes an f32 c (got cType bf16)"),
+  EXPECT_NE(
+      gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E4M3FN)
+          .find("an FP8 GEMM writes an f32, bf16 or f16 c (got cType "
+                "f8E4M3FN)"),
+      std::string::npos);
+  EXPECT_NE(gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F32,
+                 reinterpret_cast<const float *>(
+                     reinterpret_cast<const char *>(f) + 2))
+                .find("aScale = "),
             std::string::npos);
   EXPECT_EQ(gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E5M2, AMP_DTYPE_F32),
             "");
+  EXPECT_EQ(gemm(a, AMP_DTYPE_F8E4M3FN, b, AMP_DTYPE_F8E5M2, AMP_DTYPE_BF16, f),
+            "");
+  // The unscaled GEMM takes no FP8.
+  std::string plain = amp_test::captureHandlerMessage([&] {
+    ampCpuGemm(0, 1, 1, 4, 4, 4, a, AMP_DTYPE_F8E4M3FN, 4, 0, b,
+               AMP_DTYPE_F8E4M3FN, 4, 0, c, AMP_DTYPE_F32, 4, 0, 0.0f);
+  });
+  EXPECT_NE(plain.find("FP8 operands (f8E4M3FN x f8E4M3FN) go through the "
+                       "scaled GEMM, ampGpuScaledGemm / ampCpuScaledGemm"),
+            std::string::npos)
+      << plain;
+  // A dynamic size of 0 in the CPU pipeline's call: nothing is written,
+  // not even the amax.
+  float amax = -1;
+  std::string empty = amp_test::captureHandlerMessage([&] {
+    ampCpuLibraryScaledGemm(0, 1, 1, 0, 4, 4, a, AMP_DTYPE_F8E4M3FN, 4, 0, b,
+                            AMP_DTYPE_F8E4M3FN, 4, 0, c, AMP_DTYPE_F32, 4, 0,
+                            0.0f, f, f, &amax);
+  });
+  EXPECT_EQ(empty, "");
+  EXPECT_EQ(amax, -1.0f);
   // The convolution's FP8 operands follow the GEMM's rules.
   auto conv = [&](int32_t xType, int32_t wType, int32_t yType) {
     return amp_test::captureHandlerMessage([&] {

@@ -386,44 +386,90 @@ TEST_F(GpuSimTest, Float8ConvolutionIsForTheCpu) {
 }
 
 TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
-  // C (16 x 16, f32) = A (16 x 32, E4M3) B^T, B stored 16 x 32 (E5M2):
-  // cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B 0.5 (0x38
-  // in E5M2 is 0.5): each C element is 32 * 0.5.
+  // D (16 x 16) = aScale * bScale * A (16 x 32, E4M3) B^T, B stored 16 x 32
+  // (E5M2): cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B
+  // 0.5 (0x38 in E5M2 is 0.5): each product sum is 32 * 0.5 = 16, scaled by
+  // 0.25 * 3 (device scalars). dAmax gets the largest |D|.
   const int64_t m = 16, n = 16, k = 32;
   auto *a = static_cast<uint8_t *>(mgpuMemAlloc(m * k, nullptr, false));
   auto *b = static_cast<uint8_t *>(mgpuMemAlloc(n * k + 1, nullptr, false));
   auto *c = static_cast<float *>(mgpuMemAlloc(m * n * 4, nullptr, false));
+  auto *scalars = static_cast<float *>(mgpuMemAlloc(4 * 4, nullptr, false));
   std::vector<uint8_t> aBits(m * k, 0x38), bBits(n * k + 1, 0x38);
+  float hostScalars[4] = {0.25f, 3.0f, -1.0f, 0.0f};
   mgpuMemcpy(a, aBits.data(), aBits.size(), nullptr);
   mgpuMemcpy(b, bBits.data(), bBits.size(), nullptr);
-  ampGpuGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b, AMP_DTYPE_F8E5M2,
-             k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  mgpuMemcpy(scalars, hostScalars, sizeof(hostScalars), nullptr);
+  float *aScale = scalars, *bScale = scalars + 1, *amax = scalars + 2;
+  ampGpuScaledGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b,
+                   AMP_DTYPE_F8E5M2, k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f, aScale,
+                   bScale, amax);
   EXPECT_EQ(gError, "");
   std::vector<float> result(m * n);
   mgpuMemcpy(result.data(), c, m * n * 4, nullptr);
   for (float value : result)
-    EXPECT_EQ(value, 16.0f);
+    EXPECT_EQ(value, 12.0f);
+  float hostAmax = 0;
+  mgpuMemcpy(&hostAmax, amax, 4, nullptr);
+  EXPECT_EQ(hostAmax, 12.0f);
+  // A bf16 D, no scales (NULL is 1): cuBLASLt's bf16 output.
+  auto *d = static_cast<uint16_t *>(mgpuMemAlloc(m * n * 2, nullptr, false));
+  ampGpuScaledGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b,
+                   AMP_DTYPE_F8E5M2, k, 0, d, AMP_DTYPE_BF16, n, 0, 0.0f,
+                   nullptr, nullptr, nullptr);
+  EXPECT_EQ(gError, "");
+  std::vector<uint16_t> low(m * n);
+  mgpuMemcpy(low.data(), d, m * n * 2, nullptr);
+  for (uint16_t bits : low)
+    EXPECT_EQ(bits, 0x4180); // 16.0 in bf16.
+  // ampGpuGemm takes no FP8.
+  ampGpuGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b, AMP_DTYPE_F8E5M2,
+             k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
+  EXPECT_NE(gError.find("go through the scaled GEMM"), std::string::npos)
+      << gError;
+  gError.clear();
+  auto scaled = [&](int transB, int64_t kk, int64_t lda, int64_t ldb,
+                    const uint8_t *bb, void *cc, int32_t cType, int64_t ldc,
+                    const float *scale) {
+    ampGpuScaledGemm(0, transB, 1, m, n, kk, a, AMP_DTYPE_F8E4M3FN, lda, 0, bb,
+                     AMP_DTYPE_F8E5M2, ldb, 0, cc, cType, ldc, 0, 0.0f, scale,
+                     nullptr, nullptr);
+    std::string error = gError;
+    gError.clear();
+    return error;
+  };
   // B not transposed: not the TN layout.
-  ampGpuGemm(0, 0, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b, AMP_DTYPE_F8E5M2,
-             n, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
-  EXPECT_NE(gError.find("cuBLASLt's TN layout"), std::string::npos) << gError;
-  gError.clear();
+  EXPECT_NE(scaled(0, k, k, n, b, c, AMP_DTYPE_F32, n, nullptr)
+                .find("cuBLASLt's TN layout"),
+            std::string::npos);
   // k not a multiple of 16.
-  ampGpuGemm(0, 1, 1, m, n, 24, a, AMP_DTYPE_F8E4M3FN, 32, 0, b,
-             AMP_DTYPE_F8E5M2, 32, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
-  EXPECT_NE(gError.find("k and n multiples of 16 (got k = 24"),
-            std::string::npos)
-      << gError;
-  gError.clear();
+  EXPECT_NE(scaled(1, 24, 32, 32, b, c, AMP_DTYPE_F32, n, nullptr)
+                .find("k and n multiples of 16 (got k = 24"),
+            std::string::npos);
   // A B that is not 16-byte aligned.
-  ampGpuGemm(0, 1, 1, m, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b + 1,
-             AMP_DTYPE_F8E5M2, k, 0, c, AMP_DTYPE_F32, n, 0, 0.0f);
-  EXPECT_NE(gError.find("16-byte aligned operands (b ="), std::string::npos)
-      << gError;
-  gError.clear();
+  EXPECT_NE(scaled(1, k, k, k, b + 1, c, AMP_DTYPE_F32, n, nullptr)
+                .find("16-byte aligned operands (b ="),
+            std::string::npos);
+  // A bf16 D's ldc must be 16 bytes: 8 elements (24 is, 20 is not).
+  EXPECT_NE(scaled(1, k, k, k, b, c, AMP_DTYPE_BF16, 20, nullptr)
+                .find("ldc of 8 (16 bytes of bf16"),
+            std::string::npos);
+  // A scale not aligned to its f32.
+  EXPECT_NE(scaled(1, k, k, k, b, c, AMP_DTYPE_F32, n,
+                   reinterpret_cast<const float *>(
+                       reinterpret_cast<const char *>(scalars) + 1))
+                .find("aScale = "),
+            std::string::npos);
+  // A scale that is not device memory (the simulator's check).
+  float hostScale = 1.0f;
+  EXPECT_NE(
+      scaled(1, k, k, k, b, c, AMP_DTYPE_F32, n, &hostScale).find("aScale"),
+      std::string::npos);
   mgpuMemFree(a, nullptr);
   mgpuMemFree(b, nullptr);
   mgpuMemFree(c, nullptr);
+  mgpuMemFree(d, nullptr);
+  mgpuMemFree(scalars, nullptr);
 }
 
 } // namespace

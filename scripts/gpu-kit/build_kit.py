@@ -144,6 +144,12 @@ def collect_cases(with_large, frontend_dir=None):
     # exactly widened FP8 operands), against the CPU's FP8.
     for entry in ("gemm", "batch_transposed", "conv_nchw"):
         cases += levels(entry, "test", str(ops), entry, [("O2", "fp8")])
+    # cuBLASLt's scale pointer (the dequantization factor) and its bf16 D:
+    # a linear layer stored in bf16 (one call, no epilogue kernel) and one
+    # with a bias and a ReLU (the call scales, a kernel adds and clamps).
+    linear = REPO / "test" / "amp-run" / "Inputs" / "fp8-linear.mlir"
+    for entry in ("linear_bf16", "linear_relu"):
+        cases += levels(entry, "test", str(linear), entry, [("O2", "fp8")])
     # A reduction epilogue (amp-map-loops-to-gpu): the mean pool's f32 sum,
     # divided and narrowed, is one kernel that writes f16.
     cases += levels("mean_pool", "test",

@@ -141,6 +141,17 @@ def AmpLinalgToLibraryCallsPass
     the narrowing with more elementwise work reads the 16-bit buffer in
     place of its `truncf`. An accumulator with any other reader stays f32.
 
+    FP8 GEMMs (`amp-float8-contractions`, in cuBLASLt's TN layout on the
+    GPU) become `ampGpuScaledGemm` (`ampCpuLibraryScaledGemm` with
+    target=cpu). When the zero-filled accumulator's one reader multiplies
+    it (`arith.mulf`) by a 0-d f32 input whose buffer is not written
+    between the GEMM and that generic (the dequantization factor
+    `1 / (scale_a * scale_b)`), the call takes the factor's buffer as its
+    A scale pointer, the multiplication leaves the epilogue, and the factor
+    leaves its inputs if nothing else there reads it; the epilogue may then
+    be a narrowing to bf16 or f16, folded as above (a 16-bit D). Otherwise
+    the scale pointers are NULL (1). The amax pointer is always NULL.
+
     The per-gradient generics of `amp-lower-loss-scaling` (library_call
     `"amp_check_finite_and_unscale"`) of one `amp.check_finite_and_unscale`
     (consecutive in a block, one inverse scale, one flag, nothing in between

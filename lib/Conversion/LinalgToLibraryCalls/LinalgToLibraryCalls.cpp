@@ -26,6 +26,14 @@
 // conversion-only generic, which is erased, or else into a 16-bit buffer
 // that the fused epilogue generics read in place of their truncf.
 //
+// FP8 GEMMs (amp-float8-contractions) become ampGpuScaledGemm
+// (ampCpuLibraryScaledGemm on the CPU): when the zero-filled accumulator's
+// one reader multiplies it by a 0-d buffer written before the GEMM (the
+// dequantization factor 1 / (scale_a * scale_b)), the call takes that
+// buffer as its scale pointer (cuBLASLt's A scale) and the multiplication
+// leaves the epilogue; an epilogue left with nothing but a narrowing to
+// bf16 or f16 is then folded as above (a bf16 D).
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
@@ -349,20 +357,156 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
 }
 
 /// The 16-bit buffer that a library call for `op` writes instead of its f32
-/// accumulator `acc` (zero-filled by `fill`; `inputs` is an operand's
-/// type), after rewriting its epilogue; null if `acc` must stay f32.
+/// accumulator `acc` (zero-filled by `fill`) when its readers narrow it to
+/// `low` (f16 or bf16), after rewriting its epilogue; null if `acc` must
+/// stay f32.
 static Value narrowOutput(Operation *op, Value acc, linalg::FillOp fill,
-                          MemRefType inputs,
+                          Type low,
                           llvm::function_ref<bool(Value)> acceptable) {
   auto accType = cast<MemRefType>(acc.getType());
-  Type low = inputs.getElementType();
-  if (!accType.getElementType().isF32() || !(low.isF16() || low.isBF16()))
+  if (!low || !accType.getElementType().isF32() ||
+      !(low.isF16() || low.isBF16()))
     return {};
   std::optional<NarrowedAccumulator> narrowed =
       matchNarrowedAccumulator(op, acc, fill, low);
   if (!narrowed)
     return {};
   return narrowAccumulator(op, *narrowed, acceptable);
+}
+
+/// The type that the first generic reading `acc` narrows it to (f16 or
+/// bf16), or null: the type an FP8 GEMM's output may be written in.
+static Type getReadersNarrowedType(Value acc) {
+  for (OpOperand &use : acc.getUses())
+    if (auto generic = dyn_cast<linalg::GenericOp>(use.getOwner()))
+      return getNarrowedType(generic, use);
+  return {};
+}
+
+/// The buffer `value` is a view of (through view-like ops), or itself.
+static Value getViewSource(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// True if an op in `op`'s block after `op`, up to and including `last`,
+/// may write `buffer` or a view of it (its users through view-like ops).
+static bool isWrittenBetween(Operation *op, Operation *last, Value buffer) {
+  SmallVector<Value> worklist = {getViewSource(buffer)};
+  while (!worklist.empty()) {
+    Value alias = worklist.pop_back_val();
+    for (OpOperand &use : alias.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (view.getViewSource() == alias)
+          worklist.push_back(view->getResult(0));
+        continue;
+      }
+      Operation *inBlock = op->getBlock()->findAncestorOpInBlock(*user);
+      if (!inBlock || !op->isBeforeInBlock(inBlock) ||
+          last->isBeforeInBlock(inBlock))
+        continue;
+      auto effects = dyn_cast<MemoryEffectOpInterface>(user);
+      if (!effects || effects.getEffectOnValue<MemoryEffects::Write>(alias))
+        return true;
+    }
+  }
+  return false;
+}
+
+namespace {
+/// The multiplication of an FP8 GEMM's accumulator by its dequantization
+/// factor in the one generic that reads it.
+struct ScaledEpilogue {
+  linalg::GenericOp generic;
+  arith::MulFOp mul;
+  /// The generic's 0-d input of the factor.
+  OpOperand *scale;
+};
+} // namespace
+
+/// Matches the epilogue of the FP8 contraction `op` whose zero-filled
+/// (`fill`) accumulator is `acc`: a memref.alloc in op's block whose only
+/// other user (deallocs aside) is a generic after `op` in the block that
+/// reads it elementwise (identity map, parallel loops) into nothing but an
+/// arith.mulf by a 0-d input. The factor's buffer must not be written
+/// between `op` and the generic: the call reads it at `op`.
+static std::optional<ScaledEpilogue>
+matchScaledEpilogue(Operation *op, Value acc, linalg::FillOp fill) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
+    return std::nullopt;
+  OpOperand *read = nullptr;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (read)
+      return std::nullopt;
+    read = &use;
+  }
+  auto generic = read ? dyn_cast<linalg::GenericOp>(read->getOwner())
+                      : linalg::GenericOp();
+  if (!generic || generic->getBlock() != op->getBlock() ||
+      !op->isBeforeInBlock(generic) || !generic.isDpsInput(read) ||
+      !generic.getMatchingIndexingMap(read).isIdentity() ||
+      generic.getNumLoops() != generic.getNumParallelLoops())
+    return std::nullopt;
+  BlockArgument arg = generic.getMatchingBlockArgument(read);
+  if (!arg.hasOneUse())
+    return std::nullopt;
+  auto mul = dyn_cast<arith::MulFOp>(*arg.getUsers().begin());
+  if (!mul)
+    return std::nullopt;
+  Value other = mul.getLhs() == arg ? mul.getRhs() : mul.getLhs();
+  auto otherArg = dyn_cast<BlockArgument>(other);
+  if (!otherArg || otherArg.getOwner() != &generic.getRegion().front() ||
+      otherArg == arg || otherArg.getArgNumber() >= generic.getNumDpsInputs())
+    return std::nullopt;
+  OpOperand *scale = generic.getDpsInputOperand(otherArg.getArgNumber());
+  auto scaleType = dyn_cast<MemRefType>(scale->get().getType());
+  if (!scaleType || scaleType.getRank() != 0 ||
+      !scaleType.getElementType().isF32() ||
+      !DominanceInfo().properlyDominates(scale->get(), op) ||
+      isWrittenBetween(op, generic, scale->get()))
+    return std::nullopt;
+  return ScaledEpilogue{generic, mul, scale};
+}
+
+/// Takes the multiplication out of `epilogue` (its result is the
+/// accumulator now) and, when nothing else reads the factor there, the
+/// factor's input too (the generic is rebuilt without it).
+static void dropScaling(ScaledEpilogue &epilogue) {
+  linalg::GenericOp generic = epilogue.generic;
+  BlockArgument scaleArg = generic.getMatchingBlockArgument(epilogue.scale);
+  Value acc = epilogue.mul.getLhs() == scaleArg ? epilogue.mul.getRhs()
+                                                : epilogue.mul.getLhs();
+  epilogue.mul.getResult().replaceAllUsesWith(acc);
+  epilogue.mul->erase();
+  if (!scaleArg.use_empty())
+    return;
+  unsigned index = epilogue.scale->getOperandNumber();
+  SmallVector<Value> inputs;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (input->getOperandNumber() == index)
+      continue;
+    inputs.push_back(input->get());
+    maps.push_back(generic.getMatchingIndexingMap(input));
+  }
+  for (OpOperand &init : generic.getDpsInitsMutable())
+    maps.push_back(generic.getMatchingIndexingMap(&init));
+  OpBuilder b(generic);
+  auto rebuilt = linalg::GenericOp::create(b, generic.getLoc(), TypeRange(),
+                                           inputs, generic.getDpsInits(), maps,
+                                           generic.getIteratorTypesArray());
+  rebuilt->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
+  rebuilt.getRegion().takeBody(generic.getRegion());
+  rebuilt.getRegion().front().eraseArgument(scaleArg.getArgNumber());
+  generic->erase();
+  epilogue.generic = rebuilt;
 }
 
 namespace {
@@ -470,8 +614,8 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   int32_t cType = getDTypeCode(ci->type.getElementType());
   bool float8 = isFloat8Code(aType) || isFloat8Code(bType);
   if (float8) {
-    // FP8 operands (amp-float8-contractions): the runtime's GEMM widens them
-    // exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
+    // FP8 operands (amp-float8-contractions): the runtime's scaled GEMM
+    // widens them exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
     if (!isFloat8Pair(aType, bType, cType)) {
       why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
             "with an f32 result";
@@ -505,19 +649,30 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, c);
   memref::AllocOp accumulator;
-  // An FP8 GEMM writes f32: the result is not narrowed into FP8.
-  if (Value narrow =
-          float8 ? Value()
-                 : narrowOutput(op, c, fill, ai->type, [&](Value buffer) {
-                     std::string ignored;
-                     FailureOr<BufferInfo> info =
-                         getBufferInfo(buffer, ignored, /*dynamic=*/true);
-                     return succeeded(info) && info->type.getShape() == cShape;
-                   })) {
+  // An FP8 GEMM whose epilogue multiplies by the dequantization factor:
+  // the call scales the product instead, and its output may then be
+  // narrowed to the epilogue's 16-bit type (not to FP8).
+  Value scale;
+  if (float8) {
+    if (std::optional<ScaledEpilogue> epilogue =
+            matchScaledEpilogue(op, c, fill)) {
+      scale = epilogue->scale->get();
+      dropScaling(*epilogue);
+    }
+  }
+  Type low = !float8 ? ai->type.getElementType()
+             : scale ? getReadersNarrowedType(c)
+                     : Type();
+  if (Value narrow = narrowOutput(op, c, fill, low, [&](Value buffer) {
+        std::string ignored;
+        FailureOr<BufferInfo> info =
+            getBufferInfo(buffer, ignored, /*dynamic=*/true);
+        return succeeded(info) && info->type.getShape() == cShape;
+      })) {
     accumulator = c.getDefiningOp<memref::AllocOp>();
     c = narrow;
     ci = getBufferInfo(c, why, /*dynamic=*/true);
-    cType = aType;
+    cType = getDTypeCode(low);
   }
   if (fill) {
     fill.erase();
@@ -555,10 +710,18 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                              batchStride(c, *ci),
                              arith::ConstantFloatOp::create(
                                  b, loc, cast<FloatType>(f32), APFloat(beta))};
-  if (failed(emitCall(op,
-                      onCpu ? RuntimeFunction::ampCpuLibraryGemm
-                            : RuntimeFunction::ampGpuGemm,
-                      args)))
+  RuntimeFunction function =
+      onCpu ? RuntimeFunction::ampCpuLibraryGemm : RuntimeFunction::ampGpuGemm;
+  if (float8) {
+    // aScale: the factor, or NULL (1); bScale NULL; no amax (dAmax NULL).
+    Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    args.push_back(scale ? getPointer(b, loc, scale) : null);
+    args.push_back(null);
+    args.push_back(null);
+    function = onCpu ? RuntimeFunction::ampCpuLibraryScaledGemm
+                     : RuntimeFunction::ampGpuScaledGemm;
+  }
+  if (failed(emitCall(op, function, args)))
     return success(); // Reported; the pass fails.
   op->erase();
   if (accumulator)
@@ -790,13 +953,15 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
   // An FP8 convolution writes f32: the result is not narrowed into FP8.
   if (Value narrow =
           float8 ? Value()
-                 : narrowOutput(op, y, fill, xi->type, [&](Value buffer) {
-                     std::string ignored;
-                     FailureOr<BufferInfo> info =
-                         getConvBufferInfo(buffer, onCpu, ignored);
-                     return succeeded(info) && isContiguous(*info) &&
-                            info->type.getShape() == ys;
-                   })) {
+                 : narrowOutput(op, y, fill, xi->type.getElementType(),
+                                [&](Value buffer) {
+                                  std::string ignored;
+                                  FailureOr<BufferInfo> info =
+                                      getConvBufferInfo(buffer, onCpu, ignored);
+                                  return succeeded(info) &&
+                                         isContiguous(*info) &&
+                                         info->type.getShape() == ys;
+                                })) {
     accumulator = y.getDefiningOp<memref::AllocOp>();
     y = narrow;
     yType = xType;

@@ -199,7 +199,8 @@ func.func @on_tensors(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %c: tensor<16
 // CHECK-LABEL: func.func @float8
 // CHECK-DAG: %[[E4M3:.*]] = arith.constant 5 : i32
 // CHECK-DAG: %[[E5M2:.*]] = arith.constant 6 : i32
-// CHECK: llvm.call @ampCpuLibraryGemm({{.*}}, %[[E5M2]], {{.*}}, %[[E4M3]],
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: llvm.call @ampCpuLibraryScaledGemm({{.*}}, %[[E5M2]], {{.*}}, %[[E4M3]], {{.*}}, %[[NULL]], %[[NULL]], %[[NULL]])
 func.func @float8(%a: memref<8x24xf8E5M2>, %b: memref<24x8xf8E4M3FN>, %c: memref<8x8xf32>) {
   linalg.matmul ins(%a, %b : memref<8x24xf8E5M2>, memref<24x8xf8E4M3FN>) outs(%c : memref<8x8xf32>)
   return
@@ -219,5 +220,36 @@ func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E5M2>,
   linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x2x6x6xf8E4M3FN>, memref<3x2x3x3xf8E5M2>) outs(%y : memref<1x3x4x4xf32>)
   // expected-remark @+1 {{amp: kept as loops, not a library call: FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 with an f32 result}}
   linalg.conv_2d_nchw_fchw ins(%xb, %we : memref<1x2x6x6xbf16>, memref<3x2x3x3xf8E4M3FN>) outs(%y : memref<1x3x4x4xf32>)
+  return
+}
+
+// -----
+
+// The FP8 epilogue's multiplication by the factor becomes the call's scale
+// on the CPU too (ampCpuLibraryScaledGemm scales the f32 product in f32, as
+// the epilogue did), and a narrowing-only epilogue goes with it (a bf16 C).
+// CHECK-LABEL: func.func @float8_scaled
+// CHECK-SAME: %[[S:[^:]*]]: memref<f32>, %[[OUT:.*]]: memref<8x8xbf16>)
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 2 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: %[[SP:.*]] = memref.extract_aligned_pointer_as_index %[[S]] : memref<f32> -> index
+// CHECK: %[[SI:.*]] = arith.index_cast %[[SP]] : index to i64
+// CHECK: %[[SPTR:.*]] = llvm.inttoptr %[[SI]] : i64 to !llvm.ptr
+// CHECK: llvm.call @ampCpuLibraryScaledGemm({{.*}}, %[[BF16]], {{.*}}, %[[SPTR]], %[[NULL]], %[[NULL]])
+// CHECK-NOT: linalg.generic
+func.func @float8_scaled(%a: memref<8x24xf8E4M3FN>, %b: memref<24x8xf8E4M3FN>, %s: memref<f32>, %out: memref<8x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x8xf32>)
+  linalg.matmul ins(%a, %b : memref<8x24xf8E4M3FN>, memref<24x8xf8E4M3FN>) outs(%acc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %s : memref<8x8xf32>, memref<f32>) outs(%out : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %f: f32, %o: bf16):
+    %p = arith.mulf %x, %f : f32
+    %t = arith.truncf %p : f32 to bf16
+    linalg.yield %t : bf16
+  }
   return
 }

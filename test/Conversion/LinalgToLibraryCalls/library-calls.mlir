@@ -332,13 +332,16 @@ func.func @unscale_split(%g0: memref<8xf32>, %g1: memref<8xf32>, %inv: memref<f3
 // -----
 
 // FP8 operands (amp-float8-contractions) in cuBLASLt's TN layout: an
-// ampGpuGemm with the FP8 codes (5 = f8E4M3FN, 6 = f8E5M2) and an f32 C.
+// ampGpuScaledGemm with the FP8 codes (5 = f8E4M3FN, 6 = f8E5M2), an f32 C,
+// and no scales or amax (NULL: no epilogue multiplies C here).
 // CHECK-LABEL: func.func @float8_tn
 // CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
 // CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i32
 // CHECK-DAG: %[[E4M3:.*]] = arith.constant 5 : i32
 // CHECK-DAG: %[[E5M2:.*]] = arith.constant 6 : i32
-// CHECK: call @ampGpuGemm(%[[Z]], %[[T]], {{.*}}, %[[E4M3]], {{.*}}, %[[E5M2]], {{.*}}, %[[Z]],
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NOT: call @ampGpuGemm
+// CHECK: call @ampGpuScaledGemm(%[[Z]], %[[T]], {{.*}}, %[[E4M3]], {{.*}}, %[[E5M2]], {{.*}}, %[[Z]], {{.*}}, %[[NULL]], %[[NULL]], %[[NULL]])
 func.func @float8_tn(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E5M2>, %c: memref<16x16xf32>) {
   linalg.matmul
     indexing_maps = [affine_map<(m, n, k) -> (m, k)>,

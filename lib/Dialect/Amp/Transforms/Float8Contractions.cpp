@@ -951,7 +951,6 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
       SmallVector<OpOperand *> readers =
           llvm::map_to_vector(contraction->getResult(0).getUses(),
                               [](OpOperand &use) { return &use; });
-      builder.setInsertionPointAfter(contraction);
       recorder.on = true;
       {
         std::string reason;
@@ -976,6 +975,9 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           ps << " x " << types[1];
         decided(contraction, precision, reason, /*always=*/false);
       }
+      // The factor is computed before the contraction, so that a library
+      // call can take it as its scale (amp-linalg-to-library-calls).
+      builder.setInsertionPoint(contraction);
       Value inverse = scalarGeneric(
           builder, loc, ValueRange{scaleA, scaleB},
           [&](OpBuilder &n, Location l, ValueRange args) -> Value {
@@ -983,6 +985,7 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
             Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
             return arith::DivFOp::create(n, l, one, product);
           });
+      builder.setInsertionPointAfter(contraction);
       // The epilogue: result * 1 / (scale_a * scale_b) (+ the values it
       // accumulated into).
       Value result = contraction->getResult(0);

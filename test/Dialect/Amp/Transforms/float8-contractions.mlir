@@ -29,11 +29,13 @@
 // CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %[[SW]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf8E4M3FN>
 // B in FP8, stored n x k (cuBLASLt's TN layout), read through its map.
 // CHECK: %[[QWT:.*]] = linalg.transpose ins(%[[QW]] : tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<16x8xf8E4M3FN>) permutation = [1, 0]
-// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%[[QX]], %[[QWT]] : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
+// The factor 1 / (scale_a * scale_b) before the contraction (a library call
+// takes it as its scale).
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.divf
 // CHECK: %[[INV:.*]] = tensor.collapse_shape
+// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%[[QX]], %[[QWT]] : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
 // CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[INV]] : tensor<4x16xf32>, tensor<f32>)
 // CHECK: arith.mulf
 // CHECK: return %[[Y]]
