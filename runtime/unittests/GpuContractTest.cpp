@@ -16,6 +16,9 @@
 //    kernel sides, strides and dilations, and NCHW beside it;
 //  - cuDNN's algorithm choice by heuristics and by exhaustive search (with
 //    its workspace) giving the same results;
+//  - the scaled FP8 GEMM (cuBLASLt): E4M3 x E5M2 codes written here, the
+//    two scale pointers, the D amax and a bf16 D of exact values, with
+//    sub-view leading dimensions and a batch;
 //  - bf16 before sm_80 refused with a clear error (run with
 //    AMP_RUNTIME_COMPUTE_CAPABILITY=75; skipped otherwise).
 //
@@ -33,6 +36,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -492,6 +496,76 @@ TEST_F(Contract, ConvAlgorithmChoiceAndWorkspace) {
 //===----------------------------------------------------------------------===//
 // Architecture
 //===----------------------------------------------------------------------===//
+
+/// The FP8 code of a small integer in [-2, 2]: E4M3 (bias 7) or E5M2
+/// (bias 15), written out here.
+uint8_t float8Code(int value, bool e5m2) {
+  static const uint8_t e4m3[] = {0xc0, 0xb8, 0x00, 0x38, 0x40};
+  static const uint8_t e5[] = {0xc0, 0xbc, 0x00, 0x3c, 0x40};
+  return (e5m2 ? e5 : e4m3)[value + 2];
+}
+
+TEST_F(Contract, ScaledFloat8GemmScalesAndWritesBf16) {
+  int capability = ampGpuComputeCapability();
+  if (capability != 0 && capability < 89)
+    GTEST_SKIP() << "FP8 GEMMs need sm_89; the device is sm_" << capability;
+  // D_i (m x n, bf16, ldc > n) = aScale * bScale * A_i (m x k, E4M3)
+  // B_i^T (B_i stored n x k, E5M2: cuBLASLt's TN layout), batch 2, with
+  // integer values in [-2, 2]: sums up to 4k = 256 and scales that are
+  // powers of two, exact in bf16, so D is exact.
+  const int64_t batch = 2, m = 24, n = 32, k = 64;
+  const int64_t lda = k + 16, ldb = k + 32, ldc = n + 8;
+  const int64_t strideA = m * lda + 16, strideB = n * ldb, strideC = m * ldc;
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int> small(-2, 2);
+  std::vector<int> aValues(batch * strideA, 0), bValues(batch * strideB, 0);
+  std::vector<uint8_t> aCodes(aValues.size()), bCodes(bValues.size());
+  for (size_t i = 0; i < aValues.size(); ++i)
+    aCodes[i] = float8Code(aValues[i] = small(rng), false);
+  for (size_t i = 0; i < bValues.size(); ++i)
+    bCodes[i] = float8Code(bValues[i] = small(rng), true);
+  void *a = mgpuMemAlloc(aCodes.size(), nullptr, false);
+  void *b = mgpuMemAlloc(bCodes.size(), nullptr, false);
+  void *d = mgpuMemAlloc(batch * strideC * 2, nullptr, false);
+  auto *scalars = static_cast<float *>(mgpuMemAlloc(16, nullptr, false));
+  mgpuMemcpy(a, aCodes.data(), aCodes.size(), nullptr);
+  mgpuMemcpy(b, bCodes.data(), bCodes.size(), nullptr);
+  // D outside the views keeps its bits (0x7fc1, a NaN no result has).
+  std::vector<uint16_t> dBits(batch * strideC, 0x7fc1);
+  mgpuMemcpy(d, dBits.data(), dBits.size() * 2, nullptr);
+  float hostScalars[4] = {0.5f, 0.25f, -1.0f, 0.0f};
+  mgpuMemcpy(scalars, hostScalars, sizeof(hostScalars), nullptr);
+  ampGpuScaledGemm(0, 1, batch, m, n, k, a, AMP_DTYPE_F8E4M3FN, lda, strideA, b,
+                   AMP_DTYPE_F8E5M2, ldb, strideB, d, AMP_DTYPE_BF16, ldc,
+                   strideC, 0.0f, scalars, scalars + 1, scalars + 2);
+  mgpuStreamSynchronize(nullptr);
+  mgpuMemcpy(dBits.data(), d, dBits.size() * 2, nullptr);
+  float amax = 0;
+  mgpuMemcpy(&amax, scalars + 2, 4, nullptr);
+  float wantAmax = 0;
+  for (int64_t t = 0; t < batch; ++t)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < ldc; ++j) {
+        size_t index = t * strideC + i * ldc + j;
+        if (j >= n) {
+          EXPECT_EQ(dBits[index], 0x7fc1) << "written outside the view";
+          continue;
+        }
+        int sum = 0;
+        for (int64_t p = 0; p < k; ++p)
+          sum += aValues[t * strideA + i * lda + p] *
+                 bValues[t * strideB + j * ldb + p];
+        float want = sum * 0.125f;
+        wantAmax = std::max(wantAmax, std::fabs(want));
+        EXPECT_EQ(fromBf16Bits(dBits[index]), want)
+            << "batch " << t << " (" << i << ", " << j << ")";
+      }
+  EXPECT_EQ(amax, wantAmax);
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
+  mgpuMemFree(d, nullptr);
+  mgpuMemFree(scalars, nullptr);
+}
 
 TEST_F(Contract, Bf16RefusedBeforeSm80) {
   int capability = ampGpuComputeCapability();
