@@ -53,6 +53,7 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
       fp8.amaxCompute = stringifyOptionValue(options.fp8->amaxCompute).str();
       fp8.margin = options.fp8->margin;
       fp8.minSize = options.fp8->minSize;
+      fp8.costModel = stringifyOptionValue(options.fp8->costModel).str();
       fp8.markApplied = true;
       fp8.explain = options.explain;
       pm.addPass(createAmpFloat8ContractionsPass(fp8));

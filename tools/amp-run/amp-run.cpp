@@ -49,12 +49,12 @@ static cl::opt<std::string>
 static cl::opt<std::string>
     levelName("level", cl::desc("AMP level: O0, O1 (default) or O2"),
               cl::init("O1"), cl::cat(category));
-static cl::opt<std::string>
-    dtypeName("dtype",
-              cl::desc("Low-precision type of O1/O2: f16 (default), bf16 or "
-                       "fp8 (bf16 with the matmuls' operands in FP8; its "
-                       "--fp8-format, --fp8-margin, --fp8-min-size)"),
-              cl::init("f16"), cl::cat(category));
+static cl::opt<std::string> dtypeName(
+    "dtype",
+    cl::desc("Low-precision type of O1/O2: f16 (default), bf16 or "
+             "fp8 (bf16 with the matmuls' operands in FP8; its "
+             "--fp8-format, --fp8-margin, --fp8-min-size, --fp8-cost-model)"),
+    cl::init("f16"), cl::cat(category));
 static cl::opt<std::string>
     targetName("target",
                cl::desc("Where to run: cpu (default), gpu, or gpu-sim (the "

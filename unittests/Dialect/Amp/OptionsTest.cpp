@@ -130,7 +130,7 @@ struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
               placement = "auto", lossScaling = "auto", argPrecision = "keep",
               rounding = "once", fp8Format = "hybrid", fp8Scaling = "delayed",
-              fp8AmaxCompute = "max";
+              fp8AmaxCompute = "max", fp8CostModel = "none";
   std::vector<std::string> customWhiteList, customBlackList;
   bool explain = false;
   F64Computations f64 = F64Computations::Demote;
@@ -181,12 +181,14 @@ TEST(OptionsTest, Float8RoundTrips) {
   fp8.amaxCompute = Float8AmaxCompute::MostRecent;
   fp8.margin = 2;
   fp8.minSize = 4096;
+  fp8.costModel = Float8CostModel::H100;
   options.fp8 = fp8;
   TextOptions text;
   unbindAmpDecisionOptions(options, text);
   EXPECT_EQ(text.dtype, "fp8");
   EXPECT_EQ(text.fp8Format, "e4m3");
   EXPECT_EQ(text.fp8AmaxCompute, "most_recent");
+  EXPECT_EQ(text.fp8CostModel, "h100");
   AmpOptions back;
   std::string error;
   ASSERT_TRUE(succeeded(bindAmpDecisionOptions(text, back, error))) << error;
@@ -198,6 +200,7 @@ TEST(OptionsTest, Float8RoundTrips) {
   EXPECT_EQ(back.fp8->scaling, Float8Scaling::Delayed);
   EXPECT_EQ(back.fp8->amaxHistoryLen, 1024);
   EXPECT_EQ(back.fp8->amaxCompute, Float8AmaxCompute::MostRecent);
+  EXPECT_EQ(back.fp8->costModel, Float8CostModel::H100);
 }
 
 // The FP8 options are checked, and mean nothing without dtype=fp8.
@@ -235,6 +238,9 @@ TEST(OptionsTest, Float8Errors) {
   text.fp8AmaxCompute = "mean";
   EXPECT_EQ(bindError(text),
             "fp8-amax-compute must be max or most_recent, got 'mean'");
+  text.fp8AmaxCompute = "max";
+  text.fp8CostModel = "a100";
+  EXPECT_EQ(bindError(text), "fp8-cost-model must be none or h100, got 'a100'");
   TextOptions bf16;
   bf16.dtype = "bf16";
   bf16.fp8Margin = 1;

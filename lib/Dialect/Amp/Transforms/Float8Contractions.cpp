@@ -27,6 +27,7 @@
 #include "mlir/IR/SymbolTable.h"
 
 #include "llvm/ADT/MapVector.h"
+#include "llvm/Support/Format.h"
 
 #include <cmath>
 
@@ -76,10 +77,31 @@ Value scaleFromAmax(OpBuilder &n, Location l, Value amax, Value fallback,
 }
 
 /// Current scaling: the scale of `operand` from its amax now, 1 when that
-/// is 0 or not finite.
+/// is 0 or not finite. Of a constant (a weight), a constant: computed here
+/// as the ops below compute it (f32 division, amp.amax's folder), so that
+/// amp.quantize folds too and the weight is stored in FP8.
 Value buildCurrentScale(OpBuilder &b, Location loc, Value operand, float fp8Max,
                         int margin) {
   auto f32 = RankedTensorType::get({}, b.getF32Type());
+  // The amax of a constant, by amp.amax's folder (on an op built without
+  // `b`'s listener: it is not kept).
+  OpBuilder plain(b.getContext());
+  plain.setInsertionPoint(b.getInsertionBlock(), b.getInsertionPoint());
+  auto probe = AmaxOp::create(plain, loc, f32, operand);
+  SmallVector<OpFoldResult> folded;
+  DenseElementsAttr constantAmax;
+  if (succeeded(probe->fold(folded)) && folded.size() == 1)
+    constantAmax = dyn_cast_or_null<DenseElementsAttr>(
+        dyn_cast_if_present<Attribute>(folded.front()));
+  probe->erase();
+  if (constantAmax) {
+    float value = constantAmax.getSplatValue<APFloat>().convertToFloat();
+    float scale = (fp8Max * std::ldexp(1.0f, -margin)) / value;
+    if (!(value > 0 && value < INFINITY && scale < INFINITY))
+      scale = 1.0f;
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(f32, b.getF32FloatAttr(scale)));
+  }
   Value amax = AmaxOp::create(b, loc, f32, operand);
   return scalarGeneric(
       b, loc, amax, [&](OpBuilder &n, Location l, ValueRange args) -> Value {
@@ -641,6 +663,108 @@ std::optional<int64_t> getMultiplyAdds(linalg::LinalgOp op) {
   return size;
 }
 
+/// fp8-cost-model=h100: an H100 SXM's dense bf16 and FP8 peaks and its
+/// memory bandwidth (NVIDIA's data sheet), in flop/s and bytes/s.
+constexpr double kH100Bf16Flops = 989.4e12;
+constexpr double kH100Float8Flops = 1978.9e12;
+constexpr double kH100Bandwidth = 3.35e12;
+
+/// A contraction's time in bf16 and in FP8 on an H100 (seconds), and the
+/// bytes its quantizations move.
+struct Float8Estimate {
+  double bf16, float8, quantizationBytes;
+};
+
+/// Elements of a static shape; none when one is dynamic.
+std::optional<double> getElements(Type type) {
+  auto shaped = dyn_cast<ShapedType>(type);
+  if (!shaped || !shaped.hasStaticShape())
+    return std::nullopt;
+  return static_cast<double>(shaped.getNumElements());
+}
+
+/// The roofline of `op` on an H100: each of the bf16 and FP8 contractions
+/// takes the larger of its compute time (2 flops per multiply-add at the
+/// type's peak) and its memory time (operands of 2 or 1 bytes per element,
+/// a bf16 result); FP8 adds its quantizations, memory-bound: per operand
+/// whose `sources` value is not a constant (`constantsFree`: current
+/// scaling, which folds a constant's quantization), the amax and the
+/// quantize each read it (its element type's bytes) and the quantize
+/// writes one byte per element. None for dynamic sizes.
+std::optional<Float8Estimate> estimateOnH100(linalg::LinalgOp op,
+                                             ArrayRef<Value> sources,
+                                             bool constantsFree) {
+  double multiplyAdds = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
+    if (ShapedType::isDynamic(range))
+      return std::nullopt;
+    multiplyAdds *= static_cast<double>(range);
+  }
+  double operands = 0, quantization = 0;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    std::optional<double> elements = getElements(input->get().getType());
+    if (!elements)
+      return std::nullopt;
+    operands += *elements;
+  }
+  for (Value source : sources) {
+    std::optional<double> elements = getElements(source.getType());
+    if (!elements)
+      return std::nullopt;
+    if (constantsFree && getFloatConstant(source))
+      continue;
+    double bytes =
+        getElementTypeOrSelf(source.getType()).getIntOrFloatBitWidth() / 8.0;
+    quantization += (2 * bytes + 1) * *elements;
+  }
+  std::optional<double> results =
+      getElements(op.getDpsInitOperand(0)->get().getType());
+  if (!results)
+    return std::nullopt;
+  double flops = 2 * multiplyAdds;
+  double bf16 = std::max(flops / kH100Bf16Flops,
+                         (2 * operands + 2 * *results) / kH100Bandwidth);
+  double float8 = std::max(flops / kH100Float8Flops,
+                           (operands + 2 * *results) / kH100Bandwidth) +
+                  quantization / kH100Bandwidth;
+  return Float8Estimate{bf16, float8, quantization};
+}
+
+/// "an H100 roofline estimates X us in FP8 (Y MB quantized) against Z us
+/// in bf16".
+std::string describe(const Float8Estimate &estimate) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Three significant digits, without an exponent from 100 up.
+  auto number = [&](double value) {
+    if (value >= 100)
+      os << llvm::format("%.0f", value);
+    else
+      os << llvm::format("%.3g", value);
+  };
+  os << "an H100 roofline estimates ";
+  number(estimate.float8 * 1e6);
+  os << " us in FP8 (";
+  number(estimate.quantizationBytes / 1e6);
+  os << " MB quantized) against ";
+  number(estimate.bf16 * 1e6);
+  os << " us in bf16";
+  return text;
+}
+
+/// The estimate of `op` when the cost model is on and FP8 does not win
+/// (FP8 no faster than bf16): the reason to keep it out. Empty otherwise.
+std::string getCostModelVeto(linalg::LinalgOp op, ArrayRef<Value> sources,
+                             const Float8Options &options, bool constantsFree) {
+  if (options.costModel != Float8CostModel::H100)
+    return {};
+  std::optional<Float8Estimate> estimate =
+      estimateOnH100(op, sources, constantsFree);
+  if (!estimate || estimate->float8 < estimate->bf16)
+    return {};
+  return describe(*estimate);
+}
+
 /// The contractions this pass considers, in program order: matmuls, batch
 /// matmuls, and the 2-D convolutions of the runtime's library calls.
 SmallVector<linalg::LinalgOp> getContractions(Operation *root) {
@@ -710,6 +834,13 @@ void mlir::amp::markAmpFloat8Sources(Operation *root,
   for (linalg::LinalgOp op : getContractions(root)) {
     std::optional<int64_t> size = getMultiplyAdds(op);
     if (options.minSize > 0 && size && *size < options.minSize)
+      continue;
+    SmallVector<Value, 2> sources;
+    for (OpOperand *input : op.getDpsInputOperands())
+      sources.push_back(traceMovement(input->get()).source);
+    // Constants are free where scaling is current (inference); training
+    // steps, which carry delayed scales, take weights as arguments anyway.
+    if (!getCostModelVeto(op, sources, options, /*constantsFree=*/true).empty())
       continue;
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value source = traceMovement(input->get()).source;
@@ -832,6 +963,15 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                   /*always=*/true);
           continue;
         }
+      }
+      std::optional<Float8Estimate> estimate;
+      if (options.costModel == Float8CostModel::H100)
+        estimate = estimateOnH100(op, {sourceA.source, sourceB.source},
+                                  /*constantsFree=*/!delayed);
+      if (estimate && estimate->float8 >= estimate->bf16) {
+        decided(op, "", "kept out of FP8: " + describe(*estimate),
+                /*always=*/true);
+        continue;
       }
       // Else a producer that stores the operand in 16 bits only for the
       // contraction yields its f32 value.
@@ -968,6 +1108,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                      : "")
              << ")";
         os << ", f32 accumulation";
+        if (estimate)
+          os << "; " << describe(*estimate);
         std::string precision;
         llvm::raw_string_ostream ps(precision);
         ps << types[0];
@@ -1050,7 +1192,8 @@ struct AmpFloat8ContractionsPass
     };
     if (!parse(options.format, "format", format) ||
         !parse(options.scaling, "scaling", scaling) ||
-        !parse(options.amaxCompute, "amax-compute", amaxCompute))
+        !parse(options.amaxCompute, "amax-compute", amaxCompute) ||
+        !parse(options.costModel, "cost-model", costModel))
       return signalPassFailure();
     options.amaxHistoryLen = amaxHistoryLen;
     options.margin = margin;

@@ -83,6 +83,11 @@ enum class Float8Scaling { Delayed, Current };
 /// `fp8-amax-compute=`: the amax a delayed scale is derived from, the
 /// largest of the history or its most recent entry.
 enum class Float8AmaxCompute { Max, MostRecent };
+/// `fp8-cost-model=`: whether a contraction must be estimated faster in
+/// FP8 than in bf16 to go FP8. None: every contraction goes (as with
+/// TransformerEngine and torchao); H100: a roofline of an H100 SXM
+/// (Float8Contractions.cpp, docs/policies.md).
+enum class Float8CostModel { None, H100 };
 /// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
 /// CPU by the GPU simulator (libamp_runtime_gpusim.so).
 enum class Target { Cpu, Gpu, GpuSim };
@@ -149,6 +154,9 @@ AMP_OPTION_SPELLINGS(Float8Scaling, "fp8-scaling", false,
 AMP_OPTION_SPELLINGS(Float8AmaxCompute, "fp8-amax-compute", false,
                      {Float8AmaxCompute::Max, "max"},
                      {Float8AmaxCompute::MostRecent, "most_recent"})
+AMP_OPTION_SPELLINGS(Float8CostModel, "fp8-cost-model", false,
+                     {Float8CostModel::None, "none"},
+                     {Float8CostModel::H100, "h100"})
 AMP_OPTION_SPELLINGS(Target, "target", false, {Target::Cpu, "cpu"},
                      {Target::Gpu, "gpu"}, {Target::GpuSim, "gpu-sim"})
 AMP_OPTION_SPELLINGS(CheckNanInf, "check-nan-inf", false,
@@ -225,6 +233,8 @@ struct Float8Options {
   /// Contractions of fewer multiply-adds (per batch) stay in the level's
   /// type.
   int64_t minSize = 0;
+  /// Contractions estimated no faster in FP8 stay in the level's type.
+  Float8CostModel costModel = Float8CostModel::None;
 };
 
 /// An error message for options outside their ranges (margin in [0, 30],
@@ -349,7 +359,9 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
       failed(options_impl::bindEnum<Float8Scaling>(
           llvm::StringRef(text.fp8Scaling), fp8.scaling, error)) ||
       failed(options_impl::bindEnum<Float8AmaxCompute>(
-          llvm::StringRef(text.fp8AmaxCompute), fp8.amaxCompute, error)))
+          llvm::StringRef(text.fp8AmaxCompute), fp8.amaxCompute, error)) ||
+      failed(options_impl::bindEnum<Float8CostModel>(
+          llvm::StringRef(text.fp8CostModel), fp8.costModel, error)))
     return failure();
   if (isFloat8Dtype(dtype)) {
     error = checkFloat8Options(fp8, "fp8-");
@@ -374,6 +386,7 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
         : fp8.amaxCompute != defaults.amaxCompute       ? "fp8-amax-compute"
         : fp8.margin != defaults.margin                 ? "fp8-margin"
         : fp8.minSize != defaults.minSize               ? "fp8-min-size"
+        : fp8.costModel != defaults.costModel           ? "fp8-cost-model"
                                                         : nullptr;
     if (given) {
       error = std::string(given) + " applies to dtype=fp8, not dtype=" +
@@ -434,6 +447,7 @@ void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
   text.fp8AmaxCompute = stringifyOptionValue(fp8.amaxCompute).str();
   text.fp8Margin = fp8.margin;
   text.fp8MinSize = fp8.minSize;
+  text.fp8CostModel = stringifyOptionValue(fp8.costModel).str();
   text.customWhiteList.assign(options.customWhiteList.begin(),
                               options.customWhiteList.end());
   text.customBlackList.assign(options.customBlackList.begin(),

@@ -43,6 +43,10 @@ defvar AmpDecisionOptions = [
     Option<"fp8MinSize", "fp8-min-size", "int64_t", "0",
            "With dtype=fp8: contractions of fewer multiply-adds (per batch) "
            "stay in bf16">,
+    Option<"fp8CostModel", "fp8-cost-model", "std::string", "\"none\"",
+           "With dtype=fp8: none (every contraction goes FP8) or h100 (only "
+           "those an H100 roofline estimates faster in FP8 than in bf16, "
+           "quantization included)">,
     ListOption<"customWhiteList", "custom-white-list", "std::string",
                "Op names forced to low precision">,
     ListOption<"customBlackList", "custom-black-list", "std::string",
