@@ -64,7 +64,12 @@ void storeElement(void *base, int32_t type, int64_t index, double value) {
 
 } // namespace
 
-bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
+namespace {
+/// C = scale * op(A) op(B) + beta * C, each element's products summed in
+/// double, scaled, and rounded once to cType; `amax`, if not null, gets the
+/// largest |value| in f32 before that rounding (NaN propagates).
+void referenceGemm(const GemmArgs &g, float scale, float *amax) {
+  float largest = 0.0f;
   for (int64_t batch = 0; batch < g.batch; ++batch) {
     int64_t aBase = batch * g.strideA, bBase = batch * g.strideB,
             cBase = batch * g.strideC;
@@ -77,50 +82,34 @@ bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
           acc += loadElement(g.a, g.aType, aBase + aIndex) *
                  loadElement(g.b, g.bType, bBase + bIndex);
         }
+        acc *= static_cast<double>(scale);
         int64_t cIndex = cBase + i * g.ldc + j;
         if (g.beta != 0.0f)
           acc +=
               static_cast<double>(g.beta) * loadElement(g.c, g.cType, cIndex);
+        float magnitude = std::fabs(static_cast<float>(acc));
+        if (!(magnitude <= largest) && !std::isnan(largest))
+          largest = magnitude;
         storeElement(g.c, g.cType, cIndex, acc);
       }
     }
   }
+  if (amax)
+    *amax = largest;
+}
+} // namespace
+
+bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
+  referenceGemm(g, 1.0f, nullptr);
   return true;
 }
 
 bool amp::rt::cpu::ScaledGemm(const char *, const ScaledGemmArgs &s,
                               NoResult &) {
   // The scale in f32 (cuBLASLt's compute type), applied to the exact sum.
-  float scale = (s.aScale ? *s.aScale : 1.0f) * (s.bScale ? *s.bScale : 1.0f);
-  float amax = 0.0f;
-  for (int64_t batch = 0; batch < s.batch; ++batch) {
-    int64_t aBase = batch * s.strideA, bBase = batch * s.strideB,
-            cBase = batch * s.strideC;
-    for (int64_t i = 0; i < s.m; ++i) {
-      for (int64_t j = 0; j < s.n; ++j) {
-        double acc = 0.0;
-        for (int64_t p = 0; p < s.k; ++p) {
-          int64_t aIndex = s.transA ? p * s.lda + i : i * s.lda + p;
-          int64_t bIndex = s.transB ? j * s.ldb + p : p * s.ldb + j;
-          acc += loadElement(s.a, s.aType, aBase + aIndex) *
-                 loadElement(s.b, s.bType, bBase + bIndex);
-        }
-        acc *= static_cast<double>(scale);
-        int64_t cIndex = cBase + i * s.ldc + j;
-        if (s.beta != 0.0f)
-          acc +=
-              static_cast<double>(s.beta) * loadElement(s.c, s.cType, cIndex);
-        // The amax of the f32 value, before the rounding to cType; NaN
-        // propagates.
-        float magnitude = std::fabs(static_cast<float>(acc));
-        if (!(magnitude <= amax) && !std::isnan(amax))
-          amax = magnitude;
-        storeElement(s.c, s.cType, cIndex, acc);
-      }
-    }
-  }
-  if (s.dAmax)
-    *s.dAmax = amax;
+  referenceGemm(getGemmArgs(s),
+                (s.aScale ? *s.aScale : 1.0f) * (s.bScale ? *s.bScale : 1.0f),
+                s.dAmax);
   return true;
 }
 

@@ -81,17 +81,6 @@ bool ensureHandle(const char *call, const DriverApi *drv, CublasState &st) {
   return true;
 }
 
-cudaDataType cudaType(int32_t type) {
-  switch (type) {
-  case AMP_DTYPE_F16:
-    return CUDA_R_16F;
-  case AMP_DTYPE_BF16:
-    return CUDA_R_16BF;
-  default:
-    return CUDA_R_32F;
-  }
-}
-
 } // namespace
 
 /// ampGpuGemm on cuBLAS (arguments already checked).
@@ -115,19 +104,19 @@ bool amp::rt::cuda::Gemm(const char *call, const GemmArgs &g, NoResult &) {
     return cublasCheck(
         call, api,
         api->cublasGemmEx(st.handle, opFirst, opSecond, m, n, k, &alpha, g.b,
-                          cudaType(g.bType), static_cast<int>(g.ldb), g.a,
-                          cudaType(g.aType), static_cast<int>(g.lda), &beta,
-                          g.c, cudaType(g.cType), static_cast<int>(g.ldc),
+                          toCudaType(g.bType), static_cast<int>(g.ldb), g.a,
+                          toCudaType(g.aType), static_cast<int>(g.lda), &beta,
+                          g.c, toCudaType(g.cType), static_cast<int>(g.ldc),
                           CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
         "cublasGemmEx");
   return cublasCheck(
       call, api,
       api->cublasGemmStridedBatchedEx(
-          st.handle, opFirst, opSecond, m, n, k, &alpha, g.b, cudaType(g.bType),
-          static_cast<int>(g.ldb), g.strideB, g.a, cudaType(g.aType),
-          static_cast<int>(g.lda), g.strideA, &beta, g.c, cudaType(g.cType),
-          static_cast<int>(g.ldc), g.strideC, static_cast<int>(g.batch),
-          CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+          st.handle, opFirst, opSecond, m, n, k, &alpha, g.b,
+          toCudaType(g.bType), static_cast<int>(g.ldb), g.strideB, g.a,
+          toCudaType(g.aType), static_cast<int>(g.lda), g.strideA, &beta, g.c,
+          toCudaType(g.cType), static_cast<int>(g.ldc), g.strideC,
+          static_cast<int>(g.batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
       "cublasGemmStridedBatchedEx");
 }
 
@@ -155,9 +144,9 @@ bool amp::rt::gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,
     if (!cublasCheck(
             call, st.api,
             st.api->cublasGemmEx(st.handle, CUBLAS_OP_N, CUBLAS_OP_N, rows, 1,
-                                 1, &alpha, a, cudaType(srcType), rows,
+                                 1, &alpha, a, toCudaType(srcType), rows,
                                  reinterpret_cast<const void *>(one),
-                                 cudaType(srcType), 1, &beta, c, CUDA_R_32F,
+                                 toCudaType(srcType), 1, &beta, c, CUDA_R_32F,
                                  rows, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
             "cublasGemmEx (widening to f32)"))
       return false;

@@ -50,21 +50,6 @@ bool ltCheck(const char *call, cublasStatus_t status, const char *what) {
                   static_cast<int>(status));
 }
 
-cudaDataType libraryType(int32_t type) {
-  switch (type) {
-  case AMP_DTYPE_F8E4M3FN:
-    return CUDA_R_8F_E4M3;
-  case AMP_DTYPE_F8E5M2:
-    return CUDA_R_8F_E5M2;
-  case AMP_DTYPE_F16:
-    return CUDA_R_16F;
-  case AMP_DTYPE_BF16:
-    return CUDA_R_16BF;
-  default:
-    return CUDA_R_32F;
-  }
-}
-
 /// Sets the pointer attribute `attribute` of `matmul` to `pointer` when it
 /// is not NULL (cuBLASLt's default, NULL, means a scale of 1 or no amax).
 bool setPointer(const char *call, const CublasLtApi *api,
@@ -179,11 +164,11 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
     return false;
   // cuBLASLt's A: our B (k x n column-major, ld = ldb); its B: our A (k x m,
   // ld = lda); C and D: n x m (ld = ldc).
-  if (!makeLayout(call, api, &d.a, libraryType(g.bType), g.k, g.n, g.ldb,
+  if (!makeLayout(call, api, &d.a, toCudaType(g.bType), g.k, g.n, g.ldb,
                   g.batch, g.strideB) ||
-      !makeLayout(call, api, &d.b, libraryType(g.aType), g.k, g.m, g.lda,
+      !makeLayout(call, api, &d.b, toCudaType(g.aType), g.k, g.m, g.lda,
                   g.batch, g.strideA) ||
-      !makeLayout(call, api, &d.c, libraryType(g.cType), g.n, g.m, g.ldc,
+      !makeLayout(call, api, &d.c, toCudaType(g.cType), g.n, g.m, g.ldc,
                   g.batch, g.strideC))
     return false;
   size_t workspaceBytes = kWorkspaceBytes;

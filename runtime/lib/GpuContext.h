@@ -70,6 +70,23 @@ struct ScratchBuffer {
   bool reserve(const char *call, size_t bytes);
 };
 
+/// The CUDA libraries' type of an AmpDType of the GEMMs (f32, f16, bf16,
+/// E4M3, E5M2).
+inline cudaDataType toCudaType(int32_t type) {
+  switch (type) {
+  case AMP_DTYPE_F16:
+    return CUDA_R_16F;
+  case AMP_DTYPE_BF16:
+    return CUDA_R_16BF;
+  case AMP_DTYPE_F8E4M3FN:
+    return CUDA_R_8F_E4M3;
+  case AMP_DTYPE_F8E5M2:
+    return CUDA_R_8F_E5M2;
+  default:
+    return CUDA_R_32F;
+  }
+}
+
 /// dst[i] = float(src[i]) + beta * dst[i] for `count` f16/bf16 elements on
 /// the shared stream (cuBLAS, see Cublas.cpp). beta == 0 does not read dst.
 bool gpuWidenToF32(const char *call, CUdeviceptr src, int32_t srcType,

@@ -37,8 +37,8 @@ namespace amp {
 namespace rt {
 namespace sim {
 
-bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
-  count(&AmpSimStats::libraryCalls);
+/// A, B and C of `g` lie in live device allocations.
+static bool checkGemmRanges(const char *call, const GemmArgs &g) {
   uint64_t aSpan = matrixSpan(g.batch, g.transA ? g.k : g.m,
                               g.transA ? g.m : g.k, g.lda, g.strideA);
   uint64_t bSpan = matrixSpan(g.batch, g.transB ? g.n : g.k,
@@ -46,27 +46,24 @@ bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
   uint64_t cSpan = matrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC);
   return checkDeviceRange(call, "A", g.a, aSpan * gemmElementSize(g.aType)) &&
          checkDeviceRange(call, "B", g.b, bSpan * gemmElementSize(g.bType)) &&
-         checkDeviceRange(call, "C", g.c, cSpan * gemmElementSize(g.cType)) &&
-         cpu::Gemm(call, g, result);
+         checkDeviceRange(call, "C", g.c, cSpan * gemmElementSize(g.cType));
+}
+
+bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  return checkGemmRanges(call, g) && cpu::Gemm(call, g, result);
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
   // cuBLASLt's rules were checked (check()); the simulator models no
   // architecture, so not the compute capability 8.9 its FP8 kernels need.
   count(&AmpSimStats::libraryCalls);
-  uint64_t aSpan = matrixSpan(s.batch, s.transA ? s.k : s.m,
-                              s.transA ? s.m : s.k, s.lda, s.strideA);
-  uint64_t bSpan = matrixSpan(s.batch, s.transB ? s.n : s.k,
-                              s.transB ? s.k : s.n, s.ldb, s.strideB);
-  uint64_t cSpan = matrixSpan(s.batch, s.m, s.n, s.ldc, s.strideC);
   auto scalar = [&](const char *name, const void *pointer) {
     return !pointer || checkDeviceRange(call, name, pointer, sizeof(float));
   };
-  return checkDeviceRange(call, "A", s.a, aSpan * gemmElementSize(s.aType)) &&
-         checkDeviceRange(call, "B", s.b, bSpan * gemmElementSize(s.bType)) &&
-         checkDeviceRange(call, "C", s.c, cSpan * gemmElementSize(s.cType)) &&
-         scalar("aScale", s.aScale) && scalar("bScale", s.bScale) &&
-         scalar("dAmax", s.dAmax) && cpu::ScaledGemm(call, s, result);
+  return checkGemmRanges(call, getGemmArgs(s)) && scalar("aScale", s.aScale) &&
+         scalar("bScale", s.bScale) && scalar("dAmax", s.dAmax) &&
+         cpu::ScaledGemm(call, s, result);
 }
 
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
