@@ -149,8 +149,14 @@ def AmpLinalgToLibraryCallsPass
     `1 / (scale_a * scale_b)`), the call takes the factor's buffer as its
     A scale pointer, the multiplication leaves the epilogue, and the factor
     leaves its inputs if nothing else there reads it; the epilogue may then
-    be a narrowing to bf16 or f16, folded as above (a 16-bit D). Otherwise
-    the scale pointers are NULL (1). The amax pointer is always NULL.
+    be a narrowing to bf16 or f16, folded as above (a 16-bit D), or a copy
+    into an f32 buffer, which the call then writes in its place. Otherwise
+    the scale pointers are NULL (1). When the call's f32 output is reduced
+    by an abs-max generic (an `amp.amax` lowered: a 0-d f32 buffer filled
+    with +0, `maximumf(out, absf(in))` over all of it) with nothing writing
+    the output in between, the call's amax pointer computes it instead
+    (the reduction and the fill go, the buffer is allocated before the
+    call); otherwise it is NULL.
 
     The per-gradient generics of `amp-lower-loss-scaling` (library_call
     `"amp_check_finite_and_unscale"`) of one `amp.check_finite_and_unscale`

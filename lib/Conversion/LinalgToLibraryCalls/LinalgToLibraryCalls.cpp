@@ -32,7 +32,10 @@
 // dequantization factor 1 / (scale_a * scale_b)), the call takes that
 // buffer as its scale pointer (cuBLASLt's A scale) and the multiplication
 // leaves the epilogue; an epilogue left with nothing but a narrowing to
-// bf16 or f16 is then folded as above (a bf16 D).
+// bf16 or f16 is then folded as above (a bf16 D), one left with a copy
+// into another f32 buffer too (the call writes that buffer). An abs-max
+// reduction of the call's f32 output (amp.amax, lowered) becomes the call's
+// dAmax.
 //
 //===----------------------------------------------------------------------===//
 
@@ -46,6 +49,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Dominance.h"
@@ -274,6 +278,69 @@ static Value getConversionOnlyOutput(linalg::GenericOp generic) {
   return generic.getDpsInits()[0];
 }
 
+/// Makes `out`, the output of `generic` (the only reader of `op`'s
+/// accumulator), the buffer that a call at `op` writes, if it can: `out`
+/// dominates `op` (or is an operand-less alloc in its block, moved before
+/// it), nothing between `op` and `generic` touches memory (the call writes
+/// `out` earlier than the generic did), and `acceptable(out)`. Erases
+/// `generic` then.
+static bool takeOutput(Operation *op, linalg::GenericOp generic, Value out,
+                       llvm::function_ref<bool(Value)> acceptable) {
+  bool dominates = DominanceInfo().properlyDominates(out, op);
+  auto outAlloc = out.getDefiningOp<memref::AllocOp>();
+  bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
+                 outAlloc->getBlock() == op->getBlock();
+  bool quiet = generic->getBlock() == op->getBlock();
+  for (Operation *between = op->getNextNode(); quiet && between != generic;
+       between = between->getNextNode())
+    quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
+  if (!quiet || !(dominates || movable) || !acceptable(out))
+    return false;
+  if (!dominates)
+    outAlloc->moveBefore(op);
+  generic->erase();
+  return true;
+}
+
+/// When the only reader (deallocs aside) of `op`'s accumulator `acc`, a
+/// memref.alloc zero-filled by `fill`, is a generic that copies it whole
+/// into a buffer of its type (an FP8 epilogue left with nothing to do once
+/// the call scales), that buffer, which the call then writes (takeOutput);
+/// the copy and `acc`'s deallocs are erased. Null otherwise.
+static Value takeCopiedOutput(Operation *op, Value acc, linalg::FillOp fill,
+                              llvm::function_ref<bool(Value)> acceptable) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
+    return {};
+  linalg::GenericOp copy;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == op || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (copy || !generic)
+      return {};
+    copy = generic;
+  }
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getDpsInputs()[0] != acc ||
+      copy.getNumLoops() != copy.getNumParallelLoops() ||
+      !llvm::all_of(copy.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block &body = copy.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value out = copy.getDpsInits()[0];
+  if (body.getOperations().size() != 1 ||
+      yield.getOperand(0) != body.getArgument(0) ||
+      out.getType() != acc.getType() || !takeOutput(op, copy, out, acceptable))
+    return {};
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      user->erase();
+  return out;
+}
+
 /// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
 /// returns the buffer the call writes, either the output of a lone
 /// conversion-only generic (erased; an operand-less alloc of it is moved
@@ -297,21 +364,7 @@ static Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
   if (narrowed.reads.size() == 1 && narrowed.views.empty()) {
     auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
     Value out = getConversionOnlyOutput(generic);
-    bool dominates = out && DominanceInfo().properlyDominates(out, op);
-    auto outAlloc =
-        out ? out.getDefiningOp<memref::AllocOp>() : memref::AllocOp();
-    bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
-                   outAlloc->getBlock() == op->getBlock();
-    // The call writes `out` earlier than the generic did: nothing in between
-    // may touch memory (allocations aside).
-    bool quiet = generic->getBlock() == op->getBlock();
-    for (Operation *between = op->getNextNode(); quiet && between != generic;
-         between = between->getNextNode())
-      quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
-    if (out && quiet && (dominates || movable) && acceptable(out)) {
-      if (!dominates)
-        outAlloc->moveBefore(op);
-      generic->erase();
+    if (out && takeOutput(op, generic, out, acceptable)) {
       dropDeallocs(Value());
       return out;
     }
@@ -510,6 +563,81 @@ static void dropScaling(ScaledEpilogue &epilogue) {
 }
 
 namespace {
+/// The amax reduction (amp.amax, lowered by amp-lower-float8-scaling) of a
+/// scaled GEMM's f32 output, which the call computes instead (its dAmax).
+struct OutputAmax {
+  linalg::GenericOp reduction;
+  linalg::FillOp fill;
+  memref::AllocOp buffer;
+};
+} // namespace
+
+/// True if `body` is `maximumf(out, absf(in))` (either order), yielded.
+static bool isAbsMaxBody(linalg::GenericOp reduction) {
+  Block &body = reduction.getRegion().front();
+  if (body.getOperations().size() != 3)
+    return false;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto max = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
+  if (!max)
+    return false;
+  BlockArgument in = body.getArgument(0), out = body.getArgument(1);
+  Value other = max.getLhs() == out ? max.getRhs() : max.getLhs();
+  auto abs = other.getDefiningOp<math::AbsFOp>();
+  return abs && abs.getOperand() == in &&
+         (max.getLhs() == out || max.getRhs() == out);
+}
+
+/// Matches the amax of `c`, the f32 buffer that the scaled GEMM call at
+/// `op` writes whole: a generic after `op` in its block reducing all of `c`
+/// (an identity map, only reduction loops) with `maximumf(out, absf(in))`
+/// into a 0-d f32 buffer, a memref.alloc in the block filled with +0 before
+/// the reduction, and nothing else touching that buffer before the
+/// reduction or writing `c` between the call and the reduction. The call
+/// then writes the amax (the largest |value| of `c`, 0 for none, NaN if
+/// any): the same value.
+static std::optional<OutputAmax> matchOutputAmax(Operation *op, Value c) {
+  if (!cast<MemRefType>(c.getType()).getElementType().isF32())
+    return std::nullopt;
+  for (Operation *user : c.getUsers()) {
+    auto reduction = dyn_cast<linalg::GenericOp>(user);
+    if (!reduction || reduction->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(reduction) || reduction.getNumDpsInputs() != 1 ||
+        reduction.getNumDpsInits() != 1 || reduction.getDpsInputs()[0] != c ||
+        reduction.getNumReductionLoops() != reduction.getNumLoops() ||
+        !reduction.getMatchingIndexingMap(reduction.getDpsInputOperand(0))
+             .isIdentity() ||
+        !isAbsMaxBody(reduction))
+      continue;
+    Value amax = reduction.getDpsInits()[0];
+    auto buffer = amax.getDefiningOp<memref::AllocOp>();
+    auto type = cast<MemRefType>(amax.getType());
+    if (!buffer || buffer->getNumOperands() != 0 ||
+        buffer->getBlock() != op->getBlock() || type.getRank() != 0 ||
+        !type.getElementType().isF32() || isWrittenBetween(op, reduction, c))
+      continue;
+    linalg::FillOp fill;
+    bool usable = true;
+    for (Operation *bufferUser : buffer->getUsers()) {
+      if (bufferUser == reduction.getOperation())
+        continue;
+      auto zero = dyn_cast<linalg::FillOp>(bufferUser);
+      if (zero && !fill && zero->getBlock() == op->getBlock() &&
+          zero->isBeforeInBlock(reduction) &&
+          isPositiveZero(zero.getInputs()[0])) {
+        fill = zero;
+        continue;
+      }
+      Operation *inBlock = op->getBlock()->findAncestorOpInBlock(*bufferUser);
+      usable &= inBlock && reduction->isBeforeInBlock(inBlock);
+    }
+    if (usable && fill)
+      return OutputAmax{reduction, fill, buffer};
+  }
+  return std::nullopt;
+}
+
+namespace {
 /// One gradient of an amp.check_finite_and_unscale (its per-gradient generic
 /// after bufferization).
 struct UnscaleEntry {
@@ -663,16 +791,24 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   Type low = !float8 ? ai->type.getElementType()
              : scale ? getReadersNarrowedType(c)
                      : Type();
-  if (Value narrow = narrowOutput(op, c, fill, low, [&](Value buffer) {
-        std::string ignored;
-        FailureOr<BufferInfo> info =
-            getBufferInfo(buffer, ignored, /*dynamic=*/true);
-        return succeeded(info) && info->type.getShape() == cShape;
-      })) {
+  auto acceptable = [&](Value buffer) {
+    std::string ignored;
+    FailureOr<BufferInfo> info =
+        getBufferInfo(buffer, ignored, /*dynamic=*/true);
+    return succeeded(info) && info->type.getShape() == cShape;
+  };
+  if (Value narrow = narrowOutput(op, c, fill, low, acceptable)) {
     accumulator = c.getDefiningOp<memref::AllocOp>();
     c = narrow;
     ci = getBufferInfo(c, why, /*dynamic=*/true);
     cType = getDTypeCode(low);
+  } else if (Value copied =
+                 scale ? takeCopiedOutput(op, c, fill, acceptable) : Value()) {
+    // A scaled FP8 GEMM whose epilogue only copied the scaled product: the
+    // call writes the copy's output.
+    accumulator = c.getDefiningOp<memref::AllocOp>();
+    c = copied;
+    ci = getBufferInfo(c, why, /*dynamic=*/true);
   }
   if (fill) {
     fill.erase();
@@ -713,11 +849,20 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
   RuntimeFunction function =
       onCpu ? RuntimeFunction::ampCpuLibraryGemm : RuntimeFunction::ampGpuGemm;
   if (float8) {
-    // aScale: the factor, or NULL (1); bScale NULL; no amax (dAmax NULL).
+    // aScale: the factor, or NULL (1); bScale NULL; dAmax: the buffer of
+    // the output's amax reduction, which the call replaces, or NULL.
     Value null = LLVM::ZeroOp::create(b, loc, ptr);
+    Value amax = null;
+    if (std::optional<OutputAmax> output = matchOutputAmax(op, c)) {
+      if (!output->buffer->isBeforeInBlock(op))
+        output->buffer->moveBefore(op);
+      output->reduction->erase();
+      output->fill->erase();
+      amax = getPointer(b, loc, output->buffer);
+    }
     args.push_back(scale ? getPointer(b, loc, scale) : null);
     args.push_back(null);
-    args.push_back(null);
+    args.push_back(amax);
     function = onCpu ? RuntimeFunction::ampCpuLibraryScaledGemm
                      : RuntimeFunction::ampGpuScaledGemm;
   }

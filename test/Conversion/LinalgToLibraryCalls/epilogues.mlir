@@ -376,3 +376,167 @@ func.func @float8_not_scaled(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E4M3
   }
   return
 }
+
+// -----
+
+// Scaled, the epilogue only copies the product into another f32 buffer:
+// the call writes that buffer, and the copy and the accumulator are gone.
+// CHECK-LABEL: func.func @float8_scaled_copy
+// CHECK-SAME: %[[S:[^:]*]]: memref<f32>, %[[OUT:.*]]: memref<16x16xf32>)
+// CHECK-NOT: memref.alloc
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: call @ampGpuScaledGemm(
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref.dealloc
+// CHECK: return
+func.func @float8_scaled_copy(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %s: memref<f32>, %out: memref<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x16xf32>)
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%acc : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %s : memref<16x16xf32>, memref<f32>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f32, %f: f32, %o: f32):
+    %p = arith.mulf %x, %f : f32
+    linalg.yield %p : f32
+  }
+  memref.dealloc %acc : memref<16x16xf32>
+  return
+}
+
+// -----
+
+// An unscaled FP8 GEMM (its factor is written after it) keeps its copy-like
+// epilogue: the multiplication is still there.
+// CHECK-LABEL: func.func @float8_unscaled_keeps_epilogue
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<16x16xf32>
+// CHECK: call @ampGpuScaledGemm(
+// CHECK: linalg.generic {{.*}} ins(%[[ACC]], %{{.*}} : memref<16x16xf32>, memref<f32>)
+// CHECK: arith.mulf
+func.func @float8_unscaled_keeps_epilogue(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %s: memref<f32>, %out: memref<16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %acc = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x16xf32>)
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%acc : memref<16x16xf32>)
+  linalg.fill ins(%two : f32) outs(%s : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %s : memref<16x16xf32>, memref<f32>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f32, %f: f32, %o: f32):
+    %p = arith.mulf %x, %f : f32
+    linalg.yield %p : f32
+  }
+  return
+}
+
+// -----
+
+// The amax of the scaled GEMM's f32 output (amp.amax, lowered: a zero fill
+// and an abs-max reduction, as delayed scaling records it for the next
+// contraction) is the call's dAmax: the reduction and its fill are gone and
+// the amax buffer is allocated before the call.
+// CHECK-LABEL: func.func @float8_output_amax
+// CHECK-SAME: %[[S:[^:]*]]: memref<f32>, %[[OUT:[^:]*]]: memref<16x16xf32>, %[[R:.*]]: memref<f32>)
+// CHECK: %[[AMAX:.*]] = memref.alloc() : memref<f32>
+// CHECK-NOT: linalg.fill
+// CHECK: %[[AP:.*]] = memref.extract_aligned_pointer_as_index %[[AMAX]] : memref<f32> -> index
+// CHECK: %[[AI:.*]] = arith.index_cast %[[AP]] : index to i64
+// CHECK: %[[APTR:.*]] = llvm.inttoptr %[[AI]] : i64 to !llvm.ptr
+// CHECK: call @ampGpuScaledGemm({{.*}}, %[[APTR]])
+// CHECK-NOT: linalg.generic
+// CHECK: memref.copy %[[AMAX]], %[[R]]
+func.func @float8_output_amax(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %s: memref<f32>, %out: memref<16x16xf32>, %r: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x16xf32>)
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%acc : memref<16x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %s : memref<16x16xf32>, memref<f32>) outs(%out : memref<16x16xf32>) {
+  ^bb0(%x: f32, %f: f32, %o: f32):
+    %p = arith.mulf %x, %f : f32
+    linalg.yield %p : f32
+  }
+  %amax = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%out : memref<16x16xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%x: f32, %m: f32):
+    %abs = math.absf %x : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  memref.copy %amax, %r : memref<f32> to memref<f32>
+  return
+}
+
+// -----
+
+// Not the call's amax: the reduction reads the output after something else
+// wrote it, or takes maxnumf (which drops NaN, unlike the call's amax).
+// CHECK-LABEL: func.func @float8_output_amax_kept
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @ampGpuScaledGemm({{.*}}, %[[NULL]], %[[NULL]])
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: math.absf
+// CHECK: call @ampGpuScaledGemm({{.*}}, %[[NULL]], %[[NULL]])
+// CHECK: linalg.generic
+// CHECK: arith.maxnumf
+func.func @float8_output_amax_kept(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32xf8E4M3FN>, %s: memref<f32>, %out: memref<16x16xf32>, %r: memref<f32>, %r2: memref<f32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %acc = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<16x16xf32>)
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%acc : memref<16x16xf32>)
+  linalg.fill ins(%one : f32) outs(%acc : memref<16x16xf32>)
+  %amax = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%amax : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%acc : memref<16x16xf32>) outs(%amax : memref<f32>) {
+  ^bb0(%x: f32, %m: f32):
+    %abs = math.absf %x : f32
+    %max = arith.maximumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  memref.copy %amax, %r : memref<f32> to memref<f32>
+  %acc2 = memref.alloc() : memref<16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<16x16xf32>)
+  linalg.matmul
+    indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                     affine_map<(m, n, k) -> (n, k)>,
+                     affine_map<(m, n, k) -> (m, n)>]
+    ins(%a, %b : memref<16x32xf8E4M3FN>, memref<16x32xf8E4M3FN>) outs(%acc2 : memref<16x16xf32>)
+  %amax2 = memref.alloc() : memref<f32>
+  linalg.fill ins(%zero : f32) outs(%amax2 : memref<f32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>],
+                  iterator_types = ["reduction", "reduction"]}
+      ins(%acc2 : memref<16x16xf32>) outs(%amax2 : memref<f32>) {
+  ^bb0(%x: f32, %m: f32):
+    %abs = math.absf %x : f32
+    %max = arith.maxnumf %m, %abs : f32
+    linalg.yield %max : f32
+  }
+  memref.copy %amax2, %r2 : memref<f32> to memref<f32>
+  return
+}

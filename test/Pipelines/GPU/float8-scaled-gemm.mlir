@@ -38,3 +38,20 @@
 // CHECK: arith.addf
 // CHECK: arith.maximumf
 // CHECK: return
+
+// The second layer's amax of the first's output is the first call's dAmax:
+// the amax reductions left are those of x and w1 before the first call and
+// of w2 after it, not one of the first call's output.
+// CHECK-LABEL: func.func @linear_chain
+// CHECK-COUNT-2: math.absf
+// CHECK-NOT: math.absf
+// CHECK: %[[AMAX:.*]] = memref.alloc() {{.*}} : memref<f32>
+// CHECK-NOT: math.absf
+// CHECK: %[[AP:.*]] = memref.extract_aligned_pointer_as_index %[[AMAX]] : memref<f32> -> index
+// CHECK: %[[AI:.*]] = arith.index_cast %[[AP]] : index to i64
+// CHECK: %[[APTR:.*]] = llvm.inttoptr %[[AI]] : i64 to !llvm.ptr
+// CHECK: call @ampGpuScaledGemm({{.*}}, %[[APTR]])
+// CHECK-NEXT: memref.expand_shape %[[AMAX]]
+// CHECK: math.absf
+// CHECK-NOT: math.absf
+// CHECK: call @ampGpuScaledGemm(

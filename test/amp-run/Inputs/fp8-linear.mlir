@@ -27,3 +27,26 @@ func.func @linear_relu(%x: tensor<64x96xf32>, %w: tensor<96x80xf32>, %b: tensor<
   } -> tensor<64x80xf32>
   return %r : tensor<64x80xf32>
 }
+
+// No bias, an f32 output: the scaled GEMM writes the output itself (the
+// epilogue had nothing left but a copy).
+func.func @linear_f32(%x: tensor<64x96xf32>, %w: tensor<96x80xf32>) -> tensor<64x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %y = linalg.matmul ins(%x, %w : tensor<64x96xf32>, tensor<96x80xf32>) outs(%acc : tensor<64x80xf32>) -> tensor<64x80xf32>
+  return %y : tensor<64x80xf32>
+}
+
+// Two linear layers without bias: the second quantizes the first's f32
+// output, whose amax the first scaled GEMM computes (its dAmax).
+func.func @linear_chain(%x: tensor<64x96xf32>, %w1: tensor<96x80xf32>, %w2: tensor<80x48xf32>) -> tensor<64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %y = linalg.matmul ins(%x, %w1 : tensor<64x96xf32>, tensor<96x80xf32>) outs(%acc : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %e2 = tensor.empty() : tensor<64x48xf32>
+  %acc2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  %z = linalg.matmul ins(%y, %w2 : tensor<64x80xf32>, tensor<80x48xf32>) outs(%acc2 : tensor<64x48xf32>) -> tensor<64x48xf32>
+  return %z : tensor<64x48xf32>
+}
