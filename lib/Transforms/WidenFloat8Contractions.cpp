@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Transforms/Float8Gemms.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -25,14 +26,9 @@ using namespace mlir::amp;
 
 namespace {
 /// Whether cuBLASLt's FP8 GEMM takes the matmul or batch matmul `op` with
-/// FP8 operands: not E5M2 x E5M2, the TN layout (A m x k, B stored n x k,
-/// as amp-float8-contractions lays them out), static k and n multiples of
-/// 16 (dynamic ones are checked at the call).
+/// FP8 operands (getCublasLtFloat8Refusal): as amp-float8-contractions lays
+/// them out, A m x k and B stored n x k.
 bool isCublasLtGemm(linalg::LinalgOp op) {
-  Type a = getElementTypeOrSelf(op.getDpsInputs()[0].getType());
-  Type b = getElementTypeOrSelf(op.getDpsInputs()[1].getType());
-  if (isa<Float8E5M2Type>(a) && isa<Float8E5M2Type>(b))
-    return false;
   MLIRContext *context = op.getContext();
   bool batch = isa<linalg::BatchMatmulOp>(op.getOperation());
   unsigned o = batch ? 1 : 0;
@@ -45,16 +41,15 @@ bool isCublasLtGemm(linalg::LinalgOp op) {
     return AffineMap::get(3 + o, 0, results, context);
   };
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  if (maps[0] != dims({0, 2}) || maps[1] != dims({1, 2}) ||
-      maps[2] != dims({0, 1}))
-    return false;
+  bool tn = maps[0] == dims({0, 2}) && maps[1] == dims({1, 2}) &&
+            maps[2] == dims({0, 1});
   auto aType = cast<ShapedType>(op.getDpsInputs()[0].getType());
   auto bType = cast<ShapedType>(op.getDpsInputs()[1].getType());
-  int64_t k = aType.getShape()[o + 1], n = bType.getShape()[o];
-  auto multiple = [](int64_t size) {
-    return ShapedType::isDynamic(size) || size % 16 == 0;
-  };
-  return multiple(k) && multiple(n);
+  return tn && getCublasLtFloat8Refusal(
+                   aType.getElementType(), bType.getElementType(),
+                   /*transA=*/false, /*transB=*/true, aType.getShape()[o + 1],
+                   bType.getShape()[o])
+                   .empty();
 }
 
 struct AmpWidenFloat8ContractionsPass

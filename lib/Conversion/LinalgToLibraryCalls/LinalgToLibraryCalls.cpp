@@ -44,6 +44,7 @@
 #include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Transforms/ContractionEpilogues.h"
+#include "amp/Transforms/Float8Gemms.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -750,18 +751,13 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
       return failure();
     }
     if (!onCpu) {
-      if (transA || !transB) {
-        why = "an FP8 GEMM on the GPU needs cuBLASLt's TN layout: A m x k "
-              "and B stored n x k (a transposed B operand)";
-        return failure();
-      }
-      ArrayRef<int64_t> aShape = ai->type.getShape();
-      ArrayRef<int64_t> cShapeStatic = ci->type.getShape();
-      int64_t kSize = aShape[o + 1], nSize = cShapeStatic[o + 1];
-      if ((!ShapedType::isDynamic(kSize) && kSize % 16 != 0) ||
-          (!ShapedType::isDynamic(nSize) && nSize % 16 != 0)) {
-        why = "an FP8 GEMM on the GPU needs k and n multiples of 16 "
-              "(cuBLASLt)";
+      int64_t kSize = ai->type.getShape()[o + (transA ? 0 : 1)];
+      int64_t nSize = ci->type.getShape()[o + 1];
+      StringRef refusal = getCublasLtFloat8Refusal(
+          ai->type.getElementType(), bi->type.getElementType(), transA, transB,
+          kSize, nSize);
+      if (!refusal.empty()) {
+        why = refusal.str();
         return failure();
       }
     }
