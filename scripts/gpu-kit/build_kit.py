@@ -159,11 +159,13 @@ def collect_cases(with_large, frontend_dir=None):
     # exactly widened FP8 operands), against the CPU's FP8.
     for entry in ("gemm", "batch_transposed", "conv_nchw"):
         cases += levels(entry, "test", str(ops), entry, [("O2", "fp8")])
-    # cuBLASLt's scale pointer (the dequantization factor) and its bf16 D:
-    # a linear layer stored in bf16 (one call, no epilogue kernel) and one
-    # with a bias and a ReLU (the call scales, a kernel adds and clamps).
+    # cuBLASLt's scale pointer (the dequantization factor), its bf16 D and
+    # its D amax: a linear layer stored in bf16 (one call, no epilogue
+    # kernel), one with a bias and a ReLU (the call scales, a kernel adds
+    # and clamps), one in f32 (the call writes the output), and two layers
+    # (the first call's D amax is the second's amax of its input).
     linear = REPO / "test" / "amp-run" / "Inputs" / "fp8-linear.mlir"
-    for entry in ("linear_bf16", "linear_relu"):
+    for entry in ("linear_bf16", "linear_relu", "linear_f32", "linear_chain"):
         cases += levels(entry, "test", str(linear), entry, [("O2", "fp8")])
     # A reduction epilogue (amp-map-loops-to-gpu): the mean pool's f32 sum,
     # divided and narrowed, is one kernel that writes f16.
