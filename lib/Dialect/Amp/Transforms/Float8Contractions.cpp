@@ -752,17 +752,20 @@ std::string describe(const Float8Estimate &estimate) {
   return text;
 }
 
-/// The estimate of `op` when the cost model is on and FP8 does not win
-/// (FP8 no faster than bf16): the reason to keep it out. Empty otherwise.
-std::string getCostModelVeto(linalg::LinalgOp op, ArrayRef<Value> sources,
-                             const Float8Options &options, bool constantsFree) {
+/// The cost model's estimate of `op` (estimateOnH100), when the options
+/// turn it on; none otherwise or for dynamic sizes.
+std::optional<Float8Estimate> estimate(linalg::LinalgOp op,
+                                       ArrayRef<Value> sources,
+                                       const Float8Options &options,
+                                       bool constantsFree) {
   if (options.costModel != Float8CostModel::H100)
-    return {};
-  std::optional<Float8Estimate> estimate =
-      estimateOnH100(op, sources, constantsFree);
-  if (!estimate || estimate->float8 < estimate->bf16)
-    return {};
-  return describe(*estimate);
+    return std::nullopt;
+  return estimateOnH100(op, sources, constantsFree);
+}
+
+/// True when the estimate keeps the contraction out of FP8: FP8 no faster.
+bool keepsOut(const std::optional<Float8Estimate> &estimate) {
+  return estimate && estimate->float8 >= estimate->bf16;
 }
 
 /// The contractions this pass considers, in program order: matmuls, batch
@@ -840,7 +843,7 @@ void mlir::amp::markAmpFloat8Sources(Operation *root,
       sources.push_back(traceMovement(input->get()).source);
     // Constants are free where scaling is current (inference); training
     // steps, which carry delayed scales, take weights as arguments anyway.
-    if (!getCostModelVeto(op, sources, options, /*constantsFree=*/true).empty())
+    if (keepsOut(estimate(op, sources, options, /*constantsFree=*/true)))
       continue;
     for (OpOperand *input : op.getDpsInputOperands()) {
       Value source = traceMovement(input->get()).source;
@@ -964,12 +967,11 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
           continue;
         }
       }
-      std::optional<Float8Estimate> estimate;
-      if (options.costModel == Float8CostModel::H100)
-        estimate = estimateOnH100(op, {sourceA.source, sourceB.source},
-                                  /*constantsFree=*/!delayed);
-      if (estimate && estimate->float8 >= estimate->bf16) {
-        decided(op, "", "kept out of FP8: " + describe(*estimate),
+      std::optional<Float8Estimate> estimated =
+          estimate(op, {sourceA.source, sourceB.source}, options,
+                   /*constantsFree=*/!delayed);
+      if (keepsOut(estimated)) {
+        decided(op, "", "kept out of FP8: " + describe(*estimated),
                 /*always=*/true);
         continue;
       }
@@ -1108,8 +1110,8 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                      : "")
              << ")";
         os << ", f32 accumulation";
-        if (estimate)
-          os << "; " << describe(*estimate);
+        if (estimated)
+          os << "; " << describe(*estimated);
         std::string precision;
         llvm::raw_string_ostream ps(precision);
         ps << types[0];
