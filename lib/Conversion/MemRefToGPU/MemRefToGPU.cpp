@@ -168,6 +168,21 @@ struct AmpMemRefToGPUPass
     : public amp::impl::AmpMemRefToGPUPassBase<AmpMemRefToGPUPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    // An unranked buffer has no size to allocate on the device (a function
+    // returning its own tensor<*xf32> argument clones it): refused before
+    // anything is rewritten, so the module is left as it was.
+    WalkResult unranked = module.walk([&](bufferization::CloneOp op) {
+      if (isa<MemRefType>(op.getType()))
+        return WalkResult::advance();
+      op.emitOpError("of an unranked buffer ")
+          << op.getType()
+          << " cannot be put on the GPU (amp-memref-to-gpu allocates "
+             "device buffers of a known rank); give the function's "
+             "arguments and results ranked tensor types";
+      return WalkResult::interrupt();
+    });
+    if (unranked.wasInterrupted())
+      return signalPassFailure();
     IRRewriter rewriter(&getContext());
     auto ptrType = LLVM::LLVMPointerType::get(&getContext());
     Type i64 = rewriter.getI64Type();
