@@ -4,13 +4,15 @@
 // the op computes rather than from its name:
 //
 //  * contractions and convolutions (matmul, batch_matmul, matvec, conv_*,
-//    and linalg.generic ops that are contractions/convolutions): white;
+//    and linalg.generic ops that are contractions, or convolutions whose
+//    body multiplies): white;
 //  * ops whose body uses a black op (exp, log, ...) or that reduce with a
 //    sum or product (reduce, mean, cross-entropy-like generics): black;
 //  * batch-/layer-norm-like generics (elementwise, with per-channel operands
 //    broadcast into the activation, and a square root): gray, with the
 //    per-channel operands kept in fp32;
-//  * the rest (elementwise, fill, transpose, broadcast, copy, pooling): gray.
+//  * the rest (elementwise, fill, transpose, broadcast, copy, pooling, named
+//    or a generic with a convolution's maps and no product): gray.
 //
 // Reductions that add or multiply accumulate in fp32: their init operands
 // and results stay fp32 while the inputs go low. Named ops are rebuilt with
@@ -44,6 +46,17 @@ static bool bodyAccumulates(linalg::LinalgOp op) {
     if (isa<arith::AddFOp, arith::SubFOp, arith::MulFOp, arith::DivFOp>(inner))
       return true;
   return false;
+}
+
+/// True if the body multiplies floats: a convolution's window product. A
+/// generic with a convolution's indexing maps whose body only takes the
+/// maximum (minimum, sum) of its window is a pooling.
+static bool bodyMultiplies(linalg::LinalgOp op) {
+  if (op->getNumRegions() == 0 || op->getRegion(0).empty())
+    return false;
+  return llvm::any_of(op->getRegion(0).front(), [](Operation &inner) {
+    return isa<arith::MulFOp>(inner);
+  });
 }
 
 static bool hasFloatOperand(Operation *op) {
@@ -85,9 +98,14 @@ static Category classify(linalg::LinalgOp op) {
           op.getOperation()))
     return Category::White;
   unsigned numReductionLoops = op.getNumReductionLoops();
-  if (numReductionLoops != 0 && (linalg::isaContractionOpInterface(op) ||
-                                 linalg::isaConvolutionOpInterface(op)))
+  if (numReductionLoops != 0 && linalg::isaContractionOpInterface(op))
     return Category::White;
+  // A generic with a convolution's indexing maps is a convolution when it
+  // multiplies, else a pooling, gray as the named pooling_* ops are
+  // whatever their rank (torch-mlir writes a 3-D max pool as a generic;
+  // PyTorch's autocast lists no pooling: it runs in its input's type).
+  if (numReductionLoops != 0 && linalg::isaConvolutionOpInterface(op))
+    return bodyMultiplies(op) ? Category::White : Category::Gray;
   if (isNormLike(op))
     return Category::Gray;
   if (op->getNumRegions() != 0 && !op->getRegion(0).empty()) {

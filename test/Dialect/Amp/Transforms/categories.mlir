@@ -81,3 +81,45 @@ func.func @arith_math(%a: tensor<4xf32>, %i: tensor<4xi32>) {
   %5 = arith.addi %i, %i : tensor<4xi32>
   return
 }
+
+// Max pooling is gray whatever its rank, as PyTorch's autocast lists no
+// pooling (it runs in its input's type): the named 1-D and 2-D poolings, and
+// the 3-D max pool that torch-mlir writes as a generic with a convolution's
+// indexing maps and a window operand. A generic with the same maps whose
+// body multiplies is a convolution: white.
+#in3 = affine_map<(n, c, d, h, w, kd, kh, kw) -> (n, c, d * 2 + kd, h * 2 + kh, w * 2 + kw)>
+#win3 = affine_map<(n, c, d, h, w, kd, kh, kw) -> (kd, kh, kw)>
+#out3 = affine_map<(n, c, d, h, w, kd, kh, kw) -> (n, c, d, h, w)>
+func.func @pooling(%x1: tensor<1x2x8xf32>, %x2: tensor<1x2x4x4xf32>, %x3: tensor<1x2x4x4x4xf32>,
+                   %k3: tensor<2x2x2xf32>) {
+  %w1 = tensor.empty() : tensor<2xf32>
+  %o1 = tensor.empty() : tensor<1x2x4xf32>
+  // CHECK: categories.mlir:[[@LINE+1]]:{{.*}} amp: f32 (follows its operands
+  %0 = linalg.pooling_ncw_max {dilations = dense<1> : vector<1xi64>, strides = dense<2> : vector<1xi64>}
+      ins(%x1, %w1 : tensor<1x2x8xf32>, tensor<2xf32>) outs(%o1 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32>
+  %w2 = tensor.empty() : tensor<2x2xf32>
+  %o2 = tensor.empty() : tensor<1x2x2x2xf32>
+  // CHECK: categories.mlir:[[@LINE+1]]:{{.*}} amp: f32 (follows its operands
+  %1 = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x2, %w2 : tensor<1x2x4x4xf32>, tensor<2x2xf32>) outs(%o2 : tensor<1x2x2x2xf32>) -> tensor<1x2x2x2xf32>
+  %w3 = tensor.empty() : tensor<2x2x2xf32>
+  %o3 = tensor.empty() : tensor<1x2x2x2x2xf32>
+  // CHECK: categories.mlir:[[@LINE+1]]:{{.*}} amp: f32 (follows its operands
+  %2 = linalg.generic {indexing_maps = [#in3, #win3, #out3],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x3, %w3 : tensor<1x2x4x4x4xf32>, tensor<2x2x2xf32>) outs(%o3 : tensor<1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %win: f32, %acc: f32):
+    %m = arith.maximumf %in, %acc : f32
+    linalg.yield %m : f32
+  } -> tensor<1x2x2x2x2xf32>
+  // CHECK: categories.mlir:[[@LINE+1]]:{{.*}} amp: f16 (white list)
+  %3 = linalg.generic {indexing_maps = [#in3, #win3, #out3],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
+      ins(%x3, %k3 : tensor<1x2x4x4x4xf32>, tensor<2x2x2xf32>) outs(%o3 : tensor<1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %k: f32, %acc: f32):
+    %p = arith.mulf %in, %k : f32
+    %s = arith.addf %acc, %p : f32
+    linalg.yield %s : f32
+  } -> tensor<1x2x2x2x2xf32>
+  return
+}
