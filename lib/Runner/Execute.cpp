@@ -178,11 +178,11 @@ llvm::Error Executable::invoke(CallFrame &frame) {
       return error;
   if (nanInfSite && *nanInfSite >= 0) {
     int32_t site = *nanInfSite;
-    std::string where = size_t(site) < nanInfSites.size()
-                            ? nanInfSites[site]
-                            : "op #" + std::to_string(site);
-    return makeError("check-nan-inf: the first Inf or NaN was produced by " +
-                     where);
+    // "was produced by 'op' at ..." or "reached 'op' at ... from ...".
+    std::string what = size_t(site) < nanInfSites.size()
+                           ? nanInfSites[site]
+                           : "was found by check #" + std::to_string(site);
+    return makeError("check-nan-inf: the first Inf or NaN " + what);
   }
   return llvm::Error::success();
 }

@@ -1,10 +1,24 @@
 //===- CheckNanInf.cpp - the amp-check-nan-inf pass -----------------------===//
 //
-// Part of amp-mlir. Finds the first op whose result holds an Inf or a NaN,
-// as Paddle's FLAGS_check_nan_inf does for eager execution: each checked
-// result is reduced to "any element not finite" (x - x is 0 exactly for
-// finite x), and the first such op, in execution order, leaves its number
-// in a global that the runner reads after the call.
+// Part of amp-mlir. Finds the first op that makes an Inf or a NaN, as
+// Paddle's FLAGS_check_nan_inf does for eager execution, but naming the op
+// where a non-finite value starts rather than every op it flows through:
+//  - a checked op (low precision, or a narrowing conversion) is an origin
+//    when its result holds an Inf or a NaN and none of the operands it
+//    reads does: an f16 product that overflowed names itself, and what
+//    computes on its Inf afterwards does not;
+//  - an op that uses an Inf or a NaN as a constant (the -inf padding of a
+//    max pool, the -inf a fill writes as a max reduction's init) makes
+//    its identity, not an overflow: it is not checked, and what reads its
+//    result is not blamed for the -inf it was given;
+//  - a non-finite value that reaches a checked op from outside the checks
+//    (the function's argument, or an op that is not checked, such as an
+//    f32 op without all=true) is reported as such, with where it came
+//    from.
+// Each test is a reduction to "any element not finite" (x - x is 0 exactly
+// for finite x). The first event in execution order leaves its number in a
+// global that the runner reads after the call; the module's
+// amp.nan_inf_sites attribute says what each number means.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,6 +34,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
 
@@ -99,53 +114,180 @@ static bool isChecked(Operation *op, bool all) {
   return all || (precision != "f32" && precision != "f64");
 }
 
-void AmpCheckNanInfPass::runOnOperation() {
-  ModuleOp module = getOperation();
-  MLIRContext *context = &getContext();
-  if (module.lookupSymbol(kNanInfSiteGlobalName)) {
-    module.emitError("amp-check-nan-inf: the module already has a symbol "
-                     "named '")
-        << kNanInfSiteGlobalName << "' (was the pass run twice?)";
-    return signalPassFailure();
+/// A float scalar or a ranked float tensor: what buildAnyNonFinite tests.
+static bool isTestable(Type type) {
+  return isa<FloatType>(type) ||
+         (isa<RankedTensorType>(type) && getFloatElementType(type));
+}
+
+/// Whether a constant's value holds an Inf or a NaN.
+static bool holdsNonFinite(Attribute value) {
+  if (auto scalar = dyn_cast<FloatAttr>(value))
+    return !scalar.getValue().isFinite();
+  if (auto elements = dyn_cast<DenseFPElementsAttr>(value)) {
+    if (elements.isSplat())
+      return !elements.getSplatValue<APFloat>().isFinite();
+    return llvm::any_of(elements.getValues<APFloat>(),
+                        [](const APFloat &x) { return !x.isFinite(); });
   }
-  // The checked results, in program order.
-  SmallVector<std::pair<Operation *, Value>> checks;
-  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
-    if (op != module.getOperation() && !isa<FunctionOpInterface>(op) &&
-        isInsidePrecisionOp(op))
-      return WalkResult::skip();
-    if (!isChecked(op, all))
+  return false;
+}
+
+static bool isNonFiniteConstant(Value value) {
+  Attribute attr;
+  return matchPattern(value, m_Constant(&attr)) && holdsNonFinite(attr);
+}
+
+/// An op that uses an Inf or a NaN as a constant, as an operand or in its
+/// regions (tensor.pad's padding value, a fill's -inf, a max reduction
+/// whose body starts from -inf): the Infs in its result are its identity.
+static bool usesNonFiniteConstant(Operation *op) {
+  if (llvm::any_of(op->getOperands(), isNonFiniteConstant))
+    return true;
+  WalkResult found = op->walk([&](Operation *inner) {
+    if (inner == op)
       return WalkResult::advance();
-    for (Value result : op->getResults()) {
-      Type type = result.getType();
-      if (isa<FloatType>(type) ||
-          (isa<RankedTensorType>(type) && getFloatElementType(type)))
-        checks.push_back({op, result});
-    }
+    for (Value operand : inner->getOperands())
+      if (isNonFiniteConstant(operand))
+        return WalkResult::interrupt();
     return WalkResult::advance();
   });
+  return found.wasInterrupted();
+}
 
-  OpBuilder b(context);
-  b.setInsertionPointToStart(module.getBody());
-  auto globalType = MemRefType::get({}, b.getI32Type());
-  auto global = memref::GlobalOp::create(
-      b, module.getLoc(), kNanInfSiteGlobalName,
-      /*sym_visibility=*/nullptr, globalType,
-      DenseElementsAttr::get(RankedTensorType::get({}, b.getI32Type()),
-                             b.getI32IntegerAttr(-1).getValue()),
-      /*constant=*/false, /*alignment=*/nullptr);
-  (void)global;
+/// The float operands whose values `op` reads: a structured op's inputs
+/// and inits where its body reads them (not the tensor.empty a fill writes
+/// into, nor a pooling's window, which only gives the window's shape);
+/// every other op's float operands. Constants are
+/// left out (they are finite where the op is checked at all).
+static SmallVector<Value> getReadFloatOperands(Operation *op) {
+  SmallVector<Value> read;
+  auto consider = [&](Value value) {
+    Attribute attr;
+    if (isTestable(value.getType()) && !matchPattern(value, m_Constant(&attr)))
+      read.push_back(value);
+  };
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op)) {
+    for (OpOperand &operand : op->getOpOperands())
+      if (!linalgOp.isDpsInput(&operand) && !linalgOp.isDpsInit(&operand))
+        consider(operand.get());
+      else if (linalgOp.payloadUsesValueFromOperand(&operand))
+        consider(operand.get());
+    return read;
+  }
+  for (Value operand : op->getOperands())
+    consider(operand);
+  return read;
+}
 
-  SmallVector<Attribute> sites;
-  llvm::DenseMap<Operation *, int32_t> siteOf;
-  for (auto [op, result] : checks) {
-    auto [it, inserted] = siteOf.try_emplace(op, int32_t(sites.size()));
-    if (inserted)
-      sites.push_back(b.getStringAttr(describeSite(op)));
+/// Where a non-finite operand of a checked op came from, when that is
+/// outside the checks: "argument #0 of @f", "'math.exp' at x.mlir:3:5, an
+/// op that is not checked".
+static std::string describeSource(Value value) {
+  if (auto argument = dyn_cast<BlockArgument>(value)) {
+    Operation *owner = argument.getOwner()->getParentOp();
+    if (auto function = dyn_cast_or_null<FunctionOpInterface>(owner))
+      return "argument #" + std::to_string(argument.getArgNumber()) + " of @" +
+             function.getName().str();
+    return "argument #" + std::to_string(argument.getArgNumber()) +
+           " of the region of " + describeSite(owner);
+  }
+  return describeSite(value.getDefiningOp()) + ", an op that is not checked";
+}
+
+/// The op named when `op` produced the first Inf or NaN. A narrowing
+/// conversion of another op's result (the f32 accumulator of a convolution
+/// or matmul stored in f16) names that op: it is what overflowed the low
+/// type.
+static std::string describeProducer(Operation *op) {
+  Value input;
+  Type output;
+  if (!isConversion(op, input, output) || !input.getDefiningOp())
+    return describeSite(op);
+  FloatType from = getFloatElementType(input.getType());
+  FloatType to = getFloatElementType(output);
+  std::string narrowing;
+  llvm::raw_string_ostream os(narrowing);
+  os << describeSite(input.getDefiningOp()) << ", whose " << from
+     << " result does not fit " << to << " (" << describeSite(op) << ")";
+  return narrowing;
+}
+
+namespace {
+/// Builds the tests after each checked op and numbers what they report.
+class Instrumenter {
+public:
+  Instrumenter(ModuleOp module, MemRefType globalType)
+      : b(module.getContext()), globalType(globalType) {}
+
+  /// Tests after `op`: an operand from outside the checks that holds an
+  /// Inf or a NaN ("reached"), then a result that does while no operand
+  /// does ("produced").
+  void instrument(Operation *op, const llvm::DenseSet<Operation *> &checked) {
     Location loc = op->getLoc();
+    // What is built here goes after the op; the tests themselves go where
+    // their values are defined (test()).
     b.setInsertionPointAfter(op);
-    Value bad = buildAnyNonFinite(b, loc, result);
-    auto ifOp = scf::IfOp::create(b, loc, bad, /*withElseRegion=*/false);
+    Value anyInput;
+    for (Value operand : getReadFloatOperands(op)) {
+      Value bad = test(operand);
+      anyInput = anyInput
+                     ? arith::OrIOp::create(b, loc, anyInput, bad).getResult()
+                     : bad;
+      Operation *producer = operand.getDefiningOp();
+      bool fromOutside = !producer || (!checked.contains(producer) &&
+                                       !usesNonFiniteConstant(producer));
+      if (fromOutside)
+        record(loc, bad,
+               "reached " + describeSite(op) + " from " +
+                   describeSource(operand) +
+                   " (check_nan_inf=all checks every float op)");
+    }
+    Value anyResult;
+    for (Value result : op->getResults()) {
+      if (!isTestable(result.getType()))
+        continue;
+      Value bad = test(result);
+      anyResult = anyResult
+                      ? arith::OrIOp::create(b, loc, anyResult, bad).getResult()
+                      : bad;
+    }
+    if (!anyResult)
+      return;
+    Value produced = anyResult;
+    if (anyInput) {
+      Value trueValue = arith::ConstantOp::create(b, loc, b.getBoolAttr(true));
+      Value finiteInputs = arith::XOrIOp::create(b, loc, anyInput, trueValue);
+      produced = arith::AndIOp::create(b, loc, anyResult, finiteInputs);
+    }
+    record(loc, produced, "was produced by " + describeProducer(op));
+  }
+
+  ArrayAttr getSites() { return b.getArrayAttr(sites); }
+
+private:
+  /// Whether `value` holds an Inf or a NaN: one test per value, built
+  /// where the value is defined (so that it dominates every reader).
+  Value test(Value value) {
+    auto [it, inserted] = tests.try_emplace(value, Value());
+    if (!inserted)
+      return it->second;
+    OpBuilder::InsertionGuard guard(b);
+    if (Operation *producer = value.getDefiningOp())
+      b.setInsertionPointAfter(producer);
+    else
+      b.setInsertionPointToStart(cast<BlockArgument>(value).getOwner());
+    Value bad = buildAnyNonFinite(b, value.getLoc(), value);
+    tests[value] = bad;
+    return bad;
+  }
+
+  /// if (condition && @amp_nan_inf_site < 0) @amp_nan_inf_site = <site>.
+  void record(Location loc, Value condition, const std::string &what) {
+    auto site = int32_t(sites.size());
+    sites.push_back(b.getStringAttr(what));
+    auto ifOp = scf::IfOp::create(b, loc, condition, /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(&ifOp.getThenRegion().front());
     Value memref =
         memref::GetGlobalOp::create(b, loc, globalType, kNanInfSiteGlobalName);
@@ -155,9 +297,54 @@ void AmpCheckNanInfPass::runOnOperation() {
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
     auto first = scf::IfOp::create(b, loc, unset, /*withElseRegion=*/false);
     b.setInsertionPointToStart(&first.getThenRegion().front());
-    Value site =
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(it->second));
-    memref::StoreOp::create(b, loc, site, memref, ValueRange{});
+    Value number = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(site));
+    memref::StoreOp::create(b, loc, number, memref, ValueRange{});
   }
-  module->setAttr(AmpDialect::kNanInfSitesAttrName, b.getArrayAttr(sites));
+
+  OpBuilder b;
+  MemRefType globalType;
+  SmallVector<Attribute> sites;
+  llvm::DenseMap<Value, Value> tests;
+};
+} // namespace
+
+void AmpCheckNanInfPass::runOnOperation() {
+  ModuleOp module = getOperation();
+  MLIRContext *context = &getContext();
+  if (module.lookupSymbol(kNanInfSiteGlobalName)) {
+    module.emitError("amp-check-nan-inf: the module already has a symbol "
+                     "named '")
+        << kNanInfSiteGlobalName << "' (was the pass run twice?)";
+    return signalPassFailure();
+  }
+  // The checked ops, in program order. An op that uses an Inf or a NaN as
+  // a constant makes its identity, not an overflow: it is not checked.
+  SmallVector<Operation *> checks;
+  llvm::DenseSet<Operation *> checked;
+  module.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op != module.getOperation() && !isa<FunctionOpInterface>(op) &&
+        isInsidePrecisionOp(op))
+      return WalkResult::skip();
+    if (!isChecked(op, all) || usesNonFiniteConstant(op) ||
+        llvm::none_of(op->getResultTypes(), isTestable))
+      return WalkResult::advance();
+    checks.push_back(op);
+    checked.insert(op);
+    return WalkResult::advance();
+  });
+
+  OpBuilder b(context);
+  b.setInsertionPointToStart(module.getBody());
+  auto globalType = MemRefType::get({}, b.getI32Type());
+  memref::GlobalOp::create(
+      b, module.getLoc(), kNanInfSiteGlobalName,
+      /*sym_visibility=*/nullptr, globalType,
+      DenseElementsAttr::get(RankedTensorType::get({}, b.getI32Type()),
+                             b.getI32IntegerAttr(-1).getValue()),
+      /*constant=*/false, /*alignment=*/nullptr);
+
+  Instrumenter instrumenter(module, globalType);
+  for (Operation *op : checks)
+    instrumenter.instrument(op, checked);
+  module->setAttr(AmpDialect::kNanInfSitesAttrName, instrumenter.getSites());
 }

@@ -11,25 +11,37 @@
 // RUN: amp-opt %s -split-input-file --amp-o2 --amp-check-nan-inf --lower-to-cpu -o /dev/null
 
 // CHECK-LABEL: module attributes
-// CHECK-SAME: amp.nan_inf_sites = ["'arith.truncf' at {{.*}}check-nan-inf.mlir:[[#@LINE+20]]:{{[0-9]+}}", "'math.exp' at {{.*}}check-nan-inf.mlir:[[#@LINE+21]]:{{[0-9]+}}", "'arith.addf' at {{.*}}check-nan-inf.mlir:[[#@LINE+22]]:{{[0-9]+}}"]
+// CHECK-SAME: amp.nan_inf_sites = ["reached 'arith.truncf' at {{.*}}check-nan-inf.mlir:[[#@LINE+32]]:{{[0-9]+}} from argument #0 of @f (check_nan_inf=all checks every float op)", "was produced by 'arith.truncf' at {{.*}}check-nan-inf.mlir:[[#@LINE+32]]:{{[0-9]+}}", "was produced by 'math.exp' at {{.*}}check-nan-inf.mlir:[[#@LINE+33]]:{{[0-9]+}}", "was produced by 'arith.addf' at {{.*}}check-nan-inf.mlir:[[#@LINE+34]]:{{[0-9]+}}"]
 // CHECK: memref.global @amp_nan_inf_site : memref<i32> = dense<-1>
 // CHECK-LABEL: func.func @f
+// Each value is tested once, where it is defined: the argument first.
+// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%arg0 : tensor<4xf32>) outs(%{{.*}} : tensor<i1>)
+// CHECK:   %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.cmpf une, %[[D]], %{{.*}} : f32
+// CHECK: %[[IN:.*]] = tensor.extract
 // CHECK: %[[X:.*]] = arith.truncf
-// CHECK: linalg.generic {{.*}} iterator_types = ["reduction"]} ins(%[[X]] : tensor<4xf16>) outs(%{{.*}} : tensor<i1>)
-// CHECK:   %[[D:.*]] = arith.subf %{{.*}}, %{{.*}} : f16
-// CHECK:   arith.cmpf une, %[[D]], %{{.*}} : f16
-// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} ins(%[[X]] : tensor<4xf16>)
+// CHECK: %[[OUT:.*]] = tensor.extract
+// "reached": the argument holds an Inf or a NaN.
+// CHECK: scf.if %[[IN]]
 // CHECK:   memref.get_global @amp_nan_inf_site
 // CHECK:   arith.cmpi slt
 // CHECK:   scf.if
 // CHECK:     arith.constant 0 : i32
 // CHECK:     memref.store
-// CHECK: math.exp %{{.*}} : tensor<4xf16>
-// CHECK: arith.constant 1 : i32
-// CHECK: arith.addf %{{.*}} : tensor<4xf16>
+// "produced": the result does and the argument does not.
+// CHECK: %[[FINITE:.*]] = arith.xori %[[IN]], %true
+// CHECK: %[[NEW:.*]] = arith.andi %[[OUT]], %[[FINITE]]
+// CHECK: scf.if %[[NEW]]
+// CHECK:     arith.constant 1 : i32
+// CHECK: math.exp %[[X]] : tensor<4xf16>
+// The truncation's test is not repeated for exp, its reader.
+// CHECK-NOT: ins(%[[X]] : tensor<4xf16>)
 // CHECK: arith.constant 2 : i32
+// CHECK: arith.addf %{{.*}} : tensor<4xf16>
+// CHECK: arith.constant 3 : i32
 // The final widening is not checked (it cannot overflow).
-// CHECK-NOT: arith.constant 3 : i32
+// CHECK-NOT: arith.constant 4 : i32
 // CHECK: return
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = math.exp %x : tensor<4xf32>
@@ -38,7 +50,7 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 // ALL-LABEL: module attributes
-// ALL-SAME: amp.nan_inf_sites = ["'arith.truncf' {{.*}}", "'math.exp' {{.*}}", "'arith.addf' {{.*}}"]
+// ALL-SAME: amp.nan_inf_sites = ["reached 'arith.truncf' {{.*}}", "was produced by 'arith.truncf' {{.*}}", "was produced by 'math.exp' {{.*}}", "was produced by 'arith.addf' {{.*}}"]
 
 // Nothing is low without AMP: only with all=true would f32 ops be checked.
 // F32-LABEL: module attributes
@@ -47,12 +59,43 @@ func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 // f32 ops are checked with all=true; a sum reduction's f32 result too.
+// Without all=true, an Inf that tanh would get from its f32 producer... it
+// is not checked at all; with all=true, the f32 tanh is.
 // CHECK-LABEL: module attributes
-// CHECK-SAME: amp.nan_inf_sites = ["'arith.truncf' {{.*}}", "'math.exp' {{.*}}"]
+// CHECK-SAME: amp.nan_inf_sites = ["reached 'arith.truncf' {{.*}}", "was produced by 'arith.truncf' {{.*}}", "was produced by 'math.exp' {{.*}}"]
 // ALL-LABEL: module attributes
-// ALL-SAME: amp.nan_inf_sites = ["'arith.truncf' {{.*}}", "'math.exp' {{.*}}", "'math.tanh' {{.*}}"]
+// ALL-SAME: amp.nan_inf_sites = ["reached 'arith.truncf' {{.*}}", "was produced by 'arith.truncf' {{.*}}", "was produced by 'math.exp' {{.*}}", "was produced by 'math.tanh' {{.*}}"]
 func.func @pinned(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = math.exp %x : tensor<4xf32>
   %t = math.tanh %e {amp.precision = "f32"} : tensor<4xf32>
   return %t : tensor<4xf32>
+}
+
+// -----
+
+// Max pooling's -inf is its identity: the tensor.pad that pads with -inf and
+// the linalg.fill of -inf (the pool's init) are not checked, and the pool,
+// which reads them, is tested on the input the pad read, not blamed for
+// their -inf. Its result is tested; so is the conversion at the entry.
+// CHECK-LABEL: module attributes
+// CHECK-SAME: amp.nan_inf_sites = ["reached 'arith.truncf' {{.*}}", "was produced by 'arith.truncf' {{.*}}", "was produced by 'linalg.pooling_nchw_max' {{.*}}"]
+// CHECK-NOT: tensor.pad
+// CHECK-LABEL: func.func @max_pool
+// CHECK: tensor.pad
+// CHECK: linalg.fill
+// CHECK: %[[POOL:.*]] = linalg.pooling_nchw_max
+// CHECK: ins(%[[POOL]] : tensor<1x2x3x3xf16>)
+func.func @max_pool(%x: tensor<1x2x6x6xf32>) -> tensor<1x2x3x3xf32> {
+  %ninf = arith.constant 0xFF800000 : f32
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %ninf : f32
+  } : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32>
+  %init = tensor.empty() : tensor<1x2x3x3xf32>
+  %fill = linalg.fill ins(%ninf : f32) outs(%init : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %window = tensor.empty() : tensor<3x3xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%padded, %window : tensor<1x2x8x8xf32>, tensor<3x3xf32>)
+      outs(%fill : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %pool : tensor<1x2x3x3xf32>
 }

@@ -334,13 +334,26 @@ def AmpCheckNanInfPass : Pass<"amp-check-nan-inf", "::mlir::ModuleOp"> {
   let summary = "Record the first op whose result is not finite";
   let description = [{
     Paddle's `FLAGS_check_nan_inf` and PyTorch's anomaly mode for compiled
-    modules: after each op that computes in low precision (f16/bf16), and
-    each narrowing conversion, checks whether its result holds an Inf or a
-    NaN. The first check that finds one, in execution order, writes the
-    number of its op to the global `@amp_nan_inf_site` (an `i32`, -1 while
-    every checked value is finite); the module's `amp.nan_inf_sites`
-    attribute gives each number's op name and source location. With
-    `all=true` every float op is checked, f32 ones included.
+    modules, naming the op where an Inf or a NaN starts. After each op that
+    computes in low precision (f16/bf16), and each narrowing conversion, it
+    tests the operands the op reads and its results:
+    - the op *produced* the first Inf or NaN when a result holds one and
+      none of its operands does (an f16 convolution or product that
+      overflowed; what computes on its Inf afterwards is not blamed);
+    - an Inf or a NaN *reached* the op when an operand holds one that comes
+      from outside the checks: the function's argument, or an op that is
+      not checked (an f32 op without `all=true`).
+    An op that uses an Inf or a NaN as a constant makes its identity, not
+    an overflow: the `-inf` padding of a max pool (`tensor.pad`), the
+    `-inf` a `linalg.fill` writes as a max reduction's init. It is not
+    checked, and its readers are not blamed for the value it gave them.
+
+    The first event, in execution order, writes its number to the global
+    `@amp_nan_inf_site` (an `i32`, -1 while every tested value is finite);
+    the module's `amp.nan_inf_sites` attribute says what each number
+    means ("was produced by 'op' at loc", "reached 'op' at loc from
+    ...").
+    With `all=true` every float op is checked, f32 ones included.
 
     Run it after `--amp-o1`/`--amp-o2` and before lowering. `amp-run
     --check-nan-inf` and `amp_mlir.compile(..., check_nan_inf=True)` run it,
