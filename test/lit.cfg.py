@@ -163,6 +163,17 @@ if os.path.exists(frontend_python):
                 config.available_features.add(module)
             except (OSError, subprocess.SubprocessError):
                 pass
+# AMP_REQUIRE_FRONTENDS=1 (.ci/run sets it when it installs the frontend
+# environment): a missing frontend feature is an error, not a silent skip
+# of the model tests.
+if os.environ.get("AMP_REQUIRE_FRONTENDS", "0") not in ("", "0"):
+    missing = [f for f in ("torch", "transformers", "timm", "ml_dtypes")
+               if f not in config.available_features]
+    if missing:
+        lit_config.fatal(
+            f"AMP_REQUIRE_FRONTENDS is set but the frontend environment "
+            f"({frontend_python}) lacks {', '.join(missing)}: the model "
+            f"tests would be skipped (run scripts/install-frontends.sh)")
 # `peers-results`: the run `make peers` keeps in bench/peers/results/ (the
 # peers table of docs/performance.md is checked against it).
 if os.path.exists(os.path.join(config.amp_src_root, "bench", "peers",
