@@ -49,9 +49,16 @@ using Chain = std::vector<std::string>;
 /// AMP_FUZZ_PIPELINES: chains separated by ';', steps of a chain by '|'
 /// (each step a textual pipeline anchored on builtin.module), e.g.
 ///   AMP_FUZZ_PIPELINES='amp-o1|lower-to-cpu;amp-o2'
-/// lower-to-gpu stops at PTX text (format=isa): no ptxas runs.
+/// lower-to-gpu stops at PTX text (format=isa): no ptxas runs. The
+/// defaults are the five pipelines issue 45's mutation run used (O1, O2,
+/// O2 and the CPU, bf16 and the GPU simulator, fp8 and the CPU; each step
+/// is verified, so a chain covers its prefixes), the GPU pipeline to PTX,
+/// and the CPU pipeline on the input as written.
 const char *const kDefaultChains =
     "amp-o1|lower-to-cpu;"
+    "amp-o2|lower-to-cpu;"
+    "amp-o2{dtype=bf16}|lower-to-gpu{simulate=true};"
+    "amp-o2{dtype=fp8}|lower-to-cpu;"
     "amp-o2|lower-to-gpu{format=isa};"
     "lower-to-cpu";
 
