@@ -146,3 +146,110 @@ def to_seconds(text):
     """The seconds of a time printed by amp-run."""
     value, unit = _SECONDS.match(text).groups()
     return float(value) * {"s": 1, "ms": 1e-3, "us": 1e-6}[unit]
+
+
+# Re-measured figures against a kept run. The CPU results of the model
+# tests and benchmarks are seeded and deterministic on one machine, but
+# another CPU sums in another order (oneDNN, OpenBLAS and the runtime's
+# GEMM pick kernels by instruction set): a low-precision error moves in its
+# second or third digit there. A test that re-measures therefore renders
+# the document's table from the kept run exactly (`update`), and compares
+# the fresh figures with the kept ones within a stated relative tolerance,
+# never digit for digit; counts the compiler makes (ops, casts, bytes)
+# compare exactly.
+
+# The relative tolerance for a low-precision error, or a ratio of two,
+# re-measured on another CPU: summation order moves them by up to 3% there
+# (an AMD EPYC against the Intel Xeon that made the tables: 0.86x against
+# 0.88x); 10% leaves room and still catches a tensor rounded once more
+# (which moves the error by tens of percent).
+ANOTHER_CPU = 0.10
+
+EXACT = None  # compare exactly
+SKIP = "skip"  # not compared (the noise of fp32 itself, a machine's name)
+
+
+def compare_runs(kept, fresh, tolerance, where=(), largest=None):
+    """The differences between two runs (nested dicts and lists of
+    numbers and strings) beyond what tolerance(where) allows for the
+    figure at key path WHERE: a relative tolerance, EXACT or SKIP. A list
+    of "a/b/c: kept K, measured F" lines; empty when they agree. LARGEST,
+    a list, receives (relative difference, path) of each figure compared
+    within a tolerance."""
+    rule = tolerance(where)
+    if rule == SKIP:
+        return []
+    name = "/".join(str(k) for k in where) or "(run)"
+    if isinstance(kept, dict) and isinstance(fresh, dict):
+        out = []
+        for key in sorted(set(kept) | set(fresh), key=str):
+            if key not in kept or key not in fresh:
+                if tolerance(where + (key,)) != SKIP:
+                    out.append(f"{name}/{key}: "
+                               f"{'not kept' if key not in kept else 'not measured'}")
+                continue
+            out += compare_runs(kept[key], fresh[key], tolerance,
+                                where + (key,), largest)
+        return out
+    if isinstance(kept, list) and isinstance(fresh, list):
+        if len(kept) != len(fresh):
+            return [f"{name}: kept {len(kept)} figures, measured "
+                    f"{len(fresh)}"]
+        out = []
+        for i, (k, f) in enumerate(zip(kept, fresh)):
+            out += compare_runs(k, f, tolerance, where + (i,), largest)
+        return out
+    numbers = (int, float)
+    if (isinstance(kept, numbers) and isinstance(fresh, numbers) and
+            not isinstance(kept, bool) and rule is not EXACT):
+        scale = max(abs(kept), abs(fresh))
+        if largest is not None and scale:
+            largest.append((abs(kept - fresh) / scale, name))
+        if abs(kept - fresh) <= rule * scale:
+            return []
+        return [f"{name}: kept {kept:.4g}, measured {fresh:.4g} (more than "
+                f"{rule:.0%} apart)"]
+    if kept == fresh:
+        return []
+    return [f"{name}: kept {kept!r}, measured {fresh!r}"]
+
+
+def check_run(kept, fresh, tolerance, script, path, out=sys.stdout):
+    """Compares FRESH with KEPT, the run (or the part of it re-measured)
+    kept in PATH (compare_runs); prints what differs, or one line saying
+    they agree. 0 or 1."""
+    largest = []
+    differences = compare_runs(kept, fresh, tolerance, largest=largest)
+    if differences:
+        for line in differences:
+            print(f"{script}: {line}", file=out)
+        print(f"{script}: this run differs from the kept run {path} "
+              f"beyond another CPU's noise; if the change is meant, "
+              f"re-make the run and its tables (--update-doc without "
+              f"--check) and commit both", file=out)
+        return 1
+    worst = max(largest, default=(0.0, "none"))
+    print(f"{script}: this run agrees with the kept run {path} (low-"
+          f"precision errors within {ANOTHER_CPU:.0%}, counts exactly; "
+          f"largest difference {worst[0]:.2%}, {worst[1]})", file=out)
+    return 0
+
+
+def keep_run(path, run):
+    """Writes RUN to PATH as the kept run (JSON, one figure a line)."""
+    with open(path, "w") as f:
+        json.dump(run, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+def machine():
+    """The CPU model of this machine, kept with a run."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
