@@ -10,12 +10,18 @@ Runs with the frontend environment (make frontends):
       bench/placement.py [--models bert,vit] [--update-doc docs/policies.md]
       [--check]
 
---update-doc rewrites the rows of the models measured in the table between
-the placement-table markers (scripts/doctables.py); with --check it fails
-instead when they differ, as the model tests' tables do.
+--update-doc keeps the run of the models measured in
+bench/results/placement.json (--kept; the other models' runs are kept as
+they were) and renders the table between the placement-table markers
+from it (scripts/doctables.py). With --check it writes nothing and fails
+when the table is not the kept run's rendering, or when this run's
+figures are not the kept ones: the KiB converted (the compiler's counts)
+exactly, the errors and ratios within doctables.ANOTHER_CPU (another CPU
+sums in another order), as the model tests' tables do.
 """
 
 import argparse
+import json
 import os
 import sys
 
@@ -35,6 +41,7 @@ DTYPES = (("f16", torch.float16), ("bf16", torch.bfloat16))
 MODELS = ("mlp", "transformer", "bert", "vit")
 BLOCK = "placement-table"
 SCRIPT = "bench/placement.py"
+KEPT = os.path.join(ROOT, "bench", "results", "placement.json")
 NAMES = {
     "mlp": "MLP 64-128-64-10",
     "transformer": "embedding + `TransformerEncoderLayer` + mean + linear",
@@ -44,9 +51,10 @@ NAMES = {
 
 
 def measure(model):
-    """{(dtype, column): (error ratio, KiB converted)} for one model: the
-    rel L2 errors pooled over the model tests' seeded input batches (8 of
-    32, check_model.pooled_errors); one batch of 2 is too noisy to rank
+    """{dtype: {"eager": eager autocast's rel L2, column: {"ratio": rel L2
+    / eager's, "kib": KiB converted}}} for one model: the rel L2 errors
+    pooled over the model tests' seeded input batches (8 of 32,
+    check_model.pooled_errors); one batch of 2 is too noisy to rank
     placements on models with few outputs."""
     net, x = make(model, 2)
     net.eval()
@@ -72,11 +80,20 @@ def measure(model):
                                      **options)
             kibs[label] = report["bytes_converted"] / 1024.0
         errors, _ = pooled_errors(net, systems, samples)
+        rows[dtype] = {"eager": errors["eager"]}
         for label in COLUMNS:
-            rows[(dtype, label)] = (errors[label] / errors["eager"],
-                                    kibs[label])
-        rows[(dtype, "eager")] = (errors["eager"], None)
+            rows[dtype][label] = {"ratio": errors[label] / errors["eager"],
+                                  "kib": kibs[label]}
     return rows
+
+
+def compare_rule(where):
+    """How a re-measured figure is compared with the kept one
+    (doctables.compare_runs): the KiB exactly, errors and ratios within
+    another CPU's noise."""
+    if where[-1:] == ("kib",):
+        return doctables.EXACT
+    return doctables.ANOTHER_CPU
 
 
 def render(results):
@@ -84,30 +101,15 @@ def render(results):
             " | ".join(f"{c.split()[0]} `{c.split()[1]}`" for c in COLUMNS)
             + " |")
     lines = [head, "|---|---|---:|" + "---:|" * len(COLUMNS)]
-    for model, rows in results.items():
+    for model in [m for m in MODELS if m in results]:
+        rows = results[model]
         for dtype, _ in DTYPES:
-            cells = [NAMES[model], dtype, f"{rows[(dtype, 'eager')][0]:.2e}"]
+            cells = [NAMES[model], dtype, f"{rows[dtype]['eager']:.2e}"]
             for column in COLUMNS:
-                ratio, kib = rows[(dtype, column)]
-                cells.append(f"{ratio:.2f}× ({kib:.1f} KiB)")
+                cell = rows[dtype][column]
+                cells.append(f"{cell['ratio']:.2f}× ({cell['kib']:.1f} KiB)")
             lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
-
-
-def merge(old_block, results):
-    """The table with the rows of the measured models replaced, the others
-    kept: --models may measure a part of it."""
-    fresh = render(results).splitlines()
-    measured = {tuple(c.strip() for c in row.strip("|").split("|")[:2])
-                for row in fresh[2:]}
-    kept = [row for row in old_block.splitlines()[2:]
-            if tuple(c.strip() for c in row.strip("|").split("|")[:2])
-            not in measured]
-    order = [NAMES[m] for m in MODELS]
-    rows = sorted(kept + fresh[2:], key=lambda row: (
-        order.index(row.strip("|").split("|")[0].strip()),
-        [d for d, _ in DTYPES].index(row.strip("|").split("|")[1].strip())))
-    return "\n".join(fresh[:2] + rows)
 
 
 def main():
@@ -115,17 +117,42 @@ def main():
     parser.add_argument("--models", default=",".join(MODELS))
     parser.add_argument("--update-doc")
     parser.add_argument("--check", action="store_true",
-                        help="with --update-doc: fail when the rows differ")
+                        help="with --update-doc: write nothing; fail when "
+                        "the table is not the kept run's, or this run "
+                        "differs from it beyond another CPU's noise")
+    parser.add_argument("--kept", default=KEPT,
+                        help="the kept run (bench/results/placement.json)")
     args = parser.parse_args()
     torch.manual_seed(0)
     results = {m: measure(m) for m in args.models.split(",")}
     print(render(results))
     if not args.update_doc:
         return 0
-    with open(args.update_doc) as f:
-        old = doctables.extract(f.read(), BLOCK, args.update_doc)
-    return doctables.update(args.update_doc, {BLOCK: merge(old, results)},
-                            SCRIPT, check=args.check)
+    kept = {"models": {}}
+    if os.path.exists(args.kept):
+        with open(args.kept) as f:
+            kept = json.load(f)
+    status = 0
+    if args.check:
+        # The measured models only: --models may measure a part of it.
+        fresh = {m: results[m] for m in results}
+        missing = [m for m in fresh if m not in kept["models"]]
+        if missing:
+            print(f"{SCRIPT}: no kept run of {', '.join(missing)} in "
+                  f"{args.kept}; make it with --update-doc without --check")
+            return 1
+        status = doctables.check_run(
+            {m: kept["models"][m] for m in fresh}, fresh, compare_rule, SCRIPT,
+            args.kept)
+    else:
+        kept["models"].update(results)
+        kept["machine"] = doctables.machine()
+        kept["torch"] = torch.__version__
+        doctables.keep_run(args.kept, kept)
+        print(f"{SCRIPT}: kept the run in {args.kept}")
+    return status | doctables.update(args.update_doc,
+                                     {BLOCK: render(kept["models"])},
+                                     SCRIPT, check=args.check)
 
 
 if __name__ == "__main__":
