@@ -4,6 +4,12 @@
     /usr/bin/python3 bench/loss_scaling/run.py [--lib build/lib/libamp_runtime.so]
         [--size-mib 64] [--tensors 8] [--repeat 15] [--json out.json]
     /usr/bin/python3 bench/loss_scaling/run.py --self-check
+    /usr/bin/python3 bench/loss_scaling/run.py --repeat 9 \\
+        --json bench/results/loss-scaling-cpu.json \\
+        --update-doc docs/performance.md
+    /usr/bin/python3 bench/loss_scaling/run.py \\
+        --from-json bench/results/loss-scaling-cpu.json \\
+        --update-doc docs/performance.md --check
 
 Measures, in one run, ampCheckFiniteAndUnscale{F32,F16,BF16} in place on
 `--tensors` tensors totalling `--size-mib` MiB against ctypes.memmove of the
@@ -14,6 +20,10 @@ GB/s (10^9 bytes of tensor data per second) with the ratio unscale/memcpy
 (the target is >= 0.8: the pass is memory-bandwidth bound). The unscale
 alternates the scales 2^10 and 2^-10 so that repeated passes keep the data
 in the same range (no drift into subnormals).
+
+--update-doc writes the table between the loss-scaling-cpu markers
+(scripts/doctables.py) from this run, or from the kept run --from-json;
+with --check it fails when the document is not that run's rendering.
 
 --self-check runs tiny cases of every entry point against numpy (f32
 multiply, float16 casts, bf16 round-to-nearest-even on the bits) and exits
@@ -320,6 +330,28 @@ def cpu_name():
     return platform.processor() or platform.machine()
 
 
+def render(run):
+    """The doc table of a kept run: medians, and the range of the ratio
+    over the interleaved passes."""
+    simd = run.get("simd_env") or ""
+    lines = ["Measured by `bench/loss_scaling/run.py` on %s (%.0f MiB per "
+             "type in %d tensors; median of %d interleaved passes, the "
+             "ratio's range over the passes in brackets%s):"
+             % (run["cpu"], run["size_mib"], run["tensors"], run["repeat"],
+                ", AMP_RUNTIME_CPU_SIMD=" + simd if simd else ""),
+             "",
+             "| type | unscale GB/s | memcpy GB/s | unscale / memcpy | "
+             "target |",
+             "|---|---:|---:|---:|---|"]
+    for r in run["results"]:
+        ratios = [m / u for m, u in zip(r["memcpy_ns"], r["unscale_ns"])]
+        lines.append("| %s | %.1f | %.1f | %.2f (%.2f–%.2f) | >= 0.8: %s |"
+                     % (r["type"], r["unscale_gbps"], r["memcpy_gbps"],
+                        r["ratio"], min(ratios), max(ratios),
+                        "met" if r["ratio"] >= 0.8 else "not met"))
+    return "\n".join(lines) + "\n"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lib", default=None,
@@ -332,10 +364,19 @@ def main():
     parser.add_argument("--repeat", type=int, default=15,
                         help="timed passes (the median is reported)")
     parser.add_argument("--types", default="f32,f16,bf16")
-    parser.add_argument("--json", help="write the raw numbers here")
     parser.add_argument("--self-check", action="store_true",
                         help="check results against numpy on tiny sizes")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__)))), "scripts"))
+    import doctables
+    doctables.add_arguments(parser)
     args = parser.parse_args()
+    doctables.check_arguments(parser, args)
+    if args.from_json:
+        with open(args.from_json) as f:
+            run = json.load(f)
+        return doctables.publish(args, {"loss-scaling-cpu": render(run)},
+                                 "bench/loss_scaling/run.py")
 
     rt = Runtime(find_lib(args.lib))
     if args.self_check:
@@ -359,12 +400,16 @@ def main():
         print("| %s | %.2f | %.2f | %.2f | %s |"
               % (r["type"], r["unscale_gbps"], r["memcpy_gbps"], r["ratio"],
                  "yes" if r["ratio"] >= 0.8 else "NO"))
+    run = {"cpu": cpu_name(), "library": rt.path,
+           "size_mib": args.size_mib, "tensors": args.tensors,
+           "repeat": args.repeat, "simd_env": simd, "results": results}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"cpu": cpu_name(), "library": rt.path,
-                       "size_mib": args.size_mib, "tensors": args.tensors,
-                       "repeat": args.repeat, "simd_env": simd,
-                       "results": results}, f, indent=2)
+            json.dump(run, f, indent=2)
+    if args.update_doc:
+        return doctables.update(args.update_doc,
+                                {"loss-scaling-cpu": render(run)},
+                                "bench/loss_scaling/run.py")
     return 0
 
 

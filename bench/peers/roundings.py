@@ -27,8 +27,12 @@ explain.
         bench/peers/roundings.py [--update-doc docs/performance.md] [--check]
 
 Needs torch and transformers only (the frontend environment will do).
---update-doc rewrites the table between the roundings-table markers
-(scripts/doctables.py); with --check it fails instead when they differ.
+--update-doc keeps the run in bench/peers/results/roundings.json (--kept)
+and renders the table between the roundings-table markers from it
+(scripts/doctables.py). With --check it writes nothing and fails when the
+table is not the kept run's rendering, or when this run's figures are not
+the kept ones: the KiB exactly, the errors and ratios within
+doctables.ANOTHER_CPU (another CPU sums in another order).
 """
 
 import argparse
@@ -54,6 +58,7 @@ DTYPES = (("f16", torch.float16), ("bf16", torch.bfloat16))
 BLOCK = "roundings-table"
 SCRIPT = "bench/peers/roundings.py"
 RESULTS = os.path.join(HERE, "results", "peers.json")
+KEPT = os.path.join(HERE, "results", "roundings.json")
 
 
 def layer_norms(model):
@@ -130,8 +135,17 @@ def measure(name, seed=0):
         ratios = {c: rel_l2(run(model, x, dtype, (c,))[0], ref) / eager
                   for c in CLASSES}
         ratios["all"] = rel_l2(run(model, x, dtype, CLASSES)[0], ref) / eager
-        rows[label] = (eager, ratios, kib)
+        rows[label] = {"eager": eager, "ratios": ratios, "kib": kib}
     return rows
+
+
+def compare_rule(where):
+    """How a re-measured figure is compared with the kept one
+    (doctables.compare_runs): the KiB exactly, errors and ratios within
+    another CPU's noise."""
+    if "kib" in where:
+        return doctables.EXACT
+    return doctables.ANOTHER_CPU
 
 
 def render(results, amp):
@@ -141,9 +155,12 @@ def render(results, amp):
         "| KiB kept f32: input / stream / output |",
         "|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for model, rows in results.items():
+    # The models in MODELS's order (a kept run's keys are sorted).
+    for model in [m for m in MODELS if m in results]:
+        rows = results[model]
         for label, _ in DTYPES:
-            eager, ratios, kib = rows[label]
+            eager, ratios, kib = (rows[label][k] for k in ("eager", "ratios",
+                                                           "kib"))
             o2 = amp.get((model, label))
             cells = [model, label, f"{eager:.2e}"]
             cells += [f"{ratios[c]:.2f}×" for c in CLASSES + ("all",)]
@@ -157,18 +174,40 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--update-doc")
     parser.add_argument("--check", action="store_true",
-                        help="with --update-doc: fail when the table differs")
+                        help="with --update-doc: write nothing; fail when "
+                        "the table is not the kept run's, or this run "
+                        "differs from it beyond another CPU's noise")
+    parser.add_argument("--kept", default=KEPT,
+                        help="the kept run (bench/peers/results/"
+                        "roundings.json)")
     args = parser.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(1)  # One summation order, run to run.
     torch.backends.mha.set_fastpath_enabled(False)
     results = {m: measure(m) for m in MODELS}
-    table = render(results, amp_o2_ratios())
-    print(table)
+    amp = amp_o2_ratios()
+    print(render(results, amp))
     if not args.update_doc:
         return 0
-    return doctables.update(args.update_doc, {BLOCK: table}, SCRIPT,
-                            check=args.check)
+    status = 0
+    if args.check:
+        if not os.path.exists(args.kept):
+            print(f"{SCRIPT}: no kept run {args.kept}; make it with "
+                  f"--update-doc without --check")
+            return 1
+        with open(args.kept) as f:
+            kept = json.load(f)
+        status = doctables.check_run(kept["models"], results, compare_rule,
+                                     SCRIPT, args.kept)
+    else:
+        kept = {"machine": doctables.machine(), "torch": torch.__version__,
+                "models": results}
+        doctables.keep_run(args.kept, kept)
+        print(f"{SCRIPT}: kept the run in {args.kept}")
+    # The amp-mlir O2 column comes from the kept peers run.
+    table = render(kept["models"], amp)
+    return status | doctables.update(args.update_doc, {BLOCK: table}, SCRIPT,
+                                     check=args.check)
 
 
 if __name__ == "__main__":
