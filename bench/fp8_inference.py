@@ -11,8 +11,10 @@ TransformerEngine's bf16 models have it). amp-mlir's bf16 column is given
 for scale. resnet18 has a second row with its convolutions kept in f32
 (custom-black-list), the scope of torchao's float8 (Linears only).
 
-    .venv-peers/bin/python bench/fp8_inference.py --json out.json \\
-        --update-doc docs/policies.md
+    .venv-peers/bin/python bench/fp8_inference.py \\
+        --json bench/results/fp8-inference.json --update-doc docs/policies.md
+    python3 bench/fp8_inference.py --from-json \\
+        bench/results/fp8-inference.json --update-doc docs/policies.md --check
 
 Runs in the peers' environment (scripts/install-peers.sh: torch,
 torchvision, torch-mlir and torchao, pinned in bench/peers/requirements.txt)
@@ -27,8 +29,6 @@ import copy
 import json
 import sys
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "python"))
@@ -55,6 +55,7 @@ def models(torch):
 
 
 def rel_l2(got, want):
+    import numpy as np
     got = np.asarray(got, np.float64)
     want = np.asarray(want, np.float64)
     return float(np.linalg.norm(got - want) / np.linalg.norm(want))
@@ -104,24 +105,24 @@ def table(rows):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--json", metavar="FILE")
-    p.add_argument("--update-doc", metavar="FILE")
+    import doctables
+    doctables.add_arguments(p)
     args = p.parse_args(argv)
-    import warnings
-    import torch
-    warnings.simplefilter("ignore")
-    # nn.TransformerEncoderLayer's fused fast path (eval, no grad) reads
-    # the weights directly, past the Linear modules torchao swaps.
-    torch.backends.mha.set_fastpath_enabled(False)
-    rows = [measure(torch, *model) for model in models(torch)]
-    text = table(rows)
-    sys.stdout.write(text)
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
-    if args.update_doc:
-        import doctables
-        doctables.update(args.update_doc, {"fp8-inference": text}, SCRIPT)
-    return 0
+    doctables.check_arguments(p, args)
+    if args.from_json:
+        rows = json.loads(Path(args.from_json).read_text())
+    else:
+        import warnings
+        import torch
+        warnings.simplefilter("ignore")
+        # nn.TransformerEncoderLayer's fused fast path (eval, no grad)
+        # reads the weights directly, past the Linear modules torchao
+        # swaps.
+        torch.backends.mha.set_fastpath_enabled(False)
+        rows = [measure(torch, *model) for model in models(torch)]
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1) + "\n")
+    return doctables.publish(args, {"fp8-inference": table(rows)}, SCRIPT)
 
 
 if __name__ == "__main__":
