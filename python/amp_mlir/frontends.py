@@ -394,17 +394,20 @@ def _finish(operation, name):
     return reprint_with_mlir22(generic, name)
 
 
-# The opset from_onnx converts older ONNX models to (onnx.version_converter)
-# before torch-mlir's ONNX importer sees them. torch-mlir lowers each ONNX op
-# from a "since" opset of its own (onOp(name, since, ...) in its
-# lib/Conversion/TorchOnnxToTorch): an op of an older opset is left as a
-# torch.operator and the import fails. Of the ops ONNX had before opset 17,
-# the ones lowered only from a later opset than ONNX's first are below (the
-# smallest `since` of each, torch-mlir of the pinned wheel, 20261001);
-# GridSample, at 17, is the latest of those under 18. Handlers registered
-# from opset 1 read the newer forms of an op too (Pad's pads as an input,
-# from opset 11), so every model older than ONNX_OPSET is converted, and a
-# model with one of the ops lowered only after ONNX_OPSET to that op's opset.
+# from_onnx converts ONNX models of older opsets (onnx.version_converter)
+# before torch-mlir's importer sees them. torch-mlir lowers each ONNX op only
+# from an opset of its own (onOp(name, since, ...) in its
+# lib/Conversion/TorchOnnxToTorch): an op of an older opset stays a
+# torch.operator and the import fails. _TORCH_MLIR_ONNX_SINCE holds the ops
+# that ONNX had before torch-mlir lowers them, each with the smallest `since`
+# of its handlers, read from torch-mlir's sources of August 2026 (those of
+# the pinned wheel, 20261001; MaxPool, Softmax, BatchNormalization and
+# Softsign are checked against it by test/Frontends/onnx-old-opset.test).
+# All but LpPool, DFT and Softsign are lowered from opset 17 on, and the
+# handlers registered from opset 1 read the newer forms of ops whose inputs
+# changed (Pad's pads is an input from opset 11). So a model of an opset
+# before ONNX_OPSET is converted to it, and a model with an op lowered only
+# from a later opset to that opset.
 ONNX_OPSET = 17
 _TORCH_MLIR_ONNX_SINCE = {
     "GlobalLpPool": 2, "Reshape": 5, "Elu": 6, "Exp": 6, "HardSigmoid": 6,
