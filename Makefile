@@ -14,6 +14,9 @@
 #                the runtime's tests, inputs and CPU references, run.sh; copy
 #                it to a CUDA machine and run `bash gpu-kit/run.sh --quick`
 #                (docs/gpu.md)
+#   make onnx-conformance  ONNX's own backend test models (the onnx wheel's
+#                data) through amp_mlir.from_onnx at O0, O1 and O2 in the
+#                frontend environment; rewrites the table in docs/frontends.md
 #   make peers   amp-mlir beside ONNX float16/auto-mixed, TVM Relax, torch
 #                autocast (eager and torch.compile), IREE and TF grappler
 #                on five models (.venv-peers, bench/peers/); rewrites the
@@ -33,7 +36,7 @@ CMAKE_ARGS ?=
 PYTHON     ?= /usr/bin/python3
 
 .PHONY: all deps configure build demo check docs bench install wheel clean \
-	frontends deps-sanitize fuzz check-sanitize peers gpu-kit
+	frontends deps-sanitize fuzz check-sanitize peers gpu-kit onnx-conformance
 
 all: build
 
@@ -100,6 +103,24 @@ peers: build
 	  $(foreach m,$(PEERS_MODELS),--model $(m)) \
 	  --work $(BUILD_DIR)/peers --json bench/peers/results/peers.json \
 	  --update-doc docs/performance.md
+
+# ONNX's backend test models (the model tests of the onnx wheel's
+# onnx/backend/test/data: suites simple, pytorch-converted, pytorch-operator
+# and light; nothing is downloaded) through amp_mlir.from_onnx and compile
+# at O0, O1 and O2 against their reference outputs (scripts/onnx-conformance.py,
+# issue 45; 4 to 5 minutes on 2 cores, not part of check). Makes the
+# frontend environment (scripts/install-frontends.sh) and rewrites the table
+# between the onnx-conformance markers of docs/frontends.md; the run is kept
+# in bench/results/onnx-conformance.json (commit it with the table:
+# test/Docs/onnx-conformance-table.test checks that the table is its
+# rendering).
+FRONTENDS_VENV ?= .venv-frontends
+onnx-conformance: build
+	scripts/install-frontends.sh $(FRONTENDS_VENV)
+	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
+	  $(FRONTENDS_VENV)/bin/python scripts/onnx-conformance.py \
+	  --json bench/results/onnx-conformance.json \
+	  --update-doc docs/frontends.md
 
 # Regenerates the dialect and pass references under docs/reference/.
 docs: build

@@ -23,10 +23,11 @@ scripts/install-frontends.sh installs the pinned versions).
 
 import re
 import subprocess
+import warnings
 from pathlib import Path
 
 from . import _paths
-from .compiler import AmpError
+from .compiler import AmpError, AmpRemark, _stacklevel
 
 _supported_dialects = None
 
@@ -143,6 +144,11 @@ def _unlowered_ops(text):
     return sorted(ops)
 
 
+_UNCONVERTED_DTYPE = re.compile(
+    r"conversion of dtype '([^']+)' to builtin tensor element type")
+_TYPE_NOTES = {"!torch.str": " (a tensor of strings)"}
+
+
 def _run_pipeline(PassManager, operation, pipeline, stage):
     """Runs a torch-mlir pass pipeline on the module `operation`, raising a
     FrontendError (UnsupportedOpError when ops were left unlowered) with its
@@ -163,9 +169,18 @@ def _run_pipeline(PassManager, operation, pipeline, stage):
     except Exception as error:  # torch-mlir raises a bare MLIRError
         text = "\n  ".join(diagnostics) or str(error)
         ops = _unlowered_ops(text)
+        # A value of a type the backend has none for (an ONNX tensor of
+        # strings) fails the conversion of every op that has one, the
+        # function included: the type is the reason, not those ops.
+        types = sorted(set(_UNCONVERTED_DTYPE.findall(text)))
+        if types:
+            ops = [op for op in ops if op != "func.func"]
         message = (f"torch-mlir could not lower the model ({stage})"
                    + (f": unsupported op{'s' if len(ops) > 1 else ''} "
                       f"{', '.join(ops)}" if ops else "")
+                   + (f": no tensor element type for "
+                      + ", ".join(f"{t}{_TYPE_NOTES.get(t, '')}"
+                                  for t in types) if types else "")
                    + f"\n  {text}")
         if ops:
             raise UnsupportedOpError(message, ops) from None
@@ -379,16 +394,227 @@ def _finish(operation, name):
     return reprint_with_mlir22(generic, name)
 
 
-def from_onnx(model, func_name="main"):
+# from_onnx converts ONNX models of older opsets (onnx.version_converter)
+# before torch-mlir's importer sees them. torch-mlir lowers each ONNX op only
+# from an opset of its own (onOp(name, since, ...) in its
+# lib/Conversion/TorchOnnxToTorch): an op of an older opset stays a
+# torch.operator and the import fails. _TORCH_MLIR_ONNX_SINCE holds the ops
+# that ONNX had before torch-mlir lowers them, each with the smallest `since`
+# of its handlers, read from torch-mlir's sources of August 2026 (those of
+# the pinned wheel, 20261001; MaxPool, Softmax, BatchNormalization and
+# Softsign are checked against it by test/Frontends/onnx-old-opset.test).
+# All but LpPool, DFT and Softsign are lowered from opset 17 on, and the
+# handlers registered from opset 1 read the newer forms of ops whose inputs
+# changed (Pad's pads is an input from opset 11). So a model of an opset
+# before ONNX_OPSET is converted to it, and a model with an op lowered only
+# from a later opset to that opset.
+ONNX_OPSET = 17
+_TORCH_MLIR_ONNX_SINCE = {
+    "GlobalLpPool": 2, "Reshape": 5, "Elu": 6, "Exp": 6, "HardSigmoid": 6,
+    "InstanceNormalization": 6, "Selu": 6, "Tile": 6, "Add": 7, "Div": 7,
+    "Greater": 7, "Mul": 7, "Shape": 9, "Upsample": 9, "Concat": 11,
+    "ConvTranspose": 11, "Flatten": 11, "Resize": 11, "Scan": 11, "TopK": 11,
+    "Dropout": 12, "MaxPool": 12, "Ceil": 13, "Erf": 13, "Floor": 13,
+    "GatherElements": 13, "GatherND": 13, "Less": 13, "Loop": 13,
+    "MeanVarianceNormalization": 13, "Mod": 13,
+    "NegativeLogLikelihoodLoss": 13, "NonZero": 13, "ReduceMax": 13,
+    "ReduceMin": 13, "ReduceProd": 13, "Slice": 13, "Softmax": 13,
+    "Unsqueeze": 13, "BatchNormalization": 15, "GreaterOrEqual": 16,
+    "RoiAlign": 16, "GridSample": 17, "LpPool": 18, "DFT": 20,
+    "Softsign": 22,
+}
+_DEFAULT_DOMAINS = ("", "ai.onnx")
+
+
+def _onnx_nodes(graph):
+    """The nodes of an ONNX graph and of its subgraphs (If, Loop, Scan)."""
+    for node in graph.node:
+        yield node
+        for attribute in node.attribute:
+            for subgraph in ([attribute.g] if attribute.HasField("g")
+                             else []) + list(attribute.graphs):
+                yield from _onnx_nodes(subgraph)
+
+
+def _default_opset(proto):
+    return next((o.version for o in proto.opset_import
+                 if o.domain in _DEFAULT_DOMAINS), None)
+
+
+def _onnx_op_types(proto):
+    """The op types of the default (ai.onnx) domain in the model, sorted."""
+    return sorted({n.op_type for n in _onnx_nodes(proto.graph)
+                   if n.domain in _DEFAULT_DOMAINS})
+
+
+def onnx_target_opset(proto):
+    """The opset from_onnx converts `proto` (an onnx.ModelProto) to, or None
+    when it imports it as it is: ONNX_OPSET for a model of an older opset,
+    or the opset from which torch-mlir lowers one of its ops, when that is
+    later than the model's."""
+    current = _default_opset(proto)
+    if current is None:
+        return None
+    ops = _onnx_op_types(proto)
+    target = max([ONNX_OPSET] + [_TORCH_MLIR_ONNX_SINCE.get(op, 0)
+                                 for op in ops])
+    return target if current < target else None
+
+
+def _convert_opset(onnx, proto, opset):
+    """`proto` converted by onnx.version_converter as from_onnx's `opset`
+    says (None: onnx_target_opset), with an AmpRemark that says so; or
+    `proto` itself. UnsupportedOpError naming the ops it cannot convert."""
+    current = _default_opset(proto)
+    if opset is None:
+        target = onnx_target_opset(proto)
+    elif not isinstance(opset, int) or isinstance(opset, bool) or opset < 1:
+        raise ValueError(f"from_onnx: opset must be None or a positive "
+                         f"int, got {opset!r}")
+    else:
+        target = opset if current is not None and opset != current else None
+    if target is None:
+        return proto
+    ops = _onnx_op_types(proto)
+    late = sorted((_TORCH_MLIR_ONNX_SINCE[op], op) for op in ops
+                  if current < _TORCH_MLIR_ONNX_SINCE.get(op, 0))
+    if opset is not None:
+        why = f"opset={opset} was asked"
+    else:
+        reasons = []
+        if late:
+            reasons.append("torch-mlir's ONNX importer lowers " + ", ".join(
+                f"{op} only from opset {since}" for since, op in late))
+        if current < ONNX_OPSET:
+            reasons.append(f"from_onnx converts every model of an opset "
+                           f"before {ONNX_OPSET}")
+        why = "; ".join(reasons)
+    keep = (f"; pass opset={current} to import it as it is"
+            if opset is None else "")
+    # ONNX has no schema of ops removed from it (ImageScaler, Crop, ... of
+    # old zoo models) or of ops that never were ONNX's: the converter
+    # cannot say what they become.
+    unknown = [op for op in ops if not onnx.defs.has(op, "")]
+    if unknown:
+        raise UnsupportedOpError(
+            f"from_onnx: cannot convert the model from opset {current} to "
+            f"opset {target} ({why}): ONNX {onnx.__version__} has no op "
+            f"{', '.join(unknown)} (removed from ONNX, or a custom op in the "
+            f"default domain), so onnx.version_converter cannot convert "
+            f"{'them' if len(unknown) > 1 else 'it'}{keep}",
+            [f"onnx.{op}" for op in unknown])
+    fixed = []
+    if current < 7 <= target:
+        proto, fixed = _channel_prelu_slopes(onnx, proto)
+    try:
+        converted = onnx.version_converter.convert_version(proto, target)
+    except Exception as error:
+        text = str(error)
+        # "...convert.cc:101: convert_graph: Assertion `...` failed: <why>"
+        reason = text.split(" failed: ", 1)[-1].strip()
+        named = [op for op in ops
+                 if re.search(rf"\b{re.escape(op)}\b", text)]
+        message = (f"from_onnx: onnx.version_converter cannot convert the "
+                   f"model from opset {current} to opset {target} ({why})"
+                   + (f": op{'s' if len(named) > 1 else ''} "
+                      f"{', '.join(named)}" if named else "")
+                   + f": {reason[:2000]}{keep}")
+        if named:
+            raise UnsupportedOpError(message,
+                                     [f"onnx.{op}" for op in named]) from None
+        raise FrontendError(message) from None
+    slopes = (f"; PRelu {', '.join(fixed)}: slope reshaped to apply per "
+              f"channel as before opset 7 (onnx.version_converter leaves "
+              f"it, and from opset 7 a slope broadcasts from the last "
+              f"dimension)" if fixed else "")
+    warnings.warn(AmpRemark(
+        f"from_onnx: converted the model from opset {current} to opset "
+        f"{target} with onnx.version_converter ({why}){slopes}{keep}"),
+        stacklevel=_stacklevel())
+    return converted
+
+
+def _channel_prelu_slopes(onnx, proto):
+    """(model, names of the PRelu nodes changed): the 1-D constant slopes
+    of PRelu reshaped from (C) to (C, 1, ..., 1).
+
+    Before opset 7, PRelu applied a slope of C elements per channel
+    (dimension 1 of NCHW; PyTorch exported nn.PReLU(C) so); from opset 7
+    the slope broadcasts as NumPy does, from the last dimension.
+    onnx.version_converter converts PRelu from 6 to 7 as compatible
+    (CompatibleAdapter), so a converted model with a slope of C elements
+    for an input of rank 3 or more is wrong, and mostly invalid. Reshaping
+    the slope to (C, 1, ..., 1) means the same before and after opset 7.
+    A slope that is not an initializer, or that other ops read too, is
+    left as it is; so is a slope whose input's rank is unknown."""
+    import numpy as np
+    from onnx import numpy_helper
+    nodes = [n for n in proto.graph.node
+             if n.op_type == "PRelu" and n.domain in _DEFAULT_DOMAINS
+             and len(n.input) == 2]
+    if not nodes:
+        return proto, []
+    proto = type(proto).FromString(proto.SerializeToString())
+    nodes = [n for n in proto.graph.node
+             if n.op_type == "PRelu" and n.domain in _DEFAULT_DOMAINS
+             and len(n.input) == 2]
+    inferred = onnx.shape_inference.infer_shapes(proto)
+    ranks = {}
+    for info in list(inferred.graph.input) + list(
+            inferred.graph.value_info) + list(inferred.graph.output):
+        tensor = info.type.tensor_type
+        if tensor.HasField("shape"):
+            ranks[info.name] = len(tensor.shape.dim)
+    initializers = {t.name: t for t in proto.graph.initializer}
+    readers = {}
+    for node in _onnx_nodes(proto.graph):
+        for name in node.input:
+            readers[name] = readers.get(name, 0) + 1
+    fixed = []
+    for node in nodes:
+        slope = initializers.get(node.input[1])
+        rank = ranks.get(node.input[0])
+        if (slope is None or rank is None or rank < 3 or
+                len(slope.dims) != 1 or slope.dims[0] < 2 or
+                readers.get(node.input[1]) != 1):
+            continue
+        shape = [slope.dims[0]] + [1] * (rank - 2)
+        value = numpy_helper.to_array(slope).reshape(shape)
+        slope.CopyFrom(numpy_helper.from_array(value, slope.name))
+        # Models of IR version 3 list their initializers as inputs too.
+        for info in proto.graph.input:
+            if info.name == slope.name and info.type.HasField(
+                    "tensor_type"):
+                dims = info.type.tensor_type.shape
+                dims.ClearField("dim")
+                for size in shape:
+                    dims.dim.add().dim_value = size
+        fixed.append(node.name or node.output[0])
+    return proto, fixed
+
+
+def from_onnx(model, func_name="main", opset=None):
     """Imports an ONNX model (a path or an onnx.ModelProto) as MLIR text
     that amp-mlir compiles, through torch-mlir's ONNX importer: the
     `torch-onnx-to-torch-backend-pipeline` and the linalg-on-tensors
     pipeline, as `torch-mlir-import-onnx` and `torch-mlir-opt` do. Needs the
     `onnx` package (not torch). Dynamic dimensions of the graph's inputs
-    stay `?`. The graph's function is renamed `func_name`. Raises as
-    from_torch does."""
+    stay `?`. The graph's function is renamed `func_name`.
+
+    opset: None converts a model of an opset older than torch-mlir's
+    importer handles (before ONNX_OPSET, 17, or with an op it lowers only
+    from a later opset: LpPool 18, DFT 20, Softsign 22) with
+    onnx.version_converter first, and issues an AmpRemark that says so; an
+    int converts the model to that opset (the model's own opset: no
+    conversion). The model passed is not modified.
+
+    Raises UnsupportedOpError naming the ops that do not lower or that the
+    version converter cannot convert (their `ops`, e.g. ['onnx.MaxPool']),
+    FrontendError for other import failures, ImportError when onnx or
+    torch-mlir is not installed."""
     try:
         import onnx
+        import onnx.version_converter  # noqa: F401 (not imported by onnx)
         from torch_mlir import ir
         from torch_mlir.dialects import torch as torch_dialect
         from torch_mlir.extras import onnx_importer
@@ -398,6 +624,7 @@ def from_onnx(model, func_name="main"):
                           f"({error}); {_INSTALL_HINT}") from error
     proto = model if isinstance(model, onnx.ModelProto) else onnx.load(
         str(model))
+    proto = _convert_opset(onnx, proto, opset)
     proto = onnx.shape_inference.infer_shapes(proto, data_prop=True)
     context = ir.Context()
     torch_dialect.register_dialect(context)
