@@ -51,6 +51,17 @@ using namespace mlir::amp;
 /// "'math.exp' at model.mlir:12:3".
 static std::string describeSite(Operation *op) {
   std::string site = "'" + op->getName().getStringRef().str() + "'";
+  // A generic says what its body computes: "'linalg.generic' (arith.subf,
+  // arith.mulf)", the elementwise ops of an imported batch norm.
+  if (isa<linalg::GenericOp>(op)) {
+    SmallVector<StringRef> computes;
+    for (Operation &inner : op->getRegion(0).front().without_terminator())
+      if (inner.getDialect() && !isa<arith::ConstantOp>(inner) &&
+          !llvm::is_contained(computes, inner.getName().getStringRef()))
+        computes.push_back(inner.getName().getStringRef());
+    if (!computes.empty())
+      site += " (" + llvm::join(computes, ", ") + ")";
+  }
   std::string location = formatLocation(op->getLoc());
   if (!location.empty() && location != "unknown")
     site += " at " + location;
