@@ -38,12 +38,12 @@ The checks, one PASS or FAIL line each:
   the losses of its steps and in its parameter update (final minus initial
   parameters).
 
-The float16 overflow points differ (the NOTE lines): amp-mlir keeps a
-weight gradient's contraction result in f32, which the fp32 unscale and
-optimizer read, where autocast writes mm's result in float16; PyTorch's
-step overflows at an 8-32x smaller scale. The scaler's growth and back-off
-factors jump across that band, so both sides skip the same steps
-(docs/frontends.md, "Checked against PyTorch's AMP").
+The float16 overflow points differ (the NOTE lines print them): amp-mlir
+keeps a weight gradient's contraction result in f32, which the fp32
+unscale and optimizer read, where autocast writes mm's result in float16,
+so PyTorch's step overflows at a smaller scale. The scaler's growth and
+back-off factors jump across that band, so that both sides skip the same
+steps (docs/frontends.md, "Checked against PyTorch's AMP").
 
 Prints "N passed, M failed" last and exits 1 if a check failed.
 """
