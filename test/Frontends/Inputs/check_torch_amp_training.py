@@ -1,0 +1,444 @@
+"""amp-mlir's mixed-precision training against PyTorch's own AMP
+(test/Frontends/torch-amp-training.test).
+
+Three models are trained on the CPU from the same initial weights, on the
+same batches in the same order, with the same optimizer and settings:
+
+- mlp: Linear-ReLU-Linear on scikit-learn's digits (64 features), Adam;
+- cnn: two convolutions, each followed by GroupNorm and ReLU, then a linear
+  layer, on the digits as 1x8x8 images, Adam;
+- lm: examples/torch_training/lm.py's transformer language model (two
+  pre-norm blocks, causal attention; smaller) on its Markov-chain corpus,
+  AdamW.
+
+PyTorch trains each with torch.autocast("cpu", dtype=float16) and
+torch.amp.GradScaler("cpu", ...), with autocast in bfloat16 (no scaler),
+and in fp32. amp-mlir trains each through from_torch_training and Trainer
+(the path of examples/torch_training/train.py) at O0, and at O1 and O2 in
+float16 and in bfloat16; the float16 steps carry GradScaler's settings as
+their #amp.loss_scaling attribute. A final loss is the cross-entropy of the
+final fp32 parameters, computed by PyTorch in fp32 (digits: the whole
+dataset; lm: a held-out set).
+
+The checks, one PASS or FAIL line each:
+
+- O0 ends within 1e-4 of PyTorch's fp32 run;
+- the float16 scales of the runs lie at least 4x from every overflow point
+  (the smallest power-of-two scale at which a float16 step from the
+  initial weights on batch 0 overflows, PyTorch's and amp-mlir's), so that
+  no skip depends on rounding;
+- each low-precision run ends within 1% of PyTorch AMP's run in the same
+  type;
+- each float16 run's loss scale after every step equals GradScaler's, its
+  skipped steps are PyTorch's, and it grows and backs off;
+- amp_mlir.report of each step: at least 0.9 of the level's ideal is stored
+  in the low type (ideal_fraction);
+- each low-precision run is at least 3x further from amp-mlir's O0 run (for
+  float16: O0 with the same steps skipped) than PyTorch's fp32 run is, in
+  the losses of its steps and in its parameter update (final minus initial
+  parameters).
+
+The float16 overflow points differ (the NOTE lines print them): amp-mlir
+keeps a weight gradient's contraction result in f32, which the fp32
+unscale and optimizer read, where autocast writes mm's result in float16,
+so PyTorch's step overflows at a smaller scale. The scaler's growth and
+back-off factors jump across that band, so that both sides skip the same
+steps (docs/frontends.md, "Checked against PyTorch's AMP").
+
+Prints "N passed, M failed" last and exits 1 if a check failed.
+"""
+
+import copy
+import importlib.util
+import math
+import sys
+import time
+import types
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import amp_mlir
+
+ROOT = Path(__file__).resolve().parents[3]
+nn = torch.nn
+F = nn.functional
+
+F16_MAX = 65504.0
+# The float16 runs' scaler, GradScaler's settings on both sides: the scale
+# starts at HIGH, which overflows, backs off to LOW, grows back to HIGH
+# after GROWTH_INTERVAL clean steps, overflows again, ...
+LOW, HIGH = 2.0 ** 15, 2.0 ** 28
+GROWTH_INTERVAL = 5
+SCALER = {"init_scale": HIGH, "growth_factor": HIGH / LOW,
+          "backoff_factor": LOW / HIGH, "growth_interval": GROWTH_INTERVAL}
+# How far (a factor) LOW and HIGH must lie from every overflow point.
+MARGIN = 4.0
+# The bounds.
+LOSS_VS_TORCH_AMP = 0.01     # the issue's 1%
+O0_VS_TORCH_FP32 = 1e-4
+IDEAL_FRACTION = 0.9
+# A low-precision run must be this many times further from amp-mlir's O0
+# (its step losses, its parameter update) than PyTorch's fp32 run is.
+DIFFERS = 3.0
+
+LEVELS = [("O1", "float16"), ("O2", "float16"), ("O1", "bfloat16"),
+          ("O2", "bfloat16")]
+TORCH_DTYPE = {"float16": torch.float16, "bfloat16": torch.bfloat16}
+SHORT = {"float16": "f16", "bfloat16": "bf16"}
+
+passed = failed = 0
+
+
+def check(ok, message):
+    global passed, failed
+    print(("PASS " if ok else "FAIL ") + message, flush=True)
+    passed += bool(ok)
+    failed += not ok
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, ROOT / path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def pow2(value):
+    if value == math.inf:
+        return "none below 2^40"
+    exponent = math.log2(value)
+    return f"2^{exponent:g}" if exponent == int(exponent) else f"{value:g}"
+
+
+def rel(a, b):
+    return abs(a - b) / abs(b)
+
+
+# --- the models --------------------------------------------------------------
+
+def digits_case(name, make, shape, steps, lr):
+    train = load("train", "examples/torch_training/train.py")
+    x, y = train.load_dataset("digits")
+    x = x.reshape(shape)
+    torch.manual_seed(0)
+    model = make()
+    batches = []
+    for step in range(steps):
+        rows = train.batch_indices(step, len(x), 64, 0)
+        batches.append((x[rows].copy(), y[rows].copy()))
+    xs, ys = torch.from_numpy(x), torch.from_numpy(y)
+    return types.SimpleNamespace(
+        name=name, model=model, loss_fn=F.cross_entropy, batches=batches,
+        optimizer=lambda params: torch.optim.Adam(params, lr=lr),
+        evaluate=lambda m: float(F.cross_entropy(m(xs), ys)))
+
+
+def mlp_case(steps):
+    return digits_case("mlp", lambda: nn.Sequential(
+        nn.Linear(64, 64), nn.ReLU(), nn.Linear(64, 10)), (-1, 64), steps,
+        1e-3)
+
+
+def cnn_case(steps):
+    # GroupNorm: from_torch_training refuses BatchNorm's running
+    # statistics.
+    return digits_case("cnn", lambda: nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1), nn.GroupNorm(2, 8), nn.ReLU(),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1), nn.GroupNorm(4, 16),
+        nn.ReLU(), nn.Flatten(), nn.Linear(16 * 4 * 4, 10)),
+        (-1, 1, 8, 8), steps, 2e-3)
+
+
+def lm_case(steps, batch=16):
+    lm = load("lm", "examples/torch_training/lm.py")
+    args = types.SimpleNamespace(vocab=64, width=32, heads=4, blocks=2,
+                                 context=16)
+    probs = lm.make_corpus(args.vocab, 0)
+    rng = np.random.default_rng([0, 2])
+    data = lm.sample(probs, steps * batch, args.context + 1, rng)
+    held_out = torch.from_numpy(lm.sample(probs, 256, args.context + 1, rng))
+    torch.manual_seed(0)
+    model = lm.build_model(torch, args)
+
+    def loss_fn(logits, targets):
+        return F.cross_entropy(logits, targets.reshape(-1))
+
+    rows = (data[i * batch:(i + 1) * batch] for i in range(steps))
+    batches = [(r[:, :-1].copy(), r[:, 1:].copy()) for r in rows]
+    return types.SimpleNamespace(
+        name="lm", model=model, loss_fn=loss_fn, batches=batches,
+        optimizer=lambda params: torch.optim.AdamW(params, lr=3e-3,
+                                                   weight_decay=0.01),
+        evaluate=lambda m: float(loss_fn(m(held_out[:, :-1]),
+                                         held_out[:, 1:])))
+
+
+# --- PyTorch -----------------------------------------------------------------
+
+def torch_step(model, optimizer, scaler, case, batch, dtype):
+    """One step of PyTorch's AMP loop (dtype None: fp32). Returns the loss,
+    the largest scaled gradient of a parameter (before the unscale) and
+    whether the optimizer skipped the step."""
+    xb, yb = (torch.from_numpy(b) for b in batch)
+    optimizer.zero_grad(set_to_none=True)
+    with torch.autocast("cpu", dtype=dtype or torch.float32,
+                        enabled=dtype is not None):
+        loss = case.loss_fn(model(xb), yb)
+    scaler.scale(loss).backward()
+    largest = max(float(p.grad.abs().max()) for p in model.parameters())
+    first = next(iter(model.parameters()))
+
+    def updates():  # Adam's count of the updates it applied
+        state = optimizer.state.get(first, {})
+        return int(state["step"]) if "step" in state else 0
+
+    count = updates()
+    scaler.step(optimizer)
+    scaler.update()
+    return float(loss.detach()), largest, updates() == count
+
+
+def torch_train(case, dtype):
+    """PyTorch's run: the final loss, and the loss, scale after, largest
+    scaled gradient and skipped flag of each step, the final parameters."""
+    model = copy.deepcopy(case.model)
+    optimizer = case.optimizer(model.parameters())
+    scaler = torch.amp.GradScaler("cpu", **SCALER,
+                                  enabled=dtype == torch.float16)
+    run = types.SimpleNamespace(losses=[], scales=[], largest=[],
+                                skipped=[])
+    for batch in case.batches:
+        loss, largest, skipped = torch_step(model, optimizer, scaler, case,
+                                            batch, dtype)
+        run.losses.append(loss)
+        run.largest.append(largest)
+        run.skipped.append(skipped)
+        run.scales.append(scaler.get_scale())
+    run.params = {name: p.detach().numpy().copy()
+                  for name, p in model.named_parameters()}
+    with torch.no_grad():
+        run.final = case.evaluate(model)
+    return run
+
+
+def torch_overflow_point(case):
+    """The smallest power-of-two scale, from LOW up, at which PyTorch's
+    float16 step from the initial weights on batch 0 overflows (inf: none
+    below 2^40)."""
+    for exponent in range(int(math.log2(LOW)), 40):
+        scale = 2.0 ** exponent
+        model = copy.deepcopy(case.model)
+        scaler = torch.amp.GradScaler("cpu", init_scale=scale)
+        _, _, skipped = torch_step(model, case.optimizer(model.parameters()),
+                                   scaler, case, case.batches[0],
+                                   torch.float16)
+        if skipped:
+            return scale
+    return math.inf  # the margin check fails
+
+
+# --- amp-mlir ----------------------------------------------------------------
+
+def with_scaler(text):
+    """The forward-backward function with SCALER as its amp.loss_scaling
+    attribute, which amp-training takes instead of the Trainer's preset."""
+    attribute = ("amp.loss_scaling = #amp.loss_scaling<preset = "
+                 f"\"pytorch\", init_scale = {SCALER['init_scale']!r}, "
+                 f"growth_factor = {SCALER['growth_factor']!r}, "
+                 f"backoff_factor = {SCALER['backoff_factor']!r}, "
+                 f"growth_interval = {SCALER['growth_interval']}>, ")
+    marker = "attributes {amp.optimizer"
+    if text.count(marker) != 1:
+        raise RuntimeError(f"from_torch_training's text has "
+                           f"{text.count(marker)} '{marker}', expected one")
+    return text.replace(marker, "attributes {" + attribute + "amp.optimizer")
+
+
+def amp_train(case, trainer, skip=()):
+    """Trains from the trainer's current state, leaving out the steps in
+    `skip` (as a skipped step leaves everything as it was). Returns the
+    final loss, and the loss, scale after and skipped flag of each step
+    taken, the final parameters."""
+    run = types.SimpleNamespace(losses=[], scales=[], skipped=[])
+    for index, batch in enumerate(case.batches):
+        if index in skip:
+            continue
+        loss, found = trainer.step(*batch)
+        run.losses.append(loss)
+        run.scales.append(trainer.scale)
+        run.skipped.append(found)
+    run.params = trainer.params
+    model = copy.deepcopy(case.model)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.copy_(torch.from_numpy(run.params[name]))
+        run.final = case.evaluate(model)
+    return run
+
+
+def amp_overflow_point(trainer, batch):
+    """The smallest power-of-two scale, from LOW up, at which the trainer's
+    step from its initial state on `batch` overflows (inf: none below 2^40;
+    the state is restored afterwards)."""
+    initial = trainer.state_dict()
+    try:
+        for exponent in range(int(math.log2(LOW)), 40):
+            state = dict(initial)
+            state["scaler:scale"] = np.array(
+                2.0 ** exponent, dtype=initial["scaler:scale"].dtype)
+            trainer.load_state_dict(state)
+            _, found = trainer.step(*batch)
+            if found:
+                return 2.0 ** exponent
+        return math.inf  # the margin check fails
+    finally:
+        trainer.load_state_dict(initial)
+
+
+def update_difference(run, reference, initial):
+    """How far the update (final minus initial parameters) of `run` is from
+    `reference`'s: the L2 norm of the difference over that of the
+    reference's update, all parameters together."""
+    a = np.concatenate([(run.params[k] - initial[k]).ravel()
+                        for k in initial])
+    b = np.concatenate([(reference.params[k] - initial[k]).ravel()
+                        for k in initial])
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def curve_difference(run, reference, skip=()):
+    """The largest relative difference between the losses of the steps
+    `reference` took and `run`'s at the same steps (`run` took the steps in
+    `skip` too)."""
+    losses = [loss for index, loss in enumerate(run.losses)
+              if index not in skip]
+    if len(losses) != len(reference.losses):
+        raise RuntimeError(f"{len(losses)} step losses against "
+                           f"{len(reference.losses)}")
+    return max(rel(a, b) for a, b in zip(losses, reference.losses))
+
+
+# --- the checks --------------------------------------------------------------
+
+def run_case(case):
+    name, steps = case.name, len(case.batches)
+    start = time.monotonic()
+    xb, yb = (torch.from_numpy(b) for b in case.batches[0])
+    plain = amp_mlir.from_torch_training(
+        case.model, case.loss_fn,
+        case.optimizer(copy.deepcopy(case.model).parameters()), xb, yb)
+    scaled = with_scaler(plain)
+    initial = amp_mlir.parameters_of(case.model)
+
+    # fp32: amp-mlir's O0 against PyTorch. How far apart the two are is the
+    # yardstick of "differs from O0" below.
+    fp32 = torch_train(case, None)
+    o0 = amp_mlir.Trainer(plain, initial, level="O0")
+    o0_initial = o0.state_dict()
+    o0_run = amp_train(case, o0)
+    r = rel(o0_run.final, fp32.final)
+    noise_curve = curve_difference(o0_run, fp32)
+    noise_update = update_difference(o0_run, fp32, initial)
+    check(r <= O0_VS_TORCH_FP32 and not any(o0_run.skipped),
+          f"{name} O0 final loss {o0_run.final:.6f} vs PyTorch fp32 "
+          f"{fp32.final:.6f}: rel {r:.1e} <= {O0_VS_TORCH_FP32:g}, {steps} "
+          f"steps; step losses apart by up to {noise_curve:.1e}, updates by "
+          f"{noise_update:.1e}")
+
+    trainers = {}
+    for level, dtype in LEVELS:
+        trainers[level, dtype] = amp_mlir.Trainer(
+            scaled if dtype == "float16" else plain, initial, level=level,
+            dtype=dtype)
+
+    # Where float16 overflows at the initial weights.
+    points = {"PyTorch": torch_overflow_point(case)}
+    for level in ("O1", "O2"):
+        points[f"amp-mlir {level}"] = amp_overflow_point(
+            trainers[level, "float16"], case.batches[0])
+    print(f"NOTE {name} f16 overflow at the initial weights (batch 0) from "
+          + ", ".join(f"{who} {pow2(s)}" for who, s in points.items()),
+          flush=True)
+    check(LOW * MARGIN <= min(points.values()) and
+          max(points.values()) * MARGIN <= HIGH,
+          f"{name} f16 scales {pow2(LOW)} and {pow2(HIGH)} at least "
+          f"{MARGIN:g}x from every overflow point")
+
+    torch_runs = {dtype: torch_train(case, TORCH_DTYPE[dtype])
+                  for dtype in ("float16", "bfloat16")}
+    torch_skipped = [index for index, skipped in
+                     enumerate(torch_runs["float16"].skipped) if skipped]
+    # O0 with PyTorch's float16 skips: the float16 runs' updates in fp32.
+    o0.load_state_dict(o0_initial)
+    o0_skip_run = amp_train(case, o0, skip=set(torch_skipped))
+
+    for level, dtype in LEVELS:
+        label = f"{name} {level} {SHORT[dtype]}"
+        run = amp_train(case, trainers[level, dtype])
+        reference = torch_runs[dtype]
+        r = rel(run.final, reference.final)
+        check(r <= LOSS_VS_TORCH_AMP,
+              f"{label} final loss {run.final:.6f} vs PyTorch AMP "
+              f"{reference.final:.6f}: rel {r:.1e} <= "
+              f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
+              f"{steps}")
+        if dtype == "float16":
+            used = [SCALER["init_scale"]] + run.scales[:-1]
+            growths = sum(b > a for a, b in zip(used, run.scales))
+            backoffs = sum(b < a for a, b in zip(used, run.scales))
+            skipped = [i for i, s in enumerate(run.skipped) if s]
+            # PyTorch's gradients at LOW: how far below overflow.
+            torch_used = [SCALER["init_scale"]] + reference.scales[:-1]
+            largest = max(g for g, s in zip(reference.largest, torch_used)
+                          if s == LOW)
+            check(run.scales == reference.scales and
+                  skipped == torch_skipped and growths and backoffs,
+                  f"{label} loss scale after each of {steps} steps equals "
+                  f"GradScaler's: {growths} growths, {backoffs} back-offs, "
+                  f"skipped steps {skipped}; PyTorch's largest scaled "
+                  f"gradient at {pow2(LOW)} {largest / F16_MAX:.2f} of "
+                  f"f16's max")
+        report = amp_mlir.report(trainers[level, dtype].step_text,
+                                 level=level, dtype=dtype)
+        share = report["ideal_fraction"]
+        check(share >= IDEAL_FRACTION and report["low_precision_ops"] > 0,
+              f"{label} report: ideal_fraction {share:.3f} >= "
+              f"{IDEAL_FRACTION:g}, {report['low_precision_ops']} of "
+              f"{report['float_ops']} ops and "
+              f"{report['low_precision_bytes']} bytes in "
+              f"{report['low_precision_type']}")
+        # Against O0 with the same updates (float16: the same skips).
+        if dtype == "float16":
+            baseline, skip = o0_skip_run, set(torch_skipped)
+        else:
+            baseline, skip = o0_run, set()
+        curve = curve_difference(run, baseline, skip)
+        update = update_difference(run, baseline, initial)
+        check(curve > DIFFERS * noise_curve and
+              update > DIFFERS * noise_update,
+              f"{label} differs from O0"
+              f"{' with the same skips' if skip else ''} over {DIFFERS:g}x "
+              f"more than PyTorch fp32 does: step losses by up to "
+              f"{curve:.1e}, update by {update:.1e}; final loss "
+              f"{run.final:.6f} vs {baseline.final:.6f} (rel "
+              f"{rel(run.final, baseline.final):.1e})")
+    print(f"NOTE {name}: {time.monotonic() - start:.1f} s", flush=True)
+
+
+def main():
+    # One thread: lit runs several tests at once.
+    torch.set_num_threads(1)
+    # The compiler's remarks (grouped convolutions kept as loops) are
+    # expected.
+    warnings.simplefilter("ignore", amp_mlir.AmpRemark)
+    for make, steps in ((mlp_case, 40), (cnn_case, 40), (lm_case, 30)):
+        run_case(make(steps))
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
