@@ -52,11 +52,12 @@ using namespace mlir::amp;
 static std::string describeSite(Operation *op) {
   std::string site = "'" + op->getName().getStringRef().str() + "'";
   // A generic says what its body computes: "'linalg.generic' (arith.subf,
-  // arith.mulf)", the elementwise ops of an imported batch norm.
+  // arith.mulf)", the elementwise ops of an imported batch norm (not the
+  // conversions AMP puts at the body's boundary).
   if (isa<linalg::GenericOp>(op)) {
     SmallVector<StringRef> computes;
     for (Operation &inner : op->getRegion(0).front().without_terminator())
-      if (inner.getDialect() && !isa<arith::ConstantOp>(inner) &&
+      if (!isa<arith::ConstantOp, arith::ExtFOp, arith::TruncFOp>(inner) &&
           !llvm::is_contained(computes, inner.getName().getStringRef()))
         computes.push_back(inner.getName().getStringRef());
     if (!computes.empty())
