@@ -309,7 +309,8 @@ def markdown(results):
                 notes.append(note)
             if r.get("ort_casts"):
                 basic, full = r["ort_casts"]
-                notes.append(f"{label}, ONNX Runtime (CPU provider): "
+                notes.append(f"{label}, {r['system']} {r['level']}, ONNX "
+                             f"Runtime (CPU provider): "
                              f"{basic} Cast nodes in the f16 graph it runs, "
                              f"{full} after all its optimisations; the ops "
                              f"between them run in f32")
