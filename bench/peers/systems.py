@@ -387,6 +387,16 @@ def run_autocast(level, work, meta):
     return from_fx(gm), y, None, None, "", baseline
 
 
+def pure_half(model, dtype):
+    """The call of torch-pure-half: MODEL converted whole (in place) to
+    DTYPE, the input cast to it at the entry, the output back to f32."""
+    low = model.to(dtype)
+
+    def forward(inputs):
+        return first(low(inputs.to(dtype))).float()
+    return forward
+
+
 def run_pure_half(level, work, meta):
     """PyTorch's module converted whole to the low type (`.half()`,
     `.bfloat16()`: Apex's and Paddle's O2), run eagerly: the input cast to
@@ -401,12 +411,8 @@ def run_pure_half(level, work, meta):
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[level]
     x = torch.from_numpy(np.load(os.path.join(work, "x.npy")))
     start = time.perf_counter()
-    low = model.to(dtype)
+    forward = pure_half(model, dtype)
     convert_s = time.perf_counter() - start
-
-    def forward(inputs):
-        return first(low(inputs.to(dtype))).float()
-
     with torch.no_grad():
         y = forward(x).numpy()
         gm = _trace(forward, x)
