@@ -53,7 +53,13 @@ Definitions (`measure`):
   in a 16-bit float type (f16, bf16). Counting elements is counting bytes
   at the low type's width, so a tensor kept in f32 does not weigh double;
 - `bytes_moved`: the float bytes compute ops read and write at their
-  stored widths, plus bytes_converted.
+  stored widths, plus bytes_converted;
+- `output_f32_elements`: the elements of the graph's results that a
+  compute op writes in a float type wider than 16 bits (what a system that
+  stores everything low keeps wide because the caller gets it).
+
+`add_caller_casts` adds to a graph whose inputs or results are low the
+conversions its caller makes (ONNX float16 without kept I/O types).
 """
 
 import json
@@ -187,6 +193,8 @@ def measure(graph):
 
     low = total = moved = 0
     compute_ops = low_ops = 0
+    results = set(graph.outputs)
+    output_f32 = 0
     for op in graph.ops:
         if op["kind"] != "compute":
             continue
@@ -207,6 +215,10 @@ def measure(graph):
         if floats:
             compute_ops += 1
             low_ops += all_low
+        for v in op["outputs"]:
+            dtype = stored_as.get(v, values[v][0])
+            if v in results and is_float(dtype) and dtype not in LOW_TYPES:
+                output_f32 += values[v][1]
     return {
         "casts": casts,
         "casts_to_low": casts_to_low,
@@ -220,7 +232,36 @@ def measure(graph):
         "bytes_moved": moved + bytes_converted,
         "compute_ops": compute_ops,
         "low_ops": low_ops,
+        "output_f32_elements": output_f32,
     }
+
+
+def add_caller_casts(graph):
+    """Adds to a neutral graph the conversions its caller makes when the
+    graph's float inputs or results are low (ONNX float16 without kept I/O
+    types): from f32 to each low input that an op reads (constants left
+    out), and from each low result to f32, which becomes the result.
+    Returns the graph."""
+    read = {v for op in graph.ops for v in op["inputs"]}
+    produced = {v for op in graph.ops for v in op["outputs"]}
+    for name in sorted(read - produced):
+        dtype, n, const = graph.values[name]
+        if const or dtype not in LOW_TYPES:
+            continue
+        source = graph.value(f"{name}#caller-f32", "f32", n)
+        graph.ops.insert(0, {"op": "caller cast", "kind": "convert",
+                             "inputs": [source], "outputs": [name],
+                             "contraction": False})
+    outputs = []
+    for name in graph.outputs:
+        dtype, n, _ = graph.values[name]
+        if dtype in LOW_TYPES:
+            wide = graph.value(f"{name}#caller-f32", "f32", n)
+            graph.op("caller cast", "convert", [name], [wide])
+            name = wide
+        outputs.append(name)
+    graph.outputs = outputs
+    return graph
 
 
 def rel_l2(y, reference):

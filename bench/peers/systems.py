@@ -32,7 +32,7 @@ sys.path.insert(0, HERE)
 
 import numpy as np  # noqa: E402
 
-from metrics import measure, rel_l2  # noqa: E402
+from metrics import add_caller_casts, measure, rel_l2  # noqa: E402
 
 # (system, level) rows, in table order.
 SYSTEMS = [
@@ -44,8 +44,16 @@ SYSTEMS = [
     # The same compiler on the ONNX export (amp_mlir.from_onnx), to tell
     # the frontend's part from amp-mlir's.
     ("amp-mlir-onnx", "O2 f16"), ("amp-mlir-onnx", "O2 bf16"),
-    ("onnx-float16", "f16"), ("onnx-auto-mixed", "f16"),
+    ("onnx-float16", "f16"),
+    # The same converter without kept I/O types: the graph's input and
+    # output are f16 (a pure-half anchor; the caller converts).
+    ("onnx-float16-f16io", "f16"),
+    ("onnx-auto-mixed", "f16"),
     ("tvm-relax", "f16"),
+    # The module converted whole (`.half()`, `.bfloat16()`; Apex's and
+    # Paddle's O2): everything low, the input cast at the entry, the output
+    # back to f32. The pure-half anchor of amp-mlir's O2 rows.
+    ("torch-pure-half", "f16"), ("torch-pure-half", "bf16"),
     ("torch-autocast", "f16"), ("torch-autocast", "bf16"),
     ("torch-compile-autocast", "f16"), ("torch-compile-autocast", "bf16"),
     ("iree", "f16"), ("iree", "bf16"),
@@ -297,10 +305,10 @@ def run_onnx(system, level, work, meta):
     x = np.load(os.path.join(work, "x.npy"))
     feed = {model.graph.input[0].name: x}
     start = time.perf_counter()
-    if system == "onnx-float16":
+    if system in ("onnx-float16", "onnx-float16-f16io"):
         from onnxconverter_common import float16
-        converted = float16.convert_float_to_float16(model,
-                                                     keep_io_types=True)
+        converted = float16.convert_float_to_float16(
+            model, keep_io_types=system == "onnx-float16")
     else:
         from onnxconverter_common import auto_mixed_precision
 
@@ -314,8 +322,16 @@ def run_onnx(system, level, work, meta):
     convert_s = time.perf_counter() - start
     session = _ort_session(converted)
     compile_s = time.perf_counter() - start
-    y = session.run(None, feed)[0]
     graph = from_onnx(converted)
+    if system == "onnx-float16-f16io":
+        # The graph's input and output are f16: the caller converts them
+        # (here NumPy), and those conversions are counted as the graph's
+        # own, as the casts keep_io_types inserts are.
+        feed = {name: x.astype(np.float16) for name, x in feed.items()}
+        y = session.run(None, feed)[0].astype(np.float32)
+        add_caller_casts(graph)
+    else:
+        y = session.run(None, feed)[0]
     return (graph, y, convert_s, compile_s,
             {"ort_casts": _ort_casts(converted, work, system)},
             from_onnx(model))
@@ -369,6 +385,41 @@ def run_autocast(level, work, meta):
     with torch.no_grad():
         baseline = from_fx(_trace(model, x))
     return from_fx(gm), y, None, None, "", baseline
+
+
+def pure_half(model, dtype):
+    """The call of torch-pure-half: MODEL converted whole (in place) to
+    DTYPE, the input cast to it at the entry, the output back to f32."""
+    low = model.to(dtype)
+
+    def forward(inputs):
+        return first(low(inputs.to(dtype))).float()
+    return forward
+
+
+def run_pure_half(level, work, meta):
+    """PyTorch's module converted whole to the low type (`.half()`,
+    `.bfloat16()`: Apex's and Paddle's O2), run eagerly: the input cast to
+    the low type at the entry, the output back to f32. The weights are
+    converted once, with the module, not at every call. The graph is a
+    make_fx trace of that call (the entry and exit casts in it)."""
+    import torch
+    from graph_torch import from_fx
+    if meta["spec"].startswith("onnx:"):
+        raise Unavailable("an ONNX file has no PyTorch model")
+    model, _ = load_model(meta["spec"], meta["seed"])
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[level]
+    x = torch.from_numpy(np.load(os.path.join(work, "x.npy")))
+    start = time.perf_counter()
+    forward = pure_half(model, dtype)
+    convert_s = time.perf_counter() - start
+    with torch.no_grad():
+        y = forward(x).numpy()
+        gm = _trace(forward, x)
+    with torch.no_grad():
+        baseline = from_fx(_trace(load_model(meta["spec"], meta["seed"])[0],
+                                  x))
+    return from_fx(gm), y, convert_s, None, "", baseline
 
 
 def _trace(model, x):
@@ -491,12 +542,15 @@ def run(system, level, work):
             result = run_amp_mlir(level, work, meta)
         elif system == "amp-mlir-onnx":
             result = run_amp_mlir(level, work, meta, "model-onnx")
-        elif system in ("onnx-float16", "onnx-auto-mixed"):
+        elif system in ("onnx-float16", "onnx-float16-f16io",
+                        "onnx-auto-mixed"):
             result = run_onnx(system, level, work, meta)
         elif system == "tvm-relax":
             result = run_tvm(level, work, meta)
         elif system == "torch-autocast":
             result = run_autocast(level, work, meta)
+        elif system == "torch-pure-half":
+            result = run_pure_half(level, work, meta)
         elif system == "torch-compile-autocast":
             result = run_compile_autocast(level, work, meta)
         elif system == "iree":

@@ -107,6 +107,33 @@ class Torch(unittest.TestCase):
             self.assertEqual(g.values[g.outputs[0]][0], low)
 
 
+    def test_pure_half(self):
+        # torch-pure-half's call (systems.pure_half): the weights converted
+        # once, with the module, so the trace converts the input at the
+        # entry and the output at the exit, nothing else; everything
+        # computed is stored low.
+        from systems import _trace, pure_half
+        for dtype, low in ((torch.bfloat16, "bf16"), (torch.float16, "f16")):
+            net = torch.nn.Sequential(torch.nn.Linear(8, 16),
+                                      torch.nn.ReLU(),
+                                      torch.nn.Linear(16, 4)).eval()
+            forward = pure_half(net, dtype)
+            with torch.no_grad():
+                g = from_fx(_trace(forward, self.x))
+                y = forward(self.x)
+            self.assertEqual(y.dtype, torch.float32)
+            m = measure(g)
+            self.assertEqual((m["casts"], m["casts_to_low"],
+                              m["casts_from_low"]), (2, 1, 1))
+            self.assertEqual(m["bytes_converted"], (2 * 8 + 2 * 4) * 6)
+            self.assertEqual(m["const_bytes_converted"], 0)
+            self.assertEqual(m["low_fraction"], 1.0)
+            self.assertEqual(g.values[g.outputs[0]][0], "f32")
+            weights = [v for v in g.values.values() if v[2]]
+            self.assertTrue(weights)
+            self.assertTrue(all(v[0] == low for v in weights), weights)
+
+
 class Inductor(unittest.TestCase):
     """graph_inductor.py on what torch.compile generates for the MLP under
     autocast bf16 (Inductor's CPU code generation: needs a C++

@@ -14,7 +14,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from metrics import Graph, measure, numel, rel_l2  # noqa: E402
+from metrics import Graph, add_caller_casts, measure, numel, rel_l2  # noqa: E402
 from graph_mlir import from_mlir, parse_type  # noqa: E402
 
 
@@ -142,6 +142,46 @@ class Metrics(unittest.TestCase):
         self.assertEqual(numel([2, 3, 4]), 24)
         self.assertEqual(numel([2, -1, None, "?"]), 2)
         self.assertEqual(numel([]), 1)
+
+    def test_output_f32_elements(self):
+        # The result written in f32 by a compute op counts; a view's does
+        # not (no compute op writes it), nor a low result.
+        g = chain([("convert", "f16"), ("compute", "f32")])
+        self.assertEqual(measure(g)["output_f32_elements"], 100)
+        g = chain([("convert", "f16"), ("compute", "f16")])
+        self.assertEqual(measure(g)["output_f32_elements"], 0)
+        g = chain([("compute", "f32"), ("view", "f32")])
+        self.assertEqual(measure(g)["output_f32_elements"], 0)
+        # A narrowing epilogue stores the contraction's result low.
+        g = chain([("compute", "f32"), ("convert", "f16")],
+                  contraction_at=(0,))
+        g.outputs = ["v1"]
+        self.assertEqual(measure(g)["output_f32_elements"], 100)
+
+    def test_caller_casts(self):
+        # A graph with an f16 input and result (ONNX float16 without kept
+        # I/O types): the caller's two conversions are added and counted.
+        g = Graph()
+        g.value("x", "f16", 100)
+        g.value("w", "f16", 40, const=True)
+        g.value("y", "f16", 30)
+        g.op("matmul", "compute", ["x", "w"], ["y"], contraction=True)
+        g.outputs = ["y"]
+        self.assertEqual(measure(g)["casts"], 0)
+        m = measure(add_caller_casts(g))
+        self.assertEqual((m["casts"], m["casts_to_low"],
+                          m["casts_from_low"]), (2, 1, 1))
+        # The weight is no input of the call: not converted.
+        self.assertEqual(m["bytes_converted"], (100 + 30) * 6)
+        self.assertEqual(m["const_bytes_converted"], 0)
+        self.assertEqual(m["epilogues"], 0)     # a widening
+        self.assertEqual(m["low_fraction"], 1.0)
+        self.assertEqual(g.values[g.outputs[0]][0], "f32")
+        # f32 inputs and results (kept I/O types) get nothing.
+        g = chain([("convert", "f16"), ("compute", "f16"),
+                   ("convert", "f32")])
+        before = measure(g)
+        self.assertEqual(measure(add_caller_casts(g)), before)
 
     def test_rel_l2(self):
         self.assertEqual(rel_l2([1.0, 2.0], [1.0, 2.0]), 0.0)
@@ -329,53 +369,178 @@ class IreeForm(unittest.TestCase):
 
 
 class VerdictTest(unittest.TestCase):
-    """run.verdict: issue 25's criterion lines, rendered from saved rows."""
+    """run.verdict: issue 25's criterion lines, rendered from saved rows,
+    like compared with like (issue 45)."""
 
     @staticmethod
-    def row(system, level, rel_l2, low=1.0, kib=10.0):
-        return {"system": system, "level": level, "rel_l2": rel_l2,
-                "low_fraction": low, "bytes_converted": kib * 1024}
+    def row(system, level, rel_l2, low=1.0, kib=10.0, **extra):
+        row = {"system": system, "level": level, "rel_l2": rel_l2,
+               "low_fraction": low, "bytes_converted": kib * 1024}
+        row.update(extra)
+        return row
 
     def verdict(self, rows):
         import run
         return run.verdict({"rows": rows})
 
+    def autocast(self, dtype, error, low=0.9, kib=100):
+        return [self.row("torch-autocast", dtype, error, low=low, kib=kib),
+                self.row("torch-compile-autocast", dtype, error, low=low,
+                         kib=kib)]
+
     def test_met_and_not_met(self):
         lines = self.verdict([
             self.row("amp-mlir", "O2 f16", 1e-4),
-            self.row("amp-mlir", "O1 f16", 3e-4),
-            self.row("torch-autocast", "f16", 2e-4, low=0.9, kib=100),
-            self.row("torch-compile-autocast", "f16", 2e-4, low=0.9,
-                     kib=100)])
+            self.row("amp-mlir", "O1 f16", 3e-4, low=0.8),
+            self.row("torch-pure-half", "f16", 2e-4, kib=20),
+            *self.autocast("f16", 2e-4)])
         self.assertTrue(lines[0].endswith(": met"), lines[0])
         self.assertIn("not met: rel L2 3.00e-04 is 1.50x "
                       "torch-compile-autocast f16's", lines[1])
 
-    def test_fp32_compile_row_is_no_anchor(self):
-        # torch.compile ran the model in fp32 (low share 0, rel L2 0):
+    def test_o2_against_pure_half_not_autocast(self):
+        # Three times autocast's error (which keeps its stream f32) but
+        # below the module converted whole: met.
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 bf16", 3e-3, low=0.999),
+            self.row("torch-pure-half", "bf16", 4e-3, kib=20),
+            *self.autocast("bf16", 1e-3, low=1.0)])
+        self.assertTrue(lines[0].endswith(": met"), lines[0])
+        # Above it: not met, and the line names the pure-half anchor.
+        lines = self.verdict([
+            self.row("amp-mlir-onnx", "O2 bf16", 5e-3, low=0.999),
+            self.row("torch-pure-half", "bf16", 4e-3, kib=20),
+            *self.autocast("bf16", 1e-2, low=1.0)])
+        self.assertIn("amp-mlir-onnx O2 bf16", lines[0])
+        self.assertIn("not met: rel L2 5.00e-03 is 1.25x torch-pure-half "
+                      "bf16's (4.00e-03)", lines[0])
+        self.assertNotIn("autocast", lines[0])
+
+    def test_o2_every_pure_half_anchor(self):
+        # In f16 both anchors count; ONNX Runtime's inserted casts are the
+        # documented reason its error can be lower.
+        rows = [self.row("amp-mlir", "O2 f16", 5e-4),
+                self.row("torch-pure-half", "f16", 6e-4, kib=20),
+                self.row("onnx-float16-f16io", "f16", 4e-4, kib=20,
+                         ort_casts=[23, 1])]
+        lines = self.verdict(rows)
+        self.assertIn("not met: rel L2 5.00e-04 is 1.25x "
+                      "onnx-float16-f16io f16's (4.00e-04) (ONNX Runtime's "
+                      "CPU provider runs the ops it has no f16 kernel for "
+                      "in f32, between the 23 casts it inserts", lines[0])
+        self.assertNotIn("torch-pure-half f16's", lines[0])
+        # Without inserted casts, no reason is given.
+        rows[2] = self.row("onnx-float16-f16io", "f16", 4e-4, kib=20)
+        line = self.verdict(rows)[0]
+        self.assertTrue(line.endswith("onnx-float16-f16io f16's "
+                                      "(4.00e-04)"), line)
+
+    def test_anchor_storing_less_low_is_skipped(self):
+        # The pure-half anchor stores less low than amp-mlir's row: its
+        # (lower) error is not compared, and the line says why.
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 bf16", 3e-3, low=0.9995),
+            self.row("torch-pure-half", "bf16", 1e-3, low=0.99, kib=20)])
+        self.assertIn(": rel L2 not judged: no torch-pure-half or "
+                      "onnx-float16-f16io bf16 row stores at least as much "
+                      "low; the other criteria met (torch-pure-half bf16 "
+                      "stores less low (0.9900 < 0.9995)", lines[0])
+        # A failed criterion still fails the line.
+        lines = self.verdict([
+            self.row("amp-mlir", "O2 bf16", 3e-3, low=0.9995, kib=30),
+            self.row("torch-pure-half", "bf16", 1e-3, low=0.99995, kib=20)])
+        self.assertIn("not met: rel L2 3.00e-03 is 3.00x torch-pure-half "
+                      "bf16's", lines[0])
+        self.assertIn("torch-pure-half bf16 converts less (20.0 KiB) at a "
+                      "low share of 1.000", lines[0])
+
+    def test_compile_row_storing_less_is_no_anchor(self):
+        # torch.compile stored nothing low (it ran in fp32: rel L2 0):
         # eager autocast is the anchor instead, and the line says so.
         lines = self.verdict([
-            self.row("amp-mlir", "O1 bf16", 1e-3),
+            self.row("amp-mlir", "O1 bf16", 1e-3, low=0.85),
             self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
             self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
                      kib=0)])
-        self.assertIn(": met (torch-compile-autocast bf16 stores nothing "
-                      "low", lines[0])
+        self.assertIn(": met (torch-compile-autocast bf16 stores less low",
+                      lines[0])
         lines = self.verdict([
-            self.row("amp-mlir", "O1 bf16", 4e-3),
+            self.row("amp-mlir", "O1 bf16", 4e-3, low=0.85),
             self.row("torch-autocast", "bf16", 3e-3, low=0.9, kib=100),
             self.row("torch-compile-autocast", "bf16", 0.0, low=0.0,
                      kib=0)])
         self.assertIn("not met: rel L2 4.00e-03 is 1.33x torch-autocast "
                       "bf16's", lines[0])
+        # O2-autocast: eager first, torch.compile where eager stores less.
+        lines = self.verdict([
+            self.row("amp-mlir", "O2-autocast f16", 2e-4, low=0.84),
+            self.row("torch-autocast", "f16", 1e-4, low=0.83, kib=100),
+            self.row("torch-compile-autocast", "f16", 1.5e-4, low=0.9,
+                     kib=100)])
+        self.assertIn("not met: rel L2 2.00e-04 is 1.33x "
+                      "torch-compile-autocast f16's", lines[0])
+
+    def test_o1_bytes(self):
+        lines = self.verdict([
+            self.row("amp-mlir", "O1 f16", 1e-4, low=0.8, kib=200),
+            *self.autocast("f16", 2e-4)])
+        self.assertIn("not met: converts more than torch-autocast f16 "
+                      "(100.0 KiB)", lines[0])
+
+    def test_low_share_and_its_reason(self):
+        # 0.997 low; the f32 result accounts for the rest: the reason is
+        # in the line, with the link.
+        amp = self.row("amp-mlir", "O2 f16", 1e-4, low=0.997,
+                       low_elements=997, float_elements=1000,
+                       output_f32_elements=3)
+        anchor = self.row("torch-pure-half", "f16", 2e-4, low=0.997, kib=20)
+        line = self.verdict([amp, anchor])[0]
+        self.assertIn("not met: low share 0.9970 is below 0.999 (the f32 "
+                      "it stores is the model's output, 3 elements", line)
+        self.assertIn("(#where-o2s-error-comes-from)", line)
+        # Where the output does not explain it, no reason.
+        amp["output_f32_elements"] = 1
+        line = self.verdict([amp, anchor])[0]
+        self.assertTrue(line.endswith("low share 0.9970 is below 0.999"),
+                        line)
+
+    def test_missing_anchor(self):
+        lines = self.verdict([self.row("amp-mlir", "O2 f16", 1e-4),
+                              *self.autocast("f16", 2e-4, low=1.0)])
+        self.assertIn("not met: no torch-pure-half or onnx-float16-f16io "
+                      "f16 row to compare with", lines[0])
 
     def test_no_verdict_when_the_anchor_fails(self):
         lines = self.verdict([
             self.row("amp-mlir", "O2 f16", 1.0),
-            self.row("torch-autocast", "f16", 1.0, low=0.9, kib=100)])
+            self.row("torch-pure-half", "f16", 1.0, kib=100),
+            self.row("onnx-float16-f16io", "f16", 1e-3, kib=100)])
         self.assertEqual(len(lines), 1)
-        self.assertIn("amp-mlir O2 f16: no verdict: torch-autocast f16's "
+        self.assertIn("amp-mlir O2 f16: no verdict: torch-pure-half f16's "
                       "own rel L2 is 1.0e+00", lines[0])
+
+    def test_rows_without_a_metric(self):
+        # A peer whose bytes or low share could not be measured (None) is
+        # left out of the criteria and rendered as a dash.
+        import run
+        rows = [self.row("amp-mlir", "O2 f16", 1e-4, kib=30,
+                         casts=1, const_bytes_converted=0, convert_s=None,
+                         compile_s=None),
+                self.row("torch-pure-half", "f16", 2e-4, low=None,
+                         casts=None, const_bytes_converted=None,
+                         convert_s=None, compile_s=None),
+                self.row("onnx-float16-f16io", "f16", 3e-4, kib=40,
+                         casts=2, const_bytes_converted=0, convert_s=None,
+                         compile_s=None)]
+        rows[1]["bytes_converted"] = None
+        lines = run.verdict({"rows": rows})
+        self.assertTrue(lines[0].endswith(": met (torch-pure-half f16 has "
+                                          "no low share or error)"),
+                        lines[0])
+        table = run.markdown([{"spec": "torch:models:m", "shape": [1],
+                               "rows": rows}])
+        self.assertIn("| m (1) | torch-pure-half | f16 | – | – | – | – | "
+                      "2.0e-04 |", table)
 
 
 if __name__ == "__main__":
