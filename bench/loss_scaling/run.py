@@ -34,10 +34,13 @@ import argparse
 import ctypes
 import json
 import os
-import platform
 import statistics
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "scripts"))
+import doctables  # noqa: E402
 
 import numpy as np
 
@@ -319,17 +322,6 @@ def bench_kind(rt, kind, size_bytes, tensors, repeat, rng):
     }
 
 
-def cpu_name():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def render(run):
     """The doc table of a kept run: medians, and the range of the ratio
     over the interleaved passes."""
@@ -366,9 +358,6 @@ def main():
     parser.add_argument("--types", default="f32,f16,bf16")
     parser.add_argument("--self-check", action="store_true",
                         help="check results against numpy on tiny sizes")
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
-        os.path.dirname(os.path.abspath(__file__)))), "scripts"))
-    import doctables
     doctables.add_arguments(parser)
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
@@ -390,7 +379,7 @@ def main():
     simd = os.environ.get("AMP_RUNTIME_CPU_SIMD", "")
     print("CPU check-finite-and-unscale vs memcpy: %s, %.0f MiB per type in "
           "%d tensors, median of %d%s"
-          % (cpu_name(), args.size_mib, args.tensors, args.repeat,
+          % (doctables.machine(), args.size_mib, args.tensors, args.repeat,
              ", AMP_RUNTIME_CPU_SIMD=" + simd if simd else ""))
     print("library: %s" % rt.path)
     print()
@@ -400,7 +389,7 @@ def main():
         print("| %s | %.2f | %.2f | %.2f | %s |"
               % (r["type"], r["unscale_gbps"], r["memcpy_gbps"], r["ratio"],
                  "yes" if r["ratio"] >= 0.8 else "NO"))
-    run = {"cpu": cpu_name(), "library": rt.path,
+    run = {"cpu": doctables.machine(), "library": rt.path,
            "size_mib": args.size_mib, "tensors": args.tensors,
            "repeat": args.repeat, "simd_env": simd, "results": results}
     if args.json:
