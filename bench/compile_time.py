@@ -50,16 +50,31 @@ NAMES = {
 }
 STAGES = ("parse", "AMP passes", "lowering", "LLVM IR translation",
           "LLVM optimization", "machine code")
-def write_model(name, path):
-    if name == "tosa-transformer":
-        with open(path, "w") as f:
-            subprocess.run([sys.executable,
-                            os.path.join(ROOT, "bench", "generate.py"),
-                            "transformer", "--dialect", "tosa", "--blocks",
-                            "64"], stdout=f, check=True)
-        return
+# The reference in the same run: torch.compile (Inductor, CPU) of the same
+# model under autocast in the same type, the CPU seconds of its first call
+# less those of the second (the compilation), in a fresh process with
+# Inductor's compile workers kept in it (TORCHINDUCTOR_COMPILE_THREADS=1),
+# so that process CPU time counts all of it, and with a cold cache.
+INDUCTOR = r"""
+import sys, time, torch
+sys.path.insert(0, sys.argv[3])
+import compile_time
+net, x = compile_time.torch_model(sys.argv[1])
+dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[sys.argv[2]]
+def run(x):
+    with torch.autocast("cpu", dtype=dtype):
+        return net(x)
+compiled = torch.compile(run)
+with torch.no_grad():
+    t0 = time.process_time(); compiled(x); t1 = time.process_time()
+    compiled(x); t2 = time.process_time()
+print((t1 - t0) - (t2 - t1))
+"""
+
+
+def torch_model(name):
+    """The PyTorch model and input of `name` (resnet18, vit), seeded."""
     import torch
-    import amp_mlir
     torch.manual_seed(0)
     if name == "resnet18":
         import torchvision
@@ -68,9 +83,39 @@ def write_model(name, path):
         import timm
         net = timm.create_model("vit_tiny_patch16_224", pretrained=False,
                                 img_size=64, patch_size=8, num_classes=10)
-    x = torch.randn(2, 3, 64, 64)
+    return net.eval(), torch.randn(2, 3, 64, 64)
+
+
+def inductor_seconds(name, dtype):
+    """CPU seconds of Inductor's compilation of the model (INDUCTOR), cold:
+    an empty cache directory of its own and the FX graph and autograd
+    caches off, as amp-mlir's JIT, which caches nothing between
+    processes."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, TORCHINDUCTOR_COMPILE_THREADS="1",
+                   TORCHINDUCTOR_CACHE_DIR=cache,
+                   TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+                   TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+        out = subprocess.run([sys.executable, "-W", "ignore", "-c",
+                              INDUCTOR, name, dtype,
+                              os.path.dirname(__file__)],
+                             capture_output=True, text=True, check=True,
+                             env=env).stdout
+    return float(out.strip().splitlines()[-1])
+
+
+def write_model(name, path):
+    if name == "tosa-transformer":
+        with open(path, "w") as f:
+            subprocess.run([sys.executable,
+                            os.path.join(ROOT, "bench", "generate.py"),
+                            "transformer", "--dialect", "tosa", "--blocks",
+                            "64"], stdout=f, check=True)
+        return
+    import amp_mlir
+    net, x = torch_model(name)
     with open(path, "w") as f:
-        f.write(amp_mlir.from_torch(net.eval(), x))
+        f.write(amp_mlir.from_torch(net, x))
 
 
 def amp_run(amp_run_path, model, dtype, target, repeat_calls=0):
@@ -115,6 +160,11 @@ def measure(amp_run_path, models, targets, repeat):
                     results[f"{model} {dtype} {target}"] = {
                         "stages": stages, "jit": runs[-1][1],
                         "run_seconds": runs[-1][2]}
+                    if target == "cpu" and model != "tosa-transformer":
+                        # One cold compilation (tens of seconds each).
+                        results[f"{model} {dtype} {target}"][
+                            "inductor_seconds"] = inductor_seconds(model,
+                                                                   dtype)
                     print(f"{model} {dtype} {target}: "
                           f"{sum(stages.values()):.2f} s ({runs[-1][1]})",
                           file=sys.stderr)
@@ -127,20 +177,39 @@ def fmt(seconds):
 
 def render(run):
     head = ("| model | target | type | " + " | ".join(STAGES) +
-            " | total | one call |")
+            " | total | one call | Inductor, same run |")
     lines = [f"Measured on {run['machine']}, CPU seconds, median of "
-             f"{run['repeat']} compilations:", "", head,
-             "|---|---|---|" + "---:|" * (len(STAGES) + 2)]
+             f"{run['repeat']} compilations; the last column is "
+             f"torch.compile (Inductor, CPU) of the same PyTorch model under "
+             f"autocast in the same type, in the same run: one cold "
+             f"compilation (empty caches), its first call's CPU seconds "
+             f"less its second's:", "", head,
+             "|---|---|---|" + "---:|" * (len(STAGES) + 3)]
     for key, result in run["results"].items():
         # Runs before the GPU column were of the CPU only.
         model, dtype, target = (key.split(" ") + ["cpu"])[:3]
         stages = result["stages"]
         call = result["run_seconds"]
+        inductor = result.get("inductor_seconds")
         lines.append(
             f"| {NAMES[model]} | {target} | {dtype} | " +
             " | ".join(fmt(stages[s]) for s in STAGES) +
             f" | **{fmt(sum(stages.values()))}** | "
-            f"{'-' if call is None else fmt(call)} |")
+            f"{'-' if call is None else fmt(call)} | "
+            f"{fmt(inductor) if inductor is not None else '-'} |")
+    ratios = [f"{key.split(' ')[0]} {key.split(' ')[1]} "
+              f"{sum(r['stages'].values()) / r['inductor_seconds']:.2f}×"
+              for key, r in run["results"].items()
+              if r.get("inductor_seconds")]
+    if ratios:
+        longest = max(run["results"].items(),
+                      key=lambda item: sum(item[1]["stages"].values()))
+        lines += ["", "amp-mlir's CPU compilation (total) against Inductor's "
+                  "of the same model in the same type: " +
+                  ", ".join(ratios) + f". The longest compilation of the "
+                  f"run: {NAMES[longest[0].split(' ')[0]]}, "
+                  f"{longest[0].split(' ')[2]} {longest[0].split(' ')[1]}, "
+                  f"{fmt(sum(longest[1]['stages'].values()))} s."]
     return "\n".join(lines) + "\n"
 
 
