@@ -135,15 +135,14 @@ def main():
     status = 0
     if args.check:
         # The measured models only: --models may measure a part of it.
-        fresh = {m: results[m] for m in results}
-        missing = [m for m in fresh if m not in kept["models"]]
+        missing = [m for m in results if m not in kept["models"]]
         if missing:
             print(f"{SCRIPT}: no kept run of {', '.join(missing)} in "
                   f"{args.kept}; make it with --update-doc without --check")
             return 1
         status = doctables.check_run(
-            {m: kept["models"][m] for m in fresh}, fresh, compare_rule, SCRIPT,
-            args.kept)
+            {m: kept["models"][m] for m in results}, results, compare_rule,
+            SCRIPT, args.kept)
     else:
         kept["models"].update(results)
         kept["machine"] = doctables.machine()

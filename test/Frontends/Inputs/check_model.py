@@ -496,7 +496,7 @@ def main():
     if not args.check:
         doctables.keep_run(kept_path, run)
         print(f"check_model.py: kept the run in {kept_path}")
-        kept = run
+        kept, status = run, 0
     else:
         if not os.path.exists(kept_path):
             print(f"check_model.py: no kept run {kept_path}; make it with "
@@ -506,12 +506,8 @@ def main():
             kept = json.load(f)
         status = doctables.check_run(kept, run, compare_rule, SCRIPT,
                                      kept_path)
-        if status:
-            update_doc(args.update_doc, args.model, kept["errors"],
-                       kept["reports"], kept["bounds"], True)
-            return status
-    return update_doc(args.update_doc, args.model, kept["errors"],
-                      kept["reports"], kept["bounds"], args.check)
+    return status | update_doc(args.update_doc, args.model, kept["errors"],
+                               kept["reports"], kept["bounds"], args.check)
 
 
 if __name__ == "__main__":

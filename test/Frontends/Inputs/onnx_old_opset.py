@@ -50,18 +50,25 @@ def show(error):
           f"{str(error).splitlines()[0][:300]}")
 
 
-# As it is: torch-mlir leaves the old ops unlowered.
-try:
-    amp_mlir.from_onnx(model, opset=9)
-    print("opset=9: imported")
-except amp_mlir.UnsupportedOpError as error:
-    show(error)
+def import_as_is_then_converted(model, opset, label):
+    """Imports MODEL at its own OPSET (printing the error torch-mlir's
+    importer gives), then with from_onnx's conversion (printing its
+    remarks); the converted module's text."""
+    try:
+        amp_mlir.from_onnx(model, opset=opset)
+        print(f"{label}: imported")
+    except amp_mlir.UnsupportedOpError as error:
+        show(error)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        text = amp_mlir.from_onnx(model)
+    for w in caught:
+        print(f"{w.category.__name__}: {w.message}")
+    return text
 
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    text = amp_mlir.from_onnx(model)
-for w in caught:
-    print(f"{w.category.__name__}: {w.message}")
+
+# As it is: torch-mlir leaves the old ops unlowered.
+text = import_as_is_then_converted(model, 9, "opset=9")
 print("the model passed is unchanged: opset",
       model.opset_import[0].version)
 
@@ -86,16 +93,7 @@ graph = helper.make_graph(
     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 5])])
 softsign = helper.make_model(graph,
                              opset_imports=[helper.make_opsetid("", 18)])
-try:
-    amp_mlir.from_onnx(softsign, opset=18)
-    print("Softsign, opset=18: imported")
-except amp_mlir.UnsupportedOpError as error:
-    show(error)
-with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    text = amp_mlir.from_onnx(softsign)
-for w in caught:
-    print(f"{w.category.__name__}: {w.message}")
+text = import_as_is_then_converted(softsign, 18, "Softsign, opset=18")
 x = rng.standard_normal((4, 5)).astype(np.float32)
 y = amp_mlir.compile(text, level="O0").main(x)
 print(f"Softsign at O0: max |difference| from NumPy "
