@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 9
+#define AMP_RUNNER_CAPI_VERSION 10
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -135,6 +135,12 @@ typedef struct AmpRunnerCompileOptions {
                                    ("libraries=false": generated loops
                                    instead of the CPU library's calls);
                                    target "cpu" only. Since version 9. */
+  const char *recordRanges;   /**< NULL/"": off; a function name (level O0
+                                   only): that entry also returns a
+                                   tensor<Nxf32>, the largest finite
+                                   magnitude of each of its N float tensors
+                                   (amp-record-ranges), for a calibration
+                                   file. Since version 10. */
 } AmpRunnerCompileOptions;
 
 /** A JIT-compiled entry function. */

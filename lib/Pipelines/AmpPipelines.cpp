@@ -14,6 +14,12 @@ using namespace mlir;
 using namespace mlir::amp;
 
 void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
+  // Calibrated ranges name the values of the module as written: first.
+  if (!options.calibration.empty()) {
+    AmpApplyRangesPassOptions ranges;
+    ranges.calibration = options.calibration;
+    pm.addPass(createAmpApplyRangesPass(ranges));
+  }
   // Weights held in constant ml_program globals become constants, which the
   // policies convert at compile time.
   pm.addPass(createAmpInlineGlobalConstantsPass());

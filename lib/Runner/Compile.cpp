@@ -364,6 +364,30 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   OwningOpRef<ModuleOp> copy(module.clone());
   ErrorCollector errors(context);
   PassTiming passTiming(options.timing);
+  // Range calibration: the f32 module, instrumented.
+  if (!options.recordRanges.empty()) {
+    if (options.level != Level::O0)
+      return makeError("recording ranges runs the module as written: "
+                       "level O0, not " +
+                       getVariantLabel(options.level, ""));
+    auto recorded = llvm::find_if(lowered.entries, [&](const LoweredEntry &e) {
+      return e.signature.name == options.recordRanges;
+    });
+    if (recorded == lowered.entries.end())
+      return makeError("recording ranges of '@" + options.recordRanges +
+                       "', which is not an entry of this compilation");
+    PassManager pm(context);
+    AmpRecordRangesPassOptions record;
+    record.function = options.recordRanges;
+    pm.addPass(createAmpRecordRangesPass(record));
+    if (failed(pm.run(*copy)))
+      return makeError("amp-record-ranges failed" + errors.str());
+    Expected<Signature> after =
+        getEntrySignature(*copy, options.recordRanges, "the module");
+    if (!after)
+      return after.takeError();
+    recorded->signature.results = after->results;
+  }
   // The AMP level.
   if (options.level != Level::O0) {
     std::string label = getVariantLabel(options.level, getDtypeLabel(options));

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 9
+API_VERSION = 10
 
 
 class CompileOptions(ctypes.Structure):
@@ -20,6 +20,7 @@ class CompileOptions(ctypes.Structure):
         ("rounding", ctypes.c_char_p),
         ("timing", ctypes.c_char_p),
         ("cpuOptions", ctypes.c_char_p),
+        ("recordRanges", ctypes.c_char_p),
     ]
 
 
@@ -90,7 +91,7 @@ def compile_options(options):
         None if options.get(key) is None else str(options[key]).encode()
         for key in ("level", "dtype", "amp_options", "target", "gpu_options",
                     "runtime_library", "check_nan_inf", "rounding",
-                    "timing", "cpu_options")])
+                    "timing", "cpu_options", "record_ranges")])
 
 
 def option_values(option):

@@ -669,7 +669,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
             loss_scaling=None, amp_options=None, gpu_options=None,
             runtime_library=None, entries=None, arg_precision=None,
             check_nan_inf=False, explain=False, rounding=None, output=None,
-            timing=False, cpu_options=None):
+            timing=False, cpu_options=None, calibration=None):
     """Compiles an MLIR module (text or path) under an AMP level.
 
     level: 'O0' (as written), 'O1' or 'O2'. dtype: 'float16'/'fp16'/'f16',
@@ -725,6 +725,17 @@ def compile(module, level="O2", dtype=None, target="cpu",
     it loaded (amp_mlir.load), called the same way. entries then chooses
     the functions exported (default: every public one).
 
+    calibration: range calibration of O1/O2, for models whose activations
+    outgrow the low type (f16's 65504). A list of inputs of the calibrated
+    function (each a tuple of arrays, one per argument, or an array when it
+    takes one), which record_ranges runs in f32; or what record_ranges
+    returned; or the path of such a JSON file. Ops that read or compute a
+    tensor larger than the low type's largest finite value divided by
+    calibration-margin (4 by default; in amp_options) stay in f32 (or bf16:
+    calibration-fallback=bf16 in amp_options), each with an AmpRemark. The
+    calibrated function is the one in entries, else the module's only
+    public function.
+
     Returns a CompiledModule (an AotLibrary with output). Raises AmpError
     with the diagnostics when a stage fails, ValueError for a bad option.
     """
@@ -767,6 +778,55 @@ def compile(module, level="O2", dtype=None, target="cpu",
     if explain:
         amp_text = f"{amp_text} explain=true" if amp_text else "explain=true"
     text, name = _read_module(module)
+    calibration_dir = None
+    if calibration is not None:
+        if level == "O0":
+            raise ValueError("calibration keeps the ops of O1/O2 within the "
+                             "low type's range: level O0 has no low type")
+        if amp_text and re.search(r"(^|\s)calibration=", amp_text):
+            raise ValueError("give calibration once: as compile()'s "
+                             "calibration, not also in amp_options")
+        if entries is not None and (isinstance(entries, str) or
+                                    len(entries) != 1):
+            raise ValueError("calibration ranges one function: entries must "
+                             "name one, not " + repr(entries))
+        if isinstance(calibration, (str, Path)):
+            path = Path(calibration)
+        else:
+            ranges = calibration if isinstance(calibration, dict) else \
+                record_ranges(text, calibration,
+                              entries[0] if entries else None, name=name)
+            import tempfile
+            calibration_dir = tempfile.mkdtemp(prefix="amp-calibration-")
+            path = Path(calibration_dir) / "ranges.json"
+            path.write_text(json.dumps(ranges))
+        if re.search(r"\s", str(path)):
+            raise ValueError(f"calibration file path {str(path)!r} has "
+                             f"spaces, which the pass options cannot take")
+        option = f"calibration={path}"
+        amp_text = f"{amp_text} {option}" if amp_text else option
+    try:
+        result = _compile_module(
+            text, name, level, dtype, target, amp_text, check_nan_inf,
+            checks, explain, timing, output, gpu_options, cpu_options,
+            entries, rounding, runtime_library)
+    except BaseException:
+        if calibration_dir:
+            import shutil
+            shutil.rmtree(calibration_dir, ignore_errors=True)
+        raise
+    if calibration_dir:
+        import shutil
+        import weakref
+        # JIT compilation is lazy: the file lives as long as the module.
+        weakref.finalize(result, shutil.rmtree, calibration_dir, True)
+    return result
+
+
+def _compile_module(text, name, level, dtype, target, amp_text, check_nan_inf,
+                    checks, explain, timing, output, gpu_options, cpu_options,
+                    entries, rounding, runtime_library):
+    """compile() after its options are checked."""
     if output is not None:
         if checks[check_nan_inf]:
             raise ValueError("check_nan_inf needs the JIT: leave output out")
@@ -818,6 +878,53 @@ def compile(module, level="O2", dtype=None, target="cpu",
     for entry in entries or []:
         compiled[entry]
     return compiled
+
+
+def _calibration_entry(parsed, entry):
+    """The function a calibration is about: `entry`, else the only one."""
+    names = parsed.function_names()
+    if entry is not None:
+        if entry not in names:
+            raise ValueError(f"no function '@{entry}' to calibrate "
+                             f"(functions: {', '.join(names)})")
+        return entry
+    if len(names) != 1:
+        raise ValueError(f"calibration ranges one function, and the module "
+                         f"has {len(names)} ({', '.join(names)}): name it "
+                         f"(entries=['{(names or ['f'])[0]}'])")
+    return names[0]
+
+
+def record_ranges(module, inputs, entry=None, *, name=None):
+    """Runs the function `entry` (default: the module's only one) of
+    `module` as written, in f32 on the CPU, once per input of `inputs` (each
+    a tuple of arrays, one per argument, or an array when it takes one), and
+    returns the largest finite magnitude of each of its float tensors over
+    all runs: ``{"function": entry, "absmax": [...]}``, in the order of
+    amp-record-ranges. compile(..., calibration=) takes it, and
+    ``amp-opt --amp-o2="calibration=FILE"`` its JSON."""
+    text, module_name = _read_module(module)
+    parsed = _ParsedModule(text, name or module_name)
+    entry = _calibration_entry(parsed, entry)
+    inputs = list(inputs)
+    if not inputs:
+        raise ValueError("record_ranges needs at least one input")
+    options = {"level": "O0", "dtype": None, "target": "cpu",
+               "record_ranges": entry}
+    try:
+        options["runtime_library"] = str(_paths.library("libamp_runtime.so"))
+    except _paths.ToolsNotFound:
+        pass
+    function = CompiledModule(parsed, name or module_name, options)[entry]
+    maxima = None
+    for args in inputs:
+        if not isinstance(args, (tuple, list)):
+            args = (args,)
+        results = function(*args)
+        ranges = np.asarray(results[-1] if isinstance(results, tuple)
+                            else results, dtype=np.float32)
+        maxima = ranges if maxima is None else np.maximum(maxima, ranges)
+    return {"function": entry, "absmax": [float(v) for v in maxima]}
 
 
 def _compile_library(text, name, output, level, dtype, amp_text, target,

@@ -23,11 +23,14 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -168,6 +171,14 @@ static cl::opt<std::string>
            cl::desc("JIT for the host CPU and its features (host) or for the "
                     "generic CPU of its triple (generic)"),
            cl::init("host"), cl::Hidden, cl::cat(category));
+
+static cl::opt<std::string> recordRanges(
+    "record-ranges",
+    cl::desc("Range calibration: run the function as written (f32; --level "
+             "does not apply) on the inputs and write the largest finite "
+             "magnitude of each of its float tensors to FILE (JSON), which "
+             "--calibration=FILE (an option of --amp-o1/--amp-o2) reads"),
+    cl::value_desc("file.json"), cl::cat(category));
 
 /// Prints `amp-run: error: <message>` and returns exit code 1.
 static int fail(const llvm::Twine &message) {
@@ -458,6 +469,58 @@ int main(int argc, char **argv) {
     if (dynamicSize < 0)
       return fail("--dynamic-size must be at least 0");
     inputs = makeRandomInputs(*signature, seed, dynamicSize);
+  }
+
+  // Range calibration: the module as written, instrumented.
+  if (!recordRanges.empty()) {
+    SmallVector<std::string> excluded;
+    if (compare)
+      excluded.push_back("--compare");
+    if (repeat)
+      excluded.push_back("--repeat");
+    if (compileOnly)
+      excluded.push_back("--compile-only");
+    if (!outputFiles.empty() || !outputDir.empty())
+      excluded.push_back("--outputs/--output-dir");
+    if (checkNanInf.getNumOccurrences())
+      excluded.push_back("--check-nan-inf");
+    if (*target != Target::Cpu)
+      excluded.push_back("--target=" + targetName.getValue());
+    if (!excluded.empty())
+      return fail("--record-ranges runs the module as written on the CPU "
+                  "and writes its ranges: it excludes " +
+                  llvm::join(excluded, ", "));
+    CompileOptions record;
+    record.level = Level::O0;
+    record.recordRanges = signature->name;
+    record.runtimeLibrary = runtimePath;
+    record.hostCpuFeatures = jitCpu == "host";
+    auto recorder = Executable::compile(**module, signature->name, record);
+    if (!recorder)
+      return fail(recorder.takeError());
+    auto ran = (*recorder)->run(inputs);
+    if (!ran)
+      return fail(ran.takeError());
+    const HostTensor &maxima = ran->back();
+    int64_t count = maxima.getType().getNumElements();
+    const float *values = static_cast<const float *>(maxima.getData());
+    std::error_code ec;
+    llvm::raw_fd_ostream file(recordRanges, ec);
+    if (ec)
+      return fail("cannot write --record-ranges '" + recordRanges +
+                  "': " + ec.message());
+    llvm::json::Array absmax;
+    for (int64_t i = 0; i < count; ++i)
+      absmax.push_back(static_cast<double>(values[i]));
+    file << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
+                                         {"function", signature->name},
+                                         {"absmax", std::move(absmax)}}));
+    float largest = count ? *std::max_element(values, values + count) : 0;
+    llvm::outs() << "amp-run: @" << signature->name << " in " << inputFilename
+                 << ", recorded the ranges of " << count
+                 << " float tensors (the largest " << formatNumber(largest)
+                 << ") to " << recordRanges << '\n';
+    return 0;
   }
 
   // Compile and run the level, and the fp32 original if needed.

@@ -14,11 +14,13 @@ include "amp/Dialect/Amp/Transforms/PassOptions.td"
 
 // Every option of the AMP pipeline, in the order --help lists them.
 defvar AmpLevelOptions = !listconcat(AmpDecisionOptions, AmpOutputOptions,
-                                     AmpTrainingOptions, AmpStageOptions);
+                                     AmpCalibrationOptions, AmpTrainingOptions,
+                                     AmpStageOptions);
 
 class AmpLevelPass<string arg, string level> : Pass<arg, "::mlir::ModuleOp"> {
   let description = [{
     The AMP pipeline of level }] # level # [{, as one pass over the module:
+    calibrated ranges attached (`amp-apply-ranges`, with `calibration`),
     constant `ml_program` globals inlined (`amp-inline-global-constants`),
     training steps built from forward-backward functions (`amp-training`,
     with `scaler` and `data-parallel`), then the precision stages

@@ -209,6 +209,11 @@ struct CompileOptions {
   /// How low-precision values are rounded (the `rounding` option of the AMP
   /// and lowering pipelines); none: the AMP pipeline's default (once).
   std::optional<amp::RoundingMode> rounding;
+  /// Range calibration (level O0 only): the entry function of this name
+  /// gets one more result, a tensor<Nxf32> of the largest finite magnitude
+  /// of each of its N float tensors (amp-record-ranges), which a
+  /// calibration file for amp-apply-ranges holds.
+  std::string recordRanges;
   /// When set, the text the AMP pipeline writes to stderr or stdout (see
   /// CapturedOutput) is appended here instead, for callers that route it
   /// themselves (the C API); null (amp-run): the streams.

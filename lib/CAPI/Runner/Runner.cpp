@@ -387,6 +387,11 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
                   failure());
   }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
+  compileOptions.recordRanges = orDefault(options->recordRanges, "").str();
+  if (!compileOptions.recordRanges.empty() && compileOptions.level != Level::O0)
+    return fail("recordRanges runs the module as written: level O0, not " +
+                    level,
+                failure());
   StringRef checkNanInf = orDefault(options->checkNanInf, "");
   if (!checkNanInf.empty()) {
     std::optional<CheckNanInf> check = parseCheckNanInf(checkNanInf);

@@ -130,8 +130,10 @@ struct TextOptions {
   std::string level = "O1", dtype, useFp16Guard = "auto", policyFile,
               placement = "auto", lossScaling = "auto", argPrecision = "keep",
               rounding = "once", fp8Format = "hybrid", fp8Scaling = "delayed",
-              fp8AmaxCompute = "max", fp8CostModel = "none";
+              fp8AmaxCompute = "max", fp8CostModel = "none",
+              calibrationFallback = "f32";
   std::vector<std::string> customWhiteList, customBlackList;
+  double calibrationMargin = 4.0;
   bool explain = false;
   F64Computations f64 = F64Computations::Demote;
   int fp8Margin = 0;
@@ -150,8 +152,11 @@ TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
   options.argPrecision = ArgPrecision::Low;
   options.rounding = RoundingMode::PerOp;
   options.f64 = F64Computations::Keep;
+  options.calibrationMargin = 8;
+  options.calibrationFallback = CalibrationFallback::BF16;
   TextOptions text;
   unbindAmpDecisionOptions(options, text);
+  EXPECT_EQ(text.calibrationFallback, "bf16");
   EXPECT_EQ(text.level, "O2");
   EXPECT_EQ(text.dtype, "bf16");
   EXPECT_EQ(text.rounding, "per-op");
@@ -167,6 +172,8 @@ TEST(OptionsTest, UnbindThenBindIsTheIdentity) {
   EXPECT_EQ(back.argPrecision, options.argPrecision);
   EXPECT_EQ(back.rounding, options.rounding);
   EXPECT_EQ(back.f64, options.f64);
+  EXPECT_EQ(back.calibrationMargin, 8);
+  EXPECT_EQ(back.calibrationFallback, CalibrationFallback::BF16);
   EXPECT_FALSE(back.fp8.has_value());
 }
 

@@ -119,13 +119,23 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                              << "' must be a unit attribute on an f32 constant";
     return success();
   }
+  if (attr.getName() == kAbsMaxAttrName) {
+    auto maxima = dyn_cast<DenseF32ArrayAttr>(attr.getValue());
+    if (!maxima || maxima.size() != static_cast<int64_t>(op->getNumResults()))
+      return op->emitError()
+             << "'" << kAbsMaxAttrName
+             << "' must be an array<f32> with one entry per result ("
+             << op->getNumResults() << "), got " << attr.getValue();
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
                          << "', '" << kStreamOrderedAttrName << "', '"
                          << kNanInfSitesAttrName << "', '" << kOptimizerAttrName
                          << "', '" << kLossScalingAttrName << "', '"
-                         << kFloat8SourceAttrName << "')";
+                         << kFloat8SourceAttrName << "', '" << kAbsMaxAttrName
+                         << "')";
 }
 
 namespace {
@@ -172,7 +182,7 @@ LogicalResult verifyConventionAttr(Operation *op, NamedAttribute attr,
 std::string conventionNames(bool onArgument) {
   std::string names;
   if (onArgument)
-    names = "'amp.master'";
+    names = "'amp.master', 'amp.absmax'";
   for (const ConventionAttr &c : kConventionAttrs) {
     if (onArgument ? !c.onArgument : !c.onResult)
       continue;
@@ -196,6 +206,13 @@ LogicalResult AmpDialect::verifyRegionArgAttribute(Operation *op,
                                                    unsigned regionIndex,
                                                    unsigned argIndex,
                                                    NamedAttribute attr) {
+  if (attr.getName() == kAbsMaxAttrName) {
+    if (!isa<FloatAttr>(attr.getValue()))
+      return op->emitError()
+             << "'" << kAbsMaxAttrName
+             << "' on an argument must be a float, got " << attr.getValue();
+    return success();
+  }
   if (attr.getName() != kMasterAttrName)
     return verifyConventionAttr(op, attr, /*onArgument=*/true,
                                 conventionNames(true));

@@ -7,6 +7,7 @@
 
 #include "ConstantUtils.h"
 #include "DemoteF64.h"
+#include "Ranges.h"
 #include "ReportUtils.h"
 #include "TrainingSteps.h"
 #include "amp/Analysis/CastPlacement.h"
@@ -30,6 +31,7 @@
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Support/Format.h"
 
 #include <functional>
 
@@ -215,6 +217,13 @@ private:
   /// type's largest finite value instead: the value it is stored as.
   void saturateCapturedMasks(Operation *op, FloatType lowType,
                              RewriterBase &rewriter);
+  /// With calibrated ranges (amp.absmax): the precision of an op that reads
+  /// or computes a tensor beyond the low type's largest finite value /
+  /// calibration-margin (calibration-fallback, else f32), with a remark on
+  /// the op (once); nullopt when its tensors fit or were not calibrated.
+  std::optional<Decision> decideFromRanges(Operation *op,
+                                           AmpPrecisionOpInterface iface);
+  llvm::DenseSet<Operation *> rangeRemarks;
   /// True if `value` is the scaled loss seed (an amp.scale_loss result) or
   /// scalar (0-d) arithmetic on it.
   bool isLossScaleScalar(Value value);
@@ -735,6 +744,58 @@ bool AutoMixedPrecision::isLossScaleScalar(Value value) {
   return result;
 }
 
+/// The largest finite value of `precision`.
+static double getLargestFinite(MLIRContext *context, Precision precision) {
+  return APFloat::getLargest(
+             getFloatType(context, precision).getFloatSemantics())
+      .convertToDouble();
+}
+
+std::optional<Decision>
+AutoMixedPrecision::decideFromRanges(Operation *op,
+                                     AmpPrecisionOpInterface iface) {
+  // The largest calibrated magnitude among the op's tensors, and which.
+  double largest = -1;
+  std::string which;
+  auto consider = [&](Value value, const Twine &what) {
+    std::optional<double> max = getCalibratedAbsMax(value);
+    if (max && *max > largest) {
+      largest = *max;
+      which = what.str();
+    }
+  };
+  for (OpOperand &operand : op->getOpOperands())
+    if (!iface.operandMustStayF32(operand.getOperandNumber()))
+      consider(operand.get(), "operand #" + Twine(operand.getOperandNumber()));
+  for (OpResult result : op->getResults())
+    consider(result, "result #" + Twine(result.getResultNumber()));
+  if (largest < 0)
+    return std::nullopt;
+  double margin = options.calibrationMargin;
+  auto fits = [&](Precision precision) {
+    return largest <= getLargestFinite(context, precision) / margin;
+  };
+  Precision low = policy.dtype;
+  if (fits(low))
+    return std::nullopt;
+  Precision fallback = Precision::f32;
+  if (options.calibrationFallback == CalibrationFallback::BF16 &&
+      low != Precision::bf16 && fits(Precision::bf16))
+    fallback = Precision::bf16;
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  os << "calibration: its " << which << " reaches "
+     << llvm::format("%.3g", largest) << ", beyond " << stringifyPrecision(low)
+     << "'s largest finite value "
+     << llvm::format("%.6g", getLargestFinite(context, low)) << " / margin "
+     << llvm::format("%g", margin);
+  // With explain, the decision's own remark says it.
+  if (!options.explain && rangeRemarks.insert(op).second)
+    op->emitRemark() << "amp: kept in " << stringifyPrecision(fallback)
+                     << " by " << reason;
+  return Decision{fallback, reason};
+}
+
 Decision AutoMixedPrecision::decide(Operation *op,
                                     AmpPrecisionOpInterface iface,
                                     ArrayRef<Type> operandTypes,
@@ -776,6 +837,8 @@ Decision AutoMixedPrecision::decide(Operation *op,
                    [&](Value v) { return isLossScaleScalar(v); }))
     return {Precision::f32, "scalar arithmetic on the scaled loss seed "
                             "(the loss scale may not fit the low type)"};
+  if (std::optional<Decision> ranged = decideFromRanges(op, iface))
+    return *ranged;
   if (!policy.blackList.empty() && policy.blackList.contains(name))
     return {Precision::f32, "custom black list"};
   if (useGuard && !op->getParentOfType<Fp16GuardOp>())
@@ -1175,6 +1238,14 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       });
   }
 
+  // The calibrated ranges have been read: they name results by position,
+  // which later rewrites do not keep.
+  module.walk([](Operation *op) {
+    op->removeAttr(AmpDialect::kAbsMaxAttrName);
+    if (auto function = dyn_cast<FunctionOpInterface>(op))
+      for (unsigned i = 0, e = function.getNumArguments(); i < e; ++i)
+        function.removeArgAttr(i, AmpDialect::kAbsMaxAttrName);
+  });
   module->setAttr(
       AmpDialect::kRoundingAttrName,
       StringAttr::get(&getContext(), stringifyOptionValue(options.rounding)));

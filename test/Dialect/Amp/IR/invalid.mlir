@@ -301,8 +301,31 @@ func.func @precision_pin_type(%a: f32) {
 
 // -----
 
+func.func @absmax_not_array(%a: f32) {
+  // expected-error @+1 {{'amp.absmax' must be an array<f32> with one entry per result (1), got 3.000000e+00 : f32}}
+  %0 = arith.addf %a, %a {amp.absmax = 3.0 : f32} : f32
+  return
+}
+
+// -----
+
+func.func @absmax_entries(%a: f32) {
+  // expected-error @+1 {{'amp.absmax' must be an array<f32> with one entry per result (1), got array<f32: 1.000000e+00, 2.000000e+00>}}
+  %0 = arith.addf %a, %a {amp.absmax = array<f32: 1.0, 2.0>} : f32
+  return
+}
+
+// -----
+
+// expected-error @+1 {{'amp.absmax' on an argument must be a float, got "big"}}
+func.func @absmax_arg(%w: tensor<4xf32> {amp.absmax = "big"}) {
+  return
+}
+
+// -----
+
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling', 'amp.fp8_source')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling', 'amp.fp8_source', 'amp.absmax')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
 }
@@ -374,7 +397,7 @@ func.func @master_not_unit(%w: tensor<4xf32> {amp.master = 1 : i32}) {
 
 // -----
 
-// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master', 'amp.param', 'amp.batch', 'amp.loss_seed', 'amp.optimizer_state', 'amp.scaler', 'amp.fp8')}}
+// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master', 'amp.absmax', 'amp.param', 'amp.batch', 'amp.loss_seed', 'amp.optimizer_state', 'amp.scaler', 'amp.fp8')}}
 func.func @unknown_arg_attr(%w: tensor<4xf32> {amp.weight}) {
   return
 }

@@ -30,6 +30,9 @@ def Amp_Dialect : Dialect {
       process group (MPI ranks; a single process is a group of one).
     * The discardable attribute `amp.precision = "f32" | "f16" | "bf16"` pins
       one operation's compute precision, whatever the policy says.
+    * The discardable attribute `amp.absmax` records the calibrated largest
+      magnitude of an op's results (or of a function argument), which the
+      precision policies keep within the low type's range.
     * `AmpPrecisionOpInterface` is how operations of any dialect declare how
       they behave under AMP (category, operands that must stay fp32,
       accumulation type), through external models attached at registration.
@@ -44,6 +47,13 @@ def Amp_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// Name of the discardable attribute that pins an op's precision.
     static constexpr ::llvm::StringLiteral kPrecisionAttrName = "amp.precision";
+    /// Calibrated ranges (`amp-apply-ranges`): on an op, the largest finite
+    /// magnitude of each result in the calibration runs (a
+    /// `array<f32: ...>`, one entry per result, -1 for results that were not
+    /// measured); on a function argument, an f32 float attribute. The
+    /// precision policies keep ops whose operands or results exceed the low
+    /// type's range out of it.
+    static constexpr ::llvm::StringLiteral kAbsMaxAttrName = "amp.absmax";
     /// Name of the discardable attribute the AMP policies leave on the module
     /// they rewrote ("O1:f16"); a second run leaves such a module alone.
     static constexpr ::llvm::StringLiteral kAppliedAttrName = "amp.applied";

@@ -88,6 +88,9 @@ enum class Float8AmaxCompute { Max, MostRecent };
 /// TransformerEngine and torchao); H100: a roofline of an H100 SXM
 /// (Float8Contractions.cpp, docs/policies.md).
 enum class Float8CostModel { None, H100 };
+/// `calibration-fallback=`: where calibrated ranges send the ops whose
+/// tensors would overflow the low type.
+enum class CalibrationFallback { F32, BF16 };
 /// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
 /// CPU by the GPU simulator (libamp_runtime_gpusim.so).
 enum class Target { Cpu, Gpu, GpuSim };
@@ -144,6 +147,9 @@ AMP_OPTION_SPELLINGS(ReportFormat, "report", false,
 AMP_OPTION_SPELLINGS(F64Computations, "f64", false,
                      {F64Computations::Demote, "demote"},
                      {F64Computations::Keep, "keep"})
+AMP_OPTION_SPELLINGS(CalibrationFallback, "calibration-fallback", false,
+                     {CalibrationFallback::F32, "f32"},
+                     {CalibrationFallback::BF16, "bf16"})
 AMP_OPTION_SPELLINGS(Float8Format, "fp8-format", false,
                      {Float8Format::E4M3, "e4m3"},
                      {Float8Format::Hybrid, "hybrid"},
@@ -279,6 +285,12 @@ struct AmpOptions {
   /// (amp-float8-contractions), the rest in `dtype` (bf16).
   std::optional<Float8Options> fp8;
 
+  /// Calibrated ranges (amp.absmax): ops that read or compute a tensor
+  /// larger than the low type's largest finite value / calibrationMargin go
+  /// to calibrationFallback instead.
+  double calibrationMargin = 4.0;
+  CalibrationFallback calibrationFallback = CalibrationFallback::F32;
+
   // What the pipeline writes besides the module.
   ReportFormat report = ReportFormat::None;
   /// Where the report goes: a path, '-' for stdout; empty: stderr.
@@ -290,6 +302,8 @@ struct AmpOptions {
   bool keepAmpCasts = false;
 
   // The pipeline around the precision passes.
+  /// A calibration file (amp-apply-ranges) to attach first; empty: none.
+  std::string calibration;
   /// The loss-scaler preset of the training steps amp-training builds.
   std::string scaler = "pytorch";
   /// Training steps all-reduce across ranks.
@@ -401,6 +415,17 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
   options.policyFile = text.policyFile;
   options.explain = text.explain;
   options.f64 = text.f64;
+  // Also false for NaN.
+  if (!(text.calibrationMargin >= 1.0)) {
+    error = "calibration-margin must be at least 1, not " +
+            std::to_string(text.calibrationMargin);
+    return failure();
+  }
+  options.calibrationMargin = text.calibrationMargin;
+  if (failed(options_impl::bindEnum<CalibrationFallback>(
+          llvm::StringRef(text.calibrationFallback),
+          options.calibrationFallback, error)))
+    return failure();
   if (failed(options_impl::bindEnum<GuardMode>(
           llvm::StringRef(text.useFp16Guard), options.useFp16Guard, error)) ||
       failed(options_impl::bindEnum<Placement>(llvm::StringRef(text.placement),
@@ -429,6 +454,7 @@ LogicalResult bindAmpOutputOptions(const Text &text, AmpOptions &options,
 /// The options of the pipeline around the precision passes.
 template <typename Text>
 void bindAmpPipelineOptions(const Text &text, AmpOptions &options) {
+  options.calibration = text.calibration;
   options.scaler = text.scaler;
   options.dataParallel = text.dataParallel;
   options.splitStages = text.splitStages;
@@ -460,6 +486,9 @@ void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
   text.argPrecision = stringifyOptionValue(options.argPrecision).str();
   text.rounding = stringifyOptionValue(options.rounding).str();
   text.f64 = options.f64;
+  text.calibrationMargin = options.calibrationMargin;
+  text.calibrationFallback =
+      stringifyOptionValue(options.calibrationFallback).str();
 }
 
 template <typename Text>

@@ -57,6 +57,15 @@ defvar AmpDecisionOptions = [
     Option<"policyFile", "policy-file", "std::string", "\"\"",
            "JSON file with dtype, custom_white_list, custom_black_list, "
            "categories and use_fp16_guard">,
+    Option<"calibrationMargin", "calibration-margin", "double", "4.0",
+           "With calibrated ranges (amp.absmax, the calibration option): "
+           "ops that read or compute a tensor larger in magnitude than the "
+           "low type's largest finite value divided by this margin (at "
+           "least 1) stay out of the low type">,
+    Option<"calibrationFallback", "calibration-fallback", "std::string",
+           "\"f32\"",
+           "Where those ops go: f32 (the default) or bf16 (when bf16's "
+           "range holds them; with dtype=f16)">,
     Option<"explain", "explain", "bool", "false",
            "Emit a remark with the precision and reason of each decided op">,
     Option<"placement", "placement", "std::string", "\"auto\"",
@@ -112,6 +121,16 @@ defvar AmpTrainingOptions = [
     Option<"dataParallel", "data-parallel", "bool", "false",
            "All-reduce found_inf (max), the gradients and the loss (mean) "
            "across the ranks of the process group">
+];
+
+// Range calibration: amp-apply-ranges, amp-o1 and amp-o2.
+defvar AmpCalibrationOptions = [
+    Option<"calibration", "calibration", "std::string", "\"\"",
+           "A calibration file ({\"function\": ..., \"absmax\": [...]}, "
+           "from amp-run --record-ranges or Python's compile(calibration=)): "
+           "the largest magnitude of each tensor of the function in f32, "
+           "which keeps the ops whose tensors would overflow the low type "
+           "out of it (calibration-margin, calibration-fallback)">
 ];
 
 // How amp-o1 and amp-o2 run their stages.

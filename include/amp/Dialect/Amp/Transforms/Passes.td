@@ -372,6 +372,61 @@ def AmpCheckNanInfPass : Pass<"amp-check-nan-inf", "::mlir::ModuleOp"> {
   ];
 }
 
+def AmpRecordRangesPass : Pass<"amp-record-ranges", "::mlir::ModuleOp"> {
+  let summary = "Make a function also return the largest finite magnitude "
+                "of each float tensor it computes";
+  let description = [{
+    The instrument of range calibration (`amp-apply-ranges`, Python's
+    `compile(..., calibration=[...])`, `amp-run --record-ranges`). The
+    function named by `function` (default: the module's only public
+    function with a body) gains one result, a `tensor<Nxf32>`: for each of
+    its N *ranged values* (the float tensor arguments, then the float
+    tensor results of the ops of its body, in order; see
+    `getRangedValues`), the largest magnitude of its finite elements (0 when
+    it has none). Infinities and NaNs are left out: a `-inf` padding or
+    fill is an identity, not a magnitude to keep.
+
+    Run on the module as written, in f32 (level O0), on representative
+    inputs; `amp-apply-ranges` then reads the maxima back onto the same
+    module. Ops nested in another op's region are measured through it.
+    Only single-block functions can be instrumented.
+  }];
+  let options = [
+    Option<"function", "function", "std::string", "\"\"",
+           "The function to instrument (default: the only public one)">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+def AmpApplyRangesPass : Pass<"amp-apply-ranges", "::mlir::ModuleOp"> {
+  let summary = "Attach calibrated ranges (amp.absmax) to the ops and "
+                "arguments of a function";
+  let description = [{
+    Reads a calibration file written from `amp-record-ranges`' extra result
+    (by Python's `compile(..., calibration=[...])` or `amp-run
+    --record-ranges=FILE`):
+
+      {"function": "forward", "absmax": [3.5, 0.0, 1.2e31, ...]}
+
+    and attaches each maximum to the value it was measured on: an
+    `amp.absmax` array on each op (one entry per result, -1 where a result
+    was not measured), a float `amp.absmax` on each argument. The precision
+    policies (`amp-auto-mixed-precision`, `--amp-o1`/`--amp-o2`) then keep
+    in f32 (or in bf16, `calibration-fallback=bf16`) each op that reads or
+    computes a tensor whose maximum exceeds the low type's largest finite
+    value divided by `calibration-margin`, with a remark per op.
+
+    The file must come from the same module as written: its function and
+    number of values must match, or the pass fails, located at the
+    function. `--amp-o1`/`--amp-o2` run it first, when their `calibration`
+    option names a file.
+  }];
+  let options = AmpCalibrationOptions;
+}
+
 def AmpReportPass : Pass<"amp-report", "::mlir::ModuleOp"> {
   let summary = "Print how much of the module runs in low precision";
   let description = [{
