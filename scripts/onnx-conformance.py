@@ -291,11 +291,26 @@ def do_level(case, level, text, proto):
     import numpy as np
     import amp_mlir
     name, _, dtype = level.partition(" ")
+    dtype, _, calibrated = dtype.partition(" ")
     result = {}
     start = time.perf_counter()
     try:
-        module = amp_mlir.compile(text, level=name, dtype=dtype or None,
-                                  entries=["main"])
+        import warnings
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            # Calibrated on the case's own inputs (all its data sets).
+            calibration = ([tuple(inputs) for inputs, _ in
+                            load_data_sets(case, proto)]
+                           if calibrated else None)
+            module = amp_mlir.compile(text, level=name, dtype=dtype or None,
+                                      entries=["main"],
+                                      calibration=calibration)
+            module.main  # compiles now, for its remarks
+        if calibrated:
+            result["kept_by_calibration"] = sum(
+                1 for w in caught if "by calibration" in str(w.message))
+            result["calibrated_ops"] = _decided_ops(text, name, dtype,
+                                                    calibration)
     except Exception as error:
         result.update(verdict="compile fails", **_error(error))
         result["seconds"] = round(time.perf_counter() - start, 3)
@@ -332,6 +347,20 @@ def do_level(case, level, text, proto):
         result["verdict"] = ("within" if finite and worst <= bound
                              else "outside")
     return result
+
+
+def _decided_ops(text, level, dtype, calibration):
+    """(ops decided low, ops decided in all) of the calibrated level, from
+    its precision report."""
+    import amp_mlir
+    ranges = amp_mlir.record_ranges(text, calibration, "main")
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "ranges.json"
+        path.write_text(json.dumps(ranges))
+        report = amp_mlir.report(text, level=level, dtype=dtype,
+                                 amp_options=f"calibration={path}")
+    return [report["low_precision_ops"], report["float_ops"]]
 
 
 def do_activations(case, proto):
@@ -474,6 +503,12 @@ def measure(cases, levels, timeout, log=sys.stdout):
                         row["fp32_largest"] = found["fp32_largest"]
                     else:
                         row["activations_error"] = found.get("error")
+                    # Range calibration (compile(..., calibration=)) at
+                    # the f16 levels that were not finite.
+                    row["calibrated"] = {
+                        f"{l} calibrated": worker.ask(case, f"{l} calibrated")
+                        for l, r in row["levels"].items()
+                        if l.endswith(" f16") and r.get("finite") is False}
             rows.append(row)
             print(f"{case['id']:60s} " + (
                 imported["error"][:60] if "error" in imported else " ".join(
@@ -538,9 +573,36 @@ def low_precision_notes(row):
         why = (f"overflows f16: its fp32 activations reach "
                f"{row['fp32_largest']:.1e}, beyond f16's largest finite "
                f"value (65504); bf16 is finite and within its bound (rel "
-               f"L2 up to {bf16:.1e})")
+               f"L2 up to {bf16:.1e})" + calibration_note(row))
         return [(what, why)]
     return [(what, KNOWN.get(row["id"]))]
+
+
+def calibration_note(row):
+    """What range calibration made of a case's overflowing f16 levels."""
+    runs = row.get("calibrated") or {}
+    if not runs:
+        return ""
+    parts = []
+    for level, r in runs.items():
+        name = level.replace(" calibrated", "")
+        if "rel_l2" not in r:
+            parts.append(f"{name}: {r.get('verdict')}")
+            continue
+        low, total = r.get("calibrated_ops", [0, 0])
+        parts.append(
+            f"{name} {'finite' if r.get('finite') else 'Inf/NaN'}, rel L2 "
+            f"{r['rel_l2']:.1e}, {low} of {total} float ops low")
+    return ("; with range calibration on the case's input "
+            "(`compile(..., calibration=[inputs])`): " + ", ".join(parts))
+
+
+def calibrated_rows(rows):
+    """(cases calibrated, those finite at every calibrated level)."""
+    mine = [r for r in rows if r.get("calibrated")]
+    finite = [r for r in mine if all(c.get("finite") is True
+                                     for c in r["calibrated"].values())]
+    return mine, finite
 
 
 def render(run):
@@ -648,6 +710,14 @@ def render(run):
             f"{'s' if len(notes) != 1 else ''} outside, "
             f"{undocumented} not documented: "
             f"{'met' if not undocumented else 'not met'}.")
+        calibrated, finite = calibrated_rows(rows)
+        if calibrated:
+            lines.append(
+                f"- **The cases that overflow f16 run without Inf or NaN "
+                f"with range calibration**: {len(finite)} of "
+                f"{len(calibrated)} ("
+                + ", ".join(r["id"].split("/")[-1] for r in calibrated)
+                + f"): {'met' if len(finite) == len(calibrated) else 'not met'}.")
     return "\n".join(lines)
 
 
