@@ -108,7 +108,7 @@ peers: build
 # onnx/backend/test/data: suites simple, pytorch-converted, pytorch-operator
 # and light; nothing is downloaded) through amp_mlir.from_onnx and compile
 # at O0, O1 and O2 against their reference outputs (scripts/onnx-conformance.py,
-# issue 45; 4 to 5 minutes on 2 cores, not part of check). Makes the
+# issue 45; 5 minutes or more on 2 cores, not part of check). Makes the
 # frontend environment (scripts/install-frontends.sh) and rewrites the table
 # between the onnx-conformance markers of docs/frontends.md; the run is kept
 # in bench/results/onnx-conformance.json (commit it with the table:
