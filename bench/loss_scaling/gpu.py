@@ -20,7 +20,9 @@ calls, timed on the host around ampGpuSynchronize, after a warm-up. The
 unscale alternates two scalers (scale 2^16 and 2^-16) so that the values
 stay 1 and 2^-16 and every call reads and writes every element.
 
-Without a GPU it says why and exits with 0 (77 with --require-gpu).
+Without a GPU it says why and exits with 0 (77 with --require-gpu). With
+--lib .../libamp_runtime_gpusim.so it runs in the GPU simulator (the same
+kernels on the CPU): a check of this script, not a measurement.
 """
 
 import argparse

@@ -12,7 +12,7 @@
 //   #define AMP_GPU_API_FUNCTION AMP_GPU_API_CHECK
 //   #include "amp/runtime/GpuApi.def"
 //
-// (the simulator: AMP_GPU_API_QUERY only). For each row this
+// For each row this
 //  - asserts that the public header declares the function with the row's
 //    exact type (a declaration that drifted, or is missing, does not
 //    compile; a definition that differs from the declaration is a

@@ -114,12 +114,19 @@ bool sim::checkDeviceRange(const char *call, const char *what,
 //===----------------------------------------------------------------------===//
 
 void *sim::allocate(const char *call, uint64_t bytes, bool persistent) {
+  void *pointer = tryAllocate(call, bytes, persistent);
+  if (!pointer)
+    raiseLastError();
+  return pointer;
+}
+
+void *sim::tryAllocate(const char *call, uint64_t bytes, bool persistent) {
   // Round up so that vectorised accesses of the last elements stay inside
   // what malloc gave, but track the exact size.
   size_t padded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   void *pointer = std::aligned_alloc(kAlignment, padded ? padded : kAlignment);
   if (!pointer) {
-    raiseError(call, "out of memory allocating %" PRIu64 " bytes", bytes);
+    setError(call, "out of memory allocating %" PRIu64 " bytes", bytes);
     return nullptr;
   }
   // Fresh device memory is not zero on a GPU either: make reads of

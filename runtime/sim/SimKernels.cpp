@@ -216,6 +216,16 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
                                    int64_t blockX, int64_t blockY,
                                    int64_t blockZ, int32_t sharedMemoryBytes,
                                    void **params, int32_t flags) {
+  if (!launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                    sharedMemoryBytes, params, flags))
+    raiseLastError();
+}
+
+bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
+                       int64_t gridY, int64_t gridZ, int64_t blockX,
+                       int64_t blockY, int64_t blockZ,
+                       int32_t sharedMemoryBytes, void **params,
+                       int32_t flags) {
   const char *call = "gpu-sim";
   name = name ? name : "?";
   int64_t grid[3] = {gridX, gridY, gridZ};
@@ -227,14 +237,14 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
                "kernel '%s' launched with block (%" PRId64 ",%" PRId64
                ",%" PRId64 "): blockDim.%s must be in [1, %" PRId64 "]",
                name, blockX, blockY, blockZ, axis[d], kMaxBlock[d]);
-      return raiseLastError();
+      return false;
     }
     if (grid[d] < 1 || grid[d] > kMaxGrid[d]) {
       setError(call,
                "kernel '%s' launched with grid (%" PRId64 ",%" PRId64
                ",%" PRId64 "): gridDim.%s must be in [1, %" PRId64 "]",
                name, gridX, gridY, gridZ, axis[d], kMaxGrid[d]);
-      return raiseLastError();
+      return false;
     }
   }
   if (blockX * blockY * blockZ > kMaxThreadsPerBlock) {
@@ -243,18 +253,18 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
              "): %" PRId64 " threads per block, more than %" PRId64,
              name, blockX, blockY, blockZ, blockX * blockY * blockZ,
              kMaxThreadsPerBlock);
-    return raiseLastError();
+    return false;
   }
   if (sharedMemoryBytes < 0 || sharedMemoryBytes > kMaxSharedMemory) {
     setError(call,
              "kernel '%s' launched with %d bytes of dynamic shared memory; "
              "at most %" PRId64,
              name, sharedMemoryBytes, kMaxSharedMemory);
-    return raiseLastError();
+    return false;
   }
   if (!kernel) {
     setError(call, "kernel '%s' launched with no function", name);
-    return raiseLastError();
+    return false;
   }
 
   Launch launch;
@@ -280,8 +290,7 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
   current = outer;
   count(&AmpSimStats::launches);
   count(&AmpSimStats::threads, blocks * launch.threadsPerBlock);
-  if (!ok)
-    raiseLastError();
+  return ok;
 }
 
 extern "C" int32_t ampSimSpecialRegister(int32_t which) {

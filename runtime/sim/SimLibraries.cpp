@@ -4,7 +4,8 @@
 // compiled code makes (LibraryCalls.def): after the argument checks that
 // every build shares (with the GPU libraries' limits: cuBLAS's int32 sizes,
 // cuDNN's symmetric padding), every operand range is checked against the
-// live device allocations, then the CPU twin computes the result.
+// live device allocations, then the CPU twin computes the result; the
+// unscale calls run the runtime's own kernels instead (SimLossScaling.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include "../lib/Collectives.h"
 #include "../lib/GpuApi.h"
+#include "../lib/GpuLossScalingDevice.h"
 #include "../lib/Internal.h"
 #include "../lib/LibraryCallEntries.h"
 #include "SimState.h"
@@ -80,19 +82,20 @@ bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
          cpu::Conv(call, v, result);
 }
 
-bool UnscaleBuffer(const char *call, const UnscaleBufferArgs &u,
-                   NoResult &result) {
+// The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU
+// (lib/GpuLossScaling.cpp on SimLossScaling.cpp's device): one launch per
+// buffer, and one per 96 entries of a table.
+bool UnscaleBuffer(const char *call, const UnscaleBufferArgs &u, NoResult &) {
   count(&AmpSimStats::libraryCalls);
   uint64_t bytes = uint64_t(u.numel) * dtypeSize(u.dtype);
   return checkDeviceRange(call, "in", u.in, bytes) &&
          checkDeviceRange(call, "out", u.out, bytes) &&
          checkDeviceRange(call, "invScale", u.invScale, sizeof(float)) &&
          checkDeviceRange(call, "foundInf", u.foundInf, 1) &&
-         cpu::UnscaleBuffer(call, u, result);
+         gpuls::unscaleBuffer(call, u);
 }
 
-bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u,
-                    NoResult &result) {
+bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u, NoResult &) {
   count(&AmpSimStats::libraryCalls);
   // The table itself is host memory (passed by value to the kernel); the
   // buffers it names are device memory.
@@ -104,7 +107,7 @@ bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u,
   }
   return checkDeviceRange(call, "invScale", u.invScale, sizeof(float)) &&
          checkDeviceRange(call, "foundInf", u.foundInf, 1) &&
-         cpu::UnscaleBuffers(call, u, result);
+         gpuls::unscaleBuffers(call, u);
 }
 
 bool AllReduce(const char *call, const AllReduceArgs &r, NoResult &) {
@@ -143,10 +146,11 @@ bool Constant(const char *call, const ConstantArgs &k, void *&result) {
                          ::amp::rt::sim::STEM)
 #include "amp/runtime/LibraryCalls.def"
 
-// The device queries of GpuApi.def, with their rows' signatures (the
-// simulator does not provide its loss-scaling and optimizer rows).
-#define AMP_GPU_API_QUERY AMP_GPU_API_CHECK
-#define AMP_GPU_API_TRAINING(NAME, RESULT, PARAMS, STUB)
+// Every row of GpuApi.def, with the row's signature: the device queries
+// below, the loss scaler, tensor tables and optimizers in
+// lib/GpuLossScaling.cpp (the CUDA runtime's host half, on the device of
+// SimLossScaling.cpp).
+#define AMP_GPU_API_FUNCTION AMP_GPU_API_CHECK
 #include "amp/runtime/GpuApi.def"
 
 extern "C" {

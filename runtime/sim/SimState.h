@@ -47,6 +47,16 @@ DeviceState &state();
 /// Allocates `bytes` of simulated device memory (filled with 0xff bytes);
 /// null after reporting the error.
 void *allocate(const char *call, uint64_t bytes, bool persistent);
+/// The same, null with the error set but not reported (for entry points
+/// that return their errors).
+void *tryAllocate(const char *call, uint64_t bytes, bool persistent);
+
+/// ampSimLaunchKernel, false with the error set but not reported (for entry
+/// points that return their errors).
+bool launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
+                  int64_t gridY, int64_t gridZ, int64_t blockX, int64_t blockY,
+                  int64_t blockZ, int32_t sharedMemoryBytes, void **params,
+                  int32_t flags);
 
 bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                     uint64_t *size);

@@ -14,10 +14,22 @@
 // kernels. Every GPU test skips when ampGpuAvailable() is 0; without a GPU
 // one test checks that the entry points fail with clear messages instead.
 //
+// Built twice: AmpRuntimeGpuTests against libamp_runtime.so (the CUDA
+// kernels, on a GPU), and AmpGpuSimLossScalingTests (AMP_TEST_GPU_SIM)
+// against the GPU simulator, which runs the same kernels' code
+// (cuda/LossScalingKernels.h) on the CPU, so that these tests run in CI.
+// There every test also checks that it freed all the device memory it
+// allocated, and the Sim* tests check what the simulator adds: its
+// counters, the refusal of memory that is not on the device, and the GPU's
+// NaN arithmetic.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/runtime/AmpRuntime.h"
 #include "amp/runtime/MgpuAbi.h"
+#if AMP_TEST_GPU_SIM
+#include "amp/runtime/AmpGpuSim.h"
+#endif
 
 #include "../lib/LossScalerState.h"
 
@@ -42,8 +54,32 @@ bool contains(const std::string &haystack, const char *needle) {
   return haystack.find(needle) != std::string::npos;
 }
 
-/// Every test: skip without a GPU; no error may reach the error handler.
-class GpuLossScaling : public amp_test::GpuTestBase {};
+#if AMP_TEST_GPU_SIM
+AmpSimStats simStats() {
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  return stats;
+}
+#endif
+
+/// Every test: skip without a GPU; no error may reach the error handler. In
+/// the simulator also: every device allocation the test made (handles'
+/// Destroy included) is freed at its end.
+class GpuLossScaling : public amp_test::GpuTestBase {
+#if AMP_TEST_GPU_SIM
+protected:
+  void SetUp() override {
+    GpuTestBase::SetUp();
+    liveBefore = simStats().liveBuffers;
+  }
+  void TearDown() override {
+    EXPECT_EQ(simStats().liveBuffers, liveBefore)
+        << "device allocations left live";
+    GpuTestBase::TearDown();
+  }
+  int64_t liveBefore = 0;
+#endif
+};
 
 uint32_t bitsOf(float value) {
   uint32_t bits;
@@ -129,6 +165,7 @@ void expectSameStats(const AmpLossScalerStats &a, const AmpLossScalerStats &b) {
 // Without a GPU
 //===----------------------------------------------------------------------===//
 
+#if !AMP_TEST_GPU_SIM // The simulator is always available.
 TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
   if (ampGpuAvailable())
     GTEST_SKIP() << "a GPU is available (covered by the GpuLossScaling tests)";
@@ -192,6 +229,7 @@ TEST(GpuLossScalingNoGpu, EntryPointsFailWithClearMessages) {
   EXPECT_TRUE(amp_test::GpuTestBase::errors().empty())
       << amp_test::GpuTestBase::errors().front();
 }
+#endif
 
 //===----------------------------------------------------------------------===//
 // The update kernel
@@ -1799,5 +1837,255 @@ TEST_F(GpuLossScaling, CheckpointsMoveBetweenGpuAndHost) {
   ampGpuLossScalerDestroy(gpu2);
   ampGpuLossScalerDestroy(gpu);
 }
+
+#if AMP_TEST_GPU_SIM
+//===----------------------------------------------------------------------===//
+// What the simulator adds
+//===----------------------------------------------------------------------===//
+
+/// The AmpSimStats counters that differ between `after` and `before`.
+struct StatsDelta {
+  int64_t allocations, launches, threads, libraryCalls, copies,
+      synchronizations;
+};
+StatsDelta delta(const AmpSimStats &after, const AmpSimStats &before) {
+  return {after.allocations - before.allocations,
+          after.launches - before.launches,
+          after.threads - before.threads,
+          after.libraryCalls - before.libraryCalls,
+          after.copies - before.copies,
+          after.synchronizations - before.synchronizations};
+}
+
+TEST_F(GpuLossScaling, SimCountsEveryLaunchAndAStepNeverSynchronizes) {
+  // Three f16 gradients in one allocation: 4 + 1 + 2 chunks of 32768
+  // elements (64 KiB), one block each.
+  const int64_t numels[3] = {100000, 3, 40000};
+  DeviceMemory grads((100000 + 8 + 40000) * 2);
+  std::vector<uint16_t> ones(grads.bytes / 2, 0x3c00); // 1.0
+  grads.upload(ones.data(), grads.bytes);
+  void *ptrs[3] = {grads.at(0), grads.at(100000 * 2), grads.at(100008 * 2)};
+  // SGD on an fp32 master of 20000 + 5 elements: 2 + 1 chunks of 16384.
+  DeviceMemory params(4 * 20008 * 4);
+  std::vector<float> zeros(params.bytes / 4, 0.0f);
+  params.upload(zeros.data(), params.bytes);
+  AmpOptimizerParam p[2];
+  std::memset(p, 0, sizeof(p));
+  for (int i = 0; i < 2; ++i) {
+    p[i].numel = i == 0 ? 20000 : 5;
+    size_t base = i == 0 ? 0 : 20000 * 4;
+    p[i].master = reinterpret_cast<float *>(params.at(base));
+    p[i].grad = params.at(base + 20008 * 4);
+    p[i].grad_type = AMP_DTYPE_F32;
+    p[i].lowp = params.at(base + 2 * 20008 * 4);
+    p[i].lowp_type = AMP_DTYPE_F32;
+  }
+  AmpOptimizerConfig sgd;
+  ASSERT_EQ(ampOptimizerConfigDefault(AMP_OPTIMIZER_SGD, &sgd), 0);
+  AmpLossScalerConfig cfg = preset("pytorch");
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(&cfg);
+  AmpGpuTensorTable *table =
+      ampGpuTensorTableCreate(ptrs, numels, 3, AMP_DTYPE_F16);
+  AmpGpuOptimizer *opt = ampGpuOptimizerCreate(&sgd, p, 2);
+  ASSERT_TRUE(scaler && table && opt) << ampLastError();
+
+  // One step: BeginStep (a store), the unscale (one launch, a block per
+  // chunk), the optimizer (its kernel, a block per chunk, and the one-thread
+  // commit), the scaler's update (one thread). Nothing waits for the device.
+  AmpSimStats before = simStats();
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, table), 0);
+  ASSERT_EQ(ampGpuOptimizerStep(opt, ampGpuLossScalerFoundInfPtr(scaler),
+                                ampGpuLossScalerInvScalePtr(scaler)),
+            0);
+  ASSERT_EQ(ampGpuLossScalerUpdate(scaler), 0);
+  StatsDelta step = delta(simStats(), before);
+  EXPECT_EQ(step.launches, 4);
+  EXPECT_EQ(step.threads, 7 * 256 + 3 * 256 + 1 + 1);
+  EXPECT_EQ(step.synchronizations, 0);
+  EXPECT_EQ(step.copies, 1);
+  EXPECT_EQ(step.allocations, 0);
+  EXPECT_EQ(step.libraryCalls, 0);
+  // The unscale ran: 1 / 65536 in every element.
+  std::vector<uint16_t> back(ones.size());
+  grads.download(back.data(), grads.bytes);
+  EXPECT_EQ(back[0], ampF32ToF16(1.0f / 65536.0f));
+  EXPECT_EQ(back[100008 + 39999], ampF32ToF16(1.0f / 65536.0f));
+
+  // Reading the state back waits for the device.
+  before = simStats();
+  AmpLossScalerStats stats;
+  ASSERT_EQ(ampGpuLossScalerGetStats(scaler, &stats), 0);
+  EXPECT_EQ(stats.steps, 1);
+  EXPECT_EQ(ampGpuOptimizerGetStep(opt), 1);
+  StatsDelta reads = delta(simStats(), before);
+  EXPECT_EQ(reads.synchronizations, 2);
+  EXPECT_EQ(reads.launches, 0);
+
+  // The library calls of compiled code launch the same kernels: one per
+  // buffer (at most 4 multiprocessors x 4 blocks of 256 threads here), one
+  // per 96 entries of a table.
+  DeviceMemory inv(sizeof(float));
+  float half = 0.5f;
+  inv.upload(&half, sizeof(half));
+  TwinFlags flag;
+  flag.reset(0);
+  before = simStats();
+  ampGpuCheckFiniteAndUnscaleBuffer(grads.ptr, grads.ptr, 100000, AMP_DTYPE_F16,
+                                    static_cast<const float *>(inv.ptr),
+                                    flag.devicePtr());
+  StatsDelta one = delta(simStats(), before);
+  EXPECT_EQ(one.libraryCalls, 1);
+  EXPECT_EQ(one.launches, 1);
+  EXPECT_EQ(one.threads, 16 * 256);
+  std::vector<const void *> ins(100, grads.ptr);
+  std::vector<void *> outs(100, grads.ptr);
+  std::vector<int64_t> sizes(100, 8);
+  std::vector<int32_t> dtypes(100, AMP_DTYPE_F16);
+  before = simStats();
+  ampGpuCheckFiniteAndUnscaleBuffers(
+      100, ins.data(), outs.data(), sizes.data(), dtypes.data(),
+      static_cast<const float *>(inv.ptr), flag.devicePtr());
+  StatsDelta many = delta(simStats(), before);
+  EXPECT_EQ(many.libraryCalls, 1);
+  EXPECT_EQ(many.launches, 2);
+  EXPECT_EQ(many.threads, 100 * 256);
+
+  ampGpuOptimizerDestroy(opt);
+  ampGpuTensorTableDestroy(table);
+  ampGpuLossScalerDestroy(scaler);
+}
+
+TEST_F(GpuLossScaling, SimRefusesMemoryThatIsNotOnTheDevice) {
+  // Host memory, or a range past the end of its allocation, in a table or
+  // an optimizer: refused when the handle is created.
+  std::vector<float> host(64, 1.0f);
+  void *hostPtrs[1] = {host.data()};
+  int64_t numel[1] = {64};
+  ampClearError();
+  EXPECT_EQ(ampGpuTensorTableCreate(hostPtrs, numel, 1, AMP_DTYPE_F32),
+            nullptr);
+  std::string message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuTensorTableCreate: tensor 0: 256 bytes"))
+      << message;
+  EXPECT_TRUE(contains(message, "device allocation")) << message;
+  DeviceMemory small(64);
+  void *smallPtrs[1] = {small.ptr};
+  int64_t tooMany[1] = {20};
+  EXPECT_EQ(ampGpuTensorTableCreate(smallPtrs, tooMany, 1, AMP_DTYPE_F32),
+            nullptr);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message, "tensor 0: 80 bytes at offset 0")) << message;
+  EXPECT_TRUE(contains(message, "16 bytes past its end")) << message;
+
+  AmpOptimizerConfig adam;
+  ASSERT_EQ(ampOptimizerConfigDefault(AMP_OPTIMIZER_ADAM, &adam), 0);
+  DeviceMemory device(4 * 64 * 4);
+  AmpOptimizerParam param;
+  std::memset(&param, 0, sizeof(param));
+  param.numel = 64;
+  param.master = reinterpret_cast<float *>(device.at(0));
+  param.grad = device.at(256);
+  param.grad_type = AMP_DTYPE_F32;
+  param.state0 = reinterpret_cast<float *>(device.at(512));
+  param.state1 = host.data();
+  EXPECT_EQ(ampGpuOptimizerCreate(&adam, &param, 1), nullptr);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuOptimizerCreate: params[0].state1: "))
+      << message;
+
+  // A tensor freed after the table was made: the kernel's access is
+  // reported (kernel, block, thread), the call fails, nothing crashes and
+  // nothing reaches the error handler.
+  AmpGpuLossScaler *scaler = ampGpuLossScalerCreate(nullptr);
+  ASSERT_NE(scaler, nullptr) << ampLastError();
+  void *tensor = mgpuMemAlloc(1024, nullptr, false);
+  void *tensorPtrs[1] = {tensor};
+  int64_t count[1] = {256};
+  AmpGpuTensorTable *table =
+      ampGpuTensorTableCreate(tensorPtrs, count, 1, AMP_DTYPE_F32);
+  ASSERT_NE(table, nullptr) << ampLastError();
+  ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0);
+  ASSERT_EQ(ampGpuCheckFiniteAndUnscale(scaler, table), 0) << ampLastError();
+  mgpuMemFree(tensor, nullptr);
+  EXPECT_NE(ampGpuCheckFiniteAndUnscale(scaler, table), 0);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message,
+                       "ampGpuCheckFiniteAndUnscale: gpu-sim: kernel "
+                       "'loss_scaling::amp_ls_check_unscale_f32', block "
+                       "(0,0,0), thread (0,0,0): out-of-bounds load"))
+      << message;
+  ampGpuTensorTableDestroy(table);
+
+  // Device memory of a handle freed by the caller (the scale pointer is the
+  // start of the scaler's block): Destroy says so instead of freeing twice.
+  AmpGpuLossScaler *other = ampGpuLossScalerCreate(nullptr);
+  ASSERT_NE(other, nullptr) << ampLastError();
+  mgpuMemFree(ampGpuLossScalerScalePtr(other), nullptr);
+  ampClearError();
+  ampGpuLossScalerDestroy(other);
+  message = ampLastError();
+  EXPECT_TRUE(contains(message, "ampGpuLossScalerDestroy: the handle's device "
+                                "memory"))
+      << message;
+  ampGpuLossScalerDestroy(scaler);
+}
+
+TEST_F(GpuLossScaling, SimArithmeticGivesTheGpuCanonicalNaN) {
+  // What the simulator models of the GPU: f32 arithmetic keeps no NaN
+  // payload (0x7fffffff), where x86 keeps it, quietened. The unscale
+  // kernels restore the CPU's NaNs (UnscaleMatchesCpuBitForBit); an
+  // optimizer step fed a NaN gradient without found_inf is not fixed up,
+  // so there the two differ in the NaN's bits only.
+  const uint32_t nanBits = 0x7fa00005u; // Signalling, with a payload.
+  float nan;
+  std::memcpy(&nan, &nanBits, sizeof(nan));
+  float hostValues[3][4] = {
+      {1.0f, 2.0f, 3.0f, 4.0f}, {0.5f, nan, 0.25f, 0.125f}, {0, 0, 0, 0}};
+  DeviceMemory device(sizeof(hostValues));
+  device.upload(hostValues, sizeof(hostValues));
+  AmpOptimizerParam param;
+  std::memset(&param, 0, sizeof(param));
+  param.numel = 4;
+  param.master = reinterpret_cast<float *>(device.at(0));
+  param.grad = device.at(16);
+  param.grad_type = AMP_DTYPE_F32;
+  param.lowp = device.at(32);
+  param.lowp_type = AMP_DTYPE_F16;
+  AmpOptimizerConfig sgd;
+  ASSERT_EQ(ampOptimizerConfigDefault(AMP_OPTIMIZER_SGD, &sgd), 0);
+  AmpGpuOptimizer *opt = ampGpuOptimizerCreate(&sgd, &param, 1);
+  ASSERT_NE(opt, nullptr) << ampLastError();
+  ASSERT_EQ(ampGpuOptimizerStep(opt, nullptr, nullptr), 0) << ampLastError();
+  float gpu[3][4];
+  device.download(gpu, sizeof(gpu));
+  ampGpuOptimizerDestroy(opt);
+
+  AmpOptimizer *cpuOpt = ampOptimizerCreate(&sgd);
+  ASSERT_NE(cpuOpt, nullptr);
+  float cpu[3][4];
+  std::memcpy(cpu, hostValues, sizeof(cpu));
+  AmpOptimizerParam cpuParam = param;
+  cpuParam.master = cpu[0];
+  cpuParam.grad = cpu[1];
+  cpuParam.lowp = cpu[2];
+  ASSERT_EQ(ampOptimizerStep(cpuOpt, &cpuParam, 1, 1.0f, 0), 1)
+      << ampLastError();
+  ampOptimizerDestroy(cpuOpt);
+
+  EXPECT_EQ(bitsOf(gpu[0][1]), 0x7fffffffu);
+  EXPECT_EQ(bitsOf(cpu[0][1]), nanBits | 0x00400000u);
+  uint16_t gpuLowp[4], cpuLowp[4];
+  std::memcpy(gpuLowp, gpu[2], sizeof(gpuLowp));
+  std::memcpy(cpuLowp, cpu[2], sizeof(cpuLowp));
+  EXPECT_EQ(gpuLowp[1], 0x7fffu);
+  EXPECT_EQ(cpuLowp[1], ampF32ToF16(cpu[0][1]));
+  // The other elements agree bit for bit.
+  for (int i : {0, 2, 3}) {
+    EXPECT_EQ(bitsOf(gpu[0][i]), bitsOf(cpu[0][i])) << i;
+    EXPECT_EQ(gpuLowp[i], cpuLowp[i]) << i;
+  }
+}
+#endif // AMP_TEST_GPU_SIM
 
 } // namespace
