@@ -297,6 +297,20 @@ Expected<SimulatorStats> Executable::getSimulatorStats() const {
   return stats;
 }
 
+llvm::Error Executable::resetSimulatorStats() {
+  if (!gpu || !gpu->isSimulator())
+    return makeError("not compiled for the GPU simulator (target gpu-sim)");
+  gpu->resetSimulatorStats();
+  return gpu->takeError();
+}
+
+Expected<SimulatorEstimate>
+Executable::getSimulatorEstimate(StringRef chip) const {
+  if (!gpu || !gpu->isSimulator())
+    return makeError("not compiled for the GPU simulator (target gpu-sim)");
+  return gpu->getSimulatorEstimate(chip);
+}
+
 Expected<SmallVector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs) {
   CallFrame frame;
   if (llvm::Error error = prepare(inputs, frame))

@@ -14,9 +14,11 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FileSystem.h"
 
+#include <algorithm>
 #include <dlfcn.h>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 using namespace mlir;
 using namespace mlir::amp::runner;
@@ -152,6 +154,15 @@ llvm::Error GpuRuntime::initialize() {
   simDescribeLiveBuffers =
       reinterpret_cast<int64_t (*)(char *, size_t, int64_t)>(
           dlsym(handle, "ampSimDescribeLiveBuffers"));
+  simResetStats =
+      reinterpret_cast<void (*)()>(dlsym(handle, "ampSimResetStats"));
+  simGetChip = reinterpret_cast<int (*)(const char *, AmpSimChip *)>(
+      dlsym(handle, "ampSimGetChip"));
+  simGetRecords =
+      reinterpret_cast<int64_t (*)(const char *, AmpSimRecord *, int64_t)>(
+          dlsym(handle, "ampSimGetRecords"));
+  simEstimate = reinterpret_cast<int (*)(const char *, AmpSimEstimate *)>(
+      dlsym(handle, "ampSimEstimate"));
   if (!missing.empty())
     return makeError("'" + path +
                      "' is not the amp-mlir GPU runtime: it does "
@@ -205,7 +216,79 @@ SimulatorStats GpuRuntime::getSimulatorStats() const {
   stats.libraryCalls = sim.libraryCalls;
   stats.copies = sim.copies;
   stats.synchronizations = sim.synchronizations;
+  stats.kernelBytesRead = sim.kernelBytesRead;
+  stats.kernelBytesWritten = sim.kernelBytesWritten;
+  stats.kernelFlops = sim.kernelFlops;
+  stats.libraryBytes = sim.libraryBytes;
+  stats.libraryFlops = sim.libraryFlops;
+  stats.copyBytes = sim.copyBytes;
+  stats.hostBytes = sim.hostBytes;
+  stats.idealBytes = sim.idealBytes;
   return stats;
+}
+
+void GpuRuntime::resetSimulatorStats() {
+  if (simResetStats)
+    simResetStats();
+}
+
+llvm::Expected<SimulatorEstimate>
+GpuRuntime::getSimulatorEstimate(StringRef chipName) {
+  if (!simGetChip || !simGetRecords || !simEstimate)
+    return makeError("'" + path +
+                     "' has no roofline estimate (ampSimEstimate): not the "
+                     "GPU simulator, or an older one");
+  std::string name = chipName.str();
+  AmpSimChip chip;
+  AmpSimEstimate total;
+  if (simGetChip(name.c_str(), &chip) != 0 ||
+      simEstimate(name.c_str(), &total) != 0) {
+    if (llvm::Error error = takeError())
+      return std::move(error);
+    return makeError("unknown chip '" + chipName + "'");
+  }
+  SimulatorEstimate estimate;
+  estimate.chip = chip.name;
+  estimate.description = chip.description;
+  estimate.bandwidth = chip.bandwidth;
+  estimate.fp32Flops = chip.fp32Flops;
+  estimate.f16Flops = chip.f16Flops;
+  estimate.launchSeconds = chip.launchSeconds;
+  estimate.libraryEfficiency = chip.libraryEfficiency;
+  estimate.seconds = total.seconds;
+  estimate.kernelSeconds = total.kernelSeconds;
+  estimate.librarySeconds = total.librarySeconds;
+  estimate.copySeconds = total.copySeconds;
+  estimate.launches = total.launches;
+  int64_t count = simGetRecords(name.c_str(), nullptr, 0);
+  std::vector<AmpSimRecord> records(
+      static_cast<size_t>(std::max<int64_t>(count, 0)));
+  count = simGetRecords(name.c_str(), records.data(),
+                        static_cast<int64_t>(records.size()));
+  records.resize(static_cast<size_t>(
+      std::min<int64_t>(std::max<int64_t>(count, 0), records.size())));
+  for (const AmpSimRecord &r : records) {
+    SimulatorRecord out;
+    out.name = r.name;
+    out.kind = static_cast<SimulatorRecord::Kind>(r.kind);
+    out.bound = static_cast<SimulatorRecord::Bound>(r.bound);
+    out.calls = r.calls;
+    out.launches = r.launches;
+    out.threads = r.threads;
+    std::copy(r.grid, r.grid + 3, out.grid);
+    std::copy(r.block, r.block + 3, out.block);
+    out.bytesRead = r.bytesRead;
+    out.bytesWritten = r.bytesWritten;
+    out.hostBytes = r.hostBytes;
+    out.flops = r.flops;
+    std::copy(r.loads, r.loads + 5, out.loads);
+    std::copy(r.stores, r.stores + 5, out.stores);
+    out.seconds = r.seconds;
+    estimate.records.push_back(std::move(out));
+  }
+  if (llvm::Error error = takeError())
+    return std::move(error);
+  return estimate;
 }
 
 llvm::Error GpuRuntime::checkLiveBuffers(int64_t expected) const {
@@ -219,6 +302,26 @@ llvm::Error GpuRuntime::checkLiveBuffers(int64_t expected) const {
                    " device buffer" + (live - expected == 1 ? "" : "s") +
                    " not freed when the call returned (live, oldest first: " +
                    buffer + (live > 8 ? ", ..." : "") + ")");
+}
+
+//===----------------------------------------------------------------------===//
+// The estimate's chips
+//===----------------------------------------------------------------------===//
+
+std::string mlir::amp::runner::getSimulatorChipNames() {
+  std::string names;
+#define AMP_SIM_CHIP(ID, NAME, ...)                                            \
+  names += (names.empty() ? "" : ", ") + std::string(NAME);
+#include "amp/runtime/SimChips.def"
+  return names;
+}
+
+bool mlir::amp::runner::isSimulatorChip(StringRef name) {
+#define AMP_SIM_CHIP(ID, NAME, ...)                                            \
+  if (name == NAME)                                                            \
+    return true;
+#include "amp/runtime/SimChips.def"
+  return false;
 }
 
 //===----------------------------------------------------------------------===//

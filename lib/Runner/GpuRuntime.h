@@ -18,8 +18,11 @@
 #include <cstdint>
 #include <string>
 
-/// AmpGpuSim.h's counters.
+/// AmpGpuSim.h's counters and estimate.
 struct AmpSimStats;
+struct AmpSimChip;
+struct AmpSimRecord;
+struct AmpSimEstimate;
 
 namespace mlir {
 namespace amp {
@@ -75,6 +78,10 @@ public:
   bool isSimulator() const { return simGetStats != nullptr; }
   /// The simulator's counters (zero for the real runtime).
   SimulatorStats getSimulatorStats() const;
+  /// The simulator: zeroes its counters and records.
+  void resetSimulatorStats();
+  /// The simulator's roofline estimate for `chip`.
+  llvm::Expected<SimulatorEstimate> getSimulatorEstimate(StringRef chip);
   /// The simulator: an error naming the buffers if more than `expected`
   /// device buffers are live.
   llvm::Error checkLiveBuffers(int64_t expected) const;
@@ -98,6 +105,10 @@ private:
   decltype(&::mgpuStreamCreate) streamCreate = nullptr;
   decltype(&::mgpuStreamSynchronize) streamSynchronize = nullptr;
   void (*simGetStats)(AmpSimStats *) = nullptr;
+  void (*simResetStats)() = nullptr;
+  int (*simGetChip)(const char *, AmpSimChip *) = nullptr;
+  int64_t (*simGetRecords)(const char *, AmpSimRecord *, int64_t) = nullptr;
+  int (*simEstimate)(const char *, AmpSimEstimate *) = nullptr;
   int64_t (*simDescribeLiveBuffers)(char *, size_t, int64_t) = nullptr;
 };
 

@@ -79,6 +79,108 @@ def _descriptor_class(rank):
     return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
 
 
+# The GPU simulator's C structures (AmpGpuSim.h), as ctypes mirrors.
+_SIM_STATS_FIELDS = (
+    "allocations", "frees", "liveBuffers", "liveBytes", "peakBytes",
+    "launches", "threads", "libraryCalls", "copies", "synchronizations",
+    "kernelBytesRead", "kernelBytesWritten", "kernelFlops", "libraryBytes",
+    "libraryFlops", "copyBytes", "hostBytes", "idealBytes")
+
+
+class _SimStats(ctypes.Structure):
+    _fields_ = [(name, ctypes.c_int64) for name in _SIM_STATS_FIELDS]
+
+
+class _SimChip(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("description", ctypes.c_char_p)] \
+        + [(name, ctypes.c_double) for name in (
+            "bandwidth", "fp32Flops", "tf32Flops", "f16Flops", "fp8Flops",
+            "hostBandwidth", "launchSeconds", "libraryEfficiency")]
+
+
+class _SimRecord(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char * 160), ("kind", ctypes.c_int32),
+                ("bound", ctypes.c_int32), ("calls", ctypes.c_int64),
+                ("launches", ctypes.c_int64), ("threads", ctypes.c_int64),
+                ("grid", ctypes.c_int64 * 3), ("block", ctypes.c_int64 * 3),
+                ("bytesRead", ctypes.c_int64),
+                ("bytesWritten", ctypes.c_int64),
+                ("hostBytes", ctypes.c_int64), ("flops", ctypes.c_int64),
+                ("loads", ctypes.c_int64 * 5), ("stores", ctypes.c_int64 * 5),
+                ("seconds", ctypes.c_double)]
+
+
+class _SimEstimate(ctypes.Structure):
+    _fields_ = [("seconds", ctypes.c_double),
+                ("kernelSeconds", ctypes.c_double),
+                ("librarySeconds", ctypes.c_double),
+                ("copySeconds", ctypes.c_double),
+                ("launches", ctypes.c_int64)]
+
+
+_RECORD_KINDS = ("kernel", "library", "copy")
+_BOUNDS = ("memory", "compute", "launch")
+
+
+def simulator_stats(lib):
+    """The GPU simulator's counters (AmpSimStats) as a dict; `lib` is
+    libamp_runtime_gpusim.so loaded with ctypes."""
+    stats = _SimStats()
+    lib.ampSimGetStats(ctypes.byref(stats))
+    return {name: getattr(stats, name) for name in _SIM_STATS_FIELDS}
+
+
+def simulator_estimate(lib, chip):
+    """The GPU simulator's roofline estimate for `chip` of what ran since
+    its last reset (ampSimEstimate, ampSimGetRecords; docs/gpu.md), as a
+    dict. The name is checked here, against ampSimChipNames, so that no
+    error goes through the runtime's error handler (which may be another
+    caller's): an unknown chip raises ValueError."""
+    if not hasattr(lib, "ampSimEstimate"):
+        raise AotError("this GPU simulator has no roofline estimate "
+                       "(ampSimEstimate): an older library")
+    lib.ampSimChipNames.restype = ctypes.c_char_p
+    known = lib.ampSimChipNames().decode()
+    if chip not in known.split(", "):
+        raise ValueError(f"unknown chip {chip!r} (known: {known})")
+    name = str(chip).encode()
+    info, total = _SimChip(), _SimEstimate()
+    lib.ampSimGetChip(name, ctypes.byref(info))
+    lib.ampSimEstimate(name, ctypes.byref(total))
+    lib.ampSimGetRecords.restype = ctypes.c_int64
+    lib.ampSimGetRecords.argtypes = [ctypes.c_char_p, ctypes.c_void_p,
+                                     ctypes.c_int64]
+    count = lib.ampSimGetRecords(name, None, 0)
+    array = (_SimRecord * max(count, 1))()
+    count = min(count, lib.ampSimGetRecords(name, array, count))
+    widths = (1, 2, 4, 8, 16)
+    records = [{
+        "name": r.name.decode(errors="replace"),
+        "kind": _RECORD_KINDS[r.kind], "bound": _BOUNDS[r.bound],
+        "calls": r.calls, "launches": r.launches, "threads": r.threads,
+        "grid": tuple(r.grid), "block": tuple(r.block),
+        "bytes_read": r.bytesRead, "bytes_written": r.bytesWritten,
+        "host_bytes": r.hostBytes, "flops": r.flops,
+        "loads_by_width": dict(zip(widths, r.loads)),
+        "stores_by_width": dict(zip(widths, r.stores)),
+        "seconds": r.seconds} for r in array[:count]]
+    return {"chip": info.name.decode(),
+            "description": info.description.decode(),
+            "peaks": {"bandwidth": info.bandwidth,
+                      "fp32_flops": info.fp32Flops,
+                      "tf32_flops": info.tf32Flops,
+                      "f16_flops": info.f16Flops,
+                      "fp8_flops": info.fp8Flops,
+                      "host_bandwidth": info.hostBandwidth,
+                      "launch_seconds": info.launchSeconds,
+                      "library_efficiency": info.libraryEfficiency},
+            "seconds": total.seconds,
+            "kernel_seconds": total.kernelSeconds,
+            "library_seconds": total.librarySeconds,
+            "copy_seconds": total.copySeconds,
+            "launches": total.launches, "records": records}
+
+
 def _row_major_strides(shape):
     strides, step = [], 1
     for size in reversed(shape):
@@ -173,9 +275,27 @@ class _Runtime:
         """The simulator's count of live device buffers, else None."""
         if not self.simulator:
             return None
-        stats = (ctypes.c_int64 * 10)()  # AmpSimStats: liveBuffers is #2
-        self.lib.ampSimGetStats(stats)
-        return stats[2]
+        stats = _SimStats()
+        self.lib.ampSimGetStats(ctypes.byref(stats))
+        return stats.liveBuffers
+
+    def simulator_stats(self):
+        """AmpSimStats as a dict (field names as in AmpGpuSim.h)."""
+        self._need_simulator("simulator_stats")
+        return simulator_stats(self.lib)
+
+    def reset_simulator(self):
+        self._need_simulator("reset_simulator")
+        self.lib.ampSimResetStats()
+
+    def estimate(self, chip):
+        self._need_simulator("estimate")
+        return simulator_estimate(self.lib, chip)
+
+    def _need_simulator(self, what):
+        if not self.simulator:
+            raise AotError(f"{what}: {self.path} is not the GPU simulator "
+                           f"(compile with target='gpu-sim')")
 
     def synchronize(self):
         self.lib.mgpuStreamSynchronize(self.stream)
@@ -445,6 +565,34 @@ class AotLibrary:
     @property
     def function_names(self):
         return list(self.functions)
+
+    def _simulator(self, what):
+        if self._runtime is None or not self._runtime.simulator:
+            raise AotError(f"{what}: {self.path} was not compiled for the "
+                           f"GPU simulator (target='gpu-sim')")
+        return self._runtime
+
+    def simulator_stats(self):
+        """target='gpu-sim': what the simulator counted since it was loaded
+        or last reset (AmpSimStats, AmpGpuSim.h), as a dict: launches,
+        libraryCalls, allocations, synchronizations, kernelBytesRead,
+        kernelFlops, libraryBytes, idealBytes, ..."""
+        return self._simulator("simulator_stats").simulator_stats()
+
+    def reset_simulator(self):
+        """target='gpu-sim': zeroes the simulator's counters and the
+        estimate's records (live buffers stay counted)."""
+        self._simulator("reset_simulator").reset_simulator()
+
+    def estimate(self, chip="h100-sxm"):
+        """target='gpu-sim': the roofline estimate of what ran since the
+        last reset, for `chip` ('h100-sxm' or 'h200'; docs/gpu.md): a dict
+        with the chip's peaks, 'seconds' (the total), its kernel, library
+        and copy parts, 'launches', and 'records' (one per kernel, library
+        call shape and kind of copy: calls, grid, block, bytes_read,
+        bytes_written, flops, accesses by width, seconds, bound). An
+        unknown chip raises ValueError."""
+        return self._simulator("estimate").estimate(chip)
 
     def __getitem__(self, name):
         try:

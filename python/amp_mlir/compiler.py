@@ -573,6 +573,44 @@ class CompiledModule:
     and items (``m.forward``, ``m["forward"]``), JIT-compiled on first use;
     a module with one function can be called directly."""
 
+    def _simulator(self, what):
+        """target='gpu-sim': the simulator's library (the one the JIT
+        loaded: dlopen gives the same instance), through ctypes."""
+        if self.target != "gpu-sim":
+            raise AmpError(f"{what}: the module was compiled for target="
+                           f"{self.target!r}, not 'gpu-sim'")
+        from . import aot
+        return ctypes.CDLL(self._options["runtime_library"],
+                           mode=ctypes.RTLD_GLOBAL), aot
+
+    def simulator_stats(self):
+        """target='gpu-sim': what the GPU simulator counted since it was
+        loaded or last reset (AmpSimStats, AmpGpuSim.h), as a dict:
+        launches, libraryCalls, allocations, synchronizations,
+        kernelBytesRead, kernelBytesWritten, kernelFlops, libraryBytes,
+        libraryFlops, copyBytes, hostBytes, idealBytes, ..."""
+        lib, aot = self._simulator("simulator_stats")
+        return aot.simulator_stats(lib)
+
+    def reset_simulator(self):
+        """target='gpu-sim': zeroes the simulator's counters and its
+        estimate's records (live buffers stay counted)."""
+        lib, _ = self._simulator("reset_simulator")
+        lib.ampSimResetStats()
+
+    def estimate(self, chip="h100-sxm"):
+        """target='gpu-sim': the roofline estimate of what ran since the
+        simulator's last reset (reset_simulator), for `chip` ('h100-sxm'
+        or 'h200'; docs/gpu.md says what it models and what it ignores): a
+        dict with the chip's peaks, 'seconds' (the total), its
+        'kernel_seconds', 'library_seconds' and 'copy_seconds', 'launches',
+        and 'records', one per kernel, library call shape and kind of copy
+        (name, kind, calls, grid, block, bytes_read, bytes_written, flops,
+        loads/stores by width, seconds, bound). An unknown chip raises
+        ValueError."""
+        lib, aot = self._simulator("estimate")
+        return aot.simulator_estimate(lib, chip)
+
     def __init__(self, parsed, name, options):
         self._parsed = parsed
         self._options = options

@@ -2,6 +2,9 @@
 that says why (never a crash); with one, results match the CPU's."""
 
 import ctypes
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -72,3 +75,88 @@ def test_gpu_sim_without_the_simulator_library_is_an_error(repo):
                          runtime_library="/nonexistent/libamp_runtime_gpusim.so")
     with pytest.raises(amp_mlir.AmpError, match="does not exist"):
         m.classifier_loss
+
+
+_MATMUL_ADD = """
+func.func @mm(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>,
+              %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %z = tensor.empty() : tensor<64x32xf32>
+  %cst = arith.constant 0.0 : f32
+  %f = linalg.fill ins(%cst : f32) outs(%z : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>)
+                     outs(%f : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = arith.addf %m, %c : tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+"""
+
+
+def check_estimate(m):
+    """The counts and estimate of _MATMUL_ADD's call (m: compiled for the
+    simulator), exactly."""
+    args = [np.ones((64, 128), np.float32), np.ones((128, 32), np.float32),
+            np.ones((64, 32), np.float32)]
+    m.mm(*args)
+    m.reset_simulator()
+    np.testing.assert_array_equal(m.mm(*args), np.full((64, 32), 129.0))
+    stats = m.simulator_stats()
+    assert stats["libraryCalls"] == 1 and stats["launches"] == 1
+    assert stats["libraryFlops"] == 2 * 64 * 32 * 128
+    assert stats["kernelFlops"] == 64 * 32
+    h100, h200 = m.estimate("h100-sxm"), m.estimate("h200")
+    assert h100["peaks"]["bandwidth"] == 3.35e12
+    kinds = [r["kind"] for r in h100["records"]]
+    assert kinds.count("library") == 1 and kinds.count("kernel") == 1
+    gemm = next(r for r in h100["records"] if r["kind"] == "library")
+    assert gemm["name"] == "ampGpuGemm f32*f32->f32 m=64 n=32 k=128"
+    assert gemm["flops"] == 2 * 64 * 32 * 128
+    assert gemm["bytes_read"] == (64 * 128 + 128 * 32) * 4
+    assert gemm["bytes_written"] == 64 * 32 * 4
+    kernel = next(r for r in h100["records"] if r["kind"] == "kernel")
+    assert kernel["bytes_read"] == 2 * 64 * 32 * 4  # the product and c
+    assert kernel["bytes_written"] == 64 * 32 * 4
+    assert kernel["flops"] == 64 * 32
+    assert sum(kernel["loads_by_width"].values()) > 0
+    assert kernel["threads"] >= 1 and kernel["block"][0] >= 1
+    assert h100["launches"] == 2
+    assert h100["seconds"] == pytest.approx(
+        h100["kernel_seconds"] + h100["library_seconds"] +
+        h100["copy_seconds"], rel=1e-12)
+    assert 0 < h200["seconds"] <= h100["seconds"]
+    with pytest.raises(ValueError, match=r"unknown chip 'a100' \(known: "
+                                         r"h100-sxm, h200\)"):
+        m.estimate("a100")
+    # The failed lookup left no error behind for the next call.
+    m.mm(*args)
+
+
+def test_gpu_sim_estimate():
+    """target='gpu-sim' (the JIT): the simulator's counts and roofline
+    estimate of a call: the GEMM's FLOPs and bytes from its shape, the add
+    kernel's from its accesses, exactly; the H200 (more bandwidth, same
+    compute) no slower than the H100."""
+    check_estimate(amp_mlir.compile(_MATMUL_ADD, level="O0",
+                                    target="gpu-sim"))
+
+
+def test_gpu_sim_estimate_of_a_library(tmp_path):
+    """The same through a library of amp-compile (AotLibrary), in a process
+    of its own: one process holds one simulator, and the JIT's tests load
+    the build's while the library loads the copy next to it."""
+    tests = Path(__file__).parent
+    script = (f"import sys; sys.path[:0] = [{str(tests)!r}, "
+              f"{str(tests.parent)!r}]\n"
+              f"import amp_mlir, test_gpu\n"
+              f"m = amp_mlir.compile(test_gpu._MATMUL_ADD, level='O0', "
+              f"target='gpu-sim', output={str(tmp_path / 'mm.so')!r})\n"
+              f"test_gpu.check_estimate(m)\nprint('ok')\n")
+    result = subprocess.run([sys.executable, "-c", script],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout == "ok\n", \
+        result.stderr
+
+
+def test_gpu_sim_estimate_needs_the_simulator():
+    m = amp_mlir.compile(_MATMUL_ADD, level="O0")
+    with pytest.raises(amp_mlir.AmpError, match="not 'gpu-sim'"):
+        m.estimate("h100-sxm")

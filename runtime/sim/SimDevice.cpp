@@ -14,6 +14,7 @@
 #include "../lib/Internal.h"
 #include "SimState.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
@@ -55,6 +56,49 @@ bool sim::findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
   *base = it->first;
   *size = it->second.bytes;
   return true;
+}
+
+bool sim::findAndMarkAllocation(uintptr_t address, uint64_t bytes, bool write,
+                                uintptr_t *base, uint64_t *size, bool *read,
+                                bool *written) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.live.upper_bound(address);
+  if (it == s.live.begin())
+    return false;
+  --it;
+  Allocation &allocation = it->second;
+  if (address - it->first + bytes > allocation.bytes || address < it->first)
+    return false;
+  bool &flag = write ? allocation.written : allocation.read;
+  if (!flag) {
+    flag = true;
+    s.stats.idealBytes += static_cast<int64_t>(allocation.bytes);
+  }
+  *base = it->first;
+  *size = allocation.bytes;
+  *read = allocation.read;
+  *written = allocation.written;
+  return true;
+}
+
+void sim::markAccess(const void *pointer, bool write) {
+  if (!pointer)
+    return;
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
+  auto it = s.live.upper_bound(address);
+  if (it == s.live.begin())
+    return;
+  --it;
+  if (address - it->first >= std::max<uint64_t>(it->second.bytes, 1))
+    return;
+  bool &flag = write ? it->second.written : it->second.read;
+  if (!flag) {
+    flag = true;
+    s.stats.idealBytes += static_cast<int64_t>(it->second.bytes);
+  }
 }
 
 void sim::describeAddress(uintptr_t address, uint64_t bytes, char *out,
@@ -188,6 +232,13 @@ static bool checkCopyRange(const char *call, const char *what,
   return checkDeviceRange(call, what, pointer, bytes);
 }
 
+/// Whether `pointer` starts inside a live device allocation.
+static bool isDevice(const void *pointer) {
+  uintptr_t base;
+  uint64_t size;
+  return findAllocation(reinterpret_cast<uintptr_t>(pointer), 1, &base, &size);
+}
+
 extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes,
                            void * /*stream*/) {
   count(&AmpSimStats::copies);
@@ -197,6 +248,22 @@ extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes,
       !checkCopyRange("mgpuMemcpy", "source", src, bytes))
     return raiseLastError();
   std::memmove(dst, src, bytes);
+  // The estimate: device memory traffic on the device side(s), the host
+  // link's for a host <-> device copy.
+  bool fromDevice = isDevice(src), toDevice = isDevice(dst);
+  Work work;
+  int64_t n = static_cast<int64_t>(bytes);
+  work.bytesRead = fromDevice ? n : 0;
+  work.bytesWritten = toDevice ? n : 0;
+  work.hostBytes = fromDevice != toDevice ? n : 0;
+  record(AMP_SIM_RECORD_COPY,
+         std::string("memcpy ") + (fromDevice ? "device" : "host") + "->" +
+             (toDevice ? "device" : "host"),
+         {work});
+  if (fromDevice)
+    markAccess(src, /*write=*/false);
+  if (toDevice)
+    markAccess(dst, /*write=*/true);
 }
 
 /// mgpuMemset32/16: `count_` elements of `value` at `dst`, inside one
@@ -209,6 +276,12 @@ static void fill(const char *call, void *dst, T value, size_t count_) {
   auto *out = static_cast<T *>(dst);
   for (size_t i = 0; i < count_; ++i)
     out[i] = value;
+  if (!count_)
+    return;
+  Work work;
+  work.bytesWritten = static_cast<int64_t>(count_ * sizeof(T));
+  record(AMP_SIM_RECORD_COPY, "memset", {work});
+  markAccess(dst, /*write=*/true);
 }
 
 extern "C" void mgpuMemset32(void *dst, uint32_t value, size_t count_,
@@ -297,6 +370,13 @@ extern "C" void ampSimResetStats(void) {
   std::lock_guard<std::mutex> lock(s.mutex);
   s.stats = {};
   s.stats.peakBytes = s.liveBytes;
+  s.records.clear();
+  s.recordIndex.clear();
+  // A new step for idealBytes: nothing read or written yet (and the access
+  // checks' cached allocation, with its marks, is stale).
+  for (auto &entry : s.live)
+    entry.second.read = entry.second.written = false;
+  s.epoch.fetch_add(1);
 }
 
 extern "C" int64_t ampSimDescribeLiveBuffers(char *buffer, size_t size,

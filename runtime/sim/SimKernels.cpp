@@ -64,6 +64,10 @@ struct Launch {
   int64_t threadsPerBlock = 1;
   bool failed = false;
   bool fibers = false;
+  // The estimate's counts, every thread of the launch.
+  int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  int64_t loads[AMP_SIM_ACCESS_WIDTHS] = {};
+  int64_t stores[AMP_SIM_ACCESS_WIDTHS] = {};
   // Fiber mode.
   ucontext_t scheduler;
   std::vector<Lane> lanes;
@@ -290,6 +294,17 @@ bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
   current = outer;
   count(&AmpSimStats::launches);
   count(&AmpSimStats::threads, blocks * launch.threadsPerBlock);
+  LaunchInfo info;
+  std::copy(grid, grid + 3, info.grid);
+  std::copy(block, block + 3, info.block);
+  info.threads = blocks * launch.threadsPerBlock;
+  std::copy(launch.loads, launch.loads + AMP_SIM_ACCESS_WIDTHS, info.loads);
+  std::copy(launch.stores, launch.stores + AMP_SIM_ACCESS_WIDTHS, info.stores);
+  Work work;
+  work.bytesRead = launch.bytesRead;
+  work.bytesWritten = launch.bytesWritten;
+  work.flops = launch.flops;
+  record(AMP_SIM_RECORD_KERNEL, name, {work}, &info);
   return ok;
 }
 
@@ -443,9 +458,23 @@ extern "C" int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,
          (static_cast<int64_t>(valid) << 32);
 }
 
+extern "C" void ampSimCountFlops(int64_t count) {
+  if (Launch *launch = current)
+    launch->flops += count;
+}
+
+/// AMP_SIM_ACCESS_WIDTHS' bucket of an access of `bytes`.
+static int widthIndex(int64_t bytes) {
+  return bytes <= 1 ? 0 : bytes <= 2 ? 1 : bytes <= 4 ? 2 : bytes <= 8 ? 3 : 4;
+}
+
 extern "C" void *ampSimCheckAccess(void *pointer, int64_t bytes,
                                    int32_t flags) {
   int32_t isStore = flags & 1;
+  if (Launch *launch = current) {
+    (isStore ? launch->bytesWritten : launch->bytesRead) += bytes;
+    ++(isStore ? launch->stores : launch->loads)[widthIndex(bytes)];
+  }
   uint64_t alignment = static_cast<uint32_t>(flags) >> 8;
   if (alignment > 1 && reinterpret_cast<uintptr_t>(pointer) % alignment != 0) {
     if (Launch *launch = current)
@@ -459,15 +488,27 @@ extern "C" void *ampSimCheckAccess(void *pointer, int64_t bytes,
   thread_local uintptr_t cachedBase = 0;
   thread_local uint64_t cachedSize = 0;
   thread_local uint64_t cachedEpoch = ~uint64_t(0);
+  // Whether it is marked read / written (AmpSimStats::idealBytes).
+  thread_local bool cachedRead = false, cachedWritten = false;
   alignas(64) thread_local char scratch[4096];
+  auto mark = [&] {
+    bool &marked = isStore ? cachedWritten : cachedRead;
+    if (!marked) {
+      markAccess(pointer, isStore);
+      marked = true;
+    }
+  };
   uintptr_t address = reinterpret_cast<uintptr_t>(pointer);
   uint64_t epoch = state().epoch.load(std::memory_order_relaxed);
   if (epoch == cachedEpoch && address >= cachedBase &&
-      address - cachedBase + static_cast<uint64_t>(bytes) <= cachedSize)
+      address - cachedBase + static_cast<uint64_t>(bytes) <= cachedSize) {
+    mark();
     return pointer;
+  }
   uintptr_t base;
   uint64_t size;
-  if (findAllocation(address, bytes, &base, &size)) {
+  if (findAndMarkAllocation(address, bytes, isStore, &base, &size, &cachedRead,
+                            &cachedWritten)) {
     cachedBase = base;
     cachedSize = size;
     cachedEpoch = epoch;

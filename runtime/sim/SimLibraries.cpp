@@ -12,15 +12,18 @@
 #include "amp/runtime/AmpRuntime.h"
 
 #include "../lib/Collectives.h"
+#include "../lib/ConvTypePlan.h"
 #include "../lib/GpuApi.h"
 #include "../lib/GpuLossScalingDevice.h"
 #include "../lib/Internal.h"
 #include "../lib/LibraryCallEntries.h"
 #include "SimState.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <string>
 #include <utility>
 
 using namespace amp;
@@ -33,6 +36,107 @@ static uint64_t matrixSpan(int64_t batch, int64_t rows, int64_t cols,
                            int64_t ld, int64_t stride) {
   uint64_t one = static_cast<uint64_t>((rows - 1) * ld + cols);
   return one + static_cast<uint64_t>((batch > 1 ? batch - 1 : 0) * stride);
+}
+
+//===----------------------------------------------------------------------===//
+// What each call moves and computes, for the roofline estimate
+//===----------------------------------------------------------------------===//
+
+/// The tensor-core peak of 16-bit and FP8 operands, the FMA units' of f32.
+static ::amp::sim::Peak peakOfType(int32_t type) {
+  switch (type) {
+  case AMP_DTYPE_F16:
+  case AMP_DTYPE_BF16:
+    return ::amp::sim::Peak::F16;
+  case AMP_DTYPE_F8E4M3FN:
+  case AMP_DTYPE_F8E5M2:
+    return ::amp::sim::Peak::Fp8;
+  default:
+    return ::amp::sim::Peak::Fp32;
+  }
+}
+
+/// Reads each operand once and writes C once (C is read too when beta is
+/// not 0): 2*batch*m*n*k FLOPs. The record's name holds the types and the
+/// shape.
+static void recordGemm(const char *call, const GemmArgs &g,
+                       ::amp::sim::Peak peak) {
+  ::amp::sim::Work work;
+  int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
+          c = g.batch * g.m * g.n;
+  int64_t cSize = static_cast<int64_t>(gemmElementSize(g.cType));
+  work.bytesRead = a * static_cast<int64_t>(gemmElementSize(g.aType)) +
+                   b * static_cast<int64_t>(gemmElementSize(g.bType)) +
+                   (g.beta != 0.0f ? c * cSize : 0);
+  work.bytesWritten = c * cSize;
+  work.flops = 2 * g.batch * g.m * g.n * g.k;
+  work.peak = peak;
+  work.library = true;
+  std::string name = std::string(call) + " " + dtypeName(g.aType) + "*" +
+                     dtypeName(g.bType) + "->" + dtypeName(g.cType) +
+                     " m=" + std::to_string(g.m) + " n=" + std::to_string(g.n) +
+                     " k=" + std::to_string(g.k);
+  if (g.batch > 1)
+    name += " batch=" + std::to_string(g.batch);
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, {work});
+  ::amp::sim::markAccess(g.a, false);
+  ::amp::sim::markAccess(g.b, false);
+  if (g.beta != 0.0f)
+    ::amp::sim::markAccess(g.c, false);
+  ::amp::sim::markAccess(g.c, true);
+}
+
+/// The convolution as the CUDA runtime runs it (Cudnn.cpp): the widening
+/// passes planConvTypes asks for, the NHWC filter's transform to KRSC on
+/// every call, then the convolution in the compute type:
+/// 2*n*f*oh*ow*c*kh*kw FLOPs at the FMA rate (f32 data), TF32 (f32 widened
+/// from 16 bits) or the 16-bit tensor-core rate.
+static void recordConv(const char *call, const ConvArgs &v) {
+  using ::amp::sim::Work;
+  ConvTypePlan plan = planConvTypes(v.xType, v.wType, v.yType);
+  int64_t x = v.n * v.c * v.h * v.w, w = v.f * v.c * v.kh * v.kw,
+          y = v.n * v.f * v.oh * v.ow;
+  int64_t compute = static_cast<int64_t>(dtypeSize(plan.computeType)),
+          ySize = static_cast<int64_t>(dtypeSize(v.yType));
+  std::vector<Work> parts;
+  auto pass = [&](int64_t read, int64_t written) {
+    Work work;
+    work.bytesRead = read;
+    work.bytesWritten = written;
+    work.library = true;
+    parts.push_back(work);
+  };
+  if (plan.widenX)
+    pass(x * static_cast<int64_t>(dtypeSize(v.xType)), x * 4);
+  if (plan.widenW)
+    pass(w * static_cast<int64_t>(dtypeSize(v.wType)), w * 4);
+  if (v.layout == AMP_CONV_NHWC_HWCF)
+    pass(w * compute, w * compute);
+  Work conv;
+  conv.bytesRead = (x + w) * compute + (v.beta != 0.0f ? y * ySize : 0);
+  conv.bytesWritten = y * ySize;
+  conv.flops = 2 * v.n * v.f * v.oh * v.ow * v.c * v.kh * v.kw;
+  conv.peak = plan.computeType != AMP_DTYPE_F32 ? ::amp::sim::Peak::F16
+              : plan.preferFma                  ? ::amp::sim::Peak::Fp32
+                                                : ::amp::sim::Peak::Tf32;
+  conv.library = true;
+  parts.push_back(conv);
+  std::string name = std::string(call) + " " + dtypeName(v.xType) + "*" +
+                     dtypeName(v.wType) + "->" + dtypeName(v.yType) +
+                     (v.layout == AMP_CONV_NCHW_FCHW ? " nchw" : " nhwc") +
+                     " n=" + std::to_string(v.n) + " c=" + std::to_string(v.c) +
+                     " h=" + std::to_string(v.h) + " w=" + std::to_string(v.w) +
+                     " f=" + std::to_string(v.f) +
+                     " k=" + std::to_string(v.kh) + "x" + std::to_string(v.kw) +
+                     " s=" + std::to_string(v.strideH);
+  if (v.strideW != v.strideH)
+    name += "x" + std::to_string(v.strideW);
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, parts);
+  ::amp::sim::markAccess(v.x, false);
+  ::amp::sim::markAccess(v.wt, false);
+  if (v.beta != 0.0f)
+    ::amp::sim::markAccess(v.y, false);
+  ::amp::sim::markAccess(v.y, true);
 }
 
 namespace amp {
@@ -53,7 +157,10 @@ static bool checkGemmRanges(const char *call, const GemmArgs &g) {
 
 bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
-  return checkGemmRanges(call, g) && cpu::Gemm(call, g, result);
+  if (!checkGemmRanges(call, g))
+    return false;
+  recordGemm(call, g, peakOfType(g.aType));
+  return cpu::Gemm(call, g, result);
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
@@ -63,9 +170,11 @@ bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
   auto scalar = [&](const char *name, const void *pointer) {
     return !pointer || checkDeviceRange(call, name, pointer, sizeof(float));
   };
-  return checkGemmRanges(call, getGemmArgs(s)) && scalar("aScale", s.aScale) &&
-         scalar("bScale", s.bScale) && scalar("dAmax", s.dAmax) &&
-         cpu::ScaledGemm(call, s, result);
+  if (!checkGemmRanges(call, getGemmArgs(s)) || !scalar("aScale", s.aScale) ||
+      !scalar("bScale", s.bScale) || !scalar("dAmax", s.dAmax))
+    return false;
+  recordGemm(call, getGemmArgs(s), ::amp::sim::Peak::Fp8);
+  return cpu::ScaledGemm(call, s, result);
 }
 
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
@@ -79,7 +188,7 @@ bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
          checkDeviceRange(call, "y", v.y,
                           uint64_t(v.n * v.f * v.oh * v.ow) *
                               dtypeSize(v.yType)) &&
-         cpu::Conv(call, v, result);
+         (recordConv(call, v), true) && cpu::Conv(call, v, result);
 }
 
 // The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU
@@ -92,6 +201,7 @@ bool UnscaleBuffer(const char *call, const UnscaleBufferArgs &u, NoResult &) {
          checkDeviceRange(call, "out", u.out, bytes) &&
          checkDeviceRange(call, "invScale", u.invScale, sizeof(float)) &&
          checkDeviceRange(call, "foundInf", u.foundInf, 1) &&
+         (markAccess(u.in, false), markAccess(u.out, true), true) &&
          gpuls::unscaleBuffer(call, u);
 }
 
@@ -105,9 +215,16 @@ bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u, NoResult &) {
         !checkDeviceRange(call, "out", u.outs[i], bytes))
       return false;
   }
-  return checkDeviceRange(call, "invScale", u.invScale, sizeof(float)) &&
-         checkDeviceRange(call, "foundInf", u.foundInf, 1) &&
-         gpuls::unscaleBuffers(call, u);
+  if (!checkDeviceRange(call, "invScale", u.invScale, sizeof(float)) ||
+      !checkDeviceRange(call, "foundInf", u.foundInf, 1))
+    return false;
+  // The kernels' launches are recorded as kernels (SimKernels.cpp); here,
+  // what the ideal counts.
+  for (int64_t i = 0; i < u.count; ++i) {
+    ::amp::sim::markAccess(u.ins[i], false);
+    ::amp::sim::markAccess(u.outs[i], true);
+  }
+  return gpuls::unscaleBuffers(call, u);
 }
 
 bool AllReduce(const char *call, const AllReduceArgs &r, NoResult &) {
@@ -115,8 +232,13 @@ bool AllReduce(const char *call, const AllReduceArgs &r, NoResult &) {
   // check (kernels have already run: launches are synchronous).
   count(&AmpSimStats::libraryCalls);
   uint64_t bytes = uint64_t(r.count) * collectiveElementSize(r.dtype);
-  return checkDeviceRange(call, "data", r.data, bytes) &&
-         allReduceHost(call, r.data, r.count, r.dtype, r.kind);
+  if (!checkDeviceRange(call, "data", r.data, bytes))
+    return false;
+  // Not modelled: the host round trip and the network (a launch cost).
+  ::amp::sim::Work work;
+  work.library = true;
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, call, {work});
+  return allReduceHost(call, r.data, r.count, r.dtype, r.kind);
 }
 
 bool Constant(const char *call, const ConstantArgs &k, void *&result) {
@@ -131,6 +253,10 @@ bool Constant(const char *call, const ConstantArgs &k, void *&result) {
     if (!device)
       return false;
     std::memcpy(device, k.hostPtr, size_t(k.bytes));
+    ::amp::sim::Work work;
+    work.bytesWritten = work.hostBytes = k.bytes;
+    ::amp::sim::record(AMP_SIM_RECORD_COPY, "constant upload host->device",
+                       {work});
   }
   result = device;
   return true;

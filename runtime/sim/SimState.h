@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <string>
+#include <vector>
 
 namespace amp {
 namespace sim {
@@ -25,6 +27,51 @@ struct Allocation {
   /// A constant uploaded once (ampGpuConstant): lives as long as the
   /// process, like the module that owns it; not a leak.
   bool persistent = false;
+  /// Read / written since the last reset (AmpSimStats::idealBytes).
+  bool read = false, written = false;
+};
+
+/// Which compute peak of a chip a piece of work runs at.
+enum class Peak { Fp32, Tf32, F16, Fp8 };
+
+/// One piece of work of a record, estimated as one roofline: a kernel
+/// launch, a library call (or one of the kernels it runs), a copy.
+struct Work {
+  int64_t bytesRead = 0, bytesWritten = 0, flops = 0;
+  /// Bytes over the host link (a host <-> device copy).
+  int64_t hostBytes = 0;
+  Peak peak = Peak::Fp32;
+  /// A library call's work: at the chip's library efficiency.
+  bool library = false;
+};
+
+/// What a record adds for a kernel launch (kernels only).
+struct LaunchInfo {
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int64_t threads = 0;
+  int64_t loads[AMP_SIM_ACCESS_WIDTHS] = {};
+  int64_t stores[AMP_SIM_ACCESS_WIDTHS] = {};
+};
+
+/// The chips of SimChips.def, in its order.
+enum class ChipId {
+#define AMP_SIM_CHIP(ID, ...) ID,
+#include "amp/runtime/SimChips.def"
+  Count
+};
+constexpr int kChips = static_cast<int>(ChipId::Count);
+
+/// A record (AmpSimRecord) with the estimate of every chip.
+struct Record {
+  std::string name;
+  int32_t kind = AMP_SIM_RECORD_KERNEL;
+  int64_t calls = 0, launches = 0;
+  LaunchInfo launch;
+  Work total;
+  /// Per chip: the estimate of every call, and its memory / compute /
+  /// launch parts (for the bound).
+  double seconds[kChips] = {}, memorySeconds[kChips] = {},
+         computeSeconds[kChips] = {}, launchSeconds[kChips] = {};
 };
 
 struct DeviceState {
@@ -38,6 +85,9 @@ struct DeviceState {
   /// Bumped by every free: invalidates the access checks' cached range.
   std::atomic<uint64_t> epoch{0};
   AmpSimStats stats = {};
+  /// The records since the last reset, in the order they first ran.
+  std::vector<Record> records;
+  std::map<std::string, size_t> recordIndex;
 };
 
 DeviceState &state();
@@ -61,6 +111,12 @@ bool launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
 bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                     uint64_t *size);
 
+/// findAllocation that also marks the allocation read (`write` false) or
+/// written for AmpSimStats::idealBytes, and says which marks it now has.
+bool findAndMarkAllocation(uintptr_t address, uint64_t bytes, bool write,
+                           uintptr_t *base, uint64_t *size, bool *read,
+                           bool *written);
+
 /// "inside allocation #3 (400 bytes) at offset 396" or "outside every
 /// device allocation" (nearest one named), for messages.
 void describeAddress(uintptr_t address, uint64_t bytes, char *out, size_t size);
@@ -71,6 +127,17 @@ bool checkDeviceRange(const char *call, const char *what, const void *pointer,
                       uint64_t bytes);
 
 void count(int64_t AmpSimStats::*counter, int64_t amount = 1);
+
+/// Marks the live device allocation holding `pointer` read or written,
+/// for AmpSimStats::idealBytes (nothing for host memory). Takes the lock.
+void markAccess(const void *pointer, bool write);
+
+/// Adds a call of `name` (of `kind`, AmpSimRecordKind) made of `parts` to
+/// its record and to the counters: each part is one roofline and one
+/// launch cost (one kernel on a GPU, or one copy); `launch` for kernels.
+/// Takes the lock. Defined in SimEstimate.cpp.
+void record(int32_t kind, const std::string &name,
+            const std::vector<Work> &parts, const LaunchInfo *launch = nullptr);
 
 } // namespace sim
 } // namespace amp

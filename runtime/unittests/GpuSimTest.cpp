@@ -473,3 +473,184 @@ TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
 }
 
 } // namespace
+
+//===----------------------------------------------------------------------===//
+// The roofline estimate's counts (AmpGpuSim.h's records)
+//===----------------------------------------------------------------------===//
+
+// addOne with its one FLOP counted, as amp-simulate-gpu-kernels counts it.
+void addOneCounted(void **params) {
+  float *in = *static_cast<float **>(params[0]);
+  float *out = *static_cast<float **>(params[1]);
+  int64_t n = *static_cast<int64_t *>(params[2]);
+  int64_t i = globalThread();
+  if (i >= n)
+    return;
+  ampSimCountFlops(1);
+  float *src = static_cast<float *>(ampSimCheckAccess(in + i, 4, 0));
+  float *dst = static_cast<float *>(ampSimCheckAccess(out + i, 4, 1));
+  *dst = *src + 1.0f;
+}
+
+std::vector<AmpSimRecord> getRecords(const char *chip) {
+  int64_t count = ampSimGetRecords(chip, nullptr, 0);
+  std::vector<AmpSimRecord> records(count > 0 ? count : 0);
+  ampSimGetRecords(chip, records.data(), count);
+  return records;
+}
+
+TEST_F(GpuSimTest, CountsTheBytesFlopsAndAccessWidthsOfAKernel) {
+  ampSimResetStats();
+  const int64_t n = 1000;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  int64_t count = n;
+  void *params[] = {&in, &out, &count};
+  ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
+                     0, params, 0);
+  // One 16-byte load (the bucket of 16 bytes and more).
+  int64_t offset = 4;
+  void *vectorParams[] = {&in, &offset};
+  ampSimLaunchKernel("test::loadVector", loadVector, 1, 1, 1, 1, 1, 1, 0,
+                     vectorParams, 0);
+  EXPECT_EQ(gError, "");
+
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 3u);
+  const AmpSimRecord &copy = records[0], &kernel = records[1],
+                     &vector = records[2];
+  EXPECT_STREQ(copy.name, "memcpy host->device");
+  EXPECT_EQ(copy.kind, AMP_SIM_RECORD_COPY);
+  EXPECT_EQ(copy.bytesWritten, 4000);
+  EXPECT_EQ(copy.hostBytes, 4000);
+  EXPECT_EQ(copy.launches, 0);
+
+  EXPECT_STREQ(kernel.name, "test::addOneCounted");
+  EXPECT_EQ(kernel.kind, AMP_SIM_RECORD_KERNEL);
+  EXPECT_EQ(kernel.calls, 1);
+  EXPECT_EQ(kernel.launches, 1);
+  EXPECT_EQ(kernel.threads, 1024);
+  EXPECT_EQ(kernel.grid[0], 8);
+  EXPECT_EQ(kernel.block[0], 128);
+  EXPECT_EQ(kernel.bytesRead, 4000);
+  EXPECT_EQ(kernel.bytesWritten, 4000);
+  EXPECT_EQ(kernel.flops, 1000);
+  EXPECT_EQ(kernel.loads[2], 1000); // 4 bytes
+  EXPECT_EQ(kernel.stores[2], 1000);
+  EXPECT_EQ(
+      kernel.loads[0] + kernel.loads[1] + kernel.loads[3] + kernel.loads[4], 0);
+  EXPECT_EQ(vector.loads[4], 1);
+  EXPECT_EQ(vector.bytesRead, 16);
+
+  // max(8000 B / 3.35 TB/s, 1000 FLOP / 66.9 TFLOP/s) + the launch cost:
+  // the launch cost is larger.
+  AmpSimChip chip;
+  ASSERT_EQ(ampSimGetChip("h100-sxm", &chip), 0);
+  EXPECT_EQ(chip.bandwidth, 3.35e12);
+  EXPECT_EQ(kernel.bound, AMP_SIM_BOUND_LAUNCH);
+  EXPECT_NEAR(kernel.seconds, 8000 / chip.bandwidth + chip.launchSeconds,
+              1e-15);
+  std::vector<AmpSimRecord> h200 = getRecords("h200");
+  ASSERT_EQ(h200.size(), 3u);
+  EXPECT_LT(h200[1].seconds, kernel.seconds);
+
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.kernelBytesRead, 4016);
+  EXPECT_EQ(stats.kernelBytesWritten, 4000);
+  EXPECT_EQ(stats.kernelFlops, 1000);
+  EXPECT_EQ(stats.copyBytes, 4000);
+  EXPECT_EQ(stats.hostBytes, 4000);
+  // `in` written (the copy) and read, `out` written: each once.
+  EXPECT_EQ(stats.idealBytes, 12000);
+
+  // A reset starts a new step: nothing recorded, nothing marked.
+  ampSimResetStats();
+  EXPECT_EQ(ampSimGetRecords("h100-sxm", nullptr, 0), 0);
+  ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
+                     0, params, 0);
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.idealBytes, 8000);
+  mgpuMemFree(in, nullptr);
+  mgpuMemFree(out, nullptr);
+}
+
+TEST_F(GpuSimTest, LibraryCallsRecordFlopsAndBytesFromTheirShapes) {
+  auto *a = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  auto *b = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  auto *c = static_cast<float *>(mgpuMemAlloc(48, nullptr, false));
+  auto *x = static_cast<uint16_t *>(mgpuMemAlloc(32 * 2, nullptr, false));
+  auto *wt = static_cast<uint16_t *>(mgpuMemAlloc(54 * 2, nullptr, false));
+  auto *y = static_cast<float *>(mgpuMemAlloc(48 * 4, nullptr, false));
+  std::vector<uint16_t> zeros(54, 0);
+  mgpuMemcpy(x, zeros.data(), 64, nullptr);
+  mgpuMemcpy(wt, zeros.data(), 108, nullptr);
+  std::vector<float> ones(16, 1.0f);
+  mgpuMemcpy(a, ones.data(), 64, nullptr);
+  mgpuMemcpy(b, ones.data(), 64, nullptr);
+  ampSimResetStats();
+  // C (4 x 3) = A (4 x 4) B (4 x 3), f32: 2*4*3*4 FLOPs, A and B read, C
+  // written (beta 0: not read).
+  ampGpuGemm(0, 0, 1, 4, 3, 4, a, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32, 3, 0,
+             c, AMP_DTYPE_F32, 3, 0, 0.0f);
+  // y (1x3x4x4, f32) = conv(x (1x2x4x4, f16), w (3x2x3x3, f16)), padding 1:
+  // x and w widened to f32 first (two passes), then an f32 convolution.
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
+               x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 2u);
+  const AmpSimRecord &gemm = records[0], &conv = records[1];
+  EXPECT_STREQ(gemm.name, "ampGpuGemm f32*f32->f32 m=4 n=3 k=4");
+  EXPECT_EQ(gemm.kind, AMP_SIM_RECORD_LIBRARY);
+  EXPECT_EQ(gemm.flops, 96);
+  EXPECT_EQ(gemm.bytesRead, (16 + 12) * 4);
+  EXPECT_EQ(gemm.bytesWritten, 12 * 4);
+  EXPECT_EQ(gemm.launches, 1);
+  EXPECT_EQ(gemm.bound, AMP_SIM_BOUND_LAUNCH);
+  AmpSimChip chip;
+  ASSERT_EQ(ampSimGetChip("h100-sxm", &chip), 0);
+  EXPECT_NEAR(gemm.seconds,
+              160 / chip.bandwidth / chip.libraryEfficiency +
+                  chip.launchSeconds,
+              1e-15);
+
+  EXPECT_STREQ(conv.name,
+               "ampGpuConv2d f16*f16->f32 nchw n=1 c=2 h=4 w=4 f=3 k=3x3 s=1");
+  EXPECT_EQ(conv.flops, 2 * 3 * 4 * 4 * 2 * 3 * 3);
+  // Widening x (64 -> 128 bytes) and w (108 -> 216), then the f32
+  // convolution reads both (128 + 216) and writes y (192).
+  EXPECT_EQ(conv.bytesRead, 64 + 108 + 128 + 216);
+  EXPECT_EQ(conv.bytesWritten, 128 + 216 + 192);
+  EXPECT_EQ(conv.launches, 3);
+
+  AmpSimEstimate total;
+  ASSERT_EQ(ampSimEstimate("h100-sxm", &total), 0);
+  EXPECT_EQ(total.launches, 4);
+  EXPECT_EQ(total.kernelSeconds, 0.0);
+  EXPECT_NEAR(total.librarySeconds, gemm.seconds + conv.seconds, 1e-15);
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryFlops, 96 + 1728);
+  EXPECT_EQ(stats.libraryBytes, 160 + 516 + 536);
+  for (void *pointer :
+       {(void *)a, (void *)b, (void *)c, (void *)x, (void *)wt, (void *)y})
+    mgpuMemFree(pointer, nullptr);
+}
+
+TEST_F(GpuSimTest, AnUnknownChipIsAnError) {
+  EXPECT_STREQ(ampSimChipNames(), "h100-sxm, h200");
+  AmpSimChip chip;
+  EXPECT_EQ(ampSimGetChip("a100", &chip), 1);
+  EXPECT_EQ(gError, "ampSimEstimate: unknown chip 'a100' (known: h100-sxm, "
+                    "h200)");
+  gError.clear();
+  EXPECT_EQ(ampSimGetRecords("h300", nullptr, 0), -1);
+  EXPECT_NE(gError.find("unknown chip 'h300'"), std::string::npos) << gError;
+  gError.clear();
+  AmpSimEstimate total;
+  EXPECT_EQ(ampSimEstimate(nullptr, &total), 1);
+  gError.clear();
+}

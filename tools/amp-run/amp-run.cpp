@@ -105,6 +105,13 @@ static cl::opt<bool> compileOnly(
              "compile time is printed); --target=gpu then needs no GPU: the "
              "runtime library is loaded for its symbols only"),
     cl::cat(category));
+static cl::opt<std::string> estimateChip(
+    "estimate",
+    cl::desc("With --target=gpu-sim: estimate the call's time on CHIP "
+             "(h100-sxm, h200) from what the simulator counted (a roofline "
+             "per kernel launch and library call; docs/gpu.md) and print "
+             "it per kernel, library call and copy, with the total"),
+    cl::value_desc("chip"), cl::cat(category));
 static cl::opt<bool> printValuesFlag("print",
                                      cl::desc("Print the output values"),
                                      cl::cat(category));
@@ -239,6 +246,57 @@ static void printTable(llvm::raw_ostream &os,
     }
     os << StringRef(line).rtrim() << '\n';
   }
+}
+
+/// "(x,y,z)", or "x" when y and z are 1.
+static std::string formatDim3(const int64_t dims[3]) {
+  if (dims[1] == 1 && dims[2] == 1)
+    return llvm::itostr(dims[0]);
+  return "(" + llvm::itostr(dims[0]) + "," + llvm::itostr(dims[1]) + "," +
+         llvm::itostr(dims[2]) + ")";
+}
+
+/// The simulator's estimate: one row per kernel, library call and kind of
+/// copy (in the order they first ran), then the totals.
+static void printEstimate(llvm::raw_ostream &os,
+                          const SimulatorEstimate &estimate,
+                          int64_t idealBytes) {
+  os << "gpu-sim estimate for " << estimate.chip << " (" << estimate.description
+     << ": " << llvm::format("%.2f", estimate.bandwidth / 1e12) << " TB/s, "
+     << llvm::format("%.0f", estimate.f16Flops / 1e12)
+     << " TFLOP/s f16 tensor, "
+     << llvm::format("%.1f", estimate.fp32Flops / 1e12)
+     << " TFLOP/s fp32; launch "
+     << llvm::format("%.1f", estimate.launchSeconds * 1e6)
+     << " us, library calls at "
+     << llvm::format("%.0f", estimate.libraryEfficiency * 100)
+     << "% of the roofline):\n";
+  SmallVector<SmallVector<std::string>> rows;
+  rows.push_back({"kind", "calls", "grid", "block", "read B", "written B",
+                  "FLOPs", "bound", "time", "name"});
+  int64_t moved = 0;
+  for (const SimulatorRecord &r : estimate.records) {
+    bool kernel = r.kind == SimulatorRecord::Kind::Kernel;
+    moved += r.bytesRead + r.bytesWritten;
+    rows.push_back({kernel                                     ? "kernel"
+                    : r.kind == SimulatorRecord::Kind::Library ? "library"
+                                                               : "copy",
+                    llvm::itostr(r.calls), kernel ? formatDim3(r.grid) : "-",
+                    kernel ? formatDim3(r.block) : "-",
+                    llvm::itostr(r.bytesRead), llvm::itostr(r.bytesWritten),
+                    llvm::itostr(r.flops),
+                    r.bound == SimulatorRecord::Bound::Memory    ? "memory"
+                    : r.bound == SimulatorRecord::Bound::Compute ? "compute"
+                                                                 : "launch",
+                    formatSeconds(r.seconds), r.name});
+  }
+  printTable(os, rows);
+  os << "gpu-sim estimate total: " << formatSeconds(estimate.seconds)
+     << " (kernels " << formatSeconds(estimate.kernelSeconds)
+     << ", library calls " << formatSeconds(estimate.librarySeconds)
+     << ", copies " << formatSeconds(estimate.copySeconds) << "), "
+     << estimate.launches << " launches, " << moved << " bytes moved, ideal "
+     << idealBytes << "\n";
 }
 
 /// Min, max and mean of the finite values, and how many are not finite.
@@ -384,6 +442,16 @@ int main(int argc, char **argv) {
     return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
   if (!outputFiles.empty() && !outputDir.empty())
     return fail("--outputs and --output-dir exclude each other");
+  if (estimateChip.getNumOccurrences()) {
+    if (*target != Target::GpuSim)
+      return fail("--estimate needs --target=gpu-sim (the estimate comes "
+                  "from the GPU simulator's counts)");
+    if (!isSimulatorChip(estimateChip))
+      return fail("--estimate: unknown chip '" + estimateChip +
+                  "' (known: " + getSimulatorChipNames() + ")");
+    if (compileOnly)
+      return fail("--compile-only runs nothing: it excludes --estimate");
+  }
   if (compileOnly) {
     SmallVector<StringRef> running;
     if (compare)
@@ -578,6 +646,10 @@ int main(int argc, char **argv) {
   }
   std::optional<SimulatorStats> simulatorBefore;
   if (*target == Target::GpuSim) {
+    // The estimate is of this call: its records start here.
+    if (estimateChip.getNumOccurrences())
+      if (llvm::Error error = (*executable)->resetSimulatorStats())
+        return fail(std::move(error));
     auto stats = (*executable)->getSimulatorStats();
     if (!stats)
       return fail(stats.takeError());
@@ -601,6 +673,13 @@ int main(int argc, char **argv) {
         << a.frees - b.frees << " frees, " << a.liveBuffers << " live, peak "
         << a.peakBytes << " bytes, " << a.synchronizations - b.synchronizations
         << " synchronizations\n";
+    if (estimateChip.getNumOccurrences()) {
+      auto estimate = (*executable)->getSimulatorEstimate(estimateChip);
+      if (!estimate)
+        return fail(estimate.takeError());
+      llvm::raw_string_ostream os(simulatorLine);
+      printEstimate(os, *estimate, a.idealBytes);
+    }
   }
 
   std::unique_ptr<Executable> reference;

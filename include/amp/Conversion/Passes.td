@@ -304,7 +304,10 @@ def AmpSimulateGPUKernelsPass
     `nvvm.shfl.sync` `ampSimShuffle`. Every load and store through a pointer
     that is not a kernel `alloca` or a module global is checked by
     `ampSimCheckAccess` (out-of-bounds accesses are reported with the
-    kernel's name). A packed entry `<module>.<kernel>.packed(ptr params)`
+    kernel's name, and the simulator counts their bytes). Each basic block
+    that computes on floating-point values starts with a call of
+    `ampSimCountFlops` with its count of floating-point operations (for the
+    simulator's roofline estimate). A packed entry `<module>.<kernel>.packed(ptr params)`
     unpacks the cuLaunchKernel parameter array, and each `gpu.launch_func`
     becomes a call of `ampSimLaunchKernel` with the kernel's name, that
     entry, the grid, the block and whether the kernel synchronises (then

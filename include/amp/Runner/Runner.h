@@ -20,6 +20,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -287,7 +288,45 @@ struct SimulatorStats {
   int64_t allocations = 0, frees = 0, liveBuffers = 0, liveBytes = 0,
           peakBytes = 0, launches = 0, threads = 0, libraryCalls = 0,
           copies = 0, synchronizations = 0;
+  /// What the roofline estimate reads (AmpSimStats's fields of the same
+  /// names).
+  int64_t kernelBytesRead = 0, kernelBytesWritten = 0, kernelFlops = 0,
+          libraryBytes = 0, libraryFlops = 0, copyBytes = 0, hostBytes = 0,
+          idealBytes = 0;
 };
+
+/// One record of the GPU simulator's roofline estimate: a kernel, a library
+/// call of one shape, or copies of one direction (AmpGpuSim.h's
+/// AmpSimRecord).
+struct SimulatorRecord {
+  enum class Kind { Kernel, Library, Copy };
+  enum class Bound { Memory, Compute, Launch };
+  std::string name;
+  Kind kind = Kind::Kernel;
+  Bound bound = Bound::Memory;
+  int64_t calls = 0, launches = 0, threads = 0;
+  int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int64_t bytesRead = 0, bytesWritten = 0, hostBytes = 0, flops = 0;
+  /// Global accesses by width: 1, 2, 4, 8, 16 or more bytes.
+  int64_t loads[5] = {}, stores[5] = {};
+  double seconds = 0;
+};
+
+/// The estimate for one chip of what the simulator ran since its last reset
+/// (AmpGpuSim.h's AmpSimChip, AmpSimRecord, AmpSimEstimate).
+struct SimulatorEstimate {
+  std::string chip, description;
+  double bandwidth = 0, fp32Flops = 0, f16Flops = 0, launchSeconds = 0,
+         libraryEfficiency = 0;
+  std::vector<SimulatorRecord> records;
+  double seconds = 0, kernelSeconds = 0, librarySeconds = 0, copySeconds = 0;
+  int64_t launches = 0;
+};
+
+/// The chips of the simulator's estimate (SimChips.def): "h100-sxm, h200".
+std::string getSimulatorChipNames();
+/// Whether `name` is one of them.
+bool isSimulatorChip(StringRef name);
 
 /// Sets the low-precision type a tool or a caller named: "f16", "bf16" or
 /// one of their aliases in CompileOptions::dtype, or "fp8" (or "float8") as
@@ -333,6 +372,12 @@ public:
   /// Target::GpuSim: what the simulator counted (launches, library calls,
   /// allocations, ...) since the executable was compiled.
   llvm::Expected<SimulatorStats> getSimulatorStats() const;
+  /// Target::GpuSim: zeroes the simulator's counters and its estimate's
+  /// records (live buffers stay counted).
+  llvm::Error resetSimulatorStats();
+  /// Target::GpuSim: the roofline estimate for `chip` (SimChips.def) of what
+  /// ran since the last reset; an error for an unknown chip.
+  llvm::Expected<SimulatorEstimate> getSimulatorEstimate(StringRef chip) const;
   /// The low-precision type the AMP level applied ("f16", "bf16"; as the
   /// module's amp.applied attribute says), or "" at O0.
   StringRef getLowPrecisionType() const { return lowPrecisionType; }

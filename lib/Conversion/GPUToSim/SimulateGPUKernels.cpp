@@ -77,6 +77,41 @@ static bool isUntrackedMemory(Value pointer) {
   }
 }
 
+/// The elements of a scalar or vector floating-point type, else 0.
+static int64_t getFloatElements(Type type) {
+  if (auto vector = dyn_cast<VectorType>(type))
+    return isa<FloatType>(vector.getElementType()) && !vector.isScalable()
+               ? vector.getNumElements()
+               : 0;
+  return isa<FloatType>(type) ? 1 : 0;
+}
+
+/// The floating-point operations of `op` for the roofline estimate
+/// (AmpGpuSim.h's ampSimCountFlops): 1 per element for add, subtract,
+/// multiply, divide, remainder, min/max and math functions (LLVM's
+/// intrinsics and libdevice's __nv_* calls), 2 for fma/fmuladd; 0 for
+/// everything else (conversions, comparisons, negations, selects).
+static int64_t getFlops(Operation *op) {
+  if (op->getNumResults() != 1)
+    return 0;
+  int64_t elements = getFloatElements(op->getResult(0).getType());
+  if (!elements)
+    return 0;
+  if (isa<LLVM::FMAOp, LLVM::FMulAddOp>(op))
+    return 2 * elements;
+  if (isa<LLVM::FAddOp, LLVM::FSubOp, LLVM::FMulOp, LLVM::FDivOp, LLVM::FRemOp,
+          LLVM::MaxNumOp, LLVM::MinNumOp, LLVM::MaximumOp, LLVM::MinimumOp,
+          LLVM::SqrtOp, LLVM::ExpOp, LLVM::Exp2Op, LLVM::LogOp, LLVM::Log2Op,
+          LLVM::Log10Op, LLVM::PowOp, LLVM::SinOp, LLVM::CosOp, LLVM::TanhOp>(
+          op))
+    return elements;
+  if (auto call = dyn_cast<LLVM::CallOp>(op))
+    if (std::optional<StringRef> callee = call.getCallee())
+      if (callee->starts_with("__nv_"))
+        return elements;
+  return 0;
+}
+
 namespace {
 struct AmpSimulateGPUKernelsPass
     : public amp::impl::AmpSimulateGPUKernelsPassBase<
@@ -89,6 +124,7 @@ private:
   LogicalResult moveModule(gpu::GPUModuleOp module);
   LogicalResult rewriteNVVM(LLVM::LLVMFuncOp func, StringRef moduleName);
   void instrumentAccesses(LLVM::LLVMFuncOp func);
+  void instrumentFlops(LLVM::LLVMFuncOp func);
   void buildPackedEntry(LLVM::LLVMFuncOp kernel, StringRef key);
   LogicalResult rewriteLaunch(gpu::LaunchFuncOp launch);
 
@@ -190,6 +226,7 @@ LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
     if (failed(rewriteNVVM(func, moduleName)))
       return failure();
     instrumentAccesses(func);
+    instrumentFlops(func);
     // Target attributes mean nothing on the host (nvvm.kernel would make it
     // a ptx_kernel).
     for (NamedAttribute attr : llvm::to_vector(func->getAttrs()))
@@ -424,6 +461,28 @@ void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
           LLVM::AddrSpaceCastOp::create(builder, loc, pointerType, checked);
     op->replaceUsesOfWith(pointer, checked);
   });
+}
+
+/// A call of ampSimCountFlops at the start of each block with
+/// floating-point operations, with their count: a block runs to its end
+/// once entered, so the count is exact per thread and per execution.
+void AmpSimulateGPUKernelsPass::instrumentFlops(LLVM::LLVMFuncOp func) {
+  MLIRContext *context = &getContext();
+  Type i64 = IntegerType::get(context, 64);
+  Type voidType = LLVM::LLVMVoidType::get(context);
+  for (Block &block : func.getBody()) {
+    int64_t flops = 0;
+    for (Operation &op : block)
+      flops += getFlops(&op);
+    if (!flops)
+      continue;
+    OpBuilder builder = OpBuilder::atBlockBegin(&block);
+    Location loc = func.getLoc();
+    LLVM::LLVMFuncOp callee = getOrDeclare("ampSimCountFlops", voidType, {i64});
+    Value count = LLVM::ConstantOp::create(builder, loc, i64,
+                                           builder.getI64IntegerAttr(flops));
+    LLVM::CallOp::create(builder, loc, callee, ValueRange{count});
+  }
 }
 
 /// `<kernel>.packed(ptr params)`: loads each argument through the

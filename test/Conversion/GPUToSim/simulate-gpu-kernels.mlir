@@ -141,3 +141,48 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// FLOPs for the roofline estimate: each block that computes on floats
+// starts with ampSimCountFlops of its count, 1 per element for fadd, fmul,
+// fdiv, maxnum and libdevice calls, 2 for fma; conversions, comparisons,
+// negations and integer arithmetic count 0, and a block without FLOPs gets
+// no call. The loop body's count is added each time it runs.
+// CHECK-LABEL: llvm.func internal @kernels.k(
+// CHECK-NEXT:    %[[ENTRY:.*]] = llvm.mlir.constant(7 : i64) : i64
+// CHECK-NEXT:    llvm.call @ampSimCountFlops(%[[ENTRY]]) : (i64) -> ()
+// CHECK:       ^bb1(
+// CHECK-NOT:     ampSimCountFlops
+// CHECK:       ^bb2:
+// CHECK-NEXT:    %[[BODY:.*]] = llvm.mlir.constant(2 : i64) : i64
+// CHECK-NEXT:    llvm.call @ampSimCountFlops(%[[BODY]]) : (i64) -> ()
+// CHECK:       ^bb3:
+// CHECK-NOT:     ampSimCountFlops
+// CHECK:         llvm.return
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @__nv_expf(f32) -> f32
+    llvm.func @k(%x: f32, %v: vector<4xf32>, %n: i64) attributes {gpu.kernel} {
+      %a = llvm.fadd %x, %x : f32
+      %b = llvm.fmul %v, %v : vector<4xf32>
+      %e = llvm.call @__nv_expf(%a) : (f32) -> f32
+      %m = llvm.intr.maxnum(%e, %x) : (f32, f32) -> f32
+      %t = llvm.fptrunc %m : f32 to f16
+      %c = llvm.fcmp "olt" %m, %x : f32
+      %g = llvm.fneg %m : f32
+      %zero = llvm.mlir.constant(0 : i64) : i64
+      llvm.br ^bb1(%zero : i64)
+    ^bb1(%i: i64):
+      %more = llvm.icmp "slt" %i, %n : i64
+      llvm.cond_br %more, ^bb2, ^bb3
+    ^bb2:
+      %f = llvm.intr.fma(%x, %x, %x) : (f32, f32, f32) -> f32
+      %one = llvm.mlir.constant(1 : i64) : i64
+      %next = llvm.add %i, %one : i64
+      llvm.br ^bb1(%next : i64)
+    ^bb3:
+      llvm.return
+    }
+  }
+}

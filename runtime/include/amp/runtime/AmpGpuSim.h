@@ -94,22 +94,142 @@ AMP_RUNTIME_API void *ampSimCheckAccess(void *pointer, int64_t bytes,
 
 /** What the simulator counted since it was loaded (or last reset). */
 typedef struct AmpSimStats {
-  int64_t allocations;   /**< mgpuMemAlloc calls that allocated */
-  int64_t frees;         /**< mgpuMemFree calls that freed */
-  int64_t liveBuffers;   /**< allocations not freed */
-  int64_t liveBytes;     /**< their bytes */
-  int64_t peakBytes;     /**< the most bytes live at once */
-  int64_t launches;      /**< kernels launched */
-  int64_t threads;       /**< kernel threads run */
-  int64_t libraryCalls;  /**< ampGpu* library calls served */
-  int64_t copies;        /**< mgpuMemcpy/mgpuMemset calls */
+  int64_t allocations;      /**< mgpuMemAlloc calls that allocated */
+  int64_t frees;            /**< mgpuMemFree calls that freed */
+  int64_t liveBuffers;      /**< allocations not freed */
+  int64_t liveBytes;        /**< their bytes */
+  int64_t peakBytes;        /**< the most bytes live at once */
+  int64_t launches;         /**< kernels launched */
+  int64_t threads;          /**< kernel threads run */
+  int64_t libraryCalls;     /**< ampGpu* library calls served */
+  int64_t copies;           /**< mgpuMemcpy/mgpuMemset calls */
   int64_t synchronizations; /**< mgpuStreamSynchronize calls */
+  /* What the roofline estimate reads (ampSimEstimate). Bytes are device
+   * memory traffic as requested, without caches. */
+  int64_t kernelBytesRead;    /**< bytes kernels loaded from device memory */
+  int64_t kernelBytesWritten; /**< bytes kernels stored (atomics: stores) */
+  int64_t kernelFlops;        /**< floating-point operations of kernels */
+  int64_t libraryBytes; /**< bytes library calls read and wrote (shapes) */
+  int64_t libraryFlops; /**< their floating-point operations (shapes) */
+  int64_t copyBytes;    /**< device memory bytes of copies and fills */
+  int64_t hostBytes;    /**< bytes copied between host and device */
+  /** The ideal: every device buffer (constants included) that was read,
+   *  read once, and every one written, written once: the sum of their
+   *  sizes, each counted once for reading and once for writing. */
+  int64_t idealBytes;
 } AmpSimStats;
 
 AMP_RUNTIME_API void ampSimGetStats(AmpSimStats *stats);
 
-/** Zeroes the counters (live buffers stay live and counted). */
+/** Zeroes the counters and the records (live buffers stay live and
+ *  counted). */
 AMP_RUNTIME_API void ampSimResetStats(void);
+
+/** Adds `count` floating-point operations to the running thread's launch.
+ *  amp-simulate-gpu-kernels calls it at the start of each basic block of a
+ *  kernel that computes on floating-point values, with that block's count:
+ *  1 per element for add, subtract, multiply, divide, remainder, min/max
+ *  and math functions (sqrt, exp, log, tanh, ...), 2 for fma/fmuladd; 0 for
+ *  conversions, comparisons, negations and selects. */
+AMP_RUNTIME_API void ampSimCountFlops(int64_t count);
+
+/*===--------------------------------------------------------------------===*
+ * The roofline estimate
+ *
+ * The simulator records, per kernel (by name), per library call (by call,
+ * types and shape) and per kind of copy, what ran since the last reset:
+ * calls, threads, the grid and block of the last launch, device memory
+ * bytes read and written (kernels: every checked global access, as the
+ * kernel requests it: no caches, no coalescing; library calls: each
+ * operand once, from the shape arguments, plus the runtime's own passes,
+ * e.g. cuDNN's widening of 16-bit inputs), global accesses by width, and
+ * floating-point operations. From them, a time for a chip of SimChips.def:
+ * per launch, max(bytes / bandwidth, FLOPs / peak) plus a launch cost;
+ * library calls at a fixed fraction of that roofline (SimChips.def's model
+ * constants); host <-> device copies at the host link's bandwidth. The peak
+ * is the f32 FMA rate for generated kernels, the tensor-core rate of the
+ * type for library calls (true fp32 GEMMs: the FMA rate). docs/gpu.md
+ * says what the estimate ignores.
+ *===--------------------------------------------------------------------===*/
+
+/** The chip `name` names (SimChips.def), its peaks and the model's
+ *  constants. */
+typedef struct AmpSimChip {
+  const char *name;         /**< "h100-sxm" */
+  const char *description;  /**< "NVIDIA H100 SXM" */
+  double bandwidth;         /**< device memory, bytes/s */
+  double fp32Flops;         /**< FMA units, FLOP/s */
+  double tf32Flops;         /**< dense TF32 tensor cores */
+  double f16Flops;          /**< dense f16/bf16 tensor cores */
+  double fp8Flops;          /**< dense FP8 tensor cores */
+  double hostBandwidth;     /**< host <-> device, bytes/s per direction */
+  double launchSeconds;     /**< per launch */
+  double libraryEfficiency; /**< library calls' fraction of the roofline */
+} AmpSimChip;
+
+/** Fills `chip` for `name`; returns 0, or 1 after reporting "unknown chip
+ *  'NAME' (known: h100-sxm, h200)" through the error handler. */
+AMP_RUNTIME_API int ampSimGetChip(const char *name, AmpSimChip *chip);
+
+/** The chips' names, comma-separated: "h100-sxm, h200". */
+AMP_RUNTIME_API const char *ampSimChipNames(void);
+
+typedef enum AmpSimRecordKind {
+  AMP_SIM_RECORD_KERNEL = 0,  /**< a generated kernel */
+  AMP_SIM_RECORD_LIBRARY = 1, /**< a library call (ampGpu*) */
+  AMP_SIM_RECORD_COPY = 2     /**< copies and fills of one direction */
+} AmpSimRecordKind;
+
+/** What bounds a record's estimate (the larger term of its roofline). */
+typedef enum AmpSimBound {
+  AMP_SIM_BOUND_MEMORY = 0,
+  AMP_SIM_BOUND_COMPUTE = 1,
+  AMP_SIM_BOUND_LAUNCH = 2 /**< the launch cost is more than the rest */
+} AmpSimBound;
+
+/** Global accesses by width: 1, 2, 4, 8 and 16 or more bytes. */
+#define AMP_SIM_ACCESS_WIDTHS 5
+
+typedef struct AmpSimRecord {
+  /** A kernel's "module::kernel"; a library call's entry point, types and
+   *  shape ("ampGpuGemm f16*f16->f16 m=64 n=256 k=128"); a copy's
+   *  direction ("memcpy host->device", "memset"). Truncated to fit. */
+  char name[160];
+  int32_t kind;     /**< AmpSimRecordKind */
+  int32_t bound;    /**< AmpSimBound, for the chip asked (all calls) */
+  int64_t calls;    /**< launches, calls, copies */
+  int64_t launches; /**< kernels they launch on a GPU (a library call may
+                         launch several: cuDNN's widening passes) */
+  int64_t threads;  /**< kernels: threads run, every launch */
+  int64_t grid[3], block[3];       /**< kernels: of the last launch */
+  int64_t bytesRead, bytesWritten; /**< device memory */
+  int64_t hostBytes;               /**< copies: bytes over the host link */
+  int64_t flops;
+  int64_t loads[AMP_SIM_ACCESS_WIDTHS];  /**< kernels: loads by width */
+  int64_t stores[AMP_SIM_ACCESS_WIDTHS]; /**< kernels: stores by width */
+  double seconds; /**< the estimate for the chip asked, every call */
+} AmpSimRecord;
+
+/** The records since the last reset, in the order they first ran: fills
+ *  at most `capacity` of `records` (may be NULL with capacity 0) with the
+ *  estimate for `chip`, and returns how many there are; -1 after reporting
+ *  an unknown chip. */
+AMP_RUNTIME_API int64_t ampSimGetRecords(const char *chip,
+                                         AmpSimRecord *records,
+                                         int64_t capacity);
+
+typedef struct AmpSimEstimate {
+  double seconds;        /**< everything below */
+  double kernelSeconds;  /**< generated kernels */
+  double librarySeconds; /**< library calls */
+  double copySeconds;    /**< copies and fills */
+  int64_t launches;      /**< kernels launched on a GPU, library calls'
+                              included */
+} AmpSimEstimate;
+
+/** The estimate for `chip` of everything since the last reset; 0, or 1
+ *  after reporting an unknown chip. */
+AMP_RUNTIME_API int ampSimEstimate(const char *chip, AmpSimEstimate *total);
 
 /** Writes a description of the live allocations (at most `count`, oldest
  *  first: "#id: N bytes") to `buffer`; returns the number of live

@@ -1,0 +1,402 @@
+#!/usr/bin/env python3
+"""Static bounds of the GPU kit's models, from the GPU simulator (no GPU).
+
+    /usr/bin/python3 bench/gpu/sim_bounds.py [--build build] [--models a,b]
+      [--json FILE] [--from-json FILE] [--update-doc docs/performance.md]
+      [--check] [--compare FILE]
+
+For each model of the GPU kit (scripts/gpu-kit/build_kit.py), at a small
+size with the kit's structure, and each level: the module is compiled by
+amp-compile --target=gpu-sim and called twice in the simulator
+(libamp_runtime_gpusim.so) on seeded inputs; the second call is the step
+measured (the first uploads the constants once). Per step:
+
+  kernel launches, library calls (cuBLAS/cuBLASLt/cuDNN calls as the
+  simulator serves them), host synchronizations, device allocations,
+  device memory bytes moved (kernels' checked accesses, library calls'
+  operands from their shapes, copies) against the ideal (every device
+  buffer that is read, read once, and every one written, written once;
+  AmpSimStats::idealBytes), FLOPs, and the roofline estimate for an H100
+  SXM and an H200 (ampSimEstimate, AmpGpuSim.h; docs/gpu.md says what it
+  models and what it ignores).
+
+The counts include what the harness does in a step, as the kit's runner
+does it: uploading the inputs, downloading the results (each download
+synchronizes).
+
+A contraction or convolution of a model that the GPU lowering keeps as a
+generated kernel (amp-opt's remark "kept as a generated kernel, not a
+library call", at the row's level) fails the run, unless the model states
+why (MODELS' `reason`); the table shows the count and the reason.
+
+--update-doc writes the table between the gpu-sim-bounds markers of
+docs/performance.md (scripts/doctables.py); --from-json renders a kept run
+(bench/results/gpu-sim-bounds.json), --check compares the document with it.
+--compare FILE measures the models named and compares every count with the
+kept run's exactly, the estimates within a relative 1e-6.
+
+resnet18 (the kit's frontend model: torchvision's, weights as arguments,
+exported with a dynamic batch) needs the frontend environment
+(.venv-frontends, or --torch-python); without it its rows are left out of
+a fresh run.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "scripts"))
+import doctables  # noqa: E402
+import models  # noqa: E402  bench/gpu/models.py
+from amp_mlir import aot  # noqa: E402  numpy + ctypes only
+
+SCRIPT = "bench/gpu/sim_bounds.py"
+BLOCK = "gpu-sim-bounds"
+CHIPS = ("h100-sxm", "h200")
+O0_O2 = [("O0", None), ("O2", "f16"), ("O2", "bf16")]
+O0_O2_F16 = [("O0", None), ("O2", "f16")]
+
+
+class Model:
+    """A kit model at a small size: `source` is a path, module text, or a
+    callable(work dir, options) that writes the module and returns its
+    path; `reason` says why contractions of it may be generated kernels."""
+
+    def __init__(self, name, size, source, entry, levels, reason=None,
+                 batch=1, frontend=False):
+        self.name, self.size, self.source, self.entry = (name, size, source,
+                                                         entry)
+        self.levels, self.reason, self.batch = levels, reason, batch
+        self.frontend = frontend
+
+
+def _text(generated):
+    return generated[0]
+
+
+def export_resnet18(work, torch_python, build):
+    """The kit's resnet18 (scripts/gpu-kit/export_models.py: weights as
+    arguments, dynamic batch) on 32x32 images, exported with the frontend
+    environment's Python."""
+    out = Path(work) / "resnet18.mlir"
+    if out.exists():
+        return out
+    code = f"""
+import sys, torch, torchvision
+sys.path.insert(0, {str(REPO / 'python')!r})
+sys.path.insert(0, {str(REPO / 'scripts' / 'gpu-kit')!r})
+import amp_mlir
+from export_models import weights_as_arguments
+torch.manual_seed(0)
+base = torchvision.models.resnet18(weights=None).eval()
+names = [n for n, _ in base.named_parameters()] + [
+    n for n, b in base.named_buffers() if b.is_floating_point()]
+state = dict(base.named_parameters()); state.update(dict(base.named_buffers()))
+net = weights_as_arguments(base, names)
+params = [state[n].detach() for n in names]
+example = (torch.randn(2, 3, 32, 32), *params)
+text = amp_mlir.from_torch(net, *example,
+                           dynamic_dims=[[0]] + [None] * len(params))
+open({str(out)!r}, "w").write(text)
+"""
+    subprocess.run([torch_python, "-c", code], check=True,
+                   env=dict(os.environ, AMP_MLIR_ROOT=str(build)))
+    return out
+
+
+MODELS = [
+    Model("gemm", "256x256x256", _text(models.gemm(256, 256, 256)), "gemm",
+          O0_O2),
+    Model("chain", "256x512", _text(models.chain(256, 512)), "chain",
+          O0_O2_F16),
+    Model("mlp", "64 tokens, 64-256-256-64", _text(models.mlp(
+        64, [64, 256, 256, 64])), "mlp", O0_O2),
+    Model("transformer", "2x16 tokens, dim 64, 4 heads, 1 block",
+          _text(models.transformer(2, 16, 64, 4, 1)), "transformer", O0_O2),
+    Model("tosa_mlp_classifier", "examples/",
+          REPO / "examples" / "tosa_mlp_classifier.mlir", "classifier_loss",
+          O0_O2_F16),
+    Model("convnet", "examples/", REPO / "examples" / "linalg_convnet.mlir",
+          "convnet", O0_O2_F16),
+    Model("mlp_train_step", "examples/, one step",
+          REPO / "examples" / "mlp_training.mlir", "train_step", O0_O2_F16),
+    Model("resnet18", "batch 1 (dynamic), 32x32", export_resnet18, "main",
+          [("O0", None), ("O2", "f16")], frontend=True, batch=1,
+          reason="exported with a dynamic batch (as the kit does): the GPU "
+                 "lowering takes convolutions of static shape only (issue "
+                 "42)"),
+]
+BY_NAME = {m.name: m for m in MODELS}
+
+
+def label(level, dtype):
+    return level if level == "O0" else f"{level} {dtype}"
+
+
+def module_path(model, work, torch_python, build):
+    if callable(model.source):
+        return Path(model.source(work, torch_python, build))
+    if isinstance(model.source, Path):
+        return model.source
+    path = Path(work) / f"{model.name}.mlir"
+    path.write_text(model.source)
+    return path
+
+
+def generated_contractions(amp_opt, path, level, dtype):
+    """The reasons amp-opt gives for each contraction or convolution that
+    the GPU lowering keeps as a generated kernel at this level."""
+    command = [str(amp_opt), str(path)]
+    if level != "O0":
+        command.append(f"--amp-{level.lower()}=dtype={dtype}")
+    command += ["--lower-to-gpu=simulate=true", "-o", os.devnull]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
+    marker = "kept as a generated kernel, not a library call: "
+    return [line.split(marker, 1)[1].strip()
+            for line in result.stderr.splitlines() if marker in line]
+
+
+def make_inputs(function, batch, seed):
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for spec in function.arguments:
+        shape = [batch if d is None else d for d in spec.shape]
+        if spec.element in ("i32", "i64", "i1"):
+            values = rng.integers(0, 10, size=shape)
+            arrays.append((values % 2).astype(np.bool_) if spec.element == "i1"
+                          else values.astype(spec.dtype))
+            continue
+        values = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        if spec.element == "bf16":
+            values = aot._bf16_bits_from_f32(values).view(aot._BF16)
+        elif spec.element != "f32":
+            values = values.astype(spec.dtype)
+        arrays.append(values)
+    return arrays
+
+
+def measure_row(model, level, dtype, path, build, work):
+    tag = f"{model.name}.{level}" + (f"-{dtype}" if dtype else "")
+    library = Path(work) / f"{tag}.so"
+    command = [str(build / "bin" / "amp-compile"), str(path), "-o",
+               str(library), f"--level={level}", "--target=gpu-sim",
+               f"--entry={model.entry}"]
+    if dtype:
+        command.append(f"--dtype={dtype}")
+    subprocess.run(command, check=True, capture_output=True, text=True)
+    loaded = aot.load(str(library), runtime_dir=str(build / "lib"))
+    function = loaded[model.entry]
+    inputs = make_inputs(function, model.batch, seed=len(model.name))
+    function(*inputs)  # warm-up: constants are uploaded once
+    loaded.reset_simulator()
+    function(*inputs)
+    stats = loaded.simulator_stats()
+    estimates = {chip: loaded.estimate(chip) for chip in CHIPS}
+    h100 = estimates[CHIPS[0]]
+    kernels = [r for r in h100["records"] if r["kind"] == "kernel"]
+    moved = sum(r["bytes_read"] + r["bytes_written"]
+                for r in h100["records"])
+    top = sorted(h100["records"], key=lambda r: -r["seconds"])[:3]
+    return {
+        "model": model.name, "size": model.size, "level": label(level, dtype),
+        "kernels": len(kernels), "launches": stats["launches"],
+        "library_calls": stats["libraryCalls"],
+        "gpu_launches": h100["launches"],
+        "syncs": stats["synchronizations"],
+        "allocations": stats["allocations"],
+        "bytes_moved": moved, "ideal_bytes": stats["idealBytes"],
+        "flops": stats["kernelFlops"] + stats["libraryFlops"],
+        "generated_contractions": generated_contractions(
+            build / "bin" / "amp-opt", path, level, dtype),
+        "reason": model.reason,
+        "estimate_us": {chip: round(e["seconds"] * 1e6, 6)
+                        for chip, e in estimates.items()},
+        "estimate_parts_us": {chip: {
+            "kernels": round(e["kernel_seconds"] * 1e6, 6),
+            "library": round(e["library_seconds"] * 1e6, 6),
+            "copies": round(e["copy_seconds"] * 1e6, 6)}
+            for chip, e in estimates.items()},
+        "top_h100": [{"name": r["name"], "kind": r["kind"],
+                      "us": round(r["seconds"] * 1e6, 6), "bound": r["bound"]}
+                     for r in top],
+    }
+
+
+def failures(run):
+    """Rows whose contractions became generated kernels without a stated
+    reason."""
+    return [f"{r['model']} {r['level']}: {len(r['generated_contractions'])} "
+            f"contraction(s)/convolution(s) are generated kernels "
+            f"({'; '.join(sorted(set(r['generated_contractions'])))}) and "
+            f"the model states no reason"
+            for r in run["rows"]
+            if r["generated_contractions"] and not r.get("reason")]
+
+
+def _mb(nbytes):
+    return f"{nbytes / 1e6:.3f}"
+
+
+def estimate(row, chip):
+    """"total (kernels + library calls)", in µs."""
+    parts = row["estimate_parts_us"][chip]
+    return (f"{row['estimate_us'][chip]:.1f} "
+            f"({parts['kernels'] + parts['library']:.1f})")
+
+
+def render(run):
+    lines = [
+        f"Measured by `{SCRIPT}` on {run['date']} ({run['machine']}, no "
+        f"GPU): one step of each model in the GPU simulator, after a "
+        f"warm-up call. Launches, syncs and allocations are per step; MB "
+        f"moved is device memory traffic (kernels' accesses as requested, "
+        f"library calls' operands, copies) against the ideal (each buffer "
+        f"read once and written once); the estimates are the simulator's "
+        f"roofline (uncalibrated: see [gpu.md](gpu.md#the-roofline-estimate"
+        f"-of-the-simulator)) of the whole step, and in parentheses of its "
+        f"kernels and library calls alone (without the step's uploads and "
+        f"downloads).",
+        "",
+        "| model | size | level | kernels / launches | library calls | "
+        "syncs | allocations | MB moved / ideal | MFLOP | H100 SXM est. "
+        "(µs) | H200 est. (µs) | contractions as kernels |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in run["rows"]:
+        gen = len(r["generated_contractions"])
+        note = "0" if not gen else f"{gen}: {r['reason']}" if r.get(
+            "reason") else f"{gen} (no reason: fails)"
+        ratio = r["bytes_moved"] / r["ideal_bytes"] if r["ideal_bytes"] else 0
+        lines.append(
+            f"| {r['model']} | {r['size']} | {r['level']} | {r['kernels']} "
+            f"/ {r['launches']} | {r['library_calls']} | {r['syncs']} | "
+            f"{r['allocations']} | {_mb(r['bytes_moved'])} / "
+            f"{_mb(r['ideal_bytes'])} ({ratio:.2f}×) | "
+            f"{r['flops'] / 1e6:.3f} | {estimate(r, 'h100-sxm')} | "
+            f"{estimate(r, 'h200')} | {note} |")
+    if run.get("left_out"):
+        lines += ["", "Left out of this run: " + "; ".join(run["left_out"])
+                  + "."]
+    return "\n".join(lines) + "\n"
+
+
+# Counts compared exactly with a kept run; estimates within this relative
+# tolerance (computed in double from the counts: the same on any CPU up to
+# the order of a few additions).
+EXACT = ("kernels", "launches", "library_calls", "gpu_launches", "syncs",
+         "allocations", "bytes_moved", "ideal_bytes", "flops",
+         "generated_contractions")
+ESTIMATE_TOLERANCE = 1e-6
+
+
+def compare(fresh, kept):
+    kept_rows = {(r["model"], r["level"]): r for r in kept["rows"]}
+    problems, compared = [], 0
+    for row in fresh["rows"]:
+        old = kept_rows.get((row["model"], row["level"]))
+        if old is None:
+            problems.append(f"{row['model']} {row['level']}: not in the "
+                            f"kept run")
+            continue
+        compared += 1
+        for key in EXACT:
+            if row[key] != old[key]:
+                problems.append(f"{row['model']} {row['level']}: {key} "
+                                f"{row[key]} (kept: {old[key]})")
+        for chip in CHIPS:
+            a, b = row["estimate_us"][chip], old["estimate_us"][chip]
+            if abs(a - b) > ESTIMATE_TOLERANCE * max(abs(b), 1e-12):
+                problems.append(f"{row['model']} {row['level']}: {chip} "
+                                f"estimate {a} us (kept: {b})")
+    return compared, problems
+
+
+def find_torch_python(explicit):
+    for candidate in ([explicit] if explicit else []) + [
+            str(REPO / ".venv-frontends" / "bin" / "python")]:
+        if candidate and Path(candidate).exists():
+            return candidate
+    return None
+
+
+def main():
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default=str(REPO / "build"))
+    parser.add_argument("--models", default=",".join(m.name for m in MODELS))
+    parser.add_argument("--torch-python", default=None,
+                        help="a Python with torch and torchvision, for "
+                             "resnet18 (default: .venv-frontends)")
+    parser.add_argument("--module", metavar="FILE",
+                        help="measure this module instead of the kit's "
+                             "models (with --entry, at O0)")
+    parser.add_argument("--entry", default="main",
+                        help="--module's function (default: main)")
+    parser.add_argument("--compare", metavar="FILE",
+                        help="compare the fresh run's counts with a kept run")
+    doctables.add_arguments(parser)
+    args = parser.parse_args()
+    doctables.check_arguments(parser, args)
+    build = Path(args.build).resolve()
+
+    def measure_run():
+        run = {"date": time.strftime("%Y-%m-%d"),
+               "machine": doctables.machine(), "chips": list(CHIPS),
+               "rows": [], "left_out": []}
+        torch_python = find_torch_python(args.torch_python)
+        chosen = [Model(Path(args.module).stem, "--module",
+                        Path(args.module).resolve(), args.entry,
+                        [("O0", None)])] if args.module else None
+        with tempfile.TemporaryDirectory() as work:
+            for name in (args.models.split(",") if chosen is None else
+                         [chosen[0].name]):
+                model = chosen[0] if chosen else BY_NAME.get(name)
+                if model is None:
+                    parser.error(f"--models: unknown model '{name}' (known: "
+                                 f"{', '.join(BY_NAME)})")
+                if model.frontend and not torch_python:
+                    run["left_out"].append(
+                        f"{name} (no Python with torch and torchvision: "
+                        f"make frontends, or --torch-python)")
+                    continue
+                path = module_path(model, work, torch_python, build)
+                for level, dtype in model.levels:
+                    start = time.time()
+                    row = measure_row(model, level, dtype, path, build, work)
+                    print(f"{SCRIPT}: {name} {row['level']} in "
+                          f"{time.time() - start:.1f} s", file=sys.stderr)
+                    run["rows"].append(row)
+        return run
+
+    run = doctables.load_or_measure(args, measure_run)
+    status = doctables.publish(args, {BLOCK: render(run)}, SCRIPT)
+    if args.compare:
+        with open(args.compare) as f:
+            compared, problems = compare(run, json.load(f))
+        for problem in problems:
+            print(f"{SCRIPT}: differs from {args.compare}: {problem}")
+        print(f"{SCRIPT}: {compared} rows compared with {args.compare}, "
+              f"{len(problems)} differences")
+        status = status or (1 if problems else 0)
+    bad = failures(run)
+    for line in bad:
+        print(f"{SCRIPT}: FAIL: {line}")
+    return status or (1 if bad else 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
