@@ -780,7 +780,8 @@ AutoMixedPrecision::decideFromRanges(Operation *op,
     return std::nullopt;
   Precision fallback = Precision::f32;
   if (options.calibrationFallback == CalibrationFallback::BF16 &&
-      low != Precision::bf16 && fits(Precision::bf16))
+      low != Precision::bf16 && fits(Precision::bf16) &&
+      iface.supportsPrecision(getFloatType(context, Precision::bf16)))
     fallback = Precision::bf16;
   std::string reason;
   llvm::raw_string_ostream os(reason);
