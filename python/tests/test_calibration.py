@@ -107,3 +107,16 @@ def test_calibration_errors(repo, tmp_path):
         amp_mlir.record_ranges(two, [np.zeros(2, np.float32)])
     ranges = amp_mlir.record_ranges(two, [np.ones(2, np.float32)], entry="b")
     assert ranges == {"function": "b", "absmax": [1.0]}
+
+
+def test_calibration_ahead_of_time(repo, tmp_path):
+    # amp-compile reads the calibration file while it compiles.
+    x = inputs(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        library = amp_mlir.compile(repo / MODEL, level="O2", calibration=[x],
+                                   output=tmp_path / "calibrated.so")
+        plain = amp_mlir.compile(repo / MODEL, level="O2",
+                                 output=tmp_path / "plain.so")
+    assert np.isfinite(library.forward(x)).all()
+    assert not np.isfinite(plain.forward(x)).all()
