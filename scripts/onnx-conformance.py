@@ -298,19 +298,20 @@ def do_level(case, level, text, proto):
         import warnings
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            # Calibrated on the case's own inputs (all its data sets).
-            calibration = ([tuple(inputs) for inputs, _ in
-                            load_data_sets(case, proto)]
-                           if calibrated else None)
+            # Calibrated on the case's own inputs (all its data sets),
+            # measured once for the compilation and its report.
+            ranges = (amp_mlir.record_ranges(
+                text, [tuple(inputs) for inputs, _ in
+                       load_data_sets(case, proto)], "main")
+                      if calibrated else None)
             module = amp_mlir.compile(text, level=name, dtype=dtype or None,
-                                      entries=["main"],
-                                      calibration=calibration)
+                                      entries=["main"], calibration=ranges)
             module.main  # compiles now, for its remarks
         if calibrated:
             result["kept_by_calibration"] = sum(
                 1 for w in caught if "by calibration" in str(w.message))
             result["calibrated_ops"] = _decided_ops(text, name, dtype,
-                                                    calibration)
+                                                    ranges)
     except Exception as error:
         result.update(verdict="compile fails", **_error(error))
         result["seconds"] = round(time.perf_counter() - start, 3)
@@ -349,12 +350,11 @@ def do_level(case, level, text, proto):
     return result
 
 
-def _decided_ops(text, level, dtype, calibration):
-    """(ops decided low, ops decided in all) of the calibrated level, from
-    its precision report."""
-    import amp_mlir
-    ranges = amp_mlir.record_ranges(text, calibration, "main")
+def _decided_ops(text, level, dtype, ranges):
+    """(ops decided low, ops decided in all) of the level calibrated with
+    `ranges`, from its precision report."""
     import tempfile
+    import amp_mlir
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "ranges.json"
         path.write_text(json.dumps(ranges))

@@ -60,6 +60,8 @@ sys.path.insert(0, str(REPO / "scripts"))
 import doctables  # noqa: E402
 import models  # noqa: E402  bench/gpu/models.py
 from amp_mlir import aot  # noqa: E402  numpy + ctypes only
+sys.path.insert(0, str(REPO / "scripts" / "gpu-kit"))
+from seeded import random_arguments  # noqa: E402
 
 SCRIPT = "bench/gpu/sim_bounds.py"
 BLOCK = "gpu-sim-bounds"
@@ -170,22 +172,7 @@ def generated_contractions(amp_opt, path, level, dtype):
 
 
 def make_inputs(function, batch, seed):
-    rng = np.random.default_rng(seed)
-    arrays = []
-    for spec in function.arguments:
-        shape = [batch if d is None else d for d in spec.shape]
-        if spec.element in ("i32", "i64", "i1"):
-            values = rng.integers(0, 10, size=shape)
-            arrays.append((values % 2).astype(np.bool_) if spec.element == "i1"
-                          else values.astype(spec.dtype))
-            continue
-        values = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-        if spec.element == "bf16":
-            values = aot._bf16_bits_from_f32(values).view(aot._BF16)
-        elif spec.element != "f32":
-            values = values.astype(spec.dtype)
-        arrays.append(values)
-    return arrays
+    return random_arguments(function, batch, np.random.default_rng(seed))
 
 
 def measure_row(model, level, dtype, path, build, work):

@@ -13,9 +13,12 @@ import ctypes
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -834,7 +837,6 @@ def compile(module, level="O2", dtype=None, target="cpu",
             ranges = calibration if isinstance(calibration, dict) else \
                 record_ranges(text, calibration,
                               entries[0] if entries else None, name=name)
-            import tempfile
             calibration_dir = tempfile.mkdtemp(prefix="amp-calibration-")
             path = Path(calibration_dir) / "ranges.json"
             path.write_text(json.dumps(ranges))
@@ -850,12 +852,9 @@ def compile(module, level="O2", dtype=None, target="cpu",
             entries, rounding, runtime_library)
     except BaseException:
         if calibration_dir:
-            import shutil
             shutil.rmtree(calibration_dir, ignore_errors=True)
         raise
     if calibration_dir:
-        import shutil
-        import weakref
         # JIT compilation is lazy: the file lives as long as the module.
         weakref.finalize(result, shutil.rmtree, calibration_dir, True)
     return result

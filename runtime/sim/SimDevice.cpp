@@ -42,16 +42,26 @@ void sim::count(int64_t AmpSimStats::*counter, int64_t amount) {
   s.stats.*counter += amount;
 }
 
+/// The live allocation that holds [address, address + bytes), or end().
+/// With s.mutex held.
+static std::map<uintptr_t, Allocation>::iterator
+findLive(DeviceState &s, uintptr_t address, uint64_t bytes) {
+  auto it = s.live.upper_bound(address);
+  if (it == s.live.begin())
+    return s.live.end();
+  --it;
+  // A zero-sized allocation holds no bytes.
+  if (address - it->first + bytes > it->second.bytes || address < it->first)
+    return s.live.end();
+  return it;
+}
+
 bool sim::findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                          uint64_t *size) {
   DeviceState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.live.upper_bound(address);
-  if (it == s.live.begin())
-    return false;
-  --it;
-  // A zero-sized allocation holds no bytes.
-  if (address - it->first + bytes > it->second.bytes || address < it->first)
+  auto it = findLive(s, address, bytes);
+  if (it == s.live.end())
     return false;
   *base = it->first;
   *size = it->second.bytes;
@@ -63,13 +73,10 @@ bool sim::findAndMarkAllocation(uintptr_t address, uint64_t bytes, bool write,
                                 bool *written) {
   DeviceState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
-  auto it = s.live.upper_bound(address);
-  if (it == s.live.begin())
+  auto it = findLive(s, address, bytes);
+  if (it == s.live.end())
     return false;
-  --it;
   Allocation &allocation = it->second;
-  if (address - it->first + bytes > allocation.bytes || address < it->first)
-    return false;
   bool &flag = write ? allocation.written : allocation.read;
   if (!flag) {
     flag = true;

@@ -49,7 +49,7 @@ sys.path.insert(0, str(REPO / "python"))
 import models  # noqa: E402  bench/gpu/models.py
 from amp_mlir import aot  # noqa: E402  numpy + ctypes only
 sys.path.insert(0, str(HERE))
-from seeded import seeded_inputs  # noqa: E402
+from seeded import random_arguments, seeded_inputs  # noqa: E402
 
 SIZE_LIMIT = 48 * 1024 * 1024
 
@@ -308,21 +308,7 @@ class Builder:
 
     def inputs(self, case, function):
         rng = np.random.default_rng(int(digest(case.name)[:8], 16))
-        arrays = []
-        for spec in function.arguments:
-            shape = [case.dynamic if d is None else d for d in spec.shape]
-            if spec.element in ("i32", "i64", "i1"):
-                values = rng.integers(0, 10, size=shape)
-                arrays.append(values.astype(spec.dtype) if spec.element != "i1"
-                              else (values % 2).astype(np.bool_))
-                continue
-            values = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
-            if spec.element == "bf16":
-                values = aot._bf16_bits_from_f32(values).view(aot._BF16)
-            elif spec.element != "f32":
-                values = values.astype(spec.dtype)
-            arrays.append(values)
-        return arrays
+        return random_arguments(function, case.dynamic, rng)
 
     def reference(self, case):
         """Inputs and the CPU pipeline's outputs for `case` (cached)."""

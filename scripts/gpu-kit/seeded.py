@@ -17,3 +17,26 @@ def seeded_inputs(specs, seed=0):
             values = values + 1.0
         arrays.append(values.astype(np.float32))
     return arrays
+
+
+def random_arguments(function, dynamic, rng):
+    """One array per argument of `function` (an AotFunction): integers in
+    [0, 10) (booleans: their parity), floats U(-1, 1) rounded to the
+    argument's type; `dynamic` is the size of each dynamic dimension. On
+    the build machine only (the kit carries the loader as amp_aot)."""
+    from amp_mlir import aot  # numpy + ctypes only
+    arrays = []
+    for spec in function.arguments:
+        shape = [dynamic if d is None else d for d in spec.shape]
+        if spec.element in ("i32", "i64", "i1"):
+            values = rng.integers(0, 10, size=shape)
+            arrays.append((values % 2).astype(np.bool_) if spec.element == "i1"
+                          else values.astype(spec.dtype))
+            continue
+        values = rng.uniform(-1.0, 1.0, size=shape).astype(np.float32)
+        if spec.element == "bf16":
+            values = aot._bf16_bits_from_f32(values).view(aot._BF16)
+        elif spec.element != "f32":
+            values = values.astype(spec.dtype)
+        arrays.append(values)
+    return arrays
