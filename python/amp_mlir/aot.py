@@ -118,8 +118,19 @@ class _SimEstimate(ctypes.Structure):
                 ("launches", ctypes.c_int64)]
 
 
+class _SimLaunch(ctypes.Structure):
+    _fields_ = [("record", ctypes.c_int64), ("kind", ctypes.c_int32),
+                ("peak", ctypes.c_int32), ("library", ctypes.c_int32),
+                ("reserved", ctypes.c_int32)] + [
+        (name, ctypes.c_int64) for name in ("bytesRead", "bytesWritten",
+                                            "hostBytes", "flops")]
+
+
 _RECORD_KINDS = ("kernel", "library", "copy")
 _BOUNDS = ("memory", "compute", "launch")
+_PEAKS = ("fp32", "tf32", "f16", "fp8")
+# A launch's counts, as simulator_launches names them.
+LAUNCH_COUNTS = ("bytes_read", "bytes_written", "host_bytes", "flops")
 
 
 def simulator_stats(lib):
@@ -179,6 +190,55 @@ def simulator_estimate(lib, chip):
             "library_seconds": total.librarySeconds,
             "copy_seconds": total.copySeconds,
             "launches": total.launches, "records": records}
+
+
+def simulator_launches(lib):
+    """Every launch since the simulator's last reset, in order
+    (ampSimGetLaunches): a list of dicts with 'record' (the index of its
+    record in simulator_estimate's 'records'), 'kind', 'peak' ('fp32',
+    'tf32', 'f16', 'fp8'), 'library', and the counts of LAUNCH_COUNTS."""
+    lib.ampSimGetLaunches.restype = ctypes.c_int64
+    lib.ampSimGetLaunches.argtypes = [ctypes.c_void_p, ctypes.c_int64]
+    count = lib.ampSimGetLaunches(None, 0)
+    array = (_SimLaunch * max(count, 1))()
+    count = min(count, lib.ampSimGetLaunches(array, count))
+    return [{"record": a.record, "kind": _RECORD_KINDS[a.kind],
+             "peak": _PEAKS[a.peak], "library": bool(a.library),
+             "bytes_read": a.bytesRead, "bytes_written": a.bytesWritten,
+             "host_bytes": a.hostBytes, "flops": a.flops}
+            for a in array[:count]]
+
+
+def simulator_estimate_launches(lib, chip, launches):
+    """The roofline estimate for `chip` of `launches` (dicts as
+    simulator_launches gives them, counts possibly derived, e.g.
+    extrapolated): ampSimEstimateLaunches, the model of ampSimEstimate.
+    A dict with 'seconds', 'kernel_seconds', 'library_seconds',
+    'copy_seconds' and 'launches'. ValueError for an unknown chip or a
+    launch with a negative count."""
+    lib.ampSimChipNames.restype = ctypes.c_char_p
+    known = lib.ampSimChipNames().decode()
+    if chip not in known.split(", "):
+        raise ValueError(f"unknown chip {chip!r} (known: {known})")
+    array = (_SimLaunch * max(len(launches), 1))()
+    for out, launch in zip(array, launches):
+        if any(int(launch[k]) < 0 for k in LAUNCH_COUNTS):
+            raise ValueError(f"a launch with a negative count: {launch}")
+        out.record = int(launch.get("record", 0))
+        out.kind = _RECORD_KINDS.index(launch["kind"])
+        out.peak = _PEAKS.index(launch["peak"])
+        out.library = int(bool(launch["library"]))
+        out.bytesRead, out.bytesWritten, out.hostBytes, out.flops = (
+            int(launch[k]) for k in LAUNCH_COUNTS)
+    total = _SimEstimate()
+    lib.ampSimEstimateLaunches.argtypes = [
+        ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_void_p]
+    if lib.ampSimEstimateLaunches(str(chip).encode(), array, len(launches),
+                                  ctypes.byref(total)) != 0:
+        raise AotError("ampSimEstimateLaunches failed")
+    return {"seconds": total.seconds, "kernel_seconds": total.kernelSeconds,
+            "library_seconds": total.librarySeconds,
+            "copy_seconds": total.copySeconds, "launches": total.launches}
 
 
 def _row_major_strides(shape):
@@ -291,6 +351,18 @@ class _Runtime:
     def estimate(self, chip):
         self._need_simulator("estimate")
         return simulator_estimate(self.lib, chip)
+
+    def launches(self):
+        self._need_simulator("launches")
+        return simulator_launches(self.lib)
+
+    def estimate_launches(self, launches, chip):
+        self._need_simulator("estimate_launches")
+        return simulator_estimate_launches(self.lib, chip, launches)
+
+    def set_count_only(self, enabled):
+        self._need_simulator("count_only")
+        self.lib.ampSimSetCountOnly(int(bool(enabled)))
 
     def _need_simulator(self, what):
         if not self.simulator:
@@ -593,6 +665,27 @@ class AotLibrary:
         bytes_written, flops, accesses by width, seconds, bound). An
         unknown chip raises ValueError."""
         return self._simulator("estimate").estimate(chip)
+
+    def launches(self):
+        """target='gpu-sim': every launch since the last reset, in order
+        (kernels, each kernel of a library call, copies), with its bytes,
+        FLOPs and compute peak: what estimate() adds up, launch by
+        launch."""
+        return self._simulator("launches").launches()
+
+    def estimate_launches(self, launches, chip="h100-sxm"):
+        """target='gpu-sim': the roofline estimate for `chip` of a list of
+        launches as launches() gives them, with counts of one's own (e.g.
+        extrapolated to a larger batch): the same model as estimate()."""
+        return self._simulator("estimate_launches").estimate_launches(
+            launches, chip)
+
+    def count_only(self, enabled=True):
+        """target='gpu-sim': with `enabled`, library calls (GEMMs,
+        convolutions) are counted and checked but not computed, and their
+        outputs are zero: for the counts and estimate of a model too large
+        to compute on the CPU. The results are then meaningless."""
+        self._simulator("count_only").set_count_only(enabled)
 
     def __getitem__(self, name):
         try:

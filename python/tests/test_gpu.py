@@ -130,6 +130,52 @@ def check_estimate(m):
     m.mm(*args)
 
 
+def check_launches(m):
+    """AotLibrary's launch list, its estimate and count-only mode on
+    _MATMUL_ADD's call (m: a library compiled for the simulator)."""
+    args = [np.ones((64, 128), np.float32), np.ones((128, 32), np.float32),
+            np.ones((64, 32), np.float32)]
+    m.mm(*args)
+    m.reset_simulator()
+    m.mm(*args)
+    launches = m.launches()
+    kinds = [launch["kind"] for launch in launches]
+    assert kinds.count("library") == 1 and kinds.count("kernel") == 1
+    gemm = launches[kinds.index("library")]
+    assert gemm["peak"] == "fp32" and gemm["library"]
+    assert gemm["flops"] == 2 * 64 * 32 * 128
+    for chip in ("h100-sxm", "h200"):
+        listed, recorded = m.estimate_launches(launches, chip), \
+            m.estimate(chip)
+        assert listed["seconds"] == pytest.approx(recorded["seconds"],
+                                                  rel=1e-12)
+        assert listed["launches"] == recorded["launches"] == 2
+    # Counts of one's own: the GEMM at 1000 times the FLOPs is compute
+    # bound, at the FMA rate over the library efficiency.
+    big = [dict(launch, flops=launch["flops"] * 1000) if launch is gemm
+           else launch for launch in launches]
+    peaks = m.estimate("h100-sxm")["peaks"]
+    grown = m.estimate_launches(big, "h100-sxm")
+    assert grown["library_seconds"] == pytest.approx(
+        gemm["flops"] * 1000 / peaks["fp32_flops"] /
+        peaks["library_efficiency"] + peaks["launch_seconds"], rel=1e-9)
+    with pytest.raises(ValueError, match="negative count"):
+        m.estimate_launches([dict(gemm, flops=-1)], "h100-sxm")
+    with pytest.raises(ValueError, match="unknown chip 'a100'"):
+        m.estimate_launches(launches, "a100")
+    # Count-only: the same launches and counts, the GEMM not computed.
+    m.count_only(True)
+    try:
+        m.reset_simulator()
+        result = m.mm(*args)
+    finally:
+        m.count_only(False)
+    np.testing.assert_array_equal(result, np.ones((64, 32), np.float32))
+    assert [{k: v for k, v in launch.items()} for launch in m.launches()] \
+        == launches
+    np.testing.assert_array_equal(m.mm(*args), np.full((64, 32), 129.0))
+
+
 def test_gpu_sim_estimate():
     """target='gpu-sim' (the JIT): the simulator's counts and roofline
     estimate of a call: the GEMM's FLOPs and bytes from its shape, the add
@@ -149,7 +195,8 @@ def test_gpu_sim_estimate_of_a_library(tmp_path):
               f"import amp_mlir, test_gpu\n"
               f"m = amp_mlir.compile(test_gpu._MATMUL_ADD, level='O0', "
               f"target='gpu-sim', output={str(tmp_path / 'mm.so')!r})\n"
-              f"test_gpu.check_estimate(m)\nprint('ok')\n")
+              f"test_gpu.check_estimate(m)\ntest_gpu.check_launches(m)\n"
+              f"print('ok')\n")
     result = subprocess.run([sys.executable, "-c", script],
                             capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout == "ok\n", \

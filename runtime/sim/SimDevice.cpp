@@ -379,6 +379,7 @@ extern "C" void ampSimResetStats(void) {
   s.stats.peakBytes = s.liveBytes;
   s.records.clear();
   s.recordIndex.clear();
+  s.launches.clear();
   // A new step for idealBytes: nothing read or written yet (and the access
   // checks' cached allocation, with its marks, is stale).
   for (auto &entry : s.live)

@@ -22,6 +22,12 @@ using namespace amp;
 using namespace amp::sim;
 using amp::rt::raiseError;
 
+static_assert(static_cast<int>(Peak::Fp32) == AMP_SIM_PEAK_FP32 &&
+                  static_cast<int>(Peak::Tf32) == AMP_SIM_PEAK_TF32 &&
+                  static_cast<int>(Peak::F16) == AMP_SIM_PEAK_F16 &&
+                  static_cast<int>(Peak::Fp8) == AMP_SIM_PEAK_FP8,
+              "AmpSimPeak numbers sim::Peak");
+
 namespace {
 
 #define AMP_SIM_MODEL_CONSTANTS(LAUNCH, EFFICIENCY)                            \
@@ -74,6 +80,32 @@ double peakOf(const AmpSimChip &chip, Peak peak) {
   return chip.fp32Flops;
 }
 
+/// One launch's time on `chip`: max(memory, compute) plus the launch cost;
+/// a library call's at the chip's library efficiency.
+struct Cost {
+  double memory = 0, compute = 0, launch = 0, seconds = 0;
+};
+
+Cost estimateWork(const AmpSimChip &chip, const Work &work) {
+  Cost cost;
+  double efficiency = work.library ? chip.libraryEfficiency : 1.0;
+  cost.memory =
+      std::max(double(work.bytesRead + work.bytesWritten) / chip.bandwidth,
+               double(work.hostBytes) / chip.hostBandwidth) /
+      efficiency;
+  cost.compute = double(work.flops) / peakOf(chip, work.peak) / efficiency;
+  cost.launch = chip.launchSeconds;
+  cost.seconds = std::max(cost.memory, cost.compute) + cost.launch;
+  return cost;
+}
+
+void addTo(AmpSimEstimate &sum, int32_t kind, double seconds) {
+  sum.seconds += seconds;
+  (kind == AMP_SIM_RECORD_KERNEL    ? sum.kernelSeconds
+   : kind == AMP_SIM_RECORD_LIBRARY ? sum.librarySeconds
+                                    : sum.copySeconds) += seconds;
+}
+
 } // namespace
 
 void sim::record(int32_t kind, const std::string &name,
@@ -120,19 +152,13 @@ void sim::record(int32_t kind, const std::string &name,
       break;
     }
     for (int c = 0; c < kChips; ++c) {
-      const AmpSimChip &chip = kChipTable[c];
-      double efficiency = work.library ? chip.libraryEfficiency : 1.0;
-      double memory =
-          std::max(double(work.bytesRead + work.bytesWritten) / chip.bandwidth,
-                   double(work.hostBytes) / chip.hostBandwidth);
-      double compute = double(work.flops) / peakOf(chip, work.peak);
-      memory /= efficiency;
-      compute /= efficiency;
-      r.memorySeconds[c] += memory;
-      r.computeSeconds[c] += compute;
-      r.launchSeconds[c] += chip.launchSeconds;
-      r.seconds[c] += std::max(memory, compute) + chip.launchSeconds;
+      Cost cost = estimateWork(kChipTable[c], work);
+      r.memorySeconds[c] += cost.memory;
+      r.computeSeconds[c] += cost.compute;
+      r.launchSeconds[c] += cost.launch;
+      r.seconds[c] += cost.seconds;
     }
+    s.launches.push_back({static_cast<int64_t>(it->second), kind, work});
   }
 }
 
@@ -191,14 +217,69 @@ extern "C" int ampSimEstimate(const char *chip, AmpSimEstimate *total) {
   DeviceState &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   for (const Record &r : s.records) {
-    double seconds = r.seconds[c];
-    sum.seconds += seconds;
-    (r.kind == AMP_SIM_RECORD_KERNEL    ? sum.kernelSeconds
-     : r.kind == AMP_SIM_RECORD_LIBRARY ? sum.librarySeconds
-                                        : sum.copySeconds) += seconds;
+    addTo(sum, r.kind, r.seconds[c]);
     sum.launches += r.launches;
   }
   if (total)
     *total = sum;
   return 0;
+}
+
+extern "C" int64_t ampSimGetLaunches(AmpSimLaunch *launches, int64_t capacity) {
+  DeviceState &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int64_t count = static_cast<int64_t>(s.launches.size());
+  for (int64_t i = 0; i < count && i < capacity && launches; ++i) {
+    const LaunchEntry &entry = s.launches[i];
+    AmpSimLaunch &out = launches[i];
+    out = AmpSimLaunch();
+    out.record = entry.record;
+    out.kind = entry.kind;
+    out.peak = static_cast<int32_t>(entry.work.peak);
+    out.library = entry.work.library ? 1 : 0;
+    out.bytesRead = entry.work.bytesRead;
+    out.bytesWritten = entry.work.bytesWritten;
+    out.hostBytes = entry.work.hostBytes;
+    out.flops = entry.work.flops;
+  }
+  return count;
+}
+
+extern "C" int ampSimEstimateLaunches(const char *chip,
+                                      const AmpSimLaunch *launches,
+                                      int64_t count, AmpSimEstimate *total) {
+  int c = findChip(chip);
+  if (c < 0)
+    return 1;
+  AmpSimEstimate sum = {};
+  for (int64_t i = 0; i < count; ++i) {
+    const AmpSimLaunch &launch = launches[i];
+    if (launch.peak < AMP_SIM_PEAK_FP32 || launch.peak > AMP_SIM_PEAK_FP8 ||
+        launch.kind < AMP_SIM_RECORD_KERNEL ||
+        launch.kind > AMP_SIM_RECORD_COPY || launch.bytesRead < 0 ||
+        launch.bytesWritten < 0 || launch.hostBytes < 0 || launch.flops < 0) {
+      raiseError("ampSimEstimateLaunches",
+                 "launch #%lld: kind %d, peak %d or a negative count is not "
+                 "a launch",
+                 static_cast<long long>(i), launch.kind, launch.peak);
+      return 1;
+    }
+    Work work;
+    work.bytesRead = launch.bytesRead;
+    work.bytesWritten = launch.bytesWritten;
+    work.hostBytes = launch.hostBytes;
+    work.flops = launch.flops;
+    work.peak = static_cast<Peak>(launch.peak);
+    work.library = launch.library != 0;
+    addTo(sum, launch.kind, estimateWork(kChipTable[c], work).seconds);
+    if (launch.kind != AMP_SIM_RECORD_COPY)
+      ++sum.launches;
+  }
+  if (total)
+    *total = sum;
+  return 0;
+}
+
+extern "C" void ampSimSetCountOnly(int countOnly) {
+  state().countOnly.store(countOnly != 0);
 }

@@ -155,12 +155,22 @@ static bool checkGemmRanges(const char *call, const GemmArgs &g) {
          checkDeviceRange(call, "C", g.c, cSpan * gemmElementSize(g.cType));
 }
 
+/// Count-only mode (ampSimSetCountOnly): C is zero instead of computed.
+static bool countOnlyGemm(const GemmArgs &g) {
+  if (!state().countOnly.load())
+    return false;
+  std::memset(g.c, 0,
+              matrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC) *
+                  gemmElementSize(g.cType));
+  return true;
+}
+
 bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
   if (!checkGemmRanges(call, g))
     return false;
   recordGemm(call, g, peakOfType(g.aType));
-  return cpu::Gemm(call, g, result);
+  return countOnlyGemm(g) || cpu::Gemm(call, g, result);
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
@@ -174,7 +184,20 @@ bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
       !scalar("bScale", s.bScale) || !scalar("dAmax", s.dAmax))
     return false;
   recordGemm(call, getGemmArgs(s), ::amp::sim::Peak::Fp8);
+  if (countOnlyGemm(getGemmArgs(s))) {
+    if (s.dAmax)
+      std::memset(s.dAmax, 0, sizeof(float));
+    return true;
+  }
   return cpu::ScaledGemm(call, s, result);
+}
+
+/// Count-only mode (ampSimSetCountOnly): y is zero instead of computed.
+static bool countOnlyConv(const ConvArgs &v) {
+  if (!state().countOnly.load())
+    return false;
+  std::memset(v.y, 0, size_t(v.n * v.f * v.oh * v.ow) * dtypeSize(v.yType));
+  return true;
 }
 
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
@@ -188,7 +211,8 @@ bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
          checkDeviceRange(call, "y", v.y,
                           uint64_t(v.n * v.f * v.oh * v.ow) *
                               dtypeSize(v.yType)) &&
-         (recordConv(call, v), true) && cpu::Conv(call, v, result);
+         (recordConv(call, v), true) &&
+         (countOnlyConv(v) || cpu::Conv(call, v, result));
 }
 
 // The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU

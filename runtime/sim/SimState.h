@@ -74,6 +74,14 @@ struct Record {
          computeSeconds[kChips] = {}, launchSeconds[kChips] = {};
 };
 
+/// One launch of the step (a kernel, one kernel of a library call, a copy):
+/// the launch list of ampSimGetLaunches.
+struct LaunchEntry {
+  int64_t record = 0;
+  int32_t kind = AMP_SIM_RECORD_KERNEL;
+  Work work;
+};
+
 struct DeviceState {
   std::mutex mutex;
   /// Live allocations by base address.
@@ -88,6 +96,11 @@ struct DeviceState {
   /// The records since the last reset, in the order they first ran.
   std::vector<Record> records;
   std::map<std::string, size_t> recordIndex;
+  /// Every launch since the last reset, in order.
+  std::vector<LaunchEntry> launches;
+  /// ampSimSetCountOnly: library calls are counted and checked, not
+  /// computed.
+  std::atomic<bool> countOnly{false};
 };
 
 DeviceState &state();

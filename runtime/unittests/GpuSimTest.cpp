@@ -654,3 +654,160 @@ TEST_F(GpuSimTest, AnUnknownChipIsAnError) {
   EXPECT_EQ(ampSimEstimate(nullptr, &total), 1);
   gError.clear();
 }
+
+std::vector<AmpSimLaunch> getLaunches() {
+  int64_t count = ampSimGetLaunches(nullptr, 0);
+  std::vector<AmpSimLaunch> launches(count > 0 ? count : 0);
+  ampSimGetLaunches(launches.data(), count);
+  return launches;
+}
+
+TEST_F(GpuSimTest, ListsEveryLaunchAndEstimatesAGivenList) {
+  const int64_t n = 1000;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *x = static_cast<uint16_t *>(mgpuMemAlloc(32 * 2, nullptr, false));
+  auto *wt = static_cast<uint16_t *>(mgpuMemAlloc(54 * 2, nullptr, false));
+  auto *y = static_cast<float *>(mgpuMemAlloc(48 * 4, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  std::vector<uint16_t> zeros(54, 0);
+  mgpuMemcpy(x, zeros.data(), 64, nullptr);
+  mgpuMemcpy(wt, zeros.data(), 108, nullptr);
+  ampSimResetStats();
+  int64_t count = n;
+  void *params[] = {&in, &out, &count};
+  // The same kernel twice (one record, two launches), a convolution that
+  // launches three kernels (two widening passes), a copy.
+  ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
+                     0, params, 0);
+  ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
+                     0, params, 0);
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
+               x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
+  mgpuMemcpy(host.data(), out, n * 4, nullptr);
+  EXPECT_EQ(gError, "");
+
+  std::vector<AmpSimLaunch> launches = getLaunches();
+  ASSERT_EQ(launches.size(), 6u);
+  EXPECT_EQ(launches[0].record, 0);
+  EXPECT_EQ(launches[1].record, 0);
+  EXPECT_EQ(launches[0].kind, AMP_SIM_RECORD_KERNEL);
+  EXPECT_EQ(launches[0].peak, AMP_SIM_PEAK_FP32);
+  EXPECT_EQ(launches[0].library, 0);
+  EXPECT_EQ(launches[0].bytesRead, 4000);
+  EXPECT_EQ(launches[0].flops, 1000);
+  for (int i = 2; i < 5; ++i) {
+    EXPECT_EQ(launches[i].record, 1);
+    EXPECT_EQ(launches[i].kind, AMP_SIM_RECORD_LIBRARY);
+    EXPECT_EQ(launches[i].library, 1);
+  }
+  // The f16 convolution widened to f32 runs at the TF32 rate; its two
+  // widening passes compute nothing.
+  EXPECT_EQ(launches[4].peak, AMP_SIM_PEAK_TF32);
+  EXPECT_EQ(launches[4].flops, 1728);
+  EXPECT_EQ(launches[2].flops + launches[3].flops, 0);
+  EXPECT_EQ(launches[5].kind, AMP_SIM_RECORD_COPY);
+  EXPECT_EQ(launches[5].hostBytes, 4000);
+
+  // The list estimates to what the records add up to, launch by launch.
+  for (const char *chip : {"h100-sxm", "h200"}) {
+    AmpSimEstimate recorded, listed;
+    ASSERT_EQ(ampSimEstimate(chip, &recorded), 0);
+    ASSERT_EQ(ampSimEstimateLaunches(chip, launches.data(),
+                                     int64_t(launches.size()), &listed),
+              0);
+    EXPECT_NEAR(listed.seconds, recorded.seconds, 1e-15);
+    EXPECT_NEAR(listed.kernelSeconds, recorded.kernelSeconds, 1e-15);
+    EXPECT_NEAR(listed.librarySeconds, recorded.librarySeconds, 1e-15);
+    EXPECT_NEAR(listed.copySeconds, recorded.copySeconds, 1e-15);
+    EXPECT_EQ(listed.launches, recorded.launches);
+    EXPECT_EQ(listed.launches, 5);
+  }
+  // Counts of one's own: ten times the kernel's bytes make it memory bound.
+  AmpSimChip chip;
+  ASSERT_EQ(ampSimGetChip("h100-sxm", &chip), 0);
+  AmpSimLaunch big = launches[0];
+  big.bytesRead = 4e9;
+  big.bytesWritten = 0;
+  AmpSimEstimate one;
+  ASSERT_EQ(ampSimEstimateLaunches("h100-sxm", &big, 1, &one), 0);
+  EXPECT_NEAR(one.kernelSeconds, 4e9 / chip.bandwidth + chip.launchSeconds,
+              1e-12);
+  // A negative count, an unknown kind or peak, an unknown chip: errors.
+  big.flops = -1;
+  EXPECT_EQ(ampSimEstimateLaunches("h100-sxm", &big, 1, &one), 1);
+  EXPECT_NE(gError.find("ampSimEstimateLaunches: launch #0"), std::string::npos)
+      << gError;
+  gError.clear();
+  big.flops = 0;
+  big.peak = 7;
+  EXPECT_EQ(ampSimEstimateLaunches("h100-sxm", &big, 1, &one), 1);
+  gError.clear();
+  EXPECT_EQ(ampSimEstimateLaunches("a100", launches.data(), 1, &one), 1);
+  EXPECT_NE(gError.find("unknown chip 'a100'"), std::string::npos) << gError;
+  gError.clear();
+  // A reset empties the list.
+  ampSimResetStats();
+  EXPECT_EQ(ampSimGetLaunches(nullptr, 0), 0);
+  for (void *pointer :
+       {(void *)in, (void *)out, (void *)x, (void *)wt, (void *)y})
+    mgpuMemFree(pointer, nullptr);
+}
+
+TEST_F(GpuSimTest, CountOnlyCountsWithoutComputing) {
+  const int64_t n = 1000;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *c = static_cast<float *>(mgpuMemAlloc(48, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  int64_t count = n;
+  void *params[] = {&in, &out, &count};
+  auto measure = [&](bool countOnly) {
+    ampSimSetCountOnly(countOnly);
+    ampSimResetStats();
+    // 8 blocks of 128 over 1000 elements: the last block is a tail of 104.
+    ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
+                       0, params, 0);
+    ampGpuGemm(0, 0, 1, 4, 3, 4, in, AMP_DTYPE_F32, 4, 0, in, AMP_DTYPE_F32, 3,
+               0, c, AMP_DTYPE_F32, 3, 0, 0.0f);
+    ampSimSetCountOnly(0);
+    return getLaunches();
+  };
+  std::vector<AmpSimLaunch> full = measure(false);
+  std::vector<float> result(n), gemm(12);
+  mgpuMemcpy(result.data(), out, n * 4, nullptr);
+  mgpuMemcpy(gemm.data(), c, 48, nullptr);
+  EXPECT_EQ(result[500], 2.0f);
+  EXPECT_EQ(gemm[0], 4.0f);
+
+  // Count-only: the same counts; blocks 0, 1 and 7 ran (others are
+  // counted as block 1), and the GEMM wrote zeros.
+  std::vector<float> marker(n, -1.0f);
+  mgpuMemcpy(out, marker.data(), n * 4, nullptr);
+  std::vector<AmpSimLaunch> counted = measure(true);
+  EXPECT_EQ(gError, "");
+  ASSERT_EQ(counted.size(), full.size());
+  for (size_t i = 0; i < full.size(); ++i) {
+    EXPECT_EQ(counted[i].bytesRead, full[i].bytesRead) << i;
+    EXPECT_EQ(counted[i].bytesWritten, full[i].bytesWritten) << i;
+    EXPECT_EQ(counted[i].flops, full[i].flops) << i;
+  }
+  EXPECT_EQ(counted[0].flops, 1000);
+  mgpuMemcpy(result.data(), out, n * 4, nullptr);
+  mgpuMemcpy(gemm.data(), c, 48, nullptr);
+  EXPECT_EQ(result[0], 2.0f);    // block 0
+  EXPECT_EQ(result[200], 2.0f);  // block 1
+  EXPECT_EQ(result[300], -1.0f); // block 2: counted, not run
+  EXPECT_EQ(result[999], 2.0f);  // block 7, the tail
+  EXPECT_EQ(gemm[0], 0.0f);
+  // The kernel, the GEMM, the copies that read the results back.
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_STREQ(records[0].name, "test::addOneCounted");
+  EXPECT_EQ(records[0].loads[2], 1000);
+  EXPECT_EQ(records[0].stores[2], 1000);
+  for (void *pointer : {(void *)in, (void *)out, (void *)c})
+    mgpuMemFree(pointer, nullptr);
+}

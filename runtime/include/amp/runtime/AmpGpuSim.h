@@ -73,9 +73,8 @@ AMP_RUNTIME_API void ampSimBarrier(void);
  *  `value` the 32 bits of the lane's value; `laneOrOffset` and `clamp` as
  *  PTX's b and c operands. Returns the value in the low 32 bits and the
  *  validity predicate in bit 32. Every lane of `mask` must reach it. */
-AMP_RUNTIME_API int64_t ampSimShuffle(int32_t mode, int32_t mask,
-                                      int32_t value, int32_t laneOrOffset,
-                                      int32_t clamp);
+AMP_RUNTIME_API int64_t ampSimShuffle(int32_t mode, int32_t mask, int32_t value,
+                                      int32_t laneOrOffset, int32_t clamp);
 
 /** cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 with PTX's semantics: `a` and `b`
  *  rounded to nearest even to FP8 (`type` AMP_DTYPE_F8E4M3FN or
@@ -230,6 +229,54 @@ typedef struct AmpSimEstimate {
 /** The estimate for `chip` of everything since the last reset; 0, or 1
  *  after reporting an unknown chip. */
 AMP_RUNTIME_API int ampSimEstimate(const char *chip, AmpSimEstimate *total);
+
+/** Which compute peak of a chip a launch runs at. */
+typedef enum AmpSimPeak {
+  AMP_SIM_PEAK_FP32 = 0, /**< FMA units */
+  AMP_SIM_PEAK_TF32 = 1,
+  AMP_SIM_PEAK_F16 = 2, /**< f16/bf16 tensor cores */
+  AMP_SIM_PEAK_FP8 = 3
+} AmpSimPeak;
+
+/** One launch since the last reset: a kernel, one kernel of a library call
+ *  (cuDNN's widening passes are launches of their own), or a copy. */
+typedef struct AmpSimLaunch {
+  int64_t record;  /**< its record's index in ampSimGetRecords' order */
+  int32_t kind;    /**< AmpSimRecordKind */
+  int32_t peak;    /**< AmpSimPeak */
+  int32_t library; /**< 1: estimated at the library efficiency */
+  int32_t reserved;
+  int64_t bytesRead, bytesWritten; /**< device memory */
+  int64_t hostBytes;               /**< over the host link */
+  int64_t flops;
+} AmpSimLaunch;
+
+/** The launches since the last reset, in the order they ran: fills at most
+ *  `capacity` of `launches` (may be NULL with capacity 0) and returns how
+ *  many there are. */
+AMP_RUNTIME_API int64_t ampSimGetLaunches(AmpSimLaunch *launches,
+                                          int64_t capacity);
+
+/** The estimate for `chip` of `count` launches given by the caller (the
+ *  launches of a run, or counts derived from them, e.g. extrapolated to
+ *  another batch size): the same model as ampSimEstimate, launch by
+ *  launch. Returns 0, or 1 after reporting an unknown chip or a launch
+ *  with a negative count or an unknown kind or peak. */
+AMP_RUNTIME_API int ampSimEstimateLaunches(const char *chip,
+                                           const AmpSimLaunch *launches,
+                                           int64_t count,
+                                           AmpSimEstimate *total);
+
+/** Count-only mode (nonzero): library calls (GEMMs, convolutions) are
+ *  checked, counted and recorded as usual, but not computed; their outputs
+ *  are zero. A kernel with a one-dimensional grid of at least 4 blocks
+ *  whose first two blocks count the same (bytes, FLOPs, accesses by
+ *  width) runs those two and its last block, and the others are counted
+ *  as the second: generated kernels differ between blocks only in their
+ *  tail's bounds checks. For estimates of models too large to run on the
+ *  CPU: the counts do not depend on the values (no kernel branches on
+ *  data in inference); the results are meaningless. */
+AMP_RUNTIME_API void ampSimSetCountOnly(int countOnly);
 
 /** Writes a description of the live allocations (at most `count`, oldest
  *  first: "#id: N bytes") to `buffer`; returns the number of live
