@@ -71,50 +71,72 @@ O0_O2_F16 = [("O0", None), ("O2", "f16")]
 
 
 class Model:
-    """A kit model at a small size: `source` is a path, module text, or a
-    callable(work dir, options) that writes the module and returns its
-    path; `reason` says why contractions of it may be generated kernels."""
+    """A kit model: `source` is a path, module text, or a callable(work
+    dir, torch python, build, batch) that writes the module at that batch
+    and returns its path; `reason` says why contractions of it may be
+    generated kernels.
+
+    `extrapolate` (a batch size B > 3): the model is simulated at batch 2
+    and 3 in count-only mode (library calls counted, not computed) and
+    each launch's bytes and FLOPs are extrapolated linearly to B, which is
+    exact for a static-shape module whose buffers are either independent
+    of the batch or proportional to it (the same launches at every batch).
+    Batch 1 is not a base: the compiler folds unit dimensions, and its
+    launches differ.
+    `check_at` (a batch): the module is also simulated there in full (not
+    count-only), and every launch's extrapolated counts must equal the
+    measured ones exactly.
+    `kit`: the kit row (export_models.py's name) the estimate is for."""
 
     def __init__(self, name, size, source, entry, levels, reason=None,
-                 batch=1, frontend=False):
+                 batch=1, frontend=False, extrapolate=None, check_at=None,
+                 kit=None):
         self.name, self.size, self.source, self.entry = (name, size, source,
                                                          entry)
         self.levels, self.reason, self.batch = levels, reason, batch
         self.frontend = frontend
+        self.extrapolate, self.check_at, self.kit = (extrapolate, check_at,
+                                                     kit)
 
 
 def _text(generated):
     return generated[0]
 
 
-def export_resnet18(work, torch_python, build):
-    """The kit's resnet18 (scripts/gpu-kit/export_models.py: weights as
-    arguments, dynamic batch) on 32x32 images, exported with the frontend
-    environment's Python."""
-    out = Path(work) / "resnet18.mlir"
-    if out.exists():
-        return out
-    code = f"""
-import sys, torch, torchvision
+def export_kit_model(name, **overrides):
+    """A source that exports export_models.py's KIT_MODELS[name] with
+    `overrides` (image, config, seq) at the batch asked, with the frontend
+    environment's Python: the kit's module at another size."""
+
+    def export(work, torch_python, build, batch):
+        settings = dict(overrides, batch=batch)
+        tag = name + "".join(f"_{key}{value}" for key, value in sorted(
+            settings.items()) if key != "config")
+        out = Path(work) / f"{tag}.mlir"
+        if out.exists():
+            return out
+        code = f"""
+import json, sys
 sys.path.insert(0, {str(REPO / 'python')!r})
 sys.path.insert(0, {str(REPO / 'scripts' / 'gpu-kit')!r})
-import amp_mlir
-from export_models import weights_as_arguments
-torch.manual_seed(0)
-base = torchvision.models.resnet18(weights=None).eval()
-names = [n for n, _ in base.named_parameters()] + [
-    n for n, b in base.named_buffers() if b.is_floating_point()]
-state = dict(base.named_parameters()); state.update(dict(base.named_buffers()))
-net = weights_as_arguments(base, names)
-params = [state[n].detach() for n in names]
-example = (torch.randn(2, 3, 32, 32), *params)
-text = amp_mlir.from_torch(net, *example,
-                           dynamic_dims=[[0]] + [None] * len(params))
-open({str(out)!r}, "w").write(text)
+import export_models
+spec = dict(export_models.KIT_MODELS[{name!r}])
+spec.update(json.loads({json.dumps(settings)!r}))
+export_models.export_one({tag!r}, spec, {str(work)!r})
 """
-    subprocess.run([torch_python, "-c", code], check=True,
-                   env=dict(os.environ, AMP_MLIR_ROOT=str(build)))
-    return out
+        subprocess.run([torch_python, "-c", code], check=True,
+                       capture_output=True, text=True,
+                       env=dict(os.environ, AMP_MLIR_ROOT=str(build)))
+        return out
+
+    return export
+
+
+_SMALL_GPT2 = "2 layers of 64, 4 heads"
+_FROM = " (from 2 and 3)"
+_GPT2 = "12 layers of 768, 12 heads"
+ALL_LEVELS = [("O0", None), ("O1", "f16"), ("O1", "bf16"), ("O2", "f16"),
+              ("O2", "bf16")]
 
 
 MODELS = [
@@ -133,22 +155,53 @@ MODELS = [
           "convnet", O0_O2_F16),
     Model("mlp_train_step", "examples/, one step",
           REPO / "examples" / "mlp_training.mlir", "train_step", O0_O2_F16),
-    Model("resnet18", "batch 1 (dynamic), 32x32", export_resnet18, "main",
-          [("O0", None), ("O2", "f16")], frontend=True, batch=1,
-          reason="exported with a dynamic batch (as the kit does): the GPU "
-                 "lowering takes convolutions of static shape only (issue "
-                 "42)"),
+    # The kit's frontend models (scripts/gpu-kit/export_models.py) at a
+    # small size: static shapes, weights as arguments.
+    Model("resnet18", "batch 1, 32x32", export_kit_model("resnet18",
+                                                         image=32),
+          "main", [("O0", None), ("O2", "f16")], frontend=True, batch=1),
+    # The structure of the real-size rows, and the check of the
+    # extrapolation they use: batch 5 predicted from 2 and 3, and measured.
+    Model("resnet50", f"batch 5{_FROM}, 32x32",
+          export_kit_model("resnet50_small", image=32), "main",
+          [("O0", None), ("O2", "f16")], frontend=True, extrapolate=5,
+          check_at=5),
+    Model("gpt2", f"batch 5{_FROM} x 64 tokens, {_SMALL_GPT2}",
+          export_kit_model("gpt2_small", seq=64), "main",
+          [("O0", None), ("O2", "f16")], frontend=True, extrapolate=5,
+          check_at=5),
 ]
-BY_NAME = {m.name: m for m in MODELS}
+# The kit's real-size rows (make gpu-kit), extrapolated from batch 2 and 3
+# at their image size and sequence length (batch 1 measured); minutes of
+# simulation each, so not in the default run (--models names them;
+# --kit-size adds them all).
+KIT_SIZE = [
+    Model("resnet50", f"batch {batch}{_FROM if batch > 1 else ''}, 224x224",
+          export_kit_model("resnet50_b1", image=224), "main", ALL_LEVELS,
+          frontend=True, batch=1 if batch == 1 else None,
+          extrapolate=batch if batch > 1 else None, kit=f"resnet50_b{batch}")
+    for batch in (1, 32, 256)] + [
+    Model("gpt2", f"batch {batch}{_FROM if batch > 1 else ''} x 1024 "
+                  f"tokens, {_GPT2}",
+          export_kit_model("gpt2_b1", seq=1024), "main", ALL_LEVELS,
+          frontend=True, batch=1 if batch == 1 else None,
+          extrapolate=batch if batch > 1 else None, kit=f"gpt2_b{batch}")
+    for batch in (1, 8)]
+for _model in KIT_SIZE:
+    _model.key = _model.kit
+for _model in MODELS:
+    _model.key = _model.name
+BY_NAME = {m.key: m for m in MODELS + KIT_SIZE}
 
 
 def label(level, dtype):
     return level if level == "O0" else f"{level} {dtype}"
 
 
-def module_path(model, work, torch_python, build):
+def module_path(model, work, torch_python, build, batch=None):
     if callable(model.source):
-        return Path(model.source(work, torch_python, build))
+        return Path(model.source(work, torch_python, build,
+                                 batch or model.batch or 1))
     if isinstance(model.source, Path):
         return model.source
     path = Path(work) / f"{model.name}.mlir"
@@ -175,8 +228,10 @@ def make_inputs(function, batch, seed):
     return random_arguments(function, batch, np.random.default_rng(seed))
 
 
-def measure_row(model, level, dtype, path, build, work):
-    tag = f"{model.name}.{level}" + (f"-{dtype}" if dtype else "")
+def simulate(model, level, dtype, path, build, work, count_only):
+    """One step of the module at `path` in the simulator, after a warm-up
+    call: (stats, launches, estimates by chip, the loaded library)."""
+    tag = Path(path).stem + f".{level}" + (f"-{dtype}" if dtype else "")
     library = Path(work) / f"{tag}.so"
     command = [str(build / "bin" / "amp-compile"), str(path), "-o",
                str(library), f"--level={level}", "--target=gpu-sim",
@@ -186,26 +241,136 @@ def measure_row(model, level, dtype, path, build, work):
     subprocess.run(command, check=True, capture_output=True, text=True)
     loaded = aot.load(str(library), runtime_dir=str(build / "lib"))
     function = loaded[model.entry]
-    inputs = make_inputs(function, model.batch, seed=len(model.name))
-    function(*inputs)  # warm-up: constants are uploaded once
-    loaded.reset_simulator()
-    function(*inputs)
-    stats = loaded.simulator_stats()
-    estimates = {chip: loaded.estimate(chip) for chip in CHIPS}
+    inputs = make_inputs(function, model.batch or 1, seed=len(model.name))
+    loaded.count_only(count_only)
+    try:
+        function(*inputs)  # warm-up: constants are uploaded once
+        loaded.reset_simulator()
+        function(*inputs)
+    finally:
+        loaded.count_only(False)
+    return (loaded.simulator_stats(), loaded.launches(),
+            {chip: loaded.estimate(chip) for chip in CHIPS}, loaded)
+
+
+def _signature(launch, records):
+    return (launch["kind"], launch["peak"], launch["library"],
+            records[launch["record"]]["name"] if launch["kind"] == "kernel"
+            else launch["kind"])
+
+
+# The batches an extrapolation starts from (consecutive: the step is exact
+# in integers).
+BASES = (2, 3)
+
+
+def extrapolate(one, two, batch, records_one, records_two, bases=BASES):
+    """The launches of batch `batch` from those of the batches `bases`
+    (consecutive): each count c1 + (batch - bases[0]) * (c2 - c1). The two
+    runs must make the same launches (kind, peak and kernel, in order);
+    library calls differ in their shapes only. ValueError otherwise, or
+    for a negative count."""
+    low, high = bases
+    if len(one) != len(two):
+        raise ValueError(f"batch {low} makes {len(one)} launches and batch "
+                         f"{high} {len(two)}: not extrapolable")
+    result = []
+    for index, (a, b) in enumerate(zip(one, two)):
+        if _signature(a, records_one) != _signature(b, records_two):
+            raise ValueError(f"launch #{index} differs between batch {low} "
+                             f"({_signature(a, records_one)}) and {high} "
+                             f"({_signature(b, records_two)})")
+        launch = dict(a)
+        for key in aot.LAUNCH_COUNTS:
+            launch[key] = a[key] + (batch - low) * (b[key] - a[key])
+            if launch[key] < 0:
+                raise ValueError(f"launch #{index}: {key} extrapolates to "
+                                 f"{launch[key]}")
+        result.append(launch)
+    return result
+
+
+def check_extrapolation(predicted, measured):
+    """The launches where an extrapolation differs from the measurement
+    ('#index key: predicted vs measured'); empty when exact."""
+    if len(predicted) != len(measured):
+        return [f"{len(predicted)} launches predicted, {len(measured)} "
+                f"measured"]
+    return [f"#{index} {key}: {p[key]} predicted, {m[key]} measured"
+            for index, (p, m) in enumerate(zip(predicted, measured))
+            for key in aot.LAUNCH_COUNTS if p[key] != m[key]]
+
+
+def measure_row(model, level, dtype, path, build, work, torch_python=None):
+    count_only = model.frontend
+    if model.extrapolate:
+        path = module_path(model, work, torch_python, build, batch=BASES[0])
+    stats, launches, estimates, loaded = simulate(
+        model, level, dtype, path, build, work, count_only)
     h100 = estimates[CHIPS[0]]
-    kernels = [r for r in h100["records"] if r["kind"] == "kernel"]
-    moved = sum(r["bytes_read"] + r["bytes_written"]
-                for r in h100["records"])
-    top = sorted(h100["records"], key=lambda r: -r["seconds"])[:3]
-    return {
+    records = h100["records"]
+    row_extra = {}
+    if model.extrapolate:
+        one = (stats, launches, records)
+        path2 = module_path(model, work, torch_python, build,
+                            batch=BASES[1])
+        stats2, launches2, estimates2, loaded2 = simulate(
+            model, level, dtype, path2, build, work, count_only)
+        records2 = estimates2[CHIPS[0]]["records"]
+        launches = extrapolate(launches, launches2, model.extrapolate,
+                               records, records2)
+        if model.check_at:
+            path3 = module_path(model, work, torch_python, build,
+                                batch=model.check_at)
+            # Simulated in full (every block, every library call computed):
+            # the check covers count-only mode's sampling too.
+            _, measured, _, _ = simulate(model, level, dtype, path3, build,
+                                         work, count_only=False)
+            problems = check_extrapolation(launches, measured)
+            if problems:
+                raise RuntimeError(
+                    f"{model.name} {label(level, dtype)}: the extrapolation "
+                    f"to batch {model.check_at} differs from the "
+                    f"simulation: {'; '.join(problems[:5])}")
+            row_extra["extrapolation_checked"] = len(launches)
+        ideal = stats["idealBytes"] + (model.extrapolate - BASES[0]) * (
+            stats2["idealBytes"] - stats["idealBytes"])
+        estimates = {chip: loaded.estimate_launches(launches, chip)
+                     for chip in CHIPS}
+        # The batch-B module is the one checked for generated kernels.
+        path = module_path(model, work, torch_python, build,
+                           batch=model.extrapolate)
+        stats = dict(one[0], idealBytes=ideal)
+        flops = sum(launch["flops"] for launch in launches)
+        top = []
+        by_record = {}
+        for launch in launches:
+            seconds = loaded.estimate_launches([launch], CHIPS[0])["seconds"]
+            name = records[launch["record"]]["name"]
+            entry = by_record.setdefault(name, [launch["kind"], 0.0])
+            entry[1] += seconds
+        top = [{"name": name, "kind": kind, "us": round(seconds * 1e6, 6),
+                "bound": None} for name, (kind, seconds) in sorted(
+                    by_record.items(), key=lambda item: -item[1][1])[:3]]
+        del loaded2
+    else:
+        flops = stats["kernelFlops"] + stats["libraryFlops"]
+        top = [{"name": r["name"], "kind": r["kind"],
+                "us": round(r["seconds"] * 1e6, 6), "bound": r["bound"]}
+               for r in sorted(records, key=lambda r: -r["seconds"])[:3]]
+    kernels = sum(1 for record in records if record["kind"] == "kernel")
+    gpu_launches = sum(1 for launch in launches if launch["kind"] != "copy")
+    moved = sum(launch["bytes_read"] + launch["bytes_written"]
+                for launch in launches)
+    row = {
         "model": model.name, "size": model.size, "level": label(level, dtype),
-        "kernels": len(kernels), "launches": stats["launches"],
+        "kernels": kernels, "launches": stats["launches"],
         "library_calls": stats["libraryCalls"],
-        "gpu_launches": h100["launches"],
+        "gpu_launches": gpu_launches,
         "syncs": stats["synchronizations"],
         "allocations": stats["allocations"],
         "bytes_moved": moved, "ideal_bytes": stats["idealBytes"],
-        "flops": stats["kernelFlops"] + stats["libraryFlops"],
+        "flops": flops,
         "generated_contractions": generated_contractions(
             build / "bin" / "amp-opt", path, level, dtype),
         "reason": model.reason,
@@ -216,10 +381,14 @@ def measure_row(model, level, dtype, path, build, work):
             "library": round(e["library_seconds"] * 1e6, 6),
             "copies": round(e["copy_seconds"] * 1e6, 6)}
             for chip, e in estimates.items()},
-        "top_h100": [{"name": r["name"], "kind": r["kind"],
-                      "us": round(r["seconds"] * 1e6, 6), "bound": r["bound"]}
-                     for r in top],
+        "top_h100": top,
     }
+    if model.kit:
+        row["kit"] = model.kit
+    if model.extrapolate:
+        row["extrapolated_from"] = list(BASES)
+    row.update(row_extra)
+    return row
 
 
 def failures(run):
@@ -290,10 +459,11 @@ ESTIMATE_TOLERANCE = 1e-6
 
 
 def compare(fresh, kept):
-    kept_rows = {(r["model"], r["level"]): r for r in kept["rows"]}
+    kept_rows = {(r["model"], r["size"], r["level"]): r
+                 for r in kept["rows"]}
     problems, compared = [], 0
     for row in fresh["rows"]:
-        old = kept_rows.get((row["model"], row["level"]))
+        old = kept_rows.get((row["model"], row["size"], row["level"]))
         if old is None:
             problems.append(f"{row['model']} {row['level']}: not in the "
                             f"kept run")
@@ -313,6 +483,7 @@ def compare(fresh, kept):
 
 def find_torch_python(explicit):
     for candidate in ([explicit] if explicit else []) + [
+            os.environ.get("AMP_FRONTENDS_PYTHON"),
             str(REPO / ".venv-frontends" / "bin" / "python")]:
         if candidate and Path(candidate).exists():
             return candidate
@@ -324,7 +495,13 @@ def main():
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default=str(REPO / "build"))
-    parser.add_argument("--models", default=",".join(m.name for m in MODELS))
+    parser.add_argument("--models", default=",".join(m.name for m in MODELS),
+                        help="comma-separated: the small models by name, "
+                             "the kit-size rows by their kit name "
+                             f"({', '.join(m.key for m in KIT_SIZE)})")
+    parser.add_argument("--kit-size", action="store_true",
+                        help="add the kit's real-size rows (ResNet-50 at "
+                             "224x224, GPT-2 124M at 1024 tokens; minutes)")
     parser.add_argument("--torch-python", default=None,
                         help="a Python with torch and torchvision, for "
                              "resnet18 (default: .venv-frontends)")
@@ -349,8 +526,9 @@ def main():
                         Path(args.module).resolve(), args.entry,
                         [("O0", None)])] if args.module else None
         with tempfile.TemporaryDirectory() as work:
-            for name in (args.models.split(",") if chosen is None else
-                         [chosen[0].name]):
+            names = args.models.split(",") + (
+                [m.key for m in KIT_SIZE] if args.kit_size else [])
+            for name in (names if chosen is None else [chosen[0].name]):
                 model = chosen[0] if chosen else BY_NAME.get(name)
                 if model is None:
                     parser.error(f"--models: unknown model '{name}' (known: "
@@ -363,7 +541,8 @@ def main():
                 path = module_path(model, work, torch_python, build)
                 for level, dtype in model.levels:
                     start = time.time()
-                    row = measure_row(model, level, dtype, path, build, work)
+                    row = measure_row(model, level, dtype, path, build, work,
+                                      torch_python)
                     print(f"{SCRIPT}: {name} {row['level']} in "
                           f"{time.time() - start:.1f} s", file=sys.stderr)
                     run["rows"].append(row)

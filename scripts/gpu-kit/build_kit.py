@@ -36,6 +36,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -47,11 +48,18 @@ REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO / "bench" / "gpu"))
 sys.path.insert(0, str(REPO / "python"))
 import models  # noqa: E402  bench/gpu/models.py
+import sim_bounds  # noqa: E402  bench/gpu/sim_bounds.py
 from amp_mlir import aot  # noqa: E402  numpy + ctypes only
 sys.path.insert(0, str(HERE))
 from seeded import random_arguments, seeded_inputs  # noqa: E402
 
 SIZE_LIMIT = 48 * 1024 * 1024
+
+# The groups whose contractions and convolutions must be library calls on
+# the GPU (amp-opt's remark "kept as a generated kernel, not a library
+# call" fails the build): the models and the bench modules. The test group
+# holds cases made to exercise generated kernels.
+CHECKED_GROUPS = ("model", "bench", "bench-small")
 
 # Tolerances on the relative L2 error against the CPU at the same level:
 # the same roundings, other accumulation orders (gpu-execution.test's).
@@ -90,6 +98,11 @@ class Case:
         # dtype=fp8's fp8-cost-model (h100: contractions the roofline does
         # not estimate faster in FP8 stay bf16).
         self.cost_model = cost_model
+        # A row the kit lists without a library: why it is not built.
+        self.not_built = None
+        # Model rows: {"unit": "images"|"tokens", "per_call": N}, the size
+        # in words, and the simulator's estimate (kept_estimates).
+        self.items = self.size = self.estimate = None
 
     @property
     def label(self):
@@ -141,6 +154,23 @@ BF16_FP8 = [("O2", "bf16"), ("O2", "fp8")]
 # And with fp8-cost-model=h100: the smaller GEMM stays bf16 (no slower than
 # the bf16 row), the larger goes FP8.
 BF16_FP8_COST = BF16_FP8 + [("O2", "fp8", "h100")]
+
+
+SIM_BOUNDS = REPO / "bench" / "results" / "gpu-sim-bounds.json"
+
+
+def kept_estimates(path=SIM_BOUNDS):
+    """(kit row, level) -> {"h100-sxm": us, "h200": us}: the simulator's
+    roofline estimate of the kernels and library calls of one call
+    (bench/gpu/sim_bounds.py's kept run; uploads and downloads are not
+    timed on the GPU either), for the rows that name a kit row."""
+    if not Path(path).exists():
+        return {}
+    run = json.loads(Path(path).read_text())
+    return {(row["kit"], row["level"]): {
+        chip: round(parts["kernels"] + parts["library"], 3)
+        for chip, parts in row["estimate_parts_us"].items()}
+        for row in run["rows"] if row.get("kit")}
 
 
 def seeded(args):
@@ -227,30 +257,43 @@ def collect_cases(with_large, frontend_dir=None):
                 case.args = seeded(args)
                 case.torch = {"model": model, **extra}
                 cases.append(case)
-    # The frontend models (export_models.py), at every level.
+    # The frontend models (export_models.py): the small ones against the
+    # CPU here, the real-size ones (ResNet-50, GPT-2) against PyTorch fp32
+    # on the GPU machine, on weights drawn there from the same seeds.
     if frontend_dir:
+        estimates = kept_estimates()
         for info_path in sorted(Path(frontend_dir).glob("*.json")):
             info = json.loads(info_path.read_text())
             name = info["name"]
+            if info.get("not_built"):
+                case = Case(name, "model", None, "main", "O2", "f16",
+                            sim=False, reference="torch")
+                case.not_built = info["not_built"]
+                case.torch = info.get("torch")
+                cases.append(case)
+                continue
             # A training step (mlp_train) has static shapes, its own entry
             # and, like mlp_train_step, twice the tolerance.
             variants = O0_O2 if info.get("variants") == "O0_O2" else ALL
+            real = bool(info.get("real"))
             for case in levels(name, "model", str(info_path.with_suffix(
                     ".mlir")), info.get("entry", "main"), variants,
-                    dynamic=info.get("batch", 4),
-                    sim=info.get("weights") is None, repeat=10,
+                    dynamic=info.get("batch", 4), sim=not real,
+                    quick=True, repeat=20 if real else 10,
+                    reference="torch" if real else "cpu",
                     tol_scale=info.get("tol_scale", 1.0)):
-                if info.get("weights"):
-                    image = dict(name="x", shape=info["input"]["shape"],
-                                 dtype="f32", init="uniform", scale=1.0)
-                    case.args = [image] + info["weights"]
+                if info.get("arguments"):
+                    case.args = info["arguments"]
                     # PyTorch gets the same seeded weights by name.
-                    case.torch = {"model": "torchvision", "name": name}
+                    case.torch = info["torch"]
                 weights = info_path.with_suffix(".weights.npz")
                 if weights.exists():
                     case.torch = {"model": "frontend", "name": name,
                                   "weights": f"data/models/{weights.name}",
                                   "source": str(weights)}
+                case.items = info.get("items")
+                case.size = info.get("size")
+                case.estimate = estimates.get((name, case.label))
                 cases.append(case)
     return cases
 
@@ -305,6 +348,24 @@ class Builder:
             self.log.append(f"compiled {case.id} for {target} in "
                             f"{time.time() - start:.1f} s")
         return path
+
+    def generated_contractions(self, case):
+        """amp-opt's reasons for each contraction or convolution of `case`
+        that the GPU lowering keeps as a generated kernel (cached like the
+        libraries)."""
+        key = digest(case.text(), case.compile_args("gpu"), self.tool_hash,
+                     "contractions")
+        path = self.work / "cache" / f"{case.id}.contractions.{key}.json"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
+                f.write(case.text())
+                f.flush()
+                found = sim_bounds.generated_contractions(
+                    self.build / "bin" / "amp-opt", f.name, case.level,
+                    case.dtype if case.level != "O0" else None)
+            path.write_text(json.dumps(found))
+        return json.loads(path.read_text())
 
     def inputs(self, case, function):
         rng = np.random.default_rng(int(digest(case.name)[:8], 16))
@@ -413,6 +474,24 @@ def main():
                  "function": case.entry, "level": case.label,
                  "tolerance": case.tol, "quick": case.quick,
                  "repeat": case.repeat, "reference": case.reference}
+        if case.not_built:
+            entry.update(level="train", not_built=case.not_built,
+                         torch=case.torch)
+            return entry
+        for key in ("items", "size"):
+            if getattr(case, key):
+                entry[key] = getattr(case, key)
+        if case.estimate:
+            entry["estimate_us"] = case.estimate
+        if case.group in CHECKED_GROUPS:
+            generated = builder.generated_contractions(case)
+            if generated:
+                entry["generated_contractions"] = generated
+                problems.append(
+                    f"{case.id}: {len(generated)} contraction(s) or "
+                    f"convolution(s) are generated kernels, not library "
+                    f"calls ({'; '.join(sorted(set(generated)))}) and the "
+                    f"row states no reason")
         gpu = builder.compile(case, "gpu")
         shutil.copy2(gpu, out / "lib" / f"{case.id}.so")
         entry["library"] = f"lib/{case.id}.so"
@@ -446,8 +525,14 @@ def main():
                 shutil.copy2(case.torch["source"], target)
         return entry
 
+    problems = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         entries = list(pool.map(build_case, cases))
+    if problems:
+        for problem in problems:
+            print(f"gpu-kit: {problem}", file=sys.stderr)
+        sys.exit(f"gpu-kit: {len(problems)} case(s) would time a generated "
+                 f"kernel where a library call belongs (see above)")
 
     for name in ("run.sh", "run.py", "README.md", "frontend_models.py",
                  "seeded.py"):

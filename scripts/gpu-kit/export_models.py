@@ -2,17 +2,23 @@
 """Exports the GPU kit's frontend models with amp_mlir.from_torch (run with
 the frontend environment's Python, .venv-frontends/bin/python):
 
-    export_models.py OUT_DIR [--models mlp,transformer,resnet18]
+    export_models.py OUT_DIR [--models NAME,...] [--list]
 
-For each model, OUT_DIR/<name>.mlir (function @main, dynamic batch) and
-OUT_DIR/<name>.json (the input's shape and dtype, the batch the kit runs,
-where the weights are). The MLP and the transformer classifier (the models
-of test/Frontends) keep their weights as constants; their state dicts go to
-OUT_DIR/<name>.weights.npz for the PyTorch baseline on the GPU machine.
-resnet18's 11.7M weights would not fit the kit as constants at five levels,
-so its function takes them as arguments (after the image; a functional call
-of the module), and both sides draw them from a seed (kit: the seeded
-arguments; the CPU reference here from the same seeds).
+For each model (KIT_MODELS), OUT_DIR/<name>.mlir (function @main) and
+OUT_DIR/<name>.json (the input, the batch, the seeded weights, the PyTorch
+baseline's spec, the throughput unit). The MLP and the transformer
+classifier (the models of test/Frontends; dynamic batch) keep their weights
+as constants; their state dicts go to OUT_DIR/<name>.weights.npz for the
+PyTorch baseline on the GPU machine. The torchvision and GPT-2 models have
+static shapes (the GPU lowering makes library calls of static
+contractions only) and take their weights as arguments (after the input; a
+functional call of the module): ResNet-50's 25.6M and GPT-2's 124M weights
+would not travel as constants. Both sides draw them from a seed (the kit's
+runner on the GPU machine; the CPU reference here for the small models).
+
+A training row that from_torch_training cannot import yet is written as
+OUT_DIR/<name>.json with "not_built" (the importer's own message, from the
+same model at a small size), and the kit keeps the row.
 """
 
 import argparse
@@ -31,28 +37,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frontend_models import MLP, TransformerClassifier  # noqa: E402
 
 
-def weights_as_arguments(net, names):
+def weights_as_arguments(net, names, output=None):
     """A module whose forward(x, p0, p1, ...) calls `net` with its
-    parameters and buffers `names` replaced by the arguments. The arguments
+    parameters and buffers `names` replaced by the arguments (and returns
+    output(result) when `output` is given: GPT-2's logits). The arguments
     are spelled out (torch.export takes no *args with per-argument dynamic
     shapes), and `net` is hidden from the module so that its own weights
     are not exported as constants too."""
     args = ", ".join(f"p{i}" for i in range(len(names)))
     scope = {"torch": torch}
     exec(f"def forward(self, x, {args}):\n"
-         f"    return torch.func.functional_call(\n"
-         f"        self.hidden[0], dict(zip(self.names, ({args},))), (x,))\n",
+         f"    result = torch.func.functional_call(\n"
+         f"        self.hidden[0], dict(zip(self.names, ({args},))), (x,))\n"
+         f"    return self.hidden[1](result)\n",
          scope)
     module = type("WeightsAsArguments", (torch.nn.Module,),
                   {"forward": scope["forward"]})()
-    module.__dict__["hidden"] = [net]
+    module.__dict__["hidden"] = [net, output or (lambda result: result)]
     module.names = names
     return module
 
 
 def seeded_weights(net, names):
-    """Deterministic stand-ins: U(+-sqrt(3/fan_in)) for weights, small
-    biases, BatchNorm gains 1, shifts 0, running mean 0 and variance 1."""
+    """Deterministic stand-ins for a torchvision CNN: He-uniform weights,
+    small biases, BatchNorm gains 1, shifts 0, running mean 0 and variance
+    1."""
     specs = []
     state = dict(net.named_parameters())
     state.update(dict(net.named_buffers()))
@@ -75,76 +84,278 @@ def seeded_weights(net, names):
     return specs
 
 
+def seeded_gpt2_weights(net, names):
+    """GPT-2's initialisation in uniform form: weights and embeddings with
+    standard deviation 0.02 (U(+-0.02*sqrt(3))), LayerNorm gains 1, biases
+    and shifts 0."""
+    specs = []
+    state = dict(net.named_parameters())
+    for name in names:
+        shape = list(state[name].shape)
+        if ".ln_" in name or name.startswith("transformer.ln_f"):
+            spec = ({"init": "ones", "scale": 0.0} if name.endswith("weight")
+                    else {"init": "uniform", "scale": 0.0})
+        elif name.endswith("bias"):
+            spec = {"init": "uniform", "scale": 0.0}
+        else:
+            spec = {"init": "uniform", "scale": float(0.02 * np.sqrt(3.0))}
+        specs.append({"name": name, "shape": shape, "dtype": "f32", **spec})
+    return specs
+
+
+# GPT-2 124M (GPT2Config's defaults) without dropout (the kit times the
+# deterministic step; PyTorch's baseline uses the same config).
+GPT2_124M = {"n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024,
+             "vocab_size": 50257, "resid_pdrop": 0.0, "embd_pdrop": 0.0,
+             "attn_pdrop": 0.0}
+# The same structure at a size the simulator and the CPU run in seconds.
+GPT2_SMALL = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 64,
+              "vocab_size": 512, "resid_pdrop": 0.0, "embd_pdrop": 0.0,
+              "attn_pdrop": 0.0, "bos_token_id": 0, "eos_token_id": 0}
+
+
+def _kit_models():
+    """name -> spec of every model the kit can carry. kind: 'frontend'
+    (constant weights), 'mlp_train', 'torchvision' or 'gpt2' (weights as
+    arguments, static shapes); 'train' rows are training steps."""
+    models = {
+        "mlp": {"kind": "frontend"},
+        "transformer": {"kind": "frontend"},
+        "mlp_train": {"kind": "mlp_train"},
+        # resnet18 as before, now with a static batch: its convolutions are
+        # cuDNN calls (with a dynamic batch they were generated kernels).
+        "resnet18": {"kind": "torchvision", "arch": "resnet18", "batch": 8,
+                     "image": 64, "variants": "ALL"},
+        # The structure of the real-size rows at a size the simulator and
+        # the CPU reference run in seconds (run.sh --sim, CI).
+        "resnet50_small": {"kind": "torchvision", "arch": "resnet50",
+                           "batch": 2, "image": 32, "variants": "O0_O2"},
+        "gpt2_small": {"kind": "gpt2", "config": GPT2_SMALL, "batch": 2,
+                       "seq": 64, "variants": "O0_O2"},
+    }
+    # The real-size rows (issue 42): checked on the GPU machine against
+    # PyTorch fp32 on the same seeded weights.
+    for batch in (1, 32, 256):
+        models[f"resnet50_b{batch}"] = {
+            "kind": "torchvision", "arch": "resnet50", "batch": batch,
+            "image": 224, "variants": "ALL", "real": True}
+    for batch in (128, 256):
+        models[f"resnet50_train_b{batch}"] = {
+            "kind": "torchvision", "arch": "resnet50", "batch": batch,
+            "image": 224, "train": {"optimizer": "sgd", "lr": 0.1,
+                                    "momentum": 0.9, "weight_decay": 5e-5},
+            "real": True}
+    for batch in (1, 8):
+        models[f"gpt2_b{batch}"] = {
+            "kind": "gpt2", "config": GPT2_124M, "batch": batch, "seq": 1024,
+            "variants": "ALL", "real": True}
+    models["gpt2_train_b8"] = {
+        "kind": "gpt2", "config": GPT2_124M, "batch": 8, "seq": 1024,
+        "train": {"optimizer": "adamw", "lr": 6e-4, "betas": [0.9, 0.95],
+                  "eps": 1e-8, "weight_decay": 0.1}, "real": True}
+    return models
+
+
+KIT_MODELS = _kit_models()
+# What make gpu-kit exports (all of KIT_MODELS).
+DEFAULT_MODELS = ",".join(KIT_MODELS)
+
+
+def build_torchvision(arch):
+    import torchvision
+    torch.manual_seed(0)
+    return getattr(torchvision.models, arch)(weights=None).eval()
+
+
+def build_gpt2(config):
+    """transformers' GPT2LMHeadModel from `config`, eager attention (the
+    import's form: amp-mlir's own attention lowering takes the matmuls),
+    without the cache. Its state-dict names are the kit's weight names (the
+    runner builds the same model there); lm_head.weight is tied to
+    transformer.wte.weight and not listed."""
+    import transformers
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(**config)
+    cfg._attn_implementation = "eager"
+    cfg.use_cache = False
+    return transformers.GPT2LMHeadModel(cfg).eval()
+
+
+def _logits(output):
+    return output.logits
+
+
+class _Logits(torch.nn.Module):
+    """GPT-2 returning its logits (for from_torch_training)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner = inner
+
+    def forward(self, tokens):
+        return self.inner(tokens).logits
+
+
+def _weight_names(net):
+    return [n for n, _ in net.named_parameters()] + [
+        n for n, b in net.named_buffers() if b.is_floating_point()]
+
+
+def _training_reason(spec):
+    """Why the training step of `spec` is not built: from_torch_training's
+    own message on the same model at a small size (None if it imports:
+    then the row needs building, which the kit does not do yet)."""
+    if spec["kind"] == "torchvision":
+        net = build_torchvision(spec["arch"]).train()
+        batch = (torch.zeros(2, 3, 32, 32), torch.zeros(2, dtype=torch.int64))
+        loss = torch.nn.functional.cross_entropy
+    else:
+        net = _Logits(build_gpt2(GPT2_SMALL)).train()
+        batch = (torch.zeros(2, 16, dtype=torch.int64),
+                 torch.zeros(2, 16, dtype=torch.int64))
+
+        def loss(logits, labels):
+            return torch.nn.functional.cross_entropy(
+                logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
+    train = dict(spec["train"])
+    kind = train.pop("optimizer")
+    optimizer = {"kind": "momentum" if kind == "sgd" else kind, **{
+        k: v for k, v in train.items() if k != "betas"}}
+    try:
+        amp_mlir.from_torch_training(net, loss, optimizer, *batch)
+    except Exception as error:  # noqa: BLE001 - the reason is the row
+        message = str(error)
+        return message if message.startswith("from_torch_training") else \
+            f"from_torch_training: {message}"
+    return None
+
+
+def export_one(name, spec, out):
+    """Writes OUT/<name>.mlir and OUT/<name>.json for one KIT_MODELS
+    entry; returns the info dict."""
+    info = {"name": name}
+    kind = spec["kind"]
+    if kind == "frontend":
+        net = MLP().eval() if name == "mlp" else TransformerClassifier().eval()
+        if name == "mlp":
+            example = (torch.randn(2, 64),)
+            info.update(batch=64, input={"shape": [64, 64], "dtype": "f32"})
+        else:
+            example = (torch.randint(0, 100, (2, 12)),)
+            info.update(batch=32, input={"shape": [32, 12], "dtype": "i64",
+                                         "high": 100})
+        text = amp_mlir.from_torch(net, *example, dynamic_dims=0)
+        np.savez(os.path.join(out, f"{name}.weights.npz"),
+                 **{k: v.detach().numpy()
+                    for k, v in net.state_dict().items()})
+    elif kind == "mlp_train":
+        # A training step imported from PyTorch: from_torch_training's
+        # forward and backward (cross_entropy, Adam), made a step by
+        # make_training_step as amp_mlir.Trainer does, so that O0 runs the
+        # same step (loss scaling, unscale, Adam, the skip).
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(
+            torch.nn.Linear(64, 256), torch.nn.ReLU(),
+            torch.nn.Linear(256, 256), torch.nn.GELU(),
+            torch.nn.Linear(256, 10))
+        fb = amp_mlir.from_torch_training(
+            model, torch.nn.functional.cross_entropy,
+            {"kind": "adam", "lr": 1e-3}, torch.zeros(64, 64),
+            torch.zeros(64, dtype=torch.int64))
+        text = amp_mlir.make_training_step(fb)
+        info.update(entry="forward_backward", variants="O0_O2",
+                    tol_scale=2.0)
+    elif spec.get("train"):
+        info.update(batch=spec["batch"], train=spec["train"], real=True,
+                    not_built=_training_reason(spec) or
+                    "the kit does not build training steps of this model "
+                    "yet")
+        info["torch"] = _torch_spec(spec)
+        with open(os.path.join(out, f"{name}.json"), "w") as f:
+            json.dump(info, f, indent=1)
+        return info
+    else:
+        batch = spec["batch"]
+        if kind == "torchvision":
+            base = build_torchvision(spec["arch"])
+            image = spec["image"]
+            example = torch.zeros(batch, 3, image, image)
+            names = _weight_names(base)
+            weights = seeded_weights(base, names)
+            first = {"name": "x", "shape": [batch, 3, image, image],
+                     "dtype": "f32", "init": "uniform", "scale": 1.0}
+            info["items"] = {"unit": "images", "per_call": batch}
+            info["size"] = f"batch {batch}, {image}x{image}"
+        else:
+            base = build_gpt2(spec["config"])
+            seq = spec["seq"]
+            example = torch.zeros(batch, seq, dtype=torch.int64)
+            names = _weight_names(base)
+            weights = seeded_gpt2_weights(base, names)
+            first = {"name": "tokens", "shape": [batch, seq], "dtype": "i64",
+                     "init": "integers",
+                     "high": spec["config"]["vocab_size"]}
+            info["items"] = {"unit": "tokens", "per_call": batch * seq}
+            info["size"] = (f"batch {batch} x {seq} tokens, "
+                            f"{spec['config']['n_layer']} layers of "
+                            f"{spec['config']['n_embd']}")
+        state = dict(base.named_parameters())
+        state.update(dict(base.named_buffers()))
+        net = weights_as_arguments(base, names, output=(
+            _logits if kind == "gpt2" else None))
+        params = [state[n].detach() for n in names]
+        text = amp_mlir.from_torch(net, example, *params)
+        info.update(batch=batch, input={"shape": first["shape"],
+                                        "dtype": first["dtype"]},
+                    arguments=[first] + weights,
+                    torch=_torch_spec(spec),
+                    variants=spec.get("variants", "ALL"),
+                    real=bool(spec.get("real")))
+    with open(os.path.join(out, f"{name}.mlir"), "w") as f:
+        f.write(text)
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    return info
+
+
+def _torch_spec(spec):
+    """The PyTorch baseline's model on the GPU machine (run.py)."""
+    if spec["kind"] == "torchvision":
+        torch_spec = {"model": "torchvision", "name": spec["arch"],
+                      "channels_last": True}
+    else:
+        torch_spec = {"model": "gpt2", "config": spec["config"]}
+    if spec.get("train"):
+        torch_spec["train"] = spec["train"]
+        torch_spec["loss"] = "cross_entropy"
+    return torch_spec
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("out")
-    parser.add_argument("--models",
-                        default="mlp,transformer,resnet18,mlp_train")
+    parser.add_argument("--models", default=DEFAULT_MODELS,
+                        help="comma-separated names of KIT_MODELS")
+    parser.add_argument("--small", action="store_true",
+                        help="only the models that are not real-size rows")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    torch.manual_seed(0)
-    for name in args.models.split(","):
-        info = {"name": name}
-        if name == "mlp":
-            net, example = MLP().eval(), torch.randn(2, 64)
-            info.update(batch=64, input={"shape": [64, 64], "dtype": "f32"})
-        elif name == "transformer":
-            net = TransformerClassifier().eval()
-            example = torch.randint(0, 100, (2, 12))
-            info.update(batch=32, input={"shape": [32, 12], "dtype": "i64",
-                                         "high": 100})
-        elif name == "resnet18":
-            import torchvision
-            base = torchvision.models.resnet18(weights=None).eval()
-            names = [n for n, _ in base.named_parameters()] + [
-                n for n, b in base.named_buffers() if b.is_floating_point()]
-            state = dict(base.named_parameters())
-            state.update(dict(base.named_buffers()))
-            net = weights_as_arguments(base, names)
-            params = [state[n].detach() for n in names]
-            example = (torch.randn(2, 3, 64, 64), *params)
-            info.update(batch=8, input={"shape": [8, 3, 64, 64],
-                                        "dtype": "f32"},
-                        weights=seeded_weights(base, names))
-        elif name == "mlp_train":
-            # A training step imported from PyTorch: from_torch_training's
-            # forward and backward (cross_entropy, Adam), made a step by
-            # make_training_step as amp_mlir.Trainer does, so that O0 runs
-            # the same step (loss scaling, unscale, Adam, the skip).
-            torch.manual_seed(0)
-            model = torch.nn.Sequential(
-                torch.nn.Linear(64, 256), torch.nn.ReLU(),
-                torch.nn.Linear(256, 256), torch.nn.GELU(),
-                torch.nn.Linear(256, 10))
-            fb = amp_mlir.from_torch_training(
-                model, torch.nn.functional.cross_entropy,
-                {"kind": "adam", "lr": 1e-3}, torch.zeros(64, 64),
-                torch.zeros(64, dtype=torch.int64))
-            text = amp_mlir.make_training_step(fb)
-            info.update(entry="forward_backward", variants="O0_O2",
-                        tol_scale=2.0)
-            with open(os.path.join(args.out, f"{name}.mlir"), "w") as f:
-                f.write(text)
-            with open(os.path.join(args.out, f"{name}.json"), "w") as f:
-                json.dump(info, f, indent=1)
-            print(f"{name}: {len(text) / 1e6:.1f} MB of MLIR")
+    names = args.models.split(",")
+    for name in names:
+        if name not in KIT_MODELS:
+            sys.exit(f"export_models.py: unknown model '{name}' (known: "
+                     f"{', '.join(KIT_MODELS)})")
+    for name in names:
+        spec = KIT_MODELS[name]
+        if args.small and spec.get("real"):
             continue
+        torch.manual_seed(0)
+        info = export_one(name, spec, args.out)
+        path = os.path.join(args.out, f"{name}.mlir")
+        if info.get("not_built"):
+            print(f"{name}: not built: {info['not_built'][:160]}")
         else:
-            sys.exit(f"unknown model {name}")
-        examples = example if isinstance(example, tuple) else (example,)
-        text = amp_mlir.from_torch(
-            net, *examples,
-            dynamic_dims=0 if name != "resnet18" else
-            [[0]] + [None] * (len(examples) - 1))
-        with open(os.path.join(args.out, f"{name}.mlir"), "w") as f:
-            f.write(text)
-        if name != "resnet18":
-            np.savez(os.path.join(args.out, f"{name}.weights.npz"),
-                     **{k: v.detach().numpy()
-                        for k, v in net.state_dict().items()})
-        with open(os.path.join(args.out, f"{name}.json"), "w") as f:
-            json.dump(info, f, indent=1)
-        print(f"{name}: {len(text) / 1e6:.1f} MB of MLIR")
+            print(f"{name}: {os.path.getsize(path) / 1e6:.1f} MB of MLIR")
 
 
 if __name__ == "__main__":

@@ -6,12 +6,17 @@ import numpy as np
 
 
 def seeded_inputs(specs, seed=0):
-    """One float32 array per spec ({"shape", "init": "uniform"|"ones",
-    "scale"}): U(-scale, scale), plus 1 for "ones"."""
+    """One array per spec ({"shape", "init": "uniform"|"ones", "scale"}):
+    float32 U(-scale, scale), plus 1 for "ones"; {"init": "integers",
+    "high"}: int64 in [0, high) (token ids)."""
     arrays = []
     for index, spec in enumerate(specs):
         rng = np.random.default_rng(seed * 1000 + index)
         shape = tuple(spec["shape"])
+        if spec["init"] == "integers":
+            arrays.append(rng.integers(0, spec["high"], size=shape,
+                                       dtype=np.int64))
+            continue
         values = rng.uniform(-spec["scale"], spec["scale"], size=shape)
         if spec["init"] == "ones":
             values = values + 1.0
