@@ -276,6 +276,7 @@ def test_report_keeps_the_old_runs(repo):
 
 def _args(run, deadline=None, quick=True):
     return types.SimpleNamespace(sim=False, quick=quick, model_rows=True,
+                                 torch_allocator=None,
                                  budget=run.Budget(deadline), chip="h100-sxm",
                                  torch_error=None)
 

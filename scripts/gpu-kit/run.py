@@ -623,6 +623,10 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
             if peak:
                 row.update(peak_mem_MiB=peak / 2**20,
                            peak_mem_method=DeviceMemory.POOL)
+                if args.torch_allocator == "cudaMallocAsync":
+                    # PyTorch's tensors come from the same pool then.
+                    row["peak_mem_method"] += " (PyTorch's tensors included:" \
+                        " its allocator is cudaMallocAsync)"
             elif free_before is not None and free_after is not None:
                 row.update(peak_mem_MiB=(free_before - free_after) / 2**20,
                            peak_mem_method=DeviceMemory.FIRST_CALL)
@@ -956,6 +960,7 @@ def main():
     models = None
     args.chip = baselines.chip_of(device)
     args.torch_error = "--no-torch" if args.no_torch else None
+    args.torch_allocator = None
     if not args.no_torch and not args.sim:
         torch_baselines = TorchBaselines(repeat=5 if args.quick else 20)
         results.data["torch"] = torch_baselines.error or \
@@ -965,8 +970,8 @@ def main():
         if torch_baselines.torch is None:
             torch_baselines = None
         else:
-            results.data["torch_allocator"] = _allocator_backend(
-                torch_baselines.torch)
+            args.torch_allocator = _allocator_backend(torch_baselines.torch)
+            results.data["torch_allocator"] = args.torch_allocator
     if not args.no_torch and args.model_rows and (
             torch_baselines or args.sim):
         models = TorchModels(MODEL_ITERS["quick" if args.quick else "full"],
