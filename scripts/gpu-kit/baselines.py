@@ -800,7 +800,7 @@ def format_closing(lines):
                  _cell(r["estimate_pct"], ".0f")]
         text = " ".join(str(c)[:w].ljust(w) for c, (_, w) in
                         zip(cells, CLOSING_COLUMNS))
-        if r["status"] == "not built":
+        if r["status"] in ("not built", "skipped"):
             text += " " + r["note"]
         out.append(text.rstrip())
     out.append("x: PyTorch's median / amp-mlir's (> 1: amp-mlir faster); "
