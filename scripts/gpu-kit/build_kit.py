@@ -16,7 +16,8 @@ The kit holds:
           same module compiled here with amp-compile --target=cpu and run on
           the same inputs
   manifest.json, run.sh, run.py, amp_aot.py (the loader, numpy + ctypes
-  only), models.py (bench/gpu's formulas, for the PyTorch baselines)
+  only), models.py (bench/gpu's formulas, for the PyTorch baselines),
+  baselines.py (the model rows' PyTorch side)
 
 Cases: the GPU execution tests (test/amp-run/gpu-execution.test's functions
 and examples), bench/gpu's modules (small, checked against the CPU; large,
@@ -535,7 +536,7 @@ def main():
                  f"kernel where a library call belongs (see above)")
 
     for name in ("run.sh", "run.py", "README.md", "frontend_models.py",
-                 "seeded.py"):
+                 "seeded.py", "baselines.py"):
         shutil.copy2(HERE / name, out / name)
     os.chmod(out / "run.sh", 0o755)
     shutil.copy2(REPO / "python" / "amp_mlir" / "aot.py", out / "amp_aot.py")

@@ -2,16 +2,26 @@
 """The GPU kit's runner: run.sh sets the library paths and calls this.
 
     run.py [--quick] [--sim] [--only SUBSTRINGS] [--no-torch] [--no-gtests]
+           [--deadline EPOCH_SECONDS]
 
 Prints one table (test, pass/fail, max error against the reference, median
 time) and writes results.json to $OUT if set, else to the kit's folder,
 after every row, so that a crash or a timeout keeps what ran (run.sh then
 resumes after the row that crashed, marked 'crashed').
 
+The model rows (baselines.py) get more, in this order, each step skipped
+("skipped: budget") when the deadline is too close: PyTorch eager (AMP at
+the row's dtype, fp32 for O0) and its CUDA graph beside each row; then a
+profile of each row (amp-mlir's kernels and PyTorch's, by torch.profiler);
+then torch.compile of each model and dtype in a child process with a time
+cap (max-autotune too, without --quick); then a closing table of the
+speed-ups.
+
 Needs python3 with numpy; torch (with CUDA) only for the PyTorch columns.
 """
 
 import argparse
+import ctypes
 import json
 import os
 import platform
@@ -25,14 +35,30 @@ import numpy as np
 KIT = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, KIT)
 import amp_aot  # noqa: E402  the loader: numpy + ctypes
+import baselines  # noqa: E402  the model rows' PyTorch side
 from seeded import seeded_inputs  # noqa: E402
 
 GTESTS_GPU = ["AmpRuntimeTests", "AmpRuntimeGpuTests", "AmpGpuContractTests"]
 GTESTS_SIM = ["AmpRuntimeTests", "AmpGpuSimTests", "AmpGpuContractTests"]
 
-# Tolerances against NumPy's fp32 on the large models (the CPU reference
-# of the small ones is at the same level; these are fp32 references).
-NUMPY_TOLERANCE = {"O0": 1e-4, "f16": 1.5e-2, "bf16": 6e-2}
+# Tolerances on the relative L2 error against an fp32 reference computed
+# on the GPU machine: NumPy's fp32 formulas (the large bench models) or
+# PyTorch fp32 with TF32 off ("reference": "torch", the model rows; a
+# training step's loss). The CPU reference of the small cases is at the
+# same level and has its own tolerance in the manifest.
+FP32_TOLERANCE = {"O0": 1e-4, "f16": 1.5e-2, "bf16": 6e-2}
+
+# Model rows: timed calls on both sides, even with --quick (milliseconds
+# each), and warm-up calls before them.
+MODEL_ITERS = {"quick": 20, "full": 50}
+MODEL_WARMUP = {"amp": 3, "torch": 5}
+# torch.compile's time caps (seconds, compilation and timing), and the
+# least time left to start one; what the end of the run keeps in hand.
+COMPILE_CAP_S = {"default": 150, "max-autotune": 300}
+COMPILE_MIN_S = 45
+CASE_MIN_S = 20
+PROFILE_MIN_S = 25
+PROFILE_CALLS = 3
 
 
 def kit_path(relative):
@@ -56,6 +82,9 @@ class Results:
             if old.get("mode") == mode:
                 self.data = old
         self.done = {row["test"] for row in self.data["rows"]}
+        running = self.data.pop("running_step", None)
+        if running:
+            self.data.setdefault("crashed_steps", []).append(running)
         if resume and os.path.exists(self.progress):
             with open(self.progress) as f:
                 crashed = f.read().strip()
@@ -67,6 +96,22 @@ class Results:
     def start(self, test):
         with open(self.progress, "w") as f:
             f.write(test)
+
+    def step(self, key, work):
+        """work() for a step that could kill the process (a CUDA graph
+        capture, a profiler session), marked in the file while it runs: a
+        resumed run records the step that died instead of running it
+        again (the rows of the same model would die the same way)."""
+        if key in self.data.get("crashed_steps", ()):
+            return {"error": "the process died in this step (run.sh "
+                             "resumed without it)"}
+        self.data["running_step"] = key
+        self.save()
+        try:
+            return work()
+        finally:
+            self.data.pop("running_step", None)
+            self.save()
 
     def add(self, row):
         self.data["rows"].append(row)
@@ -87,7 +132,24 @@ class Results:
             os.remove(self.progress)
 
 
-COLUMNS = [("test", 44), ("status", 7), ("max abs err", 11), ("rel L2", 9),
+class Budget:
+    """The time left before a deadline (epoch seconds; None: no limit)."""
+
+    def __init__(self, deadline):
+        self.deadline = deadline
+
+    def left(self):
+        return None if self.deadline is None else self.deadline - time.time()
+
+    def allows(self, seconds):
+        left = self.left()
+        return left is None or left >= seconds
+
+    def why_not(self):
+        return f"skipped: budget ({max(self.left(), 0):.0f} s left)"
+
+
+COLUMNS = [("test", 44), ("status", 9), ("max abs err", 11), ("rel L2", 9),
            ("tol", 7), ("median ms", 10), ("x O0", 6), ("torch ms", 9),
            ("x torch", 7)]
 
@@ -112,7 +174,7 @@ def print_header():
 
 def print_row(row):
     tol = row.get("tolerance")
-    cells = [fmt(row.get("test"), 44), fmt(row.get("status"), 7),
+    cells = [fmt(row.get("test"), 44), fmt(row.get("status"), 9),
              fmt(row.get("max_abs_err"), 11), fmt(row.get("rel_l2"), 9),
              fmt(f"{tol:.0e}" if tol else None, 7),
              fmt(row.get("median_ms"), 10),
@@ -240,7 +302,9 @@ class NumpyReferences:
 
 class TorchBaselines:
     """PyTorch eager on the same shapes and weights: fp32 with TF32 off, and
-    autocast f16/bf16; times by CUDA events (median)."""
+    autocast f16/bf16; times by CUDA events (median). The rows that are not
+    model rows of baselines.py (the bench models, the small frontend
+    models), as every kit run measured them."""
 
     def __init__(self, repeat):
         self.repeat = repeat
@@ -273,16 +337,7 @@ class TorchBaselines:
         tensors = [torch.from_numpy(np.ascontiguousarray(a)).cuda()
                    for a in inputs]
         net = None
-        if model == "torchvision":
-            # The image, then the weights in the names of the seeded specs.
-            import torchvision
-            net = getattr(torchvision.models, spec["name"])(weights=None)
-            names = [w["name"] for w in case["seeded_inputs"][1:]]
-            net.load_state_dict({n: torch.from_numpy(a) for n, a in
-                                 zip(names, inputs[1:])}, strict=False)
-            net = net.cuda().eval()
-            tensors = tensors[:1]
-        elif model == "frontend":
+        if model == "frontend":
             import frontend_models
             net = frontend_models.MODELS[spec["name"]]()
             weights = np.load(kit_path(spec["weights"]))
@@ -323,6 +378,144 @@ class TorchBaselines:
         return self.cache[key]
 
 
+class TorchModels:
+    """The PyTorch side of the model rows (baselines.py), in this process:
+    the model of one case at a time on the GPU, its fp32 reference, its
+    eager and CUDA-graph variants by precision, and its profile."""
+
+    def __init__(self, iters, warmup, device="cuda"):
+        self.iters, self.warmup, self.device = iters, warmup, device
+        self.key, self.setup = None, None
+        self.failed, self.references, self.cache = {}, {}, {}
+        self.error = None
+        try:
+            import torch
+            if device == "cuda" and not torch.cuda.is_available():
+                raise RuntimeError("torch.cuda.is_available() is False")
+            baselines.set_flags(torch)
+            self.torch = torch
+            self.version = torch.__version__
+        except Exception as error:  # noqa: BLE001 - any import problem
+            self.torch = None
+            self.error = f"{type(error).__name__}: {error}"
+
+    def get(self, case, inputs):
+        """The case's Setup (built once; building fails loudly, once)."""
+        if self.torch is None:
+            raise RuntimeError(f"no PyTorch: {self.error}")
+        key = case["name"]
+        if key in self.failed:
+            raise RuntimeError(self.failed[key])
+        if self.key != key:
+            self.release()
+            try:
+                self.setup = baselines.Setup(case, inputs, self.device)
+            except Exception as error:  # noqa: BLE001 - kept for its rows
+                self.failed[key] = "building the PyTorch model: " + \
+                    baselines.error_text(error)
+                raise RuntimeError(self.failed[key]) from None
+            self.key = key
+        return self.setup
+
+    def reference(self, case, inputs):
+        if case["name"] not in self.references:
+            self.references[case["name"]] = self.get(case, inputs).reference()
+        return self.references[case["name"]]
+
+    def variants(self, case, inputs, precision, results):
+        """{variant: figures}: eager (AMP at `precision`, or fp32) and its
+        CUDA graph, once per model and precision."""
+        key = ("variants", case["name"], precision)
+        if key in self.cache:
+            return {k: dict(v) for k, v in self.cache[key].items()}
+        try:
+            setup = self.get(case, inputs)
+        except RuntimeError as error:
+            return {"error": str(error)}
+        eager = "fp32" if precision == "fp32" else "eager_amp"
+        out = {}
+        for variant in (eager, "cuda_graph"):
+            out[variant] = results.step(
+                f"torch {variant} {case['name']} {precision}",
+                lambda v=variant: baselines.measure(
+                    setup, v, precision, self.warmup, self.iters))
+        self.cache[key] = out
+        return {k: dict(v) for k, v in out.items()}
+
+    def profile(self, case, inputs, precision, results):
+        """The eager call's kernels, once per model and precision."""
+        key = ("profile", case["name"], precision)
+        if key not in self.cache:
+            def work():
+                try:
+                    return baselines.profile_setup(
+                        self.get(case, inputs), precision, PROFILE_CALLS)
+                except Exception as error:  # noqa: BLE001 - recorded
+                    return {"error": baselines.error_text(error)}
+            self.cache[key] = results.step(
+                f"profile torch {case['name']} {precision}", work)
+        return self.cache[key]
+
+    def release(self):
+        self.key, self.setup = None, None
+        if self.torch is not None and self.device == "cuda":
+            self.torch.cuda.empty_cache()
+
+
+class DeviceMemory:
+    """amp-mlir's device memory, which is not PyTorch's: the runtime
+    allocates with cuMemAllocAsync from the device's default memory pool
+    (arguments, temporaries, results, cuBLAS/cuDNN workspaces; constants
+    are cuMemAlloc'ed once for the process and not counted), so the pool's
+    used-memory high watermark (CU_MEMPOOL_ATTR_USED_MEM_HIGH), reset
+    before the timed calls, is the peak of a call. Where the pool says
+    nothing, the free memory lost over the first call (cuMemGetInfo)."""
+
+    USED_MEM_HIGH = 8  # CUmemPool_attribute
+    POOL = "memory pool high watermark (cuMemAllocAsync)"
+    FIRST_CALL = "free memory lost over the first call (cuMemGetInfo)"
+
+    def __init__(self):
+        c = ctypes
+        self.cuda = cuda = c.CDLL("libcuda.so.1")
+        device, pool = c.c_int(), c.c_void_p()
+        if cuda.cuDeviceGet(c.byref(device), 0) != 0 or \
+                cuda.cuDeviceGetDefaultMemPool(c.byref(pool), device) != 0:
+            pool = None
+        self.pool = pool
+        for name in ("cuMemPoolGetAttribute", "cuMemPoolSetAttribute"):
+            getattr(cuda, name).argtypes = [c.c_void_p, c.c_int, c.c_void_p]
+        cuda.cuMemPoolTrimTo.argtypes = [c.c_void_p, c.c_size_t]
+        self.info = getattr(cuda, "cuMemGetInfo_v2", None) or cuda.cuMemGetInfo
+
+    def reset_peak(self):
+        if self.pool is not None:
+            zero = ctypes.c_uint64(0)
+            self.cuda.cuMemPoolSetAttribute(self.pool, self.USED_MEM_HIGH,
+                                            ctypes.byref(zero))
+
+    def peak_bytes(self):
+        if self.pool is None:
+            return None
+        value = ctypes.c_uint64(0)
+        if self.cuda.cuMemPoolGetAttribute(self.pool, self.USED_MEM_HIGH,
+                                           ctypes.byref(value)) != 0:
+            return None
+        return value.value or None
+
+    def trim(self):
+        """Hands the pool's unused memory back (the runtime keeps it for
+        its next calls): before torch.compile's child processes."""
+        if self.pool is not None:
+            self.cuda.cuMemPoolTrimTo(self.pool, ctypes.c_size_t(0))
+
+    def free_bytes(self):
+        free, total = ctypes.c_size_t(0), ctypes.c_size_t(0)
+        if self.info(ctypes.byref(free), ctypes.byref(total)) != 0:
+            return None
+        return free.value
+
+
 _SEEDED = {}
 
 
@@ -336,13 +529,37 @@ def _seeded_cache(case):
     return _SEEDED[key]
 
 
-def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
-    test = f"{case['group']}/{case['name']} {case['level']}"
+def case_test(case):
+    return f"{case['group']}/{case['name']} {case['level']}"
+
+
+def _add_note(row, text):
+    text = " ".join(text.split())  # one line (a table cell)
+    row["note"] = (row["note"] + "; " if row.get("note") else "") + text
+
+
+def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
+             models=None, memory=None):
+    test = case_test(case)
     if test in results.done:
         return
     results.start(test)
     row = {"test": test, "id": case["id"], "group": case["group"],
            "level": case["level"]}
+    for key in ("items", "estimate_us"):
+        if case.get(key):
+            row[key] = case[key]
+    if case.get("not_built"):
+        # No library (the build said why): a row of the table, no failure.
+        row.update({"status": "not built", "note": case["not_built"]})
+        results.add(row)
+        return
+    if not args.budget.allows(CASE_MIN_S):
+        row.update({"status": "skipped", "note": args.budget.why_not()})
+        results.add(row)
+        return
+    model_row = baselines.wants_baselines(case) and args.model_rows
+    train = bool((case.get("torch") or {}).get("train"))
     library_path = case.get("sim_library") if args.sim else case["library"]
     try:
         library = amp_aot.load(kit_path(library_path))
@@ -353,28 +570,70 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
             references = [np.load(kit_path(p)) for p in case["references"]]
             tol = case["tolerance"]
             row["reference"] = "cpu (same level)"
+        elif case.get("reference") == "torch":
+            inputs = _seeded_cache(case)
+            if models is None:
+                raise RuntimeError("no PyTorch here for the torch reference"
+                                   + (f" ({args.torch_error})"
+                                      if args.torch_error else ""))
+            references = models.reference(case, inputs)
+            level = case["level"].split()
+            tol = FP32_TOLERANCE["O0" if len(level) == 1 else level[1]]
+            row["reference"] = "torch fp32 (TF32 off)" + \
+                (", the step's loss" if train else "")
         else:
             inputs = _seeded_cache(case)
             references = numpy_refs.get(case, inputs)
             level = case["level"].split()
-            tol = NUMPY_TOLERANCE["O0" if len(level) == 1 else level[1]]
+            tol = FP32_TOLERANCE["O0" if len(level) == 1 else level[1]]
             row["reference"] = "numpy fp32"
+        free_before = memory.free_bytes() if memory else None
         outputs = function(*inputs)
+        free_after = memory.free_bytes() if memory else None
         if not isinstance(outputs, tuple):
             outputs = (outputs,)
+        if train and row["reference"].startswith("torch"):
+            # A training step: its first result is the loss.
+            outputs = outputs[:1]
+            references = [np.reshape(references[0], np.shape(outputs[0]))]
         max_abs, rel, note = compare(outputs, references)
         ok = rel is not None and rel <= tol and not note
         row.update({"status": "pass" if ok else "FAIL", "max_abs_err": max_abs,
                     "rel_l2": rel, "tolerance": tol, "note": note})
-        repeat = case["repeat"]
+        repeat, warmup = case["repeat"], 1
         if args.quick:
             repeat = max(2, min(repeat, 5))
+        if model_row:
+            repeat = max(case["repeat"], MODEL_ITERS["quick" if args.quick
+                                                     else "full"])
+            warmup = MODEL_WARMUP["amp"]
         if args.sim:
             repeat = 1
-        times = function.time(*inputs, repeat=repeat)
+        if memory:
+            memory.reset_peak()
+        times = function.time(*inputs, repeat=repeat, warmup=warmup)
         median = float(np.median(times)) * 1e3
         row.update({"median_ms": median, "timer": function.timer,
                     "repeat": repeat})
+        if model_row:
+            row.update(baselines.summarize([t * 1e3 for t in times]))
+            row["items_per_s"] = baselines.items_per_second(
+                case.get("items"), median)
+            peak = memory.peak_bytes() if memory else None
+            if peak:
+                row.update(peak_mem_MiB=peak / 2**20,
+                           peak_mem_method=DeviceMemory.POOL)
+                if args.torch_allocator == "cudaMallocAsync":
+                    # PyTorch's tensors come from the same pool then.
+                    row["peak_mem_method"] += " (PyTorch's tensors included:" \
+                        " its allocator is cudaMallocAsync)"
+            elif free_before is not None and free_after is not None:
+                row.update(peak_mem_MiB=(free_before - free_after) / 2**20,
+                           peak_mem_method=DeviceMemory.FIRST_CALL)
+            estimate = (case.get("estimate_us") or {}).get(args.chip)
+            if estimate:
+                row.update(estimate_chip=args.chip,
+                           estimate_pct=estimate / (median * 1e3) * 100)
         base = f"{case['group']}/{case['name']}"
         if case["level"] == "O0":
             o0_times[base] = median
@@ -386,7 +645,27 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
             row["effective_GBps"] = moved / (median * 1e-3) / 1e9
             row["note"] = (row["note"] + " " if row["note"] else "") + \
                 f"{row['effective_GBps']:.0f} GB/s"
-        if case.get("torch") and torch_baselines and not args.sim:
+        precision = baselines.precision_of(case["level"])
+        if model_row and precision in ("fp32", "f16", "bf16"):
+            variants = models.variants(case, inputs, precision, results) \
+                if models else {"error": f"no PyTorch: {args.torch_error}"}
+            row["torch"] = variants
+            eager = variants.get("fp32" if precision == "fp32"
+                                 else "eager_amp") or {}
+            if eager.get("median_ms") and not eager.get("error"):
+                row["torch_ms"] = eager["median_ms"]
+                row["torch_mode"] = ("eager fp32 (TF32 off)"
+                                     if precision == "fp32" else
+                                     f"eager autocast {precision}") + \
+                    (", channels_last" if eager.get("channels_last")
+                     else "") + ", cudnn.benchmark"
+                row["speedup_vs_torch"] = eager["median_ms"] / median
+            errors = [f"{k}: {v['error']}" if isinstance(v, dict) else
+                      f"{k}: {v}" for k, v in variants.items()
+                      if not isinstance(v, dict) or v.get("error")]
+            if errors:
+                _add_note(row, "torch " + "; ".join(errors)[:200])
+        elif case.get("torch") and torch_baselines and not args.sim:
             level = case["level"].split()
             mode = "fp32" if len(level) == 1 else level[1]
             try:
@@ -404,6 +683,169 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times):
         row.update({"status": "FAIL", "note": f"{type(error).__name__}: "
                     f"{str(error)[:300]}"})
     results.add(row)
+
+
+#===----------------------------------------------------------------------===#
+# The model rows after every case: profiles, torch.compile, the closing
+# table
+#===----------------------------------------------------------------------===#
+
+
+def profile_amp(torch, function, inputs, calls=PROFILE_CALLS, device="cuda"):
+    """amp-mlir's kernels in `calls` calls, seen by torch.profiler (CUPTI
+    records every kernel of the process, the runtime's driver-API launches
+    and its cuBLAS/cuDNN calls too); the arguments are copied in before
+    and the results freed after, outside the profile. Where the profiler
+    saw none, the call's time by CUDA events, and that said."""
+    frames = [function._prepare(inputs) for _ in range(calls)]
+    try:
+        events = baselines.profile_calls(
+            torch, [lambda f=frame: function._invoke(f) for frame in frames],
+            device)
+    finally:
+        for frame in frames:
+            function._collect(frame, copy=False)
+    summary = baselines.aggregate_kernels(events, calls)
+    if summary["launches_per_call"] and summary["kernel_us_per_call"]:
+        summary["method"] = "torch.profiler (CUPTI), in run.py's process"
+        return summary
+    times = function.time(*inputs, repeat=calls, warmup=0)
+    timer = "CUDA events" if function.timer == "events" else "a wall clock"
+    return {"method": f"{timer} around the call: torch.profiler saw no "
+                      f"kernel of amp-mlir's", "calls": calls,
+            "call_us": float(np.median(times)) * 1e6, "top": []}
+
+
+def profile_models(results, cases, args, models):
+    """Each model row's profile: amp-mlir's kernels and PyTorch's (eager at
+    the row's dtype), the top ones by time with their share. After every
+    timing: a profiler session could slow what follows it."""
+    for row in results.data["rows"]:
+        case = cases.get(row.get("id"))
+        if case is None or not baselines.wants_baselines(case) or \
+                "profile" in row or row["status"] not in ("pass", "FAIL") \
+                or "median_ms" not in row:
+            continue
+        if not args.budget.allows(PROFILE_MIN_S):
+            row["profile"] = {"error": args.budget.why_not()}
+            results.save()
+            continue
+        profile = {}
+        if models is None or models.torch is None:
+            profile["error"] = f"no PyTorch: {args.torch_error}"
+        else:
+            inputs = _seeded_cache(case)
+
+            def amp_side():
+                try:
+                    library = amp_aot.load(kit_path(
+                        case["sim_library"] if args.sim else case["library"]))
+                    return profile_amp(models.torch,
+                                       library[case["function"]], inputs,
+                                       device=models.device)
+                except Exception as error:  # noqa: BLE001 - recorded
+                    return {"error": baselines.error_text(error)}
+            profile["amp"] = results.step(f"profile {row['test']}", amp_side)
+            precision = baselines.precision_of(case["level"])
+            if precision in ("fp32", "f16", "bf16"):
+                profile["torch"] = models.profile(case, inputs, precision,
+                                                  results)
+        row["profile"] = profile
+        results.save()
+        print_profile(row)
+
+
+def print_profile(row, top=3):
+    profile = row.get("profile") or {}
+    parts = []
+    for side in ("amp", "torch"):
+        entry = profile.get(side) or {}
+        if entry.get("error"):
+            parts.append(f"{side}: {entry['error'][:60]}")
+            continue
+        kernels = ", ".join(f"{k['share'] * 100:.0f}% {k['name'][:40]}"
+                            for k in entry.get("top", [])[:top])
+        if "kernel_us_per_call" in entry:
+            parts.append(f"{side}: {entry['launches_per_call']:.0f} "
+                         f"launches, {entry['kernel_us_per_call']:.0f} us "
+                         f"of kernels/call ({kernels})")
+        elif entry:
+            parts.append(f"{side}: {entry.get('method', '')}")
+    if profile.get("error"):
+        parts.append(profile["error"])
+    print(f"profile {row['test']}: " + " | ".join(parts))
+    sys.stdout.flush()
+
+
+def compile_jobs(results, cases):
+    """[(case id, model, precision, rows)] of the model rows at f16/bf16:
+    one precision of each model first (the first in the manifest), then
+    the others, so that a short budget still compiles every model once."""
+    jobs, seen = [], {}
+    for row in results.data["rows"]:
+        case = cases.get(row.get("id"))
+        if case is None or not baselines.wants_baselines(case) or \
+                not isinstance(row.get("torch"), dict) or not any(
+                    isinstance(v, dict) and v.get("median_ms")
+                    for v in row["torch"].values()):
+            continue
+        precision = baselines.precision_of(case["level"])
+        if precision not in ("f16", "bf16"):
+            continue
+        key = (case["name"], precision)
+        if key not in seen:
+            seen[key] = (case["id"], case["name"], precision, [])
+            jobs.append(seen[key])
+        seen[key][3].append(row)
+    first, rest, models = [], [], set()
+    for job in jobs:
+        (rest if job[1] in models else first).append(job)
+        models.add(job[1])
+    return first + rest
+
+
+def compile_models(results, cases, args, models, memory=None):
+    """torch.compile of each model and dtype (baselines.compile_in_child):
+    mode default, then max-autotune (not with --quick), each capped."""
+    jobs = compile_jobs(results, cases)
+    if jobs and memory:
+        memory.trim()
+    iters = MODEL_ITERS["quick" if args.quick else "full"]
+    for mode, variant in (("default", "compile"),
+                          ("max-autotune", "compile_max_autotune")):
+        for case_id, name, precision, rows in jobs:
+            if all(variant in row["torch"] for row in rows):
+                continue
+            if models is None or models.torch is None:
+                stats = {"error": f"no PyTorch: {args.torch_error}"}
+            elif models.device != "cuda":
+                stats = {"error": "skipped: torch.compile on the GPU only"}
+            elif mode == "max-autotune" and args.quick:
+                stats = {"error": "skipped: --quick"}
+            elif not args.budget.allows(COMPILE_MIN_S):
+                stats = {"error": args.budget.why_not()}
+            else:
+                cap = COMPILE_CAP_S[mode]
+                left = args.budget.left()
+                if left is not None:
+                    cap = min(cap, left - CASE_MIN_S)
+                models.release()
+                stats = baselines.compile_in_child(
+                    KIT, case_id, precision, mode, cap,
+                    MODEL_WARMUP["torch"], iters)
+            for row in rows:
+                row["torch"][variant] = stats
+                median = stats.get("median_ms")
+                if median and row.get("median_ms") and \
+                        row["status"] == "pass":
+                    row[f"speedup_vs_{variant}"] = median / row["median_ms"]
+            results.save()
+            print(f"torch.compile {name} {precision} ({mode}): " + (
+                f"{stats['median_ms']:.3f} ms, compiled in "
+                f"{stats.get('compile_s', 0):.0f} s"
+                if stats.get("median_ms") and not stats.get("error")
+                else stats.get("error", "no figures")))
+            sys.stdout.flush()
 
 
 def copy_bandwidth(results, runtime):
@@ -443,6 +885,13 @@ def copy_bandwidth(results, runtime):
     return gbps
 
 
+def _allocator_backend(torch):
+    try:
+        return torch.cuda.get_allocator_backend()
+    except Exception as error:  # noqa: BLE001 - an older torch
+        return f"unknown ({type(error).__name__})"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=
                                      argparse.RawDescriptionHelpFormatter)
@@ -457,7 +906,15 @@ def main():
     parser.add_argument("--sim-lib-dir", default=None,
                         help="(run.sh) a folder where libamp_runtime.so is "
                              "the simulator, for the contract tests")
+    parser.add_argument("--torch-device", default="cuda",
+                        help="(CI) cpu: with --sim, the model rows' PyTorch "
+                             "side (not torch.compile) on the CPU")
+    parser.add_argument("--deadline", type=float, default=None,
+                        help="(run.sh --quick) epoch seconds by which the "
+                             "run ends: later steps are skipped, said so")
     args = parser.parse_args()
+    args.budget = Budget(args.deadline)
+    args.model_rows = not args.sim or args.torch_device == "cpu"
     with open(kit_path("manifest.json")) as f:
         manifest = json.load(f)
     out_dir = os.environ.get("OUT") or KIT
@@ -500,13 +957,38 @@ def main():
         return 2
 
     torch_baselines = None
+    models = None
+    args.chip = baselines.chip_of(device)
+    args.torch_error = "--no-torch" if args.no_torch else None
+    args.torch_allocator = None
     if not args.no_torch and not args.sim:
         torch_baselines = TorchBaselines(repeat=5 if args.quick else 20)
         results.data["torch"] = torch_baselines.error or \
             torch_baselines.version
         print("torch: " + (torch_baselines.error or torch_baselines.version))
+        args.torch_error = torch_baselines.error
         if torch_baselines.torch is None:
             torch_baselines = None
+        else:
+            args.torch_allocator = _allocator_backend(torch_baselines.torch)
+            results.data["torch_allocator"] = args.torch_allocator
+    if not args.no_torch and args.model_rows and (
+            torch_baselines or args.sim):
+        models = TorchModels(MODEL_ITERS["quick" if args.quick else "full"],
+                             MODEL_WARMUP["torch"], args.torch_device)
+        if models.torch is None:
+            args.torch_error = models.error
+            models = None
+        elif args.sim:
+            results.data["torch"] = f"{models.version} ({args.torch_device})"
+    memory = None
+    if not args.sim:
+        try:
+            memory = DeviceMemory()
+        except (OSError, AttributeError):
+            memory = None
+    if args.deadline and "budget_s" not in results.data:
+        results.data["budget_s"] = round(args.deadline - started)
     print_header()
 
     def selected(test):
@@ -542,23 +1024,40 @@ def main():
     for row in results.data["rows"]:  # a resumed run keeps its O0 times
         if row.get("level") == "O0" and row.get("median_ms"):
             o0_times[row["test"].rsplit(" ", 1)[0]] = row["median_ms"]
+    chosen = {}
     for case in manifest["cases"]:
-        if args.sim and "sim_library" not in case:
+        if args.sim and "sim_library" not in case and \
+                not case.get("not_built"):
             continue
         if args.quick and not case.get("quick", True):
             continue
-        if not selected(f"{case['group']}/{case['name']} {case['level']}"):
+        if not selected(case_test(case)):
             continue
-        run_case(results, case, args, numpy_refs, torch_baselines, o0_times)
+        chosen[case["id"]] = case
+        run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
+                 models, memory)
+
+    if args.model_rows:
+        profile_models(results, chosen, args, models)
+        compile_models(results, chosen, args, models, memory)
+    closing = baselines.closing_rows(results.data)
+    if closing:
+        print("\nmodel rows (amp-mlir against PyTorch on the same weights "
+              "and inputs):")
+        print(baselines.format_closing(closing))
 
     rows = results.data["rows"]
     failed = [r["test"] for r in rows if r["status"] in ("FAIL", "crashed")]
+    skipped = sum(r["status"] == "skipped" for r in rows)
     results.data["summary"] = {
         "rows": len(rows), "failed": len(failed),
         "seconds": round(time.time() - started, 1)}
+    if skipped:
+        results.data["summary"]["skipped"] = skipped
     results.finish()
     print(f"\ngpu-kit: {len(rows)} rows, {len(failed)} failed"
           + (f" ({', '.join(failed[:10])})" if failed else "")
+          + (f", {skipped} skipped (budget)" if skipped else "")
           + f", {time.time() - started:.0f} s; results in "
           f"{results.path}")
     return 1 if failed else 0

@@ -4,7 +4,8 @@
 #
 #   bash gpu-kit/run.sh [--quick] [--sim] [--only SUBSTRINGS] [--no-torch]
 #
-#   --quick   fewer timed repetitions (the whole run in a few minutes)
+#   --quick   fewer timed repetitions, and the whole run within 7 minutes
+#             (a deadline run.py keeps: later steps are skipped, said so)
 #   --sim     the GPU simulator instead of the GPU (CPU only: what CI runs)
 #
 # Needs bash, python3 with numpy, the NVIDIA driver, and cuBLAS/cuDNN: found
@@ -96,14 +97,19 @@ if [ "$sim" = 1 ]; then
 fi
 
 # A crash (a fault in a library call) ends the process: resume after the
-# row that crashed, up to 3 times. --quick stops after 340 s in all,
-# whatever happens (results.json keeps the rows that ran).
-budget=340
+# row that crashed, up to 3 times. --quick: run.py skips what would end
+# after the deadline (the budget less 20 s for the closing table), and the
+# run stops after 420 s in all, whatever happens (results.json keeps the
+# rows that ran).
+budget=420
+deadline=$(( $(date +%s) + budget - 20 ))
 status=0
 for attempt in 1 2 3 4; do
   resume=()
   [ "$attempt" -gt 1 ] && resume=(--resume)
   limit=()
+  timing=()
+  [ "$quick" = 1 ] && timing=(--deadline "$deadline")
   if [ "$quick" = 1 ] && command -v timeout > /dev/null; then
     left=$((budget - SECONDS))
     if [ "$left" -le 5 ]; then
@@ -113,7 +119,7 @@ for attempt in 1 2 3 4; do
     fi
     limit=(timeout -k 10 "$left")
   fi
-  "${limit[@]}" "$PY" "$KIT/run.py" "${args[@]}" "${resume[@]}"
+  "${limit[@]}" "$PY" "$KIT/run.py" "${args[@]}" "${resume[@]}" "${timing[@]}"
   status=$?
   case "$status" in
     0|1|2) break ;;

@@ -1,14 +1,16 @@
 """Inputs drawn from a seed, the same on the build machine and the GPU
-machine (NumPy's PCG64 and uniform(), stable across versions): the GPU kit's
-large bench models and resnet18's weights are too large to carry."""
+machine (NumPy's PCG64, uniform() and integers(), stable across versions):
+the GPU kit's large bench models and the models' weights are too large to
+carry."""
 
 import numpy as np
 
 
 def seeded_inputs(specs, seed=0):
-    """One array per spec ({"shape", "init": "uniform"|"ones", "scale"}):
-    float32 U(-scale, scale), plus 1 for "ones"; {"init": "integers",
-    "high"}: int64 in [0, high) (token ids)."""
+    """One array per spec, each from its own generator (seed * 1000 + its
+    index): float32 for {"shape", "init": "uniform"|"ones", "scale"},
+    U(-scale, scale), plus 1 for "ones"; int64 for {"shape", "init":
+    "integers", "high"} (token ids, labels), uniform in [0, high)."""
     arrays = []
     for index, spec in enumerate(specs):
         rng = np.random.default_rng(seed * 1000 + index)
