@@ -65,6 +65,30 @@ def kit_path(relative):
     return os.path.join(KIT, relative)
 
 
+def unpack(kit=KIT):
+    """Unpacks the kit's xz-compressed files (build_kit.py packs the large
+    case libraries and data) next to themselves, once; returns how many
+    were unpacked now."""
+    import lzma
+    count = 0
+    for sub in ("lib", "sim", "data"):
+        for root, _, names in os.walk(os.path.join(kit, sub)):
+            for name in names:
+                if not name.endswith(".xz"):
+                    continue
+                target = os.path.join(root, name[:-3])
+                if os.path.exists(target):
+                    continue
+                with open(os.path.join(root, name), "rb") as f:
+                    data = lzma.decompress(f.read())
+                with open(target + ".tmp", "wb") as f:
+                    f.write(data)
+                os.chmod(target + ".tmp", 0o755 if sub != "data" else 0o644)
+                os.replace(target + ".tmp", target)
+                count += 1
+    return count
+
+
 #===----------------------------------------------------------------------===#
 # Results, written as they come
 #===----------------------------------------------------------------------===#
@@ -538,6 +562,31 @@ def _add_note(row, text):
     row["note"] = (row["note"] + "; " if row.get("note") else "") + text
 
 
+def sim_bounds(library, function, inputs):
+    """The static bounds of one call in the simulator (issue 42, item 5; as
+    bench/gpu/sim_bounds.py measures them): launches, library calls, host
+    synchronizations, device allocations, device memory bytes moved
+    against the ideal, and the roofline estimate of the call's kernels and
+    library calls (µs; uploads and downloads are not timed on a GPU
+    either)."""
+    library.reset_simulator()
+    function(*inputs)
+    stats = library.simulator_stats()
+    estimates = {chip: library.estimate(chip) for chip in ("h100-sxm",
+                                                           "h200")}
+    records = estimates["h100-sxm"]["records"]
+    return {"launches": stats["launches"],
+            "library_calls": stats["libraryCalls"],
+            "syncs": stats["synchronizations"],
+            "allocations": stats["allocations"],
+            "bytes_moved": sum(r["bytes_read"] + r["bytes_written"]
+                               for r in records),
+            "ideal_bytes": stats["idealBytes"],
+            "estimate_us": {chip: round((e["kernel_seconds"] +
+                                         e["library_seconds"]) * 1e6, 3)
+                            for chip, e in estimates.items()}}
+
+
 def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
              models=None, memory=None):
     test = case_test(case)
@@ -608,13 +657,24 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
                                                      else "full"])
             warmup = MODEL_WARMUP["amp"]
         if args.sim:
-            repeat = 1
+            # The simulator's time means nothing: one call, no warm-up.
+            repeat, warmup = 1, 0
         if memory:
             memory.reset_peak()
         times = function.time(*inputs, repeat=repeat, warmup=warmup)
         median = float(np.median(times)) * 1e3
         row.update({"median_ms": median, "timer": function.timer,
                     "repeat": repeat})
+        if args.sim:
+            row["sim"] = sim_bounds(library, function, inputs)
+            bounds = row["sim"]
+            row["note"] = (row["note"] + "; " if row["note"] else "") + (
+                f"sim: {bounds['launches']} launches, "
+                f"{bounds['library_calls']} library calls, "
+                f"{bounds['syncs']} syncs, {bounds['allocations']} "
+                f"allocations, {bounds['bytes_moved'] / 1e6:.3f} / "
+                f"{bounds['ideal_bytes'] / 1e6:.3f} MB moved / ideal, "
+                f"H100 est. {bounds['estimate_us']['h100-sxm']:.1f} us")
         if model_row:
             row.update(baselines.summarize([t * 1e3 for t in times]))
             row["items_per_s"] = baselines.items_per_second(
@@ -915,6 +975,7 @@ def main():
     args = parser.parse_args()
     args.budget = Budget(args.deadline)
     args.model_rows = not args.sim or args.torch_device == "cpu"
+    unpack()
     with open(kit_path("manifest.json")) as f:
         manifest = json.load(f)
     out_dir = os.environ.get("OUT") or KIT
