@@ -101,6 +101,9 @@ class Case:
         self.cost_model = cost_model
         # A row the kit lists without a library: why it is not built.
         self.not_built = None
+        # Why a contraction or convolution of it may stay a generated
+        # kernel (else the build fails when one does).
+        self.reason = None
         # Model rows: {"unit": "images"|"tokens", "per_call": N}, the size
         # in words, and the simulator's estimate (kept_estimates).
         self.items = self.size = self.estimate = None
@@ -293,6 +296,7 @@ def collect_cases(with_large, frontend_dir=None):
                                   "weights": f"data/models/{weights.name}",
                                   "source": str(weights)}
                 case.items = info.get("items")
+                case.reason = info.get("reason")
                 case.size = info.get("size")
                 case.estimate = estimates.get((name, case.label))
                 cases.append(case)
@@ -514,6 +518,9 @@ def main():
             generated = builder.generated_contractions(case)
             if generated:
                 entry["generated_contractions"] = generated
+            if generated and case.reason:
+                entry["generated_reason"] = case.reason
+            elif generated:
                 problems.append(
                     f"{case.id}: {len(generated)} contraction(s) or "
                     f"convolution(s) are generated kernels, not library "
