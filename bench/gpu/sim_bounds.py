@@ -86,15 +86,21 @@ class Model:
     `check_at` (a batch): the module is also simulated there in full (not
     count-only), and every launch's extrapolated counts must equal the
     measured ones exactly.
-    `kit`: the kit row (export_models.py's name) the estimate is for."""
+    `kit`: the kit row (export_models.py's name) the estimate is for;
+    `count_only` (default: with `extrapolate` or `kit`) runs it in
+    count-only mode."""
 
     def __init__(self, name, size, source, entry, levels, reason=None,
                  batch=1, frontend=False, extrapolate=None, check_at=None,
-                 kit=None):
+                 kit=None, count_only=None):
         self.name, self.size, self.source, self.entry = (name, size, source,
                                                          entry)
         self.levels, self.reason, self.batch = levels, reason, batch
         self.frontend = frontend
+        # Count-only mode (gpu.md): for the models too large to compute
+        # here, and those extrapolated.
+        self.count_only = bool(extrapolate or kit) if count_only is None \
+            else count_only
         self.extrapolate, self.check_at, self.kit = (extrapolate, check_at,
                                                      kit)
 
@@ -170,6 +176,19 @@ MODELS = [
           export_kit_model("gpt2_small", seq=64), "main",
           [("O0", None), ("O2", "f16")], frontend=True, extrapolate=5,
           check_at=5),
+    # The kit's small PyTorch models at their kit size, every level (their
+    # kit rows get these estimates): test/Frontends' MLP (batch 64) and
+    # transformer classifier (batch 32 x 12 tokens), with a dynamic batch
+    # and their weights as constants, and the imported Adam training step.
+    Model("torch_mlp", "batch 64 (dynamic), 64-128-64-10",
+          export_kit_model("mlp"), "main", ALL_LEVELS, frontend=True,
+          batch=64, kit="mlp", count_only=False),
+    Model("torch_transformer", "batch 32 (dynamic) x 12 tokens, 1 block",
+          export_kit_model("transformer"), "main", ALL_LEVELS,
+          frontend=True, batch=32, kit="transformer", count_only=False),
+    Model("torch_mlp_train", "batch 64, Adam step",
+          export_kit_model("mlp_train"), "forward_backward", O0_O2,
+          frontend=True, batch=64, kit="mlp_train", count_only=False),
 ]
 # The kit's real-size rows (make gpu-kit), extrapolated from batch 2 and 3
 # at their image size and sequence length (batch 1 measured); minutes of
@@ -254,9 +273,13 @@ def simulate(model, level, dtype, path, build, work, count_only):
 
 
 def _signature(launch, records):
-    return (launch["kind"], launch["peak"], launch["library"],
-            records[launch["record"]]["name"] if launch["kind"] == "kernel"
-            else launch["kind"])
+    """What must match between the two runs, launch by launch: the kind,
+    the compute peak, library or not. Not a kernel's name: the compiler
+    merges kernels whose bodies are equal, and a batch size that equals
+    another constant of the module makes two bodies equal (GPT-2 at O1:
+    launch #222 is main_kernel_71 at batch 2 and main_kernel at batch 3)."""
+    del records
+    return (launch["kind"], launch["peak"], launch["library"])
 
 
 # The batches an extrapolation starts from (consecutive: the step is exact
@@ -267,9 +290,8 @@ BASES = (2, 3)
 def extrapolate(one, two, batch, records_one, records_two, bases=BASES):
     """The launches of batch `batch` from those of the batches `bases`
     (consecutive): each count c1 + (batch - bases[0]) * (c2 - c1). The two
-    runs must make the same launches (kind, peak and kernel, in order);
-    library calls differ in their shapes only. ValueError otherwise, or
-    for a negative count."""
+    runs must make the same launches (kind, peak, library or not, in
+    order). ValueError otherwise, or for a negative count."""
     low, high = bases
     if len(one) != len(two):
         raise ValueError(f"batch {low} makes {len(one)} launches and batch "
@@ -302,7 +324,7 @@ def check_extrapolation(predicted, measured):
 
 
 def measure_row(model, level, dtype, path, build, work, torch_python=None):
-    count_only = model.frontend
+    count_only = model.count_only
     if model.extrapolate:
         path = module_path(model, work, torch_python, build, batch=BASES[0])
     stats, launches, estimates, loaded = simulate(
