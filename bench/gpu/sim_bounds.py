@@ -161,11 +161,17 @@ MODELS = [
           "convnet", O0_O2_F16),
     Model("mlp_train_step", "examples/, one step",
           REPO / "examples" / "mlp_training.mlir", "train_step", O0_O2_F16),
-    # The kit's frontend models (scripts/gpu-kit/export_models.py) at a
-    # small size: static shapes, weights as arguments.
-    Model("resnet18", "batch 1, 32x32", export_kit_model("resnet18",
+    # The kit's frontend models (scripts/gpu-kit/export_models.py) at their
+    # kit size: static shapes, weights as arguments.
+    Model("resnet18", "batch 8, 64x64", export_kit_model("resnet18",
+                                                         image=64),
+          "main", ALL_LEVELS, frontend=True, batch=8, kit="resnet18"),
+    Model("resnet50", "batch 2, 32x32", export_kit_model("resnet50_small",
                                                          image=32),
-          "main", [("O0", None), ("O2", "f16")], frontend=True, batch=1),
+          "main", O0_O2, frontend=True, batch=2, kit="resnet50_small"),
+    Model("gpt2", f"batch 2 x 64 tokens, {_SMALL_GPT2}",
+          export_kit_model("gpt2_small", seq=64), "main", O0_O2,
+          frontend=True, batch=2, kit="gpt2_small"),
     # The structure of the real-size rows, and the check of the
     # extrapolation they use: batch 5 predicted from 2 and 3, and measured.
     Model("resnet50", f"batch 5{_FROM}, 32x32",
@@ -206,10 +212,13 @@ KIT_SIZE = [
           frontend=True, batch=1 if batch == 1 else None,
           extrapolate=batch if batch > 1 else None, kit=f"gpt2_b{batch}")
     for batch in (1, 8)]
-for _model in KIT_SIZE:
-    _model.key = _model.kit
-for _model in MODELS:
+# Names for --models: a model's name, or its kit row's where the name is
+# taken (the real-size rows, the small ResNet-50 and GPT-2 of the kit).
+for _model in MODELS + KIT_SIZE:
     _model.key = _model.name
+for _model in KIT_SIZE + [m for m in MODELS
+                          if m.kit in ("resnet50_small", "gpt2_small")]:
+    _model.key = _model.kit
 BY_NAME = {m.key: m for m in MODELS + KIT_SIZE}
 
 
@@ -517,7 +526,7 @@ def main():
         description=__doc__.split("\n\n")[0],
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default=str(REPO / "build"))
-    parser.add_argument("--models", default=",".join(m.name for m in MODELS),
+    parser.add_argument("--models", default=",".join(m.key for m in MODELS),
                         help="comma-separated: the small models by name, "
                              "the kit-size rows by their kit name "
                              f"({', '.join(m.key for m in KIT_SIZE)})")
