@@ -1,0 +1,309 @@
+//===- ConvCalls.cpp - 2-D convolutions as library calls ------------------===//
+//
+// Part of amp-mlir. 2-D convolutions as library calls: part of
+// amp-linalg-to-library-calls (LinalgToLibraryCalls.cpp).
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCallLowering.h"
+
+#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
+#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
+#include "amp/Conversion/RuntimeCalls.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Transforms/ContractionEpilogues.h"
+#include "amp/Transforms/Float8Gemms.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/BuiltinOps.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+using namespace mlir::amp::library_calls;
+
+namespace mlir {
+namespace amp {
+namespace library_calls {
+
+namespace {
+/// A convolution input that is a copy of another buffer with zeros around
+/// it, as tensor.pad bufferizes: a buffer filled with zeros and the source
+/// copied into a subview of it.
+struct PaddedInput {
+  Value source;
+  int64_t padTop = 0, padLeft = 0;
+  /// The copy, the subview, the fill and the buffer: erased in this order
+  /// once the call reads the source.
+  SmallVector<Operation *, 4> ops;
+};
+} // namespace
+
+/// The source and the padding of the convolution input `input` of `conv`
+/// when the padding is zeros, in the spatial dimensions `hDim` and `wDim`
+/// only, and the same on both sides of each (the calls' padTop/padLeft:
+/// cuDNN's padding is symmetric), so that the call can read the source in
+/// place; none otherwise. The source must not change between the copy and
+/// the convolution: the ops between them only read it, and no view of it
+/// is taken before the convolution.
+static std::optional<PaddedInput> matchPaddedInput(Operation *conv, Value input,
+                                                   int hDim, int wDim) {
+  auto alloc = input.getDefiningOp<memref::AllocOp>();
+  if (!alloc || !alloc.getType().hasStaticShape() ||
+      alloc->getBlock() != conv->getBlock())
+    return std::nullopt;
+  Operation *fill = nullptr;
+  memref::SubViewOp subview;
+  memref::CopyOp copy;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == conv)
+      continue;
+    if (!fill && isZeroFillOf(user, input)) {
+      fill = user;
+      continue;
+    }
+    auto view = dyn_cast<memref::SubViewOp>(user);
+    if (subview || !view || !view->hasOneUse())
+      return std::nullopt;
+    subview = view;
+    copy = dyn_cast<memref::CopyOp>(*view->getUsers().begin());
+    if (!copy || copy.getTarget() != view.getResult())
+      return std::nullopt;
+  }
+  if (!fill || !subview || fill->getBlock() != conv->getBlock() ||
+      copy->getBlock() != conv->getBlock() || !fill->isBeforeInBlock(copy) ||
+      !copy->isBeforeInBlock(conv))
+    return std::nullopt;
+
+  // Zeros on both sides of H and W, nothing elsewhere.
+  ArrayRef<int64_t> padded = alloc.getType().getShape();
+  ArrayRef<int64_t> offsets = subview.getStaticOffsets();
+  ArrayRef<int64_t> sizes = subview.getStaticSizes();
+  if (llvm::any_of(subview.getStaticStrides(),
+                   [](int64_t stride) { return stride != 1; }) ||
+      llvm::any_of(offsets, ShapedType::isDynamic) ||
+      llvm::any_of(sizes, ShapedType::isDynamic))
+    return std::nullopt;
+  for (int64_t i = 0, e = padded.size(); i < e; ++i) {
+    bool spatial = i == hDim || i == wDim;
+    if ((!spatial && offsets[i] != 0) || sizes[i] + 2 * offsets[i] != padded[i])
+      return std::nullopt;
+  }
+
+  // The source, unchanged from the copy to the convolution.
+  Value source = copy.getSource();
+  auto sourceType = dyn_cast<MemRefType>(source.getType());
+  if (!sourceType || sourceType.getShape() != sizes ||
+      sourceType.getElementType() != alloc.getType().getElementType())
+    return std::nullopt;
+  Operation *producer = source.getDefiningOp();
+  if (producer && !isa<memref::AllocOp>(producer))
+    return std::nullopt;
+  for (Operation *user : source.getUsers()) {
+    if (user == copy)
+      continue;
+    Operation *inBlock = conv->getBlock()->findAncestorOpInBlock(*user);
+    if (!inBlock)
+      return std::nullopt;
+    if (conv->isBeforeInBlock(inBlock))
+      continue;
+    // A view could be written through later; between the copy and the
+    // convolution, only reads.
+    if (isa<ViewLikeOpInterface>(user))
+      return std::nullopt;
+    if (inBlock->isBeforeInBlock(copy))
+      continue;
+    auto interface = dyn_cast<MemoryEffectOpInterface>(user);
+    if (!interface)
+      return std::nullopt;
+    SmallVector<MemoryEffects::EffectInstance> effects;
+    interface.getEffects(effects);
+    for (const MemoryEffects::EffectInstance &effect : effects)
+      if (!isa<MemoryEffects::Read>(effect.getEffect()) &&
+          (!effect.getValue() || effect.getValue() == source))
+        return std::nullopt;
+  }
+  PaddedInput result;
+  result.source = source;
+  result.padTop = offsets[hDim];
+  result.padLeft = offsets[wDim];
+  result.ops = {copy, subview, fill, alloc};
+  return result;
+}
+
+/// On the CPU, the batch (dimension 0 of the input and the output) may be
+/// dynamic, read at the call: the other sizes, the strides and the offset
+/// must be static.
+static FailureOr<BufferInfo> getConvBufferInfo(Value value, bool dynamicBatch,
+                                               std::string &why) {
+  FailureOr<BufferInfo> info = getBufferInfo(value, why, dynamicBatch);
+  if (failed(info) || !dynamicBatch)
+    return info;
+  if (llvm::any_of(info->type.getShape().drop_front(), ShapedType::isDynamic) ||
+      ShapedType::isDynamic(info->offset) ||
+      llvm::any_of(info->strides, ShapedType::isDynamic)) {
+    why = "only the batch of a convolution may be dynamic";
+    return failure();
+  }
+  return info;
+}
+
+LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
+                                  std::string &why) {
+  Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
+        y = op.getDpsInits()[0];
+  // A zero-padded input: the call reads the unpadded source in place.
+  bool nchw = layout == ConvLayout::NchwFchw;
+  std::optional<PaddedInput> padded =
+      matchPaddedInput(op, x, nchw ? 2 : 1, nchw ? 3 : 2);
+  if (padded)
+    x = padded->source;
+  FailureOr<BufferInfo> xi = getConvBufferInfo(x, onCpu, why),
+                        wi = getConvBufferInfo(w, /*dynamicBatch=*/false, why),
+                        yi = getConvBufferInfo(y, onCpu, why);
+  if (failed(xi) || failed(wi) || failed(yi))
+    return failure();
+  if (!isContiguous(*xi) || !isContiguous(*wi) || !isContiguous(*yi)) {
+    why = "convolution operands must be contiguous";
+    return failure();
+  }
+  int32_t xType = getDTypeCode(xi->type.getElementType(), true);
+  int32_t wType = getDTypeCode(wi->type.getElementType(), true);
+  int32_t yType = getDTypeCode(yi->type.getElementType());
+  bool float8 = isFloat8Code(xType) || isFloat8Code(wType);
+  if (float8) {
+    // FP8 operands (amp-float8-contractions): the CPU call widens them
+    // exactly; cuDNN's legacy API has no FP8 convolution.
+    if (!isFloat8Pair(xType, wType, yType)) {
+      why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
+            "with an f32 result";
+      return failure();
+    }
+    if (!onCpu) {
+      why = "cuDNN's legacy API has no FP8 convolution";
+      return failure();
+    }
+  } else if (xType < 0 || xType != wType || yType < 0 ||
+             (yType != kF32Code && yType != xType)) {
+    why = "element types must be f16, bf16 or f32 operands of one type and "
+          "an f32 or same-typed result";
+    return failure();
+  }
+  auto strides = op->getAttrOfType<DenseIntElementsAttr>("strides");
+  auto dilations = op->getAttrOfType<DenseIntElementsAttr>("dilations");
+  auto get = [](DenseIntElementsAttr attr, int i) -> int64_t {
+    return attr ? attr.getValues<int64_t>()[i] : 1;
+  };
+  ArrayRef<int64_t> xs = xi->type.getShape(), ws = wi->type.getShape(),
+                    ys = yi->type.getShape();
+  int64_t c = 0, h = 0, wd = 0, f = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  switch (layout) {
+  case ConvLayout::NchwFchw:
+    c = xs[1], h = xs[2], wd = xs[3];
+    f = ws[0], kh = ws[2], kw = ws[3];
+    oh = ys[2], ow = ys[3];
+    break;
+  case ConvLayout::NhwcHwcf:
+    h = xs[1], wd = xs[2], c = xs[3];
+    kh = ws[0], kw = ws[1], f = ws[3];
+    oh = ys[1], ow = ys[2];
+    break;
+  case ConvLayout::NhwcFhwc:
+    h = xs[1], wd = xs[2], c = xs[3];
+    f = ws[0], kh = ws[1], kw = ws[2];
+    oh = ys[1], ow = ys[2];
+    break;
+  }
+  Location loc = op.getLoc();
+  b.setInsertionPoint(op);
+  float beta = 1.0f;
+  linalg::FillOp fill = findZeroFill(op, y);
+  memref::AllocOp accumulator;
+  // An FP8 convolution writes f32: the result is not narrowed into FP8.
+  if (Value narrow =
+          float8 ? Value()
+                 : narrowOutput(op, y, fill, xi->type.getElementType(),
+                                [&](Value buffer) {
+                                  std::string ignored;
+                                  FailureOr<BufferInfo> info =
+                                      getConvBufferInfo(buffer, onCpu, ignored);
+                                  return succeeded(info) &&
+                                         isContiguous(*info) &&
+                                         info->type.getShape() == ys;
+                                })) {
+    accumulator = y.getDefiningOp<memref::AllocOp>();
+    y = narrow;
+    yType = xType;
+  }
+  if (fill) {
+    fill.erase();
+    beta = 0.0f;
+  }
+  // The batch, read once the buffer the call writes is known (as for the
+  // GEMM: a memref.dim of the f32 accumulator would keep it).
+  SmallVector<Value> args = {i32c(loc, static_cast<int32_t>(layout)),
+                             getSize(b, loc, y, 0),
+                             i64c(loc, c),
+                             i64c(loc, h),
+                             i64c(loc, wd),
+                             i64c(loc, f),
+                             i64c(loc, kh),
+                             i64c(loc, kw),
+                             i64c(loc, oh),
+                             i64c(loc, ow),
+                             i64c(loc, padded ? padded->padTop : 0),
+                             i64c(loc, padded ? padded->padLeft : 0),
+                             i64c(loc, get(strides, 0)),
+                             i64c(loc, get(strides, 1)),
+                             i64c(loc, get(dilations, 0)),
+                             i64c(loc, get(dilations, 1)),
+                             getPointer(b, loc, x),
+                             i32c(loc, xType),
+                             getPointer(b, loc, w),
+                             i32c(loc, wType),
+                             getPointer(b, loc, y),
+                             i32c(loc, yType),
+                             arith::ConstantFloatOp::create(
+                                 b, loc, cast<FloatType>(f32), APFloat(beta))};
+  if (failed(emitCall(op,
+                      onCpu ? RuntimeFunction::ampCpuLibraryConv2d
+                            : RuntimeFunction::ampGpuConv2d,
+                      args)))
+    return success(); // Reported; the pass fails.
+  op->erase();
+  if (accumulator)
+    accumulator->erase();
+  if (padded)
+    for (Operation *padding : padded->ops)
+      padding->erase();
+  return success();
+}
+
+/// True if every element of `type` is stored once, densely, in row-major
+/// order: an identity layout, or static strides that say so (any offset).
+
+bool isConvolution(linalg::LinalgOp op) {
+  StringRef name = op->getName().getStringRef();
+  return name.starts_with("linalg.conv_") ||
+         name.starts_with("linalg.depthwise_conv_");
+}
+
+/// The layout of the library call of a convolution; NHWC/FHWC (tosa.conv2d)
+/// on the CPU only.
+std::optional<ConvLayout> getConvLayout(Operation *op, bool onCpu) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return ConvLayout::NchwFchw;
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return ConvLayout::NhwcHwcf;
+  if (onCpu && isa<linalg::Conv2DNhwcFhwcOp>(op))
+    return ConvLayout::NhwcFhwc;
+  return std::nullopt;
+}
+
+} // namespace library_calls
+} // namespace amp
+} // namespace mlir
