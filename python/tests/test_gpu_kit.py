@@ -406,3 +406,15 @@ def test_a_step_that_killed_the_process_is_not_run_again(run, tmp_path):
     stats = resumed.step("torch cuda_graph gpt2 bf16", lambda: ran.append(1))
     assert not ran and stats["error"].startswith("the process died")
     assert resumed.step("torch cuda_graph gpt2 f16", lambda: 5) == 5
+
+
+def test_quick_runs_the_model_rows_first(run):
+    """--quick: the model rows first, in the manifest's order within and
+    outside them (O0 before a model's other levels); a full run keeps the
+    manifest's order."""
+    cases = [{"id": i, "group": g} for i, g in enumerate(
+        ["test", "model", "bench", "model", "test", "model"])]
+    assert [c["id"] for c in run.case_order(cases, quick=True)] == \
+        [1, 3, 5, 0, 2, 4]
+    assert [c["id"] for c in run.case_order(cases, quick=False)] == \
+        [0, 1, 2, 3, 4, 5]

@@ -562,6 +562,16 @@ def _add_note(row, text):
     row["note"] = (row["note"] + "; " if row.get("note") else "") + text
 
 
+def case_order(cases, quick):
+    """The cases in the order they run: the manifest's, except that --quick
+    runs the model rows (what the kit is for, issue 42) first, each model's
+    levels still in order (O0 first, for x O0), so that a run that reaches
+    its deadline skips bench and test rows rather than models."""
+    if not quick:
+        return list(cases)
+    return sorted(cases, key=lambda case: case["group"] != "model")
+
+
 def sim_bounds(library, function, inputs):
     """The static bounds of one call in the simulator (issue 42, item 5; as
     bench/gpu/sim_bounds.py measures them): launches, library calls, host
@@ -1086,7 +1096,7 @@ def main():
         if row.get("level") == "O0" and row.get("median_ms"):
             o0_times[row["test"].rsplit(" ", 1)[0]] = row["median_ms"]
     chosen = {}
-    for case in manifest["cases"]:
+    for case in case_order(manifest["cases"], args.quick):
         if args.sim and "sim_library" not in case and \
                 not case.get("not_built"):
             continue
