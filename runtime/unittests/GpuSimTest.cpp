@@ -802,12 +802,24 @@ TEST_F(GpuSimTest, CountOnlyCountsWithoutComputing) {
   EXPECT_EQ(result[300], -1.0f); // block 2: counted, not run
   EXPECT_EQ(result[999], 2.0f);  // block 7, the tail
   EXPECT_EQ(gemm[0], 0.0f);
+
   // The kernel, the GEMM, the copies that read the results back.
   std::vector<AmpSimRecord> records = getRecords("h100-sxm");
   ASSERT_EQ(records.size(), 3u);
   EXPECT_STREQ(records[0].name, "test::addOneCounted");
   EXPECT_EQ(records[0].loads[2], 1000);
   EXPECT_EQ(records[0].stores[2], 1000);
+
+  // A two-dimensional grid (8 x 2 blocks of 64) runs every block, in count-only
+  // mode.
+  mgpuMemcpy(out, marker.data(), n * 4, nullptr);
+  ampSimSetCountOnly(1);
+  ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 2, 1, 64, 1, 1, 0,
+                     params, 0);
+  ampSimSetCountOnly(0);
+  mgpuMemcpy(result.data(), out, n * 4, nullptr);
+  EXPECT_EQ(result[300], 2.0f); // block (4, 0): run
+  EXPECT_EQ(gError, "");
   for (void *pointer : {(void *)in, (void *)out, (void *)c})
     mgpuMemFree(pointer, nullptr);
 }
