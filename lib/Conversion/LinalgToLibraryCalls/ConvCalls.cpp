@@ -7,24 +7,7 @@
 
 #include "LibraryCallLowering.h"
 
-#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
-#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
-#include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
-#include "amp/Transforms/ContractionEpilogues.h"
-#include "amp/Transforms/Float8Gemms.h"
-
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
-
-using namespace mlir;
-using namespace mlir::amp;
-using namespace mlir::amp::library_calls;
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace amp {
@@ -171,18 +154,14 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
     why = "convolution operands must be contiguous";
     return failure();
   }
-  int32_t xType = getDTypeCode(xi->type.getElementType(), true);
-  int32_t wType = getDTypeCode(wi->type.getElementType(), true);
-  int32_t yType = getDTypeCode(yi->type.getElementType());
-  bool float8 = isFloat8Code(xType) || isFloat8Code(wType);
+  FailureOr<ContractionTypes> types = getContractionTypes(*xi, *wi, *yi, why);
+  if (failed(types))
+    return failure();
+  int32_t xType = types->lhs, wType = types->rhs, yType = types->result;
+  bool float8 = types->float8;
   if (float8) {
     // FP8 operands (amp-float8-contractions): the CPU call widens them
     // exactly; cuDNN's legacy API has no FP8 convolution.
-    if (!isFloat8Pair(xType, wType, yType)) {
-      why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
-            "with an f32 result";
-      return failure();
-    }
     if (!onCpu) {
       why = "cuDNN's legacy API has no FP8 convolution";
       return failure();

@@ -7,24 +7,10 @@
 
 #include "LibraryCallLowering.h"
 
-#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
-#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
-#include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
-#include "amp/Transforms/ContractionEpilogues.h"
 #include "amp/Transforms/Float8Gemms.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
-
-using namespace mlir;
-using namespace mlir::amp;
-using namespace mlir::amp::library_calls;
+#include "mlir/IR/Dominance.h"
 
 namespace mlir {
 namespace amp {
@@ -245,18 +231,14 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                         ci = getBufferInfo(c, why, /*dynamic=*/true);
   if (failed(ai) || failed(bi) || failed(ci))
     return failure();
-  int32_t aType = getDTypeCode(ai->type.getElementType(), true);
-  int32_t bType = getDTypeCode(bi->type.getElementType(), true);
-  int32_t cType = getDTypeCode(ci->type.getElementType());
-  bool float8 = isFloat8Code(aType) || isFloat8Code(bType);
+  FailureOr<ContractionTypes> types = getContractionTypes(*ai, *bi, *ci, why);
+  if (failed(types))
+    return failure();
+  int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
+  bool float8 = types->float8;
   if (float8) {
     // FP8 operands (amp-float8-contractions): the runtime's scaled GEMM
     // widens them exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
-    if (!isFloat8Pair(aType, bType, cType)) {
-      why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
-            "with an f32 result";
-      return failure();
-    }
     if (!onCpu) {
       int64_t kSize = ai->type.getShape()[o + (transA ? 0 : 1)];
       int64_t nSize = ci->type.getShape()[o + 1];

@@ -7,24 +7,12 @@
 
 #include "LibraryCallLowering.h"
 
-#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
-#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
-#include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Transforms/ContractionEpilogues.h"
-#include "amp/Transforms/Float8Gemms.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
-
-using namespace mlir;
-using namespace mlir::amp;
-using namespace mlir::amp::library_calls;
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir {
 namespace amp {
@@ -41,17 +29,31 @@ int32_t getDTypeCode(Type type, bool allowFloat8) {
   return code ? static_cast<int32_t>(*code) : -1;
 }
 
-bool isFloat8Code(int32_t code) {
+static bool isFloat8Code(int32_t code) {
   return code == static_cast<int32_t>(RuntimeDType::F8E4M3FN) ||
          code == static_cast<int32_t>(RuntimeDType::F8E5M2);
 }
 
-/// The FP8 operand types the runtime's GEMM and convolution take (those of
-/// cuBLASLt: not E5M2 x E5M2) with an f32 result.
-bool isFloat8Pair(int32_t a, int32_t b, int32_t result) {
+FailureOr<ContractionTypes> getContractionTypes(const BufferInfo &lhs,
+                                                const BufferInfo &rhs,
+                                                const BufferInfo &result,
+                                                std::string &why) {
+  ContractionTypes types;
+  types.lhs = getDTypeCode(lhs.type.getElementType(), true);
+  types.rhs = getDTypeCode(rhs.type.getElementType(), true);
+  types.result = getDTypeCode(result.type.getElementType());
+  types.float8 = isFloat8Code(types.lhs) || isFloat8Code(types.rhs);
+  // The FP8 operand types the runtime's GEMM and convolution take (those of
+  // cuBLASLt: not E5M2 x E5M2) with an f32 result.
   int32_t e5m2 = static_cast<int32_t>(RuntimeDType::F8E5M2);
-  return isFloat8Code(a) && isFloat8Code(b) && !(a == e5m2 && b == e5m2) &&
-         result == kF32Code;
+  if (types.float8 &&
+      (!isFloat8Code(types.lhs) || !isFloat8Code(types.rhs) ||
+       (types.lhs == e5m2 && types.rhs == e5m2) || types.result != kF32Code)) {
+    why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
+          "with an f32 result";
+    return failure();
+  }
+  return types;
 }
 
 /// `dynamic`: sizes and strides may be dynamic (read from the descriptor at

@@ -41,16 +41,27 @@ enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
 /// The code of f32, the accumulator type every library call may write.
 constexpr int32_t kF32Code = static_cast<int32_t>(RuntimeDType::F32);
 
-bool isFloat8Code(int32_t code);
-/// FP8 operands (not both E5M2) with an f32 result: cuBLASLt's FP8 GEMM.
-bool isFloat8Pair(int32_t a, int32_t b, int32_t result);
-
 /// A memref operand as the runtime wants it: static strides and offset.
 struct BufferInfo {
   MemRefType type;
   SmallVector<int64_t> strides;
   int64_t offset = 0;
 };
+
+/// The runtime's codes of a contraction's operand and result types (FP8
+/// allowed for the operands) and whether it is an FP8 contraction.
+struct ContractionTypes {
+  int32_t lhs = -1, rhs = -1, result = -1;
+  bool float8 = false;
+};
+
+/// The ContractionTypes of a GEMM's or a convolution's buffers; failure
+/// (`why` set) for FP8 operands other than those the libraries take
+/// (cuBLASLt's: E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3, f32 result).
+FailureOr<ContractionTypes> getContractionTypes(const BufferInfo &lhs,
+                                                const BufferInfo &rhs,
+                                                const BufferInfo &result,
+                                                std::string &why);
 
 /// `dynamic`: sizes and strides may be dynamic (read from the descriptor at
 /// the call, see getSize/getStride); the innermost stride must still be a

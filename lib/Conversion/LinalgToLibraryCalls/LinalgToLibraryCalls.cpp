@@ -45,18 +45,8 @@
 
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
-#include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/IR/AmpDialect.h"
-#include "amp/Transforms/ContractionEpilogues.h"
-#include "amp/Transforms/Float8Gemms.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
-#include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/IR/BuiltinOps.h"
 
 namespace mlir {
 namespace amp {
