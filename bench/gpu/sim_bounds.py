@@ -281,13 +281,12 @@ def simulate(model, level, dtype, path, build, work, count_only):
             {chip: loaded.estimate(chip) for chip in CHIPS}, loaded)
 
 
-def _signature(launch, records):
+def _signature(launch):
     """What must match between the two runs, launch by launch: the kind,
     the compute peak, library or not. Not a kernel's name: the compiler
     merges kernels whose bodies are equal, and a batch size that equals
     another constant of the module makes two bodies equal (GPT-2 at O1:
     launch #222 is main_kernel_71 at batch 2 and main_kernel at batch 3)."""
-    del records
     return (launch["kind"], launch["peak"], launch["library"])
 
 
@@ -296,7 +295,7 @@ def _signature(launch, records):
 BASES = (2, 3)
 
 
-def extrapolate(one, two, batch, records_one, records_two, bases=BASES):
+def extrapolate(one, two, batch, bases=BASES):
     """The launches of batch `batch` from those of the batches `bases`
     (consecutive): each count c1 + (batch - bases[0]) * (c2 - c1). The two
     runs must make the same launches (kind, peak, library or not, in
@@ -307,10 +306,10 @@ def extrapolate(one, two, batch, records_one, records_two, bases=BASES):
                          f"{high} {len(two)}: not extrapolable")
     result = []
     for index, (a, b) in enumerate(zip(one, two)):
-        if _signature(a, records_one) != _signature(b, records_two):
+        if _signature(a) != _signature(b):
             raise ValueError(f"launch #{index} differs between batch {low} "
-                             f"({_signature(a, records_one)}) and {high} "
-                             f"({_signature(b, records_two)})")
+                             f"({_signature(a)}) and {high} "
+                             f"({_signature(b)})")
         launch = dict(a)
         for key in aot.LAUNCH_COUNTS:
             launch[key] = a[key] + (batch - low) * (b[key] - a[key])
@@ -342,14 +341,11 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
     records = h100["records"]
     row_extra = {}
     if model.extrapolate:
-        one = (stats, launches, records)
         path2 = module_path(model, work, torch_python, build,
                             batch=BASES[1])
-        stats2, launches2, estimates2, loaded2 = simulate(
-            model, level, dtype, path2, build, work, count_only)
-        records2 = estimates2[CHIPS[0]]["records"]
-        launches = extrapolate(launches, launches2, model.extrapolate,
-                               records, records2)
+        stats2, launches2, _, _ = simulate(model, level, dtype, path2, build,
+                                           work, count_only)
+        launches = extrapolate(launches, launches2, model.extrapolate)
         if model.check_at:
             path3 = module_path(model, work, torch_python, build,
                                 batch=model.check_at)
@@ -364,26 +360,26 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
                     f"to batch {model.check_at} differs from the "
                     f"simulation: {'; '.join(problems[:5])}")
             row_extra["extrapolation_checked"] = len(launches)
-        ideal = stats["idealBytes"] + (model.extrapolate - BASES[0]) * (
-            stats2["idealBytes"] - stats["idealBytes"])
+        stats = dict(stats, idealBytes=stats["idealBytes"] + (
+            model.extrapolate - BASES[0]) * (stats2["idealBytes"] -
+                                             stats["idealBytes"]))
         estimates = {chip: loaded.estimate_launches(launches, chip)
                      for chip in CHIPS}
         # The batch-B module is the one checked for generated kernels.
         path = module_path(model, work, torch_python, build,
                            batch=model.extrapolate)
-        stats = dict(one[0], idealBytes=ideal)
         flops = sum(launch["flops"] for launch in launches)
-        top = []
+        # The top records by their launches' estimate, as the records give
+        # it for a simulated step.
         by_record = {}
         for launch in launches:
-            seconds = loaded.estimate_launches([launch], CHIPS[0])["seconds"]
-            name = records[launch["record"]]["name"]
-            entry = by_record.setdefault(name, [launch["kind"], 0.0])
-            entry[1] += seconds
-        top = [{"name": name, "kind": kind, "us": round(seconds * 1e6, 6),
-                "bound": None} for name, (kind, seconds) in sorted(
-                    by_record.items(), key=lambda item: -item[1][1])[:3]]
-        del loaded2
+            by_record.setdefault(launch["record"], []).append(launch)
+        seconds = {index: loaded.estimate_launches(group, CHIPS[0])["seconds"]
+                   for index, group in by_record.items()}
+        top = [{"name": records[index]["name"],
+                "kind": records[index]["kind"],
+                "us": round(seconds[index] * 1e6, 6), "bound": None}
+               for index in sorted(seconds, key=lambda i: -seconds[i])[:3]]
     else:
         flops = stats["kernelFlops"] + stats["libraryFlops"]
         top = [{"name": r["name"], "kind": r["kind"],
