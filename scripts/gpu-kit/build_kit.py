@@ -110,7 +110,7 @@ class Case:
 
     @property
     def label(self):
-        if self.level == "O0":
+        if self.dtype is None:  # O0, or a training row not built
             return self.level
         suffix = f" cost-model={self.cost_model}" if self.cost_model else ""
         return f"{self.level} {self.dtype}{suffix}"
@@ -270,7 +270,7 @@ def collect_cases(with_large, frontend_dir=None):
             info = json.loads(info_path.read_text())
             name = info["name"]
             if info.get("not_built"):
-                case = Case(name, "model", None, "main", "O2", "f16",
+                case = Case(name, "model", None, "main", "train",
                             sim=False, reference="torch")
                 case.not_built = info["not_built"]
                 case.torch = info.get("torch")
@@ -506,8 +506,7 @@ def main():
                  "tolerance": case.tol, "quick": case.quick,
                  "repeat": case.repeat, "reference": case.reference}
         if case.not_built:
-            entry.update(level="train", not_built=case.not_built,
-                         torch=case.torch)
+            entry.update(not_built=case.not_built, torch=case.torch)
             return entry
         for key in ("items", "size"):
             if getattr(case, key):
