@@ -31,10 +31,11 @@ using namespace mlir::amp;
 
 /// The loss-scaling ops as tensor code, TOSA to linalg/arith/tensor, then
 /// aggregates (softmax) decomposed and elementwise chains fused: what both
-/// pipelines start with.
+/// pipelines start with. `libraryCalls`: the pipeline makes library calls
+/// (the GPU's `libraries`): amp-round-once keeps the narrowing of a library
+/// contraction's result.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
-                                 StringRef rounding,
-                                 bool keepLibraryNarrowing) {
+                                 StringRef rounding, bool libraryCalls) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -72,7 +73,7 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   // module or the option says per-op).
   AmpRoundOncePassOptions once;
   once.rounding = rounding.str();
-  once.keepLibraryNarrowing = keepLibraryNarrowing;
+  once.keepLibraryNarrowing = libraryCalls;
   pm.addPass(createAmpRoundOncePass(once));
   pm.addPass(createCanonicalizerPass());
 }
@@ -97,7 +98,7 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // stores. (On the GPU, cuBLAS writes the low type and the epilogue
   // kernel reads it: one rounding more, for half the bytes.)
   addTensorPreparation(pm, options.fuseElementwise, options.rounding,
-                       /*keepLibraryNarrowing=*/false);
+                       /*libraryCalls=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
@@ -138,6 +139,9 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
     calls.convolutions = options.libraryConvolutions;
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
   }
+  // The unscale of the gradients (amp.unscale_gradients, one op through
+  // bufferization): loops.
+  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // The collectives' buffers, once their deallocation is placed (after the
@@ -280,7 +284,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createAmpWidenFloat8ContractionsPass(widen));
   }
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
-                       /*keepLibraryNarrowing=*/options.libraries);
+                       /*libraryCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's
@@ -288,6 +292,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.libraries)
     pm.addPass(createAmpLinalgToLibraryCallsPass());
+  // The unscale of the gradients no call took (amp.unscale_gradients):
+  // generated kernels.
+  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in
   // buildBufferDeallocationPipeline but without its lowering: that one

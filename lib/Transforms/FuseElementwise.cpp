@@ -24,13 +24,6 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// A generic with a library_call (the unscale of a gradient) is a contract
-/// with the runtime: nothing is fused into or out of it.
-static bool isLibraryCall(Operation *op) {
-  auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-  return generic && generic.getLibraryCallAttr();
-}
-
 /// The most ops a shared producer's body may have and still be recomputed
 /// by each reader (a GELU is about 15 once fused; a long chain is stored).
 static constexpr unsigned kMaxRecomputeBodyOps = 32;
@@ -48,7 +41,7 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
   DenseMap<Block *, int64_t> budget;
   for (linalg::GenericOp producer : llvm::reverse(producers)) {
     if (producer->getNumResults() != 1 || producer->use_empty() ||
-        isLibraryCall(producer) || !producer.hasPureTensorSemantics() ||
+        !producer.hasPureTensorSemantics() ||
         producer.getNumParallelLoops() != producer.getNumLoops() ||
         !producer.getIndexingMapMatchingResult(producer->getResult(0))
              .isPermutation())
@@ -67,8 +60,8 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
       continue;
     auto isFusable = [&](OpOperand *use) {
       auto consumer = dyn_cast<linalg::GenericOp>(use->getOwner());
-      return consumer && !isLibraryCall(consumer) &&
-             consumer.hasPureTensorSemantics() && consumer.isDpsInput(use) &&
+      return consumer && consumer.hasPureTensorSemantics() &&
+             consumer.isDpsInput(use) &&
              consumer.getMatchingIndexingMap(use).getNumResults() ==
                  producer.getNumLoops() &&
              consumer->getBlock() == producer->getBlock();
@@ -146,8 +139,7 @@ struct AmpFuseElementwisePass
     linalg::ControlFusionFn reshapeControl = [](OpOperand *operand) {
       auto fusable = [](Operation *op) {
         auto generic = dyn_cast_or_null<linalg::GenericOp>(op);
-        return generic && !isLibraryCall(generic) &&
-               generic.hasPureTensorSemantics();
+        return generic && generic.hasPureTensorSemantics();
       };
       Operation *owner = operand->getOwner();
       Operation *producer = operand->get().getDefiningOp();
@@ -174,8 +166,7 @@ struct AmpFuseElementwisePass
     // turned into generics.
     linalg::ControlFusionFn control = [&](OpOperand *operand) {
       Operation *producer = operand->get().getDefiningOp();
-      return producer && producer->hasOneUse() && !isLibraryCall(producer) &&
-             !isLibraryCall(operand->getOwner());
+      return producer && producer->hasOneUse();
     };
     linalg::populateElementwiseOpsFusionPatterns(patterns, control);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(patterns);

@@ -59,12 +59,19 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
     * `amp.scale_loss`: `float(loss) * scale`, an elementwise generic for a
       tensor loss;
     * `amp.check_finite_and_unscale`: `1/scale` computed in f64 and rounded
-      to f32; then per gradient ONE generic that writes
-      `round(float(g) * inv)` and ORs `!isfinite(float(g))` into the flag
-      (one pass over the gradient); the flag is chained through the
-      gradients, so there is no separate combining step. The generic carries
-      `library_call = "amp_check_finite_and_unscale"`: on the GPU pipeline
-      it becomes a call of the runtime's parallel kernel;
+      to f32; then (`amp.unscale_gradients`) per gradient ONE generic that
+      writes
+      `round(float(g) * inv)` and ORs into the flag whether that value is
+      Inf or NaN (the product compared with the magnitude from which its
+      rounding overflows; one pass over the gradient); the flag is chained
+      through the gradients, so there is no separate combining step. The
+      generics are made once the step is bufferized: before, the unscale is
+      ONE `amp.unscale_gradients` for all gradients (the reciprocal
+      computed), which no pass fuses other work into, and which
+      `amp-linalg-to-library-calls` makes one call of the runtime's
+      multi-tensor kernel on the GPU. The pipelines run this pass again
+      after bufferization (and after the library calls), where it makes
+      the generics of what is left;
     * `amp.update_loss_scaling`: the unified state machine (the runtime's
       `updateLossScalerState`, operation for operation: hysteresis, back-off
       interval, floor at `min_scale` or the smallest normal f32, cap at
@@ -76,6 +83,7 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
     with a remark.
   }];
   let dependentDialects = [
+    "::mlir::amp::AmpDialect",
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
   ];
@@ -119,7 +127,7 @@ def AmpCollectivesToLibraryCallsPass
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS (or CPU BLAS), 2-D convolutions as "
-                "cuDNN, gradient unscaling as runtime calls";
+                "cuDNN, amp.unscale_gradients as runtime calls";
   let description = [{
     On bufferized functions, rewrites `linalg.matmul` and
     `linalg.batch_matmul` (including transposed-operand indexing maps, the
@@ -158,16 +166,18 @@ def AmpLinalgToLibraryCallsPass
     (the reduction and the fill go, the buffer is allocated before the
     call); otherwise it is NULL.
 
-    The per-gradient generics of `amp-lower-loss-scaling` (library_call
-    `"amp_check_finite_and_unscale"`) of one `amp.check_finite_and_unscale`
-    (consecutive in a block, one inverse scale, one flag, nothing in between
-    that touches memory other than allocations) become one call of
-    `ampGpuCheckFiniteAndUnscaleBuffers`, the runtime's one-launch unscale
-    and check of a table of buffers, which reads the inverse scale and ORs
-    into the flag on the device (no host synchronisation). The table's host
-    arrays (pointers, element counts, dtypes) are `llvm.alloca`s in the
-    function's entry block, filled right before the call. With a host-scalar
-    scale a generic stays a generated kernel, with a remark.
+    An `amp.unscale_gradients` on buffers (what `amp-lower-loss-scaling`
+    makes of an `amp.check_finite_and_unscale` with `library-calls`, once
+    bufferized) becomes one call of `ampGpuCheckFiniteAndUnscaleBuffers`,
+    the runtime's one-launch unscale and check of a table of buffers, which
+    reads the inverse scale and ORs into the flag on the device (no host
+    synchronisation). The table's host arrays (pointers, element counts,
+    dtypes) are `llvm.alloca`s in the function's entry block, filled right
+    before the call. Where a gradient does not fit the call (a strided
+    buffer, an f64 gradient, a host-scalar inverse scale) the op is left
+    as it is, with a remark, for `amp-lower-loss-scaling` to make generics
+    of (one-thread generated kernels); with `target=cpu` it is left
+    without one (loops).
 
     GEMM sizes, leading dimensions and batch strides may be dynamic (a
     frontend's dynamic batch): the call reads them from the buffers'
@@ -185,8 +195,7 @@ def AmpLinalgToLibraryCallsPass
     of `ampCpuLibraryConv2d`: the runtime packs each image into a column
     buffer (im2col, widening f16/bf16 to f32) for that f32 GEMM; their batch
     may be dynamic. Other convolutions (grouped, depthwise, 1-D, 3-D) stay
-    linalg ops (loops), with a remark, and the unscaling generics are left
-    to the loops.
+    linalg ops (loops), with a remark.
   }];
   let options = [
     Option<"target", "target", "std::string", "\"gpu\"",
@@ -199,7 +208,8 @@ def AmpLinalgToLibraryCallsPass
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 

@@ -5,8 +5,8 @@
 // pass does): operands as the runtime takes them, the epilogues a call
 // writes itself, and the builder that emits the calls. One file per family
 // defines its part of the builder: GemmCalls.cpp (GEMMs, FP8 GEMMs),
-// ConvCalls.cpp (2-D convolutions), UnscaleCalls.cpp (check finite and
-// unscale); LibraryCallLowering.cpp the shared helpers.
+// ConvCalls.cpp (2-D convolutions), UnscaleCalls.cpp (amp.unscale_gradients);
+// LibraryCallLowering.cpp the shared helpers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +14,7 @@
 #define AMP_LIB_CONVERSION_LINALGTOLIBRARYCALLS_LIBRARYCALLLOWERING_H
 
 #include "amp/Conversion/RuntimeCalls.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -112,14 +113,6 @@ Type getReadersNarrowedType(Value acc);
 Value getViewSource(Value value);
 bool isWrittenBetween(Operation *op, Operation *last, Value buffer);
 
-/// One gradient of an amp.check_finite_and_unscale (its per-gradient generic
-/// after bufferization).
-struct UnscaleEntry {
-  linalg::GenericOp op;
-  Value in, out, inverse, flag;
-  int32_t dtype = 0;
-};
-
 struct Lowering {
   ModuleOp module;
   OpBuilder b;
@@ -158,17 +151,16 @@ struct Lowering {
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
   LogicalResult lowerConv(linalg::LinalgOp op, ConvLayout layout,
                           std::string &why);
-  FailureOr<UnscaleEntry> matchCheckFiniteAndUnscale(linalg::GenericOp op,
-                                                     std::string &why);
+  /// amp.unscale_gradients on buffers as one call for all its gradients
+  /// (UnscaleCalls.cpp); failure, with `why`, when its buffers do not fit
+  /// the call.
+  LogicalResult lowerUnscaleGradients(UnscaleGradientsOp op, std::string &why);
   Value buildNumel(Location loc, Value in);
-  void lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group);
 };
 
 /// Convolutions the CPU calls take (ConvCalls.cpp).
 bool isConvolution(linalg::LinalgOp op);
 std::optional<ConvLayout> getConvLayout(Operation *op, bool onCpu);
-/// Whether `next` belongs to the table call of `group` (UnscaleCalls.cpp).
-bool canJoin(ArrayRef<UnscaleEntry> group, const UnscaleEntry &next);
 
 } // namespace library_calls
 } // namespace amp

@@ -17,7 +17,7 @@
 // ampCpuLibraryGemm and convolutions ampCpuLibraryConv2d on host pointers
 // instead (same arguments: the host's CBLAS, f32 accumulation; the
 // convolutions packed im2col, also in the NHWC/FHWC form of tosa.conv2d,
-// and with a dynamic batch); unscaling stays loops.
+// and with a dynamic batch); amp.unscale_gradients is left to the loops.
 //
 // Epilogues: a zero-filled f32 accumulator (a memref.alloc) whose only
 // readers narrow it (arith.truncf to the operands' f16/bf16 type, see
@@ -44,9 +44,9 @@
 #include "LibraryCallLowering.h"
 
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
-#include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 
 namespace mlir {
 namespace amp {
@@ -84,41 +84,21 @@ struct AmpLinalgToLibraryCallsPass
     });
     Lowering lowering(module);
     lowering.onCpu = onCpu;
-    SmallVector<linalg::GenericOp> checks;
-    // On the CPU the unscaling generics are loops already.
-    module.walk([&](linalg::GenericOp op) {
-      if (onCpu)
-        return;
-      if (op.getLibraryCallAttr() && op.getLibraryCallAttr().getValue() ==
-                                         kCheckFiniteAndUnscaleLibraryCall)
-        checks.push_back(op);
-    });
-    // The generics of one amp.check_finite_and_unscale (consecutive, one
-    // inverse scale, one flag) become one table call: one launch for all
-    // gradients.
-    SmallVector<SmallVector<UnscaleEntry>> groups;
-    for (linalg::GenericOp op : checks) {
+    // The gradients of one amp.check_finite_and_unscale: one call, one
+    // launch. An op the call does not fit is left to amp-lower-loss-scaling
+    // (a generic per gradient: one-thread generated kernels); on the CPU,
+    // which has no such call, every one (loops).
+    SmallVector<UnscaleGradientsOp> unscales;
+    if (!onCpu)
+      module.walk([&](UnscaleGradientsOp op) { unscales.push_back(op); });
+    for (UnscaleGradientsOp op : unscales) {
       std::string why;
-      if (!op.hasPureBufferSemantics()) {
-        op->emitRemark("amp: not a library call: the op is on tensors "
-                       "(run after bufferization)");
-        continue;
-      }
-      FailureOr<UnscaleEntry> entry =
-          lowering.matchCheckFiniteAndUnscale(op, why);
-      if (failed(entry)) {
-        op->emitRemark() << "amp: check_finite_and_unscale kept as a "
-                            "one-thread generated kernel: "
+      if (failed(lowering.lowerUnscaleGradients(op, why)))
+        op->emitRemark() << "amp: unscale_gradients left for "
+                            "amp-lower-loss-scaling (one-thread generated "
+                            "kernels), not a library call: "
                          << why;
-        continue;
-      }
-      if (!groups.empty() && canJoin(groups.back(), *entry))
-        groups.back().push_back(*entry);
-      else
-        groups.push_back({*entry});
     }
-    for (ArrayRef<UnscaleEntry> group : groups)
-      lowering.lowerCheckFiniteAndUnscaleGroup(group);
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitRemark("amp: not a library call: the op is on tensors "

@@ -1,13 +1,13 @@
 //===- UnscaleCalls.cpp - check finite and unscale as a call --------------===//
 //
-// Part of amp-mlir. Check finite and unscale as a table call: part of
+// Part of amp-mlir. amp.unscale_gradients on buffers (what
+// amp-lower-loss-scaling makes of amp.check_finite_and_unscale for library
+// calls) as one call of the runtime's multi-tensor unscale: part of
 // amp-linalg-to-library-calls (LinalgToLibraryCalls.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
-
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace amp {
@@ -32,45 +32,6 @@ static bool isDenseBuffer(MemRefType type) {
   return true;
 }
 
-FailureOr<UnscaleEntry>
-Lowering::matchCheckFiniteAndUnscale(linalg::GenericOp op, std::string &why) {
-  // ins(gradient, inverse scale) outs(unscaled, flag), as emitted by
-  // amp-lower-loss-scaling with the scale in a 0-d tensor.
-  if (op.getNumDpsInputs() != 2 || op.getNumDpsInits() != 2) {
-    why = "the scale is a host scalar (hold the scaler state in 0-d tensors "
-          "on the GPU)";
-    return failure();
-  }
-  UnscaleEntry entry;
-  entry.op = op;
-  entry.in = op.getDpsInputOperand(0)->get();
-  entry.inverse = op.getDpsInputOperand(1)->get();
-  entry.out = op.getDpsInitOperand(0)->get();
-  entry.flag = op.getDpsInitOperand(1)->get();
-  auto inType = dyn_cast<MemRefType>(entry.in.getType());
-  auto outType = dyn_cast<MemRefType>(entry.out.getType());
-  auto inverseType = dyn_cast<MemRefType>(entry.inverse.getType());
-  auto flagType = dyn_cast<MemRefType>(entry.flag.getType());
-  if (!inType || !outType || !inverseType || !flagType) {
-    why = "operands must be memrefs";
-    return failure();
-  }
-  if (!isDenseBuffer(inType) || !isDenseBuffer(outType)) {
-    why = "the gradient buffers must be contiguous";
-    return failure();
-  }
-  entry.dtype = getDTypeCode(inType.getElementType());
-  if (entry.dtype < 0 || inType.getElementType() != outType.getElementType()) {
-    why = "gradients must be f32, f16 or bf16";
-    return failure();
-  }
-  if (inverseType.getRank() != 0 || flagType.getRank() != 0) {
-    why = "the scale and the flag must be 0-d buffers";
-    return failure();
-  }
-  return entry;
-}
-
 Value Lowering::buildNumel(Location loc, Value in) {
   auto inType = cast<MemRefType>(in.getType());
   // The element count: static, or the product of the dynamic sizes.
@@ -90,78 +51,75 @@ Value Lowering::buildNumel(Location loc, Value in) {
   return numel;
 }
 
-void Lowering::lowerCheckFiniteAndUnscaleGroup(ArrayRef<UnscaleEntry> group) {
-  // The table: three host arrays in the function's entry block (allocated
+LogicalResult Lowering::lowerUnscaleGradients(UnscaleGradientsOp op,
+                                              std::string &why) {
+  if (isa<TensorType>(op.getFlag().getType())) {
+    why = "the op is on tensors (run after bufferization)";
+    return failure();
+  }
+  if (!isa<MemRefType>(op.getInverse().getType())) {
+    why = "the scale is a host scalar (hold the scaler state in 0-d tensors "
+          "on the GPU)";
+    return failure();
+  }
+  SmallVector<int32_t> dtypes;
+  for (auto [gradient, output] :
+       llvm::zip_equal(op.getGradients(), op.getOutputs())) {
+    auto inType = cast<MemRefType>(gradient.getType());
+    if (!isDenseBuffer(inType) ||
+        !isDenseBuffer(cast<MemRefType>(output.getType()))) {
+      why = "the gradient buffers must be contiguous";
+      return failure();
+    }
+    int32_t dtype = getDTypeCode(inType.getElementType());
+    if (dtype < 0) {
+      why = "gradients must be f32, f16 or bf16";
+      return failure();
+    }
+    dtypes.push_back(dtype);
+  }
+
+  // The table: four host arrays in the function's entry block (allocated
   // once per call of the function, not per loop iteration), filled right
   // before the call, which reads them before it returns.
-  linalg::GenericOp last = group.back().op;
-  Location loc = last.getLoc();
-  auto func = last->getParentOfType<FunctionOpInterface>();
-  int64_t count = static_cast<int64_t>(group.size());
+  Location loc = op.getLoc();
+  auto func = op->getParentOfType<FunctionOpInterface>();
+  int64_t count = static_cast<int64_t>(dtypes.size());
   b.setInsertionPointToStart(&func.getFunctionBody().front());
   Value size =
       LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(count));
   Value ins = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
   Value outs = LLVM::AllocaOp::create(b, loc, ptr, ptr, size);
   Value numels = LLVM::AllocaOp::create(b, loc, ptr, i64, size);
-  Value dtypes = LLVM::AllocaOp::create(b, loc, ptr, i32, size);
-  b.setInsertionPoint(last);
+  Value codes = LLVM::AllocaOp::create(b, loc, ptr, i32, size);
+  b.setInsertionPoint(op);
   auto store = [&](Value array, Type element, int64_t index, Value value) {
     Value slot = LLVM::GEPOp::create(
         b, loc, ptr, element, array,
         ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
     LLVM::StoreOp::create(b, loc, value, slot);
   };
-  for (auto [index, entry] : llvm::enumerate(group)) {
+  for (auto [index, gradient, output] :
+       llvm::enumerate(op.getGradients(), op.getOutputs())) {
     int64_t k = static_cast<int64_t>(index);
-    store(ins, ptr, k, getPointer(b, loc, entry.in));
-    store(outs, ptr, k, getPointer(b, loc, entry.out));
-    store(numels, i64, k, buildNumel(loc, entry.in));
-    store(dtypes, i32, k, i32c(loc, entry.dtype));
+    store(ins, ptr, k, getPointer(b, loc, gradient));
+    store(outs, ptr, k, getPointer(b, loc, output));
+    store(numels, i64, k, buildNumel(loc, gradient));
+    store(codes, i32, k, i32c(loc, dtypes[index]));
   }
   SmallVector<Value> args = {i64c(loc, count),
                              ins,
                              outs,
                              numels,
-                             dtypes,
-                             getPointer(b, loc, group.front().inverse),
-                             getPointer(b, loc, group.front().flag)};
-  if (failed(emitCall(last, RuntimeFunction::ampGpuCheckFiniteAndUnscaleBuffers,
-                      args)))
-    return; // Reported; the pass fails.
-  for (const UnscaleEntry &entry : group)
-    entry.op->erase();
+                             codes,
+                             getPointer(b, loc, op.getInverse()),
+                             getPointer(b, loc, op.getFlag())};
+  if (succeeded(emitCall(
+          op, RuntimeFunction::ampGpuCheckFiniteAndUnscaleBuffers, args)))
+    op->erase();
+  // Else reported; the pass fails.
+  return success();
 }
-
-/// Whether `next` can join the table of `group` (one call at `next`): the
-/// same block, inverse scale and flag buffer, and nothing in between that
-/// touches memory (that could read a gradient the call has not written yet,
-/// or write one it reads) other than allocating.
-bool canJoin(ArrayRef<UnscaleEntry> group, const UnscaleEntry &next) {
-  const UnscaleEntry &last = group.back();
-  if (last.op->getBlock() != next.op->getBlock() ||
-      last.inverse != next.inverse || last.flag != next.flag ||
-      !last.op->isBeforeInBlock(next.op))
-    return false;
-  for (Operation *op = last.op->getNextNode(); op != next.op;
-       op = op->getNextNode()) {
-    if (isMemoryEffectFree(op))
-      continue;
-    auto effects = dyn_cast<MemoryEffectOpInterface>(op);
-    if (!effects || op->getNumRegions() != 0)
-      return false;
-    SmallVector<MemoryEffects::EffectInstance> list;
-    effects.getEffects(list);
-    for (const MemoryEffects::EffectInstance &effect : list)
-      if (!isa<MemoryEffects::Allocate>(effect.getEffect()))
-        return false;
-  }
-  return true;
-}
-
-/// The convolutions that the CPU pipeline leaves to the loops with a remark
-/// when they have no library call: linalg's named convolutions (pooling
-/// aside).
 
 } // namespace library_calls
 } // namespace amp

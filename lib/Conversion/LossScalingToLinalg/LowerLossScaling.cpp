@@ -138,6 +138,89 @@ struct LowerScaleLoss : public OpRewritePattern<ScaleLossOp> {
 // amp.check_finite_and_unscale
 //===----------------------------------------------------------------------===//
 
+/// The magnitude from which a value of `compute` rounds to infinity in
+/// `element` (round to nearest even: the largest finite value plus half its
+/// ulp), as a `compute` constant; infinity when `element` is `compute`.
+/// Comparing the product with it says whether its rounding overflows
+/// without reading the rounding back, which amp-round-once would fold.
+/// None for a type without infinity (the FP8 E4M3 types).
+std::optional<APFloat> getOverflowThreshold(FloatType element,
+                                            FloatType compute) {
+  const llvm::fltSemantics &to = compute.getFloatSemantics();
+  if (element == compute)
+    return APFloat::getInf(to);
+  const llvm::fltSemantics &from = element.getFloatSemantics();
+  if (!APFloat::semanticsHasInf(from))
+    return std::nullopt;
+  APFloat largest = APFloat::getLargest(from);
+  int exponent = ilogb(largest);
+  bool lost = false;
+  APFloat threshold = largest;
+  threshold.convert(to, APFloat::rmNearestTiesToEven, &lost);
+  APFloat half(to, 1);
+  half = scalbn(half,
+                exponent - static_cast<int>(APFloat::semanticsPrecision(from)),
+                APFloat::rmNearestTiesToEven);
+  threshold.add(half, APFloat::rmNearestTiesToEven);
+  return threshold;
+}
+
+/// The unscale of `gradients` by `inverse` (an f32, or a 0-d f32 buffer)
+/// into `outputs`, ORing into `flag` (a 0-d i1 buffer) whether a value
+/// written is Inf or NaN or the inverse is not finite and positive: one
+/// linalg.generic per gradient, the flag threaded through them.
+void buildUnscaleGenerics(OpBuilder &b, Location loc, ValueRange gradients,
+                          Value inverse, ValueRange outputs, Value flag) {
+  MLIRContext *ctx = b.getContext();
+  FloatType f32 = b.getF32Type();
+  bool bufferInverse = isa<ShapedType>(inverse.getType());
+  for (auto [gradient, output] : llvm::zip_equal(gradients, outputs)) {
+    auto type = cast<ShapedType>(gradient.getType());
+    auto element = cast<FloatType>(type.getElementType());
+    FloatType compute = element.getWidth() > 32 ? element : f32;
+    std::optional<APFloat> threshold = getOverflowThreshold(element, compute);
+    unsigned rank = type.getRank();
+    AffineMap identity = b.getMultiDimIdentityMap(rank);
+    AffineMap scalar = AffineMap::get(rank, 0, ctx);
+    SmallVector<Value> inputs{gradient};
+    SmallVector<AffineMap> maps{identity};
+    if (bufferInverse) {
+      inputs.push_back(inverse);
+      maps.push_back(scalar);
+    }
+    maps.push_back(identity);
+    maps.push_back(scalar);
+    // Every loop carries the flag, so every loop is a reduction.
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::reduction);
+    linalg::GenericOp::create(
+        b, loc, TypeRange{}, inputs, ValueRange{output, flag}, maps, iterators,
+        [&](OpBuilder &nb, Location l, ValueRange args) {
+          Value x = convertFloat(nb, l, args[0], compute);
+          Value factor =
+              convertFloat(nb, l, bufferInverse ? args[1] : inverse, compute);
+          Value product = arith::MulFOp::create(nb, l, x, factor);
+          Value result = convertFloat(nb, l, product, element);
+          // Whether the value written is Inf or NaN: the product at or
+          // beyond the rounding's overflow threshold, or NaN.
+          Value bad;
+          if (threshold) {
+            Value limit = arith::ConstantOp::create(
+                nb, l, nb.getFloatAttr(compute, *threshold));
+            bad = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UGE,
+                                        math::AbsFOp::create(nb, l, product),
+                                        limit);
+          } else {
+            bad = buildNonFinite(nb, l, convertFloat(nb, l, result, compute));
+          }
+          Value badInverse = buildInvalidInverse(nb, l, factor);
+          Value any = arith::OrIOp::create(
+              nb, l, args.back(), arith::OrIOp::create(nb, l, bad, badInverse));
+          linalg::YieldOp::create(nb, l, ValueRange{result, any});
+        });
+  }
+}
+
 struct LowerCheckFiniteAndUnscale
     : public OpRewritePattern<CheckFiniteAndUnscaleOp> {
   using OpRewritePattern::OpRewritePattern;
@@ -145,7 +228,6 @@ struct LowerCheckFiniteAndUnscale
   LogicalResult matchAndRewrite(CheckFiniteAndUnscaleOp op,
                                 PatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    MLIRContext *ctx = rewriter.getContext();
     Value scale = op.getScale();
     bool tensorState = isa<TensorType>(scale.getType());
     FloatType f32 = rewriter.getF32Type();
@@ -161,12 +243,9 @@ struct LowerCheckFiniteAndUnscale
     else
       inverse = buildInverse(rewriter, loc, scale);
 
-    // found_inf starts false and is threaded through one generic per
-    // gradient: each reads its gradient once, writes the unscaled values and
-    // ORs into the flag the non-finiteness of each value it writes (which,
-    // for a valid inverse, covers every non-finite input too) and the
-    // invalidity of the inverse scale (NaN, Inf, <= 0), as the runtime's
-    // unscale entry points do.
+    // found_inf starts false; each gradient's values written, and the
+    // validity of the inverse scale (NaN, Inf, <= 0, as the runtime's
+    // unscale entry points check it), are ORed into it.
     Value falseValue =
         arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(false));
     Value flag = linalg::FillOp::create(rewriter, loc, falseValue,
@@ -174,54 +253,42 @@ struct LowerCheckFiniteAndUnscale
                                             rewriter, loc, ArrayRef<int64_t>{},
                                             rewriter.getI1Type())})
                      .getResult(0);
-    SmallVector<Value> unscaled;
-    for (Value gradient : op.getGradients()) {
-      auto type = cast<RankedTensorType>(gradient.getType());
-      auto element = cast<FloatType>(type.getElementType());
-      FloatType compute = element.getWidth() > 32 ? element : f32;
-      unsigned rank = type.getRank();
-      AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-      AffineMap scalar = AffineMap::get(rank, 0, ctx);
-      SmallVector<Value> inputs{gradient};
-      SmallVector<AffineMap> maps{identity};
-      if (tensorState) {
-        inputs.push_back(inverse);
-        maps.push_back(scalar);
-      }
-      maps.push_back(identity);
-      maps.push_back(scalar);
-      Value init = buildEmptyLike(rewriter, loc, gradient, element);
-      // Every loop carries the flag, so every loop is a reduction.
-      SmallVector<utils::IteratorType> iterators(
-          rank, utils::IteratorType::reduction);
-      auto generic = linalg::GenericOp::create(
-          rewriter, loc, TypeRange{type, flag.getType()}, inputs,
-          ValueRange{init, flag}, maps, iterators,
-          [&](OpBuilder &b, Location l, ValueRange args) {
-            Value x = convertFloat(b, l, args[0], compute);
-            Value factor =
-                convertFloat(b, l, tensorState ? args[1] : inverse, compute);
-            Value product = arith::MulFOp::create(b, l, x, factor);
-            Value result = convertFloat(b, l, product, element);
-            Value bad =
-                buildNonFinite(b, l, convertFloat(b, l, result, compute));
-            Value badInverse = buildInvalidInverse(b, l, factor);
-            Value any = arith::OrIOp::create(
-                b, l, args.back(), arith::OrIOp::create(b, l, bad, badInverse));
-            linalg::YieldOp::create(b, l, ValueRange{result, any});
-          });
-      // On the GPU, amp-linalg-to-library-calls turns it into one call of
-      // the runtime's parallel kernel (the loops are all reductions because
-      // of the flag, so as a generated kernel it would run on one thread).
-      generic.setLibraryCallAttr(
-          rewriter.getStringAttr(kCheckFiniteAndUnscaleLibraryCall));
-      unscaled.push_back(generic.getResult(0));
-      flag = generic.getResult(1);
-    }
+    SmallVector<Value> outputs;
+    for (Value gradient : op.getGradients())
+      outputs.push_back(buildEmptyLike(
+          rewriter, loc, gradient,
+          cast<ShapedType>(gradient.getType()).getElementType()));
+
+    // One op for all gradients, which stays one through bufferization:
+    // one call of the runtime's multi-tensor unscale on the GPU, loops
+    // where no call is made (amp.unscale_gradients on buffers, below).
+    SmallVector<Value> inits(outputs);
+    inits.push_back(flag);
+    SmallVector<Value> results =
+        UnscaleGradientsOp::create(rewriter, loc, TypeRange(ValueRange(inits)),
+                                   op.getGradients(), inverse, inits)
+            .getResults();
     if (!tensorState)
-      flag = tensor::ExtractOp::create(rewriter, loc, flag, ValueRange{});
-    unscaled.push_back(flag);
-    rewriter.replaceOp(op, unscaled);
+      results.back() = tensor::ExtractOp::create(rewriter, loc, results.back(),
+                                                 ValueRange{});
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// amp.unscale_gradients on buffers (where no library call took it): a
+/// generic per gradient, the flag threaded through them, each reading its
+/// gradient once and writing the unscaled values.
+struct LowerUnscaleGradients : public OpRewritePattern<UnscaleGradientsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(UnscaleGradientsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, "on tensors");
+    buildUnscaleGenerics(rewriter, op.getLoc(), op.getGradients(),
+                         op.getInverse(), op.getOutputs(), op.getFlag());
+    rewriter.eraseOp(op);
     return success();
   }
 };
@@ -335,10 +402,15 @@ struct LowerUpdateLossScaling : public OpRewritePattern<UpdateLossScalingOp> {
 
 struct AmpLowerLossScalingPass
     : public amp::impl::AmpLowerLossScalingPassBase<AmpLowerLossScalingPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<ScaleLossOp, CheckFiniteAndUnscaleOp, UpdateLossScalingOp>(op))
+        ops.push_back(op);
+      auto unscale = dyn_cast<UnscaleGradientsOp>(op);
+      if (unscale && unscale.hasPureBufferSemantics())
         ops.push_back(op);
     });
     if (ops.empty())
@@ -360,7 +432,7 @@ struct AmpLowerLossScalingPass
 
 void mlir::amp::populateAmpLowerLossScalingPatterns(
     RewritePatternSet &patterns) {
-  patterns
-      .add<LowerScaleLoss, LowerCheckFiniteAndUnscale, LowerUpdateLossScaling>(
-          patterns.getContext());
+  patterns.add<LowerScaleLoss, LowerCheckFiniteAndUnscale,
+               LowerUnscaleGradients, LowerUpdateLossScaling>(
+      patterns.getContext());
 }

@@ -28,35 +28,21 @@ func.func @scale_tensor(%l: tensor<8x4xf16>, %s: tensor<f32>) -> tensor<8x4xf32>
 
 // -----
 
-// The reciprocal in f64 rounded once; one generic per gradient that writes
-// the unscaled values and ORs into the flag the non-finiteness of the value
-// written (read back from the gradient's type, so an f16 overflow counts)
-// and the invalidity of the inverse (NaN, Inf, <= 0); the flag is threaded
-// from one gradient to the next.
+// The reciprocal in f64 rounded once; the flag filled with false; one
+// destination per gradient; then one amp.unscale_gradients for all of them
+// (made loops once bufferized: unscale-gradients.mlir), the flag of a
+// host-scalar scale extracted from its 0-d result.
 // CHECK-LABEL: func.func @unscale
 // CHECK: %[[WIDE:.*]] = arith.extf %[[S:.*]] : f32 to f64
 // CHECK: %[[INV64:.*]] = arith.divf %{{.*}}, %[[WIDE]] : f64
 // CHECK: %[[INV:.*]] = arith.truncf %[[INV64]] : f64 to f32
 // CHECK: %[[F0:.*]] = linalg.fill ins(%false : i1)
-// CHECK: %[[G0:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "reduction"], library_call = "amp_check_finite_and_unscale"}
-// CHECK-SAME: outs(%{{.*}}, %[[F0]] : tensor<16x4xf16>, tensor<i1>)
-// CHECK: ^bb0(%[[IN:.*]]: f16, %{{.*}}: f16, %[[ACC:.*]]: i1):
-// CHECK: %[[X:.*]] = arith.extf %[[IN]] : f16 to f32
-// CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[INV]] : f32
-// CHECK: %[[T:.*]] = arith.truncf %[[P]] : f32 to f16
-// CHECK: %[[Y:.*]] = arith.extf %[[T]] : f16 to f32
-// CHECK: %[[ABS:.*]] = math.absf %[[Y]] : f32
-// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[ABS]], %{{.*}} : f32
-// CHECK: %[[NP:.*]] = arith.cmpf ule, %[[INV]], %{{.*}} : f32
-// CHECK: %[[NF:.*]] = arith.cmpf oeq, %[[INV]], %{{.*}} : f32
-// CHECK: %[[BADINV:.*]] = arith.ori %[[NP]], %[[NF]] : i1
-// CHECK: %[[EITHER:.*]] = arith.ori %[[BAD]], %[[BADINV]] : i1
-// CHECK: %[[ANY:.*]] = arith.ori %[[ACC]], %[[EITHER]] : i1
-// CHECK: linalg.yield %[[T]], %[[ANY]] : f16, i1
-// CHECK: %[[G1:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction"]
-// CHECK-SAME: outs(%{{.*}}, %[[G0]]#1 : tensor<4xf32>, tensor<i1>)
-// CHECK: %[[FOUND:.*]] = tensor.extract %[[G1]]#1[] : tensor<i1>
-// CHECK: return %[[G0]]#0, %[[G1]]#0, %[[FOUND]]
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<16x4xf16>
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf32>
+// CHECK: %[[U:.*]]:3 = amp.unscale_gradients ins(%arg0, %arg1 : tensor<16x4xf16>, tensor<4xf32>) by %[[INV]] : f32 outs(%[[E0]], %[[E1]], %[[F0]] : tensor<16x4xf16>, tensor<4xf32>, tensor<i1>) -> tensor<16x4xf16>, tensor<4xf32>, tensor<i1>
+// CHECK-NOT: linalg.generic
+// CHECK: %[[FOUND:.*]] = tensor.extract %[[U]]#2[] : tensor<i1>
+// CHECK: return %[[U]]#0, %[[U]]#1, %[[FOUND]]
 func.func @unscale(%g0: tensor<16x4xf16>, %g1: tensor<4xf32>, %s: f32)
     -> (tensor<16x4xf16>, tensor<4xf32>, i1) {
   %u:2, %f = amp.check_finite_and_unscale %g0, %g1 : tensor<16x4xf16>, tensor<4xf32> by %s : f32
@@ -65,7 +51,21 @@ func.func @unscale(%g0: tensor<16x4xf16>, %g1: tensor<4xf32>, %s: f32)
 
 // -----
 
-// Dynamic shapes: the outputs take the gradient's sizes.
+// A scale in a 0-d tensor: the reciprocal in a 0-d generic (on the device,
+// on the GPU), the flag a 0-d result.
+// CHECK-LABEL: func.func @unscale_tensor_scale
+// CHECK: %[[INV:.*]] = linalg.generic
+// CHECK: arith.divf %{{.*}}, %{{.*}} : f64
+// CHECK: %[[U:.*]]:2 = amp.unscale_gradients ins(%arg0 : tensor<8xbf16>) by %{{.*}} : tensor<f32> outs(%{{.*}}, %{{.*}} : tensor<8xbf16>, tensor<i1>) -> tensor<8xbf16>, tensor<i1>
+// CHECK: return %[[U]]#0, %[[U]]#1
+func.func @unscale_tensor_scale(%g: tensor<8xbf16>, %s: tensor<f32>) -> (tensor<8xbf16>, tensor<i1>) {
+  %u, %f = amp.check_finite_and_unscale %g : tensor<8xbf16> by %s : tensor<f32>
+  return %u, %f : tensor<8xbf16>, tensor<i1>
+}
+
+// -----
+
+// Dynamic shapes: the destinations take the gradient's sizes.
 // CHECK-LABEL: func.func @unscale_dynamic
 // CHECK: %[[D:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<?xbf16>
 // CHECK: tensor.empty(%[[D]]) : tensor<?xbf16>

@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. amp-lower-loss-scaling: amp.scale_loss,
 // amp.check_finite_and_unscale and amp.update_loss_scaling as linalg, arith and
-// tensor code.
+// tensor code (the unscale as amp.unscale_gradients, which the pass makes
+// loops once bufferized, unless a library call took it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,16 +20,10 @@ namespace amp {
 #define GEN_PASS_DECL_AMPLOWERLOSSSCALINGPASS
 #include "amp/Conversion/Passes.h.inc"
 
-/// The `library_call` of the linalg.generic that amp-lower-loss-scaling
-/// emits per gradient of amp.check_finite_and_unscale (ins: the gradient
-/// [, the 0-d inverse scale]; outs: the unscaled gradient, the 0-d i1 flag).
-/// amp-linalg-to-library-calls turns those of one op into one
-/// ampGpuCheckFiniteAndUnscaleBuffers call.
-inline constexpr llvm::StringLiteral kCheckFiniteAndUnscaleLibraryCall =
-    "amp_check_finite_and_unscale";
-
-/// Patterns lowering amp.scale_loss, amp.check_finite_and_unscale and
-/// amp.update_loss_scaling to linalg/arith/tensor (amp-lower-loss-scaling).
+/// Patterns lowering amp.scale_loss, amp.check_finite_and_unscale (to
+/// amp.unscale_gradients) and amp.update_loss_scaling to
+/// linalg/arith/tensor, and amp.unscale_gradients on buffers to linalg
+/// (amp-lower-loss-scaling).
 void populateAmpLowerLossScalingPatterns(RewritePatternSet &patterns);
 
 } // namespace amp

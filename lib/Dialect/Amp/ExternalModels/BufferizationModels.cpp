@@ -1,4 +1,4 @@
-//===- BufferizationModels.cpp - bufferization of amp.all_reduce ----------===//
+//===- BufferizationModels.cpp - bufferization of the amp ops -------------===//
 //
 // Part of amp-mlir. amp.all_reduce bufferizes to a new buffer holding a copy
 // of its operand, which its buffer form reduces in place:
@@ -15,6 +15,12 @@
 // is the conversions' business (amp-collectives-to-library-calls), not the
 // dialect's.
 //
+// amp.unscale_gradients is in destination-passing style: it bufferizes to
+// its own buffer form, writing into the buffers of its inits (in place,
+// where the analysis allows), which its results then are. The destinations
+// of the gradients are only written; the flag is read (ORed into) and
+// written.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
@@ -24,6 +30,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Bufferization/IR/DstBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/DialectRegistry.h"
 
@@ -96,11 +103,53 @@ struct AllReduceOpModel
     return success();
   }
 };
+
+struct UnscaleGradientsOpModel
+    : public DstBufferizableOpInterfaceExternalModel<UnscaleGradientsOpModel,
+                                                     UnscaleGradientsOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    // The gradients' destinations are overwritten, never read.
+    auto unscale = cast<UnscaleGradientsOp>(op);
+    return !unscale.isDpsInit(&operand) || operand.get() == unscale.getFlag();
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto unscale = cast<UnscaleGradientsOp>(op);
+    auto buffersOf = [&](ValueRange values,
+                         SmallVectorImpl<Value> &buffers) -> LogicalResult {
+      for (Value value : values) {
+        FailureOr<Value> buffer = getBuffer(rewriter, value, options, state);
+        if (failed(buffer))
+          return failure();
+        buffers.push_back(*buffer);
+      }
+      return success();
+    };
+    // The inverse scale is a 0-d tensor, or a host scalar that stays one.
+    SmallVector<Value> gradients, inverse, inits;
+    if (failed(buffersOf(unscale.getGradients(), gradients)) ||
+        failed(buffersOf(unscale.getInits(), inits)))
+      return failure();
+    if (!isa<TensorType>(unscale.getInverse().getType()))
+      inverse.push_back(unscale.getInverse());
+    else if (failed(buffersOf(unscale.getInverse(), inverse)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    UnscaleGradientsOp::create(rewriter, op->getLoc(), TypeRange{}, gradients,
+                               inverse.front(), inits);
+    replaceOpWithBufferizedValues(rewriter, op, inits);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, AmpDialect *) {
     AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
+    UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
     // What the bufferized form is made of.
     ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect>();
   });

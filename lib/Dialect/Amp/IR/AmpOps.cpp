@@ -257,6 +257,72 @@ LogicalResult CheckFiniteAndUnscaleOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// UnscaleGradientsOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult UnscaleGradientsOp::verify() {
+  OperandRange gradients = getGradients();
+  if (gradients.empty())
+    return emitOpError("expects at least one gradient");
+  if (getInits().size() != gradients.size() + 1)
+    return emitOpError() << "expects one destination per gradient and then "
+                            "the flag: "
+                         << gradients.size() + 1 << " inits, got "
+                         << getInits().size();
+  bool onTensors = isa<TensorType>(getFlag().getType());
+  for (Value value : getOperands())
+    if (isa<ShapedType>(value.getType()) &&
+        isa<TensorType>(value.getType()) != onTensors)
+      return emitOpError("expects every operand to be a tensor, or every "
+                         "operand a buffer (the inverse scale may be an f32)");
+  auto inverse = dyn_cast<ShapedType>(getInverse().getType());
+  if (inverse && (inverse.getRank() != 0 || !inverse.getElementType().isF32()))
+    return emitOpError() << "expects the inverse scale to be an f32 or a 0-d "
+                            "f32, got "
+                         << inverse;
+  auto flag = cast<ShapedType>(getFlag().getType());
+  if (flag.getRank() != 0 || !flag.getElementType().isInteger(1))
+    return emitOpError() << "expects the flag (the last init) to be a 0-d "
+                            "i1, got "
+                         << flag;
+  for (auto [index, pair] :
+       llvm::enumerate(llvm::zip_equal(gradients, getOutputs()))) {
+    auto [gradient, output] = pair;
+    auto in = cast<ShapedType>(gradient.getType());
+    auto out = cast<ShapedType>(output.getType());
+    if (!isa<FloatType>(in.getElementType()))
+      return emitOpError() << "expects float gradients, got " << in
+                           << " for gradient #" << index;
+    if (in.getElementType() != out.getElementType() ||
+        failed(verifyCompatibleShape(in, out)))
+      return emitOpError() << "expects the destination of gradient #" << index
+                           << " to have its element type and shape, "
+                           << "got " << out << " for " << in;
+  }
+  return success();
+}
+
+void UnscaleGradientsOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // On buffers: reads the gradients, the inverse and the flag; writes the
+  // destinations and the flag. On tensors: none.
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    bool isOutput = isDpsInit(&operand) && operand.get() != getFlag();
+    if (!isOutput)
+      effects.emplace_back(MemoryEffects::Read::get(), &operand,
+                           /*stage=*/0, /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+    if (isDpsInit(&operand))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand,
+                           /*stage=*/0, /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // UpdateLossScalingOp
 //===----------------------------------------------------------------------===//
 

@@ -180,11 +180,7 @@ struct AmpRoundOncePass
       return markAllAnalysesPreserved();
     IRRewriter rewriter(&getContext());
     getOperation()->walk([&](linalg::GenericOp generic) {
-      // A generic with a library_call is a contract with the runtime (the
-      // unscale of a gradient checks the values it writes, rounded): its
-      // body is the runtime's, rounding included.
-      if (!generic.getLibraryCallAttr())
-        roundOnceInBody(rewriter, *generic.getBlock(), keepLibraryNarrowing);
+      roundOnceInBody(rewriter, *generic.getBlock(), keepLibraryNarrowing);
     });
   }
 };

@@ -1,8 +1,9 @@
 //===- BufferizationModels.h - bufferization of the amp ops -----*- C++ -*-===//
 //
 // Part of amp-mlir. BufferizableOpInterface models of the amp ops that
-// survive to bufferization (amp.all_reduce): the other amp ops are lowered
-// to tensor code before it (amp-lower-loss-scaling) or are markers.
+// survive to bufferization (amp.all_reduce, amp.unscale_gradients): the
+// other amp ops are lowered to tensor code before it
+// (amp-lower-loss-scaling) or are markers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +18,8 @@ namespace amp {
 /// amp.all_reduce bufferizes to a new buffer, a copy of its operand, that
 /// amp.all_reduce_in_place reduces (the conversion
 /// amp-collectives-to-library-calls makes that the runtime's `ampAllReduce`,
-/// or its device twin `ampGpuAllReduce`).
+/// or its device twin `ampGpuAllReduce`). amp.unscale_gradients bufferizes
+/// to its buffer form, in destination-passing style.
 void registerBufferizationModels(DialectRegistry &registry);
 
 } // namespace amp

@@ -13,6 +13,7 @@ include "mlir/IR/BuiltinTypes.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/CastInterfaces.td"
 include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/DestinationStyleOpInterface.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
@@ -30,6 +31,9 @@ def Amp_Gradient : RankedTensorOf<[AnyFloat]>;
 // pipeline, so no host synchronisation is needed per step).
 def Amp_ScaleValue : AnyTypeOf<[F32, 0DTensorOf<[F32]>], "f32 or tensor<f32>">;
 def Amp_FlagValue : AnyTypeOf<[I1, 0DTensorOf<[I1]>], "i1 or tensor<i1>">;
+// The operands of an op in destination-passing style, on tensors or buffers.
+def Amp_TensorOrBuffer : AnyTypeOf<[AnyRankedTensor, AnyMemRef],
+    "ranked tensor or memref">;
 def Amp_CounterValue : AnyTypeOf<[I32, 0DTensorOf<[I32]>],
     "i32 or tensor<i32>">;
 
@@ -217,6 +221,62 @@ def Amp_CheckFiniteAndUnscaleOp : Amp_Op<"check_finite_and_unscale", [
                       Amp_FlagValue:$found_inf);
   let assemblyFormat = [{
     $gradients `:` type($gradients) `by` $scale `:` type($scale) attr-dict
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_UnscaleGradientsOp : Amp_Op<"unscale_gradients", [
+    AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "unscales gradients by an inverse scale into their "
+                "destinations, ORing their non-finiteness into a flag";
+  let description = [{
+    What `amp-lower-loss-scaling` makes of `amp.check_finite_and_unscale`:
+    the reciprocal already computed (`inverse` is `1 / scale` in f32: a host
+    scalar, or a 0-d tensor or buffer), the gradients unscaled together. It
+    stays one op through bufferization, so that no pass fuses other work
+    into the unscale, and so that the GPU pipeline makes it one call of the
+    runtime's multi-tensor unscale (`ampGpuCheckFiniteAndUnscaleBuffers`:
+    one launch for every gradient, `amp-linalg-to-library-calls`); on
+    buffers, `amp-lower-loss-scaling` makes it loops (a generic per
+    gradient) where no call is made.
+
+    It is in destination-passing style, on tensors or on buffers alike.
+    `inits` are one destination per gradient, of its type and shape, then
+    the flag (`i1`, 0-d). Each destination receives its gradient times
+    `inverse`, computed in f32 (in f64 for f64 gradients) and rounded once
+    to the gradient's type; the flag receives its initial value ORed with
+    whether any unscaled value is Inf or NaN or `inverse` is not finite and
+    positive (the rule of every unscale entry point of the runtime,
+    docs/runtime-api.md). On tensors the results are the destinations'
+    new values; on buffers (what it bufferizes to) it has none.
+
+    ```mlir
+    %u:3 = amp.unscale_gradients ins(%dw, %db : tensor<16x8xf32>, tensor<8xf32>)
+        by %inverse : tensor<f32>
+        outs(%e0, %e1, %flag : tensor<16x8xf32>, tensor<8xf32>, tensor<i1>)
+        -> tensor<16x8xf32>, tensor<8xf32>, tensor<i1>
+    amp.unscale_gradients ins(%dw, %db : memref<16x8xf32>, memref<8xf32>)
+        by %inverse : memref<f32>
+        outs(%o0, %o1, %flag : memref<16x8xf32>, memref<8xf32>, memref<i1>)
+    ```
+  }];
+  let arguments = (ins Variadic<Amp_TensorOrBuffer>:$gradients,
+                       AnyTypeOf<[F32, Amp_TensorOrBuffer]>:$inverse,
+                       Variadic<Amp_TensorOrBuffer>:$inits);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `ins` `(` $gradients `:` type($gradients) `)`
+    `by` $inverse `:` type($inverse)
+    `outs` `(` $inits `:` type($inits) `)` attr-dict
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitsMutable(); }
+    /// The destinations of the unscaled gradients (the inits but the flag).
+    OperandRange getOutputs() { return getInits().drop_back(); }
+    /// The flag's destination (the last init).
+    Value getFlag() { return getInits().back(); }
   }];
   let hasVerifier = 1;
 }

@@ -147,10 +147,7 @@ def AmpRoundOncePass : Pass<"amp-round-once"> {
 
     The mode is the `rounding` option, or when it is empty the module's
     `amp.rounding` attribute (written by `--amp-o1`/`--amp-o2`), or once.
-    With `per-op` the pass changes nothing. A generic with a `library_call`
-    (the unscale of gradients, which checks the rounded values it writes)
-    is the runtime's contract and is left as it is. With
-    `keep-library-narrowing`
+    With `per-op` the pass changes nothing. With `keep-library-narrowing`
     (the GPU pipeline), the narrowing of a matmul's or convolution's result
     stays (read directly or through a reshaped view): the cuBLAS/cuDNN
     call writes the low type itself.
