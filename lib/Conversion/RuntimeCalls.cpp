@@ -9,8 +9,10 @@
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 
 #include "mlir/AsmParser/AsmParser.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/FunctionInterfaces.h"
@@ -161,4 +163,55 @@ FailureOr<Operation *> mlir::amp::createRuntimeCall(OpBuilder &builder,
   return LLVM::CallOp::create(builder, loc, cast<LLVM::LLVMFuncOp>(*callee),
                               args)
       .getOperation();
+}
+
+Value mlir::amp::createBufferPointer(OpBuilder &builder, Location loc,
+                                     Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
+  SmallVector<int64_t> strides;
+  int64_t offset = 0;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    offset = ShapedType::kDynamic;
+  Value address =
+      memref::ExtractAlignedPointerAsIndexOp::create(builder, loc, buffer);
+  Value byteOffset;
+  if (ShapedType::isDynamic(offset))
+    byteOffset = arith::MulIOp::create(
+        builder, loc,
+        memref::ExtractStridedMetadataOp::create(builder, loc, buffer)
+            .getOffset(),
+        arith::ConstantIndexOp::create(builder, loc, bytes));
+  else if (offset != 0)
+    byteOffset = arith::ConstantIndexOp::create(builder, loc, offset * bytes);
+  if (byteOffset)
+    address = arith::AddIOp::create(builder, loc, address, byteOffset);
+  Value asInt =
+      arith::IndexCastOp::create(builder, loc, builder.getI64Type(), address);
+  return LLVM::IntToPtrOp::create(
+      builder, loc, LLVM::LLVMPointerType::get(builder.getContext()), asInt);
+}
+
+Value mlir::amp::createBufferElementCount(OpBuilder &builder, Location loc,
+                                          Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  Type i64 = builder.getI64Type();
+  int64_t staticCount = 1;
+  Value count;
+  for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
+    if (!type.isDynamicDim(i)) {
+      staticCount *= type.getDimSize(i);
+      continue;
+    }
+    Value size = arith::IndexCastOp::create(
+        builder, loc, i64, memref::DimOp::create(builder, loc, buffer, i));
+    count = count ? arith::MulIOp::create(builder, loc, count, size).getResult()
+                  : size;
+  }
+  Value constant = arith::ConstantIntOp::create(builder, loc, staticCount, 64);
+  if (!count)
+    return constant;
+  if (staticCount == 1)
+    return count;
+  return arith::MulIOp::create(builder, loc, count, constant);
 }

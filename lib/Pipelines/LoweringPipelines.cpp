@@ -145,8 +145,9 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // The collectives' buffers, once their deallocation is placed (after the
-  // collective, which reads and writes them): calls of the runtime.
-  pm.addPass(createAmpCollectivesToLibraryCallsPass());
+  // collective, which reads and writes them): calls of the runtime (the
+  // unscale is loops on the CPU, above).
+  pm.addPass(createAmpToLibraryCallsPass());
   pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
   // LLVM has no 8-bit floats: f32 <-> f8E4M3FN/f8E5M2 as integer code.
   pm.addPass(createAmpExpandFloat8Pass());
@@ -292,9 +293,6 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
   if (options.libraries)
     pm.addPass(createAmpLinalgToLibraryCallsPass());
-  // The unscale of the gradients no call took (amp.unscale_gradients):
-  // generated kernels.
-  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in
   // buildBufferDeallocationPipeline but without its lowering: that one
@@ -306,11 +304,14 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(bufferization::createBufferDeallocationSimplificationPass());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createAmpMemRefToGPUPass());
-  // The collectives on what are now device buffers: the runtime's device
-  // twin, stream-ordered (before gpu-async-region, which chains it).
-  AmpCollectivesToLibraryCallsPassOptions collectives;
-  collectives.device = true;
-  pm.addPass(createAmpCollectivesToLibraryCallsPass(collectives));
+  // The collectives and the gradients' unscale on what are now device
+  // buffers: the runtime's device calls, stream-ordered (before
+  // gpu-async-region, which chains them); an unscale the call does not fit
+  // becomes generics (kernels).
+  AmpToLibraryCallsPassOptions calls;
+  calls.device = true;
+  pm.addPass(createAmpToLibraryCallsPass(calls));
+  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
 
   // Everything else: parallel loops, tiled into blocks and threads, mapped
   // and outlined into kernels; one stream for the whole function.

@@ -68,8 +68,8 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
       generics are made once the step is bufferized: before, the unscale is
       ONE `amp.unscale_gradients` for all gradients (the reciprocal
       computed), which no pass fuses other work into, and which
-      `amp-linalg-to-library-calls` makes one call of the runtime's
-      multi-tensor kernel on the GPU. The pipelines run this pass again
+      `amp-to-library-calls` makes one call of the runtime's multi-tensor
+      kernel on the GPU. The pipelines run this pass again
       after bufferization (and after the library calls), where it makes
       the generics of what is left;
     * `amp.update_loss_scaling`: the unified state machine (the runtime's
@@ -93,30 +93,44 @@ def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
 // To GPU and library calls (buffers)
 //===----------------------------------------------------------------------===//
 
-def AmpCollectivesToLibraryCallsPass
-    : Pass<"amp-collectives-to-library-calls", "::mlir::ModuleOp"> {
-  let summary = "The buffer form of the collectives as runtime calls";
+def AmpToLibraryCallsPass : Pass<"amp-to-library-calls", "::mlir::ModuleOp"> {
+  let summary = "The amp buffer ops as runtime calls: collectives, the "
+                "gradients' unscale";
   let description = [{
-    On bufferized code, rewrites each `amp.all_reduce_in_place` (what
-    `amp.all_reduce` bufferizes to) into a call of the runtime's
-    `ampAllReduce(pointer, count, dtype, kind)`: the buffer's aligned
-    pointer, its element count (read from its sizes where they are
-    dynamic), the element type's `AmpDType` code and the kind's value
-    (`#amp.reduce_kind`). The host function is declared as an `llvm.func`
-    and called with `llvm.call`, so that no C wrapper is requested for it.
+    On bufferized code, rewrites the amp ops that are runtime calls, each
+    built from its op (no tagged generic matched back):
 
-    With `device=true` (the GPU pipeline, after `amp-memref-to-gpu` has put
-    the buffers on the device), it calls the device twin `ampGpuAllReduce`
-    instead (same arguments; a private `func.func` marked
-    `amp.stream_ordered`: it enqueues on the runtime's stream, copying the
-    buffer to the host, reducing and copying back).
+    * each `amp.all_reduce_in_place` (what `amp.all_reduce` bufferizes to)
+      into a call of the runtime's `ampAllReduce(pointer, count, dtype,
+      kind)`: the buffer's aligned pointer, its element count (read from
+      its sizes where they are dynamic), the element type's `AmpDType` code
+      and the kind's value (`#amp.reduce_kind`). The host function is
+      declared as an `llvm.func` and called with `llvm.call`, so that no C
+      wrapper is requested for it. With `device=true` (the GPU pipeline,
+      after `amp-memref-to-gpu` has put the buffers on the device), it calls
+      the device twin `ampGpuAllReduce` instead (same arguments; a private
+      `func.func` marked `amp.stream_ordered`: it enqueues on the runtime's
+      stream, copying the buffer to the host, reducing and copying back).
+    * with `device=true`, each `amp.unscale_gradients` on buffers (what
+      `amp-lower-loss-scaling` makes of an `amp.check_finite_and_unscale`,
+      bufferized) into one call of `ampGpuCheckFiniteAndUnscaleBuffers`,
+      the runtime's one-launch unscale and check of a table of buffers,
+      which reads the inverse scale and ORs into the flag on the device (no
+      host synchronisation). The table's host arrays (pointers, element
+      counts, dtypes) are `llvm.alloca`s in the function's entry block,
+      filled right before the call. Where the call does not fit (a strided
+      gradient buffer, an f64 gradient, a host-scalar inverse scale) the op
+      is left as it is, with a remark, for `amp-lower-loss-scaling` to make
+      generics of (one-thread generated kernels). Without `device` the op is
+      left to the loops, without a remark.
 
-    Both declarations come from the runtime's table (`RuntimeCalls.h`); a
+    The declarations come from the runtime's table (`RuntimeCalls.h`); a
     module that defines another symbol of that name is an error on the op.
   }];
   let options = [
     Option<"device", "device", "bool", "false",
-           "The buffers are device buffers: call ampGpuAllReduce">
+           "The buffers are device buffers: call ampGpuAllReduce and "
+           "ampGpuCheckFiniteAndUnscaleBuffers">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
@@ -127,7 +141,7 @@ def AmpCollectivesToLibraryCallsPass
 def AmpLinalgToLibraryCallsPass
     : Pass<"amp-linalg-to-library-calls", "::mlir::ModuleOp"> {
   let summary = "Matmuls as cuBLAS (or CPU BLAS), 2-D convolutions as "
-                "cuDNN, amp.unscale_gradients as runtime calls";
+                "cuDNN calls";
   let description = [{
     On bufferized functions, rewrites `linalg.matmul` and
     `linalg.batch_matmul` (including transposed-operand indexing maps, the
@@ -166,19 +180,6 @@ def AmpLinalgToLibraryCallsPass
     (the reduction and the fill go, the buffer is allocated before the
     call); otherwise it is NULL.
 
-    An `amp.unscale_gradients` on buffers (what `amp-lower-loss-scaling`
-    makes of an `amp.check_finite_and_unscale` with `library-calls`, once
-    bufferized) becomes one call of `ampGpuCheckFiniteAndUnscaleBuffers`,
-    the runtime's one-launch unscale and check of a table of buffers, which
-    reads the inverse scale and ORs into the flag on the device (no host
-    synchronisation). The table's host arrays (pointers, element counts,
-    dtypes) are `llvm.alloca`s in the function's entry block, filled right
-    before the call. Where a gradient does not fit the call (a strided
-    buffer, an f64 gradient, a host-scalar inverse scale) the op is left
-    as it is, with a remark, for `amp-lower-loss-scaling` to make generics
-    of (one-thread generated kernels); with `target=cpu` it is left
-    without one (loops).
-
     GEMM sizes, leading dimensions and batch strides may be dynamic (a
     frontend's dynamic batch): the call reads them from the buffers'
     descriptors at run time. Ops that do not fit (a convolution of dynamic
@@ -208,8 +209,7 @@ def AmpLinalgToLibraryCallsPass
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::LLVM::LLVMDialect",
-    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect"
+    "::mlir::LLVM::LLVMDialect", "::mlir::memref::MemRefDialect"
   ];
 }
 
@@ -290,7 +290,7 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
     `linalg.copy`, a kernel whatever the layouts. Function arguments are
     taken to be device buffers already. The collectives' buffers
     (`amp.all_reduce_in_place`) are then device buffers:
-    `amp-collectives-to-library-calls{device=true}` runs after it.
+    `amp-to-library-calls{device=true}` runs after it.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

@@ -63,6 +63,16 @@ FailureOr<Operation *> createRuntimeCall(OpBuilder &builder, Operation *user,
                                          RuntimeFunction function,
                                          ValueRange args);
 
+/// The address of the first element of the memref `buffer` as an
+/// !llvm.ptr, as the runtime's calls take their buffers: the aligned base
+/// plus the layout's offset, a constant when it is static, read from the
+/// descriptor otherwise (a slice at a loop index).
+Value createBufferPointer(OpBuilder &builder, Location loc, Value buffer);
+
+/// The element count of the memref `buffer` as an i64: the static sizes'
+/// product, times the dynamic sizes read from the descriptor.
+Value createBufferElementCount(OpBuilder &builder, Location loc, Value buffer);
+
 } // namespace amp
 } // namespace mlir
 

@@ -1,6 +1,7 @@
-//===- CollectivesToLibraryCalls.cpp - amp-collectives-to-library-calls ---===//
+//===- CollectivesToLibraryCalls.cpp - collectives as runtime calls -------===//
 //
-// Part of amp-mlir. The buffer form of the collectives as runtime calls:
+// Part of amp-mlir. The buffer form of the collectives as runtime calls (a
+// family of amp-to-library-calls, AmpToLibraryCalls.cpp):
 //
 //   amp.all_reduce_in_place mean %buf : memref<?x8xf32>
 //   // becomes
@@ -22,19 +23,9 @@
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/PatternMatch.h"
-#include "mlir/Transforms/DialectConversion.h"
-
-namespace mlir {
-namespace amp {
-#define GEN_PASS_DEF_AMPCOLLECTIVESTOLIBRARYCALLSPASS
-#include "amp/Conversion/Passes.h.inc"
-} // namespace amp
-} // namespace mlir
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -57,37 +48,8 @@ struct AllReduceInPlaceToLibraryCall
     if (!dtype || !type.getLayout().isIdentity())
       return rewriter.notifyMatchFailure(op, "not a buffer the runtime takes");
 
-    // The element count: the static sizes' product times the dynamic ones.
-    Type i64 = rewriter.getI64Type();
-    int64_t staticCount = 1;
-    for (int64_t i = 0, e = type.getRank(); i < e; ++i)
-      if (!type.isDynamicDim(i))
-        staticCount *= type.getDimSize(i);
-    Value count;
-    for (int64_t i = 0, e = type.getRank(); i < e; ++i) {
-      if (!type.isDynamicDim(i))
-        continue;
-      Value size = memref::DimOp::create(rewriter, loc, buffer, i);
-      count = count ? arith::MulIOp::create(rewriter, loc, count, size)
-                          .getResult()
-                    : size;
-    }
-    Value count64;
-    if (!count) {
-      count64 = arith::ConstantIntOp::create(rewriter, loc, staticCount, 64);
-    } else {
-      count64 = arith::IndexCastOp::create(rewriter, loc, i64, count);
-      if (staticCount != 1)
-        count64 = arith::MulIOp::create(
-            rewriter, loc, count64,
-            arith::ConstantIntOp::create(rewriter, loc, staticCount, 64));
-    }
-
-    Value address =
-        memref::ExtractAlignedPointerAsIndexOp::create(rewriter, loc, buffer);
-    Value pointer = LLVM::IntToPtrOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()),
-        arith::IndexCastOp::create(rewriter, loc, i64, address).getResult());
+    Value count64 = createBufferElementCount(rewriter, loc, buffer);
+    Value pointer = createBufferPointer(rewriter, loc, buffer);
     Value dtypeValue = arith::ConstantIntOp::create(
         rewriter, loc, static_cast<int64_t>(*dtype), 32);
     Value kindValue = arith::ConstantIntOp::create(
@@ -105,23 +67,6 @@ struct AllReduceInPlaceToLibraryCall
   bool device;
 };
 
-struct AmpCollectivesToLibraryCallsPass
-    : public amp::impl::AmpCollectivesToLibraryCallsPassBase<
-          AmpCollectivesToLibraryCallsPass> {
-  using Base::Base;
-
-  void runOnOperation() override {
-    MLIRContext *context = &getContext();
-    RewritePatternSet patterns(context);
-    populateAmpCollectivesToLibraryCallsPatterns(patterns, device);
-    ConversionTarget target(*context);
-    target.addIllegalOp<AllReduceInPlaceOp>();
-    target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
-    if (failed(applyPartialConversion(getOperation(), target,
-                                      std::move(patterns))))
-      signalPassFailure();
-  }
-};
 } // namespace
 
 void mlir::amp::populateAmpCollectivesToLibraryCallsPatterns(

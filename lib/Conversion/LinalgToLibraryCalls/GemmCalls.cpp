@@ -317,15 +317,15 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
                              mm,
                              nn,
                              kk,
-                             getPointer(b, loc, a),
+                             createBufferPointer(b, loc, a),
                              i32c(loc, aType),
                              ld(a, *ai),
                              batchStride(a, *ai),
-                             getPointer(b, loc, bv),
+                             createBufferPointer(b, loc, bv),
                              i32c(loc, bType),
                              ld(bv, *bi),
                              batchStride(bv, *bi),
-                             getPointer(b, loc, c),
+                             createBufferPointer(b, loc, c),
                              i32c(loc, cType),
                              ld(c, *ci),
                              batchStride(c, *ci),
@@ -343,9 +343,9 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
         output->buffer->moveBefore(op);
       output->reduction->erase();
       output->fill->erase();
-      amax = getPointer(b, loc, output->buffer);
+      amax = createBufferPointer(b, loc, output->buffer);
     }
-    args.push_back(scale ? getPointer(b, loc, scale) : null);
+    args.push_back(scale ? createBufferPointer(b, loc, scale) : null);
     args.push_back(null);
     args.push_back(amax);
     function = onCpu ? RuntimeFunction::ampCpuLibraryScaledGemm

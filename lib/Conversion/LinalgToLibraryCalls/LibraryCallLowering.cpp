@@ -104,32 +104,6 @@ Value getStride(OpBuilder &b, Location loc, Value value, const BufferInfo &info,
   return arith::IndexCastOp::create(b, loc, b.getI64Type(), stride);
 }
 
-/// The device pointer of the first element of `value` as an !llvm.ptr: the
-/// aligned base plus the layout's offset, a constant when it is static, read
-/// from the descriptor otherwise (a slice at a loop index).
-Value getPointer(OpBuilder &b, Location loc, Value value) {
-  auto type = cast<MemRefType>(value.getType());
-  int64_t bytes = std::max<int64_t>(1, type.getElementTypeBitWidth() / 8);
-  SmallVector<int64_t> strides;
-  int64_t offset = 0;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    offset = ShapedType::kDynamic;
-  Value address = memref::ExtractAlignedPointerAsIndexOp::create(b, loc, value);
-  Value byteOffset;
-  if (ShapedType::isDynamic(offset))
-    byteOffset = arith::MulIOp::create(
-        b, loc,
-        memref::ExtractStridedMetadataOp::create(b, loc, value).getOffset(),
-        arith::ConstantIndexOp::create(b, loc, bytes));
-  else if (offset != 0)
-    byteOffset = arith::ConstantIndexOp::create(b, loc, offset * bytes);
-  if (byteOffset)
-    address = arith::AddIOp::create(b, loc, address, byteOffset);
-  Value asInt = arith::IndexCastOp::create(b, loc, b.getI64Type(), address);
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext()), asInt);
-}
-
 /// True if `value` is the constant +0.0.
 bool isPositiveZero(Value value) {
   FloatAttr attr;

@@ -5,8 +5,8 @@
 // pass does): operands as the runtime takes them, the epilogues a call
 // writes itself, and the builder that emits the calls. One file per family
 // defines its part of the builder: GemmCalls.cpp (GEMMs, FP8 GEMMs),
-// ConvCalls.cpp (2-D convolutions), UnscaleCalls.cpp (amp.unscale_gradients);
-// LibraryCallLowering.cpp the shared helpers.
+// ConvCalls.cpp (2-D convolutions); LibraryCallLowering.cpp the shared
+// helpers. (The amp ops' calls are amp-to-library-calls'.)
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,7 +14,6 @@
 #define AMP_LIB_CONVERSION_LINALGTOLIBRARYCALLS_LIBRARYCALLLOWERING_H
 
 #include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -72,8 +71,6 @@ FailureOr<BufferInfo> getBufferInfo(Value value, std::string &why,
 Value getSize(OpBuilder &b, Location loc, Value value, unsigned dim);
 Value getStride(OpBuilder &b, Location loc, Value value, const BufferInfo &info,
                 unsigned dim);
-/// The address of `value`'s first element as an LLVM pointer.
-Value getPointer(OpBuilder &b, Location loc, Value value);
 /// True if `info` describes a contiguous row-major buffer.
 bool isContiguous(const BufferInfo &info);
 
@@ -151,11 +148,6 @@ struct Lowering {
   LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
   LogicalResult lowerConv(linalg::LinalgOp op, ConvLayout layout,
                           std::string &why);
-  /// amp.unscale_gradients on buffers as one call for all its gradients
-  /// (UnscaleCalls.cpp); failure, with `why`, when its buffers do not fit
-  /// the call.
-  LogicalResult lowerUnscaleGradients(UnscaleGradientsOp op, std::string &why);
-  Value buildNumel(Location loc, Value in);
 };
 
 /// Convolutions the CPU calls take (ConvCalls.cpp).

@@ -17,7 +17,7 @@
 // ampCpuLibraryGemm and convolutions ampCpuLibraryConv2d on host pointers
 // instead (same arguments: the host's CBLAS, f32 accumulation; the
 // convolutions packed im2col, also in the NHWC/FHWC form of tosa.conv2d,
-// and with a dynamic batch); amp.unscale_gradients is left to the loops.
+// and with a dynamic batch).
 //
 // Epilogues: a zero-filled f32 accumulator (a memref.alloc) whose only
 // readers narrow it (arith.truncf to the operands' f16/bf16 type, see
@@ -46,7 +46,6 @@
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Dialect/Math/IR/Math.h"
 
 namespace mlir {
 namespace amp {
@@ -84,21 +83,6 @@ struct AmpLinalgToLibraryCallsPass
     });
     Lowering lowering(module);
     lowering.onCpu = onCpu;
-    // The gradients of one amp.check_finite_and_unscale: one call, one
-    // launch. An op the call does not fit is left to amp-lower-loss-scaling
-    // (a generic per gradient: one-thread generated kernels); on the CPU,
-    // which has no such call, every one (loops).
-    SmallVector<UnscaleGradientsOp> unscales;
-    if (!onCpu)
-      module.walk([&](UnscaleGradientsOp op) { unscales.push_back(op); });
-    for (UnscaleGradientsOp op : unscales) {
-      std::string why;
-      if (failed(lowering.lowerUnscaleGradients(op, why)))
-        op->emitRemark() << "amp: unscale_gradients left for "
-                            "amp-lower-loss-scaling (one-thread generated "
-                            "kernels), not a library call: "
-                         << why;
-    }
     for (linalg::LinalgOp op : ops) {
       if (!op.hasPureBufferSemantics()) {
         op->emitRemark("amp: not a library call: the op is on tensors "

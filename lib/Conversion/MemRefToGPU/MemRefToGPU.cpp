@@ -12,7 +12,7 @@
 //    call, and never freed by compiled code;
 //  - memref.copy becomes linalg.copy (a kernel, whatever the layouts).
 // The collectives' buffers (amp.all_reduce_in_place) are device buffers then:
-// amp-collectives-to-library-calls{device=true} calls the device twin.
+// amp-to-library-calls{device=true} calls the device twin.
 //
 // A conditional free must not be a gpu.dealloc in an scf.if: gpu-async-region
 // would put a host synchronisation before and inside every such region. So

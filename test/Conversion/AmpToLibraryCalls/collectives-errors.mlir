@@ -2,7 +2,7 @@
 // of the module that takes the runtime function's name (then the driver's
 // own error follows).
 // RUN: amp-opt %s -split-input-file -verify-diagnostics \
-// RUN:   -amp-collectives-to-library-calls
+// RUN:   -amp-to-library-calls
 
 func.func private @ampAllReduce(%x: i32)
 

@@ -1,9 +1,9 @@
-// amp-collectives-to-library-calls: amp.all_reduce_in_place as a call of the
+// amp-to-library-calls: amp.all_reduce_in_place as a call of the
 // runtime's ampAllReduce(pointer, count, dtype, kind) on host buffers (an
 // llvm.call of an llvm.func: no C wrapper), and with device=true of its
 // device twin ampGpuAllReduce (a stream-ordered func.func).
-// RUN: amp-opt %s -split-input-file -amp-collectives-to-library-calls | FileCheck %s
-// RUN: amp-opt %s -split-input-file -amp-collectives-to-library-calls=device=true | FileCheck %s --check-prefix=DEVICE
+// RUN: amp-opt %s -split-input-file -amp-to-library-calls | FileCheck %s
+// RUN: amp-opt %s -split-input-file -amp-to-library-calls=device=true | FileCheck %s --check-prefix=DEVICE
 
 // Static shape: the count is a constant; f32 is dtype 0, mean kind 1.
 // CHECK-LABEL: func.func @static
@@ -34,11 +34,13 @@ func.func @static(%buf: memref<16x8xf32>) {
 // i1 is dtype 4 (one byte per element), max kind 2.
 // CHECK-LABEL: func.func @dynamic
 // CHECK-SAME: (%[[BUF:.*]]: memref<?x4x?xi1>)
-// CHECK-DAG: %[[D0:.*]] = memref.dim %[[BUF]], %c0
-// CHECK-DAG: %[[D2:.*]] = memref.dim %[[BUF]], %c2
-// CHECK: %[[N:.*]] = arith.muli %[[D0]], %[[D2]] : index
-// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
-// CHECK: %[[COUNT:.*]] = arith.muli %[[N64]], %{{.*}} : i64
+// CHECK: %[[D0:.*]] = memref.dim %[[BUF]], %c0
+// CHECK: %[[N0:.*]] = arith.index_cast %[[D0]] : index to i64
+// CHECK: %[[D2:.*]] = memref.dim %[[BUF]], %c2
+// CHECK: %[[N2:.*]] = arith.index_cast %[[D2]] : index to i64
+// CHECK: %[[N:.*]] = arith.muli %[[N0]], %[[N2]] : i64
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i64
+// CHECK: %[[COUNT:.*]] = arith.muli %[[N]], %[[FOUR]] : i64
 // CHECK-DAG: %[[DTYPE:.*]] = arith.constant 4 : i32
 // CHECK-DAG: %[[KIND:.*]] = arith.constant 2 : i32
 // CHECK: llvm.call @ampAllReduce(%{{.*}}, %[[COUNT]], %[[DTYPE]], %[[KIND]])

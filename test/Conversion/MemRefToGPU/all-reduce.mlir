@@ -2,7 +2,7 @@
 
 // The buffer of a bufferized amp.all_reduce becomes a device buffer like any
 // other; the collective itself stays, for
-// amp-collectives-to-library-calls{device=true} (the GPU pipeline runs it
+// amp-to-library-calls{device=true} (the GPU pipeline runs it
 // next).
 // CHECK-LABEL: func.func @all_reduce
 // CHECK: %[[BUF:.*]] = gpu.alloc () : memref<8xf32>

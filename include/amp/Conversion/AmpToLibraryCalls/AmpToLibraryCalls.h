@@ -1,8 +1,11 @@
 //===- AmpToLibraryCalls.h - amp buffer ops to runtime calls ----*- C++ -*-===//
 //
-// Part of amp-mlir. amp-collectives-to-library-calls: the buffer form of the
-// collectives (amp.all_reduce_in_place) as calls of libamp_runtime's library
-// calls (ampAllReduce, or ampGpuAllReduce on device buffers).
+// Part of amp-mlir. amp-to-library-calls: the amp ops that are runtime
+// calls, on buffers, one family per file: the collectives
+// (amp.all_reduce_in_place: ampAllReduce, or ampGpuAllReduce on device
+// buffers; CollectivesToLibraryCalls.cpp) and the gradients' unscale
+// (amp.unscale_gradients: ampGpuCheckFiniteAndUnscaleBuffers on device
+// buffers; UnscaleToLibraryCalls.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,12 +14,16 @@
 
 #include "mlir/Pass/Pass.h"
 
+#include <optional>
+#include <string>
+
 namespace mlir {
 class RewritePatternSet;
 
 namespace amp {
+class UnscaleGradientsOp;
 
-#define GEN_PASS_DECL_AMPCOLLECTIVESTOLIBRARYCALLSPASS
+#define GEN_PASS_DECL_AMPTOLIBRARYCALLSPASS
 #include "amp/Conversion/Passes.h.inc"
 
 /// Patterns rewriting amp.all_reduce_in_place into a call of the runtime's
@@ -25,6 +32,21 @@ namespace amp {
 /// from the runtime's table (RuntimeCalls.h).
 void populateAmpCollectivesToLibraryCallsPatterns(RewritePatternSet &patterns,
                                                   bool device);
+
+/// Why `op` cannot be one call of ampGpuCheckFiniteAndUnscaleBuffers (on
+/// tensors, a strided gradient buffer, an f64 gradient, a host-scalar
+/// inverse scale), or std::nullopt when it can.
+std::optional<std::string> getUnscaleCallMismatch(UnscaleGradientsOp op);
+
+/// Patterns rewriting each amp.unscale_gradients on device buffers that
+/// fits (getUnscaleCallMismatch) into one call of the runtime's
+/// multi-tensor unscale, ampGpuCheckFiniteAndUnscaleBuffers.
+void populateAmpUnscaleToLibraryCallsPatterns(RewritePatternSet &patterns);
+
+/// The patterns of amp-to-library-calls: the collectives' and, with
+/// `device`, the unscale's.
+void populateAmpToLibraryCallsPatterns(RewritePatternSet &patterns,
+                                       bool device);
 
 } // namespace amp
 } // namespace mlir

@@ -12,7 +12,7 @@
 //
 // The operand is only read, so it is never written in place: a function
 // argument or a constant passed to the op keeps its value. The runtime call
-// is the conversions' business (amp-collectives-to-library-calls), not the
+// is the conversions' business (amp-to-library-calls), not the
 // dialect's.
 //
 // amp.unscale_gradients is in destination-passing style: it bufferizes to

@@ -1,7 +1,7 @@
 // amp.all_reduce bufferizes to a new buffer, a copy of its operand (which is
 // only read: function arguments and constants keep their values), that its
 // buffer form, amp.all_reduce_in_place, reduces. No runtime call: that is
-// amp-collectives-to-library-calls' (test/Conversion/AmpToLibraryCalls).
+// amp-to-library-calls' (test/Conversion/AmpToLibraryCalls).
 // RUN: amp-opt %s -split-input-file \
 // RUN:   -one-shot-bufferize="bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map" \
 // RUN: | FileCheck %s

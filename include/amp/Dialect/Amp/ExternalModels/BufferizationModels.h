@@ -17,7 +17,7 @@ namespace amp {
 
 /// amp.all_reduce bufferizes to a new buffer, a copy of its operand, that
 /// amp.all_reduce_in_place reduces (the conversion
-/// amp-collectives-to-library-calls makes that the runtime's `ampAllReduce`,
+/// amp-to-library-calls makes that the runtime's `ampAllReduce`,
 /// or its device twin `ampGpuAllReduce`). amp.unscale_gradients bufferizes
 /// to its buffer form, in destination-passing style.
 void registerBufferizationModels(DialectRegistry &registry);

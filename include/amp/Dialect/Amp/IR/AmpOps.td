@@ -381,7 +381,7 @@ def Amp_AllReduceOp : Amp_Op<"all_reduce", [
     collective. The precision passes leave it alone: it keeps the type its
     operand was written with. It bufferizes to a fresh buffer (a copy of the
     operand) that `amp.all_reduce_in_place` reduces; the lowering pipelines
-    make that a call of the runtime (`amp-collectives-to-library-calls`:
+    make that a call of the runtime (`amp-to-library-calls`:
     `ampAllReduce` on the CPU and `ampGpuAllReduce` on device buffers,
     docs/runtime-api.md).
 
@@ -412,7 +412,7 @@ def Amp_AllReduceInPlaceOp : Amp_Op<"all_reduce_in_place", [
 
     The buffer must have the identity layout: the runtime reduces its
     elements as one contiguous array from its aligned pointer. Host buffers
-    and device buffers alike: `amp-collectives-to-library-calls` makes it a
+    and device buffers alike: `amp-to-library-calls` makes it a
     call of the runtime's `ampAllReduce` (host memory) or, with
     `device=true` (after `amp-memref-to-gpu`), of its device twin
     `ampGpuAllReduce`.

@@ -1,14 +1,15 @@
-// RUN: amp-opt %s --amp-linalg-to-library-calls --canonicalize --split-input-file \
+// RUN: amp-opt %s --amp-to-library-calls=device=true --canonicalize --split-input-file \
 // RUN:     --mlir-print-op-on-diagnostic=false -verify-diagnostics | FileCheck %s
-// RUN: amp-opt %s --amp-linalg-to-library-calls=target=cpu --split-input-file \
-// RUN:     --mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=CPU
+// RUN: amp-opt %s --amp-to-library-calls --split-input-file \
+// RUN:     --mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=HOST
 
-// amp.unscale_gradients on buffers (what amp-lower-loss-scaling makes with
-// library-calls, bufferized) becomes one call of the runtime's table kernel:
+// amp.unscale_gradients on device buffers (what amp-lower-loss-scaling
+// makes of amp.check_finite_and_unscale, bufferized and put on the device)
+// becomes one call of the runtime's table kernel:
 // host arrays (allocated once in the entry block) of gradient in and out
 // pointers, element counts and dtypes, and the device pointers of the
-// inverse scale and of the flag. The CPU has no such call: the op is left
-// to amp-lower-loss-scaling (loops), without a remark.
+// inverse scale and of the flag. On host buffers (the CPU pipeline) the op
+// is left to amp-lower-loss-scaling (loops), without a remark.
 // CHECK-LABEL: func.func @unscale
 // CHECK-DAG: %[[N:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
@@ -32,9 +33,9 @@
 // CHECK-NOT: amp.unscale_gradients
 // CHECK-NOT: linalg.generic
 // CHECK: func.func private @ampGpuCheckFiniteAndUnscaleBuffers(i64, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr) attributes {amp.stream_ordered}
-// CPU-LABEL: func.func @unscale
-// CPU-NOT: call
-// CPU: amp.unscale_gradients ins(%arg0 : memref<8x8xf16>)
+// HOST-LABEL: func.func @unscale
+// HOST-NOT: call
+// HOST: amp.unscale_gradients ins(%arg0 : memref<8x8xf16>)
 func.func @unscale(%g: memref<8x8xf16>, %inv: memref<f32>, %out: memref<8x8xf16>, %flag: memref<i1>) {
   amp.unscale_gradients ins(%g : memref<8x8xf16>) by %inv : memref<f32>
       outs(%out, %flag : memref<8x8xf16>, memref<i1>)
