@@ -45,8 +45,8 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   // upstream bufferization has no model of ml_program.global_load_const.
   pm.addPass(createAmpInlineGlobalConstantsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
-  fpm.addPass(createAmpLowerLossScalingPass());
-  fpm.addPass(createAmpLowerFloat8ScalingPass());
+  fpm.addPass(createAmpLossScalingToLinalgPass());
+  fpm.addPass(createAmpFloat8ScalingToLinalgPass());
   fpm.addPass(tosa::createTosaToLinalgNamed());
   fpm.addPass(tosa::createTosaToLinalg());
   fpm.addPass(createTosaToArithPass());
@@ -141,7 +141,7 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   }
   // The unscale of the gradients (amp.unscale_gradients, one op through
   // bufferization): loops.
-  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
+  pm.addNestedPass<func::FuncOp>(createAmpLossScalingToLinalgPass());
   bufferization::buildBufferDeallocationPipeline(pm);
   pm.addPass(createConvertBufferizationToMemRefPass());
   // The collectives' buffers, once their deallocation is placed (after the
@@ -311,7 +311,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   AmpToLibraryCallsPassOptions calls;
   calls.device = true;
   pm.addPass(createAmpToLibraryCallsPass(calls));
-  pm.addNestedPass<func::FuncOp>(createAmpLowerLossScalingPass());
+  pm.addNestedPass<func::FuncOp>(createAmpLossScalingToLinalgPass());
 
   // Everything else: parallel loops, tiled into blocks and threads, mapped
   // and outlined into kernels; one stream for the whole function.
@@ -371,7 +371,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuToLLVMConversionPass());
   if (options.simulate) {
     // The same kernels, as host functions the simulator launches.
-    pm.addPass(createAmpSimulateGPUKernelsPass());
+    pm.addPass(createAmpGPUToSimPass());
   } else {
     GpuModuleToBinaryPassOptions binary;
     binary.toolkitPath = options.toolkit;

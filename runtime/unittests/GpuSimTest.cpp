@@ -2,7 +2,7 @@
 //------------------------===//
 //
 // Part of amp-mlir. Kernels written in C++ against the simulator's ABI
-// (AmpGpuSim.h), as amp-simulate-gpu-kernels makes them: thread ids from
+// (AmpGpuSim.h), as amp-gpu-to-sim makes them: thread ids from
 // ampSimSpecialRegister, barriers, PTX shuffles, checked accesses.
 //
 //===----------------------------------------------------------------------===//
@@ -478,7 +478,7 @@ TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
 // The roofline estimate's counts (AmpGpuSim.h's records)
 //===----------------------------------------------------------------------===//
 
-// addOne with its one FLOP counted, as amp-simulate-gpu-kernels counts it.
+// addOne with its one FLOP counted, as amp-gpu-to-sim counts it.
 void addOneCounted(void **params) {
   float *in = *static_cast<float **>(params[0]);
   float *out = *static_cast<float **>(params[1]);

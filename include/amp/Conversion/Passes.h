@@ -16,7 +16,6 @@
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Conversion/MemRefToGPU/MemRefToGPU.h"
-#include "amp/Conversion/SCFToGPU/SCFToGPU.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"

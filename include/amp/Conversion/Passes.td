@@ -18,7 +18,7 @@ include "mlir/Pass/PassBase.td"
 // Float8ScalingToLinalg (tensors)
 //===----------------------------------------------------------------------===//
 
-def AmpLowerFloat8ScalingPass : Pass<"amp-lower-float8-scaling"> {
+def AmpFloat8ScalingToLinalgPass : Pass<"amp-float8-scaling-to-linalg"> {
   let summary = "Lower the amp FP8 scaling ops to linalg and arith";
   let description = [{
     Gives `amp.amax`, `amp.quantize` and `amp.dequantize` their meaning as
@@ -49,7 +49,7 @@ def AmpLowerFloat8ScalingPass : Pass<"amp-lower-float8-scaling"> {
 // LossScalingToLinalg (tensors)
 //===----------------------------------------------------------------------===//
 
-def AmpLowerLossScalingPass : Pass<"amp-lower-loss-scaling"> {
+def AmpLossScalingToLinalgPass : Pass<"amp-loss-scaling-to-linalg"> {
   let summary = "Lower the amp loss-scaling ops to linalg and arith";
   let description = [{
     Gives `amp.scale_loss`, `amp.check_finite_and_unscale` and
@@ -112,7 +112,7 @@ def AmpToLibraryCallsPass : Pass<"amp-to-library-calls", "::mlir::ModuleOp"> {
       `func.func` marked `amp.stream_ordered`: it enqueues on the runtime's
       stream, copying the buffer to the host, reducing and copying back).
     * with `device=true`, each `amp.unscale_gradients` on buffers (what
-      `amp-lower-loss-scaling` makes of an `amp.check_finite_and_unscale`,
+      `amp-loss-scaling-to-linalg` makes of an `amp.check_finite_and_unscale`,
       bufferized) into one call of `ampGpuCheckFiniteAndUnscaleBuffers`,
       the runtime's one-launch unscale and check of a table of buffers,
       which reads the inverse scale and ORs into the flag on the device (no
@@ -120,7 +120,7 @@ def AmpToLibraryCallsPass : Pass<"amp-to-library-calls", "::mlir::ModuleOp"> {
       counts, dtypes) are `llvm.alloca`s in the function's entry block,
       filled right before the call. Where the call does not fit (a strided
       gradient buffer, an f64 gradient, a host-scalar inverse scale) the op
-      is left as it is, with a remark, for `amp-lower-loss-scaling` to make
+      is left as it is, with a remark, for `amp-loss-scaling-to-linalg` to make
       generics of (one-thread generated kernels). Without `device` the op is
       left to the loops, without a remark.
 
@@ -213,63 +213,6 @@ def AmpLinalgToLibraryCallsPass
   ];
 }
 
-def AmpMapLoopsToGPUPass
-    : Pass<"amp-map-loops-to-gpu", "::mlir::func::FuncOp"> {
-  let summary = "Tile parallel loops into blocks and threads";
-  let description = [{
-    Prepares loops for `gpu-map-parallel-loops` and
-    `convert-parallel-loops-to-gpu`: every outermost `scf.parallel` is
-    flattened into one dimension (`collapseParallelLoops`; the indices are
-    recovered by division) and tiled by `block-size`, so that every launch
-    is 1-D with `block-size` threads per block (a loop shorter than a block:
-    one block of its length), within CUDA's limits whatever the rank.
-    Reductions with an f32 accumulator (the `scf.for` loops that
-    `convert-linalg-to-parallel-loops` writes for the reduction dimensions,
-    inside or outside the parallel output loops, folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
-    `minimumf`) become a `gpu.launch` with one block per output (256
-    threads, or a warp multiple for shorter rows; 1024 for a reduction to
-    one value): each thread folds a strided share from the identity, a
-    `gpu.all_reduce` combines them (warp shuffles and shared memory), and
-    thread 0 folds the total into the output. A reduction epilogue is
-    applied there too (`fuse-reduction-epilogues`): when the f32 result is a
-    temporary that only the next loop reads, elementwise at the output's
-    indices (a mean's division and its narrowing to f16), thread 0 runs
-    that loop's body on the total and stores what it stores, so the kernel
-    writes the low type and the f32 result and the second kernel are gone
-    (the values are the same bits). And host code that reads or writes memory outside any
-    parallel loop (the loops of a reduction to a scalar, a store) is wrapped
-    in a one-iteration `scf.parallel`, so that it runs on the device where
-    its buffers live. Do not canonicalize between this pass and the mapping:
-    the canonicalizer merges the tile loops back.
-
-    Elementwise loops over whole buffers (static bounds, every load and
-    store at exactly the loop's indices of an identity-layout buffer of the
-    loop's shape, arith ops on f16/bf16/f32/i32/f64/i64 scalars) are first
-    vectorised: each thread loads and stores `vector-bytes` (16) bytes of
-    the widest type at once (`vector.load`/`vector.store` aligned to their
-    size, `ld.global.v4.f32` in PTX), a narrower type proportionally less
-    (an f16 -> f32 cast: 8-byte loads, 16-byte stores). The element count
-    must be a multiple of the vector length. Device buffers must then be
-    16-byte aligned: allocations are (cudaMalloc aligns to 256), and the GPU
-    simulator checks every aligned access.
-  }];
-  let options = [
-    Option<"blockSize", "block-size", "unsigned", "256",
-           "Threads per block along the innermost dimension">,
-    Option<"vectorBytes", "vector-bytes", "unsigned", "16",
-           "Bytes per access of the widest type in vectorised elementwise "
-           "loops (0: no vectorisation)">,
-    Option<"fuseReductionEpilogues", "fuse-reduction-epilogues", "bool",
-           "true",
-           "Apply the elementwise loop that is the only reader of a "
-           "reduction's result in the reduction's kernel">
-  ];
-  let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
-    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
-    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
-  ];
-}
 
 def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
   let summary = "Put the buffers of a bufferized module on the device";
@@ -299,8 +242,8 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
   ];
 }
 
-def AmpSimulateGPUKernelsPass
-    : Pass<"amp-simulate-gpu-kernels", "::mlir::ModuleOp"> {
+def AmpGPUToSimPass
+    : Pass<"amp-gpu-to-sim", "::mlir::ModuleOp"> {
   let summary = "Make NVVM kernels host functions that the GPU simulator "
                 "launches";
   let description = [{
@@ -341,7 +284,7 @@ def AmpFloat8ToNVVMPass : Pass<"amp-float8-to-nvvm"> {
     In the kernels of `gpu.module`s, an `arith.truncf` from f32 to
     `f8E4M3FN` or `f8E5M2` whose operand is clamped to that type's finite
     range by `arith.maximumf` and `arith.minimumf` (what
-    `amp-lower-float8-scaling` writes for `amp.quantize`) becomes
+    `amp-float8-scaling-to-linalg` writes for `amp.quantize`) becomes
     `nvvm.convert.f32x2.to.f8x2` with round-to-nearest and `satfinite`
     (`cvt.rn.satfinite.e4m3x2.f32`, `.e5m2x2`), of which it keeps the low
     byte, bitcast to the FP8 type. PTX rounds to nearest even into the

@@ -437,4 +437,62 @@ def AmpWidenFloat8ContractionsPass
   let dependentDialects = ["::mlir::arith::ArithDialect"];
 }
 
+def AmpMapLoopsToGPUPass
+    : Pass<"amp-map-loops-to-gpu", "::mlir::func::FuncOp"> {
+  let summary = "Tile parallel loops into blocks and threads";
+  let description = [{
+    Prepares loops for `gpu-map-parallel-loops` and
+    `convert-parallel-loops-to-gpu`: every outermost `scf.parallel` is
+    flattened into one dimension (`collapseParallelLoops`; the indices are
+    recovered by division) and tiled by `block-size`, so that every launch
+    is 1-D with `block-size` threads per block (a loop shorter than a block:
+    one block of its length), within CUDA's limits whatever the rank.
+    Reductions with an f32 accumulator (the `scf.for` loops that
+    `convert-linalg-to-parallel-loops` writes for the reduction dimensions,
+    inside or outside the parallel output loops, folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
+    `minimumf`) become a `gpu.launch` with one block per output (256
+    threads, or a warp multiple for shorter rows; 1024 for a reduction to
+    one value): each thread folds a strided share from the identity, a
+    `gpu.all_reduce` combines them (warp shuffles and shared memory), and
+    thread 0 folds the total into the output. A reduction epilogue is
+    applied there too (`fuse-reduction-epilogues`): when the f32 result is a
+    temporary that only the next loop reads, elementwise at the output's
+    indices (a mean's division and its narrowing to f16), thread 0 runs
+    that loop's body on the total and stores what it stores, so the kernel
+    writes the low type and the f32 result and the second kernel are gone
+    (the values are the same bits). And host code that reads or writes memory outside any
+    parallel loop (the loops of a reduction to a scalar, a store) is wrapped
+    in a one-iteration `scf.parallel`, so that it runs on the device where
+    its buffers live. Do not canonicalize between this pass and the mapping:
+    the canonicalizer merges the tile loops back.
+
+    Elementwise loops over whole buffers (static bounds, every load and
+    store at exactly the loop's indices of an identity-layout buffer of the
+    loop's shape, arith ops on f16/bf16/f32/i32/f64/i64 scalars) are first
+    vectorised: each thread loads and stores `vector-bytes` (16) bytes of
+    the widest type at once (`vector.load`/`vector.store` aligned to their
+    size, `ld.global.v4.f32` in PTX), a narrower type proportionally less
+    (an f16 -> f32 cast: 8-byte loads, 16-byte stores). The element count
+    must be a multiple of the vector length. Device buffers must then be
+    16-byte aligned: allocations are (cudaMalloc aligns to 256), and the GPU
+    simulator checks every aligned access.
+  }];
+  let options = [
+    Option<"blockSize", "block-size", "unsigned", "256",
+           "Threads per block along the innermost dimension">,
+    Option<"vectorBytes", "vector-bytes", "unsigned", "16",
+           "Bytes per access of the widest type in vectorised elementwise "
+           "loops (0: no vectorisation)">,
+    Option<"fuseReductionEpilogues", "fuse-reduction-epilogues", "bool",
+           "true",
+           "Apply the elementwise loop that is the only reader of a "
+           "reduction's result in the reduction's kernel">
+  ];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect", "::mlir::vector::VectorDialect"
+  ];
+}
+
 #endif // AMP_TRANSFORMS_PASSES_TD

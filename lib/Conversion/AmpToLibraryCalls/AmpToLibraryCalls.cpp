@@ -38,14 +38,15 @@ struct AmpToLibraryCallsPass
     ConversionTarget target(*context);
     target.addIllegalOp<AllReduceInPlaceOp>();
     // An unscale is a call where the call fits (on device buffers), left
-    // for amp-lower-loss-scaling where it does not.
+    // for amp-loss-scaling-to-linalg where it does not.
     if (device) {
       getOperation()->walk([&](UnscaleGradientsOp op) {
         if (std::optional<std::string> why = getUnscaleCallMismatch(op))
-          op->emitRemark() << "amp: unscale_gradients left for "
-                              "amp-lower-loss-scaling (one-thread generated "
-                              "kernels), not a library call: "
-                           << *why;
+          op->emitRemark()
+              << "amp: unscale_gradients left for "
+                 "amp-loss-scaling-to-linalg (one-thread generated "
+                 "kernels), not a library call: "
+              << *why;
       });
       target.addDynamicallyLegalOp<UnscaleGradientsOp>(
           [](UnscaleGradientsOp op) {

@@ -1,7 +1,7 @@
 //===- Float8ToNVVM.cpp - the amp-float8-to-nvvm pass ---------------------===//
 //
 // Part of amp-mlir. The saturated f32 -> FP8 roundings of amp.quantize (as
-// amp-lower-float8-scaling writes them: maximumf, minimumf, truncf) in GPU
+// amp-float8-scaling-to-linalg writes them: maximumf, minimumf, truncf) in GPU
 // kernels as one PTX instruction, cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32,
 // instead of amp-expand-float8's integer code. Both round to nearest even
 // into the subnormals and keep NaN; on a value already clamped to the finite
@@ -70,7 +70,7 @@ struct SaturatedTruncFToCvt : public OpRewritePattern<arith::TruncFOp> {
     if (!isa<Float8E4M3FNType, Float8E5M2Type>(type) ||
         !op.getIn().getType().isF32())
       return rewriter.notifyMatchFailure(op, "not a scalar f32 -> FP8");
-    // The bounds amp-lower-float8-scaling clamps amp.quantize to.
+    // The bounds amp-float8-scaling-to-linalg clamps amp.quantize to.
     double largest = QuantizeOp::getLargestFinite(cast<FloatType>(type));
     if (!isClampedTo(op.getIn(), largest))
       return rewriter.notifyMatchFailure(op, "not clamped to the FP8 range");

@@ -111,7 +111,7 @@ static void dropScaling(ScaledEpilogue &epilogue) {
 }
 
 namespace {
-/// The amax reduction (amp.amax, lowered by amp-lower-float8-scaling) of a
+/// The amax reduction (amp.amax, lowered by amp-float8-scaling-to-linalg) of a
 /// scaled GEMM's f32 output, which the call computes instead (its dAmax).
 struct OutputAmax {
   linalg::GenericOp reduction;

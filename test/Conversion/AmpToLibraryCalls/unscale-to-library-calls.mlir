@@ -3,13 +3,13 @@
 // RUN: amp-opt %s --amp-to-library-calls --split-input-file \
 // RUN:     --mlir-print-op-on-diagnostic=false 2>/dev/null | FileCheck %s --check-prefix=HOST
 
-// amp.unscale_gradients on device buffers (what amp-lower-loss-scaling
+// amp.unscale_gradients on device buffers (what amp-loss-scaling-to-linalg
 // makes of amp.check_finite_and_unscale, bufferized and put on the device)
 // becomes one call of the runtime's table kernel:
 // host arrays (allocated once in the entry block) of gradient in and out
 // pointers, element counts and dtypes, and the device pointers of the
 // inverse scale and of the flag. On host buffers (the CPU pipeline) the op
-// is left to amp-lower-loss-scaling (loops), without a remark.
+// is left to amp-loss-scaling-to-linalg (loops), without a remark.
 // CHECK-LABEL: func.func @unscale
 // CHECK-DAG: %[[N:.*]] = arith.constant 64 : i64
 // CHECK-DAG: %[[T:.*]] = arith.constant 1 : i32
@@ -121,13 +121,13 @@ func.func @unscale_table(%g0: memref<8xf32>, %g1: memref<16xbf16>, %inv: memref<
 // -----
 
 // A gradient the call cannot take (a strided view; an f64 gradient), or a
-// host-scalar scale: the op is left for amp-lower-loss-scaling, with a
+// host-scalar scale: the op is left for amp-loss-scaling-to-linalg, with a
 // remark, and no call.
 // CHECK-LABEL: func.func @unscale_strided
 // CHECK-NOT: call
 // CHECK: amp.unscale_gradients
 func.func @unscale_strided(%g: memref<4xf32, strided<[2]>>, %inv: memref<f32>, %out: memref<4xf32>, %flag: memref<i1>) {
-  // expected-remark @+1 {{amp: unscale_gradients left for amp-lower-loss-scaling (one-thread generated kernels), not a library call: the gradient buffers must be contiguous}}
+  // expected-remark @+1 {{amp: unscale_gradients left for amp-loss-scaling-to-linalg (one-thread generated kernels), not a library call: the gradient buffers must be contiguous}}
   amp.unscale_gradients ins(%g : memref<4xf32, strided<[2]>>) by %inv : memref<f32>
       outs(%out, %flag : memref<4xf32>, memref<i1>)
   return
@@ -139,7 +139,7 @@ func.func @unscale_strided(%g: memref<4xf32, strided<[2]>>, %inv: memref<f32>, %
 // CHECK-NOT: call
 // CHECK: amp.unscale_gradients
 func.func @unscale_f64(%g: memref<4xf64>, %inv: memref<f32>, %out: memref<4xf64>, %flag: memref<i1>) {
-  // expected-remark @+1 {{amp: unscale_gradients left for amp-lower-loss-scaling (one-thread generated kernels), not a library call: gradients must be f32, f16 or bf16}}
+  // expected-remark @+1 {{amp: unscale_gradients left for amp-loss-scaling-to-linalg (one-thread generated kernels), not a library call: gradients must be f32, f16 or bf16}}
   amp.unscale_gradients ins(%g : memref<4xf64>) by %inv : memref<f32>
       outs(%out, %flag : memref<4xf64>, memref<i1>)
   return
@@ -151,7 +151,7 @@ func.func @unscale_f64(%g: memref<4xf64>, %inv: memref<f32>, %out: memref<4xf64>
 // CHECK-NOT: call
 // CHECK: amp.unscale_gradients
 func.func @unscale_host_scale(%g: memref<4xf32>, %inv: f32, %out: memref<4xf32>, %flag: memref<i1>) {
-  // expected-remark @+1 {{amp: unscale_gradients left for amp-lower-loss-scaling (one-thread generated kernels), not a library call: the scale is a host scalar (hold the scaler state in 0-d tensors on the GPU)}}
+  // expected-remark @+1 {{amp: unscale_gradients left for amp-loss-scaling-to-linalg (one-thread generated kernels), not a library call: the scale is a host scalar (hold the scaler state in 0-d tensors on the GPU)}}
   amp.unscale_gradients ins(%g : memref<4xf32>) by %inv : f32
       outs(%out, %flag : memref<4xf32>, memref<i1>)
   return
@@ -163,7 +163,7 @@ func.func @unscale_host_scale(%g: memref<4xf32>, %inv: f32, %out: memref<4xf32>,
 // CHECK-LABEL: func.func @unscale_tensors
 // CHECK: amp.unscale_gradients
 func.func @unscale_tensors(%g: tensor<4xf32>, %inv: tensor<f32>, %out: tensor<4xf32>, %flag: tensor<i1>) -> (tensor<4xf32>, tensor<i1>) {
-  // expected-remark @+1 {{amp: unscale_gradients left for amp-lower-loss-scaling (one-thread generated kernels), not a library call: the op is on tensors (run after bufferization)}}
+  // expected-remark @+1 {{amp: unscale_gradients left for amp-loss-scaling-to-linalg (one-thread generated kernels), not a library call: the op is on tensors (run after bufferization)}}
   %u:2 = amp.unscale_gradients ins(%g : tensor<4xf32>) by %inv : tensor<f32>
       outs(%out, %flag : tensor<4xf32>, tensor<i1>) -> tensor<4xf32>, tensor<i1>
   return %u#0, %u#1 : tensor<4xf32>, tensor<i1>

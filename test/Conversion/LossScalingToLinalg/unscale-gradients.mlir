@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --amp-lower-loss-scaling | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-loss-scaling-to-linalg | FileCheck %s
 
 // amp.unscale_gradients on buffers (where no library call took it): one
 // generic per gradient that writes the unscaled values and ORs into the flag

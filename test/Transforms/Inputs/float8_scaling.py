@@ -1,5 +1,5 @@
 """amp.quantize, amp.dequantize and amp.amax compiled for the CPU
-(amp_mlir.compile at O0: amp-lower-float8-scaling, then amp-expand-float8)
+(amp_mlir.compile at O0: amp-float8-scaling-to-linalg, then amp-expand-float8)
 against a reference written with ml_dtypes: saturate(x * scale) rounded to
 nearest even in f8E4M3FN and f8E5M2, q / scale, max |x|. The inputs are the
 f32 values at and around every rounding boundary of both formats divided by

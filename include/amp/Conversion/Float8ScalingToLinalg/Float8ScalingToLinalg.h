@@ -1,6 +1,6 @@
 //===- Float8ScalingToLinalg.h - amp FP8 scaling to linalg ------*- C++ -*-===//
 //
-// Part of amp-mlir. amp-lower-float8-scaling: amp.amax, amp.quantize and
+// Part of amp-mlir. amp-float8-scaling-to-linalg: amp.amax, amp.quantize and
 // amp.dequantize as linalg, arith and tensor code.
 //
 //===----------------------------------------------------------------------===//
@@ -15,12 +15,12 @@ class RewritePatternSet;
 
 namespace amp {
 
-#define GEN_PASS_DECL_AMPLOWERFLOAT8SCALINGPASS
+#define GEN_PASS_DECL_AMPFLOAT8SCALINGTOLINALGPASS
 #include "amp/Conversion/Passes.h.inc"
 
 /// Patterns lowering amp.amax, amp.quantize and amp.dequantize to
-/// linalg/arith/tensor (amp-lower-float8-scaling).
-void populateAmpLowerFloat8ScalingPatterns(RewritePatternSet &patterns);
+/// linalg/arith/tensor (amp-float8-scaling-to-linalg).
+void populateAmpFloat8ScalingToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace amp
 } // namespace mlir

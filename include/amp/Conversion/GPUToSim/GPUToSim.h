@@ -1,6 +1,6 @@
 //===- GPUToSim.h - NVVM kernels to the simulator ---------------*- C++ -*-===//
 //
-// Part of amp-mlir. amp-simulate-gpu-kernels: NVVM kernels as host functions
+// Part of amp-mlir. amp-gpu-to-sim: NVVM kernels as host functions
 // that the GPU simulator launches.
 //
 //===----------------------------------------------------------------------===//
@@ -13,7 +13,7 @@
 namespace mlir {
 namespace amp {
 
-#define GEN_PASS_DECL_AMPSIMULATEGPUKERNELSPASS
+#define GEN_PASS_DECL_AMPGPUTOSIMPASS
 #include "amp/Conversion/Passes.h.inc"
 
 } // namespace amp

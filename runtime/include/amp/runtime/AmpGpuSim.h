@@ -125,7 +125,7 @@ AMP_RUNTIME_API void ampSimGetStats(AmpSimStats *stats);
 AMP_RUNTIME_API void ampSimResetStats(void);
 
 /** Adds `count` floating-point operations to the running thread's launch.
- *  amp-simulate-gpu-kernels calls it at the start of each basic block of a
+ *  amp-gpu-to-sim calls it at the start of each basic block of a
  *  kernel that computes on floating-point values, with that block's count:
  *  1 per element for add, subtract, multiply, divide, remainder, min/max
  *  and math functions (sqrt, exp, log, tanh, ...), 2 for fma/fmuladd; 0 for

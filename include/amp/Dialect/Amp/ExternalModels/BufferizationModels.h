@@ -3,7 +3,7 @@
 // Part of amp-mlir. BufferizableOpInterface models of the amp ops that
 // survive to bufferization (amp.all_reduce, amp.unscale_gradients): the
 // other amp ops are lowered to tensor code before it
-// (amp-lower-loss-scaling) or are markers.
+// (amp-loss-scaling-to-linalg) or are markers.
 //
 //===----------------------------------------------------------------------===//
 

@@ -231,14 +231,14 @@ def Amp_UnscaleGradientsOp : Amp_Op<"unscale_gradients", [
   let summary = "unscales gradients by an inverse scale into their "
                 "destinations, ORing their non-finiteness into a flag";
   let description = [{
-    What `amp-lower-loss-scaling` makes of `amp.check_finite_and_unscale`:
+    What `amp-loss-scaling-to-linalg` makes of `amp.check_finite_and_unscale`:
     the reciprocal already computed (`inverse` is `1 / scale` in f32: a host
     scalar, or a 0-d tensor or buffer), the gradients unscaled together. It
     stays one op through bufferization, so that no pass fuses other work
     into the unscale, and so that the GPU pipeline makes it one call of the
     runtime's multi-tensor unscale (`ampGpuCheckFiniteAndUnscaleBuffers`:
     one launch for every gradient, `amp-linalg-to-library-calls`); on
-    buffers, `amp-lower-loss-scaling` makes it loops (a generic per
+    buffers, `amp-loss-scaling-to-linalg` makes it loops (a generic per
     gradient) where no call is made.
 
     It is in destination-passing style, on tensors or on buffers alike.

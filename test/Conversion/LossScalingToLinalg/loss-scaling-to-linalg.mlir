@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file --amp-lower-loss-scaling --mlir-print-op-on-diagnostic=false -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-loss-scaling-to-linalg --mlir-print-op-on-diagnostic=false -verify-diagnostics | FileCheck %s
 
 // A scalar loss: widened, then multiplied in f32.
 // CHECK-LABEL: func.func @scale_scalar

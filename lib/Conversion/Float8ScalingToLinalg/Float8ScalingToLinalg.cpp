@@ -1,4 +1,4 @@
-//===- LowerFloat8Scaling.cpp - the amp-lower-float8-scaling pass ---------===//
+//===- Float8ScalingToLinalg.cpp - the amp-float8-scaling-to-linalg pass --===//
 //
 // Part of amp-mlir. The FP8 scaling ops as tensor code: one elementwise
 // generic for amp.quantize and amp.dequantize, one full reduction for
@@ -19,7 +19,7 @@
 
 namespace mlir {
 namespace amp {
-#define GEN_PASS_DEF_AMPLOWERFLOAT8SCALINGPASS
+#define GEN_PASS_DEF_AMPFLOAT8SCALINGTOLINALGPASS
 #include "amp/Conversion/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
@@ -148,12 +148,12 @@ struct LowerAmax : public OpRewritePattern<AmaxOp> {
   }
 };
 
-struct AmpLowerFloat8ScalingPass
-    : public amp::impl::AmpLowerFloat8ScalingPassBase<
-          AmpLowerFloat8ScalingPass> {
+struct AmpFloat8ScalingToLinalgPass
+    : public amp::impl::AmpFloat8ScalingToLinalgPassBase<
+          AmpFloat8ScalingToLinalgPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    populateAmpLowerFloat8ScalingPatterns(patterns);
+    populateAmpFloat8ScalingToLinalgPatterns(patterns);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
       if (isa<AmaxOp, QuantizeOp, DequantizeOp>(op))
@@ -169,7 +169,7 @@ struct AmpLowerFloat8ScalingPass
 };
 } // namespace
 
-void mlir::amp::populateAmpLowerFloat8ScalingPatterns(
+void mlir::amp::populateAmpFloat8ScalingToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerAmax, LowerQuantize, LowerDequantize>(
       patterns.getContext());

@@ -1,4 +1,4 @@
-//===- LowerLossScaling.cpp - the amp-lower-loss-scaling pass -------------===//
+//===- LossScalingToLinalg.cpp - the amp-loss-scaling-to-linalg pass ------===//
 //
 // Part of amp-mlir. The loss-scaling ops as tensor code. The state machine
 // follows runtime/lib/LossScalerState.h (updateLossScalerState) operation for
@@ -21,7 +21,7 @@
 
 namespace mlir {
 namespace amp {
-#define GEN_PASS_DEF_AMPLOWERLOSSSCALINGPASS
+#define GEN_PASS_DEF_AMPLOSSSCALINGTOLINALGPASS
 #include "amp/Conversion/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
@@ -400,8 +400,9 @@ struct LowerUpdateLossScaling : public OpRewritePattern<UpdateLossScalingOp> {
   }
 };
 
-struct AmpLowerLossScalingPass
-    : public amp::impl::AmpLowerLossScalingPassBase<AmpLowerLossScalingPass> {
+struct AmpLossScalingToLinalgPass
+    : public amp::impl::AmpLossScalingToLinalgPassBase<
+          AmpLossScalingToLinalgPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -416,7 +417,7 @@ struct AmpLowerLossScalingPass
     if (ops.empty())
       return markAllAnalysesPreserved();
     RewritePatternSet patterns(&getContext());
-    populateAmpLowerLossScalingPatterns(patterns);
+    populateAmpLossScalingToLinalgPatterns(patterns);
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingOps);
     (void)applyOpPatternsGreedily(ops, std::move(patterns), config);
@@ -430,7 +431,7 @@ struct AmpLowerLossScalingPass
 };
 } // namespace
 
-void mlir::amp::populateAmpLowerLossScalingPatterns(
+void mlir::amp::populateAmpLossScalingToLinalgPatterns(
     RewritePatternSet &patterns) {
   patterns.add<LowerScaleLoss, LowerCheckFiniteAndUnscale,
                LowerUnscaleGradients, LowerUpdateLossScaling>(

@@ -1,4 +1,4 @@
-// RUN: amp-opt %s -split-input-file -amp-simulate-gpu-kernels -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s -split-input-file -amp-gpu-to-sim -verify-diagnostics | FileCheck %s
 
 // A launch becomes ampSimLaunchKernel with the kernel's name, its packed
 // entry, the grid and block, and the parameter array (slots in the entry
@@ -97,7 +97,7 @@ module attributes {gpu.container_module} {
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     llvm.func @k() attributes {gpu.kernel} {
-      // expected-error @below {{amp-simulate-gpu-kernels: kernel '@kernels.k': the GPU simulator does not model 'nvvm.read.ptx.sreg.clock'}}
+      // expected-error @below {{amp-gpu-to-sim: kernel '@kernels.k': the GPU simulator does not model 'nvvm.read.ptx.sreg.clock'}}
       %c = nvvm.read.ptx.sreg.clock : i32
       llvm.return
     }

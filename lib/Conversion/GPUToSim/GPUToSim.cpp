@@ -1,4 +1,4 @@
-//===- SimulateGPUKernels.cpp - the amp-simulate-gpu-kernels pass ---------===//
+//===- GPUToSim.cpp - the amp-gpu-to-sim pass -----------------------------===//
 //
 // Part of amp-mlir. Turns the NVVM kernels of `--lower-to-gpu` into host
 // functions and their launches into calls of the GPU simulator
@@ -22,7 +22,7 @@
 
 namespace mlir {
 namespace amp {
-#define GEN_PASS_DEF_AMPSIMULATEGPUKERNELSPASS
+#define GEN_PASS_DEF_AMPGPUTOSIMPASS
 #include "amp/Conversion/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
@@ -113,9 +113,8 @@ static int64_t getFlops(Operation *op) {
 }
 
 namespace {
-struct AmpSimulateGPUKernelsPass
-    : public amp::impl::AmpSimulateGPUKernelsPassBase<
-          AmpSimulateGPUKernelsPass> {
+struct AmpGPUToSimPass
+    : public amp::impl::AmpGPUToSimPassBase<AmpGPUToSimPass> {
   void runOnOperation() override;
 
 private:
@@ -137,9 +136,8 @@ private:
 };
 } // namespace
 
-LLVM::LLVMFuncOp
-AmpSimulateGPUKernelsPass::getOrDeclare(StringRef name, Type result,
-                                        ArrayRef<Type> arguments) {
+LLVM::LLVMFuncOp AmpGPUToSimPass::getOrDeclare(StringRef name, Type result,
+                                               ArrayRef<Type> arguments) {
   if (auto existing = host.lookupSymbol<LLVM::LLVMFuncOp>(name))
     return existing;
   OpBuilder builder = OpBuilder::atBlockEnd(host.getBody());
@@ -148,7 +146,7 @@ AmpSimulateGPUKernelsPass::getOrDeclare(StringRef name, Type result,
       LLVM::LLVMFunctionType::get(result, arguments));
 }
 
-void AmpSimulateGPUKernelsPass::runOnOperation() {
+void AmpGPUToSimPass::runOnOperation() {
   host = getOperation();
   dataLayout.emplace(host);
   SmallVector<gpu::GPUModuleOp> modules(host.getOps<gpu::GPUModuleOp>());
@@ -169,7 +167,7 @@ void AmpSimulateGPUKernelsPass::runOnOperation() {
 
 /// Moves the functions and globals of `module` into the host module, renamed
 /// `<module>.<symbol>`, and rewrites their NVVM ops.
-LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
+LogicalResult AmpGPUToSimPass::moveModule(gpu::GPUModuleOp module) {
   StringRef moduleName = module.getName();
   SmallVector<Operation *> ops;
   for (Operation &op : module.getBody()->getOperations())
@@ -188,7 +186,7 @@ LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
     if (func && func.isExternal()) {
       if (auto existing = host.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
         if (existing.getFunctionType() != func.getFunctionType())
-          return func.emitError("amp-simulate-gpu-kernels: '@")
+          return func.emitError("amp-gpu-to-sim: '@")
                  << name << "' of gpu.module '@" << moduleName
                  << "' has another type in the host module";
         op->erase();
@@ -201,18 +199,17 @@ LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
       if (global.getAddrSpace() == 3 && !global.getValueOrNull() &&
           !global.getInitializerBlock() &&
           global.getLinkage() == LLVM::Linkage::External)
-        return global.emitError("amp-simulate-gpu-kernels: the simulator "
+        return global.emitError("amp-gpu-to-sim: the simulator "
                                 "does not model dynamic shared memory ('@")
                << name << "' in gpu.module '@" << moduleName << "')";
     } else if (!func) {
-      return op->emitError("amp-simulate-gpu-kernels: cannot move '")
+      return op->emitError("amp-gpu-to-sim: cannot move '")
              << op->getName() << "' out of gpu.module '@" << moduleName << "'";
     }
     std::string newName = (moduleName + "." + name).str();
     if (failed(SymbolTable::replaceAllSymbolUses(
             op, StringAttr::get(&getContext(), newName), module)))
-      return op->emitError("amp-simulate-gpu-kernels: cannot rename '@")
-             << name << "'";
+      return op->emitError("amp-gpu-to-sim: cannot rename '@") << name << "'";
     SymbolTable::setSymbolName(op, newName);
     if (func) {
       definitions.push_back(func);
@@ -254,8 +251,8 @@ LogicalResult AmpSimulateGPUKernelsPass::moveModule(gpu::GPUModuleOp module) {
   return success();
 }
 
-LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
-                                                     StringRef moduleName) {
+LogicalResult AmpGPUToSimPass::rewriteNVVM(LLVM::LLVMFuncOp func,
+                                           StringRef moduleName) {
   StringRef kernelName = func.getName();
   MLIRContext *context = &getContext();
   Type i32 = IntegerType::get(context, 32);
@@ -287,7 +284,7 @@ LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
         op->erase();
         continue;
       }
-      return op->emitError("amp-simulate-gpu-kernels: kernel '@")
+      return op->emitError("amp-gpu-to-sim: kernel '@")
              << kernelName << "': the GPU simulator does not model the "
              << "intrinsic '" << intrin << "'";
     }
@@ -394,7 +391,7 @@ LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
         continue;
       }
     }
-    return op->emitError("amp-simulate-gpu-kernels: kernel '@")
+    return op->emitError("amp-gpu-to-sim: kernel '@")
            << kernelName << "': the GPU simulator does not model '" << name
            << "'";
   }
@@ -403,7 +400,7 @@ LogicalResult AmpSimulateGPUKernelsPass::rewriteNVVM(LLVM::LLVMFuncOp func,
   return success();
 }
 
-void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
+void AmpGPUToSimPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
   MLIRContext *context = &getContext();
   Type i32 = IntegerType::get(context, 32);
   Type i64 = IntegerType::get(context, 64);
@@ -466,7 +463,7 @@ void AmpSimulateGPUKernelsPass::instrumentAccesses(LLVM::LLVMFuncOp func) {
 /// A call of ampSimCountFlops at the start of each block with
 /// floating-point operations, with their count: a block runs to its end
 /// once entered, so the count is exact per thread and per execution.
-void AmpSimulateGPUKernelsPass::instrumentFlops(LLVM::LLVMFuncOp func) {
+void AmpGPUToSimPass::instrumentFlops(LLVM::LLVMFuncOp func) {
   MLIRContext *context = &getContext();
   Type i64 = IntegerType::get(context, 64);
   Type voidType = LLVM::LLVMVoidType::get(context);
@@ -487,8 +484,7 @@ void AmpSimulateGPUKernelsPass::instrumentFlops(LLVM::LLVMFuncOp func) {
 
 /// `<kernel>.packed(ptr params)`: loads each argument through the
 /// cuLaunchKernel parameter array and calls the kernel.
-void AmpSimulateGPUKernelsPass::buildPackedEntry(LLVM::LLVMFuncOp kernel,
-                                                 StringRef key) {
+void AmpGPUToSimPass::buildPackedEntry(LLVM::LLVMFuncOp kernel, StringRef key) {
   MLIRContext *context = &getContext();
   auto ptr = LLVM::LLVMPointerType::get(context);
   Location loc = kernel.getLoc();
@@ -513,8 +509,7 @@ void AmpSimulateGPUKernelsPass::buildPackedEntry(LLVM::LLVMFuncOp kernel,
   packed[key] = entry;
 }
 
-LogicalResult
-AmpSimulateGPUKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
+LogicalResult AmpGPUToSimPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
   MLIRContext *context = &getContext();
   Location loc = launch.getLoc();
   StringRef moduleName = launch.getKernelModuleName().getValue();
@@ -522,17 +517,17 @@ AmpSimulateGPUKernelsPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
   std::string key = (moduleName + "::" + kernelName).str();
   auto it = packed.find(key);
   if (it == packed.end())
-    return launch.emitError("amp-simulate-gpu-kernels: no kernel '")
+    return launch.emitError("amp-gpu-to-sim: no kernel '")
            << key << "' to simulate";
   if (launch.hasClusterSize())
-    return launch.emitError("amp-simulate-gpu-kernels: cluster launches are "
+    return launch.emitError("amp-gpu-to-sim: cluster launches are "
                             "not simulated");
   if (launch->getNumResults() != 0)
-    return launch.emitError("amp-simulate-gpu-kernels: a launch with an "
+    return launch.emitError("amp-gpu-to-sim: a launch with an "
                             "async token (run after gpu-to-llvm)");
   auto func = launch->getParentOfType<LLVM::LLVMFuncOp>();
   if (!func)
-    return launch.emitError("amp-simulate-gpu-kernels: a launch outside an "
+    return launch.emitError("amp-gpu-to-sim: a launch outside an "
                             "llvm.func (run after gpu-to-llvm)");
 
   Type i32 = IntegerType::get(context, 32);

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "amp/Conversion/SCFToGPU/SCFToGPU.h"
+#include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -37,7 +37,7 @@
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPMAPLOOPSTOGPUPASS
-#include "amp/Conversion/Passes.h.inc"
+#include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
 

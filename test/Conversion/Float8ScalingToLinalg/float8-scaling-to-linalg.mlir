@@ -1,8 +1,8 @@
-// amp-lower-float8-scaling: amp.quantize and amp.dequantize as elementwise
+// amp-float8-scaling-to-linalg: amp.quantize and amp.dequantize as elementwise
 // generics (f32 in the body, saturation by maximumf/minimumf, truncf to the
 // FP8 type), amp.amax as a full reduction from 0 with maximumf of absf; a
 // tensor<f32> scale is a 0-d input of the generic, an f32 one is captured.
-// RUN: amp-opt %s -split-input-file --amp-lower-float8-scaling | FileCheck %s
+// RUN: amp-opt %s -split-input-file --amp-float8-scaling-to-linalg | FileCheck %s
 
 // CHECK: #[[ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-LABEL: func.func @quantize
