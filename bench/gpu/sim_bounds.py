@@ -473,7 +473,36 @@ def render(run):
     if run.get("left_out"):
         lines += ["", "Left out of this run: " + "; ".join(run["left_out"])
                   + "."]
+    kept = run.get("kept_from")
+    if kept:
+        lines += ["", f"{kept['rows']} rows are kept from the run of "
+                  f"{kept['date']} (`--keep-from`), those this run did not "
+                  f"measure: {'; '.join(kept['models'])}."]
     return "\n".join(lines) + "\n"
+
+
+def keep_rows(run, kept):
+    """Adds to `run` the rows of `kept` it did not measure (by model, size
+    and level), in `kept`'s order (a re-measured row takes its old row's
+    place; new rows go last), and records where they come from."""
+    fresh = {(r["model"], r["size"], r["level"]): r for r in run["rows"]}
+    rows, used, models, count = [], set(), [], 0
+    for old in kept["rows"]:
+        key = (old["model"], old["size"], old["level"])
+        if key in fresh:
+            rows.append(fresh[key])
+            used.add(key)
+            continue
+        rows.append(old)
+        count += 1
+        label = f"{old['model']} {old['size']}"
+        if label not in models:
+            models.append(label)
+    rows += [r for key, r in fresh.items() if key not in used]
+    run["rows"] = rows
+    if count:
+        run["kept_from"] = {"date": kept["date"], "machine": kept["machine"],
+                            "rows": count, "models": models}
 
 
 # Counts compared exactly with a kept run; estimates within this relative
@@ -539,6 +568,13 @@ def main():
                         help="--module's function (default: main)")
     parser.add_argument("--compare", metavar="FILE",
                         help="compare the fresh run's counts with a kept run")
+    parser.add_argument("--keep-from", metavar="FILE",
+                        help="a kept run whose rows this run does not "
+                             "measure (by model, size and level) are kept, "
+                             "in its order (to re-measure some models "
+                             "without the minutes of the others; with "
+                             "--from-json, to complete that run); the table "
+                             "says which")
     doctables.add_arguments(parser)
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
@@ -575,7 +611,25 @@ def main():
                     run["rows"].append(row)
         return run
 
-    run = doctables.load_or_measure(args, measure_run)
+    def measure_and_keep():
+        run = measure_run()
+        if args.keep_from:
+            with open(args.keep_from) as f:
+                keep_rows(run, json.load(f))
+        return run
+
+    if args.from_json and args.keep_from:
+        # A kept run of some models completed with another's other rows.
+        with open(args.from_json) as f:
+            run = json.load(f)
+        with open(args.keep_from) as f:
+            keep_rows(run, json.load(f))
+        if args.json:
+            with open(args.json, "w") as f:
+                json.dump(run, f, indent=1)
+                f.write("\n")
+    else:
+        run = doctables.load_or_measure(args, measure_and_keep)
     status = doctables.publish(args, {BLOCK: render(run)}, SCRIPT)
     if args.compare:
         with open(args.compare) as f:
