@@ -652,6 +652,227 @@ static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
   return vectorised;
 }
 
+/// Maps each reduction nest to blocks: one block per output, a tree across
+/// its threads (with the elementwise loop that only reads its result, when
+/// `fuseEpilogues`).
+static void mapReductions(func::FuncOp func, bool fuseEpilogues) {
+  std::vector<ReductionNest> reductions;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (isa<scf::ParallelOp, scf::ForOp>(op)) {
+      if (std::optional<ReductionNest> nest = matchReductionNest(op)) {
+        if (fuseEpilogues)
+          matchReductionEpilogue(*nest);
+        reductions.push_back(std::move(*nest));
+        return WalkResult::skip();
+      }
+      // Other parallel loops are mapped below; a loop of other code may
+      // hold reductions (a training loop).
+      if (isa<scf::ParallelOp>(op))
+        return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  for (ReductionNest &nest : reductions)
+    mapReductionToBlocks(nest, nest.outputIvs.empty() ? kScalarReductionThreads
+                                                      : kRowReductionThreads);
+}
+
+/// Wraps host code that touches memory outside any parallel loop (the loops
+/// of a 0-d reduction, a store) in a one-iteration parallel loop, with the
+/// loads and arithmetic that compute what it stores, so that it runs on the
+/// device where its buffers live; warns of the loads left on the host.
+static void wrapHostMemoryCode(func::FuncOp func) {
+  OpBuilder b(func.getContext());
+  SmallVector<Operation *> toWrap;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if ((isa<scf::ForOp>(op) || isa<memref::StoreOp>(op)) &&
+        op->getNumResults() == 0 && touchesMemory(op)) {
+      toWrap.push_back(op);
+      return WalkResult::skip();
+    }
+    return WalkResult::advance();
+  });
+  // A producer several wrapped ops read is cloned into each of their
+  // loops but listed (and erased) once.
+  llvm::SetVector<Operation *> cloned;
+  for (Operation *op : toWrap) {
+    b.setInsertionPoint(op);
+    Location loc = op->getLoc();
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
+                                        ValueRange{one}, ValueRange{one});
+    // The loads (and the pure arithmetic on them) in the same block that
+    // compute what the op stores, as a 0-d copy is: copied into the
+    // kernel, so the values are read on the device.
+    llvm::SetVector<Operation *> producers;
+    SmallVector<Operation *> worklist{op};
+    while (!worklist.empty()) {
+      Operation *current = worklist.pop_back_val();
+      current->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands()) {
+          Operation *def = operand.getDefiningOp();
+          if (!def || def->getBlock() != op->getBlock() ||
+              def->getNumRegions() != 0 || producers.contains(def) ||
+              !(isa<memref::LoadOp>(def) || isPure(def)))
+            continue;
+          producers.insert(def);
+          worklist.push_back(def);
+        }
+      });
+    }
+    IRMapping mapping;
+    b.setInsertionPoint(loop.getBody()->getTerminator());
+    SmallVector<Operation *> ordered(producers.begin(), producers.end());
+    llvm::sort(ordered, [](Operation *a, Operation *c) {
+      return a->isBeforeInBlock(c);
+    });
+    for (Operation *def : ordered) {
+      b.clone(*def, mapping);
+      cloned.insert(def);
+    }
+    op->moveBefore(loop.getBody()->getTerminator());
+    for (OpOperand &operand : op->getOpOperands())
+      if (Value mapped = mapping.lookupOrNull(operand.get()))
+        operand.set(mapped);
+    op->walk([&](Operation *inner) {
+      for (OpOperand &operand : inner->getOpOperands())
+        if (Value mapped = mapping.lookupOrNull(operand.get()))
+          operand.set(mapped);
+    });
+  }
+  // The host copies nothing uses any more.
+  SmallVector<Operation *> hostCopies = cloned.takeVector();
+  llvm::sort(hostCopies, [](Operation *a, Operation *c) {
+    return a->getBlock() == c->getBlock() ? c->isBeforeInBlock(a) : a < c;
+  });
+  for (Operation *def : hostCopies)
+    if (isOpTriviallyDead(def))
+      def->erase();
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
+      return WalkResult::skip();
+    if (auto load = dyn_cast<memref::LoadOp>(op))
+      load.emitWarning("amp: a load of a device buffer on the host; it "
+                       "faults on a GPU without unified memory");
+    return WalkResult::advance();
+  });
+}
+
+/// Flattens each outermost parallel loop into one dimension and tiles it by
+/// `blockSize` (vectorising elementwise loops over whole buffers to
+/// `vectorBytes` per access first).
+static LogicalResult tileOutermostLoops(func::FuncOp func, unsigned blockSize,
+                                        unsigned vectorBytes) {
+  // Flatten each outermost parallel loop into one dimension, then tile it
+  // by the block size: every launch is 1-D, `block-size` threads per block
+  // (fewer only for a shorter loop), within CUDA's limits whatever the
+  // rank (a 3-D tile would put its innermost dimension on threadIdx.z,
+  // limited to 64, and gpu-map-parallel-loops leaves dimensions beyond
+  // the third to one thread).
+  SmallVector<scf::ParallelOp> outermost;
+  func.walk([&](scf::ParallelOp op) {
+    if (!op->getParentOfType<scf::ParallelOp>())
+      outermost.push_back(op);
+  });
+  IRRewriter rewriter(func.getContext());
+  for (scf::ParallelOp op : outermost) {
+    // Elementwise loops over whole buffers: one 16-byte access per thread
+    // and buffer where the types allow it.
+    if (int64_t width = matchVectorisable(op, vectorBytes))
+      op = vectoriseElementwise(rewriter, op, width);
+    // The trip count, when static: a loop shorter than a block is one
+    // block of exactly its length (convert-parallel-loops-to-gpu cannot
+    // bound a larger tile).
+    int64_t staticTrips = 1;
+    bool isStatic = true;
+    for (auto [lb, ub, step] :
+         llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {
+      std::optional<int64_t> l = getConstantIntValue(lb);
+      std::optional<int64_t> u = getConstantIntValue(ub);
+      std::optional<int64_t> s = getConstantIntValue(step);
+      if (!l || !u || !s || *s <= 0) {
+        isStatic = false;
+        break;
+      }
+      staticTrips *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
+    }
+    std::optional<int64_t> trips;
+    if (isStatic)
+      trips = staticTrips;
+    scf::ParallelOp flat = op;
+    if (op.getNumLoops() > 1) {
+      std::vector<unsigned> all(op.getNumLoops());
+      std::iota(all.begin(), all.end(), 0);
+      rewriter.setInsertionPoint(op);
+      Block *block = op->getBlock();
+      Operation *next = op->getNextNode();
+      collapseParallelLoops(rewriter, op, {all});
+      // The collapsed loop replaces `op` in place.
+      flat = nullptr;
+      for (Operation *cursor = next ? next->getPrevNode() : &block->back();
+           cursor && !flat; cursor = cursor->getPrevNode())
+        flat = dyn_cast<scf::ParallelOp>(cursor);
+      if (!flat) {
+        func.emitError("amp-map-loops-to-gpu: flattening a parallel loop "
+                       "failed");
+        return failure();
+      }
+      // The flattened bounds are products of constants: fold them.
+      SmallVector<Operation *> bounds;
+      for (Value v : flat.getUpperBound())
+        if (Operation *def = v.getDefiningOp())
+          bounds.push_back(def);
+      GreedyRewriteConfig folding;
+      folding.setStrictness(GreedyRewriteStrictness::ExistingOps);
+      (void)applyOpPatternsGreedily(
+          bounds, RewritePatternSet(func.getContext()), folding);
+    }
+    int64_t tile = blockSize;
+    if (trips && *trips > 0 && *trips < tile)
+      tile = *trips;
+    scf::tileParallelLoop(flat, {tile}, /*noMinMaxBounds=*/false);
+  }
+  return success();
+}
+
+/// Folds the tile sizes into the affine.min bounds of the intra-tile loops.
+static void foldTileBounds(func::FuncOp func) {
+  // Fold the tile sizes into the affine.min bounds of the intra-tile loops:
+  // convert-parallel-loops-to-gpu bounds a thread loop only by a constant
+  // in the min's map, not by a constant operand. Loops are left alone
+  // (their canonicalization would merge the tile loops back).
+  SmallVector<Operation *> products;
+  func.walk([&](arith::MulIOp op) { products.push_back(op); });
+  GreedyRewriteConfig config;
+  config.setStrictness(GreedyRewriteStrictness::ExistingOps);
+  (void)applyOpPatternsGreedily(products, RewritePatternSet(func.getContext()),
+                                config);
+  func.walk([&](affine::AffineMinOp op) {
+    AffineMap map = op.getMap();
+    SmallVector<AffineExpr> dims, symbols;
+    for (unsigned i = 0, e = map.getNumDims(); i < e; ++i) {
+      std::optional<int64_t> c = getConstantIntValue(op.getOperand(i));
+      dims.push_back(c ? getAffineConstantExpr(*c, op.getContext())
+                       : getAffineDimExpr(i, op.getContext()));
+    }
+    for (unsigned i = 0, e = map.getNumSymbols(); i < e; ++i) {
+      std::optional<int64_t> c =
+          getConstantIntValue(op.getOperand(map.getNumDims() + i));
+      symbols.push_back(c ? getAffineConstantExpr(*c, op.getContext())
+                          : getAffineSymbolExpr(i, op.getContext()));
+    }
+    AffineMap folded = simplifyAffineMap(map.replaceDimsAndSymbols(
+        dims, symbols, map.getNumDims(), map.getNumSymbols()));
+    if (folded != map)
+      op.setMap(folded);
+  });
+}
+
 namespace {
 struct AmpMapLoopsToGPUPass
     : public amp::impl::AmpMapLoopsToGPUPassBase<AmpMapLoopsToGPUPass> {
@@ -665,209 +886,11 @@ struct AmpMapLoopsToGPUPass
       func.emitError("amp-map-loops-to-gpu: block-size must be positive");
       return signalPassFailure();
     }
-    OpBuilder b(&getContext());
-
-    // Reductions: one block per output, a tree across its threads.
-    std::vector<ReductionNest> reductions;
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      if (isa<scf::ParallelOp, scf::ForOp>(op)) {
-        if (std::optional<ReductionNest> nest = matchReductionNest(op)) {
-          if (fuseReductionEpilogues)
-            matchReductionEpilogue(*nest);
-          reductions.push_back(std::move(*nest));
-          return WalkResult::skip();
-        }
-        // Other parallel loops are mapped below; a loop of other code may
-        // hold reductions (a training loop).
-        if (isa<scf::ParallelOp>(op))
-          return WalkResult::skip();
-      }
-      return WalkResult::advance();
-    });
-    for (ReductionNest &nest : reductions)
-      mapReductionToBlocks(nest, nest.outputIvs.empty()
-                                     ? kScalarReductionThreads
-                                     : kRowReductionThreads);
-
-    // Host code on memory: wrap it in a one-iteration parallel loop.
-    SmallVector<Operation *> toWrap;
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      if ((isa<scf::ForOp>(op) || isa<memref::StoreOp>(op)) &&
-          op->getNumResults() == 0 && touchesMemory(op)) {
-        toWrap.push_back(op);
-        return WalkResult::skip();
-      }
-      return WalkResult::advance();
-    });
-    // A producer several wrapped ops read is cloned into each of their
-    // loops but listed (and erased) once.
-    llvm::SetVector<Operation *> cloned;
-    for (Operation *op : toWrap) {
-      b.setInsertionPoint(op);
-      Location loc = op->getLoc();
-      Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-      Value one = arith::ConstantIndexOp::create(b, loc, 1);
-      auto loop = scf::ParallelOp::create(b, loc, ValueRange{zero},
-                                          ValueRange{one}, ValueRange{one});
-      // The loads (and the pure arithmetic on them) in the same block that
-      // compute what the op stores, as a 0-d copy is: copied into the
-      // kernel, so the values are read on the device.
-      llvm::SetVector<Operation *> producers;
-      SmallVector<Operation *> worklist{op};
-      while (!worklist.empty()) {
-        Operation *current = worklist.pop_back_val();
-        current->walk([&](Operation *inner) {
-          for (Value operand : inner->getOperands()) {
-            Operation *def = operand.getDefiningOp();
-            if (!def || def->getBlock() != op->getBlock() ||
-                def->getNumRegions() != 0 || producers.contains(def) ||
-                !(isa<memref::LoadOp>(def) || isPure(def)))
-              continue;
-            producers.insert(def);
-            worklist.push_back(def);
-          }
-        });
-      }
-      IRMapping mapping;
-      b.setInsertionPoint(loop.getBody()->getTerminator());
-      SmallVector<Operation *> ordered(producers.begin(), producers.end());
-      llvm::sort(ordered, [](Operation *a, Operation *c) {
-        return a->isBeforeInBlock(c);
-      });
-      for (Operation *def : ordered) {
-        b.clone(*def, mapping);
-        cloned.insert(def);
-      }
-      op->moveBefore(loop.getBody()->getTerminator());
-      for (OpOperand &operand : op->getOpOperands())
-        if (Value mapped = mapping.lookupOrNull(operand.get()))
-          operand.set(mapped);
-      op->walk([&](Operation *inner) {
-        for (OpOperand &operand : inner->getOpOperands())
-          if (Value mapped = mapping.lookupOrNull(operand.get()))
-            operand.set(mapped);
-      });
-    }
-    // The host copies nothing uses any more.
-    SmallVector<Operation *> hostCopies = cloned.takeVector();
-    llvm::sort(hostCopies, [](Operation *a, Operation *c) {
-      return a->getBlock() == c->getBlock() ? c->isBeforeInBlock(a) : a < c;
-    });
-    for (Operation *def : hostCopies)
-      if (isOpTriviallyDead(def))
-        def->erase();
-    func.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      if (isa<scf::ParallelOp, gpu::LaunchOp>(op))
-        return WalkResult::skip();
-      if (auto load = dyn_cast<memref::LoadOp>(op))
-        load.emitWarning("amp: a load of a device buffer on the host; it "
-                         "faults on a GPU without unified memory");
-      return WalkResult::advance();
-    });
-
-    // Flatten each outermost parallel loop into one dimension, then tile it
-    // by the block size: every launch is 1-D, `block-size` threads per block
-    // (fewer only for a shorter loop), within CUDA's limits whatever the
-    // rank (a 3-D tile would put its innermost dimension on threadIdx.z,
-    // limited to 64, and gpu-map-parallel-loops leaves dimensions beyond
-    // the third to one thread).
-    SmallVector<scf::ParallelOp> outermost;
-    func.walk([&](scf::ParallelOp op) {
-      if (!op->getParentOfType<scf::ParallelOp>())
-        outermost.push_back(op);
-    });
-    IRRewriter rewriter(&getContext());
-    for (scf::ParallelOp op : outermost) {
-      // Elementwise loops over whole buffers: one 16-byte access per thread
-      // and buffer where the types allow it.
-      if (int64_t width = matchVectorisable(op, vectorBytes))
-        op = vectoriseElementwise(rewriter, op, width);
-      // The trip count, when static: a loop shorter than a block is one
-      // block of exactly its length (convert-parallel-loops-to-gpu cannot
-      // bound a larger tile).
-      int64_t staticTrips = 1;
-      bool isStatic = true;
-      for (auto [lb, ub, step] :
-           llvm::zip(op.getLowerBound(), op.getUpperBound(), op.getStep())) {
-        std::optional<int64_t> l = getConstantIntValue(lb);
-        std::optional<int64_t> u = getConstantIntValue(ub);
-        std::optional<int64_t> s = getConstantIntValue(step);
-        if (!l || !u || !s || *s <= 0) {
-          isStatic = false;
-          break;
-        }
-        staticTrips *= std::max<int64_t>(0, (*u - *l + *s - 1) / *s);
-      }
-      std::optional<int64_t> trips;
-      if (isStatic)
-        trips = staticTrips;
-      scf::ParallelOp flat = op;
-      if (op.getNumLoops() > 1) {
-        std::vector<unsigned> all(op.getNumLoops());
-        std::iota(all.begin(), all.end(), 0);
-        rewriter.setInsertionPoint(op);
-        Block *block = op->getBlock();
-        Operation *next = op->getNextNode();
-        collapseParallelLoops(rewriter, op, {all});
-        // The collapsed loop replaces `op` in place.
-        flat = nullptr;
-        for (Operation *cursor = next ? next->getPrevNode() : &block->back();
-             cursor && !flat; cursor = cursor->getPrevNode())
-          flat = dyn_cast<scf::ParallelOp>(cursor);
-        if (!flat) {
-          func.emitError("amp-map-loops-to-gpu: flattening a parallel loop "
-                         "failed");
-          return signalPassFailure();
-        }
-        // The flattened bounds are products of constants: fold them.
-        SmallVector<Operation *> bounds;
-        for (Value v : flat.getUpperBound())
-          if (Operation *def = v.getDefiningOp())
-            bounds.push_back(def);
-        GreedyRewriteConfig folding;
-        folding.setStrictness(GreedyRewriteStrictness::ExistingOps);
-        (void)applyOpPatternsGreedily(bounds, RewritePatternSet(&getContext()),
-                                      folding);
-      }
-      int64_t tile = blockSize;
-      if (trips && *trips > 0 && *trips < tile)
-        tile = *trips;
-      scf::tileParallelLoop(flat, {tile}, /*noMinMaxBounds=*/false);
-    }
-
-    // Fold the tile sizes into the affine.min bounds of the intra-tile loops:
-    // convert-parallel-loops-to-gpu bounds a thread loop only by a constant
-    // in the min's map, not by a constant operand. Loops are left alone
-    // (their canonicalization would merge the tile loops back).
-    SmallVector<Operation *> products;
-    func.walk([&](arith::MulIOp op) { products.push_back(op); });
-    GreedyRewriteConfig config;
-    config.setStrictness(GreedyRewriteStrictness::ExistingOps);
-    (void)applyOpPatternsGreedily(products, RewritePatternSet(&getContext()),
-                                  config);
-    func.walk([&](affine::AffineMinOp op) {
-      AffineMap map = op.getMap();
-      SmallVector<AffineExpr> dims, symbols;
-      for (unsigned i = 0, e = map.getNumDims(); i < e; ++i) {
-        std::optional<int64_t> c = getConstantIntValue(op.getOperand(i));
-        dims.push_back(c ? getAffineConstantExpr(*c, op.getContext())
-                         : getAffineDimExpr(i, op.getContext()));
-      }
-      for (unsigned i = 0, e = map.getNumSymbols(); i < e; ++i) {
-        std::optional<int64_t> c =
-            getConstantIntValue(op.getOperand(map.getNumDims() + i));
-        symbols.push_back(c ? getAffineConstantExpr(*c, op.getContext())
-                            : getAffineSymbolExpr(i, op.getContext()));
-      }
-      AffineMap folded = simplifyAffineMap(map.replaceDimsAndSymbols(
-          dims, symbols, map.getNumDims(), map.getNumSymbols()));
-      if (folded != map)
-        op.setMap(folded);
-    });
+    mapReductions(func, fuseReductionEpilogues);
+    wrapHostMemoryCode(func);
+    if (failed(tileOutermostLoops(func, blockSize, vectorBytes)))
+      return signalPassFailure();
+    foldTileBounds(func);
   }
 };
 } // namespace
