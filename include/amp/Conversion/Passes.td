@@ -62,8 +62,8 @@ def AmpLossScalingToLinalgPass : Pass<"amp-loss-scaling-to-linalg"> {
       to f32; then (`amp.unscale_gradients`) per gradient ONE generic that
       writes
       `round(float(g) * inv)` and ORs into the flag whether that value is
-      Inf or NaN (the product compared with the magnitude from which its
-      rounding overflows; one pass over the gradient); the flag is chained
+      Inf or NaN (read back from the gradient's type, so an f16 overflow
+      counts; one pass over the gradient); the flag is chained
       through the gradients, so there is no separate combining step. The
       generics are made once the step is bufferized: before, the unscale is
       ONE `amp.unscale_gradients` for all gradients (the reciprocal

@@ -138,33 +138,6 @@ struct LowerScaleLoss : public OpRewritePattern<ScaleLossOp> {
 // amp.check_finite_and_unscale
 //===----------------------------------------------------------------------===//
 
-/// The magnitude from which a value of `compute` rounds to infinity in
-/// `element` (round to nearest even: the largest finite value plus half its
-/// ulp), as a `compute` constant; infinity when `element` is `compute`.
-/// Comparing the product with it says whether its rounding overflows
-/// without reading the rounding back, which amp-round-once would fold.
-/// None for a type without infinity (the FP8 E4M3 types).
-std::optional<APFloat> getOverflowThreshold(FloatType element,
-                                            FloatType compute) {
-  const llvm::fltSemantics &to = compute.getFloatSemantics();
-  if (element == compute)
-    return APFloat::getInf(to);
-  const llvm::fltSemantics &from = element.getFloatSemantics();
-  if (!APFloat::semanticsHasInf(from))
-    return std::nullopt;
-  APFloat largest = APFloat::getLargest(from);
-  int exponent = ilogb(largest);
-  bool lost = false;
-  APFloat threshold = largest;
-  threshold.convert(to, APFloat::rmNearestTiesToEven, &lost);
-  APFloat half(to, 1);
-  half = scalbn(half,
-                exponent - static_cast<int>(APFloat::semanticsPrecision(from)),
-                APFloat::rmNearestTiesToEven);
-  threshold.add(half, APFloat::rmNearestTiesToEven);
-  return threshold;
-}
-
 /// The unscale of `gradients` by `inverse` (an f32, or a 0-d f32 buffer)
 /// into `outputs`, ORing into `flag` (a 0-d i1 buffer) whether a value
 /// written is Inf or NaN or the inverse is not finite and positive: one
@@ -178,7 +151,6 @@ void buildUnscaleGenerics(OpBuilder &b, Location loc, ValueRange gradients,
     auto type = cast<ShapedType>(gradient.getType());
     auto element = cast<FloatType>(type.getElementType());
     FloatType compute = element.getWidth() > 32 ? element : f32;
-    std::optional<APFloat> threshold = getOverflowThreshold(element, compute);
     unsigned rank = type.getRank();
     AffineMap identity = b.getMultiDimIdentityMap(rank);
     AffineMap scalar = AffineMap::get(rank, 0, ctx);
@@ -201,18 +173,11 @@ void buildUnscaleGenerics(OpBuilder &b, Location loc, ValueRange gradients,
               convertFloat(nb, l, bufferInverse ? args[1] : inverse, compute);
           Value product = arith::MulFOp::create(nb, l, x, factor);
           Value result = convertFloat(nb, l, product, element);
-          // Whether the value written is Inf or NaN: the product at or
-          // beyond the rounding's overflow threshold, or NaN.
-          Value bad;
-          if (threshold) {
-            Value limit = arith::ConstantOp::create(
-                nb, l, nb.getFloatAttr(compute, *threshold));
-            bad = arith::CmpFOp::create(nb, l, arith::CmpFPredicate::UGE,
-                                        math::AbsFOp::create(nb, l, product),
-                                        limit);
-          } else {
-            bad = buildNonFinite(nb, l, convertFloat(nb, l, result, compute));
-          }
+          // Whether the value written is Inf or NaN, read back from its
+          // type (so an f16 overflow counts). No pass rounds once after
+          // bufferization, so the rounding stays.
+          Value bad =
+              buildNonFinite(nb, l, convertFloat(nb, l, result, compute));
           Value badInverse = buildInvalidInverse(nb, l, factor);
           Value any = arith::OrIOp::create(
               nb, l, args.back(), arith::OrIOp::create(nb, l, bad, badInverse));

@@ -2,9 +2,9 @@
 
 // amp.unscale_gradients on buffers (where no library call took it): one
 // generic per gradient that writes the unscaled values and ORs into the flag
-// whether the value written is Inf or NaN (the product at or beyond the
-// magnitude from which its rounding overflows: 65520 for f16, infinity for
-// f32) and whether the inverse is invalid (NaN, Inf, <= 0). Every loop
+// whether the value written is Inf or NaN (read back from the gradient's
+// type, so an f16 overflow counts) and whether the inverse is invalid (NaN,
+// Inf, <= 0). Every loop
 // carries the flag (a reduction); the flag is one buffer for all gradients.
 // CHECK-LABEL: func.func @unscale
 // CHECK-NOT: amp.unscale_gradients
@@ -14,9 +14,9 @@
 // CHECK: %[[X:.*]] = arith.extf %[[IN]] : f16 to f32
 // CHECK: %[[P:.*]] = arith.mulf %[[X]], %[[INV]] : f32
 // CHECK: %[[T:.*]] = arith.truncf %[[P]] : f32 to f16
-// CHECK: %[[LIMIT:.*]] = arith.constant 6.552000e+04 : f32
-// CHECK: %[[ABS:.*]] = math.absf %[[P]] : f32
-// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[ABS]], %[[LIMIT]] : f32
+// CHECK: %[[Y:.*]] = arith.extf %[[T]] : f16 to f32
+// CHECK: %[[ABS:.*]] = math.absf %[[Y]] : f32
+// CHECK: %[[BAD:.*]] = arith.cmpf uge, %[[ABS]], %{{.*}} : f32
 // CHECK: %[[NP:.*]] = arith.cmpf ule, %[[INV]], %{{.*}} : f32
 // CHECK: %[[NF:.*]] = arith.cmpf oeq, %[[INV]], %{{.*}} : f32
 // CHECK: %[[BADINV:.*]] = arith.ori %[[NP]], %[[NF]] : i1
@@ -36,13 +36,14 @@ func.func @unscale(%g0: memref<16x4xf16>, %g1: memref<4xf32>, %inv: memref<f32>,
 
 // -----
 
-// A bf16 gradient overflows from 0x7F7F8000 (the largest bf16 plus half its
-// ulp); a host-scalar inverse is read in the body; an f64 gradient is
-// computed in f64.
+// A bf16 gradient is checked as its rounded value widened back; a
+// host-scalar inverse is read in the body; an f64 gradient is computed in
+// f64.
 // CHECK-LABEL: func.func @unscale_types
 // CHECK: linalg.generic {{.*}} ins(%arg0 : memref<?xbf16>) outs(%arg3, %arg5 : memref<?xbf16>, memref<i1>)
 // CHECK: arith.mulf %{{.*}}, %arg2 : f32
-// CHECK: arith.constant 3.3961775{{[0-9]*}}E+38 : f32
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : f32 to bf16
+// CHECK: arith.extf %[[R]] : bf16 to f32
 // CHECK: linalg.generic {{.*}} ins(%arg1 : memref<4xf64>) outs(%arg4, %arg5 : memref<4xf64>, memref<i1>)
 // CHECK: %[[W:.*]] = arith.extf %arg2 : f32 to f64
 // CHECK: arith.mulf %{{.*}}, %[[W]] : f64
