@@ -223,10 +223,7 @@ Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
                                         ModuleOp module) {
   amp::AmpOptions ampOptions;
   std::string error;
-  if (failed(amp::parseAmpOptions(options.ampOptions,
-                                  options.level == Level::O1
-                                      ? amp::AmpLevel::O1
-                                      : amp::AmpLevel::O2,
+  if (failed(amp::parseAmpOptions(options.ampOptions, options.level,
                                   ampOptions, error))) {
     mlir::emitError(module.getLoc(), "amp: ") << error;
     return makeError("invalid AMP pipeline options '" + options.ampOptions +
@@ -289,7 +286,7 @@ static llvm::Error checkCompileOptions(ModuleOp module,
   // A forward-backward function of the training convention becomes a
   // training step under the AMP pipelines (amp-training), with another
   // signature: that step is what to compile.
-  if (options.level != Level::O0)
+  if (options.level != AmpLevel::O0)
     for (const std::string &entry : entries)
       if (auto func = module.lookupSymbol<func::FuncOp>(entry))
         for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
@@ -366,7 +363,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   PassTiming passTiming(options.timing);
   // Range calibration: the f32 module, instrumented.
   if (!options.recordRanges.empty()) {
-    if (options.level != Level::O0)
+    if (options.level != AmpLevel::O0)
       return makeError("recording ranges runs the module as written: "
                        "level O0, not " +
                        getVariantLabel(options.level, ""));
@@ -389,7 +386,7 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
     recorded->signature.results = after->results;
   }
   // The AMP level.
-  if (options.level != Level::O0) {
+  if (options.level != AmpLevel::O0) {
     std::string label = getVariantLabel(options.level, getDtypeLabel(options));
     Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
     if (!parsedOptions)
@@ -517,7 +514,7 @@ amp::runner::transformModule(ModuleOp module, const CompileOptions &options,
   // The report or the graph asked for, through a temporary file.
   std::string produced;
   OutputCapture capture;
-  if (options.level != Level::O0) {
+  if (options.level != AmpLevel::O0) {
     Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
     if (!parsedOptions)
       return parsedOptions.takeError();

@@ -52,21 +52,21 @@ using namespace mlir::amp::runner;
 using namespace mlir::amp::runner::detail;
 using llvm::Expected;
 
-std::optional<Level> amp::runner::parseLevel(StringRef name) {
-  return parseOptionValue<Level>(name);
+std::optional<AmpLevel> amp::runner::parseLevel(StringRef name) {
+  return parseOptionValue<AmpLevel>(name);
 }
 
 std::optional<Target> amp::runner::parseTarget(StringRef name) {
   return parseOptionValue<Target>(name);
 }
 
-std::string amp::runner::getVariantLabel(Level level, StringRef dtype) {
+std::string amp::runner::getVariantLabel(AmpLevel level, StringRef dtype) {
   switch (level) {
-  case Level::O0:
+  case AmpLevel::O0:
     return "O0";
-  case Level::O1:
+  case AmpLevel::O1:
     return ("O1 " + dtype).str();
-  case Level::O2:
+  case AmpLevel::O2:
     return ("O2 " + dtype).str();
   }
   return "";

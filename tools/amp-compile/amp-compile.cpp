@@ -358,7 +358,7 @@ int main(int argc, char **argv) {
 
   if (outputPath.empty())
     return fail("-o <model.so> is required");
-  std::optional<Level> level = parseLevel(levelName);
+  std::optional<AmpLevel> level = parseLevel(levelName);
   if (!level)
     return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
   std::optional<Target> target = parseTarget(targetName);

@@ -402,7 +402,7 @@ int main(int argc, char **argv) {
       "amp-run: apply an AMP level, lower, JIT-compile and run a function\n");
 
   // Options.
-  std::optional<Level> level = parseLevel(levelName);
+  std::optional<AmpLevel> level = parseLevel(levelName);
   if (!level)
     return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
   // The dtype and the AMP flags, checked before anything is read (the
@@ -559,7 +559,7 @@ int main(int argc, char **argv) {
                   "and writes its ranges: it excludes " +
                   llvm::join(excluded, ", "));
     CompileOptions record;
-    record.level = Level::O0;
+    record.level = AmpLevel::O0;
     record.recordRanges = signature->name;
     record.runtimeLibrary = runtimePath;
     record.hostCpuFeatures = jitCpu == "host";
@@ -686,7 +686,7 @@ int main(int argc, char **argv) {
   SmallVector<HostTensor> referenceResults;
   if (compare || repeat > 0) {
     CompileOptions fp32 = options;
-    fp32.level = Level::O0;
+    fp32.level = AmpLevel::O0;
     // The reference is what the level is compared with, not checked.
     fp32.checkNanInf = CheckNanInf::Off;
     auto compiled = Executable::compile(**module, signature->name, fp32);

@@ -41,7 +41,7 @@ protected:
     context = std::make_unique<MLIRContext>(registry);
     module = parseSourceString<ModuleOp>(kModule, context.get());
     ASSERT_TRUE(module);
-    options.level = Level::O2;
+    options.level = AmpLevel::O2;
     options.target = Target::Gpu;
     options.gpuOptions = std::string("toolkit=") + kToolkit;
     options.runtimeLibrary = AMP_TEST_RUNTIME_LIBRARY;

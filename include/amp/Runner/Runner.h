@@ -36,17 +36,37 @@ namespace runner {
 class GpuRuntime;
 class HostRuntime;
 
-/// The level and the target of a compilation (amp/Dialect/Amp/Transforms/
-/// Options.h spells them).
-using Level = amp::CompileLevel;
-using Target = amp::Target;
+/// The level of a compilation is the AMP level (amp::AmpLevel, whose O0
+/// leaves the module as written); where it runs and what it checks are the
+/// driver's own concepts, here.
+
+/// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
+/// CPU by the GPU simulator (libamp_runtime_gpusim.so).
+enum class Target { Cpu, Gpu, GpuSim };
+
+/// NaN/Inf checks after the level (--amp-check-nan-inf, on the CPU): none,
+/// the results of the low-precision ops and narrowing conversions, or every
+/// float op's.
+enum class CheckNanInf { Off, Low, All };
+} // namespace runner
+
+AMP_OPTION_SPELLINGS(runner::Target, "target", false,
+                     {runner::Target::Cpu, "cpu"}, {runner::Target::Gpu, "gpu"},
+                     {runner::Target::GpuSim, "gpu-sim"})
+AMP_OPTION_SPELLINGS(runner::CheckNanInf, "check-nan-inf", false,
+                     {runner::CheckNanInf::Off, ""},
+                     {runner::CheckNanInf::Low, "low"},
+                     {runner::CheckNanInf::All, "all"})
+
+namespace runner {
+using amp::AmpLevel;
 
 /// "O0"/"O1"/"O2" (case-insensitive).
-std::optional<Level> parseLevel(StringRef name);
+std::optional<AmpLevel> parseLevel(StringRef name);
 /// "cpu"/"gpu"/"gpu-sim".
 std::optional<Target> parseTarget(StringRef name);
 /// How results are labelled: "O0", "O1 f16", "O2 bf16".
-std::string getVariantLabel(Level level, StringRef dtype);
+std::string getVariantLabel(AmpLevel level, StringRef dtype);
 
 //===----------------------------------------------------------------------===//
 // Modules and signatures
@@ -146,10 +166,6 @@ struct CompileTiming {
   uint64_t detachedConstants = 0, detachedBytes = 0;
 };
 
-/// NaN/Inf checks after the level (--amp-check-nan-inf): none, the results
-/// of the low-precision ops and narrowing conversions, or every float op's.
-enum class CheckNanInf { Off, Low, All };
-
 /// "low" or "all"; none for anything else.
 inline std::optional<CheckNanInf> parseCheckNanInf(llvm::StringRef text) {
   if (text == "low")
@@ -161,7 +177,7 @@ inline std::optional<CheckNanInf> parseCheckNanInf(llvm::StringRef text) {
 
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.
-  Level level = Level::O0;
+  AmpLevel level = AmpLevel::O0;
   /// The low-precision type of O1/O2; none (the default): the pipeline
   /// decides (a dtype= in `ampOptions`, else the policy file's, else f16).
   std::optional<amp::Precision> dtype;

@@ -127,7 +127,7 @@ static void addOptionValues(llvm::StringMap<std::string> &tables) {
 const char *ampRunnerGetOptionValues(const char *option) {
   static const llvm::StringMap<std::string> tables = [] {
     llvm::StringMap<std::string> tables;
-    addOptionValues<amp::CompileLevel>(tables);
+    addOptionValues<amp::AmpLevel>(tables);
     addOptionValues<amp::Precision>(tables);
     addOptionValues<amp::GuardMode>(tables);
     addOptionValues<amp::Placement>(tables);
@@ -136,8 +136,8 @@ const char *ampRunnerGetOptionValues(const char *option) {
     addOptionValues<amp::RoundingMode>(tables);
     addOptionValues<amp::ReportFormat>(tables);
     addOptionValues<amp::F64Computations>(tables);
-    addOptionValues<amp::Target>(tables);
-    addOptionValues<amp::CheckNanInf>(tables);
+    addOptionValues<Target>(tables);
+    addOptionValues<CheckNanInf>(tables);
     return tables;
   }();
   StringRef name = option ? StringRef(option) : StringRef();
@@ -348,7 +348,7 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   if (!options)
     options = &none;
   StringRef level = orDefault(options->level, "O0");
-  std::optional<Level> parsedLevel = parseLevel(level);
+  std::optional<AmpLevel> parsedLevel = parseLevel(level);
   if (!parsedLevel)
     return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
                 failure());
@@ -388,7 +388,7 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.recordRanges = orDefault(options->recordRanges, "").str();
-  if (!compileOptions.recordRanges.empty() && compileOptions.level != Level::O0)
+  if (!compileOptions.recordRanges.empty() && compileOptions.level != AmpLevel::O0)
     return fail("recordRanges runs the module as written: level O0, not " +
                     level,
                 failure());
@@ -450,16 +450,14 @@ int ampRunnerCheckOptions(AmpRunnerModule *module,
   if (failed(bindCompileOptions(options, compileOptions)))
     return 1;
   // O0 runs no AMP pipeline: its options are not read.
-  if (compileOptions.level == Level::O0)
+  if (compileOptions.level == AmpLevel::O0)
     return 0;
   // Errors are located at the module, as the pipeline reports them.
   std::string where = formatLocation(module->module->getLoc());
-  amp::AmpLevel level =
-      compileOptions.level == Level::O1 ? amp::AmpLevel::O1 : amp::AmpLevel::O2;
   amp::AmpOptions ampOptions;
   std::string error;
-  if (failed(amp::parseAmpOptions(compileOptions.ampOptions, level, ampOptions,
-                                  error)))
+  if (failed(amp::parseAmpOptions(compileOptions.ampOptions,
+                                  compileOptions.level, ampOptions, error)))
     return fail(Twine(where) + ": error: amp: " + StringRef(error).trim(), 1);
   // What needs the module's context: the policy file, the op names.
   std::string message;

@@ -1283,7 +1283,7 @@ struct AmpAutoMixedPrecisionPass
     // location, before anything changes.
     AmpOptions options;
     std::string error;
-    std::optional<AmpLevel> parsedLevel = parseOptionValue<AmpLevel>(level);
+    std::optional<AmpLevel> parsedLevel = parsePassLevel(level);
     if (!parsedLevel) {
       mlir::emitError(module.getLoc(), "amp: ")
           << "unknown level '" << level << "' (expected O1 or O2)";

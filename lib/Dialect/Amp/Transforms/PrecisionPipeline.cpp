@@ -79,7 +79,7 @@ struct AmpPrecisionPipelinePass
       emit() << error;
       return signalPassFailure();
     }
-    std::optional<AmpLevel> parsedLevel = parseOptionValue<AmpLevel>(level);
+    std::optional<AmpLevel> parsedLevel = parsePassLevel(level);
     if (!parsedLevel) {
       emit() << "unknown level '" << level << "' (expected O1 or O2)";
       return signalPassFailure();

@@ -33,11 +33,10 @@ namespace amp {
 // Enumerated options and their spellings
 //===----------------------------------------------------------------------===//
 
-/// The AMP level of the precision passes (O0 is no pass at all).
-enum class AmpLevel { O1, O2 };
-/// The level of a compilation (amp-run, amp-compile, the C API): O0 leaves
-/// the module as written.
-enum class CompileLevel { O0, O1, O2 };
+/// The AMP level: of a compilation (amp-run, amp-compile, the C API,
+/// Python), where O0 leaves the module as written, and of the precision
+/// passes, which run O1 or O2 (O0 is no pass at all: parsePassLevel).
+enum class AmpLevel { O0, O1, O2 };
 /// `use-fp16-guard=`: only ops inside amp.fp16_guard go low (On), all may
 /// (Off), or On exactly when the module has a guard (Auto).
 enum class GuardMode { On, Off, Auto };
@@ -91,11 +90,6 @@ enum class Float8CostModel { None, H100 };
 /// `calibration-fallback=`: where calibrated ranges send the ops whose
 /// tensors would overflow the low type.
 enum class CalibrationFallback { F32, BF16 };
-/// Where a compilation runs. GpuSim: the GPU pipeline's output run on the
-/// CPU by the GPU simulator (libamp_runtime_gpusim.so).
-enum class Target { Cpu, Gpu, GpuSim };
-/// `check-nan-inf`: after the level, on the CPU.
-enum class CheckNanInf { Off, Low, All };
 
 /// One spelling of an enumerated value. The first spelling of a value in
 /// its table is the one printed; the others are accepted aliases.
@@ -106,7 +100,8 @@ template <typename E> struct Spelling {
 
 /// The spelling table of enum `E`: `values` and `option` (its name in the
 /// pass options, for messages), `caseInsensitive` for the few that accept
-/// any case. Specialized below, once per enum.
+/// any case. Specialized below, once per enum of the pipelines, and by the
+/// driver for its own (amp/Runner/Runner.h: the target, check-nan-inf).
 template <typename E> struct OptionSpellings;
 
 #define AMP_OPTION_SPELLINGS(ENUM, OPTION, CASE_INSENSITIVE, ...)              \
@@ -116,10 +111,8 @@ template <typename E> struct OptionSpellings;
     static constexpr Spelling<ENUM> values[] = {__VA_ARGS__};                  \
   };
 
-AMP_OPTION_SPELLINGS(AmpLevel, "level", true, {AmpLevel::O1, "O1"},
-                     {AmpLevel::O2, "O2"})
-AMP_OPTION_SPELLINGS(CompileLevel, "level", true, {CompileLevel::O0, "O0"},
-                     {CompileLevel::O1, "O1"}, {CompileLevel::O2, "O2"})
+AMP_OPTION_SPELLINGS(AmpLevel, "level", true, {AmpLevel::O0, "O0"},
+                     {AmpLevel::O1, "O1"}, {AmpLevel::O2, "O2"})
 // The low-precision type: the spellings users write (numpy's, PyTorch's,
 // Paddle's), in any case.
 AMP_OPTION_SPELLINGS(Precision, "dtype", true, {Precision::f16, "f16"},
@@ -163,12 +156,6 @@ AMP_OPTION_SPELLINGS(Float8AmaxCompute, "fp8-amax-compute", false,
 AMP_OPTION_SPELLINGS(Float8CostModel, "fp8-cost-model", false,
                      {Float8CostModel::None, "none"},
                      {Float8CostModel::H100, "h100"})
-AMP_OPTION_SPELLINGS(Target, "target", false, {Target::Cpu, "cpu"},
-                     {Target::Gpu, "gpu"}, {Target::GpuSim, "gpu-sim"})
-AMP_OPTION_SPELLINGS(CheckNanInf, "check-nan-inf", false,
-                     {CheckNanInf::Off, ""}, {CheckNanInf::Low, "low"},
-                     {CheckNanInf::All, "all"})
-#undef AMP_OPTION_SPELLINGS
 
 /// The value `text` spells, if any.
 template <typename E> std::optional<E> parseOptionValue(llvm::StringRef text) {
@@ -178,6 +165,15 @@ template <typename E> std::optional<E> parseOptionValue(llvm::StringRef text) {
             : text == spelling.name)
       return spelling.value;
   return std::nullopt;
+}
+
+/// The level of a precision pass (`level=` of amp-auto-mixed-precision and
+/// amp-precision-pipeline): O1 or O2, any case; O0 is no pass.
+inline std::optional<AmpLevel> parsePassLevel(llvm::StringRef text) {
+  std::optional<AmpLevel> level = parseOptionValue<AmpLevel>(text);
+  if (level == AmpLevel::O0)
+    return std::nullopt;
+  return level;
 }
 
 /// The printed spelling of `value`.
@@ -311,7 +307,8 @@ struct AmpOptions {
   /// The stages as separate passes instead of amp-precision-pipeline.
   bool splitStages = false;
 
-  /// "amp-o1" or "amp-o2": the title of reports and graphs.
+  /// "amp-o1" or "amp-o2": the title of reports and graphs (O0 runs no
+  /// pipeline).
   llvm::StringRef getTitle() const {
     return level == AmpLevel::O1 ? "amp-o1" : "amp-o2";
   }
