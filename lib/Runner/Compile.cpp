@@ -223,8 +223,8 @@ Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
                                         ModuleOp module) {
   amp::AmpOptions ampOptions;
   std::string error;
-  if (failed(amp::parseAmpOptions(options.ampOptions, options.level,
-                                  ampOptions, error))) {
+  if (failed(amp::parseAmpOptions(options.ampOptions, options.level, ampOptions,
+                                  error))) {
     mlir::emitError(module.getLoc(), "amp: ") << error;
     return makeError("invalid AMP pipeline options '" + options.ampOptions +
                      "'");

@@ -27,10 +27,10 @@ namespace amp {
 void buildAmpPipeline(OpPassManager &pm, const AmpOptions &options);
 
 /// Parses `text` (--amp-o1's syntax: "dtype=bf16 placement=greedy") into
-/// `options` for `level` (O1 or O2), with --amp-o1/--amp-o2's own parser (their options
-/// are declared once, in PassOptions.td), checking every value; on failure,
-/// `error` is the message (the option parser's, or "arg-precision must be
-/// keep or low, got 'x'"). Op names and policy files are checked against a
+/// `options` for `level` (O1 or O2), with --amp-o1/--amp-o2's own parser (their
+/// options are declared once, in PassOptions.td), checking every value; on
+/// failure, `error` is the message (the option parser's, or "arg-precision must
+/// be keep or low, got 'x'"). Op names and policy files are checked against a
 /// context by checkAmpPolicy.
 LogicalResult parseAmpOptions(llvm::StringRef text, AmpLevel level,
                               AmpOptions &options, std::string &error);

@@ -388,7 +388,8 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   }
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.recordRanges = orDefault(options->recordRanges, "").str();
-  if (!compileOptions.recordRanges.empty() && compileOptions.level != AmpLevel::O0)
+  if (!compileOptions.recordRanges.empty() &&
+      compileOptions.level != AmpLevel::O0)
     return fail("recordRanges runs the module as written: level O0, not " +
                     level,
                 failure());
