@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Runner/CompileFlags.h"
 #include "amp/Runner/Runner.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -61,37 +62,9 @@ static cl::opt<std::string> inputPath(cl::Positional, cl::desc("<module.mlir>"),
 static cl::opt<std::string>
     outputPath("o", cl::desc("the shared library to write (model.so)"),
                cl::value_desc("path"), cl::cat(category));
-static cl::opt<std::string> levelName("level", cl::desc("O0, O1 or O2"),
-                                      cl::init("O0"), cl::cat(category));
-static cl::opt<std::string>
-    dtypeName("dtype",
-              cl::desc("low-precision type of O1/O2: f16, bf16 or fp8 "
-                       "(default: the pipeline's choice)"),
-              cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    targetName("target",
-               cl::desc("cpu, gpu or gpu-sim (the GPU pipeline "
-                        "for the simulator runtime)"),
-               cl::init("cpu"), cl::cat(category));
-static cl::opt<std::string>
-    ampOptions("amp-options",
-               cl::desc("more options of --amp-o1/--amp-o2, in their syntax"),
-               cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    gpuOptions("gpu-options",
-               cl::desc("options of --lower-to-gpu (\"chip=sm_80\")"),
-               cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    cpuOptions("cpu-options",
-               cl::desc("options of --lower-to-cpu (\"libraries=false\" for "
-                        "generated loops instead of the CPU library's calls)"),
-               cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    rounding("rounding",
-             cl::desc("once (the default: low-precision values rounded where "
-                      "stored, f32 inside each loop nest or kernel) or per-op "
-                      "(after every low op)"),
-             cl::init(""), cl::cat(category));
+/// --level (default O0), --dtype, --target, --amp-options, --rounding,
+/// --gpu-options, --cpu-options: amp-run's flags too.
+static CompileFlags compileFlags(category, "O0");
 static cl::list<std::string>
     entryNames("entry",
                cl::desc("a function to export (repeatable; default: every "
@@ -127,6 +100,10 @@ static cl::opt<bool> keepObject("keep-object",
 static int fail(const llvm::Twine &message) {
   llvm::errs() << "amp-compile: error: " << message << "\n";
   return 1;
+}
+
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
 static StringRef elementName(ElementKind kind) {
@@ -348,6 +325,148 @@ static std::string defaultRuntimeDir(const char *argv0) {
   return std::string(dir);
 }
 
+/// What the link needs besides the object, found before anything is
+/// compiled: the runtime's directory and library name, the AOT support
+/// archive, the linker.
+struct LinkInputs {
+  std::string dir;
+  StringRef runtimeName;
+  std::string supportPath;
+  std::string linker;
+};
+
+static llvm::Expected<LinkInputs> findLinkInputs(const char *argv0,
+                                                 Target target) {
+  LinkInputs inputs;
+  inputs.dir =
+      runtimeDir.empty() ? defaultRuntimeDir(argv0) : std::string(runtimeDir);
+  inputs.runtimeName =
+      target == Target::GpuSim ? "amp_runtime_gpusim" : "amp_runtime";
+  SmallString<256> runtimePath(inputs.dir), supportPath(inputs.dir);
+  llvm::sys::path::append(runtimePath, "lib" + inputs.runtimeName + ".so");
+  llvm::sys::path::append(supportPath, "libamp_aot_support.a");
+  for (StringRef path : {StringRef(runtimePath), StringRef(supportPath)})
+    if (!llvm::sys::fs::exists(path))
+      return makeError("'" + path +
+                       "' does not exist (build it, or name its directory "
+                       "with --runtime-dir)");
+  inputs.supportPath = std::string(supportPath);
+  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName(linkerName);
+  if (!linker)
+    return makeError("no linker: '" + linkerName +
+                     "' is not on PATH (name a C compiler driver with "
+                     "--linker)");
+  inputs.linker = *linker;
+  return inputs;
+}
+
+/// The LLVM module of `lowered`, optimized for the host at --opt-level,
+/// with amp_module_info().
+static llvm::Expected<std::unique_ptr<llvm::Module>>
+translateAndOptimize(const LoweredModule &lowered, llvm::LLVMContext &context,
+                     StringRef info, llvm::TargetMachine &machine) {
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*lowered.module, context, "amp-aot");
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  addModuleInfo(*llvmModule, info);
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvmModule->setTargetTriple(machine.getTargetTriple());
+  if (llvm::Error error = makeOptimizingTransformer(optLevel, /*sizeLevel=*/0,
+                                                    &machine)(llvmModule.get()))
+    return makeError("LLVM optimization failed: " +
+                     llvm::toString(std::move(error)));
+  return std::move(llvmModule);
+}
+
+/// Writes the object of `llvmModule` to `path`.
+static llvm::Error emitObject(llvm::Module &llvmModule,
+                              llvm::TargetMachine &machine, StringRef path) {
+  std::error_code error;
+  llvm::raw_fd_ostream os(path, error, llvm::sys::fs::OF_None);
+  if (error)
+    return makeError("cannot write '" + path + "': " + error.message());
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, os, nullptr,
+                                  llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit an object file");
+  passes.run(llvmModule);
+  return llvm::Error::success();
+}
+
+/// Links the object at `objectPath` into --o: the runtime through $ORIGIN,
+/// everything resolved now. The error carries the linker's output.
+static llvm::Error link(const LinkInputs &inputs, StringRef objectPath,
+                        Target target) {
+  SmallString<128> logPath;
+  if (std::error_code error =
+          llvm::sys::fs::createTemporaryFile("amp-compile", "log", logPath))
+    return makeError("cannot create a temporary file: " + error.message());
+  llvm::FileRemover logRemover(logPath);
+  std::string runtimeFlag = ("-l" + inputs.runtimeName).str();
+  SmallVector<std::string> args = {inputs.linker,
+                                   "-shared",
+                                   "-o",
+                                   outputPath,
+                                   objectPath.str(),
+                                   inputs.supportPath,
+                                   "-L" + inputs.dir,
+                                   "-Wl,--as-needed",
+                                   runtimeFlag,
+                                   "-Wl,--no-as-needed",
+                                   "-lm",
+                                   "-Wl,-rpath,$ORIGIN",
+                                   "-Wl,-Bsymbolic",
+                                   "-Wl,--no-undefined",
+                                   "-Wl,-z,noexecstack"};
+  if (target != Target::Cpu)
+    // The GPU code always needs its runtime: the module constructors call it.
+    args.erase(llvm::find(args, "-Wl,--as-needed"));
+  SmallVector<StringRef> argRefs(args.begin(), args.end());
+  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
+                                          StringRef(logPath)};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(inputs.linker, argRefs, std::nullopt,
+                                         redirects, 0, 0, &message);
+  if (status == 0)
+    return llvm::Error::success();
+  std::string log;
+  if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+    log = (*buffer)->getBuffer().rtrim().str();
+  return makeError("linking '" + outputPath + "' failed (" +
+                   llvm::join(argRefs, " ") + ")" +
+                   (message.empty() ? "" : ": " + message) +
+                   (log.empty() ? "" : "\n" + log));
+}
+
+/// Writes the C header (--header, default: the output with .h).
+static llvm::Error writeHeader(const LoweredModule &lowered, StringRef label,
+                               StringRef targetName) {
+  std::string header = headerPath;
+  if (header.empty()) {
+    SmallString<256> path(outputPath);
+    llvm::sys::path::replace_extension(path, "h");
+    header = std::string(path);
+  }
+  std::error_code error;
+  llvm::raw_fd_ostream os(header, error, llvm::sys::fs::OF_Text);
+  if (error)
+    return makeError("cannot write '" + header + "': " + error.message());
+  os << makeHeader(lowered, llvm::sys::path::filename(outputPath.getValue()),
+                   label, targetName);
+  return llvm::Error::success();
+}
+
+/// --entry's functions, or every public function with a body.
+static SmallVector<std::string> getExportedFunctions(ModuleOp module) {
+  SmallVector<std::string> entries(entryNames.begin(), entryNames.end());
+  if (entries.empty())
+    for (auto function : module.getOps<func::FuncOp>())
+      if (function.isPublic() && !function.isDeclaration())
+        entries.push_back(function.getSymName().str());
+  return entries;
+}
+
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -358,36 +477,16 @@ int main(int argc, char **argv) {
 
   if (outputPath.empty())
     return fail("-o <model.so> is required");
-  std::optional<AmpLevel> level = parseLevel(levelName);
-  if (!level)
-    return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
-  std::optional<Target> target = parseTarget(targetName);
-  if (!target)
-    return fail("--target must be cpu, gpu or gpu-sim, not '" + targetName +
-                "'");
-  CompileOptions dtypeCheck;
-  if (!dtypeName.empty())
-    if (llvm::Error error = setDtype(dtypeName, dtypeCheck))
-      return fail("--dtype: " + llvm::toString(std::move(error)));
+  CompileOptionsText text = compileFlags.getText();
+  CompileOptions options;
+  if (llvm::Error error = parseCompileOptions(text, options, "--"))
+    return fail(llvm::toString(std::move(error)));
   if (optLevel > 3)
     return fail("--opt-level must be 0 to 3");
-
-  std::string dir =
-      runtimeDir.empty() ? defaultRuntimeDir(argv[0]) : std::string(runtimeDir);
-  StringRef runtimeName =
-      *target == Target::GpuSim ? "amp_runtime_gpusim" : "amp_runtime";
-  SmallString<256> runtimePath(dir), supportPath(dir);
-  llvm::sys::path::append(runtimePath, "lib" + runtimeName + ".so");
-  llvm::sys::path::append(supportPath, "libamp_aot_support.a");
-  for (StringRef path : {StringRef(runtimePath), StringRef(supportPath)})
-    if (!llvm::sys::fs::exists(path))
-      return fail("'" + path +
-                  "' does not exist (build it, or name its directory with "
-                  "--runtime-dir)");
-  llvm::ErrorOr<std::string> linker = llvm::sys::findProgramByName(linkerName);
-  if (!linker)
-    return fail("no linker: '" + linkerName +
-                "' is not on PATH (name a C compiler driver with --linker)");
+  llvm::Expected<LinkInputs> linkInputs =
+      findLinkInputs(argv[0], options.target);
+  if (!linkInputs)
+    return fail(llvm::toString(linkInputs.takeError()));
 
   DialectRegistry registry;
   registerRunnerDialects(registry);
@@ -395,56 +494,30 @@ int main(int argc, char **argv) {
   llvm::Expected<OwningOpRef<ModuleOp>> module = loadModule(inputPath, context);
   if (!module)
     return fail(llvm::toString(module.takeError()));
-
-  SmallVector<std::string> entries(entryNames.begin(), entryNames.end());
-  if (entries.empty())
-    for (auto function : (**module).getOps<func::FuncOp>())
-      if (function.isPublic() && !function.isDeclaration())
-        entries.push_back(function.getSymName().str());
+  SmallVector<std::string> entries = getExportedFunctions(**module);
   if (entries.empty())
     return fail("'" + inputPath + "' has no public function to export");
-
-  CompileOptions options;
-  options.level = *level;
-  options.ampOptions = ampOptions;
-  if (!dtypeName.empty())
-    if (llvm::Error error = setDtype(dtypeName, options))
-      return fail("--dtype: " + llvm::toString(std::move(error)));
-  options.target = *target;
-  options.gpuOptions = gpuOptions;
-  options.cpuOptions = cpuOptions;
-  if (!rounding.empty()) {
-    FailureOr<amp::RoundingMode> mode = amp::parseRoundingMode(rounding);
-    if (failed(mode))
-      return fail("--rounding must be once or per-op, not '" + rounding +
-                  "'");
-    options.rounding = *mode;
-  }
   llvm::Expected<LoweredModule> lowered =
       lowerModule(**module, entries, options);
   if (!lowered)
     return fail(llvm::toString(lowered.takeError()));
 
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      translateModuleToLLVMIR(*lowered->module, llvmContext, "amp-aot");
-  if (!llvmModule)
-    return fail("translation to LLVM IR failed");
+  StringRef targetName = compileFlags.getTargetName();
   std::string levelLabel = getVariantLabel(
-      *level, lowered->lowPrecisionType.empty() ? dtypeName.getValue()
-                                                : lowered->lowPrecisionType);
-  addModuleInfo(*llvmModule, moduleInfo(*lowered, levelLabel, targetName));
-
+      options.level, lowered->lowPrecisionType.empty()
+                         ? StringRef(text.dtype)
+                         : StringRef(lowered->lowPrecisionType));
   llvm::Expected<std::unique_ptr<llvm::TargetMachine>> machine =
       makeTargetMachine();
   if (!machine)
     return fail(llvm::toString(machine.takeError()));
-  llvmModule->setDataLayout((*machine)->createDataLayout());
-  llvmModule->setTargetTriple((*machine)->getTargetTriple());
-  if (llvm::Error error = makeOptimizingTransformer(
-          optLevel, /*sizeLevel=*/0, machine->get())(llvmModule.get()))
-    return fail("LLVM optimization failed: " +
-                llvm::toString(std::move(error)));
+  llvm::LLVMContext llvmContext;
+  llvm::Expected<std::unique_ptr<llvm::Module>> llvmModule =
+      translateAndOptimize(*lowered, llvmContext,
+                           moduleInfo(*lowered, levelLabel, targetName),
+                           **machine);
+  if (!llvmModule)
+    return fail(llvm::toString(llvmModule.takeError()));
 
   // The object, in a temporary file (or next to the output).
   SmallString<256> objectPath;
@@ -458,71 +531,11 @@ int main(int argc, char **argv) {
   std::optional<llvm::FileRemover> objectRemover;
   if (!keepObject)
     objectRemover.emplace(objectPath);
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream os(objectPath, error, llvm::sys::fs::OF_None);
-    if (error)
-      return fail("cannot write '" + objectPath + "': " + error.message());
-    llvm::legacy::PassManager passes;
-    if ((*machine)->addPassesToEmitFile(passes, os, nullptr,
-                                        llvm::CodeGenFileType::ObjectFile))
-      return fail("the target cannot emit an object file");
-    passes.run(*llvmModule);
-  }
-
-  // The link: the runtime through $ORIGIN, everything resolved now.
-  SmallString<128> logPath;
-  if (std::error_code error =
-          llvm::sys::fs::createTemporaryFile("amp-compile", "log", logPath))
-    return fail("cannot create a temporary file: " + error.message());
-  llvm::FileRemover logRemover(logPath);
-  std::string runtimeFlag = ("-l" + runtimeName).str();
-  SmallVector<std::string> args = {*linker,
-                                   "-shared",
-                                   "-o",
-                                   outputPath,
-                                   std::string(objectPath),
-                                   std::string(supportPath),
-                                   "-L" + dir,
-                                   "-Wl,--as-needed",
-                                   runtimeFlag,
-                                   "-Wl,--no-as-needed",
-                                   "-lm",
-                                   "-Wl,-rpath,$ORIGIN",
-                                   "-Wl,-Bsymbolic",
-                                   "-Wl,--no-undefined",
-                                   "-Wl,-z,noexecstack"};
-  if (*target != Target::Cpu)
-    // The GPU code always needs its runtime: the module constructors call it.
-    args.erase(llvm::find(args, "-Wl,--as-needed"));
-  SmallVector<StringRef> argRefs(args.begin(), args.end());
-  std::optional<StringRef> redirects[] = {std::nullopt, StringRef(logPath),
-                                          StringRef(logPath)};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(*linker, argRefs, std::nullopt,
-                                         redirects, 0, 0, &message);
-  if (status != 0) {
-    std::string log;
-    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
-      log = (*buffer)->getBuffer().rtrim().str();
-    return fail("linking '" + outputPath + "' failed (" +
-                llvm::join(argRefs, " ") + ")" +
-                (message.empty() ? "" : ": " + message) +
-                (log.empty() ? "" : "\n" + log));
-  }
-
-  // The header.
-  std::string header = headerPath;
-  if (header.empty()) {
-    SmallString<256> path(outputPath);
-    llvm::sys::path::replace_extension(path, "h");
-    header = std::string(path);
-  }
-  std::error_code error;
-  llvm::raw_fd_ostream os(header, error, llvm::sys::fs::OF_Text);
-  if (error)
-    return fail("cannot write '" + header + "': " + error.message());
-  os << makeHeader(*lowered, llvm::sys::path::filename(outputPath.getValue()),
-                   levelLabel, targetName);
+  if (llvm::Error error = emitObject(**llvmModule, **machine, objectPath))
+    return fail(llvm::toString(std::move(error)));
+  if (llvm::Error error = link(*linkInputs, objectPath, options.target))
+    return fail(llvm::toString(std::move(error)));
+  if (llvm::Error error = writeHeader(*lowered, levelLabel, targetName))
+    return fail(llvm::toString(std::move(error)));
   return 0;
 }

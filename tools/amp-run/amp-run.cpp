@@ -14,6 +14,7 @@
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Pipelines/AmpPipelines.h"
+#include "amp/Runner/CompileFlags.h"
 #include "amp/Runner/Npy.h"
 #include "amp/Runner/Runner.h"
 
@@ -49,21 +50,9 @@ static cl::opt<std::string>
     entryName("entry",
               cl::desc("Function to run (default: the module's only one)"),
               cl::value_desc("name"), cl::cat(category));
-static cl::opt<std::string>
-    levelName("level", cl::desc("AMP level: O0, O1 (default) or O2"),
-              cl::init("O1"), cl::cat(category));
-static cl::opt<std::string> dtypeName(
-    "dtype",
-    cl::desc("Low-precision type of O1/O2: f16 (default), bf16 or "
-             "fp8 (bf16 with the matmuls' operands in FP8; its "
-             "--fp8-format, --fp8-margin, --fp8-min-size, --fp8-cost-model)"),
-    cl::init("f16"), cl::cat(category));
-static cl::opt<std::string>
-    targetName("target",
-               cl::desc("Where to run: cpu (default), gpu, or gpu-sim (the "
-                        "GPU pipeline's output on the CPU, in the GPU "
-                        "simulator)"),
-               cl::init("cpu"), cl::cat(category));
+/// --level (default O1), --dtype, --target, --amp-options, --rounding,
+/// --gpu-options, --cpu-options: amp-compile's flags too.
+static CompileFlags compileFlags(category, "O1");
 static cl::list<std::string>
     inputFiles("inputs",
                cl::desc("One .npy file per argument (default: random inputs "
@@ -122,11 +111,6 @@ static cl::opt<std::string>
                         "--target=gpu-sim (default: in <dir of "
                         "amp-run>/../lib)"),
                cl::value_desc("path"), cl::cat(category));
-static cl::opt<std::string>
-    ampOptions("amp-options",
-               cl::desc("More options of the AMP pipeline, as for "
-                        "--amp-o1 (e.g. \"custom-black-list=tosa.exp\")"),
-               cl::init(""), cl::cat(category));
 static cl::opt<std::string> checkNanInf(
     "check-nan-inf",
     cl::desc("Check the results of the level's low-precision ops and "
@@ -134,22 +118,6 @@ static cl::opt<std::string> checkNanInf(
              "(all) for Inf and NaN: the run fails, naming the first op that "
              "produced one and its location (CPU only)"),
     cl::ValueOptional, cl::value_desc("low|all"), cl::cat(category));
-static cl::opt<std::string> rounding(
-    "rounding",
-    cl::desc("How low-precision values are rounded: once (the default: "
-             "where stored, f32 inside each fused loop nest or kernel) or "
-             "per-op (after every low op, as eager autocast)"),
-    cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    gpuOptions("gpu-options",
-               cl::desc("Options of --lower-to-gpu (e.g. \"chip=sm_80\")"),
-               cl::init(""), cl::cat(category));
-static cl::opt<std::string>
-    cpuOptions("cpu-options",
-               cl::desc("Options of --lower-to-cpu (e.g. \"libraries=false\" "
-                        "for generated loops instead of the CPU library "
-                        "calls)"),
-               cl::init(""), cl::cat(category));
 static cl::opt<std::string> timingMode(
     "timing",
     cl::desc("Print the time of each stage of the level's compilation "
@@ -386,71 +354,59 @@ static void printTiming(llvm::raw_ostream &os, const CompileTiming &timing,
   os << timing.passReport;
 }
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM initLLVM(argc, argv);
-  cl::HideUnrelatedOptions(category);
-  cl::extrahelp ampHelp(
-      "\nAMP OPTIONS: every option of --amp-o1/--amp-o2 (amp-opt --help "
-      "lists them) is also a flag of amp-run, --NAME=VALUE: "
-      "--placement=greedy, --custom-black-list=math.exp,tosa.exp, "
-      "--explain.\n");
-  std::string ampFlags;
-  SmallVector<const char *> args(argv, argv + argc);
-  takeAmpFlags(args, ampFlags);
-  cl::ParseCommandLineOptions(
-      args.size(), args.data(),
-      "amp-run: apply an AMP level, lower, JIT-compile and run a function\n");
+static llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
 
-  // Options.
-  std::optional<AmpLevel> level = parseLevel(levelName);
-  if (!level)
-    return fail("--level must be O0, O1 or O2, not '" + levelName + "'");
-  // The dtype and the AMP flags, checked before anything is read (the
-  // compilation's options are set below the same way): with --dtype=fp8,
-  // its fp8-* flags apply.
-  CompileOptions checkedFlags;
-  checkedFlags.ampOptions = ampFlags;
-  if (llvm::Error error = setDtype(dtypeName, checkedFlags))
-    return fail(std::move(error), "--dtype: ");
-  std::optional<Target> target = parseTarget(targetName);
-  if (!target)
-    return fail("--target must be cpu, gpu or gpu-sim, not '" + targetName +
-                "'");
-  if (checkNanInf.getNumOccurrences() && *target != Target::Cpu)
-    return fail("--check-nan-inf runs on the CPU only (the checks are host "
-                "code); use --target=cpu");
+/// The flags of amp-run, parsed once (with the AMP flags taken by name,
+/// `ampFlags`), into `options`; then the combinations that exclude each
+/// other, refused before anything is read.
+static llvm::Error parseFlags(StringRef ampFlags, CompileOptions &options) {
+  CompileOptionsText text = compileFlags.getText(ampFlags);
+  if (checkNanInf.getNumOccurrences())
+    // A bare --check-nan-inf checks the low ops.
+    text.checkNanInf = checkNanInf.empty() ? "low" : checkNanInf.getValue();
+  if (llvm::Error error = parseCompileOptions(text, options, "--"))
+    return error;
+  if (options.checkNanInf != CheckNanInf::Off && options.target != Target::Cpu)
+    return makeError("--check-nan-inf runs on the CPU only (the checks are "
+                     "host code); use --target=cpu");
+  // The AMP flags, checked before anything is read: with --dtype=fp8, its
+  // fp8-* flags apply.
   if (!ampFlags.empty()) {
     amp::AmpOptions checked;
     std::string error;
-    if (failed(amp::parseAmpOptions(checkedFlags.ampOptions, amp::AmpLevel::O2,
+    if (failed(amp::parseAmpOptions(options.ampOptions, amp::AmpLevel::O2,
                                     checked, error))) {
       StringRef unknown = StringRef(error).split("no such option ").second;
       if (!unknown.empty())
-        return fail("unknown flag --" + unknown.trim() +
-                    ": neither amp-run's nor an option of --amp-o1/--amp-o2");
-      return fail(error);
+        return makeError("unknown flag --" + unknown.trim() +
+                         ": neither amp-run's nor an option of "
+                         "--amp-o1/--amp-o2");
+      return makeError(error);
     }
   }
-  if (!rounding.empty() && !amp::parseOptionValue<amp::RoundingMode>(rounding))
-    return fail("--rounding must be " +
-                amp::describeOptionValues<amp::RoundingMode>() + ", not '" +
-                rounding + "'");
   if (timingMode.getNumOccurrences() && !timingMode.empty() &&
       timingMode != "passes")
-    return fail("--timing takes no value or passes, not '" + timingMode + "'");
+    return makeError("--timing takes no value or passes, not '" + timingMode +
+                     "'");
   if (jitCpu != "host" && jitCpu != "generic")
-    return fail("--jit-cpu must be host or generic, not '" + jitCpu + "'");
+    return makeError("--jit-cpu must be host or generic, not '" + jitCpu + "'");
+  if (llvmOptLevel > 3)
+    return makeError("--llvm-opt-level must be 0 to 3");
+  if (dynamicSize < 0)
+    return makeError("--dynamic-size must be at least 0");
   if (!outputFiles.empty() && !outputDir.empty())
-    return fail("--outputs and --output-dir exclude each other");
+    return makeError("--outputs and --output-dir exclude each other");
   if (estimateChip.getNumOccurrences()) {
-    if (*target != Target::GpuSim)
-      return fail("--estimate needs --target=gpu-sim (the estimate comes "
-                  "from the GPU simulator's counts)");
+    if (options.target != Target::GpuSim)
+      return makeError("--estimate needs --target=gpu-sim (the estimate "
+                       "comes from the GPU simulator's counts)");
     if (!isSimulatorChip(estimateChip))
-      return fail("--estimate: unknown chip '" + estimateChip +
-                  "' (known: " + getSimulatorChipNames() + ")");
+      return makeError("--estimate: unknown chip '" + estimateChip +
+                       "' (known: " + getSimulatorChipNames() + ")");
     if (compileOnly)
-      return fail("--compile-only runs nothing: it excludes --estimate");
+      return makeError("--compile-only runs nothing: it excludes --estimate");
   }
   if (compileOnly) {
     SmallVector<StringRef> running;
@@ -467,9 +423,285 @@ int main(int argc, char **argv) {
     if (!inputFiles.empty())
       running.push_back("--inputs");
     if (!running.empty())
-      return fail("--compile-only runs nothing: it excludes " +
-                  llvm::join(running, ", "));
+      return makeError("--compile-only runs nothing: it excludes " +
+                       llvm::join(running, ", "));
   }
+  options.hostCpuFeatures = jitCpu == "host";
+  options.optLevel = llvmOptLevel;
+  options.largeFunction = largeFunction;
+  options.detachConstantBytes = detachConstantBytes;
+  options.openDevice = !compileOnly;
+  return llvm::Error::success();
+}
+
+/// %r in file names: this process's rank in the collectives' group (under
+/// mpirun, each rank reads and writes its own files).
+static llvm::Error substituteRank(StringRef runtimePath) {
+  auto hasRank = [](StringRef path) { return path.contains("%r"); };
+  if (!llvm::any_of(inputFiles, hasRank) &&
+      !llvm::any_of(outputFiles, hasRank) && !hasRank(outputDir))
+    return llvm::Error::success();
+  llvm::Expected<int32_t> rank = getCollectiveRank(runtimePath);
+  if (!rank)
+    return makeError("%r in a file name: " + llvm::toString(rank.takeError()));
+  std::string text = std::to_string(*rank);
+  auto substitute = [&](std::string path) {
+    for (size_t at = path.find("%r"); at != std::string::npos;
+         at = path.find("%r", at + text.size()))
+      path.replace(at, 2, text);
+    return path;
+  };
+  for (size_t i = 0; i < inputFiles.size(); ++i)
+    inputFiles[i] = substitute(inputFiles[i]);
+  for (size_t i = 0; i < outputFiles.size(); ++i)
+    outputFiles[i] = substitute(outputFiles[i]);
+  if (!outputDir.empty())
+    outputDir.setValue(substitute(outputDir));
+  return llvm::Error::success();
+}
+
+/// --record-ranges: runs the module as written, instrumented, and writes the
+/// ranges of its float tensors.
+static int recordRangesOf(ModuleOp module, const Signature &signature,
+                          ArrayRef<HostTensor> inputs,
+                          const CompileOptions &options) {
+  SmallVector<std::string> excluded;
+  if (compare)
+    excluded.push_back("--compare");
+  if (repeat)
+    excluded.push_back("--repeat");
+  if (compileOnly)
+    excluded.push_back("--compile-only");
+  if (!outputFiles.empty() || !outputDir.empty())
+    excluded.push_back("--outputs/--output-dir");
+  if (checkNanInf.getNumOccurrences())
+    excluded.push_back("--check-nan-inf");
+  if (options.target != Target::Cpu)
+    excluded.push_back("--target=" + compileFlags.getTargetName().str());
+  if (!excluded.empty())
+    return fail("--record-ranges runs the module as written on the CPU "
+                "and writes its ranges: it excludes " +
+                llvm::join(excluded, ", "));
+  CompileOptions record;
+  record.level = AmpLevel::O0;
+  record.recordRanges = signature.name;
+  record.runtimeLibrary = options.runtimeLibrary;
+  record.hostCpuFeatures = options.hostCpuFeatures;
+  auto recorder = Executable::compile(module, signature.name, record);
+  if (!recorder)
+    return fail(recorder.takeError());
+  auto ran = (*recorder)->run(inputs);
+  if (!ran)
+    return fail(ran.takeError());
+  const HostTensor &maxima = ran->back();
+  int64_t count = maxima.getType().getNumElements();
+  const float *values = static_cast<const float *>(maxima.getData());
+  std::error_code ec;
+  llvm::raw_fd_ostream file(recordRanges, ec);
+  if (ec)
+    return fail("cannot write --record-ranges '" + recordRanges +
+                "': " + ec.message());
+  llvm::json::Array absmax;
+  for (int64_t i = 0; i < count; ++i)
+    absmax.push_back(static_cast<double>(values[i]));
+  file << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
+                                       {"function", signature.name},
+                                       {"absmax", std::move(absmax)}}));
+  float largest = count ? *std::max_element(values, values + count) : 0;
+  llvm::outs() << "amp-run: @" << signature.name << " in " << inputFilename
+               << ", recorded the ranges of " << count
+               << " float tensors (the largest " << formatNumber(largest)
+               << ") to " << recordRanges << '\n';
+  return 0;
+}
+
+/// Runs `executable` on `inputs`; under the simulator, `simulatorText` gets
+/// what it counted for this call (and --estimate's table).
+static llvm::Expected<SmallVector<HostTensor>>
+runCounting(Executable &executable, ArrayRef<HostTensor> inputs, Target target,
+            std::string &simulatorText) {
+  if (target != Target::GpuSim)
+    return executable.run(inputs);
+  // The estimate is of this call: its records start here.
+  if (estimateChip.getNumOccurrences())
+    if (llvm::Error error = executable.resetSimulatorStats())
+      return std::move(error);
+  llvm::Expected<SimulatorStats> before = executable.getSimulatorStats();
+  if (!before)
+    return before.takeError();
+  auto results = executable.run(inputs);
+  if (!results)
+    return results.takeError();
+  llvm::Expected<SimulatorStats> after = executable.getSimulatorStats();
+  if (!after)
+    return after.takeError();
+  const SimulatorStats &b = *before, &a = *after;
+  llvm::raw_string_ostream os(simulatorText);
+  os << "gpu-sim: " << a.launches - b.launches << " kernel launches ("
+     << a.threads - b.threads << " threads), "
+     << a.libraryCalls - b.libraryCalls << " library calls, "
+     << a.allocations - b.allocations << " device allocations, "
+     << a.frees - b.frees << " frees, " << a.liveBuffers << " live, peak "
+     << a.peakBytes << " bytes, " << a.synchronizations - b.synchronizations
+     << " synchronizations\n";
+  if (estimateChip.getNumOccurrences()) {
+    auto estimate = executable.getSimulatorEstimate(estimateChip);
+    if (!estimate)
+      return estimate.takeError();
+    printEstimate(os, *estimate, a.idealBytes);
+  }
+  return results;
+}
+
+/// The outputs' table: each against fp32 with --compare (the non-finite
+/// mismatches, which fail the run, go to `failures`), else a summary.
+static void printOutputs(llvm::raw_ostream &os, ArrayRef<HostTensor> results,
+                         ArrayRef<HostTensor> referenceResults, StringRef label,
+                         SmallVectorImpl<std::string> &failures) {
+  SmallVector<SmallVector<std::string>> rows;
+  if (compare) {
+    os << "outputs: " << label << " vs fp32\n";
+    rows.push_back({"#", "type", "max abs err", "max rel err", "rel L2 err"});
+    for (auto [index, pair] :
+         llvm::enumerate(llvm::zip_equal(results, referenceResults))) {
+      auto &[value, expected] = pair;
+      ErrorStats stats = compareTensors(value, expected);
+      // The figures cover the elements finite in both; with none, they say
+      // nothing.
+      bool anyFinite = value.getType().getNumElements() >
+                       stats.nonFiniteEqual + stats.nonFiniteMismatch;
+      auto figure = [&](double error) {
+        return anyFinite ? formatError(error) : std::string("n/a");
+      };
+      SmallVector<std::string> row = {
+          llvm::utostr(index), value.getType().str(), figure(stats.maxAbs),
+          figure(stats.maxRel), figure(stats.relL2)};
+      if (stats.nonFiniteMismatch) {
+        row.push_back(llvm::utostr(stats.nonFiniteMismatch) +
+                      " non-finite mismatches");
+        failures.push_back("output #" + llvm::utostr(index) + " has " +
+                           llvm::utostr(stats.nonFiniteMismatch) + " of " +
+                           llvm::utostr(value.getType().getNumElements()) +
+                           " elements that are Inf or NaN in only one of " +
+                           label.str() + " and fp32");
+      }
+      if (stats.nonFiniteEqual)
+        row.push_back(llvm::utostr(stats.nonFiniteEqual) +
+                      " non-finite in both");
+      rows.push_back(std::move(row));
+    }
+  } else {
+    os << "outputs: " << label << '\n';
+    rows.push_back({"#", "type", "min", "max", "mean"});
+    for (auto [index, value] : llvm::enumerate(results)) {
+      SmallVector<std::string> row = {llvm::utostr(index),
+                                      value.getType().str()};
+      row.append(summarize(value));
+      rows.push_back(std::move(row));
+    }
+  }
+  if (results.empty())
+    os << "  (no results)\n";
+  else
+    printTable(os, rows);
+}
+
+/// --print: every output's values (and fp32's with --compare).
+static void printOutputValues(llvm::raw_ostream &os,
+                              ArrayRef<HostTensor> results,
+                              ArrayRef<HostTensor> referenceResults,
+                              StringRef label) {
+  for (auto [index, value] : llvm::enumerate(results)) {
+    os << "output #" << index << " (" << label << "): " << value.getType().str()
+       << '\n';
+    printValues(os, value);
+    os << '\n';
+    if (compare) {
+      os << "output #" << index
+         << " (fp32): " << referenceResults[index].getType().str() << '\n';
+      printValues(os, referenceResults[index]);
+      os << '\n';
+    }
+  }
+}
+
+/// --repeat: the medians of the level's calls and fp32's, and the speed-up.
+static llvm::Error printTimes(llvm::raw_ostream &os, Executable &executable,
+                              Executable &reference,
+                              ArrayRef<HostTensor> inputs, StringRef label) {
+  auto levelTimes = executable.time(inputs, repeat);
+  if (!levelTimes)
+    return levelTimes.takeError();
+  auto fp32Times = reference.time(inputs, repeat);
+  if (!fp32Times)
+    return fp32Times.takeError();
+  double levelMedian = median(*levelTimes);
+  double fp32Median = median(*fp32Times);
+  os << "time: median of " << repeat << " call" << (repeat == 1 ? "" : "s")
+     << " after a warm-up\n";
+  SmallVector<SmallVector<std::string>> timeRows;
+  timeRows.push_back({label.str(), formatSeconds(levelMedian)});
+  timeRows.push_back({"fp32", formatSeconds(fp32Median)});
+  std::string speedup;
+  llvm::raw_string_ostream(speedup) << llvm::format(
+      "%.2fx", levelMedian > 0 ? fp32Median / levelMedian : 0.0);
+  timeRows.push_back({"speed-up", speedup});
+  printTable(os, timeRows);
+  return llvm::Error::success();
+}
+
+/// --outputs / --output-dir: writes the results (and fp32's with
+/// --compare to the directory) and says where.
+static int writeOutputFiles(llvm::raw_ostream &os, ArrayRef<HostTensor> results,
+                            ArrayRef<HostTensor> referenceResults) {
+  SmallVector<std::string> paths(outputFiles.begin(), outputFiles.end());
+  SmallVector<std::string> referencePaths;
+  if (!outputDir.empty()) {
+    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
+      return fail("cannot create --output-dir '" + outputDir +
+                  "': " + ec.message());
+    for (size_t i = 0; i < results.size(); ++i) {
+      SmallString<256> path(outputDir);
+      llvm::sys::path::append(path, "out" + llvm::utostr(i) + ".npy");
+      paths.push_back(std::string(path));
+      if (compare) {
+        SmallString<256> fp32Path(outputDir);
+        llvm::sys::path::append(fp32Path,
+                                "fp32_out" + llvm::utostr(i) + ".npy");
+        referencePaths.push_back(std::string(fp32Path));
+      }
+    }
+  }
+  if (int rc = writeResults(results, paths))
+    return rc;
+  if (int rc = writeResults(referenceResults, referencePaths))
+    return rc;
+  if (!paths.empty()) {
+    SmallVector<std::string> all(paths);
+    all.append(referencePaths.begin(), referencePaths.end());
+    os << "wrote: " << llvm::join(all, ", ") << '\n';
+  }
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM initLLVM(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::extrahelp ampHelp(
+      "\nAMP OPTIONS: every option of --amp-o1/--amp-o2 (amp-opt --help "
+      "lists them) is also a flag of amp-run, --NAME=VALUE: "
+      "--placement=greedy, --custom-black-list=math.exp,tosa.exp, "
+      "--explain.\n");
+  std::string ampFlags;
+  SmallVector<const char *> args(argv, argv + argc);
+  takeAmpFlags(args, ampFlags);
+  cl::ParseCommandLineOptions(
+      args.size(), args.data(),
+      "amp-run: apply an AMP level, lower, JIT-compile and run a function\n");
+  CompileOptions options;
+  if (llvm::Error error = parseFlags(ampFlags, options))
+    return fail(std::move(error));
+  StringRef targetName = compileFlags.getTargetName();
 
   // The module and the entry function.
   DialectRegistry registry;
@@ -494,37 +726,17 @@ int main(int argc, char **argv) {
                 (signature->results.size() == 1 ? "" : "s"));
 
   // The GPU runtime, before anything else is spent on a GPU run.
-  std::string runtimePath =
+  options.runtimeLibrary =
       !runtimeLib.empty() ? runtimeLib.getValue()
-      : *target == Target::GpuSim
+      : options.target == Target::GpuSim
           ? defaultRuntimeLibrary(argv[0], "libamp_runtime_gpusim.so")
           : defaultRuntimeLibrary(argv[0], "libamp_runtime.so");
-  if (*target != Target::Cpu)
-    if (llvm::Error error = checkGpuRuntime(runtimePath, !compileOnly))
-      return fail(std::move(error), "--target=" + targetName + ": ");
-
-  // %r in file names: this process's rank in the collectives' group (under
-  // mpirun, each rank reads and writes its own files).
-  auto hasRank = [](StringRef path) { return path.contains("%r"); };
-  if (llvm::any_of(inputFiles, hasRank) || llvm::any_of(outputFiles, hasRank) ||
-      hasRank(outputDir)) {
-    llvm::Expected<int32_t> rank = getCollectiveRank(runtimePath);
-    if (!rank)
-      return fail(rank.takeError(), "%r in a file name: ");
-    std::string text = std::to_string(*rank);
-    auto substitute = [&](std::string path) {
-      for (size_t at = path.find("%r"); at != std::string::npos;
-           at = path.find("%r", at + text.size()))
-        path.replace(at, 2, text);
-      return path;
-    };
-    for (size_t i = 0; i < inputFiles.size(); ++i)
-      inputFiles[i] = substitute(inputFiles[i]);
-    for (size_t i = 0; i < outputFiles.size(); ++i)
-      outputFiles[i] = substitute(outputFiles[i]);
-    if (!outputDir.empty())
-      outputDir.setValue(substitute(outputDir));
-  }
+  if (options.target != Target::Cpu)
+    if (llvm::Error error =
+            checkGpuRuntime(options.runtimeLibrary, !compileOnly))
+      return fail(std::move(error), ("--target=" + targetName + ": ").str());
+  if (llvm::Error error = substituteRank(options.runtimeLibrary))
+    return fail(std::move(error));
 
   // Inputs.
   SmallVector<HostTensor> inputs;
@@ -534,94 +746,12 @@ int main(int argc, char **argv) {
       return fail(loaded.takeError());
     inputs = std::move(*loaded);
   } else {
-    if (dynamicSize < 0)
-      return fail("--dynamic-size must be at least 0");
     inputs = makeRandomInputs(*signature, seed, dynamicSize);
   }
-
-  // Range calibration: the module as written, instrumented.
-  if (!recordRanges.empty()) {
-    SmallVector<std::string> excluded;
-    if (compare)
-      excluded.push_back("--compare");
-    if (repeat)
-      excluded.push_back("--repeat");
-    if (compileOnly)
-      excluded.push_back("--compile-only");
-    if (!outputFiles.empty() || !outputDir.empty())
-      excluded.push_back("--outputs/--output-dir");
-    if (checkNanInf.getNumOccurrences())
-      excluded.push_back("--check-nan-inf");
-    if (*target != Target::Cpu)
-      excluded.push_back("--target=" + targetName.getValue());
-    if (!excluded.empty())
-      return fail("--record-ranges runs the module as written on the CPU "
-                  "and writes its ranges: it excludes " +
-                  llvm::join(excluded, ", "));
-    CompileOptions record;
-    record.level = AmpLevel::O0;
-    record.recordRanges = signature->name;
-    record.runtimeLibrary = runtimePath;
-    record.hostCpuFeatures = jitCpu == "host";
-    auto recorder = Executable::compile(**module, signature->name, record);
-    if (!recorder)
-      return fail(recorder.takeError());
-    auto ran = (*recorder)->run(inputs);
-    if (!ran)
-      return fail(ran.takeError());
-    const HostTensor &maxima = ran->back();
-    int64_t count = maxima.getType().getNumElements();
-    const float *values = static_cast<const float *>(maxima.getData());
-    std::error_code ec;
-    llvm::raw_fd_ostream file(recordRanges, ec);
-    if (ec)
-      return fail("cannot write --record-ranges '" + recordRanges +
-                  "': " + ec.message());
-    llvm::json::Array absmax;
-    for (int64_t i = 0; i < count; ++i)
-      absmax.push_back(static_cast<double>(values[i]));
-    file << llvm::formatv("{0:2}\n", llvm::json::Value(llvm::json::Object{
-                                         {"function", signature->name},
-                                         {"absmax", std::move(absmax)}}));
-    float largest = count ? *std::max_element(values, values + count) : 0;
-    llvm::outs() << "amp-run: @" << signature->name << " in " << inputFilename
-                 << ", recorded the ranges of " << count
-                 << " float tensors (the largest " << formatNumber(largest)
-                 << ") to " << recordRanges << '\n';
-    return 0;
-  }
+  if (!recordRanges.empty())
+    return recordRangesOf(**module, *signature, inputs, options);
 
   // Compile and run the level, and the fp32 original if needed.
-  CompileOptions options;
-  options.level = *level;
-  options.ampOptions = ampOptions;
-  options.ampOptions += ampFlags;
-  // Without --dtype, a dtype= in --amp-options or a policy file's decides.
-  if (dtypeName.getNumOccurrences())
-    if (llvm::Error error = setDtype(dtypeName, options))
-      return fail(std::move(error), "--dtype: ");
-  options.target = *target;
-  options.gpuOptions = gpuOptions;
-  options.cpuOptions = cpuOptions;
-  if (!rounding.empty())
-    options.rounding = *amp::parseOptionValue<amp::RoundingMode>(rounding);
-  options.runtimeLibrary = runtimePath;
-  options.hostCpuFeatures = jitCpu == "host";
-  if (llvmOptLevel > 3)
-    return fail("--llvm-opt-level must be 0 to 3");
-  options.optLevel = llvmOptLevel;
-  options.largeFunction = largeFunction;
-  options.detachConstantBytes = detachConstantBytes;
-  options.openDevice = !compileOnly;
-  if (checkNanInf.getNumOccurrences()) {
-    // A bare --check-nan-inf checks the low ops.
-    std::optional<CheckNanInf> check =
-        parseCheckNanInf(checkNanInf.empty() ? "low" : checkNanInf.getValue());
-    if (!check)
-      return fail("check-nan-inf must be low or all, not '" + checkNanInf +
-                  "'");
-    options.checkNanInf = *check;
-  }
   CompileTiming timing;
   timing.passes = timingMode == "passes";
   if (timingMode.getNumOccurrences()) {
@@ -635,52 +765,20 @@ int main(int argc, char **argv) {
     return fail(executable.takeError());
   options.timing = nullptr;
   std::string label =
-      getVariantLabel(*level, (*executable)->getLowPrecisionType());
+      getVariantLabel(options.level, (*executable)->getLowPrecisionType());
+  llvm::raw_ostream &os = llvm::outs();
   if (compileOnly) {
-    llvm::raw_ostream &os = llvm::outs();
     os << "amp-run: @" << signature->name << " in " << inputFilename << ", "
        << label << " on " << targetName << ", compiled (--compile-only)\n";
     if (timingMode.getNumOccurrences())
       printTiming(os, timing, label, targetName);
     return 0;
   }
-  std::optional<SimulatorStats> simulatorBefore;
-  if (*target == Target::GpuSim) {
-    // The estimate is of this call: its records start here.
-    if (estimateChip.getNumOccurrences())
-      if (llvm::Error error = (*executable)->resetSimulatorStats())
-        return fail(std::move(error));
-    auto stats = (*executable)->getSimulatorStats();
-    if (!stats)
-      return fail(stats.takeError());
-    simulatorBefore = *stats;
-  }
-  auto results = (*executable)->run(inputs);
+  std::string simulatorText;
+  auto results =
+      runCounting(**executable, inputs, options.target, simulatorText);
   if (!results)
     return fail(results.takeError());
-  // What the simulator counted for this call.
-  std::string simulatorLine;
-  if (simulatorBefore) {
-    auto after = (*executable)->getSimulatorStats();
-    if (!after)
-      return fail(after.takeError());
-    const SimulatorStats &b = *simulatorBefore, &a = *after;
-    llvm::raw_string_ostream(simulatorLine)
-        << "gpu-sim: " << a.launches - b.launches << " kernel launches ("
-        << a.threads - b.threads << " threads), "
-        << a.libraryCalls - b.libraryCalls << " library calls, "
-        << a.allocations - b.allocations << " device allocations, "
-        << a.frees - b.frees << " frees, " << a.liveBuffers << " live, peak "
-        << a.peakBytes << " bytes, " << a.synchronizations - b.synchronizations
-        << " synchronizations\n";
-    if (estimateChip.getNumOccurrences()) {
-      auto estimate = (*executable)->getSimulatorEstimate(estimateChip);
-      if (!estimate)
-        return fail(estimate.takeError());
-      llvm::raw_string_ostream os(simulatorLine);
-      printEstimate(os, *estimate, a.idealBytes);
-    }
-  }
 
   std::unique_ptr<Executable> reference;
   SmallVector<HostTensor> referenceResults;
@@ -702,7 +800,6 @@ int main(int argc, char **argv) {
   }
 
   // Report.
-  llvm::raw_ostream &os = llvm::outs();
   os << "amp-run: @" << signature->name << " in " << inputFilename << ", "
      << label << " on " << targetName << '\n';
   if (!inputFiles.empty())
@@ -715,125 +812,20 @@ int main(int argc, char **argv) {
       os << ", ? = " << dynamicSize;
     os << '\n';
   }
-
   if (timingMode.getNumOccurrences())
     printTiming(os, timing, label, targetName);
-
-  SmallVector<SmallVector<std::string>> rows;
   // Outputs with non-finite values where fp32 has finite ones: a failure.
   SmallVector<std::string> nonFiniteFailures;
-  if (compare) {
-    os << "outputs: " << label << " vs fp32\n";
-    rows.push_back({"#", "type", "max abs err", "max rel err", "rel L2 err"});
-    for (auto [index, pair] :
-         llvm::enumerate(llvm::zip_equal(*results, referenceResults))) {
-      auto &[value, expected] = pair;
-      ErrorStats stats = compareTensors(value, expected);
-      // The figures cover the elements finite in both; with none, they say
-      // nothing.
-      bool anyFinite = value.getType().getNumElements() >
-                       stats.nonFiniteEqual + stats.nonFiniteMismatch;
-      auto figure = [&](double error) {
-        return anyFinite ? formatError(error) : std::string("n/a");
-      };
-      SmallVector<std::string> row = {
-          llvm::utostr(index), value.getType().str(), figure(stats.maxAbs),
-          figure(stats.maxRel), figure(stats.relL2)};
-      if (stats.nonFiniteMismatch) {
-        row.push_back(llvm::utostr(stats.nonFiniteMismatch) +
-                      " non-finite mismatches");
-        nonFiniteFailures.push_back(
-            "output #" + llvm::utostr(index) + " has " +
-            llvm::utostr(stats.nonFiniteMismatch) + " of " +
-            llvm::utostr(value.getType().getNumElements()) +
-            " elements that are Inf or NaN in only one of " + label +
-            " and fp32");
-      }
-      if (stats.nonFiniteEqual)
-        row.push_back(llvm::utostr(stats.nonFiniteEqual) +
-                      " non-finite in both");
-      rows.push_back(std::move(row));
-    }
-  } else {
-    os << "outputs: " << label << '\n';
-    rows.push_back({"#", "type", "min", "max", "mean"});
-    for (auto [index, value] : llvm::enumerate(*results)) {
-      SmallVector<std::string> row = {llvm::utostr(index),
-                                      value.getType().str()};
-      row.append(summarize(value));
-      rows.push_back(std::move(row));
-    }
-  }
-  if (results->empty())
-    os << "  (no results)\n";
-  else
-    printTable(os, rows);
-  os << simulatorLine;
-
-  if (printValuesFlag) {
-    for (auto [index, value] : llvm::enumerate(*results)) {
-      os << "output #" << index << " (" << label
-         << "): " << value.getType().str() << '\n';
-      printValues(os, value);
-      os << '\n';
-      if (compare) {
-        os << "output #" << index
-           << " (fp32): " << referenceResults[index].getType().str() << '\n';
-        printValues(os, referenceResults[index]);
-        os << '\n';
-      }
-    }
-  }
-
-  if (repeat > 0) {
-    auto levelTimes = (*executable)->time(inputs, repeat);
-    if (!levelTimes)
-      return fail(levelTimes.takeError());
-    auto fp32Times = reference->time(inputs, repeat);
-    if (!fp32Times)
-      return fail(fp32Times.takeError());
-    double levelMedian = median(*levelTimes);
-    double fp32Median = median(*fp32Times);
-    os << "time: median of " << repeat << " call" << (repeat == 1 ? "" : "s")
-       << " after a warm-up\n";
-    SmallVector<SmallVector<std::string>> timeRows;
-    timeRows.push_back({label, formatSeconds(levelMedian)});
-    timeRows.push_back({"fp32", formatSeconds(fp32Median)});
-    std::string speedup;
-    llvm::raw_string_ostream(speedup) << llvm::format(
-        "%.2fx", levelMedian > 0 ? fp32Median / levelMedian : 0.0);
-    timeRows.push_back({"speed-up", speedup});
-    printTable(os, timeRows);
-  }
-
-  // Output files.
-  SmallVector<std::string> paths(outputFiles.begin(), outputFiles.end());
-  SmallVector<std::string> referencePaths;
-  if (!outputDir.empty()) {
-    if (std::error_code ec = llvm::sys::fs::create_directories(outputDir))
-      return fail("cannot create --output-dir '" + outputDir +
-                  "': " + ec.message());
-    for (size_t i = 0; i < results->size(); ++i) {
-      SmallString<256> path(outputDir);
-      llvm::sys::path::append(path, "out" + llvm::utostr(i) + ".npy");
-      paths.push_back(std::string(path));
-      if (compare) {
-        SmallString<256> fp32Path(outputDir);
-        llvm::sys::path::append(fp32Path,
-                                "fp32_out" + llvm::utostr(i) + ".npy");
-        referencePaths.push_back(std::string(fp32Path));
-      }
-    }
-  }
-  if (int rc = writeResults(*results, paths))
+  printOutputs(os, *results, referenceResults, label, nonFiniteFailures);
+  os << simulatorText;
+  if (printValuesFlag)
+    printOutputValues(os, *results, referenceResults, label);
+  if (repeat > 0)
+    if (llvm::Error error =
+            printTimes(os, **executable, *reference, inputs, label))
+      return fail(std::move(error));
+  if (int rc = writeOutputFiles(os, *results, referenceResults))
     return rc;
-  if (int rc = writeResults(referenceResults, referencePaths))
-    return rc;
-  if (!paths.empty()) {
-    SmallVector<std::string> all(paths);
-    all.append(referencePaths.begin(), referencePaths.end());
-    os << "wrote: " << llvm::join(all, ", ") << '\n';
-  }
   if (!nonFiniteFailures.empty()) {
     os.flush();
     return fail(llvm::join(nonFiniteFailures, "; ") +

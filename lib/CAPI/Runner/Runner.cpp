@@ -13,6 +13,7 @@
 #include "amp/Dialect/Amp/Transforms/Policy.h"
 #include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Pipelines/LoweringPipelines.h"
+#include "amp/Runner/CompileFlags.h"
 #include "amp/Runner/Runner.h"
 
 #include "mlir/IR/Diagnostics.h"
@@ -347,70 +348,25 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
   AmpRunnerCompileOptions none = {};
   if (!options)
     options = &none;
-  StringRef level = orDefault(options->level, "O0");
-  std::optional<AmpLevel> parsedLevel = parseLevel(level);
-  if (!parsedLevel)
-    return fail("unknown level '" + level + "' (expected O0, O1 or O2)",
-                failure());
-  compileOptions.level = *parsedLevel;
-  compileOptions.ampOptions = orDefault(options->ampOptions, "").str();
-  StringRef dtype = orDefault(options->dtype, "");
-  if (!dtype.empty())
-    if (llvm::Error error = setDtype(dtype, compileOptions))
-      return fail(llvm::toString(std::move(error)), failure());
-  StringRef target = orDefault(options->target, "cpu");
-  std::optional<Target> parsedTarget = parseTarget(target);
-  if (!parsedTarget)
-    return fail("unknown target '" + target +
-                    "' (expected cpu, gpu or gpu-sim)",
-                failure());
-  compileOptions.target = *parsedTarget;
-  compileOptions.gpuOptions = orDefault(options->gpuOptions, "").str();
-  compileOptions.cpuOptions = orDefault(options->cpuOptions, "").str();
-  if (!compileOptions.cpuOptions.empty()) {
-    if (compileOptions.target != Target::Cpu)
-      return fail("cpuOptions are options of the CPU lowering "
-                  "(--lower-to-cpu); target '" +
-                      target + "' does not read them",
-                  failure());
-    // The same parser the compilation uses: a bad option fails here, not
-    // at the first call.
-    std::string parseErrors;
-    llvm::raw_string_ostream errorStream(parseErrors);
-    amp::LowerToCpuOptions parsed;
-    if (failed(parsed.parseFromString(compileOptions.cpuOptions, errorStream)))
-      return fail("invalid CPU lowering options '" +
-                      compileOptions.cpuOptions + "'" +
-                      (parseErrors.empty()
-                           ? std::string()
-                           : ": " + StringRef(parseErrors).trim().str()),
-                  failure());
-  }
+  // The text fields, parsed once, as the tools' flags are.
+  CompileOptionsText text;
+  text.level = orDefault(options->level, "").str();
+  text.dtype = orDefault(options->dtype, "").str();
+  text.target = orDefault(options->target, "").str();
+  text.ampOptions = orDefault(options->ampOptions, "").str();
+  text.rounding = orDefault(options->rounding, "").str();
+  text.gpuOptions = orDefault(options->gpuOptions, "").str();
+  text.cpuOptions = orDefault(options->cpuOptions, "").str();
+  text.checkNanInf = orDefault(options->checkNanInf, "").str();
+  if (llvm::Error error = parseCompileOptions(text, compileOptions))
+    return fail(llvm::toString(std::move(error)), failure());
   compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
   compileOptions.recordRanges = orDefault(options->recordRanges, "").str();
   if (!compileOptions.recordRanges.empty() &&
       compileOptions.level != AmpLevel::O0)
     return fail("recordRanges runs the module as written: level O0, not " +
-                    level,
+                    text.level,
                 failure());
-  StringRef checkNanInf = orDefault(options->checkNanInf, "");
-  if (!checkNanInf.empty()) {
-    std::optional<CheckNanInf> check = parseCheckNanInf(checkNanInf);
-    if (!check)
-      return fail("check-nan-inf must be low or all, not '" + checkNanInf +
-                      "'",
-                  failure());
-    compileOptions.checkNanInf = *check;
-  }
-  StringRef rounding = orDefault(options->rounding, "");
-  if (!rounding.empty()) {
-    FailureOr<amp::RoundingMode> mode = amp::parseRoundingMode(rounding);
-    if (failed(mode))
-      return fail("unknown rounding '" + rounding +
-                      "' (expected once or per-op)",
-                  failure());
-    compileOptions.rounding = *mode;
-  }
   if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty()) {
     const char *library = compileOptions.target == Target::Gpu
@@ -418,7 +374,8 @@ static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
                               : "libamp_runtime_gpusim.so";
     compileOptions.runtimeLibrary = defaultRuntimeLibrary(library);
     if (compileOptions.runtimeLibrary.empty())
-      return fail(std::string("target '") + target.str() +
+      return fail(std::string("target '") +
+                      amp::stringifyOptionValue(compileOptions.target).str() +
                       "' needs the path of " + library +
                       " (the path of libAmpRunnerCAPI is unknown)",
                   failure());
