@@ -53,6 +53,7 @@
 #include <sys/resource.h>
 
 using namespace mlir;
+using namespace mlir::amp;
 using namespace mlir::amp::runner;
 using namespace mlir::amp::runner::detail;
 using llvm::Expected;
@@ -336,6 +337,138 @@ static llvm::Error buildLowering(OpPassManager &lowering,
   return llvm::Error::success();
 }
 
+/// Range calibration: the f32 module, instrumented, its entry
+/// `options.recordRanges` returning one more result.
+static llvm::Error recordRanges(ModuleOp copy, const CompileOptions &options,
+                                LoweredModule &lowered,
+                                const ErrorCollector &errors) {
+  if (options.level != AmpLevel::O0)
+    return makeError("recording ranges runs the module as written: "
+                     "level O0, not " +
+                     getVariantLabel(options.level, ""));
+  auto recorded = llvm::find_if(lowered.entries, [&](const LoweredEntry &e) {
+    return e.signature.name == options.recordRanges;
+  });
+  if (recorded == lowered.entries.end())
+    return makeError("recording ranges of '@" + options.recordRanges +
+                     "', which is not an entry of this compilation");
+  PassManager pm(copy.getContext());
+  AmpRecordRangesPassOptions record;
+  record.function = options.recordRanges;
+  pm.addPass(createAmpRecordRangesPass(record));
+  if (failed(pm.run(copy)))
+    return makeError("amp-record-ranges failed" + errors.str());
+  Expected<Signature> after =
+      getEntrySignature(copy, options.recordRanges, "the module");
+  if (!after)
+    return after.takeError();
+  recorded->signature.results = after->results;
+  return llvm::Error::success();
+}
+
+/// After the level: the signature `entry` is called with. Only
+/// arg-precision=low changes the declared one (f32 arguments become the low
+/// type), and dtype=fp8 adds the FP8 state of a training step (and its
+/// _init): arguments and results {amp.fp8 = ...}, which callers pass and get
+/// as they do the loss scaler's. The other arguments keep their declared
+/// types (the caller's, where arg-precision=low narrowed them).
+static llvm::Error updateEntryAfterLevel(ModuleOp copy, LoweredEntry &entry,
+                                         StringRef label) {
+  const Signature &declared = entry.signature;
+  Expected<Signature> after =
+      getEntrySignature(copy, declared.name, "the module");
+  if (!after)
+    return makeError("after AMP " + label + ": " +
+                     llvm::toString(after.takeError()));
+  auto narrowed = [&](const TensorSpec &declaredType, const TensorSpec &call) {
+    return declaredType == call || (declaredType.element == ElementKind::F32 &&
+                                    (call.element == ElementKind::F16 ||
+                                     call.element == ElementKind::BF16) &&
+                                    declaredType.shape == call.shape);
+  };
+  auto function = copy.lookupSymbol<func::FuncOp>(declared.name);
+  auto isState = [&](DictionaryAttr attrs) {
+    return attrs && attrs.get(AmpDialect::kFloat8StateAttrName);
+  };
+  SmallVector<TensorSpec> arguments, results;
+  const TensorSpec *next = declared.arguments.begin();
+  bool same = true;
+  for (auto [i, spec] : llvm::enumerate(after->arguments)) {
+    if (function && isState(function.getArgAttrDict(i))) {
+      arguments.push_back(spec);
+    } else if (next == declared.arguments.end() || !narrowed(*next, spec)) {
+      same = false;
+      break;
+    } else {
+      arguments.push_back(*next++);
+    }
+  }
+  for (auto [i, spec] : llvm::enumerate(after->results))
+    if (!function || !isState(function.getResultAttrDict(i)))
+      results.push_back(spec);
+  if (!same || next != declared.arguments.end() || results != declared.results)
+    return makeError("AMP " + label + " changed the signature of '@" +
+                     declared.name + "'");
+  entry.signature.arguments = std::move(arguments);
+  entry.signature.results = after->results;
+  entry.callArguments = after->arguments;
+  return llvm::Error::success();
+}
+
+/// The AMP level of `options` on `copy`, and what it changed of the entries.
+static llvm::Error runAmpLevel(ModuleOp copy, const CompileOptions &options,
+                               LoweredModule &lowered,
+                               const ErrorCollector &errors,
+                               PassTiming &passTiming) {
+  std::string label = getVariantLabel(options.level, getDtypeLabel(options));
+  Expected<AmpOptions> parsedOptions = getAmpOptions(options, copy);
+  if (!parsedOptions)
+    return makeError(llvm::toString(parsedOptions.takeError()) + errors.str());
+  AmpOptions &ampOptions = *parsedOptions;
+  // Reports and graphs meant for the standard streams go through temporary
+  // files when the caller captures them, in the pipeline's order.
+  OutputCapture capture;
+  if (llvm::Error error =
+          captureStreams(ampOptions, options.capturedOutput, capture))
+    return error;
+  PassManager pm(copy.getContext(), ModuleOp::getOperationName(),
+                 OpPassManager::Nesting::Implicit);
+  buildAmpPipeline(pm, ampOptions);
+  passTiming.enable(pm, "AMP passes");
+  StageTimer timer(options.timing, "AMP passes");
+  LogicalResult ran = pm.run(copy);
+  timer.stop();
+  capture.collect();
+  if (failed(ran))
+    return makeError("the AMP " + label + " pipeline failed" + errors.str());
+  // "O2:bf16": the type the pipeline resolved.
+  if (auto applied =
+          copy->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
+    lowered.lowPrecisionType = applied.getValue().split(':').second.str();
+  for (LoweredEntry &entry : lowered.entries)
+    if (llvm::Error error = updateEntryAfterLevel(copy, entry, label))
+      return error;
+  return llvm::Error::success();
+}
+
+/// NaN/Inf checks, after the level, on what it produced.
+static llvm::Error addNanInfChecks(ModuleOp copy, const CompileOptions &options,
+                                   LoweredModule &lowered,
+                                   const ErrorCollector &errors) {
+  PassManager pm(copy.getContext());
+  AmpCheckNanInfPassOptions checkOptions;
+  checkOptions.all = options.checkNanInf == CheckNanInf::All;
+  pm.addPass(createAmpCheckNanInfPass(checkOptions));
+  StageTimer timer(options.timing, "NaN/Inf checks");
+  if (failed(pm.run(copy)))
+    return makeError("amp-check-nan-inf failed" + errors.str());
+  if (auto sites =
+          copy->getAttrOfType<ArrayAttr>(AmpDialect::kNanInfSitesAttrName))
+    for (Attribute site : sites)
+      lowered.nanInfSites.push_back(cast<StringAttr>(site).getValue().str());
+  return llvm::Error::success();
+}
+
 Expected<LoweredModule>
 amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
                          const CompileOptions &options) {
@@ -361,124 +494,16 @@ amp::runner::lowerModule(ModuleOp module, ArrayRef<std::string> entries,
   OwningOpRef<ModuleOp> copy(module.clone());
   ErrorCollector errors(context);
   PassTiming passTiming(options.timing);
-  // Range calibration: the f32 module, instrumented.
-  if (!options.recordRanges.empty()) {
-    if (options.level != AmpLevel::O0)
-      return makeError("recording ranges runs the module as written: "
-                       "level O0, not " +
-                       getVariantLabel(options.level, ""));
-    auto recorded = llvm::find_if(lowered.entries, [&](const LoweredEntry &e) {
-      return e.signature.name == options.recordRanges;
-    });
-    if (recorded == lowered.entries.end())
-      return makeError("recording ranges of '@" + options.recordRanges +
-                       "', which is not an entry of this compilation");
-    PassManager pm(context);
-    AmpRecordRangesPassOptions record;
-    record.function = options.recordRanges;
-    pm.addPass(createAmpRecordRangesPass(record));
-    if (failed(pm.run(*copy)))
-      return makeError("amp-record-ranges failed" + errors.str());
-    Expected<Signature> after =
-        getEntrySignature(*copy, options.recordRanges, "the module");
-    if (!after)
-      return after.takeError();
-    recorded->signature.results = after->results;
-  }
-  // The AMP level.
-  if (options.level != AmpLevel::O0) {
-    std::string label = getVariantLabel(options.level, getDtypeLabel(options));
-    Expected<AmpOptions> parsedOptions = getAmpOptions(options, *copy);
-    if (!parsedOptions)
-      return makeError(llvm::toString(parsedOptions.takeError()) +
-                       errors.str());
-    AmpOptions &ampOptions = *parsedOptions;
-    // Reports and graphs meant for the standard streams go through temporary
-    // files when the caller captures them, in the pipeline's order.
-    OutputCapture capture;
-    if (llvm::Error error =
-            captureStreams(ampOptions, options.capturedOutput, capture))
+  if (!options.recordRanges.empty())
+    if (llvm::Error error = recordRanges(*copy, options, lowered, errors))
       return std::move(error);
-    PassManager pm(context, ModuleOp::getOperationName(),
-                   OpPassManager::Nesting::Implicit);
-    buildAmpPipeline(pm, ampOptions);
-    passTiming.enable(pm, "AMP passes");
-    StageTimer timer(options.timing, "AMP passes");
-    LogicalResult ran = pm.run(*copy);
-    timer.stop();
-    capture.collect();
-    if (failed(ran))
-      return makeError("the AMP " + label + " pipeline failed" + errors.str());
-    // "O2:bf16": the type the pipeline resolved.
-    if (auto applied =
-            (*copy)->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
-      lowered.lowPrecisionType = applied.getValue().split(':').second.str();
-    for (LoweredEntry &lowEntry : lowered.entries) {
-      const Signature &declared = lowEntry.signature;
-      Expected<Signature> after =
-          getEntrySignature(*copy, declared.name, "the module");
-      if (!after)
-        return makeError("after AMP " + label + ": " +
-                         llvm::toString(after.takeError()));
-      // Only arg-precision=low changes it: f32 arguments become the low
-      // type.
-      auto narrowed = [&](const TensorSpec &declaredType,
-                          const TensorSpec &call) {
-        return declaredType == call ||
-               (declaredType.element == ElementKind::F32 &&
-                (call.element == ElementKind::F16 ||
-                 call.element == ElementKind::BF16) &&
-                declaredType.shape == call.shape);
-      };
-      // dtype=fp8 adds the FP8 state of a training step (and its _init):
-      // arguments and results {amp.fp8 = ...}, which callers pass and get
-      // as they do the loss scaler's. The other arguments keep their
-      // declared types (the caller's, where arg-precision=low narrowed
-      // them).
-      auto function = (*copy).lookupSymbol<func::FuncOp>(declared.name);
-      auto isState = [&](DictionaryAttr attrs) {
-        return attrs && attrs.get(AmpDialect::kFloat8StateAttrName);
-      };
-      SmallVector<TensorSpec> arguments, results;
-      const TensorSpec *next = declared.arguments.begin();
-      bool same = true;
-      for (auto [i, spec] : llvm::enumerate(after->arguments)) {
-        if (function && isState(function.getArgAttrDict(i))) {
-          arguments.push_back(spec);
-        } else if (next == declared.arguments.end() || !narrowed(*next, spec)) {
-          same = false;
-          break;
-        } else {
-          arguments.push_back(*next++);
-        }
-      }
-      for (auto [i, spec] : llvm::enumerate(after->results))
-        if (!function || !isState(function.getResultAttrDict(i)))
-          results.push_back(spec);
-      if (!same || next != declared.arguments.end() ||
-          results != declared.results)
-        return makeError("AMP " + label + " changed the signature of '@" +
-                         declared.name + "'");
-      lowEntry.signature.arguments = std::move(arguments);
-      lowEntry.signature.results = after->results;
-      lowEntry.callArguments = after->arguments;
-    }
-  }
-
-  // NaN/Inf checks, after the level, on what it produced.
-  if (options.checkNanInf != CheckNanInf::Off) {
-    PassManager pm(context);
-    AmpCheckNanInfPassOptions checkOptions;
-    checkOptions.all = options.checkNanInf == CheckNanInf::All;
-    pm.addPass(createAmpCheckNanInfPass(checkOptions));
-    StageTimer timer(options.timing, "NaN/Inf checks");
-    if (failed(pm.run(*copy)))
-      return makeError("amp-check-nan-inf failed" + errors.str());
-    if (auto sites =
-            (*copy)->getAttrOfType<ArrayAttr>(AmpDialect::kNanInfSitesAttrName))
-      for (Attribute site : sites)
-        lowered.nanInfSites.push_back(cast<StringAttr>(site).getValue().str());
-  }
+  if (options.level != AmpLevel::O0)
+    if (llvm::Error error =
+            runAmpLevel(*copy, options, lowered, errors, passTiming))
+      return std::move(error);
+  if (options.checkNanInf != CheckNanInf::Off)
+    if (llvm::Error error = addNanInfChecks(*copy, options, lowered, errors))
+      return std::move(error);
 
   // Lowering.
   // Implicit nesting, as amp-opt has it: the pipelines add some function
@@ -622,6 +647,118 @@ amp::runner::getCompilableFunctions(ModuleOp module,
   return names;
 }
 
+/// The GPU runtime of `options.target`: libamp_runtime.so for the GPU, the
+/// simulator for gpu-sim, and not the other one.
+static Expected<GpuRuntime *> loadGpuRuntime(const CompileOptions &options) {
+  Expected<GpuRuntime *> runtime =
+      GpuRuntime::load(options.runtimeLibrary, options.openDevice);
+  if (!runtime)
+    return runtime.takeError();
+  if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
+    return makeError(
+        "'" + options.runtimeLibrary + "' is " +
+        ((*runtime)->isSimulator()
+             ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
+             : "not the GPU simulator (libamp_runtime_gpusim.so) that "
+               "target gpu-sim needs"));
+  return runtime;
+}
+
+/// The JIT's target machine: the host CPU and its features, or the generic
+/// CPU of the host triple (options.hostCpuFeatures).
+static Expected<std::unique_ptr<llvm::TargetMachine>>
+makeJitTargetMachine(const CompileOptions &options) {
+  initializeNativeTarget();
+  Expected<llvm::orc::JITTargetMachineBuilder> builder =
+      options.hostCpuFeatures ? llvm::orc::JITTargetMachineBuilder::detectHost()
+                              : llvm::orc::JITTargetMachineBuilder(llvm::Triple(
+                                    llvm::sys::getProcessTriple()));
+  if (!builder)
+    return makeError("cannot target the host: " +
+                     llvm::toString(builder.takeError()));
+  builder->setCodeGenOptLevel(options.optLevel >= 3
+                                  ? llvm::CodeGenOptLevel::Aggressive
+                                  : llvm::CodeGenOptLevel::Default);
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      builder->createTargetMachine();
+  if (!machine)
+    return makeError("cannot target the host: " +
+                     llvm::toString(machine.takeError()));
+  return machine;
+}
+
+/// Optimizes `llvmModule` at the level chooseOptLevel picks for its size
+/// (and code generation at the same level), recording it in
+/// options.timing; LLVM's pass times go to `passTimes` when set.
+static llvm::Error optimizeForJit(llvm::Module &llvmModule,
+                                  llvm::TargetMachine &targetMachine,
+                                  const CompileOptions &options,
+                                  llvm::raw_ostream *passTimes) {
+  CompileTiming *timing = options.timing;
+  StageTimer timer(timing, "LLVM optimization");
+  unsigned level =
+      chooseOptLevel(llvmModule, options.optLevel, options.largeFunction);
+  targetMachine.setOptLevel(level == 0   ? llvm::CodeGenOptLevel::None
+                            : level == 1 ? llvm::CodeGenOptLevel::Less
+                            : level == 2 ? llvm::CodeGenOptLevel::Default
+                                         : llvm::CodeGenOptLevel::Aggressive);
+  if (timing) {
+    timing->llvmOptLevel = level;
+    for (const llvm::Function &function : llvmModule)
+      timing->largestFunction = std::max<uint64_t>(
+          timing->largestFunction, function.getInstructionCount());
+  }
+  // A module lowered to level 1 for its size is not unrolled either: the
+  // unrolled and interleaved copies of its loops are most of what the code
+  // generator then spends (docs/performance.md).
+  bool unroll = level == options.optLevel;
+  return optimizeModule(llvmModule, level, &targetMachine, unroll, passTimes);
+}
+
+/// The runtime of CPU code that calls it (ampAllReduce, its allocator):
+/// libamp_runtime.so; null for code that does not.
+static Expected<HostRuntime *>
+loadCalledHostRuntime(ArrayRef<std::string> externalFunctions,
+                      const CompileOptions &options) {
+  if (llvm::none_of(externalFunctions, [](StringRef name) {
+        return name.starts_with("amp") ||
+               name.starts_with("_mlir_memref_to_llvm_");
+      }))
+    return nullptr;
+  Expected<HostRuntime *> host = HostRuntime::load(options.runtimeLibrary);
+  if (!host)
+    return makeError("the compiled code calls the runtime: " +
+                     llvm::toString(host.takeError()));
+  return host;
+}
+
+/// The global the NaN/Inf checks write the first failing site to.
+static Expected<int32_t *> lookupNanInfSite(ExecutionEngine &engine) {
+  Expected<void *> site = engine.lookup(kNanInfSiteGlobalName);
+  if (!site)
+    return makeError(
+        "check-nan-inf: no @" + kNanInfSiteGlobalName.str() +
+        " in the compiled module: " + llvm::toString(site.takeError()));
+  return static_cast<int32_t *>(*site);
+}
+
+/// Binds a name to an address in the JIT (null: left unbound).
+using SymbolBinder = llvm::function_ref<void(StringRef, const void *)>;
+
+/// Registers in `engine` the symbols `each` binds.
+static void registerJitSymbols(ExecutionEngine &engine,
+                               llvm::function_ref<void(SymbolBinder)> each) {
+  engine.registerSymbols([&](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap symbols;
+    each([&](StringRef name, const void *address) {
+      if (address)
+        symbols[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported};
+    });
+    return symbols;
+  });
+}
+
 Expected<SmallVector<std::unique_ptr<Executable>>>
 Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
                        const CompileOptions &options) {
@@ -641,17 +778,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   std::unique_ptr<Executable> executable(new Executable());
   executable->target = options.target;
   if (options.target != Target::Cpu) {
-    Expected<GpuRuntime *> runtime =
-        GpuRuntime::load(options.runtimeLibrary, options.openDevice);
+    Expected<GpuRuntime *> runtime = loadGpuRuntime(options);
     if (!runtime)
       return runtime.takeError();
-    if ((options.target == Target::GpuSim) != (*runtime)->isSimulator())
-      return makeError(
-          "'" + options.runtimeLibrary + "' is " +
-          ((*runtime)->isSimulator()
-               ? "the GPU simulator, not libamp_runtime.so: use target gpu-sim"
-               : "not the GPU simulator (libamp_runtime_gpusim.so) that "
-                 "target gpu-sim needs"));
     executable->gpu = *runtime;
   }
 
@@ -666,22 +795,10 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   ErrorCollector errors(context);
 
   // JIT compilation.
-  initializeNativeTarget();
-  Expected<llvm::orc::JITTargetMachineBuilder> builder =
-      options.hostCpuFeatures ? llvm::orc::JITTargetMachineBuilder::detectHost()
-                              : llvm::orc::JITTargetMachineBuilder(llvm::Triple(
-                                    llvm::sys::getProcessTriple()));
-  if (!builder)
-    return makeError("cannot target the host: " +
-                     llvm::toString(builder.takeError()));
-  builder->setCodeGenOptLevel(options.optLevel >= 3
-                                  ? llvm::CodeGenOptLevel::Aggressive
-                                  : llvm::CodeGenOptLevel::Default);
   Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      builder->createTargetMachine();
+      makeJitTargetMachine(options);
   if (!machine)
-    return makeError("cannot target the host: " +
-                     llvm::toString(machine.takeError()));
+    return machine.takeError();
   // The engine keeps the target machine alive while the transformer runs.
   llvm::TargetMachine *targetMachine = machine->get();
   CompileTiming *timing = options.timing;
@@ -708,25 +825,7 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   std::string llvmPassTimes;
   llvm::raw_string_ostream llvmPassStream(llvmPassTimes);
   auto optimize = [&](llvm::Module *llvmModule) -> llvm::Error {
-    StageTimer timer(timing, "LLVM optimization");
-    unsigned level =
-        chooseOptLevel(*llvmModule, options.optLevel, options.largeFunction);
-    targetMachine->setOptLevel(level == 0   ? llvm::CodeGenOptLevel::None
-                               : level == 1 ? llvm::CodeGenOptLevel::Less
-                               : level == 2
-                                   ? llvm::CodeGenOptLevel::Default
-                                   : llvm::CodeGenOptLevel::Aggressive);
-    if (timing) {
-      timing->llvmOptLevel = level;
-      for (const llvm::Function &function : *llvmModule)
-        timing->largestFunction = std::max<uint64_t>(
-            timing->largestFunction, function.getInstructionCount());
-    }
-    // A module lowered to level 1 for its size is not unrolled either: the
-    // unrolled and interleaved copies of its loops are most of what the
-    // code generator then spends (docs/performance.md).
-    bool unroll = level == options.optLevel;
-    return optimizeModule(*llvmModule, level, targetMachine, unroll,
+    return optimizeForJit(*llvmModule, *targetMachine, options,
                           timing && timing->passes ? &llvmPassStream : nullptr);
   };
   // MLIR's C runner utilities define what the lowered code may call besides
@@ -737,16 +836,11 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
   if (executable->gpu)
     libraries.push_back(executable->gpu->getPath());
-  // CPU code that calls the runtime (ampAllReduce, its allocator):
-  // libamp_runtime.so.
-  if (!executable->gpu && llvm::any_of(externalFunctions, [](StringRef name) {
-        return name.starts_with("amp") ||
-               name.starts_with("_mlir_memref_to_llvm_");
-      })) {
-    Expected<HostRuntime *> host = HostRuntime::load(options.runtimeLibrary);
+  if (!executable->gpu) {
+    Expected<HostRuntime *> host =
+        loadCalledHostRuntime(externalFunctions, options);
     if (!host)
-      return makeError("the compiled code calls the runtime: " +
-                       llvm::toString(host.takeError()));
+      return host.takeError();
     executable->host = *host;
   }
   ExecutionEngineOptions engineOptions;
@@ -766,53 +860,31 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
   StageTimer machineCode(timing, "machine code");
   registerConversionSymbols(*executable->engine);
   if (constants && !constants->symbols.empty()) {
-    executable->engine->registerSymbols(
-        [&](llvm::orc::MangleAndInterner interner) {
-          llvm::orc::SymbolMap symbols;
-          for (const DetachedConstants::Symbol &symbol : constants->symbols)
-            symbols[interner(symbol.name)] = {
-                llvm::orc::ExecutorAddr::fromPtr(symbol.address),
-                llvm::JITSymbolFlags::Exported};
-          return symbols;
-        });
+    registerJitSymbols(*executable->engine, [&](SymbolBinder bind) {
+      for (const DetachedConstants::Symbol &symbol : constants->symbols)
+        bind(symbol.name, symbol.address);
+    });
     executable->constants = constants;
   }
   // The runtime's functions bind to the library named, not to whatever
   // defines the same name first in the process (the simulator and
   // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
   // hold both).
-  if (HostRuntime *host = executable->host) {
-    executable->engine->registerSymbols(
-        [&](llvm::orc::MangleAndInterner interner) {
-          llvm::orc::SymbolMap symbols;
-          for (StringRef name : externalFunctions)
-            if (void *address = host->lookup(name))
-              symbols[interner(name)] = {
-                  llvm::orc::ExecutorAddr::fromPtr(address),
-                  llvm::JITSymbolFlags::Exported};
-          return symbols;
-        });
-  }
-  if (executable->gpu) {
-    GpuRuntime *gpu = executable->gpu;
-    executable->engine->registerSymbols(
-        [&](llvm::orc::MangleAndInterner interner) {
-          llvm::orc::SymbolMap symbols;
-          for (StringRef name : externalFunctions)
-            if (void *address = gpu->lookup(name))
-              symbols[interner(name)] = {
-                  llvm::orc::ExecutorAddr::fromPtr(address),
-                  llvm::JITSymbolFlags::Exported};
-          return symbols;
-        });
-  }
+  if (HostRuntime *host = executable->host)
+    registerJitSymbols(*executable->engine, [&](SymbolBinder bind) {
+      for (StringRef name : externalFunctions)
+        bind(name, host->lookup(name));
+    });
+  if (GpuRuntime *gpu = executable->gpu)
+    registerJitSymbols(*executable->engine, [&](SymbolBinder bind) {
+      for (StringRef name : externalFunctions)
+        bind(name, gpu->lookup(name));
+    });
   if (options.checkNanInf != CheckNanInf::Off) {
-    Expected<void *> site = executable->engine->lookup(kNanInfSiteGlobalName);
+    Expected<int32_t *> site = lookupNanInfSite(*executable->engine);
     if (!site)
-      return makeError(
-          "check-nan-inf: no @" + kNanInfSiteGlobalName.str() +
-          " in the compiled module: " + llvm::toString(site.takeError()));
-    executable->nanInfSite = static_cast<int32_t *>(*site);
+      return site.takeError();
+    executable->nanInfSite = *site;
   }
   // The constructors load the kernels on the device.
   if (!executable->gpu || executable->gpu->hasDevice())
