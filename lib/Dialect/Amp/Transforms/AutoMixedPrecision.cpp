@@ -189,7 +189,35 @@ public:
   AmpDecisionLog *log = nullptr;
 
 private:
+  /// The ops of `module` in program order (the bodies of ops with a model,
+  /// linalg regions, belong to their op), with their operand types as
+  /// written.
+  using OperandTypes = llvm::DenseMap<Operation *, SmallVector<Type>>;
+  /// What rewriting the ops shares: the casts, the rewriter, the producers
+  /// that rewrites may leave dead.
+  struct RewriteState {
+    SharedCaster &caster;
+    ReplacementTracker &tracker;
+    IRRewriter &rewriter;
+    SmallVector<Operation *> deadCandidates;
+  };
+
   LogicalResult buildPolicy(ModuleOp module);
+  /// What the decisions depend on module-wide: f64 demotion, FP8 sources,
+  /// guards, training steps' optimizers, loss scaling.
+  void prepareModule(ModuleOp module);
+  SmallVector<Operation *> collectOps(ModuleOp module,
+                                      OperandTypes &originalTypes);
+  /// Carries out `decision` for `op`: converts it to the low type (or says
+  /// why it cannot), else gives it back its operands' types as written.
+  void applyDecision(Operation *op, const Decision &decision,
+                     ArrayRef<Type> originalTypes, RewriteState &state);
+  /// Erases the casts no one uses, and the pure producers that only fed
+  /// converted ops.
+  void eraseDeadOps(RewriteState &state);
+  /// The report's view of the policy and the guards, the calibrated ranges
+  /// dropped, and the attributes that say the level was applied.
+  void finishModule(ModuleOp module);
   Decision decide(Operation *op, AmpPrecisionOpInterface iface,
                   ArrayRef<Type> operandTypes, bool deferGray);
   void placeGrayOps(
@@ -1030,23 +1058,7 @@ static void narrowArguments(ModuleOp module, FloatType lowType) {
   }
 }
 
-LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
-  changed = false;
-  if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
-    if (options.explain)
-      module.emitRemark() << "amp: already applied (" << applied.getValue()
-                          << "); nothing to do";
-    return success();
-  }
-  // Validate everything before changing anything.
-  if (failed(buildPolicy(module)))
-    return failure();
-  enclosingPins.clear();
-  overflowing.clear();
-  conversions.clear();
-  saturated.clear();
-  lossScaleScalars.clear();
-  changed = true;
+void AutoMixedPrecision::prepareModule(ModuleOp module) {
   // torch-mlir's f64 norm statistics over f32 data compute in f32, and are
   // then decided like every other op.
   if (options.f64 == F64Computations::Demote)
@@ -1071,12 +1083,13 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       (options.lossScaling == LossScalingMode::Auto &&
        policy.dtype == Precision::bf16))
     disableLossScaling(module);
+}
 
-  // Ops in program order; the bodies of ops with a model (linalg regions)
-  // belong to their op. Operand types are recorded before anything changes:
-  // ops that are not converted get their operands back in these types.
+SmallVector<Operation *>
+AutoMixedPrecision::collectOps(ModuleOp module, OperandTypes &originalTypes) {
+  // Operand types are recorded before anything changes: ops that are not
+  // converted get their operands back in these types.
   SmallVector<Operation *> ops;
-  llvm::DenseMap<Operation *, SmallVector<Type>> originalTypes;
   constantDerived.clear();
   parameterRanks.clear();
   module.walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -1091,138 +1104,108 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
     }
     return WalkResult::advance();
   });
+  return ops;
+}
 
-  // Decisions that do not depend on how other ops were rewritten are made
-  // up front; with optimal placement, the gray ops are then placed all at
-  // once. Greedy placement decides gray ops in program order below.
-  bool optimal = options.placement == Placement::Optimal;
-  llvm::DenseMap<Operation *, Decision> decisions;
-  if (optimal) {
-    for (Operation *op : ops)
-      if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
-        decisions[op] = decide(op, iface, originalTypes[op],
-                               /*deferGray=*/true);
-    placeGrayOps(ops, decisions, originalTypes);
-  }
-
-  SharedCaster caster(&getContext(), [&](Value constant) {
-    return getOverflowConversion(constant);
-  });
-  ReplacementTracker tracker;
-  IRRewriter rewriter(&getContext(), &tracker);
-  lowResults.clear();
-  warnedConstants.clear();
-  SmallVector<Operation *> deadCandidates;
-  for (Operation *op : ops) {
-    auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
-    Decision decision;
-    if (optimal)
-      decision = decisions.lookup(op);
-    else if (iface)
-      decision = decide(op, iface, originalTypes[op], /*deferGray=*/false);
-    if (log) {
-      if (decision.precision || !decision.reason.empty())
-        log->entries.push_back(
-            {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
-             decision.precision ? stringifyPrecision(*decision.precision).str()
-                                : std::string(),
-             decision.reason});
-    }
-    if (decision.precision && *decision.precision != Precision::f32) {
-      FloatType type = getFloatType(&getContext(), *decision.precision);
-      if (options.explain) {
-        InFlightDiagnostic remark = op->emitRemark();
-        remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
-               << decision.reason << ")";
-        // Printed, not streamed: a diagnostic would quote the type.
-        if (FloatType accumulator = iface.getAccumulatorType(type)) {
-          std::string name;
-          llvm::raw_string_ostream os(name);
-          accumulator.print(os);
-          remark << ", accumulates in " << name;
-        }
+void AutoMixedPrecision::applyDecision(Operation *op, const Decision &decision,
+                                       ArrayRef<Type> originalTypes,
+                                       RewriteState &state) {
+  auto iface = dyn_cast<AmpPrecisionOpInterface>(op);
+  IRRewriter &rewriter = state.rewriter;
+  if (decision.precision && *decision.precision != Precision::f32) {
+    FloatType type = getFloatType(&getContext(), *decision.precision);
+    if (options.explain) {
+      InFlightDiagnostic remark = op->emitRemark();
+      remark << "amp: " << stringifyPrecision(*decision.precision) << " ("
+             << decision.reason << ")";
+      // Printed, not streamed: a diagnostic would quote the type.
+      if (FloatType accumulator = iface.getAccumulatorType(type)) {
+        std::string name;
+        llvm::raw_string_ostream os(name);
+        accumulator.print(os);
+        remark << ", accumulates in " << name;
       }
-      rewriter.setInsertionPoint(op);
-      // Producers of its operands, and of values its regions use from above
-      // (a tensor.pad's padding value).
-      SmallVector<Operation *> producers;
-      op->walk([&](Operation *inner) {
-        for (Value operand : inner->getOperands())
-          if (Operation *def = operand.getDefiningOp())
-            if (!op->isAncestor(def))
-              producers.push_back(def);
-      });
-      tracker.current = op;
-      tracker.replacement.clear();
-      bool replaced = false;
-      LogicalResult converted =
-          iface.convertToPrecision(rewriter, type, caster);
-      replaced = !tracker.replacement.empty();
-      tracker.current = nullptr;
-      if (succeeded(converted)) {
-        restoreCapturedUses(op, caster, rewriter);
-        saturateCapturedMasks(op, type, rewriter);
-        if (replaced)
-          lowResults.insert(tracker.replacement.begin(),
-                            tracker.replacement.end());
-        else
-          lowResults.insert(op->result_begin(), op->result_end());
-        // Producers the converted op no longer uses may now be dead.
-        deadCandidates.append(producers.begin(), producers.end());
-        continue;
-      }
-      // Left unchanged: say why.
-      if (log)
-        log->entries.back() = {
-            op->getName().getStringRef().str(), formatLocation(op->getLoc()),
-            "f32",
-            "cannot be rewritten to " +
-                stringifyPrecision(*decision.precision).str() +
-                " (unsupported form)"};
-      op->emitRemark() << "amp: kept in f32: '" << op->getName()
-                       << "' cannot be rewritten to "
-                       << stringifyPrecision(*decision.precision)
-                       << " (unsupported form, e.g. buffer semantics)";
-    } else if (decision.precision && options.explain) {
-      op->emitRemark() << "amp: f32 (" << decision.reason << ")";
-    } else if (options.explain && !decision.reason.empty()) {
-      op->emitRemark() << "amp: " << decision.reason;
     }
-    restoreCapturedUses(op, caster, rewriter);
-    // Kept: operands back to the types the op was written with.
-    ArrayRef<Type> types = originalTypes[op];
-    for (auto [index, type] : llvm::enumerate(types)) {
-      Value value = op->getOperand(index);
-      if (value.getType() == type)
-        continue;
-      Value restored = caster.cast(value, getElementTypeOrSelf(type));
-      rewriter.modifyOpInPlace(op, [&] { op->setOperand(index, restored); });
+    rewriter.setInsertionPoint(op);
+    // Producers of its operands, and of values its regions use from above
+    // (a tensor.pad's padding value).
+    SmallVector<Operation *> producers;
+    op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          if (!op->isAncestor(def))
+            producers.push_back(def);
+    });
+    ReplacementTracker &tracker = state.tracker;
+    tracker.current = op;
+    tracker.replacement.clear();
+    LogicalResult converted =
+        iface.convertToPrecision(rewriter, type, state.caster);
+    bool replaced = !tracker.replacement.empty();
+    tracker.current = nullptr;
+    if (succeeded(converted)) {
+      restoreCapturedUses(op, state.caster, rewriter);
+      saturateCapturedMasks(op, type, rewriter);
+      if (replaced)
+        lowResults.insert(tracker.replacement.begin(),
+                          tracker.replacement.end());
+      else
+        lowResults.insert(op->result_begin(), op->result_end());
+      // Producers the converted op no longer uses may now be dead.
+      state.deadCandidates.append(producers.begin(), producers.end());
+      return;
     }
+    // Left unchanged: say why.
+    if (log)
+      log->entries.back() = {op->getName().getStringRef().str(),
+                             formatLocation(op->getLoc()), "f32",
+                             "cannot be rewritten to " +
+                                 stringifyPrecision(*decision.precision).str() +
+                                 " (unsupported form)"};
+    op->emitRemark() << "amp: kept in f32: '" << op->getName()
+                     << "' cannot be rewritten to "
+                     << stringifyPrecision(*decision.precision)
+                     << " (unsupported form, e.g. buffer semantics)";
+  } else if (decision.precision && options.explain) {
+    op->emitRemark() << "amp: f32 (" << decision.reason << ")";
+  } else if (options.explain && !decision.reason.empty()) {
+    op->emitRemark() << "amp: " << decision.reason;
   }
+  restoreCapturedUses(op, state.caster, rewriter);
+  // Kept: operands back to the types the op was written with.
+  for (auto [index, type] : llvm::enumerate(originalTypes)) {
+    Value value = op->getOperand(index);
+    if (value.getType() == type)
+      continue;
+    Value restored = state.caster.cast(value, getElementTypeOrSelf(type));
+    rewriter.modifyOpInPlace(op, [&] { op->setOperand(index, restored); });
+  }
+}
 
-  // Clean up what no one uses. The caster never creates a cast of one of its
-  // own casts (it reuses exact widenings), so there are no pairs to fold;
-  // reverse creation order erases chains of dead conversions.
-  for (Operation *op : llvm::reverse(caster.getCreatedOps()))
+void AutoMixedPrecision::eraseDeadOps(RewriteState &state) {
+  // The caster never creates a cast of one of its own casts (it reuses
+  // exact widenings), so there are no pairs to fold; reverse creation order
+  // erases chains of dead conversions.
+  for (Operation *op : llvm::reverse(state.caster.getCreatedOps()))
     if (op->use_empty())
-      rewriter.eraseOp(op);
+      state.rewriter.eraseOp(op);
   // Pure producers that only fed converted ops (an f32 constant or empty
   // tensor replaced by its low-precision copy), and their own dead operands.
   llvm::SmallPtrSet<Operation *, 16> erased;
-  while (!deadCandidates.empty()) {
-    Operation *op = deadCandidates.pop_back_val();
+  SmallVector<Operation *> &candidates = state.deadCandidates;
+  while (!candidates.empty()) {
+    Operation *op = candidates.pop_back_val();
     if (erased.contains(op) || !isOpTriviallyDead(op))
       continue;
     for (Value operand : op->getOperands())
       if (Operation *def = operand.getDefiningOp())
-        deadCandidates.push_back(def);
+        candidates.push_back(def);
     erased.insert(op);
-    rewriter.eraseOp(op);
+    state.rewriter.eraseOp(op);
   }
+}
 
-  if (options.argPrecision == ArgPrecision::Low)
-    narrowArguments(module, getFloatType(&getContext(), policy.dtype));
-
+void AutoMixedPrecision::finishModule(ModuleOp module) {
   // What the report's ideal follows: the policy, and which ops the guards
   // leave out (before amp-inline-guards erases them). Not the decisions.
   if (log) {
@@ -1254,6 +1237,69 @@ LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
       kAppliedAttrName,
       StringAttr::get(&getContext(), stringifyOptionValue(options.level) + ":" +
                                          stringifyPrecision(policy.dtype)));
+}
+
+LogicalResult AutoMixedPrecision::run(ModuleOp module, bool &changed) {
+  changed = false;
+  if (auto applied = module->getAttrOfType<StringAttr>(kAppliedAttrName)) {
+    if (options.explain)
+      module.emitRemark() << "amp: already applied (" << applied.getValue()
+                          << "); nothing to do";
+    return success();
+  }
+  // Validate everything before changing anything.
+  if (failed(buildPolicy(module)))
+    return failure();
+  enclosingPins.clear();
+  overflowing.clear();
+  conversions.clear();
+  saturated.clear();
+  lossScaleScalars.clear();
+  changed = true;
+  prepareModule(module);
+  OperandTypes originalTypes;
+  SmallVector<Operation *> ops = collectOps(module, originalTypes);
+
+  // Decisions that do not depend on how other ops were rewritten are made
+  // up front; with optimal placement, the gray ops are then placed all at
+  // once. Greedy placement decides gray ops in program order below.
+  bool optimal = options.placement == Placement::Optimal;
+  llvm::DenseMap<Operation *, Decision> decisions;
+  if (optimal) {
+    for (Operation *op : ops)
+      if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+        decisions[op] = decide(op, iface, originalTypes[op],
+                               /*deferGray=*/true);
+    placeGrayOps(ops, decisions, originalTypes);
+  }
+
+  SharedCaster caster(&getContext(), [&](Value constant) {
+    return getOverflowConversion(constant);
+  });
+  ReplacementTracker tracker;
+  IRRewriter rewriter(&getContext(), &tracker);
+  RewriteState state{caster, tracker, rewriter, {}};
+  lowResults.clear();
+  warnedConstants.clear();
+  for (Operation *op : ops) {
+    Decision decision;
+    if (optimal)
+      decision = decisions.lookup(op);
+    else if (auto iface = dyn_cast<AmpPrecisionOpInterface>(op))
+      decision = decide(op, iface, originalTypes[op], /*deferGray=*/false);
+    if (log && (decision.precision || !decision.reason.empty()))
+      log->entries.push_back(
+          {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
+           decision.precision ? stringifyPrecision(*decision.precision).str()
+                              : std::string(),
+           decision.reason});
+    applyDecision(op, decision, originalTypes[op], state);
+  }
+  eraseDeadOps(state);
+
+  if (options.argPrecision == ArgPrecision::Low)
+    narrowArguments(module, getFloatType(&getContext(), policy.dtype));
+  finishModule(module);
   return success();
 }
 
