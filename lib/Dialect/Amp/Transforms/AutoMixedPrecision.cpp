@@ -220,6 +220,10 @@ private:
   void finishModule(ModuleOp module);
   Decision decide(Operation *op, AmpPrecisionOpInterface iface,
                   ArrayRef<Type> operandTypes, bool deferGray);
+  /// A gray op placed greedily or as autocast places it: from the
+  /// precisions of its operands (low, f32, parameter tensors).
+  Decision decideGray(Operation *op, AmpPrecisionOpInterface iface,
+                      FloatType lowType);
   void placeGrayOps(
       ArrayRef<Operation *> ops,
       llvm::DenseMap<Operation *, Decision> &decisions,
@@ -922,7 +926,15 @@ Decision AutoMixedPrecision::decide(Operation *op,
     decision.free = true;
     return decision;
   }
-  // Gray: follow the operands, counting constants and empty tensors as free.
+  return decideGray(op, iface, lowType);
+}
+
+Decision AutoMixedPrecision::decideGray(Operation *op,
+                                        AmpPrecisionOpInterface iface,
+                                        FloatType lowType) {
+  Precision low = policy.dtype;
+  StringRef lowName = stringifyPrecision(low);
+  // Follow the operands, counting constants and empty tensors as free.
   bool promotes = options.placement == Placement::Autocast ||
                   options.placement == Placement::Auto;
   unsigned numLow = 0, numHigh = 0, numParameters = 0;
