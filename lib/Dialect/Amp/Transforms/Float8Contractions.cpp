@@ -454,6 +454,135 @@ DelayedSite &addDelayedSite(DelayedStep &step, StringRef name,
   return step.sites.back();
 }
 
+/// Data-parallel: the amaxes join found_inf's collective `reduce`, so that
+/// every rank keeps the same history; `amaxes` become the reduced ones.
+/// Where some amax is computed after found_inf (`early` false: not in a step
+/// amp-training builds), they get their own collective, before `ret`.
+/// Returns the new found_inf when it replaces `reduce`'s, else null.
+static Value joinAmaxCollective(AllReduceOp reduce, bool early,
+                                func::ReturnOp ret,
+                                SmallVectorImpl<Value> &amaxes,
+                                Float8Recorder &recorder) {
+  OpBuilder cb(reduce.getContext(), &recorder);
+  Location loc = ret.getLoc();
+  if (early)
+    cb.setInsertionPoint(reduce);
+  else
+    cb.setInsertionPoint(ret);
+  SmallVector<Value> packed;
+  if (early)
+    packed.push_back(buildScalarGeneric(
+        cb, reduce.getLoc(), reduce.getInput(), TypeRange{cb.getF32Type()},
+        [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+          return {arith::UIToFPOp::create(n, l, n.getF32Type(), args[0])};
+        })[0]);
+  packed.append(amaxes.begin(), amaxes.end());
+  Value all = AllReduceOp::create(cb, loc, ReduceKind::max,
+                                  packScalars(cb, loc, packed));
+  unsigned first = 0;
+  Value anyFound;
+  if (early) {
+    anyFound = buildScalarGeneric(
+        cb, reduce.getLoc(), extractElement(cb, loc, all, 0),
+        TypeRange{cb.getI1Type()},
+        [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
+          Value zero = arith::ConstantOp::create(n, l, n.getF32FloatAttr(0));
+          return {arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT,
+                                        args[0], zero)};
+        })[0];
+    reduce.getResult().replaceAllUsesWith(anyFound);
+    first = 1;
+  }
+  for (auto [i, amax] : llvm::enumerate(amaxes))
+    amax = extractElement(cb, loc, all, first + i);
+  if (early)
+    reduce.erase();
+  return anyFound;
+}
+
+/// The next history of `site` (this step's `amax` first, the oldest
+/// dropped; a skipped step, `found`, keeps it) and the scale derived from
+/// it.
+static std::pair<Value, Value>
+buildNextHistoryAndScale(OpBuilder &b, Location loc, const DelayedSite &site,
+                         Value amax, Value found,
+                         const Float8Options &options) {
+  MLIRContext *context = b.getContext();
+  Type f32 = b.getF32Type();
+  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
+  AffineMap scalar = AffineMap::get(1, 0, context);
+  int64_t length = options.amaxHistoryLen;
+  Value rolled =
+      tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{length}, f32);
+  rolled = tensor::InsertSliceOp::create(
+      b, loc, expandToOne(b, loc, amax), rolled, ValueRange{}, ValueRange{},
+      ValueRange{}, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1},
+      ArrayRef<int64_t>{1});
+  if (length > 1) {
+    Value older = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({length - 1}, f32), site.history,
+        ValueRange{}, ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0},
+        ArrayRef<int64_t>{length - 1}, ArrayRef<int64_t>{1});
+    rolled = tensor::InsertSliceOp::create(
+        b, loc, older, rolled, ValueRange{}, ValueRange{}, ValueRange{},
+        ArrayRef<int64_t>{1}, ArrayRef<int64_t>{length - 1},
+        ArrayRef<int64_t>{1});
+  }
+  Value history =
+      linalg::GenericOp::create(
+          b, loc, TypeRange{site.history.getType()},
+          ValueRange{found, site.history, rolled},
+          ValueRange{
+              tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{length}, f32)},
+          SmallVector<AffineMap>{scalar, identity, identity, identity},
+          ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+          [](OpBuilder &n, Location l, ValueRange args) {
+            linalg::YieldOp::create(n, l,
+                                    ValueRange{arith::SelectOp::create(
+                                        n, l, args[0], args[1], args[2])});
+          })
+          .getResult(0);
+  Value source = history;
+  if (options.amaxCompute == Float8AmaxCompute::MostRecent)
+    source = tensor::ExtractSliceOp::create(
+        b, loc, RankedTensorType::get({1}, f32), history, ValueRange{},
+        ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1},
+        ArrayRef<int64_t>{1});
+  Value reduced = reduceMax(b, loc, source);
+  float fp8Max = site.fp8Max;
+  int margin = options.margin;
+  Value scale = scalarGeneric(
+      b, loc, ValueRange{reduced, site.scale},
+      [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+        return scaleFromAmax(n, l, args[0], args[1], fp8Max, margin);
+      });
+  return {history, scale};
+}
+
+/// @<name>_init's results for the step's sites: empty histories, scales of
+/// 1, with the attributes of the step's.
+static void addInitialStates(DelayedStep &step, Location loc,
+                             ArrayRef<DictionaryAttr> resultAttrs) {
+  func::FuncOp init = step.init;
+  auto initReturn = cast<func::ReturnOp>(init.getBody().back().getTerminator());
+  OpBuilder ib(initReturn);
+  auto scalarF32 = RankedTensorType::get({}, ib.getF32Type());
+  SmallVector<Value> initValues;
+  for (DelayedSite &site : step.sites) {
+    initValues.push_back(arith::ConstantOp::create(
+        ib, loc,
+        DenseElementsAttr::get(cast<ShapedType>(site.history.getType()),
+                               APFloat(0.0f))));
+    initValues.push_back(arith::ConstantOp::create(
+        ib, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f))));
+  }
+  unsigned end = init.getNumResults();
+  SmallVector<unsigned> initIndices(initValues.size(), end);
+  (void)init.insertResults(initIndices, ValueRange(initValues).getTypes(),
+                           resultAttrs);
+  initReturn->insertOperands(initReturn->getNumOperands(), initValues);
+}
+
 /// After the step's backward pass: the new histories and scales, as
 /// results, and their initial values in @<name>_init.
 void finishDelayedStep(DelayedStep &step, const Float8Options &options,
@@ -464,8 +593,6 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
   MLIRContext *context = function.getContext();
   auto ret = cast<func::ReturnOp>(function.getBody().back().getTerminator());
   Location loc = ret.getLoc();
-  Type f32 = Float32Type::get(context);
-  auto scalarF32 = RankedTensorType::get({}, f32);
   OpBuilder b(ret, &recorder);
   Value found = ret.getOperand(step.foundResult);
   SmallVector<Value> amaxes =
@@ -512,102 +639,19 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
       found = guarded;
   }
 
-  // Data-parallel: the amaxes join found_inf's collective, so every rank
-  // keeps the same history. Where some amax is computed after found_inf
-  // (not in a step amp-training builds), they get their own, before the
-  // return.
-  if (reduce) {
-    OpBuilder cb(context, &recorder);
-    if (early)
-      cb.setInsertionPoint(reduce);
-    else
-      cb.setInsertionPoint(ret);
-    SmallVector<Value> packed;
-    if (early)
-      packed.push_back(buildScalarGeneric(
-          cb, reduce.getLoc(), reduce.getInput(), TypeRange{f32},
-          [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
-            return {arith::UIToFPOp::create(n, l, n.getF32Type(), args[0])};
-          })[0]);
-    packed.append(amaxes);
-    Value all = AllReduceOp::create(cb, loc, ReduceKind::max,
-                                    packScalars(cb, loc, packed));
-    unsigned first = 0;
-    if (early) {
-      Value anyFound = buildScalarGeneric(
-          cb, reduce.getLoc(), extractElement(cb, loc, all, 0),
-          TypeRange{cb.getI1Type()},
-          [](OpBuilder &n, Location l, ValueRange args) -> SmallVector<Value> {
-            Value zero = arith::ConstantOp::create(n, l, n.getF32FloatAttr(0));
-            return {arith::CmpFOp::create(n, l, arith::CmpFPredicate::OGT,
-                                          args[0], zero)};
-          })[0];
-      reduce.getResult().replaceAllUsesWith(anyFound);
-      found = anyFound;
-      first = 1;
-    }
-    for (auto [i, amax] : llvm::enumerate(amaxes))
-      amax = extractElement(cb, loc, all, first + i);
-    if (early)
-      reduce.erase();
-  }
+  if (reduce)
+    if (Value joined = joinAmaxCollective(reduce, early, ret, amaxes, recorder))
+      found = joined;
   if (!early)
     function.emitRemark()
         << "amp: an FP8 operand's amax is computed after found_inf: an "
            "operand that is not finite does not skip the step";
 
-  AffineMap identity = AffineMap::getMultiDimIdentityMap(1, context);
-  AffineMap scalar = AffineMap::get(1, 0, context);
   SmallVector<Value> results;
   SmallVector<DictionaryAttr> resultAttrs;
-  int64_t length = options.amaxHistoryLen;
   for (auto [site, amax] : llvm::zip(step.sites, amaxes)) {
-    // The history with this step's amax first, the oldest dropped.
-    Value rolled =
-        tensor::EmptyOp::create(b, loc, ArrayRef<int64_t>{length}, f32);
-    rolled = tensor::InsertSliceOp::create(
-        b, loc, expandToOne(b, loc, amax), rolled, ValueRange{}, ValueRange{},
-        ValueRange{}, ArrayRef<int64_t>{0}, ArrayRef<int64_t>{1},
-        ArrayRef<int64_t>{1});
-    if (length > 1) {
-      Value older = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({length - 1}, f32), site.history,
-          ValueRange{}, ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0},
-          ArrayRef<int64_t>{length - 1}, ArrayRef<int64_t>{1});
-      rolled = tensor::InsertSliceOp::create(
-          b, loc, older, rolled, ValueRange{}, ValueRange{}, ValueRange{},
-          ArrayRef<int64_t>{1}, ArrayRef<int64_t>{length - 1},
-          ArrayRef<int64_t>{1});
-    }
-    // A skipped step keeps the history.
-    Value history =
-        linalg::GenericOp::create(
-            b, loc, TypeRange{site.history.getType()},
-            ValueRange{found, site.history, rolled},
-            ValueRange{tensor::EmptyOp::create(b, loc,
-                                               ArrayRef<int64_t>{length}, f32)},
-            SmallVector<AffineMap>{scalar, identity, identity, identity},
-            ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
-            [](OpBuilder &n, Location l, ValueRange args) {
-              linalg::YieldOp::create(n, l,
-                                      ValueRange{arith::SelectOp::create(
-                                          n, l, args[0], args[1], args[2])});
-            })
-            .getResult(0);
-    Value source = history;
-    if (options.amaxCompute == Float8AmaxCompute::MostRecent)
-      source = tensor::ExtractSliceOp::create(
-          b, loc, RankedTensorType::get({1}, f32), history, ValueRange{},
-          ValueRange{}, ValueRange{}, ArrayRef<int64_t>{0},
-          ArrayRef<int64_t>{1}, ArrayRef<int64_t>{1});
-    Value reduced = reduceMax(b, loc, source);
-    float fp8Max = site.fp8Max;
-    int margin = options.margin;
-    Value scale = scalarGeneric(
-        b, loc, ValueRange{reduced, site.scale},
-        [&](OpBuilder &n, Location l, ValueRange args) -> Value {
-          return scaleFromAmax(n, l, args[0], args[1], fp8Max, margin);
-        });
+    auto [history, scale] =
+        buildNextHistoryAndScale(b, loc, site, amax, found, options);
     results.append({history, scale});
     resultAttrs.append({function.getArgAttrDict(site.history.getArgNumber()),
                         function.getArgAttrDict(site.scale.getArgNumber())});
@@ -618,25 +662,7 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
   (void)function.insertResults(indices, ValueRange(results).getTypes(),
                                resultAttrs);
   ret->insertOperands(at, results);
-
-  // @<name>_init: empty histories, scales of 1.
-  func::FuncOp init = step.init;
-  auto initReturn = cast<func::ReturnOp>(init.getBody().back().getTerminator());
-  OpBuilder ib(initReturn);
-  SmallVector<Value> initValues;
-  for (DelayedSite &site : step.sites) {
-    initValues.push_back(arith::ConstantOp::create(
-        ib, loc,
-        DenseElementsAttr::get(cast<ShapedType>(site.history.getType()),
-                               APFloat(0.0f))));
-    initValues.push_back(arith::ConstantOp::create(
-        ib, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f))));
-  }
-  unsigned end = init.getNumResults();
-  SmallVector<unsigned> initIndices(initValues.size(), end);
-  (void)init.insertResults(initIndices, ValueRange(initValues).getTypes(),
-                           resultAttrs);
-  initReturn->insertOperands(initReturn->getNumOperands(), initValues);
+  addInitialStates(step, loc, resultAttrs);
 }
 
 /// Whether `init` is a zero fill (or a zero constant): a contraction into it
