@@ -881,6 +881,428 @@ void mlir::amp::markAmpFloat8Sources(Operation *root,
   }
 }
 
+namespace {
+/// The operands of one contraction, traced to what is quantized.
+struct ContractionOperands {
+  /// The operands as written (16-bit narrowings of f32 values, or not).
+  Value narrowA, narrowB;
+  /// B's input before a transpose of its two innermost dimensions, which
+  /// cuBLASLt's TN layout (B stored n x k) makes unnecessary; null if none.
+  Value bTransposed;
+  /// Where each operand moves a narrowing of an f32 value: that value is
+  /// quantized (rounded once) and the FP8 tensor moved.
+  Movement sourceA, sourceB;
+  /// A matmul, a batch matmul or (neither) a convolution.
+  bool isMatmul = false, isConv = false;
+  /// A (batch) matmul with the default maps (A m x k, B k x n).
+  bool defaultMaps = false;
+};
+
+/// The rewrite of a module's contractions into FP8 (runAmpFloat8Contractions):
+/// the decision per contraction, the quantization of its operands, the new
+/// contraction and its scaled epilogue, and what each decision says.
+class Float8Contractions {
+public:
+  Float8Contractions(Operation *root, const Float8Options &options,
+                     bool explain, AmpDecisionLog *log)
+      : context(root->getContext()), options(options), explain(explain),
+        log(log), recorder(log ? &log->float8Ops : nullptr),
+        e4m3(Float8E4M3FNType::get(context)),
+        e5m2(Float8E5M2Type::get(context)),
+        forwardType(options.format == Float8Format::E5M2 ? e5m2 : e4m3),
+        followsLevel(root->hasAttr(AmpDialect::kAppliedAttrName)) {}
+
+  /// The contractions of one function (or of no function), in program
+  /// order.
+  void rewriteFunction(Operation *parent,
+                       ArrayRef<linalg::LinalgOp> contractions);
+
+private:
+  /// A remark (always, or with `explain`) and an entry of the report's
+  /// decisions for `op`. `precision` empty: the precision it keeps.
+  void decided(Operation *op, StringRef precision, StringRef reason,
+               bool always);
+  ContractionOperands traceOperands(linalg::LinalgOp op);
+  /// Whether `op` stays as it is (saying why), given its operands and
+  /// `estimated`.
+  bool keptOut(linalg::LinalgOp op, const ContractionOperands &operands,
+               const std::optional<Float8Estimate> &estimated);
+  void rewriteContraction(linalg::LinalgOp op, unsigned index,
+                          const ContractionOperands &operands,
+                          const std::optional<Float8Estimate> &estimated);
+  /// `x` (narrowed as `narrow`) quantized to its FP8 type, with its scale in
+  /// `scale` (a delayed site's, or the current one).
+  Value quantize(OpBuilder &builder, Location loc, Value x, Value narrow,
+                 StringRef side, unsigned index, Value &scale,
+                 SmallVectorImpl<FloatType> &types);
+  /// The contraction of `op` on the FP8 operands `qa` and `qb` into `init`.
+  Operation *createContraction(OpBuilder &builder, linalg::LinalgOp op,
+                               const ContractionOperands &operands, Value qa,
+                               Value qb, Value init);
+  /// Erases the narrowings (and transposes of them) that only the
+  /// contraction read.
+  void eraseDeadNarrowings(const ContractionOperands &operands);
+  /// The reason the report gives for a contraction in FP8.
+  std::string describeInFloat8(ArrayRef<FloatType> types,
+                               const std::optional<Float8Estimate> &estimated);
+  /// result * 1 / (scale_a * scale_b) (+ `accumulated`), for the readers of
+  /// the contraction's result.
+  void buildScaledEpilogue(OpBuilder &builder, Location loc,
+                           Operation *contraction, Value scaleA, Value scaleB,
+                           Value accumulated);
+
+  MLIRContext *context;
+  const Float8Options &options;
+  bool explain;
+  AmpDecisionLog *log;
+  Float8Recorder recorder;
+  FloatType e4m3, e5m2;
+  /// The forward contractions' type; the hybrid format's gradients are E5M2.
+  FloatType forwardType;
+  /// The module was rewritten by an AMP level.
+  bool followsLevel;
+  /// Of the function being rewritten: its delayed scaling state, and the
+  /// gradients (what the backward seed, amp.scale_loss, reaches).
+  std::optional<DelayedStep> delayed;
+  llvm::SetVector<Operation *> gradientOps;
+};
+} // namespace
+
+void Float8Contractions::decided(Operation *op, StringRef precision,
+                                 StringRef reason, bool always) {
+  if (always || explain)
+    op->emitRemark() << "amp: contraction " << reason;
+  if (log)
+    log->entries.push_back(
+        {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
+         precision.empty() ? getOpPrecision(op) : precision.str(),
+         ("FP8 stage: " + reason).str()});
+}
+
+ContractionOperands Float8Contractions::traceOperands(linalg::LinalgOp op) {
+  ContractionOperands operands;
+  operands.narrowA = op.getDpsInputOperand(0)->get();
+  operands.narrowB = op.getDpsInputOperand(1)->get();
+  operands.isMatmul = isa<linalg::MatmulOp>(op.getOperation());
+  operands.isConv =
+      !operands.isMatmul && !isa<linalg::BatchMatmulOp>(op.getOperation());
+  operands.defaultMaps =
+      !operands.isConv &&
+      op.getIndexingMapsArray() ==
+          (operands.isMatmul
+               ? linalg::MatmulOp::getDefaultIndexingMaps(context)
+               : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
+  operands.bTransposed =
+      operands.defaultMaps ? getInnerTransposeInput(operands.narrowB) : Value();
+  operands.sourceA = getQuantizeSource(operands.narrowA);
+  operands.sourceB = getQuantizeSource(
+      operands.bTransposed ? operands.bTransposed : operands.narrowB);
+  return operands;
+}
+
+bool Float8Contractions::keptOut(
+    linalg::LinalgOp op, const ContractionOperands &operands,
+    const std::optional<Float8Estimate> &estimated) {
+  Value init = op.getDpsInitOperand(0)->get();
+  auto resultType = dyn_cast<RankedTensorType>(init.getType());
+  if (!op.hasPureTensorSemantics() || !resultType ||
+      !resultType.getElementType().isF32() ||
+      !isWideFloat(operands.sourceA.source.getType()) ||
+      !isWideFloat(operands.sourceB.source.getType())) {
+    decided(op, "",
+            "left as it is: FP8 operands need f32, f16 or bf16 "
+            "tensors and an f32 accumulator",
+            /*always=*/true);
+    return true;
+  }
+  // On a module an AMP level rewrote, a contraction that the level kept in
+  // f32 (a pin, the black list) stays f32.
+  if (followsLevel &&
+      llvm::all_of(
+          TypeRange{operands.narrowA.getType(), operands.narrowB.getType()},
+          [](Type t) { return getElementTypeOrSelf(t).isF32(); })) {
+    decided(op, "",
+            "kept out of FP8: the level keeps it in f32 (a pin or the "
+            "black list)",
+            /*always=*/explain);
+    return true;
+  }
+  if (options.minSize > 0) {
+    std::optional<int64_t> size = getMultiplyAdds(op);
+    if (size && *size < options.minSize) {
+      decided(op, "",
+              ("kept out of FP8: " + Twine(*size) +
+               " multiply-adds, below min-size " + Twine(options.minSize))
+                  .str(),
+              /*always=*/true);
+      return true;
+    }
+  }
+  if (keepsOut(estimated)) {
+    decided(op, "", "kept out of FP8: " + describe(*estimated),
+            /*always=*/true);
+    return true;
+  }
+  return false;
+}
+
+Value Float8Contractions::quantize(OpBuilder &builder, Location loc, Value x,
+                                   Value narrow, StringRef side, unsigned index,
+                                   Value &scale,
+                                   SmallVectorImpl<FloatType> &types) {
+  Operation *def = narrow.getDefiningOp();
+  bool gradient = def && gradientOps.contains(def);
+  FloatType type = gradient ? e5m2 : forwardType;
+  types.push_back(type);
+  float fp8Max = QuantizeOp::getLargestFinite(type);
+  if (delayed) {
+    DelayedSite &site =
+        addDelayedSite(*delayed, ("c" + Twine(index) + "." + side).str(),
+                       options.amaxHistoryLen, fp8Max);
+    auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
+    site.amax = AmaxOp::create(builder, loc, scalarF32, x);
+    scale = site.scale;
+  } else {
+    scale = buildCurrentScale(builder, loc, x, fp8Max, options.margin);
+  }
+  auto tensorType = cast<RankedTensorType>(x.getType());
+  return QuantizeOp::create(builder, loc, tensorType.clone(type), x, scale);
+}
+
+Operation *
+Float8Contractions::createContraction(OpBuilder &builder, linalg::LinalgOp op,
+                                      const ContractionOperands &operands,
+                                      Value qa, Value qb, Value init) {
+  Location loc = op.getLoc();
+  Type resultType = init.getType();
+  // A named op's body is built from its operand types: the new one widens
+  // the FP8 elements to f32 (arith.extf) before multiplying.
+  Operation *contraction;
+  if (operands.isMatmul)
+    contraction =
+        linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
+                                 ValueRange{qa, qb}, ValueRange{init});
+  else if (!operands.isConv)
+    contraction =
+        linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
+                                      ValueRange{qa, qb}, ValueRange{init});
+  else
+    contraction = createConvolution(builder, loc, op, qa, qb, init);
+  if (operands.defaultMaps) {
+    // B is n x k: the maps of a transposed B.
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    unsigned dims = maps[1].getNumDims();
+    SmallVector<AffineExpr> results(maps[1].getResults());
+    std::swap(results[results.size() - 2], results.back());
+    maps[1] = AffineMap::get(dims, 0, results, context);
+    contraction->setAttr("indexing_maps", builder.getAffineMapArrayAttr(maps));
+  } else if (ArrayAttr maps = op->getAttrOfType<ArrayAttr>("indexing_maps")) {
+    contraction->setAttr("indexing_maps", maps);
+  }
+  return contraction;
+}
+
+void Float8Contractions::eraseDeadNarrowings(
+    const ContractionOperands &operands) {
+  // Each op is visited once: one value may be both operands.
+  SmallVector<Operation *, 4> worklist;
+  llvm::SmallPtrSet<Operation *, 4> visited;
+  auto push = [&](Value value) {
+    Operation *def = value.getDefiningOp();
+    if (def &&
+        (isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
+             tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp,
+             tensor::EmptyOp>(def) ||
+         isCopyGeneric(def)) &&
+        visited.insert(def).second)
+      worklist.push_back(def);
+  };
+  push(operands.narrowA);
+  push(operands.narrowB);
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val();
+    if (!def->use_empty()) {
+      visited.erase(def); // It may lose its last user later.
+      continue;
+    }
+    SmallVector<Value, 2> defOperands(def->getOperands());
+    if (log)
+      log->unguarded.erase(def);
+    def->erase();
+    for (Value operand : defOperands)
+      push(operand);
+  }
+}
+
+std::string Float8Contractions::describeInFloat8(
+    ArrayRef<FloatType> types, const std::optional<Float8Estimate> &estimated) {
+  std::string reason;
+  llvm::raw_string_ostream os(reason);
+  os << "in FP8: operands '" << types[0] << "' x '" << types[1]
+     << "' with per-tensor ";
+  if (delayed)
+    os << "delayed scaling (an amax history of " << options.amaxHistoryLen
+       << " steps, " << stringifyOptionValue(options.amaxCompute) << ", margin "
+       << options.margin << ")";
+  else
+    os << "current scaling (fp8_max / amax / 2^" << options.margin
+       << (options.scaling == Float8Scaling::Delayed
+               ? "; delayed scaling needs a training step's state"
+               : "")
+       << ")";
+  os << ", f32 accumulation";
+  if (estimated)
+    os << "; " << describe(*estimated);
+  return reason;
+}
+
+void Float8Contractions::buildScaledEpilogue(OpBuilder &builder, Location loc,
+                                             Operation *contraction,
+                                             Value scaleA, Value scaleB,
+                                             Value accumulated) {
+  // The readers of the result, before the epilogue adds its own (the sizes
+  // of a dynamic result, the epilogue itself).
+  Value result = contraction->getResult(0);
+  SmallVector<OpOperand *> readers = llvm::map_to_vector(
+      result.getUses(), [](OpOperand &use) { return &use; });
+  // The factor is computed before the contraction, so that a library call
+  // can take it as its scale (amp-linalg-to-library-calls).
+  builder.setInsertionPoint(contraction);
+  Value inverse = scalarGeneric(
+      builder, loc, ValueRange{scaleA, scaleB},
+      [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+        Value product = arith::MulFOp::create(n, l, args[0], args[1]);
+        Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
+        return arith::DivFOp::create(n, l, one, product);
+      });
+  builder.setInsertionPointAfter(contraction);
+  auto resultType = cast<RankedTensorType>(result.getType());
+  int64_t rank = resultType.getRank();
+  AffineMap identity = builder.getMultiDimIdentityMap(rank);
+  SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context)};
+  SmallVector<Value> inputs{result, inverse};
+  if (accumulated) {
+    inputs.push_back(accumulated);
+    maps.push_back(identity);
+  }
+  maps.push_back(identity);
+  Value empty = tensor::EmptyOp::create(
+      builder, loc, tensor::getMixedSizes(builder, loc, result),
+      builder.getF32Type());
+  SmallVector<utils::IteratorType> iterators(rank,
+                                             utils::IteratorType::parallel);
+  auto epilogue = linalg::GenericOp::create(
+      builder, loc, TypeRange{resultType}, inputs, ValueRange{empty}, maps,
+      iterators, [&](OpBuilder &n, Location l, ValueRange args) {
+        Value scaled = arith::MulFOp::create(n, l, args[0], args[1]);
+        if (args.size() > 3)
+          scaled = arith::AddFOp::create(n, l, scaled, args[2]);
+        linalg::YieldOp::create(n, l, ValueRange{scaled});
+      });
+  for (OpOperand *reader : readers)
+    reader->set(epilogue.getResult(0));
+}
+
+void Float8Contractions::rewriteContraction(
+    linalg::LinalgOp op, unsigned index, const ContractionOperands &operands,
+    const std::optional<Float8Estimate> &estimated) {
+  const Movement &sourceA = operands.sourceA, &sourceB = operands.sourceB;
+  // A producer that stores the operand in 16 bits only for the contraction
+  // yields its f32 value.
+  if (sourceA.ops.empty() && sourceA.source == operands.narrowA)
+    widenProducer(operands.narrowA, op);
+  if (!operands.bTransposed && sourceB.ops.empty() &&
+      sourceB.source == operands.narrowB)
+    widenProducer(operands.narrowB, op);
+  // The recorder is on for the recipe's ops, off for what moves data.
+  OpBuilder builder(op, &recorder);
+  Location loc = op.getLoc();
+  SmallVector<FloatType, 2> types;
+  Value scaleA, scaleB;
+  Value quantizedA = quantize(builder, loc, sourceA.source, operands.narrowA,
+                              "lhs", index, scaleA, types);
+  Value quantizedB = quantize(builder, loc, sourceB.source, operands.narrowB,
+                              "rhs", index, scaleB, types);
+  recorder.on = false;
+  Value qa = replayMovement(builder, loc, quantizedA, sourceA.ops);
+  Value qb = replayMovement(builder, loc, quantizedB, sourceB.ops);
+  if (operands.defaultMaps && !operands.bTransposed)
+    qb = transposeInner(builder, loc, qb);
+  // A contraction that accumulates into values (not a zero fill)
+  // accumulates into zeros instead: the scales apply to the product only,
+  // and the epilogue adds the values.
+  Value init = op.getDpsInitOperand(0)->get();
+  Value accumulated;
+  if (!isZeroFill(init)) {
+    recorder.on = true;
+    accumulated = init;
+    Value empty = tensor::EmptyOp::create(
+        builder, loc, tensor::getMixedSizes(builder, loc, init),
+        builder.getF32Type());
+    Value zero =
+        arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
+    init = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
+    recorder.on = false;
+  }
+  Operation *contraction =
+      createContraction(builder, op, operands, qa, qb, init);
+  op->replaceAllUsesWith(contraction);
+  // The report's set of unguarded ops names ops, which are erased here.
+  if (log && log->unguarded.erase(op))
+    log->unguarded.insert(contraction);
+  op->erase();
+  eraseDeadNarrowings(operands);
+  recorder.on = true;
+  std::string precision;
+  llvm::raw_string_ostream ps(precision);
+  ps << types[0];
+  if (types[1] != types[0])
+    ps << " x " << types[1];
+  decided(contraction, precision, describeInFloat8(types, estimated),
+          /*always=*/false);
+  buildScaledEpilogue(builder, loc, contraction, scaleA, scaleB, accumulated);
+}
+
+void Float8Contractions::rewriteFunction(
+    Operation *parent, ArrayRef<linalg::LinalgOp> contractions) {
+  auto function = dyn_cast_or_null<func::FuncOp>(parent);
+  delayed.reset();
+  if (function && options.scaling == Float8Scaling::Delayed)
+    delayed = getDelayedStep(function);
+  gradientOps.clear();
+  if (function && options.format == Float8Format::Hybrid)
+    function.walk([&](ScaleLossOp seed) {
+      getForwardSlice(seed.getOperation(), &gradientOps);
+    });
+  for (auto [index, contraction] : llvm::enumerate(contractions)) {
+    linalg::LinalgOp op = contraction;
+    ContractionOperands operands = traceOperands(op);
+    std::optional<Float8Estimate> estimated;
+    // The estimate reads the operands' sources; only well-formed ones.
+    Value init = op.getDpsInitOperand(0)->get();
+    auto resultType = dyn_cast<RankedTensorType>(init.getType());
+    if (op.hasPureTensorSemantics() && resultType &&
+        resultType.getElementType().isF32() &&
+        isWideFloat(operands.sourceA.source.getType()) &&
+        isWideFloat(operands.sourceB.source.getType()))
+      estimated =
+          estimate(op, {operands.sourceA.source, operands.sourceB.source},
+                   options, /*constantsFree=*/!delayed);
+    if (keptOut(op, operands, estimated))
+      continue;
+    rewriteContraction(op, index, operands, estimated);
+  }
+  if (delayed)
+    finishDelayedStep(*delayed, options, recorder);
+  else if (explain && function && options.scaling == Float8Scaling::Delayed &&
+           function->hasAttr(AmpDialect::kLossScalingAttrName))
+    function.emitRemark()
+        << "amp: FP8 scales of this step are current, not delayed: "
+           "delayed scaling needs the state convention of amp-training "
+           "(amp.scaler arguments, an amp.found_inf result and @"
+        << function.getSymName() << "_init)";
+}
+
 LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
                                                   const Float8Options &options,
                                                   bool markApplied,
@@ -889,311 +1311,20 @@ LogicalResult mlir::amp::runAmpFloat8Contractions(Operation *root,
   std::string error = checkFloat8Options(options, "");
   if (!error.empty())
     return root->emitError() << "amp-float8-contractions: " << error;
-  MLIRContext *context = root->getContext();
   if (markApplied)
     if (auto applied =
             root->getAttrOfType<StringAttr>(AmpDialect::kAppliedAttrName))
-      root->setAttr(AmpDialect::kAppliedAttrName,
-                    StringAttr::get(
-                        context, applied.getValue().split(':').first + ":fp8"));
-  bool followsLevel = root->hasAttr(AmpDialect::kAppliedAttrName);
-  // The forward contractions' type; the hybrid format's gradients are E5M2.
-  FloatType e4m3 = Float8E4M3FNType::get(context);
-  FloatType e5m2 = Float8E5M2Type::get(context);
-  FloatType forwardType = options.format == Float8Format::E5M2 ? e5m2 : e4m3;
-  int margin = options.margin;
-  int64_t minSize = options.minSize;
-  Float8Recorder recorder(log ? &log->float8Ops : nullptr);
-  // What is said of each contraction: a remark (always, or with
-  // `explain`) and an entry of the report's decisions. `precision` empty:
-  // the precision it keeps.
-  auto decided = [&](Operation *op, StringRef precision, StringRef reason,
-                     bool always) {
-    if (always || explain)
-      op->emitRemark() << "amp: contraction " << reason;
-    if (log)
-      log->entries.push_back(
-          {op->getName().getStringRef().str(), formatLocation(op->getLoc()),
-           precision.empty() ? getOpPrecision(op) : precision.str(),
-           ("FP8 stage: " + reason).str()});
-  };
-
+      root->setAttr(
+          AmpDialect::kAppliedAttrName,
+          StringAttr::get(root->getContext(),
+                          applied.getValue().split(':').first + ":fp8"));
+  Float8Contractions rewriter(root, options, explain, log);
   // The contractions, by function (in program order).
   llvm::MapVector<Operation *, SmallVector<linalg::LinalgOp>> byFunction;
   for (linalg::LinalgOp op : getContractions(root))
     byFunction[op->getParentOfType<func::FuncOp>()].push_back(op);
-  for (auto &[parent, contractions] : byFunction) {
-    auto function = dyn_cast_or_null<func::FuncOp>(parent);
-    std::optional<DelayedStep> delayed;
-    if (function && options.scaling == Float8Scaling::Delayed)
-      delayed = getDelayedStep(function);
-    // The gradients: what the backward seed (amp.scale_loss) reaches.
-    llvm::SetVector<Operation *> gradientOps;
-    if (function && options.format == Float8Format::Hybrid)
-      function.walk([&](ScaleLossOp seed) {
-        getForwardSlice(seed.getOperation(), &gradientOps);
-      });
-    auto isGradient = [&](Value v) {
-      Operation *def = v.getDefiningOp();
-      return def && gradientOps.contains(def);
-    };
-    for (auto [index, op] : llvm::enumerate(contractions)) {
-      Value narrowA = op.getDpsInputOperand(0)->get();
-      Value narrowB = op.getDpsInputOperand(1)->get();
-      // The default maps (A m x k, B k x n) become cuBLASLt's TN layout (B
-      // stored n x k): a B that is a transpose of its two innermost
-      // dimensions is quantized before it and needs no transpose.
-      bool isMatmul = isa<linalg::MatmulOp>(op.getOperation());
-      bool isConv = !isMatmul && !isa<linalg::BatchMatmulOp>(op.getOperation());
-      bool defaultMaps =
-          !isConv &&
-          op.getIndexingMapsArray() ==
-              (isMatmul
-                   ? linalg::MatmulOp::getDefaultIndexingMaps(context)
-                   : linalg::BatchMatmulOp::getDefaultIndexingMaps(context));
-      Value bTransposed =
-          defaultMaps ? getInnerTransposeInput(narrowB) : Value();
-      // Where an operand moves (transposes, reshapes) a narrowing of an f32
-      // value, that value is quantized (rounded once) and the FP8 tensor
-      // moved.
-      Movement sourceA = getQuantizeSource(narrowA);
-      Movement sourceB = getQuantizeSource(bTransposed ? bTransposed : narrowB);
-      Value init = op.getDpsInitOperand(0)->get();
-      auto resultType = dyn_cast<RankedTensorType>(init.getType());
-      if (!op.hasPureTensorSemantics() || !resultType ||
-          !resultType.getElementType().isF32() ||
-          !isWideFloat(sourceA.source.getType()) ||
-          !isWideFloat(sourceB.source.getType())) {
-        decided(op, "",
-                "left as it is: FP8 operands need f32, f16 or bf16 "
-                "tensors and an f32 accumulator",
-                /*always=*/true);
-        continue;
-      }
-      // On a module an AMP level rewrote, a contraction that the level kept
-      // in f32 (a pin, the black list) stays f32.
-      if (followsLevel &&
-          llvm::all_of(
-              TypeRange{narrowA.getType(), narrowB.getType()},
-              [](Type t) { return getElementTypeOrSelf(t).isF32(); })) {
-        decided(op, "",
-                "kept out of FP8: the level keeps it in f32 (a pin or the "
-                "black list)",
-                /*always=*/explain);
-        continue;
-      }
-      if (minSize > 0) {
-        std::optional<int64_t> size = getMultiplyAdds(op);
-        if (size && *size < minSize) {
-          decided(op, "",
-                  ("kept out of FP8: " + Twine(*size) +
-                   " multiply-adds, below min-size " + Twine(minSize))
-                      .str(),
-                  /*always=*/true);
-          continue;
-        }
-      }
-      std::optional<Float8Estimate> estimated =
-          estimate(op, {sourceA.source, sourceB.source}, options,
-                   /*constantsFree=*/!delayed);
-      if (keepsOut(estimated)) {
-        decided(op, "", "kept out of FP8: " + describe(*estimated),
-                /*always=*/true);
-        continue;
-      }
-      // Else a producer that stores the operand in 16 bits only for the
-      // contraction yields its f32 value.
-      if (sourceA.ops.empty() && sourceA.source == narrowA)
-        widenProducer(narrowA, op);
-      if (!bTransposed && sourceB.ops.empty() && sourceB.source == narrowB)
-        widenProducer(narrowB, op);
-      // The recorder is on for the recipe's ops, off for what moves data.
-      OpBuilder builder(op, &recorder);
-      Location loc = op.getLoc();
-      auto scalarF32 = RankedTensorType::get({}, builder.getF32Type());
-      SmallVector<FloatType, 2> types;
-      auto quantize = [&](Value x, Value narrow, StringRef side,
-                          Value &scale) -> Value {
-        FloatType type = isGradient(narrow) ? e5m2 : forwardType;
-        types.push_back(type);
-        float fp8Max = QuantizeOp::getLargestFinite(type);
-        if (delayed) {
-          DelayedSite &site =
-              addDelayedSite(*delayed, ("c" + Twine(index) + "." + side).str(),
-                             options.amaxHistoryLen, fp8Max);
-          site.amax = AmaxOp::create(builder, loc, scalarF32, x);
-          scale = site.scale;
-        } else {
-          scale = buildCurrentScale(builder, loc, x, fp8Max, margin);
-        }
-        auto tensorType = cast<RankedTensorType>(x.getType());
-        return QuantizeOp::create(builder, loc, tensorType.clone(type), x,
-                                  scale);
-      };
-      Value scaleA, scaleB;
-      Value quantizedA = quantize(sourceA.source, narrowA, "lhs", scaleA);
-      Value quantizedB = quantize(sourceB.source, narrowB, "rhs", scaleB);
-      recorder.on = false;
-      Value qa = replayMovement(builder, loc, quantizedA, sourceA.ops);
-      Value qb = replayMovement(builder, loc, quantizedB, sourceB.ops);
-      if (defaultMaps && !bTransposed)
-        qb = transposeInner(builder, loc, qb);
-      // A contraction that accumulates into values (not a zero fill)
-      // accumulates into zeros instead: the scales apply to the product
-      // only, and the epilogue adds the values.
-      Value accumulated;
-      if (!isZeroFill(init)) {
-        recorder.on = true;
-        accumulated = init;
-        Value empty = tensor::EmptyOp::create(
-            builder, loc, tensor::getMixedSizes(builder, loc, init),
-            builder.getF32Type());
-        Value zero =
-            arith::ConstantOp::create(builder, loc, builder.getF32FloatAttr(0));
-        init = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
-        recorder.on = false;
-      }
-      // A named op's body is built from its operand types: the new one
-      // widens the FP8 elements to f32 (arith.extf) before multiplying.
-      Operation *contraction;
-      if (isMatmul)
-        contraction =
-            linalg::MatmulOp::create(builder, loc, TypeRange{resultType},
-                                     ValueRange{qa, qb}, ValueRange{init});
-      else if (!isConv)
-        contraction =
-            linalg::BatchMatmulOp::create(builder, loc, TypeRange{resultType},
-                                          ValueRange{qa, qb}, ValueRange{init});
-      else
-        contraction = createConvolution(builder, loc, op, qa, qb, init);
-      if (defaultMaps) {
-        // B is n x k: the maps of a transposed B.
-        SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-        unsigned dims = maps[1].getNumDims();
-        SmallVector<AffineExpr> results(maps[1].getResults());
-        std::swap(results[results.size() - 2], results.back());
-        maps[1] = AffineMap::get(dims, 0, results, context);
-        contraction->setAttr("indexing_maps",
-                             builder.getAffineMapArrayAttr(maps));
-      } else if (ArrayAttr maps =
-                     op->getAttrOfType<ArrayAttr>("indexing_maps")) {
-        contraction->setAttr("indexing_maps", maps);
-      }
-      op->replaceAllUsesWith(contraction);
-      // The report's set of unguarded ops names ops, which are erased here.
-      if (log && log->unguarded.erase(op))
-        log->unguarded.insert(contraction);
-      op->erase();
-      // The narrowings (and transposes of them) that only the contraction
-      // read.
-      // (Each op is visited once: one value may be both operands.)
-      SmallVector<Operation *, 4> worklist;
-      llvm::SmallPtrSet<Operation *, 4> visited;
-      auto push = [&](Value value) {
-        Operation *def = value.getDefiningOp();
-        if (def &&
-            (isa<arith::TruncFOp, CastOp, linalg::TransposeOp,
-                 tensor::CollapseShapeOp, tensor::ExpandShapeOp, tensor::PadOp,
-                 tensor::EmptyOp>(def) ||
-             isCopyGeneric(def)) &&
-            visited.insert(def).second)
-          worklist.push_back(def);
-      };
-      push(narrowA);
-      push(narrowB);
-      while (!worklist.empty()) {
-        Operation *def = worklist.pop_back_val();
-        if (!def->use_empty()) {
-          visited.erase(def); // It may lose its last user later.
-          continue;
-        }
-        SmallVector<Value, 2> operands(def->getOperands());
-        if (log)
-          log->unguarded.erase(def);
-        def->erase();
-        for (Value operand : operands)
-          push(operand);
-      }
-      // The readers of the result, before the epilogue adds its own (the
-      // sizes of a dynamic result, the epilogue itself).
-      SmallVector<OpOperand *> readers =
-          llvm::map_to_vector(contraction->getResult(0).getUses(),
-                              [](OpOperand &use) { return &use; });
-      recorder.on = true;
-      {
-        std::string reason;
-        llvm::raw_string_ostream os(reason);
-        os << "in FP8: operands '" << types[0] << "' x '" << types[1]
-           << "' with per-tensor ";
-        if (delayed)
-          os << "delayed scaling (an amax history of " << options.amaxHistoryLen
-             << " steps, " << stringifyOptionValue(options.amaxCompute)
-             << ", margin " << margin << ")";
-        else
-          os << "current scaling (fp8_max / amax / 2^" << margin
-             << (options.scaling == Float8Scaling::Delayed
-                     ? "; delayed scaling needs a training step's state"
-                     : "")
-             << ")";
-        os << ", f32 accumulation";
-        if (estimated)
-          os << "; " << describe(*estimated);
-        std::string precision;
-        llvm::raw_string_ostream ps(precision);
-        ps << types[0];
-        if (types[1] != types[0])
-          ps << " x " << types[1];
-        decided(contraction, precision, reason, /*always=*/false);
-      }
-      // The factor is computed before the contraction, so that a library
-      // call can take it as its scale (amp-linalg-to-library-calls).
-      builder.setInsertionPoint(contraction);
-      Value inverse = scalarGeneric(
-          builder, loc, ValueRange{scaleA, scaleB},
-          [&](OpBuilder &n, Location l, ValueRange args) -> Value {
-            Value product = arith::MulFOp::create(n, l, args[0], args[1]);
-            Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
-            return arith::DivFOp::create(n, l, one, product);
-          });
-      builder.setInsertionPointAfter(contraction);
-      // The epilogue: result * 1 / (scale_a * scale_b) (+ the values it
-      // accumulated into).
-      Value result = contraction->getResult(0);
-      int64_t rank = resultType.getRank();
-      AffineMap identity = builder.getMultiDimIdentityMap(rank);
-      SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context)};
-      SmallVector<Value> inputs{result, inverse};
-      if (accumulated) {
-        inputs.push_back(accumulated);
-        maps.push_back(identity);
-      }
-      maps.push_back(identity);
-      Value empty = tensor::EmptyOp::create(
-          builder, loc, tensor::getMixedSizes(builder, loc, result),
-          builder.getF32Type());
-      SmallVector<utils::IteratorType> iterators(rank,
-                                                 utils::IteratorType::parallel);
-      auto epilogue = linalg::GenericOp::create(
-          builder, loc, TypeRange{resultType}, inputs, ValueRange{empty}, maps,
-          iterators, [&](OpBuilder &n, Location l, ValueRange args) {
-            Value scaled = arith::MulFOp::create(n, l, args[0], args[1]);
-            if (args.size() > 3)
-              scaled = arith::AddFOp::create(n, l, scaled, args[2]);
-            linalg::YieldOp::create(n, l, ValueRange{scaled});
-          });
-      for (OpOperand *reader : readers)
-        reader->set(epilogue.getResult(0));
-    }
-    if (delayed)
-      finishDelayedStep(*delayed, options, recorder);
-    else if (explain && function && options.scaling == Float8Scaling::Delayed &&
-             function->hasAttr(AmpDialect::kLossScalingAttrName))
-      function.emitRemark()
-          << "amp: FP8 scales of this step are current, not delayed: "
-             "delayed scaling needs the state convention of amp-training "
-             "(amp.scaler arguments, an amp.found_inf result and @"
-          << function.getSymName() << "_init)";
-  }
+  for (auto &[parent, contractions] : byFunction)
+    rewriter.rewriteFunction(parent, contractions);
   foldFloat8Sources(root, log);
   return success();
 }
