@@ -445,172 +445,80 @@ struct AmpTrainingPass
   LogicalResult rewrite(func::FuncOp func, LossScalingAttr defaultConfig);
 };
 
-LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
-                                       LossScalingAttr defaultConfig) {
-  FailureOr<TrainingSignature> sigOr = analyse(func);
-  if (failed(sigOr))
-    return failure();
-  FailureOr<OptimizerSpec> specOr = parseOptimizer(func);
-  if (failed(specOr))
-    return failure();
-  TrainingSignature &sig = *sigOr;
-  const OptimizerSpec &spec = *specOr;
-  LossScalingAttr config = defaultConfig;
-  if (Attribute attr = func->getAttr(kLossScalingAttr)) {
-    config = dyn_cast<LossScalingAttr>(attr);
-    if (!config)
-      return func.emitError()
-             << "'" << kLossScalingAttr
-             << "' must be a #amp.loss_scaling attribute, got " << attr;
-  }
+/// The loss scaler's state, in the order steps take and return it.
+static constexpr StringLiteral kScalerNames[] = {"scale", "good_steps",
+                                                 "bad_steps", "hysteresis"};
 
+namespace {
+/// The arguments of a training step: the parameters (fp32 masters), the
+/// optimizer's state (one per state name and parameter), the step count,
+/// the loss scaler's state, the batch.
+struct StepArguments {
+  SmallVector<Type> types;
+  SmallVector<DictionaryAttr> attrs;
+  /// "<state name>:<parameter>", state name by state name.
+  SmallVector<std::string> stateLabels;
+  unsigned numParams = 0, stateBase = 0, stepIndex = 0, scalerBase = 0,
+           batchBase = 0;
+};
+} // namespace
+
+static StepArguments getStepArguments(func::FuncOp func,
+                                      const TrainingSignature &sig,
+                                      const OptimizerSpec &spec) {
   MLIRContext *ctx = func.getContext();
-  Location loc = func.getLoc();
   Builder attrs(ctx);
-  Type f32 = Float32Type::get(ctx);
-  Type i32 = IntegerType::get(ctx, 32);
-  auto scalarF32 = RankedTensorType::get({}, f32);
-  auto scalarI32 = RankedTensorType::get({}, i32);
-  SmallVector<StringRef, 2> stateNames = spec.stateNames();
-  const StringRef scalerNames[] = {"scale", "good_steps", "bad_steps",
-                                   "hysteresis"};
-
-  // The new signature: params, state, step, scaler, batch.
-  SmallVector<Type> argTypes;
-  SmallVector<DictionaryAttr> argAttrs;
+  auto scalarF32 = RankedTensorType::get({}, attrs.getF32Type());
+  auto scalarI32 = RankedTensorType::get({}, attrs.getI32Type());
   auto named = [&](StringRef key, StringRef value) {
     return attrs.getNamedAttr(key, attrs.getStringAttr(value));
   };
+  StepArguments args;
   for (const Param &param : sig.params) {
-    argTypes.push_back(param.type);
-    argAttrs.push_back(attrs.getDictionaryAttr(
+    args.types.push_back(param.type);
+    args.attrs.push_back(attrs.getDictionaryAttr(
         {attrs.getNamedAttr(AmpDialect::kMasterAttrName, attrs.getUnitAttr()),
          attrs.getNamedAttr(kParamAttr, param.name)}));
   }
-  SmallVector<std::string> stateLabels;
-  for (StringRef stateName : stateNames)
+  for (StringRef stateName : spec.stateNames())
     for (const Param &param : sig.params)
-      stateLabels.push_back((stateName + ":" + param.name.getValue()).str());
-  for (auto [index, label] : llvm::enumerate(stateLabels)) {
-    argTypes.push_back(sig.params[index % sig.params.size()].type);
-    argAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
+      args.stateLabels.push_back(
+          (stateName + ":" + param.name.getValue()).str());
+  for (auto [index, label] : llvm::enumerate(args.stateLabels)) {
+    args.types.push_back(sig.params[index % sig.params.size()].type);
+    args.attrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
   }
-  argTypes.push_back(scalarI32);
-  argAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
-  argTypes.append({scalarF32, scalarI32, scalarI32, scalarI32});
-  for (StringRef name : scalerNames)
-    argAttrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
+  args.types.push_back(scalarI32);
+  args.attrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
+  args.types.append({scalarF32, scalarI32, scalarI32, scalarI32});
+  for (StringRef name : kScalerNames)
+    args.attrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
   for (BlockArgument arg : sig.batch) {
-    argTypes.push_back(arg.getType());
-    DictionaryAttr old = func.getArgAttrDict(arg.getArgNumber());
-    NamedAttrList list(old);
+    args.types.push_back(arg.getType());
+    NamedAttrList list(func.getArgAttrDict(arg.getArgNumber()));
     if (!list.get(kBatchAttr))
       list.set(kBatchAttr, attrs.getUnitAttr());
-    argAttrs.push_back(list.getDictionary(ctx));
+    args.attrs.push_back(list.getDictionary(ctx));
   }
+  args.numParams = sig.params.size();
+  args.stateBase = args.numParams;
+  args.stepIndex = args.stateBase + args.stateLabels.size();
+  args.scalerBase = args.stepIndex + 1;
+  args.batchBase = args.scalerBase + std::size(kScalerNames);
+  return args;
+}
 
-  // The new entry block; the old one's operations move into it.
-  Block &oldEntry = func.front();
-  auto *entry = new Block();
-  func.getBody().push_front(entry);
-  SmallVector<Value> newArgs;
-  for (Type type : argTypes)
-    newArgs.push_back(entry->addArgument(type, loc));
-  unsigned numParams = sig.params.size();
-  unsigned stateBase = numParams;
-  unsigned stepIndex = stateBase + stateLabels.size();
-  unsigned scalerBase = stepIndex + 1;
-  unsigned batchBase = scalerBase + 4;
-  for (auto [i, param] : llvm::enumerate(sig.params))
-    param.arg.replaceAllUsesWith(newArgs[i]);
-  for (auto [i, arg] : llvm::enumerate(sig.batch))
-    arg.replaceAllUsesWith(newArgs[batchBase + i]);
-  Value scale = newArgs[scalerBase];
-
-  OpBuilder b(ctx);
-  b.setInsertionPointToStart(entry);
-  // The seed is the loss scale: gradients come out scaled.
-  Value one = arith::ConstantOp::create(
-      b, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f)));
-  Value seed = ScaleLossOp::create(b, sig.seed.getLoc(), scalarF32, one, scale);
-  sig.seed.replaceAllUsesWith(seed);
-  entry->getOperations().splice(entry->end(), oldEntry.getOperations());
-  oldEntry.erase();
-
-  // After the backward pass: unscale, check, (all-reduce), update.
-  func::ReturnOp ret = sig.ret;
-  Location retLoc = ret.getLoc();
-  b.setInsertionPoint(ret);
-  SmallVector<Value> grads;
-  for (const Param &param : sig.params)
-    grads.push_back(ret.getOperand(param.gradResult));
-  Value loss = ret.getOperand(sig.lossResult);
-  auto unscale = CheckFiniteAndUnscaleOp::create(b, retLoc, grads, scale);
-  SmallVector<Value> unscaled(unscale.getUnscaled());
-  Value found = unscale.getFoundInf();
-  if (dataParallel) {
-    // Every rank decides from every rank's gradients: found_inf first (each
-    // rank checked its own), then the gradients and the reported loss.
-    found = AllReduceOp::create(b, retLoc, ReduceKind::max, found);
-    for (Value &g : unscaled)
-      g = AllReduceOp::create(b, retLoc, ReduceKind::mean, g);
-    loss = AllReduceOp::create(b, retLoc, ReduceKind::mean, loss);
-  }
-  auto update = UpdateLossScalingOp::create(
-      b, retLoc, found, scale, newArgs[scalerBase + 1], newArgs[scalerBase + 2],
-      newArgs[scalerBase + 3], config);
-  Value step = newArgs[stepIndex];
-  SmallVector<Value> newParams, newState(stateLabels.size());
-  for (auto [i, param] : llvm::enumerate(sig.params)) {
-    SmallVector<Value> state;
-    for (unsigned s = 0; s < stateNames.size(); ++s)
-      state.push_back(newArgs[stateBase + s * numParams + i]);
-    SmallVector<Value> results = buildUpdate(b, retLoc, spec, newArgs[i],
-                                             unscaled[i], state, step, found);
-    newParams.push_back(results[0]);
-    for (unsigned s = 0; s < stateNames.size(); ++s)
-      newState[s * numParams + i] = results[1 + s];
-  }
-  Value newStep = buildStepCount(b, retLoc, step, found);
-
-  SmallVector<Value> results = {loss};
-  SmallVector<DictionaryAttr> resultAttrs = {attrs.getDictionaryAttr(
-      {attrs.getNamedAttr(kLossAttr, attrs.getUnitAttr())})};
-  for (auto [param, value] : llvm::zip(sig.params, newParams)) {
-    results.push_back(value);
-    resultAttrs.push_back(
-        attrs.getDictionaryAttr({attrs.getNamedAttr(kParamAttr, param.name)}));
-  }
-  for (auto [label, value] : llvm::zip(stateLabels, newState)) {
-    results.push_back(value);
-    resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
-  }
-  results.push_back(newStep);
-  resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
-  for (auto [name, value] : llvm::zip(scalerNames, update.getResults())) {
-    results.push_back(value);
-    resultAttrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
-  }
-  results.push_back(found);
-  resultAttrs.push_back(attrs.getDictionaryAttr(
-      {attrs.getNamedAttr(kFoundInfAttr, attrs.getUnitAttr())}));
-  func::ReturnOp::create(b, retLoc, results);
-  ret.erase();
-
-  func.setFunctionType(
-      FunctionType::get(ctx, argTypes, ValueRange(results).getTypes()));
-  func.setAllArgAttrs(argAttrs);
-  func.setAllResultAttrs(resultAttrs);
-  func->removeAttr(kOptimizerAttr);
-  func->setAttr(kLossScalingAttr, config);
-
-  // @<name>_init: the initial optimizer and scaler state.
+/// @<name>_init of the step `func`: the initial optimizer and scaler state.
+static void createInitFunction(func::FuncOp func, const StepArguments &args,
+                               LossScalingAttr config) {
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
   OpBuilder mb(func);
   mb.setInsertionPointAfter(func);
-  SmallVector<Type> initTypes(argTypes.begin() + stateBase,
-                              argTypes.begin() + batchBase);
-  SmallVector<DictionaryAttr> initAttrs(argAttrs.begin() + stateBase,
-                                        argAttrs.begin() + batchBase);
+  SmallVector<Type> initTypes(args.types.begin() + args.stateBase,
+                              args.types.begin() + args.batchBase);
+  SmallVector<DictionaryAttr> initAttrs(args.attrs.begin() + args.stateBase,
+                                        args.attrs.begin() + args.batchBase);
   std::string initName = (func.getSymName() + "_init").str();
   auto init = func::FuncOp::create(mb, loc, initName,
                                    FunctionType::get(ctx, {}, initTypes));
@@ -618,6 +526,8 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   init.setVisibility(func.getVisibility());
   Block *initBody = init.addEntryBlock();
   OpBuilder ib = OpBuilder::atBlockBegin(initBody);
+  auto scalarF32 = RankedTensorType::get({}, ib.getF32Type());
+  auto scalarI32 = RankedTensorType::get({}, ib.getI32Type());
   SmallVector<Value> initValues;
   for (Type type : ArrayRef(initTypes).drop_back(5))
     initValues.push_back(arith::ConstantOp::create(
@@ -638,6 +548,140 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
   initValues.push_back(i32Const(0));
   initValues.push_back(i32Const(config.getHysteresis()));
   func::ReturnOp::create(ib, loc, initValues);
+}
+
+/// After the backward pass, at the old return: unscale, check,
+/// (all-reduce), update. Replaces the return with the step's: the loss, the
+/// new parameters, optimizer state, step count and scaler state, and
+/// found_inf; their attributes go to `resultAttrs`.
+static func::ReturnOp
+buildStepUpdate(const TrainingSignature &sig, const OptimizerSpec &spec,
+                const StepArguments &args, ArrayRef<Value> newArgs,
+                LossScalingAttr config, bool dataParallel,
+                SmallVectorImpl<DictionaryAttr> &resultAttrs) {
+  func::ReturnOp ret = sig.ret;
+  Location retLoc = ret.getLoc();
+  OpBuilder b(ret);
+  Builder attrs(ret.getContext());
+  auto named = [&](StringRef key, StringRef value) {
+    return attrs.getNamedAttr(key, attrs.getStringAttr(value));
+  };
+  Value scale = newArgs[args.scalerBase];
+  SmallVector<Value> grads;
+  for (const Param &param : sig.params)
+    grads.push_back(ret.getOperand(param.gradResult));
+  Value loss = ret.getOperand(sig.lossResult);
+  auto unscale = CheckFiniteAndUnscaleOp::create(b, retLoc, grads, scale);
+  SmallVector<Value> unscaled(unscale.getUnscaled());
+  Value found = unscale.getFoundInf();
+  if (dataParallel) {
+    // Every rank decides from every rank's gradients: found_inf first (each
+    // rank checked its own), then the gradients and the reported loss.
+    found = AllReduceOp::create(b, retLoc, ReduceKind::max, found);
+    for (Value &g : unscaled)
+      g = AllReduceOp::create(b, retLoc, ReduceKind::mean, g);
+    loss = AllReduceOp::create(b, retLoc, ReduceKind::mean, loss);
+  }
+  auto update = UpdateLossScalingOp::create(
+      b, retLoc, found, scale, newArgs[args.scalerBase + 1],
+      newArgs[args.scalerBase + 2], newArgs[args.scalerBase + 3], config);
+  Value step = newArgs[args.stepIndex];
+  unsigned numParams = args.numParams;
+  unsigned numStates = spec.stateNames().size();
+  SmallVector<Value> newParams, newState(args.stateLabels.size());
+  for (auto [i, param] : llvm::enumerate(sig.params)) {
+    SmallVector<Value> state;
+    for (unsigned s = 0; s < numStates; ++s)
+      state.push_back(newArgs[args.stateBase + s * numParams + i]);
+    SmallVector<Value> results = buildUpdate(b, retLoc, spec, newArgs[i],
+                                             unscaled[i], state, step, found);
+    newParams.push_back(results[0]);
+    for (unsigned s = 0; s < numStates; ++s)
+      newState[s * numParams + i] = results[1 + s];
+  }
+  Value newStep = buildStepCount(b, retLoc, step, found);
+
+  SmallVector<Value> results = {loss};
+  resultAttrs.push_back(attrs.getDictionaryAttr(
+      {attrs.getNamedAttr(kLossAttr, attrs.getUnitAttr())}));
+  for (auto [param, value] : llvm::zip(sig.params, newParams)) {
+    results.push_back(value);
+    resultAttrs.push_back(
+        attrs.getDictionaryAttr({attrs.getNamedAttr(kParamAttr, param.name)}));
+  }
+  for (auto [label, value] : llvm::zip(args.stateLabels, newState)) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
+  }
+  results.push_back(newStep);
+  resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, "step")}));
+  for (auto [name, value] : llvm::zip(kScalerNames, update.getResults())) {
+    results.push_back(value);
+    resultAttrs.push_back(attrs.getDictionaryAttr({named(kScalerAttr, name)}));
+  }
+  results.push_back(found);
+  resultAttrs.push_back(attrs.getDictionaryAttr(
+      {attrs.getNamedAttr(kFoundInfAttr, attrs.getUnitAttr())}));
+  auto newReturn = func::ReturnOp::create(b, retLoc, results);
+  ret.erase();
+  return newReturn;
+}
+
+LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
+                                       LossScalingAttr defaultConfig) {
+  FailureOr<TrainingSignature> sigOr = analyse(func);
+  if (failed(sigOr))
+    return failure();
+  FailureOr<OptimizerSpec> specOr = parseOptimizer(func);
+  if (failed(specOr))
+    return failure();
+  TrainingSignature &sig = *sigOr;
+  const OptimizerSpec &spec = *specOr;
+  LossScalingAttr config = defaultConfig;
+  if (Attribute attr = func->getAttr(kLossScalingAttr)) {
+    config = dyn_cast<LossScalingAttr>(attr);
+    if (!config)
+      return func.emitError()
+             << "'" << kLossScalingAttr
+             << "' must be a #amp.loss_scaling attribute, got " << attr;
+  }
+  MLIRContext *ctx = func.getContext();
+  Location loc = func.getLoc();
+  StepArguments args = getStepArguments(func, sig, spec);
+
+  // The new entry block; the old one's operations move into it.
+  Block &oldEntry = func.front();
+  auto *entry = new Block();
+  func.getBody().push_front(entry);
+  SmallVector<Value> newArgs;
+  for (Type type : args.types)
+    newArgs.push_back(entry->addArgument(type, loc));
+  for (auto [i, param] : llvm::enumerate(sig.params))
+    param.arg.replaceAllUsesWith(newArgs[i]);
+  for (auto [i, arg] : llvm::enumerate(sig.batch))
+    arg.replaceAllUsesWith(newArgs[args.batchBase + i]);
+
+  // The seed is the loss scale: gradients come out scaled.
+  OpBuilder b = OpBuilder::atBlockBegin(entry);
+  auto scalarF32 = RankedTensorType::get({}, b.getF32Type());
+  Value one = arith::ConstantOp::create(
+      b, loc, DenseElementsAttr::get(scalarF32, APFloat(1.0f)));
+  Value seed = ScaleLossOp::create(b, sig.seed.getLoc(), scalarF32, one,
+                                   newArgs[args.scalerBase]);
+  sig.seed.replaceAllUsesWith(seed);
+  entry->getOperations().splice(entry->end(), oldEntry.getOperations());
+  oldEntry.erase();
+
+  SmallVector<DictionaryAttr> resultAttrs;
+  func::ReturnOp ret = buildStepUpdate(sig, spec, args, newArgs, config,
+                                       dataParallel, resultAttrs);
+  func.setFunctionType(
+      FunctionType::get(ctx, args.types, ret.getOperandTypes()));
+  func.setAllArgAttrs(args.attrs);
+  func.setAllResultAttrs(resultAttrs);
+  func->removeAttr(kOptimizerAttr);
+  func->setAttr(kLossScalingAttr, config);
+  createInitFunction(func, args, config);
   return success();
 }
 
