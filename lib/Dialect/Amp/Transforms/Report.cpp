@@ -260,6 +260,115 @@ void AmpReportPass::runOnOperation() {
   markAllAnalysesPreserved();
 }
 
+namespace {
+/// Op name -> precision -> count.
+using OpPrecisionCounts =
+    std::map<std::string, std::map<std::string, unsigned>>;
+
+/// What a report says of a module (emitAmpReport).
+struct ReportFigures {
+  const OpPrecisionCounts &perOp;
+  const ReportSummary &summary;
+  /// What inserting one conversion per use (no sharing) would cost.
+  uint64_t numPerUseCasts, perUseBytesConverted;
+  std::string lowName;
+  LowPrecisionBytes lowBytes;
+  /// Share of the ideal's low-precision bytes that the module stores low.
+  double reached;
+};
+} // namespace
+
+static void writeJsonReport(llvm::raw_ostream &os, const ReportFigures &f,
+                            StringRef title, const AmpDecisionLog *log) {
+  const ReportSummary &summary = f.summary;
+  llvm::json::Object ops;
+  for (const auto &[name, counts] : f.perOp) {
+    llvm::json::Object entry;
+    for (const auto &[precision, count] : counts)
+      entry[precision] = count;
+    ops[name] = std::move(entry);
+  }
+  llvm::json::Object root{
+      {"title", title},
+      {"float_ops", summary.numFloatOps},
+      {"low_precision_ops", summary.numLowOps},
+      {"low_precision_type", f.lowName},
+      {"casts", summary.numCasts},
+      {"dynamic_size_casts", summary.numDynamicCasts},
+      {"epilogue_casts", summary.numEpilogues},
+      {"fp8_quantizations", summary.numQuantizations},
+      {"fp8_bytes", summary.float8Bytes},
+      {"bytes_converted", summary.bytesConverted},
+      {"per_use_casts", f.numPerUseCasts},
+      {"per_use_bytes_converted", f.perUseBytesConverted},
+      {"low_precision_bytes", f.lowBytes.low},
+      {"bytes_moved", f.lowBytes.moved + summary.bytesConverted},
+      {"ideal_low_precision_bytes", f.lowBytes.ideal},
+      {"ideal_reached_bytes", f.lowBytes.reached},
+      {"ideal_fraction", f.reached},
+      {"dynamic_size_tensors", f.lowBytes.dynamicTensors},
+      {"ops", std::move(ops)}};
+  // What explain=true says, per decided op (when the pipeline ran the
+  // decisions; the amp-report pass alone does not know them).
+  if (log) {
+    llvm::json::Array decisions;
+    for (const AmpDecisionLog::Entry &entry : log->entries)
+      decisions.push_back(llvm::json::Object{
+          {"op", entry.op},
+          {"location", entry.location},
+          {"precision", entry.precision.empty()
+                            ? llvm::json::Value(nullptr)
+                            : llvm::json::Value(entry.precision)},
+          {"reason", entry.reason}});
+    root["decisions"] = std::move(decisions);
+  }
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
+}
+
+static void writeTextReport(llvm::raw_ostream &os, const ReportFigures &f,
+                            StringRef title) {
+  const LowPrecisionBytes &lowBytes = f.lowBytes;
+  os << f.summary.format(title) << "\n";
+  os << "  low-precision bytes: " << formatBytes(lowBytes.reached)
+     << " of an ideal " << formatBytes(lowBytes.ideal)
+     << llvm::format(" (%.1f%%", 100.0 * f.reached);
+  if (lowBytes.low != lowBytes.reached)
+    os << "; " << formatBytes(lowBytes.low - lowBytes.reached)
+       << " more than the ideal";
+  os << ")";
+  if (lowBytes.dynamicTensors)
+    os << ", per unit of each dynamic dimension (" << lowBytes.dynamicTensors
+       << " tensors of dynamic size)";
+  os << "\n";
+  // Columns: the precisions that occur, f32 first.
+  std::vector<std::string> columns;
+  for (const auto &[name, counts] : f.perOp)
+    for (const auto &[precision, count] : counts)
+      if (!llvm::is_contained(columns, precision))
+        columns.push_back(precision);
+  llvm::sort(columns, [](const std::string &a, const std::string &b) {
+    return (a == "f32") > (b == "f32") ||
+           ((a == "f32") == (b == "f32") && a < b);
+  });
+  size_t width = 2;
+  for (const auto &entry : f.perOp)
+    width = std::max(width, entry.first.size());
+  os << "  " << llvm::left_justify("op", width);
+  for (const std::string &column : columns)
+    os << llvm::right_justify(column, std::max<size_t>(7, column.size() + 1));
+  os << "\n";
+  for (const auto &[name, counts] : f.perOp) {
+    os << "  " << llvm::left_justify(name, width);
+    for (const std::string &column : columns) {
+      auto it = counts.find(column);
+      os << llvm::right_justify(
+          std::to_string(it == counts.end() ? 0 : it->second),
+          std::max<size_t>(7, column.size() + 1));
+    }
+    os << "\n";
+  }
+}
+
 LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
                                        const AmpReportPassOptions &options,
                                        const AmpDecisionLog *log) {
@@ -270,8 +379,7 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
         << format << "' (expected text or json)";
     return failure();
   }
-  // op name -> precision -> count
-  std::map<std::string, std::map<std::string, unsigned>> perOp;
+  OpPrecisionCounts perOp;
   ReportSummary summary;
   summary.float8Ops = log ? &log->float8Ops : nullptr;
   // What inserting one conversion per use (no sharing) would cost.
@@ -332,91 +440,12 @@ LogicalResult mlir::amp::emitAmpReport(ModuleOp module,
     os = &file->os();
   }
 
-  if (format == "json") {
-    llvm::json::Object ops;
-    for (const auto &[name, counts] : perOp) {
-      llvm::json::Object entry;
-      for (const auto &[precision, count] : counts)
-        entry[precision] = count;
-      ops[name] = std::move(entry);
-    }
-    llvm::json::Object root{
-        {"title", title},
-        {"float_ops", summary.numFloatOps},
-        {"low_precision_ops", summary.numLowOps},
-        {"low_precision_type", lowName},
-        {"casts", summary.numCasts},
-        {"dynamic_size_casts", summary.numDynamicCasts},
-        {"epilogue_casts", summary.numEpilogues},
-        {"fp8_quantizations", summary.numQuantizations},
-        {"fp8_bytes", summary.float8Bytes},
-        {"bytes_converted", summary.bytesConverted},
-        {"per_use_casts", numPerUseCasts},
-        {"per_use_bytes_converted", perUseBytesConverted},
-        {"low_precision_bytes", lowBytes.low},
-        {"bytes_moved", lowBytes.moved + summary.bytesConverted},
-        {"ideal_low_precision_bytes", lowBytes.ideal},
-        {"ideal_reached_bytes", lowBytes.reached},
-        {"ideal_fraction", reached},
-        {"dynamic_size_tensors", lowBytes.dynamicTensors},
-        {"ops", std::move(ops)}};
-    // What explain=true says, per decided op (when the pipeline ran the
-    // decisions; the amp-report pass alone does not know them).
-    if (log) {
-      llvm::json::Array decisions;
-      for (const AmpDecisionLog::Entry &entry : log->entries)
-        decisions.push_back(llvm::json::Object{
-            {"op", entry.op},
-            {"location", entry.location},
-            {"precision", entry.precision.empty()
-                              ? llvm::json::Value(nullptr)
-                              : llvm::json::Value(entry.precision)},
-            {"reason", entry.reason}});
-      root["decisions"] = std::move(decisions);
-    }
-    *os << llvm::formatv("{0:2}", llvm::json::Value(std::move(root))) << "\n";
-  } else {
-    *os << summary.format(title) << "\n";
-    *os << "  low-precision bytes: " << formatBytes(lowBytes.reached)
-        << " of an ideal " << formatBytes(lowBytes.ideal)
-        << llvm::format(" (%.1f%%", 100.0 * reached);
-    if (lowBytes.low != lowBytes.reached)
-      *os << "; " << formatBytes(lowBytes.low - lowBytes.reached)
-          << " more than the ideal";
-    *os << ")";
-    if (lowBytes.dynamicTensors)
-      *os << ", per unit of each dynamic dimension (" << lowBytes.dynamicTensors
-          << " tensors of dynamic size)";
-    *os << "\n";
-    // Columns: the precisions that occur, f32 first.
-    std::vector<std::string> columns;
-    for (const auto &[name, counts] : perOp)
-      for (const auto &[precision, count] : counts)
-        if (!llvm::is_contained(columns, precision))
-          columns.push_back(precision);
-    llvm::sort(columns, [](const std::string &a, const std::string &b) {
-      return (a == "f32") > (b == "f32") ||
-             ((a == "f32") == (b == "f32") && a < b);
-    });
-    size_t width = 2;
-    for (const auto &entry : perOp)
-      width = std::max(width, entry.first.size());
-    *os << "  " << llvm::left_justify("op", width);
-    for (const std::string &column : columns)
-      *os << llvm::right_justify(column,
-                                 std::max<size_t>(7, column.size() + 1));
-    *os << "\n";
-    for (const auto &[name, counts] : perOp) {
-      *os << "  " << llvm::left_justify(name, width);
-      for (const std::string &column : columns) {
-        auto it = counts.find(column);
-        *os << llvm::right_justify(
-            std::to_string(it == counts.end() ? 0 : it->second),
-            std::max<size_t>(7, column.size() + 1));
-      }
-      *os << "\n";
-    }
-  }
+  ReportFigures figures{perOp,   summary,  numPerUseCasts, perUseBytesConverted,
+                        lowName, lowBytes, reached};
+  if (format == "json")
+    writeJsonReport(*os, figures, title, log);
+  else
+    writeTextReport(*os, figures, title);
   if (file)
     file->keep();
   return success();
