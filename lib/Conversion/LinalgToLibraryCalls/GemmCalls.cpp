@@ -185,8 +185,12 @@ static std::optional<OutputAmax> matchOutputAmax(Operation *op, Value c) {
   return std::nullopt;
 }
 
-LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
-                                  std::string &why) {
+/// Whether the (batch) matmul `op` reads A and B transposed: its maps must
+/// be those of C(m, n) += A(m, k | k, m) * B(k, n | n, k), after the batch
+/// dimension when `batched`.
+static LogicalResult getGemmTransposes(linalg::LinalgOp op, bool batched,
+                                       bool &transA, bool &transB,
+                                       std::string &why) {
   MLIRContext *ctx = op->getContext();
   unsigned o = batched ? 1 : 0; // the first non-batch loop
   AffineExpr bd = getAffineDimExpr(0, ctx);
@@ -205,7 +209,6 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
     why = "unsupported indexing maps";
     return failure();
   }
-  bool transA, transB;
   if (maps[0] == map({m, k}))
     transA = false;
   else if (maps[0] == map({k, m}))
@@ -222,28 +225,28 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
     why = "the RHS indexing map is neither (k, n) nor (n, k)";
     return failure();
   }
-  Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1],
-        c = op.getDpsInits()[0];
-  // Dynamic sizes (a dynamic batch from a frontend) and strides are read
-  // from the descriptors at the call.
-  FailureOr<BufferInfo> ai = getBufferInfo(a, why, /*dynamic=*/true),
-                        bi = getBufferInfo(bv, why, /*dynamic=*/true),
-                        ci = getBufferInfo(c, why, /*dynamic=*/true);
-  if (failed(ai) || failed(bi) || failed(ci))
-    return failure();
-  FailureOr<ContractionTypes> types = getContractionTypes(*ai, *bi, *ci, why);
+  return success();
+}
+
+/// The element types' codes of a GEMM call, or why the call cannot take
+/// them: 16-bit or f32 operands of one type into f32 or the same type, or
+/// FP8 operands (on the GPU, in a form cuBLASLt's FP8 kernels take).
+static FailureOr<ContractionTypes>
+getGemmTypes(const BufferInfo &ai, const BufferInfo &bi, const BufferInfo &ci,
+             bool transA, bool transB, unsigned o, bool onCpu,
+             std::string &why) {
+  FailureOr<ContractionTypes> types = getContractionTypes(ai, bi, ci, why);
   if (failed(types))
     return failure();
   int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
-  bool float8 = types->float8;
-  if (float8) {
+  if (types->float8) {
     // FP8 operands (amp-float8-contractions): the runtime's scaled GEMM
     // widens them exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
     if (!onCpu) {
-      int64_t kSize = ai->type.getShape()[o + (transA ? 0 : 1)];
-      int64_t nSize = ci->type.getShape()[o + 1];
+      int64_t kSize = ai.type.getShape()[o + (transA ? 0 : 1)];
+      int64_t nSize = ci.type.getShape()[o + 1];
       StringRef refusal = getCublasLtFloat8Refusal(
-          ai->type.getElementType(), bi->type.getElementType(), transA, transB,
+          ai.type.getElementType(), bi.type.getElementType(), transA, transB,
           kSize, nSize);
       if (!refusal.empty()) {
         why = refusal.str();
@@ -256,6 +259,30 @@ LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
           "an f32 or same-typed result";
     return failure();
   }
+  return types;
+}
+
+LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
+                                  std::string &why) {
+  unsigned o = batched ? 1 : 0; // the first non-batch loop
+  bool transA, transB;
+  if (failed(getGemmTransposes(op, batched, transA, transB, why)))
+    return failure();
+  Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1],
+        c = op.getDpsInits()[0];
+  // Dynamic sizes (a dynamic batch from a frontend) and strides are read
+  // from the descriptors at the call.
+  FailureOr<BufferInfo> ai = getBufferInfo(a, why, /*dynamic=*/true),
+                        bi = getBufferInfo(bv, why, /*dynamic=*/true),
+                        ci = getBufferInfo(c, why, /*dynamic=*/true);
+  if (failed(ai) || failed(bi) || failed(ci))
+    return failure();
+  FailureOr<ContractionTypes> types =
+      getGemmTypes(*ai, *bi, *ci, transA, transB, o, onCpu, why);
+  if (failed(types))
+    return failure();
+  int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
+  bool float8 = types->float8;
   ArrayRef<int64_t> cShape = ci->type.getShape();
   Location loc = op.getLoc();
   b.setInsertionPoint(op);
