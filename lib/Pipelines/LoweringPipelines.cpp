@@ -34,8 +34,10 @@ using namespace mlir::amp;
 /// pipelines start with. `libraryCalls`: the pipeline makes library calls
 /// (the GPU's `libraries`): amp-round-once keeps the narrowing of a library
 /// contraction's result.
+template <typename Options>
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
-                                 StringRef rounding, bool libraryCalls) {
+                                 const LoweringOptionsBase<Options> &options,
+                                 bool libraryCalls) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -59,9 +61,13 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   // and the library calls accumulate (beta = 1) instead of overwriting.
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise) {
-    AmpFuseElementwisePassOptions fuse;
-    fuse.rounding = rounding.str();
-    pm.addPass(createAmpFuseElementwisePass(fuse));
+    if (options.roundingMode) {
+      pm.addPass(createAmpFuseElementwisePass(*options.roundingMode));
+    } else {
+      AmpFuseElementwisePassOptions fuse;
+      fuse.rounding = options.rounding;
+      pm.addPass(createAmpFuseElementwisePass(fuse));
+    }
     pm.addPass(createCanonicalizerPass());
   }
   // Input that was CSE'd before (a frontend's, a user's --cse) may still
@@ -71,10 +77,14 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   pm.addNestedPass<func::FuncOp>(createAmpPrepareContractionsPass());
   // Each loop nest computes in f32 and rounds what it stores (unless the
   // module or the option says per-op).
-  AmpRoundOncePassOptions once;
-  once.rounding = rounding.str();
-  once.keepLibraryNarrowing = libraryCalls;
-  pm.addPass(createAmpRoundOncePass(once));
+  if (options.roundingMode) {
+    pm.addPass(createAmpRoundOncePass(*options.roundingMode, libraryCalls));
+  } else {
+    AmpRoundOncePassOptions once;
+    once.rounding = options.rounding;
+    once.keepLibraryNarrowing = libraryCalls;
+    pm.addPass(createAmpRoundOncePass(once));
+  }
   pm.addPass(createCanonicalizerPass());
 }
 
@@ -97,7 +107,7 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // stored), else f32, which the epilogue's loop nest rounds once, where it
   // stores. (On the GPU, cuBLAS writes the low type and the epilogue
   // kernel reads it: one rounding more, for half the bytes.)
-  addTensorPreparation(pm, options.fuseElementwise, options.rounding,
+  addTensorPreparation(pm, options.fuseElementwise, options,
                        /*libraryCalls=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
@@ -256,7 +266,7 @@ mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
             "': set toolkit= to a CUDA toolkit root, or use format=isa";
     return failure();
   }
-  if (!options.rounding.empty() &&
+  if (!options.roundingMode && !options.rounding.empty() &&
       failed(parseRoundingMode(options.rounding))) {
     error = "rounding must be once or per-op, got '" + options.rounding + "'";
     return failure();
@@ -284,7 +294,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
     widen.gemms = getComputeCapability(options.chip) < 89;
     pm.addNestedPass<func::FuncOp>(createAmpWidenFloat8ContractionsPass(widen));
   }
-  addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
+  addTensorPreparation(pm, /*fuseElementwise=*/true, options,
                        /*libraryCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());

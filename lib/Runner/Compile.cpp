@@ -315,9 +315,9 @@ static llvm::Error buildLowering(OpPassManager &lowering,
       return makeError("invalid CPU lowering options '" + options.cpuOptions +
                        "'");
     if (options.checkNanInf != CheckNanInf::Off)
-      cpuOptions->rounding = "per-op";
-    else if (options.rounding)
-      cpuOptions->rounding = amp::stringifyRoundingMode(*options.rounding).str();
+      cpuOptions->roundingMode = RoundingMode::PerOp;
+    else
+      cpuOptions->roundingMode = options.rounding;
     amp::buildLowerToCpuPipeline(lowering, *cpuOptions);
   } else {
     std::unique_ptr<amp::LowerToGpuOptions> gpuOptions =
@@ -328,8 +328,7 @@ static llvm::Error buildLowering(OpPassManager &lowering,
     std::string reason;
     if (options.target == Target::GpuSim)
       gpuOptions->simulate = true;
-    if (options.rounding)
-      gpuOptions->rounding = amp::stringifyRoundingMode(*options.rounding).str();
+    gpuOptions->roundingMode = options.rounding;
     if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
       return makeError(reason);
     amp::buildLowerToGpuPipeline(lowering, *gpuOptions);

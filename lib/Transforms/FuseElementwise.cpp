@@ -98,11 +98,16 @@ namespace {
 struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
   using Base::Base;
+  explicit AmpFuseElementwisePass(RoundingMode mode) : typedMode(mode) {}
+
+  /// Set by the typed constructor: wins over `rounding`.
+  std::optional<RoundingMode> typedMode;
 
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     FailureOr<RoundingMode> mode =
-        resolveRoundingMode(getOperation(), rounding);
+        typedMode ? FailureOr<RoundingMode>(*typedMode)
+                  : resolveRoundingMode(getOperation(), rounding);
     if (failed(mode))
       return signalPassFailure();
     // Named elementwise ops (linalg.add, linalg.exp, ...) as generics, so
@@ -179,3 +184,8 @@ struct AmpFuseElementwisePass
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::amp::createAmpFuseElementwisePass(RoundingMode rounding) {
+  return std::make_unique<AmpFuseElementwisePass>(rounding);
+}

@@ -11,14 +11,37 @@
 #ifndef AMP_PIPELINES_LOWERINGPIPELINES_H
 #define AMP_PIPELINES_LOWERINGPIPELINES_H
 
+#include "amp/Dialect/Amp/Transforms/Options.h"
+
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Pass/PassOptions.h"
+
+#include <optional>
 
 namespace mlir {
 namespace amp {
 
+/// What both lowerings take: how low-precision values are rounded, as text
+/// (the option, which amp-opt's --lower-to-cpu/--lower-to-gpu parse and the
+/// rounding passes resolve, with errors at the op they run on) or typed
+/// (roundingMode, from a driver that parsed it where it entered).
+template <typename Derived>
+struct LoweringOptionsBase : public PassPipelineOptions<Derived> {
+  detail::PassOptions::Option<std::string> rounding{
+      *this, "rounding",
+      llvm::cl::desc("How low-precision values are rounded: once (where "
+                     "stored; f32 inside each loop nest), per-op (after "
+                     "every low op), or empty: the module's amp.rounding, "
+                     "else once"),
+      llvm::cl::init("")};
+  /// Set by a driver that parsed the rounding where it entered (the
+  /// runner's parseCompileOptions): it wins over `rounding`, and the
+  /// rounding passes get it typed.
+  std::optional<RoundingMode> roundingMode;
+};
+
 /// Options of --lower-to-cpu.
-struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
+struct LowerToCpuOptions : public LoweringOptionsBase<LowerToCpuOptions> {
   PassOptions::Option<bool> emitCInterface{
       *this, "c-interface",
       llvm::cl::desc("Give every function a _mlir_ciface_ wrapper that takes "
@@ -35,13 +58,6 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
                      "narrowed tile by tile inside its epilogue's loops, so "
                      "that no full-size f32 result is allocated"),
       llvm::cl::init(true)};
-  PassOptions::Option<std::string> rounding{
-      *this, "rounding",
-      llvm::cl::desc("How low-precision values are rounded: once (where "
-                     "stored; f32 inside each loop nest), per-op (after "
-                     "every low op), or empty: the module's amp.rounding, "
-                     "else once"),
-      llvm::cl::init("")};
   PassOptions::Option<int64_t> epilogueTileSize{
       *this, "epilogue-tile-size",
       llvm::cl::desc("Tile size of fused epilogues along their two innermost "
@@ -87,7 +103,7 @@ struct LowerToCpuOptions : public PassPipelineOptions<LowerToCpuOptions> {
 };
 
 /// Options of --lower-to-gpu.
-struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
+struct LowerToGpuOptions : public LoweringOptionsBase<LowerToGpuOptions> {
   PassOptions::Option<std::string> chip{
       *this, "chip", llvm::cl::desc("GPU architecture (sm_80, sm_90, ...)"),
       llvm::cl::init("sm_90")};
@@ -122,13 +138,6 @@ struct LowerToGpuOptions : public PassPipelineOptions<LowerToGpuOptions> {
       llvm::cl::desc("Bytes per access of the widest type in vectorised "
                      "elementwise kernels (0: one element per access)"),
       llvm::cl::init(16)};
-  PassOptions::Option<std::string> rounding{
-      *this, "rounding",
-      llvm::cl::desc("How low-precision values are rounded: once (where "
-                     "stored; f32 inside each loop nest), per-op (after "
-                     "every low op), or empty: the module's amp.rounding, "
-                     "else once"),
-      llvm::cl::init("")};
   PassOptions::Option<bool> simulate{
       *this, "simulate",
       llvm::cl::desc("Kernels as host functions for the GPU simulator "

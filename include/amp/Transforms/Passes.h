@@ -8,6 +8,8 @@
 #ifndef AMP_TRANSFORMS_PASSES_H
 #define AMP_TRANSFORMS_PASSES_H
 
+#include "amp/Dialect/Amp/Transforms/Options.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Pass/Pass.h"
 
@@ -18,6 +20,11 @@ namespace amp {
 
 #define GEN_PASS_DECL
 #include "amp/Transforms/Passes.h.inc"
+
+/// amp-fuse-elementwise with `rounding` given typed, by a driver that parsed
+/// it where it entered (the runner): the pass then reads no text and no
+/// amp.rounding attribute.
+std::unique_ptr<Pass> createAmpFuseElementwisePass(RoundingMode rounding);
 
 /// Patterns that decompose ops with linalg::AggregatedOpInterface.
 void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);

@@ -12,6 +12,7 @@
 #define AMP_TRANSFORMS_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+include "amp/Dialect/Amp/Transforms/PassOptions.td"
 
 //===----------------------------------------------------------------------===//
 // Preparation (tensors)
@@ -173,9 +174,7 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     before.
   }];
   let options = [
-    Option<"rounding", "rounding", "std::string", "\"\"",
-           "once (recompute shared elementwise producers), per-op, or "
-           "empty: the module's amp.rounding (once if none)">,
+    AmpLoweringRoundingOption,
     Option<"maxRecomputeUsers", "max-recompute-users", "unsigned", "4",
            "The most readers a shared elementwise producer may have and "
            "still be recomputed by each of them">

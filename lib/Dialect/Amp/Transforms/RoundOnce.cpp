@@ -170,10 +170,15 @@ namespace {
 struct AmpRoundOncePass
     : public amp::impl::AmpRoundOncePassBase<AmpRoundOncePass> {
   using Base::Base;
+  AmpRoundOncePass(RoundingMode mode, bool keepLibraryNarrowing)
+      : typedMode(mode) {
+    this->keepLibraryNarrowing = keepLibraryNarrowing;
+  }
 
   void runOnOperation() override {
     FailureOr<RoundingMode> mode =
-        resolveRoundingMode(getOperation(), rounding);
+        typedMode ? FailureOr<RoundingMode>(*typedMode)
+                  : resolveRoundingMode(getOperation(), rounding);
     if (failed(mode))
       return signalPassFailure();
     if (*mode == RoundingMode::PerOp)
@@ -183,5 +188,14 @@ struct AmpRoundOncePass
       roundOnceInBody(rewriter, *generic.getBlock(), keepLibraryNarrowing);
     });
   }
+
+  /// Set by the typed constructor: wins over `rounding`.
+  std::optional<RoundingMode> typedMode;
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::amp::createAmpRoundOncePass(RoundingMode rounding,
+                                  bool keepLibraryNarrowing) {
+  return std::make_unique<AmpRoundOncePass>(rounding, keepLibraryNarrowing);
+}

@@ -15,6 +15,17 @@
 
 include "mlir/Pass/PassBase.td"
 
+// The rounding of the lowering passes that round (amp-round-once,
+// amp-fuse-elementwise): empty takes what the level recorded. Drivers that
+// parsed it give those passes a RoundingMode instead (their typed create
+// functions).
+defvar AmpLoweringRoundingOption =
+    Option<"rounding", "rounding", "std::string", "\"\"",
+           "once (each loop nest computes in f32 and rounds what it "
+           "stores; shared elementwise producers are recomputed), per-op "
+           "(after every low op), or empty: the module's amp.rounding "
+           "(once if none)">;
+
 // The options that decide precisions: amp-auto-mixed-precision,
 // amp-precision-pipeline, amp-o1 and amp-o2.
 defvar AmpDecisionOptions = [

@@ -173,6 +173,12 @@ emitAmpPrecisionGraph(ModuleOp module,
 /// once.
 FailureOr<RoundingMode> resolveRoundingMode(Operation *op, StringRef option);
 
+/// amp-round-once with `rounding` given typed, by a driver that parsed it
+/// where it entered (the runner): the pass then reads no text and no
+/// amp.rounding attribute.
+std::unique_ptr<Pass> createAmpRoundOncePass(RoundingMode rounding,
+                                             bool keepLibraryNarrowing);
+
 /// A generic over 0-d tensors (`inputs`) whose body `build` computes the
 /// results, of element types `resultElements`, from their scalar values;
 /// returns the 0-d results. It is written as a one-element loop over

@@ -153,9 +153,7 @@ def AmpRoundOncePass : Pass<"amp-round-once"> {
     call writes the low type itself.
   }];
   let options = [
-    Option<"rounding", "rounding", "std::string", "\"\"",
-           "once, per-op, or empty: the module's amp.rounding (once if "
-           "none)">,
+    AmpLoweringRoundingOption,
     Option<"keepLibraryNarrowing", "keep-library-narrowing", "bool",
            "false",
            "Keep the narrowing of a contraction's result (written by a "
