@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 10
+#define AMP_RUNNER_CAPI_VERSION 11
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -65,6 +65,14 @@ AMP_RUNNER_CAPI const char *ampRunnerGetRegisteredDialects(void);
  *  ("keep,low"); aliases are accepted but not listed. NULL for an option
  *  that is not enumerated, with the error. Owned by the library. */
 AMP_RUNNER_CAPI const char *ampRunnerGetOptionValues(const char *option);
+
+/** Every spelling an enumerated option accepts, aliases included, each
+ *  with the value it names: "spelling=value" pairs (the value as
+ *  ampRunnerGetOptionValues prints it), in table order, separated by commas
+ *  ("f16=f16,bf16=bf16,fp16=f16,...,fp8=fp8,float8=fp8" for "dtype"). For
+ *  the options of ampRunnerGetOptionValues; NULL for others, with the
+ *  error. Owned by the library. Since version 11. */
+AMP_RUNNER_CAPI const char *ampRunnerGetOptionSpellings(const char *option);
 
 /*===----------------------------------------------------------------------===*
  * Modules

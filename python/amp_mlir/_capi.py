@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 10
+API_VERSION = 11
 
 
 class CompileOptions(ctypes.Structure):
@@ -31,6 +31,7 @@ SIGNATURES = {
     "ampRunnerGetLastDiagnostics": (ctypes.c_char_p, []),
     "ampRunnerGetRegisteredDialects": (ctypes.c_char_p, []),
     "ampRunnerGetOptionValues": (ctypes.c_char_p, [ctypes.c_char_p]),
+    "ampRunnerGetOptionSpellings": (ctypes.c_char_p, [ctypes.c_char_p]),
     "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.c_char_p]),
     "ampRunnerModuleDestroy": (None, [_p]),
@@ -102,6 +103,16 @@ def option_values(option):
     if values is None:
         raise ValueError(last_error())
     return values.decode().split(",")
+
+
+def option_spellings(option):
+    """Every spelling the enumerated option `option` accepts, aliases
+    included, mapped to the printed spelling of its value, from amp-mlir's
+    one spelling table ({"fp16": "f16", ...} for "dtype")."""
+    pairs = lib().ampRunnerGetOptionSpellings(option.encode())
+    if pairs is None:
+        raise ValueError(last_error())
+    return dict(pair.split("=", 1) for pair in pairs.decode().split(","))
 
 
 # AmpRunnerTransformOutput.

@@ -48,15 +48,6 @@ def from_bf16_bits(bits):
     bf16 = bfloat16_dtype()
     return bits.view(bf16) if bf16 is not None else bits
 
-# Names accepted for the low-precision type of O1/O2, as Paddle, PyTorch and
-# amp-opt spell them.
-_LOW_PRECISION = {
-    "float16": "f16", "fp16": "f16", "f16": "f16", "half": "f16",
-    "bfloat16": "bf16", "bf16": "bf16",
-    # The contractions' operands in FP8, the rest in bf16 (docs/policies.md).
-    "fp8": "fp8", "float8": "fp8",
-}
-
 # Element types of the C API (AmpRunnerElementType), as numpy dtypes and as
 # MLIR spells them.
 ELEMENT_TYPES = {
@@ -71,16 +62,19 @@ ELEMENT_TYPES = {
 
 
 def low_precision_name(dtype):
-    """'f16', 'bf16' or 'fp8' for the spellings users write, numpy's float16
-    too."""
+    """'f16', 'bf16' or 'fp8' for the spellings users write (as Paddle,
+    PyTorch and amp-opt spell them, any case; the one table is amp-mlir's,
+    read through the C API), numpy's float16 too."""
     if dtype is np.float16 or (isinstance(dtype, np.dtype) and
                                dtype == np.float16):
         return "f16"
+    from . import _capi
+    spellings = _capi.option_spellings("dtype")
     key = str(dtype).lower()
-    if key not in _LOW_PRECISION:
+    if key not in spellings:
         raise ValueError(f"unknown dtype {dtype!r}: expected one of "
-                         f"{', '.join(sorted(_LOW_PRECISION))}")
-    return _LOW_PRECISION[key]
+                         f"{', '.join(sorted(spellings))}")
+    return spellings[key]
 
 
 def to_bfloat16(values):

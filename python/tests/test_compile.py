@@ -371,6 +371,28 @@ def test_enumerated_keywords_use_the_one_table(module_text):
         _capi.option_values("custom-white-list")
 
 
+def test_dtype_spellings_come_from_the_one_table():
+    # Every alias of the C++ table (Options.h), and fp8's, with its value;
+    # dtype's keyword reads them, in any case.
+    from amp_mlir import _capi
+    from amp_mlir.dtypes import low_precision_name
+    spellings = _capi.option_spellings("dtype")
+    assert spellings == {"f16": "f16", "bf16": "bf16", "fp16": "f16",
+                         "float16": "f16", "half": "f16", "bfloat16": "bf16",
+                         "fp8": "fp8", "float8": "fp8"}
+    assert _capi.option_spellings("rounding") == {"once": "once",
+                                                  "per-op": "per-op"}
+    assert low_precision_name("Half") == "f16"
+    assert low_precision_name("BFloat16") == "bf16"
+    assert low_precision_name("FLOAT8") == "fp8"
+    with pytest.raises(ValueError, match="unknown dtype 'f32': expected one "
+                       "of bf16, bfloat16, f16, float16, float8, fp16, fp8, "
+                       "half"):
+        low_precision_name("f32")
+    with pytest.raises(ValueError, match="is not an enumerated option"):
+        _capi.option_spellings("custom-black-list")
+
+
 def test_options_are_checked_in_process(module_text, monkeypatch):
     # compile() validates through the C API: no amp-opt subprocess, and the
     # message is the located one of the check.

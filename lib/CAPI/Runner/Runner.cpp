@@ -125,29 +125,77 @@ static void addOptionValues(llvm::StringMap<std::string> &tables) {
   tables[amp::OptionSpellings<E>::option] = llvm::join(names, ",");
 }
 
-const char *ampRunnerGetOptionValues(const char *option) {
-  static const llvm::StringMap<std::string> tables = [] {
-    llvm::StringMap<std::string> tables;
-    addOptionValues<amp::AmpLevel>(tables);
-    addOptionValues<amp::Precision>(tables);
-    addOptionValues<amp::GuardMode>(tables);
-    addOptionValues<amp::Placement>(tables);
-    addOptionValues<amp::LossScalingMode>(tables);
-    addOptionValues<amp::ArgPrecision>(tables);
-    addOptionValues<amp::RoundingMode>(tables);
-    addOptionValues<amp::ReportFormat>(tables);
-    addOptionValues<amp::F64Computations>(tables);
-    addOptionValues<Target>(tables);
-    addOptionValues<CheckNanInf>(tables);
-    return tables;
-  }();
+/// Adds every spelling of `E` with the printed spelling of its value
+/// ("fp16=f16"), in table order, joined by commas, under its option name.
+template <typename E>
+static void addOptionSpellings(llvm::StringMap<std::string> &tables) {
+  SmallVector<std::string> pairs;
+  for (const amp::Spelling<E> &spelling : amp::OptionSpellings<E>::values)
+    if (!spelling.name.empty())
+      pairs.push_back(
+          (spelling.name + "=" + amp::stringifyOptionValue(spelling.value))
+              .str());
+  tables[amp::OptionSpellings<E>::option] = llvm::join(pairs, ",");
+}
+
+/// Calls `add<E>(tables)` for each enumerated option a caller can name.
+template <template <typename> class Adder>
+static llvm::StringMap<std::string> makeOptionTables() {
+  llvm::StringMap<std::string> tables;
+  Adder<amp::AmpLevel>::add(tables);
+  Adder<amp::Precision>::add(tables);
+  Adder<amp::GuardMode>::add(tables);
+  Adder<amp::Placement>::add(tables);
+  Adder<amp::LossScalingMode>::add(tables);
+  Adder<amp::ArgPrecision>::add(tables);
+  Adder<amp::RoundingMode>::add(tables);
+  Adder<amp::ReportFormat>::add(tables);
+  Adder<amp::F64Computations>::add(tables);
+  Adder<Target>::add(tables);
+  Adder<CheckNanInf>::add(tables);
+  return tables;
+}
+
+namespace {
+template <typename E> struct ValuesAdder {
+  static void add(llvm::StringMap<std::string> &tables) {
+    addOptionValues<E>(tables);
+  }
+};
+template <typename E> struct SpellingsAdder {
+  static void add(llvm::StringMap<std::string> &tables) {
+    addOptionSpellings<E>(tables);
+  }
+};
+} // namespace
+
+/// The entry of `option` in `tables`, or the error of `function`.
+static const char *lookupOptionTable(const llvm::StringMap<std::string> &tables,
+                                     const char *option, StringRef function) {
   StringRef name = option ? StringRef(option) : StringRef();
   auto it = tables.find(name);
   if (it == tables.end())
-    return fail("ampRunnerGetOptionValues: '" + name +
-                    "' is not an enumerated option",
+    return fail(function + ": '" + name + "' is not an enumerated option",
                 nullptr);
   return it->second.c_str();
+}
+
+const char *ampRunnerGetOptionValues(const char *option) {
+  static const llvm::StringMap<std::string> tables =
+      makeOptionTables<ValuesAdder>();
+  return lookupOptionTable(tables, option, "ampRunnerGetOptionValues");
+}
+
+const char *ampRunnerGetOptionSpellings(const char *option) {
+  static const llvm::StringMap<std::string> tables = [] {
+    llvm::StringMap<std::string> tables = makeOptionTables<SpellingsAdder>();
+    // dtype=fp8: the contractions in FP8, the rest in bf16.
+    for (StringRef spelling : amp::kFloat8DtypeSpellings)
+      tables["dtype"] +=
+          ("," + spelling + "=" + amp::kFloat8DtypeSpellings[0]).str();
+    return tables;
+  }();
+  return lookupOptionTable(tables, option, "ampRunnerGetOptionSpellings");
 }
 
 namespace {

@@ -217,10 +217,16 @@ inline std::optional<Precision> parseLowPrecision(llvm::StringRef name) {
   return parseOptionValue<Precision>(name);
 }
 
-/// True for dtype=fp8 (or float8, any case): contraction operands in FP8,
-/// the rest of the level in bf16.
+/// The spellings of dtype=fp8 (any case), the printed one first:
+/// contraction operands in FP8, the rest of the level in bf16.
+inline constexpr llvm::StringLiteral kFloat8DtypeSpellings[] = {"fp8",
+                                                                "float8"};
+
+/// True for dtype=fp8 or one of its spellings.
 inline bool isFloat8Dtype(llvm::StringRef name) {
-  return name.equals_insensitive("fp8") || name.equals_insensitive("float8");
+  return llvm::any_of(kFloat8DtypeSpellings, [&](llvm::StringRef spelling) {
+    return name.equals_insensitive(spelling);
+  });
 }
 
 /// The FP8 recipe of dtype=fp8 (amp-float8-contractions' options).
