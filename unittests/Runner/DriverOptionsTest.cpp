@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "../OptionSpellings.h"
 #include "amp/Runner/Runner.h"
 
 #include "gtest/gtest.h"
@@ -16,14 +17,7 @@ using namespace mlir::amp;
 using namespace mlir::amp::runner;
 
 namespace {
-template <typename E> void expectRoundTrip() {
-  for (const Spelling<E> &spelling : OptionSpellings<E>::values) {
-    std::optional<E> parsed =
-        parseOptionValue<E>(stringifyOptionValue(spelling.value));
-    ASSERT_TRUE(parsed.has_value()) << spelling.name.str();
-    EXPECT_EQ(*parsed, spelling.value) << spelling.name.str();
-  }
-}
+using mlir::amp::unittest::expectRoundTrip;
 
 TEST(DriverOptionsTest, EveryValueRoundTrips) {
   expectRoundTrip<Target>();

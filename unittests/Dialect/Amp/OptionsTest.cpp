@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Options.h"
+#include "../../OptionSpellings.h"
 #include "amp/Pipelines/AmpPipelines.h"
 
 #include "gtest/gtest.h"
@@ -18,18 +19,7 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-/// Every value of `E` round-trips through its printed spelling.
-template <typename E> void expectRoundTrip() {
-  for (const Spelling<E> &spelling : OptionSpellings<E>::values) {
-    std::optional<E> parsed =
-        parseOptionValue<E>(stringifyOptionValue(spelling.value));
-    ASSERT_TRUE(parsed.has_value()) << spelling.name.str();
-    EXPECT_EQ(*parsed, spelling.value) << spelling.name.str();
-    std::optional<E> alias = parseOptionValue<E>(spelling.name);
-    ASSERT_TRUE(alias.has_value()) << spelling.name.str();
-    EXPECT_EQ(*alias, spelling.value) << spelling.name.str();
-  }
-}
+using mlir::amp::unittest::expectRoundTrip;
 
 TEST(OptionsTest, EveryValueRoundTrips) {
   expectRoundTrip<AmpLevel>();
