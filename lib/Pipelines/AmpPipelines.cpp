@@ -51,20 +51,10 @@ void mlir::amp::buildAmpPipeline(OpPassManager &pm, const AmpOptions &options) {
     case AmpStage::MaterializeCasts:
       pm.addPass(createAmpMaterializeCastsPass());
       break;
-    case AmpStage::Float8Contractions: {
-      AmpFloat8ContractionsPassOptions fp8;
-      fp8.format = stringifyOptionValue(options.fp8->format).str();
-      fp8.scaling = stringifyOptionValue(options.fp8->scaling).str();
-      fp8.amaxHistoryLen = options.fp8->amaxHistoryLen;
-      fp8.amaxCompute = stringifyOptionValue(options.fp8->amaxCompute).str();
-      fp8.margin = options.fp8->margin;
-      fp8.minSize = options.fp8->minSize;
-      fp8.costModel = stringifyOptionValue(options.fp8->costModel).str();
-      fp8.markApplied = true;
-      fp8.explain = options.explain;
-      pm.addPass(createAmpFloat8ContractionsPass(fp8));
+    case AmpStage::Float8Contractions:
+      pm.addPass(createAmpFloat8ContractionsPass(
+          *options.fp8, /*markApplied=*/true, options.explain));
       break;
-    }
     case AmpStage::PrecisionGraph:
       pm.addPass(
           createAmpPrecisionGraphPass(getAmpPrecisionGraphOptions(options)));

@@ -98,7 +98,11 @@ namespace {
 struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
   using Base::Base;
-  explicit AmpFuseElementwisePass(RoundingMode mode) : typedMode(mode) {}
+  explicit AmpFuseElementwisePass(RoundingMode mode) : typedMode(mode) {
+    // Only for printing the pass (a reproducer, a dumped pipeline) as it
+    // runs: the typed mode is what it reads.
+    rounding = stringifyOptionValue(mode).str();
+  }
 
   /// Set by the typed constructor: wins over `rounding`.
   std::optional<RoundingMode> typedMode;

@@ -1334,8 +1334,32 @@ struct AmpFloat8ContractionsPass
     : public amp::impl::AmpFloat8ContractionsPassBase<
           AmpFloat8ContractionsPass> {
   using Base::Base;
+  AmpFloat8ContractionsPass(const Float8Options &options, bool markApplied,
+                            bool explain)
+      : typedOptions(options) {
+    this->markApplied = markApplied;
+    this->explain = explain;
+    // The text options only print the pass (a reproducer, a dumped
+    // pipeline) as it runs; the typed recipe is what it reads.
+    format = stringifyOptionValue(options.format).str();
+    scaling = stringifyOptionValue(options.scaling).str();
+    amaxHistoryLen = options.amaxHistoryLen;
+    amaxCompute = stringifyOptionValue(options.amaxCompute).str();
+    margin = options.margin;
+    minSize = options.minSize;
+    costModel = stringifyOptionValue(options.costModel).str();
+  }
+
+  /// Set by the typed constructor: the recipe, instead of the text options.
+  std::optional<Float8Options> typedOptions;
 
   void runOnOperation() override {
+    if (typedOptions) {
+      if (failed(runAmpFloat8Contractions(getOperation(), *typedOptions,
+                                          markApplied, explain)))
+        signalPassFailure();
+      return;
+    }
     Float8Options options;
     // An enumerated option's value, or an error at the operation.
     auto parse = [&](auto &value, StringRef name, StringRef text) -> bool {
@@ -1363,3 +1387,10 @@ struct AmpFloat8ContractionsPass
   }
 };
 } // namespace
+
+std::unique_ptr<Pass>
+mlir::amp::createAmpFloat8ContractionsPass(const Float8Options &options,
+                                           bool markApplied, bool explain) {
+  return std::make_unique<AmpFloat8ContractionsPass>(options, markApplied,
+                                                     explain);
+}

@@ -173,6 +173,9 @@ struct AmpRoundOncePass
   AmpRoundOncePass(RoundingMode mode, bool keepLibraryNarrowing)
       : typedMode(mode) {
     this->keepLibraryNarrowing = keepLibraryNarrowing;
+    // Only for printing the pass (a reproducer, a dumped pipeline) as it
+    // runs: the typed mode is what it reads.
+    rounding = stringifyRoundingMode(mode).str();
   }
 
   void runOnOperation() override {

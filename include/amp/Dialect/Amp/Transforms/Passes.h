@@ -179,6 +179,12 @@ FailureOr<RoundingMode> resolveRoundingMode(Operation *op, StringRef option);
 std::unique_ptr<Pass> createAmpRoundOncePass(RoundingMode rounding,
                                              bool keepLibraryNarrowing);
 
+/// amp-float8-contractions with its recipe given typed (the AMP pipeline's,
+/// bound once from its options): the pass then parses no text.
+std::unique_ptr<Pass>
+createAmpFloat8ContractionsPass(const Float8Options &options, bool markApplied,
+                                bool explain);
+
 /// A generic over 0-d tensors (`inputs`) whose body `build` computes the
 /// results, of element types `resultElements`, from their scalar values;
 /// returns the 0-d results. It is written as a one-element loop over

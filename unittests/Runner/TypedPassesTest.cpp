@@ -1,0 +1,80 @@
+//===- TypedPassesTest.cpp - options handed to passes typed ---------------===//
+//
+// Part of amp-mlir. A driver that parsed an option where it entered hands it
+// to the passes typed (the lowering's roundingMode, the AMP pipeline's FP8
+// recipe): the pipelines it builds carry the value, and print it as the
+// pass would be written, so that a dumped pipeline or a reproducer runs the
+// same.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/Transforms/Passes.h"
+#include "amp/Pipelines/AmpPipelines.h"
+#include "amp/Pipelines/LoweringPipelines.h"
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/raw_ostream.h"
+#include "gtest/gtest.h"
+
+#include <string>
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+std::string printPipeline(OpPassManager &pm) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  pm.printAsTextualPipeline(os);
+  return text;
+}
+
+TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
+  LowerToCpuOptions options;
+  options.roundingMode = RoundingMode::PerOp;
+  OpPassManager pm(ModuleOp::getOperationName());
+  buildLowerToCpuPipeline(pm, options);
+  std::string text = printPipeline(pm);
+  EXPECT_NE(text.find("amp-fuse-elementwise{max-recompute-users=4 "
+                      "rounding=per-op}"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("amp-round-once{keep-library-narrowing=false "
+                      "rounding=per-op}"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TypedPassesTest, LoweringWithoutTypedRoundingLeavesItToTheModule) {
+  LowerToGpuOptions options;
+  options.simulate = true;
+  OpPassManager pm(ModuleOp::getOperationName());
+  buildLowerToGpuPipeline(pm, options);
+  std::string text = printPipeline(pm);
+  EXPECT_NE(text.find("amp-round-once{keep-library-narrowing=true "
+                      "rounding=}"),
+            std::string::npos)
+      << text;
+}
+
+TEST(TypedPassesTest, TheFloat8RecipeIsHandedOnTyped) {
+  AmpOptions options;
+  options.level = AmpLevel::O2;
+  options.splitStages = true;
+  options.dtype = Precision::bf16;
+  Float8Options fp8;
+  fp8.format = Float8Format::E4M3;
+  fp8.scaling = Float8Scaling::Current;
+  fp8.margin = 2;
+  options.fp8 = fp8;
+  OpPassManager pm(ModuleOp::getOperationName());
+  buildAmpPipeline(pm, options);
+  std::string text = printPipeline(pm);
+  EXPECT_NE(text.find("amp-float8-contractions{"), std::string::npos) << text;
+  EXPECT_NE(text.find("format=e4m3"), std::string::npos) << text;
+  EXPECT_NE(text.find("scaling=current"), std::string::npos) << text;
+  EXPECT_NE(text.find("margin=2"), std::string::npos) << text;
+}
+} // namespace
