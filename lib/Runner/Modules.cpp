@@ -52,14 +52,6 @@ using namespace mlir::amp::runner;
 using namespace mlir::amp::runner::detail;
 using llvm::Expected;
 
-std::optional<AmpLevel> amp::runner::parseLevel(StringRef name) {
-  return parseOptionValue<AmpLevel>(name);
-}
-
-std::optional<Target> amp::runner::parseTarget(StringRef name) {
-  return parseOptionValue<Target>(name);
-}
-
 std::string amp::runner::getVariantLabel(AmpLevel level, StringRef dtype) {
   switch (level) {
   case AmpLevel::O0:

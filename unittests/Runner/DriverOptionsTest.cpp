@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "../OptionSpellings.h"
+#include "amp/Runner/CompileFlags.h"
 #include "amp/Runner/Runner.h"
 
 #include "gtest/gtest.h"
@@ -25,19 +26,57 @@ TEST(DriverOptionsTest, EveryValueRoundTrips) {
 }
 
 TEST(DriverOptionsTest, TargetsAndLevels) {
-  EXPECT_EQ(parseTarget("gpu-sim"), Target::GpuSim);
-  EXPECT_FALSE(parseTarget("tpu"));
+  EXPECT_EQ(parseOptionValue<Target>("gpu-sim"), Target::GpuSim);
+  EXPECT_FALSE(parseOptionValue<Target>("tpu"));
   EXPECT_EQ(getInvalidValueMessage<Target>("tpu"),
             "target must be cpu, gpu or gpu-sim, got 'tpu'");
-  EXPECT_EQ(parseLevel("o0"), AmpLevel::O0);
-  EXPECT_FALSE(parseLevel("O3"));
+  EXPECT_EQ(parseOptionValue<AmpLevel>("o0"), AmpLevel::O0);
+  EXPECT_FALSE(parseOptionValue<AmpLevel>("O3"));
   EXPECT_EQ(getVariantLabel(AmpLevel::O2, "bf16"), "O2 bf16");
   EXPECT_EQ(getVariantLabel(AmpLevel::O0, "bf16"), "O0");
 }
 
+TEST(DriverOptionsTest, CompileOptionsAreParsedOnceWithOneMessage) {
+  CompileOptionsText text;
+  text.level = "o2";
+  text.dtype = "Half";
+  text.target = "gpu-sim";
+  text.rounding = "per-op";
+  CompileOptions options;
+  llvm::Error error = parseCompileOptions(text, options, "--");
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(options.level, AmpLevel::O2);
+  EXPECT_EQ(options.dtype, Precision::f16);
+  EXPECT_EQ(options.target, Target::GpuSim);
+  EXPECT_EQ(options.rounding, RoundingMode::PerOp);
+  // fp8 is a dtype= of the AMP options, last so that it wins.
+  text.dtype = "float8";
+  CompileOptions fp8;
+  ASSERT_FALSE(llvm::errorToBool(parseCompileOptions(text, fp8)));
+  EXPECT_FALSE(fp8.dtype);
+  EXPECT_EQ(fp8.ampOptions, " dtype=fp8");
+
+  auto message = [](CompileOptionsText text) {
+    CompileOptions options;
+    return llvm::toString(parseCompileOptions(text, options, "--"));
+  };
+  CompileOptionsText bad;
+  bad.level = "O3";
+  EXPECT_EQ(message(bad), "--level must be O0, O1 or O2, not 'O3'");
+  bad = {};
+  bad.rounding = "twice";
+  EXPECT_EQ(message(bad), "--rounding must be once or per-op, not 'twice'");
+  bad = {};
+  bad.target = "gpu";
+  bad.cpuOptions = "libraries=false";
+  EXPECT_EQ(message(bad), "--cpu-options are options of the CPU lowering "
+                          "(--lower-to-cpu); target 'gpu' does not read "
+                          "them");
+}
+
 TEST(DriverOptionsTest, CheckNanInf) {
-  EXPECT_EQ(parseCheckNanInf("all"), CheckNanInf::All);
-  EXPECT_FALSE(parseCheckNanInf("some"));
+  EXPECT_EQ(parseOptionValue<CheckNanInf>("all"), CheckNanInf::All);
+  EXPECT_FALSE(parseOptionValue<CheckNanInf>("some"));
   EXPECT_EQ(describeOptionValues<CheckNanInf>(), "low or all");
 }
 } // namespace

@@ -24,7 +24,12 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
-std::string printPipeline(OpPassManager &pm) {
+/// The textual form of the module pipeline `build` makes from `options`.
+template <typename Options>
+std::string printBuilt(void (*build)(OpPassManager &, const Options &),
+                       const Options &options) {
+  OpPassManager pm(ModuleOp::getOperationName());
+  build(pm, options);
   std::string text;
   llvm::raw_string_ostream os(text);
   pm.printAsTextualPipeline(os);
@@ -34,9 +39,7 @@ std::string printPipeline(OpPassManager &pm) {
 TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
   LowerToCpuOptions options;
   options.roundingMode = RoundingMode::PerOp;
-  OpPassManager pm(ModuleOp::getOperationName());
-  buildLowerToCpuPipeline(pm, options);
-  std::string text = printPipeline(pm);
+  std::string text = printBuilt(buildLowerToCpuPipeline, options);
   EXPECT_NE(text.find("amp-fuse-elementwise{max-recompute-users=4 "
                       "rounding=per-op}"),
             std::string::npos)
@@ -50,9 +53,7 @@ TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
 TEST(TypedPassesTest, LoweringWithoutTypedRoundingLeavesItToTheModule) {
   LowerToGpuOptions options;
   options.simulate = true;
-  OpPassManager pm(ModuleOp::getOperationName());
-  buildLowerToGpuPipeline(pm, options);
-  std::string text = printPipeline(pm);
+  std::string text = printBuilt(buildLowerToGpuPipeline, options);
   EXPECT_NE(text.find("amp-round-once{keep-library-narrowing=true "
                       "rounding=}"),
             std::string::npos)
@@ -69,9 +70,7 @@ TEST(TypedPassesTest, TheFloat8RecipeIsHandedOnTyped) {
   fp8.scaling = Float8Scaling::Current;
   fp8.margin = 2;
   options.fp8 = fp8;
-  OpPassManager pm(ModuleOp::getOperationName());
-  buildAmpPipeline(pm, options);
-  std::string text = printPipeline(pm);
+  std::string text = printBuilt(buildAmpPipeline, options);
   EXPECT_NE(text.find("amp-float8-contractions{"), std::string::npos) << text;
   EXPECT_NE(text.find("format=e4m3"), std::string::npos) << text;
   EXPECT_NE(text.find("scaling=current"), std::string::npos) << text;

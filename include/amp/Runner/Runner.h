@@ -61,10 +61,6 @@ AMP_OPTION_SPELLINGS(runner::CheckNanInf, "check-nan-inf", false,
 namespace runner {
 using amp::AmpLevel;
 
-/// "O0"/"O1"/"O2" (case-insensitive).
-std::optional<AmpLevel> parseLevel(StringRef name);
-/// "cpu"/"gpu"/"gpu-sim".
-std::optional<Target> parseTarget(StringRef name);
 /// How results are labelled: "O0", "O1 f16", "O2 bf16".
 std::string getVariantLabel(AmpLevel level, StringRef dtype);
 
@@ -165,15 +161,6 @@ struct CompileTiming {
   uint64_t largestFunction = 0;
   uint64_t detachedConstants = 0, detachedBytes = 0;
 };
-
-/// "low" or "all"; none for anything else.
-inline std::optional<CheckNanInf> parseCheckNanInf(llvm::StringRef text) {
-  if (text == "low")
-    return CheckNanInf::Low;
-  if (text == "all")
-    return CheckNanInf::All;
-  return std::nullopt;
-}
 
 struct CompileOptions {
   /// The AMP level: O0 leaves the module as it is.

@@ -923,10 +923,10 @@ private:
   void decided(Operation *op, StringRef precision, StringRef reason,
                bool always);
   ContractionOperands traceOperands(linalg::LinalgOp op);
-  /// Whether `op` stays as it is (saying why), given its operands and
-  /// `estimated`.
+  /// Whether `op` stays as it is (saying why), given its operands; for a
+  /// contraction FP8 can take, `estimated` is its cost estimate.
   bool keptOut(linalg::LinalgOp op, const ContractionOperands &operands,
-               const std::optional<Float8Estimate> &estimated);
+               std::optional<Float8Estimate> &estimated);
   void rewriteContraction(linalg::LinalgOp op, unsigned index,
                           const ContractionOperands &operands,
                           const std::optional<Float8Estimate> &estimated);
@@ -1000,9 +1000,9 @@ ContractionOperands Float8Contractions::traceOperands(linalg::LinalgOp op) {
   return operands;
 }
 
-bool Float8Contractions::keptOut(
-    linalg::LinalgOp op, const ContractionOperands &operands,
-    const std::optional<Float8Estimate> &estimated) {
+bool Float8Contractions::keptOut(linalg::LinalgOp op,
+                                 const ContractionOperands &operands,
+                                 std::optional<Float8Estimate> &estimated) {
   Value init = op.getDpsInitOperand(0)->get();
   auto resultType = dyn_cast<RankedTensorType>(init.getType());
   if (!op.hasPureTensorSemantics() || !resultType ||
@@ -1038,6 +1038,9 @@ bool Float8Contractions::keptOut(
       return true;
     }
   }
+  estimated =
+      estimate(op, {operands.sourceA.source, operands.sourceB.source}, options,
+               /*constantsFree=*/!delayed);
   if (keepsOut(estimated)) {
     decided(op, "", "kept out of FP8: " + describe(*estimated),
             /*always=*/true);
@@ -1278,16 +1281,6 @@ void Float8Contractions::rewriteFunction(
     linalg::LinalgOp op = contraction;
     ContractionOperands operands = traceOperands(op);
     std::optional<Float8Estimate> estimated;
-    // The estimate reads the operands' sources; only well-formed ones.
-    Value init = op.getDpsInitOperand(0)->get();
-    auto resultType = dyn_cast<RankedTensorType>(init.getType());
-    if (op.hasPureTensorSemantics() && resultType &&
-        resultType.getElementType().isF32() &&
-        isWideFloat(operands.sourceA.source.getType()) &&
-        isWideFloat(operands.sourceB.source.getType()))
-      estimated =
-          estimate(op, {operands.sourceA.source, operands.sourceB.source},
-                   options, /*constantsFree=*/!delayed);
     if (keptOut(op, operands, estimated))
       continue;
     rewriteContraction(op, index, operands, estimated);

@@ -175,7 +175,7 @@ struct AmpRoundOncePass
     this->keepLibraryNarrowing = keepLibraryNarrowing;
     // Only for printing the pass (a reproducer, a dumped pipeline) as it
     // runs: the typed mode is what it reads.
-    rounding = stringifyRoundingMode(mode).str();
+    rounding = stringifyOptionValue(mode).str();
   }
 
   void runOnOperation() override {
