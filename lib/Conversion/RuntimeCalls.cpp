@@ -125,6 +125,29 @@ static FailureOr<Operation *> declare(ModuleOp module, Operation *user,
          << ": the module defines another symbol of that name";
 }
 
+RuntimeFunction mlir::amp::getGpuFunction(LibraryCall call) {
+  switch (call) {
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
+  case LibraryCall::STEM:                                                      \
+    return RuntimeFunction::GPU_NAME;
+#include "amp/runtime/LibraryCalls.def"
+  }
+  llvm_unreachable("a library call outside the table");
+}
+
+std::optional<RuntimeFunction>
+mlir::amp::getCpuLibraryFunction(LibraryCall call) {
+  switch (call) {
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)
+#define AMP_CPU_LIBRARY_CALL(STEM, CPU_NAME, ARGS, RESULT, PARAMS)             \
+  case LibraryCall::ARGS:                                                      \
+    return RuntimeFunction::CPU_NAME;
+#include "amp/runtime/LibraryCalls.def"
+  default:
+    return std::nullopt;
+  }
+}
+
 FailureOr<Operation *> mlir::amp::createRuntimeCall(OpBuilder &builder,
                                                     Operation *user,
                                                     RuntimeFunction function,

@@ -44,6 +44,23 @@ enum class RuntimeFunction {
 #include "amp/runtime/LibraryCalls.def"
 };
 
+/// A row of the library calls' table (its STEM): one call, with its GPU
+/// entry point, its CPU twin, and the CPU pipeline's own call that takes
+/// the same arguments, where there is one.
+enum class LibraryCall {
+#define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS) STEM,
+#include "amp/runtime/LibraryCalls.def"
+};
+
+/// The device entry point of `call` (ampGpuGemm for Gemm).
+RuntimeFunction getGpuFunction(LibraryCall call);
+
+/// The call that the CPU pipeline makes for `call` (the table's
+/// AMP_CPU_LIBRARY_CALL row whose ARGS is `call`: ampCpuLibraryGemm for
+/// Gemm), or std::nullopt when it makes none (the CPU twins are the
+/// runtime's references, not the pipeline's calls).
+std::optional<RuntimeFunction> getCpuLibraryFunction(LibraryCall call);
+
 /// The C name of `function` (e.g. "ampGpuGemm").
 StringRef getRuntimeFunctionName(RuntimeFunction function);
 

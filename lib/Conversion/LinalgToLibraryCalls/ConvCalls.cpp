@@ -1,7 +1,14 @@
 //===- ConvCalls.cpp - 2-D convolutions as library calls ------------------===//
 //
-// Part of amp-mlir. 2-D convolutions as library calls: part of
-// amp-linalg-to-library-calls (LinalgToLibraryCalls.cpp).
+// Part of amp-mlir. The convolution family of amp-linalg-to-library-calls:
+// a 2-D convolution in a layout the backend's library takes
+// (LibraryBackend::getConvLayout) becomes its convolution call
+// (ampGpuConv2d: cuDNN; ampCpuLibraryConv2d: im2col and CBLAS). A
+// zero-padded input (tensor.pad, bufferized) is read in place with the
+// call's padding; a zero fill of the output is beta = 0; an f32 output
+// that is only narrowed is written in the 16-bit type (Epilogues.cpp).
+// Every other convolution (grouped, depthwise, 1-D, 3-D, another layout)
+// keeps a remark that says why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,8 +142,16 @@ static FailureOr<BufferInfo> getConvBufferInfo(Value value, bool dynamicBatch,
   return info;
 }
 
-LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
-                                  std::string &why) {
+/// The 2-D convolution `op`, of `layout`, as the backend's call; failure
+/// with `why` if the call cannot compute it.
+static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
+                               ConvLayout layout, const LibraryBackend &backend,
+                               std::string &why) {
+  FailureOr<RuntimeFunction> function =
+      getCallFunction(backend, LibraryCall::Conv, why);
+  if (failed(function))
+    return failure();
+  bool dynamicBatch = backend.takesDynamicConvBatch();
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
         y = op.getDpsInits()[0];
   // A zero-padded input: the call reads the unpadded source in place.
@@ -145,9 +160,9 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
       matchPaddedInput(op, x, nchw ? 2 : 1, nchw ? 3 : 2);
   if (padded)
     x = padded->source;
-  FailureOr<BufferInfo> xi = getConvBufferInfo(x, onCpu, why),
+  FailureOr<BufferInfo> xi = getConvBufferInfo(x, dynamicBatch, why),
                         wi = getConvBufferInfo(w, /*dynamicBatch=*/false, why),
-                        yi = getConvBufferInfo(y, onCpu, why);
+                        yi = getConvBufferInfo(y, dynamicBatch, why);
   if (failed(xi) || failed(wi) || failed(yi))
     return failure();
   if (!isContiguous(*xi) || !isContiguous(*wi) || !isContiguous(*yi)) {
@@ -160,10 +175,11 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
   int32_t xType = types->lhs, wType = types->rhs, yType = types->result;
   bool float8 = types->float8;
   if (float8) {
-    // FP8 operands (amp-float8-contractions): the CPU call widens them
-    // exactly; cuDNN's legacy API has no FP8 convolution.
-    if (!onCpu) {
-      why = "cuDNN's legacy API has no FP8 convolution";
+    // FP8 operands (amp-float8-contractions), where the library has an FP8
+    // convolution.
+    StringRef refusal = backend.getFloat8ConvRefusal();
+    if (!refusal.empty()) {
+      why = refusal.str();
       return failure();
     }
   } else if (xType < 0 || xType != wType || yType < 0 ||
@@ -198,18 +214,19 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
     break;
   }
   Location loc = op.getLoc();
-  b.setInsertionPoint(op);
+  rewriter.setInsertionPoint(op);
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, y);
   memref::AllocOp accumulator;
   // An FP8 convolution writes f32: the result is not narrowed into FP8.
   if (Value narrow =
           float8 ? Value()
-                 : narrowOutput(op, y, fill, xi->type.getElementType(),
-                                [&](Value buffer) {
+                 : narrowOutput(rewriter, op, y, fill,
+                                xi->type.getElementType(), [&](Value buffer) {
                                   std::string ignored;
                                   FailureOr<BufferInfo> info =
-                                      getConvBufferInfo(buffer, onCpu, ignored);
+                                      getConvBufferInfo(buffer, dynamicBatch,
+                                                        ignored);
                                   return succeeded(info) &&
                                          isContiguous(*info) &&
                                          info->type.getShape() == ys;
@@ -219,51 +236,41 @@ LogicalResult Lowering::lowerConv(linalg::LinalgOp op, ConvLayout layout,
     yType = xType;
   }
   if (fill) {
-    fill.erase();
+    rewriter.eraseOp(fill);
     beta = 0.0f;
   }
   // The batch, read once the buffer the call writes is known (as for the
   // GEMM: a memref.dim of the f32 accumulator would keep it).
-  SmallVector<Value> args = {i32c(loc, static_cast<int32_t>(layout)),
-                             getSize(b, loc, y, 0),
-                             i64c(loc, c),
-                             i64c(loc, h),
-                             i64c(loc, wd),
-                             i64c(loc, f),
-                             i64c(loc, kh),
-                             i64c(loc, kw),
-                             i64c(loc, oh),
-                             i64c(loc, ow),
-                             i64c(loc, padded ? padded->padTop : 0),
-                             i64c(loc, padded ? padded->padLeft : 0),
-                             i64c(loc, get(strides, 0)),
-                             i64c(loc, get(strides, 1)),
-                             i64c(loc, get(dilations, 0)),
-                             i64c(loc, get(dilations, 1)),
-                             createBufferPointer(b, loc, x),
-                             i32c(loc, xType),
-                             createBufferPointer(b, loc, w),
-                             i32c(loc, wType),
-                             createBufferPointer(b, loc, y),
-                             i32c(loc, yType),
-                             arith::ConstantFloatOp::create(
-                                 b, loc, cast<FloatType>(f32), APFloat(beta))};
-  if (failed(emitCall(op,
-                      onCpu ? RuntimeFunction::ampCpuLibraryConv2d
-                            : RuntimeFunction::ampGpuConv2d,
-                      args)))
-    return success(); // Reported; the pass fails.
-  op->erase();
-  if (accumulator)
-    accumulator->erase();
+  SmallVector<Value> args = {
+      createI32(rewriter, loc, static_cast<int32_t>(layout)),
+      getSize(rewriter, loc, y, 0),
+      createI64(rewriter, loc, c),
+      createI64(rewriter, loc, h),
+      createI64(rewriter, loc, wd),
+      createI64(rewriter, loc, f),
+      createI64(rewriter, loc, kh),
+      createI64(rewriter, loc, kw),
+      createI64(rewriter, loc, oh),
+      createI64(rewriter, loc, ow),
+      createI64(rewriter, loc, padded ? padded->padTop : 0),
+      createI64(rewriter, loc, padded ? padded->padLeft : 0),
+      createI64(rewriter, loc, get(strides, 0)),
+      createI64(rewriter, loc, get(strides, 1)),
+      createI64(rewriter, loc, get(dilations, 0)),
+      createI64(rewriter, loc, get(dilations, 1)),
+      createBufferPointer(rewriter, loc, x),
+      createI32(rewriter, loc, xType),
+      createBufferPointer(rewriter, loc, w),
+      createI32(rewriter, loc, wType),
+      createBufferPointer(rewriter, loc, y),
+      createI32(rewriter, loc, yType),
+      createF32(rewriter, loc, beta)};
+  SmallVector<Operation *> replaced = {accumulator};
   if (padded)
-    for (Operation *padding : padded->ops)
-      padding->erase();
+    replaced.append(padded->ops.begin(), padded->ops.end());
+  replaceWithCall(rewriter, op, *function, args, replaced);
   return success();
 }
-
-/// True if every element of `type` is stored once, densely, in row-major
-/// order: an identity layout, or static strides that say so (any offset).
 
 bool isConvolution(linalg::LinalgOp op) {
   StringRef name = op->getName().getStringRef();
@@ -271,18 +278,37 @@ bool isConvolution(linalg::LinalgOp op) {
          name.starts_with("linalg.depthwise_conv_");
 }
 
-/// The layout of the library call of a convolution; NHWC/FHWC (tosa.conv2d)
-/// on the CPU only.
-std::optional<ConvLayout> getConvLayout(Operation *op, bool onCpu) {
-  if (isa<linalg::Conv2DNchwFchwOp>(op))
-    return ConvLayout::NchwFchw;
-  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-    return ConvLayout::NhwcHwcf;
-  if (onCpu && isa<linalg::Conv2DNhwcFhwcOp>(op))
-    return ConvLayout::NhwcFhwc;
-  return std::nullopt;
-}
+namespace {
+/// A convolution as the backend's convolution call, or a remark.
+struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
+  ConvToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
+      : OpInterfaceRewritePattern(context), backend(backend) {}
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isConvolution(op))
+      return failure();
+    if (!op.hasPureBufferSemantics())
+      return rewriter.notifyMatchFailure(op, kOnTensors);
+    std::string why;
+    FailureOr<ConvLayout> layout = backend.getConvLayout(op, why);
+    if (failed(layout) ||
+        failed(lowerConv(rewriter, op, *layout, backend, why)))
+      return rewriter.notifyMatchFailure(op, why);
+    return success();
+  }
+
+  const LibraryBackend &backend;
+};
+} // namespace
 
 } // namespace library_calls
+
+void populateAmpConvToLibraryCallsPatterns(RewritePatternSet &patterns,
+                                           const LibraryBackend &backend) {
+  patterns.add<library_calls::ConvToLibraryCall>(patterns.getContext(),
+                                                 backend);
+}
+
 } // namespace amp
 } // namespace mlir

@@ -1,189 +1,23 @@
-//===- GemmCalls.cpp - GEMMs and FP8 GEMMs as library calls ---------------===//
+//===- GemmCalls.cpp - GEMMs as library calls -----------------------------===//
 //
-// Part of amp-mlir. GEMMs and FP8 GEMMs as library calls: part of
-// amp-linalg-to-library-calls (LinalgToLibraryCalls.cpp).
+// Part of amp-mlir. The GEMM family of amp-linalg-to-library-calls:
+// linalg.matmul and linalg.batch_matmul (any of the transposed-operand
+// maps C(m, n) += A(m, k | k, m) * B(k, n | n, k)) of f16, bf16 or f32
+// operands into an f32 or same-typed result become the backend's GEMM call
+// (ampGpuGemm: cuBLAS; ampCpuLibraryGemm: CBLAS). A zero fill of the output
+// right before is beta = 0; an f32 accumulator that is only narrowed is
+// written in the 16-bit type (Epilogues.cpp). Sizes, leading dimensions
+// and batch strides may be dynamic: the call reads them from the
+// descriptors. The matching and the arguments are shared with the scaled
+// GEMM (ScaledGemmCalls.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
 
-#include "amp/Transforms/Float8Gemms.h"
-
-#include "mlir/Dialect/Math/IR/Math.h"
-#include "mlir/IR/Dominance.h"
-
 namespace mlir {
 namespace amp {
 namespace library_calls {
-
-namespace {
-/// The multiplication of an FP8 GEMM's accumulator by its dequantization
-/// factor in the one generic that reads it.
-struct ScaledEpilogue {
-  linalg::GenericOp generic;
-  arith::MulFOp mul;
-  /// The generic's 0-d input of the factor.
-  OpOperand *scale;
-};
-} // namespace
-
-/// Matches the epilogue of the FP8 contraction `op` whose zero-filled
-/// (`fill`) accumulator is `acc`: a memref.alloc in op's block whose only
-/// other user (deallocs aside) is a generic after `op` in the block that
-/// reads it elementwise (identity map, parallel loops) into nothing but an
-/// arith.mulf by a 0-d input. The factor's buffer must not be written
-/// between `op` and the generic: the call reads it at `op`.
-static std::optional<ScaledEpilogue>
-matchScaledEpilogue(Operation *op, Value acc, linalg::FillOp fill) {
-  auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
-    return std::nullopt;
-  OpOperand *read = nullptr;
-  for (OpOperand &use : alloc->getUses()) {
-    Operation *user = use.getOwner();
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    if (read)
-      return std::nullopt;
-    read = &use;
-  }
-  auto generic = read ? dyn_cast<linalg::GenericOp>(read->getOwner())
-                      : linalg::GenericOp();
-  if (!generic || generic->getBlock() != op->getBlock() ||
-      !op->isBeforeInBlock(generic) || !generic.isDpsInput(read) ||
-      !generic.getMatchingIndexingMap(read).isIdentity() ||
-      generic.getNumLoops() != generic.getNumParallelLoops())
-    return std::nullopt;
-  BlockArgument arg = generic.getMatchingBlockArgument(read);
-  if (!arg.hasOneUse())
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(*arg.getUsers().begin());
-  if (!mul)
-    return std::nullopt;
-  Value other = mul.getLhs() == arg ? mul.getRhs() : mul.getLhs();
-  auto otherArg = dyn_cast<BlockArgument>(other);
-  if (!otherArg || otherArg.getOwner() != &generic.getRegion().front() ||
-      otherArg == arg || otherArg.getArgNumber() >= generic.getNumDpsInputs())
-    return std::nullopt;
-  OpOperand *scale = generic.getDpsInputOperand(otherArg.getArgNumber());
-  auto scaleType = dyn_cast<MemRefType>(scale->get().getType());
-  if (!scaleType || scaleType.getRank() != 0 ||
-      !scaleType.getElementType().isF32() ||
-      !DominanceInfo().properlyDominates(scale->get(), op) ||
-      isWrittenBetween(op, generic, scale->get()))
-    return std::nullopt;
-  return ScaledEpilogue{generic, mul, scale};
-}
-
-/// Takes the multiplication out of `epilogue` (its result is the
-/// accumulator now) and, when nothing else reads the factor there, the
-/// factor's input too (the generic is rebuilt without it).
-static void dropScaling(ScaledEpilogue &epilogue) {
-  linalg::GenericOp generic = epilogue.generic;
-  BlockArgument scaleArg = generic.getMatchingBlockArgument(epilogue.scale);
-  Value acc = epilogue.mul.getLhs() == scaleArg ? epilogue.mul.getRhs()
-                                                : epilogue.mul.getLhs();
-  epilogue.mul.getResult().replaceAllUsesWith(acc);
-  epilogue.mul->erase();
-  if (!scaleArg.use_empty())
-    return;
-  unsigned index = epilogue.scale->getOperandNumber();
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    if (input->getOperandNumber() == index)
-      continue;
-    inputs.push_back(input->get());
-    maps.push_back(generic.getMatchingIndexingMap(input));
-  }
-  for (OpOperand &init : generic.getDpsInitsMutable())
-    maps.push_back(generic.getMatchingIndexingMap(&init));
-  OpBuilder b(generic);
-  auto rebuilt = linalg::GenericOp::create(b, generic.getLoc(), TypeRange(),
-                                           inputs, generic.getDpsInits(), maps,
-                                           generic.getIteratorTypesArray());
-  rebuilt->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-  rebuilt.getRegion().takeBody(generic.getRegion());
-  rebuilt.getRegion().front().eraseArgument(scaleArg.getArgNumber());
-  generic->erase();
-  epilogue.generic = rebuilt;
-}
-
-namespace {
-/// The amax reduction (amp.amax, lowered by amp-float8-scaling-to-linalg) of a
-/// scaled GEMM's f32 output, which the call computes instead (its dAmax).
-struct OutputAmax {
-  linalg::GenericOp reduction;
-  linalg::FillOp fill;
-  memref::AllocOp buffer;
-};
-} // namespace
-
-/// True if `body` is `maximumf(out, absf(in))` (either order), yielded.
-static bool isAbsMaxBody(linalg::GenericOp reduction) {
-  Block &body = reduction.getRegion().front();
-  if (body.getOperations().size() != 3)
-    return false;
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  auto max = yield.getOperand(0).getDefiningOp<arith::MaximumFOp>();
-  if (!max)
-    return false;
-  BlockArgument in = body.getArgument(0), out = body.getArgument(1);
-  Value other = max.getLhs() == out ? max.getRhs() : max.getLhs();
-  auto abs = other.getDefiningOp<math::AbsFOp>();
-  return abs && abs.getOperand() == in &&
-         (max.getLhs() == out || max.getRhs() == out);
-}
-
-/// Matches the amax of `c`, the f32 buffer that the scaled GEMM call at
-/// `op` writes whole: a generic after `op` in its block reducing all of `c`
-/// (an identity map, only reduction loops) with `maximumf(out, absf(in))`
-/// into a 0-d f32 buffer, a memref.alloc in the block filled with +0 before
-/// the reduction, and nothing else touching that buffer before the
-/// reduction or writing `c` between the call and the reduction. The call
-/// then writes the amax (the largest |value| of `c`, 0 for none, NaN if
-/// any): the same value.
-static std::optional<OutputAmax> matchOutputAmax(Operation *op, Value c) {
-  if (!cast<MemRefType>(c.getType()).getElementType().isF32())
-    return std::nullopt;
-  for (Operation *user : c.getUsers()) {
-    auto reduction = dyn_cast<linalg::GenericOp>(user);
-    if (!reduction || reduction->getBlock() != op->getBlock() ||
-        !op->isBeforeInBlock(reduction) || reduction.getNumDpsInputs() != 1 ||
-        reduction.getNumDpsInits() != 1 || reduction.getDpsInputs()[0] != c ||
-        reduction.getNumReductionLoops() != reduction.getNumLoops() ||
-        !reduction.getMatchingIndexingMap(reduction.getDpsInputOperand(0))
-             .isIdentity() ||
-        !isAbsMaxBody(reduction))
-      continue;
-    Value amax = reduction.getDpsInits()[0];
-    auto buffer = amax.getDefiningOp<memref::AllocOp>();
-    auto type = cast<MemRefType>(amax.getType());
-    if (!buffer || buffer->getNumOperands() != 0 ||
-        buffer->getBlock() != op->getBlock() || type.getRank() != 0 ||
-        !type.getElementType().isF32() || isWrittenBetween(op, reduction, c))
-      continue;
-    linalg::FillOp fill;
-    bool usable = true;
-    for (Operation *bufferUser : buffer->getUsers()) {
-      if (bufferUser == reduction.getOperation())
-        continue;
-      auto zero = dyn_cast<linalg::FillOp>(bufferUser);
-      if (zero && !fill && zero->getBlock() == op->getBlock() &&
-          zero->isBeforeInBlock(reduction) &&
-          isPositiveZero(zero.getInputs()[0])) {
-        fill = zero;
-        continue;
-      }
-      Operation *inBlock = op->getBlock()->findAncestorOpInBlock(*bufferUser);
-      usable &= inBlock && reduction->isBeforeInBlock(inBlock);
-    }
-    if (usable && fill)
-      return OutputAmax{reduction, fill, buffer};
-  }
-  return std::nullopt;
-}
 
 /// Whether the (batch) matmul `op` reads A and B transposed: its maps must
 /// be those of C(m, n) += A(m, k | k, m) * B(k, n | n, k), after the batch
@@ -230,28 +64,25 @@ static LogicalResult getGemmTransposes(linalg::LinalgOp op, bool batched,
 
 /// The element types' codes of a GEMM call, or why the call cannot take
 /// them: 16-bit or f32 operands of one type into f32 or the same type, or
-/// FP8 operands (on the GPU, in a form cuBLASLt's FP8 kernels take).
-static FailureOr<ContractionTypes>
-getGemmTypes(const BufferInfo &ai, const BufferInfo &bi, const BufferInfo &ci,
-             bool transA, bool transB, unsigned o, bool onCpu,
-             std::string &why) {
-  FailureOr<ContractionTypes> types = getContractionTypes(ai, bi, ci, why);
+/// FP8 operands in a form the backend's scaled GEMM takes.
+static FailureOr<ContractionTypes> getGemmTypes(const GemmOperands &gemm,
+                                                const LibraryBackend &backend,
+                                                std::string &why) {
+  FailureOr<ContractionTypes> types =
+      getContractionTypes(gemm.ai, gemm.bi, gemm.ci, why);
   if (failed(types))
     return failure();
   int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
   if (types->float8) {
-    // FP8 operands (amp-float8-contractions): the runtime's scaled GEMM
-    // widens them exactly on the CPU; on the GPU, cuBLASLt's FP8 kernels.
-    if (!onCpu) {
-      int64_t kSize = ai.type.getShape()[o + (transA ? 0 : 1)];
-      int64_t nSize = ci.type.getShape()[o + 1];
-      StringRef refusal = getCublasLtFloat8Refusal(
-          ai.type.getElementType(), bi.type.getElementType(), transA, transB,
-          kSize, nSize);
-      if (!refusal.empty()) {
-        why = refusal.str();
-        return failure();
-      }
+    unsigned o = gemm.o();
+    int64_t kSize = gemm.ai.type.getShape()[o + (gemm.transA ? 0 : 1)];
+    int64_t nSize = gemm.ci.type.getShape()[o + 1];
+    std::string refusal = backend.getScaledGemmRefusal(
+        gemm.ai.type.getElementType(), gemm.bi.type.getElementType(),
+        gemm.transA, gemm.transB, kSize, nSize);
+    if (!refusal.empty()) {
+      why = std::move(refusal);
+      return failure();
     }
   } else if (aType < 0 || aType != bType || cType < 0 ||
              (cType != kF32Code && cType != aType)) {
@@ -262,130 +93,140 @@ getGemmTypes(const BufferInfo &ai, const BufferInfo &bi, const BufferInfo &ci,
   return types;
 }
 
-LogicalResult Lowering::lowerGemm(linalg::LinalgOp op, bool batched,
-                                  std::string &why) {
-  unsigned o = batched ? 1 : 0; // the first non-batch loop
-  bool transA, transB;
-  if (failed(getGemmTransposes(op, batched, transA, transB, why)))
-    return failure();
-  Value a = op.getDpsInputs()[0], bv = op.getDpsInputs()[1],
-        c = op.getDpsInits()[0];
+FailureOr<GemmOperands> matchGemmCall(linalg::LinalgOp op,
+                                      PatternRewriter &rewriter,
+                                      const LibraryBackend &backend,
+                                      LibraryCall call) {
+  if (hasFloat8Operand(op) != (call == LibraryCall::ScaledGemm))
+    return failure(); // The other family's.
+  if (!op.hasPureBufferSemantics())
+    return rewriter.notifyMatchFailure(op, kOnTensors);
+  std::string why;
+  auto declined = [&] { return rewriter.notifyMatchFailure(op, why); };
+  GemmOperands gemm;
+  FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
+  if (failed(function))
+    return declined();
+  gemm.function = *function;
+  gemm.batched = isa<linalg::BatchMatmulOp>(op);
+  if (failed(
+          getGemmTransposes(op, gemm.batched, gemm.transA, gemm.transB, why)))
+    return declined();
+  gemm.a = op.getDpsInputs()[0];
+  gemm.b = op.getDpsInputs()[1];
+  gemm.c = op.getDpsInits()[0];
   // Dynamic sizes (a dynamic batch from a frontend) and strides are read
   // from the descriptors at the call.
-  FailureOr<BufferInfo> ai = getBufferInfo(a, why, /*dynamic=*/true),
-                        bi = getBufferInfo(bv, why, /*dynamic=*/true),
-                        ci = getBufferInfo(c, why, /*dynamic=*/true);
+  FailureOr<BufferInfo> ai = getBufferInfo(gemm.a, why, /*dynamic=*/true),
+                        bi = getBufferInfo(gemm.b, why, /*dynamic=*/true),
+                        ci = getBufferInfo(gemm.c, why, /*dynamic=*/true);
   if (failed(ai) || failed(bi) || failed(ci))
-    return failure();
-  FailureOr<ContractionTypes> types =
-      getGemmTypes(*ai, *bi, *ci, transA, transB, o, onCpu, why);
+    return declined();
+  gemm.ai = *ai;
+  gemm.bi = *bi;
+  gemm.ci = *ci;
+  FailureOr<ContractionTypes> types = getGemmTypes(gemm, backend, why);
   if (failed(types))
-    return failure();
-  int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
-  bool float8 = types->float8;
-  ArrayRef<int64_t> cShape = ci->type.getShape();
-  Location loc = op.getLoc();
-  b.setInsertionPoint(op);
-  float beta = 1.0f;
-  linalg::FillOp fill = findZeroFill(op, c);
-  memref::AllocOp accumulator;
-  // An FP8 GEMM whose epilogue multiplies by the dequantization factor:
-  // the call scales the product instead, and its output may then be
-  // narrowed to the epilogue's 16-bit type (not to FP8).
-  Value scale;
-  if (float8) {
-    if (std::optional<ScaledEpilogue> epilogue =
-            matchScaledEpilogue(op, c, fill)) {
-      scale = epilogue->scale->get();
-      dropScaling(*epilogue);
-    }
-  }
-  Type low = !float8 ? ai->type.getElementType()
-             : scale ? getReadersNarrowedType(c)
-                     : Type();
-  auto acceptable = [&](Value buffer) {
-    std::string ignored;
-    FailureOr<BufferInfo> info =
-        getBufferInfo(buffer, ignored, /*dynamic=*/true);
-    return succeeded(info) && info->type.getShape() == cShape;
-  };
-  if (Value narrow = narrowOutput(op, c, fill, low, acceptable)) {
-    accumulator = c.getDefiningOp<memref::AllocOp>();
-    c = narrow;
-    ci = getBufferInfo(c, why, /*dynamic=*/true);
-    cType = getDTypeCode(low);
-  } else if (Value copied =
-                 scale ? takeCopiedOutput(op, c, fill, acceptable) : Value()) {
-    // A scaled FP8 GEMM whose epilogue only copied the scaled product: the
-    // call writes the copy's output.
-    accumulator = c.getDefiningOp<memref::AllocOp>();
-    c = copied;
-    ci = getBufferInfo(c, why, /*dynamic=*/true);
-  }
-  if (fill) {
-    fill.erase();
-    beta = 0.0f;
-  }
-  // Sizes of the buffer the call writes, read once it is known: a dynamic
-  // size read from the f32 accumulator (memref.dim) would be one more
-  // reader of it, and keep it from being narrowed.
-  Value batch = batched ? getSize(b, loc, c, 0) : i64c(loc, 1);
-  Value mm = getSize(b, loc, c, o), nn = getSize(b, loc, c, o + 1);
-  Value kk = getSize(b, loc, a, o + (transA ? 0 : 1));
+    return declined();
+  gemm.types = *types;
+  return gemm;
+}
+
+bool isGemmOutput(Value buffer, ArrayRef<int64_t> shape) {
+  std::string ignored;
+  FailureOr<BufferInfo> info = getBufferInfo(buffer, ignored, /*dynamic=*/true);
+  return succeeded(info) && info->type.getShape() == shape;
+}
+
+SmallVector<Value> buildGemmArguments(OpBuilder &b, Location loc,
+                                      const GemmOperands &gemm, Value c,
+                                      const BufferInfo &ci, int32_t cType,
+                                      float beta) {
+  unsigned o = gemm.o();
   auto ld = [&](Value buffer, const BufferInfo &info) {
     return getStride(b, loc, buffer, info, o);
   };
   auto batchStride = [&](Value buffer, const BufferInfo &info) {
-    return batched ? getStride(b, loc, buffer, info, 0) : i64c(loc, 0);
+    return gemm.batched ? getStride(b, loc, buffer, info, 0)
+                        : createI64(b, loc, 0);
   };
-  SmallVector<Value> args = {i32c(loc, transA),
-                             i32c(loc, transB),
-                             batch,
-                             mm,
-                             nn,
-                             kk,
-                             createBufferPointer(b, loc, a),
-                             i32c(loc, aType),
-                             ld(a, *ai),
-                             batchStride(a, *ai),
-                             createBufferPointer(b, loc, bv),
-                             i32c(loc, bType),
-                             ld(bv, *bi),
-                             batchStride(bv, *bi),
-                             createBufferPointer(b, loc, c),
-                             i32c(loc, cType),
-                             ld(c, *ci),
-                             batchStride(c, *ci),
-                             arith::ConstantFloatOp::create(
-                                 b, loc, cast<FloatType>(f32), APFloat(beta))};
-  RuntimeFunction function =
-      onCpu ? RuntimeFunction::ampCpuLibraryGemm : RuntimeFunction::ampGpuGemm;
-  if (float8) {
-    // aScale: the factor, or NULL (1); bScale NULL; dAmax: the buffer of
-    // the output's amax reduction, which the call replaces, or NULL.
-    Value null = LLVM::ZeroOp::create(b, loc, ptr);
-    Value amax = null;
-    if (std::optional<OutputAmax> output = matchOutputAmax(op, c)) {
-      if (!output->buffer->isBeforeInBlock(op))
-        output->buffer->moveBefore(op);
-      output->reduction->erase();
-      output->fill->erase();
-      amax = createBufferPointer(b, loc, output->buffer);
-    }
-    args.push_back(scale ? createBufferPointer(b, loc, scale) : null);
-    args.push_back(null);
-    args.push_back(amax);
-    function = onCpu ? RuntimeFunction::ampCpuLibraryScaledGemm
-                     : RuntimeFunction::ampGpuScaledGemm;
-  }
-  if (failed(emitCall(op, function, args)))
-    return success(); // Reported; the pass fails.
-  op->erase();
-  if (accumulator)
-    accumulator->erase();
-  return success();
+  Value batch = gemm.batched ? getSize(b, loc, c, 0) : createI64(b, loc, 1);
+  Value m = getSize(b, loc, c, o), n = getSize(b, loc, c, o + 1);
+  Value k = getSize(b, loc, gemm.a, o + (gemm.transA ? 0 : 1));
+  return {createI32(b, loc, gemm.transA),
+          createI32(b, loc, gemm.transB),
+          batch,
+          m,
+          n,
+          k,
+          createBufferPointer(b, loc, gemm.a),
+          createI32(b, loc, gemm.types.lhs),
+          ld(gemm.a, gemm.ai),
+          batchStride(gemm.a, gemm.ai),
+          createBufferPointer(b, loc, gemm.b),
+          createI32(b, loc, gemm.types.rhs),
+          ld(gemm.b, gemm.bi),
+          batchStride(gemm.b, gemm.bi),
+          createBufferPointer(b, loc, c),
+          createI32(b, loc, cType),
+          ld(c, ci),
+          batchStride(c, ci),
+          createF32(b, loc, beta)};
 }
 
+namespace {
+/// A (batch) matmul of f16, bf16 or f32 operands as the backend's GEMM.
+template <typename OpTy>
+struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
+  GemmToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
+      : OpRewritePattern<OpTy>(context), backend(backend) {}
+
+  LogicalResult matchAndRewrite(OpTy matmul,
+                                PatternRewriter &rewriter) const override {
+    auto op = cast<linalg::LinalgOp>(matmul.getOperation());
+    FailureOr<GemmOperands> gemm =
+        matchGemmCall(op, rewriter, backend, LibraryCall::Gemm);
+    if (failed(gemm))
+      return failure();
+    Value c = gemm->c;
+    BufferInfo ci = gemm->ci;
+    int32_t cType = gemm->types.result;
+    ArrayRef<int64_t> cShape = ci.type.getShape();
+    rewriter.setInsertionPoint(op);
+    linalg::FillOp fill = findZeroFill(op, c);
+    memref::AllocOp accumulator;
+    Type low = gemm->ai.type.getElementType();
+    if (Value narrow =
+            narrowOutput(rewriter, op, c, fill, low, [&](Value buffer) {
+              return isGemmOutput(buffer, cShape);
+            })) {
+      accumulator = c.getDefiningOp<memref::AllocOp>();
+      c = narrow;
+      std::string ignored;
+      ci = *getBufferInfo(c, ignored, /*dynamic=*/true);
+      cType = getDTypeCode(low);
+    }
+    float beta = fill ? 0.0f : 1.0f;
+    if (fill)
+      rewriter.eraseOp(fill);
+    SmallVector<Value> args =
+        buildGemmArguments(rewriter, op.getLoc(), *gemm, c, ci, cType, beta);
+    replaceWithCall(rewriter, op, gemm->function, args, {accumulator});
+    return success();
+  }
+
+  const LibraryBackend &backend;
+};
+} // namespace
+
 } // namespace library_calls
+
+void populateAmpGemmToLibraryCallsPatterns(RewritePatternSet &patterns,
+                                           const LibraryBackend &backend) {
+  patterns.add<library_calls::GemmToLibraryCall<linalg::MatmulOp>,
+               library_calls::GemmToLibraryCall<linalg::BatchMatmulOp>>(
+      patterns.getContext(), backend);
+}
+
 } // namespace amp
 } // namespace mlir

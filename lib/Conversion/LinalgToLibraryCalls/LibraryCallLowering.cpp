@@ -1,18 +1,20 @@
-//===- LibraryCallLowering.cpp - the library calls' shared helpers --------===//
+//===- LibraryCallLowering.cpp - the library calls' framework -------------===//
 //
-// Part of amp-mlir. The shared helpers of the library calls: part of
-// amp-linalg-to-library-calls (LinalgToLibraryCalls.cpp).
+// Part of amp-mlir. What the families of amp-linalg-to-library-calls share:
+// the driver that applies their patterns (applyLibraryCallPatterns), the
+// buffers and element types as the runtime takes them, and the call.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
 
-#include "amp/Transforms/ContractionEpilogues.h"
-
-#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
+#include "mlir/Rewrite/PatternApplicator.h"
 
 namespace mlir {
 namespace amp {
@@ -126,224 +128,6 @@ linalg::FillOp findZeroFill(Operation *op, Value output) {
   return {};
 }
 
-/// Matches the accumulator `acc` of `op`, zero-filled by `fill`: a
-/// memref.alloc in op's block whose users are `fill`, `op`, deallocs and,
-/// after `op` in the block, generics that read it, directly or through
-/// reshaped views, only to narrow it to `type`.
-std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
-                                                            Value acc,
-                                                            linalg::FillOp fill,
-                                                            Type type) {
-  auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != op->getBlock() || !fill)
-    return std::nullopt;
-  NarrowedAccumulator result{alloc, {}, {}, {}};
-  auto isNarrowingRead = [&](OpOperand &use) {
-    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
-    if (!generic || generic->getBlock() != op->getBlock() ||
-        !op->isBeforeInBlock(generic))
-      return false;
-    FloatType narrow = getNarrowedType(generic, use);
-    return narrow && narrow == type;
-  };
-  for (OpOperand &use : alloc->getUses()) {
-    Operation *user = use.getOwner();
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
-      for (OpOperand &viewUse : user->getResult(0).getUses()) {
-        if (!isNarrowingRead(viewUse))
-          return std::nullopt;
-        result.reads.push_back(&viewUse);
-      }
-      result.views.push_back(user);
-      continue;
-    }
-    if (!isNarrowingRead(use))
-      return std::nullopt;
-    result.reads.push_back(&use);
-  }
-  if (result.reads.empty())
-    return std::nullopt;
-  result.type = cast<FloatType>(type);
-  return result;
-}
-
-/// If `generic` does nothing but narrow its one input into its one output
-/// (identity maps), that output; else null.
-Value getConversionOnlyOutput(linalg::GenericOp generic) {
-  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
-      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
-           .isIdentity())
-    return {};
-  Block &body = generic.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  if (body.getOperations().size() != 2 || yield.getNumOperands() != 1)
-    return {};
-  auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
-  if (!trunc || trunc.getIn() != body.getArgument(0))
-    return {};
-  return generic.getDpsInits()[0];
-}
-
-/// Makes `out`, the output of `generic` (the only reader of `op`'s
-/// accumulator), the buffer that a call at `op` writes, if it can: `out`
-/// dominates `op` (or is an operand-less alloc in its block, moved before
-/// it), nothing between `op` and `generic` touches memory (the call writes
-/// `out` earlier than the generic did), and `acceptable(out)`. Erases
-/// `generic` then.
-bool takeOutput(Operation *op, linalg::GenericOp generic, Value out,
-                llvm::function_ref<bool(Value)> acceptable) {
-  bool dominates = DominanceInfo().properlyDominates(out, op);
-  auto outAlloc = out.getDefiningOp<memref::AllocOp>();
-  bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
-                 outAlloc->getBlock() == op->getBlock();
-  bool quiet = generic->getBlock() == op->getBlock();
-  for (Operation *between = op->getNextNode(); quiet && between != generic;
-       between = between->getNextNode())
-    quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
-  if (!quiet || !(dominates || movable) || !acceptable(out))
-    return false;
-  if (!dominates)
-    outAlloc->moveBefore(op);
-  generic->erase();
-  return true;
-}
-
-/// When the only reader (deallocs aside) of `op`'s accumulator `acc`, a
-/// memref.alloc zero-filled by `fill`, is a generic that copies it whole
-/// into a buffer of its type (an FP8 epilogue left with nothing to do once
-/// the call scales), that buffer, which the call then writes (takeOutput);
-/// the copy and `acc`'s deallocs are erased. Null otherwise.
-Value takeCopiedOutput(Operation *op, Value acc, linalg::FillOp fill,
-                       llvm::function_ref<bool(Value)> acceptable) {
-  auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
-    return {};
-  linalg::GenericOp copy;
-  for (Operation *user : alloc->getUsers()) {
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (copy || !generic)
-      return {};
-    copy = generic;
-  }
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getDpsInputs()[0] != acc ||
-      copy.getNumLoops() != copy.getNumParallelLoops() ||
-      !llvm::all_of(copy.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return {};
-  Block &body = copy.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Value out = copy.getDpsInits()[0];
-  if (body.getOperations().size() != 1 ||
-      yield.getOperand(0) != body.getArgument(0) ||
-      out.getType() != acc.getType() || !takeOutput(op, copy, out, acceptable))
-    return {};
-  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-    if (isa<memref::DeallocOp>(user))
-      user->erase();
-  return out;
-}
-
-/// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
-/// returns the buffer the call writes, either the output of a lone
-/// conversion-only generic (erased; an operand-less alloc of it is moved
-/// before `op`) or a new 16-bit buffer in place of the f32 one, which its
-/// readers now read without truncf. The f32 buffer is left for the caller
-/// to erase with `op` and the fill. `acceptable` says whether the call can
-/// write a given buffer.
-Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
-                        llvm::function_ref<bool(Value)> acceptable) {
-  memref::AllocOp alloc = narrowed.alloc;
-  auto dropDeallocs = [&](Value replacement) {
-    for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses())) {
-      if (!isa<memref::DeallocOp>(use.getOwner()))
-        continue;
-      if (replacement)
-        use.set(replacement);
-      else
-        use.getOwner()->erase();
-    }
-  };
-  if (narrowed.reads.size() == 1 && narrowed.views.empty()) {
-    auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
-    Value out = getConversionOnlyOutput(generic);
-    if (out && takeOutput(op, generic, out, acceptable)) {
-      dropDeallocs(Value());
-      return out;
-    }
-  }
-  OpBuilder b(alloc);
-  auto type = cast<MemRefType>(alloc.getType());
-  auto narrowType = MemRefType::get(type.getShape(), narrowed.type,
-                                    type.getLayout(), type.getMemorySpace());
-  auto replacement = memref::AllocOp::create(
-      b, alloc.getLoc(), narrowType, alloc.getDynamicSizes(),
-      alloc.getSymbolOperands(), alloc.getAlignmentAttr());
-  if (!acceptable(replacement)) {
-    replacement->erase();
-    return {};
-  }
-  // Each view of the f32 buffer becomes the same view of the 16-bit one.
-  DenseMap<Value, Value> narrowViews;
-  for (Operation *view : narrowed.views) {
-    OpBuilder vb(view);
-    Operation *clone = vb.clone(*view);
-    clone->setOperand(0, replacement);
-    auto viewType = cast<MemRefType>(view->getResult(0).getType());
-    clone->getResult(0).setType(
-        MemRefType::get(viewType.getShape(), narrowed.type,
-                        viewType.getLayout(), viewType.getMemorySpace()));
-    narrowViews[view->getResult(0)] = clone->getResult(0);
-  }
-  for (OpOperand *read : narrowed.reads) {
-    auto generic = cast<linalg::GenericOp>(read->getOwner());
-    BlockArgument arg = generic.getMatchingBlockArgument(read);
-    Value view = narrowViews.lookup(read->get());
-    read->set(view ? view : Value(replacement));
-    arg.setType(narrowed.type);
-    for (Operation *user : llvm::make_early_inc_range(arg.getUsers())) {
-      user->getResult(0).replaceAllUsesWith(arg);
-      user->erase();
-    }
-  }
-  for (Operation *view : narrowed.views)
-    view->erase();
-  dropDeallocs(replacement);
-  return replacement;
-}
-
-/// The 16-bit buffer that a library call for `op` writes instead of its f32
-/// accumulator `acc` (zero-filled by `fill`) when its readers narrow it to
-/// `low` (f16 or bf16), after rewriting its epilogue; null if `acc` must
-/// stay f32.
-Value narrowOutput(Operation *op, Value acc, linalg::FillOp fill, Type low,
-                   llvm::function_ref<bool(Value)> acceptable) {
-  auto accType = cast<MemRefType>(acc.getType());
-  if (!low || !accType.getElementType().isF32() ||
-      !(low.isF16() || low.isBF16()))
-    return {};
-  std::optional<NarrowedAccumulator> narrowed =
-      matchNarrowedAccumulator(op, acc, fill, low);
-  if (!narrowed)
-    return {};
-  return narrowAccumulator(op, *narrowed, acceptable);
-}
-
-/// The type that the first generic reading `acc` narrows it to (f16 or
-/// bf16), or null: the type an FP8 GEMM's output may be written in.
-Type getReadersNarrowedType(Value acc) {
-  for (OpOperand &use : acc.getUses())
-    if (auto generic = dyn_cast<linalg::GenericOp>(use.getOwner()))
-      return getNarrowedType(generic, use);
-  return {};
-}
-
 /// The buffer `value` is a view of (through view-like ops), or itself.
 Value getViewSource(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -388,6 +172,43 @@ bool isContiguous(const BufferInfo &info) {
   return true;
 }
 
+bool hasFloat8Operand(linalg::LinalgOp op) {
+  return llvm::any_of(op.getDpsInputs(), [](Value input) {
+    return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(input));
+  });
+}
+
+FailureOr<RuntimeFunction> getCallFunction(const LibraryBackend &backend,
+                                           LibraryCall call, std::string &why) {
+  if (std::optional<RuntimeFunction> function = backend.getFunction(call))
+    return *function;
+  why = ("the target's libraries have no counterpart of " +
+         getRuntimeFunctionName(getGpuFunction(call)))
+            .str();
+  return failure();
+}
+
+void replaceWithCall(RewriterBase &rewriter, Operation *op,
+                     RuntimeFunction function, ArrayRef<Value> args,
+                     ArrayRef<Operation *> replaced) {
+  if (failed(createRuntimeCall(rewriter, op, function, args)))
+    return;
+  rewriter.eraseOp(op);
+  for (Operation *unneeded : replaced)
+    if (unneeded)
+      rewriter.eraseOp(unneeded);
+}
+
+Value createI32(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 32);
+}
+Value createI64(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIntOp::create(b, loc, value, 64);
+}
+Value createF32(OpBuilder &b, Location loc, float value) {
+  return arith::ConstantFloatOp::create(b, loc, b.getF32Type(), APFloat(value));
+}
+
 /// True if `op` sets every element of `buffer` to +0: a linalg.fill of a
 /// constant, or a linalg.map without inputs that yields one (tensor.pad's
 /// padding, bufferized).
@@ -405,5 +226,58 @@ bool isZeroFillOf(Operation *op, Value buffer) {
 }
 
 } // namespace library_calls
+
+LibraryBackend::~LibraryBackend() = default;
+
+namespace {
+/// What the driver needs to hear from the rewriter: the ops it erased
+/// (not to be visited), and why the last pattern declined.
+struct LibraryCallListener : public RewriterBase::Listener {
+  DenseSet<Operation *> erased;
+  std::string reason;
+
+  void notifyOperationErased(Operation *op) override { erased.insert(op); }
+  void
+  notifyMatchFailure(Location loc,
+                     function_ref<void(Diagnostic &)> reasonCallback) override {
+    Diagnostic diagnostic(loc, DiagnosticSeverity::Remark);
+    reasonCallback(diagnostic);
+    reason = diagnostic.str();
+  }
+};
+} // namespace
+
+LogicalResult applyLibraryCallPatterns(Operation *root,
+                                       const FrozenRewritePatternSet &patterns,
+                                       const LibraryBackend &backend) {
+  MLIRContext *context = root->getContext();
+  SmallVector<Operation *> ops;
+  root->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  LibraryCallListener listener;
+  PatternRewriter rewriter(context);
+  rewriter.setListener(&listener);
+  PatternApplicator applicator(patterns);
+  applicator.applyDefaultCostModel();
+  // A call that cannot be declared is reported as an error by the pattern
+  // (which has changed the IR by then, so it succeeds): heard here.
+  bool hadError = false;
+  ScopedDiagnosticHandler handler(context, [&](Diagnostic &diagnostic) {
+    hadError |= diagnostic.getSeverity() == DiagnosticSeverity::Error;
+    return failure();
+  });
+  for (Operation *op : ops) {
+    if (listener.erased.contains(op))
+      continue;
+    listener.reason.clear();
+    rewriter.setInsertionPoint(op);
+    if (succeeded(applicator.matchAndRewrite(op, rewriter)) ||
+        listener.reason.empty())
+      continue;
+    op->emitRemark() << "amp: kept as " << backend.getFallback()
+                     << ", not a library call: " << listener.reason;
+  }
+  return failure(hadError);
+}
+
 } // namespace amp
 } // namespace mlir

@@ -2,17 +2,18 @@
 //
 // Part of amp-mlir. What the families of library calls of
 // amp-linalg-to-library-calls share (LinalgToLibraryCalls.cpp says what the
-// pass does): operands as the runtime takes them, the epilogues a call
-// writes itself, and the builder that emits the calls. One file per family
-// defines its part of the builder: GemmCalls.cpp (GEMMs, FP8 GEMMs),
-// ConvCalls.cpp (2-D convolutions); LibraryCallLowering.cpp the shared
-// helpers. (The amp ops' calls are amp-to-library-calls'.)
+// pass does): operands as the runtime takes them (LibraryCallLowering.cpp),
+// the epilogues a call writes itself (Epilogues.cpp), and the GEMM's
+// operands and arguments, which the scaled GEMM builds on (GemmCalls.cpp).
+// Every change to the IR goes through the pattern's rewriter. (The amp
+// ops' calls are amp-to-library-calls'.)
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef AMP_LIB_CONVERSION_LINALGTOLIBRARYCALLS_LIBRARYCALLLOWERING_H
 #define AMP_LIB_CONVERSION_LINALGTOLIBRARYCALLS_LIBRARYCALLLOWERING_H
 
+#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 #include "amp/Conversion/RuntimeCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +21,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/PatternMatch.h"
 
 #include <optional>
 #include <string>
@@ -33,10 +35,6 @@ namespace library_calls {
 /// types unless `allowFloat8` (only the GEMM and the CPU's convolution take
 /// them).
 int32_t getDTypeCode(Type type, bool allowFloat8 = false);
-
-/// The `layout` argument of the convolution calls (the runtime's
-/// AmpConvLayout, AmpRuntime.h).
-enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
 
 /// The code of f32, the accumulator type every library call may write.
 constexpr int32_t kF32Code = static_cast<int32_t>(RuntimeDType::F32);
@@ -98,61 +96,84 @@ std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
                                                             linalg::FillOp fill,
                                                             Type type);
 Value getConversionOnlyOutput(linalg::GenericOp generic);
-bool takeOutput(Operation *op, linalg::GenericOp generic, Value out,
+bool takeOutput(RewriterBase &rewriter, Operation *op,
+                linalg::GenericOp generic, Value out,
                 llvm::function_ref<bool(Value)> acceptable);
-Value takeCopiedOutput(Operation *op, Value acc, linalg::FillOp fill,
+Value takeCopiedOutput(RewriterBase &rewriter, Operation *op, Value acc,
+                       linalg::FillOp fill,
                        llvm::function_ref<bool(Value)> acceptable);
-Value narrowAccumulator(Operation *op, NarrowedAccumulator &narrowed,
+Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
+                        NarrowedAccumulator &narrowed,
                         llvm::function_ref<bool(Value)> acceptable);
-Value narrowOutput(Operation *op, Value acc, linalg::FillOp fill, Type low,
+Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
+                   linalg::FillOp fill, Type low,
                    llvm::function_ref<bool(Value)> acceptable);
 Type getReadersNarrowedType(Value acc);
 Value getViewSource(Value value);
 bool isWrittenBetween(Operation *op, Operation *last, Value buffer);
 
-struct Lowering {
-  ModuleOp module;
-  OpBuilder b;
-  Type i32, i64, f32, ptr;
+/// True if an operand of `op` is of an FP8 type the libraries take
+/// (E4M3FN or E5M2): an amp-float8-contractions contraction.
+bool hasFloat8Operand(linalg::LinalgOp op);
 
-  /// The CPU pipeline's calls (ampCpuLibraryGemm, ampCpuLibraryConv2d)
-  /// instead of the GPU's.
-  bool onCpu = false;
+/// The reason a family's pattern gives for an op on tensors.
+constexpr llvm::StringLiteral kOnTensors =
+    "the op is on tensors (run after bufferization)";
 
-  explicit Lowering(ModuleOp module) : module(module), b(module.getContext()) {
-    i32 = b.getI32Type();
-    i64 = b.getI64Type();
-    f32 = b.getF32Type();
-    ptr = LLVM::LLVMPointerType::get(module.getContext());
-  }
+/// The backend's function for `call`, or failure with `why` set.
+FailureOr<RuntimeFunction> getCallFunction(const LibraryBackend &backend,
+                                           LibraryCall call, std::string &why);
 
-  Value i32c(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 32);
-  }
-  Value i64c(Location loc, int64_t v) {
-    return arith::ConstantIntOp::create(b, loc, v, 64);
-  }
+/// The i32, i64 and f32 constants of a call's arguments.
+Value createI32(OpBuilder &b, Location loc, int64_t value);
+Value createI64(OpBuilder &b, Location loc, int64_t value);
+Value createF32(OpBuilder &b, Location loc, float value);
 
-  /// Set when a call could not be emitted (an error was reported).
-  bool hadError = false;
-
-  /// Calls `function` with `args` at `op`, declaring it on first use.
-  LogicalResult emitCall(Operation *op, RuntimeFunction function,
-                         ArrayRef<Value> args) {
-    if (succeeded(createRuntimeCall(b, op, function, args)))
-      return success();
-    hadError = true;
-    return failure();
-  }
-
-  LogicalResult lowerGemm(linalg::LinalgOp op, bool batched, std::string &why);
-  LogicalResult lowerConv(linalg::LinalgOp op, ConvLayout layout,
-                          std::string &why);
+/// A (batch) matmul as a GEMM call takes it (GemmCalls.cpp).
+struct GemmOperands {
+  /// The backend's function of the call.
+  RuntimeFunction function;
+  bool batched = false, transA = false, transB = false;
+  Value a, b, c;
+  BufferInfo ai, bi, ci;
+  ContractionTypes types;
+  /// The first non-batch loop.
+  unsigned o() const { return batched ? 1 : 0; }
 };
 
-/// Convolutions the CPU calls take (ConvCalls.cpp).
+/// The (batch) matmul `op` as the backend's `call` takes it: Gemm for
+/// 16-bit or f32 operands, ScaledGemm for FP8 ones. Fails silently for the
+/// other family's op, and with the reason notified to `rewriter` (the
+/// driver's remark) when the call cannot compute it.
+FailureOr<GemmOperands> matchGemmCall(linalg::LinalgOp op,
+                                      PatternRewriter &rewriter,
+                                      const LibraryBackend &backend,
+                                      LibraryCall call);
+
+/// The arguments of the GEMM call (AmpRuntime.h's ampGpuGemm, in order) for
+/// `gemm` writing `c` (of `cType`) with `beta`, built at the rewriter's
+/// insertion point. The sizes are read from `c`, the buffer the call
+/// writes: a memref.dim of an f32 accumulator would be one more reader of
+/// it, and keep it from being narrowed.
+SmallVector<Value> buildGemmArguments(OpBuilder &b, Location loc,
+                                      const GemmOperands &gemm, Value c,
+                                      const BufferInfo &ci, int32_t cType,
+                                      float beta);
+
+/// Calls `function` with `args` in place of `op`, then erases `op` and
+/// `replaced` (the buffers and ops the call makes unneeded; null entries
+/// skipped). A call that cannot be declared is reported as an error (the
+/// driver fails) and changes nothing.
+void replaceWithCall(RewriterBase &rewriter, Operation *op,
+                     RuntimeFunction function, ArrayRef<Value> args,
+                     ArrayRef<Operation *> replaced);
+
+/// Whether a GEMM call can write `buffer` in place of a result of `shape`.
+bool isGemmOutput(Value buffer, ArrayRef<int64_t> shape);
+
+/// True if `op` is a convolution (linalg.conv_* or
+/// linalg.depthwise_conv_*): the convolution family's, taken or explained.
 bool isConvolution(linalg::LinalgOp op);
-std::optional<ConvLayout> getConvLayout(Operation *op, bool onCpu);
 
 } // namespace library_calls
 } // namespace amp

@@ -37,15 +37,22 @@
 // reduction of the call's f32 output (amp.amax, lowered) becomes the call's
 // dAmax.
 //
-// The families of calls are one file each (LibraryCallLowering.h).
+// The families of calls are one file each, exporting their patterns
+// (GemmCalls.cpp, ScaledGemmCalls.cpp, ConvCalls.cpp), and ask the target's
+// backend what its libraries take (CpuLibraries.cpp, GpuLibraries.cpp); the
+// driver, which applies them once per op in program order and says why an
+// op stays, is LibraryCallLowering.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
-#include "LibraryCallLowering.h"
-
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Rewrite/FrozenRewritePatternSet.h"
 
 namespace mlir {
 namespace amp {
@@ -56,13 +63,23 @@ namespace amp {
 
 using namespace mlir;
 using namespace mlir::amp;
-using namespace mlir::amp::library_calls;
 
 namespace {
 struct AmpLinalgToLibraryCallsPass
     : public amp::impl::AmpLinalgToLibraryCallsPassBase<
           AmpLinalgToLibraryCallsPass> {
   using Base::Base;
+
+  LogicalResult initialize(MLIRContext *context) override {
+    if (target != "gpu" && target != "cpu")
+      return success(); // Reported by runOnOperation, at the module.
+    const LibraryBackend &backend =
+        target == "cpu" ? getCpuLibraryBackend() : getGpuLibraryBackend();
+    RewritePatternSet set(context);
+    populateAmpLinalgToLibraryCallsPatterns(set, backend, convolutions);
+    patterns = std::move(set);
+    return success();
+  }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -72,50 +89,21 @@ struct AmpLinalgToLibraryCallsPass
                          << target << "'";
       return signalPassFailure();
     }
-    bool onCpu = target == "cpu";
-    SmallVector<linalg::LinalgOp> ops;
-    module.walk([&](linalg::LinalgOp op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp,
-              linalg::Conv2DNhwcHwcfOp>(op) ||
-          (onCpu && isConvolution(op)))
-        if (convolutions || isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
-          ops.push_back(op);
-    });
-    Lowering lowering(module);
-    lowering.onCpu = onCpu;
-    for (linalg::LinalgOp op : ops) {
-      if (!op.hasPureBufferSemantics()) {
-        op->emitRemark("amp: not a library call: the op is on tensors "
-                       "(run after bufferization)");
-        continue;
-      }
-      std::string why;
-      Operation *raw = op.getOperation();
-      std::optional<ConvLayout> layout = getConvLayout(raw, onCpu);
-      if (onCpu && !layout &&
-          !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(raw)) {
-        raw->emitRemark()
-            << "amp: kept as loops, not a library call: the CPU library "
-               "calls compute 2-D convolutions of the forms "
-               "conv_2d_nchw_fchw, conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc "
-               "only (no groups, depthwise, 1-D or 3-D), not "
-            << raw->getName();
-        continue;
-      }
-      LogicalResult lowered = isa<linalg::MatmulOp>(raw)
-                                  ? lowering.lowerGemm(op, false, why)
-                              : isa<linalg::BatchMatmulOp>(raw)
-                                  ? lowering.lowerGemm(op, true, why)
-                                  : lowering.lowerConv(op, *layout, why);
-      if (failed(lowered))
-        raw->emitRemark() << (onCpu ? "amp: kept as loops, not a library "
-                                      "call: "
-                                    : "amp: kept as a generated kernel, not a "
-                                      "library call: ")
-                          << why;
-    }
-    if (lowering.hadError)
+    const LibraryBackend &backend =
+        target == "cpu" ? getCpuLibraryBackend() : getGpuLibraryBackend();
+    if (failed(applyLibraryCallPatterns(module, patterns, backend)))
       signalPassFailure();
   }
+
+  FrozenRewritePatternSet patterns;
 };
 } // namespace
+
+void mlir::amp::populateAmpLinalgToLibraryCallsPatterns(
+    RewritePatternSet &patterns, const LibraryBackend &backend,
+    bool convolutions) {
+  populateAmpGemmToLibraryCallsPatterns(patterns, backend);
+  populateAmpScaledGemmToLibraryCallsPatterns(patterns, backend);
+  if (convolutions)
+    populateAmpConvToLibraryCallsPatterns(patterns, backend);
+}

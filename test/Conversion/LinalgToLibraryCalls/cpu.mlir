@@ -188,7 +188,7 @@ func.func @mixed_types_stay_loops(%a: memref<16x32xf16>, %b: memref<32x8xf32>, %
 // CHECK-LABEL: func.func @on_tensors
 // CHECK: linalg.matmul
 func.func @on_tensors(%a: tensor<16x32xf32>, %b: tensor<32x8xf32>, %c: tensor<16x8xf32>) -> tensor<16x8xf32> {
-  // expected-remark @+1 {{amp: not a library call: the op is on tensors (run after bufferization)}}
+  // expected-remark @+1 {{amp: kept as loops, not a library call: the op is on tensors (run after bufferization)}}
   %r = linalg.matmul ins(%a, %b : tensor<16x32xf32>, tensor<32x8xf32>) outs(%c : tensor<16x8xf32>) -> tensor<16x8xf32>
   return %r : tensor<16x8xf32>
 }

@@ -1,0 +1,252 @@
+//===- Epilogues.cpp - the epilogues a library call writes itself ---------===//
+//
+// Part of amp-mlir. The epilogues of amp-linalg-to-library-calls: a
+// contraction's zero-filled f32 accumulator whose readers only narrow it
+// (ContractionEpilogues.h) is written by the call in the 16-bit type
+// instead, into the output of a conversion-only generic (erased) or into a
+// 16-bit buffer that the fused epilogue generics read in place of their
+// truncf; an FP8 GEMM's epilogue left with a copy writes the copy's output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "LibraryCallLowering.h"
+
+#include "amp/Transforms/ContractionEpilogues.h"
+
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace mlir {
+namespace amp {
+namespace library_calls {
+
+/// Matches the accumulator `acc` of `op`, zero-filled by `fill`: a
+/// memref.alloc in op's block whose users are `fill`, `op`, deallocs and,
+/// after `op` in the block, generics that read it, directly or through
+/// reshaped views, only to narrow it to `type`.
+std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
+                                                            Value acc,
+                                                            linalg::FillOp fill,
+                                                            Type type) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != op->getBlock() || !fill)
+    return std::nullopt;
+  NarrowedAccumulator result{alloc, {}, {}, {}};
+  auto isNarrowingRead = [&](OpOperand &use) {
+    auto generic = dyn_cast<linalg::GenericOp>(use.getOwner());
+    if (!generic || generic->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(generic))
+      return false;
+    FloatType narrow = getNarrowedType(generic, use);
+    return narrow && narrow == type;
+  };
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      for (OpOperand &viewUse : user->getResult(0).getUses()) {
+        if (!isNarrowingRead(viewUse))
+          return std::nullopt;
+        result.reads.push_back(&viewUse);
+      }
+      result.views.push_back(user);
+      continue;
+    }
+    if (!isNarrowingRead(use))
+      return std::nullopt;
+    result.reads.push_back(&use);
+  }
+  if (result.reads.empty())
+    return std::nullopt;
+  result.type = cast<FloatType>(type);
+  return result;
+}
+
+/// If `generic` does nothing but narrow its one input into its one output
+/// (identity maps), that output; else null.
+Value getConversionOnlyOutput(linalg::GenericOp generic) {
+  if (generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return {};
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (body.getOperations().size() != 2 || yield.getNumOperands() != 1)
+    return {};
+  auto trunc = yield.getOperand(0).getDefiningOp<arith::TruncFOp>();
+  if (!trunc || trunc.getIn() != body.getArgument(0))
+    return {};
+  return generic.getDpsInits()[0];
+}
+
+/// Makes `out`, the output of `generic` (the only reader of `op`'s
+/// accumulator), the buffer that a call at `op` writes, if it can: `out`
+/// dominates `op` (or is an operand-less alloc in its block, moved before
+/// it), nothing between `op` and `generic` touches memory (the call writes
+/// `out` earlier than the generic did), and `acceptable(out)`. Erases
+/// `generic` then.
+bool takeOutput(RewriterBase &rewriter, Operation *op,
+                linalg::GenericOp generic, Value out,
+                llvm::function_ref<bool(Value)> acceptable) {
+  bool dominates = DominanceInfo().properlyDominates(out, op);
+  auto outAlloc = out.getDefiningOp<memref::AllocOp>();
+  bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
+                 outAlloc->getBlock() == op->getBlock();
+  bool quiet = generic->getBlock() == op->getBlock();
+  for (Operation *between = op->getNextNode(); quiet && between != generic;
+       between = between->getNextNode())
+    quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
+  if (!quiet || !(dominates || movable) || !acceptable(out))
+    return false;
+  if (!dominates)
+    rewriter.moveOpBefore(outAlloc, op);
+  rewriter.eraseOp(generic);
+  return true;
+}
+
+/// When the only reader (deallocs aside) of `op`'s accumulator `acc`, a
+/// memref.alloc zero-filled by `fill`, is a generic that copies it whole
+/// into a buffer of its type (an FP8 epilogue left with nothing to do once
+/// the call scales), that buffer, which the call then writes (takeOutput);
+/// the copy and `acc`'s deallocs are erased. Null otherwise.
+Value takeCopiedOutput(RewriterBase &rewriter, Operation *op, Value acc,
+                       linalg::FillOp fill,
+                       llvm::function_ref<bool(Value)> acceptable) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
+    return {};
+  linalg::GenericOp copy;
+  for (Operation *user : alloc->getUsers()) {
+    if (user == op || user == fill.getOperation() ||
+        isa<memref::DeallocOp>(user))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (copy || !generic)
+      return {};
+    copy = generic;
+  }
+  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
+      copy.getDpsInputs()[0] != acc ||
+      copy.getNumLoops() != copy.getNumParallelLoops() ||
+      !llvm::all_of(copy.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return {};
+  Block &body = copy.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value out = copy.getDpsInits()[0];
+  if (body.getOperations().size() != 1 ||
+      yield.getOperand(0) != body.getArgument(0) ||
+      out.getType() != acc.getType() ||
+      !takeOutput(rewriter, op, copy, out, acceptable))
+    return {};
+  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      rewriter.eraseOp(user);
+  return out;
+}
+
+/// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
+/// returns the buffer the call writes, either the output of a lone
+/// conversion-only generic (erased; an operand-less alloc of it is moved
+/// before `op`) or a new 16-bit buffer in place of the f32 one, which its
+/// readers now read without truncf. The f32 buffer is left for the caller
+/// to erase with `op` and the fill. `acceptable` says whether the call can
+/// write a given buffer.
+Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
+                        NarrowedAccumulator &narrowed,
+                        llvm::function_ref<bool(Value)> acceptable) {
+  memref::AllocOp alloc = narrowed.alloc;
+  auto dropDeallocs = [&](Value replacement) {
+    for (OpOperand &use : llvm::make_early_inc_range(alloc->getUses())) {
+      if (!isa<memref::DeallocOp>(use.getOwner()))
+        continue;
+      if (replacement)
+        rewriter.modifyOpInPlace(use.getOwner(), [&] { use.set(replacement); });
+      else
+        rewriter.eraseOp(use.getOwner());
+    }
+  };
+  if (narrowed.reads.size() == 1 && narrowed.views.empty()) {
+    auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
+    Value out = getConversionOnlyOutput(generic);
+    if (out && takeOutput(rewriter, op, generic, out, acceptable)) {
+      dropDeallocs(Value());
+      return out;
+    }
+  }
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(alloc);
+  auto type = cast<MemRefType>(alloc.getType());
+  auto narrowType = MemRefType::get(type.getShape(), narrowed.type,
+                                    type.getLayout(), type.getMemorySpace());
+  auto replacement = memref::AllocOp::create(
+      rewriter, alloc.getLoc(), narrowType, alloc.getDynamicSizes(),
+      alloc.getSymbolOperands(), alloc.getAlignmentAttr());
+  if (!acceptable(replacement)) {
+    rewriter.eraseOp(replacement);
+    return {};
+  }
+  // Each view of the f32 buffer becomes the same view of the 16-bit one.
+  DenseMap<Value, Value> narrowViews;
+  for (Operation *view : narrowed.views) {
+    rewriter.setInsertionPoint(view);
+    Operation *clone = rewriter.clone(*view);
+    auto viewType = cast<MemRefType>(view->getResult(0).getType());
+    rewriter.modifyOpInPlace(clone, [&] {
+      clone->setOperand(0, replacement);
+      clone->getResult(0).setType(
+          MemRefType::get(viewType.getShape(), narrowed.type,
+                          viewType.getLayout(), viewType.getMemorySpace()));
+    });
+    narrowViews[view->getResult(0)] = clone->getResult(0);
+  }
+  for (OpOperand *read : narrowed.reads) {
+    auto generic = cast<linalg::GenericOp>(read->getOwner());
+    BlockArgument arg = generic.getMatchingBlockArgument(read);
+    Value view = narrowViews.lookup(read->get());
+    rewriter.modifyOpInPlace(generic, [&] {
+      read->set(view ? view : Value(replacement));
+      arg.setType(narrowed.type);
+    });
+    // The truncf of the argument: the argument is its type now.
+    for (Operation *user : llvm::make_early_inc_range(arg.getUsers()))
+      rewriter.replaceOp(user, arg);
+  }
+  for (Operation *view : narrowed.views)
+    rewriter.eraseOp(view);
+  dropDeallocs(replacement);
+  return replacement;
+}
+
+/// The 16-bit buffer that a library call for `op` writes instead of its f32
+/// accumulator `acc` (zero-filled by `fill`) when its readers narrow it to
+/// `low` (f16 or bf16), after rewriting its epilogue; null if `acc` must
+/// stay f32.
+Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
+                   linalg::FillOp fill, Type low,
+                   llvm::function_ref<bool(Value)> acceptable) {
+  auto accType = cast<MemRefType>(acc.getType());
+  if (!low || !accType.getElementType().isF32() ||
+      !(low.isF16() || low.isBF16()))
+    return {};
+  std::optional<NarrowedAccumulator> narrowed =
+      matchNarrowedAccumulator(op, acc, fill, low);
+  if (!narrowed)
+    return {};
+  return narrowAccumulator(rewriter, op, *narrowed, acceptable);
+}
+
+/// The type that the first generic reading `acc` narrows it to (f16 or
+/// bf16), or null: the type an FP8 GEMM's output may be written in.
+Type getReadersNarrowedType(Value acc) {
+  for (OpOperand &use : acc.getUses())
+    if (auto generic = dyn_cast<linalg::GenericOp>(use.getOwner()))
+      return getNarrowedType(generic, use);
+  return {};
+}
+
+} // namespace library_calls
+} // namespace amp
+} // namespace mlir

@@ -1,0 +1,58 @@
+//===- GpuLibraries.cpp - the GPU's library calls -------------------------===//
+//
+// Part of amp-mlir. The GPU backend of amp-linalg-to-library-calls
+// (target=gpu): the runtime's device calls on device pointers. GEMMs are
+// cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
+// FP8 GEMMs cuBLASLt's, under its rules (Float8Gemms.h), and convolutions
+// cuDNN's legacy cudnnConvolutionForward in the NCHW/FCHW and NHWC/HWCF
+// layouts, of static shape, with no FP8 form.
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
+#include "amp/Conversion/RuntimeCalls.h"
+#include "amp/Transforms/Float8Gemms.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+using namespace mlir;
+using namespace mlir::amp;
+
+namespace {
+class GpuLibraryBackend final : public LibraryBackend {
+public:
+  StringRef getFallback() const override { return "a generated kernel"; }
+
+  std::optional<RuntimeFunction> getFunction(LibraryCall call) const override {
+    return getGpuFunction(call);
+  }
+
+  std::string getScaledGemmRefusal(Type a, Type b, bool transA, bool transB,
+                                   int64_t k, int64_t n) const override {
+    return getCublasLtFloat8Refusal(a, b, transA, transB, k, n).str();
+  }
+
+  FailureOr<ConvLayout> getConvLayout(linalg::LinalgOp op,
+                                      std::string &why) const override {
+    if (isa<linalg::Conv2DNchwFchwOp>(op))
+      return ConvLayout::NchwFchw;
+    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+      return ConvLayout::NhwcHwcf;
+    why = ("the cuDNN calls compute 2-D convolutions of the forms "
+           "conv_2d_nchw_fchw and conv_2d_nhwc_hwcf only (no groups, "
+           "depthwise, 1-D or 3-D), not " +
+           op->getName().getStringRef())
+              .str();
+    return failure();
+  }
+  bool takesDynamicConvBatch() const override { return false; }
+  StringRef getFloat8ConvRefusal() const override {
+    return "cuDNN's legacy API has no FP8 convolution";
+  }
+};
+} // namespace
+
+const LibraryBackend &mlir::amp::getGpuLibraryBackend() {
+  static const GpuLibraryBackend backend;
+  return backend;
+}
