@@ -183,9 +183,10 @@ def AmpLinalgToLibraryCallsPass
     GEMM sizes, leading dimensions and batch strides may be dynamic (a
     frontend's dynamic batch): the call reads them from the buffers'
     descriptors at run time. Ops that do not fit (a convolution of dynamic
-    shape or strides, a non-contiguous inner dimension, mixed operand
-    types, other indexing maps) stay linalg ops, to become generated
-    kernels, with a remark that says why.
+    shape or strides or of another form: grouped, depthwise, NHWC/FHWC,
+    1-D or 3-D; a non-contiguous inner dimension, mixed operand types,
+    other indexing maps) stay linalg ops, to become generated kernels, with
+    a remark that says why.
 
     With `target=cpu` (`--lower-to-cpu`'s `libraries`), the same matmuls
     and batch matmuls, with the same epilogues, become calls of
@@ -197,6 +198,13 @@ def AmpLinalgToLibraryCallsPass
     buffer (im2col, widening f16/bf16 to f32) for that f32 GEMM; their batch
     may be dynamic. Other convolutions (grouped, depthwise, 1-D, 3-D) stay
     linalg ops (loops), with a remark.
+
+    The calls are built by one pattern set per family
+    (`populateAmpGemmToLibraryCallsPatterns`,
+    `populateAmpScaledGemmToLibraryCallsPatterns`,
+    `populateAmpConvToLibraryCallsPatterns`), each asking the target's
+    `LibraryBackend` what its libraries take, and applied once per op in
+    program order (`applyLibraryCallPatterns`).
   }];
   let options = [
     Option<"target", "target", "std::string", "\"gpu\"",
