@@ -369,6 +369,11 @@ def test_enumerated_keywords_use_the_one_table(module_text):
         amp_mlir.compile(module_text, level="O3")
     with pytest.raises(ValueError, match="is not an enumerated option"):
         _capi.option_values("custom-white-list")
+    # Every enumerated option of the pipelines is listed (Options.h's
+    # AmpEnumeratedOptions), the FP8 recipe's too.
+    assert _capi.option_values("fp8-format") == ["e4m3", "hybrid", "e5m2"]
+    assert _capi.option_values("fp8-amax-compute") == ["max", "most_recent"]
+    assert _capi.option_values("calibration-fallback") == ["f32", "bf16"]
 
 
 def test_dtype_spellings_come_from_the_one_table():

@@ -59,6 +59,11 @@ AMP_OPTION_SPELLINGS(runner::CheckNanInf, "check-nan-inf", false,
                      {runner::CheckNanInf::All, "all"})
 
 namespace runner {
+/// The driver's own enumerated options (beside AmpEnumeratedOptions).
+using DriverEnumeratedOptions = OptionList<Target, CheckNanInf>;
+} // namespace runner
+
+namespace runner {
 using amp::AmpLevel;
 
 /// How results are labelled: "O0", "O1 f16", "O2 bf16".

@@ -138,21 +138,20 @@ static void addOptionSpellings(llvm::StringMap<std::string> &tables) {
   tables[amp::OptionSpellings<E>::option] = llvm::join(pairs, ",");
 }
 
-/// Calls `add<E>(tables)` for each enumerated option a caller can name.
+/// Calls `Adder<E>::add(tables)` for each option `E` of the list.
+template <template <typename> class Adder, typename... E>
+static void addAll(llvm::StringMap<std::string> &tables,
+                   amp::OptionList<E...>) {
+  (Adder<E>::add(tables), ...);
+}
+
+/// Calls `Adder<E>::add(tables)` for each enumerated option a caller can
+/// name: the pipelines' and the driver's.
 template <template <typename> class Adder>
 static llvm::StringMap<std::string> makeOptionTables() {
   llvm::StringMap<std::string> tables;
-  Adder<amp::AmpLevel>::add(tables);
-  Adder<amp::Precision>::add(tables);
-  Adder<amp::GuardMode>::add(tables);
-  Adder<amp::Placement>::add(tables);
-  Adder<amp::LossScalingMode>::add(tables);
-  Adder<amp::ArgPrecision>::add(tables);
-  Adder<amp::RoundingMode>::add(tables);
-  Adder<amp::ReportFormat>::add(tables);
-  Adder<amp::F64Computations>::add(tables);
-  Adder<Target>::add(tables);
-  Adder<CheckNanInf>::add(tables);
+  addAll<Adder>(tables, amp::AmpEnumeratedOptions());
+  addAll<Adder>(tables, DriverEnumeratedOptions());
   return tables;
 }
 

@@ -157,6 +157,18 @@ AMP_OPTION_SPELLINGS(Float8CostModel, "fp8-cost-model", false,
                      {Float8CostModel::None, "none"},
                      {Float8CostModel::H100, "h100"})
 
+/// A list of enumerated options (enums with an OptionSpellings table).
+template <typename... E> struct OptionList {};
+
+/// Every enumerated option of the pipelines, in the order the C API lists
+/// them (ampRunnerGetOptionValues, and Python's keyword checks through it).
+/// A new enumerated option joins here, next to its table.
+using AmpEnumeratedOptions =
+    OptionList<AmpLevel, Precision, GuardMode, Placement, LossScalingMode,
+               ArgPrecision, RoundingMode, ReportFormat, F64Computations,
+               CalibrationFallback, Float8Format, Float8Scaling,
+               Float8AmaxCompute, Float8CostModel>;
+
 /// The value `text` spells, if any.
 template <typename E> std::optional<E> parseOptionValue(llvm::StringRef text) {
   for (const Spelling<E> &spelling : OptionSpellings<E>::values)
