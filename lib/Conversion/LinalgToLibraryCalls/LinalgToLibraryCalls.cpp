@@ -70,31 +70,33 @@ struct AmpLinalgToLibraryCallsPass
           AmpLinalgToLibraryCallsPass> {
   using Base::Base;
 
+  /// The backend `target` names, chosen once, with its patterns; none for
+  /// a target that names no backend (reported at the module).
   LogicalResult initialize(MLIRContext *context) override {
-    if (target != "gpu" && target != "cpu")
-      return success(); // Reported by runOnOperation, at the module.
-    const LibraryBackend &backend =
-        target == "cpu" ? getCpuLibraryBackend() : getGpuLibraryBackend();
+    backend = target == "cpu"   ? &getCpuLibraryBackend()
+              : target == "gpu" ? &getGpuLibraryBackend()
+                                : nullptr;
+    if (!backend)
+      return success();
     RewritePatternSet set(context);
-    populateAmpLinalgToLibraryCallsPatterns(set, backend, convolutions);
+    populateAmpLinalgToLibraryCallsPatterns(set, *backend, convolutions);
     patterns = std::move(set);
     return success();
   }
 
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    if (target != "gpu" && target != "cpu") {
+    if (!backend) {
       module.emitError() << "amp-linalg-to-library-calls: target must be gpu "
                             "or cpu, got '"
                          << target << "'";
       return signalPassFailure();
     }
-    const LibraryBackend &backend =
-        target == "cpu" ? getCpuLibraryBackend() : getGpuLibraryBackend();
-    if (failed(applyLibraryCallPatterns(module, patterns, backend)))
+    if (failed(applyLibraryCallPatterns(module, patterns, *backend)))
       signalPassFailure();
   }
 
+  const LibraryBackend *backend = nullptr;
   FrozenRewritePatternSet patterns;
 };
 } // namespace
