@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 11
+#define AMP_RUNNER_CAPI_VERSION 12
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -112,44 +112,118 @@ ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
  * Compilation
  *===----------------------------------------------------------------------===*/
 
-/** How to compile. NULL strings take the default. */
-typedef struct AmpRunnerCompileOptions {
-  const char *level;          /**< "O0" (default), "O1" or "O2". */
-  const char *dtype;          /**< "f16" or "bf16"; NULL/"": a dtype= in
-                                   ampOptions, else the policy file's, else
-                                   f16. */
-  const char *ampOptions;     /**< More options of --amp-o1/--amp-o2, in their
-                                   syntax ("custom-black-list=math.exp"). */
-  const char *target;         /**< "cpu" (default), "gpu" or "gpu-sim". */
-  const char *gpuOptions;     /**< Options of --lower-to-gpu ("chip=sm_80"). */
-  const char *runtimeLibrary; /**< libamp_runtime.so (target "gpu", and
-                                   "cpu" code calling the collectives) or
-                                   libamp_runtime_gpusim.so ("gpu-sim");
-                                   NULL/"": the one next to
-                                   libAmpRunnerCAPI.so. */
-  const char *checkNanInf;    /**< NULL/"" (off), "low" or "all": run
-                                   --amp-check-nan-inf after the level (CPU);
-                                   a call that produces an Inf or a NaN in a
-                                   checked op fails, naming the first. */
-  const char *rounding;       /**< NULL/"": the level's (once); "once":
-                                   low-precision values rounded where
-                                   stored, f32 inside each loop nest;
-                                   "per-op": after every low op. */
-  const char *timing;         /**< NULL/"": the time of each stage only
-                                   (ampRunnerModuleGetLastTiming); "passes":
-                                   also MLIR's time of each pass and LLVM's
-                                   (-mlir-timing, -time-passes). */
-  const char *cpuOptions;     /**< Options of --lower-to-cpu
-                                   ("libraries=false": generated loops
-                                   instead of the CPU library's calls);
-                                   target "cpu" only. Since version 9. */
-  const char *recordRanges;   /**< NULL/"": off; a function name (level O0
-                                   only): that entry also returns a
-                                   tensor<Nxf32>, the largest finite
-                                   magnitude of each of its N float tensors
-                                   (amp-record-ranges), for a calibration
-                                   file. Since version 10. */
-} AmpRunnerCompileOptions;
+/** How to compile: an object made with ampRunnerOptionsCreate, whose
+ *  options are set one by one, each by a typed setter; a NULL options
+ *  pointer, wherever one is taken, means all the defaults. The setters
+ *  check their value where it enters and return 0, or non-zero with the
+ *  message in ampRunnerGetLastError() (the option unchanged). Since version
+ *  12 (before, a struct of strings). */
+typedef struct AmpRunnerOptions AmpRunnerOptions;
+
+/** A new set of options, all at their defaults; never NULL. */
+AMP_RUNNER_CAPI AmpRunnerOptions *ampRunnerOptionsCreate(void);
+/** Destroys options; NULL is a no-op. */
+AMP_RUNNER_CAPI void ampRunnerOptionsDestroy(AmpRunnerOptions *options);
+
+/** The values of the enumerated options, in the order of their spelling
+ *  tables (the order ampRunnerGetOptionValues lists them in). */
+typedef enum AmpRunnerLevel {
+  AMP_RUNNER_LEVEL_O0 = 0, /**< The module as written (the default). */
+  AMP_RUNNER_LEVEL_O1 = 1,
+  AMP_RUNNER_LEVEL_O2 = 2,
+} AmpRunnerLevel;
+typedef enum AmpRunnerDtype {
+  AMP_RUNNER_DTYPE_F16 = 0,
+  AMP_RUNNER_DTYPE_BF16 = 1,
+  AMP_RUNNER_DTYPE_FP8 = 2, /**< bf16, the contractions' operands in FP8
+                                 (dtype=fp8 of the AMP pipeline). */
+} AmpRunnerDtype;
+typedef enum AmpRunnerTarget {
+  AMP_RUNNER_TARGET_CPU = 0, /**< The default. */
+  AMP_RUNNER_TARGET_GPU = 1,
+  AMP_RUNNER_TARGET_GPU_SIM = 2, /**< The GPU pipeline's output, run by the
+                                      GPU simulator. */
+} AmpRunnerTarget;
+typedef enum AmpRunnerRounding {
+  AMP_RUNNER_ROUNDING_ONCE = 0,   /**< Low-precision values rounded where
+                                       stored, f32 inside each loop nest. */
+  AMP_RUNNER_ROUNDING_PER_OP = 1, /**< After every low op. */
+} AmpRunnerRounding;
+typedef enum AmpRunnerCheckNanInf {
+  AMP_RUNNER_CHECK_NAN_INF_OFF = 0, /**< The default. */
+  AMP_RUNNER_CHECK_NAN_INF_LOW = 1,
+  AMP_RUNNER_CHECK_NAN_INF_ALL = 2,
+} AmpRunnerCheckNanInf;
+/** The two lowerings, whose options ampRunnerOptionsSetLowering* set. */
+typedef enum AmpRunnerLowering {
+  AMP_RUNNER_LOWERING_CPU = 0, /**< --lower-to-cpu (target cpu). */
+  AMP_RUNNER_LOWERING_GPU = 1, /**< --lower-to-gpu (targets gpu, gpu-sim). */
+} AmpRunnerLowering;
+
+/** The AMP level (default O0). */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetLevel(AmpRunnerOptions *options,
+                                             AmpRunnerLevel level);
+/** The low-precision type of O1/O2; unset: a dtype= in the AMP options,
+ *  else the policy file's, else f16. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetDtype(AmpRunnerOptions *options,
+                                             AmpRunnerDtype dtype);
+/** Where it runs (default cpu). */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetTarget(AmpRunnerOptions *options,
+                                              AmpRunnerTarget target);
+/** How low-precision values are rounded, in the level and the lowering;
+ *  unset: the level's (once). */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetRounding(AmpRunnerOptions *options,
+                                                AmpRunnerRounding rounding);
+/** Run --amp-check-nan-inf after the level (target cpu only): a call that
+ *  produces an Inf or a NaN in a checked op fails, naming the first. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetCheckNanInf(AmpRunnerOptions *options,
+                                                   AmpRunnerCheckNanInf check);
+/** Non-zero: ampRunnerModuleGetLastTiming also has MLIR's time of each
+ *  pass and LLVM's (-mlir-timing, -time-passes); zero (the default): the
+ *  time of each stage only. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetTimePasses(AmpRunnerOptions *options,
+                                                  int passes);
+/** libamp_runtime.so (target gpu, and cpu code calling the collectives) or
+ *  libamp_runtime_gpusim.so (gpu-sim); NULL/"" (the default): the one next
+ *  to libAmpRunnerCAPI.so. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetRuntimeLibrary(AmpRunnerOptions *options,
+                                                      const char *path);
+/** Range calibration (level O0 only): the entry function of this name also
+ *  returns a tensor<Nxf32>, the largest finite magnitude of each of its N
+ *  float tensors (amp-record-ranges), for a calibration file; NULL/"": off. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetRecordRanges(AmpRunnerOptions *options,
+                                                    const char *function);
+/** More options of --amp-o1/--amp-o2, in their syntax
+ *  ("custom-black-list=math.exp placement=greedy"), read when the level
+ *  runs (ampRunnerCheckOptions checks them first); a dtype set with
+ *  ampRunnerOptionsSetDtype wins over a dtype= here. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpOptions(AmpRunnerOptions *options,
+                                                  const char *text);
+
+/** The options of a lowering, each as "name=kind" with kind "bool",
+ *  "integer" or "string" (the setter it takes), in declaration order,
+ *  separated by commas ("c-interface=bool,...,split-reductions=integer").
+ *  Static storage. */
+AMP_RUNNER_CAPI const char *
+ampRunnerGetLoweringOptions(AmpRunnerLowering lowering);
+/** Sets option `name` of `lowering` (as amp-opt's --lower-to-cpu="name=.."
+ *  or --lower-to-gpu="name=.." does) to a value of its kind: a bool
+ *  (non-zero is true), an integer, or a string in the option's own form
+ *  ("sm_80" for chip, "isa" for format). Non-zero for an unknown name, a
+ *  value of another kind or out of the option's range. Options of the CPU
+ *  lowering make a compilation for another target fail. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetLoweringBool(AmpRunnerOptions *options,
+                                                    AmpRunnerLowering lowering,
+                                                    const char *name,
+                                                    int value);
+AMP_RUNNER_CAPI int ampRunnerOptionsSetLoweringInt(AmpRunnerOptions *options,
+                                                   AmpRunnerLowering lowering,
+                                                   const char *name,
+                                                   int64_t value);
+AMP_RUNNER_CAPI int
+ampRunnerOptionsSetLoweringString(AmpRunnerOptions *options,
+                                  AmpRunnerLowering lowering, const char *name,
+                                  const char *value);
 
 /** A JIT-compiled entry function. */
 typedef struct AmpRunnerExecutable AmpRunnerExecutable;
@@ -161,7 +235,7 @@ typedef struct AmpRunnerExecutable AmpRunnerExecutable;
  * stage. */
 AMP_RUNNER_CAPI AmpRunnerExecutable *
 ampRunnerCompile(AmpRunnerModule *module, const char *entry,
-                 const AmpRunnerCompileOptions *options);
+                 const AmpRunnerOptions *options);
 AMP_RUNNER_CAPI void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe);
 
 /** Compiles `entry` (as ampRunnerCompile) and, with `others` non-zero,
@@ -173,7 +247,7 @@ AMP_RUNNER_CAPI void ampRunnerExecutableDestroy(AmpRunnerExecutable *exe);
  *  Returns how many it wrote, or -1 on failure (`entry`'s error). */
 AMP_RUNNER_CAPI int64_t
 ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
-                          int others, const AmpRunnerCompileOptions *options,
+                          int others, const AmpRunnerOptions *options,
                           AmpRunnerExecutable **executables, int64_t capacity);
 
 /** The time of each stage of the last compilation of `module`
@@ -187,16 +261,17 @@ ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
 AMP_RUNNER_CAPI const char *
 ampRunnerModuleGetLastTiming(AmpRunnerModule *module);
 
-/** Checks `options` for `module` without compiling: the level, dtype,
- *  target and rounding, and at O1/O2 the options of the AMP pipeline in
- *  `ampOptions` (their syntax and values), the policy file, and that the op
+/** Checks `options` for `module` without compiling: what the setters could
+ *  not check alone (CPU lowering options for another target, a range
+ *  calibration at O1/O2), and at O1/O2
+ *  the options of the AMP pipeline (ampRunnerOptionsSetAmpOptions: their
+ *  syntax and values), the policy file, and that the op
  *  names of the lists are registered and in one list only. 0 when they are
  *  valid; else non-zero, with ampRunnerGetLastError() the message, located
  *  ("file:line:col: error: amp: arg-precision must be keep or low, got
  *  'x'"). */
-AMP_RUNNER_CAPI int
-ampRunnerCheckOptions(AmpRunnerModule *module,
-                      const AmpRunnerCompileOptions *options);
+AMP_RUNNER_CAPI int ampRunnerCheckOptions(AmpRunnerModule *module,
+                                          const AmpRunnerOptions *options);
 
 /** What ampRunnerModuleTransform returns. */
 typedef enum AmpRunnerTransformOutput {
@@ -210,18 +285,18 @@ typedef enum AmpRunnerTransformOutput {
 } AmpRunnerTransformOutput;
 
 /** What `amp-opt --amp-o1/--amp-o2="<ampOptions>" [--lower-to-<target>]`
- *  does, in-process, on a copy of the module: options->level with its
- *  dtype, ampOptions and rounding (O0: none), then, with `lower` non-zero,
- *  the lowering of options->target ("cpu", "gpu" with gpuOptions,
- *  "gpu-sim"). Returns `output` (an AmpRunnerTransformOutput) of the
- *  result as text, owned by the module and valid until the next call on
- *  it. NULL on failure, with the message in ampRunnerGetLastError(); the
- *  errors, warnings and remarks are in ampRunnerGetLastDiagnostics() either
- *  way, located, with what the AMP pipeline would have printed (a
- *  report=text without report-file) in its "stderr" and "stdout". */
+ *  does, in-process, on a copy of the module: the options' level with its
+ *  dtype, AMP options and rounding (O0: none), then, with `lower` non-zero,
+ *  the lowering of its target with its lowering's options. Returns `output` (an
+ * AmpRunnerTransformOutput) of the result as text, owned by the module and
+ * valid until the next call on it. NULL on failure, with the message in
+ * ampRunnerGetLastError(); the errors, warnings and remarks are in
+ * ampRunnerGetLastDiagnostics() either way, located, with what the AMP pipeline
+ * would have printed (a report=text without report-file) in its "stderr" and
+ * "stdout". */
 AMP_RUNNER_CAPI const char *
 ampRunnerModuleTransform(AmpRunnerModule *module,
-                         const AmpRunnerCompileOptions *options, int lower,
+                         const AmpRunnerOptions *options, int lower,
                          int output);
 
 /*===----------------------------------------------------------------------===*

@@ -22,9 +22,6 @@
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
-#include "llvm/Support/FileSystem.h"
-#include "llvm/Support/Path.h"
-#include "llvm/Support/Regex.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -34,9 +31,8 @@ using namespace mlir::amp;
 /// pipelines start with. `libraryCalls`: the pipeline makes library calls
 /// (the GPU's `libraries`): amp-round-once keeps the narrowing of a library
 /// contraction's result.
-template <typename Options>
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
-                                 const LoweringOptionsBase<Options> &options,
+                                 std::optional<RoundingMode> rounding,
                                  bool libraryCalls) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
@@ -61,13 +57,9 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   // and the library calls accumulate (beta = 1) instead of overwriting.
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise) {
-    if (options.roundingMode) {
-      pm.addPass(createAmpFuseElementwisePass(*options.roundingMode));
-    } else {
-      AmpFuseElementwisePassOptions fuse;
-      fuse.rounding = options.rounding;
-      pm.addPass(createAmpFuseElementwisePass(fuse));
-    }
+    // No rounding given: the passes read the module's amp.rounding.
+    pm.addPass(rounding ? createAmpFuseElementwisePass(*rounding)
+                        : createAmpFuseElementwisePass());
     pm.addPass(createCanonicalizerPass());
   }
   // Input that was CSE'd before (a frontend's, a user's --cse) may still
@@ -77,11 +69,10 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   pm.addNestedPass<func::FuncOp>(createAmpPrepareContractionsPass());
   // Each loop nest computes in f32 and rounds what it stores (unless the
   // module or the option says per-op).
-  if (options.roundingMode) {
-    pm.addPass(createAmpRoundOncePass(*options.roundingMode, libraryCalls));
+  if (rounding) {
+    pm.addPass(createAmpRoundOncePass(*rounding, libraryCalls));
   } else {
     AmpRoundOncePassOptions once;
-    once.rounding = options.rounding;
     once.keepLibraryNarrowing = libraryCalls;
     pm.addPass(createAmpRoundOncePass(once));
   }
@@ -100,14 +91,14 @@ static bufferization::OneShotBufferizePassOptions bufferizeOptions() {
 }
 
 void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
-                                        const LowerToCpuOptions &options) {
+                                        const CpuLoweringOptions &options) {
   // Rounding once, a fused epilogue reads a matmul's result unrounded, as
   // it does in the generated loops: the library call writes the low type
   // itself only where nothing but a conversion reads the result (it is
   // stored), else f32, which the epilogue's loop nest rounds once, where it
   // stores. (On the GPU, cuBLAS writes the low type and the epilogue
   // kernel reads it: one rounding more, for half the bytes.)
-  addTensorPreparation(pm, options.fuseElementwise, options,
+  addTensorPreparation(pm, options.fuseElementwise, options.rounding,
                        /*libraryCalls=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
@@ -196,105 +187,26 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
 // --lower-to-gpu
 //===----------------------------------------------------------------------===//
 
-/// The compute capability of `chip` ("sm_90a" -> 90), or -1.
-static int getComputeCapability(StringRef chip) {
-  llvm::Regex pattern("^sm_([0-9]+)a?$");
-  SmallVector<StringRef> matches;
-  if (!pattern.match(chip, &matches))
-    return -1;
-  int cc = -1;
-  if (matches[1].getAsInteger(10, cc))
-    return -1;
-  return cc;
-}
-
-/// The PTX features for `chip` when none are given: PTX 8.0 covers sm_75 to
-/// sm_90a; Blackwell needs 8.6 (sm_100/101) and 8.7 (sm_120).
-static std::string getDefaultFeatures(int cc) {
-  if (cc >= 120)
-    return "+ptx87";
-  if (cc >= 100)
-    return "+ptx86";
-  return "+ptx80";
-}
-
 /// Whether PTX's cvt to e4m3x2/e5m2x2 is there: sm_90 and later from PTX
 /// 7.8, sm_89 from PTX 8.1 (LLVM's NVPTX rule; the default +ptx80 covers
 /// sm_90 but not sm_89).
-static bool hasFloat8Conversions(const LowerToGpuOptions &options) {
-  int cc = getComputeCapability(options.chip);
-  std::string features = options.features.empty() ? getDefaultFeatures(cc)
-                                                  : options.features.getValue();
-  StringRef version(features);
-  int ptx = 0;
-  if (!version.consume_front("+ptx") || version.getAsInteger(10, ptx))
-    return false;
+static bool hasFloat8Conversions(const GpuLoweringOptions &options) {
+  int cc = options.chip.computeCapability;
+  unsigned ptx = getPtxVersion(options);
   return (cc >= 90 && ptx >= 78) || (cc == 89 && ptx >= 81);
 }
 
-LogicalResult
-mlir::amp::verifyLowerToGpuOptions(const LowerToGpuOptions &options,
-                                   std::string &error) {
-  int cc = getComputeCapability(options.chip);
-  if (cc < 0) {
-    error = "chip '" + options.chip + "' is not of the form sm_<N>[a]";
-    return failure();
-  }
-  if (cc < 75) {
-    error = "chip '" + options.chip +
-            "' is older than sm_75, which CUDA 13's ptxas no longer supports";
-    return failure();
-  }
-  if (options.format != "fatbin" && options.format != "isa" &&
-      options.format != "bin") {
-    error = "format must be fatbin, isa or bin, got '" + options.format + "'";
-    return failure();
-  }
-  if (!options.features.empty() &&
-      !llvm::Regex("^\\+ptx[0-9]+$").match(options.features)) {
-    error =
-        "features must be of the form +ptx<N>, got '" + options.features + "'";
-    return failure();
-  }
-  // ptxas and fatbinary are needed unless stopping at PTX; libdevice (for
-  // math functions) always.
-  SmallString<128> ptxas(options.toolkit.getValue());
-  llvm::sys::path::append(ptxas, "bin", "ptxas");
-  if (!options.simulate && options.format != "isa" &&
-      !llvm::sys::fs::can_execute(ptxas)) {
-    error = "no ptxas at '" + std::string(ptxas) +
-            "': set toolkit= to a CUDA toolkit root, or use format=isa";
-    return failure();
-  }
-  if (!options.roundingMode && !options.rounding.empty() &&
-      failed(parseRoundingMode(options.rounding))) {
-    error = "rounding must be once or per-op, got '" + options.rounding + "'";
-    return failure();
-  }
-  if (options.blockSize == 0 || options.blockSize > 1024) {
-    error = "block-size must be in [1, 1024]";
-    return failure();
-  }
-  // PTX's widest global access is 16 bytes (ld.global.v4.b32).
-  if (options.vectorBytes != 0 && options.vectorBytes != 4 &&
-      options.vectorBytes != 8 && options.vectorBytes != 16) {
-    error = "vector-bytes must be 0 (no vectorisation), 4, 8 or 16";
-    return failure();
-  }
-  return success();
-}
-
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
-                                        const LowerToGpuOptions &options) {
+                                        const GpuLoweringOptions &options) {
   // FP8 contractions without an FP8 library kernel (convolutions; GEMMs
   // before sm_89) read their operands widened exactly to bf16: the bf16
   // library call computes the same products.
   if (options.libraries) {
     AmpWidenFloat8ContractionsPassOptions widen;
-    widen.gemms = getComputeCapability(options.chip) < 89;
+    widen.gemms = options.chip.computeCapability < 89;
     pm.addNestedPass<func::FuncOp>(createAmpWidenFloat8ContractionsPass(widen));
   }
-  addTensorPreparation(pm, /*fuseElementwise=*/true, options,
+  addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
                        /*libraryCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
@@ -357,10 +269,8 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
-  target.chip = options.chip;
-  target.features = options.features.empty()
-                        ? getDefaultFeatures(getComputeCapability(options.chip))
-                        : options.features.getValue();
+  target.chip = options.chip.str();
+  target.features = PtxVersion{getPtxVersion(options)}.str();
   target.optLevel = options.optLevel;
   target.linkLibs.push_back(options.toolkit +
                             "/nvvm/libdevice/libdevice.10.bc");
@@ -385,7 +295,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   } else {
     GpuModuleToBinaryPassOptions binary;
     binary.toolkitPath = options.toolkit;
-    binary.compilationTarget = options.format;
+    binary.compilationTarget = stringifyOptionValue(options.format).str();
     pm.addPass(createGpuModuleToBinaryPass(binary));
   }
   pm.addPass(createConvertMathToLLVMPass());
@@ -394,28 +304,46 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
 
-void mlir::amp::registerLoweringPipelines() {
+static LogicalResult verifyLowering(const CpuLoweringOptions &, std::string &) {
+  return success();
+}
+static LogicalResult verifyLowering(const GpuLoweringOptions &options,
+                                    std::string &error) {
+  return verifyGpuLoweringOptions(options, error);
+}
+
+/// Registers pipeline `name`, whose textual options are read into the typed
+/// ones once and verified, before `build` adds the passes.
+template <typename Text, typename Typed>
+static void registerLoweringPipeline(StringRef name, StringRef description,
+                                     void (*build)(OpPassManager &,
+                                                   const Typed &)) {
+  std::string prefix = name.str() + ": ";
   mlir::registerPassPipeline(
+      name, description,
+      [prefix, build](OpPassManager &pm, StringRef text,
+                      function_ref<LogicalResult(const Twine &)> onError) {
+        Typed options;
+        std::string error;
+        if (failed(parseLoweringOptions(text, options, error)) ||
+            failed(verifyLowering(options, error)))
+          return onError(prefix + error);
+        build(pm, options);
+        return success();
+      },
+      [](function_ref<void(const detail::PassOptions &)> optHandler) {
+        optHandler(Text());
+      });
+}
+
+void mlir::amp::registerLoweringPipelines() {
+  registerLoweringPipeline<LowerToGpuOptions>(
       "lower-to-gpu",
       "Lower tensor programs in f32/f16/bf16 to host LLVM dialect plus "
       "gpu.binary kernels for NVIDIA GPUs, with matmuls and convolutions as "
       "cuBLAS/cuDNN calls into libamp_runtime",
-      [](OpPassManager &pm, StringRef text,
-         function_ref<LogicalResult(const Twine &)> errorHandler) {
-        std::unique_ptr<LowerToGpuOptions> options =
-            LowerToGpuOptions::createFromString(text);
-        if (!options)
-          return errorHandler("lower-to-gpu: invalid options '" + text + "'");
-        std::string error;
-        if (failed(verifyLowerToGpuOptions(*options, error)))
-          return errorHandler("lower-to-gpu: " + error);
-        buildLowerToGpuPipeline(pm, *options);
-        return success();
-      },
-      [](function_ref<void(const detail::PassOptions &)> optHandler) {
-        optHandler(LowerToGpuOptions());
-      });
-  PassPipelineRegistration<LowerToCpuOptions>(
+      buildLowerToGpuPipeline);
+  registerLoweringPipeline<LowerToCpuOptions>(
       "lower-to-cpu",
       "Lower tensor programs in f32/f16/bf16 (linalg, tosa, tensor, arith, "
       "math) to the LLVM dialect for the host CPU",

@@ -304,35 +304,27 @@ static llvm::Error checkCompileOptions(ModuleOp module,
   return llvm::Error::success();
 }
 
-/// The lowering of `options.target` (--lower-to-cpu, or --lower-to-gpu with
-/// options.gpuOptions), with options.rounding.
+/// The lowering of `options.target` (--lower-to-cpu with options.cpu, or
+/// --lower-to-gpu with options.gpu), with options.rounding where it is set.
 static llvm::Error buildLowering(OpPassManager &lowering,
                                  const CompileOptions &options) {
   if (options.target == Target::Cpu) {
-    std::unique_ptr<amp::LowerToCpuOptions> cpuOptions =
-        amp::LowerToCpuOptions::createFromString(options.cpuOptions);
-    if (!cpuOptions)
-      return makeError("invalid CPU lowering options '" + options.cpuOptions +
-                       "'");
+    amp::CpuLoweringOptions cpu = options.cpu;
     if (options.checkNanInf != CheckNanInf::Off)
-      cpuOptions->roundingMode = RoundingMode::PerOp;
-    else
-      cpuOptions->roundingMode = options.rounding;
-    amp::buildLowerToCpuPipeline(lowering, *cpuOptions);
-  } else {
-    std::unique_ptr<amp::LowerToGpuOptions> gpuOptions =
-        amp::LowerToGpuOptions::createFromString(options.gpuOptions);
-    if (!gpuOptions)
-      return makeError("invalid GPU lowering options '" + options.gpuOptions +
-                       "'");
-    std::string reason;
-    if (options.target == Target::GpuSim)
-      gpuOptions->simulate = true;
-    gpuOptions->roundingMode = options.rounding;
-    if (failed(verifyLowerToGpuOptions(*gpuOptions, reason)))
-      return makeError(reason);
-    amp::buildLowerToGpuPipeline(lowering, *gpuOptions);
+      cpu.rounding = RoundingMode::PerOp;
+    else if (options.rounding)
+      cpu.rounding = options.rounding;
+    amp::buildLowerToCpuPipeline(lowering, cpu);
+    return llvm::Error::success();
   }
+  amp::GpuLoweringOptions gpu = options.gpu;
+  gpu.simulate |= options.target == Target::GpuSim;
+  if (options.rounding)
+    gpu.rounding = options.rounding;
+  std::string reason;
+  if (failed(amp::verifyGpuLoweringOptions(gpu, reason)))
+    return makeError(reason);
+  amp::buildLowerToGpuPipeline(lowering, gpu);
   return llvm::Error::success();
 }
 

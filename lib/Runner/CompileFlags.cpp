@@ -5,9 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Runner/CompileFlags.h"
-#include "amp/Pipelines/LoweringPipelines.h"
-
-#include "llvm/Support/raw_ostream.h"
+#include "amp/Pipelines/LoweringOptions.h"
 
 using namespace mlir;
 using namespace mlir::amp;
@@ -51,26 +49,17 @@ llvm::Error amp::runner::parseCompileOptions(const CompileOptionsText &text,
   if (llvm::Error error =
           parseEnum(text.checkNanInf, options.checkNanInf, prefix))
     return error;
-  options.gpuOptions = text.gpuOptions;
-  options.cpuOptions = text.cpuOptions;
-  if (!options.cpuOptions.empty()) {
-    if (options.target != Target::Cpu)
-      return makeError(prefix +
-                       "cpu-options are options of the CPU lowering "
-                       "(--lower-to-cpu); target '" +
-                       stringifyOptionValue(options.target) +
-                       "' does not read them");
-    // The parser the compilation uses: a bad option fails here, not at the
-    // first call.
-    std::string parseErrors;
-    llvm::raw_string_ostream errorStream(parseErrors);
-    LowerToCpuOptions parsed;
-    if (failed(parsed.parseFromString(options.cpuOptions, errorStream)))
-      return makeError(
-          "invalid CPU lowering options '" + options.cpuOptions + "'" +
-          (parseErrors.empty() ? std::string()
-                               : ": " + StringRef(parseErrors).trim().str()));
-  }
+  if (!text.cpuOptions.empty() && options.target != Target::Cpu)
+    return makeError(prefix +
+                     "cpu-options are options of the CPU lowering "
+                     "(--lower-to-cpu); target '" +
+                     stringifyOptionValue(options.target) +
+                     "' does not read them");
+  std::string error;
+  if (failed(parseLoweringOptions(text.cpuOptions, options.cpu, error)))
+    return makeError(prefix + "cpu-options: " + error);
+  if (failed(parseLoweringOptions(text.gpuOptions, options.gpu, error)))
+    return makeError(prefix + "gpu-options: " + error);
   return llvm::Error::success();
 }
 

@@ -23,7 +23,8 @@ from .compiler import (AmpDiagnostic, AmpError, AmpRemark, AmpWarning,
                        CompiledFunction, CompiledModule, CompileTiming,
                        SignatureError,
                        TensorType,
-                       build_amp_options, compile, precision_graph,
+                       build_amp_options, compile, lowering_options,
+                       precision_graph,
                        record_ranges, report, transform)
 from .aot import AotError, AotFunction, AotLibrary, load
 from .dtypes import from_bfloat16, to_bfloat16
@@ -43,7 +44,7 @@ __all__ = [
     "from_torch_training", "Trainer", "make_training_step", "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "build_amp_options",
     "compile", "distributed", "find_root", "from_bfloat16", "optim",
-    "load", "precision_graph", "rank", "record_ranges", "report",
+    "load", "lowering_options", "precision_graph", "rank", "record_ranges", "report",
     "world_size",
     "to_bfloat16", "transform",
 ]

@@ -5,23 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 11
-
-
-class CompileOptions(ctypes.Structure):
-    _fields_ = [
-        ("level", ctypes.c_char_p),
-        ("dtype", ctypes.c_char_p),
-        ("ampOptions", ctypes.c_char_p),
-        ("target", ctypes.c_char_p),
-        ("gpuOptions", ctypes.c_char_p),
-        ("runtimeLibrary", ctypes.c_char_p),
-        ("checkNanInf", ctypes.c_char_p),
-        ("rounding", ctypes.c_char_p),
-        ("timing", ctypes.c_char_p),
-        ("cpuOptions", ctypes.c_char_p),
-        ("recordRanges", ctypes.c_char_p),
-    ]
+API_VERSION = 12
 
 
 _p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
@@ -32,6 +16,25 @@ SIGNATURES = {
     "ampRunnerGetRegisteredDialects": (ctypes.c_char_p, []),
     "ampRunnerGetOptionValues": (ctypes.c_char_p, [ctypes.c_char_p]),
     "ampRunnerGetOptionSpellings": (ctypes.c_char_p, [ctypes.c_char_p]),
+    "ampRunnerOptionsCreate": (_p, []),
+    "ampRunnerOptionsDestroy": (None, [_p]),
+    "ampRunnerOptionsSetLevel": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetDtype": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetTarget": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetRounding": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetCheckNanInf": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetTimePasses": (ctypes.c_int, [_p, ctypes.c_int]),
+    "ampRunnerOptionsSetRuntimeLibrary": (ctypes.c_int,
+                                          [_p, ctypes.c_char_p]),
+    "ampRunnerOptionsSetRecordRanges": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ampRunnerOptionsSetAmpOptions": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ampRunnerGetLoweringOptions": (ctypes.c_char_p, [ctypes.c_int]),
+    "ampRunnerOptionsSetLoweringBool": (ctypes.c_int, [
+        _p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]),
+    "ampRunnerOptionsSetLoweringInt": (ctypes.c_int, [
+        _p, ctypes.c_int, ctypes.c_char_p, _i64]),
+    "ampRunnerOptionsSetLoweringString": (ctypes.c_int, [
+        _p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p]),
     "ampRunnerModuleParse": (_p, [ctypes.c_char_p, ctypes.c_size_t,
                                   ctypes.c_char_p]),
     "ampRunnerModuleDestroy": (None, [_p]),
@@ -40,16 +43,16 @@ SIGNATURES = {
     "ampRunnerModuleBuildTrainingSteps": (ctypes.c_char_p,
                                           [_p, ctypes.c_char_p]),
     "ampRunnerModuleTransform": (ctypes.c_char_p, [
-        _p, ctypes.POINTER(CompileOptions), ctypes.c_int, ctypes.c_int]),
+        _p, _p, ctypes.c_int, ctypes.c_int]),
     "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
-                              ctypes.POINTER(CompileOptions)]),
+                              _p]),
     "ampRunnerExecutableDestroy": (None, [_p]),
     "ampRunnerCompileFunctions": (_i64, [_p, ctypes.c_char_p, ctypes.c_int,
-                                         ctypes.POINTER(CompileOptions),
+                                         _p,
                                          ctypes.POINTER(_p), _i64]),
     "ampRunnerModuleGetLastTiming": (ctypes.c_char_p, [_p]),
     "ampRunnerCheckOptions": (ctypes.c_int, [_p,
-                                             ctypes.POINTER(CompileOptions)]),
+                                             _p]),
     "ampRunnerGetName": (ctypes.c_char_p, [_p]),
     "ampRunnerGetLowPrecisionType": (ctypes.c_char_p, [_p]),
     "ampRunnerGetNumArguments": (_i64, [_p]),
@@ -85,14 +88,85 @@ def _check_version(library, path):
 lib = SharedLibrary("libAmpRunnerCAPI.so", SIGNATURES, _check_version)
 
 
+# The C enums of include/amp-c/Runner.h: the values of the enumerated
+# options in the order of amp-mlir's spelling tables (test_capi checks them
+# against ampRunnerGetOptionValues), and the two lowerings.
+LEVELS = {"O0": 0, "O1": 1, "O2": 2}
+DTYPES = {"f16": 0, "bf16": 1, "fp8": 2}
+TARGETS = {"cpu": 0, "gpu": 1, "gpu-sim": 2}
+ROUNDINGS = {"once": 0, "per-op": 1}
+CHECK_NAN_INF = {None: 0, "low": 1, "all": 2}
+LOWERINGS = {"cpu": 0, "gpu": 1}
+
+
+class Options:
+    """An AmpRunnerOptions, set through the C API's typed setters; passed
+    to the C functions as it is, destroyed with the object."""
+
+    def __init__(self):
+        self._as_parameter_ = ctypes.c_void_p(lib().ampRunnerOptionsCreate())
+
+    def __del__(self):
+        handle = getattr(self, "_as_parameter_", None)
+        if handle:
+            lib().ampRunnerOptionsDestroy(handle)
+
+    def set(self, setter, *args, keyword=None):
+        """Calls ampRunnerOptions<setter>(self, *args); a failure raises
+        ValueError with the C API's message (after `keyword`: ...)."""
+        if getattr(lib(), "ampRunnerOptions" + setter)(self, *args):
+            error = last_error()
+            raise ValueError(f"{keyword}: {error}" if keyword else error)
+
+
+def lowering_options(lowering):
+    """The options of the 'cpu' or 'gpu' lowering, each with the kind of
+    value it takes: {"chip": "string", "libraries": "bool", ...}."""
+    text = lib().ampRunnerGetLoweringOptions(LOWERINGS[lowering]).decode()
+    return dict(pair.split("=", 1) for pair in text.split(","))
+
+
+def _set_lowering(options, lowering, keyword, values):
+    """Sets the options of `lowering` in `values` ({name: value}), each with
+    the setter of its Python type; the C API checks the name and kind."""
+    for name, value in values.items():
+        if isinstance(value, bool):
+            setter, value = "SetLoweringBool", int(value)
+        elif isinstance(value, int):
+            setter = "SetLoweringInt"
+        elif isinstance(value, str):
+            setter, value = "SetLoweringString", value.encode()
+        else:
+            raise ValueError(f"{keyword}: {name} must be a bool, an int or "
+                             f"a string, not {value!r}")
+        options.set(setter, LOWERINGS[lowering], str(name).encode(), value,
+                    keyword=keyword)
+
+
 def compile_options(options):
-    """The CompileOptions struct of `options` (a dict of the field names in
-    snake case; None takes the default)."""
-    return CompileOptions(*[
-        None if options.get(key) is None else str(options[key]).encode()
-        for key in ("level", "dtype", "amp_options", "target", "gpu_options",
-                    "runtime_library", "check_nan_inf", "rounding",
-                    "timing", "cpu_options", "record_ranges")])
+    """The Options of `options`, a dict of the options in snake case
+    (level, dtype, target, rounding, check_nan_inf, timing ('passes'),
+    runtime_library, record_ranges, amp_options, and cpu_options and
+    gpu_options, each a dict {name: value} of the lowering's options);
+    None takes the default. An invalid value raises ValueError."""
+    result = Options()
+    enums = (("level", "SetLevel", LEVELS), ("dtype", "SetDtype", DTYPES),
+             ("target", "SetTarget", TARGETS),
+             ("rounding", "SetRounding", ROUNDINGS))
+    for key, setter, values in enums:
+        if options.get(key) is not None:
+            result.set(setter, values[options[key]])
+    result.set("SetCheckNanInf", CHECK_NAN_INF[options.get("check_nan_inf")])
+    result.set("SetTimePasses", int(options.get("timing") == "passes"))
+    for key, setter in (("runtime_library", "SetRuntimeLibrary"),
+                        ("record_ranges", "SetRecordRanges"),
+                        ("amp_options", "SetAmpOptions")):
+        if options.get(key) is not None:
+            result.set(setter, str(options[key]).encode())
+    for lowering in LOWERINGS:
+        keyword = f"{lowering}_options"
+        _set_lowering(result, lowering, keyword, options.get(keyword) or {})
+    return result
 
 
 def option_values(option):

@@ -646,8 +646,8 @@ class CompiledModule:
         c_options = _capi.compile_options(self._options)
         for others in ((1, 0) if capacity > 1 else (0,)):
             count = _capi.lib().ampRunnerCompileFunctions(
-                self._parsed.handle, entry.encode(), others,
-                ctypes.byref(c_options), handles, capacity)
+                self._parsed.handle, entry.encode(), others, c_options,
+                handles, capacity)
             if count >= 0:
                 break
         error = None if count >= 0 else _capi.last_error()
@@ -726,9 +726,12 @@ def compile(module, level="O2", dtype=None, target="cpu",
     True or False. placement ('auto'/'autocast'/'optimal'/'greedy'), policy_file, loss_scaling
     ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
     amp-opt. gpu_options / cpu_options: options of --lower-to-gpu
-    ("chip=sm_80") / --lower-to-cpu ("libraries=false": generated loops
-    instead of the CPU library's GEMM calls), in their syntax; cpu_options
-    with target='cpu' only. arg_precision: 'keep' (the default) or 'low': f32 arguments
+    ({"chip": "sm_80", "block-size": 128}) / --lower-to-cpu
+    ({"libraries": False}: generated loops instead of the CPU library's
+    GEMM calls), a dict of typed values, each set by the C API's setter of
+    its kind, or their text in the pipeline's syntax ("libraries=false");
+    amp_mlir.lowering_options('cpu'|'gpu') lists them with their kinds;
+    cpu_options with target='cpu' only. arg_precision: 'keep' (the default) or 'low': f32 arguments
     that only low-precision ops read take the low type in the compiled
     function (arg-precision=low); its functions still take float32 arrays
     for them, as declared, and round them to nearest even at the call.
@@ -801,10 +804,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
             isinstance(timing, (int, float)) and not isinstance(timing, bool):
         raise ValueError(f"timing must be False, True or 'passes', not "
                          f"{timing!r}")
-    if cpu_options is not None and not isinstance(cpu_options, str):
-        raise ValueError(f"cpu_options must be a string of --lower-to-cpu's "
-                         f"options (\"libraries=false\"), not "
-                         f"{cpu_options!r}")
+    cpu_options = _lowering_options("cpu", cpu_options)
+    gpu_options = _lowering_options("gpu", gpu_options)
     if cpu_options and target != "cpu":
         raise ValueError(f"cpu_options are options of the CPU lowering: "
                          f"target={target!r} does not read them")
@@ -978,9 +979,9 @@ def _compile_library(text, name, output, level, dtype, amp_text, target,
     if amp_text:
         command.append(f"--amp-options={amp_text}")
     if gpu_options:
-        command.append(f"--gpu-options={gpu_options}")
+        command.append(f"--gpu-options={_lowering_text(gpu_options)}")
     if cpu_options:
-        command.append(f"--cpu-options={cpu_options}")
+        command.append(f"--cpu-options={_lowering_text(cpu_options)}")
     if rounding:
         command.append(f"--rounding={rounding}")
     for entry in entries or []:
@@ -1003,6 +1004,61 @@ def _compile_library(text, name, output, level, dtype, amp_text, target,
         shutil.copy2(source, staging)
         os.replace(staging, copy)
     return aot.load(str(output))
+
+
+def lowering_options(lowering):
+    """The options of the 'cpu' or 'gpu' lowering (--lower-to-cpu,
+    --lower-to-gpu) that compile()'s cpu_options / gpu_options take, each
+    with the kind of value it takes ('bool', 'integer' or 'string'), in
+    declaration order: {'chip': 'string', ..., 'libraries': 'bool', ...}."""
+    if lowering not in _capi.LOWERINGS:
+        raise ValueError(f"unknown lowering {lowering!r}: expected 'cpu' or "
+                         f"'gpu'")
+    return _capi.lowering_options(lowering)
+
+
+def _lowering_options(lowering, value):
+    """The options of the 'cpu' or 'gpu' lowering that compile()'s
+    <lowering>_options names, as {name: value}: a dict as it is, or text in
+    the pipeline's syntax ("libraries=false block-size=2") read with each
+    option's kind from the C API's table; None: none. The C API's setters
+    check each name and value (compile_options)."""
+    keyword = f"{lowering}_options"
+    if value is None or isinstance(value, dict):
+        return value
+    if not isinstance(value, str):
+        raise ValueError(f"{keyword} must be a dict of --lower-to-{lowering}"
+                         f"'s options ({{'libraries': False}}) or their text "
+                         f"(\"libraries=false\"), not {value!r}")
+    kinds = _capi.lowering_options(lowering)
+    bools = {"true": True, "1": True, "false": False, "0": False}
+    result = {}
+    for item in value.split():
+        name, equals, text = item.partition("=")
+        kind = kinds.get(name)
+        if not equals:
+            raise ValueError(f"{keyword}: expected name=value, got {item!r}")
+        if kind == "bool":
+            if text.lower() not in bools:
+                raise ValueError(f"{keyword}: {name} must be true or false, "
+                                 f"got {text!r}")
+            result[name] = bools[text.lower()]
+        elif kind == "integer":
+            try:
+                result[name] = int(text)
+            except ValueError:
+                raise ValueError(f"{keyword}: {name} must be an integer, got "
+                                 f"{text!r}") from None
+        else:  # strings, and unknown names (the C API names them)
+            result[name] = text
+    return result
+
+
+def _lowering_text(values):
+    """{name: value} of a lowering's options in the pipeline's syntax (for
+    amp-compile's --cpu-options and --gpu-options)."""
+    return " ".join(f"{name}={str(value).lower()}" if isinstance(value, bool)
+                    else f"{name}={value}" for name, value in values.items())
 
 
 def _amp_options_or_none(*args):
@@ -1030,10 +1086,10 @@ def _check_options(parsed, options, amp_text):
     compile(), not at the first call of a compiled function. In-process:
     nothing is compiled. The module's own errors are left to the
     compilation, which reports them as AmpError."""
-    if _capi.lib().ampRunnerCheckOptions(
-            parsed.handle, ctypes.byref(_capi.compile_options(options))):
+    c_options = _capi.compile_options(options)
+    if _capi.lib().ampRunnerCheckOptions(parsed.handle, c_options):
         error = _capi.last_error()
-        if error.startswith("invalid CPU lowering options"):
+        if error.startswith("options of the CPU lowering"):
             raise ValueError(f"cpu_options: {error}")
         raise ValueError(f"invalid AMP options ({amp_text or ''}): {error}")
 
@@ -1052,7 +1108,7 @@ def _run_transform(text, name, level, dtype, options, output, lower=None):
     if level != "O0":
         _check_options(parsed, settings, options)
     result = _capi.lib().ampRunnerModuleTransform(
-        parsed.handle, ctypes.byref(_capi.compile_options(settings)),
+        parsed.handle, _capi.compile_options(settings),
         int(lower is not None), output)
     error = None if result is not None else _capi.last_error()
     reported = json.loads(_capi.last_diagnostics())

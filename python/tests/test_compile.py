@@ -470,18 +470,62 @@ def test_cpu_options_choose_the_lowering(module_text):
     assert "AmpLinalgToLibraryCallsPass" not in loops.timing.pass_report
     np.testing.assert_allclose(loops.dense(x, w, b), library.dense(x, w, b),
                                rtol=1e-2, atol=1e-2)
-    # A bad option fails at compile(), with the lowering's own message.
-    with pytest.raises(ValueError, match=r"cpu_options: invalid CPU "
-                       r"lowering options 'libraries=maybe'"):
+    # The same options as a dict of typed values: the C API's setters.
+    typed = amp_mlir.compile(module_text, level="O2", timing="passes",
+                             entries=["dense"],
+                             cpu_options={"libraries": False})
+    assert "AmpLinalgToLibraryCallsPass" not in typed.timing.pass_report
+    np.testing.assert_array_equal(typed.dense(x, w, b), loops.dense(x, w, b))
+    # A bad option fails at compile(), naming the option.
+    with pytest.raises(ValueError, match=r"^cpu_options: libraries must be "
+                       r"true or false, got 'maybe'$"):
         amp_mlir.compile(module_text, cpu_options="libraries=maybe")
-    with pytest.raises(ValueError, match="no-such-option"):
+    with pytest.raises(ValueError, match=r"^cpu_options: unknown option "
+                       r"'no-such-option' of the CPU lowering; it has "
+                       r"c-interface, "):
         amp_mlir.compile(module_text, level="O0",
                          cpu_options="no-such-option=1")
+    with pytest.raises(ValueError, match=r"^cpu_options: libraries takes a "
+                       r"bool, not an integer$"):
+        amp_mlir.compile(module_text, cpu_options={"libraries": 1})
+    with pytest.raises(ValueError, match=r"^cpu_options: split-reductions "
+                       r"must be an integer, got 'many'$"):
+        amp_mlir.compile(module_text, cpu_options="split-reductions=many")
     with pytest.raises(ValueError, match="target='gpu-sim' does not read"):
         amp_mlir.compile(module_text, target="gpu-sim",
                          cpu_options="libraries=false")
-    with pytest.raises(ValueError, match="cpu_options must be a string"):
-        amp_mlir.compile(module_text, cpu_options={"libraries": False})
+    with pytest.raises(ValueError, match="cpu_options must be a dict"):
+        amp_mlir.compile(module_text, cpu_options=["libraries=false"])
+
+
+def test_lowering_options_are_listed_with_their_kinds():
+    # The C API's table, made from the one declaration of each option.
+    gpu = amp_mlir.lowering_options("gpu")
+    assert list(gpu)[:3] == ["chip", "features", "format"]
+    assert gpu["chip"] == "string" and gpu["libraries"] == "bool"
+    assert gpu["block-size"] == "integer"
+    cpu = amp_mlir.lowering_options("cpu")
+    assert cpu["split-reductions"] == "integer" and "chip" not in cpu
+    with pytest.raises(ValueError, match="unknown lowering 'tpu'"):
+        amp_mlir.lowering_options("tpu")
+
+
+def test_the_c_enums_follow_the_spelling_tables():
+    # _capi's mirrors of the C enums are the tables' order, as the C API's
+    # static_asserts check on its side.
+    from amp_mlir import _capi
+    assert list(_capi.LEVELS) == _capi.option_values("level")
+    assert list(_capi.TARGETS) == _capi.option_values("target")
+    assert list(_capi.ROUNDINGS) == _capi.option_values("rounding")
+    assert list(_capi.DTYPES)[:2] == _capi.option_values("dtype")
+    assert list(_capi.CHECK_NAN_INF)[1:] == \
+        _capi.option_values("check-nan-inf")
+    options = _capi.Options()
+    with pytest.raises(ValueError, match="7 is not a value of level"):
+        options.set("SetLevel", 7)
+    with pytest.raises(ValueError, match="chip 'volta' is not of the form"):
+        options.set("SetLoweringString", _capi.LOWERINGS["gpu"], b"chip",
+                    b"volta")
 
 
 def test_timing_reports_each_stage(module_text):

@@ -1,7 +1,6 @@
 """amp_mlir.report, amp_mlir.transform and amp_mlir.precision_graph
 (in-process, through the C API's ampRunnerModuleTransform)."""
 
-import ctypes
 import json
 import shutil
 
@@ -136,26 +135,26 @@ def test_capi_transform_outputs_and_located_errors(module_text):
     the graph, and its errors as located diagnostics in
     ampRunnerGetLastDiagnostics()."""
     lib = _capi.lib()
-    assert lib.ampRunnerGetApiVersion() == 11 == _capi.API_VERSION
+    assert lib.ampRunnerGetApiVersion() == 12 == _capi.API_VERSION
     data = module_text.encode()
     module = lib.ampRunnerModuleParse(data, len(data), b"dense.mlir")
     assert module
     try:
         options = _capi.compile_options({"level": "O1"})
-        text = lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+        text = lib.ampRunnerModuleTransform(module, options, 0,
                                             _capi.TRANSFORM_MODULE)
         assert b"func.func @dense" in text
         report = json.loads(lib.ampRunnerModuleTransform(
-            module, ctypes.byref(options), 0, _capi.TRANSFORM_REPORT))
+            module, options, 0, _capi.TRANSFORM_REPORT))
         assert report["title"] == "amp-o1"
         graph = lib.ampRunnerModuleTransform(
-            module, ctypes.byref(options), 0, _capi.TRANSFORM_GRAPH)
+            module, options, 0, _capi.TRANSFORM_GRAPH)
         assert graph.startswith(b"digraph")
         lowered = lib.ampRunnerModuleTransform(
-            module, ctypes.byref(_capi.compile_options({"level": "O0"})), 1,
+            module, _capi.compile_options({"level": "O0"}), 1,
             _capi.TRANSFORM_MODULE)
         assert b"llvm.func @dense" in lowered
-        assert lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+        assert lib.ampRunnerModuleTransform(module, options, 0,
                                             7) is None
         assert "unknown output 7" in _capi.last_error()
     finally:
@@ -169,7 +168,7 @@ def test_capi_transform_outputs_and_located_errors(module_text):
     module = lib.ampRunnerModuleParse(bad, len(bad), b"step.mlir")
     try:
         options = _capi.compile_options({"level": "O2"})
-        assert lib.ampRunnerModuleTransform(module, ctypes.byref(options), 0,
+        assert lib.ampRunnerModuleTransform(module, options, 0,
                                             _capi.TRANSFORM_MODULE) is None
         assert "needs an 'amp.optimizer'" in _capi.last_error()
         errors = [d for d in json.loads(_capi.last_diagnostics())[

@@ -43,7 +43,7 @@ protected:
     ASSERT_TRUE(module);
     options.level = AmpLevel::O2;
     options.target = Target::Gpu;
-    options.gpuOptions = std::string("toolkit=") + kToolkit;
+    options.gpu.toolkit = kToolkit;
     options.runtimeLibrary = AMP_TEST_RUNTIME_LIBRARY;
   }
 

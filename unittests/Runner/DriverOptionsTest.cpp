@@ -74,6 +74,35 @@ TEST(DriverOptionsTest, CompileOptionsAreParsedOnceWithOneMessage) {
                           "them");
 }
 
+TEST(DriverOptionsTest, LoweringOptionsArriveTyped) {
+  CompileOptionsText text;
+  text.target = "gpu";
+  text.gpuOptions = "chip=sm_80 format=isa block-size=64";
+  CompileOptions options;
+  llvm::Error error = parseCompileOptions(text, options, "--");
+  ASSERT_FALSE(error) << llvm::toString(std::move(error));
+  EXPECT_EQ(options.gpu.chip.computeCapability, 80);
+  EXPECT_EQ(options.gpu.format, KernelFormat::Isa);
+  EXPECT_EQ(options.gpu.blockSize, 64u);
+  // The CPU's stay at their declared defaults.
+  EXPECT_TRUE(options.cpu.libraries);
+
+  auto message = [](CompileOptionsText text) {
+    CompileOptions options;
+    return llvm::toString(parseCompileOptions(text, options, "--"));
+  };
+  CompileOptionsText bad;
+  bad.gpuOptions = "chip=volta";
+  EXPECT_EQ(message(bad),
+            "--gpu-options: chip 'volta' is not of the form sm_<N>[a]");
+  bad = {};
+  bad.cpuOptions = "split-reductions=many";
+  EXPECT_NE(message(bad).find("--cpu-options: invalid options "
+                              "'split-reductions=many'"),
+            std::string::npos)
+      << message(bad);
+}
+
 TEST(DriverOptionsTest, CheckNanInf) {
   EXPECT_EQ(parseOptionValue<CheckNanInf>("all"), CheckNanInf::All);
   EXPECT_FALSE(parseOptionValue<CheckNanInf>("some"));

@@ -37,8 +37,8 @@ std::string printBuilt(void (*build)(OpPassManager &, const Options &),
 }
 
 TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
-  LowerToCpuOptions options;
-  options.roundingMode = RoundingMode::PerOp;
+  CpuLoweringOptions options;
+  options.rounding = RoundingMode::PerOp;
   std::string text = printBuilt(buildLowerToCpuPipeline, options);
   EXPECT_NE(text.find("amp-fuse-elementwise{max-recompute-users=4 "
                       "rounding=per-op}"),
@@ -51,7 +51,7 @@ TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
 }
 
 TEST(TypedPassesTest, LoweringWithoutTypedRoundingLeavesItToTheModule) {
-  LowerToGpuOptions options;
+  GpuLoweringOptions options;
   options.simulate = true;
   std::string text = printBuilt(buildLowerToGpuPipeline, options);
   EXPECT_NE(text.find("amp-round-once{keep-library-narrowing=true "

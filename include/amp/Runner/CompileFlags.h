@@ -36,7 +36,8 @@ struct CompileOptionsText {
   /// "once" or "per-op"; empty: the AMP pipeline's default (once).
   std::string rounding;
   /// Options of --lower-to-gpu and of --lower-to-cpu (the latter for the
-  /// CPU only, and checked here).
+  /// CPU only), in their syntax: parsed here into CompileOptions::gpu and
+  /// ::cpu.
   std::string gpuOptions, cpuOptions;
   /// "low" or "all"; empty: no checks.
   std::string checkNanInf;

@@ -12,6 +12,7 @@
 #define AMP_RUNNER_RUNNER_H
 
 #include "amp/Dialect/Amp/Transforms/Options.h"
+#include "amp/Pipelines/LoweringOptions.h"
 #include "amp/Runner/HostTensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -178,10 +179,10 @@ struct CompileOptions {
   /// wins over a dtype given here.
   std::string ampOptions;
   Target target = Target::Cpu;
-  /// Options of --lower-to-gpu ("chip=sm_80 toolkit=/opt/cuda").
-  std::string gpuOptions;
-  /// Options of --lower-to-cpu for Target::Cpu ("libraries=false").
-  std::string cpuOptions;
+  /// The lowering of Target::Cpu, and of Target::Gpu and Target::GpuSim
+  /// (whose `simulate` the target sets). Their rounding is `rounding`'s.
+  amp::CpuLoweringOptions cpu;
+  amp::GpuLoweringOptions gpu;
   /// libamp_runtime.so for Target::Gpu, libamp_runtime_gpusim.so for
   /// Target::GpuSim; for Target::Cpu, libamp_runtime.so, loaded only when
   /// the compiled code calls the runtime (matmuls' ampCpuLibraryGemm,

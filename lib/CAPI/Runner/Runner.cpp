@@ -387,32 +387,233 @@ static StringRef orDefault(const char *value, StringRef fallback) {
   return value && *value ? StringRef(value) : fallback;
 }
 
-/// Binds the C struct to the runner's options (the values spelled as
-/// amp/Dialect/Amp/Transforms/Options.h's tables spell them). On failure,
-/// the message is this thread's last error.
-static LogicalResult bindCompileOptions(const AmpRunnerCompileOptions *options,
+/// The options of a compilation, typed from the setter that took each.
+struct AmpRunnerOptions {
+  CompileOptions options;
+  /// dtype=fp8 is applied when bound, after the AMP options' text, which it
+  /// wins over (as --dtype does).
+  bool float8 = false;
+  /// MLIR's and LLVM's time of each pass too.
+  bool timePasses = false;
+  /// A CPU lowering option was set (an error for another target).
+  bool cpuLoweringSet = false;
+};
+
+AmpRunnerOptions *ampRunnerOptionsCreate(void) {
+  return new AmpRunnerOptions();
+}
+
+void ampRunnerOptionsDestroy(AmpRunnerOptions *options) { delete options; }
+
+// The C enums are the C++ enums' values (their spelling tables' order).
+static_assert(AMP_RUNNER_LEVEL_O2 == static_cast<int>(amp::AmpLevel::O2));
+static_assert(AMP_RUNNER_TARGET_GPU_SIM == static_cast<int>(Target::GpuSim));
+static_assert(AMP_RUNNER_ROUNDING_PER_OP ==
+              static_cast<int>(amp::RoundingMode::PerOp));
+static_assert(AMP_RUNNER_CHECK_NAN_INF_ALL ==
+              static_cast<int>(CheckNanInf::All));
+
+/// `value` as enum `E` when it is one of E's `count` values; else the error
+/// of `function`.
+template <typename E>
+static LogicalResult toEnum(int value, int count, E &result,
+                            StringRef function) {
+  if (value < 0 || value >= count)
+    return fail(function + ": " + Twine(value) + " is not a value of " +
+                    amp::OptionSpellings<E>::option,
+                failure());
+  result = static_cast<E>(value);
+  return success();
+}
+
+/// The options to set, or the error of `function`.
+static AmpRunnerOptions *getOptions(AmpRunnerOptions *options,
+                                    StringRef function) {
+  return options ? options : fail(function + ": no options", nullptr);
+}
+
+int ampRunnerOptionsSetLevel(AmpRunnerOptions *options, AmpRunnerLevel level) {
+  if (!getOptions(options, "ampRunnerOptionsSetLevel"))
+    return 1;
+  return failed(
+      toEnum(level, 3, options->options.level, "ampRunnerOptionsSetLevel"));
+}
+
+int ampRunnerOptionsSetDtype(AmpRunnerOptions *options, AmpRunnerDtype dtype) {
+  if (!getOptions(options, "ampRunnerOptionsSetDtype"))
+    return 1;
+  // The dtype's table spells amp.Precision, whose values are the IR's.
+  switch (dtype) {
+  case AMP_RUNNER_DTYPE_F16:
+    options->options.dtype = amp::Precision::f16;
+    break;
+  case AMP_RUNNER_DTYPE_BF16:
+    options->options.dtype = amp::Precision::bf16;
+    break;
+  case AMP_RUNNER_DTYPE_FP8:
+    options->options.dtype.reset();
+    break;
+  default:
+    return fail("ampRunnerOptionsSetDtype: " + Twine(dtype) +
+                    " is not a value of dtype",
+                1);
+  }
+  options->float8 = dtype == AMP_RUNNER_DTYPE_FP8;
+  return 0;
+}
+
+int ampRunnerOptionsSetTarget(AmpRunnerOptions *options,
+                              AmpRunnerTarget target) {
+  if (!getOptions(options, "ampRunnerOptionsSetTarget"))
+    return 1;
+  return failed(
+      toEnum(target, 3, options->options.target, "ampRunnerOptionsSetTarget"));
+}
+
+int ampRunnerOptionsSetRounding(AmpRunnerOptions *options,
+                                AmpRunnerRounding rounding) {
+  if (!getOptions(options, "ampRunnerOptionsSetRounding"))
+    return 1;
+  amp::RoundingMode mode;
+  if (failed(toEnum(rounding, 2, mode, "ampRunnerOptionsSetRounding")))
+    return 1;
+  options->options.rounding = mode;
+  return 0;
+}
+
+int ampRunnerOptionsSetCheckNanInf(AmpRunnerOptions *options,
+                                   AmpRunnerCheckNanInf check) {
+  if (!getOptions(options, "ampRunnerOptionsSetCheckNanInf"))
+    return 1;
+  return failed(toEnum(check, 3, options->options.checkNanInf,
+                       "ampRunnerOptionsSetCheckNanInf"));
+}
+
+int ampRunnerOptionsSetTimePasses(AmpRunnerOptions *options, int passes) {
+  if (!getOptions(options, "ampRunnerOptionsSetTimePasses"))
+    return 1;
+  options->timePasses = passes != 0;
+  return 0;
+}
+
+int ampRunnerOptionsSetRuntimeLibrary(AmpRunnerOptions *options,
+                                      const char *path) {
+  if (!getOptions(options, "ampRunnerOptionsSetRuntimeLibrary"))
+    return 1;
+  options->options.runtimeLibrary = orDefault(path, "").str();
+  return 0;
+}
+
+int ampRunnerOptionsSetRecordRanges(AmpRunnerOptions *options,
+                                    const char *function) {
+  if (!getOptions(options, "ampRunnerOptionsSetRecordRanges"))
+    return 1;
+  options->options.recordRanges = orDefault(function, "").str();
+  return 0;
+}
+
+int ampRunnerOptionsSetAmpOptions(AmpRunnerOptions *options, const char *text) {
+  if (!getOptions(options, "ampRunnerOptionsSetAmpOptions"))
+    return 1;
+  options->options.ampOptions = orDefault(text, "").str();
+  return 0;
+}
+
+static StringRef getKindName(amp::LoweringOptionKind kind) {
+  switch (kind) {
+  case amp::LoweringOptionKind::Bool:
+    return "bool";
+  case amp::LoweringOptionKind::Integer:
+    return "integer";
+  case amp::LoweringOptionKind::String:
+    return "string";
+  }
+  llvm_unreachable("unknown kind");
+}
+
+/// "name=kind,..." of `infos`.
+static std::string
+describeLoweringOptions(ArrayRef<amp::LoweringOptionInfo> infos) {
+  SmallVector<std::string> pairs;
+  for (const amp::LoweringOptionInfo &info : infos)
+    pairs.push_back((info.name + "=" + getKindName(info.kind)).str());
+  return llvm::join(pairs, ",");
+}
+
+const char *ampRunnerGetLoweringOptions(AmpRunnerLowering lowering) {
+  static const std::string cpu =
+      describeLoweringOptions(amp::getCpuLoweringOptionInfos());
+  static const std::string gpu =
+      describeLoweringOptions(amp::getGpuLoweringOptionInfos());
+  return lowering == AMP_RUNNER_LOWERING_GPU ? gpu.c_str() : cpu.c_str();
+}
+
+/// Sets option `name` of `lowering` to `value`; 0, or non-zero with the
+/// error of `function`.
+static int setLoweringOption(AmpRunnerOptions *options,
+                             AmpRunnerLowering lowering, const char *name,
+                             const amp::LoweringOptionValue &value,
+                             StringRef function) {
+  if (!getOptions(options, function))
+    return 1;
+  StringRef option = orDefault(name, "");
+  std::string error;
+  LogicalResult result = failure();
+  if (lowering == AMP_RUNNER_LOWERING_CPU) {
+    result = amp::setLoweringOption(options->options.cpu, option, value, error);
+    options->cpuLoweringSet |= succeeded(result);
+  } else if (lowering == AMP_RUNNER_LOWERING_GPU) {
+    result = amp::setLoweringOption(options->options.gpu, option, value, error);
+  } else {
+    error = "no lowering " + std::to_string(lowering);
+  }
+  return failed(result) ? fail(error, 1) : 0;
+}
+
+int ampRunnerOptionsSetLoweringBool(AmpRunnerOptions *options,
+                                    AmpRunnerLowering lowering,
+                                    const char *name, int value) {
+  return setLoweringOption(options, lowering, name, value != 0,
+                           "ampRunnerOptionsSetLoweringBool");
+}
+
+int ampRunnerOptionsSetLoweringInt(AmpRunnerOptions *options,
+                                   AmpRunnerLowering lowering, const char *name,
+                                   int64_t value) {
+  return setLoweringOption(options, lowering, name, value,
+                           "ampRunnerOptionsSetLoweringInt");
+}
+
+int ampRunnerOptionsSetLoweringString(AmpRunnerOptions *options,
+                                      AmpRunnerLowering lowering,
+                                      const char *name, const char *value) {
+  return setLoweringOption(options, lowering, name, orDefault(value, "").str(),
+                           "ampRunnerOptionsSetLoweringString");
+}
+
+/// The runner's options of `options` (NULL: the defaults), with what no
+/// setter could check alone checked. On failure, the message is this
+/// thread's last error.
+static LogicalResult bindCompileOptions(const AmpRunnerOptions *options,
                                         CompileOptions &compileOptions) {
-  AmpRunnerCompileOptions none = {};
+  static const AmpRunnerOptions defaults;
   if (!options)
-    options = &none;
-  // The text fields, parsed once, as the tools' flags are.
-  CompileOptionsText text;
-  text.level = orDefault(options->level, "").str();
-  text.dtype = orDefault(options->dtype, "").str();
-  text.target = orDefault(options->target, "").str();
-  text.ampOptions = orDefault(options->ampOptions, "").str();
-  text.rounding = orDefault(options->rounding, "").str();
-  text.gpuOptions = orDefault(options->gpuOptions, "").str();
-  text.cpuOptions = orDefault(options->cpuOptions, "").str();
-  text.checkNanInf = orDefault(options->checkNanInf, "").str();
-  if (llvm::Error error = parseCompileOptions(text, compileOptions))
-    return fail(llvm::toString(std::move(error)), failure());
-  compileOptions.runtimeLibrary = orDefault(options->runtimeLibrary, "").str();
-  compileOptions.recordRanges = orDefault(options->recordRanges, "").str();
+    options = &defaults;
+  compileOptions = options->options;
+  if (options->float8)
+    if (llvm::Error error =
+            setDtype(amp::kFloat8DtypeSpellings[0], compileOptions))
+      return fail(llvm::toString(std::move(error)), failure());
+  if (options->cpuLoweringSet && compileOptions.target != Target::Cpu)
+    return fail("options of the CPU lowering (--lower-to-cpu) are set, and "
+                "target '" +
+                    amp::stringifyOptionValue(compileOptions.target) +
+                    "' does not read them",
+                failure());
   if (!compileOptions.recordRanges.empty() &&
       compileOptions.level != AmpLevel::O0)
     return fail("recordRanges runs the module as written: level O0, not " +
-                    text.level,
+                    amp::stringifyOptionValue(compileOptions.level),
                 failure());
   if (compileOptions.target != Target::Cpu &&
       compileOptions.runtimeLibrary.empty()) {
@@ -448,7 +649,7 @@ static std::string formatLocation(Location location) {
 }
 
 int ampRunnerCheckOptions(AmpRunnerModule *module,
-                          const AmpRunnerCompileOptions *options) {
+                          const AmpRunnerOptions *options) {
   if (!module)
     return fail("ampRunnerCheckOptions: no module", 1);
   CompileOptions compileOptions;
@@ -532,8 +733,8 @@ const char *ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
 }
 
 const char *ampRunnerModuleTransform(AmpRunnerModule *module,
-                                     const AmpRunnerCompileOptions *options,
-                                     int lower, int output) {
+                                     const AmpRunnerOptions *options, int lower,
+                                     int output) {
   lastDiagnostics = "{}";
   if (!module)
     return fail("ampRunnerModuleTransform: no module", nullptr);
@@ -565,7 +766,7 @@ const char *ampRunnerModuleTransform(AmpRunnerModule *module,
 
 AmpRunnerExecutable *ampRunnerCompile(AmpRunnerModule *module,
                                       const char *entry,
-                                      const AmpRunnerCompileOptions *options) {
+                                      const AmpRunnerOptions *options) {
   AmpRunnerExecutable *executable = nullptr;
   if (ampRunnerCompileFunctions(module, entry, /*others=*/0, options,
                                 &executable, 1) < 0)
@@ -598,8 +799,7 @@ const char *ampRunnerModuleGetLastTiming(AmpRunnerModule *module) {
 }
 
 int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
-                                  int others,
-                                  const AmpRunnerCompileOptions *options,
+                                  int others, const AmpRunnerOptions *options,
                                   AmpRunnerExecutable **executables,
                                   int64_t capacity) {
   lastDiagnostics = "{}";
@@ -610,11 +810,8 @@ int64_t ampRunnerCompileFunctions(AmpRunnerModule *module, const char *entry,
   CompileOptions compileOptions;
   if (failed(bindCompileOptions(options, compileOptions)))
     return -1;
-  StringRef timingMode = orDefault(options ? options->timing : nullptr, "");
-  if (!timingMode.empty() && timingMode != "passes")
-    return fail("unknown timing '" + timingMode + "' (expected passes)", -1);
   CompileTiming timing;
-  timing.passes = timingMode == "passes";
+  timing.passes = options && options->timePasses;
   timing.stages.push_back(
       {"parse", module->parseSeconds, module->parseCpuSeconds});
   compileOptions.timing = &timing;

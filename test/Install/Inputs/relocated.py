@@ -35,7 +35,7 @@ if sys.argv[2:] == ["gpu-lib"]:
     lib = _capi.lib()
     module = lib.ampRunnerModuleParse(MODULE.encode(), len(MODULE), b"m")
     assert module, _capi.last_error()
-    options = _capi.CompileOptions(level=b"O2", target=b"gpu")
+    options = _capi.compile_options({"level": "O2", "target": "gpu"})
     executable = lib.ampRunnerCompile(module, b"f", options)
     assert not executable
     print("gpu error:", _capi.last_error())

@@ -7,6 +7,10 @@
 // RUN: not amp-opt %s --lower-to-gpu="toolkit=/nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 // RUN: not amp-opt %s --lower-to-gpu="block-size=0" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not amp-opt %s --lower-to-gpu="vector-bytes=32" 2>&1 | FileCheck %s --check-prefix=VECTOR
+// The tools' --gpu-options are read into the same typed options, once,
+// where they enter; what the types do not check waits for the pipeline.
+// RUN: not amp-run %s --level=O0 --target=gpu-sim --gpu-options=chip=volta 2>&1 | FileCheck %s --check-prefix=RUNCHIP
+// RUN: not amp-run %s --level=O0 --target=gpu-sim --gpu-options=block-size=2000 2>&1 | FileCheck %s --check-prefix=RUNBLOCK
 
 // Good options run: @f (a copy kernel) with the edges of block-size's
 // range in the GPU simulator gives the CPU's result exactly.
@@ -32,6 +36,8 @@
 // TOOLKIT: lower-to-gpu: no ptxas at '/nonexistent/bin/ptxas': set toolkit= to a CUDA toolkit root, or use format=isa
 // BLOCK: lower-to-gpu: block-size must be in [1, 1024]
 // VECTOR: lower-to-gpu: vector-bytes must be 0 (no vectorisation), 4, 8 or 16
+// RUNCHIP: amp-run: error: --gpu-options: chip 'volta' is not of the form sm_<N>[a]
+// RUNBLOCK: block-size must be in [1, 1024]
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
   return %x : tensor<4xf32>
 }

@@ -1,6 +1,7 @@
 // rounding takes once or per-op: anything else is an error at the module
-// (the precision pipelines, before anything changes) or at the op the
-// lowering pass runs on; a bad amp.rounding attribute fails verification.
+// (the precision pipelines, before anything changes), at the op a lowering
+// pass runs on, or where the lowering pipelines read their options; a bad
+// amp.rounding attribute fails verification.
 // RUN: amp-opt %s --split-input-file --amp-o2="rounding=twice" -verify-diagnostics
 // RUN: not amp-opt %s --split-input-file --amp-o1="rounding=per_op" 2>&1 | FileCheck %s --check-prefix=PIPELINE
 // RUN: not amp-opt %s --split-input-file --amp-round-once="rounding=never" 2>&1 | FileCheck %s --check-prefix=LOWER
@@ -12,7 +13,7 @@
 // PIPELINE-NOT: func.func
 // LOWER: error: rounding must be once or per-op, got 'never'
 // FUSE: error: rounding must be once or per-op, got 'ONCE'
-// CPU: error: rounding must be once or per-op, got 'fused'
+// CPU: lower-to-cpu: rounding must be once or per-op, got 'fused'
 // GPU: lower-to-gpu: rounding must be once or per-op, got 'fused'
 
 // expected-error @+1 {{amp: rounding must be once or per-op, got 'twice'}}
