@@ -343,8 +343,25 @@ CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
 }
 
 CallCheck amp::rt::check(const char *call, const ConvArgs &args, bool onGpu) {
+  // On the GPU a batch of 0 is a dynamic batch that came out empty: the
+  // rest must be valid; nothing is read or written. ampCpuConv2d, the
+  // reference, takes a positive batch only.
+  if (onGpu && args.n == 0)
+    return checkEmptyConvBatch(call, args, /*onGpu=*/true);
   return validateConv(call, args, /*forCuDnn=*/onGpu) ? CallCheck::Work
                                                       : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::checkEmptyConvBatch(const char *call, const ConvArgs &args,
+                                       bool onGpu) {
+  // The rest checked with a batch of 1, on pointers that need not be there.
+  static const float dummy = 0;
+  ConvArgs probe = args;
+  probe.n = 1;
+  probe.x = args.x ? args.x : &dummy;
+  probe.y = args.y ? args.y : const_cast<float *>(&dummy);
+  return validateConv(call, probe, /*forCuDnn=*/onGpu) ? CallCheck::Nothing
+                                                       : CallCheck::Invalid;
 }
 
 CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {

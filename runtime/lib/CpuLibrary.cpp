@@ -795,18 +795,9 @@ bool amp::rt::cpu::LibraryScaledGemm(const char *, const ScaledGemmArgs &s,
 }
 
 CallCheck amp::rt::cpu::checkLibraryConv(const char *call, const ConvArgs &v) {
-  if (v.n != 0)
-    return check(call, v, /*onGpu=*/false);
-  // A batch of 0 (a dynamic one), which ampCpuConv2d rejects: the rest must
-  // be valid (checked with a batch of 1); nothing is read or written.
-  static const float dummy = 0;
-  ConvArgs probe = v;
-  probe.n = 1;
-  probe.x = v.x ? v.x : &dummy;
-  probe.y = v.y ? v.y : const_cast<float *>(&dummy);
-  return check(call, probe, /*onGpu=*/false) == CallCheck::Work
-             ? CallCheck::Nothing
-             : CallCheck::Invalid;
+  // A batch of 0 (a dynamic one), which ampCpuConv2d rejects.
+  return v.n == 0 ? checkEmptyConvBatch(call, v, /*onGpu=*/false)
+                  : check(call, v, /*onGpu=*/false);
 }
 
 bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {

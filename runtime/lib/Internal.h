@@ -109,6 +109,13 @@ bool validateScaledGemm(const char *call, const ScaledGemmArgs &args,
 /// padLeft) and int32 sizes.
 bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
 
+/// A convolution of batch 0 (a dynamic batch that came out empty, which the
+/// compiled code's calls may pass: ampCpuLibraryConv2d, and the GPU's
+/// ampGpuConv2d): Nothing when the rest is valid (validateConv with a batch
+/// of 1), else Invalid with the error set.
+CallCheck checkEmptyConvBatch(const char *call, const ConvArgs &args,
+                              bool onGpu);
+
 /// ampGpu/ampCpuCheckFiniteAndUnscaleBuffer: a valid dtype, 0 <= numel <=
 /// 2^54, and for numel > 0 non-NULL pointers, in/out aligned to their
 /// elements and invScale to 4 bytes, in == out or disjoint. Reads nothing

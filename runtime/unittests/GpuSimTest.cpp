@@ -385,6 +385,29 @@ TEST_F(GpuSimTest, Float8ConvolutionIsForTheCpu) {
   mgpuMemFree(y, nullptr);
 }
 
+TEST_F(GpuSimTest, AConvolutionOfAnEmptyDynamicBatchDoesNothing) {
+  // Compiled code passes a dynamic batch as it comes, 0 included: the call
+  // reads and writes nothing (x and y may be NULL) and makes no library
+  // call, and the rest of its arguments are still checked.
+  auto *wt = static_cast<uint16_t *>(mgpuMemAlloc(54 * 2, nullptr, false));
+  ampSimResetStats();
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 0, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
+               nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
+               AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(gError, "");
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 0);
+  // strideH = 0 is wrong whatever the batch.
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, 0, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 0, 1, 1, 1,
+               nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
+               AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("ampGpuConv2d: invalid strideH = 0"), std::string::npos)
+      << gError;
+  gError.clear();
+  mgpuMemFree(wt, nullptr);
+}
+
 TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
   // D (16 x 16) = aScale * bScale * A (16 x 32, E4M3) B^T, B stored 16 x 32
   // (E5M2): cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B

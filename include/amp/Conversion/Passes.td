@@ -182,8 +182,10 @@ def AmpLinalgToLibraryCallsPass
 
     GEMM sizes, leading dimensions and batch strides may be dynamic (a
     frontend's dynamic batch): the call reads them from the buffers'
-    descriptors at run time. Ops that do not fit (a convolution of dynamic
-    shape or strides or of another form: grouped, depthwise, NHWC/FHWC,
+    descriptors at run time, and so may a convolution's batch (the cuDNN
+    call sets its descriptors at each call). Ops that do not fit (a
+    convolution with another dynamic dimension or stride, or of another
+    form: grouped, depthwise, NHWC/FHWC,
     1-D or 3-D; a non-contiguous inner dimension, mixed operand types,
     other indexing maps) stay linalg ops, to become generated kernels, with
     a remark that says why.

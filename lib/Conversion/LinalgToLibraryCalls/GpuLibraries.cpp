@@ -5,7 +5,8 @@
 // cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
 // FP8 GEMMs cuBLASLt's, under its rules (Float8Gemms.h), and convolutions
 // cuDNN's legacy cudnnConvolutionForward in the NCHW/FCHW and NHWC/HWCF
-// layouts, of static shape, with no FP8 form.
+// layouts, static but for the batch (whose descriptors the call sets at
+// each call), with no FP8 form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,7 +46,7 @@ public:
               .str();
     return failure();
   }
-  bool takesDynamicConvBatch() const override { return false; }
+  bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override {
     return "cuDNN's legacy API has no FP8 convolution";
   }

@@ -32,6 +32,16 @@
 // RUN: %{cmp} 1e-3 %t.d/f.sim.npy %t.d/f.cpu.npy | %{ok}
 // RUN: amp-run %s --entry nhwc --level=O2 --gpu-options=libraries=false --target=gpu-sim --outputs %t.d/g.sim.npy | %{sim}
 // RUN: %{cmp} 1e-3 %t.d/g.sim.npy %t.d/f.cpu.npy | %{ok}
+// A dynamic batch (a frontend's import) is a cuDNN call too, its batch read
+// at run time (an empty one makes no call: GpuSimTest's
+// AConvolutionOfAnEmptyDynamicBatchDoesNothing).
+// RUN: amp-run %s --entry dynamic --level=O0 --target=cpu --dynamic-size=3 --outputs %t.d/h.cpu.npy
+// RUN: amp-run %s --entry dynamic --level=O0 --target=gpu-sim --dynamic-size=3 --outputs %t.d/h.sim.npy | FileCheck %s --check-prefix=SIMCALL
+// RUN: %{cmp} 1e-5 %t.d/h.sim.npy %t.d/h.cpu.npy | %{ok}
+// RUN: amp-run %s --entry dynamic --level=O2 --target=cpu --dynamic-size=3 --outputs %t.d/i.cpu.npy
+// RUN: amp-run %s --entry dynamic --level=O2 --target=gpu-sim --dynamic-size=3 --outputs %t.d/i.sim.npy | FileCheck %s --check-prefix=SIMCALL
+// RUN: %{cmp} 1e-3 %t.d/i.sim.npy %t.d/i.cpu.npy | %{ok}
+// SIMCALL: gpu-sim: {{[0-9]+}} kernel launches ({{[0-9]+}} threads), 1 library calls,
 // SIM: gpu-sim: {{[0-9]+}} kernel launches ({{[0-9]+}} threads), {{[01]}} library calls, [[N:[0-9]+]] device allocations, [[N]] frees, 0 live
 // CMP: output 0: rel L2 {{.*}} ok
 
@@ -68,4 +78,29 @@ func.func @nhwc(%x: tensor<2x12x12x4xf32>, %w: tensor<3x3x4x16xf32>) -> tensor<2
   %y = linalg.conv_2d_nhwc_hwcf {strides = dense<1> : tensor<2xi64>, dilations = dense<2> : tensor<2xi64>}
     ins(%x, %w : tensor<2x12x12x4xf32>, tensor<3x3x4x16xf32>) outs(%init : tensor<2x8x8x16xf32>) -> tensor<2x8x8x16xf32>
   return %y : tensor<2x8x8x16xf32>
+}
+
+// -----
+
+// CHECK-LABEL: llvm.func @dynamic
+// The batch, read from the output's descriptor at run time; the input's
+// padding read in place (padTop = padLeft = 1).
+// CHECK: %[[PAD:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK: llvm.call @ampGpuConv2d(
+// CHECK-NOT: gpu.launch_func @dynamic
+// KERNELS-LABEL: llvm.func @dynamic
+// KERNELS-NOT: ampGpuConv2d
+func.func @dynamic(%x: tensor<?x3x8x8xf32>, %w: tensor<4x3x3x3xf32>) -> tensor<?x4x8x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3x8x8xf32>
+  %padded = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%i: index, %j: index, %k: index, %l: index):
+    tensor.yield %zero : f32
+  } : tensor<?x3x8x8xf32> to tensor<?x3x10x10xf32>
+  %e = tensor.empty(%n) : tensor<?x4x8x8xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>}
+    ins(%padded, %w : tensor<?x3x10x10xf32>, tensor<4x3x3x3xf32>) outs(%init : tensor<?x4x8x8xf32>) -> tensor<?x4x8x8xf32>
+  return %y : tensor<?x4x8x8xf32>
 }
