@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 12
+#define AMP_RUNNER_CAPI_VERSION 13
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -96,29 +96,32 @@ AMP_RUNNER_CAPI int64_t ampRunnerModuleGetNumFunctions(AmpRunnerModule *module);
 AMP_RUNNER_CAPI const char *
 ampRunnerModuleGetFunctionName(AmpRunnerModule *module, int64_t index);
 
+/** How to compile (see "Compilation" below). */
+typedef struct AmpRunnerOptions AmpRunnerOptions;
+
 /** The module after the training stage of the AMP pipeline (amp-training):
  *  each forward-backward function of the training convention becomes a
- *  training step, as MLIR text. `ampOptions` are options of the AMP
- *  pipeline in its syntax, checked as at O2; the training stage reads
- *  scaler= and data-parallel=. The module itself is not changed. The text
- *  is owned by the module and valid until the next call on it. NULL on
+ *  training step, as MLIR text. Of `options` (NULL: the defaults), the
+ *  options of the AMP pipeline are checked as at O2, and the training stage
+ *  reads scaler and data-parallel. The module itself is not changed. The
+ *  text is owned by the module and valid until the next call on it. NULL on
  *  failure, with the located errors in ampRunnerGetLastError(); warnings
- *  and remarks are in ampRunnerGetLastDiagnostics() either way. */
+ *  and remarks are in ampRunnerGetLastDiagnostics() either way. Since
+ *  version 13 (before, the AMP options' text). */
 AMP_RUNNER_CAPI const char *
 ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
-                                  const char *ampOptions);
+                                  const AmpRunnerOptions *options);
 
 /*===----------------------------------------------------------------------===*
  * Compilation
  *===----------------------------------------------------------------------===*/
 
-/** How to compile: an object made with ampRunnerOptionsCreate, whose
- *  options are set one by one, each by a typed setter; a NULL options
- *  pointer, wherever one is taken, means all the defaults. The setters
- *  check their value where it enters and return 0, or non-zero with the
- *  message in ampRunnerGetLastError() (the option unchanged). Since version
- *  12 (before, a struct of strings). */
-typedef struct AmpRunnerOptions AmpRunnerOptions;
+/* How to compile: an AmpRunnerOptions made with ampRunnerOptionsCreate,
+ * whose options are set one by one, each by a typed setter; a NULL options
+ * pointer, wherever one is taken, means all the defaults. The setters
+ * check their value where it enters and return 0, or non-zero with the
+ * message in ampRunnerGetLastError() (the option unchanged). Since version
+ * 12 (before, a struct of strings). */
 
 /** A new set of options, all at their defaults; never NULL. */
 AMP_RUNNER_CAPI AmpRunnerOptions *ampRunnerOptionsCreate(void);
@@ -193,10 +196,41 @@ AMP_RUNNER_CAPI int ampRunnerOptionsSetRuntimeLibrary(AmpRunnerOptions *options,
  *  float tensors (amp-record-ranges), for a calibration file; NULL/"": off. */
 AMP_RUNNER_CAPI int ampRunnerOptionsSetRecordRanges(AmpRunnerOptions *options,
                                                     const char *function);
-/** More options of --amp-o1/--amp-o2, in their syntax
- *  ("custom-black-list=math.exp placement=greedy"), read when the level
- *  runs (ampRunnerCheckOptions checks them first); a dtype set with
- *  ampRunnerOptionsSetDtype wins over a dtype= here. */
+/** The options of the AMP pipeline (--amp-o1/--amp-o2, declared in
+ *  PassOptions.td), each as "name=kind" with kind "bool", "integer",
+ *  "float", "string" or "strings" (the setter it takes), in declaration
+ *  order, separated by commas ("dtype=string,...,split-stages=bool").
+ *  Static storage. Since version 13. */
+AMP_RUNNER_CAPI const char *ampRunnerGetAmpOptions(void);
+/** Sets option `name` of the AMP pipeline (as `amp-opt --amp-o2="name=.."`
+ *  does) to a value of its kind: a bool (non-zero is true), an integer, a
+ *  float (an integer also sets a float option), a string (an enumerated
+ *  option's spelling: "greedy" for placement), or `count` strings (the op
+ *  lists). Non-zero for an unknown name, a value of another kind or an
+ *  integer out of the option's range. An enumerated value's spelling and
+ *  the combinations (fp8-* options without dtype fp8) are checked when the
+ *  level reads them (ampRunnerCheckOptions, ampRunnerCompile); a level of
+ *  O0 reads none. ampRunnerOptionsSetDtype's dtype wins over a dtype set
+ *  here. Since version 13. */
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpBool(AmpRunnerOptions *options,
+                                               const char *name, int value);
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpInt(AmpRunnerOptions *options,
+                                              const char *name, int64_t value);
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpFloat(AmpRunnerOptions *options,
+                                                const char *name, double value);
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpString(AmpRunnerOptions *options,
+                                                 const char *name,
+                                                 const char *value);
+AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpStrings(AmpRunnerOptions *options,
+                                                  const char *name,
+                                                  const char *const *values,
+                                                  int64_t count);
+/** Sets the options of the AMP pipeline that `text` names, in their syntax
+ *  ("custom-black-list=math.exp placement=greedy"), as the typed setters
+ *  would: parsed here, by --amp-o1/--amp-o2's own parser (a syntax error or
+ *  an unknown option fails here, at any level); the options it does not
+ *  name keep their values. For text that a user wrote (a tool's flag, a
+ *  configuration file); a program sets options by name. */
 AMP_RUNNER_CAPI int ampRunnerOptionsSetAmpOptions(AmpRunnerOptions *options,
                                                   const char *text);
 
@@ -264,8 +298,8 @@ ampRunnerModuleGetLastTiming(AmpRunnerModule *module);
 /** Checks `options` for `module` without compiling: what the setters could
  *  not check alone (CPU lowering options for another target, a range
  *  calibration at O1/O2), and at O1/O2
- *  the options of the AMP pipeline (ampRunnerOptionsSetAmpOptions: their
- *  syntax and values), the policy file, and that the op
+ *  the values of the AMP pipeline's options (the spellings of enumerated
+ *  values, and their combinations), the policy file, and that the op
  *  names of the lists are registered and in one list only. 0 when they are
  *  valid; else non-zero, with ampRunnerGetLastError() the message, located
  *  ("file:line:col: error: amp: arg-precision must be keep or low, got

@@ -73,12 +73,28 @@ namespace amp {
 } // namespace mlir
 
 namespace {
+/// Copies a pass option's value to the options struct's field.
+template <typename Option, typename T>
+void copyOptionValue(const Option &option, T &field) {
+  field = option.getValue();
+}
+template <typename Option>
+void copyOptionValue(const Option &option, SmallVector<std::string> &field) {
+  field.assign(option.begin(), option.end());
+}
+
 /// --amp-o1 / --amp-o2: binds its options (declared in PassOptions.td) to
 /// AmpOptions and runs the pipeline buildAmpPipeline builds from them.
 template <typename PassBase, AmpLevel Level>
 struct AmpLevelPass : public PassBase {
   using PassBase::PassBase;
   AMP_OPTIONS_BINDABLE
+
+  /// The options' values, as the generated options struct holds them.
+  void getValues(AmpOptionValues &values) const {
+#define AMP_PASS_OPTION(FIELD, NAME) copyOptionValue(this->FIELD, values.FIELD);
+#include "amp/Pipelines/AmpOptionTable.inc"
+  }
 
   /// The typed options; on failure, `error` says which value is wrong.
   LogicalResult bind(AmpOptions &options, std::string &error) const {
@@ -132,27 +148,133 @@ struct AmpO2Pass
   using AmpLevelPass::AmpLevelPass;
 };
 
-template <typename LevelPass>
-LogicalResult parseWith(StringRef text, AmpOptions &options,
-                        std::string &error) {
-  LevelPass pass;
+} // namespace
+
+LogicalResult mlir::amp::parseAmpOptions(StringRef text,
+                                         AmpOptionValues &values,
+                                         std::string &error) {
+  // The level pass's parser, over the values given so far: it changes only
+  // the options that the text names.
+  AmpO2Pass pass(values);
   std::string message;
   if (failed(pass.initializeOptions(text, [&](const Twine &diagnostic) {
         message = diagnostic.str();
         return failure();
       }))) {
-    error = !message.empty() ? message : "invalid options '" + text.str() + "'";
+    // The option parser's message, without the name of its command line.
+    StringRef parser = "<Pass-Options-Parser>: ";
+    error = StringRef(message).trim().str();
+    if (StringRef(error).starts_with(parser))
+      error = error.substr(parser.size());
+    if (error.empty())
+      error = "invalid options '" + text.str() + "'";
     return failure();
   }
-  return pass.bind(options, error);
+  pass.getValues(values);
+  return success();
 }
-} // namespace
+
+LogicalResult mlir::amp::bindAmpOptions(const AmpOptionValues &values,
+                                        AmpLevel level, AmpOptions &options,
+                                        std::string &error) {
+  options = AmpOptions();
+  options.level = level;
+  return bindAmpOptions(values, options, error);
+}
 
 LogicalResult mlir::amp::parseAmpOptions(StringRef text, AmpLevel level,
                                          AmpOptions &options,
                                          std::string &error) {
-  return level == AmpLevel::O1 ? parseWith<AmpO1Pass>(text, options, error)
-                               : parseWith<AmpO2Pass>(text, options, error);
+  AmpOptionValues values;
+  return failure(failed(parseAmpOptions(text, values, error)) ||
+                 failed(bindAmpOptions(values, level, options, error)));
+}
+
+//===----------------------------------------------------------------------===//
+// By name
+//===----------------------------------------------------------------------===//
+
+/// The kind of value an option of type T takes: an enum takes its spelling.
+template <typename T> static constexpr OptionKind getAmpOptionKind() {
+  if constexpr (std::is_same_v<T, bool>)
+    return OptionKind::Bool;
+  else if constexpr (std::is_integral_v<T>)
+    return OptionKind::Integer;
+  else if constexpr (std::is_floating_point_v<T>)
+    return OptionKind::Float;
+  else if constexpr (std::is_same_v<T, std::string> || std::is_enum_v<T>)
+    return OptionKind::String;
+  else
+    return OptionKind::StringList;
+}
+
+ArrayRef<OptionInfo> mlir::amp::getAmpOptionInfos() {
+  static const OptionInfo infos[] = {
+#define AMP_PASS_OPTION(FIELD, NAME)                                           \
+  {NAME, getAmpOptionKind<decltype(AmpOptionValues::FIELD)>()},
+#include "amp/Pipelines/AmpOptionTable.inc"
+  };
+  return infos;
+}
+
+/// Sets `field` from a value of its kind.
+template <typename T>
+static LogicalResult assignAmpOption(StringRef name, T &field,
+                                     const OptionValue &value,
+                                     std::string &error) {
+  constexpr OptionKind kind = getAmpOptionKind<T>();
+  if constexpr (kind == OptionKind::Bool) {
+    if (const bool *flag = std::get_if<bool>(&value)) {
+      field = *flag;
+      return success();
+    }
+  } else if constexpr (kind == OptionKind::Integer) {
+    if (const int64_t *number = std::get_if<int64_t>(&value))
+      return setIntegerOption(name, *number, field, error);
+  } else if constexpr (kind == OptionKind::Float) {
+    // An integer is a float option's value too (calibration-margin=4).
+    if (const double *number = std::get_if<double>(&value)) {
+      field = *number;
+      return success();
+    }
+    if (const int64_t *number = std::get_if<int64_t>(&value)) {
+      field = static_cast<T>(*number);
+      return success();
+    }
+  } else if constexpr (kind == OptionKind::String) {
+    if (const std::string *text = std::get_if<std::string>(&value)) {
+      if constexpr (std::is_enum_v<T>) {
+        std::optional<T> parsed = parseOptionValue<T>(*text);
+        if (!parsed) {
+          error = getInvalidValueMessage<T>(*text);
+          return failure();
+        }
+        field = *parsed;
+      } else {
+        field = *text;
+      }
+      return success();
+    }
+  } else {
+    if (const auto *list = std::get_if<std::vector<std::string>>(&value)) {
+      field.assign(list->begin(), list->end());
+      return success();
+    }
+  }
+  error = getKindMismatchMessage(name, kind, value);
+  return failure();
+}
+
+LogicalResult mlir::amp::setAmpOption(AmpOptionValues &values, StringRef name,
+                                      const OptionValue &value,
+                                      std::string &error) {
+#define AMP_PASS_OPTION(FIELD, NAME)                                           \
+  if (name == NAME)                                                            \
+    return assignAmpOption(name, values.FIELD, value, error);
+#include "amp/Pipelines/AmpOptionTable.inc"
+  error =
+      getUnknownOptionMessage(name, "the AMP pipeline", getAmpOptionInfos());
+  return failure();
 }
 
 void mlir::amp::registerAmpPipelines() { registerAmpPipelinesPasses(); }

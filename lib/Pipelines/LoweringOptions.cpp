@@ -214,16 +214,16 @@ LogicalResult mlir::amp::parseLoweringOptions(StringRef text,
 #define AMP_LOWERING_OPTION_INFO(FIELD, NAME, TYPE, DEFAULT, HELP)             \
   {NAME, LoweringOptionTraits<TYPE>::kind},
 
-ArrayRef<LoweringOptionInfo> mlir::amp::getCpuLoweringOptionInfos() {
-  static const LoweringOptionInfo infos[] = {
+ArrayRef<OptionInfo> mlir::amp::getCpuLoweringOptionInfos() {
+  static const OptionInfo infos[] = {
 #define AMP_CPU_LOWERING_OPTION AMP_LOWERING_OPTION_INFO
 #include "amp/Pipelines/LoweringOptions.def"
   };
   return infos;
 }
 
-ArrayRef<LoweringOptionInfo> mlir::amp::getGpuLoweringOptionInfos() {
-  static const LoweringOptionInfo infos[] = {
+ArrayRef<OptionInfo> mlir::amp::getGpuLoweringOptionInfos() {
+  static const OptionInfo infos[] = {
 #define AMP_GPU_LOWERING_OPTION AMP_LOWERING_OPTION_INFO
 #include "amp/Pipelines/LoweringOptions.def"
   };
@@ -232,68 +232,26 @@ ArrayRef<LoweringOptionInfo> mlir::amp::getGpuLoweringOptionInfos() {
 
 #undef AMP_LOWERING_OPTION_INFO
 
-static StringRef getKindName(LoweringOptionKind kind) {
-  switch (kind) {
-  case LoweringOptionKind::Bool:
-    return "a bool";
-  case LoweringOptionKind::Integer:
-    return "an integer";
-  case LoweringOptionKind::String:
-    return "a string";
-  }
-  llvm_unreachable("unknown kind");
-}
-
 /// Sets `field` from a value of its kind.
 template <typename T>
 static LogicalResult assignOption(StringRef name, T &field,
-                                  const LoweringOptionValue &value,
+                                  const OptionValue &value,
                                   std::string &error) {
   using Traits = LoweringOptionTraits<T>;
-  if constexpr (Traits::kind == LoweringOptionKind::Bool) {
+  if constexpr (Traits::kind == OptionKind::Bool) {
     if (const bool *flag = std::get_if<bool>(&value)) {
       field = *flag;
       return success();
     }
-  } else if constexpr (Traits::kind == LoweringOptionKind::Integer) {
-    if (const int64_t *number = std::get_if<int64_t>(&value)) {
-      if (*number < static_cast<int64_t>(std::numeric_limits<T>::min()) ||
-          static_cast<uint64_t>(*number) >
-              static_cast<uint64_t>(std::numeric_limits<T>::max())) {
-        error =
-            (name + " must be in [" +
-             Twine(static_cast<int64_t>(std::numeric_limits<T>::min())) + ", " +
-             Twine(std::numeric_limits<T>::max()) + "], got " + Twine(*number))
-                .str();
-        return failure();
-      }
-      field = static_cast<T>(*number);
-      return success();
-    }
+  } else if constexpr (Traits::kind == OptionKind::Integer) {
+    if (const int64_t *number = std::get_if<int64_t>(&value))
+      return setIntegerOption(name, *number, field, error);
   } else {
     if (const std::string *text = std::get_if<std::string>(&value))
       return Traits::parse(name, *text, field, error);
   }
-  LoweringOptionKind given =
-      std::holds_alternative<bool>(value)      ? LoweringOptionKind::Bool
-      : std::holds_alternative<int64_t>(value) ? LoweringOptionKind::Integer
-                                               : LoweringOptionKind::String;
-  error = (name + " takes " + getKindName(Traits::kind) + ", not " +
-           getKindName(given))
-              .str();
+  error = getKindMismatchMessage(name, Traits::kind, value);
   return failure();
-}
-
-static std::string unknownOption(StringRef name, StringRef lowering,
-                                 ArrayRef<LoweringOptionInfo> infos) {
-  std::string message;
-  message = ("unknown option '" + name + "' of the " + lowering +
-             " lowering; it has ")
-                .str();
-  llvm::raw_string_ostream os(message);
-  llvm::interleaveComma(
-      infos, os, [&](const LoweringOptionInfo &info) { os << info.name; });
-  return message;
 }
 
 #define AMP_SET_LOWERING_OPTION(FIELD, NAME, TYPE, DEFAULT, HELP)              \
@@ -302,21 +260,23 @@ static std::string unknownOption(StringRef name, StringRef lowering,
 
 LogicalResult mlir::amp::setLoweringOption(CpuLoweringOptions &options,
                                            StringRef name,
-                                           const LoweringOptionValue &value,
+                                           const OptionValue &value,
                                            std::string &error) {
 #define AMP_CPU_LOWERING_OPTION AMP_SET_LOWERING_OPTION
 #include "amp/Pipelines/LoweringOptions.def"
-  error = unknownOption(name, "CPU", getCpuLoweringOptionInfos());
+  error = getUnknownOptionMessage(name, "the CPU lowering",
+                                  getCpuLoweringOptionInfos());
   return failure();
 }
 
 LogicalResult mlir::amp::setLoweringOption(GpuLoweringOptions &options,
                                            StringRef name,
-                                           const LoweringOptionValue &value,
+                                           const OptionValue &value,
                                            std::string &error) {
 #define AMP_GPU_LOWERING_OPTION AMP_SET_LOWERING_OPTION
 #include "amp/Pipelines/LoweringOptions.def"
-  error = unknownOption(name, "GPU", getGpuLoweringOptionInfos());
+  error = getUnknownOptionMessage(name, "the GPU lowering",
+                                  getGpuLoweringOptionInfos());
   return failure();
 }
 

@@ -65,8 +65,7 @@ using llvm::Expected;
 llvm::Error amp::runner::setDtype(StringRef dtype, CompileOptions &options) {
   if (amp::isFloat8Dtype(dtype)) {
     options.dtype.reset();
-    // Last, so that it wins over a dtype= of the text, as dtype does.
-    options.ampOptions += " dtype=fp8";
+    options.ampOptions.dtype = amp::kFloat8DtypeSpellings[0].str();
     return llvm::Error::success();
   }
   std::optional<amp::Precision> precision = amp::parseLowPrecision(dtype);
@@ -217,20 +216,18 @@ private:
 };
 
 /// The options of the AMP pipeline of a compilation (its ampOptions, with
-/// its dtype and rounding when set), parsed by --amp-o1/--amp-o2's parser.
-/// An invalid value is also an error located at `module`, as the pipeline
-/// reports its errors.
+/// its dtype and rounding when set), bound for its level. An invalid value
+/// is an error located at `module`, as the pipeline reports its errors.
 Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
                                         ModuleOp module) {
   amp::AmpOptions ampOptions;
   std::string error;
-  if (failed(amp::parseAmpOptions(options.ampOptions, options.level, ampOptions,
-                                  error))) {
+  if (failed(amp::bindAmpOptions(options.ampOptions, options.level, ampOptions,
+                                 error))) {
     mlir::emitError(module.getLoc(), "amp: ") << error;
-    return makeError("invalid AMP pipeline options '" + options.ampOptions +
-                     "'");
+    return makeError("invalid AMP pipeline options");
   }
-  // An explicit f16/bf16 wins over a dtype=fp8 of the text.
+  // An explicit f16/bf16 wins over a dtype=fp8 of ampOptions.
   if (options.dtype) {
     ampOptions.dtype = options.dtype;
     ampOptions.fp8.reset();

@@ -36,7 +36,9 @@ llvm::Error amp::runner::parseCompileOptions(const CompileOptionsText &text,
     return error;
   if (llvm::Error error = parseEnum(text.target, options.target, prefix))
     return error;
-  options.ampOptions = text.ampOptions;
+  std::string error;
+  if (failed(parseAmpOptions(text.ampOptions, options.ampOptions, error)))
+    return makeError(prefix + "amp-options: " + StringRef(error).trim());
   if (!text.dtype.empty())
     if (llvm::Error error = setDtype(text.dtype, options))
       return makeError(prefix + "dtype: " + llvm::toString(std::move(error)));
@@ -55,7 +57,6 @@ llvm::Error amp::runner::parseCompileOptions(const CompileOptionsText &text,
                      "(--lower-to-cpu); target '" +
                      stringifyOptionValue(options.target) +
                      "' does not read them");
-  std::string error;
   if (failed(parseLoweringOptions(text.cpuOptions, options.cpu, error)))
     return makeError(prefix + "cpu-options: " + error);
   if (failed(parseLoweringOptions(text.gpuOptions, options.gpu, error)))

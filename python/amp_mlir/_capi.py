@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 12
+API_VERSION = 13
 
 
 _p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
@@ -28,6 +28,16 @@ SIGNATURES = {
                                           [_p, ctypes.c_char_p]),
     "ampRunnerOptionsSetRecordRanges": (ctypes.c_int, [_p, ctypes.c_char_p]),
     "ampRunnerOptionsSetAmpOptions": (ctypes.c_int, [_p, ctypes.c_char_p]),
+    "ampRunnerGetAmpOptions": (ctypes.c_char_p, []),
+    "ampRunnerOptionsSetAmpBool": (ctypes.c_int, [
+        _p, ctypes.c_char_p, ctypes.c_int]),
+    "ampRunnerOptionsSetAmpInt": (ctypes.c_int, [_p, ctypes.c_char_p, _i64]),
+    "ampRunnerOptionsSetAmpFloat": (ctypes.c_int, [
+        _p, ctypes.c_char_p, ctypes.c_double]),
+    "ampRunnerOptionsSetAmpString": (ctypes.c_int, [
+        _p, ctypes.c_char_p, ctypes.c_char_p]),
+    "ampRunnerOptionsSetAmpStrings": (ctypes.c_int, [
+        _p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), _i64]),
     "ampRunnerGetLoweringOptions": (ctypes.c_char_p, [ctypes.c_int]),
     "ampRunnerOptionsSetLoweringBool": (ctypes.c_int, [
         _p, ctypes.c_int, ctypes.c_char_p, ctypes.c_int]),
@@ -40,8 +50,7 @@ SIGNATURES = {
     "ampRunnerModuleDestroy": (None, [_p]),
     "ampRunnerModuleGetNumFunctions": (_i64, [_p]),
     "ampRunnerModuleGetFunctionName": (ctypes.c_char_p, [_p, _i64]),
-    "ampRunnerModuleBuildTrainingSteps": (ctypes.c_char_p,
-                                          [_p, ctypes.c_char_p]),
+    "ampRunnerModuleBuildTrainingSteps": (ctypes.c_char_p, [_p, _p]),
     "ampRunnerModuleTransform": (ctypes.c_char_p, [
         _p, _p, ctypes.c_int, ctypes.c_int]),
     "ampRunnerCompile": (_p, [_p, ctypes.c_char_p,
@@ -126,28 +135,65 @@ def lowering_options(lowering):
     return dict(pair.split("=", 1) for pair in text.split(","))
 
 
+def _typed(value):
+    """(kind, arguments) of the C setter of `value`'s Python type: kind is
+    "Bool", "Int", "Float", "String" or "Strings" (an array and its
+    count); (None, None) for any other type."""
+    if isinstance(value, bool):
+        return "Bool", (int(value),)
+    if isinstance(value, int):
+        return "Int", (value,)
+    if isinstance(value, float):
+        return "Float", (value,)
+    if isinstance(value, str):
+        return "String", (value.encode(),)
+    if isinstance(value, (list, tuple)) and all(
+            isinstance(item, str) for item in value):
+        array = (ctypes.c_char_p * len(value))(
+            *(item.encode() for item in value))
+        return "Strings", (array, len(value))
+    return None, None
+
+
 def _set_lowering(options, lowering, keyword, values):
     """Sets the options of `lowering` in `values` ({name: value}), each with
     the setter of its Python type; the C API checks the name and kind."""
     for name, value in values.items():
-        if isinstance(value, bool):
-            setter, value = "SetLoweringBool", int(value)
-        elif isinstance(value, int):
-            setter = "SetLoweringInt"
-        elif isinstance(value, str):
-            setter, value = "SetLoweringString", value.encode()
-        else:
+        kind, arguments = _typed(value)
+        if kind not in ("Bool", "Int", "String"):
             raise ValueError(f"{keyword}: {name} must be a bool, an int or "
                              f"a string, not {value!r}")
-        options.set(setter, LOWERINGS[lowering], str(name).encode(), value,
-                    keyword=keyword)
+        options.set("SetLowering" + kind, LOWERINGS[lowering],
+                    str(name).encode(), *arguments, keyword=keyword)
+
+
+def _set_amp(options, values):
+    """Sets the AMP pipeline's options in `values` ({name: value}), each
+    with the setter of its Python type; the C API checks the name and
+    kind."""
+    for name, value in values.items():
+        kind, arguments = _typed(value)
+        if kind is None:
+            raise ValueError(f"{name} must be a bool, a number, a string or "
+                             f"a list of strings, not {value!r}")
+        options.set("SetAmp" + kind, str(name).encode(), *arguments)
+
+
+def amp_option_kinds():
+    """{name: kind} of the AMP pipeline's options (kind: "bool",
+    "integer", "float", "string" or "strings"), in declaration order, from
+    the C API's one table."""
+    infos = lib().ampRunnerGetAmpOptions().decode()
+    return dict(info.split("=", 1) for info in infos.split(","))
 
 
 def compile_options(options):
     """The Options of `options`, a dict of the options in snake case
     (level, dtype, target, rounding, check_nan_inf, timing ('passes'),
-    runtime_library, record_ranges, amp_options, and cpu_options and
-    gpu_options, each a dict {name: value} of the lowering's options);
+    runtime_library, record_ranges, amp_values (a dict {name: value} of
+    the AMP pipeline's options), amp_options (their text, set after
+    amp_values), and cpu_options and gpu_options, each a dict
+    {name: value} of the lowering's options);
     None takes the default. An invalid value raises ValueError."""
     result = Options()
     enums = (("level", "SetLevel", LEVELS), ("dtype", "SetDtype", DTYPES),
@@ -158,6 +204,7 @@ def compile_options(options):
             result.set(setter, values[options[key]])
     result.set("SetCheckNanInf", CHECK_NAN_INF[options.get("check_nan_inf")])
     result.set("SetTimePasses", int(options.get("timing") == "passes"))
+    _set_amp(result, options.get("amp_values") or {})
     for key, setter in (("runtime_library", "SetRuntimeLibrary"),
                         ("record_ranges", "SetRecordRanges"),
                         ("amp_options", "SetAmpOptions")):

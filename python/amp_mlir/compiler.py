@@ -252,11 +252,12 @@ def _read_module(module):
     return module, "<string>"
 
 
-def build_amp_options(custom_white_list=None, custom_black_list=None,
-                use_fp16_guard=None, placement=None, policy_file=None,
-                loss_scaling=None, extra=None, arg_precision=None):
-    """The option string of --amp-o1/--amp-o2 for these arguments."""
-    parts = []
+def _amp_option_values(custom_white_list=None, custom_black_list=None,
+                       use_fp16_guard=None, placement=None, policy_file=None,
+                       loss_scaling=None, arg_precision=None):
+    """{option name: typed value} of the AMP pipeline for these keywords,
+    checked: what the C API's typed setters take."""
+    values = {}
 
     def op_list(name, ops):
         if ops is None:
@@ -269,13 +270,13 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
                     c in op for c in " ,{}="):
                 raise ValueError(f"{name}: {op!r} is not an op name")
         if ops:
-            parts.append(f"{name}={','.join(ops)}")
+            values[name] = ops
 
     op_list("custom-white-list", custom_white_list)
     op_list("custom-black-list", custom_black_list)
     if use_fp16_guard is not None:
         if isinstance(use_fp16_guard, bool):
-            parts.append(f"use-fp16-guard={str(use_fp16_guard).lower()}")
+            values["use-fp16-guard"] = str(use_fp16_guard).lower()
         else:
             choices = _capi.option_values("use-fp16-guard")
             if not isinstance(use_fp16_guard, str) or \
@@ -283,27 +284,84 @@ def build_amp_options(custom_white_list=None, custom_black_list=None,
                 raise ValueError(f"use_fp16_guard must be None, True, False "
                                  f"or one of {_one_of(choices)}, got "
                                  f"{use_fp16_guard!r}")
-            parts.append(f"use-fp16-guard={use_fp16_guard}")
+            values["use-fp16-guard"] = use_fp16_guard
     if placement is not None:
         _check_choice("placement", "placement", placement)
-        parts.append(f"placement={placement}")
+        values["placement"] = placement
     if policy_file is not None:
         path = Path(policy_file)
         if not path.is_file():
             raise FileNotFoundError(f"no such policy file: {policy_file}")
-        if any(c in str(path) for c in " {}"):
-            raise ValueError(f"policy file path {policy_file!r} must not "
-                             f"contain spaces or braces")
-        parts.append(f"policy-file={path}")
+        values["policy-file"] = str(path)
     if loss_scaling is not None:
         _check_choice("loss_scaling", "loss-scaling", loss_scaling)
-        parts.append(f"loss-scaling={loss_scaling}")
+        values["loss-scaling"] = loss_scaling
     if arg_precision is not None:
         _check_choice("arg_precision", "arg-precision", arg_precision)
-        parts.append(f"arg-precision={arg_precision}")
-    if extra:
-        parts.append(extra)
-    return " ".join(parts)
+        values["arg-precision"] = arg_precision
+    return values
+
+
+def _amp_option_text(values):
+    """{name: value} of the AMP pipeline's options in its syntax (for
+    amp-compile's --amp-options)."""
+    def spell(value):
+        if isinstance(value, bool):
+            return str(value).lower()
+        if isinstance(value, (list, tuple)):
+            return ",".join(value)
+        return str(value)
+    for name, value in values.items():
+        if any(c in spell(value) for c in " {}"):
+            raise ValueError(f"{name} {spell(value)!r} must not contain "
+                             f"spaces or braces in the pipeline's syntax")
+    return " ".join(f"{name}={spell(value)}" for name, value in values.items())
+
+
+class _AmpOptions:
+    """The options of the AMP pipeline that a call gives: `values`, the
+    keywords' options by name with typed values (the C API's typed setters
+    take them), and `text`, the raw amp_options in --amp-o2's syntax, set
+    after them (so it wins, as the later option of a command line does)."""
+
+    def __init__(self, values=None, text=None):
+        self.values = dict(values or {})
+        if isinstance(text, dict):
+            # amp_options as a dict of typed values, after the keywords'.
+            self.values.update(text)
+            text = None
+        elif text is not None and not isinstance(text, str):
+            raise ValueError(f"amp_options must be a dict of typed values or "
+                             f"their text, not {text!r}")
+        self.text = text or None
+
+    def with_values(self, **values):
+        """A copy with more values (option names spelled with '_' for
+        '-')."""
+        merged = dict(self.values)
+        merged.update({k.replace("_", "-"): v for k, v in values.items()})
+        return _AmpOptions(merged, self.text)
+
+    def capi(self):
+        """The entries of _capi.compile_options's dict."""
+        return {"amp_values": self.values, "amp_options": self.text}
+
+    def __str__(self):
+        """The options in --amp-o2's syntax."""
+        return " ".join(part for part in (_amp_option_text(self.values),
+                                          self.text) if part)
+
+    def __bool__(self):
+        return bool(self.values or self.text)
+
+
+def build_amp_options(custom_white_list=None, custom_black_list=None,
+                use_fp16_guard=None, placement=None, policy_file=None,
+                loss_scaling=None, extra=None, arg_precision=None):
+    """The option string of --amp-o1/--amp-o2 for these arguments."""
+    return str(_AmpOptions(_amp_option_values(
+        custom_white_list, custom_black_list, use_fp16_guard, placement,
+        policy_file, loss_scaling, arg_precision), extra))
 
 
 #===-----------------------------------------------------------------------===#
@@ -724,8 +782,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
     custom_black_list: op names forced to low precision / kept in fp32.
     use_fp16_guard: None (auto: true when the module has amp.fp16_guard),
     True or False. placement ('auto'/'autocast'/'optimal'/'greedy'), policy_file, loss_scaling
-    ('auto'/'on'/'off') and amp_options (raw --amp-o2 options) as in
-    amp-opt. gpu_options / cpu_options: options of --lower-to-gpu
+    ('auto'/'on'/'off') as in amp-opt; amp_options: any other option of
+    --amp-o2, a dict of typed values ({"fp8-margin": 2}, each set by the C
+    API's setter of its kind; amp_mlir.amp_option_kinds() lists them) or
+    their text ("fp8-margin=2"). gpu_options / cpu_options: options of --lower-to-gpu
     ({"chip": "sm_80", "block-size": 128}) / --lower-to-cpu
     ({"libraries": False}: generated loops instead of the CPU library's
     GEMM calls), a dict of typed values, each set by the C API's setter of
@@ -814,18 +874,18 @@ def compile(module, level="O2", dtype=None, target="cpu",
                                  rounding not in roundings):
         raise ValueError(f"rounding must be None, {_one_of(roundings)}, not "
                          f"{rounding!r}")
-    amp_text = _amp_options_or_none(
+    amp = _AmpOptions(_amp_option_values(
         custom_white_list, custom_black_list, use_fp16_guard, placement,
-        policy_file, loss_scaling, amp_options, arg_precision)
+        policy_file, loss_scaling, arg_precision), amp_options)
     if explain:
-        amp_text = f"{amp_text} explain=true" if amp_text else "explain=true"
+        amp = amp.with_values(explain=True)
     text, name = _read_module(module)
     calibration_dir = None
     if calibration is not None:
         if level == "O0":
             raise ValueError("calibration keeps the ops of O1/O2 within the "
                              "low type's range: level O0 has no low type")
-        if amp_text and re.search(r"(^|\s)calibration=", amp_text):
+        if amp.text and re.search(r"(^|\s)calibration=", amp.text):
             raise ValueError("give calibration once: as compile()'s "
                              "calibration, not also in amp_options")
         if entries is not None and (isinstance(entries, str) or
@@ -841,14 +901,10 @@ def compile(module, level="O2", dtype=None, target="cpu",
             calibration_dir = tempfile.mkdtemp(prefix="amp-calibration-")
             path = Path(calibration_dir) / "ranges.json"
             path.write_text(json.dumps(ranges))
-        if re.search(r"\s", str(path)):
-            raise ValueError(f"calibration file path {str(path)!r} has "
-                             f"spaces, which the pass options cannot take")
-        option = f"calibration={path}"
-        amp_text = f"{amp_text} {option}" if amp_text else option
+        amp = amp.with_values(calibration=str(path))
     try:
         result = _compile_module(
-            text, name, level, dtype, target, amp_text, check_nan_inf,
+            text, name, level, dtype, target, amp, check_nan_inf,
             checks, explain, timing, output, gpu_options, cpu_options,
             entries, rounding, runtime_library)
     except BaseException:
@@ -861,7 +917,7 @@ def compile(module, level="O2", dtype=None, target="cpu",
     return result
 
 
-def _compile_module(text, name, level, dtype, target, amp_text, check_nan_inf,
+def _compile_module(text, name, level, dtype, target, amp, check_nan_inf,
                     checks, explain, timing, output, gpu_options, cpu_options,
                     entries, rounding, runtime_library):
     """compile() after its options are checked."""
@@ -876,17 +932,16 @@ def _compile_module(text, name, level, dtype, target, amp_text, check_nan_inf,
             parsed = None  # amp-compile reports it
         if parsed is not None:
             _check_options(parsed, {"level": level, "dtype": dtype,
-                                    "amp_options": amp_text,
-                                    "target": target,
-                                    "cpu_options": cpu_options}, amp_text)
-        return _compile_library(text, name, output, level, dtype, amp_text,
+                                    **amp.capi(), "target": target,
+                                    "cpu_options": cpu_options}, amp)
+        return _compile_library(text, name, output, level, dtype, str(amp),
                                 target, gpu_options, entries, rounding,
                                 cpu_options)
     parsed = _ParsedModule(text, name)
     options = {
         "level": level,
         "dtype": dtype,
-        "amp_options": amp_text,
+        **amp.capi(),
         "target": target,
         "gpu_options": gpu_options,
         "cpu_options": cpu_options,
@@ -909,7 +964,7 @@ def _compile_module(text, name, level, dtype, target, amp_text, check_nan_inf,
                 runtime_library or _paths.library("libamp_runtime.so"))
         except _paths.ToolsNotFound:
             pass
-    _check_options(parsed, options, amp_text)
+    _check_options(parsed, options, amp)
     compiled = CompiledModule(parsed, name, options)
     if entries is None and (explain or timing):
         entries = compiled.function_names
@@ -1017,6 +1072,14 @@ def lowering_options(lowering):
     return _capi.lowering_options(lowering)
 
 
+def amp_option_kinds():
+    """The options of the AMP pipeline (--amp-o1/--amp-o2) that
+    amp_options takes, each with the kind of value it takes ('bool',
+    'integer', 'float', 'string' or 'strings'), in declaration order:
+    {'dtype': 'string', ..., 'custom-white-list': 'strings', ...}."""
+    return _capi.amp_option_kinds()
+
+
 def _lowering_options(lowering, value):
     """The options of the 'cpu' or 'gpu' lowering that compile()'s
     <lowering>_options names, as {name: value}: a dict as it is, or text in
@@ -1061,11 +1124,6 @@ def _lowering_text(values):
                     else f"{name}={value}" for name, value in values.items())
 
 
-def _amp_options_or_none(*args):
-    text = build_amp_options(*args)
-    return text or None
-
-
 #===-----------------------------------------------------------------------===#
 # transform(), report(), precision_graph(): in-process
 #===-----------------------------------------------------------------------===#
@@ -1076,10 +1134,14 @@ def _transform_inputs(module, level, dtype, *option_args):
     level = _level_name(level)
     dtype = None if dtype is None else low_precision_name(dtype)
     text, name = _read_module(module)
-    return level, dtype, text, name, build_amp_options(*option_args)
+    (custom_white_list, custom_black_list, use_fp16_guard, placement,
+     policy_file, loss_scaling, amp_options, *rest) = option_args
+    return level, dtype, text, name, _AmpOptions(_amp_option_values(
+        custom_white_list, custom_black_list, use_fp16_guard, placement,
+        policy_file, loss_scaling, *rest), amp_options)
 
 
-def _check_options(parsed, options, amp_text):
+def _check_options(parsed, options, amp):
     """Raises ValueError with the message of the C API's check if the
     options of the level are invalid for the parsed module (an unknown
     option or value, an op name that no dialect of the module has): at
@@ -1091,7 +1153,7 @@ def _check_options(parsed, options, amp_text):
         error = _capi.last_error()
         if error.startswith("options of the CPU lowering"):
             raise ValueError(f"cpu_options: {error}")
-        raise ValueError(f"invalid AMP options ({amp_text or ''}): {error}")
+        raise ValueError(f"invalid AMP options ({amp}): {error}")
 
 
 def _run_transform(text, name, level, dtype, options, output, lower=None):
@@ -1103,7 +1165,7 @@ def _run_transform(text, name, level, dtype, options, output, lower=None):
     AmpError with the located errors of the stage that failed, ValueError
     for invalid options."""
     parsed = _ParsedModule(text, name)
-    settings = {"level": level, "dtype": dtype, "amp_options": options,
+    settings = {"level": level, "dtype": dtype, **options.capi(),
                 "target": lower or "cpu"}
     if level != "O0":
         _check_options(parsed, settings, options)

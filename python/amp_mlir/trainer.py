@@ -43,12 +43,11 @@ def make_training_step(module, scaler="pytorch", data_parallel=False):
         raise ValueError(f"{name} has no forward-backward function (no "
                          f"argument with amp.loss_seed): see "
                          f"docs/loss-scaling.md#training-from-a-frontend")
-    options = f"scaler={scaler}"
-    if data_parallel:
-        options += " data-parallel=true"
+    options = _capi.compile_options({"amp_values": {
+        "scaler": scaler, "data-parallel": bool(data_parallel)}})
     parsed = compiler._ParsedModule(text, name)
     steps = _capi.lib().ampRunnerModuleBuildTrainingSteps(parsed.handle,
-                                                          options.encode())
+                                                          options)
     error = None if steps is not None else _capi.last_error()
     # Its warnings and remarks as Python warnings, as compile() issues them.
     reported = json.loads(_capi.last_diagnostics())

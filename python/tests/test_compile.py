@@ -302,10 +302,13 @@ def test_bad_options_raise_at_compile():
         amp_mlir.compile(EXP, custom_black_list=["math.expo"])
     with pytest.raises(ValueError, match="no such option dtyp"):
         amp_mlir.compile(EXP, amp_options="dtyp=bf16")
-    # Valid options are accepted, and O0 checks nothing.
+    # Valid options are accepted. O0 reads no option's value, but the text
+    # is parsed where it enters: an unknown option fails at any level.
     m = amp_mlir.compile(EXP, custom_black_list=["math.exp"])
     assert m.f(np.zeros(2, np.float32)).tolist() == [1.0, 1.0]
-    amp_mlir.compile(EXP, level="O0", amp_options="dtyp=bf16")
+    amp_mlir.compile(EXP, level="O0", amp_options="placement=best")
+    with pytest.raises(ValueError, match="no such option dtyp"):
+        amp_mlir.compile(EXP, level="O0", amp_options="dtyp=bf16")
 
 
 def test_paths_with_mlir_characters_are_paths(tmp_path):
@@ -560,3 +563,35 @@ def test_timing_reports_each_stage(module_text):
     for bad in ("all", 1, 0.5):
         with pytest.raises(ValueError, match="timing must be"):
             amp_mlir.compile(module_text, timing=bad)
+
+
+def test_amp_options_are_typed_from_the_one_table():
+    # The AMP pipeline's options by name with their kinds, from the C API's
+    # table of their declarations (amp-tblgen, PassOptions.td); the keywords
+    # of compile() are options of that table.
+    kinds = amp_mlir.amp_option_kinds()
+    assert list(kinds)[0] == "dtype"
+    assert kinds["explain"] == "bool"
+    assert kinds["custom-black-list"] == "strings"
+    assert kinds["calibration-margin"] == "float"
+    assert kinds["fp8-amax-history-len"] == "integer"
+    for name in ("custom-white-list", "use-fp16-guard", "placement",
+                 "policy-file", "loss-scaling", "arg-precision", "calibration"):
+        assert kinds[name] in ("string", "strings"), name
+    # A dict sets each option through the setter of its kind, as the text
+    # does through the pipeline's parser.
+    typed = amp_mlir.transform(EXP, amp_options={
+        "custom-black-list": ["math.exp"], "placement": "greedy"})
+    text = amp_mlir.transform(
+        EXP, amp_options="custom-black-list=math.exp placement=greedy")
+    assert typed == text
+    report = amp_mlir.report(EXP, amp_options={
+        "custom-black-list": ["math.exp"]})
+    assert [d["reason"] for d in report["decisions"]
+            if d["op"] == "math.exp"] == ["custom black list"]
+    with pytest.raises(ValueError, match="explain takes a bool, not an "
+                                         "integer"):
+        amp_mlir.compile(EXP, amp_options={"explain": 1})
+    with pytest.raises(ValueError, match="unknown option 'dtyp' of the AMP "
+                                         "pipeline"):
+        amp_mlir.compile(EXP, amp_options={"dtyp": "bf16"})

@@ -366,25 +366,31 @@ static llvm::Error parseFlags(StringRef ampFlags, CompileOptions &options) {
   if (checkNanInf.getNumOccurrences())
     // A bare --check-nan-inf checks the low ops.
     text.checkNanInf = checkNanInf.empty() ? "low" : checkNanInf.getValue();
-  if (llvm::Error error = parseCompileOptions(text, options, "--"))
-    return error;
+  if (llvm::Error error = parseCompileOptions(text, options, "--")) {
+    std::string message = llvm::toString(std::move(error));
+    // An AMP flag that the pipeline does not have either.
+    StringRef unknown = StringRef(message).split("no such option ").second;
+    SmallVector<StringRef> flags;
+    StringRef(ampFlags).split(flags, ' ', -1, /*KeepEmpty=*/false);
+    if (llvm::any_of(flags, [&](StringRef flag) {
+          return flag.split('=').first == unknown.trim();
+        }))
+      return makeError("unknown flag --" + unknown.trim() +
+                       ": neither amp-run's nor an option of "
+                       "--amp-o1/--amp-o2");
+    return makeError(message);
+  }
   if (options.checkNanInf != CheckNanInf::Off && options.target != Target::Cpu)
     return makeError("--check-nan-inf runs on the CPU only (the checks are "
                      "host code); use --target=cpu");
-  // The AMP flags, checked before anything is read: with --dtype=fp8, its
-  // fp8-* flags apply.
+  // The AMP flags' values, checked before anything is read: with
+  // --dtype=fp8, its fp8-* flags apply.
   if (!ampFlags.empty()) {
     amp::AmpOptions checked;
     std::string error;
-    if (failed(amp::parseAmpOptions(options.ampOptions, amp::AmpLevel::O2,
-                                    checked, error))) {
-      StringRef unknown = StringRef(error).split("no such option ").second;
-      if (!unknown.empty())
-        return makeError("unknown flag --" + unknown.trim() +
-                         ": neither amp-run's nor an option of "
-                         "--amp-o1/--amp-o2");
+    if (failed(amp::bindAmpOptions(options.ampOptions, amp::AmpLevel::O2,
+                                   checked, error)))
       return makeError(error);
-    }
   }
   if (timingMode.getNumOccurrences() && !timingMode.empty() &&
       timingMode != "passes")

@@ -155,14 +155,14 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 }
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
-  llvm::ArrayRef<LoweringOptionInfo> gpu = getGpuLoweringOptionInfos();
+  llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
   ASSERT_EQ(gpu.size(), 9u);
   EXPECT_EQ(gpu[0].name, "chip");
-  EXPECT_EQ(gpu[0].kind, LoweringOptionKind::String);
+  EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
-  EXPECT_EQ(gpu[4].kind, LoweringOptionKind::Bool);
+  EXPECT_EQ(gpu[4].kind, OptionKind::Bool);
   EXPECT_EQ(gpu[6].name, "block-size");
-  EXPECT_EQ(gpu[6].kind, LoweringOptionKind::Integer);
+  EXPECT_EQ(gpu[6].kind, OptionKind::Integer);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

@@ -49,12 +49,14 @@ TEST(DriverOptionsTest, CompileOptionsAreParsedOnceWithOneMessage) {
   EXPECT_EQ(options.dtype, Precision::f16);
   EXPECT_EQ(options.target, Target::GpuSim);
   EXPECT_EQ(options.rounding, RoundingMode::PerOp);
-  // fp8 is a dtype= of the AMP options, last so that it wins.
+  // fp8 is the AMP options' dtype, set after their text so that it wins.
   text.dtype = "float8";
+  text.ampOptions = "dtype=bf16 placement=greedy";
   CompileOptions fp8;
   ASSERT_FALSE(llvm::errorToBool(parseCompileOptions(text, fp8)));
   EXPECT_FALSE(fp8.dtype);
-  EXPECT_EQ(fp8.ampOptions, " dtype=fp8");
+  EXPECT_EQ(fp8.ampOptions.dtype, "fp8");
+  EXPECT_EQ(fp8.ampOptions.placement, "greedy");
 
   auto message = [](CompileOptionsText text) {
     CompileOptions options;

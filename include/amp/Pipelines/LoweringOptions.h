@@ -17,13 +17,13 @@
 #define AMP_PIPELINES_LOWERINGOPTIONS_H
 
 #include "amp/Dialect/Amp/Transforms/Options.h"
+#include "amp/Pipelines/OptionValue.h"
 
 #include "mlir/Pass/PassOptions.h"
 
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <variant>
 
 namespace mlir {
 namespace amp {
@@ -59,9 +59,6 @@ AMP_OPTION_SPELLINGS(KernelFormat, "format", false,
                      {KernelFormat::Fatbin, "fatbin"},
                      {KernelFormat::Isa, "isa"}, {KernelFormat::Bin, "bin"})
 
-/// What a typed setter of the C API takes for an option.
-enum class LoweringOptionKind { Bool, Integer, String };
-
 /// How an option of type T is written in the pipelines' syntax (`Text`, the
 /// type of its textual option), read from it and printed back (for the
 /// textual option's default), and what a typed setter takes (`kind`).
@@ -77,23 +74,23 @@ template <typename T> struct SameTextTraits {
   }
 };
 template <> struct LoweringOptionTraits<bool> : SameTextTraits<bool> {
-  static constexpr LoweringOptionKind kind = LoweringOptionKind::Bool;
+  static constexpr OptionKind kind = OptionKind::Bool;
 };
 template <> struct LoweringOptionTraits<int64_t> : SameTextTraits<int64_t> {
-  static constexpr LoweringOptionKind kind = LoweringOptionKind::Integer;
+  static constexpr OptionKind kind = OptionKind::Integer;
 };
 template <> struct LoweringOptionTraits<unsigned> : SameTextTraits<unsigned> {
-  static constexpr LoweringOptionKind kind = LoweringOptionKind::Integer;
+  static constexpr OptionKind kind = OptionKind::Integer;
 };
 template <>
 struct LoweringOptionTraits<std::string> : SameTextTraits<std::string> {
-  static constexpr LoweringOptionKind kind = LoweringOptionKind::String;
+  static constexpr OptionKind kind = OptionKind::String;
 };
 
 /// The typed options whose text is a string of their own form.
 template <typename T> struct ParsedTextTraits {
   using Text = std::string;
-  static constexpr LoweringOptionKind kind = LoweringOptionKind::String;
+  static constexpr OptionKind kind = OptionKind::String;
 };
 template <> struct LoweringOptionTraits<GpuChip> : ParsedTextTraits<GpuChip> {
   static std::string print(const GpuChip &chip) { return chip.str(); }
@@ -211,31 +208,19 @@ LogicalResult parseLoweringOptions(llvm::StringRef text,
 // By name, with a typed value: the C API's setters
 //===----------------------------------------------------------------------===//
 
-/// An option of a lowering: its name in the pipelines' syntax and the kind
-/// of value it takes.
-struct LoweringOptionInfo {
-  llvm::StringLiteral name;
-  LoweringOptionKind kind;
-};
 /// The options of --lower-to-cpu and of --lower-to-gpu, in declaration
 /// order.
-llvm::ArrayRef<LoweringOptionInfo> getCpuLoweringOptionInfos();
-llvm::ArrayRef<LoweringOptionInfo> getGpuLoweringOptionInfos();
-
-/// A typed value of an option; a String option's text is parsed as its
-/// type's form (the chip "sm_80", the format "isa").
-using LoweringOptionValue = std::variant<bool, int64_t, std::string>;
+llvm::ArrayRef<OptionInfo> getCpuLoweringOptionInfos();
+llvm::ArrayRef<OptionInfo> getGpuLoweringOptionInfos();
 
 /// Sets option `name` of `options` to `value`; failure with a message in
 /// `error` for an unknown name, a value of another kind, or one out of the
 /// option's range or form.
 LogicalResult setLoweringOption(CpuLoweringOptions &options,
-                                llvm::StringRef name,
-                                const LoweringOptionValue &value,
+                                llvm::StringRef name, const OptionValue &value,
                                 std::string &error);
 LogicalResult setLoweringOption(GpuLoweringOptions &options,
-                                llvm::StringRef name,
-                                const LoweringOptionValue &value,
+                                llvm::StringRef name, const OptionValue &value,
                                 std::string &error);
 
 } // namespace amp

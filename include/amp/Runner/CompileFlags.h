@@ -30,8 +30,9 @@ struct CompileOptionsText {
   std::string dtype;
   /// "cpu", "gpu" or "gpu-sim"; empty: cpu.
   std::string target;
-  /// Options of --amp-o1/--amp-o2, in their syntax (checked when the level
-  /// runs, located at the module).
+  /// Options of --amp-o1/--amp-o2, in their syntax: parsed with the other
+  /// flags (an unknown option is an error there); their enumerated values
+  /// are checked when the level runs, located at the module.
   std::string ampOptions;
   /// "once" or "per-op"; empty: the AMP pipeline's default (once).
   std::string rounding;

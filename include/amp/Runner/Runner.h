@@ -12,6 +12,7 @@
 #define AMP_RUNNER_RUNNER_H
 
 #include "amp/Dialect/Amp/Transforms/Options.h"
+#include "amp/Pipelines/AmpPipelines.h"
 #include "amp/Pipelines/LoweringOptions.h"
 #include "amp/Runner/HostTensor.h"
 
@@ -174,10 +175,11 @@ struct CompileOptions {
   /// The low-precision type of O1/O2; none (the default): the pipeline
   /// decides (a dtype= in `ampOptions`, else the policy file's, else f16).
   std::optional<amp::Precision> dtype;
-  /// More options of the AMP pipeline, in --amp-o1's syntax
-  /// ("custom-black-list=tosa.exp placement=greedy"); a non-empty `dtype`
-  /// wins over a dtype given here.
-  std::string ampOptions;
+  /// More options of the AMP pipeline, as their declarations type them
+  /// (set by name, or parsed from --amp-o1's syntax where they enter: the
+  /// tools' --amp-options); bound when the level runs. A set `dtype` wins
+  /// over the dtype given here.
+  amp::AmpOptionValues ampOptions;
   Target target = Target::Cpu;
   /// The lowering of Target::Cpu, and of Target::Gpu and Target::GpuSim
   /// (whose `simulate` the target sets). Their rounding is `rounding`'s.
@@ -339,8 +341,8 @@ bool isSimulatorChip(StringRef name);
 
 /// Sets the low-precision type a tool or a caller named: "f16", "bf16" or
 /// one of their aliases in CompileOptions::dtype, or "fp8" (or "float8") as
-/// dtype=fp8 at the end of CompileOptions::ampOptions (wins over a dtype=
-/// there), whose fp8-* options then apply. An error naming the accepted values
+/// the dtype of CompileOptions::ampOptions, whose fp8-* options then
+/// apply. An error naming the accepted values
 /// for anything else.
 llvm::Error setDtype(StringRef dtype, CompileOptions &options);
 

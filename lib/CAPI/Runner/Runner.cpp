@@ -515,36 +515,71 @@ int ampRunnerOptionsSetRecordRanges(AmpRunnerOptions *options,
 int ampRunnerOptionsSetAmpOptions(AmpRunnerOptions *options, const char *text) {
   if (!getOptions(options, "ampRunnerOptionsSetAmpOptions"))
     return 1;
-  options->options.ampOptions = orDefault(text, "").str();
+  std::string error;
+  if (failed(amp::parseAmpOptions(orDefault(text, ""),
+                                  options->options.ampOptions, error)))
+    return fail("ampRunnerOptionsSetAmpOptions: " + StringRef(error).trim(), 1);
   return 0;
 }
 
-static StringRef getKindName(amp::LoweringOptionKind kind) {
-  switch (kind) {
-  case amp::LoweringOptionKind::Bool:
-    return "bool";
-  case amp::LoweringOptionKind::Integer:
-    return "integer";
-  case amp::LoweringOptionKind::String:
-    return "string";
-  }
-  llvm_unreachable("unknown kind");
+const char *ampRunnerGetAmpOptions(void) {
+  static const std::string infos =
+      amp::describeOptionInfos(amp::getAmpOptionInfos());
+  return infos.c_str();
 }
 
-/// "name=kind,..." of `infos`.
-static std::string
-describeLoweringOptions(ArrayRef<amp::LoweringOptionInfo> infos) {
-  SmallVector<std::string> pairs;
-  for (const amp::LoweringOptionInfo &info : infos)
-    pairs.push_back((info.name + "=" + getKindName(info.kind)).str());
-  return llvm::join(pairs, ",");
+/// Sets option `name` of the AMP pipeline to `value`; 0, or non-zero with
+/// the error of `function`.
+static int setAmpOption(AmpRunnerOptions *options, const char *name,
+                        const amp::OptionValue &value, StringRef function) {
+  if (!getOptions(options, function))
+    return 1;
+  std::string error;
+  if (failed(amp::setAmpOption(options->options.ampOptions, orDefault(name, ""),
+                               value, error)))
+    return fail(error, 1);
+  return 0;
+}
+
+int ampRunnerOptionsSetAmpBool(AmpRunnerOptions *options, const char *name,
+                               int value) {
+  return setAmpOption(options, name, value != 0, "ampRunnerOptionsSetAmpBool");
+}
+
+int ampRunnerOptionsSetAmpInt(AmpRunnerOptions *options, const char *name,
+                              int64_t value) {
+  return setAmpOption(options, name, value, "ampRunnerOptionsSetAmpInt");
+}
+
+int ampRunnerOptionsSetAmpFloat(AmpRunnerOptions *options, const char *name,
+                                double value) {
+  return setAmpOption(options, name, value, "ampRunnerOptionsSetAmpFloat");
+}
+
+int ampRunnerOptionsSetAmpString(AmpRunnerOptions *options, const char *name,
+                                 const char *value) {
+  return setAmpOption(options, name, orDefault(value, "").str(),
+                      "ampRunnerOptionsSetAmpString");
+}
+
+int ampRunnerOptionsSetAmpStrings(AmpRunnerOptions *options, const char *name,
+                                  const char *const *values, int64_t count) {
+  if (count < 0 || (count > 0 && !values))
+    return fail("ampRunnerOptionsSetAmpStrings: " + Twine(count) +
+                    " values and no array of them",
+                1);
+  std::vector<std::string> list;
+  for (int64_t i = 0; i < count; ++i)
+    list.push_back(orDefault(values[i], "").str());
+  return setAmpOption(options, name, std::move(list),
+                      "ampRunnerOptionsSetAmpStrings");
 }
 
 const char *ampRunnerGetLoweringOptions(AmpRunnerLowering lowering) {
   static const std::string cpu =
-      describeLoweringOptions(amp::getCpuLoweringOptionInfos());
+      amp::describeOptionInfos(amp::getCpuLoweringOptionInfos());
   static const std::string gpu =
-      describeLoweringOptions(amp::getGpuLoweringOptionInfos());
+      amp::describeOptionInfos(amp::getGpuLoweringOptionInfos());
   return lowering == AMP_RUNNER_LOWERING_GPU ? gpu.c_str() : cpu.c_str();
 }
 
@@ -552,7 +587,7 @@ const char *ampRunnerGetLoweringOptions(AmpRunnerLowering lowering) {
 /// error of `function`.
 static int setLoweringOption(AmpRunnerOptions *options,
                              AmpRunnerLowering lowering, const char *name,
-                             const amp::LoweringOptionValue &value,
+                             const amp::OptionValue &value,
                              StringRef function) {
   if (!getOptions(options, function))
     return 1;
@@ -662,8 +697,8 @@ int ampRunnerCheckOptions(AmpRunnerModule *module,
   std::string where = formatLocation(module->module->getLoc());
   amp::AmpOptions ampOptions;
   std::string error;
-  if (failed(amp::parseAmpOptions(compileOptions.ampOptions,
-                                  compileOptions.level, ampOptions, error)))
+  if (failed(amp::bindAmpOptions(compileOptions.ampOptions,
+                                 compileOptions.level, ampOptions, error)))
     return fail(Twine(where) + ": error: amp: " + StringRef(error).trim(), 1);
   // What needs the module's context: the policy file, the op names.
   std::string message;
@@ -683,17 +718,20 @@ int ampRunnerCheckOptions(AmpRunnerModule *module,
   return 0;
 }
 
-const char *ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
-                                              const char *ampOptions) {
+const char *
+ampRunnerModuleBuildTrainingSteps(AmpRunnerModule *module,
+                                  const AmpRunnerOptions *runnerOptions) {
   lastDiagnostics = "{}";
   if (!module)
     return fail("ampRunnerModuleBuildTrainingSteps: no module", nullptr);
   // The options as the pipeline reads them (the one table), located at the
   // module as the pipeline reports them.
+  static const AmpRunnerOptions defaults;
   amp::AmpOptions options;
   std::string error;
-  if (failed(amp::parseAmpOptions(orDefault(ampOptions, ""), amp::AmpLevel::O2,
-                                  options, error)))
+  if (failed(amp::bindAmpOptions(
+          (runnerOptions ? runnerOptions : &defaults)->options.ampOptions,
+          amp::AmpLevel::O2, options, error)))
     return fail(formatLocation(module->module->getLoc()) +
                     ": error: amp: " + StringRef(error).trim(),
                 nullptr);

@@ -1,7 +1,8 @@
 /* A C program that compiles and calls a function through the runner's C
  * API, its options set by the typed setters (C enums, and the lowerings'
- * options by name with a value of their kind), and checks that each setter
- * refuses what its option does not take. Compiled as C99: the header is C. */
+ * and the AMP pipeline's options by name with a value of their kind), and
+ * checks that each setter refuses what its option does not take. Compiled
+ * as C99: the header is C. */
 
 #include "amp-c/Runner.h"
 
@@ -79,6 +80,41 @@ int main(void) {
   refused("cpu option, gpu-sim target", ampRunnerCheckOptions(module, options));
 
   ampRunnerOptionsDestroy(options);
+
+  /* The AMP pipeline's options by name, each with a value of its kind. */
+  printf("amp options: %s\n", ampRunnerGetAmpOptions());
+  AmpRunnerOptions *amp = ampRunnerOptionsCreate();
+  const char *black[1] = {"arith.mulf"};
+  if (ampRunnerOptionsSetLevel(amp, AMP_RUNNER_LEVEL_O2) ||
+      ampRunnerOptionsSetAmpStrings(amp, "custom-black-list", black, 1) ||
+      ampRunnerOptionsSetAmpString(amp, "placement", "greedy") ||
+      ampRunnerOptionsSetAmpFloat(amp, "calibration-margin", 8.0) ||
+      ampRunnerOptionsSetAmpBool(amp, "keep-amp-casts", 0) ||
+      ampRunnerOptionsSetAmpOptions(amp, "loss-scaling=off")) {
+    printf("an AMP setter failed: %s\n", ampRunnerGetLastError());
+    return 1;
+  }
+  const char *report =
+      ampRunnerModuleTransform(module, amp, 0, AMP_RUNNER_TRANSFORM_REPORT);
+  printf("arith.mulf %s\n",
+         report && strstr(report, "\"reason\": \"custom black list\"")
+             ? "black-listed"
+             : "NOT black-listed");
+  refused("explain=1", ampRunnerOptionsSetAmpInt(amp, "explain", 1));
+  refused("custom-black-list=arith.mulf",
+          ampRunnerOptionsSetAmpString(amp, "custom-black-list", "arith.mulf"));
+  refused("fp8-margin=2^40",
+          ampRunnerOptionsSetAmpInt(amp, "fp8-margin", (int64_t)1 << 40));
+  refused("dtyp", ampRunnerOptionsSetAmpString(amp, "dtyp", "bf16"));
+  refused("text dtyp", ampRunnerOptionsSetAmpOptions(amp, "dtyp=bf16"));
+  /* An enumerated option's spelling is checked when the level reads it. */
+  if (ampRunnerOptionsSetAmpString(amp, "placement", "best")) {
+    printf("placement=best refused early: %s\n", ampRunnerGetLastError());
+    return 1;
+  }
+  refused("placement=best", ampRunnerCheckOptions(module, amp));
+  ampRunnerOptionsDestroy(amp);
+
   ampRunnerModuleDestroy(module);
   return 0;
 }
