@@ -198,14 +198,6 @@ static bool hasFloat8Conversions(const GpuLoweringOptions &options) {
 
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const GpuLoweringOptions &options) {
-  // FP8 contractions without an FP8 library kernel (convolutions; GEMMs
-  // before sm_89) read their operands widened exactly to bf16: the bf16
-  // library call computes the same products.
-  if (options.libraries) {
-    AmpWidenFloat8ContractionsPassOptions widen;
-    widen.gemms = options.chip.computeCapability < 89;
-    pm.addNestedPass<func::FuncOp>(createAmpWidenFloat8ContractionsPass(widen));
-  }
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
                        /*libraryCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
@@ -213,8 +205,13 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   // C wrappers for the functions of the module only: not for the runtime's
   // entry points that the library calls declare next.
   pm.addNestedPass<func::FuncOp>(LLVM::createLLVMRequestCWrappersPass());
-  if (options.libraries)
-    pm.addPass(createAmpLinalgToLibraryCallsPass());
+  // FP8 contractions without an FP8 library kernel were decided for the
+  // chip by the level (fp8-kernels): they read bf16 operands here.
+  if (options.libraries) {
+    AmpLinalgToLibraryCallsPassOptions calls;
+    calls.float8Gemms = options.chip.computeCapability >= 89;
+    pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
+  }
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in
   // buildBufferDeallocationPipeline but without its lowering: that one

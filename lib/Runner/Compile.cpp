@@ -215,6 +215,18 @@ private:
   std::vector<std::unique_ptr<llvm::FileRemover>> removers;
 };
 
+/// What the target of a compilation computes from FP8 operands
+/// (fp8-kernels=auto): the CPU every contraction (its loops and library
+/// widen FP8 exactly); a GPU's libraries, cuBLASLt's FP8 GEMMs from sm_89
+/// and no FP8 convolution; a GPU's generated kernels, every contraction.
+static amp::Float8Kernels
+getTargetFloat8Kernels(const CompileOptions &options) {
+  if (options.target == Target::Cpu || !options.gpu.libraries)
+    return amp::Float8Kernels::All;
+  return options.gpu.chip.computeCapability >= 89 ? amp::Float8Kernels::CublasLt
+                                                  : amp::Float8Kernels::None;
+}
+
 /// The options of the AMP pipeline of a compilation (its ampOptions, with
 /// its dtype and rounding when set), bound for its level. An invalid value
 /// is an error located at `module`, as the pipeline reports its errors.
@@ -234,6 +246,8 @@ Expected<amp::AmpOptions> getAmpOptions(const CompileOptions &options,
   }
   if (options.rounding)
     ampOptions.rounding = *options.rounding;
+  if (ampOptions.fp8 && ampOptions.fp8->kernels == amp::Float8Kernels::Auto)
+    ampOptions.fp8->kernels = getTargetFloat8Kernels(options);
   return ampOptions;
 }
 

@@ -775,7 +775,8 @@ def compile(module, level="O2", dtype=None, target="cpu",
     'bfloat16'/'bf16', or 'fp8'/'float8' (the level in bf16, the matmuls'
     operands in FP8 with per-tensor scaling, delayed in training steps
     (Trainer); fp8-format=, fp8-scaling=, fp8-amax-history-len=,
-    fp8-amax-compute=, fp8-margin=, fp8-min-size=, fp8-cost-model= in
+    fp8-amax-compute=, fp8-margin=, fp8-min-size=, fp8-cost-model=,
+    fp8-kernels= in
     amp_options); None: float16 unless the
     policy file (or a dtype= in amp_options) says otherwise. target: 'cpu', 'gpu' or 'gpu-sim' (the
     GPU pipeline's output in the GPU simulator, on the CPU). custom_white_list /

@@ -215,7 +215,11 @@ def AmpLinalgToLibraryCallsPass
            "on host pointers)">,
     Option<"convolutions", "convolutions", "bool", "true",
            "2-D convolutions as library calls too; false: they stay linalg "
-           "ops (generated kernels or loops), without a remark">
+           "ops (generated kernels or loops), without a remark">,
+    Option<"float8Gemms", "float8-gemms", "bool", "true",
+           "target=gpu: the chip has cuBLASLt's FP8 GEMMs (sm_89 and later); "
+           "false: an FP8 GEMM stays a generated kernel, with a remark "
+           "(decide FP8 with fp8-kernels=none for bf16 calls instead)">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

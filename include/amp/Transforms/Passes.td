@@ -410,32 +410,6 @@ def AmpExpandFloat8Pass : Pass<"amp-expand-float8"> {
   ];
 }
 
-def AmpWidenFloat8ContractionsPass
-    : Pass<"amp-widen-float8-contractions", "::mlir::func::FuncOp"> {
-  let summary = "Widen FP8 contraction operands exactly to bf16 where the "
-                "GPU has no FP8 library kernel";
-  let description = [{
-    In the GPU pipeline, before the library calls: a 2-D convolution with
-    FP8 operands (cuDNN's legacy API has none), a matmul or batch matmul
-    with FP8 operands that cuBLASLt's FP8 GEMM does not take (E5M2 x E5M2,
-    not the TN layout, a static k or n not a multiple of 16), and with
-    `gemms` every FP8 matmul and batch matmul (cuBLASLt's FP8 GEMMs need
-    sm_89 or later), reads its FP8 operands widened to bf16 (`arith.extf`, exact:
-    every E4M3FN and E5M2 value is a bf16 value) instead, so that the bf16
-    cuDNN or cuBLAS call computes the same products with f32 accumulation:
-    the result is the FP8 contraction's, not a bf16 fallback's, at the cost
-    of one widening pass over each operand. Each widened contraction gets
-    a remark saying why. `--lower-to-gpu` runs it when `libraries=true`,
-    with `gemms` for chips before sm_89.
-  }];
-  let options = [
-    Option<"gemms", "gemms", "bool", "false",
-           "Also widen the operands of FP8 matmuls and batch matmuls (chips "
-           "without cuBLASLt's FP8 GEMMs)">
-  ];
-  let dependentDialects = ["::mlir::arith::ArithDialect"];
-}
-
 def AmpMapLoopsToGPUPass
     : Pass<"amp-map-loops-to-gpu", "::mlir::func::FuncOp"> {
   let summary = "Tile parallel loops into blocks and threads";

@@ -3,16 +3,16 @@
 // Part of amp-mlir. The GPU backend of amp-linalg-to-library-calls
 // (target=gpu): the runtime's device calls on device pointers. GEMMs are
 // cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
-// FP8 GEMMs cuBLASLt's, under its rules (Float8Gemms.h), and convolutions
-// cuDNN's legacy cudnnConvolutionForward in the NCHW/FCHW and NHWC/HWCF
-// layouts, static but for the batch (whose descriptors the call sets at
-// each call), with no FP8 form.
+// FP8 GEMMs cuBLASLt's, under its rules (Float8Kernels.h) on sm_89 and
+// later, and convolutions cuDNN's legacy cudnnConvolutionForward in the
+// NCHW/FCHW and NHWC/HWCF layouts, static but for the batch (whose
+// descriptors the call sets at each call), with no FP8 form.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/LinalgToLibraryCalls/LinalgToLibraryCalls.h"
 #include "amp/Conversion/RuntimeCalls.h"
-#include "amp/Transforms/Float8Gemms.h"
+#include "amp/Dialect/Amp/Transforms/Float8Kernels.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 
@@ -22,6 +22,8 @@ using namespace mlir::amp;
 namespace {
 class GpuLibraryBackend final : public LibraryBackend {
 public:
+  explicit GpuLibraryBackend(bool float8Gemms) : float8Gemms(float8Gemms) {}
+
   StringRef getFallback() const override { return "a generated kernel"; }
 
   std::optional<RuntimeFunction> getFunction(LibraryCall call) const override {
@@ -30,6 +32,8 @@ public:
 
   std::string getScaledGemmRefusal(Type a, Type b, bool transA, bool transB,
                                    int64_t k, int64_t n) const override {
+    if (!float8Gemms)
+      return "FP8 GEMMs need cuBLASLt on sm_89 or later";
     return getCublasLtFloat8Refusal(a, b, transA, transB, k, n).str();
   }
 
@@ -50,10 +54,13 @@ public:
   StringRef getFloat8ConvRefusal() const override {
     return "cuDNN's legacy API has no FP8 convolution";
   }
+
+private:
+  bool float8Gemms;
 };
 } // namespace
 
-const LibraryBackend &mlir::amp::getGpuLibraryBackend() {
-  static const GpuLibraryBackend backend;
-  return backend;
+const LibraryBackend &mlir::amp::getGpuLibraryBackend(bool float8Gemms) {
+  static const GpuLibraryBackend withFloat8(true), withoutFloat8(false);
+  return float8Gemms ? withFloat8 : withoutFloat8;
 }

@@ -74,7 +74,7 @@ struct AmpLinalgToLibraryCallsPass
   /// a target that names no backend (reported at the module).
   LogicalResult initialize(MLIRContext *context) override {
     backend = target == "cpu"   ? &getCpuLibraryBackend()
-              : target == "gpu" ? &getGpuLibraryBackend()
+              : target == "gpu" ? &getGpuLibraryBackend(float8Gemms)
                                 : nullptr;
     if (!backend)
       return success();

@@ -120,7 +120,7 @@ struct TextOptions {
               placement = "auto", lossScaling = "auto", argPrecision = "keep",
               rounding = "once", fp8Format = "hybrid", fp8Scaling = "delayed",
               fp8AmaxCompute = "max", fp8CostModel = "none",
-              calibrationFallback = "f32";
+              fp8Kernels = "auto", calibrationFallback = "f32";
   std::vector<std::string> customWhiteList, customBlackList;
   double calibrationMargin = 4.0;
   bool explain = false;

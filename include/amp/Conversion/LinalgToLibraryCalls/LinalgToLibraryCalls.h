@@ -78,9 +78,9 @@ public:
 /// The host's libraries (CpuLibraries.cpp): CBLAS GEMMs, im2col
 /// convolutions, FP8 operands widened exactly.
 const LibraryBackend &getCpuLibraryBackend();
-/// The GPU's (GpuLibraries.cpp): cuBLAS GEMMs, cuBLASLt's FP8 GEMMs,
-/// cuDNN's convolutions.
-const LibraryBackend &getGpuLibraryBackend();
+/// The GPU's (GpuLibraries.cpp): cuBLAS GEMMs, cuBLASLt's FP8 GEMMs (with
+/// `float8Gemms`: a chip of sm_89 or later), cuDNN's convolutions.
+const LibraryBackend &getGpuLibraryBackend(bool float8Gemms = true);
 
 /// linalg.matmul and linalg.batch_matmul of f16, bf16 or f32 operands as
 /// the backend's GEMM call, with the narrowing epilogue folded into it

@@ -13,6 +13,7 @@
 #include "ReportUtils.h"
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Float8Kernels.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Analysis/SliceAnalysis.h"
@@ -1255,6 +1256,12 @@ void Float8Contractions::rewriteContraction(
     log->unguarded.insert(contraction);
   op->erase();
   eraseDeadNarrowings(operands);
+  // Where the target has no FP8 kernel for it, a bf16 one computes the same
+  // products from the operands widened exactly.
+  std::string refusal = getFloat8KernelRefusal(
+      cast<linalg::LinalgOp>(contraction), options.kernels);
+  if (!refusal.empty())
+    widenFloat8Operands(cast<linalg::LinalgOp>(contraction), refusal);
   recorder.on = true;
   std::string precision;
   llvm::raw_string_ostream ps(precision);
@@ -1341,6 +1348,7 @@ struct AmpFloat8ContractionsPass
     margin = options.margin;
     minSize = options.minSize;
     costModel = stringifyOptionValue(options.costModel).str();
+    kernels = stringifyOptionValue(options.kernels).str();
   }
 
   /// Set by the typed constructor: the recipe, instead of the text options.
@@ -1369,7 +1377,8 @@ struct AmpFloat8ContractionsPass
     if (!parse(options.format, "format", format) ||
         !parse(options.scaling, "scaling", scaling) ||
         !parse(options.amaxCompute, "amax-compute", amaxCompute) ||
-        !parse(options.costModel, "cost-model", costModel))
+        !parse(options.costModel, "cost-model", costModel) ||
+        !parse(options.kernels, "kernels", kernels))
       return signalPassFailure();
     options.amaxHistoryLen = amaxHistoryLen;
     options.margin = margin;

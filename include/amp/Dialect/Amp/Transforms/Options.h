@@ -87,6 +87,16 @@ enum class Float8AmaxCompute { Max, MostRecent };
 /// TransformerEngine and torchao); H100: a roofline of an H100 SXM
 /// (Float8Contractions.cpp, docs/policies.md).
 enum class Float8CostModel { None, H100 };
+/// `fp8-kernels=`: which FP8 contractions the target computes from FP8
+/// operands; the others read their FP8 operands widened exactly to bf16
+/// (every E4M3 and E5M2 value is one), so that a bf16 kernel computes the
+/// same products. All: every one (the CPU's loops and library); CublasLt:
+/// the GEMMs that cuBLASLt's FP8 GEMM takes (Float8Kernels.h; sm_89 and
+/// later), not convolutions (cuDNN's legacy API has no FP8 form); None:
+/// none (GPUs before sm_89). Auto: what the compilation's target computes,
+/// set by the driver (amp-run, amp-compile, the C API, Python); All when
+/// no driver knows the target (amp-opt).
+enum class Float8Kernels { Auto, All, CublasLt, None };
 /// `calibration-fallback=`: where calibrated ranges send the ops whose
 /// tensors would overflow the low type.
 enum class CalibrationFallback { F32, BF16 };
@@ -156,6 +166,10 @@ AMP_OPTION_SPELLINGS(Float8AmaxCompute, "fp8-amax-compute", false,
 AMP_OPTION_SPELLINGS(Float8CostModel, "fp8-cost-model", false,
                      {Float8CostModel::None, "none"},
                      {Float8CostModel::H100, "h100"})
+AMP_OPTION_SPELLINGS(Float8Kernels, "fp8-kernels", false,
+                     {Float8Kernels::Auto, "auto"}, {Float8Kernels::All, "all"},
+                     {Float8Kernels::CublasLt, "cublaslt"},
+                     {Float8Kernels::None, "none"})
 
 /// A list of enumerated options (enums with an OptionSpellings table).
 template <typename... E> struct OptionList {};
@@ -167,7 +181,7 @@ using AmpEnumeratedOptions =
     OptionList<AmpLevel, Precision, GuardMode, Placement, LossScalingMode,
                ArgPrecision, RoundingMode, ReportFormat, F64Computations,
                CalibrationFallback, Float8Format, Float8Scaling,
-               Float8AmaxCompute, Float8CostModel>;
+               Float8AmaxCompute, Float8CostModel, Float8Kernels>;
 
 /// The value `text` spells, if any.
 template <typename E> std::optional<E> parseOptionValue(llvm::StringRef text) {
@@ -255,6 +269,8 @@ struct Float8Options {
   int64_t minSize = 0;
   /// Contractions estimated no faster in FP8 stay in the level's type.
   Float8CostModel costModel = Float8CostModel::None;
+  /// Which FP8 contractions the target computes from FP8 operands.
+  Float8Kernels kernels = Float8Kernels::Auto;
 };
 
 /// An error message for options outside their ranges (margin in [0, 30],
@@ -390,7 +406,9 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
       failed(options_impl::bindEnum<Float8AmaxCompute>(
           llvm::StringRef(text.fp8AmaxCompute), fp8.amaxCompute, error)) ||
       failed(options_impl::bindEnum<Float8CostModel>(
-          llvm::StringRef(text.fp8CostModel), fp8.costModel, error)))
+          llvm::StringRef(text.fp8CostModel), fp8.costModel, error)) ||
+      failed(options_impl::bindEnum<Float8Kernels>(
+          llvm::StringRef(text.fp8Kernels), fp8.kernels, error)))
     return failure();
   if (isFloat8Dtype(dtype)) {
     error = checkFloat8Options(fp8, "fp8-");
@@ -416,6 +434,7 @@ LogicalResult bindAmpDecisionOptions(const Text &text, AmpOptions &options,
         : fp8.margin != defaults.margin                 ? "fp8-margin"
         : fp8.minSize != defaults.minSize               ? "fp8-min-size"
         : fp8.costModel != defaults.costModel           ? "fp8-cost-model"
+        : fp8.kernels != defaults.kernels               ? "fp8-kernels"
                                                         : nullptr;
     if (given) {
       error = std::string(given) + " applies to dtype=fp8, not dtype=" +
@@ -489,6 +508,7 @@ void unbindAmpDecisionOptions(const AmpOptions &options, Text &text) {
   text.fp8Margin = fp8.margin;
   text.fp8MinSize = fp8.minSize;
   text.fp8CostModel = stringifyOptionValue(fp8.costModel).str();
+  text.fp8Kernels = stringifyOptionValue(fp8.kernels).str();
   text.customWhiteList.assign(options.customWhiteList.begin(),
                               options.customWhiteList.end());
   text.customBlackList.assign(options.customBlackList.begin(),

@@ -58,6 +58,13 @@ defvar AmpDecisionOptions = [
            "With dtype=fp8: none (every contraction goes FP8) or h100 (only "
            "those an H100 roofline estimates faster in FP8 than in bf16, "
            "quantization included)">,
+    Option<"fp8Kernels", "fp8-kernels", "std::string", "\"auto\"",
+           "With dtype=fp8: which FP8 contractions the target computes from "
+           "FP8 operands (the others read them widened exactly to bf16, for "
+           "a bf16 kernel): all, cublaslt (the GEMMs cuBLASLt's FP8 GEMM "
+           "takes, sm_89 and later), none (GPUs before sm_89), or auto (the "
+           "default: the compilation's target, set by amp-run, amp-compile, "
+           "the C API and Python; all in amp-opt)">,
     ListOption<"customWhiteList", "custom-white-list", "std::string",
                "Op names forced to low precision">,
     ListOption<"customBlackList", "custom-black-list", "std::string",

@@ -218,6 +218,17 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     A function without that state (inference) uses current scaling:
     delayed scaling needs the amaxes of earlier calls.
 
+    `kernels` says which FP8 contractions the target computes from FP8
+    operands. With `cublaslt` (a GPU of sm_89 or later), a convolution
+    (cuDNN's legacy API has no FP8 form) and a GEMM that cuBLASLt's FP8
+    GEMM does not take (E5M2 x E5M2, a static `k` or `n` not a multiple of
+    16) read their FP8 operands widened exactly to bf16 (`arith.extf`:
+    every E4M3 and E5M2 value is a bf16 value), so that the bf16 library
+    call computes the same products; with `none` (a GPU before sm_89),
+    every FP8 contraction does. Each widened contraction gets a remark
+    saying why. `all` (and `auto`, which drivers that know the target
+    replace) widens nothing.
+
     `min-size` keeps a contraction with fewer than that many multiply-adds
     (M*N*K per batch, when they are static) as it is: too small to gain
     from FP8. `cost-model=h100` keeps one as it is when a roofline of an
@@ -255,6 +266,11 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     Option<"costModel", "cost-model", "std::string", "\"none\"",
            "none, or h100: keep contractions that an H100 roofline does not "
            "estimate faster in FP8 than in bf16">,
+    Option<"kernels", "kernels", "std::string", "\"auto\"",
+           "Which FP8 contractions the target computes from FP8 operands: "
+           "all (auto too), cublaslt (the GEMMs cuBLASLt's FP8 GEMM takes) or "
+           "none; the others read their FP8 operands widened exactly to bf16, "
+           "with a remark">,
     Option<"explain", "explain", "bool", "false",
            "A remark on each contraction made FP8 (the ones left as they "
            "are always get one)">,
