@@ -321,6 +321,37 @@ static void matchReductionEpilogue(ReductionNest &nest) {
   nest.hoisted = std::move(hoisted);
 }
 
+/// The threads of a reduction's block: a warp multiple that covers a static
+/// reduction shorter than `maxThreads`, else `maxThreads`.
+static int64_t getReductionThreads(ValueRange reducedSizes,
+                                   unsigned maxThreads) {
+  int64_t staticReduced = 1;
+  for (Value size : reducedSizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    if (!c)
+      return maxThreads;
+    staticReduced *= *c;
+  }
+  if (staticReduced <= 0)
+    return maxThreads;
+  return std::min<int64_t>(
+      maxThreads, std::max<int64_t>(32, llvm::PowerOf2Ceil(staticReduced)));
+}
+
+/// Row-major delinearization of `linear` over `sizes`.
+static SmallVector<Value> delinearizeRowMajor(OpBuilder &b, Location loc,
+                                              Value linear, ValueRange sizes) {
+  SmallVector<Value> indices(sizes.size());
+  for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
+    indices[d] =
+        d == 0 ? linear
+               : arith::RemUIOp::create(b, loc, linear, sizes[d]).getResult();
+    if (d > 0)
+      linear = arith::DivUIOp::create(b, loc, linear, sizes[d]);
+  }
+  return indices;
+}
+
 /// Rewrites a reduction nest into a gpu.launch with one block per output:
 /// the block's threads stride over the reduced elements, each folding its
 /// share into a private accumulator started at the identity, then combine
@@ -344,38 +375,32 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   };
   Value outputs = product(nest.outputSizes);
   Value reduced = product(nest.reducedSizes);
-  int64_t threads = maxThreads;
-  int64_t staticReduced = 1;
-  for (Value size : nest.reducedSizes) {
-    std::optional<int64_t> c = getConstantIntValue(size);
-    if (!c) {
-      staticReduced = -1;
-      break;
-    }
-    staticReduced *= *c;
-  }
-  if (staticReduced > 0)
-    threads = std::min<int64_t>(
-        maxThreads, std::max<int64_t>(32, llvm::PowerOf2Ceil(staticReduced)));
+  int64_t threads = getReductionThreads(nest.reducedSizes, maxThreads);
   Value blockSize = arith::ConstantIndexOp::create(b, loc, threads);
+  // A dynamic count of outputs may be 0 (an empty batch), and CUDA refuses
+  // a grid of 0 blocks: one block then runs, and reduces and stores nothing.
+  bool mayBeEmpty = llvm::any_of(nest.outputSizes, [](Value size) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    return !c || *c <= 0;
+  });
+  Value grid = mayBeEmpty
+                   ? arith::MaxSIOp::create(b, loc, outputs, one).getResult()
+                   : outputs;
   auto launch =
-      gpu::LaunchOp::create(b, loc, outputs, one, one, blockSize, one, one);
+      gpu::LaunchOp::create(b, loc, grid, one, one, blockSize, one, one);
   Block &body = launch.getBody().front();
   b.setInsertionPointToStart(&body);
   Value block = launch.getBlockIds().x;
   Value thread = launch.getThreadIds().x;
+  Value valid;
+  if (mayBeEmpty) {
+    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, block,
+                                  outputs);
+    reduced = arith::SelectOp::create(b, loc, valid, reduced, zero);
+  }
   IRMapping mapping;
-  // Row-major delinearization of `linear` over `sizes`.
   auto delinearize = [&](Value linear, ValueRange sizes) {
-    SmallVector<Value> indices(sizes.size());
-    for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
-      indices[d] =
-          d == 0 ? linear
-                 : arith::RemUIOp::create(b, loc, linear, sizes[d]).getResult();
-      if (d > 0)
-        linear = arith::DivUIOp::create(b, loc, linear, sizes[d]);
-    }
-    return indices;
+    return delinearizeRowMajor(b, loc, linear, sizes);
   };
   for (auto [iv, index] :
        llvm::zip(nest.outputIvs, delinearize(block, nest.outputSizes)))
@@ -406,6 +431,8 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
       /*uniform=*/true);
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
+  if (valid)
+    first = arith::AndIOp::create(b, loc, first, valid);
   auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
   {
     OpBuilder::InsertionGuard guard(b);
@@ -835,7 +862,23 @@ static LogicalResult tileOutermostLoops(func::FuncOp func, unsigned blockSize,
     int64_t tile = blockSize;
     if (trips && *trips > 0 && *trips < tile)
       tile = *trips;
-    scf::tileParallelLoop(flat, {tile}, /*noMinMaxBounds=*/false);
+    scf::ParallelOp blocks =
+        scf::tileParallelLoop(flat, {tile}, /*noMinMaxBounds=*/false).first;
+    // A dynamic trip count may be 0 (an empty batch), and CUDA refuses a
+    // grid of 0 blocks: the blocks' loop runs at least once, and the
+    // threads' loop, bounded by the real count, leaves that block idle.
+    // (An scf.if around the launch instead would make gpu-async-region wait
+    // for the device before and after it.)
+    if (!trips) {
+      rewriter.setInsertionPoint(blocks);
+      Location loc = blocks.getLoc();
+      Value lower = blocks.getLowerBound()[0];
+      Value once =
+          arith::AddIOp::create(rewriter, loc, lower, blocks.getStep()[0]);
+      Value upper = arith::MaxSIOp::create(rewriter, loc,
+                                           blocks.getUpperBound()[0], once);
+      blocks.getUpperBoundMutable()[0].set(upper);
+    }
   }
   return success();
 }

@@ -9,6 +9,7 @@
 
 #include "Internal.h"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdint>
 
@@ -330,16 +331,89 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
 }
 
 CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
-  // Every size is positive: a valid GEMM always has work.
+  // On the GPU an empty batch, m or n is a dynamic size that came out empty:
+  // the rest must be valid; nothing is read or written. ampCpuGemm, the
+  // reference, takes positive sizes only.
+  if (onGpu && isEmptyGemm(args) && args.k != 0)
+    return checkEmptyGemm(call, args, /*onGpu=*/true);
   return validateGemm(call, args, /*forCuBlas=*/onGpu) ? CallCheck::Work
                                                        : CallCheck::Invalid;
 }
 
 CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
                          bool onGpu) {
+  if (onGpu && isEmptyGemm(getGemmArgs(args)) && args.k != 0)
+    return checkEmptyScaledGemm(call, args, /*onGpu=*/true);
   return validateScaledGemm(call, args, /*forCuBlasLt=*/onGpu)
              ? CallCheck::Work
              : CallCheck::Invalid;
+}
+
+bool amp::rt::isEmptyGemm(const GemmArgs &g) {
+  bool empty = g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
+  bool negative = g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0;
+  return empty && !negative;
+}
+
+namespace {
+/// `g` with size 1 where a size is 0, so that everything else is still
+/// checked; the pointers of empty operands need not be there.
+GemmArgs getEmptyGemmProbe(const GemmArgs &g) {
+  static const float dummy = 0;
+  auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
+  GemmArgs probe = g;
+  probe.batch = atLeastOne(g.batch);
+  probe.m = atLeastOne(g.m);
+  probe.n = atLeastOne(g.n);
+  probe.k = atLeastOne(g.k);
+  // A leading dimension is raised only where its row length was 0: the
+  // others are checked as given.
+  if ((g.transA ? g.m : g.k) == 0)
+    probe.lda = std::max(g.lda, int64_t(1));
+  if ((g.transB ? g.k : g.n) == 0)
+    probe.ldb = std::max(g.ldb, int64_t(1));
+  if (g.n == 0)
+    probe.ldc = std::max(g.ldc, int64_t(1));
+  if (g.m == 0 || g.n == 0)
+    probe.strideC = std::max(g.strideC, (probe.m - 1) * probe.ldc + probe.n);
+  if (g.batch == 0 || g.m == 0 || g.k == 0)
+    probe.a = probe.a ? probe.a : &dummy;
+  if (g.batch == 0 || g.n == 0 || g.k == 0)
+    probe.b = probe.b ? probe.b : &dummy;
+  if (g.batch == 0 || g.m == 0 || g.n == 0)
+    probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
+  return probe;
+}
+
+/// After a valid probe: k == 0 (with an output) still makes C = beta * C,
+/// which the GPU's calls do not take.
+CallCheck getEmptyGemmWork(const char *call, const GemmArgs &g, bool onGpu) {
+  if (g.batch == 0 || g.m == 0 || g.n == 0)
+    return CallCheck::Nothing;
+  if (onGpu) {
+    setError(call, "invalid k = 0 (must be > 0)");
+    return CallCheck::Invalid;
+  }
+  return CallCheck::Work;
+}
+} // namespace
+
+CallCheck amp::rt::checkEmptyGemm(const char *call, const GemmArgs &args,
+                                  bool onGpu) {
+  if (!validateGemm(call, getEmptyGemmProbe(args), /*forCuBlas=*/onGpu))
+    return CallCheck::Invalid;
+  return getEmptyGemmWork(call, args, onGpu);
+}
+
+CallCheck amp::rt::checkEmptyScaledGemm(const char *call,
+                                        const ScaledGemmArgs &args,
+                                        bool onGpu) {
+  GemmArgs g = getGemmArgs(args);
+  ScaledGemmArgs probe = getScaledGemmArgs(getEmptyGemmProbe(g), args.aScale,
+                                           args.bScale, args.dAmax);
+  if (!validateScaledGemm(call, probe, /*forCuBlasLt=*/onGpu))
+    return CallCheck::Invalid;
+  return getEmptyGemmWork(call, g, onGpu);
 }
 
 CallCheck amp::rt::check(const char *call, const ConvArgs &args, bool onGpu) {

@@ -628,45 +628,6 @@ extern "C" const char *ampCpuGemmKernel(void) {
 }
 
 namespace {
-/// The probe of a CPU library GEMM `g` where a size may be 0 (a dynamic
-/// one: compiled code has no static empty contraction), which the CPU twins
-/// reject: `g` with size 1 where a size is 0, so that everything else is
-/// still checked; the pointers of empty operands are not read.
-GemmArgs getProbe(const GemmArgs &g) {
-  static const float dummy = 0;
-  auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
-  GemmArgs probe = g;
-  probe.batch = atLeastOne(g.batch);
-  probe.m = atLeastOne(g.m);
-  probe.n = atLeastOne(g.n);
-  probe.k = atLeastOne(g.k);
-  probe.lda = std::max(g.lda, g.transA ? probe.m : probe.k);
-  probe.ldb = std::max(g.ldb, g.transB ? probe.k : probe.n);
-  probe.ldc = std::max(g.ldc, probe.n);
-  probe.strideC = std::max(g.strideC, (probe.m - 1) * probe.ldc + probe.n);
-  if (g.batch == 0 || g.m == 0 || g.k == 0)
-    probe.a = probe.a ? probe.a : &dummy;
-  if (g.batch == 0 || g.n == 0 || g.k == 0)
-    probe.b = probe.b ? probe.b : &dummy;
-  if (g.batch == 0 || g.m == 0 || g.n == 0)
-    probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
-  return probe;
-}
-
-bool isEmpty(const GemmArgs &g) {
-  return g.batch == 0 || g.m == 0 || g.n == 0 || g.k == 0;
-}
-
-bool hasNegativeSize(const GemmArgs &g) {
-  return g.batch < 0 || g.m < 0 || g.n < 0 || g.k < 0;
-}
-
-/// After a valid probe: k == 0 (with an output) still makes C = beta * C.
-CallCheck emptyGemmCheck(const GemmArgs &g) {
-  return g.batch == 0 || g.m == 0 || g.n == 0 ? CallCheck::Nothing
-                                              : CallCheck::Work;
-}
-
 /// The f32 product op(A_i) op(B_i) + beta * C_i of batch `i` of `g` into
 /// the f32 matrix `c` (ldc): the runtime's GEMM or the library's, the
 /// operands widened as each needs. `c` holds C_i (as f32) if beta != 0.
@@ -709,23 +670,15 @@ void f32Product(const GemmArgs &g, int64_t i, Scratch &scratch, float *c,
 } // namespace
 
 CallCheck amp::rt::cpu::checkLibraryGemm(const char *call, const GemmArgs &g) {
-  if (!isEmpty(g) || hasNegativeSize(g))
-    return check(call, g, /*onGpu=*/false);
-  if (!validateGemm(call, getProbe(g), /*forCuBlas=*/false))
-    return CallCheck::Invalid;
-  return emptyGemmCheck(g);
+  return isEmptyGemm(g) ? checkEmptyGemm(call, g, /*onGpu=*/false)
+                        : check(call, g, /*onGpu=*/false);
 }
 
 CallCheck amp::rt::cpu::checkLibraryScaledGemm(const char *call,
                                                const ScaledGemmArgs &s) {
-  GemmArgs g = getGemmArgs(s);
-  if (!isEmpty(g) || hasNegativeSize(g))
-    return check(call, s, /*onGpu=*/false);
-  ScaledGemmArgs probe =
-      getScaledGemmArgs(getProbe(g), s.aScale, s.bScale, s.dAmax);
-  if (!validateScaledGemm(call, probe, /*forCuBlasLt=*/false))
-    return CallCheck::Invalid;
-  return emptyGemmCheck(g);
+  return isEmptyGemm(getGemmArgs(s))
+             ? checkEmptyScaledGemm(call, s, /*onGpu=*/false)
+             : check(call, s, /*onGpu=*/false);
 }
 
 bool amp::rt::cpu::LibraryGemm(const char *, const GemmArgs &g, NoResult &) {

@@ -116,6 +116,19 @@ bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
 CallCheck checkEmptyConvBatch(const char *call, const ConvArgs &args,
                               bool onGpu);
 
+/// A GEMM with a size of 0 (a dynamic one that came out empty: compiled
+/// code has no static empty contraction), which the compiled code's calls
+/// may pass (the CPU library's and the GPU's GEMMs): the rest is checked on
+/// a probe with size 1 where a size is 0 (the empty operands' pointers are
+/// not read). Nothing when batch, m or n is 0; Work when only k is 0 (C =
+/// beta * C; `onGpu` refuses it, as cuBLASLt's FP8 GEMM would); Invalid,
+/// with the error set, when the rest is not valid.
+CallCheck checkEmptyGemm(const char *call, const GemmArgs &args, bool onGpu);
+CallCheck checkEmptyScaledGemm(const char *call, const ScaledGemmArgs &args,
+                               bool onGpu);
+/// Whether a size of `args` is 0 and none is negative: checkEmptyGemm's.
+bool isEmptyGemm(const GemmArgs &args);
+
 /// ampGpu/ampCpuCheckFiniteAndUnscaleBuffer: a valid dtype, 0 <= numel <=
 /// 2^54, and for numel > 0 non-NULL pointers, in/out aligned to their
 /// elements and invScale to 4 bytes, in == out or disjoint. Reads nothing

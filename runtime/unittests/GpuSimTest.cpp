@@ -408,6 +408,38 @@ TEST_F(GpuSimTest, AConvolutionOfAnEmptyDynamicBatchDoesNothing) {
   mgpuMemFree(wt, nullptr);
 }
 
+TEST_F(GpuSimTest, AGemmOfAnEmptyDynamicSizeDoesNothing) {
+  // A dynamic m (tokens of an empty batch) or n that comes out 0: the call
+  // reads and writes nothing (A or C may be NULL) and makes no library call;
+  // the rest of its arguments are still checked, and k = 0 is still refused.
+  auto *b = static_cast<float *>(mgpuMemAlloc(4 * 3 * 4, nullptr, false));
+  ampSimResetStats();
+  ampGpuGemm(0, 0, 1, 0, 3, 4, nullptr, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32,
+             3, 0, nullptr, AMP_DTYPE_F32, 3, 0, 0.0f);
+  EXPECT_EQ(gError, "");
+  ampGpuScaledGemm(0, 1, 1, 0, 16, 32, nullptr, AMP_DTYPE_F8E4M3FN, 32, 0, b,
+                   AMP_DTYPE_F8E4M3FN, 32, 0, nullptr, AMP_DTYPE_F32, 16, 0,
+                   0.0f, nullptr, nullptr, nullptr);
+  EXPECT_EQ(gError, "");
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 0);
+  // ldb = 2 is shorter than B's rows whatever m is.
+  ampGpuGemm(0, 0, 1, 0, 3, 4, nullptr, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32,
+             2, 0, nullptr, AMP_DTYPE_F32, 3, 0, 0.0f);
+  EXPECT_NE(gError.find("ampGpuGemm: ldb = 2 is smaller than the row length"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  ampGpuGemm(0, 0, 1, 4, 3, 0, b, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32, 3, 0,
+             b, AMP_DTYPE_F32, 3, 0, 0.0f);
+  EXPECT_NE(gError.find("ampGpuGemm: invalid k = 0 (must be > 0)"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  mgpuMemFree(b, nullptr);
+}
+
 TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
   // D (16 x 16) = aScale * bScale * A (16 x 32, E4M3) B^T, B stored 16 x 32
   // (E5M2): cuBLASLt's TN layout. Every A element is 1.0 (0x38), every B

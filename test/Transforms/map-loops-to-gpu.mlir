@@ -90,10 +90,17 @@ func.func @five_d(%m: memref<2x3x4x5x6xf32>) {
 
 // -----
 
-// Dynamic extents: the tile bound is a min with constants folded in.
+// Dynamic extents: the tile bound is a min with constants folded in. The
+// blocks' loop runs at least once (an empty extent would be a grid of 0
+// blocks, which CUDA refuses); its threads' bound, from the real extent,
+// leaves that block idle.
 // CHECK: #[[MAP:.*]] = affine_map<(d0, d1, d2) -> (128, d1 - d2)>
 // CHECK-LABEL: func.func @dynamic
-// CHECK: affine.min #[[MAP]]
+// CHECK-SAME: (%{{.*}}: memref<?xf32>, %[[N:.*]]: index)
+// CHECK: %[[ONCE:.*]] = arith.addi %{{.*}}, %{{.*}} : index
+// CHECK: %[[BLOCKS:.*]] = arith.maxsi %[[N]], %[[ONCE]] : index
+// CHECK: scf.parallel (%[[I:.*]]) = (%{{.*}}) to (%[[BLOCKS]]) step
+// CHECK: affine.min #[[MAP]](%{{.*}}, %[[N]], %[[I]])
 // GPU-LABEL: func.func @dynamic
 // GPU: gpu.launch blocks({{.*}}) threads({{.*}}) in (%{{.*}} = %c128, %{{.*}} = %c1, %{{.*}} = %c1)
 // GPU-NOT: scf.parallel
@@ -173,6 +180,37 @@ func.func @straight_line(%a: memref<f32>, %b: memref<f32>, %out: memref<f32>,
   memref.store %s, %out[] : memref<f32>
   %v = memref.load %out[] : memref<f32>
   memref.store %v, %hist[%i] : memref<4xf32>
+  return
+}
+
+// -----
+
+// Row reductions over a dynamic count of rows, which may be 0 (an empty
+// batch): the grid is at least one block, and a block past the last row
+// reduces nothing (its loop's bound is 0) and stores nothing.
+// CHECK-LABEL: func.func @dynamic_rows
+// CHECK-SAME: (%{{.*}}: memref<?x300xf32>, %{{.*}}: memref<?xf32>, %[[N:.*]]: index)
+// CHECK: %[[GRID:.*]] = arith.maxsi %[[N]], %{{.*}} : index
+// CHECK: gpu.launch blocks(%[[B:.*]], %{{.*}}, %{{.*}}) in (%{{.*}} = %[[GRID]],
+// CHECK: %[[VALID:.*]] = arith.cmpi ult, %[[B]], %[[N]] : index
+// CHECK: %[[BOUND:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : index
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[BOUND]] step %c256
+// CHECK: gpu.all_reduce maxnumf
+// CHECK: %[[FIRST:.*]] = arith.cmpi eq
+// CHECK: %[[STORE:.*]] = arith.andi %[[FIRST]], %[[VALID]] : i1
+// CHECK: scf.if %[[STORE]]
+func.func @dynamic_rows(%x: memref<?x300xf32>, %m: memref<?xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c300 = arith.constant 300 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    scf.for %j = %c0 to %c300 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<?x300xf32>
+      %a = memref.load %m[%i] : memref<?xf32>
+      %r = arith.maxnumf %v, %a : f32
+      memref.store %r, %m[%i] : memref<?xf32>
+    }
+  }
   return
 }
 

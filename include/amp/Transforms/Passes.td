@@ -419,7 +419,10 @@ def AmpMapLoopsToGPUPass
     flattened into one dimension (`collapseParallelLoops`; the indices are
     recovered by division) and tiled by `block-size`, so that every launch
     is 1-D with `block-size` threads per block (a loop shorter than a block:
-    one block of its length), within CUDA's limits whatever the rank.
+    one block of its length), within CUDA's limits whatever the rank. A
+    dynamic extent may be 0 (an empty batch): the grid is then one idle
+    block, as CUDA takes no grid of 0 blocks (the blocks' loop runs at
+    least once; its threads' bound is the real extent).
     Reductions with an f32 accumulator (the `scf.for` loops that
     `convert-linalg-to-parallel-loops` writes for the reduction dimensions,
     inside or outside the parallel output loops, folding with `addf`, `mulf`, `maxnumf`, `maximumf`, `minnumf` or
@@ -427,7 +430,9 @@ def AmpMapLoopsToGPUPass
     threads, or a warp multiple for shorter rows; 1024 for a reduction to
     one value): each thread folds a strided share from the identity, a
     `gpu.all_reduce` combines them (warp shuffles and shared memory), and
-    thread 0 folds the total into the output. A reduction epilogue is
+    thread 0 folds the total into the output (a dynamic count of outputs
+    that comes out 0: one block that reduces and stores nothing). A
+    reduction epilogue is
     applied there too (`fuse-reduction-epilogues`): when the f32 result is a
     temporary that only the next loop reads, elementwise at the output's
     indices (a mean's division and its narrowing to f16), thread 0 runs
