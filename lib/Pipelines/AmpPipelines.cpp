@@ -217,52 +217,25 @@ ArrayRef<OptionInfo> mlir::amp::getAmpOptionInfos() {
   return infos;
 }
 
-/// Sets `field` from a value of its kind.
+/// Sets `field` from a value of its kind; a string is an enum's spelling.
 template <typename T>
 static LogicalResult assignAmpOption(StringRef name, T &field,
                                      const OptionValue &value,
                                      std::string &error) {
-  constexpr OptionKind kind = getAmpOptionKind<T>();
-  if constexpr (kind == OptionKind::Bool) {
-    if (const bool *flag = std::get_if<bool>(&value)) {
-      field = *flag;
-      return success();
-    }
-  } else if constexpr (kind == OptionKind::Integer) {
-    if (const int64_t *number = std::get_if<int64_t>(&value))
-      return setIntegerOption(name, *number, field, error);
-  } else if constexpr (kind == OptionKind::Float) {
-    // An integer is a float option's value too (calibration-margin=4).
-    if (const double *number = std::get_if<double>(&value)) {
-      field = *number;
-      return success();
-    }
-    if (const int64_t *number = std::get_if<int64_t>(&value)) {
-      field = static_cast<T>(*number);
-      return success();
-    }
-  } else if constexpr (kind == OptionKind::String) {
-    if (const std::string *text = std::get_if<std::string>(&value)) {
-      if constexpr (std::is_enum_v<T>) {
-        std::optional<T> parsed = parseOptionValue<T>(*text);
-        if (!parsed) {
-          error = getInvalidValueMessage<T>(*text);
-          return failure();
+  return assignOptionValue<getAmpOptionKind<T>()>(
+      name, field, value, error, [&](const auto &text) {
+        if constexpr (std::is_enum_v<T>) {
+          std::optional<T> parsed = parseOptionValue<T>(text);
+          if (!parsed) {
+            error = getInvalidValueMessage<T>(text);
+            return failure();
+          }
+          field = *parsed;
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          field = text;
         }
-        field = *parsed;
-      } else {
-        field = *text;
-      }
-      return success();
-    }
-  } else {
-    if (const auto *list = std::get_if<std::vector<std::string>>(&value)) {
-      field.assign(list->begin(), list->end());
-      return success();
-    }
-  }
-  error = getKindMismatchMessage(name, kind, value);
-  return failure();
+        return success();
+      });
 }
 
 LogicalResult mlir::amp::setAmpOption(AmpOptionValues &values, StringRef name,

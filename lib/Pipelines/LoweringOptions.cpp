@@ -232,26 +232,16 @@ ArrayRef<OptionInfo> mlir::amp::getGpuLoweringOptionInfos() {
 
 #undef AMP_LOWERING_OPTION_INFO
 
-/// Sets `field` from a value of its kind.
+/// Sets `field` from a value of its kind; a string is read as T's form.
 template <typename T>
 static LogicalResult assignOption(StringRef name, T &field,
                                   const OptionValue &value,
                                   std::string &error) {
   using Traits = LoweringOptionTraits<T>;
-  if constexpr (Traits::kind == OptionKind::Bool) {
-    if (const bool *flag = std::get_if<bool>(&value)) {
-      field = *flag;
-      return success();
-    }
-  } else if constexpr (Traits::kind == OptionKind::Integer) {
-    if (const int64_t *number = std::get_if<int64_t>(&value))
-      return setIntegerOption(name, *number, field, error);
-  } else {
-    if (const std::string *text = std::get_if<std::string>(&value))
-      return Traits::parse(name, *text, field, error);
-  }
-  error = getKindMismatchMessage(name, Traits::kind, value);
-  return failure();
+  return assignOptionValue<Traits::kind>(
+      name, field, value, error, [&](const auto &text) {
+        return Traits::parse(name, text, field, error);
+      });
 }
 
 #define AMP_SET_LOWERING_OPTION(FIELD, NAME, TYPE, DEFAULT, HELP)              \

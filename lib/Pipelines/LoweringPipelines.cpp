@@ -6,6 +6,7 @@
 
 #include "amp/Pipelines/LoweringPipelines.h"
 #include "amp/Conversion/Passes.h"
+#include "amp/Dialect/Amp/Transforms/Float8Kernels.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Transforms/Passes.h"
 
@@ -209,7 +210,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   // chip by the level (fp8-kernels): they read bf16 operands here.
   if (options.libraries) {
     AmpLinalgToLibraryCallsPassOptions calls;
-    calls.float8Gemms = options.chip.computeCapability >= 89;
+    calls.float8Gemms = hasCublasLtFloat8Gemms(options.chip.computeCapability);
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
   }
   // Ownership-based deallocation decides what is freed where (buffers of

@@ -12,6 +12,7 @@
 #include "GpuRuntime.h"
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/Dialect/Amp/Transforms/Float8Kernels.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/InitAll.h"
 #include "amp/Pipelines/AmpPipelines.h"
@@ -223,8 +224,9 @@ static amp::Float8Kernels
 getTargetFloat8Kernels(const CompileOptions &options) {
   if (options.target == Target::Cpu || !options.gpu.libraries)
     return amp::Float8Kernels::All;
-  return options.gpu.chip.computeCapability >= 89 ? amp::Float8Kernels::CublasLt
-                                                  : amp::Float8Kernels::None;
+  return amp::hasCublasLtFloat8Gemms(options.gpu.chip.computeCapability)
+             ? amp::Float8Kernels::CublasLt
+             : amp::Float8Kernels::None;
 }
 
 /// The options of the AMP pipeline of a compilation (its ampOptions, with

@@ -334,7 +334,7 @@ CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
   // On the GPU an empty batch, m or n is a dynamic size that came out empty:
   // the rest must be valid; nothing is read or written. ampCpuGemm, the
   // reference, takes positive sizes only.
-  if (onGpu && isEmptyGemm(args) && args.k != 0)
+  if (onGpu && isEmptyGemm(args))
     return checkEmptyGemm(call, args, /*onGpu=*/true);
   return validateGemm(call, args, /*forCuBlas=*/onGpu) ? CallCheck::Work
                                                        : CallCheck::Invalid;
@@ -342,7 +342,7 @@ CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
 
 CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
                          bool onGpu) {
-  if (onGpu && isEmptyGemm(getGemmArgs(args)) && args.k != 0)
+  if (onGpu && isEmptyGemm(getGemmArgs(args)))
     return checkEmptyScaledGemm(call, args, /*onGpu=*/true);
   return validateScaledGemm(call, args, /*forCuBlasLt=*/onGpu)
              ? CallCheck::Work

@@ -77,6 +77,45 @@ LogicalResult setIntegerOption(llvm::StringRef name, int64_t value, T &field,
   return success();
 }
 
+/// Stores `value` in `field`, an option that takes values of kind `Kind`:
+/// a bool, an integer (within T's range), a float (an integer too), a list
+/// of strings, or a string, which `parseString(text)` reads into `field`
+/// as T's form. Failure, with the message in `error`, for a value of
+/// another kind.
+template <OptionKind Kind, typename T, typename ParseString>
+LogicalResult assignOptionValue(llvm::StringRef name, T &field,
+                                const OptionValue &value, std::string &error,
+                                ParseString parseString) {
+  if constexpr (Kind == OptionKind::Bool) {
+    if (const bool *flag = std::get_if<bool>(&value)) {
+      field = *flag;
+      return success();
+    }
+  } else if constexpr (Kind == OptionKind::Integer) {
+    if (const int64_t *number = std::get_if<int64_t>(&value))
+      return setIntegerOption(name, *number, field, error);
+  } else if constexpr (Kind == OptionKind::Float) {
+    if (const double *number = std::get_if<double>(&value)) {
+      field = *number;
+      return success();
+    }
+    if (const int64_t *number = std::get_if<int64_t>(&value)) {
+      field = static_cast<T>(*number);
+      return success();
+    }
+  } else if constexpr (Kind == OptionKind::String) {
+    if (const std::string *text = std::get_if<std::string>(&value))
+      return parseString(*text);
+  } else {
+    if (const auto *list = std::get_if<std::vector<std::string>>(&value)) {
+      field.assign(list->begin(), list->end());
+      return success();
+    }
+  }
+  error = getKindMismatchMessage(name, Kind, value);
+  return failure();
+}
+
 } // namespace amp
 } // namespace mlir
 

@@ -33,7 +33,7 @@ public:
   std::string getScaledGemmRefusal(Type a, Type b, bool transA, bool transB,
                                    int64_t k, int64_t n) const override {
     if (!float8Gemms)
-      return "FP8 GEMMs need cuBLASLt on sm_89 or later";
+      return kNoFloat8GemmsRefusal.str();
     return getCublasLtFloat8Refusal(a, b, transA, transB, k, n).str();
   }
 
@@ -52,7 +52,7 @@ public:
   }
   bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override {
-    return "cuDNN's legacy API has no FP8 convolution";
+    return kNoFloat8ConvRefusal;
   }
 
 private:

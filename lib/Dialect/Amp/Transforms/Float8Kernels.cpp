@@ -57,9 +57,9 @@ std::string mlir::amp::getFloat8KernelRefusal(linalg::LinalgOp op,
   if (kernels == Float8Kernels::Auto || kernels == Float8Kernels::All)
     return {};
   if (!isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op.getOperation()))
-    return "cuDNN's legacy API has no FP8 convolution";
+    return kNoFloat8ConvRefusal.str();
   if (kernels == Float8Kernels::None)
-    return "FP8 GEMMs need cuBLASLt on sm_89 or later";
+    return kNoFloat8GemmsRefusal.str();
   return getCublasLtRefusal(op).str();
 }
 

@@ -25,6 +25,19 @@
 namespace mlir {
 namespace amp {
 
+/// Whether a GPU of compute capability `computeCapability` has cuBLASLt's
+/// FP8 GEMMs: sm_89 and later.
+inline bool hasCublasLtFloat8Gemms(int computeCapability) {
+  return computeCapability >= 89;
+}
+
+/// Why a GPU library computes no FP8 GEMM on an older chip, and no FP8
+/// convolution at all.
+inline constexpr llvm::StringLiteral kNoFloat8GemmsRefusal =
+    "FP8 GEMMs need cuBLASLt on sm_89 or later";
+inline constexpr llvm::StringLiteral kNoFloat8ConvRefusal =
+    "cuDNN's legacy API has no FP8 convolution";
+
 /// Why cuBLASLt's FP8 GEMM does not take a GEMM of FP8 element types `a`
 /// and `b` with these transposes (A stored k x m when `transA`; B stored
 /// n x k when `transB`) and sizes `k` and `n` (ShapedType::kDynamic:
