@@ -31,10 +31,11 @@ using namespace mlir::amp;
 /// aggregates (softmax) decomposed and elementwise chains fused: what both
 /// pipelines start with. `libraryCalls`: the pipeline makes library calls
 /// (the GPU's `libraries`): amp-round-once keeps the narrowing of a library
-/// contraction's result.
+/// contraction's result. `scaledMatmulCalls`: amp.scaled_matmul stays for
+/// a library call (else it is loops from here).
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
                                  std::optional<RoundingMode> rounding,
-                                 bool libraryCalls) {
+                                 bool libraryCalls, bool scaledMatmulCalls) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -45,7 +46,9 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   pm.addPass(createAmpInlineGlobalConstantsPass());
   OpPassManager &fpm = pm.nest<func::FuncOp>();
   fpm.addPass(createAmpLossScalingToLinalgPass());
-  fpm.addPass(createAmpFloat8ScalingToLinalgPass());
+  AmpFloat8ScalingToLinalgPassOptions float8;
+  float8.scaledMatmuls = !scaledMatmulCalls;
+  fpm.addPass(createAmpFloat8ScalingToLinalgPass(float8));
   fpm.addPass(tosa::createTosaToLinalgNamed());
   fpm.addPass(tosa::createTosaToLinalg());
   fpm.addPass(createTosaToArithPass());
@@ -100,7 +103,8 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // stores. (On the GPU, cuBLAS writes the low type and the epilogue
   // kernel reads it: one rounding more, for half the bytes.)
   addTensorPreparation(pm, options.fuseElementwise, options.rounding,
-                       /*libraryCalls=*/false);
+                       /*libraryCalls=*/false,
+                       /*scaledMatmulCalls=*/options.libraries);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
@@ -140,6 +144,8 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
     calls.target = "cpu";
     calls.convolutions = options.libraryConvolutions;
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
+    // A scaled matmul no call took: loops.
+    pm.addNestedPass<func::FuncOp>(createAmpFloat8ScalingToLinalgPass());
   }
   // The unscale of the gradients (amp.unscale_gradients, one op through
   // bufferization): loops.
@@ -200,7 +206,8 @@ static bool hasFloat8Conversions(const GpuLoweringOptions &options) {
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const GpuLoweringOptions &options) {
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
-                       /*libraryCalls=*/options.libraries);
+                       /*libraryCalls=*/options.libraries,
+                       /*scaledMatmulCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's
@@ -212,6 +219,8 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
     AmpLinalgToLibraryCallsPassOptions calls;
     calls.float8Gemms = hasCublasLtFloat8Gemms(options.chip.computeCapability);
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
+    // A scaled matmul no call took: loops, then kernels.
+    pm.addNestedPass<func::FuncOp>(createAmpFloat8ScalingToLinalgPass());
   }
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in

@@ -33,15 +33,20 @@ def test_report_counts_fp8(repo):
     assert fp8["fp8_quantizations"] == 2
     assert fp8["fp8_bytes"] == 64 * 128 + 128 * 96
     assert bf16["fp8_quantizations"] == 0 and bf16["fp8_bytes"] == 0
-    # The recipe's scales and rescaling are not model ops; the weight's
-    # transpose to cuBLASLt's TN layout moves data, in FP8.
-    assert fp8["float_ops"] == bf16["float_ops"] + 1
-    assert fp8["ops"]["linalg.matmul"] == {"f8E4M3FN": 1}
+    # The recipe's scales are not model ops; the weight's transpose to
+    # cuBLASLt's TN layout moves data, in FP8; the matmul becomes one
+    # amp.scaled_matmul, which overwrites its destination: the zero fill
+    # goes.
+    assert fp8["float_ops"] == bf16["float_ops"]
+    assert bf16["ops"]["linalg.fill"] == {"f32": 1}
+    assert "linalg.fill" not in fp8["ops"]
+    assert "linalg.matmul" not in fp8["ops"]
+    assert fp8["ops"]["amp.scaled_matmul"] == {"f8E4M3FN": 1}
     assert fp8["ops"]["linalg.transpose"] == {"f8E4M3FN": 1}
     stage = [d for d in fp8["decisions"]
              if d["reason"].startswith("FP8 stage: ")]
     assert [(d["op"], d["precision"]) for d in stage] == [
-        ("linalg.matmul", "f8E4M3FN")]
+        ("amp.scaled_matmul", "f8E4M3FN")]
 
 
 def test_report_black_list(repo):

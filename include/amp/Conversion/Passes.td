@@ -32,16 +32,29 @@ def AmpFloat8ScalingToLinalgPass : Pass<"amp-float8-scaling-to-linalg"> {
     * `amp.dequantize`: an elementwise generic, `extf(q) / scale`, rounded
       to the result's type;
     * `amp.amax`: a full reduction with `arith.maximumf` of `math.absf`
-      from 0, extracted when the result is an `f32`.
+      from 0, extracted when the result is an `f32`;
+    * `amp.scaled_matmul`, on buffers, and on tensors with
+      `scaled-matmuls` (a pipeline that makes no library call): a
+      `linalg.matmul` (`batch_matmul`) of the FP8 operands into a
+      zero-filled f32 accumulator (the destination itself when it is f32),
+      then an elementwise generic that multiplies by the scale and rounds
+      to the destination's type. On tensors it stays by default, one op
+      through bufferization for `amp-linalg-to-library-calls`.
 
     A `tensor<f32>` scale is read by the generics as a 0-d input, so on
     the GPU it stays in device memory. The f8 conversions are then
     `arith.truncf`/`extf`: `amp-expand-float8` writes them as integer code
     on the CPU.
   }];
+  let options = [
+    Option<"scaledMatmuls", "scaled-matmuls", "bool", "false",
+           "Lower amp.scaled_matmul on tensors too (else only on buffers, "
+           "where no library call took it)">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
-    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
@@ -163,22 +176,21 @@ def AmpLinalgToLibraryCallsPass
     the narrowing with more elementwise work reads the 16-bit buffer in
     place of its `truncf`. An accumulator with any other reader stays f32.
 
-    FP8 GEMMs (`amp-float8-contractions`, in cuBLASLt's TN layout on the
-    GPU) become `ampGpuScaledGemm` (`ampCpuLibraryScaledGemm` with
-    target=cpu). When the zero-filled accumulator's one reader multiplies
-    it (`arith.mulf`) by a 0-d f32 input whose buffer is not written
-    between the GEMM and that generic (the dequantization factor
-    `1 / (scale_a * scale_b)`), the call takes the factor's buffer as its
-    A scale pointer, the multiplication leaves the epilogue, and the factor
-    leaves its inputs if nothing else there reads it; the epilogue may then
-    be a narrowing to bf16 or f16, folded as above (a 16-bit D), or a copy
-    into an f32 buffer, which the call then writes in its place. Otherwise
-    the scale pointers are NULL (1). When the call's f32 output is reduced
-    by an abs-max generic (an `amp.amax` lowered: a 0-d f32 buffer filled
-    with +0, `maximumf(out, absf(in))` over all of it) with nothing writing
-    the output in between, the call's amax pointer computes it instead
-    (the reduction and the fill go, the buffer is allocated before the
-    call); otherwise it is NULL.
+    FP8 GEMMs (`amp.scaled_matmul` on buffers, from
+    `amp-float8-contractions`: cuBLASLt's TN layout) become
+    `ampGpuScaledGemm` (`ampCpuLibraryScaledGemm` with target=cpu), built
+    from the op: its 0-d scale buffer is the call's A scale pointer, and
+    an f32 destination whose readers only narrow it to bf16 or f16 is
+    written in that type, folded as above (a 16-bit D). A linalg (batch)
+    matmul of FP8 operands is the same call with NULL scales (1). When the
+    call's f32 output is reduced by an abs-max generic (an `amp.amax`
+    lowered: a 0-d f32 buffer filled with +0, `maximumf(out, absf(in))`
+    over all of it) with nothing writing the output in between, the call's
+    amax pointer computes it instead (the reduction and the fill go, the
+    buffer is allocated before the call); otherwise it is NULL. A scaled
+    matmul the call does not take (a chip before sm_89 with
+    `float8-gemms=false`, sizes cuBLASLt refuses) stays, with a remark, for
+    `amp-float8-scaling-to-linalg` to make loops of.
 
     GEMM sizes, leading dimensions and batch strides may be dynamic (a
     frontend's dynamic batch): the call reads them from the buffers'

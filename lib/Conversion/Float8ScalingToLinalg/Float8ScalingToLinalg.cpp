@@ -2,8 +2,10 @@
 //
 // Part of amp-mlir. The FP8 scaling ops as tensor code: one elementwise
 // generic for amp.quantize and amp.dequantize, one full reduction for
-// amp.amax. The conversions to and from f8 are arith.truncf/extf, which
-// the CPU pipeline expands to integer code (amp-expand-float8).
+// amp.amax; amp.scaled_matmul, on buffers (or on tensors, with
+// scaled-matmuls), as a matmul into an f32 accumulator and a generic that
+// scales and rounds. The conversions to and from f8 are arith.truncf/extf,
+// which the CPU pipeline expands to integer code (amp-expand-float8).
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -148,15 +151,104 @@ struct LowerAmax : public OpRewritePattern<AmaxOp> {
   }
 };
 
+/// amp.scaled_matmul as a (batch) matmul of its FP8 operands (B stored
+/// n x k) into a zero-filled f32 accumulator, and a generic that multiplies
+/// it by the scale and rounds it to the destination's type. On buffers an
+/// f32 destination is its own accumulator (scaled in place); another is
+/// written from a new f32 buffer, which the deallocation pipeline frees.
+struct LowerScaledMatmul : public OpRewritePattern<ScaledMatmulOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ScaledMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value init = op.getInit();
+    auto initType = cast<ShapedType>(init.getType());
+    Type element = initType.getElementType();
+    bool onTensors = op.hasPureTensorSemantics();
+    Value acc = createAccumulator(rewriter, loc, init, onTensors);
+    Value zero =
+        arith::ConstantOp::create(rewriter, loc, rewriter.getF32FloatAttr(0));
+    auto fill = linalg::FillOp::create(rewriter, loc, ValueRange{zero},
+                                       ValueRange{acc});
+    if (onTensors)
+      acc = fill.getResult(0);
+    // C(m, n) += A(m, k) * B(n, k), after the batch.
+    MLIRContext *context = op.getContext();
+    int64_t rank = initType.getRank();
+    bool batched = op.isBatched();
+    ArrayAttr maps = rewriter.getAffineMapArrayAttr(
+        ScaledMatmulOp::getIndexingMaps(context, batched));
+    SmallVector<Type> accTypes;
+    if (onTensors)
+      accTypes.push_back(acc.getType());
+    SmallVector<Value, 2> operands{op.getLhs(), op.getRhs()};
+    Operation *matmul =
+        batched ? linalg::BatchMatmulOp::create(rewriter, loc, accTypes,
+                                                operands, ValueRange{acc})
+                      .getOperation()
+                : linalg::MatmulOp::create(rewriter, loc, accTypes, operands,
+                                           ValueRange{acc})
+                      .getOperation();
+    matmul->setAttr("indexing_maps", maps);
+    if (onTensors)
+      acc = matmul->getResult(0);
+    // destination = round(acc * scale); in place on an f32 buffer.
+    AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+    bool inPlace = acc == init;
+    SmallVector<Value> inputs{op.getScale()};
+    SmallVector<AffineMap> genericMaps{AffineMap::get(rank, 0, context)};
+    if (!inPlace) {
+      inputs.push_back(acc);
+      genericMaps.push_back(identity);
+    }
+    genericMaps.push_back(identity);
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, op->getResultTypes(), inputs, ValueRange{init},
+        genericMaps, iterators, [&](OpBuilder &b, Location l, ValueRange args) {
+          // (scale, acc, out), or (scale, out) in place: acc is args[1].
+          Value scaled = arith::MulFOp::create(b, l, args[1], args[0]);
+          if (!element.isF32())
+            scaled = arith::TruncFOp::create(b, l, element, scaled);
+          linalg::YieldOp::create(b, l, scaled);
+        });
+    rewriter.replaceOp(op, generic->getResults());
+    return success();
+  }
+
+  /// The f32 accumulator of a scaled matmul writing `init`: a new tensor,
+  /// `init` itself (an f32 buffer), or a new f32 buffer of its sizes.
+  static Value createAccumulator(OpBuilder &b, Location loc, Value init,
+                                 bool onTensors) {
+    auto type = cast<ShapedType>(init.getType());
+    Type f32 = b.getF32Type();
+    if (onTensors)
+      return tensor::EmptyOp::create(b, loc,
+                                     tensor::getMixedSizes(b, loc, init), f32);
+    if (type.getElementType().isF32())
+      return init;
+    SmallVector<Value> sizes;
+    for (int64_t i = 0, e = type.getRank(); i < e; ++i)
+      if (type.isDynamicDim(i))
+        sizes.push_back(memref::DimOp::create(b, loc, init, i));
+    return memref::AllocOp::create(
+        b, loc, MemRefType::get(type.getShape(), f32), sizes);
+  }
+};
+
 struct AmpFloat8ScalingToLinalgPass
     : public amp::impl::AmpFloat8ScalingToLinalgPassBase<
           AmpFloat8ScalingToLinalgPass> {
+  using AmpFloat8ScalingToLinalgPassBase::AmpFloat8ScalingToLinalgPassBase;
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateAmpFloat8ScalingToLinalgPatterns(patterns);
     SmallVector<Operation *> ops;
     getOperation()->walk([&](Operation *op) {
-      if (isa<AmaxOp, QuantizeOp, DequantizeOp>(op))
+      auto scaled = dyn_cast<ScaledMatmulOp>(op);
+      if (isa<AmaxOp, QuantizeOp, DequantizeOp>(op) ||
+          (scaled && (scaledMatmuls || !scaled.hasPureTensorSemantics())))
         ops.push_back(op);
     });
     if (ops.empty())
@@ -171,6 +263,6 @@ struct AmpFloat8ScalingToLinalgPass
 
 void mlir::amp::populateAmpFloat8ScalingToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerAmax, LowerQuantize, LowerDequantize>(
+  patterns.add<LowerAmax, LowerQuantize, LowerDequantize, LowerScaledMatmul>(
       patterns.getContext());
 }

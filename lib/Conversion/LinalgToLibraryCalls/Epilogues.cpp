@@ -1,11 +1,11 @@
 //===- Epilogues.cpp - the epilogues a library call writes itself ---------===//
 //
 // Part of amp-mlir. The epilogues of amp-linalg-to-library-calls: a
-// contraction's zero-filled f32 accumulator whose readers only narrow it
-// (ContractionEpilogues.h) is written by the call in the 16-bit type
-// instead, into the output of a conversion-only generic (erased) or into a
-// 16-bit buffer that the fused epilogue generics read in place of their
-// truncf; an FP8 GEMM's epilogue left with a copy writes the copy's output.
+// contraction's zero-filled f32 accumulator (a scaled matmul's f32
+// destination) whose readers only narrow it (ContractionEpilogues.h) is
+// written by the call in the 16-bit type instead, into the output of a
+// conversion-only generic (erased) or into a 16-bit buffer that the fused
+// epilogue generics read in place of their truncf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,16 +20,16 @@ namespace mlir {
 namespace amp {
 namespace library_calls {
 
-/// Matches the accumulator `acc` of `op`, zero-filled by `fill`: a
-/// memref.alloc in op's block whose users are `fill`, `op`, deallocs and,
+/// Matches the accumulator `acc` of `op`, set whole by `init` before `op`
+/// reads it (its zero fill, or `op` itself where it only writes `acc`;
+/// null: nothing matches): a memref.alloc in op's block whose users are
+/// `init`, `op`, deallocs and,
 /// after `op` in the block, generics that read it, directly or through
 /// reshaped views, only to narrow it to `type`.
-std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
-                                                            Value acc,
-                                                            linalg::FillOp fill,
-                                                            Type type) {
+std::optional<NarrowedAccumulator>
+matchNarrowedAccumulator(Operation *op, Value acc, Operation *init, Type type) {
   auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getBlock() != op->getBlock() || !fill)
+  if (!alloc || alloc->getBlock() != op->getBlock() || !init)
     return std::nullopt;
   NarrowedAccumulator result{alloc, {}, {}, {}};
   auto isNarrowingRead = [&](OpOperand &use) {
@@ -42,8 +42,7 @@ std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
   };
   for (OpOperand &use : alloc->getUses()) {
     Operation *user = use.getOwner();
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
+    if (user == op || user == init || isa<memref::DeallocOp>(user))
       continue;
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
       for (OpOperand &viewUse : user->getResult(0).getUses()) {
@@ -104,47 +103,6 @@ bool takeOutput(RewriterBase &rewriter, Operation *op,
     rewriter.moveOpBefore(outAlloc, op);
   rewriter.eraseOp(generic);
   return true;
-}
-
-/// When the only reader (deallocs aside) of `op`'s accumulator `acc`, a
-/// memref.alloc zero-filled by `fill`, is a generic that copies it whole
-/// into a buffer of its type (an FP8 epilogue left with nothing to do once
-/// the call scales), that buffer, which the call then writes (takeOutput);
-/// the copy and `acc`'s deallocs are erased. Null otherwise.
-Value takeCopiedOutput(RewriterBase &rewriter, Operation *op, Value acc,
-                       linalg::FillOp fill,
-                       llvm::function_ref<bool(Value)> acceptable) {
-  auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
-    return {};
-  linalg::GenericOp copy;
-  for (Operation *user : alloc->getUsers()) {
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    auto generic = dyn_cast<linalg::GenericOp>(user);
-    if (copy || !generic)
-      return {};
-    copy = generic;
-  }
-  if (!copy || copy.getNumDpsInputs() != 1 || copy.getNumDpsInits() != 1 ||
-      copy.getDpsInputs()[0] != acc ||
-      copy.getNumLoops() != copy.getNumParallelLoops() ||
-      !llvm::all_of(copy.getIndexingMapsArray(),
-                    [](AffineMap map) { return map.isIdentity(); }))
-    return {};
-  Block &body = copy.getRegion().front();
-  auto yield = cast<linalg::YieldOp>(body.getTerminator());
-  Value out = copy.getDpsInits()[0];
-  if (body.getOperations().size() != 1 ||
-      yield.getOperand(0) != body.getArgument(0) ||
-      out.getType() != acc.getType() ||
-      !takeOutput(rewriter, op, copy, out, acceptable))
-    return {};
-  for (Operation *user : llvm::make_early_inc_range(alloc->getUsers()))
-    if (isa<memref::DeallocOp>(user))
-      rewriter.eraseOp(user);
-  return out;
 }
 
 /// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
@@ -221,18 +179,19 @@ Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
 }
 
 /// The 16-bit buffer that a library call for `op` writes instead of its f32
-/// accumulator `acc` (zero-filled by `fill`) when its readers narrow it to
+/// accumulator `acc` (set whole by `init`, as in matchNarrowedAccumulator)
+/// when its readers narrow it to
 /// `low` (f16 or bf16), after rewriting its epilogue; null if `acc` must
 /// stay f32.
 Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
-                   linalg::FillOp fill, Type low,
+                   Operation *init, Type low,
                    llvm::function_ref<bool(Value)> acceptable) {
   auto accType = cast<MemRefType>(acc.getType());
   if (!low || !accType.getElementType().isF32() ||
       !(low.isF16() || low.isBF16()))
     return {};
   std::optional<NarrowedAccumulator> narrowed =
-      matchNarrowedAccumulator(op, acc, fill, low);
+      matchNarrowedAccumulator(op, acc, init, low);
   if (!narrowed)
     return {};
   return narrowAccumulator(rewriter, op, *narrowed, acceptable);

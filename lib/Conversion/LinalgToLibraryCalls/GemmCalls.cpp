@@ -67,9 +67,10 @@ static LogicalResult getGemmTransposes(linalg::LinalgOp op, bool batched,
 /// FP8 operands in a form the backend's scaled GEMM takes.
 static FailureOr<ContractionTypes> getGemmTypes(const GemmOperands &gemm,
                                                 const LibraryBackend &backend,
+                                                bool float8Narrow,
                                                 std::string &why) {
   FailureOr<ContractionTypes> types =
-      getContractionTypes(gemm.ai, gemm.bi, gemm.ci, why);
+      getContractionTypes(gemm.ai, gemm.bi, gemm.ci, why, float8Narrow);
   if (failed(types))
     return failure();
   int32_t aType = types->lhs, bType = types->rhs, cType = types->result;
@@ -102,19 +103,27 @@ FailureOr<GemmOperands> matchGemmCall(linalg::LinalgOp op,
   if (!op.hasPureBufferSemantics())
     return rewriter.notifyMatchFailure(op, kOnTensors);
   std::string why;
-  auto declined = [&] { return rewriter.notifyMatchFailure(op, why); };
   GemmOperands gemm;
+  gemm.batched = isa<linalg::BatchMatmulOp>(op);
+  if (failed(
+          getGemmTransposes(op, gemm.batched, gemm.transA, gemm.transB, why)))
+    return rewriter.notifyMatchFailure(op, why);
+  gemm.a = op.getDpsInputs()[0];
+  gemm.b = op.getDpsInputs()[1];
+  gemm.c = op.getDpsInits()[0];
+  return completeGemmCall(op, gemm, rewriter, backend, call);
+}
+
+FailureOr<GemmOperands> completeGemmCall(Operation *op, GemmOperands gemm,
+                                         PatternRewriter &rewriter,
+                                         const LibraryBackend &backend,
+                                         LibraryCall call, bool float8Narrow) {
+  std::string why;
+  auto declined = [&] { return rewriter.notifyMatchFailure(op, why); };
   FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
   if (failed(function))
     return declined();
   gemm.function = *function;
-  gemm.batched = isa<linalg::BatchMatmulOp>(op);
-  if (failed(
-          getGemmTransposes(op, gemm.batched, gemm.transA, gemm.transB, why)))
-    return declined();
-  gemm.a = op.getDpsInputs()[0];
-  gemm.b = op.getDpsInputs()[1];
-  gemm.c = op.getDpsInits()[0];
   // Dynamic sizes (a dynamic batch from a frontend) and strides are read
   // from the descriptors at the call.
   FailureOr<BufferInfo> ai = getBufferInfo(gemm.a, why, /*dynamic=*/true),
@@ -125,7 +134,8 @@ FailureOr<GemmOperands> matchGemmCall(linalg::LinalgOp op,
   gemm.ai = *ai;
   gemm.bi = *bi;
   gemm.ci = *ci;
-  FailureOr<ContractionTypes> types = getGemmTypes(gemm, backend, why);
+  FailureOr<ContractionTypes> types =
+      getGemmTypes(gemm, backend, float8Narrow, why);
   if (failed(types))
     return declined();
   gemm.types = *types;

@@ -8,6 +8,8 @@
 
 #include "LibraryCallLowering.h"
 
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -39,18 +41,22 @@ static bool isFloat8Code(int32_t code) {
 FailureOr<ContractionTypes> getContractionTypes(const BufferInfo &lhs,
                                                 const BufferInfo &rhs,
                                                 const BufferInfo &result,
-                                                std::string &why) {
+                                                std::string &why,
+                                                bool float8Narrow) {
   ContractionTypes types;
   types.lhs = getDTypeCode(lhs.type.getElementType(), true);
   types.rhs = getDTypeCode(rhs.type.getElementType(), true);
   types.result = getDTypeCode(result.type.getElementType());
   types.float8 = isFloat8Code(types.lhs) || isFloat8Code(types.rhs);
   // The FP8 operand types the runtime's GEMM and convolution take (those of
-  // cuBLASLt: not E5M2 x E5M2) with an f32 result.
+  // cuBLASLt: not E5M2 x E5M2) with an f32 result (or a 16-bit one).
   int32_t e5m2 = static_cast<int32_t>(RuntimeDType::F8E5M2);
+  bool resultTaken =
+      types.result == kF32Code ||
+      (float8Narrow && types.result >= 0 && !isFloat8Code(types.result));
   if (types.float8 &&
       (!isFloat8Code(types.lhs) || !isFloat8Code(types.rhs) ||
-       (types.lhs == e5m2 && types.rhs == e5m2) || types.result != kF32Code)) {
+       (types.lhs == e5m2 && types.rhs == e5m2) || !resultTaken)) {
     why = "FP8 operands must be E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3 "
           "with an f32 result";
     return failure();
@@ -252,7 +258,10 @@ LogicalResult applyLibraryCallPatterns(Operation *root,
                                        const LibraryBackend &backend) {
   MLIRContext *context = root->getContext();
   SmallVector<Operation *> ops;
-  root->walk([&](linalg::LinalgOp op) { ops.push_back(op); });
+  root->walk([&](Operation *op) {
+    if (isa<linalg::LinalgOp, ScaledMatmulOp>(op))
+      ops.push_back(op);
+  });
   LibraryCallListener listener;
   PatternRewriter rewriter(context);
   rewriter.setListener(&listener);

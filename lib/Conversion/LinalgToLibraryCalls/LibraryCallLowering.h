@@ -55,11 +55,13 @@ struct ContractionTypes {
 
 /// The ContractionTypes of a GEMM's or a convolution's buffers; failure
 /// (`why` set) for FP8 operands other than those the libraries take
-/// (cuBLASLt's: E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3, f32 result).
+/// (cuBLASLt's: E4M3 x E4M3, E4M3 x E5M2 or E5M2 x E4M3, f32 result; an
+/// f16 or bf16 result too where `float8Narrow`, a scaled GEMM's).
 FailureOr<ContractionTypes> getContractionTypes(const BufferInfo &lhs,
                                                 const BufferInfo &rhs,
                                                 const BufferInfo &result,
-                                                std::string &why);
+                                                std::string &why,
+                                                bool float8Narrow = false);
 
 /// `dynamic`: sizes and strides may be dynamic (read from the descriptor at
 /// the call, see getSize/getStride); the innermost stride must still be a
@@ -91,22 +93,20 @@ struct NarrowedAccumulator {
   SmallVector<Operation *> views;
 };
 
-std::optional<NarrowedAccumulator> matchNarrowedAccumulator(Operation *op,
-                                                            Value acc,
-                                                            linalg::FillOp fill,
-                                                            Type type);
+/// The accumulator arguments of these (Epilogues.cpp): `init` is the op
+/// that sets `acc` whole before `op` reads it, its zero fill or `op`
+/// itself where `op` only writes it; null matches nothing.
+std::optional<NarrowedAccumulator>
+matchNarrowedAccumulator(Operation *op, Value acc, Operation *init, Type type);
 Value getConversionOnlyOutput(linalg::GenericOp generic);
 bool takeOutput(RewriterBase &rewriter, Operation *op,
                 linalg::GenericOp generic, Value out,
                 llvm::function_ref<bool(Value)> acceptable);
-Value takeCopiedOutput(RewriterBase &rewriter, Operation *op, Value acc,
-                       linalg::FillOp fill,
-                       llvm::function_ref<bool(Value)> acceptable);
 Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
                         NarrowedAccumulator &narrowed,
                         llvm::function_ref<bool(Value)> acceptable);
 Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
-                   linalg::FillOp fill, Type low,
+                   Operation *init, Type low,
                    llvm::function_ref<bool(Value)> acceptable);
 Type getReadersNarrowedType(Value acc);
 Value getViewSource(Value value);
@@ -149,6 +149,16 @@ FailureOr<GemmOperands> matchGemmCall(linalg::LinalgOp op,
                                       PatternRewriter &rewriter,
                                       const LibraryBackend &backend,
                                       LibraryCall call);
+
+/// Completes `gemm`, whose layout (batched, transposes) and buffers (a, b,
+/// c) are set, for the backend's `call` at `op`: its function, the
+/// buffers' strides and the element types (`float8Narrow`: an FP8 GEMM may
+/// write f16 or bf16). Fails with the reason notified to `rewriter`.
+FailureOr<GemmOperands> completeGemmCall(Operation *op, GemmOperands gemm,
+                                         PatternRewriter &rewriter,
+                                         const LibraryBackend &backend,
+                                         LibraryCall call,
+                                         bool float8Narrow = false);
 
 /// The arguments of the GEMM call (AmpRuntime.h's ampGpuGemm, in order) for
 /// `gemm` writing `c` (of `cType`) with `beta`, built at the rewriter's

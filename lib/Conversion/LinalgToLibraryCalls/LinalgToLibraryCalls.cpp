@@ -26,14 +26,10 @@
 // conversion-only generic, which is erased, or else into a 16-bit buffer
 // that the fused epilogue generics read in place of their truncf.
 //
-// FP8 GEMMs (amp-float8-contractions) become ampGpuScaledGemm
-// (ampCpuLibraryScaledGemm on the CPU): when the zero-filled accumulator's
-// one reader multiplies it by a 0-d buffer written before the GEMM (the
-// dequantization factor 1 / (scale_a * scale_b)), the call takes that
-// buffer as its scale pointer (cuBLASLt's A scale) and the multiplication
-// leaves the epilogue; an epilogue left with nothing but a narrowing to
-// bf16 or f16 is then folded as above (a bf16 D), one left with a copy
-// into another f32 buffer too (the call writes that buffer). An abs-max
+// FP8 GEMMs (amp.scaled_matmul, from amp-float8-contractions) become
+// ampGpuScaledGemm (ampCpuLibraryScaledGemm on the CPU), the op's scale
+// the call's scale pointer (cuBLASLt's A scale); an f32 destination only
+// narrowed to bf16 or f16 is folded as above (a bf16 D). An abs-max
 // reduction of the call's f32 output (amp.amax, lowered) becomes the call's
 // dAmax.
 //

@@ -1,25 +1,22 @@
 //===- ScaledGemmCalls.cpp - FP8 GEMMs as library calls -------------------===//
 //
 // Part of amp-mlir. The scaled-GEMM family of amp-linalg-to-library-calls:
-// a (batch) matmul of FP8 operands (amp-float8-contractions) becomes the
-// backend's scaled GEMM (ampGpuScaledGemm: cuBLASLt, whose rules the GPU
-// backend applies; ampCpuLibraryScaledGemm: widened exactly, CBLAS). When
-// the zero-filled accumulator's one reader multiplies it by a 0-d buffer
-// written before the GEMM (the dequantization factor
-// 1 / (scale_a * scale_b)), the call takes that buffer as its scale
-// pointer (cuBLASLt's A scale) and the multiplication leaves the epilogue;
-// an epilogue left with nothing but a narrowing to bf16 or f16 is then
-// folded (a 16-bit D, Epilogues.cpp), one left with a copy into another
-// f32 buffer too (the call writes that buffer). An abs-max reduction of
-// the call's f32 output (amp.amax, lowered) becomes the call's dAmax.
-//
-// The FP8 contraction is matched here after amp-float8-scaling-to-linalg
-// lowered its scaling: building the call from an amp op instead is
-// docs/architecture.md's "Decisions kept in two passes".
+// amp.scaled_matmul on buffers (amp-float8-contractions' FP8 GEMM, which
+// stays one op through bufferization) becomes the backend's scaled GEMM
+// (ampGpuScaledGemm: cuBLASLt, whose rules the GPU backend applies;
+// ampCpuLibraryScaledGemm: widened exactly, CBLAS), built from the op: its
+// scale is the call's A scale pointer, and an f32 destination whose readers
+// only narrow it to bf16 or f16 is written in that type (a 16-bit D,
+// Epilogues.cpp). A linalg (batch) matmul of FP8 operands (unscaled) is the
+// same call with no scale. An abs-max reduction of the call's f32 output
+// (amp.amax, lowered) becomes the call's dAmax. A scaled matmul no call
+// takes is loops (amp-float8-scaling-to-linalg, on buffers).
 //
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Dominance.h"
@@ -27,103 +24,6 @@
 namespace mlir {
 namespace amp {
 namespace library_calls {
-
-namespace {
-/// The multiplication of an FP8 GEMM's accumulator by its dequantization
-/// factor in the one generic that reads it.
-struct ScaledEpilogue {
-  linalg::GenericOp generic;
-  arith::MulFOp mul;
-  /// The generic's 0-d input of the factor.
-  OpOperand *scale;
-};
-} // namespace
-
-/// Matches the epilogue of the FP8 contraction `op` whose zero-filled
-/// (`fill`) accumulator is `acc`: a memref.alloc in op's block whose only
-/// other user (deallocs aside) is a generic after `op` in the block that
-/// reads it elementwise (identity map, parallel loops) into nothing but an
-/// arith.mulf by a 0-d input. The factor's buffer must not be written
-/// between `op` and the generic: the call reads it at `op`.
-static std::optional<ScaledEpilogue>
-matchScaledEpilogue(Operation *op, Value acc, linalg::FillOp fill) {
-  auto alloc = acc.getDefiningOp<memref::AllocOp>();
-  if (!fill || !alloc || alloc->getBlock() != op->getBlock())
-    return std::nullopt;
-  OpOperand *read = nullptr;
-  for (OpOperand &use : alloc->getUses()) {
-    Operation *user = use.getOwner();
-    if (user == op || user == fill.getOperation() ||
-        isa<memref::DeallocOp>(user))
-      continue;
-    if (read)
-      return std::nullopt;
-    read = &use;
-  }
-  auto generic = read ? dyn_cast<linalg::GenericOp>(read->getOwner())
-                      : linalg::GenericOp();
-  if (!generic || generic->getBlock() != op->getBlock() ||
-      !op->isBeforeInBlock(generic) || !generic.isDpsInput(read) ||
-      !generic.getMatchingIndexingMap(read).isIdentity() ||
-      generic.getNumLoops() != generic.getNumParallelLoops())
-    return std::nullopt;
-  BlockArgument arg = generic.getMatchingBlockArgument(read);
-  if (!arg.hasOneUse())
-    return std::nullopt;
-  auto mul = dyn_cast<arith::MulFOp>(*arg.getUsers().begin());
-  if (!mul)
-    return std::nullopt;
-  Value other = mul.getLhs() == arg ? mul.getRhs() : mul.getLhs();
-  auto otherArg = dyn_cast<BlockArgument>(other);
-  if (!otherArg || otherArg.getOwner() != &generic.getRegion().front() ||
-      otherArg == arg || otherArg.getArgNumber() >= generic.getNumDpsInputs())
-    return std::nullopt;
-  OpOperand *scale = generic.getDpsInputOperand(otherArg.getArgNumber());
-  auto scaleType = dyn_cast<MemRefType>(scale->get().getType());
-  if (!scaleType || scaleType.getRank() != 0 ||
-      !scaleType.getElementType().isF32() ||
-      !DominanceInfo().properlyDominates(scale->get(), op) ||
-      isWrittenBetween(op, generic, scale->get()))
-    return std::nullopt;
-  return ScaledEpilogue{generic, mul, scale};
-}
-
-/// Takes the multiplication out of `epilogue` (its result is the
-/// accumulator now) and, when nothing else reads the factor there, the
-/// factor's input too (the generic is rebuilt without it).
-static void dropScaling(RewriterBase &rewriter, ScaledEpilogue &epilogue) {
-  linalg::GenericOp generic = epilogue.generic;
-  BlockArgument scaleArg = generic.getMatchingBlockArgument(epilogue.scale);
-  Value acc = epilogue.mul.getLhs() == scaleArg ? epilogue.mul.getRhs()
-                                                : epilogue.mul.getLhs();
-  rewriter.replaceOp(epilogue.mul, acc);
-  if (!scaleArg.use_empty())
-    return;
-  unsigned index = epilogue.scale->getOperandNumber();
-  SmallVector<Value> inputs;
-  SmallVector<AffineMap> maps;
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    if (input->getOperandNumber() == index)
-      continue;
-    inputs.push_back(input->get());
-    maps.push_back(generic.getMatchingIndexingMap(input));
-  }
-  for (OpOperand &init : generic.getDpsInitsMutable())
-    maps.push_back(generic.getMatchingIndexingMap(&init));
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(generic);
-  auto rebuilt = linalg::GenericOp::create(
-      rewriter, generic.getLoc(), TypeRange(), inputs, generic.getDpsInits(),
-      maps, generic.getIteratorTypesArray());
-  rebuilt->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
-  rewriter.inlineRegionBefore(generic.getRegion(), rebuilt.getRegion(),
-                              rebuilt.getRegion().end());
-  rewriter.modifyOpInPlace(rebuilt, [&] {
-    rebuilt.getRegion().front().eraseArgument(scaleArg.getArgNumber());
-  });
-  rewriter.eraseOp(generic);
-  epilogue.generic = rebuilt;
-}
 
 namespace {
 /// The amax reduction (amp.amax, lowered by amp-float8-scaling-to-linalg) of a
@@ -200,11 +100,90 @@ static std::optional<OutputAmax> matchOutputAmax(Operation *op, Value c) {
   return std::nullopt;
 }
 
+/// Replaces `op` by the scaled GEMM call of `gemm` writing `c` (of
+/// `cType`, described by `ci`) with `beta`, `scale` (a 0-d f32 buffer: the
+/// call's A scale) or none (1), and the amax of an f32 `c` when a reduction
+/// computes it (the call's dAmax). `replaced`: what the call makes unneeded
+/// (replaceWithCall).
+static void replaceWithScaledGemmCall(PatternRewriter &rewriter, Operation *op,
+                                      const GemmOperands &gemm, Value c,
+                                      const BufferInfo &ci, int32_t cType,
+                                      float beta, Value scale,
+                                      ArrayRef<Operation *> replaced) {
+  Location loc = op->getLoc();
+  SmallVector<Value> args =
+      buildGemmArguments(rewriter, loc, gemm, c, ci, cType, beta);
+  // aScale: the factor, or NULL (1); bScale NULL; dAmax: the buffer of
+  // the output's amax reduction, which the call replaces, or NULL.
+  Value null = LLVM::ZeroOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
+  Value amax = null;
+  if (std::optional<OutputAmax> output = matchOutputAmax(op, c)) {
+    if (!output->buffer->isBeforeInBlock(op))
+      rewriter.moveOpBefore(output->buffer, op);
+    rewriter.eraseOp(output->reduction);
+    rewriter.eraseOp(output->fill);
+    amax = createBufferPointer(rewriter, loc, output->buffer);
+  }
+  args.push_back(scale ? createBufferPointer(rewriter, loc, scale) : null);
+  args.push_back(null);
+  args.push_back(amax);
+  replaceWithCall(rewriter, op, gemm.function, args, replaced);
+}
+
 namespace {
-/// A (batch) matmul of FP8 operands as the backend's scaled GEMM.
+/// amp.scaled_matmul on buffers as the backend's scaled GEMM: its scale is
+/// the call's A scale, and an f32 destination whose readers only narrow it
+/// to f16 or bf16 is written in that type (Epilogues.cpp).
+struct ScaledMatmulToLibraryCall : public OpRewritePattern<ScaledMatmulOp> {
+  ScaledMatmulToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
+      : OpRewritePattern<ScaledMatmulOp>(context), backend(backend) {}
+
+  LogicalResult matchAndRewrite(ScaledMatmulOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, kOnTensors);
+    GemmOperands operands;
+    operands.batched = op.isBatched();
+    operands.transA = false;
+    operands.transB = true; // B is stored n x k.
+    operands.a = op.getLhs();
+    operands.b = op.getRhs();
+    operands.c = op.getInit();
+    FailureOr<GemmOperands> gemm =
+        completeGemmCall(op, operands, rewriter, backend,
+                         LibraryCall::ScaledGemm, /*float8Narrow=*/true);
+    if (failed(gemm))
+      return failure();
+    Value c = gemm->c;
+    BufferInfo ci = gemm->ci;
+    int32_t cType = gemm->types.result;
+    ArrayRef<int64_t> cShape = ci.type.getShape();
+    rewriter.setInsertionPoint(op);
+    memref::AllocOp accumulator;
+    if (Value narrow = narrowOutput(
+            rewriter, op, c, op, getReadersNarrowedType(c),
+            [&](Value buffer) { return isGemmOutput(buffer, cShape); })) {
+      accumulator = c.getDefiningOp<memref::AllocOp>();
+      cType = getDTypeCode(cast<MemRefType>(narrow.getType()).getElementType());
+      c = narrow;
+      std::string ignored;
+      ci = *getBufferInfo(c, ignored, /*dynamic=*/true);
+    }
+    replaceWithScaledGemmCall(rewriter, op, *gemm, c, ci, cType,
+                              /*beta=*/0.0f, op.getScale(), {accumulator});
+    return success();
+  }
+
+  const LibraryBackend &backend;
+};
+
+/// A (batch) matmul of FP8 operands (a linalg op: unscaled, accumulating
+/// onto its output unless a zero fill precedes it) as the backend's scaled
+/// GEMM with no scale.
 template <typename OpTy>
-struct ScaledGemmToLibraryCall : public OpRewritePattern<OpTy> {
-  ScaledGemmToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
+struct Float8GemmToLibraryCall : public OpRewritePattern<OpTy> {
+  Float8GemmToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
       : OpRewritePattern<OpTy>(context), backend(backend) {}
 
   LogicalResult matchAndRewrite(OpTy matmul,
@@ -214,62 +193,13 @@ struct ScaledGemmToLibraryCall : public OpRewritePattern<OpTy> {
         matchGemmCall(op, rewriter, backend, LibraryCall::ScaledGemm);
     if (failed(gemm))
       return failure();
-    Value c = gemm->c;
-    BufferInfo ci = gemm->ci;
-    int32_t cType = gemm->types.result;
-    ArrayRef<int64_t> cShape = ci.type.getShape();
-    Location loc = op.getLoc();
     rewriter.setInsertionPoint(op);
-    linalg::FillOp fill = findZeroFill(op, c);
-    memref::AllocOp accumulator;
-    // An epilogue that multiplies by the dequantization factor: the call
-    // scales the product instead, and its output may then be narrowed to
-    // the epilogue's 16-bit type (not to FP8).
-    Value scale;
-    if (std::optional<ScaledEpilogue> epilogue =
-            matchScaledEpilogue(op, c, fill)) {
-      scale = epilogue->scale->get();
-      dropScaling(rewriter, *epilogue);
-    }
-    Type low = scale ? getReadersNarrowedType(c) : Type();
-    auto acceptable = [&](Value buffer) {
-      return isGemmOutput(buffer, cShape);
-    };
-    if (Value narrow = narrowOutput(rewriter, op, c, fill, low, acceptable)) {
-      accumulator = c.getDefiningOp<memref::AllocOp>();
-      c = narrow;
-      cType = getDTypeCode(low);
-    } else if (Value copied =
-                   scale ? takeCopiedOutput(rewriter, op, c, fill, acceptable)
-                         : Value()) {
-      // An epilogue that only copied the scaled product: the call writes
-      // the copy's output.
-      accumulator = c.getDefiningOp<memref::AllocOp>();
-      c = copied;
-    }
-    std::string ignored;
-    ci = *getBufferInfo(c, ignored, /*dynamic=*/true);
+    linalg::FillOp fill = findZeroFill(op, gemm->c);
     float beta = fill ? 0.0f : 1.0f;
     if (fill)
       rewriter.eraseOp(fill);
-    SmallVector<Value> args =
-        buildGemmArguments(rewriter, loc, *gemm, c, ci, cType, beta);
-    // aScale: the factor, or NULL (1); bScale NULL; dAmax: the buffer of
-    // the output's amax reduction, which the call replaces, or NULL.
-    Value null = LLVM::ZeroOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
-    Value amax = null;
-    if (std::optional<OutputAmax> output = matchOutputAmax(op, c)) {
-      if (!output->buffer->isBeforeInBlock(op))
-        rewriter.moveOpBefore(output->buffer, op);
-      rewriter.eraseOp(output->reduction);
-      rewriter.eraseOp(output->fill);
-      amax = createBufferPointer(rewriter, loc, output->buffer);
-    }
-    args.push_back(scale ? createBufferPointer(rewriter, loc, scale) : null);
-    args.push_back(null);
-    args.push_back(amax);
-    replaceWithCall(rewriter, op, gemm->function, args, {accumulator});
+    replaceWithScaledGemmCall(rewriter, op, *gemm, gemm->c, gemm->ci,
+                              gemm->types.result, beta, /*scale=*/Value(), {});
     return success();
   }
 
@@ -281,8 +211,9 @@ struct ScaledGemmToLibraryCall : public OpRewritePattern<OpTy> {
 
 void populateAmpScaledGemmToLibraryCallsPatterns(
     RewritePatternSet &patterns, const LibraryBackend &backend) {
-  patterns.add<library_calls::ScaledGemmToLibraryCall<linalg::MatmulOp>,
-               library_calls::ScaledGemmToLibraryCall<linalg::BatchMatmulOp>>(
+  patterns.add<library_calls::ScaledMatmulToLibraryCall,
+               library_calls::Float8GemmToLibraryCall<linalg::MatmulOp>,
+               library_calls::Float8GemmToLibraryCall<linalg::BatchMatmulOp>>(
       patterns.getContext(), backend);
 }
 

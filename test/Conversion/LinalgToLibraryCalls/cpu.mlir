@@ -225,9 +225,9 @@ func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E5M2>,
 
 // -----
 
-// The FP8 epilogue's multiplication by the factor becomes the call's scale
-// on the CPU too (ampCpuLibraryScaledGemm scales the f32 product in f32, as
-// the epilogue did), and a narrowing-only epilogue goes with it (a bf16 C).
+// amp.scaled_matmul on the CPU: its scale is the call's
+// (ampCpuLibraryScaledGemm scales the f32 product in f32), and a
+// narrowing-only reader of its f32 destination goes (a bf16 C).
 // CHECK-LABEL: func.func @float8_scaled
 // CHECK-SAME: %[[S:[^:]*]]: memref<f32>, %[[OUT:.*]]: memref<8x8xbf16>)
 // CHECK-DAG: %[[BF16:.*]] = arith.constant 2 : i32
@@ -238,17 +238,15 @@ func.func @float8_conv(%x: memref<1x2x6x6xf8E4M3FN>, %w: memref<3x2x3x3xf8E5M2>,
 // CHECK: %[[SPTR:.*]] = llvm.inttoptr %[[SI]] : i64 to !llvm.ptr
 // CHECK: llvm.call @ampCpuLibraryScaledGemm({{.*}}, %[[BF16]], {{.*}}, %[[SPTR]], %[[NULL]], %[[NULL]])
 // CHECK-NOT: linalg.generic
-func.func @float8_scaled(%a: memref<8x24xf8E4M3FN>, %b: memref<24x8xf8E4M3FN>, %s: memref<f32>, %out: memref<8x8xbf16>) {
-  %zero = arith.constant 0.0 : f32
+func.func @float8_scaled(%a: memref<8x24xf8E4M3FN>, %b: memref<8x24xf8E4M3FN>, %s: memref<f32>, %out: memref<8x8xbf16>) {
   %acc = memref.alloc() : memref<8x8xf32>
-  linalg.fill ins(%zero : f32) outs(%acc : memref<8x8xf32>)
-  linalg.matmul ins(%a, %b : memref<8x24xf8E4M3FN>, memref<24x8xf8E4M3FN>) outs(%acc : memref<8x8xf32>)
-  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> ()>, affine_map<(i, j) -> (i, j)>],
+  amp.scaled_matmul ins(%a, %b : memref<8x24xf8E4M3FN>, memref<8x24xf8E4M3FN>)
+      scale(%s : memref<f32>) outs(%acc : memref<8x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
                   iterator_types = ["parallel", "parallel"]}
-      ins(%acc, %s : memref<8x8xf32>, memref<f32>) outs(%out : memref<8x8xbf16>) {
-  ^bb0(%x: f32, %f: f32, %o: bf16):
-    %p = arith.mulf %x, %f : f32
-    %t = arith.truncf %p : f32 to bf16
+      ins(%acc : memref<8x8xf32>) outs(%out : memref<8x8xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
     linalg.yield %t : bf16
   }
   return

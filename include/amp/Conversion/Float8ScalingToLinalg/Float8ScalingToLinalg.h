@@ -1,7 +1,7 @@
 //===- Float8ScalingToLinalg.h - amp FP8 scaling to linalg ------*- C++ -*-===//
 //
-// Part of amp-mlir. amp-float8-scaling-to-linalg: amp.amax, amp.quantize and
-// amp.dequantize as linalg, arith and tensor code.
+// Part of amp-mlir. amp-float8-scaling-to-linalg: amp.amax, amp.quantize,
+// amp.dequantize and amp.scaled_matmul as linalg, arith and tensor code.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,8 +18,9 @@ namespace amp {
 #define GEN_PASS_DECL_AMPFLOAT8SCALINGTOLINALGPASS
 #include "amp/Conversion/Passes.h.inc"
 
-/// Patterns lowering amp.amax, amp.quantize and amp.dequantize to
-/// linalg/arith/tensor (amp-float8-scaling-to-linalg).
+/// Patterns lowering amp.amax, amp.quantize, amp.dequantize and
+/// amp.scaled_matmul (on tensors or buffers) to linalg/arith/tensor/memref
+/// (amp-float8-scaling-to-linalg).
 void populateAmpFloat8ScalingToLinalgPatterns(RewritePatternSet &patterns);
 
 } // namespace amp

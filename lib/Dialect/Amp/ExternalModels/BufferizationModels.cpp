@@ -21,6 +21,10 @@
 // of the gradients are only written; the flag is read (ORed into) and
 // written.
 //
+// amp.scaled_matmul is in destination-passing style too: its buffer form
+// writes the destination's buffer (without reading it) and reads the
+// operands' and the scale's.
+//
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/ExternalModels/BufferizationModels.h"
@@ -144,12 +148,39 @@ struct UnscaleGradientsOpModel
     return success();
   }
 };
+struct ScaledMatmulOpModel
+    : public DstBufferizableOpInterfaceExternalModel<ScaledMatmulOpModel,
+                                                     ScaledMatmulOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    // The destination is overwritten, never read.
+    return !cast<ScaledMatmulOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    SmallVector<Value, 4> buffers;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+    }
+    rewriter.setInsertionPoint(op);
+    ScaledMatmulOp::create(rewriter, op->getLoc(), TypeRange{}, buffers[0],
+                           buffers[1], buffers[2], buffers[3]);
+    replaceOpWithBufferizedValues(rewriter, op, buffers[3]);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, AmpDialect *) {
     AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
     UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
+    ScaledMatmulOp::attachInterface<ScaledMatmulOpModel>(*ctx);
     // What the bufferized form is made of.
     ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect>();
   });

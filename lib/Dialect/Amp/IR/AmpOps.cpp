@@ -495,5 +495,101 @@ LogicalResult DequantizeOp::verify() {
   return verifySameShape(*this, getInput().getType(), getType());
 }
 
+//===----------------------------------------------------------------------===//
+// ScaledMatmulOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ScaledMatmulOp::verify() {
+  bool onTensors = isa<TensorType>(getInit().getType());
+  for (Value value : getOperands())
+    if (isa<TensorType>(value.getType()) != onTensors)
+      return emitOpError("expects every operand to be a tensor, or every "
+                         "operand a buffer");
+  if (onTensors != (getNumResults() == 1) ||
+      (onTensors && getResult().front().getType() != getInit().getType()))
+    return emitOpError("expects one result of the destination's type on "
+                       "tensors, and none on buffers");
+  auto lhs = cast<ShapedType>(getLhs().getType());
+  auto rhs = cast<ShapedType>(getRhs().getType());
+  auto init = cast<ShapedType>(getInit().getType());
+  auto scale = cast<ShapedType>(getScale().getType());
+  for (ShapedType operand : {lhs, rhs})
+    if (!isa<Float8E4M3FNType, Float8E5M2Type>(operand.getElementType()))
+      return emitOpError() << "expects f8E4M3FN or f8E5M2 operands, got "
+                           << operand;
+  if (!isa<Float32Type, BFloat16Type, Float16Type>(init.getElementType()))
+    return emitOpError() << "expects an f32, bf16 or f16 destination, got "
+                         << init;
+  if (scale.getRank() != 0 || !scale.getElementType().isF32())
+    return emitOpError() << "expects the scale to be a 0-d f32, got " << scale;
+  int64_t rank = init.getRank();
+  if ((rank != 2 && rank != 3) || lhs.getRank() != rank ||
+      rhs.getRank() != rank)
+    return emitOpError("expects operands and destination of rank 2 (m x k, "
+                       "n x k, m x n) or all of rank 3 (with a batch first)");
+  // The sizes that must agree: (operand, dim) pairs of m, n, k and batch.
+  unsigned o = rank - 2;
+  auto agree = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if ((rank == 3 && (!agree(lhs.getDimSize(0), init.getDimSize(0)) ||
+                     !agree(rhs.getDimSize(0), init.getDimSize(0)))) ||
+      !agree(lhs.getDimSize(o), init.getDimSize(o)) ||
+      !agree(rhs.getDimSize(o), init.getDimSize(o + 1)) ||
+      !agree(lhs.getDimSize(o + 1), rhs.getDimSize(o + 1)))
+    return emitOpError() << "expects lhs [b x] m x k, rhs [b x] n x k and "
+                            "destination [b x] m x n, got "
+                         << lhs << ", " << rhs << " and " << init;
+  return success();
+}
+
+SmallVector<AffineMap, 3> ScaledMatmulOp::getIndexingMaps(MLIRContext *context,
+                                                          bool batched) {
+  unsigned o = batched ? 1 : 0;
+  auto dims = [&](std::initializer_list<unsigned> positions) {
+    SmallVector<AffineExpr> results;
+    if (batched)
+      results.push_back(getAffineDimExpr(0, context));
+    for (unsigned p : positions)
+      results.push_back(getAffineDimExpr(p + o, context));
+    return AffineMap::get(3 + o, 0, results, context);
+  };
+  return {dims({0, 2}), dims({1, 2}), dims({0, 1})};
+}
+
+// A contraction (white) that accumulates in f32, already in FP8: a level
+// leaves it as it is (convertToPrecision fails, which it reports).
+Category ScaledMatmulOp::getAmpCategory() { return Category::White; }
+
+bool ScaledMatmulOp::operandMustStayF32(unsigned operandIndex) {
+  return operandIndex == getScaleMutable().getOperandNumber();
+}
+
+FloatType ScaledMatmulOp::getAccumulatorType(FloatType) {
+  return Float32Type::get(getContext());
+}
+
+LogicalResult ScaledMatmulOp::convertToPrecision(RewriterBase &, FloatType,
+                                                 ValueCaster &) {
+  return failure();
+}
+
+void ScaledMatmulOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // On buffers: reads the operands and the scale, writes the destination
+  // (without reading it). On tensors: none.
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    effects.emplace_back(
+        isDpsInit(&operand)
+            ? static_cast<MemoryEffects::Effect *>(MemoryEffects::Write::get())
+            : MemoryEffects::Read::get(),
+        &operand, /*stage=*/0, /*effectOnFullRegion=*/true,
+        SideEffects::DefaultResource::get());
+  }
+}
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

@@ -946,11 +946,14 @@ private:
   /// The reason the report gives for a contraction in FP8.
   std::string describeInFloat8(ArrayRef<FloatType> types,
                                const std::optional<Float8Estimate> &estimated);
-  /// result * 1 / (scale_a * scale_b) (+ `accumulated`), for the readers of
-  /// the contraction's result.
-  void buildScaledEpilogue(OpBuilder &builder, Location loc,
-                           Operation *contraction, Value scaleA, Value scaleB,
-                           Value accumulated);
+  /// The contraction as amp.scaled_matmul, scaled by `factor` (a TN GEMM
+  /// the target computes in FP8), or null where it stays a linalg op.
+  Operation *createScaledMatmul(OpBuilder &builder, Operation *contraction,
+                                Value factor);
+  /// result (* `factor`) (+ `accumulated`), for the readers of the
+  /// contraction's result; nothing when both are null.
+  void buildEpilogue(OpBuilder &builder, Location loc, Operation *contraction,
+                     Value factor, Value accumulated);
 
   MLIRContext *context;
   const Float8Options &options;
@@ -1160,31 +1163,67 @@ std::string Float8Contractions::describeInFloat8(
   return reason;
 }
 
-void Float8Contractions::buildScaledEpilogue(OpBuilder &builder, Location loc,
-                                             Operation *contraction,
-                                             Value scaleA, Value scaleB,
-                                             Value accumulated) {
+Operation *Float8Contractions::createScaledMatmul(OpBuilder &builder,
+                                                  Operation *contraction,
+                                                  Value factor) {
+  auto linalgOp = cast<linalg::LinalgOp>(contraction);
+  if (!isTransposedBGemm(linalgOp) ||
+      !isa<Float8E4M3FNType, Float8E5M2Type>(
+          getElementTypeOrSelf(linalgOp.getDpsInputs()[0].getType())))
+    return nullptr;
+  // The destination is only written: a zero fill before it is not needed.
+  builder.setInsertionPoint(contraction);
+  Location loc = contraction->getLoc();
+  Value result = contraction->getResult(0);
+  // Its sizes are the operands': [b x] m x k and [b x] n x k.
+  Value lhs = linalgOp.getDpsInputs()[0], rhs = linalgOp.getDpsInputs()[1];
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(builder, loc, lhs);
+  sizes.back() = tensor::getMixedSize(builder, loc, rhs, sizes.size() - 2);
+  Value init = tensor::EmptyOp::create(builder, loc, sizes,
+                                       getElementTypeOrSelf(result.getType()));
+  auto scaled = ScaledMatmulOp::create(
+      builder, loc, TypeRange{result.getType()}, lhs, rhs, factor, init);
+  contraction->replaceAllUsesWith(scaled);
+  if (log && log->unguarded.erase(contraction))
+    log->unguarded.insert(scaled);
+  // The zero fill (and its empty tensor) that only the contraction read.
+  Value zeroed = linalgOp.getDpsInits()[0];
+  contraction->erase();
+  while (Operation *def = zeroed.getDefiningOp()) {
+    if (!def->use_empty() || !isa<linalg::FillOp, tensor::EmptyOp>(def))
+      break;
+    zeroed = isa<linalg::FillOp>(def) ? def->getOperand(1) : Value();
+    if (log) {
+      log->float8Ops.erase(def);
+      log->unguarded.erase(def);
+    }
+    def->erase();
+    if (!zeroed)
+      break;
+  }
+  return scaled;
+}
+
+void Float8Contractions::buildEpilogue(OpBuilder &builder, Location loc,
+                                       Operation *contraction, Value factor,
+                                       Value accumulated) {
+  if (!factor && !accumulated)
+    return;
   // The readers of the result, before the epilogue adds its own (the sizes
   // of a dynamic result, the epilogue itself).
   Value result = contraction->getResult(0);
   SmallVector<OpOperand *> readers = llvm::map_to_vector(
       result.getUses(), [](OpOperand &use) { return &use; });
-  // The factor is computed before the contraction, so that a library call
-  // can take it as its scale (amp-linalg-to-library-calls).
-  builder.setInsertionPoint(contraction);
-  Value inverse = scalarGeneric(
-      builder, loc, ValueRange{scaleA, scaleB},
-      [&](OpBuilder &n, Location l, ValueRange args) -> Value {
-        Value product = arith::MulFOp::create(n, l, args[0], args[1]);
-        Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
-        return arith::DivFOp::create(n, l, one, product);
-      });
   builder.setInsertionPointAfter(contraction);
   auto resultType = cast<RankedTensorType>(result.getType());
   int64_t rank = resultType.getRank();
   AffineMap identity = builder.getMultiDimIdentityMap(rank);
-  SmallVector<AffineMap> maps{identity, AffineMap::get(rank, 0, context)};
-  SmallVector<Value> inputs{result, inverse};
+  SmallVector<AffineMap> maps{identity};
+  SmallVector<Value> inputs{result};
+  if (factor) {
+    inputs.push_back(factor);
+    maps.push_back(AffineMap::get(rank, 0, context));
+  }
   if (accumulated) {
     inputs.push_back(accumulated);
     maps.push_back(identity);
@@ -1198,10 +1237,12 @@ void Float8Contractions::buildScaledEpilogue(OpBuilder &builder, Location loc,
   auto epilogue = linalg::GenericOp::create(
       builder, loc, TypeRange{resultType}, inputs, ValueRange{empty}, maps,
       iterators, [&](OpBuilder &n, Location l, ValueRange args) {
-        Value scaled = arith::MulFOp::create(n, l, args[0], args[1]);
-        if (args.size() > 3)
-          scaled = arith::AddFOp::create(n, l, scaled, args[2]);
-        linalg::YieldOp::create(n, l, ValueRange{scaled});
+        Value value = args[0];
+        if (factor)
+          value = arith::MulFOp::create(n, l, value, args[1]);
+        if (accumulated)
+          value = arith::AddFOp::create(n, l, value, args[factor ? 2 : 1]);
+        linalg::YieldOp::create(n, l, ValueRange{value});
       });
   for (OpOperand *reader : readers)
     reader->set(epilogue.getResult(0));
@@ -1248,6 +1289,17 @@ void Float8Contractions::rewriteContraction(
     init = linalg::FillOp::create(builder, loc, zero, empty).getResult(0);
     recorder.on = false;
   }
+  // The dequantization factor 1 / (scale_a * scale_b), before the
+  // contraction: amp.scaled_matmul's scale (a library call's).
+  recorder.on = true;
+  Value factor = scalarGeneric(
+      builder, loc, ValueRange{scaleA, scaleB},
+      [&](OpBuilder &n, Location l, ValueRange args) -> Value {
+        Value product = arith::MulFOp::create(n, l, args[0], args[1]);
+        Value one = arith::ConstantOp::create(n, l, n.getF32FloatAttr(1));
+        return arith::DivFOp::create(n, l, one, product);
+      });
+  recorder.on = false;
   Operation *contraction =
       createContraction(builder, op, operands, qa, qb, init);
   op->replaceAllUsesWith(contraction);
@@ -1260,8 +1312,15 @@ void Float8Contractions::rewriteContraction(
   // products from the operands widened exactly.
   std::string refusal = getFloat8KernelRefusal(
       cast<linalg::LinalgOp>(contraction), options.kernels);
-  if (!refusal.empty())
+  Value epilogueFactor = factor;
+  if (!refusal.empty()) {
     widenFloat8Operands(cast<linalg::LinalgOp>(contraction), refusal);
+  } else if (Operation *scaled =
+                 createScaledMatmul(builder, contraction, factor)) {
+    // A TN GEMM the target computes in FP8: one op that scales.
+    contraction = scaled;
+    epilogueFactor = nullptr;
+  }
   recorder.on = true;
   std::string precision;
   llvm::raw_string_ostream ps(precision);
@@ -1270,7 +1329,7 @@ void Float8Contractions::rewriteContraction(
     ps << " x " << types[1];
   decided(contraction, precision, describeInFloat8(types, estimated),
           /*always=*/false);
-  buildScaledEpilogue(builder, loc, contraction, scaleA, scaleB, accumulated);
+  buildEpilogue(builder, loc, contraction, epilogueFactor, accumulated);
 }
 
 void Float8Contractions::rewriteFunction(

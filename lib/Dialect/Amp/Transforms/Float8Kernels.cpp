@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Float8Kernels.h"
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -28,28 +29,24 @@ StringRef mlir::amp::getCublasLtFloat8Refusal(Type a, Type b, bool transA,
   return {};
 }
 
+bool mlir::amp::isTransposedBGemm(linalg::LinalgOp op) {
+  bool batched = isa<linalg::BatchMatmulOp>(op.getOperation());
+  if (!batched && !isa<linalg::MatmulOp>(op.getOperation()))
+    return false;
+  return op.getIndexingMapsArray() ==
+         ArrayRef(ScaledMatmulOp::getIndexingMaps(op.getContext(), batched));
+}
+
 /// Why cuBLASLt's FP8 GEMM does not take the matmul or batch matmul `op`:
 /// as amp-float8-contractions lays them out, A m x k and B stored n x k.
 static StringRef getCublasLtRefusal(linalg::LinalgOp op) {
-  MLIRContext *context = op.getContext();
-  bool batch = isa<linalg::BatchMatmulOp>(op.getOperation());
-  unsigned o = batch ? 1 : 0;
-  auto dims = [&](std::initializer_list<unsigned> positions) {
-    SmallVector<AffineExpr> results;
-    if (batch)
-      results.push_back(getAffineDimExpr(0, context));
-    for (unsigned p : positions)
-      results.push_back(getAffineDimExpr(p + o, context));
-    return AffineMap::get(3 + o, 0, results, context);
-  };
-  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
-  bool tn = maps[0] == dims({0, 2}) && maps[1] == dims({1, 2}) &&
-            maps[2] == dims({0, 1});
+  unsigned o = isa<linalg::BatchMatmulOp>(op.getOperation()) ? 1 : 0;
   auto aType = cast<ShapedType>(op.getDpsInputs()[0].getType());
   auto bType = cast<ShapedType>(op.getDpsInputs()[1].getType());
-  return getCublasLtFloat8Refusal(
-      aType.getElementType(), bType.getElementType(), /*transA=*/false,
-      /*transB=*/tn, aType.getShape()[o + 1], bType.getShape()[o]);
+  return getCublasLtFloat8Refusal(aType.getElementType(),
+                                  bType.getElementType(), /*transA=*/false,
+                                  /*transB=*/isTransposedBGemm(op),
+                                  aType.getShape()[o + 1], bType.getShape()[o]);
 }
 
 std::string mlir::amp::getFloat8KernelRefusal(linalg::LinalgOp op,

@@ -61,14 +61,14 @@ func.func @step(%w: tensor<4x3xf32> {amp.param = "w"},
 // CHECK: amp.quantize %[[X]] by %[[S0]] : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf8E4M3FN>
 // CHECK: amp.quantize %{{.*}} by %[[S1]] : tensor<4x3xf32>, tensor<f32> -> tensor<4x3xf8E4M3FN>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<4x3xf8E4M3FN>) outs(%{{.*}} : tensor<3x4xf8E4M3FN>)
-// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<8x4xf8E4M3FN>, tensor<3x4xf8E4M3FN>)
+// CHECK: amp.scaled_matmul ins(%{{.*}}, %{{.*}} : tensor<8x4xf8E4M3FN>, tensor<3x4xf8E4M3FN>)
 // The weight gradient: x^T in E4M3 (x quantized from f32, rounded once,
 // then transposed in FP8), the output gradient (from the seed) E5M2,
 // stored n x k.
 // CHECK: %[[QXT:.*]] = amp.quantize %[[X]] by %[[S2]] : tensor<8x4xf32>, tensor<f32> -> tensor<8x4xf8E4M3FN>
 // CHECK: amp.quantize %{{.*}} by %[[S3]] : {{.*}} -> tensor<8x3xf8E5M2>
 // CHECK: %[[XT:.*]] = linalg.transpose ins(%[[QXT]] : tensor<8x4xf8E4M3FN>) outs(%{{.*}} : tensor<4x8xf8E4M3FN>)
-// CHECK: linalg.matmul indexing_maps = {{.*}} ins(%[[XT]], %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<3x8xf8E5M2>)
+// CHECK: amp.scaled_matmul ins(%[[XT]], %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<3x8xf8E5M2>)
 // found_inf also when an operand's amax is Inf or NaN (quantizing saturates).
 // CHECK: %{{.*}}, %[[LOCAL:.*]] = amp.check_finite_and_unscale
 // CHECK: %[[LV:.*]] = tensor.expand_shape %[[LOCAL]]
@@ -133,4 +133,4 @@ func.func @step(%w: tensor<4x3xf32> {amp.param = "w"},
 // E4M3 for every operand, gradients included.
 // E4M3-LABEL: func.func @step(
 // E4M3-NOT: f8E5M2
-// E4M3: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<3x8xf8E4M3FN>)
+// E4M3: amp.scaled_matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E4M3FN>, tensor<3x8xf8E4M3FN>)

@@ -1,7 +1,6 @@
 // amp-float8-contractions: each operand of a matmul or batch matmul gets
-// amax -> scale -> amp.quantize, the contraction reads the FP8 tensors into
-// its f32 accumulator, and its result is multiplied by
-// 1 / (scale_a * scale_b). min-size and the forms it does not take leave a
+// amax -> scale -> amp.quantize, and the contraction becomes
+// amp.scaled_matmul of the FP8 tensors, scaled by 1 / (scale_a * scale_b). min-size and the forms it does not take leave a
 // contraction as it is, with a remark; bad options are errors.
 // RUN: amp-opt %s -split-input-file --amp-float8-contractions | FileCheck %s
 // RUN: amp-opt %s -split-input-file --amp-float8-contractions="format=e5m2 margin=2" | FileCheck %s --check-prefix=E5M2
@@ -29,20 +28,20 @@
 // CHECK: %[[QW:.*]] = amp.quantize %[[W]] by %[[SW]] : tensor<8x16xbf16>, tensor<f32> -> tensor<8x16xf8E4M3FN>
 // B in FP8, stored n x k (cuBLASLt's TN layout), read through its map.
 // CHECK: %[[QWT:.*]] = linalg.transpose ins(%[[QW]] : tensor<8x16xf8E4M3FN>) outs(%{{.*}} : tensor<16x8xf8E4M3FN>) permutation = [1, 0]
-// The factor 1 / (scale_a * scale_b) before the contraction (a library call
-// takes it as its scale).
+// The factor 1 / (scale_a * scale_b) before the contraction, its scale (a
+// library call's); its destination is only written (no zero fill).
 // CHECK: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1xf32>, tensor<1xf32>)
 // CHECK: arith.mulf
 // CHECK: arith.divf
 // CHECK: %[[INV:.*]] = tensor.collapse_shape
-// CHECK: %[[MM:.*]] = linalg.matmul indexing_maps = [#[[MA:.*]], #[[MB:.*]], #[[MC:.*]]] ins(%[[QX]], %[[QWT]] : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>) outs(%{{.*}} : tensor<4x16xf32>)
-// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[MM]], %[[INV]] : tensor<4x16xf32>, tensor<f32>)
-// CHECK: arith.mulf
-// CHECK: return %[[Y]]
+// CHECK-NOT: linalg.fill
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<4x16xf32>
+// CHECK: %[[Y:.*]] = amp.scaled_matmul ins(%[[QX]], %[[QWT]] : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>) scale(%[[INV]] : tensor<f32>) outs(%[[E]] : tensor<4x16xf32>) -> tensor<4x16xf32>
+// CHECK-NEXT: return %[[Y]]
 // E5M2-LABEL: func.func @matmul
 // E5M2: arith.constant 1.433600e+04 : f32
 // E5M2: amp.quantize {{.*}} -> tensor<4x8xf8E5M2>
-// E5M2: linalg.matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E5M2>, tensor<16x8xf8E5M2>)
+// E5M2: amp.scaled_matmul ins(%{{.*}}, %{{.*}} : tensor<4x8xf8E5M2>, tensor<16x8xf8E5M2>)
 // SMALL: remark: amp: contraction kept out of FP8: 512 multiply-adds, below min-size 1000
 func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xbf16>) -> tensor<4x16xf32> {
   %zero = arith.constant 0.0 : f32
@@ -61,8 +60,13 @@ func.func @matmul(%x: tensor<4x8xf32>, %w: tensor<8x16xbf16>) -> tensor<4x16xf32
 // CHECK: amp.quantize {{.*}} -> tensor<?x4x8xf8E4M3FN>
 // CHECK: amp.quantize {{.*}} -> tensor<?x8x16xf8E4M3FN>
 // CHECK: linalg.transpose ins(%{{.*}} : tensor<?x8x16xf8E4M3FN>) outs(%{{.*}} : tensor<?x16x8xf8E4M3FN>) permutation = [0, 2, 1]
-// CHECK: linalg.batch_matmul indexing_maps = {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf8E4M3FN>, tensor<?x16x8xf8E4M3FN>)
+// CHECK: %[[E:.*]] = tensor.empty(%{{.*}}) : tensor<?x4x16xf32>
+// CHECK: %[[P:.*]] = amp.scaled_matmul ins(%{{.*}}, %{{.*}} : tensor<?x4x8xf8E4M3FN>, tensor<?x16x8xf8E4M3FN>) scale(%{{.*}} : tensor<f32>) outs(%[[E]] : tensor<?x4x16xf32>)
+// The accumulated values are added after (beta = 1 applies to them, not
+// to the scales).
 // CHECK: tensor.empty(%{{.*}}) : tensor<?x4x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}} : tensor<?x4x16xf32>, tensor<?x4x16xf32>)
+// CHECK: arith.addf
 // SMALL-NOT: remark: amp: contraction kept out of FP8
 func.func @batch_matmul(%x: tensor<?x4x8xf32>, %w: tensor<?x8x16xf32>,
                         %acc: tensor<?x4x16xf32>) -> tensor<?x4x16xf32> {
@@ -182,15 +186,15 @@ func.func @unused_fp8_source(%x: tensor<4x4xbf16>, %acc: tensor<4x4xf64>) -> (te
 
 // -----
 
-// A contraction that accumulates into values (beta = 1) accumulates the
-// FP8 product into zeros; the epilogue scales it and adds the values.
+// A contraction that accumulates into values (beta = 1): the scaled matmul
+// computes the scaled FP8 product alone, and an epilogue adds the values.
 // CHECK-LABEL: func.func @accumulate
 // CHECK-SAME: %[[C:[a-z0-9]+]]: tensor<4x16xf32>)
-// CHECK: %[[ZERO:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<4x16xf32>)
-// CHECK: %[[P:.*]] = linalg.matmul {{.*}} outs(%[[ZERO]] : tensor<4x16xf32>)
-// CHECK: linalg.generic {{.*}} ins(%[[P]], %{{.*}}, %[[C]] : tensor<4x16xf32>, tensor<f32>, tensor<4x16xf32>)
-// CHECK: %[[S:.*]] = arith.mulf
-// CHECK: %[[A:.*]] = arith.addf %[[S]],
+// CHECK-NOT: linalg.fill
+// CHECK: %[[P:.*]] = amp.scaled_matmul {{.*}} -> tensor<4x16xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[P]], %[[C]] : tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK-NOT: arith.mulf
+// CHECK: %[[A:.*]] = arith.addf
 // CHECK: linalg.yield %[[A]]
 func.func @accumulate(%x: tensor<4x32xf32>, %w: tensor<32x16xf32>, %c: tensor<4x16xf32>) -> tensor<4x16xf32> {
   %m = linalg.matmul ins(%x, %w : tensor<4x32xf32>, tensor<32x16xf32>) outs(%c : tensor<4x16xf32>) -> tensor<4x16xf32>

@@ -20,7 +20,7 @@
 // k = 32 and n = 16, in the TN layout the pass lays out: cuBLASLt's.
 // CHECK-LABEL: func.func @cublaslt_gemm
 // CHECK-NOT: arith.extf
-// CHECK: linalg.matmul {{.*}} ins(%{{.*}}, %{{.*}} : tensor<4x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>)
+// CHECK: amp.scaled_matmul ins(%{{.*}}, %{{.*}} : tensor<4x32xf8E4M3FN>, tensor<16x32xf8E4M3FN>)
 func.func @cublaslt_gemm(%x: tensor<4x32xf32>, %w: tensor<32x16xf32>) -> tensor<4x16xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<4x16xf32>

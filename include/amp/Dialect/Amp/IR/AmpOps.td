@@ -9,6 +9,7 @@
 
 include "amp/Dialect/Amp/IR/AmpDialect.td"
 include "amp/Dialect/Amp/IR/AmpAttributes.td"
+include "amp/Dialect/Amp/IR/AmpInterfaces.td"
 include "mlir/IR/BuiltinTypes.td"
 include "mlir/IR/CommonTypeConstraints.td"
 include "mlir/Interfaces/CastInterfaces.td"
@@ -515,6 +516,70 @@ def Amp_DequantizeOp : Amp_Op<"dequantize", [Pure]> {
   let assemblyFormat = [{
     $input `by` $scale attr-dict `:` type($input) `,` type($scale) `->`
     type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_ScaledMatmulOp : Amp_Op<"scaled_matmul", [
+    DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>,
+    DeclareOpInterfaceMethods<AmpPrecisionOpInterface, [
+        "operandMustStayF32", "getAccumulatorType",
+        "convertToPrecision"]>]> {
+  let summary = "a (batch) matmul of FP8 operands, scaled and rounded once";
+  let description = [{
+    The FP8 GEMM of per-tensor scaling, what `amp-float8-contractions`
+    makes of a matmul it takes into FP8: `lhs` is `[b x] m x k` and `rhs`
+    is stored `[b x] n x k` (B transposed, cuBLASLt's FP8 layout), both
+    `f8E4M3FN` or `f8E5M2`. The destination `init` (`[b x] m x n`, f32,
+    bf16 or f16) receives
+
+        init[m, n] = round(scale * sum_k f32(lhs[m, k]) * f32(rhs[n, k]))
+
+    accumulated in f32, multiplied by `scale` (a 0-d f32: the
+    dequantization factor `1 / (scale_a * scale_b)`) in f32 and rounded
+    once to the destination's type (to nearest, ties to even). The
+    destination's values are not read.
+
+    It is in destination-passing style, on tensors or on buffers alike,
+    and stays one op through bufferization, so that the lowering makes it
+    one call of the backend's scaled GEMM with `scale` as its scale
+    pointer (`amp-linalg-to-library-calls`: `ampGpuScaledGemm`, cuBLASLt;
+    `ampCpuLibraryScaledGemm`). Where no library takes it,
+    `amp-float8-scaling-to-linalg` makes it a `linalg.matmul` into an f32
+    accumulator and an elementwise generic that scales and rounds.
+
+    To the precision passes and the report it is a white contraction that
+    accumulates in f32 (as the linalg matmul it replaces), already in FP8,
+    whose scale stays f32: a level leaves it as it is.
+
+    ```mlir
+    %y = amp.scaled_matmul ins(%qa, %qb : tensor<4x8xf8E4M3FN>, tensor<16x8xf8E4M3FN>)
+        scale(%inv : tensor<f32>) outs(%e : tensor<4x16xf32>) -> tensor<4x16xf32>
+    amp.scaled_matmul ins(%a, %b : memref<?x4x8xf8E4M3FN>, memref<?x16x8xf8E5M2>)
+        scale(%s : memref<f32>) outs(%c : memref<?x4x16xbf16>)
+    ```
+  }];
+  let arguments = (ins Amp_TensorOrBuffer:$lhs, Amp_TensorOrBuffer:$rhs,
+                       Amp_TensorOrBuffer:$scale, Amp_TensorOrBuffer:$init);
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
+    `scale` `(` $scale `:` type($scale) `)`
+    `outs` `(` $init `:` type($init) `)` attr-dict
+    (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+    /// Whether the operands are `b x m x k`, `b x n x k` and `b x m x n`.
+    bool isBatched() {
+      return ::llvm::cast<::mlir::ShapedType>(getInit().getType())
+                 .getRank() == 3;
+    }
+    /// What it computes as a linalg (batch) matmul's indexing maps:
+    /// C(m, n) += A(m, k) * B(n, k), after the batch when `batched`.
+    static ::llvm::SmallVector<::mlir::AffineMap, 3>
+    getIndexingMaps(::mlir::MLIRContext *context, bool batched);
   }];
   let hasVerifier = 1;
 }

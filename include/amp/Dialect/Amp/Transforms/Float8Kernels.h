@@ -46,6 +46,11 @@ inline constexpr llvm::StringLiteral kNoFloat8ConvRefusal =
 llvm::StringRef getCublasLtFloat8Refusal(Type a, Type b, bool transA,
                                          bool transB, int64_t k, int64_t n);
 
+/// Whether `op` is a matmul or batch matmul of A m x k and B stored n x k
+/// (C(m, n) += A(m, k) * B(n, k), after the batch): the layout of
+/// amp.scaled_matmul and of cuBLASLt's FP8 GEMM.
+bool isTransposedBGemm(linalg::LinalgOp op);
+
 /// Why a target whose FP8 kernels are `kernels` does not compute the
 /// contraction `op` (a 2-D convolution, a matmul or batch matmul on
 /// tensors, with FP8 operands laid out as amp-float8-contractions lays

@@ -178,9 +178,14 @@ def AmpFloat8ContractionsPass : Pass<"amp-float8-contractions"> {
     ```
 
     the contraction reads the two FP8 tensors and accumulates in f32, and
-    its result is multiplied by `1 / (scale_a * scale_b)` (an elementwise
-    epilogue, which fuses with what reads it), as cuBLASLt does with its
-    scale pointers. Scales stay 0-d tensors (in device memory on the GPU).
+    its result is multiplied by `1 / (scale_a * scale_b)`, as cuBLASLt does
+    with its scale pointers: a matmul or batch matmul the target computes
+    in FP8 becomes `amp.scaled_matmul` (B stored n x k), which takes the
+    factor as its scale and becomes one library call; a convolution (or a
+    contraction widened back to bf16, below) keeps its linalg op and gets
+    an elementwise epilogue that multiplies, which fuses with what reads
+    it. A contraction that accumulated into values adds them in an
+    epilogue. Scales stay 0-d tensors (in device memory on the GPU).
 
     **Formats.** `format=e4m3` uses `f8E4M3FN` for every operand,
     `format=e5m2` `f8E5M2`. `format=hybrid` (the default,
