@@ -26,7 +26,8 @@ from . import _capi, compiler
 from .compiler import AmpError
 
 # The roles amp-training gives the step's arguments and results.
-_ROLE = re.compile(r'amp\.(param|optimizer_state|scaler|fp8) = "([^"]*)"')
+_ROLE = re.compile(
+    r'amp\.(param|buffer|optimizer_state|scaler|fp8) = "([^"]*)"')
 _ARGUMENT = re.compile(r"%arg\d+: ([^ ,)]+)(?: \{([^}]*)\})?")
 
 
@@ -59,7 +60,8 @@ def make_training_step(module, scaler="pytorch", data_parallel=False):
 
 def _signature(text, func_name):
     """[(role, label)] of the arguments and of the results of @func_name:
-    role is 'param', 'optimizer_state', 'scaler', 'fp8' (the FP8 scales and
+    role is 'param', 'buffer' (a model buffer: batch norm's running
+    statistics), 'optimizer_state', 'scaler', 'fp8' (the FP8 scales and
     amax histories of dtype='fp8'), 'batch', 'loss' or 'found_inf'."""
     header = None
     for line in text.splitlines():
@@ -93,6 +95,32 @@ def _signature(text, func_name):
     return arguments, results
 
 
+# numpy's dtype of an MLIR element type a buffer may have.
+_NUMPY_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
+                "i64": np.int64, "i32": np.int32, "i1": np.bool_}
+
+
+def _buffer_types(text, func_name):
+    """{name: (shape, numpy dtype)} of the amp.buffer arguments of
+    @func_name."""
+    header = next(line for line in text.splitlines() if re.match(
+        rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line))
+    types = {}
+    for match in _ARGUMENT.finditer(header[:header.index(") -> (") + 1]):
+        role = _ROLE.search(match.group(2) or "")
+        if not role or role.group(1) != "buffer":
+            continue
+        parts = match.group(1)[len("tensor<"):-1].split("x")
+        element = parts[-1]
+        if element not in _NUMPY_TYPES:
+            raise AmpError(f"buffer {role.group(2)!r} of @{func_name} has "
+                           f"element type {element}, which the Trainer "
+                           f"does not keep")
+        types[role.group(2)] = (tuple(int(d) for d in parts[:-1]),
+                                np.dtype(_NUMPY_TYPES[element]))
+    return types
+
+
 def parameters_of(model):
     """A torch.nn.Module's trainable parameters as {name: float32 array},
     in named_parameters() order (the order from_torch_training uses)."""
@@ -102,12 +130,14 @@ def parameters_of(model):
 
 class Trainer:
     """Compiles the training step of a forward-backward function and keeps
-    its state: the fp32 parameters, the optimizer state and the loss
-    scaler's state.
+    its state: the fp32 parameters, the model's buffers, the optimizer
+    state and the loss scaler's state.
 
     module: a forward-backward function (from_torch_training's text or a
     path); params: {name: float32 array} (parameters_of(model)), every
-    amp.param of the function. level/dtype/target as amp_mlir.compile;
+    amp.param of the function; buffers: {name: array}, the initial value of
+    every amp.buffer of the function (state its forward pass updates, such
+    as batch norm's running statistics), of its type. level/dtype/target as amp_mlir.compile;
     dtype='fp8' trains with FP8 contractions (E4M3 forward, E5M2 gradients,
     delayed scaling), whose amax histories and scales are state too
     ('fp8:...' keys). scaler: the loss-scaler preset; None: 'pytorch' for
@@ -118,7 +148,7 @@ class Trainer:
 
     def __init__(self, module, params, level="O2", dtype=None, target="cpu",
                  scaler=None, data_parallel=False, func_name=None,
-                 **compile_options):
+                 buffers=None, **compile_options):
         level = compiler._level_name(level)
         low = None if dtype is None else compiler.low_precision_name(dtype)
         if scaler is None:
@@ -175,6 +205,7 @@ class Trainer:
                 raise TypeError(f"parameter {name!r} has dtype "
                                 f"{value.dtype}; the masters are float32")
             self.state[f"param:{name}"] = np.array(value, copy=True)
+        self._set_buffers({} if buffers is None else buffers)
         self.batch_count = sum(1 for role, _ in self._arguments
                                if role == "batch")
         self.steps = 0
@@ -185,6 +216,29 @@ class Trainer:
         """{name: float32 array}: the fp32 master parameters."""
         return {key.split(":", 1)[1]: value for key, value in
                 self.state.items() if key.startswith("param:")}
+
+    def _set_buffers(self, buffers):
+        types = _buffer_types(self.step_text, self.func_name)
+        missing = [name for name in types if name not in buffers]
+        unknown = [name for name in buffers if name not in types]
+        if missing or unknown:
+            raise ValueError(
+                f"buffers must name every amp.buffer of @{self.func_name}: "
+                f"missing {missing}, unknown {unknown}")
+        for name, (shape, dtype) in types.items():
+            value = np.asarray(buffers[name])
+            if value.shape != shape or value.dtype != dtype:
+                raise TypeError(f"buffer {name!r} is {value.dtype}"
+                                f"{list(value.shape)}; the step takes "
+                                f"{dtype}{list(shape)}")
+            self.state[f"buffer:{name}"] = np.array(value, copy=True)
+
+    @property
+    def buffers(self):
+        """{name: array}: the model's buffers (batch norm's running
+        statistics) as the last step left them."""
+        return {key.split(":", 1)[1]: value for key, value in
+                self.state.items() if key.startswith("buffer:")}
 
     @property
     def scale(self):

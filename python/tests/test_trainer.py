@@ -171,3 +171,40 @@ def test_errors(forward_backward, problem):
     with pytest.raises(amp_mlir.AmpError, match="is a forward-backward "
                                                 "function"):
         module["forward_backward"]
+
+
+def test_buffers_are_state(repo, rng, tmp_path):
+    # amp.buffer: the Trainer passes each buffer in and keeps its new value
+    # (a running mean of the input and a step count), saves it with the
+    # rest of the state, and checks the initial values it is given.
+    module = (repo / "test" / "amp-run" / "Inputs" /
+              "forward-backward-buffers.mlir").read_text()
+    w = rng.standard_normal(4).astype(np.float32)
+    buffers = {"bn.running_mean": np.zeros(4, np.float32),
+               "bn.num_batches_tracked": np.array(0, np.int64)}
+    trainer = amp_mlir.Trainer(module, {"w": w}, level="O2", buffers=buffers)
+    mean = np.zeros(4, np.float64)
+    for _ in range(3):
+        x = rng.standard_normal(4).astype(np.float32)
+        trainer.step(x)
+        mean = 0.9 * mean + 0.1 * x
+    np.testing.assert_allclose(trainer.buffers["bn.running_mean"], mean,
+                               rtol=1e-6, atol=1e-7)
+    assert trainer.buffers["bn.num_batches_tracked"].dtype == np.int64
+    assert int(trainer.buffers["bn.num_batches_tracked"]) == 3
+    # The caller's arrays are not the state.
+    assert not buffers["bn.running_mean"].any()
+    trainer.save(tmp_path / "state.npz")
+    resumed = amp_mlir.Trainer(module, {"w": w}, level="O2", buffers=buffers)
+    resumed.load(tmp_path / "state.npz")
+    assert int(resumed.buffers["bn.num_batches_tracked"]) == 3
+    with pytest.raises(ValueError, match=r"buffers must name every "
+                       r"amp.buffer of @forward_backward: missing "
+                       r"\['bn.num_batches_tracked'\], unknown \[\]"):
+        amp_mlir.Trainer(module, {"w": w},
+                         buffers={"bn.running_mean": buffers[
+                             "bn.running_mean"]})
+    with pytest.raises(TypeError, match=r"buffer 'bn.num_batches_tracked' "
+                       r"is int32\[\]; the step takes int64\[\]"):
+        amp_mlir.Trainer(module, {"w": w}, buffers={
+            **buffers, "bn.num_batches_tracked": np.array(0, np.int32)})

@@ -149,6 +149,7 @@ struct ConventionAttr {
 };
 constexpr ConventionAttr kConventionAttrs[] = {
     {AmpDialect::kParamAttrName, ConventionValue::String, true, true},
+    {AmpDialect::kBufferAttrName, ConventionValue::String, true, true},
     {AmpDialect::kBatchAttrName, ConventionValue::Unit, true, false},
     {AmpDialect::kLossSeedAttrName, ConventionValue::Unit, true, false},
     {AmpDialect::kLossAttrName, ConventionValue::Unit, false, true},

@@ -38,6 +38,7 @@ namespace {
 
 constexpr llvm::StringLiteral kParamAttr = AmpDialect::kParamAttrName;
 constexpr llvm::StringLiteral kBatchAttr = AmpDialect::kBatchAttrName;
+constexpr llvm::StringLiteral kBufferAttr = AmpDialect::kBufferAttrName;
 constexpr llvm::StringLiteral kSeedAttr = AmpDialect::kLossSeedAttrName;
 constexpr llvm::StringLiteral kLossAttr = AmpDialect::kLossAttrName;
 constexpr llvm::StringLiteral kGradAttr = AmpDialect::kGradAttrName;
@@ -180,9 +181,19 @@ struct Param {
   unsigned gradResult = 0; // Operand of the return.
 };
 
+/// A model buffer (batch norm's running statistics): state the forward pass
+/// reads and returns updated.
+struct Buffer {
+  StringAttr name;
+  BlockArgument arg; // In the original entry block.
+  RankedTensorType type;
+  unsigned result = 0; // Operand of the return: its new value.
+};
+
 /// The roles of a forward-backward function's arguments and results.
 struct TrainingSignature {
   SmallVector<Param> params;
+  SmallVector<Buffer> buffers;
   SmallVector<BlockArgument> batch;
   BlockArgument seed;
   unsigned lossResult = 0;
@@ -207,17 +218,31 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     if (!sig.ret)
       return func.emitError() << "a training function must end in func.return";
   }
-  llvm::StringMap<unsigned> paramIndex;
+  llvm::StringMap<unsigned> paramIndex, bufferIndex;
   Block &entry = func.front();
   for (auto [i, arg] : llvm::enumerate(entry.getArguments())) {
     Location loc = arg.getLoc();
     bool isParam = func.getArgAttr(i, kParamAttr) != nullptr;
     bool isSeed = func.getArgAttr(i, kSeedAttr) != nullptr;
     bool isBatch = func.getArgAttr(i, kBatchAttr) != nullptr;
-    if (int(isParam) + int(isSeed) + int(isBatch) > 1)
-      return emitError(loc)
-             << "argument #" << i << " has more than one of '" << kParamAttr
-             << "', '" << kSeedAttr << "', '" << kBatchAttr << "'";
+    bool isBuffer = func.getArgAttr(i, kBufferAttr) != nullptr;
+    if (int(isParam) + int(isSeed) + int(isBatch) + int(isBuffer) > 1)
+      return emitError(loc) << "argument #" << i << " has more than one of '"
+                            << kParamAttr << "', '" << kBufferAttr << "', '"
+                            << kSeedAttr << "', '" << kBatchAttr << "'";
+    if (isBuffer) {
+      auto name = func.getArgAttrOfType<StringAttr>(i, kBufferAttr);
+      auto type = dyn_cast<RankedTensorType>(arg.getType());
+      if (!type || !type.hasStaticShape())
+        return emitError(loc)
+               << "buffer '" << name.getValue()
+               << "' must be a tensor of static shape, got " << arg.getType();
+      if (!bufferIndex.try_emplace(name.getValue(), sig.buffers.size()).second)
+        return emitError(loc)
+               << "two buffers are named '" << name.getValue() << "'";
+      sig.buffers.push_back({name, arg, type, 0});
+      continue;
+    }
     if (isSeed) {
       auto type = dyn_cast<RankedTensorType>(arg.getType());
       if (!type || type.getRank() != 0 || !type.getElementType().isF32())
@@ -255,7 +280,27 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
 
   bool haveLoss = false;
   SmallVector<bool> haveGrad(sig.params.size(), false);
+  SmallVector<bool> haveUpdate(sig.buffers.size(), false);
   for (unsigned i = 0, e = func.getNumResults(); i < e; ++i) {
+    if (auto name = func.getResultAttrOfType<StringAttr>(i, kBufferAttr)) {
+      auto it = bufferIndex.find(name.getValue());
+      if (it == bufferIndex.end())
+        return func.emitError()
+               << "result #" << i << " is the new value of buffer '"
+               << name.getValue() << "', which is not an argument";
+      Buffer &buffer = sig.buffers[it->second];
+      if (haveUpdate[it->second])
+        return func.emitError()
+               << "buffer '" << name.getValue() << "' has two new values";
+      if (func.getResultTypes()[i] != buffer.type)
+        return func.emitError()
+               << "the new value of buffer '" << name.getValue()
+               << "' has type " << func.getResultTypes()[i] << ", its argument "
+               << buffer.type;
+      haveUpdate[it->second] = true;
+      buffer.result = i;
+      continue;
+    }
     if (func.getResultAttr(i, kLossAttr)) {
       auto type = dyn_cast<RankedTensorType>(func.getResultTypes()[i]);
       if (!type || type.getRank() != 0 || !type.getElementType().isF32())
@@ -273,7 +318,8 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     if (!grad)
       return func.emitError()
              << "result #" << i << " is neither the '" << kLossAttr
-             << "' nor an '" << kGradAttr << " = \"name\"' gradient";
+             << "' nor an '" << kGradAttr << " = \"name\"' gradient nor an '"
+             << kBufferAttr << " = \"name\"' buffer";
     auto it = paramIndex.find(grad.getValue());
     if (it == paramIndex.end())
       return func.emitError()
@@ -297,6 +343,11 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
     if (!have)
       return func.emitError() << "parameter '" << param.name.getValue()
                               << "' has no '" << kGradAttr << "' result";
+  for (auto [buffer, have] : llvm::zip(sig.buffers, haveUpdate))
+    if (!have)
+      return func.emitError()
+             << "buffer '" << buffer.name.getValue() << "' has no '"
+             << kBufferAttr << "' result (its new value)";
   return sig;
 }
 
@@ -451,15 +502,15 @@ static constexpr StringLiteral kScalerNames[] = {"scale", "good_steps",
 
 namespace {
 /// The arguments of a training step: the parameters (fp32 masters), the
-/// optimizer's state (one per state name and parameter), the step count,
-/// the loss scaler's state, the batch.
+/// model's buffers, the optimizer's state (one per state name and
+/// parameter), the step count, the loss scaler's state, the batch.
 struct StepArguments {
   SmallVector<Type> types;
   SmallVector<DictionaryAttr> attrs;
   /// "<state name>:<parameter>", state name by state name.
   SmallVector<std::string> stateLabels;
-  unsigned numParams = 0, stateBase = 0, stepIndex = 0, scalerBase = 0,
-           batchBase = 0;
+  unsigned numParams = 0, bufferBase = 0, stateBase = 0, stepIndex = 0,
+           scalerBase = 0, batchBase = 0;
 };
 } // namespace
 
@@ -479,6 +530,11 @@ static StepArguments getStepArguments(func::FuncOp func,
     args.attrs.push_back(attrs.getDictionaryAttr(
         {attrs.getNamedAttr(AmpDialect::kMasterAttrName, attrs.getUnitAttr()),
          attrs.getNamedAttr(kParamAttr, param.name)}));
+  }
+  for (const Buffer &buffer : sig.buffers) {
+    args.types.push_back(buffer.type);
+    args.attrs.push_back(attrs.getDictionaryAttr(
+        {attrs.getNamedAttr(kBufferAttr, buffer.name)}));
   }
   for (StringRef stateName : spec.stateNames())
     for (const Param &param : sig.params)
@@ -501,7 +557,8 @@ static StepArguments getStepArguments(func::FuncOp func,
     args.attrs.push_back(list.getDictionary(ctx));
   }
   args.numParams = sig.params.size();
-  args.stateBase = args.numParams;
+  args.bufferBase = args.numParams;
+  args.stateBase = args.bufferBase + sig.buffers.size();
   args.stepIndex = args.stateBase + args.stateLabels.size();
   args.scalerBase = args.stepIndex + 1;
   args.batchBase = args.scalerBase + std::size(kScalerNames);
@@ -609,6 +666,13 @@ buildStepUpdate(const TrainingSignature &sig, const OptimizerSpec &spec,
     resultAttrs.push_back(
         attrs.getDictionaryAttr({attrs.getNamedAttr(kParamAttr, param.name)}));
   }
+  // The buffers' new values, whether or not the step is skipped: the
+  // forward pass ran (as PyTorch's GradScaler leaves them).
+  for (const Buffer &buffer : sig.buffers) {
+    results.push_back(ret.getOperand(buffer.result));
+    resultAttrs.push_back(attrs.getDictionaryAttr(
+        {attrs.getNamedAttr(kBufferAttr, buffer.name)}));
+  }
   for (auto [label, value] : llvm::zip(args.stateLabels, newState)) {
     results.push_back(value);
     resultAttrs.push_back(attrs.getDictionaryAttr({named(kStateAttr, label)}));
@@ -658,6 +722,8 @@ LogicalResult AmpTrainingPass::rewrite(func::FuncOp func,
     newArgs.push_back(entry->addArgument(type, loc));
   for (auto [i, param] : llvm::enumerate(sig.params))
     param.arg.replaceAllUsesWith(newArgs[i]);
+  for (auto [i, buffer] : llvm::enumerate(sig.buffers))
+    buffer.arg.replaceAllUsesWith(newArgs[args.bufferBase + i]);
   for (auto [i, arg] : llvm::enumerate(sig.batch))
     arg.replaceAllUsesWith(newArgs[args.batchBase + i]);
 

@@ -397,7 +397,7 @@ func.func @master_not_unit(%w: tensor<4xf32> {amp.master = 1 : i32}) {
 
 // -----
 
-// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master', 'amp.absmax', 'amp.param', 'amp.batch', 'amp.loss_seed', 'amp.optimizer_state', 'amp.scaler', 'amp.fp8')}}
+// expected-error @+1 {{unknown amp dialect argument attribute 'amp.weight' (known: 'amp.master', 'amp.absmax', 'amp.param', 'amp.buffer', 'amp.batch', 'amp.loss_seed', 'amp.optimizer_state', 'amp.scaler', 'amp.fp8')}}
 func.func @unknown_arg_attr(%w: tensor<4xf32> {amp.weight}) {
   return
 }
@@ -405,7 +405,7 @@ func.func @unknown_arg_attr(%w: tensor<4xf32> {amp.weight}) {
 // -----
 
 // The training-step convention (amp-training).
-// expected-error @+1 {{unknown amp dialect result attribute 'amp.seed' (known: 'amp.param', 'amp.loss', 'amp.grad', 'amp.optimizer_state', 'amp.scaler', 'amp.found_inf', 'amp.fp8')}}
+// expected-error @+1 {{unknown amp dialect result attribute 'amp.seed' (known: 'amp.param', 'amp.buffer', 'amp.loss', 'amp.grad', 'amp.optimizer_state', 'amp.scaler', 'amp.found_inf', 'amp.fp8')}}
 func.func @unknown_result_attr() -> (tensor<f32> {amp.seed}) {
   %c = arith.constant dense<1.0> : tensor<f32>
   return %c : tensor<f32>

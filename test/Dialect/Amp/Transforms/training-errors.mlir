@@ -134,7 +134,7 @@ func.func @duplicate_name(%p: tensor<2xf32> {amp.param = "p"},
 // -----
 
 func.func @two_roles(%p: tensor<2xf32> {amp.param = "p"},
-    // expected-error @+1 {{argument #1 has more than one of 'amp.param', 'amp.loss_seed', 'amp.batch'}}
+    // expected-error @+1 {{argument #1 has more than one of 'amp.param', 'amp.buffer', 'amp.loss_seed', 'amp.batch'}}
     %s: tensor<f32> {amp.loss_seed, amp.batch})
     -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"})
     attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
@@ -169,7 +169,7 @@ func.func @vector_loss(%p: tensor<2xf32> {amp.param = "p"}, %s: tensor<f32> {amp
 
 // -----
 
-// expected-error @+1 {{result #1 is neither the 'amp.loss' nor an 'amp.grad = "name"' gradient}}
+// expected-error @+1 {{result #1 is neither the 'amp.loss' nor an 'amp.grad = "name"' gradient nor an 'amp.buffer = "name"' buffer}}
 func.func @extra_result(%p: tensor<2xf32> {amp.param = "p"}, %s: tensor<f32> {amp.loss_seed})
     -> (tensor<f32> {amp.loss}, tensor<2xf32>, tensor<2xf32> {amp.grad = "p"})
     attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
@@ -245,4 +245,85 @@ func.func @step(%p: tensor<2xf32> {amp.param = "p"}, %s: tensor<f32> {amp.loss_s
 }
 func.func @step_init() {
   return
+}
+
+// -----
+
+// Model buffers (amp.buffer): an argument and the result of its new value,
+// by name, of one type.
+func.func @buffer_and_param(%p: tensor<2xf32> {amp.param = "p"},
+                            // expected-error @+1 {{argument #1 has more than one of 'amp.param', 'amp.buffer', 'amp.loss_seed', 'amp.batch'}}
+                            %b: tensor<2xf32> {amp.param = "q", amp.buffer = "b"},
+                            %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p : tensor<f32>, tensor<2xf32>
+}
+
+// -----
+
+func.func @dynamic_buffer(%p: tensor<2xf32> {amp.param = "p"},
+                          // expected-error @+1 {{buffer 'b' must be a tensor of static shape, got 'tensor<?xf32>'}}
+                          %b: tensor<?xf32> {amp.buffer = "b"},
+                          %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}, tensor<?xf32> {amp.buffer = "b"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p, %b : tensor<f32>, tensor<2xf32>, tensor<?xf32>
+}
+
+// -----
+
+func.func @two_buffers(%p: tensor<2xf32> {amp.param = "p"},
+                       %b: tensor<2xf32> {amp.buffer = "b"},
+                       // expected-error @+1 {{two buffers are named 'b'}}
+                       %c: tensor<2xf32> {amp.buffer = "b"},
+                       %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p : tensor<f32>, tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{buffer 'b' has no 'amp.buffer' result (its new value)}}
+func.func @no_new_value(%p: tensor<2xf32> {amp.param = "p"},
+                        %b: tensor<2xf32> {amp.buffer = "b"},
+                        %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p : tensor<f32>, tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{result #2 is the new value of buffer 'c', which is not an argument}}
+func.func @unknown_buffer(%p: tensor<2xf32> {amp.param = "p"},
+                          %b: tensor<2xf32> {amp.buffer = "b"},
+                          %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}, tensor<2xf32> {amp.buffer = "c"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p, %b : tensor<f32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{buffer 'b' has two new values}}
+func.func @two_new_values(%p: tensor<2xf32> {amp.param = "p"},
+                          %b: tensor<2xf32> {amp.buffer = "b"},
+                          %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}, tensor<2xf32> {amp.buffer = "b"}, tensor<2xf32> {amp.buffer = "b"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p, %b, %b : tensor<f32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{the new value of buffer 'b' has type 'tensor<2xf16>', its argument 'tensor<2xf32>'}}
+func.func @new_value_type(%p: tensor<2xf32> {amp.param = "p"},
+                          %b: tensor<2xf32> {amp.buffer = "b"},
+                          %c: tensor<2xf16>,
+                          %s: tensor<f32> {amp.loss_seed})
+    -> (tensor<f32> {amp.loss}, tensor<2xf32> {amp.grad = "p"}, tensor<2xf16> {amp.buffer = "b"})
+    attributes {amp.optimizer = {kind = "sgd", lr = 0.1 : f64}} {
+  return %s, %p, %c : tensor<f32>, tensor<2xf32>, tensor<2xf16>
 }

@@ -87,6 +87,10 @@ def Amp_Dialect : Dialect {
     /// function, its loss and gradients; the optimizer and scaler state and
     /// found_inf of the training step amp-training builds.
     static constexpr ::llvm::StringLiteral kParamAttrName = "amp.param";
+    /// A model buffer of the training-step convention: state the forward
+    /// pass reads and updates (batch norm's running statistics), an
+    /// argument and the result of its new value, by name.
+    static constexpr ::llvm::StringLiteral kBufferAttrName = "amp.buffer";
     static constexpr ::llvm::StringLiteral kBatchAttrName = "amp.batch";
     static constexpr ::llvm::StringLiteral kLossSeedAttrName = "amp.loss_seed";
     static constexpr ::llvm::StringLiteral kLossAttrName = "amp.loss";

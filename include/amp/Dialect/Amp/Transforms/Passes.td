@@ -606,6 +606,7 @@ def AmpTrainingPass : Pass<"amp-training", "::mlir::ModuleOp"> {
     | where | attribute | meaning |
     |---|---|---|
     | argument | `amp.param = "name"` | a parameter (f32, static shape) |
+    | argument and result | `amp.buffer = "name"` | a model buffer (batch norm's running statistics): the argument, and the result of its new value, of one type and static shape |
     | argument | `amp.batch` | a batch tensor (inputs, targets); unmarked arguments are batch tensors too |
     | argument | `amp.loss_seed` | a `tensor<f32>`: the seed of the backward pass; every gradient is `d loss / d param * seed` |
     | result | `amp.loss` | the loss, a `tensor<f32>` |
@@ -629,17 +630,21 @@ def AmpTrainingPass : Pass<"amp-training", "::mlir::ModuleOp"> {
       `--amp-o2` cast each to low precision once per step for the forward
       and backward passes and keep the update in f32.
 
-    Signature of the step: arguments `(params..., optimizer state...,
-    step, scale, good_steps, bad_steps, hysteresis, batch...)`, results
-    `(loss, params..., optimizer state..., step, scale, good_steps,
-    bad_steps, hysteresis, found_inf)`, each with an attribute naming it
+    Signature of the step: arguments `(params..., buffers...,
+    optimizer state..., step, scale, good_steps, bad_steps, hysteresis,
+    batch...)`, results `(loss, params..., buffers..., optimizer state...,
+    step, scale, good_steps, bad_steps, hysteresis, found_inf)`, each with
+    an attribute naming it
     (`amp.param`, `amp.optimizer_state = "exp_avg:name"`, `amp.scaler =
     "scale"`, ...). The optimizer state is PyTorch's: `momentum_buffer` per
     parameter for momentum, `exp_avg` and `exp_avg_sq` for Adam and AdamW,
     then one `step` counter (`tensor<i32>`, the number of updates applied).
-    A second function `@<name>_init` returns the initial optimizer and
-    scaler state (zeros, step 0, the configuration's initial scale and
-    hysteresis). docs/loss-scaling.md#training-from-a-frontend has the
+    A buffer's new value is taken even on a skipped step (the forward pass
+    ran, as PyTorch's running statistics are updated before `GradScaler`
+    skips the optimizer). A second function `@<name>_init` returns the
+    initial optimizer and scaler state (zeros, step 0, the configuration's
+    initial scale and hysteresis; not the buffers, whose initial values
+    are the model's). docs/loss-scaling.md#training-from-a-frontend has the
     whole convention.
 
     A function that does not follow the convention is an error at its
