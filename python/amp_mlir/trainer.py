@@ -58,28 +58,29 @@ def make_training_step(module, scaler="pytorch", data_parallel=False):
     return steps.decode()
 
 
+def _header(text, func_name):
+    """The signature line of @func_name, split at its results: (arguments,
+    results) as text."""
+    for line in text.splitlines():
+        if re.match(rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line):
+            arrow = line.index(") -> (")
+            return line[line.index("("):arrow + 1], line[arrow + len(") -> ("):]
+    raise AmpError(f"the training step has no function @{func_name}")
+
+
 def _signature(text, func_name):
     """[(role, label)] of the arguments and of the results of @func_name:
     role is 'param', 'buffer' (a model buffer: batch norm's running
     statistics), 'optimizer_state', 'scaler', 'fp8' (the FP8 scales and
     amax histories of dtype='fp8'), 'batch', 'loss' or 'found_inf'."""
-    header = None
-    for line in text.splitlines():
-        if re.match(rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line):
-            header = line
-            break
-    if header is None:
-        raise AmpError(f"the training step has no function @{func_name}")
-    open_paren = header.index("(")
-    arrow = header.index(") -> (")
+    header, body = _header(text, func_name)
     arguments = []
-    for match in _ARGUMENT.finditer(header[open_paren:arrow + 1]):
+    for match in _ARGUMENT.finditer(header):
         attrs = match.group(2) or ""
         role = _ROLE.search(attrs)
         arguments.append((role.group(1), role.group(2)) if role else
                          ("batch", None))
     results = []
-    body = header[arrow + len(") -> ("):]
     for part in re.finditer(r"(tensor<[^>]*>)(?: \{([^}]*)\})?", body):
         attrs = part.group(2) or ""
         role = _ROLE.search(attrs)
@@ -103,10 +104,8 @@ _NUMPY_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
 def _buffer_types(text, func_name):
     """{name: (shape, numpy dtype)} of the amp.buffer arguments of
     @func_name."""
-    header = next(line for line in text.splitlines() if re.match(
-        rf"\s*func\.func (?:\w+ )?@{re.escape(func_name)}\(", line))
     types = {}
-    for match in _ARGUMENT.finditer(header[:header.index(") -> (") + 1]):
+    for match in _ARGUMENT.finditer(_header(text, func_name)[0]):
         role = _ROLE.search(match.group(2) or "")
         if not role or role.group(1) != "buffer":
             continue
@@ -214,8 +213,7 @@ class Trainer:
     @property
     def params(self):
         """{name: float32 array}: the fp32 master parameters."""
-        return {key.split(":", 1)[1]: value for key, value in
-                self.state.items() if key.startswith("param:")}
+        return self._state_of("param")
 
     def _set_buffers(self, buffers):
         types = _buffer_types(self.step_text, self.func_name)
@@ -233,12 +231,16 @@ class Trainer:
                                 f"{dtype}{list(shape)}")
             self.state[f"buffer:{name}"] = np.array(value, copy=True)
 
+    def _state_of(self, role):
+        """{label: array} of the state of one role."""
+        return {key.split(":", 1)[1]: value for key, value in
+                self.state.items() if key.startswith(f"{role}:")}
+
     @property
     def buffers(self):
         """{name: array}: the model's buffers (batch norm's running
         statistics) as the last step left them."""
-        return {key.split(":", 1)[1]: value for key, value in
-                self.state.items() if key.startswith("buffer:")}
+        return self._state_of("buffer")
 
     @property
     def scale(self):
