@@ -148,6 +148,23 @@ bool isGemmOutput(Value buffer, ArrayRef<int64_t> shape) {
   return succeeded(info) && info->type.getShape() == shape;
 }
 
+GemmOutput getGemmOutput(RewriterBase &rewriter, Operation *op,
+                         const GemmOperands &gemm, Operation *init, Type low) {
+  GemmOutput output{gemm.c, gemm.ci, gemm.types.result, {}};
+  ArrayRef<int64_t> shape = gemm.ci.type.getShape();
+  Value narrow =
+      narrowOutput(rewriter, op, gemm.c, init, low,
+                   [&](Value buffer) { return isGemmOutput(buffer, shape); });
+  if (!narrow)
+    return output;
+  output.accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
+  output.c = narrow;
+  std::string ignored;
+  output.ci = *getBufferInfo(narrow, ignored, /*dynamic=*/true);
+  output.type = getDTypeCode(output.ci.type.getElementType());
+  return output;
+}
+
 SmallVector<Value> buildGemmArguments(OpBuilder &b, Location loc,
                                       const GemmOperands &gemm, Value c,
                                       const BufferInfo &ci, int32_t cType,
@@ -198,30 +215,16 @@ struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
         matchGemmCall(op, rewriter, backend, LibraryCall::Gemm);
     if (failed(gemm))
       return failure();
-    Value c = gemm->c;
-    BufferInfo ci = gemm->ci;
-    int32_t cType = gemm->types.result;
-    ArrayRef<int64_t> cShape = ci.type.getShape();
     rewriter.setInsertionPoint(op);
-    linalg::FillOp fill = findZeroFill(op, c);
-    memref::AllocOp accumulator;
-    Type low = gemm->ai.type.getElementType();
-    if (Value narrow =
-            narrowOutput(rewriter, op, c, fill, low, [&](Value buffer) {
-              return isGemmOutput(buffer, cShape);
-            })) {
-      accumulator = c.getDefiningOp<memref::AllocOp>();
-      c = narrow;
-      std::string ignored;
-      ci = *getBufferInfo(c, ignored, /*dynamic=*/true);
-      cType = getDTypeCode(low);
-    }
+    linalg::FillOp fill = findZeroFill(op, gemm->c);
+    GemmOutput output = getGemmOutput(rewriter, op, *gemm, fill,
+                                      gemm->ai.type.getElementType());
     float beta = fill ? 0.0f : 1.0f;
     if (fill)
       rewriter.eraseOp(fill);
-    SmallVector<Value> args =
-        buildGemmArguments(rewriter, op.getLoc(), *gemm, c, ci, cType, beta);
-    replaceWithCall(rewriter, op, gemm->function, args, {accumulator});
+    SmallVector<Value> args = buildGemmArguments(
+        rewriter, op.getLoc(), *gemm, output.c, output.ci, output.type, beta);
+    replaceWithCall(rewriter, op, gemm->function, args, {output.accumulator});
     return success();
   }
 

@@ -181,6 +181,19 @@ void replaceWithCall(RewriterBase &rewriter, Operation *op,
 /// Whether a GEMM call can write `buffer` in place of a result of `shape`.
 bool isGemmOutput(Value buffer, ArrayRef<int64_t> shape);
 
+/// The buffer a GEMM call writes: `gemm.c`, or, when `init` sets that f32
+/// accumulator whole (as in matchNarrowedAccumulator) and its readers only
+/// narrow it to `low` (f16 or bf16), the 16-bit buffer narrowOutput makes
+/// (`accumulator` is then the f32 buffer the call makes unneeded).
+struct GemmOutput {
+  Value c;
+  BufferInfo ci;
+  int32_t type;
+  memref::AllocOp accumulator;
+};
+GemmOutput getGemmOutput(RewriterBase &rewriter, Operation *op,
+                         const GemmOperands &gemm, Operation *init, Type low);
+
 /// True if `op` is a convolution (linalg.conv_* or
 /// linalg.depthwise_conv_*): the convolution family's, taken or explained.
 bool isConvolution(linalg::LinalgOp op);

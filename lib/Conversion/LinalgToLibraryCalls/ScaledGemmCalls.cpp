@@ -155,23 +155,12 @@ struct ScaledMatmulToLibraryCall : public OpRewritePattern<ScaledMatmulOp> {
                          LibraryCall::ScaledGemm, /*float8Narrow=*/true);
     if (failed(gemm))
       return failure();
-    Value c = gemm->c;
-    BufferInfo ci = gemm->ci;
-    int32_t cType = gemm->types.result;
-    ArrayRef<int64_t> cShape = ci.type.getShape();
     rewriter.setInsertionPoint(op);
-    memref::AllocOp accumulator;
-    if (Value narrow = narrowOutput(
-            rewriter, op, c, op, getReadersNarrowedType(c),
-            [&](Value buffer) { return isGemmOutput(buffer, cShape); })) {
-      accumulator = c.getDefiningOp<memref::AllocOp>();
-      cType = getDTypeCode(cast<MemRefType>(narrow.getType()).getElementType());
-      c = narrow;
-      std::string ignored;
-      ci = *getBufferInfo(c, ignored, /*dynamic=*/true);
-    }
-    replaceWithScaledGemmCall(rewriter, op, *gemm, c, ci, cType,
-                              /*beta=*/0.0f, op.getScale(), {accumulator});
+    GemmOutput output =
+        getGemmOutput(rewriter, op, *gemm, op, getReadersNarrowedType(gemm->c));
+    replaceWithScaledGemmCall(rewriter, op, *gemm, output.c, output.ci,
+                              output.type, /*beta=*/0.0f, op.getScale(),
+                              {output.accumulator});
     return success();
   }
 
