@@ -32,7 +32,7 @@ from .dtypes import from_bfloat16, to_bfloat16
 from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
                         from_torch)
 from .scaler import GradScaler
-from .training import from_torch_training
+from .training import buffers_of, from_torch_training
 from .trainer import Trainer, make_training_step, parameters_of
 from . import distributed, optim
 from .distributed import rank, world_size
@@ -42,7 +42,8 @@ __version__ = "0.1.0"
 __all__ = [
     "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "CompileTiming", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
-    "from_torch_training", "Trainer", "make_training_step", "parameters_of",
+    "buffers_of", "from_torch_training", "Trainer", "make_training_step",
+    "parameters_of",
     "SignatureError", "TensorType", "ToolsNotFound", "amp_option_kinds",
     "build_amp_options",
     "compile", "distributed", "find_root", "from_bfloat16", "optim",

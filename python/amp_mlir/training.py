@@ -366,19 +366,59 @@ def _backward_decompositions(torch):
             aten.avg_pool2d_backward.default: avg_pool2d_backward}
 
 
+def _norms_with_running_stats(torch, model):
+    """(name, module) of the batch and instance norms that keep running
+    statistics, in named_modules() order."""
+    return [(name, module) for name, module in model.named_modules()
+            if isinstance(module, (torch.nn.modules.batchnorm._BatchNorm,
+                                   torch.nn.modules.instancenorm._InstanceNorm))
+            and module.track_running_stats]
+
+
+def _state_buffers(torch, model):
+    """The buffers a training step updates, as (name, tensor) in
+    named_buffers() order: the running statistics (running_mean,
+    running_var, num_batches_tracked) of the norms that keep them."""
+    owners = {id(module) for _, module in
+              _norms_with_running_stats(torch, model)}
+    state = []
+    for prefix, module in model.named_modules():
+        if id(module) not in owners:
+            continue
+        for name, buffer in module.named_buffers(recurse=False):
+            if buffer is not None:
+                state.append((f"{prefix}.{name}" if prefix else name,
+                              buffer))
+    order = {name: index for index, (name, _) in
+             enumerate(model.named_buffers())}
+    return sorted(state, key=lambda item: order[item[0]])
+
+
+def buffers_of(model):
+    """The buffers of a torch.nn.Module that from_torch_training carries as
+    state (amp.buffer): the running statistics of its batch and instance
+    norms, as {name: array} of their own dtype (float32 means and
+    variances, an int64 num_batches_tracked), in named_buffers() order.
+    Trainer(..., buffers=buffers_of(model)) starts from them."""
+    import torch
+    return {name: buffer.detach().cpu().numpy().copy()
+            for name, buffer in _state_buffers(torch, model)}
+
+
 def _refuse_stateful_modules(torch, model):
-    """Modules whose training mode mutates buffers or draws random numbers:
-    the step would not be a function of parameters and batch."""
+    """Modules whose training mode draws random numbers, or updates state
+    that is not carried: the step would not be a function of parameters,
+    buffers and batch."""
+    for name, module in _norms_with_running_stats(torch, model):
+        if module.momentum is None:
+            raise FrontendError(
+                f"from_torch_training: {name or 'the model'} "
+                f"({type(module).__name__}) has momentum=None: its running "
+                f"statistics are a cumulative average, whose factor "
+                f"1/num_batches_tracked the traced step cannot compute; "
+                f"give it a momentum (0.1 is PyTorch's default)")
     for name, module in model.named_modules():
         label = f"{name or 'the model'} ({type(module).__name__})"
-        if isinstance(module, (torch.nn.modules.batchnorm._BatchNorm,
-                               torch.nn.modules.instancenorm._InstanceNorm)) \
-                and module.track_running_stats:
-            raise FrontendError(
-                f"from_torch_training: {label} updates its running "
-                f"statistics (buffers) in training mode, which a training "
-                f"step without state results cannot express; use "
-                f"track_running_stats=False, or GroupNorm/LayerNorm")
         if isinstance(module, torch.nn.modules.dropout._DropoutNd) \
                 and module.p > 0:
             raise FrontendError(
@@ -422,7 +462,8 @@ def _check_traced_graph(torch, gm):
                             f"which the imported step does not support")
 
 
-def _set_attributes(ir, operation, func_name, names, batch_count, settings):
+def _set_attributes(ir, operation, func_name, names, buffer_names,
+                    batch_count, settings):
     """The amp.* argument, result and function attributes of @func_name."""
     func = None
     for op in operation.regions[0].blocks[0].operations:
@@ -437,10 +478,14 @@ def _set_attributes(ir, operation, func_name, names, batch_count, settings):
         unit = ir.UnitAttr.get()
         string = ir.StringAttr.get
         args = [ir.DictAttr.get({"amp.param": string(n)}) for n in names]
+        buffers = [ir.DictAttr.get({"amp.buffer": string(n)})
+                   for n in buffer_names]
+        args += buffers
         args += [ir.DictAttr.get({"amp.batch": unit})] * batch_count
         args.append(ir.DictAttr.get({"amp.loss_seed": unit}))
         results = [ir.DictAttr.get({"amp.loss": unit})]
         results += [ir.DictAttr.get({"amp.grad": string(n)}) for n in names]
+        results += buffers
         f64 = ir.F64Type.get()
         entries = {}
         for key, value in settings.items():
@@ -473,8 +518,10 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
 
     model: the nn.Module, traced in training mode (its flag is restored
     afterwards). Every parameter with requires_grad becomes an argument
-    `{amp.param = "<name>"}`, in named_parameters() order; frozen parameters
-    and buffers are constants.
+    `{amp.param = "<name>"}`, in named_parameters() order. The running
+    statistics of batch and instance norms (buffers_of(model)) become
+    arguments and results `{amp.buffer = "<name>"}` after them: state of
+    the step. Frozen parameters and other buffers are constants.
     loss_fn: called as loss_fn(model(*inputs), *targets), returning a
     scalar (0-d) float32 loss: torch.nn.functional.cross_entropy, an
     nn.MSELoss(), ...
@@ -494,14 +541,16 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
     --amp-training).
 
     Returns MLIR text in upstream dialects printed by MLIR 22: one function
-    `func_name` (params..., batch..., seed: tensor<f32> {amp.loss_seed}) ->
-    (loss: tensor<f32> {amp.loss}, one gradient per parameter
-    {amp.grad = "<name>"}), where the gradients are d(loss)/d(param) * seed.
+    `func_name` (params..., buffers..., batch..., seed: tensor<f32>
+    {amp.loss_seed}) -> (loss: tensor<f32> {amp.loss}, one gradient per
+    parameter {amp.grad = "<name>"}, the buffers' new values), where the
+    gradients are d(loss)/d(param) * seed.
 
     Raises ValueError for bad optimizer settings or arguments (checked
     before anything is traced), FrontendError for a model whose step is not
-    a function of parameters and batch (BatchNorm with running statistics,
-    dropout, other random ops, buffer updates) and for tracing or import
+    a function of parameters, buffers and batch (dropout, other random
+    ops, updates of other buffers, a norm with momentum=None) and for
+    tracing or import
     failures, UnsupportedOpError naming the ops that do not lower,
     ImportError when torch or torch-mlir is not installed.
     """
@@ -538,13 +587,16 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
     names = [n for n, _ in named]
     params = [p.detach() for _, p in named]
     seed = torch.tensor(1.0, dtype=torch.float32)
-    count = len(params)
     training = model.training
     model.train()
     try:
         _refuse_stateful_modules(torch, model)
-        gm = _trace_step(torch, model, loss_fn, names, count, num_inputs,
-                         params, example_batch, seed,
+        state = _state_buffers(torch, model)
+        buffer_names = [n for n, _ in state]
+        buffers = [b.detach().clone() for _, b in state]
+        gm = _trace_step(torch, model, loss_fn, (names, params),
+                         (buffer_names, buffers), num_inputs,
+                         example_batch, seed,
                          "symbolic" if batch_shapes and any(
                              spec is not None for spec in batch_shapes)
                          else "real")
@@ -553,10 +605,11 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         model.train(training)
     dynamic_shapes = None
     if batch_shapes is not None:
-        dynamic_shapes = (None,) * count + tuple(batch_shapes) + (None,)
+        dynamic_shapes = ((None,) * (len(params) + len(buffers))
+                          + tuple(batch_shapes) + (None,))
     try:
         imported = fx.export_and_import(
-            gm, *params, *example_batch, seed, output_type="raw",
+            gm, *params, *buffers, *example_batch, seed, output_type="raw",
             dynamic_shapes=dynamic_shapes, func_name=func_name)
     except Exception as error:
         raise FrontendError(
@@ -566,7 +619,7 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
     lower_fx_import(PassManager, imported.operation)
     if annotate:
         _set_attributes(ir, imported.operation, func_name, names,
-                        len(example_batch), settings)
+                        buffer_names, len(example_batch), settings)
     try:
         return _finish(imported.operation,
                        f"<{type(model).__name__} training>")
@@ -574,23 +627,36 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         if annotate and "unknown amp dialect" in str(error):
             raise FrontendError(
                 f"this amp-opt does not know the training attributes "
-                f"(amp.param, amp.batch, amp.loss_seed, amp.loss, amp.grad, "
-                f"amp.optimizer): it predates --amp-training; use a newer "
+                f"(amp.param, amp.buffer, amp.batch, amp.loss_seed, "
+                f"amp.loss, amp.grad, amp.optimizer): it predates "
+                f"--amp-training or model buffers; use a newer "
                 f"build, or annotate=False\n{error}") from None
         raise
 
 
-def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
+def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
                 example_batch, seed, tracing_mode):
-    """make_fx's graph of (params..., batch..., seed) -> (loss, grads...)."""
+    """make_fx's graph of (params..., buffers..., batch..., seed) ->
+    (loss, grads..., new buffers...). parameters and state are (names,
+    tensors) pairs."""
     from torch.fx.experimental.proxy_tensor import make_fx
+    names, params = parameters
+    buffer_names, buffers = state
+    count, buffer_count = len(params), len(buffers)
 
     def step(*args):
-        params, batch, seed = args[:count], args[count:-1], args[-1]
+        params = args[:count]
+        buffers = args[count:count + buffer_count]
+        batch, seed = args[count + buffer_count:-1], args[-1]
 
         def loss_of(*params):
+            # The forward pass updates the running statistics in place:
+            # copies of the buffer arguments, returned as the new values.
+            state = [buffer.clone() for buffer in buffers]
             output = torch.func.functional_call(
-                model, dict(zip(names, params)), tuple(batch[:num_inputs]))
+                model, {**dict(zip(names, params)),
+                        **dict(zip(buffer_names, state))},
+                tuple(batch[:num_inputs]))
             loss = loss_fn(output, *batch[num_inputs:])
             if not isinstance(loss, torch.Tensor) or loss.dim() != 0 or \
                     loss.dtype != torch.float32:
@@ -599,10 +665,10 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
                     + (f"a {loss.dtype} tensor of shape {tuple(loss.shape)}"
                        if isinstance(loss, torch.Tensor)
                        else type(loss).__name__))
-            return loss
+            return loss, state
 
-        loss, vjp = torch.func.vjp(loss_of, *params)
-        return (loss, *vjp(seed))
+        loss, vjp, state = torch.func.vjp(loss_of, *params, has_aux=True)
+        return (loss, *vjp(seed), *state)
 
     try:
         # Symbolic tracing runs on fake tensors: frozen parameters and
@@ -615,7 +681,7 @@ def _trace_step(torch, model, loss_fn, names, count, num_inputs, params,
                            _backward_decompositions(torch),
                            tracing_mode=tracing_mode,
                            _allow_non_fake_inputs=True)(
-                               *params, *example_batch, seed)
+                               *params, *buffers, *example_batch, seed)
     except ValueError:
         raise
     except Exception as error:

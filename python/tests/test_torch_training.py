@@ -261,6 +261,80 @@ def test_cnn_matches_torch():
                 model, loss_fn, batch)
 
 
+def test_batch_norm_running_statistics():
+    """Batch norm in training mode: its running statistics are arguments
+    and results {amp.buffer} after the parameters, and one step computes
+    PyTorch's new statistics and step count, with a dynamic batch."""
+    torch = needs_torch()
+    needs_training_attributes()
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(2)
+    model = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1, bias=False),
+                          nn.BatchNorm2d(4, momentum=0.25), nn.ReLU(),
+                          nn.Flatten(), nn.Linear(4 * 4 * 4, 8, bias=False),
+                          nn.BatchNorm1d(8, affine=False), nn.Linear(8, 3))
+    with torch.no_grad():  # statistics that are not the defaults
+        model[1].running_mean.uniform_(-1, 1)
+        model[1].running_var.uniform_(0.5, 2)
+        model[1].num_batches_tracked.fill_(7)
+    buffers = amp_mlir.buffers_of(model)
+    assert list(buffers) == [
+        "1.running_mean", "1.running_var", "1.num_batches_tracked",
+        "5.running_mean", "5.running_var", "5.num_batches_tracked"]
+    assert buffers["1.running_var"].dtype == np.float32
+    assert buffers["1.num_batches_tracked"].dtype == np.int64
+    assert buffers["1.num_batches_tracked"] == 7
+    x, y = torch.randn(6, 2, 4, 4), torch.randint(0, 3, (6,))
+    model.eval()
+    text = amp_mlir.from_torch_training(model, F.cross_entropy,
+                                        {"kind": "sgd"}, x, y,
+                                        dynamic_dims=0)
+    assert not model.training
+    header = next(line.strip() for line in text.splitlines()
+                  if "func.func" in line)
+    params = [n for n, p in model.named_parameters()]
+    # (A bias before a batch norm has a zero gradient.)
+    assert params == ["0.weight", "1.weight", "1.bias", "4.weight",
+                      "6.weight", "6.bias"]
+    kinds = {"running_mean": "tensor<{}xf32>", "running_var":
+             "tensor<{}xf32>", "num_batches_tracked": "tensor<i64>"}
+    declared = [kinds[n.split(".")[1]].format(n[0] == "1" and 4 or 8)
+                + f' {{amp.buffer = "{n}"}}' for n in buffers]
+    arguments = header[header.index("(") + 1:header.index(") -> (")]
+    results = header[header.index(") -> (") + 6:header.index(") attributes")]
+    argument_list = [a.split(": ", 1)[1] for a in arguments.split(", %")]
+    assert argument_list[len(params):len(params) + 6] == declared, header
+    assert argument_list[len(params) + 6] == "tensor<?x2x4x4xf32> {amp.batch}"
+    result_list = re.split(r", (?=tensor)", results)
+    assert result_list[1 + len(params):] == declared, header
+    # One step at O0 against PyTorch, for two batch sizes.
+    function = amp_mlir.compile(text, level="O0").forward_backward
+    for batch in (6, 3):
+        x, y = torch.randn(batch, 2, 4, 4), torch.randint(0, 3, (batch,))
+        reference = __import__("copy").deepcopy(model).train()
+        loss = F.cross_entropy(reference(x), y)
+        grads = torch.autograd.grad(loss, list(reference.parameters()))
+        outputs = function(*[p.detach().numpy() for p in model.parameters()],
+                           *buffers.values(), x.numpy(), y.numpy(),
+                           np.array(1.0, np.float32))
+        assert len(outputs) == 1 + len(params) + len(buffers)
+        np.testing.assert_allclose(outputs[0], loss.item(), rtol=1e-5)
+        for name, got, want in zip(params, outputs[1:1 + len(params)],
+                                   grads):
+            error = np.abs(got - want.numpy()).max() / \
+                np.abs(want.numpy()).max()
+            assert error <= 1e-5, (batch, name, error)
+        new = dict(zip(buffers, outputs[1 + len(params):]))
+        for name, value in reference.named_buffers():
+            got, want = new[name], value.numpy()
+            assert got.dtype == want.dtype and got.shape == want.shape, name
+            # The unbiased variance of the batch (n / (n - 1)), as PyTorch.
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6,
+                                       err_msg=name)
+        assert new["1.num_batches_tracked"] == 8
+        assert new["5.num_batches_tracked"] == 1
+
+
 def test_embedding_matches_torch():
     torch = needs_torch()
     nn = torch.nn
@@ -331,14 +405,31 @@ def test_errors():
     with raises(ValueError, "lr must be > 0"):
         amp_mlir.from_torch_training(model, F.cross_entropy,
                                      {"kind": "sgd", "lr": 0}, x, y)
-    batchnorm = nn.Sequential(nn.Linear(16, 8), nn.BatchNorm1d(8),
+    # A cumulative average of the running statistics (momentum=None).
+    batchnorm = nn.Sequential(nn.Linear(16, 8),
+                              nn.BatchNorm1d(8, momentum=None),
                               nn.Linear(8, 4))
     batchnorm.eval()
-    with raises(amp_mlir.FrontendError, r"1 \(BatchNorm1d\) updates its "
-                                        r"running statistics"):
+    with raises(amp_mlir.FrontendError, r"1 \(BatchNorm1d\) has "
+                                        r"momentum=None"):
         amp_mlir.from_torch_training(batchnorm, F.cross_entropy,
                                      {"kind": "sgd"}, x, y)
     assert not batchnorm.training
+
+    class Counter(nn.Module):  # a buffer its own code updates in place
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(16, 4)
+            self.register_buffer("calls", torch.zeros(()))
+
+        def forward(self, x):
+            self.calls.add_(1)
+            return self.linear(x)
+
+    with raises(amp_mlir.FrontendError, r"in-place operation|updates "
+                                        r"module state in place"):
+        amp_mlir.from_torch_training(Counter(), F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
     dropout = nn.Sequential(nn.Linear(16, 4), nn.Dropout(0.1))
     with raises(amp_mlir.FrontendError, r"1 \(Dropout\) draws random"):
         amp_mlir.from_torch_training(dropout, F.cross_entropy,
