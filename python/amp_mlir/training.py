@@ -222,9 +222,44 @@ def _backward_decompositions(torch):
       kernel offset, the output gradient (where the saved index is that
       offset's position, for max pooling; divided by the window's divisor,
       for average pooling) spread to the input positions by strided zero
-      insertion and padding, and summed over the offsets."""
+      insertion and padding, and summed over the offsets;
+    - convolution_backward of a 2-D convolution without groups: the input
+      gradient the transposed convolution of the output gradient, the
+      weight gradient a convolution of the input by the output gradient
+      (both with batch and channels swapped: stride and dilation swap too),
+      cut to the kernel's size. torch-mlir's own decomposition makes the
+      weight gradient of a strided convolution a grouped convolution over
+      the batch, which no library call takes."""
     aten = torch.ops.aten
     F = torch.nn.functional
+
+    def convolution_backward(grad_output, input, weight, bias_sizes,
+                             stride, padding, dilation, transposed,
+                             output_padding, groups, output_mask):
+        if transposed or groups != 1 or input.dim() != 4:
+            return NotImplemented  # PyTorch's decomposition
+        kernel = weight.shape[2:]
+        grad_input = grad_weight = grad_bias = None
+        if output_mask[0]:
+            # The rows and columns of the input that the strided windows
+            # do not reach: the transposed convolution's output padding.
+            extra = [input.shape[2 + i] - ((grad_output.shape[2 + i] - 1)
+                                           * stride[i] - 2 * padding[i]
+                                           + dilation[i] * (kernel[i] - 1)
+                                           + 1) for i in range(2)]
+            grad_input = aten.convolution(grad_output, weight, None, stride,
+                                          padding, dilation, True, extra, 1)
+        if output_mask[1]:
+            # dW[f, c, i, j] = sum over n, y, x of dY[n, f, y, x] *
+            # X[n, c, i * dilation - padding + y * stride, ...].
+            swapped = aten.convolution(
+                input.transpose(0, 1), grad_output.transpose(0, 1), None,
+                dilation, padding, stride, False, [0, 0], 1)
+            grad_weight = swapped[:, :, :kernel[0], :kernel[1]].transpose(
+                0, 1)
+        if output_mask[2]:
+            grad_bias = grad_output.sum([0, 2, 3])
+        return grad_input, grad_weight, grad_bias
 
     def nll_loss_backward(grad_output, self, target, weight, reduction,
                           ignore_index, total_weight):
@@ -363,7 +398,8 @@ def _backward_decompositions(torch):
             aten.embedding_dense_backward.default: embedding_dense_backward,
             aten.max_pool2d_with_indices_backward.default:
                 max_pool2d_with_indices_backward,
-            aten.avg_pool2d_backward.default: avg_pool2d_backward}
+            aten.avg_pool2d_backward.default: avg_pool2d_backward,
+            aten.convolution_backward.default: convolution_backward}
 
 
 def _norms_with_running_stats(torch, model):

@@ -261,6 +261,37 @@ def test_cnn_matches_torch():
                 model, loss_fn, batch)
 
 
+def test_convolution_gradients_match_torch():
+    """The input and weight gradients of 2-D convolutions with strides,
+    padding, dilation, rows the windows do not reach and non-square
+    kernels are convolutions (amp_mlir's decomposition of
+    convolution_backward), not torch-mlir's grouped convolutions over the
+    batch, and match PyTorch's autograd."""
+    torch = needs_torch()
+    nn = torch.nn
+    # kernel, stride, padding, dilation, input height
+    cases = [(3, 2, 1, 1, 9), (1, 2, 0, 1, 8), (3, 1, 2, 2, 8),
+             ((3, 1), (2, 1), (1, 0), 1, 7), (3, 2, 0, 2, 16)]
+    for kernel, stride, padding, dilation, height in cases:
+        torch.manual_seed(0)
+        model = nn.Sequential(
+            nn.Conv2d(3, 5, kernel, stride, padding, dilation), nn.Tanh(),
+            nn.Conv2d(5, 4, kernel, stride, padding, dilation),
+            nn.Flatten())
+        x = torch.randn(2, 3, height, height + 1)
+        model.append(nn.Linear(model(x).shape[1], 3))
+        batch = (x, torch.randint(0, 3, (2,)))
+        text = amp_mlir.from_torch_training(
+            model, torch.nn.functional.cross_entropy, {"kind": "sgd"},
+            *batch, annotate=False)
+        # Two forward convolutions, two weight gradients and the second
+        # convolution's input gradient.
+        assert text.count("linalg.conv_2d_nchw_fchw") == 5, kernel
+        assert "conv_2d_ngchw" not in text
+        _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                    model, torch.nn.functional.cross_entropy, batch)
+
+
 def test_batch_norm_running_statistics():
     """Batch norm in training mode: its running statistics are arguments
     and results {amp.buffer} after the parameters, and one step computes

@@ -1,0 +1,128 @@
+"""A small ResNet's training step on the GPU pipeline
+(test/Frontends/gpu-sim-resnet-training.test).
+
+The model is check_torch_amp_training.py's resnet case: a stem and two
+basic blocks (one strided, with a 1x1 projection shortcut), batch norm in
+training mode, residual adds, SGD with momentum and weight decay, on the
+digits as 1x8x8 images.
+
+Checks, one PASS or FAIL line each:
+
+- at O0, and at O1 and O2 in float16 and bfloat16, every 2-D convolution
+  of the imported step (forward, input and weight gradients) is a cuDNN
+  call of the GPU lowering (ampGpuConv2d), and no remark says that a
+  convolution was kept as loops;
+- the step trained for STEPS steps in the GPU simulator (target
+  "gpu-sim", the GPU pipeline's output run on the CPU) at O2 float16 and
+  O1 bfloat16 matches the CPU pipeline's: the same skipped steps, each
+  step's loss, the parameters and the running statistics within BOUND
+  (relative; the simulator's library calls and kernels round in another
+  order than the CPU's).
+
+Prints "N passed, M failed" last and exits 1 if a check failed.
+"""
+
+import copy
+import importlib.util
+import re
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import amp_mlir
+
+STEPS = 5
+BOUND = 1e-3
+LEVELS = [("O0", None), ("O1", "float16"), ("O2", "float16"),
+          ("O1", "bfloat16"), ("O2", "bfloat16")]
+
+passed = failed = 0
+
+
+def check(ok, message):
+    global passed, failed
+    print(("PASS " if ok else "FAIL ") + message, flush=True)
+    passed += bool(ok)
+    failed += not ok
+
+
+def rel(a, b):
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def together(values):
+    return np.concatenate([np.asarray(v, np.float64).ravel()
+                           for v in values])
+
+
+def main():
+    torch.set_num_threads(1)
+    # The remarks of the lowering (bounds checks the device drops) are
+    # expected; the convolutions' are collected below.
+    warnings.simplefilter("ignore", amp_mlir.AmpRemark)
+    path = Path(__file__).with_name("check_torch_amp_training.py")
+    spec = importlib.util.spec_from_file_location("amp_training", path)
+    cases = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cases)
+    case = cases.resnet_case(STEPS)
+    xb, yb = (torch.from_numpy(b) for b in case.batches[0])
+    text = amp_mlir.from_torch_training(
+        case.model, case.loss_fn,
+        case.optimizer(copy.deepcopy(case.model).parameters()), xb, yb)
+    convolutions = len(re.findall(r"= linalg\.conv_2d", text))
+    step = amp_mlir.make_training_step(text)
+
+    for level, dtype in LEVELS:
+        label = f"{level}{' ' + dtype if dtype else ''}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", amp_mlir.AmpRemark)
+            lowered = amp_mlir.transform(step, level=level, dtype=dtype,
+                                         lower="gpu")
+        calls = len(re.findall(r"call @ampGpuConv2d\(", lowered))
+        kept = [str(w.message) for w in caught
+                if "conv" in str(w.message) and "not a library call"
+                in str(w.message)]
+        check(calls == convolutions and not kept,
+              f"{label}: {calls} cuDNN convolution calls for the "
+              f"{convolutions} convolutions of the step (forward, input "
+              f"and weight gradients), {len(kept)} kept as loops"
+              + (f": {kept[0]}" if kept else ""))
+
+    initial = amp_mlir.parameters_of(case.model)
+    buffers = amp_mlir.buffers_of(case.model)
+    for level, dtype in (("O2", "float16"), ("O1", "bfloat16")):
+        label = f"{level} {dtype}"
+        runs = {}
+        for target in ("cpu", "gpu-sim"):
+            trainer = amp_mlir.Trainer(text, initial, level=level,
+                                       dtype=dtype, target=target,
+                                       buffers=buffers)
+            results = [trainer.step(*batch) for batch in case.batches]
+            runs[target] = (results, trainer.params, trainer.buffers)
+        (cpu, cpu_params, cpu_buffers) = runs["cpu"]
+        (sim, sim_params, sim_buffers) = runs["gpu-sim"]
+        losses = max(abs(a[0] - b[0]) / abs(a[0]) for a, b in zip(cpu, sim))
+        params = rel(together(sim_params.values()),
+                     together(cpu_params.values()))
+        stats = [n for n in cpu_buffers if "running_" in n]
+        statistics = rel(together(sim_buffers[n] for n in stats),
+                         together(cpu_buffers[n] for n in stats))
+        counts = {int(v) for n, v in sim_buffers.items()
+                  if n.endswith("num_batches_tracked")}
+        skips = [bool(s) for _, s in sim]
+        check([bool(s) for _, s in cpu] == skips and
+              max(losses, params, statistics) <= BOUND and
+              counts == {STEPS},
+              f"{label}: gpu-sim against the CPU over {STEPS} steps: step "
+              f"losses within {losses:.1e}, parameters {params:.1e}, "
+              f"running statistics {statistics:.1e} (<= {BOUND:g}); "
+              f"skipped {sum(skips)}; num_batches_tracked {sorted(counts)}")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
