@@ -3,7 +3,8 @@
 // Part of amp-mlir. Validation of ampGpuGemm/ampGpuConv2d arguments (and of
 // their CPU references), done before any driver use so that bad calls get a
 // precise message even on machines without a GPU; the argument checks
-// (check(), Internal.h) of the GEMM, convolution and constant library calls.
+// (check(), Internal.h) of the GEMM, convolution (forward and backward) and
+// constant library calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -239,15 +240,9 @@ bool amp::rt::validateScaledGemm(const char *call, const ScaledGemmArgs &s,
   return true;
 }
 
-bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
-  if (v.layout == AMP_CONV_NHWC_FHWC && forCuDnn)
-    return setError(call, "layout 2 = NHWC/FHWC is for the CPU calls only");
-  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF &&
-      v.layout != AMP_CONV_NHWC_FHWC)
-    return setError(call,
-                    "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW, "
-                    "1 = NHWC/HWCF or, on the CPU, 2 = NHWC/FHWC)",
-                    v.layout);
+namespace {
+/// The sizes, strides, dilations (> 0) and padding (>= 0) of a convolution.
+bool checkConvGeometry(const char *call, const ConvArgs &v) {
   const struct {
     const char *name;
     int64_t value;
@@ -272,21 +267,11 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
     return setError(
         call, "negative padding (padTop = %" PRId64 ", padLeft = %" PRId64 ")",
         v.padTop, v.padLeft);
-  if (isFloat8(v.xType) || isFloat8(v.wType)) {
-    // The CPU calls widen FP8 exactly; cuDNN's legacy API has none.
-    if (forCuDnn)
-      return setError(call, "an FP8 convolution is for the CPU calls only "
-                            "(cuDNN's legacy API has no FP8 convolution)");
-    if (!checkFloat8Operands(call, "convolution", {"x", "wt", "y"},
-                             {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y}))
-      return false;
-  } else if (!checkOperands(call, {"x", "wt", "y"}, {"xType", "wType", "yType"},
-                            {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y})) {
-    return false;
-  }
-  if (!forCuDnn)
-    return true;
+  return true;
+}
 
+/// cuDNN's limits on a valid geometry: int32 sizes and symmetric padding.
+bool checkCudnnGeometry(const char *call, const ConvArgs &v) {
   const struct {
     const char *name;
     int64_t value;
@@ -328,6 +313,33 @@ bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
         v.oh, v.ow, expectH, expectW, v.h, v.w, v.kh, v.kw, v.padTop, v.padLeft,
         v.strideH, v.strideW, v.dilH, v.dilW);
   return true;
+}
+} // namespace
+
+bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
+  if (v.layout == AMP_CONV_NHWC_FHWC && forCuDnn)
+    return setError(call, "layout 2 = NHWC/FHWC is for the CPU calls only");
+  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF &&
+      v.layout != AMP_CONV_NHWC_FHWC)
+    return setError(call,
+                    "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW, "
+                    "1 = NHWC/HWCF or, on the CPU, 2 = NHWC/FHWC)",
+                    v.layout);
+  if (!checkConvGeometry(call, v))
+    return false;
+  if (isFloat8(v.xType) || isFloat8(v.wType)) {
+    // The CPU calls widen FP8 exactly; cuDNN's legacy API has none.
+    if (forCuDnn)
+      return setError(call, "an FP8 convolution is for the CPU calls only "
+                            "(cuDNN's legacy API has no FP8 convolution)");
+    if (!checkFloat8Operands(call, "convolution", {"x", "wt", "y"},
+                             {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y}))
+      return false;
+  } else if (!checkOperands(call, {"x", "wt", "y"}, {"xType", "wType", "yType"},
+                            {v.xType, v.wType, v.yType}, {v.x, v.wt, v.y})) {
+    return false;
+  }
+  return !forCuDnn || checkCudnnGeometry(call, v);
 }
 
 CallCheck amp::rt::check(const char *call, const GemmArgs &args, bool onGpu) {
@@ -436,6 +448,67 @@ CallCheck amp::rt::checkEmptyConvBatch(const char *call, const ConvArgs &args,
   probe.y = args.y ? args.y : const_cast<float *>(&dummy);
   return validateConv(call, probe, /*forCuDnn=*/onGpu) ? CallCheck::Nothing
                                                        : CallCheck::Invalid;
+}
+
+ConvArgs amp::rt::getConvArgs(const ConvBackwardDataArgs &d) {
+  return ConvArgs{d.layout,  d.n,       d.c,    d.h,      d.w,      d.f,
+                  d.kh,      d.kw,      d.oh,   d.ow,     d.padTop, d.padLeft,
+                  d.strideH, d.strideW, d.dilH, d.dilW,   d.dy,     d.dyType,
+                  d.wt,      d.wType,   d.dx,   d.dxType, d.beta};
+}
+
+ConvArgs amp::rt::getConvArgs(const ConvBackwardFilterArgs &d) {
+  return ConvArgs{d.layout,  d.n,       d.c,    d.h,      d.w,      d.f,
+                  d.kh,      d.kw,      d.oh,   d.ow,     d.padTop, d.padLeft,
+                  d.strideH, d.strideW, d.dilH, d.dilW,   d.x,      d.xType,
+                  d.dy,      d.dyType,  d.dw,   d.dwType, d.beta};
+}
+
+namespace {
+/// The checks of a backward convolution, on its forward view (getConvArgs)
+/// whose operands are named `names` (inputs, then the output): NCHW/FCHW
+/// only, validateConv's geometry, two inputs of one type in {f32, f16,
+/// bf16} and an output of that type or f32, no null pointer; `onGpu` adds
+/// cuDNN's limits (int32 sizes, symmetric padding). n == 0 is an error.
+bool validateConvBackward(const char *call, const ConvArgs &v,
+                          const char *const (&names)[3],
+                          const char *const (&typeNames)[3], bool onGpu) {
+  if (v.layout != AMP_CONV_NCHW_FCHW)
+    return setError(call,
+                    "layout %" PRId32 "%s is unsupported (the backward "
+                    "convolutions take layout 0 = NCHW/FCHW only)",
+                    v.layout,
+                    v.layout == AMP_CONV_NHWC_HWCF   ? " = NHWC/HWCF"
+                    : v.layout == AMP_CONV_NHWC_FHWC ? " = NHWC/FHWC"
+                                                     : "");
+  if (!checkConvGeometry(call, v))
+    return false;
+  const int32_t types[3] = {v.xType, v.wType, v.yType};
+  for (int i = 0; i < 3; ++i)
+    if (isFloat8(types[i]))
+      return setError(call,
+                      "%s is %s: the backward convolutions take f32, f16 or "
+                      "bf16 operands",
+                      typeNames[i], dtypeName(types[i]));
+  return checkOperands(call, names, typeNames, types, {v.x, v.wt, v.y}) &&
+         (!onGpu || checkCudnnGeometry(call, v));
+}
+} // namespace
+
+CallCheck amp::rt::check(const char *call, const ConvBackwardDataArgs &args,
+                         bool onGpu) {
+  return validateConvBackward(call, getConvArgs(args), {"dy", "wt", "dx"},
+                              {"dyType", "wType", "dxType"}, onGpu)
+             ? CallCheck::Work
+             : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const ConvBackwardFilterArgs &args,
+                         bool onGpu) {
+  return validateConvBackward(call, getConvArgs(args), {"x", "dy", "dw"},
+                              {"xType", "dyType", "dwType"}, onGpu)
+             ? CallCheck::Work
+             : CallCheck::Invalid;
 }
 
 CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {

@@ -1,10 +1,11 @@
 //===- CpuReference.cpp - the CPU twins of the library calls --------------===//
 //
 // Part of amp-mlir. The CPU twins of the library calls (LibraryCalls.def):
-// ampCpuGemm/ampCpuConv2d are straightforward loops on host pointers. Products
-// are accumulated in double and rounded once to the output type (for f16/bf16
-// via a round-to-odd float, so that double -> float -> half does not round
-// twice).
+// ampCpuGemm, ampCpuConv2d and its gradients (ampCpuConv2dBackwardData,
+// ampCpuConv2dBackwardFilter) are straightforward loops on host pointers.
+// Products are accumulated in double and rounded once to the output type
+// (for f16/bf16 via a round-to-odd float, so that double -> float -> half
+// does not round twice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -151,6 +152,85 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
           if (v.beta != 0.0f)
             acc += static_cast<double>(v.beta) * loadElement(v.y, v.yType, out);
           storeElement(v.y, v.yType, out, acc);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// The backward convolutions (NCHW/FCHW only, checked): each output element
+// is one sum over the terms of the definition (LibraryCalls.def), in double,
+// plus beta times the old value (not read when beta is 0), rounded once.
+
+bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
+                                    NoResult &) {
+  for (int64_t n = 0; n < v.n; ++n) {
+    for (int64_t c = 0; c < v.c; ++c) {
+      for (int64_t iy = 0; iy < v.h; ++iy) {
+        for (int64_t ix = 0; ix < v.w; ++ix) {
+          double acc = 0.0;
+          // The output rows oy with oy*strideH - padTop + r*dilH == iy.
+          for (int64_t r = 0; r < v.kh; ++r) {
+            int64_t rowOffset = iy + v.padTop - r * v.dilH;
+            if (rowOffset < 0 || rowOffset % v.strideH != 0 ||
+                rowOffset / v.strideH >= v.oh)
+              continue;
+            int64_t oy = rowOffset / v.strideH;
+            for (int64_t s = 0; s < v.kw; ++s) {
+              int64_t colOffset = ix + v.padLeft - s * v.dilW;
+              if (colOffset < 0 || colOffset % v.strideW != 0 ||
+                  colOffset / v.strideW >= v.ow)
+                continue;
+              int64_t ox = colOffset / v.strideW;
+              for (int64_t f = 0; f < v.f; ++f)
+                acc += loadElement(v.dy, v.dyType,
+                                   ((n * v.f + f) * v.oh + oy) * v.ow + ox) *
+                       loadElement(v.wt, v.wType,
+                                   ((f * v.c + c) * v.kh + r) * v.kw + s);
+            }
+          }
+          int64_t out = ((n * v.c + c) * v.h + iy) * v.w + ix;
+          if (v.beta != 0.0f)
+            acc +=
+                static_cast<double>(v.beta) * loadElement(v.dx, v.dxType, out);
+          storeElement(v.dx, v.dxType, out, acc);
+        }
+      }
+    }
+  }
+  return true;
+}
+
+bool amp::rt::cpu::ConvBackwardFilter(const char *,
+                                      const ConvBackwardFilterArgs &v,
+                                      NoResult &) {
+  for (int64_t f = 0; f < v.f; ++f) {
+    for (int64_t c = 0; c < v.c; ++c) {
+      for (int64_t r = 0; r < v.kh; ++r) {
+        for (int64_t s = 0; s < v.kw; ++s) {
+          double acc = 0.0;
+          for (int64_t n = 0; n < v.n; ++n) {
+            for (int64_t oy = 0; oy < v.oh; ++oy) {
+              int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+              if (iy < 0 || iy >= v.h)
+                continue;
+              for (int64_t ox = 0; ox < v.ow; ++ox) {
+                int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
+                if (ix < 0 || ix >= v.w)
+                  continue;
+                acc += loadElement(v.x, v.xType,
+                                   ((n * v.c + c) * v.h + iy) * v.w + ix) *
+                       loadElement(v.dy, v.dyType,
+                                   ((n * v.f + f) * v.oh + oy) * v.ow + ox);
+              }
+            }
+          }
+          int64_t out = ((f * v.c + c) * v.kh + r) * v.kw + s;
+          if (v.beta != 0.0f)
+            acc +=
+                static_cast<double>(v.beta) * loadElement(v.dw, v.dwType, out);
+          storeElement(v.dw, v.dwType, out, acc);
         }
       }
     }

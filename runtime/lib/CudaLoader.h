@@ -115,6 +115,16 @@ namespace rt {
   X(cudnnFindConvolutionForwardAlgorithm, true)                                \
   X(cudnnGetConvolutionForwardWorkspaceSize, true)                             \
   X(cudnnConvolutionForward, true)                                             \
+  X(cudnnGetConvolutionBackwardDataAlgorithmMaxCount, true)                    \
+  X(cudnnGetConvolutionBackwardDataAlgorithm_v7, true)                         \
+  X(cudnnFindConvolutionBackwardDataAlgorithm, true)                           \
+  X(cudnnGetConvolutionBackwardDataWorkspaceSize, true)                        \
+  X(cudnnConvolutionBackwardData, true)                                        \
+  X(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount, true)                  \
+  X(cudnnGetConvolutionBackwardFilterAlgorithm_v7, true)                       \
+  X(cudnnFindConvolutionBackwardFilterAlgorithm, true)                         \
+  X(cudnnGetConvolutionBackwardFilterWorkspaceSize, true)                      \
+  X(cudnnConvolutionBackwardFilter, true)                                      \
   X(cudnnTransformTensor, true)
 
 // cublasGemmEx / cublasGemmStridedBatchedEx are overloaded in C++ (an inline

@@ -19,27 +19,26 @@
 //    convolution writes y directly; nothing is rounded through 16 bits
 //    (planConvTypes, ConvTypePlan.h, says which buffers are converted).
 //
+// The handle, the lock, the plan cache, the scratch buffers and the helpers
+// are shared with the backward convolutions (CudnnBackward.cpp) through
+// CudnnCommon.h, and defined here.
+//
 //===----------------------------------------------------------------------===//
 
-#include "ConvTypePlan.h"
-#include "GpuContext.h"
-#include "Internal.h"
+#include "CudnnCommon.h"
 #include "LibraryCallEntries.h"
 
-#include <array>
 #include <atomic>
-#include <map>
-#include <memory>
-#include <mutex>
 #include <vector>
 
 using namespace amp::rt;
+using namespace amp::rt::dnn;
 
 namespace {
-
 std::atomic<int> gExhaustive{-1}; // -1: not decided yet (read the env).
+} // namespace
 
-bool exhaustiveSearch() {
+bool amp::rt::dnn::exhaustiveSearch() {
   int value = gExhaustive.load(std::memory_order_relaxed);
   if (value < 0) {
     value = envFlag("AMP_CUDNN_EXHAUSTIVE_SEARCH", false) ? 1 : 0;
@@ -50,48 +49,67 @@ bool exhaustiveSearch() {
   return value != 0;
 }
 
-using PlanKey = std::array<int64_t, 20>;
+PlanKey amp::rt::dnn::getPlanKey(ConvDirection direction, const ConvArgs &v,
+                                 bool exhaustive) {
+  return {static_cast<int64_t>(direction),
+          v.layout,
+          v.n,
+          v.c,
+          v.h,
+          v.w,
+          v.f,
+          v.kh,
+          v.kw,
+          v.oh,
+          v.ow,
+          v.padTop,
+          v.padLeft,
+          v.strideH,
+          v.strideW,
+          v.dilH,
+          v.dilW,
+          v.xType,
+          v.wType,
+          v.yType,
+          exhaustive};
+}
 
-struct ConvPlan {
-  const CudnnApi *api = nullptr;
-  cudnnTensorDescriptor_t xDesc = nullptr, yDesc = nullptr;
-  cudnnFilterDescriptor_t wDesc = nullptr;
-  cudnnConvolutionDescriptor_t convDesc = nullptr;
-  // NHWC only: the HWCF filter and its KRSC copy as strided 4-D tensors.
-  cudnnTensorDescriptor_t hwcfDesc = nullptr, krscDesc = nullptr;
-  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
-  size_t workspaceBytes = 0;
+amp::rt::dnn::ConvPlan::~ConvPlan() {
+  if (!api)
+    return;
+  for (cudnnTensorDescriptor_t desc : {xDesc, yDesc, hwcfDesc, krscDesc})
+    if (desc)
+      api->cudnnDestroyTensorDescriptor(desc);
+  if (wDesc)
+    api->cudnnDestroyFilterDescriptor(wDesc);
+  if (convDesc)
+    api->cudnnDestroyConvolutionDescriptor(convDesc);
+}
 
-  ~ConvPlan() {
-    if (!api)
-      return;
-    for (cudnnTensorDescriptor_t desc : {xDesc, yDesc, hwcfDesc, krscDesc})
-      if (desc)
-        api->cudnnDestroyTensorDescriptor(desc);
-    if (wDesc)
-      api->cudnnDestroyFilterDescriptor(wDesc);
-    if (convDesc)
-      api->cudnnDestroyConvolutionDescriptor(convDesc);
-  }
-};
-
-struct CudnnState {
-  std::mutex mutex; // Serialises handle, cache and scratch buffers.
-  const CudnnApi *api = nullptr;
-  cudnnHandle_t handle = nullptr;
-  std::map<PlanKey, std::unique_ptr<ConvPlan>> plans;
-  // filter: the KRSC copy (NHWC); wideX/wideW: f32 copies of 16-bit x and w
-  // when the output is f32 (ConvTypePlan.h).
-  ScratchBuffer workspace, filter, wideX, wideW;
-};
-
-CudnnState &cudnnState() {
+CudnnState &amp::rt::dnn::cudnnState() {
   static CudnnState *state = new CudnnState; // Leaked: see GpuContext.cpp.
   return *state;
 }
 
-bool cudnnCheck(const char *call, const CudnnApi *api, cudnnStatus_t status,
-                const char *what) {
+bool amp::rt::dnn::ensureCudnnHandle(const char *call, CudnnState &st) {
+  if (st.handle)
+    return true;
+  const CudnnApi *api = loadCudnn(call);
+  if (!api)
+    return false;
+  cudnnHandle_t handle = nullptr;
+  if (!cudnnCheck(call, api, api->cudnnCreate(&handle), "cudnnCreate"))
+    return false;
+  if (!cudnnCheck(call, api, api->cudnnSetStream(handle, gpuStream()),
+                  "cudnnSetStream"))
+    return false;
+  st.api = api;
+  st.handle = handle;
+  return true;
+}
+
+bool amp::rt::dnn::cudnnCheck(const char *call, const CudnnApi *api,
+                              cudnnStatus_t status, const char *what) {
   if (status == CUDNN_STATUS_SUCCESS)
     return true;
   const char *text = api->cudnnGetErrorString(status);
@@ -105,7 +123,7 @@ bool cudnnCheck(const char *call, const CudnnApi *api, cudnnStatus_t status,
   return false;
 }
 
-cudnnDataType_t cudnnType(int32_t type) {
+cudnnDataType_t amp::rt::dnn::cudnnType(int32_t type) {
   switch (type) {
   case AMP_DTYPE_F16:
     return CUDNN_DATA_HALF;
@@ -116,7 +134,7 @@ cudnnDataType_t cudnnType(int32_t type) {
   }
 }
 
-const char *mathTypeName(cudnnMathType_t type) {
+const char *amp::rt::dnn::mathTypeName(cudnnMathType_t type) {
   switch (type) {
   case CUDNN_DEFAULT_MATH:
     return "default";
@@ -130,36 +148,12 @@ const char *mathTypeName(cudnnMathType_t type) {
   return "?";
 }
 
-/// Picks the first successful candidate; for f32 data prefers FMA kernels
-/// (true fp32, like the cuBLAS path that does not use TF32).
-bool pickAlgorithm(const char *call, const cudnnConvolutionFwdAlgoPerf_t *perf,
-                   int count, bool preferFma,
-                   cudnnConvolutionFwdAlgoPerf_t *out) {
-  const cudnnConvolutionFwdAlgoPerf_t *first = nullptr;
-  for (int i = 0; i < count; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS)
-      continue;
-    if (!first)
-      first = &perf[i];
-    if (!preferFma || perf[i].mathType == CUDNN_FMA_MATH) {
-      *out = perf[i];
-      return true;
-    }
-  }
-  if (!first)
-    return setError(call,
-                    "cuDNN found no forward algorithm for this "
-                    "convolution (%d candidates, none usable)",
-                    count);
-  *out = *first;
-  return true;
-}
-
-bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
-               const ConvArgs &v, bool exhaustive, ConvPlan &plan) {
+bool amp::rt::dnn::createConvDescriptors(const char *call, const CudnnApi *api,
+                                         const ConvArgs &v,
+                                         const ConvTypePlan &types,
+                                         ConvPlan &plan) {
   plan.api = api;
   auto i32 = [](int64_t value) { return static_cast<int>(value); };
-  ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
   cudnnDataType_t type = cudnnType(types.computeType);
   bool nhwc = v.layout == AMP_CONV_NHWC_HWCF;
   cudnnTensorFormat_t format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
@@ -200,12 +194,21 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
     return false;
   cudnnMathType_t requested =
       types.preferFma ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
-  if (!cudnnCheck(call, api,
-                  api->cudnnSetConvolutionMathType(plan.convDesc, requested),
-                  "cudnnSetConvolutionMathType"))
+  return cudnnCheck(call, api,
+                    api->cudnnSetConvolutionMathType(plan.convDesc, requested),
+                    "cudnnSetConvolutionMathType");
+}
+
+namespace {
+bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
+               const ConvArgs &v, bool exhaustive, ConvPlan &plan) {
+  auto i32 = [](int64_t value) { return static_cast<int>(value); };
+  ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
+  cudnnDataType_t type = cudnnType(types.computeType);
+  if (!createConvDescriptors(call, api, v, types, plan))
     return false;
 
-  if (nhwc) {
+  if (v.layout == AMP_CONV_NHWC_HWCF) {
     // Element (k, c, r, s) of HWCF sits at ((r*S + s)*C + c)*K + k; of KRSC
     // at ((k*R + r)*S + s)*C + c. Dims are given as (n=K, c=C, h=R, w=S).
     int K = i32(v.f), C = i32(v.c), R = i32(v.kh), S = i32(v.kw);
@@ -253,7 +256,8 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
     return false;
   }
   cudnnConvolutionFwdAlgoPerf_t chosen{};
-  if (!pickAlgorithm(call, perf.data(), returned, types.preferFma, &chosen))
+  if (!pickAlgorithm(call, "forward", perf.data(), returned, types.preferFma,
+                     &chosen))
     return false;
   // The math type of the chosen result must be set on the descriptor.
   if (!cudnnCheck(
@@ -281,34 +285,19 @@ bool amp::rt::cuda::Conv(const char *call, const ConvArgs &v, NoResult &) {
     return false;
   CudnnState &st = cudnnState();
   std::lock_guard<std::mutex> lock(st.mutex);
-  if (!st.handle) {
-    const CudnnApi *api = loadCudnn(call);
-    if (!api)
-      return false;
-    cudnnHandle_t handle = nullptr;
-    if (!cudnnCheck(call, api, api->cudnnCreate(&handle), "cudnnCreate"))
-      return false;
-    if (!cudnnCheck(call, api, api->cudnnSetStream(handle, gpuStream()),
-                    "cudnnSetStream"))
-      return false;
-    st.api = api;
-    st.handle = handle;
-  }
+  if (!ensureCudnnHandle(call, st))
+    return false;
   const CudnnApi *api = st.api;
 
   bool exhaustive = exhaustiveSearch();
-  PlanKey key = {v.layout, v.n,       v.c,       v.h,       v.w,
-                 v.f,      v.kh,      v.kw,      v.oh,      v.ow,
-                 v.padTop, v.padLeft, v.strideH, v.strideW, v.dilH,
-                 v.dilW,   v.xType,   v.wType,   v.yType,   exhaustive};
-  auto it = st.plans.find(key);
-  if (it == st.plans.end()) {
-    auto plan = std::make_unique<ConvPlan>();
-    if (!buildPlan(call, api, st.handle, v, exhaustive, *plan))
-      return false;
-    it = st.plans.emplace(key, std::move(plan)).first;
-  }
-  const ConvPlan &plan = *it->second;
+  const ConvPlan *found = findOrBuildPlan(
+      st, getPlanKey(ConvDirection::Forward, v, exhaustive),
+      [&](ConvPlan &plan) {
+        return buildPlan(call, api, st.handle, v, exhaustive, plan);
+      });
+  if (!found)
+    return false;
+  const ConvPlan &plan = *found;
 
   const float one = 1.0f, zero = 0.0f;
   ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
@@ -317,22 +306,13 @@ bool amp::rt::cuda::Conv(const char *call, const ConvArgs &v, NoResult &) {
   int64_t filterCount = v.f * v.c * v.kh * v.kw;
   // Exact widening of 16-bit inputs for an f32 output (queued on the shared
   // stream before the convolution; the cuDNN lock keeps the buffers ours).
-  const void *input = v.x;
-  const void *weights = v.wt;
-  if (types.widenX) {
-    if (!st.wideX.reserve(call, static_cast<size_t>(inputCount) * 4) ||
-        !gpuWidenToF32(call, reinterpret_cast<CUdeviceptr>(v.x), v.xType,
-                       st.wideX.ptr, inputCount, 0.0f))
-      return false;
-    input = reinterpret_cast<const void *>(st.wideX.ptr);
-  }
-  if (types.widenW) {
-    if (!st.wideW.reserve(call, static_cast<size_t>(filterCount) * 4) ||
-        !gpuWidenToF32(call, reinterpret_cast<CUdeviceptr>(v.wt), v.wType,
-                       st.wideW.ptr, filterCount, 0.0f))
-      return false;
-    weights = reinterpret_cast<const void *>(st.wideW.ptr);
-  }
+  const void *input = nullptr;
+  const void *weights = nullptr;
+  if (!widenInput(call, types.widenX, v.x, v.xType, inputCount, st.wideX,
+                  input) ||
+      !widenInput(call, types.widenW, v.wt, v.wType, filterCount, st.wideW,
+                  weights))
+    return false;
   const void *filter = weights;
   if (plan.krscDesc) {
     if (!st.filter.reserve(call,
@@ -359,6 +339,20 @@ bool amp::rt::cuda::Conv(const char *call, const ConvArgs &v, NoResult &) {
                       &beta, plan.yDesc, v.y),
                   "cudnnConvolutionForward"))
     return appendError(" (algorithm %d)", static_cast<int>(plan.algo));
+  return true;
+}
+
+bool amp::rt::dnn::widenInput(const char *call, bool widen, const void *input,
+                              int32_t type, int64_t count,
+                              ScratchBuffer &scratch, const void *&out) {
+  out = input;
+  if (!widen)
+    return true;
+  if (!scratch.reserve(call, static_cast<size_t>(count) * 4) ||
+      !gpuWidenToF32(call, reinterpret_cast<CUdeviceptr>(input), type,
+                     scratch.ptr, count, 0.0f))
+    return false;
+  out = reinterpret_cast<const void *>(scratch.ptr);
   return true;
 }
 

@@ -1,8 +1,9 @@
 //===- GpuLibraryCalls.cpp - the GPU library calls on CUDA ----------------===//
 //
 // Part of amp-mlir. Every GPU entry point of LibraryCalls.def on its CUDA
-// backend (amp::rt::cuda::<STEM>: Cublas.cpp, Cudnn.cpp, GpuLossScaling.cpp,
-// GpuCollectives.cpp, MgpuAbi.cpp), after the shared argument checks.
+// backend (amp::rt::cuda::<STEM>: Cublas.cpp, Cudnn.cpp, CudnnBackward.cpp,
+// GpuLossScaling.cpp, GpuCollectives.cpp, MgpuAbi.cpp), after the shared
+// argument checks.
 //
 //===----------------------------------------------------------------------===//
 

@@ -61,8 +61,9 @@ float float8ToF32(const void *base, int32_t type, int64_t index);
 //===----------------------------------------------------------------------===//
 
 /// The arguments of each library call (LibraryCalls.def), in order:
-/// GemmArgs, ConvArgs, ConstantArgs, UnscaleBufferArgs, UnscaleBuffersArgs,
-/// AllReduceArgs.
+/// GemmArgs, ScaledGemmArgs, ConvArgs, ConvBackwardDataArgs,
+/// ConvBackwardFilterArgs, ConstantArgs, UnscaleBufferArgs,
+/// UnscaleBuffersArgs, AllReduceArgs.
 #define AMP_LIBRARY_CALL_FIELD(KIND, C_TYPE, NAME) C_TYPE NAME;
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
   struct STEM##Args {                                                          \
@@ -108,6 +109,17 @@ bool validateScaledGemm(const char *call, const ScaledGemmArgs &args,
 /// additionally requires symmetric padding (oh/ow recomputed from padTop and
 /// padLeft) and int32 sizes.
 bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
+
+/// The operands of a backward convolution (ConvBackwardData: dy, wt and dx;
+/// ConvBackwardFilter: x, dy and dw) as those of a forward one, its two
+/// inputs as x and wt and its output as y, with the geometry of the forward
+/// convolution (n, c, h, w, f, kh, kw, oh, ow, padding, strides,
+/// dilations), the layout and beta: for the checks shared with
+/// validateConv, the cuDNN descriptors and the simulator's records. The
+/// element counts of the view's x, wt and y are not those of a forward
+/// convolution's (dy has n*f*oh*ow elements).
+ConvArgs getConvArgs(const ConvBackwardDataArgs &args);
+ConvArgs getConvArgs(const ConvBackwardFilterArgs &args);
 
 /// A convolution of batch 0 (a dynamic batch that came out empty, which the
 /// compiled code's calls may pass: ampCpuLibraryConv2d, and the GPU's

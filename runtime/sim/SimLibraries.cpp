@@ -86,16 +86,18 @@ static void recordGemm(const char *call, const GemmArgs &g,
   ::amp::sim::markAccess(g.c, true);
 }
 
-/// The convolution as the CUDA runtime runs it (Cudnn.cpp): the widening
-/// passes planConvTypes asks for, the NHWC filter's transform to KRSC on
-/// every call, then the convolution in the compute type:
-/// 2*n*f*oh*ow*c*kh*kw FLOPs at the FMA rate (f32 data), TF32 (f32 widened
-/// from 16 bits) or the 16-bit tensor-core rate.
-static void recordConv(const char *call, const ConvArgs &v) {
+/// A convolution as the CUDA runtime runs it (Cudnn.cpp, CudnnBackward.cpp),
+/// on the forward view `v` of its operands (getConvArgs: the two inputs as
+/// x and wt, the output as y) with `xCount`, `wCount` and `yCount`
+/// elements: the widening passes planConvTypes asks for, the NHWC filter's
+/// transform to KRSC on every call (the forward convolution only), then
+/// the convolution in the compute type: 2*n*f*oh*ow*c*kh*kw FLOPs (each
+/// direction) at the FMA rate (f32 data), TF32 (f32 widened from 16 bits)
+/// or the 16-bit tensor-core rate.
+static void recordConvWork(const char *call, const ConvArgs &v, int64_t xCount,
+                           int64_t wCount, int64_t yCount) {
   using ::amp::sim::Work;
   ConvTypePlan plan = planConvTypes(v.xType, v.wType, v.yType);
-  int64_t x = v.n * v.c * v.h * v.w, w = v.f * v.c * v.kh * v.kw,
-          y = v.n * v.f * v.oh * v.ow;
   int64_t compute = static_cast<int64_t>(dtypeSize(plan.computeType)),
           ySize = static_cast<int64_t>(dtypeSize(v.yType));
   std::vector<Work> parts;
@@ -107,14 +109,15 @@ static void recordConv(const char *call, const ConvArgs &v) {
     parts.push_back(work);
   };
   if (plan.widenX)
-    pass(x * static_cast<int64_t>(dtypeSize(v.xType)), x * 4);
+    pass(xCount * static_cast<int64_t>(dtypeSize(v.xType)), xCount * 4);
   if (plan.widenW)
-    pass(w * static_cast<int64_t>(dtypeSize(v.wType)), w * 4);
+    pass(wCount * static_cast<int64_t>(dtypeSize(v.wType)), wCount * 4);
   if (v.layout == AMP_CONV_NHWC_HWCF)
-    pass(w * compute, w * compute);
+    pass(wCount * compute, wCount * compute);
   Work conv;
-  conv.bytesRead = (x + w) * compute + (v.beta != 0.0f ? y * ySize : 0);
-  conv.bytesWritten = y * ySize;
+  conv.bytesRead =
+      (xCount + wCount) * compute + (v.beta != 0.0f ? yCount * ySize : 0);
+  conv.bytesWritten = yCount * ySize;
   conv.flops = 2 * v.n * v.f * v.oh * v.ow * v.c * v.kh * v.kw;
   conv.peak = plan.computeType != AMP_DTYPE_F32 ? ::amp::sim::Peak::F16
               : plan.preferFma                  ? ::amp::sim::Peak::Fp32
@@ -192,27 +195,65 @@ bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
   return cpu::ScaledGemm(call, s, result);
 }
 
-/// Count-only mode (ampSimSetCountOnly): y is zero instead of computed.
-static bool countOnlyConv(const ConvArgs &v) {
+/// Count-only mode (ampSimSetCountOnly): the output of a convolution
+/// (`count` elements of `type`) is zero instead of computed.
+static bool countOnlyConv(void *out, int64_t count, int32_t type) {
   if (!state().countOnly.load())
     return false;
-  std::memset(v.y, 0, size_t(v.n * v.f * v.oh * v.ow) * dtypeSize(v.yType));
+  std::memset(out, 0, size_t(count) * dtypeSize(type));
   return true;
 }
 
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
+  int64_t xCount = v.n * v.c * v.h * v.w, wCount = v.f * v.c * v.kh * v.kw,
+          yCount = v.n * v.f * v.oh * v.ow;
   return checkDeviceRange(call, "x", v.x,
-                          uint64_t(v.n * v.c * v.h * v.w) *
-                              dtypeSize(v.xType)) &&
+                          uint64_t(xCount) * dtypeSize(v.xType)) &&
          checkDeviceRange(call, "wt", v.wt,
-                          uint64_t(v.f * v.c * v.kh * v.kw) *
-                              dtypeSize(v.wType)) &&
+                          uint64_t(wCount) * dtypeSize(v.wType)) &&
          checkDeviceRange(call, "y", v.y,
-                          uint64_t(v.n * v.f * v.oh * v.ow) *
-                              dtypeSize(v.yType)) &&
-         (recordConv(call, v), true) &&
-         (countOnlyConv(v) || cpu::Conv(call, v, result));
+                          uint64_t(yCount) * dtypeSize(v.yType)) &&
+         (recordConvWork(call, v, xCount, wCount, yCount), true) &&
+         (countOnlyConv(v.y, yCount, v.yType) || cpu::Conv(call, v, result));
+}
+
+// The backward convolutions: dy (n*f*oh*ow), the filter or x, and the
+// gradient, each checked against the device allocations, recorded as
+// Cudnn.cpp runs them (the same FLOPs as the forward convolution), then
+// computed by the CPU twin.
+bool ConvBackwardData(const char *call, const ConvBackwardDataArgs &d,
+                      NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  int64_t dyCount = d.n * d.f * d.oh * d.ow, wCount = d.f * d.c * d.kh * d.kw,
+          dxCount = d.n * d.c * d.h * d.w;
+  return checkDeviceRange(call, "dy", d.dy,
+                          uint64_t(dyCount) * dtypeSize(d.dyType)) &&
+         checkDeviceRange(call, "wt", d.wt,
+                          uint64_t(wCount) * dtypeSize(d.wType)) &&
+         checkDeviceRange(call, "dx", d.dx,
+                          uint64_t(dxCount) * dtypeSize(d.dxType)) &&
+         (recordConvWork(call, getConvArgs(d), dyCount, wCount, dxCount),
+          true) &&
+         (countOnlyConv(d.dx, dxCount, d.dxType) ||
+          cpu::ConvBackwardData(call, d, result));
+}
+
+bool ConvBackwardFilter(const char *call, const ConvBackwardFilterArgs &d,
+                        NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  int64_t xCount = d.n * d.c * d.h * d.w, dyCount = d.n * d.f * d.oh * d.ow,
+          dwCount = d.f * d.c * d.kh * d.kw;
+  return checkDeviceRange(call, "x", d.x,
+                          uint64_t(xCount) * dtypeSize(d.xType)) &&
+         checkDeviceRange(call, "dy", d.dy,
+                          uint64_t(dyCount) * dtypeSize(d.dyType)) &&
+         checkDeviceRange(call, "dw", d.dw,
+                          uint64_t(dwCount) * dtypeSize(d.dwType)) &&
+         (recordConvWork(call, getConvArgs(d), xCount, dyCount, dwCount),
+          true) &&
+         (countOnlyConv(d.dw, dwCount, d.dwType) ||
+          cpu::ConvBackwardFilter(call, d, result));
 }
 
 // The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU

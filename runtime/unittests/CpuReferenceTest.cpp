@@ -11,9 +11,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -418,6 +420,329 @@ TEST(CpuConv, ValidationReachesHandler) {
                  AMP_DTYPE_F16, wt, AMP_DTYPE_BF16, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_NE(message.find("same type"), std::string::npos) << message;
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution gradients
+//===----------------------------------------------------------------------===//
+
+TEST(CpuConvBackward, HandComputed) {
+  // The forward convolution of x = 1..9 (3x3) with wt = [[1, 2], [3, 4]]
+  // (2x2, stride 1): y is 2x2. With dy = ones, dx[i][j] is the sum of the
+  // filter taps that touch x[i][j], dw[r][s] the sum of the 2x2 block of x
+  // at (r, s).
+  float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, wt[4] = {1, 2, 3, 4};
+  float dy[4] = {1, 1, 1, 1}, dx[9], dw[4];
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0, 0,
+                           1, 1, 1, 1, dy, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, dx,
+                           AMP_DTYPE_F32, 0.0f);
+  float wantDx[9] = {1, 3, 2, 4, 10, 6, 3, 7, 4};
+  for (int i = 0; i < 9; ++i)
+    EXPECT_EQ(dx[i], wantDx[i]) << i;
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0,
+                             0, 1, 1, 1, 1, x, AMP_DTYPE_F32, dy, AMP_DTYPE_F32,
+                             dw, AMP_DTYPE_F32, 0.0f);
+  float wantDw[4] = {12, 16, 24, 28};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(dw[i], wantDw[i]) << i;
+  // Padding 1, stride 2 (windows rows -1..0 and 1..2): every element of x
+  // is under exactly one tap, dx[iy][ix] = dy[oy][ox] * wt[r][s]; beta 1
+  // adds the old dx.
+  float dy2[4] = {1, 2, 3, 4};
+  for (float &value : dx)
+    value = 100;
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1,
+                           2, 2, 1, 1, dy2, AMP_DTYPE_F32, wt, AMP_DTYPE_F32,
+                           dx, AMP_DTYPE_F32, 1.0f);
+  float wantStrided[9] = {4, 6, 8, 6, 4, 8, 12, 12, 16};
+  for (int i = 0; i < 9; ++i)
+    EXPECT_EQ(dx[i], 100 + wantStrided[i]) << i;
+  // dw[r][s] = sum over the windows of x[2oy - 1 + r][2ox - 1 + s] * dy2.
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1,
+                             1, 2, 2, 1, 1, x, AMP_DTYPE_F32, dy2,
+                             AMP_DTYPE_F32, dw, AMP_DTYPE_F32, 0.0f);
+  float wantDwStrided[4] = {5 * 4, 4 * 3 + 6 * 4, 2 * 2 + 8 * 4,
+                            1 * 1 + 3 * 2 + 7 * 3 + 9 * 4};
+  for (int i = 0; i < 4; ++i)
+    EXPECT_EQ(dw[i], wantDwStrided[i]) << i;
+}
+
+struct ConvBackwardCase {
+  int64_t n, c, h, w, f, kh, kw;
+  int64_t padTop, padLeft, strideH, strideW, dilH, dilW;
+  AmpDType inType, outType;
+  float beta;
+  /// Rows and columns of y less than symmetric padding gives (the CPU
+  /// takes any oh/ow: bottom/right padding is implied).
+  int64_t cropH = 0, cropW = 0;
+  int64_t outH() const {
+    return (h + 2 * padTop - dilH * (kh - 1) - 1) / strideH + 1 - cropH;
+  }
+  int64_t outW() const {
+    return (w + 2 * padLeft - dilW * (kw - 1) - 1) / strideW + 1 - cropW;
+  }
+};
+
+/// The largest difference allowed between a result rounded once from the
+/// exact sum `want` (of terms whose magnitudes add up to `magnitude`) and
+/// the same sum rounded from another order of summation.
+float gradientTolerance(AmpDType type, double want, double magnitude) {
+  // One unit in the last place, relative (or, below the smallest normal
+  // number, absolute).
+  double unit = type == AMP_DTYPE_F32   ? 0x1p-23
+                : type == AMP_DTYPE_F16 ? 0x1p-10
+                                        : 0x1p-7;
+  double floor = type == AMP_DTYPE_F16 ? 0x1p-14 : 0x1p-126;
+  return static_cast<float>(unit * std::max(std::fabs(want), floor) +
+                            0x1p-40 * magnitude);
+}
+
+/// Both gradients of `v` against sums written the other way round: every
+/// term of the forward convolution is enumerated once and scattered into
+/// the dx and dw elements it contributes to (the CPU twins gather each
+/// output element's terms). With beta == 0 the outputs hold NaN before the
+/// call (they must not be read).
+void runConvBackwardCase(const ConvBackwardCase &v) {
+  SCOPED_TRACE(testing::Message()
+               << "pad=" << v.padTop << "," << v.padLeft << " stride="
+               << v.strideH << "," << v.strideW << " dil=" << v.dilH << ","
+               << v.dilW << " k=" << v.kh << "x" << v.kw << " crop=" << v.cropH
+               << "," << v.cropW << " in=" << v.inType << " out=" << v.outType
+               << " beta=" << v.beta);
+  const int64_t oh = v.outH(), ow = v.outW();
+  ASSERT_GE(oh, 1);
+  ASSERT_GE(ow, 1);
+  std::mt19937 rng(static_cast<unsigned>(17 + v.h * 31 + v.strideH * 7 +
+                                         v.dilW * 3 + v.padTop));
+  Tensor x(v.inType, v.n * v.c * v.h * v.w),
+      wt(v.inType, v.f * v.c * v.kh * v.kw), dy(v.inType, v.n * v.f * oh * ow),
+      dx(v.outType, x.size()), dw(v.outType, wt.size());
+  x.fillRandom(rng);
+  wt.fillRandom(rng);
+  dy.fillRandom(rng);
+  dx.fillRandom(rng);
+  dw.fillRandom(rng);
+  const Tensor dxBefore = dx, dwBefore = dw;
+  if (v.beta == 0.0f) {
+    for (size_t i = 0; i < dx.size(); ++i)
+      dx.set(i, NAN);
+    for (size_t i = 0; i < dw.size(); ++i)
+      dw.set(i, NAN);
+  }
+  std::vector<double> dxSum(dx.size(), 0.0), dwSum(dw.size(), 0.0),
+      dxMagnitude(dx.size(), 0.0), dwMagnitude(dw.size(), 0.0);
+  for (int64_t b = 0; b < v.n; ++b)
+    for (int64_t f = 0; f < v.f; ++f)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox)
+          for (int64_t c = 0; c < v.c; ++c)
+            for (int64_t r = 0; r < v.kh; ++r)
+              for (int64_t s = 0; s < v.kw; ++s) {
+                int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+                int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
+                if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
+                  continue;
+                size_t xi = ((b * v.c + c) * v.h + iy) * v.w + ix;
+                size_t wi = ((f * v.c + c) * v.kh + r) * v.kw + s;
+                double g = dy.get(((b * v.f + f) * oh + oy) * ow + ox);
+                dxSum[xi] += g * wt.get(wi);
+                dxMagnitude[xi] += std::fabs(g * wt.get(wi));
+                dwSum[wi] += g * x.get(xi);
+                dwMagnitude[wi] += std::fabs(g * x.get(xi));
+              }
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh,
+                           v.kw, oh, ow, v.padTop, v.padLeft, v.strideH,
+                           v.strideW, v.dilH, v.dilW, dy.data(), v.inType,
+                           wt.data(), v.inType, dx.data(), v.outType, v.beta);
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh,
+                             v.kw, oh, ow, v.padTop, v.padLeft, v.strideH,
+                             v.strideW, v.dilH, v.dilW, x.data(), v.inType,
+                             dy.data(), v.inType, dw.data(), v.outType, v.beta);
+  auto compare = [&](const char *what, const Tensor &got, const Tensor &before,
+                     const std::vector<double> &sum,
+                     const std::vector<double> &magnitude) {
+    for (size_t i = 0; i < got.size(); ++i) {
+      double want = sum[i] + (v.beta != 0.0f ? v.beta * before.get(i) : 0.0);
+      ASSERT_LE(std::fabs(got.get(i) - want),
+                gradientTolerance(v.outType, want, magnitude[i]))
+          << what << "[" << i << "] = " << got.get(i) << ", expected " << want;
+    }
+  };
+  compare("dx", dx, dxBefore, dxSum, dxMagnitude);
+  compare("dw", dw, dwBefore, dwSum, dwMagnitude);
+}
+
+TEST(CpuConvBackward, ScatteredSumsF32) {
+  // Padding 0, 1 and 2, strides 1 and 2, dilations 1 and 2, a 3x2 kernel,
+  // beta 0 (NaN outputs) and 1.
+  for (int64_t pad : {0, 1, 2})
+    for (int64_t stride : {1, 2})
+      for (int64_t dil : {1, 2})
+        for (float beta : {0.0f, 1.0f})
+          runConvBackwardCase({2, 3, 7, 6, 4, 3, 2, pad, pad, stride, stride,
+                               dil, dil, AMP_DTYPE_F32, AMP_DTYPE_F32, beta});
+}
+
+TEST(CpuConvBackward, WindowsThatMissRowsAndColumns) {
+  // Stride 3 over a kernel of 2 rows (rows 2 and 5 of x are under no
+  // window), stride 2 over a 1x1 kernel (every other row and column), and
+  // unequal strides, paddings and dilations: the gradient of x there is
+  // 0, or beta times its old value.
+  for (float beta : {0.0f, 1.0f}) {
+    runConvBackwardCase({2, 2, 8, 9, 3, 2, 3, 0, 1, 3, 2, 1, 1, AMP_DTYPE_F32,
+                         AMP_DTYPE_F32, beta});
+    runConvBackwardCase({1, 3, 7, 7, 2, 1, 1, 0, 0, 2, 2, 1, 1, AMP_DTYPE_F32,
+                         AMP_DTYPE_F32, beta});
+    runConvBackwardCase({2, 2, 9, 8, 3, 3, 2, 2, 1, 2, 3, 2, 1, AMP_DTYPE_F32,
+                         AMP_DTYPE_F32, beta});
+  }
+}
+
+TEST(CpuConvBackward, AsymmetricPaddingOnTheCpu) {
+  // oh/ow one less than symmetric padding gives (no bottom/right padding):
+  // the CPU twins take it, the GPU calls do not.
+  ConvBackwardCase v{
+      2,   3, 6, 7, 2, 3, 3, 1, 1, 2, 2, 1, 1, AMP_DTYPE_F32, AMP_DTYPE_F32,
+      0.0f};
+  v.cropH = 1;
+  v.cropW = 1;
+  runConvBackwardCase(v);
+}
+
+TEST(CpuConvBackward, SixteenBitInputs) {
+  // f16 and bf16 inputs into an f32 output and into their own type, beta 0
+  // and 1, padding 1 and 2, stride 2, dilation 2, non-square kernels.
+  for (AmpDType type : {AMP_DTYPE_F16, AMP_DTYPE_BF16})
+    for (AmpDType out : {AMP_DTYPE_F32, type})
+      for (float beta : {0.0f, 1.0f}) {
+        runConvBackwardCase(
+            {2, 3, 7, 6, 4, 3, 2, 1, 1, 2, 2, 1, 1, type, out, beta});
+        runConvBackwardCase(
+            {1, 4, 6, 7, 3, 2, 3, 2, 2, 1, 1, 2, 2, type, out, beta});
+      }
+}
+
+// 4096 terms of 1 * 1 into an f16 output: 4096 (an f16 accumulator stops
+// at 2048).
+TEST(CpuConvBackward, SixteenBitOutputAccumulatesWide) {
+  std::vector<uint16_t> ones(4096, ampF32ToF16(1.0f));
+  uint16_t dx = 0, dw = 0;
+  // dx of one pixel over 4096 filters of a 1x1 kernel.
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 1, 1, 4096, 1, 1, 1, 1, 0,
+                           0, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
+                           ones.data(), AMP_DTYPE_F16, &dx, AMP_DTYPE_F16,
+                           0.0f);
+  EXPECT_EQ(ampF16ToF32(dx), 4096.0f);
+  // dw of a 1x1 kernel over a 64x64 image.
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 64, 64, 1, 1, 1, 64, 64,
+                             0, 0, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
+                             ones.data(), AMP_DTYPE_F16, &dw, AMP_DTYPE_F16,
+                             0.0f);
+  EXPECT_EQ(ampF16ToF32(dw), 4096.0f);
+}
+
+TEST(CpuConvBackward, AdjointsOfTheForwardConvolution) {
+  // <dy, conv(x, wt)> == <backwardData(dy, wt), x> == <backwardFilter(x, dy),
+  // wt>: both gradients are the adjoints of ampCpuConv2d's linear maps.
+  struct Geometry {
+    int64_t n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft, strideH, strideW,
+        dilH, dilW;
+  };
+  const Geometry geometries[] = {
+      {2, 3, 9, 8, 4, 3, 3, 5, 4, 1, 1, 2, 2, 1, 1},
+      {1, 2, 10, 9, 3, 2, 3, 12, 4, 2, 1, 1, 2, 2, 2},
+      {2, 2, 8, 8, 2, 2, 2, 3, 3, 0, 0, 3, 3, 1, 1},
+      // Asymmetric: oh/ow below what symmetric padding gives.
+      {1, 3, 7, 7, 2, 3, 3, 3, 2, 1, 1, 2, 2, 1, 1},
+  };
+  std::mt19937 rng(1234);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Geometry &g : geometries) {
+    std::vector<float> x(g.n * g.c * g.h * g.w), wt(g.f * g.c * g.kh * g.kw),
+        dy(g.n * g.f * g.oh * g.ow), y(dy.size()), dx(x.size()), dw(wt.size());
+    for (auto *values : {&x, &wt, &dy})
+      for (float &value : *values)
+        value = dist(rng);
+    ampCpuConv2d(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh,
+                 g.ow, g.padTop, g.padLeft, g.strideH, g.strideW, g.dilH,
+                 g.dilW, x.data(), AMP_DTYPE_F32, wt.data(), AMP_DTYPE_F32,
+                 y.data(), AMP_DTYPE_F32, 0.0f);
+    ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
+                             g.kw, g.oh, g.ow, g.padTop, g.padLeft, g.strideH,
+                             g.strideW, g.dilH, g.dilW, dy.data(),
+                             AMP_DTYPE_F32, wt.data(), AMP_DTYPE_F32, dx.data(),
+                             AMP_DTYPE_F32, 0.0f);
+    ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f,
+                               g.kh, g.kw, g.oh, g.ow, g.padTop, g.padLeft,
+                               g.strideH, g.strideW, g.dilH, g.dilW, x.data(),
+                               AMP_DTYPE_F32, dy.data(), AMP_DTYPE_F32,
+                               dw.data(), AMP_DTYPE_F32, 0.0f);
+    auto dot = [](const std::vector<float> &a, const std::vector<float> &b,
+                  double *magnitude) {
+      double sum = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        sum += double(a[i]) * b[i];
+        *magnitude += std::fabs(double(a[i]) * b[i]);
+      }
+      return sum;
+    };
+    double magnitude = 0;
+    double forward = dot(dy, y, &magnitude);
+    double data = dot(dx, x, &magnitude), filter = dot(dw, wt, &magnitude);
+    // y, dx and dw are each rounded to f32 once: 2^-24 relative per term.
+    EXPECT_NEAR(data, forward, 1e-6 * magnitude) << "oh=" << g.oh;
+    EXPECT_NEAR(filter, forward, 1e-6 * magnitude) << "oh=" << g.oh;
+    EXPECT_GT(std::fabs(forward), 1e-3) << "a degenerate case";
+  }
+}
+
+TEST(CpuConvBackward, ValidationReachesHandler) {
+  float a[16] = {}, b[16] = {}, out[16] = {};
+  auto data = [&](int32_t layout, int64_t n, int32_t dyType, int32_t wType,
+                  int32_t dxType, void *dx) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuConv2dBackwardData(layout, n, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1,
+                               1, a, dyType, b, wType, dx, dxType, 0.0f);
+    });
+  };
+  auto filter = [&](int32_t layout, int64_t n, int32_t xType, int32_t dyType,
+                    int32_t dwType) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuConv2dBackwardFilter(layout, n, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1,
+                                 1, 1, a, xType, b, dyType, out, dwType, 0.0f);
+    });
+  };
+  const int32_t f32 = AMP_DTYPE_F32, f16 = AMP_DTYPE_F16, bf16 = AMP_DTYPE_BF16;
+  auto expectHas = [](const std::string &message, const char *text) {
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+  };
+  expectHas(data(AMP_CONV_NHWC_HWCF, 1, f32, f32, f32, out),
+            "ampCpuConv2dBackwardData: layout 1 = NHWC/HWCF is unsupported "
+            "(the backward convolutions take layout 0 = NCHW/FCHW only)");
+  expectHas(filter(AMP_CONV_NHWC_FHWC, 1, f32, f32, f32),
+            "ampCpuConv2dBackwardFilter: layout 2 = NHWC/FHWC is unsupported");
+  expectHas(filter(7, 1, f32, f32, f32),
+            "ampCpuConv2dBackwardFilter: layout 7 is unsupported");
+  expectHas(data(0, 1, f16, bf16, f32, out),
+            "ampCpuConv2dBackwardData: dy and wt must have the same type "
+            "(got f16 and bf16)");
+  expectHas(filter(0, 1, bf16, f32, f32),
+            "ampCpuConv2dBackwardFilter: x and dy must have the same type");
+  expectHas(data(0, 1, bf16, bf16, f16, out),
+            "unsupported type combination bf16 x bf16 -> f16 (dx must be f32 "
+            "or the type of dy and wt)");
+  expectHas(filter(0, 1, AMP_DTYPE_F8E4M3FN, AMP_DTYPE_F8E4M3FN, f32),
+            "ampCpuConv2dBackwardFilter: xType is f8E4M3FN: the backward "
+            "convolutions take f32, f16 or bf16 operands");
+  expectHas(data(0, 0, f32, f32, f32, out),
+            "ampCpuConv2dBackwardData: invalid n = 0 (must be > 0)");
+  expectHas(filter(0, 0, f32, f32, f32),
+            "ampCpuConv2dBackwardFilter: invalid n = 0 (must be > 0)");
+  expectHas(data(0, 1, f32, f32, f32, nullptr),
+            "ampCpuConv2dBackwardData: null dx pointer");
+  // A valid call reports nothing.
+  EXPECT_EQ(data(0, 1, f32, f32, f32, out), "");
+  EXPECT_EQ(filter(0, 1, f16, f16, f32), "");
 }
 
 // ampCpuConstant, the CPU twin of ampGpuConstant: host constants are their

@@ -1,7 +1,8 @@
 //===- GpuContractTest.cpp - the library calls' contracts, checked alone --===//
 //
-// Part of amp-mlir. ampGpuGemm and ampGpuConv2d against plain loops written
-// here, independently of the runtime (no ampCpu* reference, no runtime
+// Part of amp-mlir. ampGpuGemm, ampGpuConv2d and its gradients
+// (ampGpuConv2dBackwardData/Filter) against plain loops written here,
+// independently of the runtime (no ampCpu* reference, no runtime
 // conversion: 16-bit values are produced and rounded with the compiler's
 // _Float16/__bf16 or by hand). What the lowering relies on and no other
 // test exercises:
@@ -15,7 +16,10 @@
 //  - the HWCF -> KRSC filter transform of NHWC convolutions, with unequal
 //    kernel sides, strides and dilations, and NCHW beside it;
 //  - cuDNN's algorithm choice by heuristics and by exhaustive search (with
-//    its workspace) giving the same results;
+//    its workspace) giving the same results, forward and backward;
+//  - the gradients of NCHW convolutions (data and filter) with strides,
+//    paddings, dilations, windows that miss rows, beta 0 (NaN outputs) and
+//    1, 16-bit inputs widened for an f32 output or kept for a 16-bit one;
 //  - the scaled FP8 GEMM (cuBLASLt): E4M3 x E5M2 codes written here, the
 //    two scale pointers, the D amax and a bf16 D of exact values, with
 //    sub-view leading dimensions and a batch;
@@ -491,6 +495,198 @@ TEST_F(Contract, ConvAlgorithmChoiceAndWorkspace) {
   checkConv(g, 84);
   ampGpuSetConvExhaustiveSearch(0);
   checkConv(g, 85);
+}
+
+//===----------------------------------------------------------------------===//
+// Convolution gradients
+//===----------------------------------------------------------------------===//
+
+/// Both gradients of the NCHW convolution `g` (dx from dy and wt, dw from x
+/// and dy, each plus beta times its old value; NaN there when beta is 0)
+/// against the definition: every term of the forward convolution scattered
+/// into the elements of dx and dw it contributes to. Integer data, so that
+/// the sums are exact.
+void checkConvBackward(const ConvCase &g, unsigned seed) {
+  ASSERT_EQ(g.layout, AMP_CONV_NCHW_FCHW);
+  SCOPED_TRACE("types " + std::to_string(g.xType) + " -> " +
+               std::to_string(g.yType) + " beta " + std::to_string(g.beta));
+  int64_t oh = g.outH(), ow = g.outW();
+  std::mt19937 random(seed);
+  DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
+  DeviceArray wt(g.xType, g.f * g.c * g.kh * g.kw);
+  DeviceArray dy(g.xType, g.n * g.f * oh * ow);
+  DeviceArray dx(g.yType, x.values.size()), dw(g.yType, wt.values.size());
+  x.fillIntegers(random, 3);
+  wt.fillIntegers(random, 2);
+  dy.fillIntegers(random, 2);
+  dx.fillIntegers(random, 4);
+  dw.fillIntegers(random, 4);
+  const std::vector<float> dxBefore = dx.values, dwBefore = dw.values;
+  if (g.beta == 0.0f) {
+    std::fill(dx.values.begin(), dx.values.end(), NAN);
+    std::fill(dw.values.begin(), dw.values.end(), NAN);
+  }
+  for (DeviceArray *array : {&x, &wt, &dy, &dx, &dw})
+    array->upload();
+  ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
+                           g.kw, oh, ow, g.pad_h, g.pad_w, g.stride_h,
+                           g.stride_w, g.dil_h, g.dil_w, dy.device, g.xType,
+                           wt.device, g.xType, dx.device, g.yType, g.beta);
+  ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
+                             g.kw, oh, ow, g.pad_h, g.pad_w, g.stride_h,
+                             g.stride_w, g.dil_h, g.dil_w, x.device, g.xType,
+                             dy.device, g.xType, dw.device, g.yType, g.beta);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<double> dxSum(dx.values.size(), 0), dwSum(dw.values.size(), 0),
+      dxMagnitude(dxSum.size(), 0), dwMagnitude(dwSum.size(), 0);
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t f = 0; f < g.f; ++f)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox)
+          for (int64_t c = 0; c < g.c; ++c)
+            for (int64_t r = 0; r < g.kh; ++r)
+              for (int64_t s = 0; s < g.kw; ++s) {
+                int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
+                int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
+                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+                  continue;
+                size_t xi = ((n * g.c + c) * g.h + iy) * g.w + ix;
+                size_t wi = ((f * g.c + c) * g.kh + r) * g.kw + s;
+                double grad = dy.values[((n * g.f + f) * oh + oy) * ow + ox];
+                dxSum[xi] += grad * wt.values[wi];
+                dxMagnitude[xi] += std::fabs(grad * wt.values[wi]);
+                dwSum[wi] += grad * x.values[xi];
+                dwMagnitude[wi] += std::fabs(grad * x.values[xi]);
+              }
+  // As checkConv: f32 output, a few f32 roundings of the terms' scale;
+  // 16-bit, one rounding of the result plus that.
+  double unit = g.yType == AMP_DTYPE_F32   ? 0x1p-20
+                : g.yType == AMP_DTYPE_F16 ? 0x1p-10
+                                           : 0x1p-7;
+  auto compare = [&](const char *what, const std::vector<float> &actual,
+                     const std::vector<float> &before,
+                     const std::vector<double> &sum,
+                     const std::vector<double> &magnitude) {
+    int64_t wrong = 0;
+    for (size_t i = 0; i < actual.size(); ++i) {
+      double total = sum[i] + (g.beta != 0.0f ? g.beta * before[i] : 0.0);
+      double expected = roundTo(g.yType, total);
+      double tolerance =
+          unit * (std::fabs(total) + 1) +
+          0x1p-18 * (magnitude[i] + std::fabs(g.beta * before[i]));
+      if (!(std::fabs(actual[i] - expected) <= tolerance) && wrong++ < 5)
+        ADD_FAILURE() << what << "[" << i << "] = " << actual[i]
+                      << ", expected " << expected;
+    }
+    EXPECT_EQ(wrong, 0) << what << ": outputs that differ";
+  };
+  compare("dx", dx.download(), dxBefore, dxSum, dxMagnitude);
+  compare("dw", dw.download(), dwBefore, dwSum, dwMagnitude);
+}
+
+/// Whether bf16 can run here (sm_80 and later, or the simulator).
+bool hasBf16() {
+  int capability = ampGpuComputeCapability();
+  return capability == 0 || capability >= 80;
+}
+
+TEST_F(Contract, ConvBackwardTypesAndBeta) {
+  // Unequal kernel sides, strides and dilations, padding 1: a filter or
+  // gradient read in the wrong order shows. f32, f16 and bf16 inputs into
+  // an f32 output (the 16-bit ones widened) and into their own type.
+  ConvCase g{AMP_CONV_NCHW_FCHW,
+             2,
+             3,
+             9,
+             7,
+             5,
+             3,
+             2,
+             1,
+             1,
+             2,
+             1,
+             1,
+             2,
+             AMP_DTYPE_F32,
+             AMP_DTYPE_F32,
+             0.0f};
+  unsigned seed = 91;
+  for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && !hasBf16())
+      continue;
+    for (int32_t out : {int32_t(AMP_DTYPE_F32), type}) {
+      for (float beta : {0.0f, 1.0f}) {
+        g.xType = type;
+        g.yType = out;
+        g.beta = beta;
+        checkConvBackward(g, seed++);
+      }
+      if (out == type)
+        break; // f32 -> f32 once
+    }
+  }
+}
+
+TEST_F(Contract, ConvBackwardWindowsThatMissRows) {
+  // Stride 3 over a 2x2 kernel: rows and columns 2 and 5 of x are under no
+  // window (their dx is beta times the old value).
+  ConvCase g{AMP_CONV_NCHW_FCHW,
+             2,
+             2,
+             8,
+             8,
+             3,
+             2,
+             2,
+             0,
+             0,
+             3,
+             3,
+             1,
+             1,
+             AMP_DTYPE_F16,
+             AMP_DTYPE_F32,
+             1.0f};
+  checkConvBackward(g, 101);
+  g.beta = 0.0f;
+  g.pad_h = g.pad_w = 2;
+  g.dil_h = 2;
+  checkConvBackward(g, 102);
+}
+
+TEST_F(Contract, ConvBackwardAlgorithmChoiceAndWorkspace) {
+  // Big enough that cuDNN's faster algorithms (which need a workspace) are
+  // candidates: heuristics, then exhaustive search, then heuristics again
+  // (a cached choice per shape), each against the definition.
+  ConvCase g{AMP_CONV_NCHW_FCHW,
+             4,
+             32,
+             20,
+             20,
+             48,
+             3,
+             3,
+             1,
+             1,
+             1,
+             1,
+             1,
+             1,
+             AMP_DTYPE_F16,
+             AMP_DTYPE_F32,
+             0.0f};
+  ampGpuSetConvExhaustiveSearch(0);
+  checkConvBackward(g, 111);
+  ampGpuSetConvExhaustiveSearch(1);
+  checkConvBackward(g, 112);
+  g.yType = AMP_DTYPE_F16;
+  checkConvBackward(g, 113);
+  g.xType = g.yType = AMP_DTYPE_F32;
+  checkConvBackward(g, 114);
+  ampGpuSetConvExhaustiveSearch(0);
+  checkConvBackward(g, 115);
 }
 
 //===----------------------------------------------------------------------===//

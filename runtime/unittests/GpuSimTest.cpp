@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -878,3 +879,196 @@ TEST_F(GpuSimTest, CountOnlyCountsWithoutComputing) {
   for (void *pointer : {(void *)in, (void *)out, (void *)c})
     mgpuMemFree(pointer, nullptr);
 }
+
+//===----------------------------------------------------------------------===//
+// The convolution's gradients
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Device and host copies of the operands of both gradients of one
+/// convolution (NCHW: x 1x2x5x5, wt 3x2x3x3, dy 1x3x3x3; padding 1, stride
+/// 2), with f16 inputs and f32 outputs.
+struct ConvGradients {
+  static constexpr int64_t n = 1, c = 2, h = 5, w = 5, f = 3, k = 3, oh = 3,
+                           ow = 3;
+  static constexpr int64_t xCount = n * c * h * w, wCount = f * c * k * k,
+                           dyCount = n * f * oh * ow;
+  std::vector<uint16_t> x, wt, dy;
+  std::vector<float> dx, dw;
+  uint16_t *xDevice, *wtDevice, *dyDevice;
+  float *dxDevice, *dwDevice;
+
+  ConvGradients() : x(xCount), wt(wCount), dy(dyCount), dx(xCount, NAN) {
+    for (int64_t i = 0; i < xCount; ++i)
+      x[i] = ampF32ToF16(float(i % 7) - 3.0f);
+    for (int64_t i = 0; i < wCount; ++i)
+      wt[i] = ampF32ToF16(0.25f * float(i % 5) - 0.5f);
+    for (int64_t i = 0; i < dyCount; ++i)
+      dy[i] = ampF32ToF16(0.5f * float(i % 9) - 2.0f);
+    for (int64_t i = 0; i < wCount; ++i)
+      dw.push_back(float(i) / 8);
+    xDevice = upload(x);
+    wtDevice = upload(wt);
+    dyDevice = upload(dy);
+    dxDevice = upload(dx);
+    dwDevice = upload(dw);
+  }
+  ~ConvGradients() {
+    for (void *pointer : {(void *)xDevice, (void *)wtDevice, (void *)dyDevice,
+                          (void *)dxDevice, (void *)dwDevice})
+      mgpuMemFree(pointer, nullptr);
+  }
+  template <typename T> static T *upload(const std::vector<T> &host) {
+    auto *device =
+        static_cast<T *>(mgpuMemAlloc(host.size() * sizeof(T), nullptr, false));
+    mgpuMemcpy(device, const_cast<T *>(host.data()), host.size() * sizeof(T),
+               nullptr);
+    return device;
+  }
+  template <typename T>
+  static std::vector<T> download(const T *device, size_t count) {
+    std::vector<T> host(count);
+    mgpuMemcpy(host.data(), const_cast<T *>(device), count * sizeof(T),
+               nullptr);
+    return host;
+  }
+  /// dx (beta 0: dx holds NaN) and dw (beta 1) on the simulated GPU.
+  void runOnGpu() {
+    ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, oh, ow, 1,
+                             1, 2, 2, 1, 1, dyDevice, AMP_DTYPE_F16, wtDevice,
+                             AMP_DTYPE_F16, dxDevice, AMP_DTYPE_F32, 0.0f);
+    ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, oh, ow,
+                               1, 1, 2, 2, 1, 1, xDevice, AMP_DTYPE_F16,
+                               dyDevice, AMP_DTYPE_F16, dwDevice, AMP_DTYPE_F32,
+                               1.0f);
+  }
+};
+
+TEST_F(GpuSimTest, ConvolutionGradientsAreTheCpuTwinsAndRecordTheirWork) {
+  ConvGradients g;
+  ampSimResetStats();
+  g.runOnGpu();
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  std::vector<AmpSimLaunch> launches = getLaunches();
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 2);
+
+  // The simulator's results are the CPU twins', bit for bit.
+  std::vector<float> dx = g.dx, dw = g.dw;
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
+                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.dy.data(),
+                           AMP_DTYPE_F16, g.wt.data(), AMP_DTYPE_F16, dx.data(),
+                           AMP_DTYPE_F32, 0.0f);
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.x.data(),
+                             AMP_DTYPE_F16, g.dy.data(), AMP_DTYPE_F16,
+                             dw.data(), AMP_DTYPE_F32, 1.0f);
+  std::vector<float> simDx = ConvGradients::download(g.dxDevice, g.xCount),
+                     simDw = ConvGradients::download(g.dwDevice, g.wCount);
+  EXPECT_EQ(std::memcmp(simDx.data(), dx.data(), dx.size() * 4), 0);
+  EXPECT_EQ(std::memcmp(simDw.data(), dw.data(), dw.size() * 4), 0);
+  EXPECT_EQ(std::count_if(simDx.begin(), simDx.end(),
+                          [](float value) { return std::isnan(value); }),
+            0);
+  EXPECT_GT(std::count_if(simDw.begin(), simDw.end(),
+                          [&](const float &value) {
+                            return value != g.dw[&value - simDw.data()];
+                          }),
+            0)
+      << "dw was not computed";
+
+  // Each call: two widening passes (the f16 inputs to f32) and an f32
+  // convolution of 2*n*f*oh*ow*c*kh*kw FLOPs at the TF32 rate.
+  ASSERT_EQ(records.size(), 2u);
+  const AmpSimRecord &data = records[0], &filter = records[1];
+  EXPECT_STREQ(data.name, "ampGpuConv2dBackwardData f16*f16->f32 nchw n=1 c=2 "
+                          "h=5 w=5 f=3 k=3x3 s=2");
+  EXPECT_STREQ(filter.name, "ampGpuConv2dBackwardFilter f16*f16->f32 nchw n=1 "
+                            "c=2 h=5 w=5 f=3 k=3x3 s=2");
+  EXPECT_EQ(data.kind, AMP_SIM_RECORD_LIBRARY);
+  EXPECT_EQ(data.flops, 2 * 1 * 3 * 3 * 3 * 2 * 3 * 3);
+  EXPECT_EQ(filter.flops, data.flops);
+  // dy (27 x 2 -> 4 bytes) and wt (54 x 2 -> 4) widened, both read by the
+  // convolution, dx (50 x 4) written (beta 0: not read).
+  EXPECT_EQ(data.bytesRead, 54 + 108 + (27 + 54) * 4);
+  EXPECT_EQ(data.bytesWritten, 108 + 216 + 200);
+  // x (50 x 2 -> 4) and dy widened, both read, dw (54 x 4) read (beta 1)
+  // and written.
+  EXPECT_EQ(filter.bytesRead, 100 + 54 + (50 + 27) * 4 + 216);
+  EXPECT_EQ(filter.bytesWritten, 200 + 108 + 216);
+  EXPECT_EQ(data.launches, 3);
+  EXPECT_EQ(filter.launches, 3);
+  ASSERT_EQ(launches.size(), 6u);
+  for (int i : {2, 5}) {
+    EXPECT_EQ(launches[i].peak, AMP_SIM_PEAK_TF32) << i;
+    EXPECT_EQ(launches[i].flops, 972) << i;
+  }
+  EXPECT_EQ(launches[0].flops + launches[1].flops, 0);
+}
+
+TEST_F(GpuSimTest, ConvolutionGradientsCountOnly) {
+  // Counted and checked as usual, the outputs zeroed instead of computed.
+  ConvGradients g;
+  ampSimResetStats();
+  ampSimSetCountOnly(1);
+  g.runOnGpu();
+  ampSimSetCountOnly(0);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 2u);
+  EXPECT_EQ(records[0].flops, 972);
+  EXPECT_EQ(records[1].bytesWritten, 200 + 108 + 216);
+  for (float value : ConvGradients::download(g.dxDevice, g.xCount))
+    ASSERT_EQ(value, 0.0f);
+  for (float value : ConvGradients::download(g.dwDevice, g.wCount))
+    ASSERT_EQ(value, 0.0f);
+}
+
+TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
+  ConvGradients g;
+  ampSimResetStats();
+  // dx in a buffer of 50 f16 (its f32 needs 200 bytes): outside it.
+  ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
+                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.dyDevice,
+                           AMP_DTYPE_F16, g.wtDevice, AMP_DTYPE_F16, g.xDevice,
+                           AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("ampGpuConv2dBackwardData: dx: "), std::string::npos)
+      << gError;
+  gError.clear();
+  // dy of a 2-image batch is past its buffer.
+  ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 2, g.c, g.h, g.w, g.f, g.k,
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.xDevice,
+                             AMP_DTYPE_F16, g.dyDevice, AMP_DTYPE_F16,
+                             g.dwDevice, AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("ampGpuConv2dBackwardFilter: x: "), std::string::npos)
+      << gError;
+  gError.clear();
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 2);
+  // A batch of 0 and asymmetric padding are refused before any library
+  // call.
+  ampSimResetStats();
+  ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 0, g.c, g.h, g.w, g.f, g.k,
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, nullptr,
+                             AMP_DTYPE_F16, nullptr, AMP_DTYPE_F16, g.dwDevice,
+                             AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("ampGpuConv2dBackwardFilter: invalid n = 0"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
+                           g.k, g.oh - 1, g.ow, 1, 1, 2, 2, 1, 1, g.dyDevice,
+                           AMP_DTYPE_F16, g.wtDevice, AMP_DTYPE_F16, g.dxDevice,
+                           AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("asymmetric padding is unsupported"), std::string::npos)
+      << gError;
+  gError.clear();
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 0);
+}
+
+} // namespace

@@ -194,6 +194,62 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
   EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
 }
 
+TEST(NoDriver, ConvBackwardValidationBeforeDriver) {
+  float a[64] = {}, b[64] = {}, out[64] = {};
+  const int32_t f32 = AMP_DTYPE_F32;
+  auto data = [&](int32_t layout, int64_t n, int64_t oh, int32_t dyType,
+                  int32_t wType, int32_t dxType) {
+    return captureHandlerMessage([&] {
+      ampGpuConv2dBackwardData(layout, n, 1, 5, 5, 1, 2, 2, oh, oh, 1, 1, 2, 2,
+                               1, 1, a, dyType, b, wType, out, dxType, 0.0f);
+    });
+  };
+  auto filter = [&](int32_t layout, int64_t n, int64_t oh, int32_t xType,
+                    int32_t dyType, int32_t dwType) {
+    return captureHandlerMessage([&] {
+      ampGpuConv2dBackwardFilter(layout, n, 1, 5, 5, 1, 2, 2, oh, oh, 1, 1, 2,
+                                 2, 1, 1, a, xType, b, dyType, out, dwType,
+                                 0.0f);
+    });
+  };
+  // h = 5, kh = 2, stride 2, padTop 1: symmetric padding gives oh = 3, a
+  // caller with padBottom = 0 has oh = 2: ampGpuConv2d's refusal.
+  for (const std::string &message :
+       {data(0, 1, 2, f32, f32, f32), filter(0, 1, 2, f32, f32, f32)}) {
+    EXPECT_TRUE(contains(message, "Backward")) << message;
+    EXPECT_TRUE(contains(message, "output 2x2 is not what symmetric padding "
+                                  "gives"))
+        << message;
+    EXPECT_TRUE(contains(message, "asymmetric padding is unsupported by the "
+                                  "cuDNN path"))
+        << message;
+    EXPECT_FALSE(contains(message, "libcuda")) << message;
+  }
+  std::string message = data(AMP_CONV_NHWC_HWCF, 1, 3, f32, f32, f32);
+  EXPECT_TRUE(contains(message, "ampGpuConv2dBackwardData: layout 1 = "
+                                "NHWC/HWCF is unsupported"))
+      << message;
+  // A batch of 0 is an error here (ampGpuConv2d takes it).
+  message = filter(0, 0, 3, f32, f32, f32);
+  EXPECT_TRUE(contains(message, "ampGpuConv2dBackwardFilter: invalid n = 0"))
+      << message;
+  message = data(0, 1, 3, AMP_DTYPE_F16, AMP_DTYPE_BF16, f32);
+  EXPECT_TRUE(contains(message, "dy and wt must have the same type"))
+      << message;
+  message = filter(0, 1, 3, AMP_DTYPE_BF16, AMP_DTYPE_BF16, AMP_DTYPE_F16);
+  EXPECT_TRUE(contains(message, "unsupported type combination bf16 x bf16 -> "
+                                "f16"))
+      << message;
+
+  // Consistent symmetric cases pass validation and reach the driver.
+  message = data(0, 1, 3, AMP_DTYPE_F16, AMP_DTYPE_F16, f32);
+  EXPECT_TRUE(contains(message, "ampGpuConv2dBackwardData: ")) << message;
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+  message = filter(0, 1, 3, AMP_DTYPE_BF16, AMP_DTYPE_BF16, AMP_DTYPE_BF16);
+  EXPECT_TRUE(contains(message, "ampGpuConv2dBackwardFilter: ")) << message;
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+}
+
 TEST(NoDriver, ConstantValidationBeforeDriver) {
   static const float weights[2] = {1.0f, 2.0f};
   std::string message =

@@ -1,10 +1,11 @@
 /*===- AmpLibraryCalls.h - library calls of compiled code -------*- C -*-===*\
 |*                                                                          *|
 |* Part of amp-mlir. Declares every entry of LibraryCalls.def: the GPU      *|
-|* library calls that compiled code makes (ampGpuGemm, ampGpuConv2d,        *|
+|* library calls that compiled code makes (ampGpuGemm, ampGpuScaledGemm,    *|
+|* ampGpuConv2d and its gradients ampGpuConv2dBackwardData/Filter,          *|
 |* ampGpuConstant, ampGpuCheckFiniteAndUnscaleBuffer(s), ampGpuAllReduce)   *|
 |* and their CPU twins (ampCpuGemm, ..., ampAllReduce), and the calls only  *|
-|* the CPU pipeline makes (ampCpuLibraryGemm). What each does is           *|
+|* the CPU pipeline makes (ampCpuLibraryGemm). What each does is            *|
 |* documented in LibraryCalls.def. Included by AmpRuntime.h.                *|
 |*                                                                          *|
 \*===----------------------------------------------------------------------===*/

@@ -94,11 +94,13 @@ AMP_RUNTIME_API int ampGpuDeviceName(char *buf, size_t len);
  *  the GPU was never used. Failures go to the error handler. */
 AMP_RUNTIME_API void ampGpuSynchronize(void);
 
-/** Selects how ampGpuConv2d picks cuDNN algorithms for shapes not seen yet:
- *  nonzero = exhaustive benchmarking (cudnnFindConvolutionForwardAlgorithm,
- *  blocking, allocates temporary memory), 0 = heuristics
- *  (cudnnGetConvolutionForwardAlgorithm_v7). Overrides the environment
- *  variable AMP_CUDNN_EXHAUSTIVE_SEARCH (1 = exhaustive). */
+/** Selects how ampGpuConv2d and its gradients (ampGpuConv2dBackwardData,
+ *  ampGpuConv2dBackwardFilter) pick cuDNN algorithms for shapes not seen
+ *  yet: nonzero = exhaustive benchmarking (cudnnFindConvolutionForwardAlgorithm
+ *  and its backward twins, blocking, allocates temporary memory), 0 =
+ *  heuristics (cudnnGetConvolutionForwardAlgorithm_v7 and its backward
+ *  twins). Overrides the environment variable AMP_CUDNN_EXHAUSTIVE_SEARCH
+ *  (1 = exhaustive). */
 AMP_RUNTIME_API void ampGpuSetConvExhaustiveSearch(int enable);
 
 /*===----------------------------------------------------------------------===*
