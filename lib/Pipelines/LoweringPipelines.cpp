@@ -32,10 +32,14 @@ using namespace mlir::amp;
 /// pipelines start with. `libraryCalls`: the pipeline makes library calls
 /// (the GPU's `libraries`): amp-round-once keeps the narrowing of a library
 /// contraction's result. `scaledMatmulCalls`: amp.scaled_matmul stays for
-/// a library call (else it is loops from here).
+/// a library call (else it is loops from here). `convolutionGradientCalls`:
+/// the gradients of 2-D convolutions are raised to their amp ops for the
+/// backend's backward calls (else the amp ops of the input are loops from
+/// here).
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
                                  std::optional<RoundingMode> rounding,
-                                 bool libraryCalls, bool scaledMatmulCalls) {
+                                 bool libraryCalls, bool scaledMatmulCalls,
+                                 bool convolutionGradientCalls) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -54,6 +58,11 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   fpm.addPass(createTosaToArithPass());
   fpm.addPass(createTosaToTensorPass());
   fpm.addPass(createAmpDecomposeAggregatesPass());
+  // While the casts are still arith ops on tensors, which the raise moves.
+  if (convolutionGradientCalls)
+    fpm.addPass(createAmpRaiseConvolutionGradientsPass());
+  else
+    fpm.addPass(createAmpConvolutionGradientsToLinalgPass());
   // arith.extf/truncf on tensors (materialized AMP casts) become generics.
   fpm.addPass(createConvertElementwiseToLinalgPass());
   // No CSE here: it would merge the zero fills of equal-shaped matmul
@@ -104,7 +113,8 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
   // kernel reads it: one rounding more, for half the bytes.)
   addTensorPreparation(pm, options.fuseElementwise, options.rounding,
                        /*libraryCalls=*/false,
-                       /*scaledMatmulCalls=*/options.libraries);
+                       /*scaledMatmulCalls=*/options.libraries,
+                       /*convolutionGradientCalls=*/false);
   // f16/bf16 math ops computed in f32 and rounded once, as the GPU kernels
   // do: LLVM would otherwise round a composite op (math.rsqrt: sqrt, then a
   // division) to f16 after each step.
@@ -207,7 +217,8 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const GpuLoweringOptions &options) {
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
                        /*libraryCalls=*/options.libraries,
-                       /*scaledMatmulCalls=*/options.libraries);
+                       /*scaledMatmulCalls=*/options.libraries,
+                       /*convolutionGradientCalls=*/options.libraries);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's
@@ -219,8 +230,10 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
     AmpLinalgToLibraryCallsPassOptions calls;
     calls.float8Gemms = hasCublasLtFloat8Gemms(options.chip.computeCapability);
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
-    // A scaled matmul no call took: loops, then kernels.
+    // A scaled matmul or a convolution gradient no call took: loops, then
+    // kernels.
     pm.addNestedPass<func::FuncOp>(createAmpFloat8ScalingToLinalgPass());
+    pm.addNestedPass<func::FuncOp>(createAmpConvolutionGradientsToLinalgPass());
   }
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in

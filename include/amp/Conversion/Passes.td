@@ -15,6 +15,40 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// ConvolutionGradientsToLinalg (tensors or buffers)
+//===----------------------------------------------------------------------===//
+
+def AmpConvolutionGradientsToLinalgPass
+    : Pass<"amp-convolution-gradients-to-linalg"> {
+  let summary = "Lower amp.conv2d_backward_data and "
+                "amp.conv2d_backward_filter to linalg generics";
+  let description = [{
+    Gives the gradients of a 2-D convolution their meaning as loops, where
+    no library call takes them: each becomes one `linalg.generic` over the
+    destination's four dimensions (parallel) and the three it sums over
+    (reductions), accumulating into the destination in its type.
+
+    * `amp.conv2d_backward_filter`: the output gradient is read through
+      the generic's indexing map; the input element at
+      `oy * stride - padding + r * dilation` is read in the body
+      (`tensor.extract`, `memref.load`) and counts 0 outside the input.
+    * `amp.conv2d_backward_data`: the filter is read through the map; the
+      output gradient element `oy = (y + padding - r * dilation) / stride`
+      is read in the body where that division is exact and `oy` in range,
+      else counts 0.
+
+    On tensors or buffers alike. `--lower-to-cpu`, and `--lower-to-gpu`
+    without `libraries`, run it on tensors; `--lower-to-gpu` with
+    `libraries` runs it after `amp-linalg-to-library-calls`, for what no
+    call took (a kernel each, which the call's remark says).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // Float8ScalingToLinalg (tensors)
 //===----------------------------------------------------------------------===//
 

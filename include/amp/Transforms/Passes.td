@@ -238,6 +238,67 @@ def AmpPrepareContractionsPass
 // GPU (buffers)
 //===----------------------------------------------------------------------===//
 
+def AmpRaiseConvolutionGradientsPass
+    : Pass<"amp-raise-convolution-gradients", "::mlir::func::FuncOp"> {
+  let summary = "Make the gradients of 2-D convolutions, written as forward "
+                "convolutions, amp.conv2d_backward_data and "
+                "amp.conv2d_backward_filter";
+  let description = [{
+    A training step from PyTorch writes the gradients of a 2-D convolution
+    (NCHW input, FCHW filter) as forward convolutions (torch-mlir's and
+    `from_torch_training`'s decompositions of `convolution_backward`):
+
+    * **the input gradient** is a `linalg.conv_2d_nchw_fchw` of stride 1
+      whose input is the output gradient `dy` with `stride - 1` zeros
+      inserted between its rows and columns and padded
+      (`tensor.insert_slice` with strides into a zero fill, a `tensor.pad`
+      for stride 1, or `dy` itself), and whose filter is the forward filter
+      flipped in both spatial dimensions with its two channel dimensions
+      swapped (a `linalg.generic` that reads it with `tensor.extract`);
+    * **the filter gradient** is a `linalg.conv_2d_nchw_fchw` of the input
+      `x` by `dy`, both with batch and channels swapped
+      (`linalg.transpose` with permutation `[1, 0, 2, 3]`), `x` padded by the
+      forward padding on both sides, whose stride is the forward dilation
+      and whose dilation is the forward stride, into a zero fill; its
+      result cut to the kernel's size (`tensor.extract_slice`) and
+      transposed back.
+
+    This pass makes each of them the op that says what it is
+    (`amp.conv2d_backward_data`, `amp.conv2d_backward_filter`, with the
+    forward convolution's strides, padding and dilations), so that
+    `amp-linalg-to-library-calls` can make it one call of cuDNN's backward
+    convolution: no zero-inserted copy of `dy` (four times its size for a
+    stride of 2), no transposes of `x` and `dy`, and no convolution whose
+    "filter" is as large as the image. A cast (`arith.extf`/`arith.truncf`
+    on tensors, what the precision passes insert) between these ops is
+    kept: it is applied to the operand or the result of the new op
+    instead.
+
+    Only static shapes are raised, and only where the sizes are those of a
+    forward convolution that cuDNN computes (its padding symmetric); every
+    other convolution is left as it is. Run on tensors, before elementwise
+    fusion, in `--lower-to-gpu` with `libraries`.
+
+    ```mlir
+    %xt = linalg.transpose ins(%x : tensor<2x3x8x8xf16>) outs(...) permutation = [1, 0, 2, 3]
+    %dyt = linalg.transpose ins(%dy : tensor<2x8x4x4xf16>) outs(...) permutation = [1, 0, 2, 3]
+    %p = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {...}
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<2> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+        ins(%p, %dyt : tensor<3x2x10x10xf16>, tensor<8x2x4x4xf16>) outs(%zero : tensor<3x8x4x4xf32>) -> ...
+    %s = tensor.extract_slice %c[0, 0, 0, 0] [3, 8, 3, 3] [1, 1, 1, 1] : ... to tensor<3x8x3x3xf32>
+    %dw = linalg.transpose ins(%s : tensor<3x8x3x3xf32>) outs(...) permutation = [1, 0, 2, 3]
+    // becomes
+    %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x3x8x8xf16>, tensor<2x8x4x4xf16>)
+        outs(%zero2 : tensor<8x3x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1]
+        -> tensor<8x3x3x3xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpCheckHostCodePass
     : Pass<"amp-check-host-code", "::mlir::func::FuncOp"> {
   let summary = "Reject host code that touches device buffers";

@@ -8,11 +8,17 @@
 // call's padding; a zero fill of the output is beta = 0; an f32 output
 // that is only narrowed is written in the 16-bit type (Epilogues.cpp).
 // Every other convolution (grouped, depthwise, 1-D, 3-D, another layout)
-// keeps a remark that says why.
+// keeps a remark that says why. The gradients of a 2-D convolution
+// (amp.conv2d_backward_data and amp.conv2d_backward_filter, from
+// amp-raise-convolution-gradients) become the backend's backward calls
+// (ampGpuConv2dBackwardData/Filter: cuDNN's) with the forward
+// convolution's geometry.
 //
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -272,6 +278,91 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   return success();
 }
 
+/// The geometry of a 2-D convolution gradient: the sizes of the forward
+/// convolution's input x (n x c x h x w), filter (f x c x kh x kw) and
+/// output (n x f x oh x ow), as the op's operands give them.
+struct ConvolutionGeometry {
+  int64_t n, c, h, w, f, kh, kw, oh, ow;
+};
+
+/// A convolution gradient `op` (lhs, rhs, init: the buffers of a
+/// Conv2DBackwardDataOp or Conv2DBackwardFilterOp) as the backend's `call`;
+/// failure with `why` if the call cannot compute it. `geometry` reads the
+/// sizes from the three buffers' shapes.
+static LogicalResult lowerConvolutionGradient(
+    RewriterBase &rewriter, Operation *op, LibraryCall call,
+    const LibraryBackend &backend, Value lhs, Value rhs, Value out,
+    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+    ArrayRef<int64_t> dilations,
+    llvm::function_ref<ConvolutionGeometry(ArrayRef<int64_t>, ArrayRef<int64_t>,
+                                           ArrayRef<int64_t>)>
+        geometry,
+    std::string &why) {
+  FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
+  if (failed(function))
+    return failure();
+  FailureOr<BufferInfo> li = getBufferInfo(lhs, why),
+                        ri = getBufferInfo(rhs, why),
+                        oi = getBufferInfo(out, why);
+  if (failed(li) || failed(ri) || failed(oi))
+    return failure();
+  if (!isContiguous(*li) || !isContiguous(*ri) || !isContiguous(*oi)) {
+    why = "convolution operands must be contiguous";
+    return failure();
+  }
+  FailureOr<ContractionTypes> types = getContractionTypes(*li, *ri, *oi, why);
+  if (failed(types))
+    return failure();
+  int32_t inType = types->lhs, outType = types->result;
+  if (types->float8 || inType < 0 || inType != types->rhs || outType < 0 ||
+      (outType != kF32Code && outType != inType)) {
+    why = "element types must be f16, bf16 or f32 operands of one type and "
+          "an f32 or same-typed result";
+    return failure();
+  }
+  ConvolutionGeometry g =
+      geometry(li->type.getShape(), ri->type.getShape(), oi->type.getShape());
+  Location loc = op->getLoc();
+  rewriter.setInsertionPoint(op);
+  float beta = 1.0f;
+  linalg::FillOp fill = findZeroFill(op, out);
+  memref::AllocOp accumulator;
+  ArrayRef<int64_t> shape = oi->type.getShape();
+  // An f32 gradient whose readers only narrow it is written in 16 bits.
+  if (Value narrow = narrowOutput(rewriter, op, out, fill,
+                                  li->type.getElementType(), [&](Value buffer) {
+                                    std::string ignored;
+                                    FailureOr<BufferInfo> info =
+                                        getBufferInfo(buffer, ignored);
+                                    return succeeded(info) &&
+                                           isContiguous(*info) &&
+                                           info->type.getShape() == shape;
+                                  })) {
+    accumulator = out.getDefiningOp<memref::AllocOp>();
+    out = narrow;
+    outType = inType;
+  }
+  if (fill) {
+    rewriter.eraseOp(fill);
+    beta = 0.0f;
+  }
+  SmallVector<Value> args = {
+      createI32(rewriter, loc, static_cast<int32_t>(ConvLayout::NchwFchw))};
+  for (int64_t size :
+       {g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, padding[0], padding[1],
+        strides[0], strides[1], dilations[0], dilations[1]})
+    args.push_back(createI64(rewriter, loc, size));
+  args.append({createBufferPointer(rewriter, loc, lhs),
+               createI32(rewriter, loc, inType),
+               createBufferPointer(rewriter, loc, rhs),
+               createI32(rewriter, loc, inType),
+               createBufferPointer(rewriter, loc, out),
+               createI32(rewriter, loc, outType),
+               createF32(rewriter, loc, beta)});
+  replaceWithCall(rewriter, op, *function, args, {accumulator});
+  return success();
+}
+
 bool isConvolution(linalg::LinalgOp op) {
   StringRef name = op->getName().getStringRef();
   return name.starts_with("linalg.conv_") ||
@@ -300,14 +391,76 @@ struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
 
   const LibraryBackend &backend;
 };
+
+/// The input gradient of a 2-D convolution as the backend's backward-data
+/// call, or a remark.
+struct ConvBackwardDataToLibraryCall
+    : public OpRewritePattern<Conv2DBackwardDataOp> {
+  ConvBackwardDataToLibraryCall(MLIRContext *context,
+                                const LibraryBackend &backend)
+      : OpRewritePattern(context), backend(backend) {}
+
+  LogicalResult matchAndRewrite(Conv2DBackwardDataOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumResults())
+      return rewriter.notifyMatchFailure(op, kOnTensors);
+    std::string why;
+    // dy: n x f x oh x ow, the filter f x c x kh x kw, dx n x c x h x w.
+    auto geometry = [](ArrayRef<int64_t> dy, ArrayRef<int64_t> w,
+                       ArrayRef<int64_t> dx) {
+      return ConvolutionGeometry{dx[0], dx[1], dx[2], dx[3], w[0],
+                                 w[2],  w[3],  dy[2], dy[3]};
+    };
+    if (failed(lowerConvolutionGradient(
+            rewriter, op, LibraryCall::ConvBackwardData, backend, op.getLhs(),
+            op.getRhs(), op.getInit(), op.getStrides(), op.getPadding(),
+            op.getDilations(), geometry, why)))
+      return rewriter.notifyMatchFailure(op, why);
+    return success();
+  }
+
+  const LibraryBackend &backend;
+};
+
+/// The filter gradient of a 2-D convolution as the backend's
+/// backward-filter call, or a remark.
+struct ConvBackwardFilterToLibraryCall
+    : public OpRewritePattern<Conv2DBackwardFilterOp> {
+  ConvBackwardFilterToLibraryCall(MLIRContext *context,
+                                  const LibraryBackend &backend)
+      : OpRewritePattern(context), backend(backend) {}
+
+  LogicalResult matchAndRewrite(Conv2DBackwardFilterOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumResults())
+      return rewriter.notifyMatchFailure(op, kOnTensors);
+    std::string why;
+    // x: n x c x h x w, dy n x f x oh x ow, dw f x c x kh x kw.
+    auto geometry = [](ArrayRef<int64_t> x, ArrayRef<int64_t> dy,
+                       ArrayRef<int64_t> dw) {
+      return ConvolutionGeometry{x[0],  x[1],  x[2],  x[3], dw[0],
+                                 dw[2], dw[3], dy[2], dy[3]};
+    };
+    if (failed(lowerConvolutionGradient(
+            rewriter, op, LibraryCall::ConvBackwardFilter, backend, op.getLhs(),
+            op.getRhs(), op.getInit(), op.getStrides(), op.getPadding(),
+            op.getDilations(), geometry, why)))
+      return rewriter.notifyMatchFailure(op, why);
+    return success();
+  }
+
+  const LibraryBackend &backend;
+};
 } // namespace
 
 } // namespace library_calls
 
 void populateAmpConvToLibraryCallsPatterns(RewritePatternSet &patterns,
                                            const LibraryBackend &backend) {
-  patterns.add<library_calls::ConvToLibraryCall>(patterns.getContext(),
-                                                 backend);
+  patterns.add<library_calls::ConvToLibraryCall,
+               library_calls::ConvBackwardDataToLibraryCall,
+               library_calls::ConvBackwardFilterToLibraryCall>(
+      patterns.getContext(), backend);
 }
 
 } // namespace amp

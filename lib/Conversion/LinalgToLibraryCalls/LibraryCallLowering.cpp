@@ -259,7 +259,8 @@ LogicalResult applyLibraryCallPatterns(Operation *root,
   MLIRContext *context = root->getContext();
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
-    if (isa<linalg::LinalgOp, ScaledMatmulOp>(op))
+    if (isa<linalg::LinalgOp, ScaledMatmulOp, Conv2DBackwardDataOp,
+            Conv2DBackwardFilterOp>(op))
       ops.push_back(op);
   });
   LibraryCallListener listener;

@@ -9,9 +9,11 @@ digits as 1x8x8 images.
 Checks, one PASS or FAIL line each:
 
 - at O0, and at O1 and O2 in float16 and bfloat16, every 2-D convolution
-  of the imported step (forward, input and weight gradients) is a cuDNN
-  call of the GPU lowering (ampGpuConv2d), and no remark says that a
-  convolution was kept as loops;
+  of the imported step is a cuDNN call of the GPU lowering: each forward
+  convolution an ampGpuConv2d, each input gradient an
+  ampGpuConv2dBackwardData and each weight gradient an
+  ampGpuConv2dBackwardFilter (amp-raise-convolution-gradients), and no
+  remark says that a convolution was kept as loops;
 - the step trained for STEPS steps in the GPU simulator (target
   "gpu-sim", the GPU pipeline's output run on the CPU) at O2 float16 and
   O1 bfloat16 matches the CPU pipeline's: the same skipped steps, each
@@ -35,6 +37,10 @@ import torch
 import amp_mlir
 
 STEPS = 5
+# The small ResNet's convolutions: 6 forward (the stem, two per block, the
+# projection shortcut), their 6 weight gradients and 5 input gradients
+# (none for the stem's input, the batch).
+FORWARD, DATA, FILTER = 6, 5, 6
 BOUND = 1e-3
 LEVELS = [("O0", None), ("O1", "float16"), ("O2", "float16"),
           ("O1", "bfloat16"), ("O2", "bfloat16")]
@@ -81,15 +87,20 @@ def main():
             warnings.simplefilter("always", amp_mlir.AmpRemark)
             lowered = amp_mlir.transform(step, level=level, dtype=dtype,
                                          lower="gpu")
-        calls = len(re.findall(r"call @ampGpuConv2d\(", lowered))
+        calls = {kind: len(re.findall(rf"call @ampGpuConv2d{kind}\(",
+                                      lowered))
+                 for kind in ("", "BackwardData", "BackwardFilter")}
         kept = [str(w.message) for w in caught
                 if "conv" in str(w.message) and "not a library call"
                 in str(w.message)]
-        check(calls == convolutions and not kept,
-              f"{label}: {calls} cuDNN convolution calls for the "
-              f"{convolutions} convolutions of the step (forward, input "
-              f"and weight gradients), {len(kept)} kept as loops"
-              + (f": {kept[0]}" if kept else ""))
+        check(sum(calls.values()) == convolutions and
+              calls == {"": FORWARD, "BackwardData": DATA,
+                        "BackwardFilter": FILTER} and not kept,
+              f"{label}: {sum(calls.values())} cuDNN calls for the "
+              f"{convolutions} convolutions of the step: {calls['']} "
+              f"forward, {calls['BackwardData']} backward data, "
+              f"{calls['BackwardFilter']} backward filter; {len(kept)} "
+              f"kept as loops" + (f": {kept[0]}" if kept else ""))
 
     initial = amp_mlir.parameters_of(case.model)
     buffers = amp_mlir.buffers_of(case.model)

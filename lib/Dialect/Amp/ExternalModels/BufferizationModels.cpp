@@ -174,6 +174,31 @@ struct ScaledMatmulOpModel
     return success();
   }
 };
+/// A convolution gradient: its two operands and the destination it
+/// accumulates into (read and written) become buffers.
+template <typename OpTy>
+struct ConvolutionGradientOpModel
+    : public DstBufferizableOpInterfaceExternalModel<
+          ConvolutionGradientOpModel<OpTy>, OpTy> {
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto gradient = cast<OpTy>(op);
+    SmallVector<Value, 3> buffers;
+    for (Value operand : op->getOperands()) {
+      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
+      if (failed(buffer))
+        return failure();
+      buffers.push_back(*buffer);
+    }
+    rewriter.setInsertionPoint(op);
+    OpTy::create(rewriter, op->getLoc(), TypeRange{}, buffers[0], buffers[1],
+                 buffers[2], gradient.getStridesAttr(),
+                 gradient.getPaddingAttr(), gradient.getDilationsAttr());
+    replaceOpWithBufferizedValues(rewriter, op, buffers[2]);
+    return success();
+  }
+};
 } // namespace
 
 void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
@@ -181,6 +206,10 @@ void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
     AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
     UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
     ScaledMatmulOp::attachInterface<ScaledMatmulOpModel>(*ctx);
+    Conv2DBackwardDataOp::attachInterface<
+        ConvolutionGradientOpModel<Conv2DBackwardDataOp>>(*ctx);
+    Conv2DBackwardFilterOp::attachInterface<
+        ConvolutionGradientOpModel<Conv2DBackwardFilterOp>>(*ctx);
     // What the bufferized form is made of.
     ctx->loadDialect<arith::ArithDialect, memref::MemRefDialect>();
   });

@@ -591,5 +591,115 @@ void ScaledMatmulOp::getEffects(
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Conv2DBackwardDataOp / Conv2DBackwardFilterOp
+//===----------------------------------------------------------------------===//
+
+/// The checks both convolution gradients share: operands all tensors or all
+/// buffers, one result of the destination's type on tensors, float element
+/// types, the attributes, and the sizes of the forward convolution whose
+/// input is `x` (n x c x h x w), filter `w` (f x c x kh x kw) and output
+/// `y` (n x f x oh x ow), each one of the op's operands.
+static LogicalResult verifyConvolutionGradient(Operation *op, Value init,
+                                               ShapedType x, ShapedType w,
+                                               ShapedType y,
+                                               ArrayRef<int64_t> strides,
+                                               ArrayRef<int64_t> padding,
+                                               ArrayRef<int64_t> dilations) {
+  bool onTensors = isa<TensorType>(init.getType());
+  for (Value value : op->getOperands())
+    if (isa<TensorType>(value.getType()) != onTensors)
+      return op->emitOpError("expects every operand to be a tensor, or every "
+                             "operand a buffer");
+  if (onTensors != (op->getNumResults() == 1) ||
+      (onTensors && op->getResult(0).getType() != init.getType()))
+    return op->emitOpError("expects one result of the destination's type on "
+                           "tensors, and none on buffers");
+  for (ShapedType type : {x, w, y})
+    if (type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
+      return op->emitOpError()
+             << "expects operands and destination of rank 4 with float "
+                "elements, got "
+             << type;
+  if (strides.size() != 2 || padding.size() != 2 || dilations.size() != 2)
+    return op->emitOpError("expects two strides, two paddings and two "
+                           "dilations (height, width)");
+  for (int i = 0; i < 2; ++i)
+    if (strides[i] < 1 || dilations[i] < 1 || padding[i] < 0)
+      return op->emitOpError("expects strides and dilations >= 1 and "
+                             "paddings >= 0");
+  auto agree = [](int64_t a, int64_t b) {
+    return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+  };
+  if (!agree(x.getDimSize(0), y.getDimSize(0)) ||
+      !agree(x.getDimSize(1), w.getDimSize(1)) ||
+      !agree(w.getDimSize(0), y.getDimSize(1)))
+    return op->emitOpError()
+           << "expects the input n x c x h x w, the filter f x c x kh x kw and "
+              "the output gradient n x f x oh x ow, got "
+           << x << ", " << w << " and " << y;
+  for (int i = 0; i < 2; ++i) {
+    int64_t in = x.getDimSize(2 + i), kernel = w.getDimSize(2 + i),
+            out = y.getDimSize(2 + i);
+    if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel) ||
+        ShapedType::isDynamic(out))
+      continue;
+    int64_t span = in + 2 * padding[i] - dilations[i] * (kernel - 1) - 1;
+    if (span < 0 || out != span / strides[i] + 1)
+      return op->emitOpError()
+             << "expects the output gradient's " << (i ? "width" : "height")
+             << " to be the forward convolution's, "
+             << (span < 0 ? 0 : span / strides[i] + 1) << ", got " << out;
+  }
+  return success();
+}
+
+/// On buffers: reads the two operands and reads and writes the destination
+/// (it accumulates). On tensors: none.
+static void getConvolutionGradientEffects(
+    Operation *op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                         /*effectOnFullRegion=*/true,
+                         SideEffects::DefaultResource::get());
+    if (operand.getOperandNumber() == op->getNumOperands() - 1)
+      effects.emplace_back(MemoryEffects::Write::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
+LogicalResult Conv2DBackwardDataOp::verify() {
+  return verifyConvolutionGradient(*this, getInit(),
+                                   cast<ShapedType>(getInit().getType()),
+                                   cast<ShapedType>(getRhs().getType()),
+                                   cast<ShapedType>(getLhs().getType()),
+                                   getStrides(), getPadding(), getDilations());
+}
+
+void Conv2DBackwardDataOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getConvolutionGradientEffects(*this, effects);
+}
+
+LogicalResult Conv2DBackwardFilterOp::verify() {
+  return verifyConvolutionGradient(*this, getInit(),
+                                   cast<ShapedType>(getLhs().getType()),
+                                   cast<ShapedType>(getInit().getType()),
+                                   cast<ShapedType>(getRhs().getType()),
+                                   getStrides(), getPadding(), getDilations());
+}
+
+void Conv2DBackwardFilterOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getConvolutionGradientEffects(*this, effects);
+}
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

@@ -584,4 +584,103 @@ def Amp_ScaledMatmulOp : Amp_Op<"scaled_matmul", [
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// conv2d_backward_data / conv2d_backward_filter
+//===----------------------------------------------------------------------===//
+
+class Amp_Conv2DGradientOp<string mnemonic, string summaryText>
+    : Amp_Op<mnemonic, [
+        DestinationStyleOpInterface,
+        DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = summaryText;
+  let results = (outs Variadic<AnyRankedTensor>:$result);
+  let assemblyFormat = [{
+    `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
+    `outs` `(` $init `:` type($init) `)`
+    `strides` `=` $strides `padding` `=` $padding `dilations` `=` $dilations
+    attr-dict (`->` type($result)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
+  }];
+  let hasVerifier = 1;
+}
+
+def Amp_Conv2DBackwardDataOp
+    : Amp_Conv2DGradientOp<"conv2d_backward_data",
+                           "the input gradient of a 2-D convolution"> {
+  let description = [{
+    The gradient of a 2-D convolution (`linalg.conv_2d_nchw_fchw` with
+    these `strides` and `dilations`, of an input padded by `padding` zeros
+    on both sides of each spatial dimension) with respect to its input:
+    `lhs` is the output gradient `dy` (`n x f x oh x ow`), `rhs` the filter
+    (`f x c x kh x kw`), and the destination `init` (`n x c x h x w`)
+    receives
+
+        init[n, c, y, x] += sum over f, r, s and the (oy, ox) with
+                            oy * strides[0] - padding[0] + r * dilations[0] == y
+                            and likewise for x, of dy[n, f, oy, ox] * w[f, c, r, s]
+
+    computed in the destination's type, as a linalg convolution accumulates
+    (16-bit operands are widened exactly). `oh` must be
+    `(h + 2 * padding[0] - dilations[0] * (kh - 1) - 1) / strides[0] + 1`,
+    and likewise `ow`: the output size of the forward convolution.
+
+    `amp-raise-convolution-gradients` makes it of the transposed
+    convolution that torch-mlir and `from_torch_training` write for the
+    gradient (zero insertion for the stride, the flipped filter), so that
+    `amp-linalg-to-library-calls` can make it one call of cuDNN's backward
+    data convolution (`ampGpuConv2dBackwardData`).
+    `amp-convolution-gradients-to-linalg` makes it loops where no call
+    takes it. In destination-passing style, on tensors or on buffers.
+
+    ```mlir
+    %dx = amp.conv2d_backward_data ins(%dy, %w : tensor<2x8x4x4xf16>, tensor<8x3x3x3xf16>)
+        outs(%zero : tensor<2x3x8x8xf32>) strides = [2, 2] padding = [1, 1]
+        dilations = [1, 1] -> tensor<2x3x8x8xf32>
+    ```
+  }];
+  let arguments = (ins Amp_TensorOrBuffer:$lhs, Amp_TensorOrBuffer:$rhs,
+                       Amp_TensorOrBuffer:$init,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations);
+}
+
+def Amp_Conv2DBackwardFilterOp
+    : Amp_Conv2DGradientOp<"conv2d_backward_filter",
+                           "the filter gradient of a 2-D convolution"> {
+  let description = [{
+    The gradient of a 2-D convolution (as for `amp.conv2d_backward_data`)
+    with respect to its filter: `lhs` is the convolution's input `x`
+    (`n x c x h x w`), `rhs` the output gradient `dy` (`n x f x oh x ow`),
+    and the destination `init` (`f x c x kh x kw`) receives
+
+        init[f, c, r, s] += sum over n, oy, ox of
+            x[n, c, oy * strides[0] - padding[0] + r * dilations[0],
+                    ox * strides[1] - padding[1] + s * dilations[1]]
+            * dy[n, f, oy, ox]                     (zero outside x)
+
+    computed in the destination's type. The sizes are related as for
+    `amp.conv2d_backward_data`.
+
+    `amp-raise-convolution-gradients` makes it of the convolution of the
+    input by the output gradient, batch and channels swapped, that
+    `from_torch_training` and torch-mlir write for the gradient, so that
+    `amp-linalg-to-library-calls` can make it one call of cuDNN's backward
+    filter convolution (`ampGpuConv2dBackwardFilter`).
+    `amp-convolution-gradients-to-linalg` makes it loops where no call
+    takes it.
+
+    ```mlir
+    %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x3x8x8xf16>, tensor<2x8x4x4xf16>)
+        outs(%zero : tensor<8x3x3x3xf32>) strides = [2, 2] padding = [1, 1]
+        dilations = [1, 1] -> tensor<8x3x3x3xf32>
+    ```
+  }];
+  let arguments = (ins Amp_TensorOrBuffer:$lhs, Amp_TensorOrBuffer:$rhs,
+                       Amp_TensorOrBuffer:$init,
+                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+                       DenseI64ArrayAttr:$dilations);
+}
+
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD
