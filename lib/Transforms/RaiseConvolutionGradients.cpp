@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/Passes.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -72,12 +73,6 @@ static Value getChannelTransposeSource(Value value) {
       transpose.getPermutation() != ArrayRef<int64_t>{1, 0, 2, 3})
     return {};
   return transpose.getInput();
-}
-
-static bool isZeroFill(Value value) {
-  auto fill = value.getDefiningOp<linalg::FillOp>();
-  return fill && fill.hasPureTensorSemantics() &&
-         matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
 }
 
 /// The source of a tensor.pad with zeros of the two spatial dimensions only,

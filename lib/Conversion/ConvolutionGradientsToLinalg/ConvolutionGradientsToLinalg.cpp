@@ -65,29 +65,29 @@ static Value loadElement(OpBuilder &b, Location loc, Value shaped,
   return memref::LoadOp::create(b, loc, shaped, indices);
 }
 
-/// The accumulation of a generic's body: `acc + (valid ? a * b : 0)`, the
-/// product in the destination's type.
-static Value accumulate(OpBuilder &b, Location loc, Value valid, Value lhs,
-                        Value rhs, Value acc) {
-  Type type = acc.getType();
-  Value product =
-      arith::MulFOp::create(b, loc, widenOrNarrow(b, loc, lhs, type),
-                            widenOrNarrow(b, loc, rhs, type));
-  Value zero = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-  Value taken = arith::SelectOp::create(b, loc, valid, product, zero);
-  return arith::AddFOp::create(b, loc, acc, taken);
-}
+/// Where the body reads the shifted operand along its spatial dimension `i`
+/// (0: height, 1: width), from the loop indices: the position, and whether
+/// it counts apart from being below the operand's size.
+using PositionFn = llvm::function_ref<std::pair<Value, Value>(
+    OpBuilder &, Location, ArrayRef<Value>, int)>;
 
-/// The generic of `op` (either gradient): `read` is the operand read
-/// through `readMap`; `body` builds, from the loop indices, the element it
-/// reads and the element of the other operand, and whether it counts.
-static void replaceWithGeneric(RewriterBase &rewriter, Operation *op,
-                               Value read, AffineMap readMap, Value init,
-                               llvm::function_ref<std::pair<Value, Value>(
-                                   OpBuilder &, Location, ArrayRef<Value>)>
-                                   body) {
+/// Replaces the gradient `op` by its generic: loops (the destination's four
+/// dimensions, parallel; three reductions), `read` through the map of the
+/// loops `readDims`, `shifted` read in the body at (loops[leading[0]],
+/// loops[leading[1]], `position`'s two positions) where both count, and
+/// `init += read * shifted` there, in the destination's type.
+static void lowerGradient(RewriterBase &rewriter, Operation *op, Value read,
+                          ArrayRef<unsigned> readDims, Value shifted,
+                          ArrayRef<unsigned> leading, Value init,
+                          PositionFn position) {
   MLIRContext *context = op->getContext();
   Location loc = op->getLoc();
+  Value sizes[2] = {getDimSize(rewriter, loc, shifted, 2),
+                    getDimSize(rewriter, loc, shifted, 3)};
+  SmallVector<AffineExpr, 4> readExprs;
+  for (unsigned dim : readDims)
+    readExprs.push_back(getAffineDimExpr(dim, context));
+  AffineMap readMap = AffineMap::get(7, 0, readExprs, context);
   AffineMap initMap =
       AffineMap::getMultiDimIdentityMap(7, context).getSubMap({0, 1, 2, 3});
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
@@ -99,66 +99,73 @@ static void replaceWithGeneric(RewriterBase &rewriter, Operation *op,
       rewriter, loc, results, ValueRange{read}, ValueRange{init},
       ArrayRef<AffineMap>{readMap, initMap}, iterators,
       [&](OpBuilder &b, Location nested, ValueRange args) {
-        SmallVector<Value, 7> indices;
+        SmallVector<Value, 7> loops;
         for (unsigned i = 0; i < 7; ++i)
-          indices.push_back(linalg::IndexOp::create(b, nested, i));
-        auto [valid, other] = body(b, nested, indices);
+          loops.push_back(linalg::IndexOp::create(b, nested, i));
+        Value zero = arith::ConstantIndexOp::create(b, nested, 0);
+        Value valid;
+        Value at[2];
+        for (int i = 0; i < 2; ++i) {
+          auto [at_i, counts] = position(b, nested, loops, i);
+          Value inside = arith::AndIOp::create(
+              b, nested, counts,
+              arith::CmpIOp::create(b, nested, arith::CmpIPredicate::slt, at_i,
+                                    sizes[i]));
+          valid =
+              valid ? arith::AndIOp::create(b, nested, valid, inside) : inside;
+          at[i] = at_i;
+        }
+        // Read in bounds (element 0) where the position is outside.
+        SmallVector<Value, 4> indices = {loops[leading[0]], loops[leading[1]]};
+        for (Value where : at)
+          indices.push_back(
+              arith::SelectOp::create(b, nested, valid, where, zero));
+        Value element = loadElement(b, nested, shifted, indices);
+        Type type = args[1].getType();
+        Value product = arith::MulFOp::create(
+            b, nested, widenOrNarrow(b, nested, args[0], type),
+            widenOrNarrow(b, nested, element, type));
+        Value taken = arith::SelectOp::create(
+            b, nested, valid, product,
+            arith::ConstantOp::create(b, nested, b.getZeroAttr(type)));
         linalg::YieldOp::create(
-            b, nested, accumulate(b, nested, valid, args[0], other, args[1]));
+            b, nested, Value(arith::AddFOp::create(b, nested, args[1], taken)));
       });
   rewriter.replaceOp(op, generic->getResults());
 }
 
+static Value createIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value);
+}
+
 namespace {
 /// init[f, c, r, s] += x[n, c, oy * s - p + r * d, ...] * dy[n, f, oy, ox],
-/// loops (f, c, r, s, n, oy, ox); dy through the map, x in the body.
+/// loops (f, c, r, s, n, oy, ox); dy through the map, x in the body where
+/// the position is in x.
 struct LowerBackwardFilter : public OpRewritePattern<Conv2DBackwardFilterOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(Conv2DBackwardFilterOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value x = op.getLhs();
-    Value height = getDimSize(rewriter, loc, x, 2);
-    Value width = getDimSize(rewriter, loc, x, 3);
     ArrayRef<int64_t> strides = op.getStrides(), padding = op.getPadding(),
                       dilations = op.getDilations();
-    MLIRContext *context = op.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    AffineMap dyMap = AffineMap::get(7, 0, {d(4), d(0), d(5), d(6)}, context);
-    replaceWithGeneric(
-        rewriter, op, op.getRhs(), dyMap, op.getInit(),
-        [&](OpBuilder &b, Location nested, ArrayRef<Value> loops) {
-          Value zero = arith::ConstantIndexOp::create(b, nested, 0);
-          Value valid;
-          SmallVector<Value, 2> at;
-          for (int i = 0; i < 2; ++i) {
-            // oy * stride + r * dilation - padding.
-            Value scaled = arith::MulIOp::create(
-                b, nested, loops[5 + i],
-                arith::ConstantIndexOp::create(b, nested, strides[i]));
-            Value tap = arith::MulIOp::create(
-                b, nested, loops[2 + i],
-                arith::ConstantIndexOp::create(b, nested, dilations[i]));
-            Value position = arith::SubIOp::create(
-                b, nested, arith::AddIOp::create(b, nested, scaled, tap),
-                arith::ConstantIndexOp::create(b, nested, padding[i]));
-            Value inside = arith::AndIOp::create(
-                b, nested,
-                arith::CmpIOp::create(b, nested, arith::CmpIPredicate::sge,
-                                      position, zero),
-                arith::CmpIOp::create(b, nested, arith::CmpIPredicate::slt,
-                                      position, i ? width : height));
-            valid = valid ? arith::AndIOp::create(b, nested, valid, inside)
-                          : inside;
-            at.push_back(position);
-          }
-          // Read in bounds (element 0) where the position is outside.
-          SmallVector<Value, 4> indices = {loops[4], loops[1]};
-          for (Value position : at)
-            indices.push_back(
-                arith::SelectOp::create(b, nested, valid, position, zero));
-          return std::make_pair(valid, loadElement(b, nested, x, indices));
+    lowerGradient(
+        rewriter, op, op.getRhs(), {4, 0, 5, 6}, op.getLhs(), {4, 1},
+        op.getInit(),
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> loops, int i) {
+          // oy * stride + r * dilation - padding, from 0.
+          Value at = arith::SubIOp::create(
+              b, loc,
+              arith::AddIOp::create(
+                  b, loc,
+                  arith::MulIOp::create(b, loc, loops[5 + i],
+                                        createIndex(b, loc, strides[i])),
+                  arith::MulIOp::create(b, loc, loops[2 + i],
+                                        createIndex(b, loc, dilations[i]))),
+              createIndex(b, loc, padding[i]));
+          Value counts = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::sge, at, createIndex(b, loc, 0));
+          return std::make_pair(at, counts);
         });
     return success();
   }
@@ -172,55 +179,30 @@ struct LowerBackwardData : public OpRewritePattern<Conv2DBackwardDataOp> {
 
   LogicalResult matchAndRewrite(Conv2DBackwardDataOp op,
                                 PatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value dy = op.getLhs();
-    Value height = getDimSize(rewriter, loc, dy, 2);
-    Value width = getDimSize(rewriter, loc, dy, 3);
     ArrayRef<int64_t> strides = op.getStrides(), padding = op.getPadding(),
                       dilations = op.getDilations();
-    MLIRContext *context = op.getContext();
-    auto d = [&](unsigned i) { return getAffineDimExpr(i, context); };
-    AffineMap wMap = AffineMap::get(7, 0, {d(4), d(1), d(5), d(6)}, context);
-    replaceWithGeneric(
-        rewriter, op, op.getRhs(), wMap, op.getInit(),
-        [&](OpBuilder &b, Location nested, ArrayRef<Value> loops) {
-          Value zero = arith::ConstantIndexOp::create(b, nested, 0);
-          Value valid;
-          SmallVector<Value, 2> at;
-          for (int i = 0; i < 2; ++i) {
-            // y + padding - r * dilation, a multiple of the stride.
-            Value tap = arith::MulIOp::create(
-                b, nested, loops[5 + i],
-                arith::ConstantIndexOp::create(b, nested, dilations[i]));
-            Value shifted = arith::SubIOp::create(
-                b, nested,
-                arith::AddIOp::create(
-                    b, nested, loops[2 + i],
-                    arith::ConstantIndexOp::create(b, nested, padding[i])),
-                tap);
-            Value stride =
-                arith::ConstantIndexOp::create(b, nested, strides[i]);
-            Value position = arith::DivSIOp::create(b, nested, shifted, stride);
-            Value exact = arith::CmpIOp::create(
-                b, nested, arith::CmpIPredicate::eq,
-                arith::RemSIOp::create(b, nested, shifted, stride), zero);
-            Value inside = arith::AndIOp::create(
-                b, nested,
-                arith::AndIOp::create(
-                    b, nested, exact,
-                    arith::CmpIOp::create(b, nested, arith::CmpIPredicate::sge,
-                                          shifted, zero)),
-                arith::CmpIOp::create(b, nested, arith::CmpIPredicate::slt,
-                                      position, i ? width : height));
-            valid = valid ? arith::AndIOp::create(b, nested, valid, inside)
-                          : inside;
-            at.push_back(position);
-          }
-          SmallVector<Value, 4> indices = {loops[0], loops[4]};
-          for (Value position : at)
-            indices.push_back(
-                arith::SelectOp::create(b, nested, valid, position, zero));
-          return std::make_pair(valid, loadElement(b, nested, dy, indices));
+    lowerGradient(
+        rewriter, op, op.getRhs(), {4, 1, 5, 6}, op.getLhs(), {0, 4},
+        op.getInit(),
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> loops, int i) {
+          // y + padding - r * dilation, a multiple of the stride from 0.
+          Value shifted = arith::SubIOp::create(
+              b, loc,
+              arith::AddIOp::create(b, loc, loops[2 + i],
+                                    createIndex(b, loc, padding[i])),
+              arith::MulIOp::create(b, loc, loops[5 + i],
+                                    createIndex(b, loc, dilations[i])));
+          Value stride = createIndex(b, loc, strides[i]);
+          Value zero = createIndex(b, loc, 0);
+          Value exact = arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::eq,
+              arith::RemSIOp::create(b, loc, shifted, stride), zero);
+          Value counts = arith::AndIOp::create(
+              b, loc, exact,
+              arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, shifted,
+                                    zero));
+          return std::make_pair(
+              Value(arith::DivSIOp::create(b, loc, shifted, stride)), counts);
         });
     return success();
   }

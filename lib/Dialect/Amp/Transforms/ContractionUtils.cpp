@@ -1,12 +1,13 @@
 //===- ContractionUtils.cpp - helpers for contraction operands ------------===//
 //
-// Part of amp-mlir. See getInnerTransposeInput in Passes.h.
+// Part of amp-mlir. See getInnerTransposeInput and isZeroFill in Passes.h.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
@@ -24,4 +25,10 @@ Value mlir::amp::getInnerTransposeInput(Value value) {
   if (perm[rank - 2] != rank - 1 || perm[rank - 1] != rank - 2)
     return {};
   return transpose.getInput();
+}
+
+bool mlir::amp::isZeroFill(Value init) {
+  if (auto fill = init.getDefiningOp<linalg::FillOp>())
+    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
+  return matchPattern(init, m_AnyZeroFloat());
 }

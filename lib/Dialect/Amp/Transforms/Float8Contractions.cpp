@@ -666,14 +666,6 @@ void finishDelayedStep(DelayedStep &step, const Float8Options &options,
   addInitialStates(step, loc, resultAttrs);
 }
 
-/// Whether `init` is a zero fill (or a zero constant): a contraction into it
-/// computes the product alone.
-bool isZeroFill(Value init) {
-  if (auto fill = init.getDefiningOp<linalg::FillOp>())
-    return matchPattern(fill.getInputs()[0], m_AnyZeroFloat());
-  return matchPattern(init, m_AnyZeroFloat());
-}
-
 /// The multiply-adds of the contraction `op` (per batch for a batch matmul,
 /// whose first loop is the batch; a convolution's, batch included), when its
 /// loop ranges are static.

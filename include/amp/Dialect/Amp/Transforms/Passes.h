@@ -207,6 +207,10 @@ bool isContractionResult(Value value);
 /// (amp-prepare-contractions), and FP8 quantizes what it transposes.
 Value getInnerTransposeInput(Value value);
 
+/// Whether `init` is a zero fill (a linalg.fill of +0.0 or -0.0) or a zero
+/// constant: a contraction into it computes the product alone.
+bool isZeroFill(Value init);
+
 /// Rewrites one loop-nest body for round-once: f16/bf16 arith/math ops
 /// compute in f32, and a value narrowed then widened inside `body` is read
 /// unrounded; only yielded values stay narrowed. With
