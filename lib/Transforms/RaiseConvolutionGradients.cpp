@@ -85,7 +85,9 @@ peelZeroPad(Value value, bool symmetric) {
     return std::make_pair(value, SmallVector<int64_t, 2>{0, 0});
   Value padding = pad.getConstantPaddingValue();
   if (!padding || !matchPattern(padding, m_AnyZeroFloat()) ||
-      !pad.getSourceType().hasStaticShape())
+      pad.getSourceType().getRank() != 4 ||
+      ShapedType::isDynamic(pad.getSourceType().getDimSize(2)) ||
+      ShapedType::isDynamic(pad.getSourceType().getDimSize(3)))
     return std::nullopt;
   ArrayRef<int64_t> low = pad.getStaticLow(), high = pad.getStaticHigh();
   if (low.size() != 4 || low[0] != 0 || low[1] != 0 || high[0] != 0 ||
@@ -96,6 +98,20 @@ peelZeroPad(Value value, bool symmetric) {
     return std::nullopt;
   return std::make_pair(pad.getSource(),
                         SmallVector<int64_t, 2>{low[2], low[3]});
+}
+
+/// Whether the 4-D `type` is static but for its first dimension (the batch
+/// of an image, or of the transposed image the filter gradient reads): the
+/// gradients take a dynamic batch, as the forward convolution's call does.
+static bool hasStaticChannelsAndImage(ShapedType type) {
+  return type.getRank() == 4 &&
+         llvm::none_of(type.getShape().drop_front(), ShapedType::isDynamic);
+}
+
+/// Whether two batch sizes can be the same: equal, or either dynamic (the
+/// convolution that reads both then requires them equal when it runs).
+static bool sameBatch(int64_t a, int64_t b) {
+  return a == b || ShapedType::isDynamic(a) || ShapedType::isDynamic(b);
 }
 
 static SmallVector<int64_t, 2> getValues(DenseIntElementsAttr attr) {
@@ -218,12 +234,18 @@ struct RaiseFilterGradient : public OpRewritePattern<linalg::TransposeOp> {
     if (!conv || !conv.hasPureTensorSemantics() || !value.hasOneUse() ||
         !isZeroFill(conv.getOutputs()[0]))
       return rewriter.notifyMatchFailure(root, "not a zero-filled convolution");
-    // The operands: x (padded after the transpose) and dy.
+    // The operands: x (padded after the transpose, cast before or after
+    // the pad: zeros convert to zeros) and dy.
+    Peeled outer = peelCast(conv.getInputs()[0]);
     std::optional<std::pair<Value, SmallVector<int64_t, 2>>> padded =
-        peelZeroPad(conv.getInputs()[0], /*symmetric=*/true);
+        peelZeroPad(outer.value, /*symmetric=*/true);
     if (!padded)
       return rewriter.notifyMatchFailure(root, "not a symmetric zero pad");
     Peeled xPeeled = peelCast(padded->first);
+    if (outer.cast && xPeeled.cast)
+      return rewriter.notifyMatchFailure(root, "two casts of the input");
+    if (outer.cast)
+      xPeeled.cast = outer.cast;
     Peeled dyPeeled = peelCast(conv.getInputs()[1]);
     Value x = getChannelTransposeSource(xPeeled.value);
     Value dy = getChannelTransposeSource(dyPeeled.value);
@@ -237,7 +259,9 @@ struct RaiseFilterGradient : public OpRewritePattern<linalg::TransposeOp> {
     auto xType = cast<RankedTensorType>(x.getType());
     auto dyType = cast<RankedTensorType>(dy.getType());
     auto dwType = cast<RankedTensorType>(root.getResult()[0].getType());
-    if (!xType.hasStaticShape() || !dyType.hasStaticShape() ||
+    if (!hasStaticChannelsAndImage(xType) ||
+        !hasStaticChannelsAndImage(dyType) ||
+        !sameBatch(xType.getDimSize(0), dyType.getDimSize(0)) ||
         !isForwardGeometry(forward, xType.getShape().drop_front(2),
                            dwType.getShape().drop_front(2),
                            dyType.getShape().drop_front(2)))
@@ -312,8 +336,9 @@ struct RaiseDataGradient : public OpRewritePattern<linalg::Conv2DNchwFchwOp> {
     auto dyType = cast<RankedTensorType>(dy.getType());
     auto wType = cast<RankedTensorType>(w.getType());
     auto dxType = cast<RankedTensorType>(conv.getResultTypes()[0]);
-    if (!dyType.hasStaticShape() || !dxType.hasStaticShape() ||
-        dyType.getDimSize(0) != dxType.getDimSize(0) ||
+    if (!hasStaticChannelsAndImage(dyType) ||
+        !hasStaticChannelsAndImage(dxType) ||
+        !sameBatch(dyType.getDimSize(0), dxType.getDimSize(0)) ||
         dyType.getDimSize(1) != wType.getDimSize(0))
       return rewriter.notifyMatchFailure(conv, "not the output gradient");
     // The padding of the forward convolution: the transposed one pads

@@ -271,3 +271,74 @@ func.func @filter_projection(%x: tensor<4x16x8x8xf32>, %dy: tensor<4x32x4x4xf32>
   %dw = linalg.transpose ins(%cut1 : tensor<16x32x1x1xf32>) outs(%e3 : tensor<32x16x1x1xf32>) permutation = [1, 0, 2, 3]
   return %dw : tensor<32x16x1x1xf32>
 }
+
+// -----
+
+// A dynamic batch (from_torch_training with dynamic_dims=0): the batch is
+// the second dimension of the transposed operands; the input rounded after
+// its pad (as at O1 in bfloat16), which moves onto x as well.
+// CHECK-LABEL: func.func @filter_dynamic_batch
+// CHECK-SAME: (%[[X:.*]]: tensor<?x3x8x8xf32>, %[[DY:.*]]: tensor<?x4x8x8xbf16>)
+// CHECK: %[[XH:.*]] = arith.truncf %[[X]] : tensor<?x3x8x8xf32> to tensor<?x3x8x8xbf16>
+// CHECK: %[[DW:.*]] = amp.conv2d_backward_filter ins(%[[XH]], %[[DY]] : tensor<?x3x8x8xbf16>, tensor<?x4x8x8xbf16>) outs(%{{.*}} : tensor<4x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1] -> tensor<4x3x3x3xf32>
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return %[[DW]]
+func.func @filter_dynamic_batch(%x: tensor<?x3x8x8xf32>, %dy: tensor<?x4x8x8xbf16>) -> tensor<4x3x3x3xf32> {
+  %c0 = arith.constant 0 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %n = tensor.dim %x, %c0 : tensor<?x3x8x8xf32>
+  %e0 = tensor.empty(%n) : tensor<3x?x8x8xf32>
+  %xt = linalg.transpose ins(%x : tensor<?x3x8x8xf32>) outs(%e0 : tensor<3x?x8x8xf32>) permutation = [1, 0, 2, 3]
+  %e1 = tensor.empty(%n) : tensor<4x?x8x8xbf16>
+  %dyt = linalg.transpose ins(%dy : tensor<?x4x8x8xbf16>) outs(%e1 : tensor<4x?x8x8xbf16>) permutation = [1, 0, 2, 3]
+  %padded = tensor.pad %xt low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %cst : f32
+  } : tensor<3x?x8x8xf32> to tensor<3x?x10x10xf32>
+  %ph = arith.truncf %padded : tensor<3x?x10x10xf32> to tensor<3x?x10x10xbf16>
+  %e2 = tensor.empty() : tensor<3x4x3x3xf32>
+  %zero = linalg.fill ins(%cst : f32) outs(%e2 : tensor<3x4x3x3xf32>) -> tensor<3x4x3x3xf32>
+  %conv = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%ph, %dyt : tensor<3x?x10x10xbf16>, tensor<4x?x8x8xbf16>) outs(%zero : tensor<3x4x3x3xf32>) -> tensor<3x4x3x3xf32>
+  %e3 = tensor.empty() : tensor<4x3x3x3xf32>
+  %dw = linalg.transpose ins(%conv : tensor<3x4x3x3xf32>) outs(%e3 : tensor<4x3x3x3xf32>) permutation = [1, 0, 2, 3]
+  return %dw : tensor<4x3x3x3xf32>
+}
+
+// -----
+
+// The input gradient with a dynamic batch: dy inserted into zeros of its
+// batch.
+// CHECK-LABEL: func.func @data_dynamic_batch
+// CHECK-SAME: (%[[DY:.*]]: tensor<?x4x3x3xf32>, %[[W:.*]]: tensor<4x5x3x3xf32>)
+// CHECK: %[[DX:.*]] = amp.conv2d_backward_data ins(%[[DY]], %[[W]] : tensor<?x4x3x3xf32>, tensor<4x5x3x3xf32>) outs(%{{.*}} : tensor<?x5x5x5xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] -> tensor<?x5x5x5xf32>
+// CHECK-NOT: linalg.conv_2d
+// CHECK: return %[[DX]]
+func.func @data_dynamic_batch(%dy: tensor<?x4x3x3xf32>, %w: tensor<4x5x3x3xf32>) -> tensor<?x5x5x5xf32> {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %cst = arith.constant 0.000000e+00 : f32
+  %n = tensor.dim %dy, %c0 : tensor<?x4x3x3xf32>
+  %e0 = tensor.empty() : tensor<5x4x3x3xf32>
+  %flipped = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                             iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      outs(%e0 : tensor<5x4x3x3xf32>) {
+  ^bb0(%out: f32):
+    %i0 = linalg.index 0 : index
+    %i1 = linalg.index 1 : index
+    %i2 = linalg.index 2 : index
+    %i3 = linalg.index 3 : index
+    %r = arith.subi %c2, %i2 : index
+    %s = arith.subi %c2, %i3 : index
+    %v = tensor.extract %w[%i1, %i0, %r, %s] : tensor<4x5x3x3xf32>
+    linalg.yield %v : f32
+  } -> tensor<5x4x3x3xf32>
+  %e1 = tensor.empty(%n) : tensor<?x4x7x7xf32>
+  %z1 = linalg.fill ins(%cst : f32) outs(%e1 : tensor<?x4x7x7xf32>) -> tensor<?x4x7x7xf32>
+  %inserted = tensor.insert_slice %dy into %z1[0, 0, 1, 1] [%n, 4, 3, 3] [1, 1, 2, 2] : tensor<?x4x3x3xf32> into tensor<?x4x7x7xf32>
+  %e2 = tensor.empty(%n) : tensor<?x5x5x5xf32>
+  %z2 = linalg.fill ins(%cst : f32) outs(%e2 : tensor<?x5x5x5xf32>) -> tensor<?x5x5x5xf32>
+  %dx = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%inserted, %flipped : tensor<?x4x7x7xf32>, tensor<5x4x3x3xf32>) outs(%z2 : tensor<?x5x5x5xf32>) -> tensor<?x5x5x5xf32>
+  return %dx : tensor<?x5x5x5xf32>
+}

@@ -280,19 +280,22 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
 
 /// The geometry of a 2-D convolution gradient: the sizes of the forward
 /// convolution's input x (n x c x h x w), filter (f x c x kh x kw) and
-/// output (n x f x oh x ow), as the op's operands give them.
+/// output (n x f x oh x ow), as the op's operands give them, but for the
+/// batch n (the first operand's first dimension, read at the call).
 struct ConvolutionGeometry {
-  int64_t n, c, h, w, f, kh, kw, oh, ow;
+  int64_t c, h, w, f, kh, kw, oh, ow;
 };
 
 /// A convolution gradient `op` (lhs, rhs, init: the buffers of a
 /// Conv2DBackwardDataOp or Conv2DBackwardFilterOp) as the backend's `call`;
 /// failure with `why` if the call cannot compute it. `geometry` reads the
-/// sizes from the three buffers' shapes.
+/// sizes from the three buffers' shapes. The lhs's first dimension is the
+/// batch, as is the rhs's (`rhsBatched`) or else the output's; where the
+/// backend takes a dynamic batch, those dimensions may be dynamic.
 static LogicalResult lowerConvolutionGradient(
     RewriterBase &rewriter, Operation *op, LibraryCall call,
-    const LibraryBackend &backend, Value lhs, Value rhs, Value out,
-    ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+    const LibraryBackend &backend, Value lhs, Value rhs, bool rhsBatched,
+    Value out, ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
     ArrayRef<int64_t> dilations,
     llvm::function_ref<ConvolutionGeometry(ArrayRef<int64_t>, ArrayRef<int64_t>,
                                            ArrayRef<int64_t>)>
@@ -301,9 +304,12 @@ static LogicalResult lowerConvolutionGradient(
   FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
   if (failed(function))
     return failure();
-  FailureOr<BufferInfo> li = getBufferInfo(lhs, why),
-                        ri = getBufferInfo(rhs, why),
-                        oi = getBufferInfo(out, why);
+  bool dynamicBatch = backend.takesDynamicConvBatch();
+  bool outBatched = dynamicBatch && !rhsBatched;
+  FailureOr<BufferInfo> li = getConvBufferInfo(lhs, dynamicBatch, why),
+                        ri = getConvBufferInfo(rhs, dynamicBatch && rhsBatched,
+                                               why),
+                        oi = getConvBufferInfo(out, outBatched, why);
   if (failed(li) || failed(ri) || failed(oi))
     return failure();
   if (!isContiguous(*li) || !isContiguous(*ri) || !isContiguous(*oi)) {
@@ -333,7 +339,8 @@ static LogicalResult lowerConvolutionGradient(
                                   li->type.getElementType(), [&](Value buffer) {
                                     std::string ignored;
                                     FailureOr<BufferInfo> info =
-                                        getBufferInfo(buffer, ignored);
+                                        getConvBufferInfo(buffer, outBatched,
+                                                          ignored);
                                     return succeeded(info) &&
                                            isContiguous(*info) &&
                                            info->type.getShape() == shape;
@@ -347,9 +354,10 @@ static LogicalResult lowerConvolutionGradient(
     beta = 0.0f;
   }
   SmallVector<Value> args = {
-      createI32(rewriter, loc, static_cast<int32_t>(ConvLayout::NchwFchw))};
+      createI32(rewriter, loc, static_cast<int32_t>(ConvLayout::NchwFchw)),
+      getSize(rewriter, loc, lhs, 0)};
   for (int64_t size :
-       {g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, padding[0], padding[1],
+       {g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, padding[0], padding[1],
         strides[0], strides[1], dilations[0], dilations[1]})
     args.push_back(createI64(rewriter, loc, size));
   args.append({createBufferPointer(rewriter, loc, lhs),
@@ -408,13 +416,13 @@ struct ConvBackwardDataToLibraryCall
     // dy: n x f x oh x ow, the filter f x c x kh x kw, dx n x c x h x w.
     auto geometry = [](ArrayRef<int64_t> dy, ArrayRef<int64_t> w,
                        ArrayRef<int64_t> dx) {
-      return ConvolutionGeometry{dx[0], dx[1], dx[2], dx[3], w[0],
+      return ConvolutionGeometry{dx[1], dx[2], dx[3], w[0],
                                  w[2],  w[3],  dy[2], dy[3]};
     };
     if (failed(lowerConvolutionGradient(
             rewriter, op, LibraryCall::ConvBackwardData, backend, op.getLhs(),
-            op.getRhs(), op.getInit(), op.getStrides(), op.getPadding(),
-            op.getDilations(), geometry, why)))
+            op.getRhs(), /*rhsBatched=*/false, op.getInit(), op.getStrides(),
+            op.getPadding(), op.getDilations(), geometry, why)))
       return rewriter.notifyMatchFailure(op, why);
     return success();
   }
@@ -438,13 +446,13 @@ struct ConvBackwardFilterToLibraryCall
     // x: n x c x h x w, dy n x f x oh x ow, dw f x c x kh x kw.
     auto geometry = [](ArrayRef<int64_t> x, ArrayRef<int64_t> dy,
                        ArrayRef<int64_t> dw) {
-      return ConvolutionGeometry{x[0],  x[1],  x[2],  x[3], dw[0],
+      return ConvolutionGeometry{x[1],  x[2],  x[3],  dw[0],
                                  dw[2], dw[3], dy[2], dy[3]};
     };
     if (failed(lowerConvolutionGradient(
             rewriter, op, LibraryCall::ConvBackwardFilter, backend, op.getLhs(),
-            op.getRhs(), op.getInit(), op.getStrides(), op.getPadding(),
-            op.getDilations(), geometry, why)))
+            op.getRhs(), /*rhsBatched=*/true, op.getInit(), op.getStrides(),
+            op.getPadding(), op.getDilations(), geometry, why)))
       return rewriter.notifyMatchFailure(op, why);
     return success();
   }

@@ -59,16 +59,38 @@ func.func @f32(%x: memref<2x3x8x8xf32>, %dy: memref<2x8x8x8xf32>, %dw: memref<8x
 
 // -----
 
-// Operands of different types, and a dynamic batch, stay for kernels.
+// A dynamic batch, read at each call from the first operand (dy for the
+// input gradient, x for the filter gradient); the other sizes static.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK-DAG: %[[DYN:.*]] = memref.dim %arg0, %c0 : memref<?x8x4x4xf16>
+// CHECK-DAG: %[[DN:.*]] = arith.index_cast %[[DYN]] : index to i64
+// CHECK: call @ampGpuConv2dBackwardData(%c0_i32, %[[DN]], %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c4_i64, %c4_i64,
+// CHECK: %[[XN:.*]] = memref.dim %arg3, %c0 : memref<?x3x8x8xf32>
+// CHECK: %[[FN:.*]] = arith.index_cast %[[XN]] : index to i64
+// CHECK: call @ampGpuConv2dBackwardFilter(%c0_i32, %[[FN]], %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c8_i64, %c8_i64,
+// CHECK-NOT: amp.conv2d_backward
+func.func @dynamic_batch(%dy: memref<?x8x4x4xf16>, %w: memref<8x3x3x3xf16>, %dx: memref<?x3x8x8xf32>,
+                         %xd: memref<?x3x8x8xf32>, %dyd: memref<?x8x8x8xf32>, %dw: memref<8x3x3x3xf32>) {
+  amp.conv2d_backward_data ins(%dy, %w : memref<?x8x4x4xf16>, memref<8x3x3x3xf16>)
+      outs(%dx : memref<?x3x8x8xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1]
+  amp.conv2d_backward_filter ins(%xd, %dyd : memref<?x3x8x8xf32>, memref<?x8x8x8xf32>)
+      outs(%dw : memref<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1]
+  return
+}
+
+// -----
+
+// Operands of different types, and a dynamic size other than the batch,
+// stay for kernels.
 // CHECK-LABEL: func.func @refused
 // CHECK-COUNT-2: amp.conv2d_backward
 func.func @refused(%x: memref<2x3x8x8xf16>, %dy: memref<2x8x8x8xf32>, %dw: memref<8x3x3x3xf32>,
-                   %xd: memref<?x3x8x8xf32>, %dyd: memref<?x8x8x8xf32>) {
+                   %xd: memref<2x3x?x8xf32>, %dyd: memref<2x8x?x8xf32>) {
   // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: element types must be f16, bf16 or f32 operands of one type and an f32 or same-typed result}}
   amp.conv2d_backward_filter ins(%x, %dy : memref<2x3x8x8xf16>, memref<2x8x8x8xf32>)
       outs(%dw : memref<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1]
-  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call:}}
-  amp.conv2d_backward_filter ins(%xd, %dyd : memref<?x3x8x8xf32>, memref<?x8x8x8xf32>)
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: only the batch of a convolution may be dynamic}}
+  amp.conv2d_backward_filter ins(%xd, %dyd : memref<2x3x?x8xf32>, memref<2x8x?x8xf32>)
       outs(%dw : memref<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1]
   return
 }

@@ -13,10 +13,11 @@ Checks, one PASS or FAIL line each:
   convolution an ampGpuConv2d, each input gradient an
   ampGpuConv2dBackwardData and each weight gradient an
   ampGpuConv2dBackwardFilter (amp-raise-convolution-gradients), and no
-  remark says that a convolution was kept as loops;
-- the step trained for STEPS steps in the GPU simulator (target
+  remark says that a convolution was kept as loops; and so with a
+  dynamic batch (dynamic_dims=0) at O2 float16 and O1 bfloat16;
+- the dynamic-batch step trained for STEPS steps in the GPU simulator (target
   "gpu-sim", the GPU pipeline's output run on the CPU) at O2 float16 and
-  O1 bfloat16 matches the CPU pipeline's: the same skipped steps, each
+  O1 bfloat16, on batches of three sizes, matches the CPU pipeline's: the same skipped steps, each
   step's loss, the parameters and the running statistics within BOUND
   (relative; the simulator's library calls and kernels round in another
   order than the CPU's).
@@ -44,6 +45,10 @@ FORWARD, DATA, FILTER = 6, 5, 6
 BOUND = 1e-3
 LEVELS = [("O0", None), ("O1", "float16"), ("O2", "float16"),
           ("O1", "bfloat16"), ("O2", "bfloat16")]
+# The levels trained in the simulator, with a dynamic batch: each step's
+# batch is the case's less CUT[step % len(CUT)] samples.
+SIM_LEVELS = [("O2", "float16"), ("O1", "bfloat16")]
+CUT = [0, 3, 1]
 
 passed = failed = 0
 
@@ -64,10 +69,34 @@ def together(values):
                            for v in values])
 
 
+def check_calls(text, level, dtype, label):
+    """Checks that every convolution of the step `text` at `level` is a
+    cuDNN call of the GPU lowering, none kept as loops."""
+    convolutions = len(re.findall(r"= linalg\.conv_2d", text))
+    step = amp_mlir.make_training_step(text)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", amp_mlir.AmpRemark)
+        lowered = amp_mlir.transform(step, level=level, dtype=dtype,
+                                     lower="gpu")
+    calls = {kind: len(re.findall(rf"call @ampGpuConv2d{kind}\(", lowered))
+             for kind in ("", "BackwardData", "BackwardFilter")}
+    kept = [str(w.message) for w in caught
+            if "conv" in str(w.message) and "not a library call"
+            in str(w.message)]
+    check(sum(calls.values()) == convolutions and
+          calls == {"": FORWARD, "BackwardData": DATA,
+                    "BackwardFilter": FILTER} and not kept,
+          f"{label}: {sum(calls.values())} cuDNN calls for the "
+          f"{convolutions} convolutions of the step: {calls['']} "
+          f"forward, {calls['BackwardData']} backward data, "
+          f"{calls['BackwardFilter']} backward filter; {len(kept)} "
+          f"kept as loops" + (f": {kept[0]}" if kept else ""))
+
+
 def main():
     torch.set_num_threads(1)
     # The remarks of the lowering (bounds checks the device drops) are
-    # expected; the convolutions' are collected below.
+    # expected; the convolutions' are collected by check_calls.
     warnings.simplefilter("ignore", amp_mlir.AmpRemark)
     path = Path(__file__).with_name("check_torch_amp_training.py")
     spec = importlib.util.spec_from_file_location("amp_training", path)
@@ -75,43 +104,36 @@ def main():
     spec.loader.exec_module(cases)
     case = cases.resnet_case(STEPS)
     xb, yb = (torch.from_numpy(b) for b in case.batches[0])
-    text = amp_mlir.from_torch_training(
-        case.model, case.loss_fn,
-        case.optimizer(copy.deepcopy(case.model).parameters()), xb, yb)
-    convolutions = len(re.findall(r"= linalg\.conv_2d", text))
-    step = amp_mlir.make_training_step(text)
 
+    def step_text(dynamic_dims):
+        return amp_mlir.from_torch_training(
+            case.model, case.loss_fn,
+            case.optimizer(copy.deepcopy(case.model).parameters()), xb, yb,
+            dynamic_dims=dynamic_dims)
+
+    text = step_text(None)
     for level, dtype in LEVELS:
-        label = f"{level}{' ' + dtype if dtype else ''}"
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", amp_mlir.AmpRemark)
-            lowered = amp_mlir.transform(step, level=level, dtype=dtype,
-                                         lower="gpu")
-        calls = {kind: len(re.findall(rf"call @ampGpuConv2d{kind}\(",
-                                      lowered))
-                 for kind in ("", "BackwardData", "BackwardFilter")}
-        kept = [str(w.message) for w in caught
-                if "conv" in str(w.message) and "not a library call"
-                in str(w.message)]
-        check(sum(calls.values()) == convolutions and
-              calls == {"": FORWARD, "BackwardData": DATA,
-                        "BackwardFilter": FILTER} and not kept,
-              f"{label}: {sum(calls.values())} cuDNN calls for the "
-              f"{convolutions} convolutions of the step: {calls['']} "
-              f"forward, {calls['BackwardData']} backward data, "
-              f"{calls['BackwardFilter']} backward filter; {len(kept)} "
-              f"kept as loops" + (f": {kept[0]}" if kept else ""))
+        check_calls(text, level, dtype,
+                    f"{level}{' ' + dtype if dtype else ''}")
+    # A dynamic batch: the same calls, the batch read when they run; the
+    # steps below train on batches of several sizes.
+    text = step_text(0)
+    for level, dtype in SIM_LEVELS:
+        check_calls(text, level, dtype, f"dynamic batch, {level} {dtype}")
+    batches = [(x[:len(x) - CUT[i % len(CUT)]], y[:len(y) - CUT[i % len(CUT)]])
+               for i, (x, y) in enumerate(case.batches)]
+    sizes = sorted({len(x) for x, _ in batches})
 
     initial = amp_mlir.parameters_of(case.model)
     buffers = amp_mlir.buffers_of(case.model)
-    for level, dtype in (("O2", "float16"), ("O1", "bfloat16")):
+    for level, dtype in SIM_LEVELS:
         label = f"{level} {dtype}"
         runs = {}
         for target in ("cpu", "gpu-sim"):
             trainer = amp_mlir.Trainer(text, initial, level=level,
                                        dtype=dtype, target=target,
                                        buffers=buffers)
-            results = [trainer.step(*batch) for batch in case.batches]
+            results = [trainer.step(*batch) for batch in batches]
             runs[target] = (results, trainer.params, trainer.buffers)
         (cpu, cpu_params, cpu_buffers) = runs["cpu"]
         (sim, sim_params, sim_buffers) = runs["gpu-sim"]
@@ -125,9 +147,10 @@ def main():
                   if n.endswith("num_batches_tracked")}
         skips = [bool(s) for _, s in sim]
         check([bool(s) for _, s in cpu] == skips and
-              max(losses, params, statistics) <= BOUND and
+              all(v <= BOUND for v in (losses, params, statistics)) and
               counts == {STEPS},
-              f"{label}: gpu-sim against the CPU over {STEPS} steps: step "
+              f"{label}: gpu-sim against the CPU over {STEPS} steps "
+              f"(batches of {', '.join(map(str, sizes))}): step "
               f"losses within {losses:.1e}, parameters {params:.1e}, "
               f"running statistics {statistics:.1e} (<= {BOUND:g}); "
               f"skipped {sum(skips)}; num_batches_tracked {sorted(counts)}")

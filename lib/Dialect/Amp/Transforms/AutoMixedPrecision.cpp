@@ -259,6 +259,10 @@ private:
   /// True if `value` is the scaled loss seed (an amp.scale_loss result) or
   /// scalar (0-d) arithmetic on it.
   bool isLossScaleScalar(Value value);
+  /// True if `value` is an integer converted to a float scalar (a count: a
+  /// batch norm's number of elements per channel with a dynamic batch) or
+  /// scalar arithmetic on one.
+  bool isCountScalar(Value value);
   MLIRContext &getContext() { return *context; }
   /// Records the uses, inside the regions of `op`, of float values defined
   /// outside it (a table a linalg body reads with tensor.extract).
@@ -286,7 +290,7 @@ private:
   llvm::DenseMap<Value, OverflowConversion> conversions;
   /// The saturated copies of captured mask values, per constant.
   llvm::DenseMap<Value, Value> saturated;
-  llvm::DenseMap<Value, bool> lossScaleScalars;
+  llvm::DenseMap<Value, bool> lossScaleScalars, countScalars;
   /// Ops of training steps outside the loss and gradient computation (the
   /// optimizer update and its bookkeeping): they stay f32.
   llvm::DenseSet<Operation *> optimizerOps;
@@ -758,22 +762,40 @@ static bool isZeroDimensional(Type type) {
   return !shaped || (shaped.hasRank() && shaped.getRank() == 0);
 }
 
-bool AutoMixedPrecision::isLossScaleScalar(Value value) {
-  auto it = lossScaleScalars.find(value);
-  if (it != lossScaleScalars.end())
+/// True if `value` is a scalar (0-d) result of an op `isSource` accepts, or
+/// scalar arithmetic on one; memoized in `memo`.
+static bool isScalarDerivedFrom(Value value,
+                                function_ref<bool(Operation *)> isSource,
+                                llvm::DenseMap<Value, bool> &memo) {
+  auto it = memo.find(value);
+  if (it != memo.end())
     return it->second;
   Operation *def = value.getDefiningOp();
   bool result = false;
-  if (def && isa<ScaleLossOp>(def)) {
+  if (def && isSource(def)) {
     result = isZeroDimensional(value.getType());
   } else if (def && isZeroDimensional(value.getType())) {
-    lossScaleScalars[value] = false; // Cycles (none in SSA) end here.
+    memo[value] = false; // Cycles (none in SSA) end here.
     result = llvm::any_of(def->getOperands(), [&](Value operand) {
-      return isZeroDimensional(operand.getType()) && isLossScaleScalar(operand);
+      return isZeroDimensional(operand.getType()) &&
+             isScalarDerivedFrom(operand, isSource, memo);
     });
   }
-  lossScaleScalars[value] = result;
+  memo[value] = result;
   return result;
+}
+
+bool AutoMixedPrecision::isLossScaleScalar(Value value) {
+  return isScalarDerivedFrom(
+      value, [](Operation *op) { return isa<ScaleLossOp>(op); },
+      lossScaleScalars);
+}
+
+bool AutoMixedPrecision::isCountScalar(Value value) {
+  return isScalarDerivedFrom(
+      value,
+      [](Operation *op) { return isa<arith::SIToFPOp, arith::UIToFPOp>(op); },
+      countScalars);
 }
 
 /// The largest finite value of `precision`.
@@ -870,6 +892,15 @@ Decision AutoMixedPrecision::decide(Operation *op,
                    [&](Value v) { return isLossScaleScalar(v); }))
     return {Precision::f32, "scalar arithmetic on the scaled loss seed "
                             "(the loss scale may not fit the low type)"};
+  // Likewise a count (a batch norm's N*H*W with a dynamic batch: 65536 and
+  // beyond at ResNet sizes, inexact in f16 from 2048).
+  if (op->getNumResults() != 0 &&
+      llvm::all_of(op->getResultTypes(), isZeroDimensional) &&
+      llvm::all_of(op->getOperandTypes(), isZeroDimensional) &&
+      llvm::any_of(op->getOperands(),
+                   [&](Value v) { return isCountScalar(v); }))
+    return {Precision::f32, "scalar arithmetic on a count (an integer "
+                            "converted to a float may not fit the low type)"};
   if (std::optional<Decision> ranged = decideFromRanges(op, iface))
     return *ranged;
   if (!policy.blackList.empty() && policy.blackList.contains(name))

@@ -157,3 +157,39 @@ func.func @shared_fill(%x: tensor<8x16xf32>, %w: tensor<16x4xf32>,
   %m = arith.maximumf %b, %z : tensor<8x4xf32>
   return %y, %m : tensor<8x4xf32>, tensor<8x4xf32>
 }
+
+// -----
+
+// A count converted to a float (a batch norm's elements per channel with a
+// dynamic batch, 64 * 1024 here) and scalar arithmetic on it stay f32 at
+// O2: in f16 the count would overflow to infinity (or round from 2048);
+// the tensor it scales is read low as usual.
+// CHECK-LABEL: func.func @count_stays_f32
+// CHECK: %[[N:.*]] = arith.sitofp %{{.*}} : i64 to f32
+// CHECK: %[[PER:.*]] = arith.divf %[[N]], %{{.*}} : f32
+// CHECK: %[[LESS:.*]] = arith.subf %[[PER]], %{{.*}} : f32
+// CHECK: %[[CORR:.*]] = arith.divf %[[PER]], %[[LESS]] : f32
+// CHECK: linalg.generic {{.*}} ins(%{{.*}} : tensor<16xf16>)
+// CHECK: arith.mulf %{{.*}}, %[[CORR]] : f32
+func.func @count_stays_f32(%batch: index, %var: tensor<16xf32>)
+    -> tensor<16xf32> {
+  %c1024 = arith.constant 1024 : i64
+  %channels = arith.constant 16.0 : f32
+  %one = arith.constant 1.0 : f32
+  %b = arith.index_cast %batch : index to i64
+  %numel = arith.muli %b, %c1024 : i64
+  %n = arith.sitofp %numel : i64 to f32
+  %per = arith.divf %n, %channels : f32
+  %less = arith.subf %per, %one : f32
+  %corr = arith.divf %per, %less : f32
+  %e = tensor.empty() : tensor<16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>,
+                                        affine_map<(d0) -> (d0)>],
+                       iterator_types = ["parallel"]}
+      ins(%var : tensor<16xf32>) outs(%e : tensor<16xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.mulf %in, %corr : f32
+    linalg.yield %m : f32
+  } -> tensor<16xf32>
+  return %r : tensor<16xf32>
+}
