@@ -223,20 +223,21 @@ def _backward_decompositions(torch):
       offset's position, for max pooling; divided by the window's divisor,
       for average pooling) spread to the input positions by strided zero
       insertion and padding, and summed over the offsets;
-    - convolution_backward of a 2-D convolution without groups: the input
-      gradient the transposed convolution of the output gradient, the
-      weight gradient a convolution of the input by the output gradient
-      (both with batch and channels swapped: stride and dilation swap too),
-      cut to the kernel's size. torch-mlir's own decomposition makes the
-      weight gradient of a strided convolution a grouped convolution over
-      the batch, which no library call takes."""
+    - convolution_backward of a 2-D convolution: the input gradient the
+      transposed convolution of the output gradient, the weight gradient a
+      convolution of the input by the output gradient (both with batch and
+      channels swapped: stride and dilation swap too; with groups, each
+      group's channels as the batch), cut to the kernel's size.
+      torch-mlir's own decomposition makes the weight gradient of a
+      strided convolution a grouped convolution over the batch, which no
+      library call takes, and fails on grouped convolutions."""
     aten = torch.ops.aten
     F = torch.nn.functional
 
     def convolution_backward(grad_output, input, weight, bias_sizes,
                              stride, padding, dilation, transposed,
                              output_padding, groups, output_mask):
-        if transposed or groups != 1 or input.dim() != 4:
+        if transposed or input.dim() != 4:
             return NotImplemented  # PyTorch's decomposition
         kernel = weight.shape[2:]
         grad_input = grad_weight = grad_bias = None
@@ -248,13 +249,27 @@ def _backward_decompositions(torch):
                                            + dilation[i] * (kernel[i] - 1)
                                            + 1) for i in range(2)]
             grad_input = aten.convolution(grad_output, weight, None, stride,
-                                          padding, dilation, True, extra, 1)
+                                          padding, dilation, True, extra,
+                                          groups)
         if output_mask[1]:
             # dW[f, c, i, j] = sum over n, y, x of dY[n, f, y, x] *
-            # X[n, c, i * dilation - padding + y * stride, ...].
-            swapped = aten.convolution(
-                input.transpose(0, 1), grad_output.transpose(0, 1), None,
-                dilation, padding, stride, False, [0, 0], 1)
+            # X[n, c, i * dilation - padding + y * stride, ...], with c a
+            # channel of f's group. One convolution with the same groups:
+            # its batch the group's input channels (c / groups), its input
+            # channels the batch of each group, its filters dY's channels.
+            n, c, h, w = input.shape
+            f = grad_output.shape[1]
+            if groups == 1:
+                x = input.transpose(0, 1)
+                dy = grad_output.transpose(0, 1)
+            else:
+                x = input.reshape(-1, groups, c // groups, h, w).permute(
+                    2, 1, 0, 3, 4).reshape(c // groups, -1, h, w)
+                dy = grad_output.reshape(
+                    -1, groups, f // groups, *grad_output.shape[2:]).permute(
+                        1, 2, 0, 3, 4).reshape(f, -1, *grad_output.shape[2:])
+            swapped = aten.convolution(x, dy, None, dilation, padding, stride,
+                                       False, [0, 0], groups)
             grad_weight = swapped[:, :, :kernel[0], :kernel[1]].transpose(
                 0, 1)
         if output_mask[2]:

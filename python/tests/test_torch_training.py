@@ -292,6 +292,35 @@ def test_convolution_gradients_match_torch():
                     model, torch.nn.functional.cross_entropy, batch)
 
 
+def test_grouped_convolution_gradients_match_torch():
+    """Grouped and depthwise convolutions (a depthwise 3x3, a strided
+    convolution of 4 groups, a depthwise one with a channel multiplier of
+    2, dilated): their gradients are grouped convolutions of the same
+    groups (amp_mlir's decomposition; torch-mlir's own fails to lower),
+    which match PyTorch's autograd, with a static and a dynamic batch."""
+    torch = needs_torch()
+    nn = torch.nn
+    torch.manual_seed(0)
+    model = nn.Sequential(
+        nn.Conv2d(8, 8, 3, padding=1, groups=8), nn.Tanh(),
+        nn.Conv2d(8, 16, 3, stride=2, padding=1, groups=4), nn.Tanh(),
+        nn.Conv2d(16, 32, 3, padding=2, dilation=2, groups=16),
+        nn.Flatten(), nn.Linear(32 * 5 * 5, 3))
+    batch = (torch.randn(3, 8, 9, 9), torch.randint(0, 3, (3,)))
+    for dynamic_dims in (None, 0):
+        text = amp_mlir.from_torch_training(
+            model, torch.nn.functional.cross_entropy, {"kind": "sgd"},
+            *batch, annotate=False, dynamic_dims=dynamic_dims)
+        # Three forward convolutions, three weight gradients and two input
+        # gradients, all grouped (the first a depthwise form).
+        convolutions = re.findall(r"= linalg\.(\w*conv\w*)", text)
+        assert len(convolutions) == 8, convolutions
+        assert "conv_2d_nchw_fchw" not in convolutions
+        _check_step(torch,
+                    amp_mlir.compile(text, level="O0").forward_backward,
+                    model, torch.nn.functional.cross_entropy, batch)
+
+
 def test_batch_norm_running_statistics():
     """Batch norm in training mode: its running statistics are arguments
     and results {amp.buffer} after the parameters, and one step computes
