@@ -371,7 +371,8 @@ namespace {
 /// `g` with size 1 where a size is 0, so that everything else is still
 /// checked; the pointers of empty operands need not be there.
 GemmArgs getEmptyGemmProbe(const GemmArgs &g) {
-  static const float dummy = 0;
+  // Aligned as the FP8 GEMM's checks want its operands (16 bytes).
+  alignas(16) static const float dummy[4] = {};
   auto atLeastOne = [](int64_t size) { return size == 0 ? int64_t(1) : size; };
   GemmArgs probe = g;
   probe.batch = atLeastOne(g.batch);
@@ -389,11 +390,11 @@ GemmArgs getEmptyGemmProbe(const GemmArgs &g) {
   if (g.m == 0 || g.n == 0)
     probe.strideC = std::max(g.strideC, (probe.m - 1) * probe.ldc + probe.n);
   if (g.batch == 0 || g.m == 0 || g.k == 0)
-    probe.a = probe.a ? probe.a : &dummy;
+    probe.a = probe.a ? probe.a : dummy;
   if (g.batch == 0 || g.n == 0 || g.k == 0)
-    probe.b = probe.b ? probe.b : &dummy;
+    probe.b = probe.b ? probe.b : dummy;
   if (g.batch == 0 || g.m == 0 || g.n == 0)
-    probe.c = probe.c ? probe.c : const_cast<float *>(&dummy);
+    probe.c = probe.c ? probe.c : const_cast<float *>(dummy);
   return probe;
 }
 
