@@ -235,7 +235,8 @@ def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
     fn = lib.ampCpuLibraryConv2d
     fn.restype = None
     i32, i64, ptr = ctypes.c_int32, ctypes.c_int64, ctypes.c_void_p
-    fn.argtypes = [i32] + [i64] * 15 + [ptr, i32, ptr, i32, ptr, i32,
+    # layout, then n ... dilW and groups (16 int64), then the operands.
+    fn.argtypes = [i32] + [i64] * 16 + [ptr, i32, ptr, i32, ptr, i32,
                                          ctypes.c_float]
     inType, _, outType = kind.partition(">")
     outType = outType or "f32"
@@ -246,7 +247,7 @@ def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
                  np.float32 if outType == "f32" else np.uint16)
     code, out = DTYPE_CODE[inType], DTYPE_CODE[outType]
     return lambda: fn(0, n, c, h, w, f, k, k, oh, ow, pad, pad, stride,
-                      stride, 1, 1, x.ctypes.data, code, wt.ctypes.data,
+                      stride, 1, 1, 1, x.ctypes.data, code, wt.ctypes.data,
                       code, y.ctypes.data, out, 0.0)
 
 

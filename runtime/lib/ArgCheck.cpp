@@ -258,7 +258,8 @@ bool checkConvGeometry(const char *call, const ConvArgs &v) {
                   {"strideH", v.strideH},
                   {"strideW", v.strideW},
                   {"dilH", v.dilH},
-                  {"dilW", v.dilW}};
+                  {"dilW", v.dilW},
+                  {"groups", v.groups}};
   for (const auto &size : positive)
     if (size.value <= 0)
       return setError(call, "invalid %s = %" PRId64 " (must be > 0)", size.name,
@@ -267,6 +268,14 @@ bool checkConvGeometry(const char *call, const ConvArgs &v) {
     return setError(
         call, "negative padding (padTop = %" PRId64 ", padLeft = %" PRId64 ")",
         v.padTop, v.padLeft);
+  // Each group convolves c/groups input channels into f/groups outputs.
+  if (v.c % v.groups != 0 || v.f % v.groups != 0)
+    return setError(call,
+                    "%s = %" PRId64 " is not a multiple of groups = %" PRId64
+                    " (a grouped convolution needs c and f divisible by "
+                    "groups; got c = %" PRId64 ", f = %" PRId64 ")",
+                    v.c % v.groups != 0 ? "c" : "f",
+                    v.c % v.groups != 0 ? v.c : v.f, v.groups, v.c, v.f);
   return true;
 }
 
@@ -287,7 +296,8 @@ bool checkCudnnGeometry(const char *call, const ConvArgs &v) {
               {"strideH", v.strideH},
               {"strideW", v.strideW},
               {"dilH", v.dilH},
-              {"dilW", v.dilW}};
+              {"dilW", v.dilW},
+              {"groups", v.groups}};
   for (const auto &size : ints)
     if (!fitsInt32(size.value))
       return setError(call,
@@ -452,17 +462,17 @@ CallCheck amp::rt::checkEmptyConvBatch(const char *call, const ConvArgs &args,
 }
 
 ConvArgs amp::rt::getConvArgs(const ConvBackwardDataArgs &d) {
-  return ConvArgs{d.layout,  d.n,       d.c,    d.h,      d.w,      d.f,
-                  d.kh,      d.kw,      d.oh,   d.ow,     d.padTop, d.padLeft,
-                  d.strideH, d.strideW, d.dilH, d.dilW,   d.dy,     d.dyType,
-                  d.wt,      d.wType,   d.dx,   d.dxType, d.beta};
+  return ConvArgs{d.layout,  d.n,       d.c,     d.h,    d.w,      d.f,
+                  d.kh,      d.kw,      d.oh,    d.ow,   d.padTop, d.padLeft,
+                  d.strideH, d.strideW, d.dilH,  d.dilW, d.groups, d.dy,
+                  d.dyType,  d.wt,      d.wType, d.dx,   d.dxType, d.beta};
 }
 
 ConvArgs amp::rt::getConvArgs(const ConvBackwardFilterArgs &d) {
-  return ConvArgs{d.layout,  d.n,       d.c,    d.h,      d.w,      d.f,
-                  d.kh,      d.kw,      d.oh,   d.ow,     d.padTop, d.padLeft,
-                  d.strideH, d.strideW, d.dilH, d.dilW,   d.x,      d.xType,
-                  d.dy,      d.dyType,  d.dw,   d.dwType, d.beta};
+  return ConvArgs{d.layout,  d.n,       d.c,      d.h,    d.w,      d.f,
+                  d.kh,      d.kw,      d.oh,     d.ow,   d.padTop, d.padLeft,
+                  d.strideH, d.strideW, d.dilH,   d.dilW, d.groups, d.x,
+                  d.xType,   d.dy,      d.dyType, d.dw,   d.dwType, d.beta};
 }
 
 namespace {

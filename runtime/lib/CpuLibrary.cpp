@@ -36,7 +36,10 @@
 // pixel, multiplied from the right by the filter (HWCF: (kh*kw*c) x F; FHWC:
 // F x (kh*kw*c), transposed). The packing widens f16/bf16 to f32 on the
 // way. A 1x1 convolution with unit strides and no padding reads the input
-// in place (f32) or widened, without gathering.
+// in place (f32) or widened, without gathering. A grouped convolution is
+// one such GEMM per group and image, over the group's input channels, with
+// the group's rows of the filter (or, HWCF, its columns: a strided view)
+// into the group's rows (NCHW) or columns (NHWC, strided) of y.
 //
 //===----------------------------------------------------------------------===//
 
@@ -549,14 +552,17 @@ inline float loadF32(const void *base, int32_t type, int64_t index) {
   return type == AMP_DTYPE_BF16 ? bf16ToF32(bits) : f16ToF32(bits);
 }
 
-/// The column buffer of image `image` of an NCHW convolution: row
-/// (ci, r, s) of (c*kh*kw) x (oh*ow) holds x[image, ci, iy, ix] at output
-/// pixel (oy, ox), with iy = oy*strideH - padTop + r*dilH (likewise ix),
-/// and 0 where that is outside the input.
-void packNchw(const ConvArgs &v, int64_t image, float *col) {
+/// The column buffer of image `image` of an NCHW convolution over the
+/// `channels` input channels from `firstChannel` (one group's): row
+/// (ci, r, s) of (channels*kh*kw) x (oh*ow) holds
+/// x[image, firstChannel + ci, iy, ix] at output pixel (oy, ox), with
+/// iy = oy*strideH - padTop + r*dilH (likewise ix), and 0 where that is
+/// outside the input.
+void packNchw(const ConvArgs &v, int64_t image, int64_t firstChannel,
+              int64_t channels, float *col) {
   int64_t plane = v.h * v.w, pixels = v.oh * v.ow;
-  const char *x = at(v.x, v.xType, image * v.c * plane);
-  for (int64_t ci = 0; ci < v.c; ++ci) {
+  const char *x = at(v.x, v.xType, (image * v.c + firstChannel) * plane);
+  for (int64_t ci = 0; ci < channels; ++ci) {
     const char *channel = at(x, v.xType, ci * plane);
     for (int64_t r = 0; r < v.kh; ++r) {
       for (int64_t s = 0; s < v.kw; ++s) {
@@ -593,12 +599,14 @@ void packNchw(const ConvArgs &v, int64_t image, float *col) {
   }
 }
 
-/// The column buffer of image `image` of an NHWC convolution: row (oy, ox)
-/// of (oh*ow) x (kh*kw*c) holds, at (r, s, ci), x[image, iy, ix, ci] (0
-/// outside the input).
-void packNhwc(const ConvArgs &v, int64_t image, float *col) {
-  int64_t k = v.kh * v.kw * v.c;
-  const char *x = at(v.x, v.xType, image * v.h * v.w * v.c);
+/// The column buffer of image `image` of an NHWC convolution over the
+/// `channels` input channels from `firstChannel`: row (oy, ox) of
+/// (oh*ow) x (kh*kw*channels) holds, at (r, s, ci),
+/// x[image, iy, ix, firstChannel + ci] (0 outside the input).
+void packNhwc(const ConvArgs &v, int64_t image, int64_t firstChannel,
+              int64_t channels, float *col) {
+  int64_t k = v.kh * v.kw * channels;
+  const char *x = at(v.x, v.xType, image * v.h * v.w * v.c + firstChannel);
   for (int64_t oy = 0; oy < v.oh; ++oy) {
     for (int64_t ox = 0; ox < v.ow; ++ox) {
       float *row = col + (oy * v.ow + ox) * k;
@@ -606,11 +614,12 @@ void packNhwc(const ConvArgs &v, int64_t image, float *col) {
         int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
         for (int64_t s = 0; s < v.kw; ++s) {
           int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
-          float *out = row + (r * v.kw + s) * v.c;
+          float *out = row + (r * v.kw + s) * channels;
           if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
-            std::fill(out, out + v.c, 0.0f);
+            std::fill(out, out + channels, 0.0f);
           else
-            widen(at(x, v.xType, (iy * v.w + ix) * v.c), v.xType, out, v.c);
+            widen(at(x, v.xType, (iy * v.w + ix) * v.c), v.xType, out,
+                  channels);
         }
       }
     }
@@ -757,9 +766,16 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   thread_local Scratch scratch;
   thread_local std::vector<float> col;
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
-  int64_t k = v.c * v.kh * v.kw, pixels = v.oh * v.ow;
-  // The filter as an f32 matrix: F x k (NCHW/FCHW, NHWC/FHWC) or k x F
-  // (NHWC/HWCF), dense in both layouts.
+  bool fhwc = v.layout == AMP_CONV_NHWC_FHWC;
+  // Group g convolves the groupC input channels from g*groupC into the
+  // groupF output channels from g*groupF: one GEMM of depth k per group
+  // and image, on strided views of the filter and y where the layout
+  // interleaves the groups (NHWC's y, HWCF's filter).
+  int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
+  int64_t k = groupC * v.kh * v.kw, pixels = v.oh * v.ow;
+  // The filter as an f32 matrix: f x k (NCHW/FCHW, NHWC/FHWC; group g's
+  // rows from g*groupF) or k x f (NHWC/HWCF; its columns from g*groupF),
+  // dense in both layouts.
   // The filter is read in place by wideningGemm where it runs (widened in
   // its packing if 16-bit), else widened once per call for the library.
   // FP8 operands are widened (exactly, by a table) for the f32 GEMM.
@@ -767,6 +783,8 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
   const float *wt = static_cast<const float *>(v.wt);
   if (v.wType != AMP_DTYPE_F32 && !ownGemm)
     wt = widenMatrix(v.wt, v.wType, 1, v.f * k, v.f * k, scratch.b);
+  int32_t wType = ownGemm ? v.wType : int32_t(AMP_DTYPE_F32);
+  const void *filter = ownGemm ? v.wt : wt;
   // op(A) op(B) of the column buffer and the filter, widening in the
   // packing (wideningGemm) or with f32 operands (f32Gemm).
   auto gemm = [&](bool transB, int64_t m, int64_t n, const void *a,
@@ -780,27 +798,22 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
               static_cast<const float *>(b), ldb, v.beta, y, ldy);
   };
   // A 1x1 window at unit strides without padding: the input is its own
-  // column buffer (c x h*w per image for NCHW, h*w x c for NHWC).
+  // column buffer (c x h*w per image for NCHW, h*w x c for NHWC; a group's
+  // is its channels' rows, or columns).
   bool direct = v.kh == 1 && v.kw == 1 && v.strideH == 1 && v.strideW == 1 &&
                 v.padTop == 0 && v.padLeft == 0 && v.oh == v.h && v.ow == v.w;
+  bool inPlace = direct && (v.xType == AMP_DTYPE_F32 || ownGemm);
   int64_t inputImage = v.c * v.h * v.w, outputImage = v.f * pixels;
   for (int64_t image = 0; image < v.n; ++image) {
-    const void *columns;
-    int32_t columnsType = AMP_DTYPE_F32;
-    if (direct && (v.xType == AMP_DTYPE_F32 || ownGemm)) {
-      // The input is read where it is (widened in the packing if 16-bit).
-      columns = at(v.x, v.xType, image * inputImage);
-      columnsType = v.xType;
-    } else {
-      col.resize(static_cast<size_t>(k * pixels));
-      if (direct)
-        widen(at(v.x, v.xType, image * inputImage), v.xType, col.data(),
-              inputImage);
-      else if (nchw)
-        packNchw(v, image, col.data());
-      else
-        packNhwc(v, image, col.data());
-      columns = col.data();
+    // The image's input as the 1x1 convolution reads it: where it is
+    // (widened in the packing if 16-bit), or widened once.
+    const void *input = at(v.x, v.xType, image * inputImage);
+    int32_t inputType = v.xType;
+    if (direct && !inPlace) {
+      col.resize(static_cast<size_t>(inputImage));
+      widen(input, v.xType, col.data(), inputImage);
+      input = col.data();
+      inputType = AMP_DTYPE_F32;
     }
     void *yBase = const_cast<char *>(at(v.y, v.yType, image * outputImage));
     float *y = static_cast<float *>(yBase);
@@ -811,14 +824,29 @@ bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
       if (v.beta != 0.0f)
         widen(yBase, v.yType, y, outputImage);
     }
-    int32_t wType = ownGemm ? v.wType : int32_t(AMP_DTYPE_F32);
-    const void *filter = ownGemm ? v.wt : wt;
-    if (nchw) // y (F x pixels) = wt (F x k) * columns (k x pixels).
-      gemm(false, v.f, pixels, filter, wType, k, columns, columnsType, pixels,
-           y, pixels);
-    else // y (pixels x F) = columns (pixels x k) * wt (k x F, or F x k).
-      gemm(v.layout == AMP_CONV_NHWC_FHWC, pixels, v.f, columns, columnsType, k,
-           filter, wType, v.layout == AMP_CONV_NHWC_FHWC ? k : v.f, y, v.f);
+    for (int64_t g = 0; g < v.groups; ++g) {
+      const void *columns;
+      int32_t columnsType = AMP_DTYPE_F32;
+      if (direct) {
+        columns = at(input, inputType, nchw ? g * groupC * pixels : g * groupC);
+        columnsType = inputType;
+      } else {
+        col.resize(static_cast<size_t>(k * pixels));
+        if (nchw)
+          packNchw(v, image, g * groupC, groupC, col.data());
+        else
+          packNhwc(v, image, g * groupC, groupC, col.data());
+        columns = col.data();
+      }
+      if (nchw) // y_g (groupF x pixels) = wt_g (groupF x k) * columns.
+        gemm(false, groupF, pixels, at(filter, wType, g * groupF * k), wType, k,
+             columns, columnsType, pixels, y + g * groupF * pixels, pixels);
+      else // y_g (pixels x groupF, ld f) = columns (pixels x k) * wt_g
+           // (k x groupF, ld f; or groupF x k for FHWC).
+        gemm(fhwc, pixels, groupF, columns, columnsType, direct ? v.c : k,
+             at(filter, wType, fhwc ? g * groupF * k : g * groupF), wType,
+             fhwc ? k : v.f, y + g * groupF, v.f);
+    }
     if (v.yType != AMP_DTYPE_F32)
       narrow(y, v.yType, yBase, outputImage);
   }

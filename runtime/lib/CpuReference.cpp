@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. The CPU twins of the library calls (LibraryCalls.def):
 // ampCpuGemm, ampCpuConv2d and its gradients (ampCpuConv2dBackwardData,
-// ampCpuConv2dBackwardFilter) are straightforward loops on host pointers.
+// ampCpuConv2dBackwardFilter), grouped convolutions included, are
+// straightforward loops on host pointers.
 // Products are accumulated in double and rounded once to the output type
 // (for f16/bf16 via a round-to-odd float, so that double -> float -> half
 // does not round twice).
@@ -117,14 +118,17 @@ bool amp::rt::cpu::ScaledGemm(const char *, const ScaledGemmArgs &s,
 bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
   bool fhwc = v.layout == AMP_CONV_NHWC_FHWC;
+  // Each of the groups: groupC input channels into groupF output channels;
+  // the filter has groupC input channels.
+  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
   auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
     return nchw ? ((n * v.c + c) * v.h + y) * v.w + x
                 : ((n * v.h + y) * v.w + x) * v.c + c;
   };
   auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
-    return nchw   ? ((f * v.c + c) * v.kh + r) * v.kw + s
-           : fhwc ? ((f * v.kh + r) * v.kw + s) * v.c + c
-                  : ((r * v.kw + s) * v.c + c) * v.f + f;
+    return nchw   ? ((f * groupC + c) * v.kh + r) * v.kw + s
+           : fhwc ? ((f * v.kh + r) * v.kw + s) * groupC + c
+                  : ((r * v.kw + s) * groupC + c) * v.f + f;
   };
   auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
     return nchw ? ((n * v.f + f) * v.oh + y) * v.ow + x
@@ -132,6 +136,7 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   };
   for (int64_t n = 0; n < v.n; ++n) {
     for (int64_t f = 0; f < v.f; ++f) {
+      int64_t firstC = (f / groupF) * groupC;
       for (int64_t oy = 0; oy < v.oh; ++oy) {
         for (int64_t ox = 0; ox < v.ow; ++ox) {
           double acc = 0.0;
@@ -143,9 +148,10 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
               int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
               if (ix < 0 || ix >= v.w)
                 continue;
-              for (int64_t c = 0; c < v.c; ++c)
-                acc += loadElement(v.x, v.xType, xIndex(n, c, iy, ix)) *
-                       loadElement(v.wt, v.wType, wIndex(f, c, r, s));
+              for (int64_t c = 0; c < groupC; ++c)
+                acc +=
+                    loadElement(v.x, v.xType, xIndex(n, firstC + c, iy, ix)) *
+                    loadElement(v.wt, v.wType, wIndex(f, c, r, s));
             }
           }
           int64_t out = yIndex(n, f, oy, ox);
@@ -162,11 +168,16 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
 // The backward convolutions (NCHW/FCHW only, checked): each output element
 // is one sum over the terms of the definition (LibraryCalls.def), in double,
 // plus beta times the old value (not read when beta is 0), rounded once.
+// With groups, input channel c meets only the output channels of its group
+// (through the filter's channel c % groupC), and dw's channel c' is input
+// channel c' of the output channel's group.
 
 bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
                                     NoResult &) {
+  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
   for (int64_t n = 0; n < v.n; ++n) {
     for (int64_t c = 0; c < v.c; ++c) {
+      int64_t firstF = (c / groupC) * groupF, filterC = c % groupC;
       for (int64_t iy = 0; iy < v.h; ++iy) {
         for (int64_t ix = 0; ix < v.w; ++ix) {
           double acc = 0.0;
@@ -183,11 +194,12 @@ bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
                   colOffset / v.strideW >= v.ow)
                 continue;
               int64_t ox = colOffset / v.strideW;
-              for (int64_t f = 0; f < v.f; ++f)
-                acc += loadElement(v.dy, v.dyType,
-                                   ((n * v.f + f) * v.oh + oy) * v.ow + ox) *
-                       loadElement(v.wt, v.wType,
-                                   ((f * v.c + c) * v.kh + r) * v.kw + s);
+              for (int64_t f = firstF; f < firstF + groupF; ++f)
+                acc +=
+                    loadElement(v.dy, v.dyType,
+                                ((n * v.f + f) * v.oh + oy) * v.ow + ox) *
+                    loadElement(v.wt, v.wType,
+                                ((f * groupC + filterC) * v.kh + r) * v.kw + s);
             }
           }
           int64_t out = ((n * v.c + c) * v.h + iy) * v.w + ix;
@@ -205,8 +217,10 @@ bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
 bool amp::rt::cpu::ConvBackwardFilter(const char *,
                                       const ConvBackwardFilterArgs &v,
                                       NoResult &) {
+  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
   for (int64_t f = 0; f < v.f; ++f) {
-    for (int64_t c = 0; c < v.c; ++c) {
+    int64_t firstC = (f / groupF) * groupC;
+    for (int64_t c = 0; c < groupC; ++c) {
       for (int64_t r = 0; r < v.kh; ++r) {
         for (int64_t s = 0; s < v.kw; ++s) {
           double acc = 0.0;
@@ -220,13 +234,14 @@ bool amp::rt::cpu::ConvBackwardFilter(const char *,
                 if (ix < 0 || ix >= v.w)
                   continue;
                 acc += loadElement(v.x, v.xType,
-                                   ((n * v.c + c) * v.h + iy) * v.w + ix) *
+                                   ((n * v.c + firstC + c) * v.h + iy) * v.w +
+                                       ix) *
                        loadElement(v.dy, v.dyType,
                                    ((n * v.f + f) * v.oh + oy) * v.ow + ox);
               }
             }
           }
-          int64_t out = ((f * v.c + c) * v.kh + r) * v.kw + s;
+          int64_t out = ((f * groupC + c) * v.kh + r) * v.kw + s;
           if (v.beta != 0.0f)
             acc +=
                 static_cast<double>(v.beta) * loadElement(v.dw, v.dwType, out);

@@ -110,6 +110,7 @@ namespace rt {
   X(cudnnDestroyConvolutionDescriptor, true)                                   \
   X(cudnnSetConvolution2dDescriptor, true)                                     \
   X(cudnnSetConvolutionMathType, true)                                         \
+  X(cudnnSetConvolutionGroupCount, true)                                       \
   X(cudnnGetConvolutionForwardAlgorithmMaxCount, true)                         \
   X(cudnnGetConvolutionForwardAlgorithm_v7, true)                              \
   X(cudnnFindConvolutionForwardAlgorithm, true)                                \

@@ -68,6 +68,7 @@ PlanKey amp::rt::dnn::getPlanKey(ConvDirection direction, const ConvArgs &v,
           v.strideW,
           v.dilH,
           v.dilW,
+          v.groups,
           v.xType,
           v.wType,
           v.yType,
@@ -179,18 +180,23 @@ bool amp::rt::dnn::createConvDescriptors(const char *call, const CudnnApi *api,
                                                   i32(v.n), i32(v.f), i32(v.oh),
                                                   i32(v.ow)),
                   "cudnnSetTensor4dDescriptor(y)") ||
-      // NCHW: FCHW = KCRS; NHWC: KRSC (the transposed HWCF copy).
+      // NCHW: FCHW = KCRS; NHWC: KRSC (the transposed HWCF copy). A
+      // grouped convolution's filter has c/groups input channels.
       !cudnnCheck(call, api,
                   api->cudnnSetFilter4dDescriptor(plan.wDesc, type, format,
-                                                  i32(v.f), i32(v.c), i32(v.kh),
-                                                  i32(v.kw)),
+                                                  i32(v.f), i32(v.c / v.groups),
+                                                  i32(v.kh), i32(v.kw)),
                   "cudnnSetFilter4dDescriptor") ||
       !cudnnCheck(call, api,
                   api->cudnnSetConvolution2dDescriptor(
                       plan.convDesc, i32(v.padTop), i32(v.padLeft),
                       i32(v.strideH), i32(v.strideW), i32(v.dilH), i32(v.dilW),
                       CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                  "cudnnSetConvolution2dDescriptor"))
+                  "cudnnSetConvolution2dDescriptor") ||
+      !cudnnCheck(
+          call, api,
+          api->cudnnSetConvolutionGroupCount(plan.convDesc, i32(v.groups)),
+          "cudnnSetConvolutionGroupCount"))
     return false;
   cudnnMathType_t requested =
       types.preferFma ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH;
@@ -210,8 +216,9 @@ bool buildPlan(const char *call, const CudnnApi *api, cudnnHandle_t handle,
 
   if (v.layout == AMP_CONV_NHWC_HWCF) {
     // Element (k, c, r, s) of HWCF sits at ((r*S + s)*C + c)*K + k; of KRSC
-    // at ((k*R + r)*S + s)*C + c. Dims are given as (n=K, c=C, h=R, w=S).
-    int K = i32(v.f), C = i32(v.c), R = i32(v.kh), S = i32(v.kw);
+    // at ((k*R + r)*S + s)*C + c. Dims are given as (n=K, c=C, h=R, w=S);
+    // C is the filter's channels, c/groups.
+    int K = i32(v.f), C = i32(v.c / v.groups), R = i32(v.kh), S = i32(v.kw);
     if (!cudnnCheck(call, api, api->cudnnCreateTensorDescriptor(&plan.hwcfDesc),
                     "cudnnCreateTensorDescriptor") ||
         !cudnnCheck(call, api, api->cudnnCreateTensorDescriptor(&plan.krscDesc),
@@ -303,7 +310,7 @@ bool amp::rt::cuda::Conv(const char *call, const ConvArgs &v, NoResult &) {
   ConvTypePlan types = planConvTypes(v.xType, v.wType, v.yType);
   size_t elementSize = dtypeSize(types.computeType);
   int64_t inputCount = v.n * v.c * v.h * v.w;
-  int64_t filterCount = v.f * v.c * v.kh * v.kw;
+  int64_t filterCount = v.f * (v.c / v.groups) * v.kh * v.kw;
   // Exact widening of 16-bit inputs for an f32 output (queued on the shared
   // stream before the convolution; the cuDNN lock keeps the buffers ours).
   const void *input = nullptr;

@@ -5,9 +5,10 @@
 // legacy API, as ampGpuConv2d in Cudnn.cpp, whose handle, lock, plan cache,
 // scratch buffers and helpers they share through CudnnCommon.h):
 //  - NCHW/FCHW only (checked before): the descriptors are the forward
-//    convolution's (x n x c x h x w, y n x f x oh x ow, w f x c x kh x kw),
-//    whichever tensor each one holds here (dx in x's for the data gradient,
-//    dy in y's, dw in w's for the filter gradient);
+//    convolution's (x n x c x h x w, y n x f x oh x ow, w f x c/groups x
+//    kh x kw, and its group count), whichever tensor each one holds here
+//    (dx in x's for the data gradient, dy in y's, dw in w's for the filter
+//    gradient);
 //  - descriptors, the algorithm and its workspace size cached per
 //    (direction, shape, parameters, types, search mode);
 //  - algorithm choice by cudnnGetConvolutionBackward{Data,Filter}Algorithm_v7
@@ -203,7 +204,7 @@ bool amp::rt::cuda::ConvBackwardData(const char *call,
   };
   return runBackward(call, ConvDirection::BackwardData, buildBackwardDataPlan,
                      getConvArgs(d), d.n * d.f * d.oh * d.ow,
-                     d.f * d.c * d.kh * d.kw, run);
+                     d.f * (d.c / d.groups) * d.kh * d.kw, run);
 }
 
 /// ampGpuConv2dBackwardFilter on cuDNN (arguments already checked).

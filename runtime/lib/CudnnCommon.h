@@ -10,8 +10,9 @@
 // Every convolution is described by its forward view (ConvArgs; for the
 // backward calls getConvArgs, Internal.h): the two inputs as x and wt, the
 // output as y. The descriptors are those of the forward convolution (xDesc
-// n x c x h x w, yDesc n x f x oh x ow, wDesc f x c x kh x kw), whichever
-// tensor each one holds in a direction.
+// n x c x h x w, yDesc n x f x oh x ow, wDesc f x c/groups x kh x kw, the
+// group count on the convolution descriptor), whichever tensor each one
+// holds in a direction.
 //
 // Only compiled with the CUDA headers (AMP_RUNTIME_HAVE_CUDA).
 //
@@ -40,9 +41,9 @@ enum class ConvDirection {
   BackwardFilter = 2, ///< cudnnConvolutionBackwardFilter: dw from x and dy.
 };
 
-/// The plan cache's key: the direction, the layout, the geometry and the
-/// three types of the forward view, and the search mode.
-using PlanKey = std::array<int64_t, 21>;
+/// The plan cache's key: the direction, the layout, the geometry (groups
+/// included) and the three types of the forward view, and the search mode.
+using PlanKey = std::array<int64_t, 22>;
 PlanKey getPlanKey(ConvDirection direction, const ConvArgs &v, bool exhaustive);
 
 /// The descriptors of one convolution (in the compute type of
@@ -101,7 +102,8 @@ const char *mathTypeName(cudnnMathType_t type);
 
 /// Creates the x, y, filter and convolution descriptors of the forward view
 /// `v` in `types.computeType` (NCHW/FCHW, or NHWC/KRSC when `v.layout` is
-/// NHWC/HWCF) and requests the math type that `types` prefers.
+/// NHWC/HWCF; the filter with c/groups channels and the convolution with
+/// `v.groups` groups) and requests the math type that `types` prefers.
 bool createConvDescriptors(const char *call, const CudnnApi *api,
                            const ConvArgs &v, const ConvTypePlan &types,
                            ConvPlan &plan);

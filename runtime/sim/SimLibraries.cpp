@@ -91,9 +91,9 @@ static void recordGemm(const char *call, const GemmArgs &g,
 /// x and wt, the output as y) with `xCount`, `wCount` and `yCount`
 /// elements: the widening passes planConvTypes asks for, the NHWC filter's
 /// transform to KRSC on every call (the forward convolution only), then
-/// the convolution in the compute type: 2*n*f*oh*ow*c*kh*kw FLOPs (each
-/// direction) at the FMA rate (f32 data), TF32 (f32 widened from 16 bits)
-/// or the 16-bit tensor-core rate.
+/// the convolution in the compute type: 2*n*f*oh*ow*(c/groups)*kh*kw FLOPs
+/// (each direction) at the FMA rate (f32 data), TF32 (f32 widened from 16
+/// bits) or the 16-bit tensor-core rate.
 static void recordConvWork(const char *call, const ConvArgs &v, int64_t xCount,
                            int64_t wCount, int64_t yCount) {
   using ::amp::sim::Work;
@@ -118,7 +118,7 @@ static void recordConvWork(const char *call, const ConvArgs &v, int64_t xCount,
   conv.bytesRead =
       (xCount + wCount) * compute + (v.beta != 0.0f ? yCount * ySize : 0);
   conv.bytesWritten = yCount * ySize;
-  conv.flops = 2 * v.n * v.f * v.oh * v.ow * v.c * v.kh * v.kw;
+  conv.flops = 2 * v.n * v.f * v.oh * v.ow * (v.c / v.groups) * v.kh * v.kw;
   conv.peak = plan.computeType != AMP_DTYPE_F32 ? ::amp::sim::Peak::F16
               : plan.preferFma                  ? ::amp::sim::Peak::Fp32
                                                 : ::amp::sim::Peak::Tf32;
@@ -134,6 +134,8 @@ static void recordConvWork(const char *call, const ConvArgs &v, int64_t xCount,
                      " s=" + std::to_string(v.strideH);
   if (v.strideW != v.strideH)
     name += "x" + std::to_string(v.strideW);
+  if (v.groups != 1)
+    name += " groups=" + std::to_string(v.groups);
   ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, parts);
   ::amp::sim::markAccess(v.x, false);
   ::amp::sim::markAccess(v.wt, false);
@@ -206,7 +208,8 @@ static bool countOnlyConv(void *out, int64_t count, int32_t type) {
 
 bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
-  int64_t xCount = v.n * v.c * v.h * v.w, wCount = v.f * v.c * v.kh * v.kw,
+  int64_t xCount = v.n * v.c * v.h * v.w,
+          wCount = v.f * (v.c / v.groups) * v.kh * v.kw,
           yCount = v.n * v.f * v.oh * v.ow;
   return checkDeviceRange(call, "x", v.x,
                           uint64_t(xCount) * dtypeSize(v.xType)) &&
@@ -225,7 +228,8 @@ bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
 bool ConvBackwardData(const char *call, const ConvBackwardDataArgs &d,
                       NoResult &result) {
   count(&AmpSimStats::libraryCalls);
-  int64_t dyCount = d.n * d.f * d.oh * d.ow, wCount = d.f * d.c * d.kh * d.kw,
+  int64_t dyCount = d.n * d.f * d.oh * d.ow,
+          wCount = d.f * (d.c / d.groups) * d.kh * d.kw,
           dxCount = d.n * d.c * d.h * d.w;
   return checkDeviceRange(call, "dy", d.dy,
                           uint64_t(dyCount) * dtypeSize(d.dyType)) &&
@@ -243,7 +247,7 @@ bool ConvBackwardFilter(const char *call, const ConvBackwardFilterArgs &d,
                         NoResult &result) {
   count(&AmpSimStats::libraryCalls);
   int64_t xCount = d.n * d.c * d.h * d.w, dyCount = d.n * d.f * d.oh * d.ow,
-          dwCount = d.f * d.c * d.kh * d.kw;
+          dwCount = d.f * (d.c / d.groups) * d.kh * d.kw;
   return checkDeviceRange(call, "x", d.x,
                           uint64_t(xCount) * dtypeSize(d.xType)) &&
          checkDeviceRange(call, "dy", d.dy,

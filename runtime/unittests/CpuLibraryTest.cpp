@@ -317,6 +317,7 @@ struct LibraryConvCase {
   // The output size: what symmetric padding gives, plus `extraH/W` rows or
   // columns (more padding at the bottom/right), or minus.
   int64_t extraH = 0, extraW = 0;
+  int64_t groups = 1;
 };
 
 void runConvCase(const LibraryConvCase &v) {
@@ -325,12 +326,12 @@ void runConvCase(const LibraryConvCase &v) {
   int64_t ow = (v.w + 2 * v.padLeft - v.dilW * (v.kw - 1) - 1) / v.strideW + 1 +
                v.extraW;
   SCOPED_TRACE(testing::Message()
-               << "layout=" << v.layout << " n=" << v.n << " c=" << v.c
-               << " h=" << v.h << " w=" << v.w << " f=" << v.f << " k=" << v.kh
-               << "x" << v.kw << " out=" << oh << "x" << ow
-               << " pad=" << v.padTop << "," << v.padLeft
-               << " stride=" << v.strideH << "x" << v.strideW
-               << " dil=" << v.dilH << "x" << v.dilW << " in=" << v.inType
+               << "layout=" << v.layout << " n=" << v.n << " c=" << v.c << " h="
+               << v.h << " w=" << v.w << " f=" << v.f << " k=" << v.kh << "x"
+               << v.kw << " out=" << oh << "x" << ow << " pad=" << v.padTop
+               << "," << v.padLeft << " stride=" << v.strideH << "x"
+               << v.strideW << " dil=" << v.dilH << "x" << v.dilW
+               << " groups=" << v.groups << " in=" << v.inType
                << " out=" << v.outType << " beta=" << v.beta);
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -341,18 +342,20 @@ void runConvCase(const LibraryConvCase &v) {
     return data;
   };
   std::vector<uint8_t> x = tensor(v.inType, v.n * v.c * v.h * v.w);
-  std::vector<uint8_t> wt = tensor(v.inType, v.f * v.c * v.kh * v.kw);
+  std::vector<uint8_t> wt =
+      tensor(v.inType, v.f * (v.c / v.groups) * v.kh * v.kw);
   int64_t outputs = v.n * v.f * oh * ow;
   std::vector<uint8_t> y = tensor(v.outType, outputs);
   std::vector<uint8_t> want = y, got = y;
   ampCpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.padTop,
-               v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW, x.data(),
-               v.inType, wt.data(), v.inType, want.data(), v.outType, v.beta);
+               v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW, v.groups,
+               x.data(), v.inType, wt.data(), v.inType, want.data(), v.outType,
+               v.beta);
   ampCpuLibraryConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow,
                       v.padTop, v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW,
-                      x.data(), v.inType, wt.data(), v.inType, got.data(),
-                      v.outType, v.beta);
-  int64_t k = v.c * v.kh * v.kw;
+                      v.groups, x.data(), v.inType, wt.data(), v.inType,
+                      got.data(), v.outType, v.beta);
+  int64_t k = v.c / v.groups * v.kh * v.kw;
   for (int64_t i = 0; i < outputs; ++i) {
     float w = load(want, v.outType, i), r = load(got, v.outType, i);
     // As for the GEMM: f32 sums of k products in another order, then one
@@ -412,17 +415,120 @@ TEST(CpuLibraryConv, StridesDilationsPadding) {
     }
 }
 
+const AmpConvLayout kLayouts[] = {AMP_CONV_NCHW_FCHW, AMP_CONV_NHWC_HWCF,
+                                  AMP_CONV_NHWC_FHWC};
+
+/// The cases of a grouped (not depthwise) convolution: per-group GEMMs on
+/// strided views of the filter and y.
+void runGroupedCases(AmpConvLayout layout, AmpDType in, AmpDType out,
+                     float beta) {
+  // Two groups of 3 input channels into 2 outputs each, 3x3, padding 1.
+  runConvCase(
+      {layout, 2, 6, 7, 5, 4, 3, 3, 1, 1, 1, 1, 1, 1, in, out, beta, 0, 0, 2});
+  // Three groups of 2 into 3: strides, dilations, asymmetric padding.
+  runConvCase({layout, 1, 6, 11, 9,  9,   3,    2, 2,  1,
+               2,      3, 2, 1,  in, out, beta, 1, -1, 3});
+  // 1x1: the input read in place (its group's rows or columns), and at
+  // stride 2, gathered.
+  runConvCase(
+      {layout, 2, 8, 6, 7, 6, 1, 1, 0, 0, 1, 1, 1, 1, in, out, beta, 0, 0, 2});
+  runConvCase(
+      {layout, 2, 8, 7, 9, 4, 1, 1, 0, 0, 2, 2, 1, 1, in, out, beta, 0, 0, 4});
+  // Larger groups: the library's blocked kernels.
+  runConvCase({layout, 1, 32, 13, 12, 48,  3,    3, 1, 1,
+               1,      1, 1,  1,  in, out, beta, 0, 0, 2});
+}
+
+/// The cases of a depthwise convolution (groups == c; multiplier f/c).
+void runDepthwiseCases(AmpConvLayout layout, AmpDType in, AmpDType out,
+                       float beta) {
+  // 7x7, padding 3 (ConvNeXt's), multiplier 1 and 2.
+  runConvCase(
+      {layout, 2, 5, 9, 8, 5, 7, 7, 3, 3, 1, 1, 1, 1, in, out, beta, 0, 0, 5});
+  runConvCase(
+      {layout, 1, 3, 9, 10, 6, 7, 7, 3, 3, 1, 1, 1, 1, in, out, beta, 0, 0, 3});
+  // 3x3 at stride 2 (EfficientNet's downsampling), 5x5 dilated, unequal
+  // strides and dilations, more and less bottom/right padding.
+  runConvCase(
+      {layout, 2, 4, 9, 7, 4, 3, 3, 1, 1, 2, 2, 1, 1, in, out, beta, 0, 0, 4});
+  runConvCase({layout, 1, 4, 12, 11, 8,   5,    5, 4,  2,
+               1,      2, 2, 1,  in, out, beta, 1, -1, 4});
+  runConvCase(
+      {layout, 1, 3, 8, 8, 3, 3, 3, 0, 1, 2, 1, 1, 2, in, out, beta, 2, 1, 3});
+  // Dilated windows at unit stride (3x3 and 7x7 dilation 2, 5x5 dilation
+  // 3 by 1), a 4x2 window (no unrolled kernel).
+  runConvCase(
+      {layout, 1, 4, 9, 10, 4, 3, 3, 2, 2, 1, 1, 2, 2, in, out, beta, 0, 0, 4});
+  runConvCase({layout, 1, 2, 15, 14, 4,   7,    7, 6, 6,
+               1,      1, 2, 2,  in, out, beta, 0, 0, 2});
+  runConvCase({layout, 1, 3, 11, 12, 3,   5,    5, 2, 6,
+               1,      1, 1, 3,  in, out, beta, 0, 0, 3});
+  runConvCase(
+      {layout, 2, 3, 7, 8, 6, 4, 2, 1, 1, 1, 1, 1, 1, in, out, beta, 0, 0, 3});
+  // A window larger than the input with padding; a 1x1 window.
+  runConvCase(
+      {layout, 1, 2, 3, 4, 4, 5, 5, 2, 2, 1, 1, 1, 1, in, out, beta, 0, 0, 2});
+  runConvCase(
+      {layout, 2, 6, 5, 6, 6, 1, 1, 0, 0, 1, 1, 1, 1, in, out, beta, 0, 0, 6});
+  // Many channels, a wide row (the vectorised loops and their tails).
+  runConvCase({layout, 1, 24, 10, 37, 24,  3,    3, 1, 1,
+               1,      1, 1,  1,  in, out, beta, 0, 0, 24});
+}
+
+TEST(CpuLibraryConv, Grouped) {
+  for (AmpConvLayout layout : kLayouts)
+    for (AmpDType in : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16})
+      for (AmpDType out : {AMP_DTYPE_F32, in})
+        for (float beta : {0.0f, 1.0f})
+          runGroupedCases(layout, in, out, beta);
+}
+
+TEST(CpuLibraryConv, Depthwise) {
+  for (AmpConvLayout layout : kLayouts)
+    for (AmpDType in : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16})
+      for (AmpDType out : {AMP_DTYPE_F32, in})
+        for (float beta : {0.0f, 1.0f})
+          runDepthwiseCases(layout, in, out, beta);
+}
+
+// groups >= 1 dividing c and f; the checks run for a batch of 0 too.
+TEST(CpuLibraryConv, GroupsValidation) {
+  float x[32] = {}, wt[32] = {}, y[32] = {};
+  auto call = [&](int64_t n, int64_t c, int64_t f, int64_t groups) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuLibraryConv2d(AMP_CONV_NHWC_FHWC, n, c, 2, 2, f, 1, 1, 2, 2, 0, 0,
+                          1, 1, 1, 1, groups, x, AMP_DTYPE_F32, wt,
+                          AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+    });
+  };
+  for (int64_t n : {0, 1}) {
+    SCOPED_TRACE(n);
+    std::string message = call(n, 6, 4, 4);
+    EXPECT_NE(message.find("ampCpuLibraryConv2d: c = 6 is not a multiple of "
+                           "groups = 4"),
+              std::string::npos)
+        << message;
+    message = call(n, 6, 4, 3);
+    EXPECT_NE(message.find("f = 4 is not a multiple of groups = 3"),
+              std::string::npos)
+        << message;
+    message = call(n, 6, 4, 0);
+    EXPECT_NE(message.find("invalid groups = 0"), std::string::npos) << message;
+    EXPECT_EQ(call(n, 6, 4, 2), "");
+  }
+}
+
 // A batch of 0 (a dynamic batch of compiled code) writes nothing; the other
 // arguments are still checked.
 TEST(CpuLibraryConv, EmptyBatch) {
   float y[4] = {7, 7, 7, 7};
   ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 0, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1,
-                      1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32, nullptr,
-                      AMP_DTYPE_F32, 0.0f);
+                      1, 1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
+                      nullptr, AMP_DTYPE_F32, 0.0f);
   EXPECT_EQ(y[0], 7.0f);
   std::string message = amp_test::captureHandlerMessage([&] {
     ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 0, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 0,
-                        1, 1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
+                        1, 1, 1, 1, nullptr, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
                         nullptr, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_NE(message.find("strideH = 0"), std::string::npos) << message;
@@ -433,7 +539,7 @@ TEST(CpuLibraryConv, FhwcIsCpuOnly) {
   float x[4] = {}, wt[1] = {}, y[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {
     ampGpuConv2d(AMP_CONV_NHWC_FHWC, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1,
-                 1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
+                 1, 1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
                  0.0f);
   });
   EXPECT_NE(message.find("CPU calls only"), std::string::npos) << message;

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
@@ -239,7 +240,7 @@ TEST(CpuConv, HandComputedNchw) {
   // x = 1..9 (3x3), 2x2 ones filter.
   float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, wt[4] = {1, 1, 1, 1}, y[4];
   ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1,
-               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+               1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   EXPECT_EQ(y[0], 12);
   EXPECT_EQ(y[1], 16);
   EXPECT_EQ(y[2], 24);
@@ -247,7 +248,7 @@ TEST(CpuConv, HandComputedNchw) {
   // Padding 1, stride 2: windows (-1..0, -1..0), (-1..0, 1..2), (1..2, -1..0),
   // (1..2, 1..2).
   ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1,
-               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+               1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   EXPECT_EQ(y[0], 1);
   EXPECT_EQ(y[1], 5);
   EXPECT_EQ(y[2], 11);
@@ -260,7 +261,7 @@ TEST(CpuConv, HandComputedDilationNhwcBeta) {
   for (int i = 0; i < 16; ++i)
     x[i] = static_cast<float>(i);
   ampCpuConv2d(AMP_CONV_NHWC_HWCF, 1, 1, 4, 4, 1, 2, 2, 2, 2, 0, 0, 1, 1, 2, 2,
-               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 1.0f);
+               1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 1.0f);
   EXPECT_EQ(y[0], 21);
   EXPECT_EQ(y[1], 25);
   EXPECT_EQ(y[2], 37);
@@ -273,7 +274,7 @@ TEST(CpuConv, HandComputedChannels) {
   float wt[4] = {1, 1, 2, -1}; // f0 = c0 + c1, f1 = 2*c0 - c1.
   float y[8];
   ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 2, 2, 2, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1,
-               x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+               1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   float want[8] = {11, 22, 33, 44, -8, -16, -24, -32};
   for (int i = 0; i < 8; ++i)
     EXPECT_EQ(y[i], want[i]) << i;
@@ -285,18 +286,23 @@ struct ConvCase {
   int64_t pad, stride, dil;
   AmpDType inType, outType;
   float beta;
+  int64_t groups = 1;
 };
 
 void runConvCase(const ConvCase &v) {
-  SCOPED_TRACE(testing::Message() << "layout=" << v.layout << " pad=" << v.pad
-                                  << " stride=" << v.stride << " dil=" << v.dil
-                                  << " in=" << v.inType << " out=" << v.outType
-                                  << " beta=" << v.beta);
+  SCOPED_TRACE(testing::Message()
+               << "layout=" << v.layout << " c=" << v.c << " f=" << v.f
+               << " groups=" << v.groups << " pad=" << v.pad << " stride="
+               << v.stride << " dil=" << v.dil << " in=" << v.inType
+               << " out=" << v.outType << " beta=" << v.beta);
   int64_t oh = (v.h + 2 * v.pad - v.dil * (v.kh - 1) - 1) / v.stride + 1;
   int64_t ow = (v.w + 2 * v.pad - v.dil * (v.kw - 1) - 1) / v.stride + 1;
+  // Each group: groupC input channels into groupF output channels.
+  int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
   std::mt19937 rng(99);
   Tensor x(v.inType, v.n * v.c * v.h * v.w),
-      wt(v.inType, v.f * v.c * v.kh * v.kw), y(v.outType, v.n * v.f * oh * ow);
+      wt(v.inType, v.f * groupC * v.kh * v.kw),
+      y(v.outType, v.n * v.f * oh * ow);
   x.fillRandom(rng);
   wt.fillRandom(rng);
   y.fillRandom(rng);
@@ -307,17 +313,22 @@ void runConvCase(const ConvCase &v) {
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
           double acc = 0;
-          for (int64_t c = 0; c < v.c; ++c)
+          for (int64_t cw = 0; cw < groupC; ++cw)
             for (int64_t r = 0; r < v.kh; ++r)
               for (int64_t s = 0; s < v.kw; ++s) {
                 int64_t iy = oy * v.stride - v.pad + r * v.dil;
                 int64_t ix = ox * v.stride - v.pad + s * v.dil;
                 if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
                   continue;
+                // Filter channel cw of output channel f reads input
+                // channel cw of f's group.
+                int64_t c = (f / groupF) * groupC + cw;
                 size_t xi = nchw ? ((b * v.c + c) * v.h + iy) * v.w + ix
                                  : ((b * v.h + iy) * v.w + ix) * v.c + c;
-                size_t wi = nchw ? ((f * v.c + c) * v.kh + r) * v.kw + s
-                                 : ((r * v.kw + s) * v.c + c) * v.f + f;
+                size_t wi = nchw ? ((f * groupC + cw) * v.kh + r) * v.kw + s
+                            : v.layout == AMP_CONV_NHWC_HWCF
+                                ? ((r * v.kw + s) * groupC + cw) * v.f + f
+                                : ((f * v.kh + r) * v.kw + s) * groupC + cw;
                 acc += double(x.get(xi)) * wt.get(wi);
               }
           size_t yi = nchw ? ((b * v.f + f) * oh + oy) * ow + ox
@@ -325,8 +336,8 @@ void runConvCase(const ConvCase &v) {
           expected.set(yi, static_cast<float>(acc + v.beta * y.get(yi)));
         }
   ampCpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.pad,
-               v.pad, v.stride, v.stride, v.dil, v.dil, x.data(), v.inType,
-               wt.data(), v.inType, y.data(), v.outType, v.beta);
+               v.pad, v.stride, v.stride, v.dil, v.dil, v.groups, x.data(),
+               v.inType, wt.data(), v.inType, y.data(), v.outType, v.beta);
   for (size_t i = 0; i < y.size(); ++i) {
     float want = expected.get(i), got = y.get(i);
     if (v.outType == AMP_DTYPE_F32)
@@ -347,6 +358,56 @@ TEST(CpuConv, NaiveLoopBothLayouts) {
                        AMP_DTYPE_F32, AMP_DTYPE_F32, 0.0f});
 }
 
+TEST(CpuConv, GroupedHandComputed) {
+  // 1x1 windows: depthwise (c = f = groups = 2), y_k = w_k * x_k; and two
+  // groups of two input channels into one output channel each,
+  // y_0 = w_00 x_0 + w_01 x_1, y_1 = w_10 x_2 + w_11 x_3 (one pixel).
+  float x[4] = {1, 2, 3, 4}, wt[4] = {10, 100, 1000, 10000}, y[4];
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 1, 2, 2, 1, 1, 1, 2, 0, 0, 1, 1, 1, 1,
+               2, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 10);
+  EXPECT_EQ(y[1], 20);
+  EXPECT_EQ(y[2], 300);
+  EXPECT_EQ(y[3], 400);
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, 4, 1, 1, 2, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+               2, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 1 * 10 + 2 * 100);
+  EXPECT_EQ(y[1], 3 * 1000 + 4 * 10000);
+  // Depthwise with a channel multiplier of 2 (c = 2, f = 4), NHWC/HWCF:
+  // output channels 0 and 1 read input channel 0, 2 and 3 channel 1.
+  float xh[2] = {2, 3};
+  ampCpuConv2d(AMP_CONV_NHWC_HWCF, 1, 2, 1, 1, 4, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+               2, xh, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+  EXPECT_EQ(y[0], 20);
+  EXPECT_EQ(y[1], 200);
+  EXPECT_EQ(y[2], 3000);
+  EXPECT_EQ(y[3], 30000);
+}
+
+TEST(CpuConv, GroupedAndDepthwiseNaiveLoop) {
+  for (int layout : {0, 1, 2})
+    for (int64_t pad : {0, 1})
+      for (int64_t stride : {1, 2})
+        for (int64_t dil : {1, 2}) {
+          // Two groups of 3 input channels into 2 output channels each.
+          runConvCase({layout, 2, 6, 7, 6, 4, 3, 2, pad, stride, dil,
+                       AMP_DTYPE_F32, AMP_DTYPE_F32, 0.0f, 2});
+          // Three groups of 2 into 3.
+          runConvCase({layout, 1, 6, 6, 7, 9, 2, 3, pad, stride, dil,
+                       AMP_DTYPE_F32, AMP_DTYPE_F32, 0.5f, 3});
+          // Depthwise, multiplier 1 and 2.
+          runConvCase({layout, 2, 4, 7, 6, 4, 3, 3, pad, stride, dil,
+                       AMP_DTYPE_F32, AMP_DTYPE_F32, 0.0f, 4});
+          runConvCase({layout, 1, 3, 6, 6, 6, 3, 2, pad, stride, dil,
+                       AMP_DTYPE_F32, AMP_DTYPE_F32, 1.0f, 3});
+        }
+  for (AmpDType type : {AMP_DTYPE_F16, AMP_DTYPE_BF16})
+    for (AmpDType out : {AMP_DTYPE_F32, type}) {
+      runConvCase({0, 1, 6, 6, 6, 4, 3, 3, 1, 1, 1, type, out, 0.0f, 2});
+      runConvCase({2, 1, 4, 6, 6, 8, 3, 3, 1, 2, 1, type, out, 1.0f, 4});
+    }
+}
+
 TEST(CpuConv, F16InF32OutBeta) {
   for (int layout : {0, 1})
     runConvCase({layout, 1, 5, 6, 6, 3, 3, 3, 1, 2, 1, AMP_DTYPE_F16,
@@ -361,7 +422,7 @@ TEST(CpuConv, SixteenBitOutputAccumulatesWide) {
     std::vector<uint16_t> x(4096, ampF32ToF16(1.0f)),
         wt(4096, ampF32ToF16(1.0f));
     uint16_t y = 0;
-    ampCpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+    ampCpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1,
                  x.data(), AMP_DTYPE_F16, wt.data(), AMP_DTYPE_F16, &y,
                  AMP_DTYPE_F16, 0.0f);
     EXPECT_EQ(ampF16ToF32(y), 4096.0f) << "layout " << layout;
@@ -393,10 +454,10 @@ TEST(CpuConv, LayoutsAgree) {
           wH[((r * kw + s) * c + ch) * f + k] =
               wF[((k * c + ch) * kh + r) * kw + s];
   // Asymmetric effective padding is fine on the CPU (oh/ow imply bottom/right).
-  ampCpuConv2d(0, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, xN.data(),
+  ampCpuConv2d(0, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, 1, xN.data(),
                AMP_DTYPE_F32, wF.data(), AMP_DTYPE_F32, yN.data(),
                AMP_DTYPE_F32, 0.0f);
-  ampCpuConv2d(1, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, xH.data(),
+  ampCpuConv2d(1, n, c, h, w, f, kh, kw, oh, ow, 1, 0, 2, 1, 1, 1, 1, xH.data(),
                AMP_DTYPE_F32, wH.data(), AMP_DTYPE_F32, yH.data(),
                AMP_DTYPE_F32, 0.0f);
   for (int64_t b = 0; b < n; ++b)
@@ -410,16 +471,72 @@ TEST(CpuConv, LayoutsAgree) {
 TEST(CpuConv, ValidationReachesHandler) {
   float x[4] = {}, wt[4] = {}, y[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {
-    ampCpuConv2d(3, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
+    ampCpuConv2d(3, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, 1, x,
                  AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_NE(message.find("ampCpuConv2d: invalid layout 3"), std::string::npos)
       << message;
   message = amp_test::captureHandlerMessage([&] {
-    ampCpuConv2d(0, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, x,
+    ampCpuConv2d(0, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, 1, x,
                  AMP_DTYPE_F16, wt, AMP_DTYPE_BF16, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_NE(message.find("same type"), std::string::npos) << message;
+}
+
+// groups >= 1 dividing both c and f, for the forward convolution and both
+// gradients.
+TEST(CpuConv, GroupsValidation) {
+  float a[64] = {}, b[64] = {}, out[64] = {};
+  const int32_t f32 = AMP_DTYPE_F32;
+  // c x 2 x 2 input, f output channels, 1x1 window.
+  auto forward = [&](int64_t c, int64_t f, int64_t groups) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuConv2d(AMP_CONV_NCHW_FCHW, 1, c, 2, 2, f, 1, 1, 2, 2, 0, 0, 1, 1, 1,
+                   1, groups, a, f32, b, f32, out, f32, 0.0f);
+    });
+  };
+  auto data = [&](int64_t c, int64_t f, int64_t groups) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, c, 2, 2, f, 1, 1, 2, 2, 0,
+                               0, 1, 1, 1, 1, groups, a, f32, b, f32, out, f32,
+                               0.0f);
+    });
+  };
+  auto filter = [&](int64_t c, int64_t f, int64_t groups) {
+    return amp_test::captureHandlerMessage([&] {
+      ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, c, 2, 2, f, 1, 1, 2, 2,
+                                 0, 0, 1, 1, 1, 1, groups, a, f32, b, f32, out,
+                                 f32, 0.0f);
+    });
+  };
+  auto expectHas = [](const std::string &message, const std::string &text) {
+    EXPECT_NE(message.find(text), std::string::npos) << message;
+  };
+  const struct {
+    const char *name;
+    std::function<std::string(int64_t, int64_t, int64_t)> call;
+  } calls[] = {{"ampCpuConv2d", forward},
+               {"ampCpuConv2dBackwardData", data},
+               {"ampCpuConv2dBackwardFilter", filter}};
+  for (const auto &call : calls) {
+    SCOPED_TRACE(call.name);
+    std::string name = call.name;
+    expectHas(call.call(3, 4, 2), name + ": c = 3 is not a multiple of "
+                                         "groups = 2 (a grouped convolution "
+                                         "needs c and f divisible by groups; "
+                                         "got c = 3, f = 4)");
+    expectHas(call.call(4, 3, 2),
+              name + ": f = 3 is not a multiple of groups = 2");
+    expectHas(call.call(4, 6, 4),
+              name + ": f = 6 is not a multiple of groups = 4");
+    expectHas(call.call(4, 4, 0), name + ": invalid groups = 0 (must be > 0)");
+    expectHas(call.call(4, 4, -2),
+              name + ": invalid groups = -2 (must be > 0)");
+    // Valid: grouped, depthwise (with a multiplier), plain.
+    EXPECT_EQ(call.call(4, 6, 2), "");
+    EXPECT_EQ(call.call(4, 8, 4), "");
+    EXPECT_EQ(call.call(3, 5, 1), "");
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -434,14 +551,14 @@ TEST(CpuConvBackward, HandComputed) {
   float x[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9}, wt[4] = {1, 2, 3, 4};
   float dy[4] = {1, 1, 1, 1}, dx[9], dw[4];
   ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0, 0,
-                           1, 1, 1, 1, dy, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, dx,
-                           AMP_DTYPE_F32, 0.0f);
+                           1, 1, 1, 1, 1, dy, AMP_DTYPE_F32, wt, AMP_DTYPE_F32,
+                           dx, AMP_DTYPE_F32, 0.0f);
   float wantDx[9] = {1, 3, 2, 4, 10, 6, 3, 7, 4};
   for (int i = 0; i < 9; ++i)
     EXPECT_EQ(dx[i], wantDx[i]) << i;
   ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 0,
-                             0, 1, 1, 1, 1, x, AMP_DTYPE_F32, dy, AMP_DTYPE_F32,
-                             dw, AMP_DTYPE_F32, 0.0f);
+                             0, 1, 1, 1, 1, 1, x, AMP_DTYPE_F32, dy,
+                             AMP_DTYPE_F32, dw, AMP_DTYPE_F32, 0.0f);
   float wantDw[4] = {12, 16, 24, 28};
   for (int i = 0; i < 4; ++i)
     EXPECT_EQ(dw[i], wantDw[i]) << i;
@@ -452,14 +569,14 @@ TEST(CpuConvBackward, HandComputed) {
   for (float &value : dx)
     value = 100;
   ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1, 1,
-                           2, 2, 1, 1, dy2, AMP_DTYPE_F32, wt, AMP_DTYPE_F32,
+                           2, 2, 1, 1, 1, dy2, AMP_DTYPE_F32, wt, AMP_DTYPE_F32,
                            dx, AMP_DTYPE_F32, 1.0f);
   float wantStrided[9] = {4, 6, 8, 6, 4, 8, 12, 12, 16};
   for (int i = 0; i < 9; ++i)
     EXPECT_EQ(dx[i], 100 + wantStrided[i]) << i;
   // dw[r][s] = sum over the windows of x[2oy - 1 + r][2ox - 1 + s] * dy2.
   ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 3, 3, 1, 2, 2, 2, 2, 1,
-                             1, 2, 2, 1, 1, x, AMP_DTYPE_F32, dy2,
+                             1, 2, 2, 1, 1, 1, x, AMP_DTYPE_F32, dy2,
                              AMP_DTYPE_F32, dw, AMP_DTYPE_F32, 0.0f);
   float wantDwStrided[4] = {5 * 4, 4 * 3 + 6 * 4, 2 * 2 + 8 * 4,
                             1 * 1 + 3 * 2 + 7 * 3 + 9 * 4};
@@ -475,6 +592,7 @@ struct ConvBackwardCase {
   /// Rows and columns of y less than symmetric padding gives (the CPU
   /// takes any oh/ow: bottom/right padding is implied).
   int64_t cropH = 0, cropW = 0;
+  int64_t groups = 1;
   int64_t outH() const {
     return (h + 2 * padTop - dilH * (kh - 1) - 1) / strideH + 1 - cropH;
   }
@@ -504,19 +622,22 @@ float gradientTolerance(AmpDType type, double want, double magnitude) {
 /// call (they must not be read).
 void runConvBackwardCase(const ConvBackwardCase &v) {
   SCOPED_TRACE(testing::Message()
-               << "pad=" << v.padTop << "," << v.padLeft << " stride="
-               << v.strideH << "," << v.strideW << " dil=" << v.dilH << ","
-               << v.dilW << " k=" << v.kh << "x" << v.kw << " crop=" << v.cropH
-               << "," << v.cropW << " in=" << v.inType << " out=" << v.outType
-               << " beta=" << v.beta);
+               << "pad=" << v.padTop << "," << v.padLeft
+               << " stride=" << v.strideH << "," << v.strideW
+               << " dil=" << v.dilH << "," << v.dilW << " k=" << v.kh << "x"
+               << v.kw << " crop=" << v.cropH << "," << v.cropW << " c=" << v.c
+               << " f=" << v.f << " groups=" << v.groups << " in=" << v.inType
+               << " out=" << v.outType << " beta=" << v.beta);
   const int64_t oh = v.outH(), ow = v.outW();
   ASSERT_GE(oh, 1);
   ASSERT_GE(ow, 1);
   std::mt19937 rng(static_cast<unsigned>(17 + v.h * 31 + v.strideH * 7 +
                                          v.dilW * 3 + v.padTop));
+  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
   Tensor x(v.inType, v.n * v.c * v.h * v.w),
-      wt(v.inType, v.f * v.c * v.kh * v.kw), dy(v.inType, v.n * v.f * oh * ow),
-      dx(v.outType, x.size()), dw(v.outType, wt.size());
+      wt(v.inType, v.f * groupC * v.kh * v.kw),
+      dy(v.inType, v.n * v.f * oh * ow), dx(v.outType, x.size()),
+      dw(v.outType, wt.size());
   x.fillRandom(rng);
   wt.fillRandom(rng);
   dy.fillRandom(rng);
@@ -535,29 +656,31 @@ void runConvBackwardCase(const ConvBackwardCase &v) {
     for (int64_t f = 0; f < v.f; ++f)
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox)
-          for (int64_t c = 0; c < v.c; ++c)
+          for (int64_t cw = 0; cw < groupC; ++cw)
             for (int64_t r = 0; r < v.kh; ++r)
               for (int64_t s = 0; s < v.kw; ++s) {
                 int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
                 int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
                 if (iy < 0 || iy >= v.h || ix < 0 || ix >= v.w)
                   continue;
+                // Filter channel cw of f: input channel cw of f's group.
+                int64_t c = (f / groupF) * groupC + cw;
                 size_t xi = ((b * v.c + c) * v.h + iy) * v.w + ix;
-                size_t wi = ((f * v.c + c) * v.kh + r) * v.kw + s;
+                size_t wi = ((f * groupC + cw) * v.kh + r) * v.kw + s;
                 double g = dy.get(((b * v.f + f) * oh + oy) * ow + ox);
                 dxSum[xi] += g * wt.get(wi);
                 dxMagnitude[xi] += std::fabs(g * wt.get(wi));
                 dwSum[wi] += g * x.get(xi);
                 dwMagnitude[wi] += std::fabs(g * x.get(xi));
               }
-  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh,
-                           v.kw, oh, ow, v.padTop, v.padLeft, v.strideH,
-                           v.strideW, v.dilH, v.dilW, dy.data(), v.inType,
-                           wt.data(), v.inType, dx.data(), v.outType, v.beta);
-  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh,
-                             v.kw, oh, ow, v.padTop, v.padLeft, v.strideH,
-                             v.strideW, v.dilH, v.dilW, x.data(), v.inType,
-                             dy.data(), v.inType, dw.data(), v.outType, v.beta);
+  ampCpuConv2dBackwardData(
+      AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.padTop,
+      v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW, v.groups, dy.data(),
+      v.inType, wt.data(), v.inType, dx.data(), v.outType, v.beta);
+  ampCpuConv2dBackwardFilter(
+      AMP_CONV_NCHW_FCHW, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.padTop,
+      v.padLeft, v.strideH, v.strideW, v.dilH, v.dilW, v.groups, x.data(),
+      v.inType, dy.data(), v.inType, dw.data(), v.outType, v.beta);
   auto compare = [&](const char *what, const Tensor &got, const Tensor &before,
                      const std::vector<double> &sum,
                      const std::vector<double> &magnitude) {
@@ -622,6 +745,77 @@ TEST(CpuConvBackward, SixteenBitInputs) {
       }
 }
 
+TEST(CpuConvBackward, GroupedAndDepthwise) {
+  // Two groups (c = 6, f = 4), three groups of 2 into 3, depthwise with
+  // multipliers 1 and 2; padding, strides, dilations, beta 0 (NaN outputs)
+  // and 1, 16-bit inputs.
+  for (int64_t pad : {0, 1})
+    for (int64_t stride : {1, 2})
+      for (int64_t dil : {1, 2})
+        for (float beta : {0.0f, 1.0f}) {
+          ConvBackwardCase grouped{2,
+                                   6,
+                                   7,
+                                   6,
+                                   4,
+                                   3,
+                                   2,
+                                   pad,
+                                   pad,
+                                   stride,
+                                   stride,
+                                   dil,
+                                   dil,
+                                   AMP_DTYPE_F32,
+                                   AMP_DTYPE_F32,
+                                   beta};
+          grouped.groups = 2;
+          runConvBackwardCase(grouped);
+          ConvBackwardCase threes = grouped;
+          threes.f = 9;
+          threes.groups = 3;
+          runConvBackwardCase(threes);
+          ConvBackwardCase depthwise{2,
+                                     4,
+                                     7,
+                                     7,
+                                     4,
+                                     3,
+                                     3,
+                                     pad,
+                                     pad,
+                                     stride,
+                                     stride,
+                                     dil,
+                                     dil,
+                                     AMP_DTYPE_F32,
+                                     AMP_DTYPE_F32,
+                                     beta};
+          depthwise.groups = 4;
+          runConvBackwardCase(depthwise);
+          depthwise.f = 8;
+          runConvBackwardCase(depthwise);
+        }
+  for (AmpDType type : {AMP_DTYPE_F16, AMP_DTYPE_BF16})
+    for (AmpDType out : {AMP_DTYPE_F32, type}) {
+      ConvBackwardCase v{1, 6, 6, 7, 4, 3,    2,   1,
+                         1, 2, 1, 1, 2, type, out, 1.0f};
+      v.groups = 2;
+      runConvBackwardCase(v);
+      v.f = 12;
+      v.groups = 6;
+      runConvBackwardCase(v);
+    }
+  // Asymmetric padding (the CPU twins' implied bottom/right padding).
+  ConvBackwardCase cropped{
+      2,   6, 7, 7, 6, 3, 3, 1, 1, 2, 2, 1, 1, AMP_DTYPE_F32, AMP_DTYPE_F32,
+      0.0f};
+  cropped.cropH = 1;
+  cropped.cropW = 1;
+  cropped.groups = 6;
+  runConvBackwardCase(cropped);
+}
+
 // 4096 terms of 1 * 1 into an f16 output: 4096 (an f16 accumulator stops
 // at 2048).
 TEST(CpuConvBackward, SixteenBitOutputAccumulatesWide) {
@@ -629,13 +823,13 @@ TEST(CpuConvBackward, SixteenBitOutputAccumulatesWide) {
   uint16_t dx = 0, dw = 0;
   // dx of one pixel over 4096 filters of a 1x1 kernel.
   ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, 1, 1, 1, 1, 4096, 1, 1, 1, 1, 0,
-                           0, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
+                           0, 1, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
                            ones.data(), AMP_DTYPE_F16, &dx, AMP_DTYPE_F16,
                            0.0f);
   EXPECT_EQ(ampF16ToF32(dx), 4096.0f);
   // dw of a 1x1 kernel over a 64x64 image.
   ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 1, 1, 64, 64, 1, 1, 1, 64, 64,
-                             0, 0, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
+                             0, 0, 1, 1, 1, 1, 1, ones.data(), AMP_DTYPE_F16,
                              ones.data(), AMP_DTYPE_F16, &dw, AMP_DTYPE_F16,
                              0.0f);
   EXPECT_EQ(ampF16ToF32(dw), 4096.0f);
@@ -647,6 +841,7 @@ TEST(CpuConvBackward, AdjointsOfTheForwardConvolution) {
   struct Geometry {
     int64_t n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft, strideH, strideW,
         dilH, dilW;
+    int64_t groups = 1;
   };
   const Geometry geometries[] = {
       {2, 3, 9, 8, 4, 3, 3, 5, 4, 1, 1, 2, 2, 1, 1},
@@ -654,29 +849,35 @@ TEST(CpuConvBackward, AdjointsOfTheForwardConvolution) {
       {2, 2, 8, 8, 2, 2, 2, 3, 3, 0, 0, 3, 3, 1, 1},
       // Asymmetric: oh/ow below what symmetric padding gives.
       {1, 3, 7, 7, 2, 3, 3, 3, 2, 1, 1, 2, 2, 1, 1},
+      // Grouped: two groups of 3 input channels into 2 outputs each.
+      {2, 6, 9, 8, 4, 3, 3, 5, 4, 1, 1, 2, 2, 1, 1, 2},
+      // Depthwise, multiplier 2 (dilated, unequal strides) and 1.
+      {1, 4, 10, 9, 8, 3, 3, 8, 5, 1, 1, 1, 2, 2, 1, 4},
+      {2, 5, 7, 7, 5, 3, 3, 4, 4, 1, 1, 2, 2, 1, 1, 5},
   };
   std::mt19937 rng(1234);
   std::uniform_real_distribution<float> dist(-1, 1);
   for (const Geometry &g : geometries) {
-    std::vector<float> x(g.n * g.c * g.h * g.w), wt(g.f * g.c * g.kh * g.kw),
-        dy(g.n * g.f * g.oh * g.ow), y(dy.size()), dx(x.size()), dw(wt.size());
+    std::vector<float> x(g.n * g.c * g.h * g.w),
+        wt(g.f * (g.c / g.groups) * g.kh * g.kw), dy(g.n * g.f * g.oh * g.ow),
+        y(dy.size()), dx(x.size()), dw(wt.size());
     for (auto *values : {&x, &wt, &dy})
       for (float &value : *values)
         value = dist(rng);
     ampCpuConv2d(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh,
                  g.ow, g.padTop, g.padLeft, g.strideH, g.strideW, g.dilH,
-                 g.dilW, x.data(), AMP_DTYPE_F32, wt.data(), AMP_DTYPE_F32,
-                 y.data(), AMP_DTYPE_F32, 0.0f);
+                 g.dilW, g.groups, x.data(), AMP_DTYPE_F32, wt.data(),
+                 AMP_DTYPE_F32, y.data(), AMP_DTYPE_F32, 0.0f);
     ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
                              g.kw, g.oh, g.ow, g.padTop, g.padLeft, g.strideH,
-                             g.strideW, g.dilH, g.dilW, dy.data(),
+                             g.strideW, g.dilH, g.dilW, g.groups, dy.data(),
                              AMP_DTYPE_F32, wt.data(), AMP_DTYPE_F32, dx.data(),
                              AMP_DTYPE_F32, 0.0f);
     ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f,
                                g.kh, g.kw, g.oh, g.ow, g.padTop, g.padLeft,
-                               g.strideH, g.strideW, g.dilH, g.dilW, x.data(),
-                               AMP_DTYPE_F32, dy.data(), AMP_DTYPE_F32,
-                               dw.data(), AMP_DTYPE_F32, 0.0f);
+                               g.strideH, g.strideW, g.dilH, g.dilW, g.groups,
+                               x.data(), AMP_DTYPE_F32, dy.data(),
+                               AMP_DTYPE_F32, dw.data(), AMP_DTYPE_F32, 0.0f);
     auto dot = [](const std::vector<float> &a, const std::vector<float> &b,
                   double *magnitude) {
       double sum = 0;
@@ -690,8 +891,10 @@ TEST(CpuConvBackward, AdjointsOfTheForwardConvolution) {
     double forward = dot(dy, y, &magnitude);
     double data = dot(dx, x, &magnitude), filter = dot(dw, wt, &magnitude);
     // y, dx and dw are each rounded to f32 once: 2^-24 relative per term.
-    EXPECT_NEAR(data, forward, 1e-6 * magnitude) << "oh=" << g.oh;
-    EXPECT_NEAR(filter, forward, 1e-6 * magnitude) << "oh=" << g.oh;
+    EXPECT_NEAR(data, forward, 1e-6 * magnitude)
+        << "oh=" << g.oh << " groups=" << g.groups;
+    EXPECT_NEAR(filter, forward, 1e-6 * magnitude)
+        << "oh=" << g.oh << " groups=" << g.groups;
     EXPECT_GT(std::fabs(forward), 1e-3) << "a degenerate case";
   }
 }
@@ -702,14 +905,15 @@ TEST(CpuConvBackward, ValidationReachesHandler) {
                   int32_t dxType, void *dx) {
     return amp_test::captureHandlerMessage([&] {
       ampCpuConv2dBackwardData(layout, n, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1,
-                               1, a, dyType, b, wType, dx, dxType, 0.0f);
+                               1, 1, a, dyType, b, wType, dx, dxType, 0.0f);
     });
   };
   auto filter = [&](int32_t layout, int64_t n, int32_t xType, int32_t dyType,
                     int32_t dwType) {
     return amp_test::captureHandlerMessage([&] {
       ampCpuConv2dBackwardFilter(layout, n, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1,
-                                 1, 1, a, xType, b, dyType, out, dwType, 0.0f);
+                                 1, 1, 1, a, xType, b, dyType, out, dwType,
+                                 0.0f);
     });
   };
   const int32_t f32 = AMP_DTYPE_F32, f16 = AMP_DTYPE_F16, bf16 = AMP_DTYPE_BF16;

@@ -253,7 +253,7 @@ TEST(Float8Gemm, Errors) {
   auto conv = [&](int32_t xType, int32_t wType, int32_t yType) {
     return amp_test::captureHandlerMessage([&] {
       ampCpuLibraryConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 4, 4, 1, 1, 1, 4, 4, 0, 0,
-                          1, 1, 1, 1, a, xType, b, wType, c, yType, 0.0f);
+                          1, 1, 1, 1, 1, a, xType, b, wType, c, yType, 0.0f);
     });
   };
   EXPECT_NE(conv(AMP_DTYPE_F8E4M3FN, AMP_DTYPE_BF16, AMP_DTYPE_F32)
@@ -283,10 +283,10 @@ TEST(Float8Gemm, ConvolutionMatchesTheReference) {
       std::vector<uint8_t> wt = randomCodes(wType, f * c * kh * kw, rng);
       std::vector<float> want(n * f * oh * ow), got(want.size());
       ampCpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, pad, pad, stride,
-                   stride, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN, wt.data(), wType,
-                   want.data(), AMP_DTYPE_F32, 0.0f);
+                   stride, 1, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN, wt.data(),
+                   wType, want.data(), AMP_DTYPE_F32, 0.0f);
       ampCpuLibraryConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, pad, pad,
-                          stride, stride, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN,
+                          stride, stride, 1, 1, 1, x.data(), AMP_DTYPE_F8E4M3FN,
                           wt.data(), wType, got.data(), AMP_DTYPE_F32, 0.0f);
       bool nchw = layout == AMP_CONV_NCHW_FCHW;
       for (int64_t b = 0; b < n; ++b)

@@ -344,6 +344,9 @@ struct ConvCase {
   int64_t n, c, h, w, f, kh, kw, pad_h, pad_w, stride_h, stride_w, dil_h, dil_w;
   int32_t xType, yType;
   float beta;
+  /// Each group: c/groups input channels into f/groups outputs; the filter
+  /// has c/groups channels.
+  int64_t groups = 1;
   int64_t outH() const {
     return (h + 2 * pad_h - dil_h * (kh - 1) - 1) / stride_h + 1;
   }
@@ -358,14 +361,15 @@ struct ConvCase {
 void checkConv(const ConvCase &g, unsigned seed) {
   int64_t oh = g.outH(), ow = g.outW();
   bool nhwc = g.layout == AMP_CONV_NHWC_HWCF;
+  int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
   auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
     return nhwc ? ((n * g.h + y) * g.w + x) * g.c + c
                 : ((n * g.c + c) * g.h + y) * g.w + x;
   };
   // HWCF (nhwc) or FCHW (nchw): the runtime turns HWCF into cuDNN's KRSC.
   auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
-    return nhwc ? ((r * g.kw + s) * g.c + c) * g.f + f
-                : ((f * g.c + c) * g.kh + r) * g.kw + s;
+    return nhwc ? ((r * g.kw + s) * groupC + c) * g.f + f
+                : ((f * groupC + c) * g.kh + r) * g.kw + s;
   };
   auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
     return nhwc ? ((n * oh + y) * ow + x) * g.f + f
@@ -373,7 +377,7 @@ void checkConv(const ConvCase &g, unsigned seed) {
   };
   std::mt19937 random(seed);
   DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
-  DeviceArray wt(g.xType, g.f * g.c * g.kh * g.kw);
+  DeviceArray wt(g.xType, g.f * groupC * g.kh * g.kw);
   DeviceArray y(g.yType, g.n * g.f * oh * ow);
   x.fillIntegers(random, 3);
   wt.fillIntegers(random, 2);
@@ -382,8 +386,9 @@ void checkConv(const ConvCase &g, unsigned seed) {
   wt.upload();
   y.upload();
   ampGpuConv2d(g.layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
-               g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, x.device,
-               g.xType, wt.device, g.xType, y.device, g.yType, g.beta);
+               g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, g.groups,
+               x.device, g.xType, wt.device, g.xType, y.device, g.yType,
+               g.beta);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   std::vector<float> actual = y.download();
@@ -393,15 +398,17 @@ void checkConv(const ConvCase &g, unsigned seed) {
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
           double sum = 0, magnitude = 0;
-          for (int64_t c = 0; c < g.c; ++c)
+          // Filter channel c of f: input channel c of f's group.
+          for (int64_t c = 0; c < groupC; ++c)
             for (int64_t r = 0; r < g.kh; ++r)
               for (int64_t s = 0; s < g.kw; ++s) {
                 int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
                 int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
                 if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
                   continue;
+                int64_t channel = (f / groupF) * groupC + c;
                 double term =
-                    static_cast<double>(x.values[xIndex(n, c, iy, ix)]) *
+                    static_cast<double>(x.values[xIndex(n, channel, iy, ix)]) *
                     wt.values[wIndex(f, c, r, s)];
                 sum += term;
                 magnitude += std::fabs(term);
@@ -511,9 +518,10 @@ void checkConvBackward(const ConvCase &g, unsigned seed) {
   SCOPED_TRACE("types " + std::to_string(g.xType) + " -> " +
                std::to_string(g.yType) + " beta " + std::to_string(g.beta));
   int64_t oh = g.outH(), ow = g.outW();
+  int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
   std::mt19937 random(seed);
   DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
-  DeviceArray wt(g.xType, g.f * g.c * g.kh * g.kw);
+  DeviceArray wt(g.xType, g.f * groupC * g.kh * g.kw);
   DeviceArray dy(g.xType, g.n * g.f * oh * ow);
   DeviceArray dx(g.yType, x.values.size()), dw(g.yType, wt.values.size());
   x.fillIntegers(random, 3);
@@ -528,14 +536,14 @@ void checkConvBackward(const ConvCase &g, unsigned seed) {
   }
   for (DeviceArray *array : {&x, &wt, &dy, &dx, &dw})
     array->upload();
-  ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
-                           g.kw, oh, ow, g.pad_h, g.pad_w, g.stride_h,
-                           g.stride_w, g.dil_h, g.dil_w, dy.device, g.xType,
-                           wt.device, g.xType, dx.device, g.yType, g.beta);
-  ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh,
-                             g.kw, oh, ow, g.pad_h, g.pad_w, g.stride_h,
-                             g.stride_w, g.dil_h, g.dil_w, x.device, g.xType,
-                             dy.device, g.xType, dw.device, g.yType, g.beta);
+  ampGpuConv2dBackwardData(
+      AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
+      g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, g.groups, dy.device,
+      g.xType, wt.device, g.xType, dx.device, g.yType, g.beta);
+  ampGpuConv2dBackwardFilter(
+      AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
+      g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, g.groups, x.device,
+      g.xType, dy.device, g.xType, dw.device, g.yType, g.beta);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   std::vector<double> dxSum(dx.values.size(), 0), dwSum(dw.values.size(), 0),
@@ -544,15 +552,17 @@ void checkConvBackward(const ConvCase &g, unsigned seed) {
     for (int64_t f = 0; f < g.f; ++f)
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox)
-          for (int64_t c = 0; c < g.c; ++c)
+          for (int64_t c = 0; c < groupC; ++c)
             for (int64_t r = 0; r < g.kh; ++r)
               for (int64_t s = 0; s < g.kw; ++s) {
                 int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
                 int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
                 if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
                   continue;
-                size_t xi = ((n * g.c + c) * g.h + iy) * g.w + ix;
-                size_t wi = ((f * g.c + c) * g.kh + r) * g.kw + s;
+                // Filter channel c of f: input channel c of f's group.
+                int64_t channel = (f / groupF) * groupC + c;
+                size_t xi = ((n * g.c + channel) * g.h + iy) * g.w + ix;
+                size_t wi = ((f * groupC + c) * g.kh + r) * g.kw + s;
                 double grad = dy.values[((n * g.f + f) * oh + oy) * ow + ox];
                 dxSum[xi] += grad * wt.values[wi];
                 dxMagnitude[xi] += std::fabs(grad * wt.values[wi]);
@@ -689,6 +699,40 @@ TEST_F(Contract, ConvBackwardAlgorithmChoiceAndWorkspace) {
   checkConvBackward(g, 115);
 }
 
+TEST_F(Contract, GroupedAndDepthwiseConvolutions) {
+  // Two groups (c = 6, f = 4), and depthwise ones (groups = c) with
+  // channel multipliers 1 and 2: the filter of c/groups channels, in both
+  // layouts (NHWC: the HWCF -> KRSC transform of c/groups channels), and
+  // both gradients; heuristics and exhaustive search.
+  for (int exhaustive : {0, 1}) {
+    ampGpuSetConvExhaustiveSearch(exhaustive);
+    unsigned seed = 121 + 20 * exhaustive;
+    for (int32_t layout : {AMP_CONV_NCHW_FCHW, AMP_CONV_NHWC_HWCF})
+      for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16}) {
+        ConvCase grouped{layout, 2, 6, 9, 7, 4,    3,    2,   1,
+                         1,      2, 1, 1, 2, type, type, 1.0f};
+        grouped.groups = 2;
+        checkConv(grouped, seed++);
+        ConvCase depthwise{layout, 2, 8, 12, 12, 8, 7,    7,
+                           3,      3, 1, 1,  1,  1, type, AMP_DTYPE_F32,
+                           0.0f};
+        depthwise.groups = 8;
+        checkConv(depthwise, seed++);
+        depthwise.f = 16;
+        depthwise.stride_h = depthwise.stride_w = 2;
+        depthwise.kh = depthwise.kw = 3;
+        depthwise.pad_h = depthwise.pad_w = 1;
+        checkConv(depthwise, seed++);
+        if (layout != AMP_CONV_NCHW_FCHW)
+          continue;
+        checkConvBackward(grouped, seed++);
+        depthwise.beta = 1.0f;
+        checkConvBackward(depthwise, seed++);
+      }
+  }
+  ampGpuSetConvExhaustiveSearch(0);
+}
+
 //===----------------------------------------------------------------------===//
 // Architecture
 //===----------------------------------------------------------------------===//
@@ -781,7 +825,7 @@ TEST_F(Contract, Bf16RefusedBeforeSm80) {
       << gErrors[0];
   gErrors.clear();
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 8, 8, 1, 1, 1, 8, 8, 0, 0, 1, 1, 1, 1,
-               a.device, AMP_DTYPE_BF16, b.device, AMP_DTYPE_BF16, c.device,
+               1, a.device, AMP_DTYPE_BF16, b.device, AMP_DTYPE_BF16, c.device,
                AMP_DTYPE_F32, 0.0f);
   ASSERT_EQ(gErrors.size(), 1u) << "bf16 convolution accepted";
   EXPECT_NE(gErrors[0].find("ampGpuConv2d: bf16 operands need"),

@@ -375,8 +375,8 @@ TEST_F(GpuSimTest, Float8ConvolutionIsForTheCpu) {
   auto *wt = static_cast<uint8_t *>(mgpuMemAlloc(16, nullptr, false));
   auto *y = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 1, 4, 4, 1, 1, 1, 4, 4, 0, 0, 1, 1, 1, 1,
-               x, AMP_DTYPE_F8E4M3FN, wt, AMP_DTYPE_F8E4M3FN, y, AMP_DTYPE_F32,
-               0.0f);
+               1, x, AMP_DTYPE_F8E4M3FN, wt, AMP_DTYPE_F8E4M3FN, y,
+               AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("an FP8 convolution is for the CPU calls only"),
             std::string::npos)
       << gError;
@@ -393,7 +393,7 @@ TEST_F(GpuSimTest, AConvolutionOfAnEmptyDynamicBatchDoesNothing) {
   auto *wt = static_cast<uint16_t *>(mgpuMemAlloc(54 * 2, nullptr, false));
   ampSimResetStats();
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 0, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
-               nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
+               1, nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
                AMP_DTYPE_F32, 0.0f);
   EXPECT_EQ(gError, "");
   AmpSimStats stats;
@@ -401,7 +401,7 @@ TEST_F(GpuSimTest, AConvolutionOfAnEmptyDynamicBatchDoesNothing) {
   EXPECT_EQ(stats.libraryCalls, 0);
   // strideH = 0 is wrong whatever the batch.
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 0, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 0, 1, 1, 1,
-               nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
+               1, nullptr, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, nullptr,
                AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("ampGpuConv2d: invalid strideH = 0"), std::string::npos)
       << gError;
@@ -654,7 +654,7 @@ TEST_F(GpuSimTest, LibraryCallsRecordFlopsAndBytesFromTheirShapes) {
   // y (1x3x4x4, f32) = conv(x (1x2x4x4, f16), w (3x2x3x3, f16)), padding 1:
   // x and w widened to f32 first (two passes), then an f32 convolution.
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
-               x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
+               1, x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
   EXPECT_EQ(gError, "");
   std::vector<AmpSimRecord> records = getRecords("h100-sxm");
   ASSERT_EQ(records.size(), 2u);
@@ -740,7 +740,7 @@ TEST_F(GpuSimTest, ListsEveryLaunchAndEstimatesAGivenList) {
   ampSimLaunchKernel("test::addOneCounted", addOneCounted, 8, 1, 1, 128, 1, 1,
                      0, params, 0);
   ampGpuConv2d(AMP_CONV_NCHW_FCHW, 1, 2, 4, 4, 3, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
-               x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
+               1, x, AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
   mgpuMemcpy(host.data(), out, n * 4, nullptr);
   EXPECT_EQ(gError, "");
 
@@ -936,10 +936,11 @@ struct ConvGradients {
   /// dx (beta 0: dx holds NaN) and dw (beta 1) on the simulated GPU.
   void runOnGpu() {
     ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, oh, ow, 1,
-                             1, 2, 2, 1, 1, dyDevice, AMP_DTYPE_F16, wtDevice,
-                             AMP_DTYPE_F16, dxDevice, AMP_DTYPE_F32, 0.0f);
+                             1, 2, 2, 1, 1, 1, dyDevice, AMP_DTYPE_F16,
+                             wtDevice, AMP_DTYPE_F16, dxDevice, AMP_DTYPE_F32,
+                             0.0f);
     ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, oh, ow,
-                               1, 1, 2, 2, 1, 1, xDevice, AMP_DTYPE_F16,
+                               1, 1, 2, 2, 1, 1, 1, xDevice, AMP_DTYPE_F16,
                                dyDevice, AMP_DTYPE_F16, dwDevice, AMP_DTYPE_F32,
                                1.0f);
   }
@@ -959,11 +960,11 @@ TEST_F(GpuSimTest, ConvolutionGradientsAreTheCpuTwinsAndRecordTheirWork) {
   // The simulator's results are the CPU twins', bit for bit.
   std::vector<float> dx = g.dx, dw = g.dw;
   ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
-                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.dy.data(),
+                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, 1, g.dy.data(),
                            AMP_DTYPE_F16, g.wt.data(), AMP_DTYPE_F16, dx.data(),
                            AMP_DTYPE_F32, 0.0f);
   ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
-                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.x.data(),
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, 1, g.x.data(),
                              AMP_DTYPE_F16, g.dy.data(), AMP_DTYPE_F16,
                              dw.data(), AMP_DTYPE_F32, 1.0f);
   std::vector<float> simDx = ConvGradients::download(g.dxDevice, g.xCount),
@@ -1032,7 +1033,7 @@ TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
   ampSimResetStats();
   // dx in a buffer of 50 f16 (its f32 needs 200 bytes): outside it.
   ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
-                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.dyDevice,
+                           g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, 1, g.dyDevice,
                            AMP_DTYPE_F16, g.wtDevice, AMP_DTYPE_F16, g.xDevice,
                            AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("ampGpuConv2dBackwardData: dx: "), std::string::npos)
@@ -1040,7 +1041,7 @@ TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
   gError.clear();
   // dy of a 2-image batch is past its buffer.
   ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 2, g.c, g.h, g.w, g.f, g.k,
-                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, g.xDevice,
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, 1, g.xDevice,
                              AMP_DTYPE_F16, g.dyDevice, AMP_DTYPE_F16,
                              g.dwDevice, AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("ampGpuConv2dBackwardFilter: x: "), std::string::npos)
@@ -1053,7 +1054,7 @@ TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
   // call.
   ampSimResetStats();
   ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, 0, g.c, g.h, g.w, g.f, g.k,
-                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, nullptr,
+                             g.k, g.oh, g.ow, 1, 1, 2, 2, 1, 1, 1, nullptr,
                              AMP_DTYPE_F16, nullptr, AMP_DTYPE_F16, g.dwDevice,
                              AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("ampGpuConv2dBackwardFilter: invalid n = 0"),
@@ -1061,7 +1062,7 @@ TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
       << gError;
   gError.clear();
   ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.k,
-                           g.k, g.oh - 1, g.ow, 1, 1, 2, 2, 1, 1, g.dyDevice,
+                           g.k, g.oh - 1, g.ow, 1, 1, 2, 2, 1, 1, 1, g.dyDevice,
                            AMP_DTYPE_F16, g.wtDevice, AMP_DTYPE_F16, g.dxDevice,
                            AMP_DTYPE_F32, 0.0f);
   EXPECT_NE(gError.find("asymmetric padding is unsupported"), std::string::npos)
@@ -1069,6 +1070,95 @@ TEST_F(GpuSimTest, ConvolutionGradientsCheckTheirOperands) {
   gError.clear();
   ampSimGetStats(&stats);
   EXPECT_EQ(stats.libraryCalls, 0);
+}
+
+// A grouped convolution and its gradients on the simulated GPU: the filter
+// buffer holds f x c/groups x kh x kw values (the device range checks), the
+// results are the CPU twins' and the records count c/groups channels per
+// output.
+TEST_F(GpuSimTest, GroupedConvolutionsAreTheCpuTwinsAndRecordTheirWork) {
+  const int64_t n = 1, c = 4, h = 5, w = 5, f = 6, k = 3, groups = 2;
+  const int64_t xCount = n * c * h * w, wCount = f * (c / groups) * k * k,
+                yCount = n * f * h * w;
+  std::vector<float> x(xCount), wt(wCount), dy(yCount);
+  for (int64_t i = 0; i < xCount; ++i)
+    x[i] = float(i % 7) - 3.0f;
+  for (int64_t i = 0; i < wCount; ++i)
+    wt[i] = 0.25f * float(i % 5) - 0.5f;
+  for (int64_t i = 0; i < yCount; ++i)
+    dy[i] = 0.5f * float(i % 9) - 2.0f;
+  auto upload = [](const std::vector<float> &host) {
+    auto *device =
+        static_cast<float *>(mgpuMemAlloc(host.size() * 4, nullptr, false));
+    mgpuMemcpy(device, const_cast<float *>(host.data()), host.size() * 4,
+               nullptr);
+    return device;
+  };
+  auto download = [](const float *device, int64_t count) {
+    std::vector<float> host(count);
+    mgpuMemcpy(host.data(), const_cast<float *>(device), count * 4, nullptr);
+    return host;
+  };
+  float *xDevice = upload(x), *wtDevice = upload(wt), *dyDevice = upload(dy),
+        *yDevice = upload(std::vector<float>(yCount)),
+        *dxDevice = upload(std::vector<float>(xCount)),
+        *dwDevice = upload(std::vector<float>(wCount));
+  ampSimResetStats();
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1, 1, 1, 1, 1, 1,
+               groups, xDevice, AMP_DTYPE_F32, wtDevice, AMP_DTYPE_F32, yDevice,
+               AMP_DTYPE_F32, 0.0f);
+  ampGpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1, 1,
+                           1, 1, 1, 1, groups, dyDevice, AMP_DTYPE_F32,
+                           wtDevice, AMP_DTYPE_F32, dxDevice, AMP_DTYPE_F32,
+                           0.0f);
+  ampGpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1,
+                             1, 1, 1, 1, 1, groups, xDevice, AMP_DTYPE_F32,
+                             dyDevice, AMP_DTYPE_F32, dwDevice, AMP_DTYPE_F32,
+                             0.0f);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  std::vector<float> y(yCount), dx(xCount), dw(wCount);
+  ampCpuConv2d(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1, 1, 1, 1, 1, 1,
+               groups, x.data(), AMP_DTYPE_F32, wt.data(), AMP_DTYPE_F32,
+               y.data(), AMP_DTYPE_F32, 0.0f);
+  ampCpuConv2dBackwardData(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1, 1,
+                           1, 1, 1, 1, groups, dy.data(), AMP_DTYPE_F32,
+                           wt.data(), AMP_DTYPE_F32, dx.data(), AMP_DTYPE_F32,
+                           0.0f);
+  ampCpuConv2dBackwardFilter(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1,
+                             1, 1, 1, 1, 1, groups, x.data(), AMP_DTYPE_F32,
+                             dy.data(), AMP_DTYPE_F32, dw.data(), AMP_DTYPE_F32,
+                             0.0f);
+  EXPECT_EQ(download(yDevice, yCount), y);
+  EXPECT_EQ(download(dxDevice, xCount), dx);
+  EXPECT_EQ(download(dwDevice, wCount), dw);
+  EXPECT_NE(std::count(y.begin(), y.end(), 0.0f), yCount) << "y not computed";
+
+  EXPECT_EQ(records.size(), 3u);
+  for (size_t i = 0; i < records.size() && i < 3; ++i) {
+    SCOPED_TRACE(records[i].name);
+    // 2*n*f*oh*ow*(c/groups)*kh*kw.
+    EXPECT_EQ(records[i].flops, 2 * 1 * 6 * 5 * 5 * 2 * 3 * 3);
+  }
+  EXPECT_STREQ(records.empty() ? "" : records[0].name,
+               "ampGpuConv2d f32*f32->f32 nchw n=1 c=4 h=5 "
+               "w=5 f=6 k=3x3 s=1 groups=2");
+  if (!records.empty()) {
+    // The forward convolution reads x and the grouped filter, writes y.
+    EXPECT_EQ(records[0].bytesRead, (xCount + wCount) * 4);
+    EXPECT_EQ(records[0].bytesWritten, yCount * 4);
+  }
+
+  // A filter of f x c x kh x kw is not what the grouped filter buffer
+  // holds: an ungrouped call reads past it.
+  ampGpuConv2d(AMP_CONV_NCHW_FCHW, n, c, h, w, f, k, k, h, w, 1, 1, 1, 1, 1, 1,
+               1, xDevice, AMP_DTYPE_F32, wtDevice, AMP_DTYPE_F32, yDevice,
+               AMP_DTYPE_F32, 0.0f);
+  EXPECT_NE(gError.find("ampGpuConv2d: wt: "), std::string::npos) << gError;
+  gError.clear();
+  for (float *pointer :
+       {xDevice, wtDevice, dyDevice, yDevice, dxDevice, dwDevice})
+    mgpuMemFree(pointer, nullptr);
 }
 
 } // namespace

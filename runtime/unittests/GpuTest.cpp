@@ -198,13 +198,14 @@ void checkConv(const ConvCase &v) {
   wt.upload();
   y.upload();
   ampGpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.pad,
-               v.pad, v.stride, v.stride, v.dil, v.dil, x.device, v.inType,
+               v.pad, v.stride, v.stride, v.dil, v.dil, 1, x.device, v.inType,
                wt.device, v.inType, y.device, v.outType, v.beta);
   ampGpuSynchronize();
   y.download();
   ampCpuConv2d(v.layout, v.n, v.c, v.h, v.w, v.f, v.kh, v.kw, oh, ow, v.pad,
-               v.pad, v.stride, v.stride, v.dil, v.dil, x.host.data(), v.inType,
-               wt.host.data(), v.inType, ref.host.data(), v.outType, v.beta);
+               v.pad, v.stride, v.stride, v.dil, v.dil, 1, x.host.data(),
+               v.inType, wt.host.data(), v.inType, ref.host.data(), v.outType,
+               v.beta);
   // An f32 output is computed in f32 (16-bit inputs widened exactly); only a
   // 16-bit output is rounded to 16 bits.
   bool sixteen = v.outType != AMP_DTYPE_F32;
@@ -238,7 +239,7 @@ TEST_F(Gpu, ConvSixteenBitOutputAccumulatesInF32) {
     }
     x.upload();
     wt.upload();
-    ampGpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1,
+    ampGpuConv2d(layout, 1, 4096, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1, 1,
                  x.device, AMP_DTYPE_F16, wt.device, AMP_DTYPE_F16, y.device,
                  AMP_DTYPE_F16, 0.0f);
     ampGpuSynchronize();
@@ -277,12 +278,12 @@ TEST_F(Gpu, ConvSixteenBitToF32KeepsF32RangeAndPrecision) {
         x.upload();
         wt.upload();
         y.upload();
-        ampGpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, 1, 1, 1, 1, 1, 1,
+        ampGpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, 1, 1, 1, 1, 1, 1, 1,
                      x.device, in, wt.device, in, y.device, AMP_DTYPE_F32,
                      beta);
         ampGpuSynchronize();
         y.download();
-        ampCpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, 1, 1, 1, 1, 1, 1,
+        ampCpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, 1, 1, 1, 1, 1, 1, 1,
                      x.host.data(), in, wt.host.data(), in, ref.host.data(),
                      AMP_DTYPE_F32, beta);
         float largest = 0.0f;

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 
 namespace {
@@ -164,7 +165,7 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
   // h = 5, kh = 2, stride 2, padTop 1: symmetric padding gives oh = 3, a
   // caller with padBottom = 0 has oh = 2.
   std::string message = captureHandlerMessage([&] {
-    ampGpuConv2d(0, 1, 1, 5, 5, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, x,
+    ampGpuConv2d(0, 1, 1, 5, 5, 1, 2, 2, 2, 2, 1, 1, 2, 2, 1, 1, 1, x,
                  AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_TRUE(contains(message, "ampGpuConv2d: ")) << message;
@@ -173,7 +174,7 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
   EXPECT_FALSE(contains(message, "libcuda")) << message;
 
   message = captureHandlerMessage([&] {
-    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, x,
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, x,
                  AMP_DTYPE_BF16, wt, AMP_DTYPE_BF16, y, AMP_DTYPE_F16, 0.0f);
   });
   EXPECT_TRUE(contains(message, "unsupported type combination bf16 x bf16 -> "
@@ -181,15 +182,64 @@ TEST(NoDriver, ConvValidationBeforeDriver) {
       << message;
 
   message = captureHandlerMessage([&] {
-    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1, 1, x,
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 0, 1, 1, 1, 1, x,
                  AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_TRUE(contains(message, "invalid strideH = 0")) << message;
 
   // A consistent symmetric case passes validation and reaches the driver.
   message = captureHandlerMessage([&] {
-    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, x,
+    ampGpuConv2d(1, 1, 1, 4, 4, 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 1, x,
                  AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 1.0f);
+  });
+  EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+}
+
+// groups (>= 1, dividing c and f) is checked before the driver; a valid
+// grouped or depthwise call reaches it (the build without CUDA: its stub).
+TEST(NoDriver, ConvGroupsValidationBeforeDriver) {
+  float x[64] = {}, wt[64] = {}, y[64] = {};
+  // c = 4, f = 6, 4x4, 3x3 window, padding 1.
+  auto forward = [&](int64_t groups) {
+    return captureHandlerMessage([&] {
+      ampGpuConv2d(0, 1, 4, 4, 4, 6, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, groups, x,
+                   AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32, 0.0f);
+    });
+  };
+  auto data = [&](int64_t groups) {
+    return captureHandlerMessage([&] {
+      ampGpuConv2dBackwardData(0, 1, 4, 4, 4, 6, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
+                               groups, y, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, x,
+                               AMP_DTYPE_F32, 0.0f);
+    });
+  };
+  auto filter = [&](int64_t groups) {
+    return captureHandlerMessage([&] {
+      ampGpuConv2dBackwardFilter(0, 1, 4, 4, 4, 6, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1,
+                                 groups, x, AMP_DTYPE_F32, y, AMP_DTYPE_F32, wt,
+                                 AMP_DTYPE_F32, 0.0f);
+    });
+  };
+  for (const auto &call : {std::function<std::string(int64_t)>(forward),
+                           std::function<std::string(int64_t)>(data),
+                           std::function<std::string(int64_t)>(filter)}) {
+    std::string message = call(4);
+    EXPECT_TRUE(contains(message, "f = 6 is not a multiple of groups = 4"))
+        << message;
+    EXPECT_FALSE(contains(message, "libcuda")) << message;
+    message = call(3);
+    EXPECT_TRUE(contains(message, "c = 4 is not a multiple of groups = 3"))
+        << message;
+    message = call(-1);
+    EXPECT_TRUE(contains(message, "invalid groups = -1 (must be > 0)"))
+        << message;
+    message = call(2);
+    EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
+  }
+  // Depthwise with a multiplier: f = 8, groups = c = 4.
+  std::string message = captureHandlerMessage([&] {
+    ampGpuConv2d(0, 1, 4, 4, 4, 8, 3, 3, 4, 4, 1, 1, 1, 1, 1, 1, 4, x,
+                 AMP_DTYPE_F16, wt, AMP_DTYPE_F16, y, AMP_DTYPE_F32, 0.0f);
   });
   EXPECT_TRUE(contains(message, "libcuda.so.1")) << message;
 }
@@ -201,14 +251,14 @@ TEST(NoDriver, ConvBackwardValidationBeforeDriver) {
                   int32_t wType, int32_t dxType) {
     return captureHandlerMessage([&] {
       ampGpuConv2dBackwardData(layout, n, 1, 5, 5, 1, 2, 2, oh, oh, 1, 1, 2, 2,
-                               1, 1, a, dyType, b, wType, out, dxType, 0.0f);
+                               1, 1, 1, a, dyType, b, wType, out, dxType, 0.0f);
     });
   };
   auto filter = [&](int32_t layout, int64_t n, int64_t oh, int32_t xType,
                     int32_t dyType, int32_t dwType) {
     return captureHandlerMessage([&] {
       ampGpuConv2dBackwardFilter(layout, n, 1, 5, 5, 1, 2, 2, oh, oh, 1, 1, 2,
-                                 2, 1, 1, a, xType, b, dyType, out, dwType,
+                                 2, 1, 1, 1, a, xType, b, dyType, out, dwType,
                                  0.0f);
     });
   };

@@ -264,6 +264,7 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
       createI64(rewriter, loc, get(strides, 1)),
       createI64(rewriter, loc, get(dilations, 0)),
       createI64(rewriter, loc, get(dilations, 1)),
+      createI64(rewriter, loc, 1), // groups
       createBufferPointer(rewriter, loc, x),
       createI32(rewriter, loc, xType),
       createBufferPointer(rewriter, loc, w),
@@ -358,7 +359,8 @@ static LogicalResult lowerConvolutionGradient(
       getSize(rewriter, loc, lhs, 0)};
   for (int64_t size :
        {g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, padding[0], padding[1],
-        strides[0], strides[1], dilations[0], dilations[1]})
+        strides[0], strides[1], dilations[0], dilations[1],
+        /*groups=*/int64_t(1)})
     args.push_back(createI64(rewriter, loc, size));
   args.append({createBufferPointer(rewriter, loc, lhs),
                createI32(rewriter, loc, inType),

@@ -7,8 +7,8 @@
 //   ampGpuGemm(transA, transB, batch, m, n, k, a, aType, lda, strideA,
 //              b, bType, ldb, strideB, c, cType, ldc, strideC, beta)
 //   ampGpuConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft,
-//                strideH, strideW, dilH, dilW, x, xType, w, wType, y, yType,
-//                beta)
+//                strideH, strideW, dilH, dilW, groups, x, xType, w, wType,
+//                y, yType, beta)                             (groups = 1)
 //
 // Buffers are passed as raw device pointers; a linalg.fill of zero into the
 // output right before the op becomes beta = 0 (and is erased).

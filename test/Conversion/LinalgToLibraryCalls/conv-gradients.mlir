@@ -16,7 +16,7 @@
 // 1, 1; dy (f16 = 1), w (f16), dx (f32 = 0).
 // CHECK-LABEL: func.func @data
 // CHECK-NOT: linalg.fill
-// CHECK: call @ampGpuConv2dBackwardData(%c0_i32, %c2_i64, %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c4_i64, %c4_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %{{.*}}, %c1_i32, %{{.*}}, %c1_i32, %{{.*}}, %c0_i32, %cst)
+// CHECK: call @ampGpuConv2dBackwardData(%c0_i32, %c2_i64, %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c4_i64, %c4_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64, %{{.*}}, %c1_i32, %{{.*}}, %c1_i32, %{{.*}}, %c0_i32, %cst)
 // CHECK-NOT: amp.conv2d_backward_data
 // CPU-LABEL: func.func @data
 // CPU: amp.conv2d_backward_data
@@ -35,7 +35,7 @@ func.func @data(%dy: memref<2x8x4x4xf16>, %w: memref<8x3x3x3xf16>, %dx: memref<2
 // dw (bf16).
 // CHECK-LABEL: func.func @filter
 // CHECK: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK: call @ampGpuConv2dBackwardFilter(%c0_i32, %c2_i64, %c3_i64, %c9_i64, %c10_i64, %c5_i64, %c3_i64, %c2_i64, %c5_i64, %c5_i64, %c2_i64, %c1_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %{{.*}}, %c2_i32, %{{.*}}, %c2_i32, %{{.*}}, %c2_i32, %[[ONE]])
+// CHECK: call @ampGpuConv2dBackwardFilter(%c0_i32, %c2_i64, %c3_i64, %c9_i64, %c10_i64, %c5_i64, %c3_i64, %c2_i64, %c5_i64, %c5_i64, %c2_i64, %c1_i64, %c2_i64, %c2_i64, %c2_i64, %c2_i64, %c1_i64, %{{.*}}, %c2_i32, %{{.*}}, %c2_i32, %{{.*}}, %c2_i32, %[[ONE]])
 // CPU-LABEL: func.func @filter
 // CPU: amp.conv2d_backward_filter
 func.func @filter(%x: memref<2x3x9x10xbf16>, %dy: memref<2x5x5x5xbf16>, %dw: memref<5x3x3x2xbf16>) {

@@ -5,11 +5,11 @@
 // target=cpu: 2-D convolutions become ampCpuLibraryConv2d (im2col and the
 // CBLAS GEMM in the runtime), with the arguments of ampGpuConv2d: layout,
 // n, c, h, w, f, kh, kw, oh, ow, padTop, padLeft, strideH, strideW, dilH,
-// dilW, x, xType, wt, wType, y, yType, beta. A zero-padded input (tensor.pad
-// bufferized: a zero-filled buffer and a copy of the source into a subview
-// of it) is read in place with padTop/padLeft when the padding is the same
-// on both sides of H and W (@padded_*); any other padding stays a separate
-// copy (padTop = padLeft = 0).
+// dilW, groups (1), x, xType, wt, wType, y, yType, beta. A zero-padded
+// input (tensor.pad bufferized: a zero-filled buffer and a copy of the
+// source into a subview of it) is read in place with padTop/padLeft when
+// the padding is the same on both sides of H and W (@padded_*); any other
+// padding stays a separate copy (padTop = padLeft = 0).
 
 // NCHW/FCHW (torch-mlir's form) in f32, strides and dilations, zero-filled
 // output: layout 0, beta = 0, the fill is gone.
@@ -28,10 +28,10 @@
 // CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
 // CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NOT: linalg.fill
-// CHECK: llvm.call @ampCpuLibraryConv2d(%[[ZERO32]], %[[N]], %[[C]], %[[H]], %[[W]], %[[F]], %[[KH]], %[[KW]], %[[OH]], %[[OW]], %[[ZERO64]], %[[ZERO64]], %[[KW]], %[[ONE]], %[[ONE]], %[[KW]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %[[BETA]])
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[ZERO32]], %[[N]], %[[C]], %[[H]], %[[W]], %[[F]], %[[KH]], %[[KW]], %[[OH]], %[[OW]], %[[ZERO64]], %[[ZERO64]], %[[KW]], %[[ONE]], %[[ONE]], %[[KW]], %[[ONE]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %{{.*}}, %[[ZERO32]], %[[BETA]])
 // CHECK-NOT: linalg.
 // CHECK: return
-// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) attributes {sym_visibility = "private"}
+// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) attributes {sym_visibility = "private"}
 func.func @nchw_f32(%x: memref<5x7x13x11xf32>, %w: memref<4x7x3x2xf32>, %y: memref<5x4x6x9xf32>) {
   %zero = arith.constant 0.0 : f32
   linalg.fill ins(%zero : f32) outs(%y : memref<5x4x6x9xf32>)
@@ -198,7 +198,7 @@ func.func @strided_and_mixed_stay_loops(%x: memref<1x3x8x8xf32, strided<[384, 12
 // CHECK-NOT: memref.copy
 // CHECK-NOT: linalg.map
 // CHECK: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
-// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[ONE]], %[[C]], %[[H]], %[[H]], %[[F]], %[[K]], %[[K]], %[[H]], %[[H]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]],
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[ONE]], %[[C]], %[[H]], %[[H]], %[[F]], %[[K]], %[[K]], %[[H]], %[[H]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]],
 // CHECK-NOT: memref.alloc
 // CHECK: return
 func.func @padded_nchw(%x: memref<1x8x16x16xf16>, %w: memref<4x8x3x3xf16>, %y: memref<1x4x16x16xf32>) {

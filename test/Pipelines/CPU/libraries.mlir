@@ -74,7 +74,7 @@ func.func @batched(%a: tensor<3x8x16xf16>, %b: tensor<3x16x4xf16>) -> tensor<3x8
 // CHECK: llvm.call @ampCpuLibraryConv2d(%[[NCHW]], %{{.*}}, %[[C]], %[[H]], %[[H]], %[[F]], %{{.*}}, %{{.*}}, %[[O]], %[[O]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[NCHW]], %[[BETA]])
 // CHECK-NOT: llvm.call @ampCpuLibraryConv2d
 // CHECK: llvm.return
-// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32)
+// CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32)
 // LOOPS-LABEL: llvm.func @conv
 // LOOPS-NOT: ampCpuLibrary
 // LOOPS: llvm.return

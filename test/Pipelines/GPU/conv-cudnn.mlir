@@ -50,7 +50,7 @@
 // padding, strides 2x2, dilations 1x1, f16 operands, f32 result.
 // CHECK-DAG: %[[C18:.*]] = llvm.mlir.constant(18 : i64) : i64
 // CHECK-DAG: %[[C2:.*]] = llvm.mlir.constant(2 : i64) : i64
-// CHECK: llvm.call @ampGpuConv2d({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) -> ()
+// CHECK: llvm.call @ampGpuConv2d({{.*}}) : (i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32) -> ()
 // KERNELS-LABEL: llvm.func @nchw
 // KERNELS-NOT: ampGpuConv2d
 // KERNELS: gpu.launch_func
