@@ -39,7 +39,9 @@
 // in place (f32) or widened, without gathering. A grouped convolution is
 // one such GEMM per group and image, over the group's input channels, with
 // the group's rows of the filter (or, HWCF, its columns: a strided view)
-// into the group's rows (NCHW) or columns (NHWC, strided) of y.
+// into the group's rows (NCHW) or columns (NHWC, strided) of y. A
+// depthwise one (one input channel per group) runs the direct kernels of
+// "Depthwise convolutions" below instead.
 //
 //===----------------------------------------------------------------------===//
 
@@ -625,6 +627,342 @@ void packNhwc(const ConvArgs &v, int64_t image, int64_t firstChannel,
     }
   }
 }
+
+//===----------------------------------------------------------------------===//
+// Depthwise convolutions
+//===----------------------------------------------------------------------===//
+
+// The kernels are written once, inlined into a generic and an AVX2 + FMA
+// version (the compiler vectorises each for its target).
+#if defined(__GNUC__) || defined(__clang__)
+#define AMP_DEPTHWISE_INLINE inline __attribute__((always_inline))
+#else
+#define AMP_DEPTHWISE_INLINE inline
+#endif
+
+// A depthwise convolution (one input channel per group: groups == c, each
+// input channel g feeding the `multiplier` = f/c output channels
+// [g*multiplier, (g+1)*multiplier)) does kh*kw multiply-adds per output
+// element: as per-group GEMMs it is c GEMMs of multiplier x (kh*kw) by
+// (kh*kw) x (oh*ow), each behind an im2col that writes kh*kw copies of the
+// input, which costs more than the arithmetic (3x to 100x slower than the
+// kernels below, see docs/performance.md). The direct kernels copy the
+// input once, widened exactly to f32, into rows with zero columns on both
+// sides (the padding: every tap then reads inside the copy, and no loop
+// has an edge case), accumulate in f32, each output element's taps in the
+// order (r, s), with FMA on CPUs with AVX2 and FMA (a plain multiply and
+// add elsewhere), then round once (RNE) into a 16-bit y as the GEMM path
+// does:
+//  - NCHW: channel by channel and output row by output row, into an f32
+//    row of accumulators (ow rounded up to a multiple of 8): each window
+//    row adds its kw taps, summed in registers for kw = 3, 5 or 7 at
+//    stride 1 or 2 (addWindowRow), else tap by tap (addScaled); the loop
+//    over output columns is the one the compiler vectorises;
+//  - NHWC: output pixel by output pixel, into f accumulators kept
+//    multiplier-major (m*c + g for output channel g*multiplier + m), so
+//    that for every m the loop over input channels, the one vectorised,
+//    is unit-stride in the input pixel and the filter (addWindowPixel,
+//    addProducts).
+
+/// acc[i] += weight * src[i * stride] for i in [0, count).
+template <bool kFma>
+AMP_DEPTHWISE_INLINE void addScaled(float *__restrict acc,
+                                    const float *__restrict src, int64_t stride,
+                                    float weight, int64_t count) {
+  if (stride == 1) {
+    for (int64_t i = 0; i < count; ++i)
+      acc[i] = kFma ? __builtin_fmaf(weight, src[i], acc[i])
+                    : acc[i] + weight * src[i];
+  } else {
+    for (int64_t i = 0; i < count; ++i)
+      acc[i] = kFma ? __builtin_fmaf(weight, src[i * stride], acc[i])
+                    : acc[i] + weight * src[i * stride];
+  }
+}
+
+/// acc[ox] += sum over s < KW of weights[s] * row[ox * STRIDE + s * dilW]
+/// for ox in [0, count), the KW products added one by one in order (as KW
+/// calls of addScaled would): one window row of a depthwise convolution at
+/// stride 1 or 2, its KW taps summed in registers.
+template <bool kFma, int KW, int STRIDE>
+AMP_DEPTHWISE_INLINE void
+addWindowRow(float *__restrict acc, const float *__restrict row,
+             const float *__restrict weights, int64_t dilW, int64_t count) {
+  float w[KW];
+  for (int s = 0; s < KW; ++s)
+    w[s] = weights[s];
+  for (int64_t ox = 0; ox < count; ++ox) {
+    float sum = acc[ox];
+    for (int s = 0; s < KW; ++s)
+      sum = kFma ? __builtin_fmaf(w[s], row[ox * STRIDE + s * dilW], sum)
+                 : sum + w[s] * row[ox * STRIDE + s * dilW];
+    acc[ox] = sum;
+  }
+}
+
+/// addWindowRow for kw = 3, 5 or 7 at stride 1 or 2 (true), else false
+/// (nothing added).
+template <bool kFma>
+AMP_DEPTHWISE_INLINE bool
+addWindowRowUnrolled(float *acc, const float *row, const float *weights,
+                     int64_t kw, int64_t strideW, int64_t dilW, int64_t count) {
+#define AMP_DEPTHWISE_CASE(KW, STRIDE)                                         \
+  if (kw == KW && strideW == STRIDE) {                                         \
+    addWindowRow<kFma, KW, STRIDE>(acc, row, weights, dilW, count);            \
+    return true;                                                               \
+  }
+  AMP_DEPTHWISE_CASE(3, 1)
+  AMP_DEPTHWISE_CASE(5, 1)
+  AMP_DEPTHWISE_CASE(7, 1)
+  AMP_DEPTHWISE_CASE(3, 2)
+  AMP_DEPTHWISE_CASE(5, 2)
+  AMP_DEPTHWISE_CASE(7, 2)
+#undef AMP_DEPTHWISE_CASE
+  return false;
+}
+
+/// acc[g] += sum over s < KW of weights[s * weightStride + g] *
+/// pixels[s * pixelStride + g] for g in [0, count), the KW products added
+/// one by one in order (as KW calls of addProducts would): one window row
+/// of an NHWC depthwise convolution at one output pixel, summed in
+/// registers.
+template <bool kFma, int KW>
+AMP_DEPTHWISE_INLINE void
+addWindowPixel(float *__restrict acc, const float *__restrict pixels,
+               int64_t pixelStride, const float *__restrict weights,
+               int64_t weightStride, int64_t count) {
+  for (int64_t g = 0; g < count; ++g) {
+    float sum = acc[g];
+    for (int s = 0; s < KW; ++s)
+      sum = kFma ? __builtin_fmaf(weights[s * weightStride + g],
+                                  pixels[s * pixelStride + g], sum)
+                 : sum + weights[s * weightStride + g] *
+                             pixels[s * pixelStride + g];
+    acc[g] = sum;
+  }
+}
+
+/// acc[i] += weights[i] * src[i] for i in [0, count).
+template <bool kFma>
+AMP_DEPTHWISE_INLINE void
+addProducts(float *__restrict acc, const float *__restrict weights,
+            const float *__restrict src, int64_t count) {
+  for (int64_t i = 0; i < count; ++i)
+    acc[i] = kFma ? __builtin_fmaf(weights[i], src[i], acc[i])
+                  : acc[i] + weights[i] * src[i];
+}
+
+/// out[i] = acc[i] + beta * out[i] for `count` f32 values into `count`
+/// elements of `type` at `out` (rounded once, RNE, if 16-bit; the old
+/// values are not read when beta == 0).
+void storeRow(const float *acc, int64_t count, float beta, int32_t type,
+              void *out, std::vector<float> &scratch) {
+  if (beta == 0.0f && type == AMP_DTYPE_F32) {
+    std::memcpy(out, acc, count * sizeof(float));
+    return;
+  }
+  scratch.resize(static_cast<size_t>(count));
+  float *row = scratch.data();
+  if (beta != 0.0f) {
+    widen(out, type, row, count);
+    for (int64_t i = 0; i < count; ++i)
+      row[i] = acc[i] + beta * row[i];
+  } else {
+    std::copy(acc, acc + count, row);
+  }
+  narrow(row, type, out, count);
+}
+
+/// The scratch of the depthwise kernels, kept between calls on a thread.
+struct DepthwiseScratch {
+  std::vector<float> taps, input, acc, row, permuted;
+};
+
+/// The filter of a depthwise convolution as f32 taps: tap (r, s) of output
+/// channel k at taps[k*kh*kw + r*kw + s] (`channelMajor`, for NCHW) or at
+/// taps[(r*kw + s)*f + m*c + g] with k = g*multiplier + m (for NHWC).
+void widenDepthwiseTaps(const ConvArgs &v, bool channelMajor,
+                        std::vector<float> &taps) {
+  int64_t window = v.kh * v.kw, multiplier = v.f / v.c;
+  taps.resize(static_cast<size_t>(v.f * window));
+  for (int64_t k = 0; k < v.f; ++k) {
+    int64_t g = k / multiplier, m = k % multiplier;
+    for (int64_t tap = 0; tap < window; ++tap) {
+      // FCHW and FHWC with one input channel are both (k, r, s); HWCF is
+      // (r, s, k).
+      int64_t from =
+          v.layout == AMP_CONV_NHWC_HWCF ? tap * v.f + k : k * window + tap;
+      int64_t to = channelMajor ? k * window + tap : tap * v.f + m * v.c + g;
+      taps[static_cast<size_t>(to)] = loadF32(v.wt, v.wType, from);
+    }
+  }
+}
+
+/// The depthwise convolution of image `image` of NCHW `v`.
+template <bool kFma>
+AMP_DEPTHWISE_INLINE void depthwiseNchwImage(const ConvArgs &v, int64_t image,
+                                             DepthwiseScratch &scratch) {
+  int64_t plane = v.h * v.w, window = v.kh * v.kw, multiplier = v.f / v.c;
+  // Each input row is copied (widened) between zero columns: padLeft on
+  // the left, as many as the last tap of the last output column needs on
+  // the right, so that every tap's loop runs over all output columns,
+  // rounded up to a multiple of 8 (no edge cases, no scalar tails).
+  int64_t columns = (v.ow + 7) / 8 * 8;
+  int64_t width = std::max(v.padLeft + v.w,
+                           (columns - 1) * v.strideW + (v.kw - 1) * v.dilW + 1);
+  scratch.input.resize(static_cast<size_t>(v.h * width));
+  scratch.acc.resize(static_cast<size_t>(columns));
+  float *padded = scratch.input.data(), *acc = scratch.acc.data();
+  const float *taps = scratch.taps.data();
+  for (int64_t g = 0; g < v.c; ++g) {
+    const char *source = at(v.x, v.xType, (image * v.c + g) * plane);
+    for (int64_t iy = 0; iy < v.h; ++iy) {
+      float *row = padded + iy * width;
+      std::fill(row, row + v.padLeft, 0.0f);
+      widen(at(source, v.xType, iy * v.w), v.xType, row + v.padLeft, v.w);
+      std::fill(row + v.padLeft + v.w, row + width, 0.0f);
+    }
+    for (int64_t m = 0; m < multiplier; ++m) {
+      int64_t k = g * multiplier + m;
+      const float *weights = taps + k * window;
+      char *output =
+          const_cast<char *>(at(v.y, v.yType, (image * v.f + k) * v.oh * v.ow));
+      for (int64_t oy = 0; oy < v.oh; ++oy) {
+        std::fill(acc, acc + columns, 0.0f);
+        for (int64_t r = 0; r < v.kh; ++r) {
+          int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+          if (iy < 0 || iy >= v.h)
+            continue;
+          // Output column ox, tap s: padded column ox*strideW + s*dilW.
+          const float *row = padded + iy * width;
+          const float *rowWeights = weights + r * v.kw;
+          if (!addWindowRowUnrolled<kFma>(acc, row, rowWeights, v.kw, v.strideW,
+                                          v.dilW, columns))
+            for (int64_t s = 0; s < v.kw; ++s)
+              addScaled<kFma>(acc, row + s * v.dilW, v.strideW, rowWeights[s],
+                              columns);
+        }
+        storeRow(acc, v.ow, v.beta, v.yType,
+                 const_cast<char *>(at(output, v.yType, oy * v.ow)),
+                 scratch.row);
+      }
+    }
+  }
+}
+
+/// The depthwise convolution of image `image` of NHWC `v` (either filter
+/// layout).
+template <bool kFma>
+AMP_DEPTHWISE_INLINE void depthwiseNhwcImage(const ConvArgs &v, int64_t image,
+                                             DepthwiseScratch &scratch) {
+  int64_t multiplier = v.f / v.c;
+  // The image as f32 with zero pixels around its rows, as for NCHW: output
+  // pixel ox, tap s reads padded pixel ox*strideW + s*dilW of the row.
+  int64_t width = std::max(v.padLeft + v.w,
+                           (v.ow - 1) * v.strideW + (v.kw - 1) * v.dilW + 1);
+  int64_t rowSize = width * v.c;
+  scratch.input.resize(static_cast<size_t>(v.h * rowSize));
+  float *padded = scratch.input.data();
+  const char *source = at(v.x, v.xType, image * v.h * v.w * v.c);
+  for (int64_t iy = 0; iy < v.h; ++iy) {
+    float *row = padded + iy * rowSize;
+    std::fill(row, row + v.padLeft * v.c, 0.0f);
+    widen(at(source, v.xType, iy * v.w * v.c), v.xType, row + v.padLeft * v.c,
+          v.w * v.c);
+    std::fill(row + (v.padLeft + v.w) * v.c, row + rowSize, 0.0f);
+  }
+  scratch.acc.resize(static_cast<size_t>(v.f));
+  scratch.permuted.resize(static_cast<size_t>(v.f));
+  float *acc = scratch.acc.data();
+  const float *taps = scratch.taps.data();
+  int64_t pixelStride = v.dilW * v.c;
+  for (int64_t oy = 0; oy < v.oh; ++oy) {
+    for (int64_t ox = 0; ox < v.ow; ++ox) {
+      std::fill(acc, acc + v.f, 0.0f);
+      for (int64_t r = 0; r < v.kh; ++r) {
+        int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+        if (iy < 0 || iy >= v.h)
+          continue;
+        const float *pixels = padded + iy * rowSize + ox * v.strideW * v.c;
+        for (int64_t m = 0; m < multiplier; ++m) {
+          // Tap (r, s) of output channel g*multiplier + m at
+          // taps[(r*kw + s)*f + m*c + g].
+          const float *weights = taps + r * v.kw * v.f + m * v.c;
+          float *sums = acc + m * v.c;
+          if (v.kw == 7)
+            addWindowPixel<kFma, 7>(sums, pixels, pixelStride, weights, v.f,
+                                    v.c);
+          else if (v.kw == 5)
+            addWindowPixel<kFma, 5>(sums, pixels, pixelStride, weights, v.f,
+                                    v.c);
+          else if (v.kw == 3)
+            addWindowPixel<kFma, 3>(sums, pixels, pixelStride, weights, v.f,
+                                    v.c);
+          else
+            for (int64_t s = 0; s < v.kw; ++s)
+              addProducts<kFma>(sums, weights + s * v.f,
+                                pixels + s * pixelStride, v.c);
+        }
+      }
+      // Back to output channel order, k = g*multiplier + m.
+      const float *values = acc;
+      if (multiplier > 1) {
+        for (int64_t g = 0; g < v.c; ++g)
+          for (int64_t m = 0; m < multiplier; ++m)
+            scratch.permuted[g * multiplier + m] = acc[m * v.c + g];
+        values = scratch.permuted.data();
+      }
+      storeRow(values, v.f, v.beta, v.yType,
+               const_cast<char *>(
+                   at(v.y, v.yType, ((image * v.oh + oy) * v.ow + ox) * v.f)),
+               scratch.row);
+    }
+  }
+}
+
+void depthwiseImagePlain(const ConvArgs &v, int64_t image,
+                         DepthwiseScratch &scratch) {
+  if (v.layout == AMP_CONV_NCHW_FCHW)
+    depthwiseNchwImage<false>(v, image, scratch);
+  else
+    depthwiseNhwcImage<false>(v, image, scratch);
+}
+
+#ifdef AMP_HAVE_F16C_PATH
+__attribute__((target("avx2,fma"))) void
+depthwiseImageFma(const ConvArgs &v, int64_t image, DepthwiseScratch &scratch) {
+  if (v.layout == AMP_CONV_NCHW_FCHW)
+    depthwiseNchwImage<true>(v, image, scratch);
+  else
+    depthwiseNhwcImage<true>(v, image, scratch);
+}
+#endif
+
+/// Whether LibraryConv computes `v` with the depthwise kernels: one input
+/// channel per group, unless AMP_CPU_NO_DIRECT_DEPTHWISE is set (read at
+/// every call: the per-group GEMMs, for comparison).
+bool usesDepthwiseKernels(const ConvArgs &v) {
+  if (v.c != v.groups)
+    return false;
+  const char *off = std::getenv("AMP_CPU_NO_DIRECT_DEPTHWISE");
+  return !off || isOff(off);
+}
+
+/// The depthwise convolution `v` (usesDepthwiseKernels), every image.
+void depthwiseConv(const ConvArgs &v) {
+  thread_local DepthwiseScratch scratch;
+  widenDepthwiseTaps(v, /*channelMajor=*/v.layout == AMP_CONV_NCHW_FCHW,
+                     scratch.taps);
+#ifdef AMP_HAVE_F16C_PATH
+  if (haveAvx2Fma()) {
+    for (int64_t image = 0; image < v.n; ++image)
+      depthwiseImageFma(v, image, scratch);
+    return;
+  }
+#endif
+  for (int64_t image = 0; image < v.n; ++image)
+    depthwiseImagePlain(v, image, scratch);
+}
 } // namespace
 
 extern "C" const char *ampCpuLibraryName(void) {
@@ -763,6 +1101,10 @@ CallCheck amp::rt::cpu::checkLibraryConv(const char *call, const ConvArgs &v) {
 }
 
 bool amp::rt::cpu::LibraryConv(const char *, const ConvArgs &v, NoResult &) {
+  if (usesDepthwiseKernels(v)) {
+    depthwiseConv(v);
+    return true;
+  }
   thread_local Scratch scratch;
   thread_local std::vector<float> col;
   bool nchw = v.layout == AMP_CONV_NCHW_FCHW;

@@ -465,6 +465,11 @@ void runDepthwiseCases(AmpConvLayout layout, AmpDType in, AmpDType out,
                1,      1, 1, 3,  in, out, beta, 0, 0, 3});
   runConvCase(
       {layout, 2, 3, 7, 8, 6, 4, 2, 1, 1, 1, 1, 1, 1, in, out, beta, 0, 0, 3});
+  // 7x7 at stride 2; stride 3 (no unrolled kernel).
+  runConvCase({layout, 1, 3, 13, 15, 3,   7,    7, 3, 3,
+               2,      2, 1, 1,  in, out, beta, 0, 0, 3});
+  runConvCase({layout, 1, 2, 10, 11, 4,   3,    3, 1, 1,
+               3,      3, 1, 1,  in, out, beta, 0, 0, 2});
   // A window larger than the input with padding; a 1x1 window.
   runConvCase(
       {layout, 1, 2, 3, 4, 4, 5, 5, 2, 2, 1, 1, 1, 1, in, out, beta, 0, 0, 2});
@@ -489,6 +494,73 @@ TEST(CpuLibraryConv, Depthwise) {
       for (AmpDType out : {AMP_DTYPE_F32, in})
         for (float beta : {0.0f, 1.0f})
           runDepthwiseCases(layout, in, out, beta);
+}
+
+/// Sets an environment variable for its lifetime.
+class ScopedEnv {
+public:
+  ScopedEnv(const char *name, const char *value) : name(name) {
+    if (const char *old = std::getenv(name))
+      previous = old, hadPrevious = true;
+    setenv(name, value, /*overwrite=*/1);
+  }
+  ~ScopedEnv() {
+    if (hadPrevious)
+      setenv(name, previous.c_str(), 1);
+    else
+      unsetenv(name);
+  }
+
+private:
+  const char *name;
+  std::string previous;
+  bool hadPrevious = false;
+};
+
+// AMP_CPU_NO_DIRECT_DEPTHWISE=1: the depthwise convolutions as per-group
+// GEMMs (one input channel each), which must agree with the reference too.
+TEST(CpuLibraryConv, DepthwiseAsPerGroupGemms) {
+  ScopedEnv off("AMP_CPU_NO_DIRECT_DEPTHWISE", "1");
+  for (AmpConvLayout layout : kLayouts)
+    for (AmpDType in : {AMP_DTYPE_F32, AMP_DTYPE_BF16})
+      runDepthwiseCases(layout, in, in, 1.0f);
+}
+
+// The direct depthwise kernels and the per-group GEMMs compute the same
+// convolution; on an input of small integers (exact products and sums in
+// f32) they agree exactly, and a 16-bit y is rounded once from that value.
+TEST(CpuLibraryConv, DepthwiseDirectMatchesPerGroupGemms) {
+  const int64_t n = 2, c = 8, h = 13, w = 19, f = 16, kh = 5, kw = 5;
+  const int64_t oh = 13, ow = 10; // padding 2, strides 1 and 2.
+  for (AmpConvLayout layout : kLayouts)
+    for (AmpDType type : {AMP_DTYPE_F32, AMP_DTYPE_F16}) {
+      SCOPED_TRACE(testing::Message()
+                   << "layout=" << layout << " type=" << type);
+      std::vector<uint8_t> x(n * c * h * w * bytesOf(type)),
+          wt(f * kh * kw * bytesOf(type));
+      for (int64_t i = 0; i < n * c * h * w; ++i)
+        store(x, type, i, float(i % 7) - 3.0f);
+      for (int64_t i = 0; i < f * kh * kw; ++i)
+        store(wt, type, i, float(i % 5) - 2.0f);
+      std::vector<uint8_t> direct(n * f * oh * ow * bytesOf(type)),
+          perGroup(direct.size());
+      auto run = [&](std::vector<uint8_t> &y) {
+        ampCpuLibraryConv2d(layout, n, c, h, w, f, kh, kw, oh, ow, 2, 2, 1, 2,
+                            1, 1, c, x.data(), type, wt.data(), type, y.data(),
+                            type, 0.0f);
+      };
+      run(direct);
+      {
+        ScopedEnv off("AMP_CPU_NO_DIRECT_DEPTHWISE", "1");
+        run(perGroup);
+      }
+      EXPECT_EQ(direct, perGroup);
+      // Not all zero: the convolution was computed.
+      int64_t nonzero = 0;
+      for (int64_t i = 0; i < n * f * oh * ow; ++i)
+        nonzero += load(direct, type, i) != 0.0f;
+      EXPECT_GT(nonzero, n * f * oh * ow / 2);
+    }
 }
 
 // groups >= 1 dividing c and f; the checks run for a batch of 0 too.
