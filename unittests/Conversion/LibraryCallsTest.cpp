@@ -67,9 +67,8 @@ public:
     return getGpuLibraryBackend().getScaledGemmRefusal(a, b, transA, transB, k,
                                                        n);
   }
-  FailureOr<ConvLayout> getConvLayout(linalg::LinalgOp op,
-                                      std::string &why) const override {
-    return getGpuLibraryBackend().getConvLayout(op, why);
+  std::string getConvLayoutRefusal(ConvLayout layout) const override {
+    return getGpuLibraryBackend().getConvLayoutRefusal(layout);
   }
   bool takesDynamicConvBatch() const override { return false; }
   StringRef getFloat8ConvRefusal() const override { return "none"; }

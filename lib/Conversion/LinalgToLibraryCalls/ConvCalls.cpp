@@ -1,13 +1,14 @@
 //===- ConvCalls.cpp - 2-D convolutions as library calls ------------------===//
 //
 // Part of amp-mlir. The convolution family of amp-linalg-to-library-calls:
-// a 2-D convolution in a layout the backend's library takes
-// (LibraryBackend::getConvLayout) becomes its convolution call
+// a 2-D convolution (grouped and depthwise ones included) in a layout the
+// backend's library takes (LibraryBackend::getConvLayoutRefusal) becomes
+// its convolution call
 // (ampGpuConv2d: cuDNN; ampCpuLibraryConv2d: im2col and CBLAS). A
 // zero-padded input (tensor.pad, bufferized) is read in place with the
 // call's padding; a zero fill of the output is beta = 0; an f32 output
 // that is only narrowed is written in the 16-bit type (Epilogues.cpp).
-// Every other convolution (grouped, depthwise, 1-D, 3-D, another layout)
+// Every other convolution (1-D, 3-D, another layout or filter order)
 // keeps a remark that says why. The gradients of a 2-D convolution
 // (amp.conv2d_backward_data and amp.conv2d_backward_filter, from
 // amp-raise-convolution-gradients) become the backend's backward calls
@@ -148,22 +149,120 @@ static FailureOr<BufferInfo> getConvBufferInfo(Value value, bool dynamicBatch,
   return info;
 }
 
-/// The 2-D convolution `op`, of `layout`, as the backend's call; failure
+namespace {
+/// How a linalg convolution maps onto the calls' parameters: the call's
+/// layout, the input's spatial dimensions, and how its operands' shapes
+/// give c, h, w, f, kh, kw, oh, ow and the groups. Each supported named op
+/// is the call's convolution on the same bytes: a grouped form splits the
+/// channels of NCHW/NHWC into (groups, channels per group) and its filter
+/// (groups, filters per group) is the call's f, in that order.
+struct ConvForm {
+  ConvLayout layout;
+  int hDim, wDim;
+  /// The sizes from the input, filter and output shapes.
+  void (*sizes)(ArrayRef<int64_t> x, ArrayRef<int64_t> w, ArrayRef<int64_t> y,
+                int64_t (&out)[9]);
+};
+} // namespace
+
+// c, h, w, f, kh, kw, oh, ow, groups.
+static void nchwFchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], 1};
+  llvm::copy(sizes, out);
+}
+static void nhwcHwcfSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[3], x[1], x[2], w[3], w[0], w[1], y[1], y[2], 1};
+  llvm::copy(sizes, out);
+}
+static void nhwcFhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[3], x[1], x[2], w[0], w[1], w[2], y[1], y[2], 1};
+  llvm::copy(sizes, out);
+}
+// x: n, g, c/g, h, w; filter: g, f/g, c/g, kh, kw; y: n, g, f/g, oh, ow.
+static void ngchwGfchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                            ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[1] * x[2], x[3], x[4], w[0] * w[1], w[3],
+                      w[4],        y[3], y[4], x[1]};
+  llvm::copy(sizes, out);
+}
+// x: n, h, w, g, c/g; filter: g, f/g, kh, kw, c/g; y: n, oh, ow, g, f/g.
+static void nhwgcGfhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                            ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[3] * x[4], x[1], x[2], w[0] * w[1], w[2],
+                      w[3],        y[1], y[2], x[3]};
+  llvm::copy(sizes, out);
+}
+// x: n, c, h, w; filter: c, kh, kw; y: n, c, oh, ow.
+static void depthwiseNchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                               ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[1], x[2], x[3], x[1], w[1], w[2], y[2], y[3], x[1]};
+  llvm::copy(sizes, out);
+}
+// x: n, h, w, c; filter: kh, kw, c; y: n, oh, ow, c.
+static void depthwiseNhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
+                               ArrayRef<int64_t> y, int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[3], x[1], x[2], x[3], w[0], w[1], y[1], y[2], x[3]};
+  llvm::copy(sizes, out);
+}
+// x: n, h, w, c; filter: kh, kw, c, m; y: n, oh, ow, c, m (f = c * m).
+static void depthwiseNhwcMultiplierSizes(ArrayRef<int64_t> x,
+                                         ArrayRef<int64_t> w,
+                                         ArrayRef<int64_t> y,
+                                         int64_t (&out)[9]) {
+  int64_t sizes[9] = {x[3], x[1], x[2], w[2] * w[3], w[0],
+                      w[1], y[1], y[2], x[3]};
+  llvm::copy(sizes, out);
+}
+
+/// The form of the convolution `op`, or failure with `why`.
+static FailureOr<ConvForm> getConvForm(linalg::LinalgOp op, std::string &why) {
+  if (isa<linalg::Conv2DNchwFchwOp>(op))
+    return ConvForm{ConvLayout::NchwFchw, 2, 3, nchwFchwSizes};
+  if (isa<linalg::Conv2DNhwcHwcfOp>(op))
+    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, nhwcHwcfSizes};
+  if (isa<linalg::Conv2DNhwcFhwcOp>(op))
+    return ConvForm{ConvLayout::NhwcFhwc, 1, 2, nhwcFhwcSizes};
+  if (isa<linalg::Conv2DNgchwGfchwOp>(op))
+    return ConvForm{ConvLayout::NchwFchw, 3, 4, ngchwGfchwSizes};
+  if (isa<linalg::Conv2DNhwgcGfhwcOp>(op))
+    return ConvForm{ConvLayout::NhwcFhwc, 1, 2, nhwgcGfhwcSizes};
+  if (isa<linalg::DepthwiseConv2DNchwChwOp>(op))
+    return ConvForm{ConvLayout::NchwFchw, 2, 3, depthwiseNchwSizes};
+  if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
+    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, depthwiseNhwcSizes};
+  if (isa<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
+    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, depthwiseNhwcMultiplierSizes};
+  why = ("the convolution calls compute the 2-D convolutions "
+         "conv_2d_nchw_fchw, conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc, their "
+         "grouped forms conv_2d_ngchw_gfchw and conv_2d_nhwgc_gfhwc, and "
+         "depthwise_conv_2d_nchw_chw, depthwise_conv_2d_nhwc_hwc and "
+         "depthwise_conv_2d_nhwc_hwcm; not " +
+         op->getName().getStringRef() +
+         " (1-D, 3-D, quantized, or another filter order)")
+            .str();
+  return failure();
+}
+
+/// The 2-D convolution `op`, of `form`, as the backend's call; failure
 /// with `why` if the call cannot compute it.
 static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
-                               ConvLayout layout, const LibraryBackend &backend,
+                               const ConvForm &form,
+                               const LibraryBackend &backend,
                                std::string &why) {
   FailureOr<RuntimeFunction> function =
       getCallFunction(backend, LibraryCall::Conv, why);
   if (failed(function))
     return failure();
+  ConvLayout layout = form.layout;
   bool dynamicBatch = backend.takesDynamicConvBatch();
   Value x = op.getDpsInputs()[0], w = op.getDpsInputs()[1],
         y = op.getDpsInits()[0];
   // A zero-padded input: the call reads the unpadded source in place.
-  bool nchw = layout == ConvLayout::NchwFchw;
   std::optional<PaddedInput> padded =
-      matchPaddedInput(op, x, nchw ? 2 : 1, nchw ? 3 : 2);
+      matchPaddedInput(op, x, form.hDim, form.wDim);
   if (padded)
     x = padded->source;
   FailureOr<BufferInfo> xi = getConvBufferInfo(x, dynamicBatch, why),
@@ -199,26 +298,10 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   auto get = [](DenseIntElementsAttr attr, int i) -> int64_t {
     return attr ? attr.getValues<int64_t>()[i] : 1;
   };
-  ArrayRef<int64_t> xs = xi->type.getShape(), ws = wi->type.getShape(),
-                    ys = yi->type.getShape();
-  int64_t c = 0, h = 0, wd = 0, f = 0, kh = 0, kw = 0, oh = 0, ow = 0;
-  switch (layout) {
-  case ConvLayout::NchwFchw:
-    c = xs[1], h = xs[2], wd = xs[3];
-    f = ws[0], kh = ws[2], kw = ws[3];
-    oh = ys[2], ow = ys[3];
-    break;
-  case ConvLayout::NhwcHwcf:
-    h = xs[1], wd = xs[2], c = xs[3];
-    kh = ws[0], kw = ws[1], f = ws[3];
-    oh = ys[1], ow = ys[2];
-    break;
-  case ConvLayout::NhwcFhwc:
-    h = xs[1], wd = xs[2], c = xs[3];
-    f = ws[0], kh = ws[1], kw = ws[2];
-    oh = ys[1], ow = ys[2];
-    break;
-  }
+  ArrayRef<int64_t> ys = yi->type.getShape();
+  // c, h, w, f, kh, kw, oh, ow, groups.
+  int64_t sizes[9];
+  form.sizes(xi->type.getShape(), wi->type.getShape(), ys, sizes);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   float beta = 1.0f;
@@ -249,29 +332,21 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   // GEMM: a memref.dim of the f32 accumulator would keep it).
   SmallVector<Value> args = {
       createI32(rewriter, loc, static_cast<int32_t>(layout)),
-      getSize(rewriter, loc, y, 0),
-      createI64(rewriter, loc, c),
-      createI64(rewriter, loc, h),
-      createI64(rewriter, loc, wd),
-      createI64(rewriter, loc, f),
-      createI64(rewriter, loc, kh),
-      createI64(rewriter, loc, kw),
-      createI64(rewriter, loc, oh),
-      createI64(rewriter, loc, ow),
-      createI64(rewriter, loc, padded ? padded->padTop : 0),
-      createI64(rewriter, loc, padded ? padded->padLeft : 0),
-      createI64(rewriter, loc, get(strides, 0)),
-      createI64(rewriter, loc, get(strides, 1)),
-      createI64(rewriter, loc, get(dilations, 0)),
-      createI64(rewriter, loc, get(dilations, 1)),
-      createI64(rewriter, loc, 1), // groups
-      createBufferPointer(rewriter, loc, x),
-      createI32(rewriter, loc, xType),
-      createBufferPointer(rewriter, loc, w),
-      createI32(rewriter, loc, wType),
-      createBufferPointer(rewriter, loc, y),
-      createI32(rewriter, loc, yType),
-      createF32(rewriter, loc, beta)};
+      getSize(rewriter, loc, y, 0)};
+  for (int64_t size : ArrayRef<int64_t>(sizes).take_front(8))
+    args.push_back(createI64(rewriter, loc, size));
+  args.append(
+      {createI64(rewriter, loc, padded ? padded->padTop : 0),
+       createI64(rewriter, loc, padded ? padded->padLeft : 0),
+       createI64(rewriter, loc, get(strides, 0)),
+       createI64(rewriter, loc, get(strides, 1)),
+       createI64(rewriter, loc, get(dilations, 0)),
+       createI64(rewriter, loc, get(dilations, 1)),
+       createI64(rewriter, loc, sizes[8]),
+       createBufferPointer(rewriter, loc, x), createI32(rewriter, loc, xType),
+       createBufferPointer(rewriter, loc, w), createI32(rewriter, loc, wType),
+       createBufferPointer(rewriter, loc, y), createI32(rewriter, loc, yType),
+       createF32(rewriter, loc, beta)});
   SmallVector<Operation *> replaced = {accumulator};
   if (padded)
     replaced.append(padded->ops.begin(), padded->ops.end());
@@ -392,10 +467,14 @@ struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     if (!op.hasPureBufferSemantics())
       return rewriter.notifyMatchFailure(op, kOnTensors);
     std::string why;
-    FailureOr<ConvLayout> layout = backend.getConvLayout(op, why);
-    if (failed(layout) ||
-        failed(lowerConv(rewriter, op, *layout, backend, why)))
-      return rewriter.notifyMatchFailure(op, why);
+    FailureOr<ConvForm> form = getConvForm(op, why);
+    if (succeeded(form)) {
+      why = backend.getConvLayoutRefusal(form->layout);
+      if (why.empty() &&
+          succeeded(lowerConv(rewriter, op, *form, backend, why)))
+        return success();
+    }
+    return rewriter.notifyMatchFailure(op, why);
     return success();
   }
 

@@ -5,9 +5,9 @@
 // host pointers. GEMMs are the host's CBLAS (OpenBLAS) with f16/bf16
 // operands widened to f32 and f32 accumulation; convolutions pack each
 // image into a column buffer (im2col) for that GEMM, in the NCHW/FCHW,
-// NHWC/HWCF and NHWC/FHWC (tosa.conv2d's) layouts, with a batch read at
-// the call; FP8 operands are widened exactly, so every FP8 contraction
-// the families match is taken.
+// NHWC/HWCF and NHWC/FHWC (tosa.conv2d's) layouts, grouped ones per group
+// and depthwise ones directly, with a batch read at the call; FP8 operands are
+// widened exactly, so every FP8 contraction the families match is taken.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,21 +33,7 @@ public:
     return {};
   }
 
-  FailureOr<ConvLayout> getConvLayout(linalg::LinalgOp op,
-                                      std::string &why) const override {
-    if (isa<linalg::Conv2DNchwFchwOp>(op))
-      return ConvLayout::NchwFchw;
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return ConvLayout::NhwcHwcf;
-    if (isa<linalg::Conv2DNhwcFhwcOp>(op))
-      return ConvLayout::NhwcFhwc;
-    why = ("the CPU library calls compute 2-D convolutions of the forms "
-           "conv_2d_nchw_fchw, conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc only "
-           "(no groups, depthwise, 1-D or 3-D), not " +
-           op->getName().getStringRef())
-              .str();
-    return failure();
-  }
+  std::string getConvLayoutRefusal(ConvLayout) const override { return {}; }
   bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override { return {}; }
 };

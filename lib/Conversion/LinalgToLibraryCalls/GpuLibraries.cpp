@@ -5,8 +5,9 @@
 // cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
 // FP8 GEMMs cuBLASLt's, under its rules (Float8Kernels.h) on sm_89 and
 // later, and convolutions cuDNN's legacy cudnnConvolutionForward in the
-// NCHW/FCHW and NHWC/HWCF layouts, static but for the batch (whose
-// descriptors the call sets at each call), with no FP8 form.
+// NCHW/FCHW and NHWC/HWCF layouts (grouped and depthwise ones with a group
+// count), static but for the batch (whose descriptors the call sets at
+// each call), with no FP8 form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,18 +38,11 @@ public:
     return getCublasLtFloat8Refusal(a, b, transA, transB, k, n).str();
   }
 
-  FailureOr<ConvLayout> getConvLayout(linalg::LinalgOp op,
-                                      std::string &why) const override {
-    if (isa<linalg::Conv2DNchwFchwOp>(op))
-      return ConvLayout::NchwFchw;
-    if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-      return ConvLayout::NhwcHwcf;
-    why = ("the cuDNN calls compute 2-D convolutions of the forms "
-           "conv_2d_nchw_fchw and conv_2d_nhwc_hwcf only (no groups, "
-           "depthwise, 1-D or 3-D), not " +
-           op->getName().getStringRef())
-              .str();
-    return failure();
+  std::string getConvLayoutRefusal(ConvLayout layout) const override {
+    if (layout == ConvLayout::NhwcFhwc)
+      return "cuDNN's convolution calls take the NCHW/FCHW and NHWC/HWCF "
+             "layouts, not NHWC/FHWC";
+    return {};
   }
   bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override {

@@ -133,30 +133,6 @@ func.func @nhwc_fhwc_fused_epilogue(%x: memref<1x9x9x4xf16>, %w: memref<8x3x3x4x
 
 // -----
 
-// Forms without a library call stay linalg ops (loops), with a remark:
-// depthwise and grouped convolutions. Pooling is not a convolution here:
-// no remark.
-// CHECK-LABEL: func.func @other_forms_stay_loops
-// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
-// CHECK: linalg.conv_2d_ngchw_fgchw
-// CHECK: linalg.pooling_nchw_max
-// CHECK-NOT: llvm.call
-func.func @other_forms_stay_loops(%x: memref<1x8x8x4xf32>, %dw: memref<3x3x4xf32>, %dy: memref<1x6x6x4xf32>,
-                                  %gx: memref<1x2x3x8x8xf32>, %gw: memref<4x2x3x3x3xf32>, %gy: memref<1x2x4x6x6xf32>,
-                                  %px: memref<1x4x8x8xf32>, %pw: memref<2x2xf32>, %py: memref<1x4x7x7xf32>) {
-  // expected-remark @+1 {{amp: kept as loops, not a library call: the CPU library calls compute 2-D convolutions of the forms conv_2d_nchw_fchw, conv_2d_nhwc_hwcf and conv_2d_nhwc_fhwc only (no groups, depthwise, 1-D or 3-D), not linalg.depthwise_conv_2d_nhwc_hwc}}
-  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%x, %dw : memref<1x8x8x4xf32>, memref<3x3x4xf32>) outs(%dy : memref<1x6x6x4xf32>)
-  // expected-remark @+1 {{not linalg.conv_2d_ngchw_fgchw}}
-  linalg.conv_2d_ngchw_fgchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%gx, %gw : memref<1x2x3x8x8xf32>, memref<4x2x3x3x3xf32>) outs(%gy : memref<1x2x4x6x6xf32>)
-  linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%px, %pw : memref<1x4x8x8xf32>, memref<2x2xf32>) outs(%py : memref<1x4x7x7xf32>)
-  return
-}
-
-// -----
-
 // Only the batch may be dynamic: a dynamic image size stays loops.
 // CHECK-LABEL: func.func @dynamic_image_stays_loops
 // CHECK: linalg.conv_2d_nchw_fchw

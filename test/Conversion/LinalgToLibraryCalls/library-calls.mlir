@@ -167,28 +167,3 @@ func.func @float8_conv_refused(%x: memref<1x16x6x6xf8E4M3FN>, %w: memref<16x16x3
   linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x16x6x6xf8E4M3FN>, memref<16x16x3x3xf8E4M3FN>) outs(%y : memref<1x16x4x4xf32>)
   return
 }
-
-// -----
-
-// Convolutions that cuDNN's calls do not compute stay generated kernels,
-// each with a remark that says why.
-// CHECK-LABEL: func.func @other_convolutions_stay_kernels
-// CHECK: linalg.depthwise_conv_2d_nhwc_hwc
-// CHECK: linalg.conv_2d_ngchw_gfchw
-// CHECK: linalg.conv_2d_nhwc_fhwc
-// CHECK-NOT: call @ampGpuConv2d
-func.func @other_convolutions_stay_kernels(
-    %x: memref<1x8x8x4xf16>, %dw: memref<3x3x4xf16>, %dy: memref<1x6x6x4xf32>,
-    %gx: memref<2x2x3x8x8xf16>, %gw: memref<2x4x3x3x3xf16>, %gy: memref<2x2x4x6x6xf32>,
-    %fw: memref<4x3x3x4xf16>, %fy: memref<1x6x6x4xf32>) {
-  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: the cuDNN calls compute 2-D convolutions of the forms conv_2d_nchw_fchw and conv_2d_nhwc_hwcf only (no groups, depthwise, 1-D or 3-D), not linalg.depthwise_conv_2d_nhwc_hwc}}
-  linalg.depthwise_conv_2d_nhwc_hwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%x, %dw : memref<1x8x8x4xf16>, memref<3x3x4xf16>) outs(%dy : memref<1x6x6x4xf32>)
-  // expected-remark @+1 {{not linalg.conv_2d_ngchw_gfchw}}
-  linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%gx, %gw : memref<2x2x3x8x8xf16>, memref<2x4x3x3x3xf16>) outs(%gy : memref<2x2x4x6x6xf32>)
-  // expected-remark @+1 {{not linalg.conv_2d_nhwc_fhwc}}
-  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
-    ins(%x, %fw : memref<1x8x8x4xf16>, memref<4x3x3x4xf16>) outs(%fy : memref<1x6x6x4xf32>)
-  return
-}

@@ -106,12 +106,15 @@ func.func @conv(%x: tensor<?x3x8x8xf16>, %w: tensor<4x3x3x3xf16>, %bias: tensor<
 
 // -----
 
-// A depthwise convolution has no library call: loops, with or without
+// A depthwise convolution is the library's convolution with a group count
+// (groups = c = 4, the argument after the dilations); loops without
 // libraries.
 // CHECK-LABEL: llvm.func @depthwise
-// CHECK-NOT: llvm.call @amp
+// CHECK: llvm.call @ampCpuLibraryConv2d(
 // CHECK: llvm.return
 // LOOPS-LABEL: llvm.func @depthwise
+// LOOPS-NOT: llvm.call @ampCpuLibraryConv2d
+// LOOPS: llvm.return
 func.func @depthwise(%x: tensor<1x8x8x4xf32>, %w: tensor<3x3x4xf32>) -> tensor<1x6x6x4xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<1x6x6x4xf32>

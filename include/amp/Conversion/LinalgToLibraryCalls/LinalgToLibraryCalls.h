@@ -65,10 +65,9 @@ public:
                                            bool transB, int64_t k,
                                            int64_t n) const = 0;
 
-  /// The layout in which the library's convolution computes the
-  /// convolution `op`, or failure with `why` set.
-  virtual FailureOr<ConvLayout> getConvLayout(linalg::LinalgOp op,
-                                              std::string &why) const = 0;
+  /// Why the library's convolution does not take `layout`; empty if it
+  /// does.
+  virtual std::string getConvLayoutRefusal(ConvLayout layout) const = 0;
   /// Whether the convolution call may read its batch at run time.
   virtual bool takesDynamicConvBatch() const = 0;
   /// Why the library has no convolution of FP8 operands; empty if it has.
