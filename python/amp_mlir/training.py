@@ -260,6 +260,8 @@ def _backward_decompositions(torch):
             n, c, h, w = input.shape
             f = grad_output.shape[1]
             if groups == 1:
+                # Plain transposes: the form amp-raise-convolution-gradients
+                # recognises (the general case below computes the same).
                 x = input.transpose(0, 1)
                 dy = grad_output.transpose(0, 1)
             else:

@@ -23,6 +23,8 @@
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <array>
+
 namespace mlir {
 namespace amp {
 namespace library_calls {
@@ -150,91 +152,87 @@ static FailureOr<BufferInfo> getConvBufferInfo(Value value, bool dynamicBatch,
 }
 
 namespace {
-/// How a linalg convolution maps onto the calls' parameters: the call's
-/// layout, the input's spatial dimensions, and how its operands' shapes
-/// give c, h, w, f, kh, kw, oh, ow and the groups. Each supported named op
-/// is the call's convolution on the same bytes: a grouped form splits the
-/// channels of NCHW/NHWC into (groups, channels per group) and its filter
-/// (groups, filters per group) is the call's f, in that order.
+/// How a linalg convolution is the call's convolution on the same bytes:
+/// the call's layout, the input's spatial dimensions, and how its
+/// operands' shapes become the layout's 4-D ones. A grouped form splits
+/// the channels (and its filter the filters) into (groups, per group): the
+/// two dimensions from `*Merge` on are one; a depthwise filter has no
+/// per-group channel dimension: a 1 is inserted at `filterUnit`. -1: none.
 struct ConvForm {
   ConvLayout layout;
   int hDim, wDim;
-  /// The sizes from the input, filter and output shapes.
-  void (*sizes)(ArrayRef<int64_t> x, ArrayRef<int64_t> w, ArrayRef<int64_t> y,
-                int64_t (&out)[9]);
+  int inputMerge = -1, filterMerge = -1, filterUnit = -1, outputMerge = -1;
 };
 } // namespace
 
-// c, h, w, f, kh, kw, oh, ow, groups.
-static void nchwFchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], 1};
-  llvm::copy(sizes, out);
+/// `shape` with dimensions `merge` and `merge + 1` as one, then a 1
+/// inserted at `unit` (either -1: not done).
+static SmallVector<int64_t, 5> reshapeConvOperand(ArrayRef<int64_t> shape,
+                                                  int merge, int unit = -1) {
+  SmallVector<int64_t, 5> result(shape);
+  if (merge >= 0) {
+    result[merge] *= result[merge + 1];
+    result.erase(result.begin() + merge + 1);
+  }
+  if (unit >= 0)
+    result.insert(result.begin() + unit, 1);
+  return result;
 }
-static void nhwcHwcfSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[3], x[1], x[2], w[3], w[0], w[1], y[1], y[2], 1};
-  llvm::copy(sizes, out);
-}
-static void nhwcFhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                          ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[3], x[1], x[2], w[0], w[1], w[2], y[1], y[2], 1};
-  llvm::copy(sizes, out);
-}
-// x: n, g, c/g, h, w; filter: g, f/g, c/g, kh, kw; y: n, g, f/g, oh, ow.
-static void ngchwGfchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                            ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[1] * x[2], x[3], x[4], w[0] * w[1], w[3],
-                      w[4],        y[3], y[4], x[1]};
-  llvm::copy(sizes, out);
-}
-// x: n, h, w, g, c/g; filter: g, f/g, kh, kw, c/g; y: n, oh, ow, g, f/g.
-static void nhwgcGfhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                            ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[3] * x[4], x[1], x[2], w[0] * w[1], w[2],
-                      w[3],        y[1], y[2], x[3]};
-  llvm::copy(sizes, out);
-}
-// x: n, c, h, w; filter: c, kh, kw; y: n, c, oh, ow.
-static void depthwiseNchwSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                               ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[1], x[2], x[3], x[1], w[1], w[2], y[2], y[3], x[1]};
-  llvm::copy(sizes, out);
-}
-// x: n, h, w, c; filter: kh, kw, c; y: n, oh, ow, c.
-static void depthwiseNhwcSizes(ArrayRef<int64_t> x, ArrayRef<int64_t> w,
-                               ArrayRef<int64_t> y, int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[3], x[1], x[2], x[3], w[0], w[1], y[1], y[2], x[3]};
-  llvm::copy(sizes, out);
-}
-// x: n, h, w, c; filter: kh, kw, c, m; y: n, oh, ow, c, m (f = c * m).
-static void depthwiseNhwcMultiplierSizes(ArrayRef<int64_t> x,
-                                         ArrayRef<int64_t> w,
-                                         ArrayRef<int64_t> y,
-                                         int64_t (&out)[9]) {
-  int64_t sizes[9] = {x[3], x[1], x[2], w[2] * w[3], w[0],
-                      w[1], y[1], y[2], x[3]};
-  llvm::copy(sizes, out);
+
+/// The call's sizes of `form` from its operands' shapes: c, h, w, f, kh,
+/// kw, oh, ow and the groups (c over the filter's channels per group).
+static std::array<int64_t, 9> getConvSizes(const ConvForm &form,
+                                           ArrayRef<int64_t> xShape,
+                                           ArrayRef<int64_t> wShape,
+                                           ArrayRef<int64_t> yShape) {
+  SmallVector<int64_t, 5> x = reshapeConvOperand(xShape, form.inputMerge),
+                          w = reshapeConvOperand(wShape, form.filterMerge,
+                                                 form.filterUnit),
+                          y = reshapeConvOperand(yShape, form.outputMerge);
+  std::array<int64_t, 9> sizes;
+  int64_t perGroup = 0;
+  switch (form.layout) {
+  case ConvLayout::NchwFchw:
+    sizes = {x[1], x[2], x[3], w[0], w[2], w[3], y[2], y[3], 0};
+    perGroup = w[1];
+    break;
+  case ConvLayout::NhwcHwcf:
+    sizes = {x[3], x[1], x[2], w[3], w[0], w[1], y[1], y[2], 0};
+    perGroup = w[2];
+    break;
+  case ConvLayout::NhwcFhwc:
+    sizes = {x[3], x[1], x[2], w[0], w[1], w[2], y[1], y[2], 0};
+    perGroup = w[3];
+    break;
+  }
+  sizes[8] = sizes[0] / perGroup;
+  return sizes;
 }
 
 /// The form of the convolution `op`, or failure with `why`.
 static FailureOr<ConvForm> getConvForm(linalg::LinalgOp op, std::string &why) {
+  using Layout = ConvLayout;
   if (isa<linalg::Conv2DNchwFchwOp>(op))
-    return ConvForm{ConvLayout::NchwFchw, 2, 3, nchwFchwSizes};
+    return ConvForm{Layout::NchwFchw, 2, 3};
   if (isa<linalg::Conv2DNhwcHwcfOp>(op))
-    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, nhwcHwcfSizes};
+    return ConvForm{Layout::NhwcHwcf, 1, 2};
   if (isa<linalg::Conv2DNhwcFhwcOp>(op))
-    return ConvForm{ConvLayout::NhwcFhwc, 1, 2, nhwcFhwcSizes};
+    return ConvForm{Layout::NhwcFhwc, 1, 2};
+  // x: n, g, c/g, h, w; filter: g, f/g, c/g, kh, kw; y: n, g, f/g, oh, ow.
   if (isa<linalg::Conv2DNgchwGfchwOp>(op))
-    return ConvForm{ConvLayout::NchwFchw, 3, 4, ngchwGfchwSizes};
+    return ConvForm{Layout::NchwFchw, 3, 4, 1, 0, -1, 1};
+  // x: n, h, w, g, c/g; filter: g, f/g, kh, kw, c/g; y: n, oh, ow, g, f/g.
   if (isa<linalg::Conv2DNhwgcGfhwcOp>(op))
-    return ConvForm{ConvLayout::NhwcFhwc, 1, 2, nhwgcGfhwcSizes};
+    return ConvForm{Layout::NhwcFhwc, 1, 2, 3, 0, -1, 3};
+  // Filter c, kh, kw.
   if (isa<linalg::DepthwiseConv2DNchwChwOp>(op))
-    return ConvForm{ConvLayout::NchwFchw, 2, 3, depthwiseNchwSizes};
+    return ConvForm{Layout::NchwFchw, 2, 3, -1, -1, 1, -1};
+  // Filter kh, kw, c.
   if (isa<linalg::DepthwiseConv2DNhwcHwcOp>(op))
-    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, depthwiseNhwcSizes};
+    return ConvForm{Layout::NhwcHwcf, 1, 2, -1, -1, 2, -1};
+  // Filter kh, kw, c, m; y: n, oh, ow, c, m (f = c * m).
   if (isa<linalg::DepthwiseConv2DNhwcHwcmOp>(op))
-    return ConvForm{ConvLayout::NhwcHwcf, 1, 2, depthwiseNhwcMultiplierSizes};
+    return ConvForm{Layout::NhwcHwcf, 1, 2, -1, 2, 2, 3};
   why = ("the convolution calls compute the 2-D convolutions "
          "conv_2d_nchw_fchw, conv_2d_nhwc_hwcf, conv_2d_nhwc_fhwc, their "
          "grouped forms conv_2d_ngchw_gfchw and conv_2d_nhwgc_gfhwc, and "
@@ -300,8 +298,8 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   };
   ArrayRef<int64_t> ys = yi->type.getShape();
   // c, h, w, f, kh, kw, oh, ow, groups.
-  int64_t sizes[9];
-  form.sizes(xi->type.getShape(), wi->type.getShape(), ys, sizes);
+  std::array<int64_t, 9> sizes =
+      getConvSizes(form, xi->type.getShape(), wi->type.getShape(), ys);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   float beta = 1.0f;

@@ -882,23 +882,22 @@ Decision AutoMixedPrecision::decide(Operation *op,
   if (optimizerOps.contains(op))
     return {Precision::f32, "optimizer update of a training step: it does "
                             "not compute the loss or the gradients"};
-  // The scaled backward seed (65536 by default) does not fit f16: scalar
-  // arithmetic on it (the seed divided by the batch size, ...) stays in f32
-  // and costs no bytes; the tensors computed from it are decided as usual.
-  if (op->getNumResults() != 0 &&
-      llvm::all_of(op->getResultTypes(), isZeroDimensional) &&
-      llvm::all_of(op->getOperandTypes(), isZeroDimensional) &&
-      llvm::any_of(op->getOperands(),
-                   [&](Value v) { return isLossScaleScalar(v); }))
+  // Scalar arithmetic stays in f32 and costs no bytes where the low type
+  // may not hold it: on the scaled backward seed (65536 by default: the
+  // seed divided by the batch size, ...), and on a count (a batch norm's
+  // N*H*W with a dynamic batch: 65536 and beyond at ResNet sizes, inexact
+  // in f16 from 2048). The tensors computed from them are decided as usual.
+  bool scalar = op->getNumResults() != 0 &&
+                llvm::all_of(op->getResultTypes(), isZeroDimensional) &&
+                llvm::all_of(op->getOperandTypes(), isZeroDimensional);
+  auto onScalar = [&](bool (AutoMixedPrecision::*is)(Value)) {
+    return scalar && llvm::any_of(op->getOperands(),
+                                  [&](Value v) { return (this->*is)(v); });
+  };
+  if (onScalar(&AutoMixedPrecision::isLossScaleScalar))
     return {Precision::f32, "scalar arithmetic on the scaled loss seed "
                             "(the loss scale may not fit the low type)"};
-  // Likewise a count (a batch norm's N*H*W with a dynamic batch: 65536 and
-  // beyond at ResNet sizes, inexact in f16 from 2048).
-  if (op->getNumResults() != 0 &&
-      llvm::all_of(op->getResultTypes(), isZeroDimensional) &&
-      llvm::all_of(op->getOperandTypes(), isZeroDimensional) &&
-      llvm::any_of(op->getOperands(),
-                   [&](Value v) { return isCountScalar(v); }))
+  if (onScalar(&AutoMixedPrecision::isCountScalar))
     return {Precision::f32, "scalar arithmetic on a count (an integer "
                             "converted to a float may not fit the low type)"};
   if (std::optional<Decision> ranged = decideFromRanges(op, iface))
