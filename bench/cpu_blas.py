@@ -152,6 +152,12 @@ def operands(m, n, k, dtype):
     return a, b
 
 
+def uniform(count, dtype):
+    """COUNT values uniform in [-1, 1) (seeded), as DTYPE's bits."""
+    a, _ = operands(count, 1, 1, dtype)
+    return a.reshape(-1)
+
+
 def median_seconds(call, repeat):
     call()
     times = []
@@ -240,8 +246,7 @@ def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
                                          ctypes.c_float]
     inType, _, outType = kind.partition(">")
     outType = outType or "f32"
-    x, _ = operands(n * c * h, w, 1, inType)
-    wt, _ = operands(f * c * k, k, 1, inType)
+    x, wt = uniform(n * c * h * w, inType), uniform(f * c * k * k, inType)
     oh, ow = conv_output(h, k, stride, pad), conv_output(w, k, stride, pad)
     y = np.zeros(n * f * oh * ow,
                  np.float32 if outType == "f32" else np.uint16)
