@@ -9,7 +9,7 @@ change in compiled code (`amp-run`, library calls against generated loops).
       [--models mm256,resnet18] [--runtime build/lib/libamp_runtime.so]
       [--amp-run build/bin/amp-run]
       [--json bench/results/cpu-blas.json] [--update-doc docs/performance.md]
-      [--from-json FILE] [--check]
+      [--from-json FILE] [--check] [--only depthwise]
 
 (/usr/bin/python3 with numpy is enough with --models mm256: resnet18 is
 exported from torchvision through torch-mlir, as bench/compile_time.py does.)
@@ -49,10 +49,20 @@ calls before convolutions had one) and with generated loops only
 (`--cpu-options=libraries=false`), in one run, the library on one thread
 (OPENBLAS_NUM_THREADS=1: the generated code is single-threaded).
 
---update-doc writes the tables between the cpu-blas, cpu-conv and
-cpu-library-effect markers (scripts/doctables.py); with --from-json and
---check it fails when the document differs from the rendering of the kept
-run.
+The fourth table times ampCpuLibraryConv2d's depthwise convolutions
+(groups == c == f): ConvNeXt's 7x7 in three layouts and in bf16, and
+EfficientNet's 3x3 at stride 2, by the runtime's direct loops and by its
+per-group im2col and GEMMs (AMP_CPU_NO_DIRECT_DEPTHWISE=1, read at each
+call), in one subprocess on one thread, the two paths called in turn after
+a warm-up of each; each figure is the median of --repeat calls with their
+range (min-max), and the subprocess checks that both paths computed the
+same output. --only depthwise measures this table alone (seconds) and
+keeps the rest of the run in --json, which it rewrites.
+
+--update-doc writes the tables between the cpu-blas, cpu-conv,
+cpu-depthwise and cpu-library-effect markers (scripts/doctables.py); with
+--from-json and --check it fails when the document differs from the
+rendering of the kept run.
 """
 
 import argparse
@@ -73,6 +83,7 @@ import doctables  # noqa: E402
 
 BLOCK = "cpu-blas"
 CONV_BLOCK = "cpu-conv"
+DEPTHWISE_BLOCK = "cpu-depthwise"
 EFFECT_BLOCK = "cpu-library-effect"
 MODELS = ("mm256", "resnet18")
 MODEL_NAMES = {
@@ -125,6 +136,28 @@ CONV_PATHS = (
     ("onednn:f32:any", "oneDNN convolution, f32, its blocked layouts"),
     ("onednn:bf16:any", "oneDNN convolution, bf16, its blocked layouts"),
 )
+# The depthwise table: (name, layout, n, c, h, w, k, stride, pad, kind),
+# k x k windows, groups == c == f (a channel multiplier of 1); kind as
+# CONV_PATHS' ("f32", "bf16>bf16"). ConvNeXt's 7x7 and EfficientNet-B0's
+# 3x3 at stride 2 (its second stage: 16 channels expanded 6 times).
+LAYOUT_CODE = {"NCHW/FCHW": 0, "NHWC/HWCF": 1, "NHWC/FHWC": 2}
+DEPTHWISE_SHAPES = (
+    ("ConvNeXt 7x7, NCHW/FCHW, f32", "NCHW/FCHW", 8, 96, 56, 56, 7, 1, 3,
+     "f32"),
+    ("ConvNeXt 7x7, NCHW/FCHW, bf16 in and out", "NCHW/FCHW", 8, 96, 56, 56,
+     7, 1, 3, "bf16>bf16"),
+    ("ConvNeXt 7x7, NHWC/HWCF, f32", "NHWC/HWCF", 8, 96, 56, 56, 7, 1, 3,
+     "f32"),
+    ("ConvNeXt 7x7, NHWC/FHWC, f32", "NHWC/FHWC", 8, 96, 56, 56, 7, 1, 3,
+     "f32"),
+    ("EfficientNet 3x3/2, NCHW/FCHW, f32", "NCHW/FCHW", 8, 96, 112, 112, 3, 2,
+     1, "f32"),
+)
+# The columns: (key, label, AMP_CPU_NO_DIRECT_DEPTHWISE or None).
+DEPTHWISE_PATHS = (
+    ("direct", "direct loops", None),
+    ("per-group", "per-group im2col + GEMM", "1"),
+)
 # oneDNN 2.6's C API (libdnnl.so.2; values and sizes from its headers).
 DNNL = {"f16": 1, "bf16": 2, "f32": 3, "any": 1, "nchw": 5, "cpu": 1,
         "in_order": 1, "forward_inference": 96, "convolution_auto": 3,
@@ -158,14 +191,15 @@ def uniform(count, dtype):
     return a.reshape(-1)
 
 
+def seconds(call):
+    start = time.perf_counter()
+    call()
+    return time.perf_counter() - start
+
+
 def median_seconds(call, repeat):
     call()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return statistics.median(seconds(call) for _ in range(repeat))
 
 
 def make_call(path, runtime, m, n, k):
@@ -232,8 +266,11 @@ def conv_output(h, k, stride, pad):
     return (h + 2 * pad - k) // stride + 1
 
 
-def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
-    """ampCpuLibraryConv2d (NCHW/FCHW) of the shape."""
+def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad,
+                      layout=0, groups=1):
+    """ampCpuLibraryConv2d of the shape (NCHW/FCHW unless LAYOUT, an
+    AmpConvLayout; a filter of f x c/groups x k x k in the layout's
+    order); with `.y`, its output."""
     import numpy as np
     lib = ctypes.CDLL(runtime)
     if not hasattr(lib, "ampCpuLibraryConv2d"):
@@ -246,14 +283,19 @@ def make_runtime_conv(runtime, kind, n, c, h, w, f, k, stride, pad):
                                          ctypes.c_float]
     inType, _, outType = kind.partition(">")
     outType = outType or "f32"
-    x, wt = uniform(n * c * h * w, inType), uniform(f * c * k * k, inType)
+    x = uniform(n * c * h * w, inType)
+    wt = uniform(f * c // groups * k * k, inType)
     oh, ow = conv_output(h, k, stride, pad), conv_output(w, k, stride, pad)
     y = np.zeros(n * f * oh * ow,
                  np.float32 if outType == "f32" else np.uint16)
     code, out = DTYPE_CODE[inType], DTYPE_CODE[outType]
-    return lambda: fn(0, n, c, h, w, f, k, k, oh, ow, pad, pad, stride,
-                      stride, 1, 1, 1, x.ctypes.data, code, wt.ctypes.data,
-                      code, y.ctypes.data, out, 0.0)
+
+    def call():
+        fn(layout, n, c, h, w, f, k, k, oh, ow, pad, pad, stride, stride, 1,
+           1, groups, x.ctypes.data, code, wt.ctypes.data, code,
+           y.ctypes.data, out, 0.0)
+    call.y = y
+    return call
 
 
 def make_onednn_conv(kind, n, c, h, w, f, k, stride, pad):
@@ -356,6 +398,81 @@ def measure_child(args):
     json.dump(results, sys.stdout)
 
 
+def as_f32(values, kind):
+    """The f32 values of an output of KIND (f32, or bf16 bits)."""
+    import numpy as np
+    if kind.endswith("bf16"):
+        return (values.astype(np.uint32) << 16).view(np.float32)
+    return values
+
+
+def measure_depthwise_child(args):
+    """In the subprocess (one thread): each depthwise shape's direct loops
+    and per-group GEMMs, called in turn (AMP_CPU_NO_DIRECT_DEPTHWISE is
+    read at each call) after a warm-up of each, so that the load of this
+    shared machine falls on both; prints {"rows": {name: {path: [seconds
+    of each call]}}, "gemm_kernel": ...} as JSON."""
+    import numpy as np
+    variable = "AMP_CPU_NO_DIRECT_DEPTHWISE"
+    os.environ.pop(variable, None)
+
+    def run(call, value):
+        if value is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = value
+        try:
+            return seconds(call)
+        finally:
+            os.environ.pop(variable, None)
+    rows = {}
+    for name, layout, n, c, h, w, k, stride, pad, kind in DEPTHWISE_SHAPES:
+        calls = {key: make_runtime_conv(args.runtime, kind, n, c, h, w, c, k,
+                                        stride, pad, LAYOUT_CODE[layout], c)
+                 for key, *_ in DEPTHWISE_PATHS}
+        times = {key: [] for key in calls}
+        for key, _, value in DEPTHWISE_PATHS:
+            run(calls[key], value)
+        for _ in range(args.repeat):
+            for key, _, value in DEPTHWISE_PATHS:
+                times[key].append(run(calls[key], value))
+        # Both paths computed the same convolution (in another summation
+        # order; a bf16 output rounded once from each).
+        first, *others = (as_f32(calls[key].y, kind) for key in calls)
+        tolerance = 2.0 ** -7 if kind.endswith("bf16") else 1e-4
+        for other in others:
+            if not np.allclose(first, other, rtol=tolerance, atol=tolerance):
+                raise SystemExit(f"{name}: the paths differ by up to "
+                                 f"{np.max(np.abs(first - other))}")
+        rows[name] = times
+        print(f"measured {name}", file=sys.stderr)
+    lib = ctypes.CDLL(args.runtime)
+    lib.ampCpuGemmKernel.restype = ctypes.c_char_p
+    json.dump({"rows": rows, "gemm_kernel": lib.ampCpuGemmKernel().decode()},
+              sys.stdout)
+
+
+def measure_depthwise(args):
+    """The depthwise table's run: one subprocess on one thread."""
+    env = dict(os.environ)
+    for _, variable in LIBRARIES.values():
+        env[variable] = "1"
+    env.pop("AMP_CPU_NO_DIRECT_DEPTHWISE", None)
+    command = [sys.executable, os.path.abspath(__file__), "--child",
+               "depthwise", "--repeat", str(args.repeat), "--runtime",
+               args.runtime]
+    load = os.getloadavg()[0]
+    child = json.loads(subprocess.run(command, env=env, check=True,
+                                      stdout=subprocess.PIPE,
+                                      text=True).stdout)
+    # The 1-minute load averages before and after: this machine is shared.
+    return {"date": time.strftime("%Y-%m-%d"),
+            "machine": f"{platform.machine()}, {os.cpu_count()} cores, "
+                       f"{doctables.machine()}",
+            "loadavg": [load, os.getloadavg()[0]], "repeat": args.repeat,
+            "threads": 1, **child}
+
+
 MM256 = """func.func @matmul(%a: tensor<256x256xf32>, %b: tensor<256x256xf32>) -> tensor<256x256xf32> {
   %zero = arith.constant 0.0 : f32
   %e = tensor.empty() : tensor<256x256xf32>
@@ -449,10 +566,23 @@ def measure(args):
         run["conv"][threads] = conv
     if args.models:
         run["effect"] = measure_effect(args)
+    run["depthwise"] = measure_depthwise(args)
+    return run
+
+
+def measure_only(args):
+    """The run kept in --json with the --only part re-measured."""
+    run = {}
+    if os.path.exists(args.json):
+        with open(args.json) as f:
+            run = json.load(f)
+    run[args.only] = measure_depthwise(args)
     return run
 
 
 def render(run):
+    if not run.get("threads"):
+        return "(not measured)\n"
     lines = [f"Measured on {run['machine']}, milliseconds per GEMM (median "
              f"of {run['repeat']} calls after a warm-up; GFLOP/s in "
              f"parentheses); \"-\": the library has no such GEMM here:", ""]
@@ -504,6 +634,42 @@ def render_conv(run):
     return "\n".join(lines)
 
 
+def render_depthwise(run):
+    part = run.get("depthwise")
+    if not part:
+        return "(not measured)\n"
+
+    def cell(times):
+        return (f"{statistics.median(times) * 1e3:.1f} "
+                f"({min(times) * 1e3:.1f}–{max(times) * 1e3:.1f})")
+    shapes = {}
+    for name, _, n, c, h, w, _, _, pad, _ in DEPTHWISE_SHAPES:
+        shapes.setdefault(name.split(",")[0],
+                          f"n={n}, c={c}, {h}x{w}, padding {pad}")
+    lines = [f"Measured by `{SCRIPT}` on {part['date']} ({part['machine']}; "
+             f"the runtime's GEMM: {part['gemm_kernel']}), one thread, "
+             f"milliseconds per call: the median of {part['repeat']} calls "
+             f"after a warm-up, in parentheses their range (min–max), the "
+             f"two paths called in turn; groups == c == f; " +
+             "; ".join(f"{model}: {shape}" for model, shape in shapes.items())
+             + ":", "",
+             "| depthwise convolution | " +
+             " | ".join(label for _, label, _ in DEPTHWISE_PATHS) +
+             " | per-group / direct (medians) |",
+             "|---|" + "---:|" * (len(DEPTHWISE_PATHS) + 1)]
+    for name, *_ in DEPTHWISE_SHAPES:
+        times = part["rows"].get(name)
+        if not times:
+            continue
+        direct, grouped = (statistics.median(times[key])
+                           for key, *_ in DEPTHWISE_PATHS)
+        lines.append(f"| {name} | " +
+                     " | ".join(cell(times[key])
+                                for key, *_ in DEPTHWISE_PATHS) +
+                     f" | {grouped / direct:.1f}x |")
+    return "\n".join(lines) + "\n"
+
+
 def render_effect(run):
     effect = run.get("effect")
     if not effect:
@@ -549,16 +715,25 @@ def main():
                         help="models of the second table (empty: none)")
     parser.add_argument("--calls", type=int, default=3,
                         help="timed calls per amp-run command")
+    parser.add_argument("--only", choices=("depthwise",),
+                        help="measure this part only, the rest of the run "
+                        "kept from --json (which it rewrites)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     doctables.add_arguments(parser)
     args = parser.parse_args()
     doctables.check_arguments(parser, args)
+    if args.only and (not args.json or args.from_json):
+        parser.error("--only needs --json (and no --from-json)")
+    if args.child == "depthwise":
+        return measure_depthwise_child(args)
     if args.child:
         args.library = args.child
         return measure_child(args)
-    run = doctables.load_or_measure(args, lambda: measure(args))
+    run = doctables.load_or_measure(
+        args, lambda: measure_only(args) if args.only else measure(args))
     return doctables.publish(
         args, {BLOCK: render(run), CONV_BLOCK: render_conv(run),
+               DEPTHWISE_BLOCK: render_depthwise(run),
                EFFECT_BLOCK: render_effect(run)}, SCRIPT)
 
 
