@@ -119,8 +119,9 @@ def export_kit_model(name, **overrides):
         tag = name + "".join(f"_{key}{value}" for key, value in sorted(
             settings.items()) if key != "config")
         out = Path(work) / f"{tag}.mlir"
-        if out.exists():
-            return out
+        if out.with_suffix(".json").exists():
+            info = json.loads(out.with_suffix(".json").read_text())
+            return Path(work) / info.get("module", out.name)
         code = f"""
 import json, sys
 sys.path.insert(0, {str(REPO / 'python')!r})
@@ -133,12 +134,15 @@ export_models.export_one({tag!r}, spec, {str(work)!r})
         subprocess.run([torch_python, "-c", code], check=True,
                        capture_output=True, text=True,
                        env=dict(os.environ, AMP_MLIR_ROOT=str(build)))
-        return out
+        # A training row names its module (shared by batch sizes).
+        info = json.loads(out.with_suffix(".json").read_text())
+        return Path(work) / info.get("module", out.name)
 
     return export
 
 
 _SMALL_GPT2 = "2 layers of 64, 4 heads"
+_TRAIN_SMALL = "batch 2, 64x64, SGD step"
 _FROM = " (from 2 and 3)"
 _GPT2 = "12 layers of 768, 12 heads"
 ALL_LEVELS = [("O0", None), ("O1", "f16"), ("O1", "bf16"), ("O2", "f16"),
@@ -172,6 +176,12 @@ MODELS = [
     Model("gpt2", f"batch 2 x 64 tokens, {_SMALL_GPT2}",
           export_kit_model("gpt2_small", seq=64), "main", O0_O2,
           frontend=True, batch=2, kit="gpt2_small"),
+    # ResNet-50's training step (forward, backward, unscale and check, SGD
+    # with momentum, the scale update; a dynamic batch) at the kit's small
+    # size.
+    Model("resnet50_train", _TRAIN_SMALL,
+          export_kit_model("resnet50_train_small"), "forward_backward",
+          O0_O2_F16, frontend=True, batch=2, kit="resnet50_train_small"),
     # The structure of the real-size rows, and the check of the
     # extrapolation they use: batch 5 predicted from 2 and 3, and measured.
     Model("resnet50", f"batch 5{_FROM}, 32x32",
@@ -211,13 +221,20 @@ KIT_SIZE = [
           export_kit_model("gpt2_b1", seq=1024), "main", ALL_LEVELS,
           frontend=True, batch=1 if batch == 1 else None,
           extrapolate=batch if batch > 1 else None, kit=f"gpt2_b{batch}")
-    for batch in (1, 8)]
+    for batch in (1, 8)] + [
+    # ResNet-50's training step at batch 256 (the issue's estimate), at the
+    # levels of its performance goals.
+    Model("resnet50_train", f"batch 256{_FROM}, 224x224, SGD step",
+          export_kit_model("resnet50_train_b256"), "forward_backward",
+          [("O0", None), ("O1", "f16"), ("O2", "f16")], frontend=True,
+          extrapolate=256, kit="resnet50_train_b256")]
 # Names for --models: a model's name, or its kit row's where the name is
 # taken (the real-size rows, the small ResNet-50 and GPT-2 of the kit).
 for _model in MODELS + KIT_SIZE:
     _model.key = _model.name
 for _model in KIT_SIZE + [m for m in MODELS
-                          if m.kit in ("resnet50_small", "gpt2_small")]:
+                          if m.kit in ("resnet50_small", "gpt2_small",
+                                       "resnet50_train_small")]:
     _model.key = _model.kit
 BY_NAME = {m.key: m for m in MODELS + KIT_SIZE}
 
@@ -256,9 +273,11 @@ def make_inputs(function, batch, seed):
     return random_arguments(function, batch, np.random.default_rng(seed))
 
 
-def simulate(model, level, dtype, path, build, work, count_only):
+def simulate(model, level, dtype, path, build, work, count_only, batch=None):
     """One step of the module at `path` in the simulator, after a warm-up
-    call: (stats, launches, estimates by chip, the loaded library)."""
+    call: (stats, launches, estimates by chip, the loaded library). A
+    dynamic dimension is `batch` (default: the model's); a module shared
+    by several batches (a training step) is compiled once per level."""
     tag = Path(path).stem + f".{level}" + (f"-{dtype}" if dtype else "")
     library = Path(work) / f"{tag}.so"
     command = [str(build / "bin" / "amp-compile"), str(path), "-o",
@@ -266,10 +285,13 @@ def simulate(model, level, dtype, path, build, work, count_only):
                f"--entry={model.entry}"]
     if dtype:
         command.append(f"--dtype={dtype}")
-    subprocess.run(command, check=True, capture_output=True, text=True)
+    if not (library.exists() and library.stat().st_mtime >=
+            Path(path).stat().st_mtime):
+        subprocess.run(command, check=True, capture_output=True, text=True)
     loaded = aot.load(str(library), runtime_dir=str(build / "lib"))
     function = loaded[model.entry]
-    inputs = make_inputs(function, model.batch or 1, seed=len(model.name))
+    inputs = make_inputs(function, batch or model.batch or 1,
+                         seed=len(model.name))
     loaded.count_only(count_only)
     try:
         function(*inputs)  # warm-up: constants are uploaded once
@@ -336,7 +358,8 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
     if model.extrapolate:
         path = module_path(model, work, torch_python, build, batch=BASES[0])
     stats, launches, estimates, loaded = simulate(
-        model, level, dtype, path, build, work, count_only)
+        model, level, dtype, path, build, work, count_only,
+        batch=BASES[0] if model.extrapolate else None)
     h100 = estimates[CHIPS[0]]
     records = h100["records"]
     row_extra = {}
@@ -344,7 +367,7 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
         path2 = module_path(model, work, torch_python, build,
                             batch=BASES[1])
         stats2, launches2, _, _ = simulate(model, level, dtype, path2, build,
-                                           work, count_only)
+                                           work, count_only, batch=BASES[1])
         launches = extrapolate(launches, launches2, model.extrapolate)
         if model.check_at:
             path3 = module_path(model, work, torch_python, build,
@@ -352,7 +375,8 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
             # Simulated in full (every block, every library call computed):
             # the check covers count-only mode's sampling too.
             _, measured, _, _ = simulate(model, level, dtype, path3, build,
-                                         work, count_only=False)
+                                         work, count_only=False,
+                                         batch=model.check_at)
             problems = check_extrapolation(launches, measured)
             if problems:
                 raise RuntimeError(

@@ -70,6 +70,70 @@ def test_seeded_integers_and_floats_by_index():
     assert not np.array_equal(seeded.seeded_inputs(specs, seed=1)[1], ids)
 
 
+def test_seeded_fill_keeps_its_type():
+    # A training step's initial state: a loss scale, counters, a flag.
+    scale, steps, count, flag = seeded.seeded_inputs([
+        {"name": "scaler:scale", "shape": [], "init": "fill",
+         "value": 65536.0, "dtype": "f32"},
+        {"name": "optimizer_state:step", "shape": [], "init": "fill",
+         "value": 0, "dtype": "i32"},
+        {"name": "bn.num_batches_tracked", "shape": [2], "init": "fill",
+         "value": 3, "dtype": "i64"},
+        {"name": "flag", "shape": [1], "init": "fill", "value": 1,
+         "dtype": "i1"}])
+    assert scale.dtype == np.float32 and scale.shape == () and \
+        scale == 65536.0
+    assert steps.dtype == np.int32 and steps == 0
+    assert count.dtype == np.int64 and count.tolist() == [3, 3]
+    assert flag.dtype == np.bool_ and flag.tolist() == [True]
+    with pytest.raises(KeyError):
+        seeded.seeded_inputs([{"shape": [], "init": "fill", "value": 1,
+                               "dtype": "f64"}])
+
+
+def test_split_inputs_finds_the_data_by_name():
+    # An inference row: the data first. A training step (the step's own
+    # argument order): the parameters and state first, "data" and
+    # "labels" last.
+    specs = [{"name": "x"}, {"name": "fc.weight"}]
+    data, labels, named = baselines.split_inputs(
+        {"seeded_inputs": specs}, ["X", "W"])
+    assert (data, labels, named) == ("X", None, [("fc.weight", "W")])
+    specs = [{"name": "fc.weight"}, {"name": "scaler:scale"},
+             {"name": "data"}, {"name": "labels"}]
+    data, labels, named = baselines.split_inputs(
+        {"seeded_inputs": specs}, ["W", "S", "D", "L"])
+    assert (data, labels) == ("D", "L")
+    assert named == [("fc.weight", "W"), ("scaler:scale", "S")]
+    with pytest.raises(ValueError):
+        baselines.split_inputs({"seeded_inputs": specs}, ["W"])
+
+
+def test_compare_groups_each_on_its_own(run):
+    # A loss scale of 65536 beside the parameters: the joint norm hides
+    # the parameters' error, their group's own does not.
+    scale = np.array(65536.0, np.float32)
+    param = np.ones(4, np.float32)
+    wrong = param * 1.01
+    _, joint, _ = run.compare([scale, wrong], [scale, param])
+    assert joint < 1e-6
+    groups = {"scaler": [0], "param": [1, 2]}
+    max_abs, rel, note = run.compare_groups(
+        [scale, wrong, param], [scale, param, param], groups)
+    assert rel == pytest.approx(0.01 / 2 ** 0.5, rel=1e-4) and not note
+    assert max_abs == pytest.approx(0.01, rel=1e-4)
+    # A flag that differs (a step skipped on one side only) fails.
+    _, rel, _ = run.compare_groups([np.array(True)], [np.array(False)],
+                                   {"found_inf": [0]})
+    assert rel == float("inf")
+    _, rel, note = run.compare_groups(
+        [np.array(np.nan, np.float32)], [np.array(1.0, np.float32)],
+        {"loss": [0]})
+    assert "loss: 1 NaN/Inf mismatches" in note
+    _, rel, note = run.compare_groups([param], [param, param], groups)
+    assert rel is None and "1 outputs for 2 references" in note
+
+
 #===----------------------------------------------------------------------===#
 # baselines.py: statistics, profiles
 #===----------------------------------------------------------------------===#

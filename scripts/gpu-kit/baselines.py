@@ -11,9 +11,11 @@ prints one line `BASELINE-RESULT {json}` (the variant's figures).
 A model row's manifest case carries `"torch"`: torchvision (`name`,
 `channels_last`) or gpt2 (`config`: GPT2Config's keywords,
 `attn_implementation`, default sdpa), with `train` and `loss` for a
-training step. Its seeded inputs are, in order, the data (images or token
-ids), then the module's parameters and floating buffers by state-dict
-name; a training step's labels are the input named "labels".
+training step. Its seeded inputs are the data (images or token ids: the
+input named "data", else the first), the module's parameters and floating
+buffers by state-dict name, and for a training step the labels (named
+"labels") and the step's optimizer and loss-scaler state (other names,
+which PyTorch's own step keeps for itself).
 
 Variants, each timed by CUDA events (warm-up first) with its peak memory:
 
@@ -190,18 +192,24 @@ class WeightError(ValueError):
 
 def split_inputs(case, arrays):
     """(data, labels, [(name, array)] of the rest) by the contract: the
-    first seeded input is the data, the one named "labels" the labels."""
+    seeded input named "data" is the data (else the first one: an
+    inference row's image or token ids), the one named "labels" the
+    labels."""
     specs = case["seeded_inputs"]
     if len(specs) != len(arrays):
         raise ValueError(f"{len(arrays)} arrays for {len(specs)} seeded "
                          f"inputs")
+    names = [spec.get("name") for spec in specs]
+    data = names.index("data") if "data" in names else 0
     labels, named = None, []
-    for spec, array in zip(specs[1:], arrays[1:]):
-        if spec.get("name") == "labels":
+    for index, (name, array) in enumerate(zip(names, arrays)):
+        if index == data:
+            continue
+        if name == "labels":
             labels = array
         else:
-            named.append((spec["name"], array))
-    return arrays[0], labels, named
+            named.append((name, array))
+    return arrays[data], labels, named
 
 
 def _listing(names, limit=6):

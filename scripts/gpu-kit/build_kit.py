@@ -38,6 +38,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -107,6 +108,12 @@ class Case:
         # Model rows: {"unit": "images"|"tokens", "per_call": N}, the size
         # in words, and the simulator's estimate (kept_estimates).
         self.items = self.size = self.estimate = None
+        # A training step: its CPU reference keeps its small outputs, and
+        # each output is compared on its own (run.py).
+        self.train = False
+        # The name of its library in the kit: cases of one module at one
+        # level (rows that differ in batch only) share it.
+        self.library_name = None
 
     @property
     def label(self):
@@ -277,11 +284,14 @@ def collect_cases(with_large, frontend_dir=None):
                 cases.append(case)
                 continue
             # A training step (mlp_train) has static shapes, its own entry
-            # and, like mlp_train_step, twice the tolerance.
+            # and, like mlp_train_step, twice the tolerance. The rows of a
+            # shared module (ResNet-50's training step at two batches)
+            # share its libraries.
             variants = O0_O2 if info.get("variants") == "O0_O2" else ALL
             real = bool(info.get("real"))
-            for case in levels(name, "model", str(info_path.with_suffix(
-                    ".mlir")), info.get("entry", "main"), variants,
+            module = info_path.parent / info.get("module", f"{name}.mlir")
+            for case in levels(name, "model", str(module),
+                               info.get("entry", "main"), variants,
                     dynamic=info.get("batch", 4), sim=not real,
                     quick=True, repeat=20 if real else 10,
                     reference="torch" if real else "cpu",
@@ -295,6 +305,10 @@ def collect_cases(with_large, frontend_dir=None):
                     case.torch = {"model": "frontend", "name": name,
                                   "weights": f"data/models/{weights.name}",
                                   "source": str(weights)}
+                case.train = bool(info.get("train"))
+                if "module" in info:
+                    case.library_name = case.id.replace(
+                        f".{name}.", f".{module.stem}.")
                 case.items = info.get("items")
                 case.reason = info.get("reason")
                 case.size = info.get("size")
@@ -332,11 +346,19 @@ class Builder:
                                      "libamp_aot_support.a").read_bytes())
         self.jobs = args.jobs
         self.log = []
+        self.locks, self.locks_guard = {}, threading.Lock()
 
     def compile(self, case, target):
-        """The library of `case` for `target`, from the cache or made now."""
+        """The library of `case` for `target`, from the cache or made now
+        (once for cases of the same module and options)."""
         key = digest(case.text(), case.compile_args(target), self.tool_hash)
-        path = self.work / "cache" / f"{case.id}.{target}.{key}.so"
+        path = self.work / "cache" / f"{key}.{target}.so"
+        with self.locks_guard:
+            lock = self.locks.setdefault(path, threading.Lock())
+        with lock:
+            return self._compile(case, target, path)
+
+    def _compile(self, case, target, path):
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             staging = path.with_suffix(".tmp.so")
@@ -377,9 +399,20 @@ class Builder:
         return random_arguments(function, case.dynamic, rng)
 
     def reference(self, case):
-        """Inputs and the CPU pipeline's outputs for `case` (cached)."""
+        """Inputs and the CPU pipeline's outputs for `case` (cached). A
+        training step keeps the outputs of at most SMALL_OUTPUT elements
+        (ResNet-50's weights and momenta would not fit in the kit): the
+        loss, the norms' parameters and running statistics, the optimizer's
+        and the scaler's state, the skip flag, and at O0 the momenta. At a
+        16-bit level the momenta (one step's raw gradients) are left out:
+        two valid roundings, the GPU's library calls storing 16-bit results
+        and the CPU's fused epilogues keeping f32, put ResNet-50's 2% apart
+        at O2 f16 (rel L2, all together) while the parameters they update
+        agree to 6e-5. Their groups (reference_groups: one per role) are
+        compared each as a whole."""
         cpu = self.compile(case, "cpu")
-        folder = self.work / "refs" / cpu.stem
+        folder = self.work / "refs" / (
+            f"{cpu.stem}.{digest(case.name, json.dumps(case.args))}")
         done = folder / "done"
         if not done.exists():
             folder.mkdir(parents=True, exist_ok=True)
@@ -393,10 +426,31 @@ class Builder:
             for i, array in enumerate(inputs):
                 if not case.args:  # seeded inputs are drawn there again
                     np.save(folder / f"in{i}.npy", array)
+            roles = training_roles(case, len(outputs))
             for i, array in enumerate(outputs):
+                if roles and (np.size(array) > SMALL_OUTPUT or (
+                        roles[i] == "optimizer_state" and case.level != "O0")):
+                    continue
                 np.save(folder / f"ref{i}.npy", _savable(array))
             done.write_text("ok\n")
         return folder
+
+
+# The largest output of a training step that its CPU reference keeps.
+SMALL_OUTPUT = 1 << 12
+
+
+def training_roles(case, count):
+    """The role of each result of a training case's step (loss, param,
+    buffer, optimizer_state, scaler, found_inf), or None for other cases."""
+    if not case.train:
+        return None
+    from amp_mlir import trainer
+    _, results = trainer._signature(case.text(), case.entry)
+    if len(results) < count:
+        raise RuntimeError(f"{case.id}: {count} results, {len(results)} "
+                           f"roles")
+    return [role for role, _ in results]
 
 
 def _savable(array):
@@ -525,13 +579,14 @@ def main():
                     f"convolution(s) are generated kernels, not library "
                     f"calls ({'; '.join(sorted(set(generated)))}) and the "
                     f"row states no reason")
+        library = case.library_name or case.id
         gpu = builder.compile(case, "gpu")
-        shutil.copy2(gpu, out / "lib" / f"{case.id}.so")
-        entry["library"] = f"lib/{case.id}.so"
+        shutil.copy2(gpu, out / "lib" / f"{library}.so")
+        entry["library"] = f"lib/{library}.so"
         if case.sim:
             sim = builder.compile(case, "gpu-sim")
-            shutil.copy2(sim, out / "sim" / f"{case.id}.so")
-            entry["sim_library"] = f"sim/{case.id}.so"
+            shutil.copy2(sim, out / "sim" / f"{library}.so")
+            entry["sim_library"] = f"sim/{library}.so"
         if case.reference == "cpu":
             folder = builder.reference(case)
             data = out / "data" / case.id
@@ -547,6 +602,15 @@ def main():
             for f in sorted(folder.glob("ref*.npy"), key=_index):
                 shutil.copy2(f, data / f.name)
                 entry["references"].append(f"data/{case.id}/{f.name}")
+            if case.train:
+                kept = [_index(f) for f in sorted(folder.glob("ref*.npy"),
+                                                  key=_index)]
+                roles = training_roles(case, max(kept) + 1)
+                entry["reference_outputs"] = kept
+                groups = {}
+                for position, index in enumerate(kept):
+                    groups.setdefault(roles[index], []).append(position)
+                entry["reference_groups"] = groups
         else:
             entry["seeded_inputs"] = case.args
         if case.torch:

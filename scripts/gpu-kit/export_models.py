@@ -16,14 +16,27 @@ functional call of the module): ResNet-50's 25.6M and GPT-2's 124M weights
 would not travel as constants. Both sides draw them from a seed (the kit's
 runner on the GPU machine; the CPU reference here for the small models).
 
-A training row that from_torch_training cannot import yet is written as
-OUT_DIR/<name>.json with "not_built" (the importer's own message, from the
-same model at a small size), and the kit keeps the row.
+A training row (a spec with "train") is the whole training step:
+from_torch_training's forward and backward (cross-entropy, the row's
+optimizer) made a step by amp_mlir.make_training_step, as amp_mlir.Trainer
+makes it, with GradScaler's settings at every level (the "pytorch" preset:
+the bf16 and O0 levels run the same unscale, check and scale update as
+f16, where Trainer would keep a scale of 1; the same work either way). It
+is exported at a small batch with a dynamic batch dimension, so that
+ResNet-50 at batch 256 is never traced on this machine, and one module
+serves the rows that differ in batch only. Its seeded arguments follow the
+step's signature: the parameters (seeded as the inference rows'), the
+batch norms' running statistics, the optimizer and loss-scaler state at
+the values the step's own @<entry>_init returns, then the batch as "data"
+and "labels". A training row that from_torch_training cannot import yet
+is written as OUT_DIR/<name>.json with "not_built" (the importer's own
+message, from the same model at a small size), and the kit keeps the row.
 """
 
 import argparse
 import json
 import os
+import re
 import sys
 
 import numpy as np
@@ -35,6 +48,7 @@ sys.path.insert(0, os.path.join(REPO, "python"))
 import amp_mlir  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from frontend_models import MLP, TransformerClassifier  # noqa: E402
+from amp_mlir import trainer  # noqa: E402
 
 
 def weights_as_arguments(net, names, output=None):
@@ -58,17 +72,29 @@ def weights_as_arguments(net, names, output=None):
     return module
 
 
-def seeded_weights(net, names):
+# A bottleneck block's last BatchNorm gain (torchvision's ResNet-50).
+_RESIDUAL_GAIN = re.compile(r"^layer\d+\.\d+\.bn3\.weight$")
+
+
+def seeded_weights(net, names, zero_init_residual=False):
     """Deterministic stand-ins for a torchvision CNN: He-uniform weights,
     small biases, BatchNorm gains 1, shifts 0, running mean 0 and variance
-    1."""
+    1. zero_init_residual: the last BatchNorm gain of each bottleneck block
+    is 0, as in NVIDIA's ResNet-50 recipe (torchvision's
+    zero_init_residual=True): every block starts as the identity. The
+    training rows use it: without it, ResNet-50's gradients at a random
+    initialisation are ill-conditioned at small sizes (PyTorch's own fp32
+    and fp64 gradients differ by 2% at batch 4, 64x64, and by 150% at
+    batch 2, 32x32; 1e-6 with it)."""
     specs = []
     state = dict(net.named_parameters())
     state.update(dict(net.named_buffers()))
     for name in names:
         shape = list(state[name].shape)
         leaf = name.rsplit(".", 1)[-1]
-        if leaf == "running_var":
+        if zero_init_residual and _RESIDUAL_GAIN.match(name):
+            spec = {"init": "uniform", "scale": 0.0}
+        elif leaf == "running_var":
             spec = {"init": "ones", "scale": 0.0}
         elif leaf == "running_mean":
             spec = {"init": "uniform", "scale": 0.0}
@@ -114,6 +140,10 @@ GPT2_SMALL = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 64,
               "attn_pdrop": 0.0, "bos_token_id": 0, "eos_token_id": 0}
 
 
+RESNET50_SGD = {"optimizer": "sgd", "lr": 0.1, "momentum": 0.9,
+                "weight_decay": 5e-5}
+
+
 def _kit_models():
     """name -> spec of every model the kit can carry. kind: 'frontend'
     (constant weights), 'mlp_train', 'torchvision' or 'gpt2' (weights as
@@ -132,6 +162,10 @@ def _kit_models():
                            "batch": 2, "image": 32, "variants": "O0_O2"},
         "gpt2_small": {"kind": "gpt2", "config": GPT2_SMALL, "batch": 2,
                        "seq": 64, "variants": "O0_O2"},
+        # ResNet-50's training step at that size, against the CPU.
+        "resnet50_train_small": {"kind": "torchvision", "arch": "resnet50",
+                                 "batch": 2, "image": 64,
+                                 "train": RESNET50_SGD, "variants": "O0_O2"},
     }
     # The real-size rows (issue 42): checked on the GPU machine against
     # PyTorch fp32 on the same seeded weights.
@@ -139,12 +173,13 @@ def _kit_models():
         models[f"resnet50_b{batch}"] = {
             "kind": "torchvision", "arch": "resnet50", "batch": batch,
             "image": 224, "variants": "ALL", "real": True}
+    # ResNet-50's training step (SGD with momentum and weight decay, as
+    # NVIDIA's recipe), at batch 128 and 256 from one module (a dynamic
+    # batch), against PyTorch's AMP step on the GPU machine.
     for batch in (128, 256):
         models[f"resnet50_train_b{batch}"] = {
             "kind": "torchvision", "arch": "resnet50", "batch": batch,
-            "image": 224, "train": {"optimizer": "sgd", "lr": 0.1,
-                                    "momentum": 0.9, "weight_decay": 5e-5},
-            "real": True}
+            "image": 224, "train": RESNET50_SGD, "real": True}
     for batch in (1, 8):
         models[f"gpt2_b{batch}"] = {
             "kind": "gpt2", "config": GPT2_124M, "batch": batch, "seq": 1024,
@@ -217,12 +252,9 @@ def _training_reason(spec):
         def loss(logits, labels):
             return torch.nn.functional.cross_entropy(
                 logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
-    train = dict(spec["train"])
-    kind = train.pop("optimizer")
-    optimizer = {"kind": "momentum" if kind == "sgd" else kind, **{
-        k: v for k, v in train.items() if k != "betas"}}
     try:
-        amp_mlir.from_torch_training(net, loss, optimizer, *batch)
+        amp_mlir.from_torch_training(net, loss, _optimizer_of(spec["train"]),
+                                     *batch)
     except Exception as error:  # noqa: BLE001 - the reason is the row
         message = str(error)
         return message if message.startswith("from_torch_training") else \
@@ -265,7 +297,7 @@ def export_one(name, spec, out):
         text = amp_mlir.make_training_step(fb)
         info.update(entry="forward_backward", variants="O0_O2",
                     tol_scale=2.0)
-    elif spec.get("train"):
+    elif spec.get("train") and kind != "torchvision":
         info.update(batch=spec["batch"], train=spec["train"], real=True,
                     not_built=_training_reason(spec) or
                     "the kit does not build training steps of this model "
@@ -274,6 +306,8 @@ def export_one(name, spec, out):
         with open(os.path.join(out, f"{name}.json"), "w") as f:
             json.dump(info, f, indent=1)
         return info
+    elif spec.get("train"):
+        return export_training(name, spec, out, info)
     else:
         batch = spec["batch"]
         if kind == "torchvision":
@@ -318,6 +352,116 @@ def export_one(name, spec, out):
     return info
 
 
+def _optimizer_of(train):
+    """from_torch_training's optimizer dict of a row's "train" settings."""
+    settings = dict(train)
+    kind = settings.pop("optimizer")
+    settings.pop("betas", None)
+    return {"kind": "momentum" if kind == "sgd" else kind, **settings}
+
+
+def _tensor_type(text):
+    """(shape with None for ?, element type) of `tensor<2x?x3xf32>`."""
+    parts = text[len("tensor<"):-1].split("x")
+    return ([None if d == "?" else int(d) for d in parts[:-1]], parts[-1])
+
+
+_CONSTANT = re.compile(r"(%[\w.]+) = arith\.constant dense<([^>]*)> : "
+                       r"(tensor<[^>]*>)")
+
+
+def initial_state(text, entry):
+    """The values @<entry>_init returns (a training step's initial
+    optimizer and loss-scaler state): one number per result, each a splat
+    constant; raises ValueError otherwise."""
+    match = re.search(rf"func\.func @{re.escape(entry)}_init\(\)(.*?)"
+                      rf"^\s*return ([^:\n]*) :", text, re.S | re.M)
+    if not match:
+        raise ValueError(f"the training step has no @{entry}_init")
+    constants = {name: value for name, value, _ in
+                 _CONSTANT.findall(match.group(1))}
+    values = []
+    for name in (n.strip() for n in match.group(2).split(",")):
+        if name not in constants:
+            raise ValueError(f"@{entry}_init returns {name}, not a splat "
+                             f"constant")
+        literal = constants[name]
+        values.append(literal == "true" if literal in ("true", "false")
+                      else float(literal) if any(c in literal for c in ".e")
+                      else int(literal))
+    return values
+
+
+def training_arguments(net, text, entry, batch, image, classes):
+    """The seeded specs of the step's arguments, in its order (see the
+    module's docstring)."""
+    header = trainer._header(text, entry)[0]
+    types = [_tensor_type(m.group(1))
+             for m in trainer._ARGUMENT.finditer(header)]
+    roles, _ = trainer._signature(text, entry)
+    names = [label for role, label in roles if role in ("param", "buffer")]
+    weights = {spec["name"]: spec for spec in seeded_weights(
+        net, [n for n in names if not n.endswith("num_batches_tracked")],
+        zero_init_residual=True)}
+    state = iter(initial_state(text, entry))
+    batch_args = iter([
+        {"name": "data", "shape": [batch, 3, image, image], "dtype": "f32",
+         "init": "uniform", "scale": 1.0},
+        {"name": "labels", "shape": [batch], "dtype": "i64",
+         "init": "integers", "high": classes}])
+    specs = []
+    for (role, label), (shape, element) in zip(roles, types):
+        if role == "batch":
+            specs.append(next(batch_args))
+        elif role in ("optimizer_state", "scaler"):
+            specs.append({"name": f"{role}:{label}", "shape": shape,
+                          "init": "fill", "value": next(state),
+                          "dtype": element})
+        elif label in weights:
+            specs.append(weights[label])
+        else:  # num_batches_tracked
+            specs.append({"name": label, "shape": shape, "init": "fill",
+                          "value": 0, "dtype": element})
+    if next(state, None) is not None or next(batch_args, None) is not None:
+        raise ValueError("the step's signature and its initial state "
+                         "disagree")
+    return specs
+
+
+def export_training(name, spec, out, info):
+    """A torchvision training row: the step module (shared by the rows
+    that differ in batch only) and OUT/<name>.json."""
+    import torch.nn.functional as F
+    batch, image = spec["batch"], spec["image"]
+    module = f"{spec['arch']}_train_{image}.mlir"
+    path = os.path.join(out, module)
+    net = build_torchvision(spec["arch"]).train()
+    classes = net.fc.out_features
+    if not os.path.exists(path):
+        fb = amp_mlir.from_torch_training(
+            net, F.cross_entropy, _optimizer_of(spec["train"]),
+            torch.zeros(2, 3, image, image),
+            torch.zeros(2, dtype=torch.int64), dynamic_dims=0)
+        text = amp_mlir.make_training_step(fb, scaler="pytorch")
+        with open(path, "w") as f:
+            f.write(text)
+    with open(path) as f:
+        text = f.read()
+    info.update(batch=batch, module=module, entry="forward_backward",
+                input={"shape": [batch, 3, image, image], "dtype": "f32"},
+                arguments=training_arguments(net, text, "forward_backward",
+                                             batch, image, classes),
+                torch=_torch_spec(spec), train=spec["train"],
+                variants=spec.get("variants", "ALL"),
+                real=bool(spec.get("real")),
+                items={"unit": "images", "per_call": batch},
+                size=f"batch {batch}, {image}x{image}, training step",
+                tol_scale=2.0)
+    with open(os.path.join(out, f"{name}.json"), "w") as f:
+        json.dump(info, f, indent=1)
+    return info
+
+
 def _torch_spec(spec):
     """The PyTorch baseline's model on the GPU machine (run.py)."""
     if spec["kind"] == "torchvision":
@@ -351,7 +495,7 @@ def main():
             continue
         torch.manual_seed(0)
         info = export_one(name, spec, args.out)
-        path = os.path.join(args.out, f"{name}.mlir")
+        path = os.path.join(args.out, info.get("module", f"{name}.mlir"))
         if info.get("not_built"):
             print(f"{name}: not built: {info['not_built'][:160]}")
         else:

@@ -5,16 +5,27 @@ carry."""
 
 import numpy as np
 
+# numpy's type of each element type a "fill" spec may have.
+FILL_TYPES = {"f32": np.float32, "i32": np.int32, "i64": np.int64,
+              "i1": np.bool_}
+
 
 def seeded_inputs(specs, seed=0):
     """One array per spec, each from its own generator (seed * 1000 + its
     index): float32 for {"shape", "init": "uniform"|"ones", "scale"},
     U(-scale, scale), plus 1 for "ones"; int64 for {"shape", "init":
-    "integers", "high"} (token ids, labels), uniform in [0, high)."""
+    "integers", "high"} (token ids, labels), uniform in [0, high); and
+    {"shape", "init": "fill", "value", "dtype": "f32"|"i32"|"i64"|"i1"},
+    every element `value` (a training step's initial optimizer and
+    loss-scaler state)."""
     arrays = []
     for index, spec in enumerate(specs):
         rng = np.random.default_rng(seed * 1000 + index)
         shape = tuple(spec["shape"])
+        if spec["init"] == "fill":
+            arrays.append(np.full(shape, spec["value"],
+                                  dtype=FILL_TYPES[spec["dtype"]]))
+            continue
         if spec["init"] == "integers":
             arrays.append(rng.integers(0, spec["high"], size=shape,
                                        dtype=np.int64))
