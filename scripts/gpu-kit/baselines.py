@@ -261,7 +261,9 @@ def assign_weights(module, named_arrays, allow_unknown=False):
                           f"seeded input: {_listing(missing)}")
     with torch.no_grad():
         for name, array in given.values():
-            source = torch.from_numpy(np.ascontiguousarray(array))
+            # (np.ascontiguousarray makes a 0-d array 1-d: a scalar
+            # buffer such as num_batches_tracked keeps its shape.)
+            source = torch.from_numpy(np.require(array, requirements="C"))
             targets[name].copy_(source.to(targets[name].dtype))
     return {"assigned": len(given), "defaulted": defaulted,
             "unused_inputs": unknown}
