@@ -48,6 +48,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <dlfcn.h>
 #include <mutex>
 #include <random>
 
@@ -746,6 +747,21 @@ static Expected<int32_t *> lookupNanInfSite(ExecutionEngine &engine) {
   return static_cast<int32_t *>(*site);
 }
 
+/// `name` in MLIR's C runner utilities (memrefCopy for copies of strided
+/// memrefs such as slices and tensor.pad results, printMemref*), or null.
+/// The library is opened once with RTLD_LOCAL, not by the engine's
+/// sharedLibPaths: those are opened RTLD_GLOBAL, and LLVM 22's runner
+/// utilities link libLLVM and libMLIR, whose symbols would then bind the
+/// static constructors of any other LLVM a process loads later (triton's,
+/// which torchvision imports, crashed in them).
+static void *lookupCRunnerUtils(StringRef name) {
+  static void *handle =
+      llvm::sys::fs::exists(AMP_MLIR_C_RUNNER_UTILS)
+          ? dlopen(AMP_MLIR_C_RUNNER_UTILS, RTLD_NOW | RTLD_LOCAL)
+          : nullptr;
+  return handle ? dlsym(handle, name.str().c_str()) : nullptr;
+}
+
 /// Binds a name to an address in the JIT (null: left unbound).
 using SymbolBinder = llvm::function_ref<void(StringRef, const void *)>;
 
@@ -760,6 +776,26 @@ static void registerJitSymbols(ExecutionEngine &engine,
                                    llvm::JITSymbolFlags::Exported};
     });
     return symbols;
+  });
+}
+
+/// Binds the functions the code calls but does not define to the libraries
+/// that define them: the runtimes' (`runtimes`, the first that defines a
+/// name) to the library named, not to whatever defines the same name first
+/// in the process (the simulator and libamp_runtime export the same
+/// mgpu*/ampGpu* names, and a process may hold both); the rest, where
+/// MLIR's C runner utilities define them.
+static void registerCalledLibraries(ExecutionEngine &engine,
+                                    ArrayRef<const RuntimeLibrary *> runtimes,
+                                    ArrayRef<std::string> externalFunctions) {
+  registerJitSymbols(engine, [&](SymbolBinder bind) {
+    for (StringRef name : externalFunctions) {
+      void *address = nullptr;
+      for (const RuntimeLibrary *runtime : runtimes)
+        if (runtime && !address)
+          address = runtime->lookup(name);
+      bind(name, address ? address : lookupCRunnerUtils(name));
+    }
   });
 }
 
@@ -832,12 +868,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     return optimizeForJit(*llvmModule, *targetMachine, options,
                           timing && timing->passes ? &llvmPassStream : nullptr);
   };
-  // MLIR's C runner utilities define what the lowered code may call besides
-  // libc: memrefCopy (copies of strided memrefs, e.g. slices and tensor.pad
-  // results), printMemref*. The directory is LLVM's, found at configure time.
+  // MLIR's C runner utilities (what the lowered code may call besides libc)
+  // are bound by name below, not loaded by the engine.
   SmallVector<StringRef, 2> libraries;
-  if (llvm::sys::fs::exists(AMP_MLIR_C_RUNNER_UTILS))
-    libraries.push_back(AMP_MLIR_C_RUNNER_UTILS);
   if (executable->gpu)
     libraries.push_back(executable->gpu->getPath());
   if (!executable->gpu) {
@@ -870,20 +903,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     });
     executable->constants = constants;
   }
-  // The runtime's functions bind to the library named, not to whatever
-  // defines the same name first in the process (the simulator and
-  // libamp_runtime export the same mgpu*/ampGpu* names, and a process may
-  // hold both).
-  if (HostRuntime *host = executable->host)
-    registerJitSymbols(*executable->engine, [&](SymbolBinder bind) {
-      for (StringRef name : externalFunctions)
-        bind(name, host->lookup(name));
-    });
-  if (GpuRuntime *gpu = executable->gpu)
-    registerJitSymbols(*executable->engine, [&](SymbolBinder bind) {
-      for (StringRef name : externalFunctions)
-        bind(name, gpu->lookup(name));
-    });
+  registerCalledLibraries(*executable->engine,
+                          {executable->host, executable->gpu},
+                          externalFunctions);
   if (options.checkNanInf != CheckNanInf::Off) {
     Expected<int32_t *> site = lookupNanInfSite(*executable->engine);
     if (!site)

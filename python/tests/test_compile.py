@@ -1,6 +1,10 @@
 """amp_mlir.compile: numpy in and out, levels, options, and errors that are
 Python exceptions, never crashes."""
 
+import os
+import subprocess
+import sys
+import textwrap
 import warnings
 from pathlib import Path
 
@@ -595,3 +599,36 @@ def test_amp_options_are_typed_from_the_one_table():
     with pytest.raises(ValueError, match="unknown option 'dtyp' of the AMP "
                                          "pipeline"):
         amp_mlir.compile(EXP, amp_options={"dtyp": "bf16"})
+
+
+STRIDED_SLICE = """
+func.func @f(%x: tensor<4x4xf32>) -> tensor<2x2xf32> {
+  %0 = tensor.extract_slice %x[0, 1] [2, 2] [2, 2]
+      : tensor<4x4xf32> to tensor<2x2xf32>
+  return %0 : tensor<2x2xf32>
+}
+"""
+
+
+def test_compile_keeps_llvm_out_of_the_global_namespace():
+    # MLIR's C runner utilities, which compiled code may call (memrefCopy),
+    # link LLVM 22's and MLIR's shared libraries. Opened RTLD_GLOBAL (as the
+    # ExecutionEngine opens its sharedLibPaths) they put LLVM's symbols in
+    # the process's global namespace, and another LLVM loaded afterwards
+    # binds to them: `import torchvision` (which imports triton) after a
+    # compile crashed in triton's static constructors. In a fresh process:
+    code = textwrap.dedent(f"""
+        import ctypes
+        import numpy as np
+        import amp_mlir
+        m = amp_mlir.compile({STRIDED_SLICE!r}, level="O0")
+        x = np.arange(16, dtype=np.float32).reshape(4, 4)
+        print(m["f"](x).tolist())
+        print(hasattr(ctypes.CDLL(None), "LLVMContextCreate"))
+    """)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["[[1.0, 3.0], [9.0, 11.0]]",
+                                             "False"]

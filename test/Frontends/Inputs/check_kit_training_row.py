@@ -31,10 +31,6 @@ import sys
 
 import numpy as np
 import torch
-# Before amp_mlir's first compile: torchvision imports triton, whose own
-# LLVM's static constructors crash when they bind to the LLVM 22 that a
-# compile has loaded (a known problem, issue 43's note of 2026-12-04).
-import torchvision  # noqa: F401
 
 import amp_mlir
 from amp_mlir import trainer
