@@ -109,6 +109,13 @@ def _text(generated):
     return generated[0]
 
 
+def module_of(out):
+    """The module export_models.py wrote for OUT.mlir's row: OUT.mlir, or
+    the one its OUT.json names (a training step, shared by batch sizes)."""
+    info = json.loads(out.with_suffix(".json").read_text())
+    return out.parent / info.get("module", out.name)
+
+
 def export_kit_model(name, **overrides):
     """A source that exports export_models.py's KIT_MODELS[name] with
     `overrides` (image, config, seq) at the batch asked, with the frontend
@@ -120,8 +127,7 @@ def export_kit_model(name, **overrides):
             settings.items()) if key != "config")
         out = Path(work) / f"{tag}.mlir"
         if out.with_suffix(".json").exists():
-            info = json.loads(out.with_suffix(".json").read_text())
-            return Path(work) / info.get("module", out.name)
+            return module_of(out)
         code = f"""
 import json, sys
 sys.path.insert(0, {str(REPO / 'python')!r})
@@ -134,9 +140,7 @@ export_models.export_one({tag!r}, spec, {str(work)!r})
         subprocess.run([torch_python, "-c", code], check=True,
                        capture_output=True, text=True,
                        env=dict(os.environ, AMP_MLIR_ROOT=str(build)))
-        # A training row names its module (shared by batch sizes).
-        info = json.loads(out.with_suffix(".json").read_text())
-        return Path(work) / info.get("module", out.name)
+        return module_of(out)
 
     return export
 

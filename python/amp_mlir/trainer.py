@@ -101,6 +101,13 @@ _NUMPY_TYPES = {"f32": np.float32, "f64": np.float64, "f16": np.float16,
                 "i64": np.int64, "i32": np.int32, "i1": np.bool_}
 
 
+def _tensor_type(text):
+    """(shape, element type) of `tensor<2x?x3xf32>`: a dynamic dimension
+    is None."""
+    parts = text[len("tensor<"):-1].split("x")
+    return [None if d == "?" else int(d) for d in parts[:-1]], parts[-1]
+
+
 def _buffer_types(text, func_name):
     """{name: (shape, numpy dtype)} of the amp.buffer arguments of
     @func_name."""
@@ -109,13 +116,12 @@ def _buffer_types(text, func_name):
         role = _ROLE.search(match.group(2) or "")
         if not role or role.group(1) != "buffer":
             continue
-        parts = match.group(1)[len("tensor<"):-1].split("x")
-        element = parts[-1]
+        shape, element = _tensor_type(match.group(1))
         if element not in _NUMPY_TYPES:
             raise AmpError(f"buffer {role.group(2)!r} of @{func_name} has "
                            f"element type {element}, which the Trainer "
                            f"does not keep")
-        types[role.group(2)] = (tuple(int(d) for d in parts[:-1]),
+        types[role.group(2)] = (tuple(shape),
                                 np.dtype(_NUMPY_TYPES[element]))
     return types
 

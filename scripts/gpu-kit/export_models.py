@@ -360,12 +360,6 @@ def _optimizer_of(train):
     return {"kind": "momentum" if kind == "sgd" else kind, **settings}
 
 
-def _tensor_type(text):
-    """(shape with None for ?, element type) of `tensor<2x?x3xf32>`."""
-    parts = text[len("tensor<"):-1].split("x")
-    return ([None if d == "?" else int(d) for d in parts[:-1]], parts[-1])
-
-
 _CONSTANT = re.compile(r"(%[\w.]+) = arith\.constant dense<([^>]*)> : "
                        r"(tensor<[^>]*>)")
 
@@ -396,7 +390,7 @@ def training_arguments(net, text, entry, batch, image, classes):
     """The seeded specs of the step's arguments, in its order (see the
     module's docstring)."""
     header = trainer._header(text, entry)[0]
-    types = [_tensor_type(m.group(1))
+    types = [trainer._tensor_type(m.group(1))
              for m in trainer._ARGUMENT.finditer(header)]
     roles, _ = trainer._signature(text, entry)
     names = [label for role, label in roles if role in ("param", "buffer")]
