@@ -473,12 +473,15 @@ def test_a_step_that_killed_the_process_is_not_run_again(run, tmp_path):
 
 
 def test_quick_runs_the_model_rows_first(run):
-    """--quick: the model rows first, in the manifest's order within and
-    outside them (O0 before a model's other levels); a full run keeps the
-    manifest's order."""
+    """--quick: the model rows first, their training steps before the
+    others, in the manifest's order within each part (O0 before a model's
+    other levels); a full run keeps the manifest's order."""
     cases = [{"id": i, "group": g} for i, g in enumerate(
-        ["test", "model", "bench", "model", "test", "model"])]
+        ["test", "model", "bench", "model", "test", "model", "model"])]
+    cases[5]["torch"] = {"train": {"optimizer": "sgd"}}
+    cases[6]["torch"] = {"train": {"optimizer": "sgd"}}
+    cases[3]["torch"] = {"dtype": "f16"}
     assert [c["id"] for c in run.case_order(cases, quick=True)] == \
-        [1, 3, 5, 0, 2, 4]
+        [5, 6, 1, 3, 0, 2, 4]
     assert [c["id"] for c in run.case_order(cases, quick=False)] == \
-        [0, 1, 2, 3, 4, 5]
+        [0, 1, 2, 3, 4, 5, 6]

@@ -583,12 +583,15 @@ def _add_note(row, text):
 
 def case_order(cases, quick):
     """The cases in the order they run: the manifest's, except that --quick
-    runs the model rows (what the kit is for, issue 42) first, each model's
+    runs the model rows (what the kit is for, issue 42) first, and among
+    them the training steps (issue 43's measure) first, each model's
     levels still in order (O0 first, for x O0), so that a run that reaches
     its deadline skips bench and test rows rather than models."""
     if not quick:
         return list(cases)
-    return sorted(cases, key=lambda case: case["group"] != "model")
+    return sorted(cases, key=lambda case: (
+        case["group"] != "model",
+        not (case.get("torch") or {}).get("train")))
 
 
 def sim_bounds(library, function, inputs):

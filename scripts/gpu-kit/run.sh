@@ -2,7 +2,8 @@
 # amp-mlir's GPU kit: checks the GPU path on any CUDA machine (no LLVM/MLIR
 # needed there).
 #
-#   bash gpu-kit/run.sh [--quick] [--sim] [--only SUBSTRINGS] [--no-torch]
+#   bash gpu-kit/run.sh [--quick [--budget=SECONDS]] [--sim] [--only SUBSTRINGS]
+#                       [--no-torch]
 #
 #   --quick   fewer timed repetitions, and the whole run within 7 minutes
 #             (a deadline run.py keeps: later steps are skipped, said so)
@@ -19,11 +20,21 @@ PY="${PYTHON:-python3}"
 
 sim=0
 quick=0
+budget=420
+args=()
 for arg in "$@"; do
   case "$arg" in
     --sim) sim=1 ;;
     --quick) quick=1 ;;
+    --budget=*)
+      budget="${arg#--budget=}"
+      case "$budget" in
+        ''|*[!0-9]*) echo "gpu-kit: --budget takes whole seconds, not '$budget'" >&2
+                     exit 2 ;;
+      esac
+      continue ;;
   esac
+  args+=("$arg")
 done
 
 if ! "$PY" -c 'import numpy' 2>/dev/null; then
@@ -89,7 +100,6 @@ echo "gpu-kit: cuDNN  ${AMP_RUNTIME_LIBCUDNN:-not found (the runtime searches th
 sim_dir=""
 cleanup() { [ -n "$sim_dir" ] && rm -rf "$sim_dir"; }
 trap cleanup EXIT
-args=("$@")
 if [ "$sim" = 1 ]; then
   sim_dir="$(mktemp -d)"
   ln -s "$KIT/sim/libamp_runtime_gpusim.so" "$sim_dir/libamp_runtime.so"
@@ -100,8 +110,7 @@ fi
 # row that crashed, up to 3 times. --quick: run.py skips what would end
 # after the deadline (the budget less 20 s for the closing table), and the
 # run stops after 420 s in all, whatever happens (results.json keeps the
-# rows that ran).
-budget=420
+# rows that ran). --budget=SECONDS sets those 420 s.
 deadline=$(( $(date +%s) + budget - 20 ))
 status=0
 for attempt in 1 2 3 4; do
