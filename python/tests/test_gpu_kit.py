@@ -7,6 +7,7 @@ child's protocol. What needs torch is in test/Frontends/gpu-kit-baselines
 
 import importlib.util
 import json
+import subprocess
 import sys
 import textwrap
 import time
@@ -485,3 +486,71 @@ def test_quick_runs_the_model_rows_first(run):
         [5, 6, 1, 3, 0, 2, 4]
     assert [c["id"] for c in run.case_order(cases, quick=False)] == \
         [0, 1, 2, 3, 4, 5, 6]
+
+
+def test_a_row_past_its_cap_is_recorded_and_ends_the_process(run, tmp_path):
+    """RowWatchdog: a row (here a sleep) that outlasts its cap is kept as
+    'timeout' and the process ends with ROW_TIMEOUT_STATUS, which run.sh
+    resumes after; a row within its cap is untouched."""
+    path = tmp_path / "results.json"
+    program = textwrap.dedent(f"""\
+        import sys, time
+        sys.path.insert(0, {str(KIT)!r})
+        import importlib.util
+        spec = importlib.util.spec_from_file_location(
+            "amp_aot", {str(KIT.parents[1] / "python" / "amp_mlir" /
+                            "aot.py")!r})
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        sys.modules["amp_aot"] = module
+        import run
+        results = run.Results({str(path)!r}, "gpu-quick", False)
+        fast = {{"id": 1, "group": "model", "name": "mlp", "level": "O0"}}
+        slow = {{"id": 2, "group": "model", "name": "resnet50_train_b128",
+                 "level": "O0"}}
+        with run.RowWatchdog(results, fast, 30):
+            results.add({{"test": run.case_test(fast), "status": "pass"}})
+        with run.RowWatchdog(results, slow, 0.5):
+            results.start(run.case_test(slow))
+            time.sleep(30)
+        print("not reached")
+        """)
+    child = subprocess.run([sys.executable, "-c", program],
+                           capture_output=True, text=True, timeout=60)
+    assert child.returncode == run.ROW_TIMEOUT_STATUS, child.stderr
+    assert "not reached" not in child.stdout
+    rows = json.loads(path.read_text())["rows"]
+    assert [(r["test"], r["status"]) for r in rows] == [
+        ("model/mlp O0", "pass"),
+        ("model/resnet50_train_b128 O0", "timeout")]
+    assert "outlasted its cap" in rows[1]["note"]
+    # The resumed run does not record the row again as crashed.
+    resumed = run.Results(str(path), "gpu-quick", True)
+    assert [r["status"] for r in resumed.data["rows"]] == ["pass", "timeout"]
+
+
+def test_the_row_in_flight_at_the_time_limit_is_kept(run, tmp_path):
+    """run.sh --quick stopped by its time limit: run.py --close-timeout
+    records the row in flight as 'timeout' and writes the summary that
+    runs.py checks."""
+    path = tmp_path / "results.json"
+    results = run.Results(str(path), "gpu-quick", False)
+    results.add({"test": "gtest AmpRuntimeTests", "status": "pass"})
+    results.start("model/resnet50_train_b128 O0")
+    run.close_timed_out(str(path))
+    data = json.loads(path.read_text())
+    assert [(r["test"], r["status"]) for r in data["rows"]] == [
+        ("gtest AmpRuntimeTests", "pass"),
+        ("model/resnet50_train_b128 O0", "timeout")]
+    assert data["summary"] == {"rows": 2, "failed": 1,
+                               "stopped": "time limit"}
+    assert not Path(str(path) + ".running").exists()
+
+
+def test_row_cap_follows_the_deadline(run):
+    args = types.SimpleNamespace(row_cap=90, budget=run.Budget(None))
+    assert run.row_cap(args) == 90
+    args.budget = run.Budget(time.time() + 40)
+    assert 38 <= run.row_cap(args) <= 40
+    args.budget = run.Budget(time.time() + 1)
+    assert run.row_cap(args) == run.CASE_MIN_S

@@ -28,6 +28,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -58,6 +59,13 @@ COMPILE_CAP_S = {"default": 150, "max-autotune": 300}
 COMPILE_MIN_S = 45
 CASE_MIN_S = 20
 PROFILE_MIN_S = 25
+# The longest one row may take (its calls, references and PyTorch's side),
+# less where the deadline is nearer: past it the row is recorded 'timeout'
+# and the process ends (status ROW_TIMEOUT_STATUS); run.sh resumes after
+# it. The first H200 run (2026-12-04) spent its whole budget in the first
+# call of one training step.
+ROW_CAP_S = {"quick": 90, "full": 600}
+ROW_TIMEOUT_STATUS = 3
 PROFILE_CALLS = 3
 
 
@@ -95,7 +103,8 @@ def unpack(kit=KIT):
 
 
 class Results:
-    def __init__(self, path, mode, resume):
+    def __init__(self, path, mode, resume, crashed_status="crashed"):
+        """mode None: the run in `path`, whatever its mode."""
         self.path = path
         self.progress = path + ".running"
         self.data = {"mode": mode, "rows": [], "started":
@@ -103,17 +112,19 @@ class Results:
         if resume and os.path.exists(path):
             with open(path) as f:
                 old = json.load(f)
-            if old.get("mode") == mode:
+            if mode is None or old.get("mode") == mode:
                 self.data = old
         self.done = {row["test"] for row in self.data["rows"]}
         running = self.data.pop("running_step", None)
         if running:
             self.data.setdefault("crashed_steps", []).append(running)
+        self.in_flight = None
         if resume and os.path.exists(self.progress):
             with open(self.progress) as f:
-                crashed = f.read().strip()
-            if crashed and crashed not in self.done:
-                self.add({"test": crashed, "status": "crashed",
+                self.in_flight = f.read().strip() or None
+            if crashed_status and self.in_flight and \
+                    self.in_flight not in self.done:
+                self.add({"test": self.in_flight, "status": crashed_status,
                           "note": "the process died in this row (run.sh "
                                   "resumed after it)"})
 
@@ -154,6 +165,65 @@ class Results:
         self.save()
         if os.path.exists(self.progress):
             os.remove(self.progress)
+
+
+class RowWatchdog:
+    """A row's time cap: past it the row is recorded 'timeout' and the
+    process ends at once (a call into the GPU libraries cannot be
+    interrupted; run.sh resumes after the row)."""
+
+    def __init__(self, results, case, seconds):
+        self.results = results
+        self.case = case
+        self.seconds = seconds
+        self.timer = None
+
+    def expire(self):
+        case = self.case
+        self.results.add({
+            "test": case_test(case), "id": case["id"],
+            "group": case["group"], "level": case["level"],
+            "status": "timeout", "seconds": round(self.seconds),
+            "note": f"the row outlasted its cap of {self.seconds:.0f} s; "
+                    f"the process ended (run.sh resumed after it)"})
+        sys.stdout.flush()
+        os._exit(ROW_TIMEOUT_STATUS)
+
+    def __enter__(self):
+        self.timer = threading.Timer(self.seconds, self.expire)
+        self.timer.daemon = True
+        self.timer.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.timer.cancel()
+        return False
+
+
+def row_cap(args):
+    """The cap of the next row: ROW_CAP_S, less where the deadline is
+    nearer (at least CASE_MIN_S, the least a row is started with)."""
+    cap = args.row_cap
+    left = args.budget.left()
+    return cap if left is None else max(min(cap, left), CASE_MIN_S)
+
+
+def close_timed_out(path):
+    """run.sh, after its time limit ended run.py: the row in flight (the
+    progress file) recorded 'timeout', and the summary written, as a
+    finished run would have."""
+    results = Results(path, None, resume=True, crashed_status=None)
+    test = results.in_flight
+    if test and test not in results.done:
+        results.add({"test": test, "status": "timeout",
+                     "note": "the run's time limit ended the process in "
+                             "this row"})
+    write_summary(results, None)
+    results.data["summary"]["stopped"] = "time limit"
+    results.finish()
+    # Not a finish of the run: the time this was written.
+    results.data["closed"] = results.data.pop("finished")
+    results.save()
 
 
 class Budget:
@@ -996,6 +1066,24 @@ def _allocator_backend(torch):
         return f"unknown ({type(error).__name__})"
 
 
+# Statuses that fail a run (runs.py counts the same).
+FAILED = ("FAIL", "crashed", "timeout")
+
+
+def write_summary(results, seconds):
+    """The run's summary (rows, failed, seconds, skipped); returns the
+    failed rows' tests and the number skipped."""
+    rows = results.data["rows"]
+    failed = [r["test"] for r in rows if r["status"] in FAILED]
+    skipped = sum(r["status"] == "skipped" for r in rows)
+    results.data["summary"] = {"rows": len(rows), "failed": len(failed)}
+    if seconds is not None:
+        results.data["summary"]["seconds"] = round(seconds, 1)
+    if skipped:
+        results.data["summary"]["skipped"] = skipped
+    return failed, skipped
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=
                                      argparse.RawDescriptionHelpFormatter)
@@ -1016,13 +1104,20 @@ def main():
     parser.add_argument("--deadline", type=float, default=None,
                         help="(run.sh --quick) epoch seconds by which the "
                              "run ends: later steps are skipped, said so")
+    parser.add_argument("--close-timeout", action="store_true",
+                        help="(run.sh) after its time limit: record the row "
+                             "in flight as 'timeout' and the summary")
     args = parser.parse_args()
+    out_dir = os.environ.get("OUT") or KIT
+    if args.close_timeout:
+        close_timed_out(os.path.join(out_dir, "results.json"))
+        return 1
     args.budget = Budget(args.deadline)
+    args.row_cap = ROW_CAP_S["quick" if args.quick else "full"]
     args.model_rows = not args.sim or args.torch_device == "cpu"
     unpack()
     with open(kit_path("manifest.json")) as f:
         manifest = json.load(f)
-    out_dir = os.environ.get("OUT") or KIT
     os.makedirs(out_dir, exist_ok=True)
     mode = ("sim" if args.sim else "gpu") + ("-quick" if args.quick else "")
     results = Results(os.path.join(out_dir, "results.json"), mode,
@@ -1094,6 +1189,8 @@ def main():
             memory = None
     if args.deadline and "budget_s" not in results.data:
         results.data["budget_s"] = round(args.deadline - started)
+    if args.only:
+        results.data["only"] = args.only
     print_header()
 
     def selected(test):
@@ -1139,8 +1236,9 @@ def main():
         if not selected(case_test(case)):
             continue
         chosen[case["id"]] = case
-        run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
-                 models, memory)
+        with RowWatchdog(results, case, row_cap(args)):
+            run_case(results, case, args, numpy_refs, torch_baselines,
+                     o0_times, models, memory)
 
     if args.model_rows:
         profile_models(results, chosen, args, models)
@@ -1151,14 +1249,8 @@ def main():
               "and inputs):")
         print(baselines.format_closing(closing))
 
+    failed, skipped = write_summary(results, time.time() - started)
     rows = results.data["rows"]
-    failed = [r["test"] for r in rows if r["status"] in ("FAIL", "crashed")]
-    skipped = sum(r["status"] == "skipped" for r in rows)
-    results.data["summary"] = {
-        "rows": len(rows), "failed": len(failed),
-        "seconds": round(time.time() - started, 1)}
-    if skipped:
-        results.data["summary"]["skipped"] = skipped
     results.finish()
     print(f"\ngpu-kit: {len(rows)} rows, {len(failed)} failed"
           + (f" ({', '.join(failed[:10])})" if failed else "")

@@ -106,14 +106,15 @@ if [ "$sim" = 1 ]; then
   args+=(--sim-lib-dir "$sim_dir")
 fi
 
-# A crash (a fault in a library call) ends the process: resume after the
-# row that crashed, up to 3 times. --quick: run.py skips what would end
+# A crash (a fault in a library call) ends the process, and so does a row
+# that outlasts its cap (run.py's ROW_CAP_S): resume after that row, up to
+# 11 times. --quick: run.py skips what would end
 # after the deadline (the budget less 20 s for the closing table), and the
 # run stops after 420 s in all, whatever happens (results.json keeps the
 # rows that ran). --budget=SECONDS sets those 420 s.
 deadline=$(( $(date +%s) + budget - 20 ))
 status=0
-for attempt in 1 2 3 4; do
+for attempt in 1 2 3 4 5 6 7 8 9 10 11 12; do
   resume=()
   [ "$attempt" -gt 1 ] && resume=(--resume)
   limit=()
@@ -132,7 +133,12 @@ for attempt in 1 2 3 4; do
   status=$?
   case "$status" in
     0|1|2) break ;;
-    124|137) echo "gpu-kit: stopped after the time limit" >&2; break ;;
+    124|137)
+      echo "gpu-kit: stopped after the time limit" >&2
+      # The row in flight is recorded 'timeout', and the summary written.
+      "$PY" "$KIT/run.py" --close-timeout
+      break ;;
+    3) echo "gpu-kit: a row outlasted its cap (recorded 'timeout'): resuming" >&2 ;;
     *) echo "gpu-kit: run.py died (status $status): resuming" >&2 ;;
   esac
 done

@@ -26,7 +26,7 @@ BLOCK = "gpu-runs"
 # The groups of compiled cases, in the order run.py runs them
 # (build_kit.py's manifest); a group not named here follows, sorted.
 GROUPS = ("test", "train", "bench-small", "bench", "model")
-FAILED = ("FAIL", "crashed")
+FAILED = ("FAIL", "crashed", "timeout")  # as run.py counts them
 
 
 def load(paths):
