@@ -96,11 +96,12 @@ struct ReductionNest {
 };
 } // namespace
 
-/// The all-reduce kind and identity of an f32 combiner, if it is one.
+/// The all-reduce kind and identity of an f32 or f64 combiner, or of an
+/// integer sum (a count), if it is one.
 static std::optional<std::pair<gpu::AllReduceOperation, float>>
 getCombiner(Operation *op) {
   float inf = std::numeric_limits<float>::infinity();
-  if (isa<arith::AddFOp>(op))
+  if (isa<arith::AddFOp, arith::AddIOp>(op))
     return std::make_pair(gpu::AllReduceOperation::ADD, 0.0f);
   if (isa<arith::MulFOp>(op))
     return std::make_pair(gpu::AllReduceOperation::MUL, 1.0f);
@@ -171,7 +172,14 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
     if (op.getNumRegions() != 0)
       return std::nullopt;
   }
-  if (!nest.store || !nest.store.getValue().getType().isF32())
+  // f32 and f64 (the batch-norm statistics torch-mlir imports in f64), i32
+  // and i64 sums (the count of a loss's labels): gpu.all_reduce combines
+  // each (64-bit shuffles are split in two).
+  if (!nest.store)
+    return std::nullopt;
+  Type valueType = nest.store.getValue().getType();
+  if (!(valueType.isF32() || valueType.isF64() || valueType.isInteger(32) ||
+        valueType.isInteger(64)))
     return std::nullopt;
   Operation *combine = nest.store.getValue().getDefiningOp();
   if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2)
@@ -405,8 +413,13 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   for (auto [iv, index] :
        llvm::zip(nest.outputIvs, delinearize(block, nest.outputSizes)))
     mapping.map(iv, index);
-  Value identity =
-      arith::ConstantOp::create(b, loc, b.getF32FloatAttr(nest.identity));
+  Type valueType = nest.store.getValue().getType();
+  TypedAttr identityAttr =
+      isa<FloatType>(valueType)
+          ? TypedAttr(b.getFloatAttr(valueType, nest.identity))
+          : TypedAttr(b.getIntegerAttr(valueType,
+                                       static_cast<int64_t>(nest.identity)));
+  Value identity = arith::ConstantOp::create(b, loc, identityAttr);
   auto partial = scf::ForOp::create(b, loc, thread, reduced, blockSize,
                                     ValueRange{identity});
   Block *innermost = nest.store->getBlock();
@@ -706,10 +719,52 @@ static void mapReductions(func::FuncOp func, bool fuseEpilogues) {
                                                       : kRowReductionThreads);
 }
 
+/// The iterations of the loop nest `op` (an scf.for or scf.parallel, and
+/// the loops in its body), or nullopt when a bound is not a constant.
+static std::optional<int64_t> getNestIterations(Operation *op) {
+  std::optional<int64_t> most = 1;
+  for (Region &region : op->getRegions())
+    for (Operation &inner : region.getOps())
+      if (isa<scf::ForOp, scf::ParallelOp>(inner)) {
+        std::optional<int64_t> n = getNestIterations(&inner);
+        if (!n)
+          return std::nullopt;
+        most = std::max(*most, *n);
+      }
+  auto trips = [](Value lb, Value ub, Value step) -> std::optional<int64_t> {
+    std::optional<int64_t> l = getConstantIntValue(lb),
+                           u = getConstantIntValue(ub),
+                           s = getConstantIntValue(step);
+    if (!l || !u || !s || *s <= 0)
+      return std::nullopt;
+    return std::max<int64_t>(0, llvm::divideCeil(*u - *l, *s));
+  };
+  std::optional<int64_t> own = 1;
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
+    own = trips(forOp.getLowerBound(), forOp.getUpperBound(), forOp.getStep());
+  else if (auto parallel = dyn_cast<scf::ParallelOp>(op))
+    for (auto [lb, ub, step] :
+         llvm::zip(parallel.getLowerBound(), parallel.getUpperBound(),
+                   parallel.getStep())) {
+      std::optional<int64_t> n = trips(lb, ub, step);
+      if (!n || !own)
+        return std::nullopt;
+      own = *own * *n;
+    }
+  if (!own)
+    return std::nullopt;
+  return *own * *most;
+}
+
+/// Loops of more iterations than this that run on one thread get a remark.
+static constexpr int64_t kOneThreadRemarkIterations = 4096;
+
 /// Wraps host code that touches memory outside any parallel loop (the loops
 /// of a 0-d reduction, a store) in a one-iteration parallel loop, with the
 /// loads and arithmetic that compute what it stores, so that it runs on the
-/// device where its buffers live; warns of the loads left on the host.
+/// device where its buffers live; warns of the loads left on the host, and
+/// remarks on a loop of many (or a dynamic number of) iterations that now
+/// runs on one GPU thread.
 static void wrapHostMemoryCode(func::FuncOp func) {
   OpBuilder b(func.getContext());
   SmallVector<Operation *> toWrap;
@@ -727,6 +782,16 @@ static void wrapHostMemoryCode(func::FuncOp func) {
   // loops but listed (and erased) once.
   llvm::SetVector<Operation *> cloned;
   for (Operation *op : toWrap) {
+    if (isa<scf::ForOp>(op)) {
+      std::optional<int64_t> iterations = getNestIterations(op);
+      if (!iterations || *iterations > kOneThreadRemarkIterations)
+        op->emitRemark()
+            << "amp: this loop runs on one GPU thread ("
+            << (iterations ? std::to_string(*iterations) + " iterations"
+                           : std::string("a dynamic number of iterations"))
+            << "): it is neither a parallel loop nor a reduction that "
+               "amp-map-loops-to-gpu maps to blocks";
+    }
     b.setInsertionPoint(op);
     Location loc = op->getLoc();
     Value zero = arith::ConstantIndexOp::create(b, loc, 0);
