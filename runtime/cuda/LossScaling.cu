@@ -17,6 +17,10 @@
 //                                 fp32 master update + low-precision copy
 //   amp_opt_commit                <<<1,1>>> advances t and beta^t unless the
 //                                 step was skipped
+//   amp_f8_matrix_pass            the FP8 GEMM's output pass: the amax of
+//                                 its f32 values (cuBLASLt computes it only
+//                                 for an FP8 D) and their rounding into a
+//                                 16-bit D (lib/ScaledGemmPlan.h)
 //
 // Each kernel is a wrapper of its body in LossScalingKernels.h, which the
 // GPU simulator compiles too (sim/SimLossScaling.cpp), so that the tests of
@@ -84,6 +88,11 @@ extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
 extern "C" __global__ void __launch_bounds__(kBufferBlockSize)
     amp_ls_unscale_buffers(const BufferTable table) {
   unscaleBuffers(table);
+}
+
+extern "C" __global__ void __launch_bounds__(kMatrixPassBlockSize)
+    amp_f8_matrix_pass(const MatrixPass pass) {
+  matrixPass(pass);
 }
 
 #define AMP_OPTIMIZER_KERNEL(name, kind)                                       \

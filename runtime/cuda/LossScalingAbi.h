@@ -67,6 +67,14 @@ constexpr const char *kOptKernelAdamW = "amp_opt_adamw";
 /// beta1 = beta2 = 1 for SGD and Momentum, whose powers stay 1 (as on the CPU).
 constexpr const char *kOptCommitKernel = "amp_opt_commit";
 
+/// <<<grid, kMatrixPassBlockSize>>>(MatrixPass pass), passed by value: the
+/// FP8 GEMM's pass over its output (lib/ScaledGemmPlan.h) on `batch`
+/// row-major `rows x cols` matrices: each element of `src` read as f32,
+/// converted into `dst` when it is not 0, and with `amax` not 0 the largest
+/// |value| (a NaN wins) folded into *amax by an atomic max of the f32's bits
+/// without sign, so *amax must hold 0 (or an earlier amax) before.
+constexpr const char *kMatrixPassKernel = "amp_f8_matrix_pass";
+
 //===----------------------------------------------------------------------===//
 // Device-resident scaler: one allocation, stable addresses
 //===----------------------------------------------------------------------===//
@@ -121,6 +129,26 @@ struct BufferTable {
 static_assert(sizeof(BufferTable) <= 4096,
               "kernel parameters are limited to 4 KiB");
 static_assert(sizeof(BufferTable) % 8 == 0, "no tail padding differences");
+
+//===----------------------------------------------------------------------===//
+// The FP8 GEMM's output pass
+//===----------------------------------------------------------------------===//
+
+struct MatrixPass {
+  uint64_t src;  // const void *, srcType elements
+  uint64_t dst;  // void *, dstType elements, or 0 (nothing written)
+  uint64_t amax; // uint32_t * (an f32's bits), or 0 (no amax)
+  int64_t batch, rows, cols;
+  int64_t srcLd, srcStride, dstLd, dstStride; // In elements.
+  int32_t srcType, dstType;                   // AmpDType: f32, f16, bf16.
+};
+static_assert(sizeof(MatrixPass) == 88, "MatrixPass layout");
+
+/// Threads of a pass block (a multiple of the warp size: the amax is
+/// reduced over each warp before its atomic). Blocks take whole rows.
+constexpr int kMatrixPassBlockSize = 256;
+/// Grid cap of the pass, per multiprocessor (blocks then loop over rows).
+constexpr int64_t kMatrixPassBlocksPerSm = 4;
 
 //===----------------------------------------------------------------------===//
 // Optimizers

@@ -865,6 +865,80 @@ AMP_HD void optimizerStep(const OptTensor *tensors, const OptItem *items,
 }
 
 //===----------------------------------------------------------------------===//
+// The FP8 GEMM's output pass
+//===----------------------------------------------------------------------===//
+
+/// Element `index` of an f32, f16 or bf16 array, as f32 (exact).
+AMP_HD float loadAsF32(const char *base, int32_t type, int64_t index) {
+  if (type == AMP_DTYPE_F32)
+    return uintAsFloat(load(reinterpret_cast<const uint32_t *>(base) + index));
+  uint32_t h = load(reinterpret_cast<const unsigned short *>(base) + index);
+  return type == AMP_DTYPE_BF16 ? bf16ToF32(h) : f16ToF32(h);
+}
+
+/// Element `index` of an f32, f16 or bf16 array = `x`, rounded to nearest
+/// even (ampF32ToF16 / ampF32ToBF16, NaNs included).
+AMP_HD void storeFromF32(char *base, int32_t type, int64_t index, float x) {
+  if (type == AMP_DTYPE_F32) {
+    store(reinterpret_cast<uint32_t *>(base) + index, floatAsUint(x));
+    return;
+  }
+  uint32_t h =
+      type == AMP_DTYPE_BF16 ? packBF16x2(x, 0.0f) : packF16x2(x, 0.0f);
+  store(reinterpret_cast<unsigned short *>(base) + index,
+        static_cast<unsigned short>(h & 0xffffu));
+}
+
+/// *p = max(*p, value) over the values of every thread of the launch: one
+/// atomic per warp of its warp's largest on the GPU (every lane must call
+/// it), a plain read-modify-write in the simulator, which runs a kernel's
+/// threads one at a time.
+AMP_HD void atomicMaxOfThreads(uint32_t *p, uint32_t value) {
+#ifdef __CUDA_ARCH__
+#if __CUDA_ARCH__ >= 800
+  value = __reduce_max_sync(0xffffffffu, value);
+#else
+  for (int offset = 16; offset > 0; offset /= 2) {
+    uint32_t other = __shfl_xor_sync(0xffffffffu, value, offset);
+    value = other > value ? other : value;
+  }
+#endif
+  if ((threadIdx.x & 31u) == 0)
+    atomicMax(reinterpret_cast<unsigned *>(p), value);
+#else
+  if (value > load(p))
+    store(p, value);
+#endif
+}
+
+/// The kernel amp_f8_matrix_pass (LossScalingAbi.h): blocks take rows (of
+/// every matrix of the batch) in a grid-stride loop, their threads the
+/// columns. The amax compares the bits of |x|: for f32 values without sign
+/// the unsigned order is the numeric one, and every NaN is above +Inf, so a
+/// NaN wins as in the CPU reference (cpu::ScaledGemm).
+AMP_HD void matrixPass(const MatrixPass &pass) {
+  const char *src = reinterpret_cast<const char *>(pass.src);
+  char *dst = reinterpret_cast<char *>(pass.dst);
+  const int64_t rows = pass.batch * pass.rows;
+  uint32_t largest = 0;
+  for (int64_t row = blockIndex(); row < rows; row += gridSize()) {
+    // Strides are not read for a batch of 1 (matrix 0 only).
+    int64_t matrix = row / pass.rows, i = row % pass.rows;
+    int64_t srcRow = (matrix ? matrix * pass.srcStride : 0) + i * pass.srcLd;
+    int64_t dstRow = (matrix ? matrix * pass.dstStride : 0) + i * pass.dstLd;
+    for (int64_t j = threadIndex(); j < pass.cols; j += blockSize()) {
+      float x = loadAsF32(src, pass.srcType, srcRow + j);
+      uint32_t magnitude = floatAsUint(x) & 0x7fffffffu;
+      largest = magnitude > largest ? magnitude : largest;
+      if (dst)
+        storeFromF32(dst, pass.dstType, dstRow + j, x);
+    }
+  }
+  if (pass.amax)
+    atomicMaxOfThreads(reinterpret_cast<uint32_t *>(pass.amax), largest);
+}
+
+//===----------------------------------------------------------------------===//
 // The one-thread kernels
 //===----------------------------------------------------------------------===//
 

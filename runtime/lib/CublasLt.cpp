@@ -3,10 +3,14 @@
 // Part of amp-mlir. ampGpuScaledGemm on cublasLtMatmul: FP8 operands (E4M3 x
 // E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation (CUBLAS_COMPUTE_32F),
 // an f32, bf16 or f16 output, the per-tensor scales as cuBLASLt's A/B scale
-// pointers and the output's amax as its AMAX_D pointer, with one cached
-// handle and workspace on the shared stream. cublasGemmEx has no FP8
-// types; cuBLASLt's FP8 kernels need sm_89 or later and the "TN" layout,
-// which ArgCheck.cpp enforces before this runs.
+// pointers, with one cached handle, workspace and f32 scratch on the shared
+// stream. cublasGemmEx has no FP8 types; cuBLASLt's FP8 kernels need sm_89
+// or later and the "TN" layout, which ArgCheck.cpp enforces before this
+// runs. The output's amax is not cuBLASLt's AMAX_D pointer, which cuBLASLt
+// takes only for an FP8 D (an H200 refused it for a bf16 D with
+// CUBLAS_STATUS_INVALID_VALUE): runScaledGemm (GpuScaledGemm.cpp) computes
+// it with the runtime's own kernel, as lib/ScaledGemmPlan.h plans, around
+// the matmul below.
 //
 // Row-major to column-major as in Cublas.cpp: C (m x n, row-major) is the
 // column-major n x m matrix C^T = B A^T. Our B, stored n x k row-major
@@ -19,8 +23,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuContext.h"
+#include "GpuLossScalingDevice.h"
 #include "Internal.h"
 #include "LibraryCallEntries.h"
+#include "ScaledGemmPlan.h"
 
 #include <mutex>
 
@@ -36,6 +42,8 @@ struct CublasLtState {
   const CublasLtApi *api = nullptr;
   cublasLtHandle_t handle = nullptr;
   CUdeviceptr workspace = 0;
+  /// The f32 D of a 16-bit output whose amax is wanted (ScaledGemmPlan.h).
+  ScratchBuffer scratch;
 };
 
 CublasLtState &cublasLtState() {
@@ -43,11 +51,40 @@ CublasLtState &cublasLtState() {
   return *state;
 }
 
+/// The name of a cublasStatus_t (cublasLt has no status string function
+/// of its own).
+const char *statusName(cublasStatus_t status) {
+  switch (status) {
+  case CUBLAS_STATUS_SUCCESS:
+    return "CUBLAS_STATUS_SUCCESS";
+  case CUBLAS_STATUS_NOT_INITIALIZED:
+    return "CUBLAS_STATUS_NOT_INITIALIZED";
+  case CUBLAS_STATUS_ALLOC_FAILED:
+    return "CUBLAS_STATUS_ALLOC_FAILED";
+  case CUBLAS_STATUS_INVALID_VALUE:
+    return "CUBLAS_STATUS_INVALID_VALUE";
+  case CUBLAS_STATUS_ARCH_MISMATCH:
+    return "CUBLAS_STATUS_ARCH_MISMATCH";
+  case CUBLAS_STATUS_MAPPING_ERROR:
+    return "CUBLAS_STATUS_MAPPING_ERROR";
+  case CUBLAS_STATUS_EXECUTION_FAILED:
+    return "CUBLAS_STATUS_EXECUTION_FAILED";
+  case CUBLAS_STATUS_INTERNAL_ERROR:
+    return "CUBLAS_STATUS_INTERNAL_ERROR";
+  case CUBLAS_STATUS_NOT_SUPPORTED:
+    return "CUBLAS_STATUS_NOT_SUPPORTED";
+  case CUBLAS_STATUS_LICENSE_ERROR:
+    return "CUBLAS_STATUS_LICENSE_ERROR";
+  default:
+    return "unknown cublasStatus_t";
+  }
+}
+
 bool ltCheck(const char *call, cublasStatus_t status, const char *what) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;
-  return setError(call, "%s failed (cublasStatus_t %d)", what,
-                  static_cast<int>(status));
+  return setError(call, "%s failed: %s (cublasStatus_t %d)", what,
+                  statusName(status), static_cast<int>(status));
 }
 
 /// Sets the pointer attribute `attribute` of `matmul` to `pointer` when it
@@ -104,6 +141,119 @@ bool makeLayout(const char *call, const CublasLtApi *api,
                      &stride, sizeof(stride)),
                  "cublasLtMatrixLayoutSetAttribute(STRIDED_BATCH_OFFSET)");
 }
+/// The alignment, in bytes, that every matrix of a batched operand keeps:
+/// the largest power of two up to 256 dividing its address, its leading
+/// dimension and (batch > 1) its batch stride, all in bytes. cuBLASLt's
+/// heuristic assumes 256 (CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_*_BYTES'
+/// default) unless told, and ArgCheck.cpp only guarantees 16.
+uint32_t alignmentOf(const void *pointer, int64_t ldBytes, int64_t batch,
+                     int64_t strideBytes) {
+  uint64_t bits = reinterpret_cast<uintptr_t>(pointer) |
+                  static_cast<uint64_t>(ldBytes) |
+                  (batch > 1 ? static_cast<uint64_t>(strideBytes) : 0) | 256u;
+  return static_cast<uint32_t>(bits & (~bits + 1));
+}
+
+/// cublasLtMatmul of `description` (checked against cuBLASLt's rules by
+/// runScaledGemm) into `output`, with the mutex held and the handle made.
+bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
+            const CublasLtFloat8Matmul &description,
+            const gpuls::ScaledGemmOutput &output) {
+  const CublasLtApi *api = st.api;
+  Descriptors d(api);
+  cublasOperation_t transposed = CUBLAS_OP_T, plain = CUBLAS_OP_N;
+  // cuBLASLt's A is our B and its B our A (above): the description's
+  // A scale is our bScale, its B scale our aScale.
+  if (!ltCheck(call,
+               api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
+                                             CUDA_R_32F),
+               "cublasLtMatmulDescCreate") ||
+      !ltCheck(call,
+               api->cublasLtMatmulDescSetAttribute(
+                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &transposed,
+                   sizeof(transposed)),
+               "cublasLtMatmulDescSetAttribute(TRANSA)") ||
+      !ltCheck(call,
+               api->cublasLtMatmulDescSetAttribute(d.matmul,
+                                                   CUBLASLT_MATMUL_DESC_TRANSB,
+                                                   &plain, sizeof(plain)),
+               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+                  description.aScale ? g.bScale : nullptr,
+                  "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)") ||
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
+                  description.bScale ? g.aScale : nullptr,
+                  "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)") ||
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,
+                  description.amaxD ? g.dAmax : nullptr,
+                  "cublasLtMatmulDescSetAttribute(AMAX_D_POINTER)"))
+    return false;
+  // cuBLASLt's A: our B (k x n column-major, ld = ldb); its B: our A (k x m,
+  // ld = lda); C and D: the output, n x m (C or the f32 scratch).
+  if (!makeLayout(call, api, &d.a, toCudaType(description.aType), g.k, g.n,
+                  g.ldb, g.batch, g.strideB) ||
+      !makeLayout(call, api, &d.b, toCudaType(description.bType), g.k, g.m,
+                  g.lda, g.batch, g.strideA) ||
+      !makeLayout(call, api, &d.c, toCudaType(description.dType), g.n, g.m,
+                  output.ld, g.batch, output.stride))
+    return false;
+  size_t workspaceBytes = kWorkspaceBytes;
+  if (!ltCheck(call, api->cublasLtMatmulPreferenceCreate(&d.preference),
+               "cublasLtMatmulPreferenceCreate") ||
+      !ltCheck(call,
+               api->cublasLtMatmulPreferenceSetAttribute(
+                   d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                   &workspaceBytes, sizeof(workspaceBytes)),
+               "cublasLtMatmulPreferenceSetAttribute"))
+    return false;
+  // Kernels that need more alignment than the operands have are excluded.
+  int64_t dBytes = static_cast<int64_t>(gemmElementSize(description.dType));
+  uint32_t dAlignment = alignmentOf(output.pointer, output.ld * dBytes, g.batch,
+                                    output.stride * dBytes);
+  const struct {
+    cublasLtMatmulPreferenceAttributes_t attribute;
+    uint32_t bytes;
+  } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
+                     alignmentOf(g.b, g.ldb, g.batch, g.strideB)},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                     alignmentOf(g.a, g.lda, g.batch, g.strideA)},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, dAlignment},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, dAlignment}};
+  for (const auto &alignment : alignments)
+    if (!ltCheck(call,
+                 api->cublasLtMatmulPreferenceSetAttribute(
+                     d.preference, alignment.attribute, &alignment.bytes,
+                     sizeof(alignment.bytes)),
+                 "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)"))
+      return false;
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int found = 0;
+  if (!ltCheck(call,
+               api->cublasLtMatmulAlgoGetHeuristic(st.handle, d.matmul, d.a,
+                                                   d.b, d.c, d.c, d.preference,
+                                                   1, &heuristic, &found),
+               "cublasLtMatmulAlgoGetHeuristic"))
+    return appendError(" for %s x %s -> %s, m = %lld, n = %lld, k = %lld",
+                       dtypeName(g.aType), dtypeName(g.bType),
+                       dtypeName(description.dType),
+                       static_cast<long long>(g.m), static_cast<long long>(g.n),
+                       static_cast<long long>(g.k));
+  if (found == 0)
+    return setError(call,
+                    "cuBLASLt has no FP8 kernel for %s x %s -> %s, m = %lld, "
+                    "n = %lld, k = %lld",
+                    dtypeName(g.aType), dtypeName(g.bType),
+                    dtypeName(description.dType), static_cast<long long>(g.m),
+                    static_cast<long long>(g.n), static_cast<long long>(g.k));
+  const float alpha = 1.0f, beta = g.beta;
+  return ltCheck(call,
+                 api->cublasLtMatmul(st.handle, d.matmul, &alpha, g.b, d.a, g.a,
+                                     d.b, &beta, output.pointer, d.c,
+                                     output.pointer, d.c, &heuristic.algo,
+                                     reinterpret_cast<void *>(st.workspace),
+                                     workspaceBytes, gpuStream()),
+                 "cublasLtMatmul");
+}
 } // namespace
 
 bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
@@ -135,72 +285,12 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
     st.handle = handle;
     st.workspace = workspace;
   }
-  const CublasLtApi *api = st.api;
-  Descriptors d(api);
-  cublasOperation_t transposed = CUBLAS_OP_T, plain = CUBLAS_OP_N;
-  if (!ltCheck(call,
-               api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
-                                             CUDA_R_32F),
-               "cublasLtMatmulDescCreate") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(
-                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &transposed,
-                   sizeof(transposed)),
-               "cublasLtMatmulDescSetAttribute(TRANSA)") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(d.matmul,
-                                                   CUBLASLT_MATMUL_DESC_TRANSB,
-                                                   &plain, sizeof(plain)),
-               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
-      // cuBLASLt's A is our B and its B our A (above).
-      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                  g.bScale,
-                  "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)") ||
-      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                  g.aScale,
-                  "cublasLtMatmulDescSetAttribute(B_SCALE_POINTER)") ||
-      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER,
-                  g.dAmax, "cublasLtMatmulDescSetAttribute(AMAX_D_POINTER)"))
+  size_t scratchBytes = gpuls::scaledGemmScratchBytes(g);
+  if (scratchBytes && !st.scratch.reserve(call, scratchBytes))
     return false;
-  // cuBLASLt's A: our B (k x n column-major, ld = ldb); its B: our A (k x m,
-  // ld = lda); C and D: n x m (ld = ldc).
-  if (!makeLayout(call, api, &d.a, toCudaType(g.bType), g.k, g.n, g.ldb,
-                  g.batch, g.strideB) ||
-      !makeLayout(call, api, &d.b, toCudaType(g.aType), g.k, g.m, g.lda,
-                  g.batch, g.strideA) ||
-      !makeLayout(call, api, &d.c, toCudaType(g.cType), g.n, g.m, g.ldc,
-                  g.batch, g.strideC))
-    return false;
-  size_t workspaceBytes = kWorkspaceBytes;
-  if (!ltCheck(call, api->cublasLtMatmulPreferenceCreate(&d.preference),
-               "cublasLtMatmulPreferenceCreate") ||
-      !ltCheck(call,
-               api->cublasLtMatmulPreferenceSetAttribute(
-                   d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                   &workspaceBytes, sizeof(workspaceBytes)),
-               "cublasLtMatmulPreferenceSetAttribute"))
-    return false;
-  cublasLtMatmulHeuristicResult_t heuristic = {};
-  int found = 0;
-  if (!ltCheck(call,
-               api->cublasLtMatmulAlgoGetHeuristic(st.handle, d.matmul, d.a,
-                                                   d.b, d.c, d.c, d.preference,
-                                                   1, &heuristic, &found),
-               "cublasLtMatmulAlgoGetHeuristic"))
-    return false;
-  if (found == 0)
-    return setError(call,
-                    "cuBLASLt has no FP8 kernel for %s x %s -> %s, m = %lld, "
-                    "n = %lld, k = %lld",
-                    dtypeName(g.aType), dtypeName(g.bType), dtypeName(g.cType),
-                    static_cast<long long>(g.m), static_cast<long long>(g.n),
-                    static_cast<long long>(g.k));
-  const float alpha = 1.0f, beta = g.beta;
-  return ltCheck(call,
-                 api->cublasLtMatmul(st.handle, d.matmul, &alpha, g.b, d.a, g.a,
-                                     d.b, &beta, g.c, d.c, g.c, d.c,
-                                     &heuristic.algo,
-                                     reinterpret_cast<void *>(st.workspace),
-                                     workspaceBytes, gpuStream()),
-                 "cublasLtMatmul");
+  return gpuls::runScaledGemm(call, g, st.scratch.ptr,
+                              [&](const CublasLtFloat8Matmul &description,
+                                  const gpuls::ScaledGemmOutput &output) {
+                                return matmul(call, st, g, description, output);
+                              });
 }

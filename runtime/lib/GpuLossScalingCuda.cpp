@@ -41,7 +41,7 @@ const char *const kKernelNames[kNumKernels] = {
     kUpdateKernel,    kCheckKernelF32,    kCheckKernelF16,   kCheckKernelBF16,
     kBufferKernelF32, kBufferKernelF16,   kBufferKernelBF16, kBufferTableKernel,
     kOptKernelSgd,    kOptKernelMomentum, kOptKernelAdam,    kOptKernelAdamW,
-    kOptCommitKernel};
+    kOptCommitKernel, kMatrixPassKernel};
 
 struct Kernels {
   CUmodule module = nullptr;

@@ -3,8 +3,9 @@
 //
 // Part of amp-mlir. The host half of the GPU loss scaler, tensor tables and
 // optimizers (GpuLossScaling.cpp: handles, argument checks, work lists,
-// launch shapes) is written once against the few device operations below.
-// Each library that contains it defines them once:
+// launch shapes), and the FP8 GEMM's passes around its matmul
+// (GpuScaledGemm.cpp), are written once against the few device operations
+// below. Each library that contains them defines them once:
 //
 //  * libamp_runtime.so, on the CUDA driver API (GpuLossScalingCuda.cpp):
 //    the kernels of the embedded fatbin, on the shared stream;
@@ -22,9 +23,11 @@
 #define AMP_RUNTIME_LIB_GPULOSSSCALINGDEVICE_H
 
 #include "Internal.h"
+#include "ScaledGemmPlan.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 
 namespace amp {
 namespace rt {
@@ -45,6 +48,7 @@ enum KernelId {
   kAdam,
   kAdamW,
   kCommit,
+  kMatrixPass,
   kNumKernels
 };
 
@@ -86,6 +90,31 @@ bool checkRange(const char *call, const char *what, const void *pointer,
 /// backend (cuda::UnscaleBuffer(s)) and the simulator's (sim::...).
 bool unscaleBuffer(const char *call, const UnscaleBufferArgs &args);
 bool unscaleBuffers(const char *call, const UnscaleBuffersArgs &args);
+
+/// The device of an FP8 GEMM's output: cuBLASLt's C/D matrices (batch
+/// row-major m x n of `type`, leading dimension `ld`, batch stride `stride`,
+/// in elements).
+struct ScaledGemmOutput {
+  void *pointer;
+  int32_t type;
+  int64_t ld, stride;
+};
+
+/// ampGpuScaledGemm with checked arguments, as planScaledGemm
+/// (ScaledGemmPlan.h) decides for `args`: its cuBLASLt description checked
+/// against cuBLASLt's rules (getCublasLtFloat8Refusal), then the passes of
+/// the runtime's kernel before and after `matmul(description, output)`,
+/// which computes D = aScale bScale op(A) op(B) + beta C into `output` (C
+/// itself, or the f32 scratch at `scratch`, of scaledGemmScratchBytes(args)
+/// bytes, when the plan has one) with the scale and amax pointers the
+/// description sets. Shared by the CUDA backend (cuda::ScaledGemm,
+/// cuBLASLt) and the simulator's (sim::ScaledGemm, the CPU reference).
+using ScaledGemmMatmul = std::function<bool(
+    const CublasLtFloat8Matmul &description, const ScaledGemmOutput &output)>;
+bool runScaledGemm(const char *call, const ScaledGemmArgs &args,
+                   DevicePtr scratch, const ScaledGemmMatmul &matmul);
+/// The bytes of the f32 scratch matrix of planScaledGemm(args) (0 if none).
+size_t scaledGemmScratchBytes(const ScaledGemmArgs &args);
 
 } // namespace gpuls
 } // namespace rt

@@ -17,6 +17,7 @@
 #include "../lib/GpuLossScalingDevice.h"
 #include "../lib/Internal.h"
 #include "../lib/LibraryCallEntries.h"
+#include "../lib/ScaledGemmPlan.h"
 #include "SimState.h"
 
 #include <algorithm>
@@ -179,7 +180,7 @@ bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
-  // cuBLASLt's rules were checked (check()); the simulator models no
+  // cuBLASLt's layout rules were checked (check()); the simulator models no
   // architecture, so not the compute capability 8.9 its FP8 kernels need.
   count(&AmpSimStats::libraryCalls);
   auto scalar = [&](const char *name, const void *pointer) {
@@ -194,7 +195,30 @@ bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {
       std::memset(s.dAmax, 0, sizeof(float));
     return true;
   }
-  return cpu::ScaledGemm(call, s, result);
+  // The GPU's plan (lib/ScaledGemmPlan.h, lib/GpuScaledGemm.cpp): the same
+  // cuBLASLt description, checked against cuBLASLt's rules, and the same
+  // passes of the runtime's kernel around it, with the CPU reference as
+  // cuBLASLt (its amax only where the description sets AMAX_D_POINTER).
+  size_t scratchBytes = gpuls::scaledGemmScratchBytes(s);
+  gpuls::DevicePtr scratch = 0;
+  if (scratchBytes && !gpuls::device::allocate(call, scratchBytes, &scratch))
+    return false;
+  bool ok = gpuls::runScaledGemm(call, s, scratch,
+                                 [&](const CublasLtFloat8Matmul &description,
+                                     const gpuls::ScaledGemmOutput &output) {
+                                   ScaledGemmArgs lt = s;
+                                   lt.c = output.pointer;
+                                   lt.cType = description.dType;
+                                   lt.ldc = output.ld;
+                                   lt.strideC = output.stride;
+                                   lt.dAmax =
+                                       description.amaxD ? s.dAmax : nullptr;
+                                   return cpu::ScaledGemm(call, lt, result);
+                                 });
+  // A live allocation of its own: releasing it sets no error (a failure's
+  // message stays).
+  gpuls::device::release(call, scratch);
+  return ok;
 }
 
 /// Count-only mode (ampSimSetCountOnly): the output of a convolution

@@ -96,6 +96,11 @@ void commitKernel(void **p) {
                      param<double>(p, 4));
 }
 
+void matrixPassKernel(void **p) {
+  // Passed by value: the parameter array points at the host's copy.
+  kernel::matrixPass(*static_cast<const MatrixPass *>(p[0]));
+}
+
 struct SimKernel {
   const char *name; // LossScalingAbi.h's
   AmpSimKernel function;
@@ -120,6 +125,7 @@ const SimKernel kKernels[kNumKernels] = {
     {kOptKernelAdam, optimizerKernel<AMP_OPTIMIZER_ADAM>, 0},
     {kOptKernelAdamW, optimizerKernel<AMP_OPTIMIZER_ADAMW>, 0},
     {kOptCommitKernel, commitKernel, 0},
+    {kMatrixPassKernel, matrixPassKernel, 0},
 };
 
 void *hostPointer(DevicePtr ptr) { return reinterpret_cast<void *>(ptr); }

@@ -22,7 +22,11 @@
 //    1, 16-bit inputs widened for an f32 output or kept for a 16-bit one;
 //  - the scaled FP8 GEMM (cuBLASLt): E4M3 x E5M2 codes written here, the
 //    two scale pointers, the D amax and a bf16 D of exact values, with
-//    sub-view leading dimensions and a batch;
+//    sub-view leading dimensions and a batch; the D amax of every output
+//    type (f32, bf16, f16), beta 0 and 1, which cuBLASLt does not compute
+//    for a non-FP8 D (AMAX_D_POINTER is refused: an H200 answered
+//    CUBLAS_STATUS_INVALID_VALUE), taken by the runtime's own kernel from
+//    the f32 values before their rounding, a NaN included;
 //  - bf16 before sm_80 refused with a clear error (run with
 //    AMP_RUNTIME_COMPUTE_CAPABILITY=75; skipped otherwise).
 //
@@ -804,6 +808,123 @@ TEST_F(Contract, ScaledFloat8GemmScalesAndWritesBf16) {
   mgpuMemFree(a, nullptr);
   mgpuMemFree(b, nullptr);
   mgpuMemFree(d, nullptr);
+  mgpuMemFree(scalars, nullptr);
+}
+
+TEST_F(Contract, ScaledFloat8GemmAmaxOfEveryOutputType) {
+  int capability = ampGpuComputeCapability();
+  if (capability != 0 && capability < 89)
+    GTEST_SKIP() << "FP8 GEMMs need sm_89; the device is sm_" << capability;
+  // D_i (m x n) = 1.5 * 2 * A_i (m x k, E4M3) B_i^T (B_i stored n x k,
+  // E5M2) + beta C_i, values in [-1, 1] but for one row of A and one of B in
+  // batch 1 whose product is -683: that D is -2049, exact in f32, which
+  // bf16 and f16 both round to -2048 (a tie, to even). Every other |D| is
+  // at most 3 * (170 * 2 + 6) + 2. The amax is 2049 whatever D's type: the
+  // largest |D| of the f32 values before their rounding.
+  const int64_t batch = 2, m = 5, n = 16, k = 176;
+  const int64_t lda = k + 16, ldb = k, strideA = m * lda,
+                strideB = n * ldb + 32;
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> tiny(-1, 1);
+  std::vector<int> aValues(batch * strideA), bValues(batch * strideB);
+  for (int &value : aValues)
+    value = tiny(rng);
+  for (int &value : bValues)
+    value = tiny(rng);
+  const int64_t wantRow = 2, wantCol = 7;
+  for (int64_t p = 0; p < k; ++p) {
+    int big = p < 170 ? 2 : p < 173 ? 1 : 0;
+    aValues[strideA + wantRow * lda + p] = big;
+    bValues[strideB + wantCol * ldb + p] = -big;
+  }
+  std::vector<uint8_t> aCodes(aValues.size()), bCodes(bValues.size());
+  for (size_t i = 0; i < aValues.size(); ++i)
+    aCodes[i] = float8Code(aValues[i], false);
+  for (size_t i = 0; i < bValues.size(); ++i)
+    bCodes[i] = float8Code(bValues[i], true);
+  void *a = mgpuMemAlloc(aCodes.size(), nullptr, false);
+  void *b = mgpuMemAlloc(bCodes.size(), nullptr, false);
+  auto *scalars = static_cast<float *>(mgpuMemAlloc(16, nullptr, false));
+  mgpuMemcpy(a, aCodes.data(), aCodes.size(), nullptr);
+  mgpuMemcpy(b, bCodes.data(), bCodes.size(), nullptr);
+  float hostScalars[3] = {1.5f, 2.0f, -1.0f};
+  mgpuMemcpy(scalars, hostScalars, sizeof(hostScalars), nullptr);
+  // The exact f32 value of every D without C.
+  auto product = [&](int64_t t, int64_t i, int64_t j) {
+    int sum = 0;
+    for (int64_t p = 0; p < k; ++p)
+      sum += aValues[t * strideA + i * lda + p] *
+             bValues[t * strideB + j * ldb + p];
+    return 3.0f * static_cast<float>(sum);
+  };
+  ASSERT_EQ(product(1, wantRow, wantCol), -2049.0f);
+  for (int32_t cType : {AMP_DTYPE_F32, AMP_DTYPE_BF16, AMP_DTYPE_F16})
+    for (float beta : {0.0f, 1.0f}) {
+      SCOPED_TRACE(testing::Message()
+                   << "cType " << cType << ", beta " << beta);
+      // 16 bytes of padding after each row and matrix of C.
+      const int64_t pad = 16 / static_cast<int64_t>(bytesOf(cType));
+      const int64_t ldc = n + pad, strideC = m * ldc + pad;
+      // C: small integers in the view with beta 1 (0 where D is -2049),
+      // NaN with beta 0 (not read); a NaN no result has around it.
+      DeviceArray c(cType, batch * strideC);
+      auto inView = [&](int64_t index) {
+        return index % strideC < m * ldc && index % strideC % ldc < n;
+      };
+      for (int64_t index = 0; index < batch * strideC; ++index)
+        c.values[index] = !inView(index) || beta == 0.0f
+                              ? NAN
+                              : static_cast<float>(index % 5) - 2.0f;
+      c.values[strideC + wantRow * ldc + wantCol] = beta == 0.0f ? NAN : 0.0f;
+      c.upload();
+      std::vector<float> before = c.values;
+      mgpuMemcpy(scalars + 2, &hostScalars[2], 4, nullptr);
+      ampGpuScaledGemm(0, 1, batch, m, n, k, a, AMP_DTYPE_F8E4M3FN, lda,
+                       strideA, b, AMP_DTYPE_F8E5M2, ldb, strideB, c.device,
+                       cType, ldc, strideC, beta, scalars, scalars + 1,
+                       scalars + 2);
+      mgpuStreamSynchronize(nullptr);
+      std::vector<float> got = c.download();
+      float amax = 0;
+      mgpuMemcpy(&amax, scalars + 2, 4, nullptr);
+      for (int64_t index = 0; index < batch * strideC; ++index) {
+        if (!inView(index)) {
+          EXPECT_TRUE(std::isnan(got[index])) << "written outside the view";
+          continue;
+        }
+        int64_t t = index / strideC, i = index % strideC / ldc,
+                j = index % strideC % ldc;
+        float exact =
+            product(t, i, j) + (beta != 0.0f ? beta * before[index] : 0.0f);
+        float want = cType == AMP_DTYPE_F32   ? exact
+                     : cType == AMP_DTYPE_F16 ? fromHalfBits(toHalfBits(exact))
+                                              : fromBf16Bits(toBf16Bits(exact));
+        EXPECT_EQ(got[index], want)
+            << "batch " << t << " (" << i << ", " << j << ")";
+      }
+      EXPECT_EQ(got[strideC + wantRow * ldc + wantCol],
+                cType == AMP_DTYPE_F32 ? -2049.0f : -2048.0f);
+      EXPECT_EQ(amax, 2049.0f);
+    }
+  // A NaN operand makes D's row NaN, and the amax NaN.
+  aCodes[wantRow * lda + 3] = 0x7f; // E4M3FN NaN, batch 0
+  mgpuMemcpy(a, aCodes.data(), aCodes.size(), nullptr);
+  for (int32_t cType : {AMP_DTYPE_F32, AMP_DTYPE_BF16}) {
+    const int64_t ldc = n, strideC = m * ldc;
+    DeviceArray c(cType, batch * strideC);
+    c.upload();
+    ampGpuScaledGemm(0, 1, batch, m, n, k, a, AMP_DTYPE_F8E4M3FN, lda, strideA,
+                     b, AMP_DTYPE_F8E5M2, ldb, strideB, c.device, cType, ldc,
+                     strideC, 0.0f, scalars, scalars + 1, scalars + 2);
+    mgpuStreamSynchronize(nullptr);
+    std::vector<float> got = c.download();
+    float amax = 0;
+    mgpuMemcpy(&amax, scalars + 2, 4, nullptr);
+    EXPECT_TRUE(std::isnan(got[wantRow * ldc])) << "cType " << cType;
+    EXPECT_TRUE(std::isnan(amax)) << "cType " << cType << ": " << amax;
+  }
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
   mgpuMemFree(scalars, nullptr);
 }
 

@@ -528,6 +528,81 @@ TEST_F(GpuSimTest, Float8GemmFollowsCublasLtRules) {
   mgpuMemFree(scalars, nullptr);
 }
 
+TEST_F(GpuSimTest, Float8GemmAmaxIsTheRuntimesPassAsOnTheGpu) {
+  // cuBLASLt computes the D amax only for an FP8 D, so the GPU's plan
+  // (lib/ScaledGemmPlan.h) never asks it for one: the runtime's kernel
+  // takes it, which the simulator runs as the GPU does, launches, f32
+  // scratch and all. A bf16 D of 16 x 16 values 12 - 2 (beta 1, C = -2).
+  const int64_t m = 16, n = 16, k = 32;
+  auto *a = static_cast<uint8_t *>(mgpuMemAlloc(m * k, nullptr, false));
+  auto *b = static_cast<uint8_t *>(mgpuMemAlloc(n * k, nullptr, false));
+  auto *c = static_cast<uint16_t *>(mgpuMemAlloc(m * n * 2, nullptr, false));
+  auto *scalars = static_cast<float *>(mgpuMemAlloc(4 * 4, nullptr, false));
+  std::vector<uint8_t> aBits(m * k, 0x38), bBits(n * k, 0x38);
+  float hostScalars[3] = {0.25f, 3.0f, -1.0f};
+  mgpuMemcpy(a, aBits.data(), aBits.size(), nullptr);
+  mgpuMemcpy(b, bBits.data(), bBits.size(), nullptr);
+  mgpuMemcpy(scalars, hostScalars, sizeof(hostScalars), nullptr);
+  struct Case {
+    int32_t cType;
+    bool amax;
+    float beta;
+    int64_t launches;    // Of the runtime's pass.
+    int64_t allocations; // The f32 scratch, freed by the call.
+  } cases[] = {{AMP_DTYPE_F32, true, 0.0f, 1, 0},
+               {AMP_DTYPE_BF16, false, 1.0f, 0, 0},
+               {AMP_DTYPE_BF16, true, 0.0f, 1, 1},
+               {AMP_DTYPE_BF16, true, 1.0f, 2, 1},
+               {AMP_DTYPE_F16, true, 1.0f, 2, 1}};
+  for (const Case &t : cases) {
+    SCOPED_TRACE(testing::Message() << "cType " << t.cType << " amax " << t.amax
+                                    << " beta " << t.beta);
+    // C = -2: 0xc000 in bf16 and in f16.
+    std::vector<uint16_t> before(m * n, 0xc000);
+    std::vector<float> beforeF32(m * n / 2, -2.0f);
+    if (t.cType == AMP_DTYPE_F32)
+      mgpuMemcpy(c, beforeF32.data(), m * n * 2, nullptr);
+    else
+      mgpuMemcpy(c, before.data(), m * n * 2, nullptr);
+    mgpuMemcpy(scalars + 2, &hostScalars[2], 4, nullptr);
+    ampSimResetStats();
+    // An f32 D of 8 x 16 (the same bytes as 16 x 16 16-bit values).
+    int64_t rows = t.cType == AMP_DTYPE_F32 ? m / 2 : m;
+    ampGpuScaledGemm(0, 1, 1, rows, n, k, a, AMP_DTYPE_F8E4M3FN, k, 0, b,
+                     AMP_DTYPE_F8E5M2, k, 0, c, t.cType, n, 0, t.beta, scalars,
+                     scalars + 1, t.amax ? scalars + 2 : nullptr);
+    EXPECT_EQ(gError, "");
+    AmpSimStats stats;
+    ampSimGetStats(&stats);
+    EXPECT_EQ(stats.libraryCalls, 1);
+    EXPECT_EQ(stats.launches, t.launches);
+    EXPECT_EQ(stats.allocations, t.allocations);
+    EXPECT_EQ(stats.frees, t.allocations);
+    float want = 12.0f + t.beta * -2.0f, amax = 0;
+    mgpuMemcpy(&amax, scalars + 2, 4, nullptr);
+    EXPECT_EQ(amax, t.amax ? want : -1.0f);
+    std::vector<uint16_t> low(m * n);
+    std::vector<float> wide(m * n / 2);
+    if (t.cType == AMP_DTYPE_F32) {
+      mgpuMemcpy(wide.data(), c, m * n * 2, nullptr);
+      for (float value : wide)
+        EXPECT_EQ(value, want);
+    } else {
+      mgpuMemcpy(low.data(), c, m * n * 2, nullptr);
+      // 10 or 12 in bf16 / f16.
+      uint16_t bits = t.cType == AMP_DTYPE_BF16
+                          ? (t.beta != 0.0f ? 0x4120 : 0x4140)
+                          : (t.beta != 0.0f ? 0x4900 : 0x4a00);
+      for (uint16_t value : low)
+        EXPECT_EQ(value, bits);
+    }
+  }
+  mgpuMemFree(a, nullptr);
+  mgpuMemFree(b, nullptr);
+  mgpuMemFree(c, nullptr);
+  mgpuMemFree(scalars, nullptr);
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
