@@ -116,6 +116,13 @@ bool runScaledGemm(const char *call, const ScaledGemmArgs &args,
 /// The bytes of the f32 scratch matrix of planScaledGemm(args) (0 if none).
 size_t scaledGemmScratchBytes(const ScaledGemmArgs &args);
 
+/// dst[i] = (f32) src[i] for `count` elements of srcType (f16, bf16 or
+/// f32), exactly, by the matrix-pass kernel: the widening of a convolution's
+/// 16-bit operands for an f32 output (lib/Cudnn.cpp), queued on the shared
+/// stream.
+bool widenToF32(const char *call, DevicePtr src, int32_t srcType, DevicePtr dst,
+                int64_t count);
+
 } // namespace gpuls
 } // namespace rt
 } // namespace amp

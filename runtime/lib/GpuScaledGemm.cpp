@@ -91,3 +91,31 @@ bool amp::rt::gpuls::runScaledGemm(const char *call, const ScaledGemmArgs &s,
   return device::zero32(call, reinterpret_cast<DevicePtr>(s.dAmax)) &&
          launchPass(call, s, output, plan.narrowPass ? c : nowhere, s.dAmax);
 }
+
+bool amp::rt::gpuls::widenToF32(const char *call, DevicePtr src,
+                                int32_t srcType, DevicePtr dst, int64_t count) {
+  // The count as rows of kColumns elements, then the rest as one row: the
+  // matrix pass converts each element (exactly, 16 bits to f32).
+  constexpr int64_t kColumns = 4096;
+  const int64_t srcBytes = srcType == AMP_DTYPE_F32 ? 4 : 2;
+  auto pass = [&](int64_t offset, int64_t rows, int64_t cols) {
+    MatrixPass p{};
+    p.src = src + static_cast<uint64_t>(offset * srcBytes);
+    p.dst = dst + static_cast<uint64_t>(offset * 4);
+    p.batch = 1;
+    p.rows = rows;
+    p.cols = cols;
+    p.srcLd = cols;
+    p.dstLd = cols;
+    p.srcType = srcType;
+    p.dstType = AMP_DTYPE_F32;
+    int64_t sms = std::max(device::multiprocessors(), 1);
+    int64_t grid = std::min<int64_t>(rows, sms * kMatrixPassBlocksPerSm);
+    void *params[] = {&p};
+    return device::launch(call, kMatrixPass, grid, kMatrixPassBlockSize,
+                          params);
+  };
+  const int64_t rows = count / kColumns, rest = count % kColumns;
+  return (rows == 0 || pass(0, rows, kColumns)) &&
+         (rest == 0 || pass(rows * kColumns, 1, rest));
+}
