@@ -24,8 +24,9 @@
 
 // In the simulator against --target=cpu at O0, within an ulp (the CPU
 // multiplies in f32, the simulator's __nv_powif rounds pow's double).
-// Before the fix the simulator computed this too: its host __nv_powif got
-// the i64's low half.
+// Before the fix the simulator computed this too (its host __nv_powif got
+// the i64's low half); it now refuses a libdevice call of another
+// signature (test/Conversion/GPUToSim/gpu-to-sim.mlir).
 // RUN: rm -rf %t.d && mkdir -p %t.d
 // RUN: %python %S/Inputs/uniform-npy.py %t.d/x.npy float32 -2 2 64
 // RUN: amp-run %s --level=O0 --inputs %t.d/x.npy --target=cpu --output-dir %t.d/c0
