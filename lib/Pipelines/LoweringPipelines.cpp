@@ -304,6 +304,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   // sqrt/rsqrt correctly rounded (sqrt.rn.f32), not libdevice's default
   // sqrt.approx.f32; f32 division is div.rn.f32 already.
   gpm.addPass(createAmpPreciseGpuMathPass());
+  // math.fpowi with libdevice's i32 exponent: its lowering declares
+  // __nv_powif from the op's types, and libdevice does not read an i64.
+  gpm.addPass(createAmpGpuIntegerPowersPass());
   gpm.addPass(createConvertGpuOpsToNVVMOps());
   gpm.addPass(createCanonicalizerPass());
   gpm.addPass(createCSEPass());

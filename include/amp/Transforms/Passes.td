@@ -356,6 +356,29 @@ def AmpDeduplicateGpuKernelsPass
   }];
 }
 
+def AmpGpuIntegerPowersPass
+    : Pass<"amp-gpu-integer-powers", "::mlir::gpu::GPUModuleOp"> {
+  let summary = "math.fpowi's exponent in GPU kernels as libdevice's int";
+  let description = [{
+    Runs on GPU modules before `convert-gpu-to-nvvm`, which lowers
+    `math.fpowi` to libdevice's `__nv_powif(float, int)` (`__nv_powi` for
+    f64) but declares the callee from the op's own types. Frontends give
+    the exponent as i64 (torch-mlir's `x ** 3` in GPT-2's tanh GELU): the
+    kernel then called `__nv_powif(f32, i64)`, the PTX passed the exponent
+    in a 64-bit register pair that libdevice's function does not read, and
+    the power was taken to whatever its 32-bit register held. The CPU and
+    the GPU simulator computed `x^3`.
+
+    Each `math.fpowi` whose exponent is not i32 gets an i32 one: a
+    constant (a scalar, or a splat) as an i32 constant, any other value
+    sign-extended if narrower, or clamped to [INT32_MIN, INT32_MAX]
+    keeping its parity if wider (beyond 2^31 an f32 power is 0, +-1, +-inf
+    or NaN either way; an f64 one differs only for a base within about
+    2^-21 of 1).
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def AmpPreciseGpuMathPass
     : Pass<"amp-precise-gpu-math", "::mlir::gpu::GPUModuleOp"> {
   let summary = "Correctly rounded sqrt and rsqrt in GPU kernels";

@@ -112,6 +112,34 @@ static int64_t getFlops(Operation *op) {
   return 0;
 }
 
+/// The error of a libdevice declaration whose parameters are not
+/// libdevice's, or success. The simulator binds each __nv_* call to a host
+/// function by name, and the x86-64 calling convention hands an i64 to an
+/// `int` parameter as its low half, so such a call computes here what the
+/// GPU would not: there libdevice's function reads its `int` from a
+/// register the caller never set. The libdevice functions that
+/// convert-gpu-to-nvvm can call with an integer operand: the powers.
+static LogicalResult checkLibdeviceSignature(LLVM::LLVMFuncOp func) {
+  MLIRContext *context = func.getContext();
+  Type i32 = IntegerType::get(context, 32);
+  Type f32 = Float32Type::get(context);
+  Type f64 = Float64Type::get(context);
+  Type base = llvm::StringSwitch<Type>(func.getName())
+                  .Case("__nv_powif", f32)
+                  .Case("__nv_powi", f64)
+                  .Default(nullptr);
+  if (!base)
+    return success();
+  auto expected = LLVM::LLVMFunctionType::get(base, {base, i32});
+  if (func.getFunctionType() == expected)
+    return success();
+  return func.emitError("amp-gpu-to-sim: '@")
+         << func.getName() << "' is declared " << func.getFunctionType()
+         << ", but libdevice's is " << expected
+         << ": on the GPU the call would pass its exponent where the "
+            "function does not read it";
+}
+
 namespace {
 struct AmpGPUToSimPass
     : public amp::impl::AmpGPUToSimPassBase<AmpGPUToSimPass> {
@@ -184,6 +212,8 @@ LogicalResult AmpGPUToSimPass::moveModule(gpu::GPUModuleOp module) {
     // Declarations (libdevice's __nv_* functions): one in the host module,
     // resolved against the simulator's exports.
     if (func && func.isExternal()) {
+      if (failed(checkLibdeviceSignature(func)))
+        return failure();
       if (auto existing = host.lookupSymbol<LLVM::LLVMFuncOp>(name)) {
         if (existing.getFunctionType() != func.getFunctionType())
           return func.emitError("amp-gpu-to-sim: '@")

@@ -186,3 +186,35 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// libdevice's __nv_powif takes an int: declared with an i64 exponent (what
+// convert-gpu-to-nvvm made of torch-mlir's `x ** 3` before
+// amp-gpu-integer-powers), the GPU reads the exponent from a register the
+// call never set, while the simulator's host function would get the i64's
+// low half. Refused, not simulated.
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    // expected-error @below {{amp-gpu-to-sim: '@__nv_powif' is declared '!llvm.func<f32 (f32, i64)>', but libdevice's is '!llvm.func<f32 (f32, i32)>': on the GPU the call would pass its exponent where the function does not read it}}
+    llvm.func @__nv_powif(f32, i64) -> f32
+    llvm.func @k(%x: f32, %n: i64) attributes {gpu.kernel} {
+      %p = llvm.call @__nv_powif(%x, %n) : (f32, i64) -> f32
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// With libdevice's types, simulated.
+// CHECK: llvm.call @__nv_powi(%{{.*}}, %{{.*}}) : (f64, i32) -> f64
+module attributes {gpu.container_module} {
+  gpu.module @kernels {
+    llvm.func @__nv_powi(f64, i32) -> f64
+    llvm.func @k(%x: f64, %n: i32) attributes {gpu.kernel} {
+      %p = llvm.call @__nv_powi(%x, %n) : (f64, i32) -> f64
+      llvm.return
+    }
+  }
+}
