@@ -51,40 +51,17 @@ CublasLtState &cublasLtState() {
   return *state;
 }
 
-/// The name of a cublasStatus_t (cublasLt has no status string function
-/// of its own).
-const char *statusName(cublasStatus_t status) {
-  switch (status) {
-  case CUBLAS_STATUS_SUCCESS:
-    return "CUBLAS_STATUS_SUCCESS";
-  case CUBLAS_STATUS_NOT_INITIALIZED:
-    return "CUBLAS_STATUS_NOT_INITIALIZED";
-  case CUBLAS_STATUS_ALLOC_FAILED:
-    return "CUBLAS_STATUS_ALLOC_FAILED";
-  case CUBLAS_STATUS_INVALID_VALUE:
-    return "CUBLAS_STATUS_INVALID_VALUE";
-  case CUBLAS_STATUS_ARCH_MISMATCH:
-    return "CUBLAS_STATUS_ARCH_MISMATCH";
-  case CUBLAS_STATUS_MAPPING_ERROR:
-    return "CUBLAS_STATUS_MAPPING_ERROR";
-  case CUBLAS_STATUS_EXECUTION_FAILED:
-    return "CUBLAS_STATUS_EXECUTION_FAILED";
-  case CUBLAS_STATUS_INTERNAL_ERROR:
-    return "CUBLAS_STATUS_INTERNAL_ERROR";
-  case CUBLAS_STATUS_NOT_SUPPORTED:
-    return "CUBLAS_STATUS_NOT_SUPPORTED";
-  case CUBLAS_STATUS_LICENSE_ERROR:
-    return "CUBLAS_STATUS_LICENSE_ERROR";
-  default:
-    return "unknown cublasStatus_t";
-  }
-}
-
 bool ltCheck(const char *call, cublasStatus_t status, const char *what) {
   if (status == CUBLAS_STATUS_SUCCESS)
     return true;
+  // cuBLASLt's own name of the status (CUBLAS_STATUS_INVALID_VALUE, ...).
+  const CublasLtApi *api = cublasLtState().api;
+  const char *name = api && api->cublasLtGetStatusName
+                         ? api->cublasLtGetStatusName(status)
+                         : nullptr;
   return setError(call, "%s failed: %s (cublasStatus_t %d)", what,
-                  statusName(status), static_cast<int>(status));
+                  name ? name : "unknown cublasStatus_t",
+                  static_cast<int>(status));
 }
 
 /// Sets the pointer attribute `attribute` of `matmul` to `pointer` when it
@@ -273,6 +250,7 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
     const CublasLtApi *api = loadCublasLt(call);
     if (!api)
       return false;
+    st.api = api; // Loaded (its status names too), whatever follows.
     cublasLtHandle_t handle = nullptr;
     if (!ltCheck(call, api->cublasLtCreate(&handle), "cublasLtCreate"))
       return false;
@@ -281,7 +259,6 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
       api->cublasLtDestroy(handle);
       return false;
     }
-    st.api = api;
     st.handle = handle;
     st.workspace = workspace;
   }

@@ -92,7 +92,8 @@ namespace rt {
   X(cublasLtMatmulPreferenceDestroy, true)                                     \
   X(cublasLtMatmulPreferenceSetAttribute, true)                                \
   X(cublasLtMatmulAlgoGetHeuristic, true)                                      \
-  X(cublasLtMatmul, true)
+  X(cublasLtMatmul, true)                                                      \
+  X(cublasLtGetStatusName, false)
 #define AMP_CUDNN_FUNCTIONS(X)                                                 \
   X(cudnnGetVersion, true)                                                     \
   X(cudnnGetErrorString, true)                                                 \

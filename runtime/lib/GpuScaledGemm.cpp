@@ -22,6 +22,16 @@ using namespace amp::rt;
 using namespace amp::rt::gpuls;
 
 namespace {
+/// Launches the matrix-pass kernel on `pass`: blocks take its rows, at most
+/// kMatrixPassBlocksPerSm per multiprocessor.
+bool launchMatrixPass(const char *call, MatrixPass &pass) {
+  int64_t sms = std::max(device::multiprocessors(), 1);
+  int64_t grid =
+      std::min<int64_t>(pass.batch * pass.rows, sms * kMatrixPassBlocksPerSm);
+  void *params[] = {&pass};
+  return device::launch(call, kMatrixPass, grid, kMatrixPassBlockSize, params);
+}
+
 ScaledGemmPlan getPlan(const ScaledGemmArgs &s) {
   return planScaledGemm(s.aType, s.bType, s.cType, s.aScale != nullptr,
                         s.bScale != nullptr, s.dAmax != nullptr, s.beta);
@@ -46,10 +56,7 @@ bool launchPass(const char *call, const ScaledGemmArgs &s,
   pass.dstStride = dst.stride;
   pass.srcType = src.type;
   pass.dstType = dst.type;
-  int64_t sms = std::max(device::multiprocessors(), 1);
-  int64_t grid = std::min<int64_t>(s.batch * s.m, sms * kMatrixPassBlocksPerSm);
-  void *params[] = {&pass};
-  return device::launch(call, kMatrixPass, grid, kMatrixPassBlockSize, params);
+  return launchMatrixPass(call, pass);
 }
 } // namespace
 
@@ -109,11 +116,7 @@ bool amp::rt::gpuls::widenToF32(const char *call, DevicePtr src,
     p.dstLd = cols;
     p.srcType = srcType;
     p.dstType = AMP_DTYPE_F32;
-    int64_t sms = std::max(device::multiprocessors(), 1);
-    int64_t grid = std::min<int64_t>(rows, sms * kMatrixPassBlocksPerSm);
-    void *params[] = {&p};
-    return device::launch(call, kMatrixPass, grid, kMatrixPassBlockSize,
-                          params);
+    return launchMatrixPass(call, p);
   };
   const int64_t rows = count / kColumns, rest = count % kColumns;
   return (rows == 0 || pass(0, rows, kColumns)) &&
