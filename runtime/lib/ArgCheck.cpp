@@ -327,13 +327,11 @@ bool checkCudnnGeometry(const char *call, const ConvArgs &v) {
 } // namespace
 
 bool amp::rt::validateConv(const char *call, const ConvArgs &v, bool forCuDnn) {
-  if (v.layout == AMP_CONV_NHWC_FHWC && forCuDnn)
-    return setError(call, "layout 2 = NHWC/FHWC is for the CPU calls only");
   if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_HWCF &&
       v.layout != AMP_CONV_NHWC_FHWC)
     return setError(call,
                     "invalid layout %" PRId32 " (expected 0 = NCHW/FCHW, "
-                    "1 = NHWC/HWCF or, on the CPU, 2 = NHWC/FHWC)",
+                    "1 = NHWC/HWCF or 2 = NHWC/FHWC)",
                     v.layout);
   if (!checkConvGeometry(call, v))
     return false;
@@ -478,20 +476,20 @@ ConvArgs amp::rt::getConvArgs(const ConvBackwardFilterArgs &d) {
 namespace {
 /// The checks of a backward convolution, on its forward view (getConvArgs)
 /// whose operands are named `names` (inputs, then the output): NCHW/FCHW
-/// only, validateConv's geometry, two inputs of one type in {f32, f16,
-/// bf16} and an output of that type or f32, no null pointer; `onGpu` adds
-/// cuDNN's limits (int32 sizes, symmetric padding). n == 0 is an error.
+/// or NHWC/FHWC (cuDNN's KRSC filter), validateConv's geometry, two inputs of
+/// one type in {f32, f16, bf16} and an output of that type or f32, no null
+/// pointer; `onGpu` adds cuDNN's limits (int32 sizes, symmetric padding). n ==
+/// 0 is an error.
 bool validateConvBackward(const char *call, const ConvArgs &v,
                           const char *const (&names)[3],
                           const char *const (&typeNames)[3], bool onGpu) {
-  if (v.layout != AMP_CONV_NCHW_FCHW)
+  if (v.layout != AMP_CONV_NCHW_FCHW && v.layout != AMP_CONV_NHWC_FHWC)
     return setError(call,
                     "layout %" PRId32 "%s is unsupported (the backward "
-                    "convolutions take layout 0 = NCHW/FCHW only)",
+                    "convolutions take layout 0 = NCHW/FCHW or 2 = "
+                    "NHWC/FHWC)",
                     v.layout,
-                    v.layout == AMP_CONV_NHWC_HWCF   ? " = NHWC/HWCF"
-                    : v.layout == AMP_CONV_NHWC_FHWC ? " = NHWC/FHWC"
-                                                     : "");
+                    v.layout == AMP_CONV_NHWC_HWCF ? " = NHWC/HWCF" : "");
   if (!checkConvGeometry(call, v))
     return false;
   const int32_t types[3] = {v.xType, v.wType, v.yType};

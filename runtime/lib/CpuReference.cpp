@@ -115,25 +115,38 @@ bool amp::rt::cpu::ScaledGemm(const char *, const ScaledGemmArgs &s,
   return true;
 }
 
-bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
-  bool nchw = v.layout == AMP_CONV_NCHW_FCHW;
-  bool fhwc = v.layout == AMP_CONV_NHWC_FHWC;
-  // Each of the groups: groupC input channels into groupF output channels;
-  // the filter has groupC input channels.
-  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
-  auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
+namespace {
+/// Where element (n, c, y, x) of a convolution's input, (f, c', r, s) of its
+/// filter (c' < c/groups) and (n, f, y, x) of its output lie in `v`'s
+/// layout (AmpConvLayout).
+struct ConvIndex {
+  explicit ConvIndex(const ConvArgs &v)
+      : v(v), nchw(v.layout == AMP_CONV_NCHW_FCHW),
+        fhwc(v.layout == AMP_CONV_NHWC_FHWC), groupC(v.c / v.groups) {}
+  int64_t x(int64_t n, int64_t c, int64_t y, int64_t x) const {
     return nchw ? ((n * v.c + c) * v.h + y) * v.w + x
                 : ((n * v.h + y) * v.w + x) * v.c + c;
-  };
-  auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
+  }
+  int64_t w(int64_t f, int64_t c, int64_t r, int64_t s) const {
     return nchw   ? ((f * groupC + c) * v.kh + r) * v.kw + s
            : fhwc ? ((f * v.kh + r) * v.kw + s) * groupC + c
                   : ((r * v.kw + s) * groupC + c) * v.f + f;
-  };
-  auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
+  }
+  int64_t y(int64_t n, int64_t f, int64_t y, int64_t x) const {
     return nchw ? ((n * v.f + f) * v.oh + y) * v.ow + x
                 : ((n * v.oh + y) * v.ow + x) * v.f + f;
-  };
+  }
+  ConvArgs v; // A copy: a backward call's forward view is a temporary.
+  bool nchw, fhwc;
+  int64_t groupC;
+};
+} // namespace
+
+bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
+  // Each of the groups: groupC input channels into groupF output channels;
+  // the filter has groupC input channels.
+  const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
+  ConvIndex at(v);
   for (int64_t n = 0; n < v.n; ++n) {
     for (int64_t f = 0; f < v.f; ++f) {
       int64_t firstC = (f / groupF) * groupC;
@@ -149,12 +162,11 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
               if (ix < 0 || ix >= v.w)
                 continue;
               for (int64_t c = 0; c < groupC; ++c)
-                acc +=
-                    loadElement(v.x, v.xType, xIndex(n, firstC + c, iy, ix)) *
-                    loadElement(v.wt, v.wType, wIndex(f, c, r, s));
+                acc += loadElement(v.x, v.xType, at.x(n, firstC + c, iy, ix)) *
+                       loadElement(v.wt, v.wType, at.w(f, c, r, s));
             }
           }
-          int64_t out = yIndex(n, f, oy, ox);
+          int64_t out = at.y(n, f, oy, ox);
           if (v.beta != 0.0f)
             acc += static_cast<double>(v.beta) * loadElement(v.y, v.yType, out);
           storeElement(v.y, v.yType, out, acc);
@@ -165,7 +177,8 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
   return true;
 }
 
-// The backward convolutions (NCHW/FCHW only, checked): each output element
+// The backward convolutions (NCHW/FCHW or NHWC/FHWC, checked): each output
+// element
 // is one sum over the terms of the definition (LibraryCalls.def), in double,
 // plus beta times the old value (not read when beta is 0), rounded once.
 // With groups, input channel c meets only the output channels of its group
@@ -175,6 +188,7 @@ bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
 bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
                                     NoResult &) {
   const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
+  ConvIndex at(getConvArgs(v));
   for (int64_t n = 0; n < v.n; ++n) {
     for (int64_t c = 0; c < v.c; ++c) {
       int64_t firstF = (c / groupC) * groupF, filterC = c % groupC;
@@ -195,14 +209,11 @@ bool amp::rt::cpu::ConvBackwardData(const char *, const ConvBackwardDataArgs &v,
                 continue;
               int64_t ox = colOffset / v.strideW;
               for (int64_t f = firstF; f < firstF + groupF; ++f)
-                acc +=
-                    loadElement(v.dy, v.dyType,
-                                ((n * v.f + f) * v.oh + oy) * v.ow + ox) *
-                    loadElement(v.wt, v.wType,
-                                ((f * groupC + filterC) * v.kh + r) * v.kw + s);
+                acc += loadElement(v.dy, v.dyType, at.y(n, f, oy, ox)) *
+                       loadElement(v.wt, v.wType, at.w(f, filterC, r, s));
             }
           }
-          int64_t out = ((n * v.c + c) * v.h + iy) * v.w + ix;
+          int64_t out = at.x(n, c, iy, ix);
           if (v.beta != 0.0f)
             acc +=
                 static_cast<double>(v.beta) * loadElement(v.dx, v.dxType, out);
@@ -218,6 +229,7 @@ bool amp::rt::cpu::ConvBackwardFilter(const char *,
                                       const ConvBackwardFilterArgs &v,
                                       NoResult &) {
   const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
+  ConvIndex at(getConvArgs(v));
   for (int64_t f = 0; f < v.f; ++f) {
     int64_t firstC = (f / groupF) * groupC;
     for (int64_t c = 0; c < groupC; ++c) {
@@ -233,15 +245,12 @@ bool amp::rt::cpu::ConvBackwardFilter(const char *,
                 int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
                 if (ix < 0 || ix >= v.w)
                   continue;
-                acc += loadElement(v.x, v.xType,
-                                   ((n * v.c + firstC + c) * v.h + iy) * v.w +
-                                       ix) *
-                       loadElement(v.dy, v.dyType,
-                                   ((n * v.f + f) * v.oh + oy) * v.ow + ox);
+                acc += loadElement(v.x, v.xType, at.x(n, firstC + c, iy, ix)) *
+                       loadElement(v.dy, v.dyType, at.y(n, f, oy, ox));
               }
             }
           }
-          int64_t out = ((f * groupC + c) * v.kh + r) * v.kw + s;
+          int64_t out = at.w(f, c, r, s);
           if (v.beta != 0.0f)
             acc +=
                 static_cast<double>(v.beta) * loadElement(v.dw, v.dwType, out);

@@ -13,6 +13,7 @@
 //  - NHWC/HWCF: cuDNN's NHWC filter format is KRSC, so the HWCF filter is
 //    transposed into a cached device buffer with cudnnTransformTensor
 //    (strided 4-D descriptors) on every call (weights may change);
+//    NHWC/FHWC (amp-channels-last's form) is KRSC and is read as it is;
 //  - f16/bf16 inputs with f32 output: the legacy API wants x, w and y of one
 //    type and has no half-in/float-out configuration, so x and w are widened
 //    (exactly, cuBLAS, Cublas.cpp) into cached f32 buffers and an f32
@@ -156,7 +157,8 @@ bool amp::rt::dnn::createConvDescriptors(const char *call, const CudnnApi *api,
   plan.api = api;
   auto i32 = [](int64_t value) { return static_cast<int>(value); };
   cudnnDataType_t type = cudnnType(types.computeType);
-  bool nhwc = v.layout == AMP_CONV_NHWC_HWCF;
+  // NHWC/HWCF (filter transformed to KRSC) and NHWC/FHWC (KRSC itself).
+  bool nhwc = v.layout != AMP_CONV_NCHW_FCHW;
   cudnnTensorFormat_t format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   if (!cudnnCheck(call, api, api->cudnnCreateTensorDescriptor(&plan.xDesc),
                   "cudnnCreateTensorDescriptor") ||

@@ -4,9 +4,10 @@
 // and ampGpuConv2dBackwardFilter on cudnnConvolutionBackwardFilter (cuDNN's
 // legacy API, as ampGpuConv2d in Cudnn.cpp, whose handle, lock, plan cache,
 // scratch buffers and helpers they share through CudnnCommon.h):
-//  - NCHW/FCHW only (checked before): the descriptors are the forward
-//    convolution's (x n x c x h x w, y n x f x oh x ow, w f x c/groups x
-//    kh x kw, and its group count), whichever tensor each one holds here
+//  - NCHW/FCHW, or NHWC/FHWC (cuDNN's NHWC tensors and KRSC filter; checked
+//    before): the descriptors are the forward convolution's (x n x c x h x
+//    w, y n x f x oh x ow, w f x c/groups x kh x kw in the layout's order,
+//    and its group count), whichever tensor each one holds here
 //    (dx in x's for the data gradient, dy in y's, dw in w's for the filter
 //    gradient);
 //  - descriptors, the algorithm and its workspace size cached per

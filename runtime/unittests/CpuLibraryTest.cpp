@@ -606,17 +606,6 @@ TEST(CpuLibraryConv, EmptyBatch) {
   EXPECT_NE(message.find("strideH = 0"), std::string::npos) << message;
 }
 
-// NHWC/FHWC is a CPU layout: the GPU entry point rejects it.
-TEST(CpuLibraryConv, FhwcIsCpuOnly) {
-  float x[4] = {}, wt[1] = {}, y[4] = {};
-  std::string message = amp_test::captureHandlerMessage([&] {
-    ampGpuConv2d(AMP_CONV_NHWC_FHWC, 1, 1, 2, 2, 1, 1, 1, 2, 2, 0, 0, 1, 1, 1,
-                 1, 1, x, AMP_DTYPE_F32, wt, AMP_DTYPE_F32, y, AMP_DTYPE_F32,
-                 0.0f);
-  });
-  EXPECT_NE(message.find("CPU calls only"), std::string::npos) << message;
-}
-
 TEST(CpuLibraryGemm, ValidationReachesHandler) {
   float a[4] = {}, b[4] = {}, c[4] = {};
   std::string message = amp_test::captureHandlerMessage([&] {

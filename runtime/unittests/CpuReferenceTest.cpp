@@ -899,6 +899,66 @@ TEST(CpuConvBackward, AdjointsOfTheForwardConvolution) {
   }
 }
 
+// NHWC/FHWC (amp-channels-last's form, cuDNN's NHWC and KRSC): each
+// gradient is the NCHW/FCHW one of the same convolution, stored in the
+// layout's order. The CPU twins sum each element in one order whatever the
+// layout, so the values are equal.
+TEST(CpuConvBackward, ChannelsLastIsTheTransposedNchw) {
+  struct Geometry {
+    int64_t n, c, h, w, f, kh, kw, pad, stride, groups;
+  };
+  const Geometry geometries[] = {{2, 3, 7, 6, 4, 3, 3, 1, 2, 1},
+                                 {1, 8, 5, 5, 16, 1, 1, 0, 1, 1},
+                                 {2, 6, 6, 7, 4, 3, 3, 1, 1, 2}};
+  std::mt19937 rng(4321);
+  std::uniform_real_distribution<float> dist(-1, 1);
+  for (const Geometry &g : geometries) {
+    SCOPED_TRACE(testing::Message()
+                 << "c=" << g.c << " f=" << g.f << " groups=" << g.groups);
+    const int64_t oh = (g.h + 2 * g.pad - g.kh) / g.stride + 1,
+                  ow = (g.w + 2 * g.pad - g.kw) / g.stride + 1,
+                  groupC = g.c / g.groups;
+    // (a, b, y, x) of an a x b x ys x xs NCHW tensor, at its NHWC place.
+    auto toLast = [](const std::vector<float> &nchw, int64_t a, int64_t b,
+                     int64_t ys, int64_t xs) {
+      std::vector<float> last(nchw.size());
+      for (int64_t i = 0; i < a; ++i)
+        for (int64_t j = 0; j < b; ++j)
+          for (int64_t y = 0; y < ys; ++y)
+            for (int64_t x = 0; x < xs; ++x)
+              last[((i * ys + y) * xs + x) * b + j] =
+                  nchw[((i * b + j) * ys + y) * xs + x];
+      return last;
+    };
+    std::vector<float> x(g.n * g.c * g.h * g.w), wt(g.f * groupC * g.kh * g.kw),
+        dy(g.n * g.f * oh * ow);
+    for (auto *values : {&x, &wt, &dy})
+      for (float &value : *values)
+        value = dist(rng);
+    std::vector<float> dx(x.size()), dw(wt.size()), dxLast(x.size()),
+        dwLast(wt.size());
+    auto run = [&](int32_t layout, const std::vector<float> &xs,
+                   const std::vector<float> &wts, const std::vector<float> &dys,
+                   std::vector<float> &dxs, std::vector<float> &dws) {
+      ampCpuConv2dBackwardData(layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh,
+                               ow, g.pad, g.pad, g.stride, g.stride, 1, 1,
+                               g.groups, dys.data(), AMP_DTYPE_F32, wts.data(),
+                               AMP_DTYPE_F32, dxs.data(), AMP_DTYPE_F32, 0.0f);
+      ampCpuConv2dBackwardFilter(
+          layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad, g.pad,
+          g.stride, g.stride, 1, 1, g.groups, xs.data(), AMP_DTYPE_F32,
+          dys.data(), AMP_DTYPE_F32, dws.data(), AMP_DTYPE_F32, 0.0f);
+    };
+    run(AMP_CONV_NCHW_FCHW, x, wt, dy, dx, dw);
+    run(AMP_CONV_NHWC_FHWC, toLast(x, g.n, g.c, g.h, g.w),
+        toLast(wt, g.f, groupC, g.kh, g.kw), toLast(dy, g.n, g.f, oh, ow),
+        dxLast, dwLast);
+    EXPECT_EQ(dxLast, toLast(dx, g.n, g.c, g.h, g.w));
+    EXPECT_EQ(dwLast, toLast(dw, g.f, groupC, g.kh, g.kw));
+    EXPECT_NE(dx, std::vector<float>(dx.size(), 0.0f));
+  }
+}
+
 TEST(CpuConvBackward, ValidationReachesHandler) {
   float a[16] = {}, b[16] = {}, out[16] = {};
   auto data = [&](int32_t layout, int64_t n, int32_t dyType, int32_t wType,
@@ -922,9 +982,10 @@ TEST(CpuConvBackward, ValidationReachesHandler) {
   };
   expectHas(data(AMP_CONV_NHWC_HWCF, 1, f32, f32, f32, out),
             "ampCpuConv2dBackwardData: layout 1 = NHWC/HWCF is unsupported "
-            "(the backward convolutions take layout 0 = NCHW/FCHW only)");
-  expectHas(filter(AMP_CONV_NHWC_FHWC, 1, f32, f32, f32),
-            "ampCpuConv2dBackwardFilter: layout 2 = NHWC/FHWC is unsupported");
+            "(the backward convolutions take layout 0 = NCHW/FCHW or 2 = "
+            "NHWC/FHWC)");
+  expectHas(filter(AMP_CONV_NHWC_HWCF, 1, f32, f32, f32),
+            "ampCpuConv2dBackwardFilter: layout 1 = NHWC/HWCF is unsupported");
   expectHas(filter(7, 1, f32, f32, f32),
             "ampCpuConv2dBackwardFilter: layout 7 is unsupported");
   expectHas(data(0, 1, f16, bf16, f32, out),

@@ -359,26 +359,40 @@ struct ConvCase {
   }
 };
 
+/// Where element (n, c, y, x) of `g`'s input, (f, c', r, s) of its filter
+/// (c' < c/groups) and (n, f, y, x) of its output lie in its layout: NCHW/
+/// FCHW, NHWC/HWCF (which the runtime turns into cuDNN's KRSC) or NHWC/FHWC
+/// (KRSC itself).
+struct ConvIndex {
+  explicit ConvIndex(const ConvCase &g)
+      : g(g), nchw(g.layout == AMP_CONV_NCHW_FCHW),
+        hwcf(g.layout == AMP_CONV_NHWC_HWCF), groupC(g.c / g.groups),
+        oh(g.outH()), ow(g.outW()) {}
+  int64_t x(int64_t n, int64_t c, int64_t y, int64_t x) const {
+    return nchw ? ((n * g.c + c) * g.h + y) * g.w + x
+                : ((n * g.h + y) * g.w + x) * g.c + c;
+  }
+  int64_t w(int64_t f, int64_t c, int64_t r, int64_t s) const {
+    return nchw   ? ((f * groupC + c) * g.kh + r) * g.kw + s
+           : hwcf ? ((r * g.kw + s) * groupC + c) * g.f + f
+                  : ((f * g.kh + r) * g.kw + s) * groupC + c;
+  }
+  int64_t y(int64_t n, int64_t f, int64_t y, int64_t x) const {
+    return nchw ? ((n * g.f + f) * oh + y) * ow + x
+                : ((n * oh + y) * ow + x) * g.f + f;
+  }
+  const ConvCase &g;
+  bool nchw, hwcf;
+  int64_t groupC, oh, ow;
+};
+
 /// y = conv(x, wt) + beta y in `g.layout`'s index order, by the definition;
 /// compares with a tolerance relative to the sum of |terms| (cuDNN may pick
 /// Winograd or FFT algorithms, which round intermediate values).
 void checkConv(const ConvCase &g, unsigned seed) {
   int64_t oh = g.outH(), ow = g.outW();
-  bool nhwc = g.layout == AMP_CONV_NHWC_HWCF;
   int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
-  auto xIndex = [&](int64_t n, int64_t c, int64_t y, int64_t x) {
-    return nhwc ? ((n * g.h + y) * g.w + x) * g.c + c
-                : ((n * g.c + c) * g.h + y) * g.w + x;
-  };
-  // HWCF (nhwc) or FCHW (nchw): the runtime turns HWCF into cuDNN's KRSC.
-  auto wIndex = [&](int64_t f, int64_t c, int64_t r, int64_t s) {
-    return nhwc ? ((r * g.kw + s) * groupC + c) * g.f + f
-                : ((f * groupC + c) * g.kh + r) * g.kw + s;
-  };
-  auto yIndex = [&](int64_t n, int64_t f, int64_t y, int64_t x) {
-    return nhwc ? ((n * oh + y) * ow + x) * g.f + f
-                : ((n * g.f + f) * oh + y) * ow + x;
-  };
+  ConvIndex at(g);
   std::mt19937 random(seed);
   DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
   DeviceArray wt(g.xType, g.f * groupC * g.kh * g.kw);
@@ -412,12 +426,12 @@ void checkConv(const ConvCase &g, unsigned seed) {
                   continue;
                 int64_t channel = (f / groupF) * groupC + c;
                 double term =
-                    static_cast<double>(x.values[xIndex(n, channel, iy, ix)]) *
-                    wt.values[wIndex(f, c, r, s)];
+                    static_cast<double>(x.values[at.x(n, channel, iy, ix)]) *
+                    wt.values[at.w(f, c, r, s)];
                 sum += term;
                 magnitude += std::fabs(term);
               }
-          int64_t index = yIndex(n, f, oy, ox);
+          int64_t index = at.y(n, f, oy, ox);
           sum += g.beta * static_cast<double>(y.values[index]);
           magnitude += std::fabs(g.beta * y.values[index]);
           double expected = roundTo(g.yType, sum);
@@ -518,9 +532,11 @@ TEST_F(Contract, ConvAlgorithmChoiceAndWorkspace) {
 /// into the elements of dx and dw it contributes to. Integer data, so that
 /// the sums are exact.
 void checkConvBackward(const ConvCase &g, unsigned seed) {
-  ASSERT_EQ(g.layout, AMP_CONV_NCHW_FCHW);
-  SCOPED_TRACE("types " + std::to_string(g.xType) + " -> " +
-               std::to_string(g.yType) + " beta " + std::to_string(g.beta));
+  ASSERT_NE(g.layout, AMP_CONV_NHWC_HWCF);
+  ConvIndex at(g);
+  SCOPED_TRACE("layout " + std::to_string(g.layout) + " types " +
+               std::to_string(g.xType) + " -> " + std::to_string(g.yType) +
+               " beta " + std::to_string(g.beta));
   int64_t oh = g.outH(), ow = g.outW();
   int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
   std::mt19937 random(seed);
@@ -540,14 +556,14 @@ void checkConvBackward(const ConvCase &g, unsigned seed) {
   }
   for (DeviceArray *array : {&x, &wt, &dy, &dx, &dw})
     array->upload();
-  ampGpuConv2dBackwardData(
-      AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
-      g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, g.groups, dy.device,
-      g.xType, wt.device, g.xType, dx.device, g.yType, g.beta);
-  ampGpuConv2dBackwardFilter(
-      AMP_CONV_NCHW_FCHW, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h,
-      g.pad_w, g.stride_h, g.stride_w, g.dil_h, g.dil_w, g.groups, x.device,
-      g.xType, dy.device, g.xType, dw.device, g.yType, g.beta);
+  ampGpuConv2dBackwardData(g.layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh,
+                           ow, g.pad_h, g.pad_w, g.stride_h, g.stride_w,
+                           g.dil_h, g.dil_w, g.groups, dy.device, g.xType,
+                           wt.device, g.xType, dx.device, g.yType, g.beta);
+  ampGpuConv2dBackwardFilter(g.layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh,
+                             ow, g.pad_h, g.pad_w, g.stride_h, g.stride_w,
+                             g.dil_h, g.dil_w, g.groups, x.device, g.xType,
+                             dy.device, g.xType, dw.device, g.yType, g.beta);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   std::vector<double> dxSum(dx.values.size(), 0), dwSum(dw.values.size(), 0),
@@ -565,9 +581,9 @@ void checkConvBackward(const ConvCase &g, unsigned seed) {
                   continue;
                 // Filter channel c of f: input channel c of f's group.
                 int64_t channel = (f / groupF) * groupC + c;
-                size_t xi = ((n * g.c + channel) * g.h + iy) * g.w + ix;
-                size_t wi = ((f * groupC + c) * g.kh + r) * g.kw + s;
-                double grad = dy.values[((n * g.f + f) * oh + oy) * ow + ox];
+                size_t xi = at.x(n, channel, iy, ix);
+                size_t wi = at.w(f, c, r, s);
+                double grad = dy.values[at.y(n, f, oy, ox)];
                 dxSum[xi] += grad * wt.values[wi];
                 dxMagnitude[xi] += std::fabs(grad * wt.values[wi]);
                 dwSum[wi] += grad * x.values[xi];
@@ -735,6 +751,47 @@ TEST_F(Contract, GroupedAndDepthwiseConvolutions) {
       }
   }
   ampGpuSetConvExhaustiveSearch(0);
+}
+
+TEST_F(Contract, ConvChannelsLast) {
+  // NHWC/FHWC, amp-channels-last's form: cuDNN's NHWC tensors and KRSC
+  // filter read as they are, forward and both gradients. Unequal sides,
+  // strides and a dilation (a filter read as HWCF, or C and F swapped,
+  // shows), f32 and 16-bit inputs into f32 and their own type, two groups.
+  unsigned seed = 161;
+  for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && !hasBf16())
+      continue;
+    ConvCase g{
+        AMP_CONV_NHWC_FHWC, 2,   3, 9, 7, 5, 3, 2, 1, 1, 2, 1, 1, 2, type,
+        AMP_DTYPE_F32,      0.0f};
+    checkConv(g, seed++);
+    checkConvBackward(g, seed++);
+    g.yType = type;
+    g.beta = 1.0f;
+    checkConv(g, seed++);
+    checkConvBackward(g, seed++);
+    ConvCase grouped{AMP_CONV_NHWC_FHWC,
+                     2,
+                     6,
+                     8,
+                     8,
+                     4,
+                     3,
+                     3,
+                     1,
+                     1,
+                     1,
+                     1,
+                     1,
+                     1,
+                     type,
+                     type,
+                     0.0f};
+    grouped.groups = 2;
+    checkConv(grouped, seed++);
+    checkConvBackward(grouped, seed++);
+  }
 }
 
 //===----------------------------------------------------------------------===//

@@ -67,9 +67,6 @@ public:
     return getGpuLibraryBackend().getScaledGemmRefusal(a, b, transA, transB, k,
                                                        n);
   }
-  std::string getConvLayoutRefusal(ConvLayout layout) const override {
-    return getGpuLibraryBackend().getConvLayoutRefusal(layout);
-  }
   bool takesDynamicConvBatch() const override { return false; }
   StringRef getFloat8ConvRefusal() const override { return "none"; }
 };

@@ -195,8 +195,12 @@ def AmpLinalgToLibraryCallsPass
     form `tosa.matmul` lowers to) into calls of libamp_runtime's
     `ampGpuGemm` (cuBLAS `cublasGemmEx` / strided-batched, f16 or bf16
     operands, f32 compute, Tensor Core math), and `linalg.conv_2d_nchw_fchw`
-    / `linalg.conv_2d_nhwc_hwcf` (strides, dilations; padding is the
-    separate pad that produces the input) into `ampGpuConv2d` (cuDNN).
+    / `linalg.conv_2d_nhwc_hwcf` / `linalg.conv_2d_nhwc_fhwc` (strides,
+    dilations; padding is the separate pad that produces the input; their
+    grouped and depthwise forms) into `ampGpuConv2d` (cuDNN; NHWC/FHWC is
+    cuDNN's NHWC with its KRSC filter, `amp-channels-last`'s form), and
+    `amp.conv2d_backward_data` / `amp.conv2d_backward_filter` (NCHW, or
+    `channels_last`) into cuDNN's backward calls.
     Buffers are passed as device pointers; a `linalg.fill` of zero into the
     output right before the op is erased and the call overwrites instead of
     accumulating (beta = 0).
@@ -231,8 +235,8 @@ def AmpLinalgToLibraryCallsPass
     descriptors at run time, and so may a convolution's batch (the cuDNN
     call sets its descriptors at each call). Ops that do not fit (a
     convolution with another dynamic dimension or stride, or of another
-    form: grouped, depthwise, NHWC/FHWC,
-    1-D or 3-D; a non-contiguous inner dimension, mixed operand types,
+    form: 1-D or 3-D, or another filter order; a non-contiguous inner
+    dimension, mixed operand types,
     other indexing maps) stay linalg ops, to become generated kernels, with
     a remark that says why.
 

@@ -5,7 +5,9 @@
 // dimensions parallel, the three summed over reductions. The operand read
 // at a shifted position (the input for the filter gradient, the output
 // gradient for the input gradient) is read in the body, and counts 0 where
-// the position falls outside it.
+// the position falls outside it. Operands with their channels last
+// (`channels_last`) are read and written through the same loops, their
+// dimensions permuted.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,25 +73,40 @@ static Value loadElement(OpBuilder &b, Location loc, Value shaped,
 using PositionFn = llvm::function_ref<std::pair<Value, Value>(
     OpBuilder &, Location, ArrayRef<Value>, int)>;
 
+/// `nchw` (four values in the order n, c, h, w) in the operands' storage
+/// order: as given, or with the channels last.
+template <typename T>
+static SmallVector<T, 4> inLayout(ArrayRef<T> nchw, bool channelsLast) {
+  if (!channelsLast)
+    return SmallVector<T, 4>(nchw);
+  return {nchw[0], nchw[2], nchw[3], nchw[1]};
+}
+
 /// Replaces the gradient `op` by its generic: loops (the destination's four
 /// dimensions, parallel; three reductions), `read` through the map of the
 /// loops `readDims`, `shifted` read in the body at (loops[leading[0]],
 /// loops[leading[1]], `position`'s two positions) where both count, and
-/// `init += read * shifted` there, in the destination's type.
+/// `init += read * shifted` there, in the destination's type. Dimensions
+/// are named in the order n, c, h, w; `channelsLast` stores each operand
+/// as n, h, w, c.
 static void lowerGradient(RewriterBase &rewriter, Operation *op, Value read,
                           ArrayRef<unsigned> readDims, Value shifted,
                           ArrayRef<unsigned> leading, Value init,
-                          PositionFn position) {
+                          bool channelsLast, PositionFn position) {
   MLIRContext *context = op->getContext();
   Location loc = op->getLoc();
-  Value sizes[2] = {getDimSize(rewriter, loc, shifted, 2),
-                    getDimSize(rewriter, loc, shifted, 3)};
-  SmallVector<AffineExpr, 4> readExprs;
+  int64_t spatial = channelsLast ? 1 : 2;
+  Value sizes[2] = {getDimSize(rewriter, loc, shifted, spatial),
+                    getDimSize(rewriter, loc, shifted, spatial + 1)};
+  SmallVector<AffineExpr, 4> readExprs, initExprs;
   for (unsigned dim : readDims)
     readExprs.push_back(getAffineDimExpr(dim, context));
-  AffineMap readMap = AffineMap::get(7, 0, readExprs, context);
-  AffineMap initMap =
-      AffineMap::getMultiDimIdentityMap(7, context).getSubMap({0, 1, 2, 3});
+  for (unsigned dim = 0; dim < 4; ++dim)
+    initExprs.push_back(getAffineDimExpr(dim, context));
+  AffineMap readMap = AffineMap::get(
+      7, 0, inLayout<AffineExpr>(readExprs, channelsLast), context);
+  AffineMap initMap = AffineMap::get(
+      7, 0, inLayout<AffineExpr>(initExprs, channelsLast), context);
   SmallVector<utils::IteratorType> iterators(4, utils::IteratorType::parallel);
   iterators.append(3, utils::IteratorType::reduction);
   SmallVector<Type, 1> results;
@@ -120,7 +137,8 @@ static void lowerGradient(RewriterBase &rewriter, Operation *op, Value read,
         for (Value where : at)
           indices.push_back(
               arith::SelectOp::create(b, nested, valid, where, zero));
-        Value element = loadElement(b, nested, shifted, indices);
+        Value element = loadElement(b, nested, shifted,
+                                    inLayout<Value>(indices, channelsLast));
         Type type = args[1].getType();
         Value product = arith::MulFOp::create(
             b, nested, widenOrNarrow(b, nested, args[0], type),
@@ -151,7 +169,7 @@ struct LowerBackwardFilter : public OpRewritePattern<Conv2DBackwardFilterOp> {
                       dilations = op.getDilations();
     lowerGradient(
         rewriter, op, op.getRhs(), {4, 0, 5, 6}, op.getLhs(), {4, 1},
-        op.getInit(),
+        op.getInit(), op.getChannelsLast(),
         [&](OpBuilder &b, Location loc, ArrayRef<Value> loops, int i) {
           // oy * stride + r * dilation - padding, from 0.
           Value at = arith::SubIOp::create(
@@ -183,7 +201,7 @@ struct LowerBackwardData : public OpRewritePattern<Conv2DBackwardDataOp> {
                       dilations = op.getDilations();
     lowerGradient(
         rewriter, op, op.getRhs(), {4, 1, 5, 6}, op.getLhs(), {0, 4},
-        op.getInit(),
+        op.getInit(), op.getChannelsLast(),
         [&](OpBuilder &b, Location loc, ArrayRef<Value> loops, int i) {
           // y + padding - r * dilation, a multiple of the stride from 0.
           Value shifted = arith::SubIOp::create(

@@ -1,9 +1,9 @@
 //===- ConvCalls.cpp - 2-D convolutions as library calls ------------------===//
 //
 // Part of amp-mlir. The convolution family of amp-linalg-to-library-calls:
-// a 2-D convolution (grouped and depthwise ones included) in a layout the
-// backend's library takes (LibraryBackend::getConvLayoutRefusal) becomes
-// its convolution call
+// a 2-D convolution (grouped and depthwise ones included) in one of the
+// calls' layouts (NCHW/FCHW, NHWC/HWCF, NHWC/FHWC) becomes its
+// convolution call
 // (ampGpuConv2d: cuDNN; ampCpuLibraryConv2d: im2col and CBLAS). A
 // zero-padded input (tensor.pad, bufferized) is read in place with the
 // call's padding; a zero fill of the output is beta = 0; an f32 output
@@ -355,7 +355,8 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
 /// The geometry of a 2-D convolution gradient: the sizes of the forward
 /// convolution's input x (n x c x h x w), filter (f x c x kh x kw) and
 /// output (n x f x oh x ow), as the op's operands give them, but for the
-/// batch n (the first operand's first dimension, read at the call).
+/// batch n (the first operand's first dimension, read at the call), in
+/// either layout.
 struct ConvolutionGeometry {
   int64_t c, h, w, f, kh, kw, oh, ow;
 };
@@ -370,11 +371,13 @@ static LogicalResult lowerConvolutionGradient(
     RewriterBase &rewriter, Operation *op, LibraryCall call,
     const LibraryBackend &backend, Value lhs, Value rhs, bool rhsBatched,
     Value out, ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
-    ArrayRef<int64_t> dilations,
+    ArrayRef<int64_t> dilations, bool channelsLast,
     llvm::function_ref<ConvolutionGeometry(ArrayRef<int64_t>, ArrayRef<int64_t>,
                                            ArrayRef<int64_t>)>
         geometry,
     std::string &why) {
+  ConvLayout layout =
+      channelsLast ? ConvLayout::NhwcFhwc : ConvLayout::NchwFchw;
   FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
   if (failed(function))
     return failure();
@@ -400,8 +403,15 @@ static LogicalResult lowerConvolutionGradient(
           "an f32 or same-typed result";
     return failure();
   }
+  // The shapes in the order n (f), c, h (kh), w (kw).
+  auto sizes = [&](MemRefType type) {
+    ArrayRef<int64_t> shape = type.getShape();
+    return channelsLast
+               ? SmallVector<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
+               : SmallVector<int64_t, 4>(shape);
+  };
   ConvolutionGeometry g =
-      geometry(li->type.getShape(), ri->type.getShape(), oi->type.getShape());
+      geometry(sizes(li->type), sizes(ri->type), sizes(oi->type));
   Location loc = op->getLoc();
   rewriter.setInsertionPoint(op);
   float beta = 1.0f;
@@ -428,7 +438,7 @@ static LogicalResult lowerConvolutionGradient(
     beta = 0.0f;
   }
   SmallVector<Value> args = {
-      createI32(rewriter, loc, static_cast<int32_t>(ConvLayout::NchwFchw)),
+      createI32(rewriter, loc, static_cast<int32_t>(layout)),
       getSize(rewriter, loc, lhs, 0)};
   for (int64_t size :
        {g.c, g.h, g.w, g.f, g.kh, g.kw, g.oh, g.ow, padding[0], padding[1],
@@ -466,14 +476,10 @@ struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
       return rewriter.notifyMatchFailure(op, kOnTensors);
     std::string why;
     FailureOr<ConvForm> form = getConvForm(op, why);
-    if (succeeded(form)) {
-      why = backend.getConvLayoutRefusal(form->layout);
-      if (why.empty() &&
-          succeeded(lowerConv(rewriter, op, *form, backend, why)))
-        return success();
-    }
+    if (succeeded(form) &&
+        succeeded(lowerConv(rewriter, op, *form, backend, why)))
+      return success();
     return rewriter.notifyMatchFailure(op, why);
-    return success();
   }
 
   const LibraryBackend &backend;
@@ -501,7 +507,8 @@ struct ConvBackwardDataToLibraryCall
     if (failed(lowerConvolutionGradient(
             rewriter, op, LibraryCall::ConvBackwardData, backend, op.getLhs(),
             op.getRhs(), /*rhsBatched=*/false, op.getInit(), op.getStrides(),
-            op.getPadding(), op.getDilations(), geometry, why)))
+            op.getPadding(), op.getDilations(), op.getChannelsLast(), geometry,
+            why)))
       return rewriter.notifyMatchFailure(op, why);
     return success();
   }
@@ -531,7 +538,8 @@ struct ConvBackwardFilterToLibraryCall
     if (failed(lowerConvolutionGradient(
             rewriter, op, LibraryCall::ConvBackwardFilter, backend, op.getLhs(),
             op.getRhs(), /*rhsBatched=*/true, op.getInit(), op.getStrides(),
-            op.getPadding(), op.getDilations(), geometry, why)))
+            op.getPadding(), op.getDilations(), op.getChannelsLast(), geometry,
+            why)))
       return rewriter.notifyMatchFailure(op, why);
     return success();
   }

@@ -33,7 +33,6 @@ public:
     return {};
   }
 
-  std::string getConvLayoutRefusal(ConvLayout) const override { return {}; }
   bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override { return {}; }
 };

@@ -5,9 +5,10 @@
 // cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
 // FP8 GEMMs cuBLASLt's, under its rules (Float8Kernels.h) on sm_89 and
 // later, and convolutions cuDNN's legacy cudnnConvolutionForward in the
-// NCHW/FCHW and NHWC/HWCF layouts (grouped and depthwise ones with a group
-// count), static but for the batch (whose descriptors the call sets at
-// each call), with no FP8 form.
+// NCHW/FCHW, NHWC/HWCF and NHWC/FHWC layouts (grouped and depthwise ones
+// with a group count; their gradients cuDNN's backward calls in NCHW/FCHW
+// and NHWC/FHWC), static but for the batch (whose descriptors the call sets
+// at each call), with no FP8 form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,12 +39,6 @@ public:
     return getCublasLtFloat8Refusal(a, b, transA, transB, k, n).str();
   }
 
-  std::string getConvLayoutRefusal(ConvLayout layout) const override {
-    if (layout == ConvLayout::NhwcFhwc)
-      return "cuDNN's convolution calls take the NCHW/FCHW and NHWC/HWCF "
-             "layouts, not NHWC/FHWC";
-    return {};
-  }
   bool takesDynamicConvBatch() const override { return true; }
   StringRef getFloat8ConvRefusal() const override {
     return kNoFloat8ConvRefusal;

@@ -94,3 +94,24 @@ func.func @refused(%x: memref<2x3x8x8xf16>, %dy: memref<2x8x8x8xf32>, %dw: memre
       outs(%dw : memref<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1]
   return
 }
+
+// -----
+
+// channels_last (amp-channels-last's form): the same calls with layout 2
+// (NHWC/FHWC: cuDNN's NHWC tensors and KRSC filter), the geometry read
+// from the channels-last shapes: n dynamic (from dy), c 3, h 8, w 8, f 8,
+// kh 3, kw 3, oh 4, ow 4, padding 1, strides 2.
+// CHECK-LABEL: func.func @channels_last
+// CHECK: %[[N:.*]] = memref.dim %arg0, %c0
+// CHECK: %[[N64:.*]] = arith.index_cast %[[N]] : index to i64
+// CHECK: call @ampGpuConv2dBackwardData(%c2_i32, %[[N64]], %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c4_i64, %c4_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64,
+// CHECK: call @ampGpuConv2dBackwardFilter(%c2_i32, %{{.*}}, %c3_i64, %c8_i64, %c8_i64, %c8_i64, %c3_i64, %c3_i64, %c4_i64, %c4_i64, %c1_i64, %c1_i64, %c2_i64, %c2_i64, %c1_i64, %c1_i64, %c1_i64,
+// CHECK-NOT: amp.conv2d_backward
+func.func @channels_last(%dy: memref<?x4x4x8xf16>, %w: memref<8x3x3x3xf16>, %dx: memref<?x8x8x3xf32>,
+                         %x: memref<?x8x8x3xf16>, %dw: memref<8x3x3x3xf32>) {
+  amp.conv2d_backward_data ins(%dy, %w : memref<?x4x4x8xf16>, memref<8x3x3x3xf16>)
+      outs(%dx : memref<?x8x8x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+  amp.conv2d_backward_filter ins(%x, %dy : memref<?x8x8x3xf16>, memref<?x4x4x8xf16>)
+      outs(%dw : memref<8x3x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+  return
+}

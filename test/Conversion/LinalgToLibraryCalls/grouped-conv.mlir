@@ -65,10 +65,11 @@ func.func @depthwise_nhwc(%x: memref<1x8x8x4xbf16>, %w: memref<3x3x4xbf16>, %y: 
 
 // -----
 
-// conv_2d_nhwgc_gfhwc is the FHWC layout with groups: a call on the CPU
-// (layout 2, c 6, f 4, groups 2); cuDNN's calls take no FHWC filter.
+// conv_2d_nhwgc_gfhwc is the FHWC layout with groups: a call (layout 2,
+// c 6, f 4, groups 2); on the GPU, cuDNN's NHWC tensors and KRSC filter.
 // GPU-LABEL: func.func @nhwgc_gfhwc
-// GPU: linalg.conv_2d_nhwgc_gfhwc
+// GPU: call @ampGpuConv2d(%c2_i32, %c1_i64, %c6_i64, %c8_i64, %c8_i64, %c4_i64, %c3_i64, %c3_i64, %c6_i64, %c6_i64, %c0_i64, %c0_i64, %c1_i64, %c1_i64, %c1_i64, %c1_i64, %c2_i64,
+// GPU-NOT: linalg.conv
 // CPU-LABEL: func.func @nhwgc_gfhwc
 // CPU-DAG: %[[TWO32:.*]] = arith.constant 2 : i32
 // CPU-DAG: %[[C:.*]] = arith.constant 6 : i64
@@ -76,7 +77,6 @@ func.func @depthwise_nhwc(%x: memref<1x8x8x4xbf16>, %w: memref<3x3x4xbf16>, %y: 
 // CPU-DAG: %[[G:.*]] = arith.constant 2 : i64
 // CPU: llvm.call @ampCpuLibraryConv2d(%[[TWO32]], %{{.*}}, %[[C]], %{{.*}}, %{{.*}}, %[[F]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[G]],
 func.func @nhwgc_gfhwc(%x: memref<1x8x8x2x3xf32>, %w: memref<2x2x3x3x3xf32>, %y: memref<1x6x6x2x2xf32>) {
-  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: cuDNN's convolution calls take the NCHW/FCHW and NHWC/HWCF layouts, not NHWC/FHWC}}
   linalg.conv_2d_nhwgc_gfhwc {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
     ins(%x, %w : memref<1x8x8x2x3xf32>, memref<2x2x3x3x3xf32>) outs(%y : memref<1x6x6x2x2xf32>)
   return

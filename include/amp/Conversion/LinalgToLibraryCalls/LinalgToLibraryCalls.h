@@ -65,9 +65,6 @@ public:
                                            bool transB, int64_t k,
                                            int64_t n) const = 0;
 
-  /// Why the library's convolution does not take `layout`; empty if it
-  /// does.
-  virtual std::string getConvLayoutRefusal(ConvLayout layout) const = 0;
   /// Whether the convolution call may read its batch at run time.
   virtual bool takesDynamicConvBatch() const = 0;
   /// Why the library has no convolution of FP8 operands; empty if it has.

@@ -598,14 +598,15 @@ void ScaledMatmulOp::getEffects(
 /// The checks both convolution gradients share: operands all tensors or all
 /// buffers, one result of the destination's type on tensors, float element
 /// types, the attributes, and the sizes of the forward convolution whose
-/// input is `x` (n x c x h x w), filter `w` (f x c x kh x kw) and output
-/// `y` (n x f x oh x ow), each one of the op's operands.
-static LogicalResult verifyConvolutionGradient(Operation *op, Value init,
-                                               ShapedType x, ShapedType w,
-                                               ShapedType y,
-                                               ArrayRef<int64_t> strides,
-                                               ArrayRef<int64_t> padding,
-                                               ArrayRef<int64_t> dilations) {
+/// input is `xType` (n x c x h x w), filter `wType` (f x c x kh x kw) and
+/// output `yType` (n x f x oh x ow), each one of the op's operands; with
+/// `channelsLast`, each stored as n x h x w x c (f x kh x kw x c, n x oh x
+/// ow x f).
+static LogicalResult
+verifyConvolutionGradient(Operation *op, Value init, ShapedType xType,
+                          ShapedType wType, ShapedType yType,
+                          ArrayRef<int64_t> strides, ArrayRef<int64_t> padding,
+                          ArrayRef<int64_t> dilations, bool channelsLast) {
   bool onTensors = isa<TensorType>(init.getType());
   for (Value value : op->getOperands())
     if (isa<TensorType>(value.getType()) != onTensors)
@@ -615,12 +616,20 @@ static LogicalResult verifyConvolutionGradient(Operation *op, Value init,
       (onTensors && op->getResult(0).getType() != init.getType()))
     return op->emitOpError("expects one result of the destination's type on "
                            "tensors, and none on buffers");
-  for (ShapedType type : {x, w, y})
+  for (ShapedType type : {xType, wType, yType})
     if (type.getRank() != 4 || !isa<FloatType>(type.getElementType()))
       return op->emitOpError()
              << "expects operands and destination of rank 4 with float "
                 "elements, got "
              << type;
+  // The sizes in the order n (f), c, h (kh), w (kw).
+  auto sizes = [&](ShapedType type) {
+    ArrayRef<int64_t> shape = type.getShape();
+    return channelsLast
+               ? SmallVector<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
+               : SmallVector<int64_t, 4>(shape);
+  };
+  SmallVector<int64_t, 4> x = sizes(xType), w = sizes(wType), y = sizes(yType);
   if (strides.size() != 2 || padding.size() != 2 || dilations.size() != 2)
     return op->emitOpError("expects two strides, two paddings and two "
                            "dilations (height, width)");
@@ -631,16 +640,17 @@ static LogicalResult verifyConvolutionGradient(Operation *op, Value init,
   auto agree = [](int64_t a, int64_t b) {
     return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
   };
-  if (!agree(x.getDimSize(0), y.getDimSize(0)) ||
-      !agree(x.getDimSize(1), w.getDimSize(1)) ||
-      !agree(w.getDimSize(0), y.getDimSize(1)))
+  if (!agree(x[0], y[0]) || !agree(x[1], w[1]) || !agree(w[0], y[1]))
     return op->emitOpError()
-           << "expects the input n x c x h x w, the filter f x c x kh x kw and "
-              "the output gradient n x f x oh x ow, got "
-           << x << ", " << w << " and " << y;
+           << (channelsLast
+                   ? "expects (channels_last) the input n x h x w x c, the "
+                     "filter f x kh x kw x c and the output gradient n x oh "
+                     "x ow x f, got "
+                   : "expects the input n x c x h x w, the filter f x c x kh "
+                     "x kw and the output gradient n x f x oh x ow, got ")
+           << xType << ", " << wType << " and " << yType;
   for (int i = 0; i < 2; ++i) {
-    int64_t in = x.getDimSize(2 + i), kernel = w.getDimSize(2 + i),
-            out = y.getDimSize(2 + i);
+    int64_t in = x[2 + i], kernel = w[2 + i], out = y[2 + i];
     if (ShapedType::isDynamic(in) || ShapedType::isDynamic(kernel) ||
         ShapedType::isDynamic(out))
       continue;
@@ -674,11 +684,11 @@ static void getConvolutionGradientEffects(
 }
 
 LogicalResult Conv2DBackwardDataOp::verify() {
-  return verifyConvolutionGradient(*this, getInit(),
-                                   cast<ShapedType>(getInit().getType()),
-                                   cast<ShapedType>(getRhs().getType()),
-                                   cast<ShapedType>(getLhs().getType()),
-                                   getStrides(), getPadding(), getDilations());
+  return verifyConvolutionGradient(
+      *this, getInit(), cast<ShapedType>(getInit().getType()),
+      cast<ShapedType>(getRhs().getType()),
+      cast<ShapedType>(getLhs().getType()), getStrides(), getPadding(),
+      getDilations(), getChannelsLast());
 }
 
 void Conv2DBackwardDataOp::getEffects(
@@ -688,11 +698,11 @@ void Conv2DBackwardDataOp::getEffects(
 }
 
 LogicalResult Conv2DBackwardFilterOp::verify() {
-  return verifyConvolutionGradient(*this, getInit(),
-                                   cast<ShapedType>(getLhs().getType()),
-                                   cast<ShapedType>(getInit().getType()),
-                                   cast<ShapedType>(getRhs().getType()),
-                                   getStrides(), getPadding(), getDilations());
+  return verifyConvolutionGradient(
+      *this, getInit(), cast<ShapedType>(getLhs().getType()),
+      cast<ShapedType>(getInit().getType()),
+      cast<ShapedType>(getRhs().getType()), getStrides(), getPadding(),
+      getDilations(), getChannelsLast());
 }
 
 void Conv2DBackwardFilterOp::getEffects(

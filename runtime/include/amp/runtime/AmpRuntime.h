@@ -149,8 +149,9 @@ typedef enum AmpConvLayout {
    *  (linalg.conv_2d_nhwc_hwcf). */
   AMP_CONV_NHWC_HWCF = 1,
   /** x: N x H x W x C, wt: F x KH x KW x C, y: N x OH x OW x F
-   *  (linalg.conv_2d_nhwc_fhwc, what tosa.conv2d lowers to). CPU calls
-   *  only (ampCpuConv2d, ampCpuLibraryConv2d): ampGpuConv2d rejects it. */
+   *  (linalg.conv_2d_nhwc_fhwc, what tosa.conv2d and amp-channels-last
+   *  write): cuDNN's NHWC tensors and KRSC filter, read as they are; the
+   *  backward convolutions take it too. */
   AMP_CONV_NHWC_FHWC = 2,
 } AmpConvLayout;
 

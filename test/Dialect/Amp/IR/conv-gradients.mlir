@@ -50,3 +50,22 @@ func.func @unused(%x: memref<2x3x8x8xf32>, %dy: memref<2x8x8x8xf32>, %dw: memref
       -> tensor<8x3x3x3xf32>
   return
 }
+
+// -----
+
+// With channels_last every operand has its channels last: dy n x oh x ow x
+// f, the filter f x kh x kw x c (cuDNN's KRSC), dx and x n x h x w x c.
+// CHECK-LABEL: func.func @channels_last
+// CHECK: amp.conv2d_backward_data ins(%arg0, %arg1 : tensor<?x4x4x8xf16>, tensor<8x3x3x3xf16>) outs(%arg2 : tensor<?x8x8x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<?x8x8x3xf32>
+// CHECK: amp.conv2d_backward_filter ins(%arg3, %arg0 : tensor<?x8x8x3xf16>, tensor<?x4x4x8xf16>) outs(%arg4 : tensor<8x3x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<8x3x3x3xf32>
+func.func @channels_last(%dy: tensor<?x4x4x8xf16>, %w: tensor<8x3x3x3xf16>, %e: tensor<?x8x8x3xf32>,
+                         %x: tensor<?x8x8x3xf16>, %f: tensor<8x3x3x3xf32>)
+    -> (tensor<?x8x8x3xf32>, tensor<8x3x3x3xf32>) {
+  %dx = amp.conv2d_backward_data ins(%dy, %w : tensor<?x4x4x8xf16>, tensor<8x3x3x3xf16>)
+      outs(%e : tensor<?x8x8x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+      -> tensor<?x8x8x3xf32>
+  %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<?x8x8x3xf16>, tensor<?x4x4x8xf16>)
+      outs(%f : tensor<8x3x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+      -> tensor<8x3x3x3xf32>
+  return %dx, %dw : tensor<?x8x8x3xf32>, tensor<8x3x3x3xf32>
+}

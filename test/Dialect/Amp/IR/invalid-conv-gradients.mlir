@@ -97,3 +97,23 @@ func.func @kernel_too_large(%x: tensor<2x3x3x8xf32>, %dy: tensor<2x8x1x8xf32>, %
   %r = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x3x3x8xf32>, tensor<2x8x1x8xf32>) outs(%dw : tensor<8x3x3x3xf32>) strides = [1, 1] padding = [0, 1] dilations = [2, 1] -> tensor<8x3x3x3xf32>
   return
 }
+
+// -----
+
+// channels_last reads the channels from the last dimension: an NCHW input
+// gradient does not match the KRSC filter's 3 channels.
+func.func @channels_last_mismatch(%dy: tensor<2x4x4x8xf32>, %w: tensor<8x3x3x3xf32>, %dx: tensor<2x3x8x8xf32>) {
+  // expected-error @+1 {{'amp.conv2d_backward_data' op expects (channels_last) the input n x h x w x c, the filter f x kh x kw x c and the output gradient n x oh x ow x f, got 'tensor<2x3x8x8xf32>', 'tensor<8x3x3x3xf32>' and 'tensor<2x4x4x8xf32>'}}
+  %r = amp.conv2d_backward_data ins(%dy, %w : tensor<2x4x4x8xf32>, tensor<8x3x3x3xf32>) outs(%dx : tensor<2x3x8x8xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<2x3x8x8xf32>
+  return
+}
+
+// -----
+
+// channels_last: a 4x4 output gradient (its height is dimension 1) is not
+// what an 8x8 input at stride 1 with padding 1 gives.
+func.func @channels_last_geometry(%x: tensor<2x8x8x3xf32>, %dy: tensor<2x4x4x8xf32>, %dw: tensor<8x3x3x3xf32>) {
+  // expected-error @+1 {{'amp.conv2d_backward_filter' op expects the output gradient's height to be the forward convolution's, 8, got 4}}
+  %r = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x8x8x3xf32>, tensor<2x4x4x8xf32>) outs(%dw : tensor<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<8x3x3x3xf32>
+  return
+}

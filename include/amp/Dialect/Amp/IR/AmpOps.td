@@ -598,13 +598,20 @@ class Amp_Conv2DGradientOp<string mnemonic, string summaryText>
     `ins` `(` $lhs `,` $rhs `:` type($lhs) `,` type($rhs) `)`
     `outs` `(` $init `:` type($init) `)`
     `strides` `=` $strides `padding` `=` $padding `dilations` `=` $dilations
-    attr-dict (`->` type($result)^)?
+    (`channels_last` $channels_last^)? attr-dict (`->` type($result)^)?
   }];
   let extraClassDeclaration = [{
     MutableOperandRange getDpsInitsMutable() { return getInitMutable(); }
   }];
   let hasVerifier = 1;
 }
+
+// The operands of both gradients, and their layout: NCHW (filters FCHW),
+// or with `channels_last` NHWC (filters FHWC, cuDNN's KRSC).
+defvar Amp_Conv2DGradientArguments = (ins Amp_TensorOrBuffer:$lhs,
+    Amp_TensorOrBuffer:$rhs, Amp_TensorOrBuffer:$init,
+    DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
+    DenseI64ArrayAttr:$dilations, UnitAttr:$channels_last);
 
 def Amp_Conv2DBackwardDataOp
     : Amp_Conv2DGradientOp<"conv2d_backward_data",
@@ -626,6 +633,11 @@ def Amp_Conv2DBackwardDataOp
     `(h + 2 * padding[0] - dilations[0] * (kh - 1) - 1) / strides[0] + 1`,
     and likewise `ow`: the output size of the forward convolution.
 
+    With `channels_last`, every operand is stored with its channels last:
+    `dy` as `n x oh x ow x f`, the filter as `f x kh x kw x c` (cuDNN's
+    KRSC) and `init` as `n x h x w x c`, with the same sums
+    (`amp-channels-last` makes this form).
+
     `amp-raise-convolution-gradients` makes it of the transposed
     convolution that torch-mlir and `from_torch_training` write for the
     gradient (zero insertion for the stride, the flipped filter), so that
@@ -640,10 +652,7 @@ def Amp_Conv2DBackwardDataOp
         dilations = [1, 1] -> tensor<2x3x8x8xf32>
     ```
   }];
-  let arguments = (ins Amp_TensorOrBuffer:$lhs, Amp_TensorOrBuffer:$rhs,
-                       Amp_TensorOrBuffer:$init,
-                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilations);
+  let arguments = Amp_Conv2DGradientArguments;
 }
 
 def Amp_Conv2DBackwardFilterOp
@@ -661,7 +670,8 @@ def Amp_Conv2DBackwardFilterOp
             * dy[n, f, oy, ox]                     (zero outside x)
 
     computed in the destination's type. The sizes are related as for
-    `amp.conv2d_backward_data`.
+    `amp.conv2d_backward_data`; with `channels_last`, `x` is `n x h x w x
+    c`, `dy` `n x oh x ow x f` and `init` `f x kh x kw x c`.
 
     `amp-raise-convolution-gradients` makes it of the convolution of the
     input by the output gradient, batch and channels swapped, that
@@ -677,10 +687,7 @@ def Amp_Conv2DBackwardFilterOp
         dilations = [1, 1] -> tensor<8x3x3x3xf32>
     ```
   }];
-  let arguments = (ins Amp_TensorOrBuffer:$lhs, Amp_TensorOrBuffer:$rhs,
-                       Amp_TensorOrBuffer:$init,
-                       DenseI64ArrayAttr:$strides, DenseI64ArrayAttr:$padding,
-                       DenseI64ArrayAttr:$dilations);
+  let arguments = Amp_Conv2DGradientArguments;
 }
 
 #endif // AMP_DIALECT_AMP_IR_AMPOPS_TD
