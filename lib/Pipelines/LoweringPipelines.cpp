@@ -35,11 +35,12 @@ using namespace mlir::amp;
 /// a library call (else it is loops from here). `convolutionGradientCalls`:
 /// the gradients of 2-D convolutions are raised to their amp ops for the
 /// backend's backward calls (else the amp ops of the input are loops from
-/// here).
+/// here). `channelsLast`: convolutions and the work between them in NHWC.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
                                  std::optional<RoundingMode> rounding,
                                  bool libraryCalls, bool scaledMatmulCalls,
-                                 bool convolutionGradientCalls) {
+                                 bool convolutionGradientCalls,
+                                 bool channelsLast = false) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -65,6 +66,9 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
     fpm.addPass(createAmpConvolutionGradientsToLinalgPass());
   // arith.extf/truncf on tensors (materialized AMP casts) become generics.
   fpm.addPass(createConvertElementwiseToLinalgPass());
+  // NHWC, once elementwise work is generics that read through maps.
+  if (channelsLast)
+    fpm.addPass(createAmpChannelsLastPass());
   // No CSE here: it would merge the zero fills of equal-shaped matmul
   // results, and bufferization would then copy the shared fill (a kernel)
   // and the library calls accumulate (beta = 1) instead of overwriting.
@@ -218,7 +222,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
                        /*libraryCalls=*/options.libraries,
                        /*scaledMatmulCalls=*/options.libraries,
-                       /*convolutionGradientCalls=*/options.libraries);
+                       /*convolutionGradientCalls=*/options.libraries,
+                       /*channelsLast=*/options.libraries &&
+                           options.channelsLast);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's

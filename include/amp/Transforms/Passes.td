@@ -238,6 +238,57 @@ def AmpPrepareContractionsPass
 // GPU (buffers)
 //===----------------------------------------------------------------------===//
 
+def AmpChannelsLastPass
+    : Pass<"amp-channels-last", "::mlir::func::FuncOp"> {
+  let summary = "Put 2-D convolutions, their gradients, pooling and the "
+                "elementwise and reduction work between them in NHWC";
+  let description = [{
+    Tensor Cores and cuDNN's fast convolution kernels want the channels
+    last (NHWC, filters KRSC); PyTorch models are NCHW. Where cuDNN is
+    given NCHW it transforms each tensor to NHWC and back around the
+    convolution, every time. This pass makes the layout change once, at the
+    model's boundary, on tensors:
+
+    * each `linalg.conv_2d_nchw_fchw` becomes `linalg.conv_2d_nhwc_fhwc`
+      (filter `f x kh x kw x c`: cuDNN's KRSC), `linalg.pooling_nchw_max` /
+      `_sum` become `linalg.pooling_nhwc_max` / `_sum`, and
+      `amp.conv2d_backward_data` / `_filter` take `channels_last`; each
+      reads its operands through a `linalg.transpose` to NHWC and its
+      result is transposed back to NCHW;
+    * the transposes then move until they meet and cancel: a transpose back
+      to NCHW that a `linalg.generic` reads becomes that operand's indexing
+      map (the generic reads the NHWC tensor), and a 4-D elementwise result
+      of such a generic is written in NHWC, its loops interchanged so that
+      the channels are innermost (the stores contiguous); a transpose to
+      NHWC moves above a `tensor.pad` (its padding permuted) and into the
+      generic that produces its only operand, and one back to NCHW below a
+      pad; two transposes compose, and transposes of `tensor.empty` and
+      `linalg.fill` are made in the new shape.
+
+    What remains are transposes at the boundary: the model's input (which
+    needs no gradient), the filters (function arguments in FCHW), and
+    values that leave the NHWC region (a flatten before a linear layer, a
+    function result). The function computes the same values: only where
+    elements are stored changes, and the loops' order, so sums may round
+    in another order.
+
+    Run on tensors before elementwise fusion (`--lower-to-gpu`'s
+    `channels-last`).
+
+    ```mlir
+    %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<?x16x8x8xf16>, tensor<16x16x3x3xf16>) ...
+    %r = linalg.generic {... (d0, d1, d2, d3) -> (d0, d1, d2, d3) ...} ins(%y ...)  // ReLU
+    // becomes
+    %y = linalg.conv_2d_nhwc_fhwc ins(%xt, %wt : tensor<?x8x8x16xf16>, tensor<16x3x3x16xf16>) ...
+    %r = linalg.generic {... (d0, d1, d2, d3) -> (d0, d1, d2, d3) ...} ins(%y ...)  // NHWC
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpRaiseConvolutionGradientsPass
     : Pass<"amp-raise-convolution-gradients", "::mlir::func::FuncOp"> {
   let summary = "Make the gradients of 2-D convolutions, written as forward "

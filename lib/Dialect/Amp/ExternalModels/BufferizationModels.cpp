@@ -194,7 +194,8 @@ struct ConvolutionGradientOpModel
     rewriter.setInsertionPoint(op);
     OpTy::create(rewriter, op->getLoc(), TypeRange{}, buffers[0], buffers[1],
                  buffers[2], gradient.getStridesAttr(),
-                 gradient.getPaddingAttr(), gradient.getDilationsAttr());
+                 gradient.getPaddingAttr(), gradient.getDilationsAttr(),
+                 gradient.getChannelsLastAttr());
     replaceOpWithBufferizedValues(rewriter, op, buffers[2]);
     return success();
   }

@@ -1,0 +1,398 @@
+//===- ChannelsLast.cpp - the amp-channels-last pass ----------------------===//
+//
+// Part of amp-mlir. 2-D convolutions, their gradients and pooling in NHWC
+// (filters KRSC, cuDNN's), and the transposes this needs moved through the
+// work between them until they cancel (Passes.td says how).
+//
+//===----------------------------------------------------------------------===//
+
+#include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir {
+namespace amp {
+#define GEN_PASS_DEF_AMPCHANNELSLASTPASS
+#include "amp/Transforms/Passes.h.inc"
+} // namespace amp
+} // namespace mlir
+
+using namespace mlir;
+using namespace mlir::amp;
+
+/// NCHW to NHWC, and back (linalg.transpose's permutations: result
+/// dimension i is input dimension permutation[i]).
+static constexpr int64_t kToLast[] = {0, 2, 3, 1};
+static constexpr int64_t kToFirst[] = {0, 3, 1, 2};
+/// An operand's map in NHWC order: its NCHW map's results in this order.
+static constexpr unsigned kToLastResults[] = {0, 2, 3, 1};
+
+/// `values` (four, in NCHW order) in NHWC order.
+template <typename T> static SmallVector<T, 4> toLast(ArrayRef<T> values) {
+  return {values[0], values[2], values[3], values[1]};
+}
+
+/// `value`, a 4-D tensor, transposed by `permutation`.
+static Value transpose(OpBuilder &b, Location loc, Value value,
+                       ArrayRef<int64_t> permutation) {
+  SmallVector<OpFoldResult> sizes = tensor::getMixedSizes(b, loc, value);
+  SmallVector<OpFoldResult> permuted;
+  for (int64_t dim : permutation)
+    permuted.push_back(sizes[dim]);
+  Value empty = tensor::EmptyOp::create(b, loc, permuted,
+                                        getElementTypeOrSelf(value.getType()));
+  return linalg::TransposeOp::create(b, loc, value, empty, permutation)
+      ->getResult(0);
+}
+
+/// The input of `value`'s linalg.transpose by `permutation` (on tensors);
+/// null if it is not one.
+static Value getTransposeSource(Value value, ArrayRef<int64_t> permutation) {
+  auto op = value.getDefiningOp<linalg::TransposeOp>();
+  if (!op || !op.hasPureTensorSemantics() || op.getPermutation() != permutation)
+    return {};
+  return op.getInput();
+}
+
+/// Marks a generic whose results this pass put in NHWC (while it runs):
+/// its elementwise results are not NCHW any more.
+static constexpr StringLiteral kWritesChannelsLast = "amp.channels_last";
+
+/// True if `op`'s init `init` is written at the loops' own indices: a 4-D
+/// elementwise result over exactly four loops, in NCHW (not yet moved).
+static bool isElementwiseResult(linalg::GenericOp op, OpOperand &init) {
+  return !op->hasAttr(kWritesChannelsLast) && op.getNumLoops() == 4 &&
+         op.getMatchingIndexingMap(&init).isIdentity() &&
+         cast<ShapedType>(init.get().getType()).getRank() == 4;
+}
+
+/// True if `user` is the only op that reads `value` but for tensor.dim
+/// (which the transposes here make of dynamic sizes).
+static bool isOnlyReader(Value value, Operation *user) {
+  return llvm::all_of(value.getUsers(), [&](Operation *other) {
+    return other == user || isa<tensor::DimOp>(other);
+  });
+}
+
+/// Rebuilds the generic `op` reading `sources[i]` (where set: the NHWC
+/// tensor that input i is the NCHW transpose of) and writing its inits
+/// marked in `last` in NHWC; the maps read each such operand's NCHW indices
+/// in NHWC order. A generic with an NHWC result then runs its loops in the
+/// order n, h, w, c, so that its stores are contiguous. The NHWC results
+/// are transposed back for the users, where the patterns meet them.
+static void rewriteGeneric(PatternRewriter &rewriter, linalg::GenericOp op,
+                           ArrayRef<Value> sources, ArrayRef<bool> last) {
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  SmallVector<Value> inputs, inits;
+  SmallVector<Type> resultTypes;
+  unsigned numInputs = op.getNumDpsInputs();
+  for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
+    inputs.push_back(sources[i] ? sources[i] : input);
+    if (sources[i])
+      maps[i] = maps[i].getSubMap(kToLastResults);
+  }
+  for (auto [j, init] : llvm::enumerate(op.getDpsInits())) {
+    Value value = init;
+    if (last[j]) {
+      value = transpose(rewriter, loc, init, kToLast);
+      maps[numInputs + j] = maps[numInputs + j].getSubMap(kToLastResults);
+    }
+    inits.push_back(value);
+    resultTypes.push_back(value.getType());
+  }
+  auto generic =
+      linalg::GenericOp::create(rewriter, loc, resultTypes, inputs, inits, maps,
+                                op.getIteratorTypesArray());
+  generic->setDiscardableAttrs(op->getDiscardableAttrDictionary());
+  rewriter.inlineRegionBefore(op.getRegion(), generic.getRegion(),
+                              generic.getRegion().end());
+  if (llvm::is_contained(last, true)) {
+    generic->setAttr(kWritesChannelsLast, rewriter.getUnitAttr());
+    (void)linalg::interchangeGenericOp(rewriter, generic, {0, 2, 3, 1});
+  }
+  SmallVector<Value> results;
+  for (auto [j, result] : llvm::enumerate(generic->getResults()))
+    results.push_back(last[j] ? transpose(rewriter, loc, result, kToFirst)
+                              : Value(result));
+  rewriter.replaceOp(op, results);
+}
+
+namespace {
+/// A 2-D convolution or pooling in NCHW as its NHWC form (`To`), its input,
+/// filter (`transposeFilter`: FCHW to FHWC; pooling's window is only a
+/// shape) and destination transposed, its result transposed back.
+template <typename From, typename To, bool transposeFilter>
+struct NamedToChannelsLast : public OpRewritePattern<From> {
+  using OpRewritePattern<From>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(From op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value input = transpose(rewriter, loc, op.getDpsInputs()[0], kToLast);
+    Value filter = op.getDpsInputs()[1];
+    if (transposeFilter)
+      filter = transpose(rewriter, loc, filter, kToLast);
+    Value init = transpose(rewriter, loc, op.getDpsInits()[0], kToLast);
+    SmallVector<NamedAttribute> attributes;
+    for (StringRef name : {"strides", "dilations"})
+      if (Attribute attribute = op->getAttr(name))
+        attributes.emplace_back(rewriter.getStringAttr(name), attribute);
+    auto named =
+        To::create(rewriter, loc, TypeRange{init.getType()},
+                   ValueRange{input, filter}, ValueRange{init}, attributes);
+    rewriter.replaceOp(op,
+                       transpose(rewriter, loc, named->getResult(0), kToFirst));
+    return success();
+  }
+};
+
+/// A convolution gradient (amp.conv2d_backward_data or _filter) on NCHW
+/// tensors as the same op with `channels_last`.
+template <typename OpTy>
+struct GradientToChannelsLast : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getChannelsLast() || op->getNumResults() != 1)
+      return failure();
+    Location loc = op.getLoc();
+    Value lhs = transpose(rewriter, loc, op.getLhs(), kToLast);
+    Value rhs = transpose(rewriter, loc, op.getRhs(), kToLast);
+    Value init = transpose(rewriter, loc, op.getInit(), kToLast);
+    auto gradient =
+        OpTy::create(rewriter, loc, TypeRange{init.getType()}, lhs, rhs, init,
+                     op.getStridesAttr(), op.getPaddingAttr(),
+                     op.getDilationsAttr(), rewriter.getUnitAttr());
+    rewriter.replaceOp(
+        op, transpose(rewriter, loc, gradient->getResult(0), kToFirst));
+    return success();
+  }
+};
+
+/// A generic that reads an NCHW transpose of an NHWC tensor reads the
+/// NHWC tensor through its map; its 4-D elementwise results are written in
+/// NHWC (rewriteGeneric).
+struct GenericReadsChannelsLast : public OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    SmallVector<Value> sources;
+    for (Value input : op.getDpsInputs())
+      sources.push_back(getTransposeSource(input, kToFirst));
+    if (llvm::all_of(sources, [](Value source) { return !source; }))
+      return failure();
+    SmallVector<bool> last;
+    for (OpOperand &init : op.getDpsInitsMutable())
+      last.push_back(isElementwiseResult(op, init));
+    rewriteGeneric(rewriter, op, sources, last);
+    return success();
+  }
+};
+
+/// A generic's elementwise result that is only read through NHWC
+/// transposes: the generic writes it in NHWC.
+struct GenericWritesChannelsLast
+    : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  static bool isToLast(Operation *op) {
+    auto transpose = dyn_cast<linalg::TransposeOp>(op);
+    return transpose && transpose.hasPureTensorSemantics() &&
+           transpose.getPermutation() == ArrayRef<int64_t>(kToLast);
+  }
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!isToLast(op))
+      return failure();
+    auto result = dyn_cast<OpResult>(op.getInput());
+    auto generic =
+        result ? dyn_cast<linalg::GenericOp>(result.getOwner()) : nullptr;
+    if (!generic || !generic.hasPureTensorSemantics() ||
+        !isElementwiseResult(
+            generic, *generic.getDpsInitOperand(result.getResultNumber())) ||
+        !llvm::all_of(result.getUsers(), [](Operation *user) {
+          return isToLast(user) || isa<tensor::DimOp>(user);
+        }))
+      return failure();
+    SmallVector<Value> sources(generic.getNumDpsInputs());
+    SmallVector<bool> last(generic.getNumDpsInits(), false);
+    last[result.getResultNumber()] = true;
+    // The transposes now read the NCHW transpose of the NHWC result: they
+    // compose away.
+    rewriteGeneric(rewriter, generic, sources, last);
+    return success();
+  }
+};
+
+/// tensor.pad with a constant of `padded` (a 4-D tensor) in NHWC: its
+/// padding permuted.
+static Value padLast(OpBuilder &b, tensor::PadOp pad, Value padded) {
+  return tensor::PadOp::create(b, pad.getLoc(), Type(), padded,
+                               toLast<OpFoldResult>(pad.getMixedLowPad()),
+                               toLast<OpFoldResult>(pad.getMixedHighPad()),
+                               pad.getConstantPaddingValue(), pad.getNofold());
+}
+
+/// An NHWC transpose of a pad (read only by it) is the pad of the
+/// transpose; a pad of an NCHW transpose is the transpose of the pad.
+struct PadToChannelsLast : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() ||
+        op.getPermutation() != ArrayRef<int64_t>(kToLast))
+      return failure();
+    auto pad = op.getInput().getDefiningOp<tensor::PadOp>();
+    if (!pad || !isOnlyReader(pad.getResult(), op) ||
+        !pad.getConstantPaddingValue() || pad.getSourceType().getRank() != 4)
+      return failure();
+    Value padded =
+        padLast(rewriter, pad,
+                transpose(rewriter, op.getLoc(), pad.getSource(), kToLast));
+    // The sizes of the NCHW pad, read from the NHWC one: the pad goes.
+    for (Operation *user : llvm::make_early_inc_range(pad->getUsers())) {
+      auto dim = dyn_cast<tensor::DimOp>(user);
+      std::optional<int64_t> index =
+          dim ? dim.getConstantIndex() : std::nullopt;
+      if (!index)
+        continue;
+      rewriter.setInsertionPoint(dim);
+      rewriter.replaceOpWithNewOp<tensor::DimOp>(dim, padded, kToFirst[*index]);
+    }
+    rewriter.replaceOp(op, padded);
+    return success();
+  }
+};
+
+struct PadOfChannelsFirst : public OpRewritePattern<tensor::PadOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::PadOp op,
+                                PatternRewriter &rewriter) const override {
+    Value source = getTransposeSource(op.getSource(), kToFirst);
+    if (!source || !op.getConstantPaddingValue())
+      return failure();
+    rewriter.replaceOp(op, transpose(rewriter, op.getLoc(),
+                                     padLast(rewriter, op, source), kToFirst));
+    return success();
+  }
+};
+
+/// Two transposes in a row are one (none if they cancel).
+struct ComposeTransposes : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    auto first = op.getInput().getDefiningOp<linalg::TransposeOp>();
+    if (!op.hasPureTensorSemantics() || !first ||
+        !first.hasPureTensorSemantics())
+      return failure();
+    ArrayRef<int64_t> inner = first.getPermutation(),
+                      outer = op.getPermutation();
+    SmallVector<int64_t> composed;
+    for (int64_t dim : outer)
+      composed.push_back(inner[dim]);
+    if (llvm::equal(composed, llvm::seq<int64_t>(0, composed.size()))) {
+      rewriter.replaceOp(op, first.getInput());
+      return success();
+    }
+    rewriter.replaceOp(
+        op, transpose(rewriter, op.getLoc(), first.getInput(), composed));
+    return success();
+  }
+};
+
+/// A transpose of tensor.empty is an empty tensor of the transposed shape;
+/// of a linalg.fill, the fill of the transposed destination.
+struct TransposeOfEmptyOrFill : public OpRewritePattern<linalg::TransposeOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::TransposeOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return failure();
+    Location loc = op.getLoc();
+    Value input = op.getInput();
+    if (auto empty = input.getDefiningOp<tensor::EmptyOp>()) {
+      SmallVector<OpFoldResult> sizes = empty.getMixedSizes(), permuted;
+      for (int64_t dim : op.getPermutation())
+        permuted.push_back(sizes[dim]);
+      rewriter.replaceOpWithNewOp<tensor::EmptyOp>(
+          op, permuted, empty.getType().getElementType());
+      return success();
+    }
+    auto fill = input.getDefiningOp<linalg::FillOp>();
+    if (!fill || !fill.hasPureTensorSemantics())
+      return failure();
+    Value init =
+        transpose(rewriter, loc, fill.getDpsInits()[0], op.getPermutation());
+    rewriter.replaceOp(
+        op, linalg::FillOp::create(rewriter, loc, fill.getDpsInputs()[0], init)
+                ->getResult(0));
+    return success();
+  }
+};
+
+struct AmpChannelsLastPass
+    : public amp::impl::AmpChannelsLastPassBase<AmpChannelsLastPass> {
+  void runOnOperation() override {
+    MLIRContext *context = &getContext();
+    RewritePatternSet patterns(context);
+    patterns.add<NamedToChannelsLast<linalg::Conv2DNchwFchwOp,
+                                     linalg::Conv2DNhwcFhwcOp, true>,
+                 NamedToChannelsLast<linalg::PoolingNchwMaxOp,
+                                     linalg::PoolingNhwcMaxOp, false>,
+                 NamedToChannelsLast<linalg::PoolingNchwSumOp,
+                                     linalg::PoolingNhwcSumOp, false>,
+                 GradientToChannelsLast<Conv2DBackwardDataOp>,
+                 GradientToChannelsLast<Conv2DBackwardFilterOp>,
+                 GenericReadsChannelsLast, GenericWritesChannelsLast,
+                 PadToChannelsLast, PadOfChannelsFirst, ComposeTransposes,
+                 TransposeOfEmptyOrFill>(context);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+    getOperation().walk(
+        [](linalg::GenericOp op) { op->removeAttr(kWritesChannelsLast); });
+    mergeTransposes();
+  }
+
+  /// Transposes of one value by one permutation in one block (the
+  /// boundary's: an input read by a convolution and by its filter
+  /// gradient) are one, the first.
+  void mergeTransposes() {
+    llvm::DenseMap<std::pair<Value, ArrayRef<int64_t>>, linalg::TransposeOp>
+        first;
+    SmallVector<linalg::TransposeOp> repeated;
+    getOperation().walk([&](linalg::TransposeOp op) {
+      if (!op.hasPureTensorSemantics())
+        return;
+      auto [it, inserted] =
+          first.try_emplace({op.getInput(), op.getPermutation()}, op);
+      if (!inserted && it->second->getBlock() == op->getBlock())
+        repeated.push_back(op);
+    });
+    for (linalg::TransposeOp op : repeated) {
+      op->getResult(0).replaceAllUsesWith(
+          first.lookup({op.getInput(), op.getPermutation()})->getResult(0));
+      op->erase();
+    }
+  }
+};
+} // namespace

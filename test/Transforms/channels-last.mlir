@@ -1,0 +1,129 @@
+// RUN: amp-opt %s --amp-channels-last --canonicalize --split-input-file | FileCheck %s
+
+// A block of two 3x3 convolutions with a per-channel sum (a batch norm's
+// statistics) and a scale, ReLU and narrowing between them, all in NCHW
+// with a dynamic batch: the convolutions become NHWC/FHWC, and the only
+// transposes left are at the boundary (the input, the two filters, the
+// result); the generics read the NHWC result through their maps, the
+// elementwise one writes NHWC in loops (n, h, w, c) and the pads pad H and
+// W where they now are.
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[CH:.*]] = affine_map<(d0, d1, d2, d3) -> (d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-DAG: #[[C3:.*]] = affine_map<(d0, d1, d2, d3) -> (d3)>
+// CHECK-LABEL: func.func @block
+// CHECK: %[[XT:.*]] = linalg.transpose ins(%arg0 : tensor<?x8x6x6xf16>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[PX:.*]] = tensor.pad %[[XT]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[W1:.*]] = linalg.transpose ins(%arg1 : tensor<8x8x3x3xf16>) {{.*}} permutation = [0, 2, 3, 1]
+// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[PX]], %[[W1]] : tensor<?x8x8x8xf16>, tensor<8x3x3x8xf16>) outs(%{{.*}} : tensor<?x6x6x8xf32>)
+// CHECK: %[[SUM:.*]] = linalg.generic {indexing_maps = [#[[LAST]], #[[CH]]], iterator_types = ["reduction", "parallel", "reduction", "reduction"]} ins(%[[Y]] : tensor<?x6x6x8xf32>)
+// CHECK: %[[R:.*]] = linalg.generic {indexing_maps = [#[[ID]], #[[C3]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%[[Y]], %arg3 : tensor<?x6x6x8xf32>, tensor<8xf32>) outs(%{{.*}} : tensor<?x6x6x8xf16>)
+// CHECK: %[[PR:.*]] = tensor.pad %[[R]] low[0, 1, 1, 0] high[0, 1, 1, 0]
+// CHECK: %[[W2:.*]] = linalg.transpose ins(%arg2 : tensor<8x8x3x3xf16>)
+// CHECK: %[[Y2:.*]] = linalg.conv_2d_nhwc_fhwc {{.*}} ins(%[[PR]], %[[W2]] :
+// CHECK: %[[OUT:.*]] = linalg.transpose ins(%[[Y2]] : tensor<?x6x6x8xf32>) {{.*}} permutation = [0, 3, 1, 2]
+// CHECK-NOT: linalg.transpose
+// CHECK: return %[[OUT]], %[[SUM]]
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#ch = affine_map<(d0, d1, d2, d3) -> (d1)>
+#stat = affine_map<(d0, d1, d2, d3) -> (d1)>
+func.func @block(%x: tensor<?x8x6x6xf16>, %w1: tensor<8x8x3x3xf16>, %w2: tensor<8x8x3x3xf16>, %scale: tensor<8xf32>) -> (tensor<?x8x6x6xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %hz = arith.constant 0.0 : f16
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x8x6x6xf16>
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %hz : f16
+  } : tensor<?x8x6x6xf16> to tensor<?x8x8x8xf16>
+  %e = tensor.empty(%n) : tensor<?x8x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%px, %w1 : tensor<?x8x8x8xf16>, tensor<8x8x3x3xf16>) outs(%z : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  // A per-channel sum (a batch norm's statistics).
+  %se = tensor.empty() : tensor<8xf32>
+  %sz = linalg.fill ins(%zero : f32) outs(%se : tensor<8xf32>) -> tensor<8xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #stat], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%y : tensor<?x8x6x6xf32>) outs(%sz : tensor<8xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  // Scale, ReLU and narrowing, per channel.
+  %he = tensor.empty(%n) : tensor<?x8x6x6xf16>
+  %r = linalg.generic {indexing_maps = [#id, #ch, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %scale : tensor<?x8x6x6xf32>, tensor<8xf32>) outs(%he : tensor<?x8x6x6xf16>) {
+  ^bb0(%in: f32, %s: f32, %out: f16):
+    %m = arith.mulf %in, %s : f32
+    %relu = arith.maximumf %m, %zero : f32
+    %t = arith.truncf %relu : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<?x8x6x6xf16>
+  %pr = tensor.pad %r low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %hz : f16
+  } : tensor<?x8x6x6xf16> to tensor<?x8x8x8xf16>
+  %e2 = tensor.empty(%n) : tensor<?x8x6x6xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %y2 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%pr, %w2 : tensor<?x8x8x8xf16>, tensor<8x8x3x3xf16>) outs(%z2 : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  return %y2, %sum : tensor<?x8x6x6xf32>, tensor<8xf32>
+}
+
+// -----
+
+// Max pooling and the convolution gradients: NHWC forms (pooling's window
+// is only a shape), and the gradients' channels_last; a gradient read by
+// an elementwise generic is read in place. The input, which the pooling
+// and the filter gradient both read, is transposed once.
+// CHECK-LABEL: func.func @pool_and_gradients
+// CHECK: linalg.transpose ins(%arg0 :
+// CHECK: linalg.pooling_nhwc_max {{.*}} ins(%{{.*}}, %{{.*}} : tensor<2x8x8x4xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<2x4x4x4xf32>)
+// CHECK: %[[DX:.*]] = amp.conv2d_backward_data ins(%{{.*}}, %{{.*}} : tensor<2x4x4x6xf32>, tensor<6x3x3x4xf32>) outs(%{{.*}} : tensor<2x8x8x4xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+// CHECK: amp.conv2d_backward_filter ins(%{{.*}}, %{{.*}} : tensor<2x8x8x4xf32>, tensor<2x4x4x6xf32>) outs(%{{.*}} : tensor<6x3x3x4xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last
+// CHECK: linalg.generic {{.*}} ins(%[[DX]] : tensor<2x8x8x4xf32>) outs(%{{.*}} : tensor<2x8x8x4xf32>)
+// CHECK-NOT: linalg.transpose ins(%arg0 :
+func.func @pool_and_gradients(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x6x4x4xf32>, %w: tensor<6x4x3x3xf32>)
+    -> (tensor<2x4x4x4xf32>, tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>) {
+  %ninf = arith.constant 0xFF800000 : f32
+  %zero = arith.constant 0.0 : f32
+  %window = tensor.empty() : tensor<2x2xf32>
+  %pe = tensor.empty() : tensor<2x4x4x4xf32>
+  %pf = linalg.fill ins(%ninf : f32) outs(%pe : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %pool = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>}
+      ins(%x, %window : tensor<2x4x8x8xf32>, tensor<2x2xf32>) outs(%pf : tensor<2x4x4x4xf32>) -> tensor<2x4x4x4xf32>
+  %de = tensor.empty() : tensor<2x4x8x8xf32>
+  %dz = linalg.fill ins(%zero : f32) outs(%de : tensor<2x4x8x8xf32>) -> tensor<2x4x8x8xf32>
+  %dx = amp.conv2d_backward_data ins(%dy, %w : tensor<2x6x4x4xf32>, tensor<6x4x3x3xf32>)
+      outs(%dz : tensor<2x4x8x8xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] -> tensor<2x4x8x8xf32>
+  %we = tensor.empty() : tensor<6x4x3x3xf32>
+  %wz = linalg.fill ins(%zero : f32) outs(%we : tensor<6x4x3x3xf32>) -> tensor<6x4x3x3xf32>
+  %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>)
+      outs(%wz : tensor<6x4x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] -> tensor<6x4x3x3xf32>
+  %ne = tensor.empty() : tensor<2x4x8x8xf32>
+  %neg = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                         iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%dx : tensor<2x4x8x8xf32>) outs(%ne : tensor<2x4x8x8xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %n = arith.negf %in : f32
+    linalg.yield %n : f32
+  } -> tensor<2x4x8x8xf32>
+  return %pool, %neg, %dw : tensor<2x4x4x4xf32>, tensor<2x4x8x8xf32>, tensor<6x4x3x3xf32>
+}
+
+// -----
+
+// Left as they are: a convolution on buffers (the pass runs on tensors),
+// and a gradient already channels_last.
+// CHECK-LABEL: func.func @left_alone
+// CHECK: linalg.conv_2d_nchw_fchw
+// CHECK-NOT: linalg.transpose
+// CHECK: amp.conv2d_backward_data {{.*}} channels_last -> tensor<2x8x8x4xf32>
+// CHECK-NOT: linalg.transpose
+func.func @left_alone(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memref<1x4x6x6xf32>,
+                      %dy: tensor<2x4x4x6xf32>, %k: tensor<6x3x3x4xf32>, %dz: tensor<2x8x8x4xf32>) -> tensor<2x8x8x4xf32> {
+  linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x3x8x8xf32>, memref<4x3x3x3xf32>) outs(%y : memref<1x4x6x6xf32>)
+  %dx = amp.conv2d_backward_data ins(%dy, %k : tensor<2x4x4x6xf32>, tensor<6x3x3x4xf32>)
+      outs(%dz : tensor<2x8x8x4xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<2x8x8x4xf32>
+  return %dx : tensor<2x8x8x4xf32>
+}
