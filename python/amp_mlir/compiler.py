@@ -1157,7 +1157,8 @@ def _check_options(parsed, options, amp):
         raise ValueError(f"invalid AMP options ({amp}): {error}")
 
 
-def _run_transform(text, name, level, dtype, options, output, lower=None):
+def _run_transform(text, name, level, dtype, options, output, lower=None,
+                   lowering=None):
     """What amp-opt --amp-<level>="<options>" [--lower-to-<lower>] gives,
     in-process (ampRunnerModuleTransform): the module's text, or with
     `output` TRANSFORM_REPORT/TRANSFORM_GRAPH the report's JSON or the
@@ -1167,7 +1168,7 @@ def _run_transform(text, name, level, dtype, options, output, lower=None):
     for invalid options."""
     parsed = _ParsedModule(text, name)
     settings = {"level": level, "dtype": dtype, **options.capi(),
-                "target": lower or "cpu"}
+                "target": lower or "cpu", **(lowering or {})}
     if level != "O0":
         _check_options(parsed, settings, options)
     result = _capi.lib().ampRunnerModuleTransform(
@@ -1185,9 +1186,11 @@ def _run_transform(text, name, level, dtype, options, output, lower=None):
 def transform(module, level="O2", dtype=None, custom_white_list=None,
               custom_black_list=None, use_fp16_guard=None, *, placement=None,
               policy_file=None, loss_scaling=None, amp_options=None,
-              lower=None, arg_precision=None):
-    """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu'),
-    as MLIR text."""
+              lower=None, arg_precision=None, gpu_options=None,
+              cpu_options=None):
+    """The module after the AMP level (and `lower`: None, 'cpu' or 'gpu',
+    with that lowering's options as compile() takes them), as MLIR
+    text."""
     level, dtype, text, name, options = _transform_inputs(
         module, level, dtype, custom_white_list, custom_black_list,
         use_fp16_guard, placement, policy_file, loss_scaling, amp_options,
@@ -1195,8 +1198,15 @@ def transform(module, level="O2", dtype=None, custom_white_list=None,
     if lower not in (None, "cpu", "gpu"):
         raise ValueError(f"lower must be None, 'cpu' or 'gpu', got "
                          f"{lower!r}")
+    lowering = {"gpu_options": _lowering_options("gpu", gpu_options),
+                "cpu_options": _lowering_options("cpu", cpu_options)}
+    if lower is None and any(lowering.values()):
+        raise ValueError("gpu_options and cpu_options are options of the "
+                         "lowering: pass lower='gpu' or lower='cpu'")
     return _run_transform(text, name, level, dtype, options,
-                          _capi.TRANSFORM_MODULE, lower)
+                          _capi.TRANSFORM_MODULE, lower,
+                          {key: value for key, value in lowering.items()
+                           if value})
 
 
 def report(module, level="O2", dtype=None, custom_white_list=None,

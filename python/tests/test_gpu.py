@@ -2,6 +2,7 @@
 that says why (never a crash); with one, results match the CPU's."""
 
 import ctypes
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -207,3 +208,41 @@ def test_gpu_sim_estimate_needs_the_simulator():
     m = amp_mlir.compile(_MATMUL_ADD, level="O0")
     with pytest.raises(amp_mlir.AmpError, match="not 'gpu-sim'"):
         m.estimate("h100-sxm")
+
+
+CONV = """
+func.func @conv(%x: tensor<1x4x8x8xf32>, %w: tensor<8x4x3x3xf32>) -> tensor<1x8x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<1x4x8x8xf32>, tensor<8x4x3x3xf32>)
+      outs(%z : tensor<1x8x6x6xf32>) -> tensor<1x8x6x6xf32>
+  return %y : tensor<1x8x6x6xf32>
+}
+"""
+
+
+def test_transform_takes_the_lowerings_options():
+    """transform(lower='gpu', gpu_options=...) lowers with them, as
+    compile() does: channels-last makes the convolution's cuDNN call NHWC/
+    FHWC (layout 2, transposes around it) where the default is NCHW; the
+    options without a lowering, and unknown ones, are errors."""
+    def layouts(text):
+        constants = dict(re.findall(
+            r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)", text))
+        return [int(constants[first]) for first in
+                re.findall(r"call @ampGpuConv2d\((%\w+),", text)]
+
+    nchw = amp_mlir.transform(CONV, level="O0", lower="gpu")
+    nhwc = amp_mlir.transform(CONV, level="O0", lower="gpu",
+                              gpu_options={"channels-last": True})
+    assert layouts(nchw) == [0]
+    assert layouts(nhwc) == [2]
+    assert layouts(amp_mlir.transform(CONV, level="O0", lower="gpu",
+                                      gpu_options="channels-last=true")) == [2]
+    with pytest.raises(ValueError, match="pass lower='gpu' or lower='cpu'"):
+        amp_mlir.transform(CONV, level="O0",
+                           gpu_options={"channels-last": True})
+    with pytest.raises(ValueError, match="unknown option 'channels-lst'"):
+        amp_mlir.transform(CONV, level="O0", lower="gpu",
+                           gpu_options={"channels-lst": True})

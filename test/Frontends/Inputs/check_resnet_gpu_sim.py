@@ -48,6 +48,11 @@ LEVELS = [("O0", None), ("O1", "float16"), ("O2", "float16"),
 # The levels trained in the simulator, with a dynamic batch: each step's
 # batch is the case's less CUT[step % len(CUT)] samples.
 SIM_LEVELS = [("O2", "float16"), ("O1", "bfloat16")]
+# --lower-to-gpu's channels-last (amp-channels-last: NHWC, filters KRSC).
+CHANNELS_LAST = {"channels-last": True}
+# The simulator's runs: the levels above, and O2 float16 in NHWC.
+SIM_RUNS = [(level, dtype, None) for level, dtype in SIM_LEVELS] + [
+    ("O2", "float16", CHANNELS_LAST)]
 CUT = [0, 3, 1]
 
 passed = failed = 0
@@ -69,27 +74,41 @@ def together(values):
                            for v in values])
 
 
-def check_calls(text, level, dtype, label):
+def call_layouts(lowered):
+    """The layouts (AmpConvLayout) that the convolution calls of the lowered
+    (LLVM dialect) module pass."""
+    constants = dict(re.findall(r"(%\w+) = llvm\.mlir\.constant\((\d+) : i32\)",
+                                lowered))
+    return {int(constants.get(first, -1)) for first in
+            re.findall(r"call @ampGpuConv2d\w*\((%\w+),", lowered)}
+
+
+def check_calls(text, level, dtype, label, gpu_options=None):
     """Checks that every convolution of the step `text` at `level` is a
-    cuDNN call of the GPU lowering, none kept as loops."""
+    cuDNN call of the GPU lowering, none kept as loops (with
+    channels-last: every call in NHWC/FHWC, layout 2)."""
     convolutions = len(re.findall(r"= linalg\.conv_2d", text))
     step = amp_mlir.make_training_step(text)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", amp_mlir.AmpRemark)
         lowered = amp_mlir.transform(step, level=level, dtype=dtype,
-                                     lower="gpu")
+                                     lower="gpu", gpu_options=gpu_options)
     calls = {kind: len(re.findall(rf"call @ampGpuConv2d{kind}\(", lowered))
              for kind in ("", "BackwardData", "BackwardFilter")}
     kept = [str(w.message) for w in caught
             if "conv" in str(w.message) and "not a library call"
             in str(w.message)]
+    layouts = call_layouts(lowered)
+    want = {2} if gpu_options else {0}
     check(sum(calls.values()) == convolutions and
           calls == {"": FORWARD, "BackwardData": DATA,
-                    "BackwardFilter": FILTER} and not kept,
+                    "BackwardFilter": FILTER} and not kept and
+          layouts == want,
           f"{label}: {sum(calls.values())} cuDNN calls for the "
           f"{convolutions} convolutions of the step: {calls['']} "
           f"forward, {calls['BackwardData']} backward data, "
-          f"{calls['BackwardFilter']} backward filter; {len(kept)} "
+          f"{calls['BackwardFilter']} backward filter, layouts "
+          f"{sorted(layouts)}; {len(kept)} "
           f"kept as loops" + (f": {kept[0]}" if kept else ""))
 
 
@@ -120,19 +139,23 @@ def main():
     text = step_text(0)
     for level, dtype in SIM_LEVELS:
         check_calls(text, level, dtype, f"dynamic batch, {level} {dtype}")
+    check_calls(text, "O2", "float16", "channels-last, O2 float16",
+                CHANNELS_LAST)
     batches = [(x[:len(x) - CUT[i % len(CUT)]], y[:len(y) - CUT[i % len(CUT)]])
                for i, (x, y) in enumerate(case.batches)]
     sizes = sorted({len(x) for x, _ in batches})
 
     initial = amp_mlir.parameters_of(case.model)
     buffers = amp_mlir.buffers_of(case.model)
-    for level, dtype in SIM_LEVELS:
-        label = f"{level} {dtype}"
+    for level, dtype, options in SIM_RUNS:
+        label = f"{level} {dtype}" + (", channels-last" if options else "")
         runs = {}
         for target in ("cpu", "gpu-sim"):
+            extra = {"gpu_options": options} if target != "cpu" and options \
+                else {}
             trainer = amp_mlir.Trainer(text, initial, level=level,
                                        dtype=dtype, target=target,
-                                       buffers=buffers)
+                                       buffers=buffers, **extra)
             results = [trainer.step(*batch) for batch in batches]
             runs[target] = (results, trainer.params, trainer.buffers)
         (cpu, cpu_params, cpu_buffers) = runs["cpu"]
