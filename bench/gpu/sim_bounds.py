@@ -258,13 +258,15 @@ def module_path(model, work, torch_python, build, batch=None):
     return path
 
 
-def generated_contractions(amp_opt, path, level, dtype):
+def generated_contractions(amp_opt, path, level, dtype, gpu_options=()):
     """The reasons amp-opt gives for each contraction or convolution that
-    the GPU lowering keeps as a generated kernel at this level."""
+    the GPU lowering (with `gpu_options`, 'name=value' each) keeps as a
+    generated kernel at this level."""
     command = [str(amp_opt), str(path)]
     if level != "O0":
         command.append(f"--amp-{level.lower()}=dtype={dtype}")
-    command += ["--lower-to-gpu=simulate=true", "-o", os.devnull]
+    command += [f"--lower-to-gpu={' '.join(['simulate=true', *gpu_options])}",
+                "-o", os.devnull]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
@@ -277,18 +279,23 @@ def make_inputs(function, batch, seed):
     return random_arguments(function, batch, np.random.default_rng(seed))
 
 
-def simulate(model, level, dtype, path, build, work, count_only, batch=None):
+def simulate(model, level, dtype, path, build, work, count_only, batch=None,
+             gpu_options=()):
     """One step of the module at `path` in the simulator, after a warm-up
     call: (stats, launches, estimates by chip, the loaded library). A
     dynamic dimension is `batch` (default: the model's); a module shared
-    by several batches (a training step) is compiled once per level."""
-    tag = Path(path).stem + f".{level}" + (f"-{dtype}" if dtype else "")
+    by several batches (a training step) is compiled once per level (and
+    set of `gpu_options`, --lower-to-gpu's 'name=value' each)."""
+    tag = Path(path).stem + f".{level}" + (f"-{dtype}" if dtype else "") + \
+        "".join(f"-{option}" for option in gpu_options)
     library = Path(work) / f"{tag}.so"
     command = [str(build / "bin" / "amp-compile"), str(path), "-o",
                str(library), f"--level={level}", "--target=gpu-sim",
                f"--entry={model.entry}"]
     if dtype:
         command.append(f"--dtype={dtype}")
+    if gpu_options:
+        command.append(f"--gpu-options={' '.join(gpu_options)}")
     if not (library.exists() and library.stat().st_mtime >=
             Path(path).stat().st_mtime):
         subprocess.run(command, check=True, capture_output=True, text=True)
@@ -357,13 +364,15 @@ def check_extrapolation(predicted, measured):
             for key in aot.LAUNCH_COUNTS if p[key] != m[key]]
 
 
-def measure_row(model, level, dtype, path, build, work, torch_python=None):
+def measure_row(model, level, dtype, path, build, work, torch_python=None,
+                gpu_options=()):
     count_only = model.count_only
     if model.extrapolate:
         path = module_path(model, work, torch_python, build, batch=BASES[0])
     stats, launches, estimates, loaded = simulate(
         model, level, dtype, path, build, work, count_only,
-        batch=BASES[0] if model.extrapolate else None)
+        batch=BASES[0] if model.extrapolate else None,
+        gpu_options=gpu_options)
     h100 = estimates[CHIPS[0]]
     records = h100["records"]
     row_extra = {}
@@ -371,7 +380,8 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
         path2 = module_path(model, work, torch_python, build,
                             batch=BASES[1])
         stats2, launches2, _, _ = simulate(model, level, dtype, path2, build,
-                                           work, count_only, batch=BASES[1])
+                                           work, count_only, batch=BASES[1],
+                                           gpu_options=gpu_options)
         launches = extrapolate(launches, launches2, model.extrapolate)
         if model.check_at:
             path3 = module_path(model, work, torch_python, build,
@@ -380,7 +390,8 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
             # the check covers count-only mode's sampling too.
             _, measured, _, _ = simulate(model, level, dtype, path3, build,
                                          work, count_only=False,
-                                         batch=model.check_at)
+                                         batch=model.check_at,
+                                         gpu_options=gpu_options)
             problems = check_extrapolation(launches, measured)
             if problems:
                 raise RuntimeError(
@@ -418,7 +429,9 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
     moved = sum(launch["bytes_read"] + launch["bytes_written"]
                 for launch in launches)
     row = {
-        "model": model.name, "size": model.size, "level": label(level, dtype),
+        "model": model.name, "size": model.size,
+        "level": label(level, dtype) + "".join(
+            f" {option.split('=')[0]}" for option in gpu_options),
         "kernels": kernels, "launches": stats["launches"],
         "library_calls": stats["libraryCalls"],
         "gpu_launches": gpu_launches,
@@ -427,7 +440,7 @@ def measure_row(model, level, dtype, path, build, work, torch_python=None):
         "bytes_moved": moved, "ideal_bytes": stats["idealBytes"],
         "flops": flops,
         "generated_contractions": generated_contractions(
-            build / "bin" / "amp-opt", path, level, dtype),
+            build / "bin" / "amp-opt", path, level, dtype, gpu_options),
         "reason": model.reason,
         "estimate_us": {chip: round(e["seconds"] * 1e6, 6)
                         for chip, e in estimates.items()},
@@ -594,6 +607,10 @@ def main():
                              "models (with --entry, at O0)")
     parser.add_argument("--entry", default="main",
                         help="--module's function (default: main)")
+    parser.add_argument("--gpu-options", default="", metavar="TEXT",
+                        help="--lower-to-gpu options of every row "
+                             "('channels-last=true'); each row's level "
+                             "names them")
     parser.add_argument("--compare", metavar="FILE",
                         help="compare the fresh run's counts with a kept run")
     parser.add_argument("--keep-from", metavar="FILE",
@@ -633,7 +650,8 @@ def main():
                 for level, dtype in model.levels:
                     start = time.time()
                     row = measure_row(model, level, dtype, path, build, work,
-                                      torch_python)
+                                      torch_python,
+                                      tuple(args.gpu_options.split()))
                     print(f"{SCRIPT}: {name} {row['level']} in "
                           f"{time.time() - start:.1f} s", file=sys.stderr)
                     run["rows"].append(row)

@@ -182,7 +182,10 @@ struct GradientToChannelsLast : public OpRewritePattern<OpTy> {
 
 /// A generic that reads an NCHW transpose of an NHWC tensor reads the
 /// NHWC tensor through its map; its 4-D elementwise results are written in
-/// NHWC (rewriteGeneric).
+/// NHWC (rewriteGeneric) where it reads at least as many whole 4-D tensors
+/// in NHWC as in NCHW (an optimizer's update of a filter from its gradient
+/// in KRSC reads the filter and its momentum in FCHW, and writes FCHW, the
+/// function's results).
 struct GenericReadsChannelsLast : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -191,14 +194,59 @@ struct GenericReadsChannelsLast : public OpRewritePattern<linalg::GenericOp> {
     if (!op.hasPureTensorSemantics())
       return failure();
     SmallVector<Value> sources;
-    for (Value input : op.getDpsInputs())
-      sources.push_back(getTransposeSource(input, kToFirst));
-    if (llvm::all_of(sources, [](Value source) { return !source; }))
+    int64_t last = 0, first = 0;
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      sources.push_back(getTransposeSource(input->get(), kToFirst));
+      auto type = dyn_cast<ShapedType>(input->get().getType());
+      if (sources.back())
+        ++last;
+      else if (type && type.getRank() == 4 &&
+               op.getMatchingIndexingMap(input).isPermutation())
+        ++first;
+    }
+    if (last == 0)
       return failure();
-    SmallVector<bool> last;
+    SmallVector<bool> toLast;
     for (OpOperand &init : op.getDpsInitsMutable())
-      last.push_back(isElementwiseResult(op, init));
-    rewriteGeneric(rewriter, op, sources, last);
+      toLast.push_back(last >= first && isElementwiseResult(op, init));
+    rewriteGeneric(rewriter, op, sources, toLast);
+    return success();
+  }
+};
+
+/// The unscale of gradients is elementwise per gradient: an NCHW transpose
+/// of an NHWC gradient (a filter's, from its backward call) is unscaled in
+/// NHWC and transposed after.
+struct UnscaleChannelsLast : public OpRewritePattern<UnscaleGradientsOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(UnscaleGradientsOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op->getNumResults() == 0)
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> gradients, inits(op.getInits());
+    SmallVector<bool> moved;
+    for (auto [i, gradient] : llvm::enumerate(op.getGradients())) {
+      Value source = getTransposeSource(gradient, kToFirst);
+      moved.push_back(bool(source));
+      gradients.push_back(source ? source : gradient);
+      if (source)
+        inits[i] = transpose(rewriter, loc, inits[i], kToLast);
+    }
+    if (!llvm::is_contained(moved, true))
+      return failure();
+    SmallVector<Type> types;
+    for (Value init : inits)
+      types.push_back(init.getType());
+    auto unscale = UnscaleGradientsOp::create(rewriter, loc, types, gradients,
+                                              op.getInverse(), inits);
+    SmallVector<Value> results;
+    for (auto [i, result] : llvm::enumerate(unscale->getResults()))
+      results.push_back(i < moved.size() && moved[i]
+                            ? transpose(rewriter, loc, result, kToFirst)
+                            : Value(result));
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
@@ -363,9 +411,10 @@ struct AmpChannelsLastPass
                                      linalg::PoolingNhwcSumOp, false>,
                  GradientToChannelsLast<Conv2DBackwardDataOp>,
                  GradientToChannelsLast<Conv2DBackwardFilterOp>,
-                 GenericReadsChannelsLast, GenericWritesChannelsLast,
-                 PadToChannelsLast, PadOfChannelsFirst, ComposeTransposes,
-                 TransposeOfEmptyOrFill>(context);
+                 GenericReadsChannelsLast, UnscaleChannelsLast,
+                 GenericWritesChannelsLast, PadToChannelsLast,
+                 PadOfChannelsFirst, ComposeTransposes, TransposeOfEmptyOrFill>(
+        context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
     getOperation().walk(

@@ -554,3 +554,26 @@ def test_row_cap_follows_the_deadline(run):
     assert 38 <= run.row_cap(args) <= 40
     args.budget = run.Budget(time.time() + 1)
     assert run.row_cap(args) == run.CASE_MIN_S
+
+
+def test_channels_last_rows_of_the_kit():
+    """build_kit's channels-last variant: the O2 f16 row again with
+    --lower-to-gpu's channels-last, for the GPU and the simulator alike
+    (with the chip where it is not sm_90), its own label and library, the
+    same precision for the PyTorch baseline."""
+    sys.path.insert(0, str(KIT.parents[1] / "bench" / "gpu"))
+    import build_kit
+    nchw, last = build_kit.levels("resnet50_b256", "model", "m.mlir", "main",
+                                  [("O2", "f16")] + build_kit.CHANNELS_LAST)
+    assert (nchw.label, last.label) == ("O2 f16", "O2 f16 channels-last")
+    assert (nchw.id, last.id) == ("model.resnet50_b256.O2-f16",
+                                  "model.resnet50_b256.O2-f16-channels-last")
+    assert not any(a.startswith("--gpu-options") for a in
+                   nchw.compile_args("gpu"))
+    assert "--gpu-options=channels-last=true" in last.compile_args("gpu")
+    assert "--gpu-options=channels-last=true" in last.compile_args("gpu-sim")
+    last.chip = "sm_80"
+    assert "--gpu-options=chip=sm_80 channels-last=true" in \
+        last.compile_args("gpu")
+    assert "--gpu-options=channels-last=true" in last.compile_args("gpu-sim")
+    assert baselines.precision_of(last.label) == "f16"

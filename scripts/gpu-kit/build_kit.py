@@ -86,7 +86,7 @@ class Case:
     def __init__(self, name, group, source, entry, level, dtype=None,
                  quick=True, sim=True, reference="cpu", args=None,
                  tol_scale=1.0, torch=None, dynamic=4, repeat=20,
-                 rounding=None, cost_model=None):
+                 rounding=None, cost_model=None, channels_last=False):
         self.name, self.group, self.source, self.entry = (name, group,
                                                           source, entry)
         self.level, self.dtype = level, dtype
@@ -100,6 +100,9 @@ class Case:
         # dtype=fp8's fp8-cost-model (h100: contractions the roofline does
         # not estimate faster in FP8 stay bf16).
         self.cost_model = cost_model
+        # --lower-to-gpu's channels-last (amp-channels-last: convolutions
+        # and the work between them in NHWC), beside the NCHW row.
+        self.channels_last = channels_last
         # A row the kit lists without a library: why it is not built.
         self.not_built = None
         # Why a contraction or convolution of it may stay a generated
@@ -120,6 +123,8 @@ class Case:
         if self.dtype is None:  # O0, or a training row not built
             return self.level
         suffix = f" cost-model={self.cost_model}" if self.cost_model else ""
+        if self.channels_last:
+            suffix += " channels-last"
         return f"{self.level} {self.dtype}{suffix}"
 
     @property
@@ -127,6 +132,8 @@ class Case:
         tag = self.level + (f"-{self.dtype}" if self.dtype else "")
         if self.cost_model:
             tag += f"-{self.cost_model}"
+        if self.channels_last:
+            tag += "-channels-last"
         return f"{self.group}.{self.name}.{tag}"
 
     def text(self):
@@ -138,8 +145,11 @@ class Case:
     def compile_args(self, target):
         args = [f"--level={self.level}", f"--target={target}",
                 f"--entry={self.entry}"]
+        gpu_options = self.gpu_options()
         if target == "gpu" and self.chip != "sm_90":
-            args.append(f"--gpu-options=chip={self.chip}")
+            gpu_options.insert(0, f"chip={self.chip}")
+        if gpu_options:
+            args.append(f"--gpu-options={' '.join(gpu_options)}")
         if self.dtype and self.level != "O0":
             args.append(f"--dtype={self.dtype}")
         if self.rounding:
@@ -149,10 +159,18 @@ class Case:
         return args
 
 
+    def gpu_options(self):
+        """The --lower-to-gpu options of the case (the simulator's and the
+        GPU's lowering alike), but for the chip."""
+        return ["channels-last=true"] if self.channels_last else []
+
+
 def levels(name, group, source, entry, variants, **kw):
-    """One case per variant: (level, dtype) or (level, dtype, cost model)."""
+    """One case per variant: (level, dtype), (level, dtype, cost model) or
+    (level, dtype, cost model, channels-last)."""
     return [Case(name, group, source, entry, variant[0], variant[1],
-                 cost_model=variant[2] if len(variant) > 2 else None, **kw)
+                 cost_model=variant[2] if len(variant) > 2 else None,
+                 channels_last=len(variant) > 3 and variant[3], **kw)
             for variant in variants]
 
 
@@ -165,6 +183,9 @@ BF16_FP8 = [("O2", "bf16"), ("O2", "fp8")]
 # And with fp8-cost-model=h100: the smaller GEMM stays bf16 (no slower than
 # the bf16 row), the larger goes FP8.
 BF16_FP8_COST = BF16_FP8 + [("O2", "fp8", "h100")]
+# A conv net's O2 f16 row again in NHWC (channels-last), to be timed beside
+# the NCHW one: the option stays off until a GPU run says which is faster.
+CHANNELS_LAST = [("O2", "f16", None, True)]
 
 
 SIM_BOUNDS = REPO / "bench" / "results" / "gpu-sim-bounds.json"
@@ -288,6 +309,8 @@ def collect_cases(with_large, frontend_dir=None):
             # shared module (ResNet-50's training step at two batches)
             # share its libraries.
             variants = O0_O2 if info.get("variants") == "O0_O2" else ALL
+            if info.get("channels_last"):
+                variants = variants + CHANNELS_LAST
             real = bool(info.get("real"))
             module = info_path.parent / info.get("module", f"{name}.mlir")
             for case in levels(name, "model", str(module),
@@ -390,7 +413,8 @@ class Builder:
                 f.flush()
                 found = sim_bounds.generated_contractions(
                     self.build / "bin" / "amp-opt", f.name, case.level,
-                    case.dtype if case.level != "O0" else None)
+                    case.dtype if case.level != "O0" else None,
+                    case.gpu_options())
             path.write_text(json.dumps(found))
         return json.loads(path.read_text())
 

@@ -159,27 +159,33 @@ def _kit_models():
         # The structure of the real-size rows at a size the simulator and
         # the CPU reference run in seconds (run.sh --sim, CI).
         "resnet50_small": {"kind": "torchvision", "arch": "resnet50",
-                           "batch": 2, "image": 32, "variants": "O0_O2"},
+                           "batch": 2, "image": 32, "variants": "O0_O2",
+                           "channels_last": True},
         "gpt2_small": {"kind": "gpt2", "config": GPT2_SMALL, "batch": 2,
                        "seq": 64, "variants": "O0_O2"},
         # ResNet-50's training step at that size, against the CPU.
         "resnet50_train_small": {"kind": "torchvision", "arch": "resnet50",
                                  "batch": 2, "image": 64,
-                                 "train": RESNET50_SGD, "variants": "O0_O2"},
+                                 "train": RESNET50_SGD, "variants": "O0_O2",
+                                 "channels_last": True},
     }
     # The real-size rows (issue 42): checked on the GPU machine against
     # PyTorch fp32 on the same seeded weights.
+    # The conv nets' rows marked channels_last also get an O2 f16 row in
+    # NHWC (build_kit.CHANNELS_LAST), timed beside the NCHW one.
     for batch in (1, 32, 256):
         models[f"resnet50_b{batch}"] = {
             "kind": "torchvision", "arch": "resnet50", "batch": batch,
-            "image": 224, "variants": "ALL", "real": True}
+            "image": 224, "variants": "ALL", "real": True,
+            "channels_last": batch == 256}
     # ResNet-50's training step (SGD with momentum and weight decay, as
     # NVIDIA's recipe), at batch 128 and 256 from one module (a dynamic
     # batch), against PyTorch's AMP step on the GPU machine.
     for batch in (128, 256):
         models[f"resnet50_train_b{batch}"] = {
             "kind": "torchvision", "arch": "resnet50", "batch": batch,
-            "image": 224, "train": RESNET50_SGD, "real": True}
+            "image": 224, "train": RESNET50_SGD, "real": True,
+            "channels_last": True}
     for batch in (1, 8):
         models[f"gpt2_b{batch}"] = {
             "kind": "gpt2", "config": GPT2_124M, "batch": batch, "seq": 1024,
@@ -344,6 +350,7 @@ def export_one(name, spec, out):
                     arguments=[first] + weights,
                     torch=_torch_spec(spec),
                     variants=spec.get("variants", "ALL"),
+                    channels_last=bool(spec.get("channels_last")),
                     real=bool(spec.get("real")))
     with open(os.path.join(out, f"{name}.mlir"), "w") as f:
         f.write(text)
@@ -447,6 +454,7 @@ def export_training(name, spec, out, info):
                                              batch, image, classes),
                 torch=_torch_spec(spec), train=spec["train"],
                 variants=spec.get("variants", "ALL"),
+                channels_last=bool(spec.get("channels_last")),
                 real=bool(spec.get("real")),
                 items={"unit": "images", "per_call": batch},
                 size=f"batch {batch}, {image}x{image}, training step",
