@@ -183,9 +183,10 @@ struct GradientToChannelsLast : public OpRewritePattern<OpTy> {
 /// A generic that reads an NCHW transpose of an NHWC tensor reads the
 /// NHWC tensor through its map; its 4-D elementwise results are written in
 /// NHWC (rewriteGeneric) where it reads at least as many whole 4-D tensors
-/// in NHWC as in NCHW (an optimizer's update of a filter from its gradient
-/// in KRSC reads the filter and its momentum in FCHW, and writes FCHW, the
-/// function's results).
+/// in NHWC as in NCHW, its destinations included where the body reads them
+/// (an optimizer's update of a filter from its gradient in KRSC reads the
+/// filter and its momentum in FCHW, and writes FCHW, the function's
+/// results).
 struct GenericReadsChannelsLast : public OpRewritePattern<linalg::GenericOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -206,6 +207,13 @@ struct GenericReadsChannelsLast : public OpRewritePattern<linalg::GenericOp> {
     }
     if (last == 0)
       return failure();
+    // A destination the body reads (an accumulator, a momentum updated in
+    // place) is read in NCHW too.
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (op.payloadUsesValueFromOperand(&init) &&
+          cast<ShapedType>(init.get().getType()).getRank() == 4 &&
+          op.getMatchingIndexingMap(&init).isPermutation())
+        ++first;
     SmallVector<bool> toLast;
     for (OpOperand &init : op.getDpsInitsMutable())
       toLast.push_back(last >= first && isElementwiseResult(op, init));
@@ -398,6 +406,72 @@ struct TransposeOfEmptyOrFill : public OpRewritePattern<linalg::TransposeOp> {
   }
 };
 
+/// A size of a transpose is its input's size; an element of a transpose
+/// (read in a generic's body: max pooling's window) is its input's element
+/// at the permuted indices.
+struct DimOfTranspose : public OpRewritePattern<tensor::DimOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::DimOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getSource().getDefiningOp<linalg::TransposeOp>();
+    std::optional<int64_t> index = op.getConstantIndex();
+    if (!transpose || !transpose.hasPureTensorSemantics() || !index)
+      return failure();
+    rewriter.replaceOpWithNewOp<tensor::DimOp>(
+        op, transpose.getInput(), transpose.getPermutation()[*index]);
+    return success();
+  }
+};
+
+struct ExtractOfTranspose : public OpRewritePattern<tensor::ExtractOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ExtractOp op,
+                                PatternRewriter &rewriter) const override {
+    auto transpose = op.getTensor().getDefiningOp<linalg::TransposeOp>();
+    if (!transpose || !transpose.hasPureTensorSemantics())
+      return failure();
+    // Result index k is input index permutation[k].
+    ArrayRef<int64_t> permutation = transpose.getPermutation();
+    SmallVector<Value> indices(op.getIndices().size());
+    for (auto [k, index] : llvm::enumerate(op.getIndices()))
+      indices[permutation[k]] = index;
+    rewriter.replaceOpWithNewOp<tensor::ExtractOp>(op, transpose.getInput(),
+                                                   indices);
+    return success();
+  }
+};
+
+/// A concatenation of 4-D tensors one of which is an NCHW transpose of an
+/// NHWC tensor (max pooling's gradient) concatenates in NHWC: the others
+/// transposed to NHWC (which moves on to their producers), the dimension
+/// where it now is, the result transposed back.
+struct ConcatToChannelsLast : public OpRewritePattern<tensor::ConcatOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(tensor::ConcatOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getResultType().getRank() != 4 ||
+        llvm::none_of(op.getInputs(), [](Value input) {
+          return bool(getTransposeSource(input, kToFirst));
+        }))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<Value> inputs;
+    for (Value input : op.getInputs()) {
+      Value source = getTransposeSource(input, kToFirst);
+      inputs.push_back(source ? source
+                              : transpose(rewriter, loc, input, kToLast));
+    }
+    // NCHW dimension d is NHWC dimension kToFirst[d].
+    auto concat =
+        tensor::ConcatOp::create(rewriter, loc, kToFirst[op.getDim()], inputs);
+    rewriter.replaceOp(op, transpose(rewriter, loc, concat, kToFirst));
+    return success();
+  }
+};
+
 struct AmpChannelsLastPass
     : public amp::impl::AmpChannelsLastPassBase<AmpChannelsLastPass> {
   void runOnOperation() override {
@@ -413,7 +487,8 @@ struct AmpChannelsLastPass
                  GradientToChannelsLast<Conv2DBackwardFilterOp>,
                  GenericReadsChannelsLast, UnscaleChannelsLast,
                  GenericWritesChannelsLast, PadToChannelsLast,
-                 PadOfChannelsFirst, ComposeTransposes, TransposeOfEmptyOrFill>(
+                 PadOfChannelsFirst, ComposeTransposes, TransposeOfEmptyOrFill,
+                 DimOfTranspose, ExtractOfTranspose, ConcatToChannelsLast>(
         context);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();

@@ -127,3 +127,42 @@ func.func @left_alone(%x: memref<1x3x8x8xf32>, %w: memref<4x3x3x3xf32>, %y: memr
       outs(%dz : tensor<2x8x8x4xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] channels_last -> tensor<2x8x8x4xf32>
   return %dx : tensor<2x8x8x4xf32>
 }
+
+// -----
+
+// A filter's gradient from its backward call (KRSC) is unscaled in KRSC
+// (amp.unscale_gradients is elementwise per gradient), and the update that
+// reads it with the filter and its momentum in FCHW (two FCHW tensors, one
+// KRSC) reads it through its map and writes FCHW: no transpose of the
+// gradient is left, only the boundary's of x and dy.
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @update
+// CHECK: %[[DW:.*]] = amp.conv2d_backward_filter {{.*}} channels_last -> tensor<6x3x3x4xf32>
+// CHECK: %[[U:.*]]:2 = amp.unscale_gradients ins(%[[DW]] : tensor<6x3x3x4xf32>) by %arg3 : tensor<f32> outs(%{{.*}}, %{{.*}} : tensor<6x3x3x4xf32>, tensor<i1>)
+// CHECK: linalg.generic {indexing_maps = [#[[ID]], #[[LAST]], #[[ID]]], {{.*}} ins(%arg2, %[[U]]#0 : tensor<6x4x3x3xf32>, tensor<6x3x3x4xf32>) outs(%arg4 : tensor<6x4x3x3xf32>)
+// CHECK-NOT: linalg.transpose ins(%[[DW]]
+// CHECK-NOT: linalg.transpose ins(%[[U]]
+func.func @update(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x6x4x4xf32>, %w: tensor<6x4x3x3xf32>,
+                  %inverse: tensor<f32>, %momentum: tensor<6x4x3x3xf32>) -> (tensor<6x4x3x3xf32>, tensor<i1>) {
+  %zero = arith.constant 0.0 : f32
+  %false = arith.constant false
+  %we = tensor.empty() : tensor<6x4x3x3xf32>
+  %wz = linalg.fill ins(%zero : f32) outs(%we : tensor<6x4x3x3xf32>) -> tensor<6x4x3x3xf32>
+  %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>)
+      outs(%wz : tensor<6x4x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] -> tensor<6x4x3x3xf32>
+  %ue = tensor.empty() : tensor<6x4x3x3xf32>
+  %fe = tensor.empty() : tensor<i1>
+  %ff = linalg.fill ins(%false : i1) outs(%fe : tensor<i1>) -> tensor<i1>
+  %u:2 = amp.unscale_gradients ins(%dw : tensor<6x4x3x3xf32>) by %inverse : tensor<f32>
+      outs(%ue, %ff : tensor<6x4x3x3xf32>, tensor<i1>) -> tensor<6x4x3x3xf32>, tensor<i1>
+  %m = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>],
+                       iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w, %u#0 : tensor<6x4x3x3xf32>, tensor<6x4x3x3xf32>) outs(%momentum : tensor<6x4x3x3xf32>) {
+  ^bb0(%p: f32, %g: f32, %v: f32):
+    %a = arith.addf %v, %g : f32
+    %b = arith.addf %a, %p : f32
+    linalg.yield %b : f32
+  } -> tensor<6x4x3x3xf32>
+  return %m, %u#1 : tensor<6x4x3x3xf32>, tensor<i1>
+}
