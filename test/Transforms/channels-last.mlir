@@ -166,3 +166,42 @@ func.func @update(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x6x4x4xf32>, %w: tensor<
   } -> tensor<6x4x3x3xf32>
   return %m, %u#1 : tensor<6x4x3x3xf32>, tensor<i1>
 }
+
+// -----
+
+// A convolution's result read by its size (a dynamic batch), by
+// tensor.extract in a generic's body (max pooling's window) and
+// concatenated along W with another NCHW tensor (max pooling's gradient):
+// the size and the elements (channel %c, row %h, column %v) are read
+// from the NHWC result (its size folds to the input's), the other
+// tensor is transposed to NHWC (here a zero fill: made in NHWC) and the
+// concatenation runs along NHWC's W, its result transposed back.
+// CHECK-LABEL: func.func @dim_extract_concat
+// CHECK: %[[Y:.*]] = linalg.conv_2d_nhwc_fhwc
+// CHECK: tensor.extract %[[Y]][%{{.*}}, %arg2, %arg3, %arg4] : tensor<?x6x6x8xf32>
+// CHECK: %[[Z:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%{{.*}} : tensor<?x6x6x8xf32>)
+// CHECK: %[[CAT:.*]] = tensor.concat dim(2) %[[Y]], %[[Z]] : (tensor<?x6x6x8xf32>, tensor<?x6x6x8xf32>) -> tensor<?x6x12x8xf32>
+// CHECK: linalg.transpose ins(%[[CAT]] : tensor<?x6x12x8xf32>) {{.*}} permutation = [0, 3, 1, 2]
+func.func @dim_extract_concat(%x: tensor<?x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, %h: index, %v: index, %c: index)
+    -> (tensor<?x8x6x12xf32>, tensor<?xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x4x8x8xf32>
+  %e = tensor.empty(%n) : tensor<?x8x6x6xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %y = linalg.conv_2d_nchw_fchw ins(%x, %w : tensor<?x4x8x8xf32>, tensor<8x4x3x3xf32>)
+      outs(%z : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %m = tensor.dim %y, %c0 : tensor<?x8x6x6xf32>
+  %pe = tensor.empty(%m) : tensor<?xf32>
+  %picked = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]}
+      outs(%pe : tensor<?xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %element = tensor.extract %y[%i, %c, %h, %v] : tensor<?x8x6x6xf32>
+    linalg.yield %element : f32
+  } -> tensor<?xf32>
+  %ze = tensor.empty(%m) : tensor<?x8x6x6xf32>
+  %zz = linalg.fill ins(%zero : f32) outs(%ze : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
+  %cat = tensor.concat dim(3) %y, %zz : (tensor<?x8x6x6xf32>, tensor<?x8x6x6xf32>) -> tensor<?x8x6x12xf32>
+  return %cat, %picked : tensor<?x8x6x12xf32>, tensor<?xf32>
+}
