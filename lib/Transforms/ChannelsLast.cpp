@@ -472,8 +472,115 @@ struct ConcatToChannelsLast : public OpRewritePattern<tensor::ConcatOp> {
   }
 };
 
+/// `value` (4-D) with `extra` zeros after its last dimension's elements.
+static Value padChannels(OpBuilder &b, Location loc, Value value,
+                         int64_t extra) {
+  SmallVector<OpFoldResult> low(4, b.getIndexAttr(0)), high = low;
+  high[3] = b.getIndexAttr(extra);
+  Value zero = arith::ConstantOp::create(
+      b, loc, b.getZeroAttr(getElementTypeOrSelf(value.getType())));
+  return tensor::PadOp::create(b, loc, Type(), value, low, high, zero);
+}
+
+/// `value` (4-D) cut to its first `channels` elements of the last
+/// dimension.
+static Value cutChannels(OpBuilder &b, Location loc, Value value,
+                         int64_t channels) {
+  SmallVector<OpFoldResult> offsets(4, b.getIndexAttr(0)),
+      sizes = tensor::getMixedSizes(b, loc, value),
+      strides(4, b.getIndexAttr(1));
+  sizes[3] = b.getIndexAttr(channels);
+  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+}
+
+/// The zeros to append to `channels` (static) for a multiple of
+/// `multiple`; 0 if none are needed or the channels are dynamic.
+static int64_t getChannelPadding(int64_t channels, int64_t multiple) {
+  if (multiple <= 0 || ShapedType::isDynamic(channels) ||
+      channels % multiple == 0)
+    return 0;
+  return llvm::alignTo(channels, multiple) - channels;
+}
+
+static bool isSixteenBit(Value value) {
+  Type type = getElementTypeOrSelf(value.getType());
+  return type.isF16() || type.isBF16();
+}
+
+static void remarkChannelPadding(Operation *op, int64_t channels,
+                                 int64_t extra) {
+  op->emitRemark() << "amp: input channels padded with zeros from " << channels
+                   << " to " << channels + extra
+                   << " (exact) for cuDNN's Tensor Core kernels";
+}
+
+/// A 16-bit NHWC convolution whose input channels are not a multiple of
+/// `multiple`: its input and filter padded with zeros to one. Zeros meet
+/// zeros only: the result is the same.
+struct PadConvolutionChannels
+    : public OpRewritePattern<linalg::Conv2DNhwcFhwcOp> {
+  PadConvolutionChannels(MLIRContext *context, int64_t multiple)
+      : OpRewritePattern(context), multiple(multiple) {}
+
+  LogicalResult matchAndRewrite(linalg::Conv2DNhwcFhwcOp op,
+                                PatternRewriter &rewriter) const override {
+    Value input = op.getDpsInputs()[0], filter = op.getDpsInputs()[1];
+    int64_t channels = cast<ShapedType>(input.getType()).getDimSize(3);
+    int64_t extra = getChannelPadding(channels, multiple);
+    if (!op.hasPureTensorSemantics() || extra == 0 || !isSixteenBit(input) ||
+        !isSixteenBit(filter))
+      return failure();
+    Location loc = op.getLoc();
+    Value paddedInput = padChannels(rewriter, loc, input, extra);
+    Value paddedFilter = padChannels(rewriter, loc, filter, extra);
+    rewriter.modifyOpInPlace(op, [&] {
+      op->setOperand(0, paddedInput);
+      op->setOperand(1, paddedFilter);
+    });
+    remarkChannelPadding(op, channels, extra);
+    return success();
+  }
+
+  int64_t multiple;
+};
+
+/// The gradients of such a convolution (channels_last): the operand with
+/// the input channels (the filter for the input gradient, the input for
+/// the filter gradient) and the destination padded, the result cut back.
+template <typename OpTy>
+struct PadGradientChannels : public OpRewritePattern<OpTy> {
+  PadGradientChannels(MLIRContext *context, int64_t multiple)
+      : OpRewritePattern<OpTy>(context), multiple(multiple) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    constexpr bool data = std::is_same_v<OpTy, Conv2DBackwardDataOp>;
+    Value channelled = data ? op.getRhs() : op.getLhs();
+    int64_t channels = cast<ShapedType>(op.getInit().getType()).getDimSize(3);
+    int64_t extra = getChannelPadding(channels, multiple);
+    if (!op.getChannelsLast() || op->getNumResults() != 1 || extra == 0 ||
+        !isSixteenBit(op.getLhs()) || !isSixteenBit(op.getRhs()))
+      return failure();
+    Location loc = op.getLoc();
+    Value padded = padChannels(rewriter, loc, channelled, extra);
+    Value init = padChannels(rewriter, loc, op.getInit(), extra);
+    auto gradient = OpTy::create(
+        rewriter, loc, TypeRange{init.getType()}, data ? op.getLhs() : padded,
+        data ? padded : op.getRhs(), init, op.getStridesAttr(),
+        op.getPaddingAttr(), op.getDilationsAttr(), op.getChannelsLastAttr());
+    remarkChannelPadding(gradient, channels, extra);
+    rewriter.replaceOp(
+        op, cutChannels(rewriter, loc, gradient->getResult(0), channels));
+    return success();
+  }
+
+  int64_t multiple;
+};
+
 struct AmpChannelsLastPass
     : public amp::impl::AmpChannelsLastPassBase<AmpChannelsLastPass> {
+  using AmpChannelsLastPassBase::AmpChannelsLastPassBase;
+
   void runOnOperation() override {
     MLIRContext *context = &getContext();
     RewritePatternSet patterns(context);
@@ -490,6 +597,10 @@ struct AmpChannelsLastPass
                  PadOfChannelsFirst, ComposeTransposes, TransposeOfEmptyOrFill,
                  DimOfTranspose, ExtractOfTranspose, ConcatToChannelsLast>(
         context);
+    patterns
+        .add<PadConvolutionChannels, PadGradientChannels<Conv2DBackwardDataOp>,
+             PadGradientChannels<Conv2DBackwardFilterOp>>(context,
+                                                          channelMultiple);
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
     getOperation().walk(

@@ -1,4 +1,7 @@
-// RUN: amp-opt %s --amp-channels-last --canonicalize --split-input-file | FileCheck %s
+// RUN: amp-opt %s --amp-channels-last --canonicalize --split-input-file -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s --amp-channels-last="channel-multiple=0" --canonicalize --split-input-file 2>&1 | FileCheck %s --check-prefix=NOPAD
+// RUN: not amp-opt %s --amp-channels-last="channel-multiple=x" 2>&1 | FileCheck %s --check-prefix=BADOPTION
+// BADOPTION: channel-multiple
 
 // A block of two 3x3 convolutions with a per-channel sum (a batch norm's
 // statistics) and a scale, ReLU and narrowing between them, all in NCHW
@@ -204,4 +207,48 @@ func.func @dim_extract_concat(%x: tensor<?x4x8x8xf32>, %w: tensor<8x4x3x3xf32>, 
   %zz = linalg.fill ins(%zero : f32) outs(%ze : tensor<?x8x6x6xf32>) -> tensor<?x8x6x6xf32>
   %cat = tensor.concat dim(3) %y, %zz : (tensor<?x8x6x6xf32>, tensor<?x8x6x6xf32>) -> tensor<?x8x6x12xf32>
   return %cat, %picked : tensor<?x8x6x12xf32>, tensor<?xf32>
+}
+
+// -----
+
+// A 16-bit convolution of 3 input channels (ResNet's stem) and its filter
+// gradient: the channels padded with zeros to 8, the input and filter of
+// the convolution (one pad with the spatial one), the input and
+// destination of the gradient, cut back to 3 after; with
+// channel-multiple=0, not padded. An f32 convolution is not padded.
+// CHECK-LABEL: func.func @stem
+// CHECK: tensor.pad %{{.*}} low[0, 1, 1, 0] high[0, 1, 1, 5]
+// CHECK: } : tensor<?x16x16x3xf16> to tensor<?x18x18x8xf16>
+// CHECK: tensor.pad %{{.*}} low[0, 0, 0, 0] high[0, 0, 0, 5]
+// CHECK: } : tensor<8x3x3x3xf16> to tensor<8x3x3x8xf16>
+// CHECK: linalg.conv_2d_nhwc_fhwc{{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x18x18x8xf16>, tensor<8x3x3x8xf16>)
+// CHECK: %[[DW:.*]] = amp.conv2d_backward_filter ins(%{{.*}}, %{{.*}} : tensor<?x16x16x8xf16>, tensor<?x16x16x8xf16>) outs(%{{.*}} : tensor<8x3x3x8xf32>)
+// CHECK: tensor.extract_slice %[[DW]][0, 0, 0, 0] [8, 3, 3, 3] [1, 1, 1, 1]
+// CHECK: linalg.conv_2d_nhwc_fhwc{{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x3x3x3xf32>, tensor<2x1x1x3xf32>)
+// NOPAD-LABEL: func.func @stem
+// NOPAD-NOT: high[0, 0, 0, 5]
+// NOPAD: linalg.conv_2d_nhwc_fhwc{{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x18x18x3xf16>, tensor<8x3x3x3xf16>)
+func.func @stem(%x: tensor<?x3x16x16xf16>, %w: tensor<8x3x3x3xf16>, %dy: tensor<?x8x16x16xf16>,
+                %x32: tensor<1x3x3x3xf32>, %w32: tensor<2x3x1x1xf32>)
+    -> (tensor<?x8x16x16xf32>, tensor<8x3x3x3xf32>, tensor<1x2x3x3xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %hz = arith.constant 0.0 : f16
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %x, %c0 : tensor<?x3x16x16xf16>
+  %px = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %hz : f16
+  } : tensor<?x3x16x16xf16> to tensor<?x3x18x18xf16>
+  %e = tensor.empty(%n) : tensor<?x8x16x16xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<?x8x16x16xf32>) -> tensor<?x8x16x16xf32>
+  // expected-remark @+1 {{amp: input channels padded with zeros from 3 to 8 (exact) for cuDNN's Tensor Core kernels}}
+  %y = linalg.conv_2d_nchw_fchw ins(%px, %w : tensor<?x3x18x18xf16>, tensor<8x3x3x3xf16>) outs(%z : tensor<?x8x16x16xf32>) -> tensor<?x8x16x16xf32>
+  %we = tensor.empty() : tensor<8x3x3x3xf32>
+  %wz = linalg.fill ins(%zero : f32) outs(%we : tensor<8x3x3x3xf32>) -> tensor<8x3x3x3xf32>
+  // expected-remark @+1 {{amp: input channels padded with zeros from 3 to 8 (exact) for cuDNN's Tensor Core kernels}}
+  %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<?x3x16x16xf16>, tensor<?x8x16x16xf16>) outs(%wz : tensor<8x3x3x3xf32>) strides = [1, 1] padding = [1, 1] dilations = [1, 1] -> tensor<8x3x3x3xf32>
+  %e32 = tensor.empty() : tensor<1x2x3x3xf32>
+  %z32 = linalg.fill ins(%zero : f32) outs(%e32 : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %y32 = linalg.conv_2d_nchw_fchw ins(%x32, %w32 : tensor<1x3x3x3xf32>, tensor<2x3x1x1xf32>) outs(%z32 : tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  return %y, %dw, %y32 : tensor<?x8x16x16xf32>, tensor<8x3x3x3xf32>, tensor<1x2x3x3xf32>
 }

@@ -272,6 +272,13 @@ def AmpChannelsLastPass
     elements are stored changes, and the loops' order, so sums may round
     in another order.
 
+    With `channel-multiple` (default 8), an NHWC convolution of 16-bit
+    operands whose input channels are not a multiple of it (ResNet's RGB
+    stem: 3) gets them padded with zeros to the next multiple, input and
+    filter (and the input of its filter gradient, whose result is cut
+    back): Tensor Cores need channels in multiples of 8. Zeros meet zeros
+    only, so the results are the same; a remark says where it was done.
+
     Run on tensors before elementwise fusion (`--lower-to-gpu`'s
     `channels-last`).
 
@@ -283,6 +290,11 @@ def AmpChannelsLastPass
     %r = linalg.generic {... (d0, d1, d2, d3) -> (d0, d1, d2, d3) ...} ins(%y ...)  // NHWC
     ```
   }];
+  let options = [
+    Option<"channelMultiple", "channel-multiple", "int64_t", "8",
+           "Pad the input channels of 16-bit NHWC convolutions to a multiple "
+           "of this (0: none)">
+  ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"
