@@ -490,7 +490,13 @@ static Value cutChannels(OpBuilder &b, Location loc, Value value,
       sizes = tensor::getMixedSizes(b, loc, value),
       strides(4, b.getIndexAttr(1));
   sizes[3] = b.getIndexAttr(channels);
-  return tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+  Value cut =
+      tensor::ExtractSliceOp::create(b, loc, value, offsets, sizes, strides);
+  // Copied: the cut is a strided view, which the library calls that read a
+  // gradient (the unscale) do not take.
+  Value empty = tensor::EmptyOp::create(b, loc, sizes,
+                                        getElementTypeOrSelf(value.getType()));
+  return linalg::CopyOp::create(b, loc, cut, empty)->getResult(0);
 }
 
 /// The zeros to append to `channels` (static) for a multiple of
