@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -30,12 +31,12 @@ using namespace mlir::amp;
 /// dimension i is input dimension permutation[i]).
 static constexpr int64_t kToLast[] = {0, 2, 3, 1};
 static constexpr int64_t kToFirst[] = {0, 3, 1, 2};
-/// An operand's map in NHWC order: its NCHW map's results in this order.
-static constexpr unsigned kToLastResults[] = {0, 2, 3, 1};
 
-/// `values` (four, in NCHW order) in NHWC order.
-template <typename T> static SmallVector<T, 4> toLast(ArrayRef<T> values) {
-  return {values[0], values[2], values[3], values[1]};
+/// `map` (an operand's NCHW indices) with its results in NHWC order.
+static AffineMap toLastMap(AffineMap map) {
+  return AffineMap::get(map.getNumDims(), map.getNumSymbols(),
+                        applyPermutation(map.getResults(), kToLast),
+                        map.getContext());
 }
 
 /// `value`, a 4-D tensor, transposed by `permutation`.
@@ -97,13 +98,13 @@ static void rewriteGeneric(PatternRewriter &rewriter, linalg::GenericOp op,
   for (auto [i, input] : llvm::enumerate(op.getDpsInputs())) {
     inputs.push_back(sources[i] ? sources[i] : input);
     if (sources[i])
-      maps[i] = maps[i].getSubMap(kToLastResults);
+      maps[i] = toLastMap(maps[i]);
   }
   for (auto [j, init] : llvm::enumerate(op.getDpsInits())) {
     Value value = init;
     if (last[j]) {
       value = transpose(rewriter, loc, init, kToLast);
-      maps[numInputs + j] = maps[numInputs + j].getSubMap(kToLastResults);
+      maps[numInputs + j] = toLastMap(maps[numInputs + j]);
     }
     inits.push_back(value);
     resultTypes.push_back(value.getType());
@@ -299,8 +300,8 @@ struct GenericWritesChannelsLast
 /// padding permuted.
 static Value padLast(OpBuilder &b, tensor::PadOp pad, Value padded) {
   return tensor::PadOp::create(b, pad.getLoc(), Type(), padded,
-                               toLast<OpFoldResult>(pad.getMixedLowPad()),
-                               toLast<OpFoldResult>(pad.getMixedHighPad()),
+                               applyPermutation(pad.getMixedLowPad(), kToLast),
+                               applyPermutation(pad.getMixedHighPad(), kToLast),
                                pad.getConstantPaddingValue(), pad.getNofold());
 }
 

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
@@ -76,10 +77,9 @@ using PositionFn = llvm::function_ref<std::pair<Value, Value>(
 /// `nchw` (four values in the order n, c, h, w) in the operands' storage
 /// order: as given, or with the channels last.
 template <typename T>
-static SmallVector<T, 4> inLayout(ArrayRef<T> nchw, bool channelsLast) {
-  if (!channelsLast)
-    return SmallVector<T, 4>(nchw);
-  return {nchw[0], nchw[2], nchw[3], nchw[1]};
+static SmallVector<T> inLayout(ArrayRef<T> nchw, bool channelsLast) {
+  static constexpr int64_t kToLast[] = {0, 2, 3, 1};
+  return channelsLast ? applyPermutation(nchw, kToLast) : SmallVector<T>(nchw);
 }
 
 /// Replaces the gradient `op` by its generic: loops (the destination's four

@@ -403,12 +403,8 @@ static LogicalResult lowerConvolutionGradient(
           "an f32 or same-typed result";
     return failure();
   }
-  // The shapes in the order n (f), c, h (kh), w (kw).
   auto sizes = [&](MemRefType type) {
-    ArrayRef<int64_t> shape = type.getShape();
-    return channelsLast
-               ? SmallVector<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
-               : SmallVector<int64_t, 4>(shape);
+    return getConvolutionGradientSizes(type.getShape(), channelsLast);
   };
   ConvolutionGeometry g =
       geometry(sizes(li->type), sizes(ri->type), sizes(oi->type));

@@ -212,20 +212,8 @@ def main():
               f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
               f"{STEPS}")
         if dtype == "float16":
-            used = [cases.SCALER["init_scale"]] + run.scales[:-1]
-            growths = sum(b > a for a, b in zip(used, run.scales))
-            backoffs = sum(b < a for a, b in zip(used, run.scales))
-            skipped = [i for i, s in enumerate(run.skipped) if s]
-            torch_used = [cases.SCALER["init_scale"]] + reference.scales[:-1]
-            largest = max(g for g, s in zip(reference.largest, torch_used)
-                          if s == low)
-            check(run.scales == reference.scales and
-                  skipped == torch_skipped and growths and backoffs,
-                  f"{label} loss scale after each of {STEPS} steps equals "
-                  f"GradScaler's: {growths} growths, {backoffs} back-offs, "
-                  f"skipped steps {skipped}; PyTorch's largest scaled "
-                  f"gradient at {cases.pow2(low)} "
-                  f"{largest / cases.F16_MAX:.2f} of f16's max")
+            cases.check_loss_scale(label, run, reference, torch_skipped,
+                                   STEPS, low)
         d = statistics_difference(run, reference)
         bound = STATS_FACTOR * amp_distance[dtype]
         counts, torch_counts = counts_of(run), counts_of(reference)

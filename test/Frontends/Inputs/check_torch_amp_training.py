@@ -364,6 +364,26 @@ def statistics_difference(run, reference):
     return float(np.linalg.norm(a - b) / np.linalg.norm(b))
 
 
+def check_loss_scale(label, run, reference, torch_skipped, steps, low):
+    """Checks that a float16 run's loss scale after every step is
+    GradScaler's (from SCALER's initial scale), that it skipped PyTorch's
+    steps (`torch_skipped`), and that it grew and backed off; the line
+    also says how far below overflow PyTorch's gradients were at `low`."""
+    used = [SCALER["init_scale"]] + run.scales[:-1]
+    growths = sum(b > a for a, b in zip(used, run.scales))
+    backoffs = sum(b < a for a, b in zip(used, run.scales))
+    skipped = [i for i, s in enumerate(run.skipped) if s]
+    torch_used = [SCALER["init_scale"]] + reference.scales[:-1]
+    largest = max(g for g, s in zip(reference.largest, torch_used)
+                  if s == low)
+    check(run.scales == reference.scales and skipped == torch_skipped and
+          growths and backoffs,
+          f"{label} loss scale after each of {steps} steps equals "
+          f"GradScaler's: {growths} growths, {backoffs} back-offs, "
+          f"skipped steps {skipped}; PyTorch's largest scaled gradient at "
+          f"{pow2(low)} {largest / F16_MAX:.2f} of f16's max")
+
+
 def check_statistics(label, run, reference, bound):
     """The running statistics of `run` against `reference`'s, and the step
     counts of both (skipped steps count)."""
@@ -472,21 +492,7 @@ def run_case(case):
               f"{steps}")
         check_statistics(label, run, reference, STATS_VS_TORCH_AMP)
         if dtype == "float16":
-            used = [SCALER["init_scale"]] + run.scales[:-1]
-            growths = sum(b > a for a, b in zip(used, run.scales))
-            backoffs = sum(b < a for a, b in zip(used, run.scales))
-            skipped = [i for i, s in enumerate(run.skipped) if s]
-            # PyTorch's gradients at LOW: how far below overflow.
-            torch_used = [SCALER["init_scale"]] + reference.scales[:-1]
-            largest = max(g for g, s in zip(reference.largest, torch_used)
-                          if s == LOW)
-            check(run.scales == reference.scales and
-                  skipped == torch_skipped and growths and backoffs,
-                  f"{label} loss scale after each of {steps} steps equals "
-                  f"GradScaler's: {growths} growths, {backoffs} back-offs, "
-                  f"skipped steps {skipped}; PyTorch's largest scaled "
-                  f"gradient at {pow2(LOW)} {largest / F16_MAX:.2f} of "
-                  f"f16's max")
+            check_loss_scale(label, run, reference, torch_skipped, steps, LOW)
         report = amp_mlir.report(trainers[level, dtype].step_text,
                                  level=level, dtype=dtype)
         share = report["ideal_fraction"]

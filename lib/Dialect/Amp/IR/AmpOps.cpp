@@ -6,6 +6,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Dialect/Amp/IR/AmpInterfaces.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/IR/PatternMatch.h"
@@ -595,6 +596,15 @@ void ScaledMatmulOp::getEffects(
 // Conv2DBackwardDataOp / Conv2DBackwardFilterOp
 //===----------------------------------------------------------------------===//
 
+SmallVector<int64_t, 4>
+mlir::amp::getConvolutionGradientSizes(ArrayRef<int64_t> shape,
+                                       bool channelsLast) {
+  static constexpr int64_t kToFirst[] = {0, 3, 1, 2};
+  return channelsLast
+             ? SmallVector<int64_t, 4>(applyPermutation(shape, kToFirst))
+             : SmallVector<int64_t, 4>(shape);
+}
+
 /// The checks both convolution gradients share: operands all tensors or all
 /// buffers, one result of the destination's type on tensors, float element
 /// types, the attributes, and the sizes of the forward convolution whose
@@ -622,12 +632,8 @@ verifyConvolutionGradient(Operation *op, Value init, ShapedType xType,
              << "expects operands and destination of rank 4 with float "
                 "elements, got "
              << type;
-  // The sizes in the order n (f), c, h (kh), w (kw).
   auto sizes = [&](ShapedType type) {
-    ArrayRef<int64_t> shape = type.getShape();
-    return channelsLast
-               ? SmallVector<int64_t, 4>{shape[0], shape[3], shape[1], shape[2]}
-               : SmallVector<int64_t, 4>(shape);
+    return getConvolutionGradientSizes(type.getShape(), channelsLast);
   };
   SmallVector<int64_t, 4> x = sizes(xType), w = sizes(wType), y = sizes(yType);
   if (strides.size() != 2 || padding.size() != 2 || dilations.size() != 2)

@@ -29,6 +29,12 @@ struct CollectiveResource
     : public SideEffects::Resource::Base<CollectiveResource> {
   StringRef getName() final { return "amp::Collective"; }
 };
+
+/// The sizes of a 4-D operand of amp.conv2d_backward_data/filter in the
+/// order n (f), c, h (kh), w (kw): its shape, or with `channelsLast` its
+/// NHWC (FHWC) shape reordered.
+SmallVector<int64_t, 4> getConvolutionGradientSizes(ArrayRef<int64_t> shape,
+                                                    bool channelsLast);
 } // namespace amp
 } // namespace mlir
 
