@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/OptimizerRules.h"
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -255,6 +256,59 @@ struct UnscaleChannelsLast : public OpRewritePattern<UnscaleGradientsOp> {
       results.push_back(i < moved.size() && moved[i]
                             ? transpose(rewriter, loc, result, kToFirst)
                             : Value(result));
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// The optimizer's update of a parameter whose gradient is an NCHW
+/// transpose of an NHWC one (a filter's, from its backward call): the
+/// parameter and its state stay in the step's NCHW layout, so its update
+/// leaves the multi-tensor op as its own generic, whose map then reads the
+/// NHWC gradient (GenericReadsChannelsLast). The other parameters stay in
+/// the op.
+struct OptimizerUpdateChannelsLast
+    : public OpRewritePattern<OptimizerUpdateOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OptimizerUpdateOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.hasPureBufferSemantics())
+      return failure();
+    unsigned numParams = op.getGradients().size();
+    unsigned numStates = OptimizerUpdateOp::getNumStates(op.getKind());
+    SmallVector<unsigned> kept;
+    SmallVector<Value> results(op->getNumResults());
+    for (unsigned i = 0; i < numParams; ++i) {
+      if (!getTransposeSource(op.getGradients()[i], kToFirst)) {
+        kept.push_back(i);
+        continue;
+      }
+      linalg::GenericOp generic = buildOptimizerUpdateGeneric(rewriter, op, i);
+      for (unsigned s = 0; s <= numStates; ++s)
+        results[s * numParams + i] = generic.getResult(s);
+    }
+    if (kept.size() == numParams)
+      return failure();
+    if (!kept.empty()) {
+      SmallVector<Value> gradients, current, inits;
+      for (unsigned i : kept)
+        gradients.push_back(op.getGradients()[i]);
+      for (unsigned s = 0; s <= numStates; ++s)
+        for (unsigned i : kept) {
+          current.push_back(op.getCurrent()[s * numParams + i]);
+          inits.push_back(op.getInits()[s * numParams + i]);
+        }
+      auto rest = OptimizerUpdateOp::create(
+          rewriter, op.getLoc(), TypeRange(ValueRange(inits)), op.getKindAttr(),
+          gradients, op.getStep(), op.getSkip(), current, inits, op.getLrAttr(),
+          op.getWeightDecayAttr(), op.getMomentumAttr(), op.getDampeningAttr(),
+          op.getNesterovAttr(), op.getBeta1Attr(), op.getBeta2Attr(),
+          op.getEpsAttr());
+      for (unsigned s = 0; s <= numStates; ++s)
+        for (auto [k, i] : llvm::enumerate(kept))
+          results[s * numParams + i] = rest.getResult(s * kept.size() + k);
+    }
     rewriter.replaceOp(op, results);
     return success();
   }
@@ -600,10 +654,10 @@ struct AmpChannelsLastPass
                  GradientToChannelsLast<Conv2DBackwardDataOp>,
                  GradientToChannelsLast<Conv2DBackwardFilterOp>,
                  GenericReadsChannelsLast, UnscaleChannelsLast,
-                 GenericWritesChannelsLast, PadToChannelsLast,
-                 PadOfChannelsFirst, ComposeTransposes, TransposeOfEmptyOrFill,
-                 DimOfTranspose, ExtractOfTranspose, ConcatToChannelsLast>(
-        context);
+                 OptimizerUpdateChannelsLast, GenericWritesChannelsLast,
+                 PadToChannelsLast, PadOfChannelsFirst, ComposeTransposes,
+                 TransposeOfEmptyOrFill, DimOfTranspose, ExtractOfTranspose,
+                 ConcatToChannelsLast>(context);
     patterns
         .add<PadConvolutionChannels, PadGradientChannels<Conv2DBackwardDataOp>,
              PadGradientChannels<Conv2DBackwardFilterOp>>(context,

@@ -109,6 +109,11 @@ AMP_OPTIMIZER_KERNEL(amp_opt_adam, AMP_OPTIMIZER_ADAM)
 AMP_OPTIMIZER_KERNEL(amp_opt_adamw, AMP_OPTIMIZER_ADAMW)
 #undef AMP_OPTIMIZER_KERNEL
 
+extern "C" __global__ void __launch_bounds__(kOptBlockSize)
+    amp_opt_update_buffers(const OptBufferTable table) {
+  optimizerUpdateTable(table);
+}
+
 extern "C" __global__ void __launch_bounds__(1)
     amp_opt_commit(OptStepRecord *record, const float *foundInf,
                    const float *invScale, double beta1, double beta2) {

@@ -61,6 +61,15 @@ constexpr const char *kOptKernelMomentum = "amp_opt_momentum";
 constexpr const char *kOptKernelAdam = "amp_opt_adam";
 constexpr const char *kOptKernelAdamW = "amp_opt_adamw";
 
+/// <<<table.firstBlock[table.count], kOptBlockSize>>>(OptBufferTable table),
+/// passed by value: the optimizer update of a compiled training step
+/// (ampGpuOptimizerUpdateBuffers) for every entry of the table in one
+/// launch; entry i gets blocks [firstBlock[i], firstBlock[i+1]), one chunk of
+/// kOptChunkElements elements per block and turn. A skipped step (*skip !=
+/// 0) reads no gradient and copies each value to a destination that is not
+/// its own buffer; nothing writes *step.
+constexpr const char *kOptBufferTableKernel = "amp_opt_update_buffers";
+
 /// <<<1, 1>>>(OptStepRecord *record, const float *foundInf, double beta1,
 /// double beta2): commits the step (t += 1, powers *= beta) unless
 /// *foundInf != 0. Enqueued after the optimizer kernel; the host passes
@@ -187,6 +196,34 @@ struct OptStepRecord {
   double beta1Pow;
   double beta2Pow;
 };
+
+/// Entries per launch of amp_opt_update_buffers (the table stays under the
+/// 4 KiB kernel-parameter limit, as BufferTable).
+constexpr int kOptBufferTableEntries = 48;
+
+/// The optimizer update's table, a kernel parameter: device addresses (0
+/// for the state a kind does not use; a destination equal to its value's
+/// address updates in place), the settings, and the device step count
+/// (int32, updates applied before) and skip flag (one byte).
+struct OptBufferTable {
+  uint64_t param[kOptBufferTableEntries];    // const float *
+  uint64_t paramOut[kOptBufferTableEntries]; // float *
+  uint64_t grad[kOptBufferTableEntries];
+  uint64_t state0[kOptBufferTableEntries]; // const float *, or 0
+  uint64_t state0Out[kOptBufferTableEntries];
+  uint64_t state1[kOptBufferTableEntries]; // const float *, or 0
+  uint64_t state1Out[kOptBufferTableEntries];
+  int64_t numel[kOptBufferTableEntries]; // >= 1
+  int32_t firstBlock[kOptBufferTableEntries + 1];
+  int32_t gradType[kOptBufferTableEntries]; // AmpDType
+  int32_t count;                            // 1..kOptBufferTableEntries
+  AmpOptimizerConfig config;
+  uint64_t step; // const int32_t *
+  uint64_t skip; // const uint8_t *
+};
+static_assert(sizeof(OptBufferTable) <= 4096,
+              "kernel parameters are limited to 4 KiB");
+static_assert(sizeof(OptBufferTable) % 8 == 0, "no tail padding differences");
 
 /// The largest grid of the work-list kernels (blocks loop over the items).
 constexpr int64_t kMaxGridBlocks = int64_t(1) << 20;

@@ -595,6 +595,20 @@ AMP_HD void unscaleBuffer(const void *in, void *out, int64_t numel,
     store(foundInf, uint8_t(1));
 }
 
+/// The entry of a table kernel's `block`: the last i < count with
+/// firstBlock[i] <= block (uniform across the block).
+AMP_HD int tableEntry(const int32_t *firstBlock, int count, int32_t block) {
+  int lo = 0, hi = count - 1;
+  while (lo < hi) {
+    int mid = (lo + hi + 1) / 2;
+    if (firstBlock[mid] <= block)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  return lo;
+}
+
 /// The kernel amp_ls_unscale_buffers: every entry of `table` in one launch
 /// (ampGpuCheckFiniteAndUnscaleBuffers). Block b works on the entry whose
 /// [firstBlock[i], firstBlock[i+1]) holds b, exactly as the one-buffer
@@ -609,18 +623,8 @@ AMP_HD void unscaleBuffers(const BufferTable &table) {
       store(foundInf, uint8_t(1));
     return;
   }
-  // The entry of this block: the last i with firstBlock[i] <= blockIdx.x
-  // (uniform across the block).
   const int32_t block = static_cast<int32_t>(blockIndex());
-  int lo = 0, hi = table.count - 1;
-  while (lo < hi) {
-    int mid = (lo + hi + 1) / 2;
-    if (table.firstBlock[mid] <= block)
-      lo = mid;
-    else
-      hi = mid - 1;
-  }
-  const int i = lo;
+  const int i = tableEntry(table.firstBlock, table.count, block);
   const void *in = reinterpret_cast<const void *>(table.in[i]);
   void *out = reinterpret_cast<void *>(table.out[i]);
   const int64_t local = block - table.firstBlock[i];
@@ -663,8 +667,7 @@ struct StepConstants {
 };
 
 AMP_HD StepConstants stepConstants(const AmpOptimizerConfig &c,
-                                   const OptStepRecord *recordPtr) {
-  const OptStepRecord record = load(recordPtr);
+                                   const OptStepRecord &record) {
   StepConstants k;
   const double lr = c.lr, wd = c.weight_decay;
   const double beta1 = c.beta1, beta2 = c.beta2;
@@ -792,6 +795,75 @@ AMP_HD bool skipStep(const float *foundInf, const float *invScale) {
          (invScale && !isValidInverseScale(load(invScale)));
 }
 
+/// Where the update of one parameter writes: its master and state (device
+/// addresses; each equal to OptTensor's for an update in place).
+struct OptOutputs {
+  uint64_t master, state0, state1;
+};
+
+/// The update of elements [start, end) of one parameter by the threads of
+/// one block, reading `t` and writing `out`: 4 at a time where every
+/// pointer allows (`vectorized`), then one at a time.
+template <int Kind>
+AMP_HD void updateRange(const OptTensor &t, const OptOutputs &out,
+                        bool vectorized, int64_t start, int64_t end, float inv,
+                        const StepConstants &k) {
+  using Traits = KindTraits<Kind>;
+  const int64_t tid = threadIndex();
+  constexpr int64_t kBlock = kOptBlockSize;
+  const float *master = reinterpret_cast<const float *>(t.master);
+  const float *state0 = reinterpret_cast<const float *>(t.state0);
+  const float *state1 = reinterpret_cast<const float *>(t.state1);
+  float *masterOut = reinterpret_cast<float *>(out.master);
+  float *state0Out = reinterpret_cast<float *>(out.state0);
+  float *state1Out = reinterpret_cast<float *>(out.state1);
+  int64_t scalarStart = start;
+  if (vectorized) {
+    // start is a multiple of 4 and every pointer is aligned for 4 elements.
+    const int64_t vectorEnd = start + ((end - start) & ~int64_t(3));
+    for (int64_t i = start + 4 * tid; i < vectorEnd; i += 4 * kBlock) {
+      float g[4], p[4], s0[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0};
+      loadGrad4(t, i, inv, g);
+      float4 pv = load(reinterpret_cast<const float4 *>(master) + i / 4);
+      p[0] = pv.x, p[1] = pv.y, p[2] = pv.z, p[3] = pv.w;
+      if (Traits::kState0) {
+        float4 v = load(reinterpret_cast<const float4 *>(state0) + i / 4);
+        s0[0] = v.x, s0[1] = v.y, s0[2] = v.z, s0[3] = v.w;
+      }
+      if (Traits::kState1) {
+        float4 v = load(reinterpret_cast<const float4 *>(state1) + i / 4);
+        s1[0] = v.x, s1[1] = v.y, s1[2] = v.z, s1[3] = v.w;
+      }
+      AMP_UNROLL
+      for (int j = 0; j < 4; ++j)
+        updateElement<Kind>(k, p[j], g[j], s0[j], s1[j]);
+      store(reinterpret_cast<float4 *>(masterOut) + i / 4,
+            make_float4(p[0], p[1], p[2], p[3]));
+      if (Traits::kState0)
+        store(reinterpret_cast<float4 *>(state0Out) + i / 4,
+              make_float4(s0[0], s0[1], s0[2], s0[3]));
+      if (Traits::kState1)
+        store(reinterpret_cast<float4 *>(state1Out) + i / 4,
+              make_float4(s1[0], s1[1], s1[2], s1[3]));
+      storeLowp4(t, i, p);
+    }
+    scalarStart = vectorEnd;
+  }
+  for (int64_t i = scalarStart + tid; i < end; i += kBlock) {
+    float g = loadGrad(t, i, inv);
+    float p = load(master + i);
+    float s0 = Traits::kState0 ? load(state0 + i) : 0.0f;
+    float s1 = Traits::kState1 ? load(state1 + i) : 0.0f;
+    updateElement<Kind>(k, p, g, s0, s1);
+    store(masterOut + i, p);
+    if (Traits::kState0)
+      store(state0Out + i, s0);
+    if (Traits::kState1)
+      store(state1Out + i, s1);
+    storeLowp(t, i, p);
+  }
+}
+
 /// The kernels amp_opt_{sgd,momentum,adam,adamw}.
 template <int Kind>
 AMP_HD void optimizerStep(const OptTensor *tensors, const OptItem *items,
@@ -801,66 +873,121 @@ AMP_HD void optimizerStep(const OptTensor *tensors, const OptItem *items,
   // The two-phase rule: nothing is read or written on a skipped step.
   if (skipStep(foundInf, invScale))
     return;
-  using Traits = KindTraits<Kind>;
   const float inv = invScale ? load(invScale) : 1.0f;
-  const StepConstants k = stepConstants(config, record);
-  const int64_t tid = threadIndex();
-  constexpr int64_t kBlock = kOptBlockSize;
+  const StepConstants k = stepConstants(config, load(record));
   for (int64_t item = blockIndex(); item < numItems; item += gridSize()) {
     const OptItem work = load(&items[item]);
     const OptTensor t = load(&tensors[work.tensor]);
     const int64_t start = work.start;
-    int64_t end = t.numel - start < kOptChunkElements
-                      ? t.numel
-                      : start + kOptChunkElements;
-    float *master = reinterpret_cast<float *>(t.master);
-    float *state0 = reinterpret_cast<float *>(t.state0);
-    float *state1 = reinterpret_cast<float *>(t.state1);
-    int64_t scalarStart = start;
-    if (t.vectorized) {
-      // start is a multiple of 4 and every pointer is aligned for 4 elements.
-      const int64_t vectorEnd = start + ((end - start) & ~int64_t(3));
-      for (int64_t i = start + 4 * tid; i < vectorEnd; i += 4 * kBlock) {
-        float g[4], p[4], s0[4] = {0, 0, 0, 0}, s1[4] = {0, 0, 0, 0};
-        loadGrad4(t, i, inv, g);
-        float4 pv = load(reinterpret_cast<const float4 *>(master) + i / 4);
-        p[0] = pv.x, p[1] = pv.y, p[2] = pv.z, p[3] = pv.w;
-        if (Traits::kState0) {
-          float4 v = load(reinterpret_cast<const float4 *>(state0) + i / 4);
-          s0[0] = v.x, s0[1] = v.y, s0[2] = v.z, s0[3] = v.w;
-        }
-        if (Traits::kState1) {
-          float4 v = load(reinterpret_cast<const float4 *>(state1) + i / 4);
-          s1[0] = v.x, s1[1] = v.y, s1[2] = v.z, s1[3] = v.w;
-        }
-        AMP_UNROLL
-        for (int j = 0; j < 4; ++j)
-          updateElement<Kind>(k, p[j], g[j], s0[j], s1[j]);
-        store(reinterpret_cast<float4 *>(master) + i / 4,
-              make_float4(p[0], p[1], p[2], p[3]));
-        if (Traits::kState0)
-          store(reinterpret_cast<float4 *>(state0) + i / 4,
-                make_float4(s0[0], s0[1], s0[2], s0[3]));
-        if (Traits::kState1)
-          store(reinterpret_cast<float4 *>(state1) + i / 4,
-                make_float4(s1[0], s1[1], s1[2], s1[3]));
-        storeLowp4(t, i, p);
-      }
-      scalarStart = vectorEnd;
+    const int64_t end = t.numel - start < kOptChunkElements
+                            ? t.numel
+                            : start + kOptChunkElements;
+    updateRange<Kind>(t, OptOutputs{t.master, t.state0, t.state1},
+                      t.vectorized != 0, start, end, inv, k);
+  }
+}
+
+/// beta^t in double by binary powering (the same bits on every device).
+AMP_HD double powerOf(double beta, int64_t t) {
+  double result = 1.0;
+  for (; t > 0; t >>= 1, beta *= beta)
+    if (t & 1)
+      result *= beta;
+  return result;
+}
+
+/// The kernel amp_opt_update_buffers: the optimizer update of a compiled
+/// step (ampGpuOptimizerUpdateBuffers). Block b works on the entry whose
+/// [firstBlock[i], firstBlock[i+1]) holds b and takes its chunks b, b +
+/// blocks, ... `table` is the kernel parameter itself, not device memory.
+/// The gradients are already unscaled; the step count and the settings come
+/// from the table, t = *step + 1.
+/// The copy of elements [start, end) of the values `keep` names (master,
+/// state0, state1) to their destinations, where a destination is not its
+/// value's own buffer: a skipped step's values, and a state that the kind
+/// does not update (Momentum 0 is plain SGD).
+AMP_HD void keepRange(const OptTensor &t, const OptOutputs &out, int64_t start,
+                      int64_t end, const bool keep[3]) {
+  const uint64_t from[3] = {t.master, t.state0, t.state1};
+  const uint64_t to[3] = {out.master, out.state0, out.state1};
+  for (int a = 0; a < 3; ++a) {
+    if (!keep[a] || from[a] == 0 || from[a] == to[a])
+      continue;
+    const float *src = reinterpret_cast<const float *>(from[a]);
+    float *dst = reinterpret_cast<float *>(to[a]);
+    for (int64_t i = start + threadIndex(); i < end; i += kOptBlockSize)
+      store(dst + i, load(src + i));
+  }
+}
+
+template <int Kind>
+AMP_HD void optimizerUpdateBuffers(const OptBufferTable &table) {
+  // A skipped step reads no gradient and changes no value: a destination
+  // that is not its value's own buffer receives a copy.
+  const bool skipped = load(reinterpret_cast<const uint8_t *>(table.skip)) != 0;
+  const int64_t before = load(reinterpret_cast<const int32_t *>(table.step));
+  OptStepRecord record;
+  record.t = before;
+  record.beta1Pow = powerOf(table.config.beta1, before);
+  record.beta2Pow = powerOf(table.config.beta2, before);
+  const StepConstants k = stepConstants(table.config, record);
+  const int32_t block = static_cast<int32_t>(blockIndex());
+  const int i = tableEntry(table.firstBlock, table.count, block);
+  OptTensor t;
+  t.master = table.param[i];
+  t.lowp = 0;
+  t.grad = table.grad[i];
+  t.state0 = table.state0[i];
+  t.state1 = table.state1[i];
+  t.numel = table.numel[i];
+  t.lowpType = kNoLowp;
+  t.gradType = table.gradType[i];
+  t.vectorized = 0;
+  t.reserved = 0;
+  const OptOutputs out{table.paramOut[i], table.state0Out[i],
+                       table.state1Out[i]};
+  // 4 elements at a time where every pointer is 16-byte aligned (the
+  // gradient: 4 of its elements).
+  const uint64_t gradAlign = t.gradType == AMP_DTYPE_F32 ? 16 : 8;
+  const bool vectorized =
+      ((t.master | t.state0 | t.state1 | out.master | out.state0 | out.state1) %
+           16 ==
+       0) &&
+      t.grad % gradAlign == 0;
+  const int64_t local = block - table.firstBlock[i];
+  const int64_t blocks = table.firstBlock[i + 1] - table.firstBlock[i];
+  for (int64_t start = local * kOptChunkElements; start < t.numel;
+       start += blocks * kOptChunkElements) {
+    const int64_t end = t.numel - start < kOptChunkElements
+                            ? t.numel
+                            : start + kOptChunkElements;
+    if (skipped) {
+      const bool all[3] = {true, true, true};
+      keepRange(t, out, start, end, all);
+      continue;
     }
-    for (int64_t i = scalarStart + tid; i < end; i += kBlock) {
-      float g = loadGrad(t, i, inv);
-      float p = load(master + i);
-      float s0 = Traits::kState0 ? load(state0 + i) : 0.0f;
-      float s1 = Traits::kState1 ? load(state1 + i) : 0.0f;
-      updateElement<Kind>(k, p, g, s0, s1);
-      store(master + i, p);
-      if (Traits::kState0)
-        store(state0 + i, s0);
-      if (Traits::kState1)
-        store(state1 + i, s1);
-      storeLowp(t, i, p);
-    }
+    updateRange<Kind>(t, out, vectorized, start, end, 1.0f, k);
+    const bool unused[3] = {false, !KindTraits<Kind>::kState0,
+                            !KindTraits<Kind>::kState1};
+    keepRange(t, out, start, end, unused);
+  }
+}
+
+/// amp_opt_update_buffers over the kinds (uniform across the launch).
+AMP_HD void optimizerUpdateTable(const OptBufferTable &table) {
+  switch (table.config.kind) {
+  case AMP_OPTIMIZER_SGD:
+    optimizerUpdateBuffers<AMP_OPTIMIZER_SGD>(table);
+    break;
+  case AMP_OPTIMIZER_MOMENTUM:
+    optimizerUpdateBuffers<AMP_OPTIMIZER_MOMENTUM>(table);
+    break;
+  case AMP_OPTIMIZER_ADAM:
+    optimizerUpdateBuffers<AMP_OPTIMIZER_ADAM>(table);
+    break;
+  default:
+    optimizerUpdateBuffers<AMP_OPTIMIZER_ADAMW>(table);
+    break;
   }
 }
 

@@ -497,6 +497,76 @@ bool amp::rt::gpuls::unscaleBuffers(const char *call,
   return flush();
 }
 
+/// ampGpuOptimizerUpdateBuffers (arguments checked on the host; the host
+/// arrays are read before this returns).
+bool amp::rt::gpuls::optimizerUpdateBuffers(const char *call,
+                                            const OptimizerUpdateArgs &u) {
+  bool ready = false;
+  // The table and the settings travel as a kernel parameter: one launch per
+  // kOptBufferTableEntries non-empty entries.
+  OptBufferTable table{};
+  // Momentum 0 is plain SGD, as in PyTorch: the buffer is not touched.
+  table.config.kind = u.kind == AMP_OPTIMIZER_MOMENTUM && u.momentum == 0.0f
+                          ? AMP_OPTIMIZER_SGD
+                          : u.kind;
+  table.config.lr = u.lr;
+  table.config.weight_decay = u.weightDecay;
+  table.config.momentum = u.momentum;
+  table.config.dampening = u.dampening;
+  table.config.nesterov = u.nesterov;
+  table.config.beta1 = u.beta1;
+  table.config.beta2 = u.beta2;
+  table.config.eps = u.eps;
+  table.step = reinterpret_cast<uint64_t>(u.step);
+  table.skip = reinterpret_cast<uint64_t>(u.skip);
+  auto flush = [&]() -> bool {
+    if (table.count == 0)
+      return true;
+    void *params[] = {&table};
+    bool ok = device::launch(call, kOptTable, table.firstBlock[table.count],
+                             kOptBlockSize, params);
+    table.count = 0;
+    return ok;
+  };
+  const int multiprocessors = device::multiprocessors();
+  auto pointer = [](const float *const *array, int64_t i) -> uint64_t {
+    return array ? reinterpret_cast<uint64_t>(array[i]) : 0;
+  };
+  for (int64_t i = 0; i < u.count; ++i) {
+    if (u.numels[i] == 0)
+      continue; // No work.
+    if (!ready && !(ready = device::ready(call)))
+      return false;
+    // One chunk per block, at most kBufferBlocksPerSm blocks per
+    // multiprocessor per entry (blocks then take several chunks).
+    const int64_t cap =
+        multiprocessors > 0 ? kBufferBlocksPerSm * multiprocessors : 65535;
+    const int64_t blocks = std::max<int64_t>(
+        1, std::min(chunksOf(u.numels[i], kOptChunkElements), cap));
+    int32_t first = table.firstBlock[table.count];
+    if (table.count == kOptBufferTableEntries ||
+        first + blocks > kMaxGridBlocks) {
+      if (!flush())
+        return false;
+      first = 0;
+    }
+    int32_t k = table.count;
+    table.param[k] = reinterpret_cast<uint64_t>(u.params[i]);
+    table.paramOut[k] = reinterpret_cast<uint64_t>(u.paramsOut[i]);
+    table.grad[k] = reinterpret_cast<uint64_t>(u.grads[i]);
+    table.state0[k] = pointer(u.state0, i);
+    table.state0Out[k] = pointer(u.state0Out, i);
+    table.state1[k] = pointer(u.state1, i);
+    table.state1Out[k] = pointer(u.state1Out, i);
+    table.numel[k] = u.numels[i];
+    table.gradType[k] = u.gradTypes[i];
+    table.firstBlock[k] = first;
+    table.firstBlock[k + 1] = first + static_cast<int32_t>(blocks);
+    table.count = k + 1;
+  }
+  return flush();
+}
+
 extern "C" {
 
 //===----------------------------------------------------------------------===//

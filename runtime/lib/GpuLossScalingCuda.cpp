@@ -38,10 +38,11 @@ extern const size_t kLossScalingFatbinSize;
 namespace {
 
 const char *const kKernelNames[kNumKernels] = {
-    kUpdateKernel,    kCheckKernelF32,    kCheckKernelF16,   kCheckKernelBF16,
-    kBufferKernelF32, kBufferKernelF16,   kBufferKernelBF16, kBufferTableKernel,
-    kOptKernelSgd,    kOptKernelMomentum, kOptKernelAdam,    kOptKernelAdamW,
-    kOptCommitKernel, kMatrixPassKernel};
+    kUpdateKernel,      kCheckKernelF32,    kCheckKernelF16,
+    kCheckKernelBF16,   kBufferKernelF32,   kBufferKernelF16,
+    kBufferKernelBF16,  kBufferTableKernel, kOptKernelSgd,
+    kOptKernelMomentum, kOptKernelAdam,     kOptKernelAdamW,
+    kOptCommitKernel,   kMatrixPassKernel,  kOptBufferTableKernel};
 
 struct Kernels {
   CUmodule module = nullptr;
@@ -205,4 +206,9 @@ bool amp::rt::cuda::UnscaleBuffer(const char *call, const UnscaleBufferArgs &u,
 bool amp::rt::cuda::UnscaleBuffers(const char *call,
                                    const UnscaleBuffersArgs &u, NoResult &) {
   return unscaleBuffers(call, u);
+}
+
+bool amp::rt::cuda::OptimizerUpdate(const char *call,
+                                    const OptimizerUpdateArgs &u, NoResult &) {
+  return optimizerUpdateBuffers(call, u);
 }

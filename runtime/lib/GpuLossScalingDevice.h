@@ -49,6 +49,7 @@ enum KernelId {
   kAdamW,
   kCommit,
   kMatrixPass,
+  kOptTable,
   kNumKernels
 };
 
@@ -90,6 +91,11 @@ bool checkRange(const char *call, const char *what, const void *pointer,
 /// backend (cuda::UnscaleBuffer(s)) and the simulator's (sim::...).
 bool unscaleBuffer(const char *call, const UnscaleBufferArgs &args);
 bool unscaleBuffers(const char *call, const UnscaleBuffersArgs &args);
+
+/// ampGpuOptimizerUpdateBuffers with checked arguments: one launch per
+/// kOptBufferTableEntries non-empty entries. Shared by the CUDA backend
+/// (cuda::OptimizerUpdate) and the simulator's (sim::OptimizerUpdate).
+bool optimizerUpdateBuffers(const char *call, const OptimizerUpdateArgs &args);
 
 /// The device of an FP8 GEMM's output: cuBLASLt's C/D matrices (batch
 /// row-major m x n of `type`, leading dimension `ld`, batch stride `stride`,

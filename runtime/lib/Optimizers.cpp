@@ -34,10 +34,12 @@
 
 #include "InlineConvert.h"
 #include "Internal.h"
+#include "LibraryCallEntries.h"
 #include "OptimizerState.h"
 #include "StateBlob.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -617,18 +619,15 @@ int ampOptimizerSetLearningRate(AmpOptimizer *opt, float lr) {
   return 0;
 }
 
-int ampOptimizerStep(AmpOptimizer *opt, const AmpOptimizerParam *params,
-                     int64_t count, float inv_scale, int found_inf) {
-  static const char *const kCall = "ampOptimizerStep";
-  if (!opt) {
-    setError(kCall, "optimizer is NULL");
-    return -1;
-  }
+} // extern "C"
+
+namespace {
+/// One applied step of `opt` (arguments checked): t += 1, the powers advance
+/// (Adam, AdamW), every parameter is updated.
+void applyStep(AmpOptimizer &optimizer, const AmpOptimizerParam *params,
+               int64_t count, float inv_scale) {
+  AmpOptimizer *opt = &optimizer;
   const AmpOptimizerConfig &cfg = opt->config;
-  if (!validateOptimizerParams(kCall, cfg, params, count, inv_scale))
-    return -1;
-  if (found_inf)
-    return 0;
 
   int64_t t = opt->step + 1;
   // Per-step scalars: computed in double, rounded to float once.
@@ -680,6 +679,24 @@ int ampOptimizerStep(AmpOptimizer *opt, const AmpOptimizerParam *params,
   }
   }
   opt->step = t;
+}
+} // namespace
+
+extern "C" {
+
+int ampOptimizerStep(AmpOptimizer *opt, const AmpOptimizerParam *params,
+                     int64_t count, float inv_scale, int found_inf) {
+  static const char *const kCall = "ampOptimizerStep";
+  if (!opt) {
+    setError(kCall, "optimizer is NULL");
+    return -1;
+  }
+  const AmpOptimizerConfig &cfg = opt->config;
+  if (!validateOptimizerParams(kCall, cfg, params, count, inv_scale))
+    return -1;
+  if (found_inf)
+    return 0;
+  applyStep(*opt, params, count, inv_scale);
   return 1;
 }
 
@@ -709,3 +726,168 @@ int ampOptimizerLoadState(AmpOptimizer *opt, const void *blob, size_t size) {
 }
 
 } // extern "C"
+
+//===----------------------------------------------------------------------===//
+// The optimizer update of compiled training steps (LibraryCalls.def)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// The configuration of an ampGpu/ampCpuOptimizerUpdateBuffers call.
+/// Momentum 0 is plain SGD, as in PyTorch (and ampOptimizerStep): the
+/// momentum buffer is neither read nor written.
+AmpOptimizerConfig getUpdateConfig(const OptimizerUpdateArgs &u) {
+  AmpOptimizerConfig c{};
+  c.kind = u.kind;
+  c.lr = u.lr;
+  c.weight_decay = u.weightDecay;
+  c.momentum = u.momentum;
+  c.dampening = u.dampening;
+  c.nesterov = u.nesterov;
+  c.beta1 = u.beta1;
+  c.beta2 = u.beta2;
+  c.eps = u.eps;
+  return c;
+}
+
+/// The entries of the table as AmpOptimizerParam on their destinations
+/// (the arrays checked): what ampOptimizerStep updates in place, once the
+/// current values are copied there.
+std::vector<AmpOptimizerParam> getUpdateParams(const OptimizerUpdateArgs &u) {
+  std::vector<AmpOptimizerParam> params(static_cast<size_t>(u.count));
+  for (int64_t i = 0; i < u.count; ++i) {
+    AmpOptimizerParam &p = params[static_cast<size_t>(i)];
+    p.master = u.paramsOut[i];
+    p.lowp = nullptr;
+    p.lowp_type = AMP_DTYPE_F32;
+    p.grad = u.grads[i];
+    p.grad_type = u.gradTypes[i];
+    p.state0 = u.state0Out ? u.state0Out[i] : nullptr;
+    p.state1 = u.state1Out ? u.state1Out[i] : nullptr;
+    p.numel = u.numels[i];
+  }
+  return params;
+}
+
+/// The current value and the destination of one of entry i's buffers.
+struct UpdatePair {
+  const char *name;
+  const float *from;
+  float *to;
+};
+
+/// Entry i's pairs: master, state0, state1 (NULL where the arrays are).
+std::array<UpdatePair, 3> getUpdatePairs(const OptimizerUpdateArgs &u,
+                                         int64_t i) {
+  return {{{"params", u.params[i], u.paramsOut[i]},
+           {"state0", u.state0 ? u.state0[i] : nullptr,
+            u.state0Out ? u.state0Out[i] : nullptr},
+           {"state1", u.state1 ? u.state1[i] : nullptr,
+            u.state1Out ? u.state1Out[i] : nullptr}}};
+}
+
+/// beta^t in double by binary powering (the GPU kernel's powerOf).
+double powerOfStep(double beta, int64_t t) {
+  double result = 1.0;
+  for (; t > 0; t >>= 1, beta *= beta)
+    if (t & 1)
+      result *= beta;
+  return result;
+}
+} // namespace
+
+CallCheck amp::rt::check(const char *call, const OptimizerUpdateArgs &u, bool) {
+  if (u.count < 0)
+    return setError(call, "count must be >= 0, got %lld",
+                    static_cast<long long>(u.count)),
+           CallCheck::Invalid;
+  if (u.count == 0)
+    return CallCheck::Nothing;
+  const AmpOptimizerConfig cfg = getUpdateConfig(u);
+  if (!validateOptimizerConfig(call, cfg))
+    return CallCheck::Invalid;
+  const bool needState0 = usesVelocity(cfg) || isAdam(cfg);
+  const bool needState1 = isAdam(cfg);
+  const char *missing = !u.params                    ? "params"
+                        : !u.paramsOut               ? "paramsOut"
+                        : !u.grads                   ? "grads"
+                        : !u.gradTypes               ? "gradTypes"
+                        : !u.numels                  ? "numels"
+                        : needState0 && !u.state0    ? "state0"
+                        : needState0 && !u.state0Out ? "state0Out"
+                        : needState1 && !u.state1    ? "state1"
+                        : needState1 && !u.state1Out ? "state1Out"
+                        : !u.step                    ? "step"
+                        : !u.skip                    ? "skip"
+                                                     : nullptr;
+  if (missing) {
+    setError(call, "%s is NULL with count %lld (%s)", missing,
+             static_cast<long long>(u.count), optimizerKindName(cfg.kind));
+    return CallCheck::Invalid;
+  }
+  // The arrays are host memory: read here, the buffers they name are not.
+  std::vector<AmpOptimizerParam> params = getUpdateParams(u);
+  if (!validateOptimizerParams(call, cfg, params.data(), u.count, 1.0f))
+    return CallCheck::Invalid;
+  // Each current value: present and aligned, and its destination's own
+  // buffer or disjoint from it.
+  // State the kind does not update is still copied to its destination
+  // where both are given (Momentum 0 keeps its buffer).
+  const bool used[3] = {true, needState0 || u.state0, needState1 || u.state1};
+  for (int64_t i = 0; i < u.count; ++i) {
+    if (u.numels[i] == 0)
+      continue;
+    uintptr_t bytes = static_cast<uintptr_t>(u.numels[i]) * sizeof(float);
+    std::array<UpdatePair, 3> pairs = getUpdatePairs(u, i);
+    for (int k = 0; k < 3; ++k) {
+      if (!used[k])
+        continue;
+      const UpdatePair &pair = pairs[k];
+      uintptr_t from = reinterpret_cast<uintptr_t>(pair.from);
+      uintptr_t to = reinterpret_cast<uintptr_t>(pair.to);
+      long long index = static_cast<long long>(i);
+      for (uintptr_t address : {from, to})
+        if (!address || address % alignof(float)) {
+          setError(call, "%s%s[%lld] = %p is %s (numel %lld)", pair.name,
+                   address == from ? "" : "Out", index,
+                   reinterpret_cast<const void *>(address),
+                   address ? "not aligned to its 4-byte elements" : "NULL",
+                   static_cast<long long>(u.numels[i]));
+          return CallCheck::Invalid;
+        }
+      if (from != to && from < to + bytes && to < from + bytes) {
+        setError(call,
+                 "%s[%lld] and its destination overlap: they must be the "
+                 "same buffer or disjoint",
+                 pair.name, index);
+        return CallCheck::Invalid;
+      }
+    }
+  }
+  for (const AmpOptimizerParam &p : params)
+    if (p.numel > 0)
+      return CallCheck::Work;
+  return CallCheck::Nothing;
+}
+
+bool amp::rt::cpu::OptimizerUpdate(const char *, const OptimizerUpdateArgs &u,
+                                   NoResult &) {
+  // The current values to their destinations (where they are not the same
+  // buffer): all a skipped step does, and where the update runs in place.
+  for (int64_t i = 0; i < u.count; ++i)
+    for (const UpdatePair &pair : getUpdatePairs(u, i))
+      if (pair.from && pair.to && pair.from != pair.to && u.numels[i] > 0)
+        std::memcpy(pair.to, pair.from,
+                    static_cast<size_t>(u.numels[i]) * sizeof(float));
+  if (*u.skip != 0)
+    return true; // No gradient is read on a skipped step.
+  AmpOptimizer optimizer;
+  optimizer.config = getUpdateConfig(u);
+  optimizer.step = *u.step;
+  if (isAdam(optimizer.config)) {
+    optimizer.beta1Power = powerOfStep(optimizer.config.beta1, optimizer.step);
+    optimizer.beta2Power = powerOfStep(optimizer.config.beta2, optimizer.step);
+  }
+  std::vector<AmpOptimizerParam> params = getUpdateParams(u);
+  applyStep(optimizer, params.data(), u.count, 1.0f);
+  return true;
+}

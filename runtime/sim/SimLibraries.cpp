@@ -320,6 +320,48 @@ bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u, NoResult &) {
   return gpuls::unscaleBuffers(call, u);
 }
 
+// The optimizer update launches the kernel of cuda/LossScaling.cu, as on a
+// GPU: one launch per 64 non-empty entries.
+bool OptimizerUpdate(const char *call, const OptimizerUpdateArgs &u,
+                     NoResult &) {
+  count(&AmpSimStats::libraryCalls);
+  const bool adam =
+      u.kind == AMP_OPTIMIZER_ADAM || u.kind == AMP_OPTIMIZER_ADAMW;
+  const bool velocity = u.kind == AMP_OPTIMIZER_MOMENTUM && u.momentum > 0.0f;
+  // The table itself is host memory (a kernel parameter); the buffers it
+  // names, the step count and the flag are device memory.
+  struct Range {
+    const char *name;
+    const void *pointer;
+    bool used, write;
+  };
+  for (int64_t i = 0; i < u.count; ++i) {
+    uint64_t n = uint64_t(u.numels[i]);
+    const Range ranges[] = {
+        {"params", u.params[i], true, false},
+        {"paramsOut", u.paramsOut[i], true, true},
+        {"state0", u.state0 ? u.state0[i] : nullptr, velocity || adam, false},
+        {"state0Out", u.state0Out ? u.state0Out[i] : nullptr, velocity || adam,
+         true},
+        {"state1", u.state1 ? u.state1[i] : nullptr, adam, false},
+        {"state1Out", u.state1Out ? u.state1Out[i] : nullptr, adam, true}};
+    if (!checkDeviceRange(call, "grads", u.grads[i],
+                          n * dtypeSize(u.gradTypes[i])))
+      return false;
+    for (const Range &r : ranges)
+      if (r.used && !checkDeviceRange(call, r.name, r.pointer, n * 4))
+        return false;
+    ::amp::sim::markAccess(u.grads[i], false);
+    for (const Range &r : ranges)
+      if (r.used)
+        ::amp::sim::markAccess(r.pointer, r.write);
+  }
+  if (!checkDeviceRange(call, "step", u.step, sizeof(int32_t)) ||
+      !checkDeviceRange(call, "skip", u.skip, 1))
+    return false;
+  return gpuls::optimizerUpdateBuffers(call, u);
+}
+
 bool AllReduce(const char *call, const AllReduceArgs &r, NoResult &) {
   // Device buffers are host memory here: reduced in place, after the range
   // check (kernels have already run: launches are synchronous).

@@ -101,6 +101,11 @@ void matrixPassKernel(void **p) {
   kernel::matrixPass(*static_cast<const MatrixPass *>(p[0]));
 }
 
+void optimizerTableKernel(void **p) {
+  // Passed by value: the parameter array points at the host's copy.
+  kernel::optimizerUpdateTable(*static_cast<const OptBufferTable *>(p[0]));
+}
+
 struct SimKernel {
   const char *name; // LossScalingAbi.h's
   AmpSimKernel function;
@@ -126,6 +131,7 @@ const SimKernel kKernels[kNumKernels] = {
     {kOptKernelAdamW, optimizerKernel<AMP_OPTIMIZER_ADAMW>, 0},
     {kOptCommitKernel, commitKernel, 0},
     {kMatrixPassKernel, matrixPassKernel, 0},
+    {kOptBufferTableKernel, optimizerTableKernel, 0},
 };
 
 void *hostPointer(DevicePtr ptr) { return reinterpret_cast<void *>(ptr); }

@@ -1186,6 +1186,18 @@ struct OptimizerFixture {
                    dist(rng) * gradScale);
   }
 
+  /// The host gradients into `cpu` (the CPU's copy of the arena) and into
+  /// device memory: the same gradients on both sides.
+  void shareGradients(std::vector<unsigned char> &cpu) {
+    for (size_t k = 0; k < layout.size(); ++k) {
+      const Offsets &o = offsets[k];
+      size_t bytes = layout[k].numel * elementSize(layout[k].gradType);
+      std::memcpy(&cpu[o.grad], &host[o.grad], bytes);
+      if (bytes)
+        device->upload(&host[o.grad], bytes, o.grad);
+    }
+  }
+
   std::vector<AmpOptimizerParam> params(unsigned char *base) {
     std::vector<AmpOptimizerParam> out;
     for (size_t k = 0; k < layout.size(); ++k) {
@@ -1344,13 +1356,7 @@ TEST_F(GpuLossScaling, OptimizersMatchCpuAndSkipLeavesEveryByte) {
     for (Mode mode : modes) {
       fx.newGradients(rng, mode == kUnscaled ? 1.0f : kScale);
       // Same gradients on both sides; the CPU copy keeps its own state.
-      for (size_t k = 0; k < fx.layout.size(); ++k) {
-        const auto &o = fx.offsets[k];
-        size_t bytes = fx.layout[k].numel * elementSize(fx.layout[k].gradType);
-        std::memcpy(&cpu[o.grad], &fx.host[o.grad], bytes);
-        if (bytes)
-          fx.device->upload(&fx.host[o.grad], bytes, o.grad);
-      }
+      fx.shareGradients(cpu);
       std::vector<unsigned char> before(fx.host.size());
       fx.device->download(before.data(), before.size());
       int64_t stepBefore = ampGpuOptimizerGetStep(gpu);
@@ -1381,6 +1387,212 @@ TEST_F(GpuLossScaling, OptimizersMatchCpuAndSkipLeavesEveryByte) {
     ampGpuLossScalerDestroy(scaler);
     ampOptimizerDestroy(host);
     ampGpuOptimizerDestroy(gpu);
+  }
+}
+
+/// The table of ampGpu/ampCpuOptimizerUpdateBuffers for the fixture's
+/// parameters: current values in the arena at `from`, destinations in the
+/// arena at `to` (the same one: in place), gradients in the arena at
+/// `grads`; the arrays the compiled step fills.
+struct UpdateTable {
+  std::vector<const float *> params, state0, state1;
+  std::vector<float *> paramsOut, state0Out, state1Out;
+  std::vector<const void *> grads;
+  std::vector<int32_t> gradTypes;
+  std::vector<int64_t> numels;
+
+  UpdateTable(OptimizerFixture &fx, unsigned char *from, unsigned char *to,
+              unsigned char *gradBase) {
+    std::vector<AmpOptimizerParam> current = fx.params(from);
+    std::vector<AmpOptimizerParam> next = fx.params(to);
+    std::vector<AmpOptimizerParam> gradients = fx.params(gradBase);
+    for (size_t k = 0; k < current.size(); ++k) {
+      params.push_back(current[k].master);
+      state0.push_back(current[k].state0);
+      state1.push_back(current[k].state1);
+      paramsOut.push_back(next[k].master);
+      state0Out.push_back(next[k].state0);
+      state1Out.push_back(next[k].state1);
+      grads.push_back(gradients[k].grad);
+      gradTypes.push_back(current[k].grad_type);
+      numels.push_back(current[k].numel);
+    }
+  }
+
+  /// One call of `fn` (the GPU entry point or its CPU twin).
+  template <typename Fn>
+  void call(Fn fn, const AmpOptimizerConfig &c, const int32_t *step,
+            const uint8_t *skip) {
+    fn(static_cast<int64_t>(params.size()), params.data(), paramsOut.data(),
+       grads.data(), gradTypes.data(), state0.data(), state0Out.data(),
+       state1.data(), state1Out.data(), numels.data(), c.kind, c.lr,
+       c.weight_decay, c.momentum, c.dampening, c.nesterov, c.beta1, c.beta2,
+       c.eps, step, skip);
+  }
+};
+
+TEST_F(GpuLossScaling, OptimizerUpdateBuffersMatchesItsCpuTwin) {
+  // ampGpuOptimizerUpdateBuffers (the optimizer of a compiled training
+  // step, one launch per 48 parameters) against ampCpuOptimizerUpdateBuffers:
+  // every kind, the fixture's layouts repeated past one launch (72 entries,
+  // misaligned and empty ones among them), steps read on the device, in
+  // place and into fresh destinations (two arenas in turn, as compiled
+  // steps return new buffers), and skipped steps: in place they leave every
+  // byte, into fresh destinations they copy every value.
+  std::vector<ParamLayout> layout;
+  for (int r = 0; r < 9; ++r)
+    for (const ParamLayout &p : optimizerLayout())
+      layout.push_back(p);
+  for (bool inPlace : {true, false}) {
+    for (const OptimizerCase &c : optimizerCases()) {
+      SCOPED_TRACE(testing::Message()
+                   << c.name << (inPlace ? " in place" : " fresh"));
+      std::mt19937 rng(7);
+      OptimizerFixture a(layout), b(layout);
+      a.initialise(rng);
+      std::vector<unsigned char> cpuA = a.host, cpuB(b.host.size(), 0xff);
+      a.device->upload(a.host.data(), a.host.size());
+      b.device->upload(cpuB.data(), cpuB.size());
+      auto *gpuA = static_cast<unsigned char *>(a.device->ptr);
+      auto *gpuB = static_cast<unsigned char *>(b.device->ptr);
+      DeviceMemory stepDevice(16), skipDevice(16);
+      bool usesState0 =
+          c.cfg.kind != AMP_OPTIMIZER_SGD &&
+          !(c.cfg.kind == AMP_OPTIMIZER_MOMENTUM && c.cfg.momentum == 0.0f);
+      bool usesState1 = c.cfg.kind >= AMP_OPTIMIZER_ADAM;
+      bool keepsState0 = c.cfg.kind != AMP_OPTIMIZER_SGD;
+      int32_t step = 0; // Updates applied before, as compiled steps count.
+      bool fromA = true;
+      for (bool skip : {false, false, true, false, true, false}) {
+        OptimizerFixture &src = fromA ? a : b;
+        OptimizerFixture &dst = inPlace ? src : fromA ? b : a;
+        std::vector<unsigned char> &cpuSrc = fromA ? cpuA : cpuB;
+        std::vector<unsigned char> &cpuDst = inPlace ? cpuSrc
+                                             : fromA ? cpuB
+                                                     : cpuA;
+        unsigned char *gpuSrc = fromA ? gpuA : gpuB;
+        unsigned char *gpuDst = inPlace ? gpuSrc : fromA ? gpuB : gpuA;
+        // New gradients, in arena a on both sides.
+        a.newGradients(rng, 1.0f);
+        a.shareGradients(cpuA);
+        uint8_t flag = skip ? 1 : 0;
+        stepDevice.upload(&step, sizeof(step));
+        skipDevice.upload(&flag, 1);
+        std::vector<unsigned char> before(src.host.size());
+        src.device->download(before.data(), before.size());
+        UpdateTable(a, gpuSrc, gpuDst, gpuA)
+            .call(ampGpuOptimizerUpdateBuffers, c.cfg,
+                  static_cast<const int32_t *>(stepDevice.ptr),
+                  static_cast<const uint8_t *>(skipDevice.ptr));
+        UpdateTable(a, cpuSrc.data(), cpuDst.data(), cpuA.data())
+            .call(ampCpuOptimizerUpdateBuffers, c.cfg, &step, &flag);
+        ASSERT_TRUE(amp_test::GpuTestBase::errors().empty())
+            << amp_test::GpuTestBase::errors().front();
+        std::vector<unsigned char> after(dst.host.size()),
+            source(src.host.size());
+        dst.device->download(after.data(), after.size());
+        src.device->download(source.data(), source.size());
+        if (!inPlace) {
+          EXPECT_TRUE(source == before) << "the current values changed";
+        }
+        if (skip && inPlace) {
+          EXPECT_TRUE(before == after) << "a skipped step wrote device memory";
+        }
+        if (skip && !inPlace) { // Every value copied to its destination.
+          for (size_t k = 0; k < layout.size(); ++k) {
+            const auto &o = a.offsets[k];
+            size_t bytes = layout[k].numel * sizeof(float);
+            EXPECT_EQ(std::memcmp(&after[o.master], &before[o.master], bytes),
+                      0);
+            if (keepsState0) {
+              EXPECT_EQ(std::memcmp(&after[o.state0], &before[o.state0], bytes),
+                        0);
+            }
+            if (usesState1) {
+              EXPECT_EQ(std::memcmp(&after[o.state1], &before[o.state1], bytes),
+                        0);
+            }
+          }
+        }
+        if (!skip)
+          ++step;
+        // The call never writes the step count.
+        int32_t stepAfter = -1;
+        stepDevice.download(&stepAfter, sizeof(stepAfter));
+        EXPECT_EQ(stepAfter, skip ? step : step - 1);
+        a.compare(after, cpuDst, keepsState0 || usesState0, usesState1);
+        if (testing::Test::HasFailure())
+          break;
+        if (!inPlace)
+          fromA = !fromA;
+      }
+    }
+  }
+}
+
+TEST(GpuLossScalingBuffer, OptimizerUpdateArgumentErrorsReachTheHandler) {
+  // Checked on the host before any GPU use: the same with or without one,
+  // and the same for the CPU twin.
+  alignas(16) static float data[64];
+  const float *params[] = {&data[0]};
+  float *paramsOut[] = {&data[0]};
+  float *overlapping[] = {&data[2]};
+  const void *grads[] = {&data[8]};
+  int32_t types[] = {AMP_DTYPE_F32};
+  const float *state0[] = {&data[16]};
+  float *state0Out[] = {&data[16]};
+  float *misaligned[] = {reinterpret_cast<float *>(
+      reinterpret_cast<unsigned char *>(&data[24]) + 2)};
+  int64_t numels[] = {4};
+  int32_t badTypes[] = {7};
+  const int32_t *step = reinterpret_cast<const int32_t *>(&data[32]);
+  const uint8_t *skip = reinterpret_cast<const uint8_t *>(&data[36]);
+  for (auto *fn :
+       {ampGpuOptimizerUpdateBuffers, ampCpuOptimizerUpdateBuffers}) {
+    amp_test::GpuTestBase::errors().clear();
+    ampSetErrorHandler(amp_test::GpuTestBase::recordingHandler);
+    auto sgd = [&](int64_t count, float *const *out, const int32_t *gradTypes,
+                   float lr, const uint8_t *flag) {
+      fn(count, params, out, grads, gradTypes, nullptr, nullptr, nullptr,
+         nullptr, numels, AMP_OPTIMIZER_SGD, lr, 0, 0, 0, 0, 0.9f, 0.999f,
+         1e-8f, step, flag);
+    };
+    fn(1, params, paramsOut, grads, types, state0, state0Out, nullptr, nullptr,
+       numels, 9, 0.1f, 0, 0, 0, 0, 0.9f, 0.999f, 1e-8f, step, skip);
+    sgd(-1, paramsOut, types, 0.1f, skip);
+    fn(1, params, paramsOut, grads, types, state0, state0Out, nullptr, nullptr,
+       numels, AMP_OPTIMIZER_ADAM, 1e-3f, 0, 0, 0, 0, 0.9f, 0.999f, 1e-8f, step,
+       skip);
+    sgd(1, paramsOut, types, -0.1f, skip);
+    sgd(1, paramsOut, badTypes, 0.1f, skip);
+    fn(1, params, paramsOut, grads, types, state0, misaligned, nullptr, nullptr,
+       numels, AMP_OPTIMIZER_MOMENTUM, 0.1f, 0, 0.9f, 0, 0, 0.9f, 0.999f, 1e-8f,
+       step, skip);
+    sgd(1, overlapping, types, 0.1f, skip);
+    sgd(1, paramsOut, types, 0.1f, nullptr);
+    fn(0, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr,
+       nullptr, nullptr, AMP_OPTIMIZER_SGD, 0.1f, 0, 0, 0, 0, 0.9f, 0.999f,
+       1e-8f, nullptr, nullptr); // Nothing to do.
+    ampSetErrorHandler(nullptr);
+    const char *expected[] = {
+        "kind",
+        "count must be >= 0, got -1",
+        "state1 is NULL with count 1 (Adam)",
+        "lr",
+        "params[0].grad_type must be an AmpDType",
+        "params[0].state0",
+        "params[0] and its destination overlap",
+        "skip is NULL with count 1",
+    };
+    const std::vector<std::string> &errors = amp_test::GpuTestBase::errors();
+    ASSERT_EQ(errors.size(), sizeof(expected) / sizeof(expected[0]));
+    const char *name = fn == ampGpuOptimizerUpdateBuffers
+                           ? "ampGpuOptimizerUpdateBuffers: "
+                           : "ampCpuOptimizerUpdateBuffers: ";
+    for (size_t i = 0; i < errors.size(); ++i) {
+      EXPECT_TRUE(contains(errors[i], name)) << errors[i];
+      EXPECT_TRUE(contains(errors[i], expected[i])) << errors[i];
+    }
   }
 }
 
@@ -1464,13 +1676,7 @@ void stepBoth(OptimizerFixture &fx, std::vector<unsigned char> &cpu,
               AmpGpuLossScaler *scaler, std::mt19937 &rng, bool skip,
               const AmpOptimizerConfig &cfg) {
   fx.newGradients(rng, 1.0f);
-  for (size_t k = 0; k < fx.layout.size(); ++k) {
-    const auto &o = fx.offsets[k];
-    size_t bytes = fx.layout[k].numel * elementSize(fx.layout[k].gradType);
-    std::memcpy(&cpu[o.grad], &fx.host[o.grad], bytes);
-    if (bytes)
-      fx.device->upload(&fx.host[o.grad], bytes, o.grad);
-  }
+  fx.shareGradients(cpu);
   float *foundInf = ampGpuLossScalerFoundInfPtr(scaler);
   ASSERT_EQ(ampGpuLossScalerBeginStep(scaler), 0) << ampLastError();
   if (skip)

@@ -172,6 +172,55 @@ func.func @update(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x6x4x4xf32>, %w: tensor<
 
 // -----
 
+// amp-training's optimizer update: the parameter whose gradient is a
+// filter's from its backward call (KRSC, unscaled in KRSC) leaves the
+// multi-tensor op as its own generic, which reads the gradient through its
+// map and updates the filter and its momentum in FCHW; the bias, whose
+// gradient is not transposed, stays in the op. No transpose of the
+// gradient is left.
+// CHECK-DAG: #[[LAST:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3, d1)>
+// CHECK-DAG: #[[ID:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+// CHECK-LABEL: func.func @optimizer_update
+// CHECK: %[[DW:.*]] = amp.conv2d_backward_filter {{.*}} channels_last -> tensor<6x3x3x4xf32>
+// CHECK: %[[U:.*]]:3 = amp.unscale_gradients ins(%[[DW]], %arg5 : tensor<6x3x3x4xf32>, tensor<6xf32>)
+// CHECK: %[[W:.*]]:2 = linalg.generic {indexing_maps = [#[[LAST]], #{{.*}}, #{{.*}}, #[[ID]], #[[ID]], #[[ID]], #[[ID]]], {{.*}} ins(%[[U]]#0, %arg6, %[[U]]#2, %arg2, %arg4 : tensor<6x3x3x4xf32>, tensor<i32>, tensor<i1>, tensor<6x4x3x3xf32>, tensor<6x4x3x3xf32>) outs(%{{.*}}, %{{.*}} : tensor<6x4x3x3xf32>, tensor<6x4x3x3xf32>)
+// CHECK: arith.cmpi eq
+// CHECK: %[[B:.*]]:2 = amp.optimizer_update momentum ins(%[[U]]#1 : tensor<6xf32>) step(%arg6 : tensor<i32>) skip(%[[U]]#2 : tensor<i1>) params(%arg7, %arg8 : tensor<6xf32>, tensor<6xf32>) outs(%{{.*}}, %{{.*}} : tensor<6xf32>, tensor<6xf32>) {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64}
+// CHECK-NOT: linalg.transpose ins(%[[DW]]
+// CHECK-NOT: linalg.transpose ins(%[[U]]
+// CHECK: return %[[W]]#0, %[[B]]#0, %[[W]]#1, %[[B]]#1
+func.func @optimizer_update(%x: tensor<2x4x8x8xf32>, %dy: tensor<2x6x4x4xf32>, %w: tensor<6x4x3x3xf32>,
+                            %inverse: tensor<f32>, %momentum: tensor<6x4x3x3xf32>,
+                            %db: tensor<6xf32>, %step: tensor<i32>, %b: tensor<6xf32>,
+                            %mb: tensor<6xf32>)
+    -> (tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %false = arith.constant false
+  %we = tensor.empty() : tensor<6x4x3x3xf32>
+  %wz = linalg.fill ins(%zero : f32) outs(%we : tensor<6x4x3x3xf32>) -> tensor<6x4x3x3xf32>
+  %dw = amp.conv2d_backward_filter ins(%x, %dy : tensor<2x4x8x8xf32>, tensor<2x6x4x4xf32>)
+      outs(%wz : tensor<6x4x3x3xf32>) strides = [2, 2] padding = [1, 1] dilations = [1, 1] -> tensor<6x4x3x3xf32>
+  %ue = tensor.empty() : tensor<6x4x3x3xf32>
+  %be = tensor.empty() : tensor<6xf32>
+  %fe = tensor.empty() : tensor<i1>
+  %ff = linalg.fill ins(%false : i1) outs(%fe : tensor<i1>) -> tensor<i1>
+  %u:3 = amp.unscale_gradients ins(%dw, %db : tensor<6x4x3x3xf32>, tensor<6xf32>) by %inverse : tensor<f32>
+      outs(%ue, %be, %ff : tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<i1>) -> tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<i1>
+  %ew = tensor.empty() : tensor<6x4x3x3xf32>
+  %eb = tensor.empty() : tensor<6xf32>
+  %em = tensor.empty() : tensor<6x4x3x3xf32>
+  %emb = tensor.empty() : tensor<6xf32>
+  %r:4 = amp.optimizer_update momentum ins(%u#0, %u#1 : tensor<6x4x3x3xf32>, tensor<6xf32>)
+      step(%step : tensor<i32>) skip(%u#2 : tensor<i1>)
+      params(%w, %b, %momentum, %mb : tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>)
+      outs(%ew, %eb, %em, %emb : tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>)
+      {lr = 1.0e-01 : f64, momentum = 9.0e-01 : f64}
+      -> tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>
+  return %r#0, %r#1, %r#2, %r#3 : tensor<6x4x3x3xf32>, tensor<6xf32>, tensor<6x4x3x3xf32>, tensor<6xf32>
+}
+
+// -----
+
 // A convolution's result read by its size (a dynamic batch), by
 // tensor.extract in a generic's body (max pooling's window) and
 // concatenated along W with another NCHW tensor (max pooling's gradient):

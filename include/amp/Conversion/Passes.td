@@ -119,6 +119,11 @@ def AmpLossScalingToLinalgPass : Pass<"amp-loss-scaling-to-linalg"> {
       kernel on the GPU. The pipelines run this pass again
       after bufferization (and after the library calls), where it makes
       the generics of what is left;
+    * `amp.optimizer_update` on buffers (what `amp-training`'s optimizer
+      bufferizes to, where `amp-to-library-calls` made no call of it): one
+      generic per parameter, in f32, that reads the gradient, the step
+      count, the flag and the current values and writes the new values to
+      their destinations, or the current ones on an overflow;
     * `amp.update_loss_scaling`: the unified state machine (the runtime's
       `updateLossScalerState`, operation for operation: hysteresis, back-off
       interval, floor at `min_scale` or the smallest normal f32, cap at
@@ -170,14 +175,22 @@ def AmpToLibraryCallsPass : Pass<"amp-to-library-calls", "::mlir::ModuleOp"> {
       is left as it is, with a remark, for `amp-loss-scaling-to-linalg` to make
       generics of (one-thread generated kernels). Without `device` the op is
       left to the loops, without a remark.
+    * with `device=true`, each `amp.optimizer_update` on buffers into one
+      call of `ampGpuOptimizerUpdateBuffers`, the runtime's multi-tensor
+      optimizer (one launch per 48 parameters), which reads the step count
+      and the flag on the device: host arrays of the current values' and
+      the destinations' pointers, gradient pointers and types and element
+      counts, then the kind and its settings as f32 arguments. A strided
+      buffer keeps the op, with a remark, for `amp-loss-scaling-to-linalg`.
 
     The declarations come from the runtime's table (`RuntimeCalls.h`); a
     module that defines another symbol of that name is an error on the op.
   }];
   let options = [
     Option<"device", "device", "bool", "false",
-           "The buffers are device buffers: call ampGpuAllReduce and "
-           "ampGpuCheckFiniteAndUnscaleBuffers">
+           "The buffers are device buffers: call ampGpuAllReduce, "
+           "ampGpuCheckFiniteAndUnscaleBuffers and "
+           "ampGpuOptimizerUpdateBuffers">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",

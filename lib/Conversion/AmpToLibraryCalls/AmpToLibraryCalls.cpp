@@ -2,8 +2,9 @@
 //
 // Part of amp-mlir. The amp buffer ops as runtime calls, one family per
 // file (AmpToLibraryCalls.h): a partial conversion in which the collectives
-// must become calls (an error otherwise) and an unscale becomes one where
-// the call fits, and is left, with a remark, where it does not.
+// must become calls (an error otherwise) and an unscale or an optimizer
+// update becomes one where the call fits, and is left, with a remark, where
+// it does not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -52,6 +53,17 @@ struct AmpToLibraryCallsPass
           [](UnscaleGradientsOp op) {
             return getUnscaleCallMismatch(op).has_value();
           });
+      // The optimizer's update likewise.
+      getOperation()->walk([&](OptimizerUpdateOp op) {
+        if (std::optional<std::string> why = getOptimizerCallMismatch(op))
+          op->emitRemark() << "amp: optimizer_update left for "
+                              "amp-loss-scaling-to-linalg (a generated "
+                              "kernel per parameter), not a library call: "
+                           << *why;
+      });
+      target.addDynamicallyLegalOp<OptimizerUpdateOp>([](OptimizerUpdateOp op) {
+        return getOptimizerCallMismatch(op).has_value();
+      });
     }
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(context);
@@ -66,6 +78,8 @@ struct AmpToLibraryCallsPass
 void mlir::amp::populateAmpToLibraryCallsPatterns(RewritePatternSet &patterns,
                                                   bool device) {
   populateAmpCollectivesToLibraryCallsPatterns(patterns, device);
-  if (device)
+  if (device) {
     populateAmpUnscaleToLibraryCallsPatterns(patterns);
+    populateAmpOptimizerToLibraryCallsPatterns(patterns);
+  }
 }

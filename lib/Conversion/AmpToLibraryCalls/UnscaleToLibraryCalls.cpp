@@ -17,6 +17,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "HostTables.h"
 #include "amp/Conversion/AmpToLibraryCalls/AmpToLibraryCalls.h"
 #include "amp/Conversion/RuntimeCalls.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
@@ -28,27 +29,6 @@
 
 using namespace mlir;
 using namespace mlir::amp;
-
-/// True for a buffer whose elements are one contiguous row-major array from
-/// its first element (unit dimensions may have any stride).
-static bool isDenseBuffer(MemRefType type) {
-  if (type.getLayout().isIdentity())
-    return true;
-  SmallVector<int64_t> strides;
-  int64_t offset;
-  if (failed(type.getStridesAndOffset(strides, offset)))
-    return false;
-  int64_t expected = 1;
-  for (int64_t i = type.getRank() - 1; i >= 0; --i) {
-    if (type.getDimSize(i) == 1)
-      continue;
-    if (ShapedType::isDynamic(strides[i]) || strides[i] != expected ||
-        ShapedType::isDynamic(type.getDimSize(i)))
-      return false;
-    expected *= type.getDimSize(i);
-  }
-  return true;
-}
 
 std::optional<std::string>
 mlir::amp::getUnscaleCallMismatch(UnscaleGradientsOp op) {
@@ -86,37 +66,22 @@ struct UnscaleGradientsToLibraryCall
       return arith::ConstantIntOp::create(rewriter, loc, value, width);
     };
 
-    // The table: four host arrays in the function's entry block (allocated
-    // once per call of the function, not per loop iteration), filled right
-    // before the call, which reads them before it returns.
+    // The table: four host arrays, filled right before the call.
     int64_t count = static_cast<int64_t>(op.getGradients().size());
-    auto func = op->getParentOfType<FunctionOpInterface>();
-    Value ins, outs, numels, dtypes;
-    {
-      OpBuilder::InsertionGuard guard(rewriter);
-      rewriter.setInsertionPointToStart(&func.getFunctionBody().front());
-      Value size = LLVM::ConstantOp::create(rewriter, loc, i64,
-                                            rewriter.getI64IntegerAttr(count));
-      ins = LLVM::AllocaOp::create(rewriter, loc, ptr, ptr, size);
-      outs = LLVM::AllocaOp::create(rewriter, loc, ptr, ptr, size);
-      numels = LLVM::AllocaOp::create(rewriter, loc, ptr, i64, size);
-      dtypes = LLVM::AllocaOp::create(rewriter, loc, ptr, i32, size);
-    }
-    auto store = [&](Value array, Type element, int64_t index, Value value) {
-      Value slot = LLVM::GEPOp::create(
-          rewriter, loc, ptr, element, array,
-          ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(index)});
-      LLVM::StoreOp::create(rewriter, loc, value, slot);
-    };
+    HostTable table(rewriter, op, count);
+    Value ins = table.addArray(ptr), outs = table.addArray(ptr);
+    Value numels = table.addArray(i64), dtypes = table.addArray(i32);
     for (auto [index, gradient, output] :
          llvm::enumerate(op.getGradients(), op.getOutputs())) {
       int64_t k = static_cast<int64_t>(index);
       Type element = cast<MemRefType>(gradient.getType()).getElementType();
-      store(ins, ptr, k, createBufferPointer(rewriter, loc, gradient));
-      store(outs, ptr, k, createBufferPointer(rewriter, loc, output));
-      store(numels, i64, k, createBufferElementCount(rewriter, loc, gradient));
-      store(dtypes, i32, k,
-            constant(static_cast<int64_t>(*getRuntimeFloatDType(element)), 32));
+      table.store(ins, ptr, k, createBufferPointer(rewriter, loc, gradient));
+      table.store(outs, ptr, k, createBufferPointer(rewriter, loc, output));
+      table.store(numels, i64, k,
+                  createBufferElementCount(rewriter, loc, gradient));
+      table.store(
+          dtypes, i32, k,
+          constant(static_cast<int64_t>(*getRuntimeFloatDType(element)), 32));
     }
     SmallVector<Value> args = {
         constant(count, 64),

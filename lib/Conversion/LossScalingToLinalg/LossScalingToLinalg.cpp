@@ -8,6 +8,7 @@
 
 #include "amp/Conversion/LossScalingToLinalg/LossScalingToLinalg.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/Dialect/Amp/Transforms/OptimizerRules.h"
 #include "amp/Dialect/Amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -365,6 +366,35 @@ struct LowerUpdateLossScaling : public OpRewritePattern<UpdateLossScalingOp> {
   }
 };
 
+//===----------------------------------------------------------------------===//
+// amp.optimizer_update
+//===----------------------------------------------------------------------===//
+
+/// amp.optimizer_update (where no library call took it): a generic per
+/// parameter, in f32, reading the gradient, the step and the flag and
+/// updating the parameter and its state in place; on an overflow every
+/// value is selected back.
+struct LowerOptimizerUpdate : public OpRewritePattern<OptimizerUpdateOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OptimizerUpdateOp op,
+                                PatternRewriter &rewriter) const override {
+    size_t numParams = op.getGradients().size();
+    SmallVector<Value> results(op.getInits().size());
+    for (unsigned index = 0; index < numParams; ++index) {
+      linalg::GenericOp generic =
+          buildOptimizerUpdateGeneric(rewriter, op, index);
+      for (auto [s, result] : llvm::enumerate(generic.getResults()))
+        results[s * numParams + index] = result;
+    }
+    if (op.hasPureBufferSemantics())
+      rewriter.eraseOp(op);
+    else
+      rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
 struct AmpLossScalingToLinalgPass
     : public amp::impl::AmpLossScalingToLinalgPassBase<
           AmpLossScalingToLinalgPass> {
@@ -377,6 +407,11 @@ struct AmpLossScalingToLinalgPass
         ops.push_back(op);
       auto unscale = dyn_cast<UnscaleGradientsOp>(op);
       if (unscale && unscale.hasPureBufferSemantics())
+        ops.push_back(op);
+      // The optimizer's update stays one op through bufferization (one
+      // library call on the GPU); loops on buffers.
+      auto update = dyn_cast<OptimizerUpdateOp>(op);
+      if (update && update.hasPureBufferSemantics())
         ops.push_back(op);
     });
     if (ops.empty())
@@ -398,7 +433,7 @@ struct AmpLossScalingToLinalgPass
 
 void mlir::amp::populateAmpLossScalingToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerScaleLoss, LowerCheckFiniteAndUnscale,
-               LowerUnscaleGradients, LowerUpdateLossScaling>(
-      patterns.getContext());
+  patterns
+      .add<LowerScaleLoss, LowerCheckFiniteAndUnscale, LowerUnscaleGradients,
+           LowerUpdateLossScaling, LowerOptimizerUpdate>(patterns.getContext());
 }

@@ -21,6 +21,7 @@ namespace mlir {
 class RewritePatternSet;
 
 namespace amp {
+class OptimizerUpdateOp;
 class UnscaleGradientsOp;
 
 #define GEN_PASS_DECL_AMPTOLIBRARYCALLSPASS
@@ -43,8 +44,17 @@ std::optional<std::string> getUnscaleCallMismatch(UnscaleGradientsOp op);
 /// multi-tensor unscale, ampGpuCheckFiniteAndUnscaleBuffers.
 void populateAmpUnscaleToLibraryCallsPatterns(RewritePatternSet &patterns);
 
+/// Why `op` cannot be one call of ampGpuOptimizerUpdateBuffers (on tensors,
+/// a strided buffer), or std::nullopt when it can.
+std::optional<std::string> getOptimizerCallMismatch(OptimizerUpdateOp op);
+
+/// Patterns rewriting each amp.optimizer_update on device buffers that fits
+/// (getOptimizerCallMismatch) into one call of the runtime's multi-tensor
+/// optimizer, ampGpuOptimizerUpdateBuffers.
+void populateAmpOptimizerToLibraryCallsPatterns(RewritePatternSet &patterns);
+
 /// The patterns of amp-to-library-calls: the collectives' and, with
-/// `device`, the unscale's.
+/// `device`, the unscale's and the optimizer's.
 void populateAmpToLibraryCallsPatterns(RewritePatternSet &patterns,
                                        bool device);
 

@@ -43,6 +43,20 @@ using namespace mlir::amp;
 using namespace mlir::bufferization;
 
 namespace {
+/// The buffers of `values`, appended to `buffers`.
+LogicalResult getBuffers(RewriterBase &rewriter, ValueRange values,
+                         const BufferizationOptions &options,
+                         BufferizationState &state,
+                         SmallVectorImpl<Value> &buffers) {
+  for (Value value : values) {
+    FailureOr<Value> buffer = getBuffer(rewriter, value, options, state);
+    if (failed(buffer))
+      return failure();
+    buffers.push_back(*buffer);
+  }
+  return success();
+}
+
 struct AllReduceOpModel
     : public BufferizableOpInterface::ExternalModel<AllReduceOpModel,
                                                     AllReduceOp> {
@@ -122,29 +136,52 @@ struct UnscaleGradientsOpModel
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto unscale = cast<UnscaleGradientsOp>(op);
-    auto buffersOf = [&](ValueRange values,
-                         SmallVectorImpl<Value> &buffers) -> LogicalResult {
-      for (Value value : values) {
-        FailureOr<Value> buffer = getBuffer(rewriter, value, options, state);
-        if (failed(buffer))
-          return failure();
-        buffers.push_back(*buffer);
-      }
-      return success();
-    };
     // The inverse scale is a 0-d tensor, or a host scalar that stays one.
     SmallVector<Value> gradients, inverse, inits;
-    if (failed(buffersOf(unscale.getGradients(), gradients)) ||
-        failed(buffersOf(unscale.getInits(), inits)))
+    if (failed(getBuffers(rewriter, unscale.getGradients(), options, state,
+                          gradients)) ||
+        failed(getBuffers(rewriter, unscale.getInits(), options, state, inits)))
       return failure();
     if (!isa<TensorType>(unscale.getInverse().getType()))
       inverse.push_back(unscale.getInverse());
-    else if (failed(buffersOf(unscale.getInverse(), inverse)))
+    else if (failed(getBuffers(rewriter, unscale.getInverse(), options, state,
+                               inverse)))
       return failure();
     rewriter.setInsertionPoint(op);
     UnscaleGradientsOp::create(rewriter, op->getLoc(), TypeRange{}, gradients,
                                inverse.front(), inits);
     replaceOpWithBufferizedValues(rewriter, op, inits);
+    return success();
+  }
+};
+/// The optimizer's update: every operand becomes a buffer; the destinations
+/// of the new parameters and state are written, never read (a fresh
+/// destination is not copied into).
+struct OptimizerUpdateOpModel
+    : public DstBufferizableOpInterfaceExternalModel<OptimizerUpdateOpModel,
+                                                     OptimizerUpdateOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<OptimizerUpdateOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto update = cast<OptimizerUpdateOp>(op);
+    SmallVector<Value> buffers;
+    if (failed(
+            getBuffers(rewriter, op->getOperands(), options, state, buffers)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    // The same properties (kind, settings, operand segments): nothing is
+    // dropped on the way.
+    OptimizerUpdateOp::create(rewriter, op->getLoc(), TypeRange{}, buffers,
+                              update.getProperties(),
+                              llvm::to_vector(op->getDiscardableAttrs()));
+    replaceOpWithBufferizedValues(
+        rewriter, op,
+        ArrayRef<Value>(buffers).take_back(update.getInits().size()));
     return success();
   }
 };
@@ -160,13 +197,10 @@ struct ScaledMatmulOpModel
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    SmallVector<Value, 4> buffers;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    SmallVector<Value> buffers;
+    if (failed(
+            getBuffers(rewriter, op->getOperands(), options, state, buffers)))
+      return failure();
     rewriter.setInsertionPoint(op);
     ScaledMatmulOp::create(rewriter, op->getLoc(), TypeRange{}, buffers[0],
                            buffers[1], buffers[2], buffers[3]);
@@ -184,13 +218,10 @@ struct ConvolutionGradientOpModel
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
     auto gradient = cast<OpTy>(op);
-    SmallVector<Value, 3> buffers;
-    for (Value operand : op->getOperands()) {
-      FailureOr<Value> buffer = getBuffer(rewriter, operand, options, state);
-      if (failed(buffer))
-        return failure();
-      buffers.push_back(*buffer);
-    }
+    SmallVector<Value> buffers;
+    if (failed(
+            getBuffers(rewriter, op->getOperands(), options, state, buffers)))
+      return failure();
     rewriter.setInsertionPoint(op);
     OpTy::create(rewriter, op->getLoc(), TypeRange{}, buffers[0], buffers[1],
                  buffers[2], gradient.getStridesAttr(),
@@ -206,6 +237,7 @@ void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
   registry.addExtension(+[](MLIRContext *ctx, AmpDialect *) {
     AllReduceOp::attachInterface<AllReduceOpModel>(*ctx);
     UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
+    OptimizerUpdateOp::attachInterface<OptimizerUpdateOpModel>(*ctx);
     ScaledMatmulOp::attachInterface<ScaledMatmulOpModel>(*ctx);
     Conv2DBackwardDataOp::attachInterface<
         ConvolutionGradientOpModel<Conv2DBackwardDataOp>>(*ctx);

@@ -12,6 +12,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/Support/Format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -323,6 +324,138 @@ void UnscaleGradientsOp::getEffects(
   }
 }
 
+/// The effects of a destination-style op on buffers whose destinations are
+/// written without being read: every other buffer operand is read.
+static void addWriteOnlyDestinationEffects(
+    DestinationStyleOpInterface op,
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : op->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    effects.emplace_back(
+        op.isDpsInit(&operand)
+            ? static_cast<MemoryEffects::Effect *>(MemoryEffects::Write::get())
+            : MemoryEffects::Read::get(),
+        &operand, /*stage=*/0, /*effectOnFullRegion=*/true,
+        SideEffects::DefaultResource::get());
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// OptimizerUpdateOp
+//===----------------------------------------------------------------------===//
+
+unsigned OptimizerUpdateOp::getNumStates(OptimizerKind kind) {
+  switch (kind) {
+  case OptimizerKind::sgd:
+    return 0;
+  case OptimizerKind::momentum:
+    return 1;
+  case OptimizerKind::adam:
+  case OptimizerKind::adamw:
+    return 2;
+  }
+  llvm_unreachable("optimizer kind");
+}
+
+LogicalResult OptimizerUpdateOp::verify() {
+  OperandRange gradients = getGradients();
+  if (gradients.empty())
+    return emitOpError("expects at least one gradient");
+  unsigned states = getNumStates(getKind());
+  size_t expected = gradients.size() * (1 + states);
+  if (getCurrent().size() != expected || getInits().size() != expected)
+    return emitOpError() << "expects the " << gradients.size()
+                         << " parameters and then " << states
+                         << " state tensor(s) per parameter for '"
+                         << stringifyOptimizerKind(getKind())
+                         << "', and a destination for each: " << expected
+                         << " params and " << expected << " inits, got "
+                         << getCurrent().size() << " and " << getInits().size();
+  bool onTensors = isa<TensorType>(getStep().getType());
+  for (Value value : getOperands())
+    if (isa<TensorType>(value.getType()) != onTensors)
+      return emitOpError("expects every operand to be a tensor, or every "
+                         "operand a buffer");
+  auto isScalarOf = [](Value value, unsigned width) {
+    auto type = cast<ShapedType>(value.getType());
+    return type.getRank() == 0 && type.getElementType().isInteger(width);
+  };
+  if (!isScalarOf(getStep(), 32))
+    return emitOpError() << "expects the step count to be a 0-d i32, got "
+                         << getStep().getType();
+  if (!isScalarOf(getSkip(), 1))
+    return emitOpError() << "expects the skip flag to be a 0-d i1, got "
+                         << getSkip().getType();
+  for (auto [index, gradient] : llvm::enumerate(gradients)) {
+    auto grad = cast<ShapedType>(gradient.getType());
+    Type element = grad.getElementType();
+    if (!element.isF32() && !element.isF16() && !element.isBF16())
+      return emitOpError() << "expects f32, f16 or bf16 gradients, got " << grad
+                           << " for gradient #" << index;
+    for (unsigned s = 0; s <= states; ++s) {
+      size_t k = s * gradients.size() + index;
+      auto type = cast<ShapedType>(getCurrent()[k].getType());
+      if (!type.getElementType().isF32() ||
+          failed(verifyCompatibleShape(grad, type)))
+        return emitOpError()
+               << "expects the " << (s == 0 ? "parameter" : "state")
+               << " of gradient #" << index
+               << " to be f32 of the gradient's shape, got " << type << " for "
+               << grad;
+      if (getInits()[k].getType() != type)
+        return emitOpError() << "expects destination #" << k
+                             << " to have the type of its value, " << type
+                             << ", got " << getInits()[k].getType();
+    }
+  }
+  // PyTorch's ranges.
+  auto inRange = [&](StringRef name, double value, double lo, bool loOpen,
+                     double hi, bool hiOpen) -> LogicalResult {
+    bool ok = std::isfinite(value) && (loOpen ? value > lo : value >= lo) &&
+              (hiOpen ? value < hi : value <= hi);
+    if (ok)
+      return success();
+    auto g = [](double v) {
+      std::string text;
+      llvm::raw_string_ostream(text) << llvm::format("%g", v);
+      return text;
+    };
+    return emitOpError() << "expects " << name << " in " << (loOpen ? "(" : "[")
+                         << g(lo) << ", " << g(hi) << (hiOpen ? ")" : "]")
+                         << ", got " << g(value);
+  };
+  double inf = std::numeric_limits<double>::infinity();
+  if (failed(inRange("lr", getLr().convertToDouble(), 0.0, true, inf, true)) ||
+      failed(inRange("weight_decay", getWeightDecay().convertToDouble(), 0.0,
+                     false, inf, true)) ||
+      failed(inRange("momentum", getMomentum().convertToDouble(), 0.0, false,
+                     1.0, false)) ||
+      failed(inRange("dampening", getDampening().convertToDouble(), 0.0, false,
+                     1.0, false)) ||
+      failed(inRange("beta1", getBeta1().convertToDouble(), 0.0, false, 1.0,
+                     true)) ||
+      failed(inRange("beta2", getBeta2().convertToDouble(), 0.0, false, 1.0,
+                     true)) ||
+      failed(inRange("eps", getEps().convertToDouble(), 0.0, true, inf, true)))
+    return failure();
+  if (getNesterov() && (getKind() != OptimizerKind::momentum ||
+                        getMomentum().convertToDouble() <= 0.0 ||
+                        getDampening().convertToDouble() != 0.0))
+    return emitOpError("expects nesterov only with kind 'momentum', a "
+                       "momentum > 0 and zero dampening (as in PyTorch)");
+  return success();
+}
+
+void OptimizerUpdateOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  // On buffers: reads every operand but the destinations, writes the
+  // destinations. On tensors: none.
+  addWriteOnlyDestinationEffects(*this, effects);
+}
+
 //===----------------------------------------------------------------------===//
 // UpdateLossScalingOp
 //===----------------------------------------------------------------------===//
@@ -580,16 +713,7 @@ void ScaledMatmulOp::getEffects(
         &effects) {
   // On buffers: reads the operands and the scale, writes the destination
   // (without reading it). On tensors: none.
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
-    if (!isa<MemRefType>(operand.get().getType()))
-      continue;
-    effects.emplace_back(
-        isDpsInit(&operand)
-            ? static_cast<MemoryEffects::Effect *>(MemoryEffects::Write::get())
-            : MemoryEffects::Read::get(),
-        &operand, /*stage=*/0, /*effectOnFullRegion=*/true,
-        SideEffects::DefaultResource::get());
-  }
+  addWriteOnlyDestinationEffects(*this, effects);
 }
 
 //===----------------------------------------------------------------------===//

@@ -49,11 +49,9 @@ constexpr llvm::StringLiteral kStateAttr = AmpDialect::kOptimizerStateAttrName;
 constexpr llvm::StringLiteral kScalerAttr = AmpDialect::kScalerAttrName;
 constexpr llvm::StringLiteral kFoundInfAttr = AmpDialect::kFoundInfAttrName;
 
-enum class OptimizerKind { Sgd, Momentum, Adam, AdamW };
-
 /// The optimizer of the `amp.optimizer` dictionary, PyTorch's semantics.
 struct OptimizerSpec {
-  OptimizerKind kind = OptimizerKind::Sgd;
+  OptimizerKind kind = OptimizerKind::sgd;
   double lr = 0.0, weightDecay = 0.0;
   double momentum = 0.0, dampening = 0.0;
   bool nesterov = false;
@@ -62,12 +60,12 @@ struct OptimizerSpec {
   /// PyTorch's names of the per-parameter state tensors.
   SmallVector<StringRef, 2> stateNames() const {
     switch (kind) {
-    case OptimizerKind::Sgd:
+    case OptimizerKind::sgd:
       return {};
-    case OptimizerKind::Momentum:
+    case OptimizerKind::momentum:
       return {"momentum_buffer"};
-    case OptimizerKind::Adam:
-    case OptimizerKind::AdamW:
+    case OptimizerKind::adam:
+    case OptimizerKind::adamw:
       return {"exp_avg", "exp_avg_sq"};
     }
     llvm_unreachable("optimizer kind");
@@ -99,12 +97,12 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
   StringRef k = kind.getValue();
   SmallVector<StringRef> known = {"kind", "lr", "weight_decay"};
   if (k == "sgd") {
-    spec.kind = OptimizerKind::Sgd;
+    spec.kind = OptimizerKind::sgd;
   } else if (k == "momentum") {
-    spec.kind = OptimizerKind::Momentum;
+    spec.kind = OptimizerKind::momentum;
     known.append({"momentum", "dampening", "nesterov"});
   } else if (k == "adam" || k == "adamw") {
-    spec.kind = k == "adam" ? OptimizerKind::Adam : OptimizerKind::AdamW;
+    spec.kind = k == "adam" ? OptimizerKind::adam : OptimizerKind::adamw;
     known.append({"beta1", "beta2", "eps"});
   } else {
     return func.emitError() << "unknown optimizer kind '" << k
@@ -147,7 +145,7 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
       failed(readFloat("weight_decay", spec.weightDecay, false, 0.0, false, inf,
                        true)))
     return failure();
-  if (spec.kind == OptimizerKind::Momentum) {
+  if (spec.kind == OptimizerKind::momentum) {
     if (failed(readFloat("momentum", spec.momentum, true, 0.0, false, 1.0,
                          false)) ||
         failed(readFloat("dampening", spec.dampening, false, 0.0, false, 1.0,
@@ -164,7 +162,7 @@ FailureOr<OptimizerSpec> parseOptimizer(func::FuncOp func) {
       return func.emitError() << "Nesterov momentum requires a momentum > 0 "
                                  "and zero dampening (as in PyTorch)";
   }
-  if (spec.kind == OptimizerKind::Adam || spec.kind == OptimizerKind::AdamW) {
+  if (spec.kind == OptimizerKind::adam || spec.kind == OptimizerKind::adamw) {
     if (failed(readFloat("beta1", spec.beta1, false, 0.0, false, 1.0, true)) ||
         failed(readFloat("beta2", spec.beta2, false, 0.0, false, 1.0, true)) ||
         failed(readFloat("eps", spec.eps, false, 0.0, false, inf, true)))
@@ -352,125 +350,6 @@ FailureOr<TrainingSignature> analyse(func::FuncOp func) {
 }
 
 /// Identity maps of `rank` dimensions and the broadcast of a 0-d tensor.
-AffineMap identity(MLIRContext *ctx, int64_t rank) {
-  return AffineMap::getMultiDimIdentityMap(rank, ctx);
-}
-AffineMap scalarMap(MLIRContext *ctx, int64_t rank) {
-  return AffineMap::get(rank, 0, {}, ctx);
-}
-
-Value f32Const(OpBuilder &b, Location loc, double value) {
-  return arith::ConstantOp::create(b, loc, b.getF32FloatAttr(value));
-}
-
-/// The update of one parameter and its state, in f32, as one elementwise
-/// generic whose results are (param, state...). `found` (i1) selects the old
-/// values. `step` is the number of updates applied before this one (i32).
-SmallVector<Value> buildUpdate(OpBuilder &b, Location loc,
-                               const OptimizerSpec &spec, Value param,
-                               Value grad, ValueRange state, Value step,
-                               Value found) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(param.getType());
-  int64_t rank = type.getRank();
-  SmallVector<Value> inputs = {param, grad};
-  inputs.append(state.begin(), state.end());
-  inputs.push_back(step);
-  inputs.push_back(found);
-  SmallVector<Value> outputs = {param};
-  outputs.append(state.begin(), state.end());
-  SmallVector<AffineMap> maps(2 + state.size(), identity(ctx, rank));
-  maps.push_back(scalarMap(ctx, rank));
-  maps.push_back(scalarMap(ctx, rank));
-  maps.append(outputs.size(), identity(ctx, rank));
-  SmallVector<utils::IteratorType> iterators(rank,
-                                             utils::IteratorType::parallel);
-  SmallVector<Type> resultTypes(outputs.size(), type);
-  unsigned numState = state.size();
-  auto generic = linalg::GenericOp::create(
-      b, loc, resultTypes, inputs, outputs, maps, iterators,
-      [&](OpBuilder &nb, Location l, ValueRange args) {
-        Value p = args[0], g = args[1];
-        ValueRange st = args.slice(2, numState);
-        Value stepI = args[2 + numState], f = args[3 + numState];
-        auto c = [&](double v) { return f32Const(nb, l, v); };
-        auto mul = [&](Value x, Value y) {
-          return arith::MulFOp::create(nb, l, x, y).getResult();
-        };
-        auto add = [&](Value x, Value y) {
-          return arith::AddFOp::create(nb, l, x, y).getResult();
-        };
-        auto sub = [&](Value x, Value y) {
-          return arith::SubFOp::create(nb, l, x, y).getResult();
-        };
-        auto div = [&](Value x, Value y) {
-          return arith::DivFOp::create(nb, l, x, y).getResult();
-        };
-        SmallVector<Value> updated;
-        switch (spec.kind) {
-        case OptimizerKind::Sgd: {
-          Value d =
-              spec.weightDecay != 0.0 ? add(g, mul(c(spec.weightDecay), p)) : g;
-          updated.push_back(sub(p, mul(c(spec.lr), d)));
-          break;
-        }
-        case OptimizerKind::Momentum: {
-          Value d =
-              spec.weightDecay != 0.0 ? add(g, mul(c(spec.weightDecay), p)) : g;
-          // PyTorch: the first update sets the buffer to d.
-          Value zeroI =
-              arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(0));
-          Value first = arith::CmpIOp::create(nb, l, arith::CmpIPredicate::eq,
-                                              stepI, zeroI);
-          Value later = add(mul(c(spec.momentum), st[0]),
-                            mul(c(1.0 - spec.dampening), d));
-          Value buf = arith::SelectOp::create(nb, l, first, d, later);
-          Value dir = spec.nesterov ? add(d, mul(c(spec.momentum), buf)) : buf;
-          updated.push_back(sub(p, mul(c(spec.lr), dir)));
-          updated.push_back(buf);
-          break;
-        }
-        case OptimizerKind::Adam:
-        case OptimizerKind::AdamW: {
-          bool decoupled = spec.kind == OptimizerKind::AdamW;
-          Value pd = p;
-          if (decoupled && spec.weightDecay != 0.0)
-            pd = mul(p, c(1.0 - spec.lr * spec.weightDecay));
-          if (!decoupled && spec.weightDecay != 0.0)
-            g = add(g, mul(c(spec.weightDecay), p));
-          Value m = add(mul(c(spec.beta1), st[0]), mul(c(1.0 - spec.beta1), g));
-          Value v = add(mul(c(spec.beta2), st[1]),
-                        mul(c(1.0 - spec.beta2), mul(g, g)));
-          Value oneI =
-              arith::ConstantOp::create(nb, l, nb.getI32IntegerAttr(1));
-          Value t = arith::SIToFPOp::create(
-              nb, l, nb.getF32Type(),
-              arith::AddIOp::create(nb, l, stepI, oneI));
-          Value bc1 =
-              sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta1), t));
-          Value bc2 =
-              sub(c(1.0), math::PowFOp::create(nb, l, c(spec.beta2), t));
-          Value denom = add(div(math::SqrtOp::create(nb, l, v),
-                                math::SqrtOp::create(nb, l, bc2)),
-                            c(spec.eps));
-          Value stepSize = div(c(spec.lr), bc1);
-          updated.push_back(sub(pd, mul(stepSize, div(m, denom))));
-          updated.push_back(m);
-          updated.push_back(v);
-          break;
-        }
-        }
-        // On an overflow nothing changes.
-        SmallVector<Value> yielded;
-        yielded.push_back(arith::SelectOp::create(nb, l, f, p, updated[0]));
-        for (unsigned i = 0; i < numState; ++i)
-          yielded.push_back(
-              arith::SelectOp::create(nb, l, f, st[i], updated[1 + i]));
-        linalg::YieldOp::create(nb, l, yielded);
-      });
-  return SmallVector<Value>(generic.getResults());
-}
-
 /// `step + (found ? 0 : 1)` on 0-d tensors.
 Value buildStepCount(OpBuilder &b, Location loc, Value step, Value found) {
   MLIRContext *ctx = b.getContext();
@@ -645,17 +524,26 @@ buildStepUpdate(const TrainingSignature &sig, const OptimizerSpec &spec,
   Value step = newArgs[args.stepIndex];
   unsigned numParams = args.numParams;
   unsigned numStates = spec.stateNames().size();
-  SmallVector<Value> newParams, newState(args.stateLabels.size());
-  for (auto [i, param] : llvm::enumerate(sig.params)) {
-    SmallVector<Value> state;
-    for (unsigned s = 0; s < numStates; ++s)
-      state.push_back(newArgs[args.stateBase + s * numParams + i]);
-    SmallVector<Value> results = buildUpdate(b, retLoc, spec, newArgs[i],
-                                             unscaled[i], state, step, found);
-    newParams.push_back(results[0]);
-    for (unsigned s = 0; s < numStates; ++s)
-      newState[s * numParams + i] = results[1 + s];
+  // Every parameter's update in one op (one library call on the GPU), into
+  // fresh destinations: the step returns new buffers, not its arguments.
+  SmallVector<Value> current(newArgs.begin(), newArgs.begin() + numParams);
+  for (unsigned s = 0; s < numStates; ++s)
+    for (unsigned i = 0; i < numParams; ++i)
+      current.push_back(newArgs[args.stateBase + s * numParams + i]);
+  SmallVector<Value> inits;
+  for (Value value : current) {
+    auto type = cast<RankedTensorType>(value.getType());
+    inits.push_back(tensor::EmptyOp::create(b, retLoc, type.getShape(),
+                                            type.getElementType()));
   }
+  auto optimizer = OptimizerUpdateOp::create(
+      b, retLoc, TypeRange(ValueRange(inits)), spec.kind, unscaled, step, found,
+      current, inits, APFloat(spec.lr), APFloat(spec.weightDecay),
+      APFloat(spec.momentum), APFloat(spec.dampening), spec.nesterov,
+      APFloat(spec.beta1), APFloat(spec.beta2), APFloat(spec.eps));
+  SmallVector<Value> updated(optimizer.getResults());
+  SmallVector<Value> newParams(updated.begin(), updated.begin() + numParams);
+  SmallVector<Value> newState(updated.begin() + numParams, updated.end());
   Value newStep = buildStepCount(b, retLoc, step, found);
 
   SmallVector<Value> results = {loss};

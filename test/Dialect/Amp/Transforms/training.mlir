@@ -31,19 +31,15 @@
 // CHECK: %[[GW:.*]] = linalg.matmul
 // CHECK: %[[G:.*]], %[[FOUND:.*]] = amp.check_finite_and_unscale %[[GW]] : tensor<4x3xf32> by %[[SCALE]] : tensor<f32>
 // CHECK: %[[S1:.*]], %[[G1:.*]], %[[B1:.*]], %[[H1:.*]] = amp.update_loss_scaling found_inf(%[[FOUND]] : tensor<i1>) scale(%[[SCALE]] : tensor<f32>) good_steps(%[[GOOD]] : tensor<i32>) bad_steps(%[[BAD]]) hysteresis(%[[HYST]])
-// AdamW: decoupled decay (1 - lr * wd), bias corrections from step + 1, and
-// every result selected back on an overflow.
-// CHECK: %[[U:.*]]:3 = linalg.generic
-// CHECK-SAME: ins(%[[W]], %[[G]], %[[M]], %[[V]], %[[STEP]], %[[FOUND]] : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<i32>, tensor<i1>)
-// CHECK-SAME: outs(%[[W]], %[[M]], %[[V]] :
-// CHECK: ^bb0(%[[P:[^:]*]]: f32, %{{[^:]*}}: f32, %[[MM:[^:]*]]: f32, %[[VV:[^:]*]]: f32, %{{[^:]*}}: i32, %[[F:[^:]*]]: i1,
-// CHECK: arith.constant 0.999899983 : f32
-// CHECK: math.powf
-// CHECK: math.sqrt
-// CHECK: %[[RP:.*]] = arith.select %[[F]], %[[P]], %{{.*}} : f32
-// CHECK: %[[RM:.*]] = arith.select %[[F]], %[[MM]], %{{.*}} : f32
-// CHECK: %[[RV:.*]] = arith.select %[[F]], %[[VV]], %{{.*}} : f32
-// CHECK: linalg.yield %[[RP]], %[[RM]], %[[RV]]
+// AdamW: every parameter's update in one op, which reads the unscaled
+// gradients, the step count, the flag and the current values and writes
+// fresh destinations (tensor.empty: the step returns new buffers, not its
+// arguments); amp-loss-scaling-to-linalg lowers it
+// (test/Conversion/LossScalingToLinalg/optimizer-update.mlir).
+// CHECK-COUNT-3: tensor.empty() : tensor<4x3xf32>
+// CHECK: %[[U:.*]]:3 = amp.optimizer_update adamw ins(%[[G]] : tensor<4x3xf32>) step(%[[STEP]] : tensor<i32>) skip(%[[FOUND]] : tensor<i1>)
+// CHECK-SAME: params(%[[W]], %[[M]], %[[V]] : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>) outs(
+// CHECK-SAME: {lr = 1.000000e-02 : f64, weight_decay = 1.000000e-02 : f64}
 // The step counter advances only on a clean step.
 // CHECK: %[[NSTEP:.*]] = linalg.generic {{.*}} ins(%[[STEP]], %[[FOUND]] : tensor<i32>, tensor<i1>)
 // CHECK: arith.addi
@@ -70,8 +66,8 @@
 // O2: arith.truncf %[[W]] : tensor<4x3xf32> to tensor<4x3xf16>
 // O2-NOT: arith.truncf %[[W]]
 // O2: amp.check_finite_and_unscale
-// O2: linalg.generic
-// O2-SAME: ins(%[[W]], %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>,
+// O2: amp.optimizer_update adamw ins(%{{.*}} : tensor<4x3xf32>)
+// O2-SAME: params(%[[W]], %{{.*}}, %{{.*}} : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>)
 // Data parallel: found_inf all-reduced (max) before anything reads it, the
 // unscaled gradients and the loss averaged over the ranks; the update reads
 // the averaged gradient and the agreed flag.
@@ -86,8 +82,7 @@
 // DP-NEXT: %[[MEAN:.*]] = amp.all_reduce mean %[[G]] : tensor<4x3xf32>
 // DP-NEXT: %[[LOSS:.*]] = amp.all_reduce mean %{{.*}} : tensor<f32>
 // DP-NEXT: amp.update_loss_scaling found_inf(%[[ANY]] : tensor<i1>)
-// DP: linalg.generic
-// DP-SAME: ins(%{{[^,]*}}, %[[MEAN]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ANY]] :
+// DP: amp.optimizer_update adamw ins(%[[MEAN]] : tensor<4x3xf32>) step(%{{.*}} : tensor<i32>) skip(%[[ANY]] : tensor<i1>)
 // DP: return %[[LOSS]],
 // DP-SAME: %[[ANY]] :
 func.func @forward_backward(%w: tensor<4x3xf32> {amp.param = "fc.weight"},
@@ -143,17 +138,11 @@ func.func @forward_backward(%w: tensor<4x3xf32> {amp.param = "fc.weight"},
 // CHECK-SAME: %[[STEP:.*]]: tensor<i32> {amp.optimizer_state = "step"}
 // CHECK-SAME: amp.loss_scaling = #amp.loss_scaling<init_scale = 1024.0
 // CHECK: %[[G:.*]]:2, %[[FOUND:.*]] = amp.check_finite_and_unscale %{{.*}}, %{{.*}} : tensor<3xf32>, tensor<2x2xf32>
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%[[A]], %[[G]]#0, %[[MA]], %[[STEP]], %[[FOUND]] :
-// CHECK: ^bb0(%[[P:[^:]*]]: f32, %[[GI:[^:]*]]: f32, %[[BUF:[^:]*]]: f32, %[[S:[^:]*]]: i32, %[[F:[^:]*]]: i1,
-// CHECK: %[[WD:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK: %[[DECAY:.*]] = arith.mulf %[[WD]], %[[P]] : f32
-// CHECK: %[[D:.*]] = arith.addf %[[GI]], %[[DECAY]] : f32
-// CHECK: %[[FIRST:.*]] = arith.cmpi eq, %[[S]], %{{.*}} : i32
-// CHECK: %[[NEWBUF:.*]] = arith.select %[[FIRST]], %[[D]], %{{.*}} : f32
-// CHECK: arith.select %[[F]], %[[BUF]], %[[NEWBUF]] : f32
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%[[B]], %[[G]]#1, %[[MB]], %[[STEP]], %[[FOUND]] :
+// The parameters in their order, then their momentum buffers.
+// CHECK: %[[U:.*]]:4 = amp.optimizer_update momentum ins(%[[G]]#0, %[[G]]#1 : tensor<3xf32>, tensor<2x2xf32>) step(%[[STEP]] : tensor<i32>) skip(%[[FOUND]] : tensor<i1>)
+// CHECK-SAME: params(%[[A]], %[[B]], %[[MA]], %[[MB]] :
+// CHECK-SAME: {lr = 1.000000e-01 : f64, momentum = 9.000000e-01 : f64, weight_decay = 5.000000e-01 : f64}
+// CHECK: return %{{.*}}, %[[U]]#0, %[[U]]#1, %[[U]]#2, %[[U]]#3,
 // CHECK-LABEL: func.func @momentum_init
 // CHECK: arith.constant dense<1.024000e+03> : tensor<f32>
 // PADDLE-LABEL: func.func @momentum
@@ -184,12 +173,7 @@ func.func @momentum(%a: tensor<3xf32> {amp.param = "a"},
 // CHECK-NEXT: return
 // CHECK-LABEL: func.func private @sgd(
 // CHECK-SAME: %[[P:.*]]: tensor<2xf32> {amp.master, amp.param = "p"}, %[[STEP:.*]]: tensor<i32> {amp.optimizer_state = "step"}, %{{.*}}: tensor<f32> {amp.scaler = "scale"}
-// CHECK: linalg.generic
-// CHECK-SAME: ins(%[[P]], %{{.*}}, %[[STEP]], %{{.*}} : tensor<2xf32>, tensor<2xf32>, tensor<i32>, tensor<i1>)
-// CHECK: arith.constant 2.500000e-01 : f32
-// CHECK: arith.mulf
-// CHECK: arith.subf
-// CHECK: arith.select
+// CHECK: amp.optimizer_update sgd ins(%{{.*}} : tensor<2xf32>) step(%[[STEP]] : tensor<i32>) skip(%{{.*}} : tensor<i1>) params(%[[P]] : tensor<2xf32>) outs(%{{.*}} : tensor<2xf32>) {lr = 2.500000e-01 : f64} -> tensor<2xf32>
 // CHECK-LABEL: func.func private @sgd_init()
 // CHECK-SAME: -> (tensor<i32> {amp.optimizer_state = "step"}, tensor<f32> {amp.scaler = "scale"}
 func.func @inference(%x: tensor<2xf32>) -> tensor<2xf32> {

@@ -52,6 +52,19 @@ def Amp_ReduceKind : I32EnumAttr<"ReduceKind",
   // (runtime/include/amp/runtime/AmpCollectives.h).
 }
 
+def Amp_OptimizerKind : I32EnumAttr<"OptimizerKind",
+    "the update rule of amp.optimizer_update (PyTorch's optimizers)", [
+      I32EnumAttrCase<"sgd", 0>,
+      I32EnumAttrCase<"momentum", 1>,
+      I32EnumAttrCase<"adam", 2>,
+      I32EnumAttrCase<"adamw", 3>
+    ]> {
+  let cppNamespace = "::mlir::amp";
+  // The values are the runtime's AmpOptimizerKind (AMP_OPTIMIZER_SGD, ...,
+  // runtime/include/amp/runtime/AmpLossScaling.h), the `kind` argument of
+  // ampGpuOptimizerUpdateBuffers.
+}
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

@@ -282,6 +282,89 @@ def Amp_UnscaleGradientsOp : Amp_Op<"unscale_gradients", [
   let hasVerifier = 1;
 }
 
+def Amp_OptimizerUpdateOp : Amp_Op<"optimizer_update", [
+    AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "the optimizer's update of every parameter of a training "
+                "step, skipped on an overflow";
+  let description = [{
+    What `amp-training` makes of the optimizer: the update of every
+    parameter and its state in one op, so that the GPU pipeline makes it
+    one call of the runtime's multi-tensor optimizer
+    (`ampGpuOptimizerUpdateBuffers`: one launch per 48 parameters, reading
+    the step count and the skip flag on the device), and
+    `amp-loss-scaling-to-linalg` makes it loops (a generic per parameter,
+    in f32) where no call is made. It stays one op through bufferization.
+
+    It is in destination-passing style, on tensors or on buffers alike.
+    `gradients` are one per parameter (f32, f16 or bf16, already unscaled),
+    `step` the number of updates applied before this one (`i32`, 0-d) and
+    `skip` the overflow flag (`i1`, 0-d). `params` are the current values:
+    the parameters (f32 master weights), then the kind's state of every
+    parameter, all f32 and of the parameter's shape: none for `sgd`, the
+    momentum buffers for `momentum`, the first moments and then the second
+    moments for `adam` and `adamw`. `inits` are their destinations, one
+    each, of the same types, which receive the new values (or the current
+    ones when `skip` is set) and are not read: a destination may be its
+    current value's own buffer (an update in place) or a fresh one. The
+    rules and settings are PyTorch's (`SGD` with `weight_decay`, `momentum`,
+    `dampening` and `nesterov`; `Adam` and `AdamW` with `beta1`, `beta2`,
+    `eps` and `weight_decay`); the first update of a momentum buffer (`step`
+    0) sets it to the gradient, momentum 0 is plain SGD (the buffer keeps
+    its value), and Adam's bias corrections use `step + 1`. On tensors the
+    results are the destinations' new values; on buffers it has none.
+
+    ```mlir
+    %r:4 = amp.optimizer_update momentum
+        ins(%dw, %db : tensor<16x8xf32>, tensor<8xbf16>)
+        step(%step : tensor<i32>) skip(%found_inf : tensor<i1>)
+        params(%w, %b, %vw, %vb : tensor<16x8xf32>, tensor<8xf32>,
+               tensor<16x8xf32>, tensor<8xf32>)
+        outs(%e0, %e1, %e2, %e3 : tensor<16x8xf32>, tensor<8xf32>,
+             tensor<16x8xf32>, tensor<8xf32>)
+        {lr = 1.0e-01 : f64, momentum = 9.0e-01 : f64}
+        -> tensor<16x8xf32>, tensor<8xf32>, tensor<16x8xf32>, tensor<8xf32>
+    ```
+  }];
+  let arguments = (ins Amp_OptimizerKind:$kind,
+                       Variadic<Amp_TensorOrBuffer>:$gradients,
+                       Amp_TensorOrBuffer:$step, Amp_TensorOrBuffer:$skip,
+                       Variadic<Amp_TensorOrBuffer>:$current,
+                       Variadic<Amp_TensorOrBuffer>:$inits,
+                       F64Attr:$lr,
+                       DefaultValuedAttr<F64Attr, "0.0">:$weight_decay,
+                       DefaultValuedAttr<F64Attr, "0.0">:$momentum,
+                       DefaultValuedAttr<F64Attr, "0.0">:$dampening,
+                       UnitAttr:$nesterov,
+                       DefaultValuedAttr<F64Attr, "0.9">:$beta1,
+                       DefaultValuedAttr<F64Attr, "0.999">:$beta2,
+                       DefaultValuedAttr<F64Attr, "1.0e-8">:$eps);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    $kind `ins` `(` $gradients `:` type($gradients) `)`
+    `step` `(` $step `:` type($step) `)` `skip` `(` $skip `:` type($skip) `)`
+    `params` `(` $current `:` type($current) `)`
+    `outs` `(` $inits `:` type($inits) `)` attr-dict
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitsMutable(); }
+    /// The number of state tensors per parameter of `kind`: 0, 1 or 2.
+    static unsigned getNumStates(OptimizerKind kind);
+    /// The current master weights (the first of `current`, one per
+    /// gradient).
+    OperandRange getParams() {
+      return getCurrent().take_front(getGradients().size());
+    }
+    /// The current state `index` (0 or 1) of every parameter.
+    OperandRange getStates(unsigned index) {
+      size_t n = getGradients().size();
+      return getCurrent().slice(n * (1 + index), n);
+    }
+  }];
+  let hasVerifier = 1;
+}
+
 def Amp_UpdateLossScalingOp : Amp_Op<"update_loss_scaling", [
     Pure, InferTypeOpAdaptor,
     AllTypesMatch<["good_steps", "bad_steps", "hysteresis"]>]> {

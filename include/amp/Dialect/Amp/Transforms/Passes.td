@@ -624,8 +624,10 @@ def AmpTrainingPass : Pass<"amp-training", "::mlir::ModuleOp"> {
       the unscaled gradients and the loss with `mean` (`amp.all_reduce`), so
       every rank takes the same decision and the same update;
     * the optimizer update of every parameter and its state as one
-      elementwise op each, in f32, selected away when `found_inf` is set:
-      on an overflow no parameter, moment or step counter changes;
+      `amp.optimizer_update`, in f32, into fresh destinations, skipped when
+      `found_inf` is set: on an overflow no parameter, moment or step
+      counter changes (one call of the runtime's multi-tensor optimizer on
+      the GPU, a loop per parameter elsewhere);
     * the parameters become `{amp.master}` arguments, so `--amp-o1` /
       `--amp-o2` cast each to low precision once per step for the forward
       and backward passes and keep the update in f32.
