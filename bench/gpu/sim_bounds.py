@@ -258,10 +258,16 @@ def module_path(model, work, torch_python, build, batch=None):
     return path
 
 
-def generated_contractions(amp_opt, path, level, dtype, gpu_options=()):
-    """The reasons amp-opt gives for each contraction or convolution that
-    the GPU lowering (with `gpu_options`, 'name=value' each) keeps as a
-    generated kernel at this level."""
+GENERATED_MARKER = "kept as a generated kernel, not a library call: "
+ONE_THREAD_MARKER = "amp: this loop runs on one GPU thread ("
+
+
+def lowering_remarks(amp_opt, path, level, dtype, gpu_options=()):
+    """What amp-opt's GPU lowering (with `gpu_options`, 'name=value' each)
+    says of the module at this level: {"contractions": the reason for each
+    contraction or convolution kept as a generated kernel, "one_thread":
+    each loop that runs on one GPU thread, as "N iterations" or "a dynamic
+    number of iterations"}."""
     command = [str(amp_opt), str(path)]
     if level != "O0":
         command.append(f"--amp-{level.lower()}=dtype={dtype}")
@@ -270,9 +276,21 @@ def generated_contractions(amp_opt, path, level, dtype, gpu_options=()):
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{result.stderr}")
-    marker = "kept as a generated kernel, not a library call: "
-    return [line.split(marker, 1)[1].strip()
-            for line in result.stderr.splitlines() if marker in line]
+    lines = result.stderr.splitlines()
+    return {
+        "contractions": [line.split(GENERATED_MARKER, 1)[1].strip()
+                         for line in lines if GENERATED_MARKER in line],
+        "one_thread": [line.split(ONE_THREAD_MARKER, 1)[1].split(")", 1)[0]
+                       for line in lines if ONE_THREAD_MARKER in line],
+    }
+
+
+def generated_contractions(amp_opt, path, level, dtype, gpu_options=()):
+    """The reasons amp-opt gives for each contraction or convolution that
+    the GPU lowering (with `gpu_options`, 'name=value' each) keeps as a
+    generated kernel at this level."""
+    return lowering_remarks(amp_opt, path, level, dtype,
+                            gpu_options)["contractions"]
 
 
 def make_inputs(function, batch, seed):

@@ -59,8 +59,10 @@ SIZE_LIMIT = 48 * 1024 * 1024
 
 # The groups whose contractions and convolutions must be library calls on
 # the GPU (amp-opt's remark "kept as a generated kernel, not a library
-# call" fails the build): the models and the bench modules. The test group
-# holds cases made to exercise generated kernels.
+# call" fails the build unless the row states why) and whose loops must be
+# mapped to blocks and threads (its remark "this loop runs on one GPU
+# thread" fails the build): the models and the bench modules. The test
+# group holds cases made to exercise generated kernels.
 CHECKED_GROUPS = ("model", "bench", "bench-small")
 
 # Tolerances on the relative L2 error against the CPU at the same level:
@@ -399,19 +401,20 @@ class Builder:
                             f"{time.time() - start:.1f} s")
         return path
 
-    def generated_contractions(self, case):
-        """amp-opt's reasons for each contraction or convolution of `case`
-        that the GPU lowering keeps as a generated kernel (cached like the
-        libraries)."""
+    def lowering_remarks(self, case):
+        """amp-opt's remarks on `case`'s GPU lowering (cached like the
+        libraries): the reasons for each contraction or convolution kept as
+        a generated kernel, and the loops that run on one GPU thread
+        (sim_bounds.lowering_remarks)."""
         key = digest(case.text(), case.compile_args("gpu"), self.tool_hash,
-                     "contractions")
-        path = self.work / "cache" / f"{case.id}.contractions.{key}.json"
+                     "remarks")
+        path = self.work / "cache" / f"{case.id}.remarks.{key}.json"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", suffix=".mlir") as f:
                 f.write(case.text())
                 f.flush()
-                found = sim_bounds.generated_contractions(
+                found = sim_bounds.lowering_remarks(
                     self.build / "bin" / "amp-opt", f.name, case.level,
                     case.dtype if case.level != "O0" else None,
                     case.gpu_options())
@@ -592,7 +595,16 @@ def main():
         if case.estimate:
             entry["estimate_us"] = case.estimate
         if case.group in CHECKED_GROUPS:
-            generated = builder.generated_contractions(case)
+            remarks = builder.lowering_remarks(case)
+            generated = remarks["contractions"]
+            # A loop on one GPU thread is as much a bug as a generated
+            # contraction (it moved megabytes per thread in ResNet-50's
+            # training step): no row states a reason for one.
+            if remarks["one_thread"]:
+                problems.append(
+                    f"{case.id}: {len(remarks['one_thread'])} loop(s) run on "
+                    f"one GPU thread "
+                    f"({'; '.join(sorted(set(remarks['one_thread'])))})")
             if generated:
                 entry["generated_contractions"] = generated
             if generated and case.reason:
@@ -652,8 +664,9 @@ def main():
     if problems:
         for problem in problems:
             print(f"gpu-kit: {problem}", file=sys.stderr)
-        sys.exit(f"gpu-kit: {len(problems)} case(s) would time a generated "
-                 f"kernel where a library call belongs (see above)")
+        sys.exit(f"gpu-kit: {len(problems)} problem(s): a case would time a "
+                 f"generated kernel where a library call belongs, or a loop "
+                 f"on one GPU thread (see above)")
 
     for name in ("run.sh", "run.py", "README.md", "frontend_models.py",
                  "seeded.py", "baselines.py"):

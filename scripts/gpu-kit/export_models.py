@@ -429,6 +429,9 @@ def training_arguments(net, text, entry, batch, image, classes):
     return specs
 
 
+_TRAINING_MODULES_WRITTEN = set()
+
+
 def export_training(name, spec, out, info):
     """A torchvision training row: the step module (shared by the rows
     that differ in batch only) and OUT/<name>.json."""
@@ -438,7 +441,11 @@ def export_training(name, spec, out, info):
     path = os.path.join(out, module)
     net = build_torchvision(spec["arch"]).train()
     classes = net.fc.out_features
-    if not os.path.exists(path):
+    # Shared by the rows of this run, made again by every run: the step is
+    # amp-training's, so a file an earlier build left would keep an older
+    # compiler's step (its optimizer, its loss scaling) in the kit.
+    if path not in _TRAINING_MODULES_WRITTEN:
+        _TRAINING_MODULES_WRITTEN.add(path)
         fb = amp_mlir.from_torch_training(
             net, F.cross_entropy, _optimizer_of(spec["train"]),
             torch.zeros(2, 3, image, image),
