@@ -321,7 +321,7 @@ bool UnscaleBuffers(const char *call, const UnscaleBuffersArgs &u, NoResult &) {
 }
 
 // The optimizer update launches the kernel of cuda/LossScaling.cu, as on a
-// GPU: one launch per 64 non-empty entries.
+// GPU: one launch per 48 non-empty entries.
 bool OptimizerUpdate(const char *call, const OptimizerUpdateArgs &u,
                      NoResult &) {
   count(&AmpSimStats::libraryCalls);
