@@ -106,7 +106,7 @@ static FailureOr<Operation *> declare(ModuleOp module, Operation *user,
     if (sig.onGpu) {
       func = func::FuncOp::create(b, module.getLoc(), sig.name,
                                   cast<FunctionType>(type));
-      // Enqueues on the runtime's one stream (amp-elide-library-call-waits).
+      // Enqueues on the runtime's one stream (amp-elide-host-waits).
       func->setAttr(AmpDialect::kStreamOrderedAttrName, b.getUnitAttr());
     } else {
       func = LLVM::LLVMFuncOp::create(b, module.getLoc(), sig.name,

@@ -279,7 +279,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createGpuKernelOutliningPass());
   pm.addPass(createAmpDeduplicateGpuKernelsPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
-  pm.addNestedPass<func::FuncOp>(createAmpElideLibraryCallWaitsPass());
+  pm.addNestedPass<func::FuncOp>(createAmpElideHostWaitsPass());
 
   // FP8 conversions in kernels: amp.quantize's saturated rounding as PTX's
   // cvt.rn.satfinite where the chip and PTX version have it

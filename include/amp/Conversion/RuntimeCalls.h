@@ -69,7 +69,7 @@ StringRef getRuntimeFunctionName(RuntimeFunction function);
 /// it in the enclosing module first if needed, with the signature of the
 /// table. GPU entry points are declared as private func.func marked
 /// `amp.stream_ordered` (they enqueue on the runtime's one stream; see
-/// amp-elide-library-call-waits) and called with func.call. CPU twins are
+/// amp-elide-host-waits) and called with func.call. CPU twins are
 /// declared as llvm.func and called with llvm.call: the CPU pipelines'
 /// C-wrapper request marks every func.func, and the runtime has no
 /// _mlir_ciface_ entry points. Fails with an error on `user` when an

@@ -377,24 +377,31 @@ def AmpCheckHostCodePass
   }];
 }
 
-def AmpElideLibraryCallWaitsPass
-    : Pass<"amp-elide-library-call-waits", "::mlir::func::FuncOp"> {
-  let summary = "No host wait around calls of stream-ordered runtime functions";
+def AmpElideHostWaitsPass
+    : Pass<"amp-elide-host-waits", "::mlir::func::FuncOp"> {
+  let summary = "No host wait before host code that needs nothing from the "
+                "device";
   let description = [{
     Runs after `gpu-async-region`, which makes the host wait for all GPU
-    work before every call and start a new stream after it. For calls of
-    functions marked `amp.stream_ordered` (the cuBLAS/cuDNN wrappers of
-    libamp_runtime, which enqueue on the runtime's single in-order stream,
-    as its kernels, copies and allocations do), the wait is dropped and the
-    token chain goes on across the call: the host no longer blocks between
-    kernels and library calls. Only the final wait of the function remains.
-    Calls of functions defined in the module (compiled the same way) count
-    as stream-ordered too, stores to host stack memory (`llvm.alloca`, the
-    tables of library calls) may come between the wait and the call, and
-    the wait at the end of an `scf.for`/`scf.while` body of the function is
-    dropped when a host wait follows the loop in the function body. Code
-    compiled this way needs a runtime whose streams are one in-order
-    stream, as libamp_runtime's are.
+    work before every call and every op with side effects, and start a new
+    stream after it. The wait is dropped, and the token chain goes on, when
+    the host code up to the next GPU op needs nothing from the device:
+    - calls of functions marked `amp.stream_ordered` (the cuBLAS/cuDNN
+      wrappers of libamp_runtime, which enqueue on the runtime's single
+      in-order stream, as its kernels, copies and allocations do), and
+      calls of functions defined in the module (compiled the same way);
+    - `cf.assert` checks (a frontend's shape checks: a dynamic batch's
+      sizes, broadcasts, contracting dimensions). Their conditions are host
+      values (`amp-check-host-code` has rejected host code that reads device
+      memory), so the check needs no device result, and an abort leaves the
+      queued work behind as any abort does;
+    - pure host ops, and stores to host stack memory (`llvm.alloca`, the
+      tables of library calls).
+    The wait at the end of an `scf.for`/`scf.while` body of the function is
+    dropped when a host wait follows the loop in the function body. Only the
+    final wait of the function remains: nothing in a step makes the host
+    wait, as CUDA graph capture requires. Code compiled this way needs a
+    runtime whose streams are one in-order stream, as libamp_runtime's are.
   }];
 }
 

@@ -1,4 +1,4 @@
-// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-elide-library-call-waits))" --split-input-file | FileCheck %s
+// RUN: amp-opt %s --pass-pipeline="builtin.module(func.func(amp-elide-host-waits))" --split-input-file | FileCheck %s
 
 func.func private @ampGpuGemm(i64) attributes {amp.stream_ordered}
 func.func private @host_fn(i64)
@@ -179,5 +179,60 @@ func.func @loop_no_wait_after(%m: memref<4xf32>, %n: index) {
     gpu.wait [%1]
     scf.yield
   }
+  return
+}
+
+// -----
+
+// A frontend's shape check between kernels (torch-mlir's "mismatched size
+// for broadcast" on a dynamic batch): its condition is host values, so
+// neither the wait before it nor the new chain after it remains.
+// CHECK-LABEL: func.func @host_check
+// CHECK: %[[T:.*]] = gpu.memset async
+// CHECK-NOT: gpu.wait
+// CHECK: cf.assert %{{.*}}, "mismatched size for broadcast"
+// CHECK-NEXT: cf.assert
+// CHECK-NEXT: %{{.*}} = gpu.memset async [%[[T]]]
+// CHECK-NEXT: gpu.wait [%{{.*}}]
+// CHECK-NEXT: return
+func.func @host_check(%m: memref<?xf32>, %labels: memref<?xi64>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  %0 = gpu.wait async
+  %1 = gpu.memset async [%0] %m, %f : memref<?xf32>, f32
+  %d0 = memref.dim %m, %c0 : memref<?xf32>
+  %d1 = memref.dim %labels, %c0 : memref<?xi64>
+  %ok = arith.cmpi eq, %d0, %d1 : index
+  gpu.wait [%1]
+  cf.assert %ok, "mismatched size for broadcast"
+  cf.assert %ok, "mismatching contracting dimension"
+  %2 = gpu.wait async
+  %3 = gpu.memset async [%2] %m, %f : memref<?xf32>, f32
+  gpu.wait [%3]
+  return
+}
+
+// -----
+
+// Must not fire: a host load (of a host buffer the device may have written
+// by a copy) comes before the check, so the host waits for it.
+// CHECK-LABEL: func.func @check_after_load
+// CHECK: gpu.wait [%{{.*}}]
+// CHECK-NEXT: memref.load
+// CHECK: cf.assert
+// CHECK-NEXT: gpu.wait async
+func.func @check_after_load(%m: memref<?xf32>, %h: memref<1xi64>) {
+  %c0 = arith.constant 0 : index
+  %f = arith.constant 1.0 : f32
+  %0 = gpu.wait async
+  %1 = gpu.memset async [%0] %m, %f : memref<?xf32>, f32
+  gpu.wait [%1]
+  %v = memref.load %h[%c0] : memref<1xi64>
+  %z = arith.constant 0 : i64
+  %ok = arith.cmpi sge, %v, %z : i64
+  cf.assert %ok, "negative values not allowed in new dimensions"
+  %2 = gpu.wait async
+  %3 = gpu.memset async [%2] %m, %f : memref<?xf32>, f32
+  gpu.wait [%3]
   return
 }

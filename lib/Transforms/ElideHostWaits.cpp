@@ -1,22 +1,25 @@
-//===- ElideLibraryCallWaits.cpp - amp-elide-library-call-waits -----------===//
+//===- ElideHostWaits.cpp - amp-elide-host-waits --------------------------===//
 //
 // Part of amp-mlir. gpu-async-region makes the host wait for all GPU work
-// before any call, and starts a new stream after it:
+// before any call or op with side effects, and starts a new stream after it:
 //
 //   gpu.wait [%t]                      // mgpuStreamSynchronize
 //   call @ampGpuGemm(...)              // enqueued on the runtime's stream
+//   cf.assert %ok, "..."               // a host check of host values
 //   %n = gpu.wait async                // a new stream
 //
 // libamp_runtime runs everything (kernels, copies, cuBLAS, cuDNN) on one
 // in-order stream, so for calls of its stream-ordered entry points (marked
-// `amp.stream_ordered`) the wait is not needed: the chain goes on with %t
-// and the host never blocks between kernels and library calls.
+// `amp.stream_ordered`) the wait is not needed, and a check of host values
+// needs nothing from the device: the chain goes on with %t and the host
+// never blocks inside a function.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Dialect/Amp/IR/AmpDialect.h"
 #include "amp/Transforms/Passes.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -26,7 +29,7 @@
 
 namespace mlir {
 namespace amp {
-#define GEN_PASS_DEF_AMPELIDELIBRARYCALLWAITSPASS
+#define GEN_PASS_DEF_AMPELIDEHOSTWAITSPASS
 #include "amp/Transforms/Passes.h.inc"
 } // namespace amp
 } // namespace mlir
@@ -82,10 +85,13 @@ static bool isRedundantLoopBodyWait(gpu::WaitOp wait) {
   return false;
 }
 
+/// A host check: its condition is a host value (amp-check-host-code rejects
+/// host code that reads device memory), so it needs no device result.
+static bool isHostCheck(Operation *op) { return isa<cf::AssertOp>(op); }
+
 namespace {
-struct AmpElideLibraryCallWaitsPass
-    : public amp::impl::AmpElideLibraryCallWaitsPassBase<
-          AmpElideLibraryCallWaitsPass> {
+struct AmpElideHostWaitsPass
+    : public amp::impl::AmpElideHostWaitsPassBase<AmpElideHostWaitsPass> {
   void runOnOperation() override {
     SmallVector<gpu::WaitOp> waits;
     getOperation().walk([&](gpu::WaitOp op) {
@@ -94,17 +100,17 @@ struct AmpElideLibraryCallWaitsPass
     });
     unsigned elided = 0;
     for (gpu::WaitOp wait : waits) {
-      // Up to the next gpu op: only pure host ops and stream-ordered calls,
-      // at least one call.
-      bool sawCall = false;
+      // Up to the next gpu op: only pure host ops, stream-ordered calls and
+      // host checks, at least one of the latter two (the wait's reason).
+      bool sawHostWork = false;
       gpu::WaitOp next;
       for (Operation *op = wait->getNextNode(); op; op = op->getNextNode()) {
         if (auto other = dyn_cast<gpu::WaitOp>(op)) {
           next = other;
           break;
         }
-        if (isStreamOrderedCall(op)) {
-          sawCall = true;
+        if (isStreamOrderedCall(op) || isHostCheck(op)) {
+          sawHostWork = true;
           continue;
         }
         if (isHostStackStore(op))
@@ -112,7 +118,7 @@ struct AmpElideLibraryCallWaitsPass
         if (!isPure(op))
           break;
       }
-      if (!sawCall || !next || !next.getAsyncToken() ||
+      if (!sawHostWork || !next || !next.getAsyncToken() ||
           !next.getAsyncDependencies().empty())
         continue;
       next.getAsyncToken().replaceAllUsesWith(
