@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 13
+#define AMP_RUNNER_CAPI_VERSION 14
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -395,12 +395,49 @@ ampRunnerCall(AmpRunnerExecutable *exe, const void *const *inputs,
 /** The number of results. */
 AMP_RUNNER_CAPI int64_t ampRunnerResultsGetNum(AmpRunnerResults *results);
 /** Result `index`: its rank, shape (`rank` values) and dense row-major data
- *  (of the result type's element type), all owned by `results`. */
+ *  (of the result type's element type), all owned by `results`. An error
+ *  for a result kept on the device (ampRunnerResultsGetDevice). */
 AMP_RUNNER_CAPI int ampRunnerResultsGet(AmpRunnerResults *results,
                                         int64_t index, int64_t *rank,
                                         const int64_t **shape,
                                         const void **data);
 AMP_RUNNER_CAPI void ampRunnerResultsDestroy(AmpRunnerResults *results);
+
+/** A tensor kept on the device of a function's runtime (targets gpu and
+ *  gpu-sim) between calls: a result of ampRunnerCallDevice, to pass to later
+ *  calls without copies. Each handle is destroyed by
+ *  ampRunnerDeviceTensorDestroy; the buffer is freed with the last handle
+ *  to it. */
+typedef struct AmpRunnerDeviceTensor AmpRunnerDeviceTensor;
+
+/** ampRunnerCall with some arguments on the device and some results kept
+ *  there. `deviceInputs` is NULL or has one entry per argument: a device
+ *  tensor used in place of inputs[i] (the function may write into it), or
+ *  NULL for a host argument. `keep` is NULL or has one flag per result:
+ *  nonzero keeps the result on the device (ampRunnerResultsGetDevice), as
+ *  long as it is a dense buffer of its own; otherwise it comes back on the
+ *  host. NULL on failure. */
+AMP_RUNNER_CAPI AmpRunnerResults *
+ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
+                    const int64_t *const *inputShapes,
+                    AmpRunnerDeviceTensor *const *deviceInputs,
+                    const int32_t *keep);
+/** Result `index` if it was kept on the device: a new handle; NULL, without
+ *  an error, for a result on the host (ampRunnerResultsGet has it). */
+AMP_RUNNER_CAPI AmpRunnerDeviceTensor *
+ampRunnerResultsGetDevice(AmpRunnerResults *results, int64_t index);
+/** The tensor's element type (AmpRunnerElementType), rank and shape (owned
+ *  by the handle). */
+AMP_RUNNER_CAPI int ampRunnerDeviceTensorGetType(AmpRunnerDeviceTensor *tensor,
+                                                 int32_t *elementType,
+                                                 int64_t *rank,
+                                                 const int64_t **shape);
+/** Copies the tensor into `data`, a dense row-major host buffer of its size
+ *  (synchronizing the device). */
+AMP_RUNNER_CAPI int ampRunnerDeviceTensorRead(AmpRunnerDeviceTensor *tensor,
+                                              void *data);
+AMP_RUNNER_CAPI void
+ampRunnerDeviceTensorDestroy(AmpRunnerDeviceTensor *tensor);
 
 /** ampRunnerTime with the shapes of the inputs, as in ampRunnerCall. */
 AMP_RUNNER_CAPI int ampRunnerTimeShaped(AmpRunnerExecutable *exe,

@@ -40,6 +40,7 @@
 #include "mlir/Support/FileUtilities.h"
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
@@ -87,10 +88,45 @@ static size_t getDescriptorWords(const TensorSpec &type) {
   return 3 + 2 * type.shape.size();
 }
 
+/// A device buffer that outlives a call: freed when its last DeviceTensor
+/// goes.
+struct DeviceTensor::Storage {
+  GpuRuntime *gpu = nullptr;
+  void *pointer = nullptr;
+  Storage(GpuRuntime *gpu, void *pointer) : gpu(gpu), pointer(pointer) {}
+  Storage(const Storage &) = delete;
+  Storage &operator=(const Storage &) = delete;
+  ~Storage() {
+    if (pointer)
+      gpu->deallocate(pointer);
+  }
+};
+
+void *DeviceTensor::getData() const {
+  return storage ? storage->pointer : nullptr;
+}
+
+Expected<HostTensor> DeviceTensor::download() const {
+  if (!storage)
+    return makeError("an empty device tensor has no data");
+  HostTensor tensor(type);
+  if (tensor.getByteSize() > 0) {
+    storage->gpu->copy(tensor.getData(), storage->pointer,
+                       tensor.getByteSize());
+    storage->gpu->synchronize();
+  }
+  if (llvm::Error error = storage->gpu->takeError())
+    return std::move(error);
+  return std::move(tensor);
+}
+
 struct Executable::CallFrame {
-  /// Copies of the inputs (CPU), or the device buffers holding them (GPU).
+  /// Copies of the inputs (CPU), or the device buffers holding them (GPU):
+  /// those the frame uploaded (and frees), and the caller's device tensors
+  /// by address.
   SmallVector<HostTensor> hostInputs;
   SmallVector<void *> deviceInputs;
+  llvm::DenseMap<void *, std::shared_ptr<DeviceTensor::Storage>> residentInputs;
   SmallVector<SmallVector<int64_t>> inputDescriptors;
   SmallVector<void *> inputDescriptorPointers;
   SmallVector<int64_t> resultWords;
@@ -101,7 +137,8 @@ struct Executable::CallFrame {
   int64_t liveBuffersBefore = 0;
 };
 
-llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
+llvm::Error Executable::prepare(ArrayRef<CallArgument> inputs,
+                                CallFrame &frame) {
   if (gpu && !gpu->hasDevice())
     return makeError("'@" + signature.name +
                      "' was compiled without opening a device "
@@ -112,9 +149,35 @@ llvm::Error Executable::prepare(ArrayRef<HostTensor> inputs, CallFrame &frame) {
     return makeError("'@" + signature.name + "' takes " +
                      llvm::Twine(signature.arguments.size()) +
                      " arguments, got " + llvm::Twine(inputs.size()));
-  for (auto [index, given] : llvm::enumerate(inputs)) {
+  for (auto [index, argument] : llvm::enumerate(inputs)) {
     const TensorSpec &declared = signature.arguments[index];
     const TensorSpec &callType = callArguments[index];
+    if (argument.device) {
+      // Used in place: it must be the call type (no conversion on the
+      // device).
+      const DeviceTensor &device = argument.device;
+      if (!gpu)
+        return makeError("argument #" + llvm::Twine(index) + " of '@" +
+                         signature.name +
+                         "' is a device tensor, but the function runs on the "
+                         "CPU");
+      if (device.storage->gpu != gpu)
+        return makeError("argument #" + llvm::Twine(index) + " of '@" +
+                         signature.name +
+                         "' is a device tensor of another runtime");
+      if (!callType.accepts(device.getType()))
+        return makeError("argument #" + llvm::Twine(index) + " of '@" +
+                         signature.name + "' is " + callType.str() +
+                         ", got the device tensor " + device.getType().str());
+      frame.residentInputs[device.getData()] = device.storage;
+      frame.inputDescriptors.push_back(
+          makeDescriptor(device.getData(), device.getType()));
+      continue;
+    }
+    if (!argument.host)
+      return makeError("argument #" + llvm::Twine(index) + " of '@" +
+                       signature.name + "' is missing");
+    const HostTensor &given = *argument.host;
     if (!declared.accepts(given.getType()) &&
         !callType.accepts(given.getType()))
       return makeError("argument #" + llvm::Twine(index) + " of '@" +
@@ -211,15 +274,39 @@ static void gatherStrided(const char *base, ArrayRef<int64_t> strides,
   }
 }
 
-Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
-                                                      bool copyResults) {
-  SmallVector<HostTensor> results;
+/// Whether a result's descriptor is a dense row-major buffer of its own
+/// that starts at its allocation (what a DeviceTensor can stand for).
+static bool isDenseAllocation(void *allocated, const char *aligned,
+                              int64_t offset, ArrayRef<int64_t> sizes,
+                              ArrayRef<int64_t> strides) {
+  if (!allocated || aligned != allocated || offset != 0)
+    return false;
+  int64_t expected = 1;
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] != 1 && strides[d] != expected)
+      return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+Expected<SmallVector<CallResult>>
+Executable::collect(CallFrame &frame, bool copyResults,
+                    ArrayRef<bool> keepOnDevice) {
+  SmallVector<CallResult> results;
   llvm::SmallPtrSet<void *, 8> toFree;
   llvm::SmallPtrSet<void *, 8> inputBuffers;
   for (HostTensor &input : frame.hostInputs)
     inputBuffers.insert(input.getData());
   for (void *pointer : frame.deviceInputs)
     inputBuffers.insert(pointer);
+  for (auto &entry : frame.residentInputs)
+    inputBuffers.insert(entry.first);
+  // The buffers kept on the device, by address: the caller's device
+  // arguments, and what this call hands over.
+  llvm::DenseMap<void *, std::shared_ptr<DeviceTensor::Storage>> kept(
+      frame.residentInputs);
+  int64_t handedOver = 0;
 
   std::string problem;
   size_t word = 0;
@@ -246,6 +333,19 @@ Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
                     .str();
       continue;
     }
+    CallResult result;
+    if (gpu && index < keepOnDevice.size() && keepOnDevice[index] &&
+        isDenseAllocation(allocated, aligned, offset, sizes, strides)) {
+      std::shared_ptr<DeviceTensor::Storage> &storage = kept[allocated];
+      if (!storage) {
+        storage = std::make_shared<DeviceTensor::Storage>(gpu, allocated);
+        ++handedOver;
+      }
+      result.device.storage = storage;
+      result.device.type = returned;
+      results.push_back(std::move(result));
+      continue;
+    }
     HostTensor tensor(returned);
     size_t elementSize = getElementByteSize(type.element);
     if (returned.getNumElements() > 0) {
@@ -263,25 +363,33 @@ Expected<SmallVector<HostTensor>> Executable::collect(CallFrame &frame,
         gatherStrided(base, strides, tensor);
       }
     }
-    results.push_back(std::move(tensor));
+    result.host = std::move(tensor);
+    results.push_back(std::move(result));
   }
 
-  for (void *pointer : toFree) {
-    if (gpu)
-      gpu->deallocate(pointer);
-    else
-      std::free(pointer);
-  }
+  // What a device tensor now holds is not freed here: a result's buffer
+  // handed over, or an uploaded input a kept result returns.
+  for (void *pointer : toFree)
+    if (!kept.count(pointer)) {
+      if (gpu)
+        gpu->deallocate(pointer);
+      else
+        std::free(pointer);
+    }
   for (void *pointer : frame.deviceInputs)
-    gpu->deallocate(pointer);
+    if (!kept.count(pointer))
+      gpu->deallocate(pointer);
   frame.deviceInputs.clear();
+  frame.residentInputs.clear();
   if (gpu)
     if (llvm::Error error = gpu->takeError())
       return std::move(error);
   // The simulator knows every device buffer: what the call allocated and
-  // neither freed nor returned is a leak.
+  // neither freed nor returned is a leak (the buffers it handed over to
+  // device tensors are the caller's).
   if (gpu && gpu->isSimulator())
-    if (llvm::Error error = gpu->checkLiveBuffers(frame.liveBuffersBefore))
+    if (llvm::Error error =
+            gpu->checkLiveBuffers(frame.liveBuffersBefore + handedOver))
       return std::move(error);
   if (!problem.empty())
     return makeError(problem);
@@ -311,28 +419,62 @@ Executable::getSimulatorEstimate(StringRef chip) const {
   return gpu->getSimulatorEstimate(chip);
 }
 
+/// Host arguments for prepare().
+static SmallVector<CallArgument> hostArguments(ArrayRef<HostTensor> inputs) {
+  SmallVector<CallArgument> arguments;
+  for (const HostTensor &input : inputs)
+    arguments.push_back({&input, {}});
+  return arguments;
+}
+
 Expected<SmallVector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs) {
+  CallFrame frame;
+  if (llvm::Error error = prepare(hostArguments(inputs), frame))
+    return std::move(error);
+  if (llvm::Error error = invoke(frame))
+    return std::move(error);
+  Expected<SmallVector<CallResult>> results =
+      collect(frame, /*copyResults=*/true, {});
+  if (!results)
+    return results.takeError();
+  SmallVector<HostTensor> tensors;
+  for (CallResult &result : *results)
+    tensors.push_back(std::move(result.host));
+  return std::move(tensors);
+}
+
+Expected<SmallVector<CallResult>>
+Executable::call(ArrayRef<CallArgument> inputs, ArrayRef<bool> keepOnDevice) {
+  if (!keepOnDevice.empty() && keepOnDevice.size() != signature.results.size())
+    return makeError("'@" + signature.name + "' has " +
+                     llvm::Twine(signature.results.size()) + " results, got " +
+                     llvm::Twine(keepOnDevice.size()) +
+                     " flags of which to keep on the device");
+  if (!gpu && llvm::is_contained(keepOnDevice, true))
+    return makeError("'@" + signature.name +
+                     "' runs on the CPU: it has no device to keep results on");
   CallFrame frame;
   if (llvm::Error error = prepare(inputs, frame))
     return std::move(error);
   if (llvm::Error error = invoke(frame))
     return std::move(error);
-  return collect(frame, /*copyResults=*/true);
+  return collect(frame, /*copyResults=*/true, keepOnDevice);
 }
 
 Expected<SmallVector<double>> Executable::time(ArrayRef<HostTensor> inputs,
                                                unsigned repeat) {
   SmallVector<double> durations;
+  SmallVector<CallArgument> arguments = hostArguments(inputs);
   for (unsigned i = 0; i <= repeat; ++i) {
     CallFrame frame;
-    if (llvm::Error error = prepare(inputs, frame))
+    if (llvm::Error error = prepare(arguments, frame))
       return std::move(error);
     auto start = std::chrono::steady_clock::now();
     if (llvm::Error error = invoke(frame))
       return std::move(error);
     auto end = std::chrono::steady_clock::now();
-    Expected<SmallVector<HostTensor>> released =
-        collect(frame, /*copyResults=*/false);
+    Expected<SmallVector<CallResult>> released =
+        collect(frame, /*copyResults=*/false, {});
     if (!released)
       return released.takeError();
     if (i > 0) // The first call warms up.

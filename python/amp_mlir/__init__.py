@@ -21,7 +21,7 @@ Python bindings. See docs/python.md.
 from ._paths import ToolsNotFound, find_root
 from .compiler import (AmpDiagnostic, AmpError, AmpRemark, AmpWarning,
                        CompiledFunction, CompiledModule, CompileTiming,
-                       SignatureError,
+                       DeviceArray, SignatureError,
                        TensorType,
                        amp_option_kinds, build_amp_options, compile,
                        lowering_options,
@@ -40,7 +40,7 @@ from .distributed import rank, world_size
 __version__ = "0.1.0"
 
 __all__ = [
-    "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "CompileTiming", "FrontendError",
+    "AmpDiagnostic", "AmpError", "AmpRemark", "AotError", "AotFunction", "AotLibrary", "AmpWarning", "CompiledFunction", "CompiledModule", "CompileTiming", "DeviceArray", "FrontendError",
     "GradScaler", "UnsupportedOpError", "from_onnx", "from_torch",
     "buffers_of", "from_torch_training", "Trainer", "make_training_step",
     "parameters_of",

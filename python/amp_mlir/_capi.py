@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 13
+API_VERSION = 14
 
 
 _p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
@@ -80,6 +80,15 @@ SIGNATURES = {
         _p, _i64, ctypes.POINTER(_i64), ctypes.POINTER(ctypes.POINTER(_i64)),
         ctypes.POINTER(_p)]),
     "ampRunnerResultsDestroy": (None, [_p]),
+    "ampRunnerCallDevice": (_p, [_p, ctypes.POINTER(_p),
+                                 ctypes.POINTER(ctypes.POINTER(_i64)),
+                                 ctypes.POINTER(_p), ctypes.POINTER(_i32)]),
+    "ampRunnerResultsGetDevice": (_p, [_p, _i64]),
+    "ampRunnerDeviceTensorGetType": (ctypes.c_int, [
+        _p, ctypes.POINTER(_i32), ctypes.POINTER(_i64),
+        ctypes.POINTER(ctypes.POINTER(_i64))]),
+    "ampRunnerDeviceTensorRead": (ctypes.c_int, [_p, _p]),
+    "ampRunnerDeviceTensorDestroy": (None, [_p]),
     "ampRunnerTimeShaped": (ctypes.c_int, [
         _p, ctypes.POINTER(_p), ctypes.POINTER(ctypes.POINTER(_i64)), _i64,
         ctypes.POINTER(ctypes.c_double)]),

@@ -394,6 +394,56 @@ class TensorType:
                 and self.element == other.element)
 
 
+class DeviceArray:
+    """A tensor kept on the device of a compiled function (targets gpu and
+    gpu-sim) between calls: a result of CompiledFunction.call(...,
+    keep=...), to pass to later calls without copies. numpy() copies it to
+    the host. The device buffer is freed when the last DeviceArray holding
+    it goes. A function may write into a DeviceArray argument: pass one to a
+    call only when its value is no longer needed (a training step's state,
+    replaced by the step's results)."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        element = ctypes.c_int32()
+        rank = ctypes.c_int64()
+        shape = ctypes.POINTER(ctypes.c_int64)()
+        if _capi.lib().ampRunnerDeviceTensorGetType(
+                handle, ctypes.byref(element), ctypes.byref(rank),
+                ctypes.byref(shape)):
+            raise AmpError(_capi.last_error())
+        dtype, name = ELEMENT_TYPES[element.value]
+        self._element = name
+        self.dtype = np.dtype(bf16_dtype() if name == "bf16" else dtype)
+        self.shape = tuple(shape[d] for d in range(rank.value))
+
+    @property
+    def nbytes(self):
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+    def numpy(self):
+        """A host copy (synchronizes the device)."""
+        bf16 = self._element == "bf16"
+        output = np.empty(self.shape, np.uint16 if bf16 else self.dtype)
+        if _capi.lib().ampRunnerDeviceTensorRead(
+                self._handle, ctypes.c_void_p(output.ctypes.data)):
+            raise AmpError(_capi.last_error())
+        return from_bf16_bits(output) if bf16 else output
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _capi.lib.loaded is not None:
+            _capi.lib.loaded.ampRunnerDeviceTensorDestroy(handle)
+
+    def __repr__(self):
+        return (f"<amp_mlir.DeviceArray {self.dtype.name}"
+                f"{list(self.shape)}>")
+
+
 class CompiledFunction:
     """A JIT-compiled entry function. Call it with one numpy array per
     argument (or Python scalars/lists, converted to the argument's dtype);
@@ -453,37 +503,40 @@ class CompiledFunction:
         if len(args) != len(self.arguments):
             raise self._mismatch(f"@{self.name} takes {len(self.arguments)} "
                                  f"arguments, got {len(args)}")
-        arrays = []
-        for index, (value, expected) in enumerate(zip(args, self.arguments)):
-            if isinstance(value, np.ndarray):
-                array = value
-            else:
-                try:
-                    array = np.asarray(value, dtype=expected.dtype)
-                except (TypeError, ValueError) as error:
-                    raise self._mismatch(
-                        f"argument #{index} ({type(value).__name__}) cannot "
-                        f"be converted to {expected.dtype.name}: {error}")
-            if expected.element == "bf16" and array.dtype in (
-                    np.uint16, bf16_dtype()):
-                array = as_bf16_bits(array)
-            elif array.dtype != expected.dtype:
-                hint = ""
-                if expected.element == "bf16":
-                    hint = (" (bf16 values are ml_dtypes.bfloat16 arrays or "
-                            "uint16 bit patterns: amp_mlir.to_bfloat16 makes "
-                            "them)" if bf16_dtype() != np.uint16 else
-                            " (bf16 values are uint16 bit patterns: use "
-                            "amp_mlir.to_bfloat16)")
+        return [self._prepare_one(index, value)
+                for index, value in enumerate(args)]
+
+    def _prepare_one(self, index, value):
+        """Argument `index` as a contiguous array of its type."""
+        expected = self.arguments[index]
+        if isinstance(value, np.ndarray):
+            array = value
+        else:
+            try:
+                array = np.asarray(value, dtype=expected.dtype)
+            except (TypeError, ValueError) as error:
                 raise self._mismatch(
-                    f"argument #{index} has dtype {array.dtype.name}, "
-                    f"expected {expected.dtype.name} for {expected}{hint}")
-            if not expected.accepts(array.shape):
-                raise self._mismatch(
-                    f"argument #{index} has shape {array.shape}, expected "
-                    f"{expected.shape} for {expected}")
-            arrays.append(np.ascontiguousarray(array))
-        return arrays
+                    f"argument #{index} ({type(value).__name__}) cannot "
+                    f"be converted to {expected.dtype.name}: {error}")
+        if expected.element == "bf16" and array.dtype in (
+                np.uint16, bf16_dtype()):
+            array = as_bf16_bits(array)
+        elif array.dtype != expected.dtype:
+            hint = ""
+            if expected.element == "bf16":
+                hint = (" (bf16 values are ml_dtypes.bfloat16 arrays or "
+                        "uint16 bit patterns: amp_mlir.to_bfloat16 makes "
+                        "them)" if bf16_dtype() != np.uint16 else
+                        " (bf16 values are uint16 bit patterns: use "
+                        "amp_mlir.to_bfloat16)")
+            raise self._mismatch(
+                f"argument #{index} has dtype {array.dtype.name}, "
+                f"expected {expected.dtype.name} for {expected}{hint}")
+        if not expected.accepts(array.shape):
+            raise self._mismatch(
+                f"argument #{index} has shape {array.shape}, expected "
+                f"{expected.shape} for {expected}")
+        return np.ascontiguousarray(array)
 
     @staticmethod
     def _pointers(arrays):
@@ -512,27 +565,77 @@ class CompiledFunction:
         if not results:
             raise AmpError(f"@{self.name}: {_capi.last_error()}")
         try:
-            outputs = []
-            for index, expected in enumerate(self.results):
-                rank = ctypes.c_int64()
-                shape = ctypes.POINTER(ctypes.c_int64)()
-                data = ctypes.c_void_p()
-                if lib.ampRunnerResultsGet(results, index, ctypes.byref(rank),
-                                           ctypes.byref(shape),
-                                           ctypes.byref(data)):
-                    raise AmpError(f"@{self.name}: {_capi.last_error()}")
-                dims = tuple(shape[d] for d in range(rank.value))
-                bf16 = expected.element == "bf16"
-                output = np.empty(dims, np.uint16 if bf16 else expected.dtype)
-                if output.nbytes:
-                    ctypes.memmove(output.ctypes.data, data, output.nbytes)
-                outputs.append(from_bf16_bits(output) if bf16 else output)
+            outputs = [self._result(results, index, expected)
+                       for index, expected in enumerate(self.results)]
         finally:
             lib.ampRunnerResultsDestroy(results)
         del keep
         if not outputs:
             return None
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def call(self, *args, keep=None):
+        """__call__ with device arrays (targets gpu and gpu-sim): an argument
+        may be a DeviceArray, used in place with no copy, and each result
+        whose flag in `keep` (one bool per result) is true stays on the
+        device as a DeviceArray (unless the function returns it as a view of
+        another buffer: then it comes back as an array). Always returns a
+        tuple, one entry per result."""
+        count = len(self.arguments)
+        if len(args) != count:
+            raise self._mismatch(f"@{self.name} takes {count} arguments, "
+                                 f"got {len(args)}")
+        if keep is not None and len(keep) != len(self.results):
+            raise ValueError(f"keep has {len(keep)} flags; @{self.name} has "
+                             f"{len(self.results)} results")
+        devices = (ctypes.c_void_p * max(count, 1))()
+        # A device argument's host entry is an empty placeholder the runner
+        # does not read (it checks the device array's type itself).
+        hosts = []
+        for index, value in enumerate(args):
+            if isinstance(value, DeviceArray):
+                devices[index] = value._handle
+                hosts.append(np.zeros((0,) * len(self.arguments[index].shape),
+                                      np.uint8))
+            else:
+                hosts.append(self._prepare_one(index, value))
+        shapes, keep_shapes = self._shapes(hosts)
+        flags = (ctypes.c_int32 * max(len(self.results), 1))(
+            *[int(bool(flag)) for flag in (keep or [])])
+        lib = _capi.lib()
+        results = lib.ampRunnerCallDevice(
+            self._handle, self._pointers(hosts), shapes, devices,
+            flags if keep is not None else None)
+        if not results:
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        try:
+            outputs = []
+            for index, expected in enumerate(self.results):
+                handle = lib.ampRunnerResultsGetDevice(results, index)
+                if handle:
+                    outputs.append(DeviceArray(handle))
+                    continue
+                outputs.append(self._result(results, index, expected))
+        finally:
+            lib.ampRunnerResultsDestroy(results)
+        del keep_shapes
+        return tuple(outputs)
+
+    def _result(self, results, index, expected):
+        """Host result `index` of `results` as an array."""
+        lib = _capi.lib()
+        rank = ctypes.c_int64()
+        shape = ctypes.POINTER(ctypes.c_int64)()
+        data = ctypes.c_void_p()
+        if lib.ampRunnerResultsGet(results, index, ctypes.byref(rank),
+                                   ctypes.byref(shape), ctypes.byref(data)):
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        dims = tuple(shape[d] for d in range(rank.value))
+        bf16 = expected.element == "bf16"
+        output = np.empty(dims, np.uint16 if bf16 else expected.dtype)
+        if output.nbytes:
+            ctypes.memmove(output.ctypes.data, data, output.nbytes)
+        return from_bf16_bits(output) if bf16 else output
 
     def time(self, *args, repeat=10):
         """Seconds per call: one warm-up, then the median of `repeat` calls."""

@@ -133,6 +133,11 @@ def parameters_of(model):
             for name, p in model.named_parameters() if p.requires_grad}
 
 
+def _host(value):
+    """A state value as a host array (a copy of a device array)."""
+    return value.numpy() if isinstance(value, compiler.DeviceArray) else value
+
+
 class Trainer:
     """Compiles the training step of a forward-backward function and keeps
     its state: the fp32 parameters, the model's buffers, the optimizer
@@ -190,13 +195,21 @@ class Trainer:
                                        dtype=dtype, target=target,
                                        **compile_options)
         self._step = self.module[func_name]
+        # On a GPU (and in the simulator) the state stays on the device
+        # between steps: each step takes the device arrays the last one
+        # returned, and only the batch, the loss and the skip flag cross
+        # the host link.
+        self._keep = None
+        if target in ("gpu", "gpu-sim"):
+            self._keep = [role not in ("loss", "found_inf")
+                          for role, _ in self._results]
         init = self.module[f"{func_name}_init"]()
         init = init if isinstance(init, tuple) else (init,)
         state_roles = [role for role in self._arguments
                        if role[0] in ("optimizer_state", "scaler", "fp8")]
-        self.state = {}
+        self._state = {}
         for (role, label), value in zip(state_roles, init):
-            self.state[f"{role}:{label}"] = np.array(value, copy=True)
+            self._state[f"{role}:{label}"] = np.array(value, copy=True)
         names = [label for role, label in self._arguments if role == "param"]
         missing = [name for name in names if name not in params]
         unknown = [name for name in params if name not in names]
@@ -209,12 +222,19 @@ class Trainer:
             if value.dtype != np.float32:
                 raise TypeError(f"parameter {name!r} has dtype "
                                 f"{value.dtype}; the masters are float32")
-            self.state[f"param:{name}"] = np.array(value, copy=True)
+            self._state[f"param:{name}"] = np.array(value, copy=True)
         self._set_buffers({} if buffers is None else buffers)
         self.batch_count = sum(1 for role, _ in self._arguments
                                if role == "batch")
         self.steps = 0
         self.skipped = 0
+
+    @property
+    def state(self):
+        """{role:label: array}: every state value the step carries
+        (parameters, buffers, optimizer, scaler), as host arrays (copies of
+        what the device holds for targets gpu and gpu-sim)."""
+        return {key: _host(value) for key, value in self._state.items()}
 
     @property
     def params(self):
@@ -235,12 +255,13 @@ class Trainer:
                 raise TypeError(f"buffer {name!r} is {value.dtype}"
                                 f"{list(value.shape)}; the step takes "
                                 f"{dtype}{list(shape)}")
-            self.state[f"buffer:{name}"] = np.array(value, copy=True)
+            self._state[f"buffer:{name}"] = np.array(value, copy=True)
 
     def _state_of(self, role):
-        """{label: array} of the state of one role."""
-        return {key.split(":", 1)[1]: value for key, value in
-                self.state.items() if key.startswith(f"{role}:")}
+        """{label: array} of the state of one role (host copies of what is
+        on the device)."""
+        return {key.split(":", 1)[1]: _host(value) for key, value in
+                self._state.items() if key.startswith(f"{role}:")}
 
     @property
     def buffers(self):
@@ -251,7 +272,7 @@ class Trainer:
     @property
     def scale(self):
         """The current loss scale."""
-        return float(self.state["scaler:scale"])
+        return float(_host(self._state["scaler:scale"]))
 
     def step(self, *batch):
         """One training step on a batch (the batch tensors of the
@@ -266,8 +287,11 @@ class Trainer:
         batch = iter(batch)
         for role, label in self._arguments:
             arguments.append(next(batch) if role == "batch" else
-                             self.state[f"{role}:{label}"])
-        results = self._step(*arguments)
+                             self._state[f"{role}:{label}"])
+        if self._keep is None:
+            results = self._step(*arguments)
+        else:
+            results = self._step.call(*arguments, keep=self._keep)
         loss = found = None
         for (role, label), value in zip(self._results, results):
             if role == "loss":
@@ -275,7 +299,7 @@ class Trainer:
             elif role == "found_inf":
                 found = bool(value)
             else:
-                self.state[f"{role}:{label}"] = value
+                self._state[f"{role}:{label}"] = value
         self.steps += 1
         self.skipped += int(found)
         return loss, found
@@ -283,8 +307,8 @@ class Trainer:
     def state_dict(self):
         """Everything a resumed run needs: parameters, optimizer state,
         scaler state and the step/skip counts, as numpy arrays."""
-        state = {key: np.array(value, copy=True)
-                 for key, value in self.state.items()}
+        state = {key: np.array(_host(value), copy=True)
+                 for key, value in self._state.items()}
         state["trainer:steps"] = np.array(self.steps, dtype=np.int64)
         state["trainer:skipped"] = np.array(self.skipped, dtype=np.int64)
         return state
@@ -292,21 +316,21 @@ class Trainer:
     def load_state_dict(self, state):
         """Restores a state_dict(): the next step continues exactly where
         the saved run was."""
-        expected = set(self.state) | {"trainer:steps", "trainer:skipped"}
+        expected = set(self._state) | {"trainer:steps", "trainer:skipped"}
         if set(state) != expected:
             raise ValueError(
                 f"the state does not belong to this training step: missing "
                 f"{sorted(expected - set(state))}, unknown "
                 f"{sorted(set(state) - expected)}")
-        for key in self.state:
+        for key in self._state:
             value = np.asarray(state[key])
-            if value.shape != self.state[key].shape or \
-                    value.dtype != self.state[key].dtype:
+            if value.shape != self._state[key].shape or \
+                    value.dtype != self._state[key].dtype:
                 raise ValueError(f"{key}: {value.dtype}{list(value.shape)} "
                                  f"where the step has "
-                                 f"{self.state[key].dtype}"
-                                 f"{list(self.state[key].shape)}")
-            self.state[key] = np.array(value, copy=True)
+                                 f"{self._state[key].dtype}"
+                                 f"{list(self._state[key].shape)}")
+            self._state[key] = np.array(value, copy=True)
         self.steps = int(state["trainer:steps"])
         self.skipped = int(state["trainer:skipped"])
 

@@ -246,3 +246,78 @@ def test_transform_takes_the_lowerings_options():
     with pytest.raises(ValueError, match="unknown option 'channels-lst'"):
         amp_mlir.transform(CONV, level="O0", lower="gpu",
                            gpu_options={"channels-lst": True})
+
+
+DEVICE_MODULE = """
+func.func @axpy(%a: tensor<4xf32>, %x: tensor<4xf32>) -> (tensor<4xf32>, tensor<f32>) {
+  %r = tosa.add %a, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %s = tosa.reduce_sum %r {axis = 0 : i32} : (tensor<4xf32>) -> tensor<1xf32>
+  %c = tosa.const_shape {values = dense<> : tensor<0xindex>} : () -> !tosa.shape<0>
+  %t = tosa.reshape %s, %c : (tensor<1xf32>, !tosa.shape<0>) -> tensor<f32>
+  return %r, %t : tensor<4xf32>, tensor<f32>
+}
+"""
+
+
+@pytest.fixture
+def axpy(tmp_path):
+    module = tmp_path / "axpy.mlir"
+    module.write_text(DEVICE_MODULE)
+    return module
+
+
+def test_gpu_sim_results_stay_on_the_device(axpy):
+    """CompiledFunction.call(..., keep=...): a kept result is a DeviceArray;
+    passed back, it is used in place (nothing crosses the host link for
+    it), and the values are those of plain calls."""
+    module = amp_mlir.compile(axpy, level="O0", target="gpu-sim")
+    f = module.axpy
+    a = np.arange(4, dtype=np.float32)
+    x = np.full(4, 0.5, np.float32)
+    module.reset_simulator()
+    r, total = f.call(a, x, keep=[True, False])
+    uploaded = module.simulator_stats()["hostBytes"]
+    assert isinstance(r, amp_mlir.DeviceArray)
+    assert (r.shape, r.dtype) == ((4,), np.float32)
+    assert uploaded == a.nbytes + x.nbytes + 4  # the total comes back
+    np.testing.assert_array_equal(r.numpy(), a + x)
+    assert float(total) == float(np.sum(a + x))
+    module.reset_simulator()
+    r2, total2 = f.call(r, x, keep=[True, False])
+    assert module.simulator_stats()["hostBytes"] == x.nbytes + 4
+    del r  # the result's buffer is its own
+    expected = f(a + x, x)
+    np.testing.assert_array_equal(r2.numpy(), expected[0])
+    assert float(total2) == float(expected[1])
+    np.testing.assert_array_equal(np.asarray(r2), expected[0])
+    # Without keep, call is __call__ returning a tuple.
+    plain = f.call(a, x)
+    np.testing.assert_array_equal(plain[0], a + x)
+
+
+def test_gpu_sim_device_array_errors(axpy):
+    """Each misuse of call() is an exception at the call that says what is
+    wrong."""
+    module = amp_mlir.compile(axpy, level="O0", target="gpu-sim")
+    f = module.axpy
+    a = np.ones(4, np.float32)
+    r, total = f.call(a, a, keep=[True, False])
+    with pytest.raises(ValueError, match="keep has 1 flags; @axpy has 2"):
+        f.call(a, a, keep=[True])
+    with pytest.raises(amp_mlir.SignatureError, match="takes 2 arguments"):
+        f.call(r, keep=[True, False])
+    # A device array where the function takes another type.
+    _, scalar = amp_mlir.compile(axpy, level="O0", target="gpu-sim").axpy.call(
+        a, a, keep=[False, True])
+    with pytest.raises(amp_mlir.AmpError,
+                       match=r"argument #0 of '@axpy' is tensor<4xf32>, "
+                             r"got the device tensor tensor<f32>"):
+        f.call(scalar, a)
+    cpu = amp_mlir.compile(axpy, level="O0").axpy
+    with pytest.raises(amp_mlir.AmpError,
+                       match="runs on the CPU: it has no device"):
+        cpu.call(a, a, keep=[True, False])
+    with pytest.raises(amp_mlir.AmpError,
+                       match="is a device tensor, but the function runs on "
+                             "the CPU"):
+        cpu.call(r, a)

@@ -114,6 +114,52 @@ def test_gpu_sim_matches_cpu_and_skips_overflows(forward_backward, problem,
     assert int(sim.state["optimizer_state:step"]) == 31 - sim.skipped
 
 
+def test_gpu_sim_keeps_the_state_on_the_device(forward_backward, problem,
+                                              tmp_path):
+    """target='gpu-sim' (as 'gpu'): the parameters, the optimizer's and the
+    loss scaler's state stay on the device between steps. After the first
+    step, which uploads them, a step moves only the batch to the device and
+    the loss and the skip flag back (it moved all the state both ways), and
+    it computes bit for bit what steps that copy everything compute. The
+    state_dict and a resumed run see the device's values."""
+    params, x, t = problem
+    sim = amp_mlir.Trainer(forward_backward, params, level="O2",
+                           target="gpu-sim")
+    copying = amp_mlir.Trainer(forward_backward, params, level="O2",
+                               target="gpu-sim")
+    copying._keep = None  # the host round trip of every state value
+    sim.step(x, t)
+    sim.module.reset_simulator()
+    for _ in range(3):
+        sim.step(x, t)
+    moved = sim.module.simulator_stats()["hostBytes"]
+    batch = x.nbytes + t.nbytes
+    assert moved == 3 * (batch + 4 + 1)  # + the f32 loss, the i1 flag
+    copying.step(x, t)
+    copying.module.reset_simulator()
+    copying.step(x, t)
+    state = sum(value.nbytes for value in copying.state.values())
+    assert copying.module.simulator_stats()["hostBytes"] == \
+        batch + 5 + 2 * state
+    for _ in range(2):
+        copying.step(x, t)
+    for _ in range(20):
+        assert sim.step(x, t) == copying.step(x, t)
+    a, b = sim.state_dict(), copying.state_dict()
+    assert sorted(a) == sorted(b) and sim.skipped >= 1
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    assert sim.scale == copying.scale
+    # Saved from the device, loaded onto the host: the next step uploads.
+    sim.save(tmp_path / "state.npz")
+    resumed = amp_mlir.Trainer(forward_backward, params, level="O2",
+                               target="gpu-sim")
+    resumed.load(tmp_path / "state.npz")
+    assert resumed.step(x, t) == sim.step(x, t)
+    np.testing.assert_array_equal(resumed.params["fc.weight"],
+                                  sim.params["fc.weight"])
+
+
 def test_state_dict_resumes_bit_for_bit(forward_backward, problem, tmp_path):
     params, x, t = problem
     straight = amp_mlir.Trainer(forward_backward, params, level="O2")

@@ -354,6 +354,42 @@ llvm::Error checkGpuRuntime(StringRef path, bool openDevice = true);
 /// by an MPI launcher), from the runtime library at `path`.
 llvm::Expected<int32_t> getCollectiveRank(StringRef path);
 
+/// A tensor on an executable's device (targets gpu and gpu-sim) that
+/// outlives the call that made it: a result a call kept on the device, to be
+/// passed to later calls without copies (a training step's parameters and
+/// optimizer state). Copies of a handle share the buffer, which is freed on
+/// the device when the last one goes.
+class DeviceTensor {
+public:
+  DeviceTensor() = default;
+  const TensorSpec &getType() const { return type; }
+  /// The buffer's device address (nullptr for an empty handle).
+  void *getData() const;
+  explicit operator bool() const { return storage != nullptr; }
+  /// Copies the tensor to the host (synchronizing the device).
+  llvm::Expected<HostTensor> download() const;
+
+private:
+  friend class Executable;
+  struct Storage;
+  std::shared_ptr<Storage> storage;
+  TensorSpec type;
+};
+
+/// An argument of Executable::call: a host tensor, copied to the device for
+/// the call, or a device tensor, used in place.
+struct CallArgument {
+  const HostTensor *host = nullptr;
+  DeviceTensor device;
+};
+
+/// A result of Executable::call: on the host, or (`device` set) kept on the
+/// device.
+struct CallResult {
+  HostTensor host;
+  DeviceTensor device;
+};
+
 /// A JIT-compiled entry function.
 class Executable {
 public:
@@ -397,6 +433,17 @@ public:
   /// into its arguments cannot change them) and returns its results.
   llvm::Expected<SmallVector<HostTensor>> run(ArrayRef<HostTensor> inputs);
 
+  /// run() with some arguments on the device already and some results kept
+  /// there (targets gpu and gpu-sim): nothing is copied for a device
+  /// argument, and a result whose `keepOnDevice` flag is set comes back as a
+  /// DeviceTensor (`keepOnDevice` is empty or has one flag per result). A
+  /// device argument must have the argument's call type; unlike a host one,
+  /// the function may write into it, so the caller should take it as
+  /// consumed. A kept result that is not a dense buffer of its own comes
+  /// back on the host.
+  llvm::Expected<SmallVector<CallResult>> call(ArrayRef<CallArgument> inputs,
+                                               ArrayRef<bool> keepOnDevice);
+
   /// Calls the function once to warm up, then `repeat` times; returns the
   /// duration of each of these calls in seconds (for the GPU, up to the
   /// end of the work on the stream). Copying inputs in and freeing results
@@ -408,10 +455,10 @@ private:
   struct CallFrame;
   Executable() = default;
   Executable(const Executable &) = default;
-  llvm::Error prepare(ArrayRef<HostTensor> inputs, CallFrame &frame);
+  llvm::Error prepare(ArrayRef<CallArgument> inputs, CallFrame &frame);
   llvm::Error invoke(CallFrame &frame);
-  llvm::Expected<SmallVector<HostTensor>> collect(CallFrame &frame,
-                                                  bool copyResults);
+  llvm::Expected<SmallVector<CallResult>>
+  collect(CallFrame &frame, bool copyResults, ArrayRef<bool> keepOnDevice);
 
   Signature signature;
   SmallVector<TensorSpec> callArguments;

@@ -77,6 +77,12 @@ struct AmpRunnerExecutable {
 
 struct AmpRunnerResults {
   SmallVector<HostTensor> tensors;
+  /// One per result: empty for a result on the host.
+  SmallVector<DeviceTensor> devices;
+};
+
+struct AmpRunnerDeviceTensor {
+  DeviceTensor tensor;
 };
 
 static thread_local std::string lastError;
@@ -977,40 +983,53 @@ int ampRunnerGetTensorType(AmpRunnerExecutable *exe, int isResult,
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// Copies the caller's buffers into host tensors of the argument types, of
-/// the shapes `shapes` gives (NULL: the declared ones, which must be
-/// static).
+/// Copies the caller's buffer of argument `index` into a host tensor of the
+/// argument type: of shape `shapes[index]` (`shapes` NULL: the declared one,
+/// which must be static).
+static llvm::Expected<HostTensor> copyInput(const Signature &signature,
+                                            size_t index,
+                                            const void *const *inputs,
+                                            const int64_t *const *shapes) {
+  const TensorSpec &declared = signature.arguments[index];
+  TensorSpec type = declared;
+  if (shapes) {
+    if (!shapes[index])
+      return llvm::createStringError("the shape of input #" +
+                                     std::to_string(index) + " is NULL");
+    type.shape.assign(shapes[index], shapes[index] + declared.shape.size());
+  }
+  if (!type.hasStaticShape())
+    return llvm::createStringError(
+        "argument #" + std::to_string(index) + " of '@" + signature.name +
+        "' is " + declared.str() +
+        ": its shape must be given (dynamic dimensions)");
+  if (!declared.accepts(type))
+    return llvm::createStringError("argument #" + std::to_string(index) +
+                                   " of '@" + signature.name + "' is " +
+                                   declared.str() + ", got " + type.str());
+  HostTensor tensor(type);
+  if (tensor.getByteSize() > 0) {
+    if (!inputs || !inputs[index])
+      return llvm::createStringError("input buffer #" + std::to_string(index) +
+                                     " is NULL");
+    std::memcpy(tensor.getData(), inputs[index], tensor.getByteSize());
+  }
+  return std::move(tensor);
+}
+
+/// copyInput of every argument.
 static llvm::Expected<SmallVector<HostTensor>>
 copyInputs(const Signature &signature, const void *const *inputs,
            const int64_t *const *shapes = nullptr) {
   SmallVector<HostTensor> tensors;
   if (!inputs && !signature.arguments.empty())
     return llvm::createStringError("no input buffers");
-  for (auto [index, declared] : llvm::enumerate(signature.arguments)) {
-    TensorSpec type = declared;
-    if (shapes) {
-      if (!shapes[index])
-        return llvm::createStringError("the shape of input #" +
-                                       std::to_string(index) + " is NULL");
-      type.shape.assign(shapes[index], shapes[index] + declared.shape.size());
-    }
-    if (!type.hasStaticShape())
-      return llvm::createStringError(
-          "argument #" + std::to_string(index) + " of '@" + signature.name +
-          "' is " + declared.str() +
-          ": its shape must be given (dynamic dimensions)");
-    if (!declared.accepts(type))
-      return llvm::createStringError("argument #" + std::to_string(index) +
-                                     " of '@" + signature.name + "' is " +
-                                     declared.str() + ", got " + type.str());
-    HostTensor tensor(type);
-    if (tensor.getByteSize() > 0) {
-      if (!inputs[index])
-        return llvm::createStringError("input buffer #" +
-                                       std::to_string(index) + " is NULL");
-      std::memcpy(tensor.getData(), inputs[index], tensor.getByteSize());
-    }
-    tensors.push_back(std::move(tensor));
+  for (size_t index = 0; index < signature.arguments.size(); ++index) {
+    llvm::Expected<HostTensor> tensor =
+        copyInput(signature, index, inputs, shapes);
+    if (!tensor)
+      return tensor.takeError();
+    tensors.push_back(std::move(*tensor));
   }
   return std::move(tensors);
 }
@@ -1063,6 +1082,49 @@ AmpRunnerResults *ampRunnerCall(AmpRunnerExecutable *exe,
   return result.release();
 }
 
+AmpRunnerResults *
+ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
+                    const int64_t *const *inputShapes,
+                    AmpRunnerDeviceTensor *const *deviceInputs,
+                    const int32_t *keep) {
+  if (!exe)
+    return fail("ampRunnerCallDevice: no executable", nullptr);
+  const Signature &signature = exe->executable->getSignature();
+  // The host arguments are copied as in ampRunnerCall; a device argument's
+  // entries of `inputs` and `inputShapes` are not read.
+  SmallVector<CallArgument> arguments(signature.arguments.size());
+  SmallVector<HostTensor> hostTensors;
+  for (size_t index = 0; index < signature.arguments.size(); ++index) {
+    if (deviceInputs && deviceInputs[index]) {
+      arguments[index].device = deviceInputs[index]->tensor;
+      continue;
+    }
+    llvm::Expected<HostTensor> tensor =
+        copyInput(signature, index, inputs, inputShapes);
+    if (!tensor)
+      return fail(llvm::toString(tensor.takeError()), nullptr);
+    hostTensors.push_back(std::move(*tensor));
+  }
+  // The pointers into hostTensors, now that it has stopped growing.
+  for (size_t index = 0, host = 0; index < signature.arguments.size(); ++index)
+    if (!arguments[index].device)
+      arguments[index].host = &hostTensors[host++];
+  SmallVector<bool> flags;
+  if (keep)
+    for (size_t index = 0; index < signature.results.size(); ++index)
+      flags.push_back(keep[index] != 0);
+  llvm::Expected<SmallVector<CallResult>> results =
+      exe->executable->call(arguments, flags);
+  if (!results)
+    return fail(llvm::toString(results.takeError()), nullptr);
+  auto result = std::make_unique<AmpRunnerResults>();
+  for (CallResult &each : *results) {
+    result->tensors.push_back(std::move(each.host));
+    result->devices.push_back(std::move(each.device));
+  }
+  return result.release();
+}
+
 int64_t ampRunnerResultsGetNum(AmpRunnerResults *results) {
   return results ? static_cast<int64_t>(results->tensors.size()) : 0;
 }
@@ -1073,6 +1135,11 @@ int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
     return fail("ampRunnerResultsGet: no results", 1);
   if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
     return fail("result #" + llvm::Twine(index) + " out of range", 1);
+  if (index < static_cast<int64_t>(results->devices.size()) &&
+      results->devices[index])
+    return fail("result #" + llvm::Twine(index) +
+                    " was kept on the device: use ampRunnerResultsGetDevice",
+                1);
   const HostTensor &tensor = results->tensors[index];
   if (rank)
     *rank = tensor.getType().shape.size();
@@ -1081,6 +1148,51 @@ int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
   if (data)
     *data = tensor.getData();
   return 0;
+}
+
+AmpRunnerDeviceTensor *ampRunnerResultsGetDevice(AmpRunnerResults *results,
+                                                 int64_t index) {
+  if (!results)
+    return fail("ampRunnerResultsGetDevice: no results", nullptr);
+  if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
+    return fail("result #" + llvm::Twine(index) + " out of range", nullptr);
+  if (index >= static_cast<int64_t>(results->devices.size()) ||
+      !results->devices[index])
+    return nullptr;
+  return new AmpRunnerDeviceTensor{results->devices[index]};
+}
+
+int ampRunnerDeviceTensorGetType(AmpRunnerDeviceTensor *tensor,
+                                 int32_t *elementType, int64_t *rank,
+                                 const int64_t **shape) {
+  if (!tensor)
+    return fail("ampRunnerDeviceTensorGetType: no tensor", 1);
+  const TensorSpec &type = tensor->tensor.getType();
+  if (elementType)
+    *elementType = static_cast<int32_t>(toCElementType(type.element));
+  if (rank)
+    *rank = type.shape.size();
+  if (shape)
+    *shape = type.shape.data();
+  return 0;
+}
+
+int ampRunnerDeviceTensorRead(AmpRunnerDeviceTensor *tensor, void *data) {
+  if (!tensor)
+    return fail("ampRunnerDeviceTensorRead: no tensor", 1);
+  llvm::Expected<HostTensor> host = tensor->tensor.download();
+  if (!host)
+    return failWith(host.takeError());
+  if (host->getByteSize() > 0) {
+    if (!data)
+      return fail("ampRunnerDeviceTensorRead: no buffer", 1);
+    std::memcpy(data, host->getData(), host->getByteSize());
+  }
+  return 0;
+}
+
+void ampRunnerDeviceTensorDestroy(AmpRunnerDeviceTensor *tensor) {
+  delete tensor;
 }
 
 void ampRunnerResultsDestroy(AmpRunnerResults *results) { delete results; }
