@@ -519,6 +519,23 @@ def test_errors():
         amp_mlir.from_torch_training(F.relu, F.cross_entropy,
                                      {"kind": "sgd"}, x, y)
 
+    class Branchy(nn.Module):  # an `if` on a tensor's value
+        def __init__(self):
+            super().__init__()
+            self.linear = nn.Linear(16, 4)
+
+        def forward(self, x):
+            y = self.linear(x)
+            return y if (y > 0).all() else -y
+
+    # The tracer's message, then what to do (Hugging Face decoders read
+    # their positions this way unless given an attention mask).
+    with raises(amp_mlir.FrontendError,
+                r"(?s)data-dependent.*reads the value of a tensor in "
+                r"Python.*attention_mask=torch.ones_like\(input_ids\)"):
+        amp_mlir.from_torch_training(Branchy(), F.cross_entropy,
+                                     {"kind": "sgd"}, x, y)
+
 
 if __name__ == "__main__":
     import sys

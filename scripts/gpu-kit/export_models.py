@@ -142,6 +142,9 @@ GPT2_SMALL = {"n_layer": 2, "n_embd": 64, "n_head": 4, "n_positions": 64,
 
 RESNET50_SGD = {"optimizer": "sgd", "lr": 0.1, "momentum": 0.9,
                 "weight_decay": 5e-5}
+# GPT-2's AdamW (nanoGPT's settings).
+GPT2_ADAMW = {"optimizer": "adamw", "lr": 6e-4, "betas": [0.9, 0.95],
+              "eps": 1e-8, "weight_decay": 0.1}
 
 
 def _kit_models():
@@ -163,6 +166,10 @@ def _kit_models():
                            "channels_last": True},
         "gpt2_small": {"kind": "gpt2", "config": GPT2_SMALL, "batch": 2,
                        "seq": 64, "variants": "O0_O2"},
+        # GPT-2's training step (AdamW) at that size, against the CPU.
+        "gpt2_train_small": {"kind": "gpt2", "config": GPT2_SMALL,
+                             "batch": 2, "seq": 64, "train": GPT2_ADAMW,
+                             "variants": "O0_O2"},
         # ResNet-50's training step at that size, against the CPU.
         "resnet50_train_small": {"kind": "torchvision", "arch": "resnet50",
                                  "batch": 2, "image": 64,
@@ -192,8 +199,7 @@ def _kit_models():
             "variants": "ALL", "real": True}
     models["gpt2_train_b8"] = {
         "kind": "gpt2", "config": GPT2_124M, "batch": 8, "seq": 1024,
-        "train": {"optimizer": "adamw", "lr": 6e-4, "betas": [0.9, 0.95],
-                  "eps": 1e-8, "weight_decay": 0.1}, "real": True}
+        "train": GPT2_ADAMW, "real": True}
     return models
 
 
@@ -226,46 +232,30 @@ def _logits(output):
     return output.logits
 
 
-class _Logits(torch.nn.Module):
-    """GPT-2 returning its logits (for from_torch_training)."""
+def build_gpt2_logits(config):
+    """build_gpt2's model whose forward(tokens) returns the logits, with
+    the state-dict names of GPT2LMHeadModel (the PyTorch baseline's). It
+    passes an all-ones attention mask: without one, transformers checks
+    the positions for packed sequences by reading a tensor's value, which
+    tracing the training step (make_fx) cannot do."""
+    import transformers
 
-    def __init__(self, inner):
-        super().__init__()
-        self.inner = inner
+    class GPT2Logits(transformers.GPT2LMHeadModel):
+        def forward(self, tokens):
+            return super().forward(tokens,
+                                   attention_mask=torch.ones_like(tokens),
+                                   use_cache=False).logits
 
-    def forward(self, tokens):
-        return self.inner(tokens).logits
+    torch.manual_seed(0)
+    cfg = transformers.GPT2Config(**config)
+    cfg._attn_implementation = "eager"
+    cfg.use_cache = False
+    return GPT2Logits(cfg).eval()
 
 
 def _weight_names(net):
     return [n for n, _ in net.named_parameters()] + [
         n for n, b in net.named_buffers() if b.is_floating_point()]
-
-
-def _training_reason(spec):
-    """Why the training step of `spec` is not built: from_torch_training's
-    own message on the same model at a small size (None if it imports:
-    then the row needs building, which the kit does not do yet)."""
-    if spec["kind"] == "torchvision":
-        net = build_torchvision(spec["arch"]).train()
-        batch = (torch.zeros(2, 3, 32, 32), torch.zeros(2, dtype=torch.int64))
-        loss = torch.nn.functional.cross_entropy
-    else:
-        net = _Logits(build_gpt2(GPT2_SMALL)).train()
-        batch = (torch.zeros(2, 16, dtype=torch.int64),
-                 torch.zeros(2, 16, dtype=torch.int64))
-
-        def loss(logits, labels):
-            return torch.nn.functional.cross_entropy(
-                logits.reshape(-1, logits.shape[-1]), labels.reshape(-1))
-    try:
-        amp_mlir.from_torch_training(net, loss, _optimizer_of(spec["train"]),
-                                     *batch)
-    except Exception as error:  # noqa: BLE001 - the reason is the row
-        message = str(error)
-        return message if message.startswith("from_torch_training") else \
-            f"from_torch_training: {message}"
-    return None
 
 
 def export_one(name, spec, out):
@@ -303,15 +293,6 @@ def export_one(name, spec, out):
         text = amp_mlir.make_training_step(fb)
         info.update(entry="forward_backward", variants="O0_O2",
                     tol_scale=2.0)
-    elif spec.get("train") and kind != "torchvision":
-        info.update(batch=spec["batch"], train=spec["train"], real=True,
-                    not_built=_training_reason(spec) or
-                    "the kit does not build training steps of this model "
-                    "yet")
-        info["torch"] = _torch_spec(spec)
-        with open(os.path.join(out, f"{name}.json"), "w") as f:
-            json.dump(info, f, indent=1)
-        return info
     elif spec.get("train"):
         return export_training(name, spec, out, info)
     else:
@@ -363,7 +344,6 @@ def _optimizer_of(train):
     """from_torch_training's optimizer dict of a row's "train" settings."""
     settings = dict(train)
     kind = settings.pop("optimizer")
-    settings.pop("betas", None)
     return {"kind": "momentum" if kind == "sgd" else kind, **settings}
 
 
@@ -393,23 +373,17 @@ def initial_state(text, entry):
     return values
 
 
-def training_arguments(net, text, entry, batch, image, classes):
+def training_arguments(text, entry, weights, batch_specs):
     """The seeded specs of the step's arguments, in its order (see the
-    module's docstring)."""
+    module's docstring): `weights` the seeded specs of the parameters and
+    floating buffers by name, `batch_specs` those of the batch."""
     header = trainer._header(text, entry)[0]
     types = [trainer._tensor_type(m.group(1))
              for m in trainer._ARGUMENT.finditer(header)]
     roles, _ = trainer._signature(text, entry)
-    names = [label for role, label in roles if role in ("param", "buffer")]
-    weights = {spec["name"]: spec for spec in seeded_weights(
-        net, [n for n in names if not n.endswith("num_batches_tracked")],
-        zero_init_residual=True)}
+    weights = {spec["name"]: spec for spec in weights}
     state = iter(initial_state(text, entry))
-    batch_args = iter([
-        {"name": "data", "shape": [batch, 3, image, image], "dtype": "f32",
-         "init": "uniform", "scale": 1.0},
-        {"name": "labels", "shape": [batch], "dtype": "i64",
-         "init": "integers", "high": classes}])
+    batch_args = iter(batch_specs)
     specs = []
     for (role, label), (shape, element) in zip(roles, types):
         if role == "batch":
@@ -432,39 +406,81 @@ def training_arguments(net, text, entry, batch, image, classes):
 _TRAINING_MODULES_WRITTEN = set()
 
 
-def export_training(name, spec, out, info):
-    """A torchvision training row: the step module (shared by the rows
-    that differ in batch only) and OUT/<name>.json."""
+def _training_model(spec):
+    """(net, module file, loss, example batch, dynamic_dims, seeded weight
+    specs, batch argument specs, items, size) of a training row: a
+    torchvision net's step has a dynamic batch (traced at 2), GPT-2's the
+    row's (with a dynamic batch its reshapes take their shapes from
+    tensors, which the GPU pipeline would read on the host)."""
     import torch.nn.functional as F
-    batch, image = spec["batch"], spec["image"]
-    module = f"{spec['arch']}_train_{image}.mlir"
+    batch = spec["batch"]
+    if spec["kind"] == "torchvision":
+        image = spec["image"]
+        net = build_torchvision(spec["arch"]).train()
+        names = [n for n in _weight_names(net)
+                 if not n.endswith("num_batches_tracked")]
+        return (net, f"{spec['arch']}_train_{image}.mlir", F.cross_entropy,
+                (torch.zeros(2, 3, image, image),
+                 torch.zeros(2, dtype=torch.int64)), 0,
+                seeded_weights(net, names, zero_init_residual=True),
+                [{"name": "data", "shape": [batch, 3, image, image],
+                  "dtype": "f32", "init": "uniform", "scale": 1.0},
+                 {"name": "labels", "shape": [batch], "dtype": "i64",
+                  "init": "integers", "high": net.fc.out_features}],
+                {"unit": "images", "per_call": batch},
+                f"batch {batch}, {image}x{image}, training step")
+    config, seq = spec["config"], spec["seq"]
+    net = build_gpt2_logits(config).train()
+    vocab = config["vocab_size"]
+
+    def loss(logits, labels):
+        # Every position's next-token loss, as the baseline's loss_of.
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                               labels.reshape(-1))
+
+    tokens = {"shape": [batch, seq], "dtype": "i64", "init": "integers",
+              "high": vocab}
+    return (net, f"gpt2_train_{config['n_layer']}x{config['n_embd']}_"
+            f"b{batch}_{seq}.mlir", loss,
+            (torch.zeros(batch, seq, dtype=torch.int64),
+             torch.zeros(batch, seq, dtype=torch.int64)), None,
+            seeded_gpt2_weights(net, [n for n, _ in net.named_parameters()]),
+            [{"name": "data", **tokens}, {"name": "labels", **tokens}],
+            {"unit": "tokens", "per_call": batch * seq},
+            f"batch {batch} x {seq} tokens, {config['n_layer']} layers of "
+            f"{config['n_embd']}, training step")
+
+
+def export_training(name, spec, out, info):
+    """A training row (a torchvision net or GPT-2): the step module (shared
+    by the rows that differ in batch only where the batch is dynamic) and
+    OUT/<name>.json."""
+    (net, module, loss, example, dynamic_dims, weights, batch_specs, items,
+     size) = _training_model(spec)
+    batch = spec["batch"]
     path = os.path.join(out, module)
-    net = build_torchvision(spec["arch"]).train()
-    classes = net.fc.out_features
     # Shared by the rows of this run, made again by every run: the step is
     # amp-training's, so a file an earlier build left would keep an older
     # compiler's step (its optimizer, its loss scaling) in the kit.
     if path not in _TRAINING_MODULES_WRITTEN:
         _TRAINING_MODULES_WRITTEN.add(path)
         fb = amp_mlir.from_torch_training(
-            net, F.cross_entropy, _optimizer_of(spec["train"]),
-            torch.zeros(2, 3, image, image),
-            torch.zeros(2, dtype=torch.int64), dynamic_dims=0)
+            net, loss, _optimizer_of(spec["train"]), *example,
+            dynamic_dims=dynamic_dims)
         text = amp_mlir.make_training_step(fb, scaler="pytorch")
         with open(path, "w") as f:
             f.write(text)
     with open(path) as f:
         text = f.read()
     info.update(batch=batch, module=module, entry="forward_backward",
-                input={"shape": [batch, 3, image, image], "dtype": "f32"},
-                arguments=training_arguments(net, text, "forward_backward",
-                                             batch, image, classes),
+                input={"shape": batch_specs[0]["shape"],
+                       "dtype": batch_specs[0]["dtype"]},
+                arguments=training_arguments(text, "forward_backward",
+                                             weights, batch_specs),
                 torch=_torch_spec(spec), train=spec["train"],
                 variants=spec.get("variants", "ALL"),
                 channels_last=bool(spec.get("channels_last")),
-                real=bool(spec.get("real")),
-                items={"unit": "images", "per_call": batch},
-                size=f"batch {batch}, {image}x{image}, training step",
+                real=bool(spec.get("real")), items=items, size=size,
                 tol_scale=2.0)
     with open(os.path.join(out, f"{name}.json"), "w") as f:
         json.dump(info, f, indent=1)
