@@ -2,13 +2,15 @@
 //
 // Part of amp-mlir. Erases cf.assert ops inside scf.parallel loops before
 // they are mapped to GPU kernels (convert-parallel-loops-to-gpu does not map
-// a loop that has one).
+// a loop that has one), and inside the gpu.launch ops that
+// amp-map-loops-to-gpu made of reductions.
 //
 //===----------------------------------------------------------------------===//
 
 #include "amp/Transforms/Passes.h"
 
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 namespace mlir {
@@ -27,7 +29,8 @@ struct AmpStripDeviceAssertsPass
   void runOnOperation() override {
     SmallVector<cf::AssertOp> asserts;
     getOperation()->walk([&](cf::AssertOp op) {
-      if (op->getParentOfType<scf::ParallelOp>())
+      if (op->getParentOfType<scf::ParallelOp>() ||
+          op->getParentOfType<gpu::LaunchOp>())
         asserts.push_back(op);
     });
     for (cf::AssertOp op : asserts) {

@@ -68,3 +68,40 @@ func.func @count_i64(%labels: memref<?xi64>, %count: memref<i64>) {
   }
   return
 }
+
+// -----
+
+// Cross-entropy's sum over the targets as torch-mlir imports it: a gather
+// of each target's log-probability, guarded by the frontend's index checks
+// (cf.assert), summed to a scalar. The checks go into the kernel with the
+// gather (amp-strip-device-asserts then drops them); the sum is one block
+// of 1024 threads. (Before, the checks kept the loop on one GPU thread:
+// 8192 iterations in GPT-2's training step at 8x1024 tokens.)
+// CHECK-LABEL: func.func @checked_gather_sum
+// CHECK: gpu.launch {{.*}} threads({{.*}}) in (%{{.*}} = %c1024,
+// CHECK: scf.for
+// CHECK: cf.assert %{{.*}}, "index must be smaller than dim size"
+// CHECK: memref.load %{{.*}} : memref<8192x64xf32>
+// CHECK: gpu.all_reduce add %{{.*}} uniform {
+// CHECK-NEXT: } : (f32) -> f32
+// GPU-LABEL: func.func @checked_gather_sum
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, %{{.*}} = %c1, %{{.*}} = %c1) threads({{.*}}) in (%{{.*}} = %c1024, %{{.*}} = %c1, %{{.*}} = %c1)
+// GPU-NOT: gpu.launch
+func.func @checked_gather_sum(%targets: memref<8192xi64>, %logp: memref<8192x64xf32>, %sum: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c8192 = arith.constant 8192 : index
+  scf.for %i = %c0 to %c8192 step %c1 {
+    %t = memref.load %targets[%i] : memref<8192xi64>
+    %acc = memref.load %sum[] : memref<f32>
+    %j = arith.index_cast %t : i64 to index
+    %in = arith.cmpi slt, %j, %c64 : index
+    cf.assert %in, "index must be smaller than dim size"
+    %v = memref.load %logp[%i, %j] : memref<8192x64xf32>
+    %n = arith.negf %v : f32
+    %r = arith.addf %n, %acc : f32
+    memref.store %r, %sum[] : memref<f32>
+  }
+  return
+}

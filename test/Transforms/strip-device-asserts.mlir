@@ -25,3 +25,22 @@ func.func @gather(%idx: memref<64xi64>, %t: memref<10xf32>, %out: memref<64xf32>
   }
   return
 }
+
+// -----
+
+// In a reduction amp-map-loops-to-gpu mapped to a block: erased, with a
+// remark.
+// CHECK-LABEL: func.func @in_launch
+// CHECK: gpu.launch
+// CHECK-NOT: cf.assert
+// CHECK: gpu.terminator
+func.func @in_launch(%t: memref<8xi64>, %ok: i1) {
+  %c1 = arith.constant 1 : index
+  gpu.launch blocks(%bx, %by, %bz) in (%gx = %c1, %gy = %c1, %gz = %c1)
+             threads(%tx, %ty, %tz) in (%sx = %c1, %sy = %c1, %sz = %c1) {
+    // expected-remark @+1 {{amp: the GPU kernel drops this check ("index must be larger or equal to 0")}}
+    cf.assert %ok, "index must be larger or equal to 0"
+    gpu.terminator
+  }
+  return
+}

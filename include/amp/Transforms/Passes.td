@@ -475,8 +475,10 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
     `convert-parallel-loops-to-gpu` does not map a loop whose body has one,
     so the whole loop would stay on the host, where `--lower-to-gpu`
     refuses it. This pass erases every `cf.assert` nested in an
-    `scf.parallel` (the loops that become kernels), with a remark per
-    assert, as IREE strips debug asserts from its dispatches. The CPU
+    `scf.parallel` or a `gpu.launch` (the loops that become kernels, and
+    the reductions `amp-map-loops-to-gpu` mapped to blocks: the
+    cross-entropy's sum over the targets), with a remark per assert, as
+    IREE strips debug asserts from its dispatches. The CPU
     pipeline keeps them. On the device an out-of-range index is then not
     reported by the kernel; the GPU simulator (`--target=gpu-sim`) still
     reports the out-of-bounds access it causes.
