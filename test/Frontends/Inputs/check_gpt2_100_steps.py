@@ -136,45 +136,11 @@ def main():
                 scaled if dtype == "float16" else plain, initial,
                 level=level, dtype=dtype, target=target)
 
-    points = {"PyTorch": cases.torch_overflow_point(case)}
-    for key, trainer in trainers.items():
-        if key[2] == "float16":
-            points[f"amp-mlir {key[0]} {key[1]}"] = cases.amp_overflow_point(
-                trainer, case.batches[0])
-    print("NOTE gpt2 f16 overflow at the initial weights (batch 0) from "
-          + ", ".join(f"{who} {cases.pow2(s)}" for who, s in points.items()),
-          flush=True)
-    low, high = cases.LOW, cases.HIGH
-    check(low * cases.MARGIN <= min(points.values()) and
-          max(points.values()) * cases.MARGIN <= high,
-          f"gpt2 f16 scales {cases.pow2(low)} and {cases.pow2(high)} at "
-          f"least {cases.MARGIN:g}x from every overflow point")
-
-    runs = {}
-    for (target, level, dtype), trainer in trainers.items():
-        label = f"gpt2 {target} {level} {SHORT[dtype]}"
-        began = time.monotonic()
-        run = runs[target, level, dtype] = cases.amp_train(case, trainer)
-        seconds = time.monotonic() - began
-        reference = torch_runs[dtype]
-        r = rel(run.final, reference.final)
-        check(r <= LOSS_VS_TORCH_AMP,
-              f"{label} final loss {run.final:.6f} vs PyTorch AMP "
-              f"{reference.final:.6f}: rel {r:.1e} <= "
-              f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
-              f"{STEPS}")
-        if dtype == "float16":
-            cases.check_loss_scale(label, run, reference, torch_skipped,
-                                   STEPS, low)
-        print(f"NOTE {label}: {STEPS} steps in {seconds:.1f} s", flush=True)
-    for target, level, dtype in trainers:
-        if target == "cpu" or ("cpu", level, dtype) not in runs:
-            continue
-        sim, cpu = runs[target, level, dtype], runs["cpu", level, dtype]
-        losses = max(rel(a, b) for a, b in zip(sim.losses, cpu.losses))
-        print(f"NOTE gpt2 {level} {SHORT[dtype]} gpu-sim against the CPU "
-              f"after {STEPS} steps: step losses within {losses:.1e}, final "
-              f"loss {rel(sim.final, cpu.final):.1e}", flush=True)
+    cases.check_overflow_margins(
+        "gpt2", case, {f"{target} {level}": trainer
+                       for (target, level, dtype), trainer in
+                       trainers.items() if dtype == "float16"})
+    cases.train_and_check("gpt2", case, trainers, torch_runs, torch_skipped)
     print(f"NOTE gpt2: {time.monotonic() - start:.1f} s", flush=True)
     print(f"{cases.passed} passed, {cases.failed} failed")
     return 1 if cases.failed else 0

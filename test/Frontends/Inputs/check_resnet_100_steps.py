@@ -184,36 +184,12 @@ def main():
                 scaled if dtype == "float16" else plain, initial,
                 level=level, dtype=dtype, target=target, buffers=buffers)
 
-    points = {"PyTorch": cases.torch_overflow_point(case)}
-    for key, trainer in trainers.items():
-        if key[2] == "float16":
-            points[f"amp-mlir {key[0]} {key[1]}"] = cases.amp_overflow_point(
-                trainer, case.batches[0])
-    print("NOTE resnet f16 overflow at the initial weights (batch 0) from "
-          + ", ".join(f"{who} {cases.pow2(s)}" for who, s in points.items()),
-          flush=True)
-    low, high = cases.LOW, cases.HIGH
-    check(low * cases.MARGIN <= min(points.values()) and
-          max(points.values()) * cases.MARGIN <= high,
-          f"resnet f16 scales {cases.pow2(low)} and {cases.pow2(high)} at "
-          f"least {cases.MARGIN:g}x from every overflow point")
+    cases.check_overflow_margins(
+        "resnet", case, {f"{target} {level}": trainer
+                         for (target, level, dtype), trainer in
+                         trainers.items() if dtype == "float16"})
 
-    runs = {}
-    for (target, level, dtype), trainer in trainers.items():
-        label = f"resnet {target} {level} {SHORT[dtype]}"
-        began = time.monotonic()
-        run = runs[target, level, dtype] = cases.amp_train(case, trainer)
-        seconds = time.monotonic() - began
-        reference = torch_runs[dtype]
-        r = rel(run.final, reference.final)
-        check(r <= LOSS_VS_TORCH_AMP,
-              f"{label} final loss {run.final:.6f} vs PyTorch AMP "
-              f"{reference.final:.6f}: rel {r:.1e} <= "
-              f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
-              f"{STEPS}")
-        if dtype == "float16":
-            cases.check_loss_scale(label, run, reference, torch_skipped,
-                                   STEPS, low)
+    def statistics(label, dtype, run, reference):
         d = statistics_difference(run, reference)
         bound = STATS_FACTOR * amp_distance[dtype]
         counts, torch_counts = counts_of(run), counts_of(reference)
@@ -224,16 +200,9 @@ def main():
               f"{STATS_FACTOR:g}x PyTorch AMP's own distance from fp32 "
               f"{amp_distance[dtype]:.1e}; num_batches_tracked {counts} "
               f"(PyTorch {torch_counts})")
-        print(f"NOTE {label}: {STEPS} steps in {seconds:.1f} s", flush=True)
-    for target, level, dtype in trainers:
-        if target == "cpu" or ("cpu", level, dtype) not in runs:
-            continue
-        sim, cpu = runs[target, level, dtype], runs["cpu", level, dtype]
-        losses = max(rel(a, b) for a, b in zip(sim.losses, cpu.losses))
-        print(f"NOTE resnet {level} {SHORT[dtype]} gpu-sim against the CPU "
-              f"after {STEPS} steps: step losses within {losses:.1e}, final "
-              f"loss {rel(sim.final, cpu.final):.1e}, running statistics "
-              f"{statistics_difference(sim, cpu):.1e}", flush=True)
+
+    cases.train_and_check("resnet", case, trainers, torch_runs,
+                          torch_skipped, statistics)
     print(f"NOTE resnet: {time.monotonic() - start:.1f} s", flush=True)
     print(f"{cases.passed} passed, {cases.failed} failed")
     return 1 if cases.failed else 0

@@ -384,6 +384,71 @@ def check_loss_scale(label, run, reference, torch_skipped, steps, low):
           f"{pow2(low)} {largest / F16_MAX:.2f} of f16's max")
 
 
+def check_overflow_margins(name, case, trainers):
+    """Prints where float16 overflows at the initial weights on batch 0
+    (PyTorch's step and each of `trainers`, {label: Trainer}) and checks
+    that LOW and HIGH lie at least MARGIN from every such point."""
+    points = {"PyTorch": torch_overflow_point(case)}
+    for label, trainer in trainers.items():
+        points[f"amp-mlir {label}"] = amp_overflow_point(trainer,
+                                                         case.batches[0])
+    print(f"NOTE {name} f16 overflow at the initial weights (batch 0) from "
+          + ", ".join(f"{who} {pow2(s)}" for who, s in points.items()),
+          flush=True)
+    check(LOW * MARGIN <= min(points.values()) and
+          max(points.values()) * MARGIN <= HIGH,
+          f"{name} f16 scales {pow2(LOW)} and {pow2(HIGH)} at least "
+          f"{MARGIN:g}x from every overflow point")
+
+
+def check_final_loss(label, run, reference, steps):
+    """A low-precision run's final loss within LOSS_VS_TORCH_AMP of
+    PyTorch AMP's run in the same type."""
+    r = rel(run.final, reference.final)
+    check(r <= LOSS_VS_TORCH_AMP,
+          f"{label} final loss {run.final:.6f} vs PyTorch AMP "
+          f"{reference.final:.6f}: rel {r:.1e} <= "
+          f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
+          f"{steps}")
+
+
+def train_and_check(name, case, trainers, torch_runs, torch_skipped,
+                    extra=None):
+    """Trains each of `trainers` ({(target, level, dtype): Trainer}) on the
+    case's batches and checks its final loss against PyTorch AMP's run in
+    the same type (`torch_runs`), and for float16 its loss scale and skips
+    (`torch_skipped`); `extra(label, dtype, run, reference)` checks more.
+    Then notes how far each simulator run is from the CPU's run at its
+    level. Returns {(target, level, dtype): run}."""
+    steps, runs = len(case.batches), {}
+    for (target, level, dtype), trainer in trainers.items():
+        label = f"{name} {target} {level} {SHORT[dtype]}"
+        began = time.monotonic()
+        run = runs[target, level, dtype] = amp_train(case, trainer)
+        seconds = time.monotonic() - began
+        reference = torch_runs[dtype]
+        check_final_loss(label, run, reference, steps)
+        if dtype == "float16":
+            check_loss_scale(label, run, reference, torch_skipped, steps,
+                             LOW)
+        if extra:
+            extra(label, dtype, run, reference)
+        print(f"NOTE {label}: {steps} steps in {seconds:.1f} s", flush=True)
+    for target, level, dtype in trainers:
+        if target == "cpu" or ("cpu", level, dtype) not in runs:
+            continue
+        sim, cpu = runs[target, level, dtype], runs["cpu", level, dtype]
+        losses = max(rel(a, b) for a, b in zip(sim.losses, cpu.losses))
+        statistics = (f", running statistics "
+                      f"{statistics_difference(sim, cpu):.1e}"
+                      if cpu.buffers else "")
+        print(f"NOTE {name} {level} {SHORT[dtype]} gpu-sim against the CPU "
+              f"after {steps} steps: step losses within {losses:.1e}, final "
+              f"loss {rel(sim.final, cpu.final):.1e}{statistics}",
+              flush=True)
+    return runs
+
+
 def check_statistics(label, run, reference, bound):
     """The running statistics of `run` against `reference`'s, and the step
     counts of both (skipped steps count)."""
@@ -460,17 +525,8 @@ def run_case(case):
             dtype=dtype, buffers=buffers)
 
     # Where float16 overflows at the initial weights.
-    points = {"PyTorch": torch_overflow_point(case)}
-    for level in ("O1", "O2"):
-        points[f"amp-mlir {level}"] = amp_overflow_point(
-            trainers[level, "float16"], case.batches[0])
-    print(f"NOTE {name} f16 overflow at the initial weights (batch 0) from "
-          + ", ".join(f"{who} {pow2(s)}" for who, s in points.items()),
-          flush=True)
-    check(LOW * MARGIN <= min(points.values()) and
-          max(points.values()) * MARGIN <= HIGH,
-          f"{name} f16 scales {pow2(LOW)} and {pow2(HIGH)} at least "
-          f"{MARGIN:g}x from every overflow point")
+    check_overflow_margins(name, case, {level: trainers[level, "float16"]
+                                        for level in ("O1", "O2")})
 
     torch_runs = {dtype: torch_train(case, TORCH_DTYPE[dtype])
                   for dtype in ("float16", "bfloat16")}
@@ -484,12 +540,7 @@ def run_case(case):
         label = f"{name} {level} {SHORT[dtype]}"
         run = amp_train(case, trainers[level, dtype])
         reference = torch_runs[dtype]
-        r = rel(run.final, reference.final)
-        check(r <= LOSS_VS_TORCH_AMP,
-              f"{label} final loss {run.final:.6f} vs PyTorch AMP "
-              f"{reference.final:.6f}: rel {r:.1e} <= "
-              f"{LOSS_VS_TORCH_AMP:g}, skipped {sum(run.skipped)} of "
-              f"{steps}")
+        check_final_loss(label, run, reference, steps)
         check_statistics(label, run, reference, STATS_VS_TORCH_AMP)
         if dtype == "float16":
             check_loss_scale(label, run, reference, torch_skipped, steps, LOW)
