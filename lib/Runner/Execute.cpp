@@ -428,13 +428,7 @@ static SmallVector<CallArgument> hostArguments(ArrayRef<HostTensor> inputs) {
 }
 
 Expected<SmallVector<HostTensor>> Executable::run(ArrayRef<HostTensor> inputs) {
-  CallFrame frame;
-  if (llvm::Error error = prepare(hostArguments(inputs), frame))
-    return std::move(error);
-  if (llvm::Error error = invoke(frame))
-    return std::move(error);
-  Expected<SmallVector<CallResult>> results =
-      collect(frame, /*copyResults=*/true, {});
+  Expected<SmallVector<CallResult>> results = call(hostArguments(inputs), {});
   if (!results)
     return results.takeError();
   SmallVector<HostTensor> tensors;

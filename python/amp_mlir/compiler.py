@@ -557,22 +557,10 @@ class CompiledFunction:
         return shapes, buffers
 
     def __call__(self, *args):
-        inputs = self._prepare(args)
-        lib = _capi.lib()
-        shapes, keep = self._shapes(inputs)
-        results = lib.ampRunnerCall(self._handle, self._pointers(inputs),
-                                    shapes)
-        if not results:
-            raise AmpError(f"@{self.name}: {_capi.last_error()}")
-        try:
-            outputs = [self._result(results, index, expected)
-                       for index, expected in enumerate(self.results)]
-        finally:
-            lib.ampRunnerResultsDestroy(results)
-        del keep
+        outputs = self.call(*args)
         if not outputs:
             return None
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        return outputs[0] if len(outputs) == 1 else outputs
 
     def call(self, *args, keep=None):
         """__call__ with device arrays (targets gpu and gpu-sim): an argument

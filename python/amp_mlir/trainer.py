@@ -288,10 +288,7 @@ class Trainer:
         for role, label in self._arguments:
             arguments.append(next(batch) if role == "batch" else
                              self._state[f"{role}:{label}"])
-        if self._keep is None:
-            results = self._step(*arguments)
-        else:
-            results = self._step.call(*arguments, keep=self._keep)
+        results = self._step.call(*arguments, keep=self._keep)
         loss = found = None
         for (role, label), value in zip(self._results, results):
             if role == "loss":

@@ -1069,17 +1069,7 @@ AmpRunnerResults *ampRunnerCall(AmpRunnerExecutable *exe,
                                 const int64_t *const *inputShapes) {
   if (!exe)
     return fail("ampRunnerCall: no executable", nullptr);
-  llvm::Expected<SmallVector<HostTensor>> tensors =
-      copyInputs(exe->executable->getSignature(), inputs, inputShapes);
-  if (!tensors)
-    return fail(llvm::toString(tensors.takeError()), nullptr);
-  llvm::Expected<SmallVector<HostTensor>> results =
-      exe->executable->run(*tensors);
-  if (!results)
-    return fail(llvm::toString(results.takeError()), nullptr);
-  auto result = std::make_unique<AmpRunnerResults>();
-  result->tensors = std::move(*results);
-  return result.release();
+  return ampRunnerCallDevice(exe, inputs, inputShapes, nullptr, nullptr);
 }
 
 AmpRunnerResults *
