@@ -35,11 +35,14 @@ using namespace mlir::amp;
 /// a library call (else it is loops from here). `convolutionGradientCalls`:
 /// the gradients of 2-D convolutions are raised to their amp ops for the
 /// backend's backward calls (else the amp ops of the input are loops from
-/// here). `channelsLast`: convolutions and the work between them in NHWC.
+/// here). `narrowConvolutions`: convolutions of 16-bit operands with an f32
+/// result compute in the operands' type (the GPU's legacy cuDNN calls).
+/// `channelsLast`: convolutions and the work between them in NHWC.
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
                                  std::optional<RoundingMode> rounding,
                                  bool libraryCalls, bool scaledMatmulCalls,
                                  bool convolutionGradientCalls,
+                                 bool narrowConvolutions = false,
                                  bool channelsLast = false) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
@@ -64,6 +67,10 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
     fpm.addPass(createAmpRaiseConvolutionGradientsPass());
   else
     fpm.addPass(createAmpConvolutionGradientsToLinalgPass());
+  // Before elementwise fusion: the widening of each narrowed result fuses
+  // into its readers.
+  if (narrowConvolutions)
+    fpm.addPass(createAmpNarrowConvolutionResultsPass());
   // arith.extf/truncf on tensors (materialized AMP casts) become generics.
   fpm.addPass(createConvertElementwiseToLinalgPass());
   // NHWC, once elementwise work is generics that read through maps.
@@ -219,12 +226,13 @@ static bool hasFloat8Conversions(const GpuLoweringOptions &options) {
 
 void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
                                         const GpuLoweringOptions &options) {
-  addTensorPreparation(pm, /*fuseElementwise=*/true, options.rounding,
-                       /*libraryCalls=*/options.libraries,
-                       /*scaledMatmulCalls=*/options.libraries,
-                       /*convolutionGradientCalls=*/options.libraries,
-                       /*channelsLast=*/options.libraries &&
-                           options.channelsLast);
+  addTensorPreparation(
+      pm, /*fuseElementwise=*/true, options.rounding,
+      /*libraryCalls=*/options.libraries,
+      /*scaledMatmulCalls=*/options.libraries,
+      /*convolutionGradientCalls=*/options.libraries,
+      /*narrowConvolutions=*/options.libraries && !options.exactConvolutions,
+      /*channelsLast=*/options.libraries && options.channelsLast);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's

@@ -362,6 +362,59 @@ def AmpRaiseConvolutionGradientsPass
   ];
 }
 
+def AmpNarrowConvolutionResultsPass
+    : Pass<"amp-narrow-convolution-results", "::mlir::func::FuncOp"> {
+  let summary = "Compute each convolution of 16-bit operands with an f32 "
+                "result in its operands' type, and widen the result where "
+                "it is read";
+  let description = [{
+    cuDNN's legacy API runs a convolution on x, w and y of one data type; it
+    has no configuration that reads f16 or bf16 and writes f32. The
+    runtime computes such a call exactly, by widening both operands to f32
+    and running an f32 (TF32) convolution: two more passes over the
+    operands, a result twice the size, and tensor cores at half the f16
+    rate. In a training step at O1 and O2 most of them are gradients: the
+    input gradient read by a batch norm's backward in f32, the filter
+    gradient of an f32 master weight.
+
+    This pass makes each such convolution compute in its operands' type
+    instead, as PyTorch's autocast does: cuDNN accumulates in f32 and
+    rounds the result once to f16 or bf16, which is written at half the
+    bytes and widened (`arith.extf`, fused into its readers later) where it
+    is read. A `arith.truncf` of the result to the operands' type reads the
+    new result itself. One rounding more than the f32 result, for the f16
+    or bf16 tensor-core rate and no widening passes.
+
+    It applies to the 2-D convolutions that `ampGpuConv2d` takes
+    (`linalg.conv_2d_nchw_fchw`, `conv_2d_nhwc_hwcf`, the grouped
+    `conv_2d_ngchw_gfchw`, the depthwise `depthwise_conv_2d_nchw_chw`,
+    `depthwise_conv_2d_nhwc_hwc` and `depthwise_conv_2d_nhwc_hwcm`) and to
+    `amp.conv2d_backward_data` and `amp.conv2d_backward_filter`, on
+    tensors, when both operands have one 16-bit float type, the result is
+    f32 and its init is a zero `linalg.fill`. A convolution that
+    accumulates into another init is left as it is, with a remark: its
+    f32 accumulator is part of what it computes. Run on tensors before
+    elementwise fusion, in `--lower-to-gpu` with `libraries` unless
+    `exact-convolutions` is set.
+
+    ```mlir
+    %dx = amp.conv2d_backward_data ins(%dy, %w : tensor<2x8x4x4xf16>, tensor<8x3x3x3xf16>)
+        outs(%zero : tensor<2x3x8x8xf32>) strides = [2, 2] padding = [1, 1]
+        dilations = [1, 1] -> tensor<2x3x8x8xf32>
+    // becomes
+    %zero16 = linalg.fill ins(%c0 : f16) outs(%e : tensor<2x3x8x8xf16>) -> tensor<2x3x8x8xf16>
+    %dx16 = amp.conv2d_backward_data ins(%dy, %w : tensor<2x8x4x4xf16>, tensor<8x3x3x3xf16>)
+        outs(%zero16 : tensor<2x3x8x8xf16>) strides = [2, 2] padding = [1, 1]
+        dilations = [1, 1] -> tensor<2x3x8x8xf16>
+    %dx = arith.extf %dx16 : tensor<2x3x8x8xf16> to tensor<2x3x8x8xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpCheckHostCodePass
     : Pass<"amp-check-host-code", "::mlir::func::FuncOp"> {
   let summary = "Reject host code that touches device buffers";
