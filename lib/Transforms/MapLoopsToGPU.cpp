@@ -530,47 +530,126 @@ static unsigned getVectorisableBytes(Type type) {
   return 0;
 }
 
-/// An elementwise loop `vectoriseElementwise` rewrites: static bounds from
-/// 0, unit steps, no reductions, and a body of loads and stores at exactly
-/// the loop's indices of buffers shaped like the loop (identity layout) and
-/// arith ops on scalars. Returns the vector length (elements per access)
-/// or 0.
-static int64_t matchVectorisable(scf::ParallelOp loop, unsigned vectorBytes) {
+/// How one access of a vectorised loop reads or writes its buffer: the
+/// loop dimensions its indices are (in order; its other indices are 0 on
+/// unit dimensions), and whether a group of `width` consecutive elements
+/// of the loop reads consecutive elements of the buffer (a vector) or one
+/// (a scalar, broadcast).
+struct VectorAccess {
+  SmallVector<unsigned, 4> dims;
+  bool contiguous = true;
+};
+
+/// An elementwise loop `vectoriseElementwise` rewrites, as it will: its
+/// sizes (the first may be dynamic: a batch), the vector length, and how
+/// each load reads.
+struct VectorPlan {
+  SmallVector<int64_t, 4> shape;
+  int64_t width = 0;
+  DenseMap<Operation *, VectorAccess> loads;
+};
+
+/// The access of `memref` at `indices` in a loop of `shape` with induction
+/// variables `ivs`, or none: an identity layout; each index an induction
+/// variable (in increasing order) of a dimension of the buffer's size, or
+/// the constant 0 of a unit dimension. The buffer is the loop's shape (a
+/// full access, the only kind a store may be) or has static sizes (a
+/// broadcast operand: a bias, a batch norm's per-channel scale).
+static std::optional<VectorAccess> getVectorAccess(Value memref,
+                                                   ValueRange indices,
+                                                   ArrayRef<int64_t> shape,
+                                                   ArrayRef<Value> ivs) {
+  auto type = dyn_cast<MemRefType>(memref.getType());
+  if (!type || !type.getLayout().isIdentity())
+    return std::nullopt;
+  VectorAccess access;
+  if (llvm::equal(indices, ivs) && type.getShape() == shape) {
+    access.dims = llvm::to_vector<4>(llvm::seq<unsigned>(0, shape.size()));
+    return access;
+  }
+  if (!type.hasStaticShape())
+    return std::nullopt;
+  for (auto [size, index] : llvm::zip(type.getShape(), indices)) {
+    if (size == 1 && matchPattern(index, m_Zero()))
+      continue;
+    auto it = llvm::find(ivs, index);
+    if (it == ivs.end())
+      return std::nullopt;
+    unsigned dim = it - ivs.begin();
+    if (shape[dim] != size ||
+        (!access.dims.empty() && dim <= access.dims.back()))
+      return std::nullopt;
+    access.dims.push_back(dim);
+  }
+  return access;
+}
+
+/// Whether a group of `width` consecutive elements, aligned to `width`, of
+/// a loop of `shape` reads one element or consecutive ones of `access`:
+/// `width` divides the trailing dimensions the access has (a vector of the
+/// buffer) or does not have (one element of it). Sets `access.contiguous`.
+static bool fitsGroups(VectorAccess &access, ArrayRef<int64_t> shape,
+                       int64_t width) {
+  unsigned last = shape.size() - 1;
+  access.contiguous = !access.dims.empty() && access.dims.back() == last;
+  int64_t block = 1;
+  for (int64_t d = last; d >= 0; --d) {
+    if (llvm::is_contained(access.dims, d) != access.contiguous)
+      break;
+    // A dynamic batch: the static dimensions after it decide.
+    if (ShapedType::isDynamic(shape[d]))
+      break;
+    block *= shape[d];
+  }
+  return block % width == 0;
+}
+
+/// An elementwise loop `vectoriseElementwise` rewrites: bounds from 0 (all
+/// static but perhaps the outermost: a dynamic batch), unit steps, no
+/// reductions, and a body of loads and stores of buffers (getVectorAccess:
+/// stores at exactly the loop's indices of buffers of its shape, loads
+/// also of broadcast operands) and arith ops on scalars. Returns the plan,
+/// or none.
+static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
+                                                   unsigned vectorBytes) {
   if (vectorBytes == 0 || loop.getNumResults() != 0)
-    return 0;
-  SmallVector<int64_t> shape;
-  for (auto [lb, ub, step] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep())) {
+    return std::nullopt;
+  VectorPlan plan;
+  for (auto [dim, bounds] : llvm::enumerate(llvm::zip(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))) {
+    auto [lb, ub, step] = bounds;
     std::optional<int64_t> l = getConstantIntValue(lb);
     std::optional<int64_t> u = getConstantIntValue(ub);
     std::optional<int64_t> s = getConstantIntValue(step);
-    if (!l || !u || !s || *l != 0 || *s != 1 || *u <= 0)
-      return 0;
-    shape.push_back(*u);
+    if (!l || !s || *l != 0 || *s != 1 || (u && *u <= 0) || (!u && dim != 0))
+      return std::nullopt;
+    plan.shape.push_back(u ? *u : ShapedType::kDynamic);
   }
   SmallVector<Value> ivs(loop.getInductionVars());
-  auto atIndices = [&](Value memref, ValueRange indices) {
-    auto type = dyn_cast<MemRefType>(memref.getType());
-    return type && type.getLayout().isIdentity() &&
-           type.getShape() == ArrayRef(shape) && llvm::equal(indices, ivs);
-  };
   unsigned widest = 0;
   bool accesses = false;
   Block *body = loop.getBody();
   for (Operation &op : body->without_terminator()) {
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       unsigned bytes = getVectorisableBytes(load.getType());
-      if (!bytes || !atIndices(load.getMemRef(), load.getIndices()))
-        return 0;
+      std::optional<VectorAccess> access =
+          getVectorAccess(load.getMemRef(), load.getIndices(), plan.shape, ivs);
+      if (!bytes || !access)
+        return std::nullopt;
+      plan.loads[load] = *access;
       widest = std::max(widest, bytes);
       accesses = true;
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       unsigned bytes = getVectorisableBytes(store.getValueToStore().getType());
-      if (!bytes || !atIndices(store.getMemRef(), store.getIndices()) ||
+      std::optional<VectorAccess> access = getVectorAccess(
+          store.getMemRef(), store.getIndices(), plan.shape, ivs);
+      if (!bytes || !access || access->dims.size() != plan.shape.size() ||
+          cast<MemRefType>(store.getMemRef().getType()).getShape() !=
+              ArrayRef(plan.shape) ||
           llvm::is_contained(ivs, store.getValueToStore()))
-        return 0;
+        return std::nullopt;
       widest = std::max(widest, bytes);
       accesses = true;
       continue;
@@ -579,46 +658,90 @@ static int64_t matchVectorisable(scf::ParallelOp loop, unsigned vectorBytes) {
     // indices themselves) is not vectorised.
     if (op.getDialect() != op.getContext()->getLoadedDialect("arith") ||
         op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
-      return 0;
+      return std::nullopt;
     auto scalar = [](Type t) {
       return isa<FloatType>(t) || (isa<IntegerType>(t));
     };
     if (!llvm::all_of(op.getOperandTypes(), scalar) ||
         !llvm::all_of(op.getResultTypes(), scalar))
-      return 0;
+      return std::nullopt;
   }
   // The terminator reduces nothing.
   if (body->getTerminator()->getNumOperands() != 0 || !accesses)
-    return 0;
+    return std::nullopt;
   // The induction variables are only indices of the accesses.
   for (Value iv : ivs)
     for (Operation *user : iv.getUsers())
       if (!isa<memref::LoadOp, memref::StoreOp>(user))
-        return 0;
-  int64_t width = vectorBytes / widest;
-  int64_t total = 1;
-  for (int64_t size : shape)
-    total *= size;
-  if (width < 2 || total % width != 0)
-    return 0;
-  return width;
+        return std::nullopt;
+  plan.width = vectorBytes / widest;
+  if (plan.width < 2)
+    return std::nullopt;
+  // Every group of `width` elements lies in one row of each access (a
+  // full buffer's row is the loop's static part).
+  VectorAccess full;
+  full.dims = llvm::to_vector<4>(llvm::seq<unsigned>(0, plan.shape.size()));
+  if (!fitsGroups(full, plan.shape, plan.width))
+    return std::nullopt;
+  for (auto &entry : plan.loads)
+    if (!fitsGroups(entry.second, plan.shape, plan.width))
+      return std::nullopt;
+  return plan;
+}
+
+/// The element of the 1-D view of a broadcast operand (`access`) at the
+/// first element `offset` of a group of a loop of `shape`: the sum over its
+/// dimensions d of ((offset / inner_d) mod shape[d]) times the operand's
+/// stride of d, inner_d the product of the loop's sizes after d.
+static Value getBroadcastIndex(OpBuilder &b, Location loc, Value offset,
+                               ArrayRef<int64_t> shape,
+                               const VectorAccess &access) {
+  auto constant = [&](int64_t value) -> Value {
+    return arith::ConstantIndexOp::create(b, loc, value);
+  };
+  Value index;
+  int64_t stride = 1;
+  for (unsigned d : llvm::reverse(access.dims)) {
+    int64_t inner = 1;
+    for (int64_t size : shape.drop_front(d + 1))
+      inner *= size;
+    Value iv = offset;
+    if (inner != 1)
+      iv = arith::DivUIOp::create(b, loc, iv, constant(inner));
+    iv = arith::RemUIOp::create(b, loc, iv, constant(shape[d]));
+    if (stride != 1)
+      iv = arith::MulIOp::create(b, loc, iv, constant(stride));
+    index = index ? arith::AddIOp::create(b, loc, index, iv).getResult() : iv;
+    stride *= shape[d];
+  }
+  return index ? index : constant(0);
 }
 
 /// Rewrites a loop matchVectorisable accepted as a 1-D loop over groups of
-/// `width` elements: each buffer is collapsed to 1-D, each access is a
-/// vector.load/store of `width` elements aligned to its size (16 bytes for
-/// the widest type), each arith op works on vectors, and values from above
-/// are broadcast. Buffers must start 16-byte aligned: device allocations
-/// do (cudaMalloc: 256 bytes), and so must the buffers passed to a compiled
+/// `plan.width` elements: each buffer is collapsed to 1-D, each access of
+/// a buffer of the loop's shape is a vector.load/store of `width` elements
+/// aligned to its size (16 bytes for the widest type), a broadcast operand
+/// is one vector.load at its first element's index, or one scalar load
+/// broadcast, each arith op works on vectors, and values from above are
+/// broadcast. Buffers must start 16-byte aligned: device allocations do
+/// (cudaMalloc: 256 bytes), and so must the buffers passed to a compiled
 /// function (the GPU simulator checks it). Returns the new loop.
 static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
                                             scf::ParallelOp loop,
-                                            int64_t width) {
+                                            const VectorPlan &plan) {
   Location loc = loop.getLoc();
+  int64_t width = plan.width;
   rewriter.setInsertionPoint(loop);
-  int64_t total = 1;
-  for (Value ub : loop.getUpperBound())
-    total *= *getConstantIntValue(ub);
+  // The groups: the static part's, times a dynamic batch.
+  int64_t staticTotal = 1;
+  for (int64_t size : plan.shape)
+    if (!ShapedType::isDynamic(size))
+      staticTotal *= size;
+  Value groups =
+      arith::ConstantIndexOp::create(rewriter, loc, staticTotal / width);
+  if (ShapedType::isDynamic(plan.shape.front()))
+    groups =
+        arith::MulIOp::create(rewriter, loc, loop.getUpperBound()[0], groups);
   // One 1-D view per buffer.
   llvm::MapVector<Value, Value> flat;
   Block *body = loop.getBody();
@@ -632,7 +755,7 @@ static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
       continue;
     auto type = cast<MemRefType>(memref.getType());
     Value view = memref;
-    if (type.getRank() != 1) {
+    if (type.getRank() > 1) {
       SmallVector<ReassociationIndices> all(1);
       for (int64_t d = 0; d < type.getRank(); ++d)
         all[0].push_back(d);
@@ -642,7 +765,6 @@ static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
   }
   Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
   Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-  Value groups = arith::ConstantIndexOp::create(rewriter, loc, total / width);
   auto vectorised = scf::ParallelOp::create(
       rewriter, loc, ValueRange{zero}, ValueRange{groups}, ValueRange{one});
   rewriter.setInsertionPointToStart(vectorised.getBody());
@@ -663,11 +785,29 @@ static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
   for (Operation &op : body->without_terminator()) {
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
       Type element = load.getType();
-      auto vector = vector::LoadOp::create(
-          rewriter, load.getLoc(), vectorOf(element), flat[load.getMemRef()],
-          ValueRange{offset}, /*nontemporal=*/false,
-          llvm::MaybeAlign(width * getVectorisableBytes(element)));
-      mapping.map(load.getResult(), vector.getResult());
+      const VectorAccess &access = plan.loads.at(load);
+      Value index = offset;
+      if (access.dims.size() != plan.shape.size())
+        index = getBroadcastIndex(rewriter, load.getLoc(), offset, plan.shape,
+                                  access);
+      Value value;
+      if (cast<MemRefType>(load.getMemRef().getType()).getRank() == 0) {
+        Value scalar = memref::LoadOp::create(rewriter, load.getLoc(),
+                                              load.getMemRef(), ValueRange{});
+        value = vector::BroadcastOp::create(rewriter, load.getLoc(),
+                                            vectorOf(element), scalar);
+      } else if (access.contiguous) {
+        value = vector::LoadOp::create(
+            rewriter, load.getLoc(), vectorOf(element), flat[load.getMemRef()],
+            ValueRange{index}, /*nontemporal=*/false,
+            llvm::MaybeAlign(width * getVectorisableBytes(element)));
+      } else {
+        Value scalar = memref::LoadOp::create(rewriter, load.getLoc(),
+                                              flat[load.getMemRef()], index);
+        value = vector::BroadcastOp::create(rewriter, load.getLoc(),
+                                            vectorOf(element), scalar);
+      }
+      mapping.map(load.getResult(), value);
       continue;
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
@@ -879,8 +1019,8 @@ static LogicalResult tileOutermostLoops(func::FuncOp func, unsigned blockSize,
   for (scf::ParallelOp op : outermost) {
     // Elementwise loops over whole buffers: one 16-byte access per thread
     // and buffer where the types allow it.
-    if (int64_t width = matchVectorisable(op, vectorBytes))
-      op = vectoriseElementwise(rewriter, op, width);
+    if (std::optional<VectorPlan> plan = matchVectorisable(op, vectorBytes))
+      op = vectoriseElementwise(rewriter, op, *plan);
     // The trip count, when static: a loop shorter than a block is one
     // block of exactly its length (convert-parallel-loops-to-gpu cannot
     // bound a larger tile).
