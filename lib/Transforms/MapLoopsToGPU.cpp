@@ -17,6 +17,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/Transforms.h"
@@ -655,9 +656,19 @@ static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
       continue;
     }
     // Scalar arith ops: elementwise on vectors too. Index arithmetic (the
-    // indices themselves) is not vectorised.
-    if (op.getDialect() != op.getContext()->getLoadedDialect("arith") ||
-        op.getNumRegions() != 0 || !isMemoryEffectFree(&op))
+    // indices themselves) is not vectorised. Math functions too (the NVVM
+    // lowering calls libdevice per element), but for the ones the GPU
+    // lowering rewrites on scalars only: sqrt and rsqrt (amp-precise-gpu-
+    // math's correctly rounded forms) and integer powers
+    // (amp-gpu-integer-powers).
+    bool isArith =
+        op.getDialect() == op.getContext()->getLoadedDialect("arith");
+    bool isMath =
+        op.getDialect() == op.getContext()->getLoadedDialect("math") &&
+        OpTrait::hasElementwiseMappableTraits(&op) &&
+        !isa<math::SqrtOp, math::RsqrtOp, math::FPowIOp, math::IPowIOp>(op);
+    if ((!isArith && !isMath) || op.getNumRegions() != 0 ||
+        !isMemoryEffectFree(&op))
       return std::nullopt;
     auto scalar = [](Type t) {
       return isa<FloatType>(t) || (isa<IntegerType>(t));

@@ -154,12 +154,36 @@ func.func @channel(%x: memref<?x4x8x8xf16>, %scale: memref<4x1x1xf16>,
 
 // -----
 
+// Math functions are elementwise on vectors too (the NVVM lowering calls
+// libdevice per element).
+// CHECK-LABEL: func.func @math
+// CHECK: %[[X:.*]] = vector.load %{{.*}} : memref<256xf32>, vector<4xf32>
+// CHECK: %[[E:.*]] = math.exp %[[X]] : vector<4xf32>
+// CHECK: %[[T:.*]] = math.tanh %[[E]] fastmath<afn> : vector<4xf32>
+// CHECK: vector.store %[[T]]
+func.func @math(%a: memref<256xf32>, %out: memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = arith.constant 256 : index
+  scf.parallel (%i) = (%c0) to (%n) step (%c1) {
+    %x = memref.load %a[%i] : memref<256xf32>
+    %e = math.exp %x : f32
+    %t = math.tanh %e fastmath<afn> : f32
+    memref.store %t, %out[%i] : memref<256xf32>
+    scf.reduce
+  }
+  return
+}
+
+// -----
+
 // Not vectorised, one element per thread: a bias whose rows (6) a group
 // of 4 crosses, a per-channel operand over 7x7 planes (49 elements: a group
 // of 8 crosses them), an operand read transposed (bias2[j, i]), a dynamic
 // size that is not the outermost, a count that is not a multiple of the
 // vector length, an i1 buffer, an index computed from the loop's index, a
-// strided view.
+// strided view, the math functions the GPU lowering rewrites on scalars
+// only (sqrt and rsqrt, correctly rounded; integer powers).
 // CHECK-LABEL: func.func @not_vectorised
 // CHECK-NOT: vector.
 // CHECK: return
@@ -203,6 +227,25 @@ func.func @not_vectorised(%a: memref<8x6xf32>, %bias: memref<6xf32>,
     %x = memref.load %d[%i, %j] : memref<2x?xf32>
     %r = arith.addf %x, %x : f32
     memref.store %r, %d[%i, %j] : memref<2x?xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %x = memref.load %q[%i, %j] : memref<8x8xf32>
+    %r = math.sqrt %x : f32
+    memref.store %r, %q[%i, %j] : memref<8x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %x = memref.load %q[%i, %j] : memref<8x8xf32>
+    %r = math.rsqrt %x : f32
+    memref.store %r, %q[%i, %j] : memref<8x8xf32>
+    scf.reduce
+  }
+  scf.parallel (%i, %j) = (%c0, %c0) to (%c8, %c8) step (%c1, %c1) {
+    %x = memref.load %q[%i, %j] : memref<8x8xf32>
+    %two = arith.constant 2 : i32
+    %r = math.fpowi %x, %two : f32, i32
+    memref.store %r, %q[%i, %j] : memref<8x8xf32>
     scf.reduce
   }
   scf.parallel (%i) = (%c0) to (%c6) step (%c1) {
