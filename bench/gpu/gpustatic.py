@@ -120,6 +120,21 @@ def kernel_stats(funcs):
             "barriers": max((f["barriers"] for f in funcs.values()), default=0)}
 
 
+_GLOBAL_ACCESS = re.compile(r"^\s*(?:@%p\d+\s+)?(?:ld|st)\.global(\.[a-z0-9.]+)?\s",
+                            re.MULTILINE)
+
+
+def global_accesses(ptx):
+    """(vector, all): the global load and store instructions of a kernel's
+    PTX, and those of them that move a vector (.v2, .v4, .v8)."""
+    vector = total = 0
+    for match in _GLOBAL_ACCESS.finditer(ptx):
+        total += 1
+        if re.search(r"\.v[248]\b", match.group(1) or ""):
+            vector += 1
+    return vector, total
+
+
 def run_ptxas(ptxas, ptx_path, arch="sm_90"):
     """ptxas -v on one PTX file; returns (ok, output text)."""
     out = subprocess.run([ptxas, f"-arch={arch}", "-v", ptx_path, "-o",

@@ -404,6 +404,10 @@ def static_one(args, bench, variant, entry):
                               gpustatic.host_syncs(ir))
     if not args.ptxas:
         row["kernels"] = len(kernels)
+    # 16-byte (vector) accesses among the global loads and stores.
+    accesses = [gpustatic.global_accesses(ptx) for _, ptx in kernels]
+    row["vector_accesses"] = sum(v for v, _ in accesses)
+    row["global_accesses"] = sum(t for _, t in accesses)
     return dict(ok=True, sim_error=sim_error, per_kernel=per_kernel, **row)
 
 
@@ -426,7 +430,7 @@ def static_table(args):
         if not r["ok"]:
             failed += 1
             rows.append([b.name, v.label(), "no: " + r["error"].replace("|", "\\|")]
-                        + ["-"] * 9)
+                        + ["-"] * 10)
             continue
         if r["sim_error"]:
             failed += 1
@@ -440,10 +444,12 @@ def static_table(args):
                      n(r["library_calls_per_call"]), threads,
                      r["one_thread_launches"], n(r["registers_max"]),
                      n(r["spill_bytes"] if args.ptxas else None),
-                     n(r["syncs_per_call"])])
+                     n(r["syncs_per_call"]),
+                     f"{r['vector_accesses']} / {r['global_accesses']}"])
     table(["model", "level", "kernels", "launches/call", "library calls",
            "library calls/call", "threads/block min / median / max",
-           "1-thread kernels", "max registers", "spill bytes", "syncs/call"],
+           "1-thread kernels", "max registers", "spill bytes", "syncs/call",
+           "vector / all global accesses"],
           rows)
     print(f"{len(rows) - failed} of {len(rows)} complete "
           f"({time.perf_counter() - start:.1f} s)")
