@@ -657,16 +657,15 @@ static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
     }
     // Scalar arith ops: elementwise on vectors too. Index arithmetic (the
     // indices themselves) is not vectorised. Math functions too (the NVVM
-    // lowering calls libdevice per element), but for the ones the GPU
-    // lowering rewrites on scalars only: sqrt and rsqrt (amp-precise-gpu-
-    // math's correctly rounded forms) and integer powers
-    // (amp-gpu-integer-powers).
+    // lowering calls libdevice per element, amp-precise-gpu-math makes
+    // sqrt and rsqrt per element), but for integer powers, which
+    // amp-gpu-integer-powers rewrites on scalars only.
     bool isArith =
         op.getDialect() == op.getContext()->getLoadedDialect("arith");
     bool isMath =
         op.getDialect() == op.getContext()->getLoadedDialect("math") &&
         OpTrait::hasElementwiseMappableTraits(&op) &&
-        !isa<math::SqrtOp, math::RsqrtOp, math::FPowIOp, math::IPowIOp>(op);
+        !isa<math::FPowIOp, math::IPowIOp>(op);
     if ((!isArith && !isMath) || op.getNumRegions() != 0 ||
         !isMemoryEffectFree(&op))
       return std::nullopt;

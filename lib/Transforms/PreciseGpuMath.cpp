@@ -15,6 +15,8 @@
 //   f16/bf16             ->  the same on arith.extf, then arith.truncf
 //                            (f32 has more than 2*11+2 bits: sqrt rounded
 //                            to f32 then to 16 bits is correctly rounded)
+//   vector<Nx...>        ->  the same per element (vector.extract/insert:
+//                            a vectorised elementwise kernel's)
 //
 // An op with the `afn` fastmath flag keeps the libdevice (approximate)
 // lowering: that flag asks for it. f64 is left alone: libdevice's __nv_sqrt
@@ -29,6 +31,7 @@
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 
 namespace mlir {
@@ -53,6 +56,21 @@ bool allowsApproximation(Operation *op) {
 /// the operand's type; null for types this pass leaves alone.
 Value buildPreciseSqrt(OpBuilder &b, Location loc, Value x, bool reciprocal) {
   Type type = x.getType();
+  // A vector (a vectorised elementwise kernel's): element by element.
+  if (auto vector = dyn_cast<VectorType>(type)) {
+    Type element = vector.getElementType();
+    if (vector.getRank() != 1 || vector.isScalable() ||
+        (!element.isF32() && !element.isF16() && !element.isBF16()))
+      return {};
+    Value result = arith::ConstantOp::create(
+        b, loc, vector, DenseElementsAttr::get(vector, b.getZeroAttr(element)));
+    for (int64_t i = 0, e = vector.getNumElements(); i < e; ++i) {
+      Value lane = vector::ExtractOp::create(b, loc, x, i);
+      Value root = buildPreciseSqrt(b, loc, lane, reciprocal);
+      result = vector::InsertOp::create(b, loc, root, result, i);
+    }
+    return result;
+  }
   Type f32 = b.getF32Type();
   if (!type.isF32() && !type.isF16() && !type.isBF16())
     return {};

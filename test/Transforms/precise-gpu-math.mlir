@@ -40,3 +40,26 @@ gpu.module @kernels {
     gpu.return
   }
 }
+
+// A vector (a vectorised elementwise kernel's): each element rooted so.
+// CHECK-LABEL: gpu.func @vector
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<2xf16>
+// CHECK: %[[E0:.*]] = vector.extract %[[V:.*]][0] : f16 from vector<2xf16>
+// CHECK: %[[W0:.*]] = arith.extf %[[E0]] : f16 to f32
+// CHECK: %[[S0:.*]] = llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"(%[[W0]]) : (f32) -> f32
+// CHECK: %[[D0:.*]] = arith.divf %{{.*}}, %[[S0]] : f32
+// CHECK: %[[N0:.*]] = arith.truncf %[[D0]] : f32 to f16
+// CHECK: %[[I0:.*]] = vector.insert %[[N0]], %[[ZERO]] [0] : f16 into vector<2xf16>
+// CHECK: %[[E1:.*]] = vector.extract %[[V]][1] : f16 from vector<2xf16>
+// CHECK: llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"
+// CHECK: %[[I1:.*]] = vector.insert %{{.*}}, %[[I0]] [1] : f16 into vector<2xf16>
+// CHECK: vector.store %[[I1]]
+// CHECK-NOT: math.rsqrt
+gpu.module @vectors {
+  gpu.func @vector(%v: vector<2xf16>, %out: memref<8xf16>) kernel {
+    %c0 = arith.constant 0 : index
+    %r = math.rsqrt %v : vector<2xf16>
+    vector.store %r, %out[%c0] : memref<8xf16>, vector<2xf16>
+    gpu.return
+  }
+}

@@ -513,9 +513,12 @@ def AmpPreciseGpuMathPass
     fastmath flag becomes `llvm.call_intrinsic "llvm.nvvm.sqrt.rn.f"` (on
     the operand widened to f32 and narrowed back for 16-bit types), and
     rsqrt `1.0 / sqrt` (`div.rn.f32`), as the CPU lowering computes them.
+    On a 1-D vector (a vectorised elementwise kernel's) each element is
+    computed so.
   }];
   let dependentDialects = [
-    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect"
+    "::mlir::arith::ArithDialect", "::mlir::LLVM::LLVMDialect",
+    "::mlir::vector::VectorDialect"
   ];
 }
 

@@ -34,11 +34,12 @@
 
 // One kernel per op: sqrt, rsqrt (a correctly rounded reciprocal of the
 // correctly rounded root, as 1/sqrt on the CPU), division, f16 sqrt (on the
-// value widened to f32, narrowed once).
-// CHECK: gpu.binary @math_kernel [{{.*}}sqrt.rn.f32
+// value widened to f32, narrowed once), each vectorised (16-byte accesses,
+// the math per element; the f16 results narrowed two at a time).
+// CHECK: gpu.binary @math_kernel [{{.*}}ld.global.v4.b32 {{.*}}sqrt.rn.f32
 // CHECK: gpu.binary @math_kernel_0 [{{.*}}sqrt.rn.f32 {{.*}}rcp.rn.f32
 // CHECK: gpu.binary @math_kernel_1 [{{.*}}div.rn.f32
-// CHECK: gpu.binary @math_kernel_2 [{{.*}}cvt.f32.f16 {{.*}}sqrt.rn.f32 {{.*}}cvt.rn.f16.f32
+// CHECK: gpu.binary @math_kernel_2 [{{.*}}cvt.f32.f16 {{.*}}sqrt.rn.f32 {{.*}}cvt.rn.f16x2.f32
 // NOAPPROX-NOT: sqrt.approx
 // NOAPPROX-NOT: rsqrt.approx
 // NOAPPROX-NOT: div.approx
