@@ -550,6 +550,13 @@ struct VectorPlan {
   DenseMap<Operation *, VectorAccess> loads;
 };
 
+/// The access of a buffer of the loop's shape at the loop's indices.
+static VectorAccess getFullAccess(unsigned rank) {
+  VectorAccess access;
+  access.dims = llvm::to_vector<4>(llvm::seq<unsigned>(0, rank));
+  return access;
+}
+
 /// The access of `memref` at `indices` in a loop of `shape` with induction
 /// variables `ivs`, or none: an identity layout; each index an induction
 /// variable (in increasing order) of a dimension of the buffer's size, or
@@ -564,10 +571,8 @@ static std::optional<VectorAccess> getVectorAccess(Value memref,
   if (!type || !type.getLayout().isIdentity())
     return std::nullopt;
   VectorAccess access;
-  if (llvm::equal(indices, ivs) && type.getShape() == shape) {
-    access.dims = llvm::to_vector<4>(llvm::seq<unsigned>(0, shape.size()));
-    return access;
-  }
+  if (llvm::equal(indices, ivs) && type.getShape() == shape)
+    return getFullAccess(shape.size());
   if (!type.hasStaticShape())
     return std::nullopt;
   for (auto [size, index] : llvm::zip(type.getShape(), indices)) {
@@ -582,19 +587,19 @@ static std::optional<VectorAccess> getVectorAccess(Value memref,
       return std::nullopt;
     access.dims.push_back(dim);
   }
+  access.contiguous =
+      !access.dims.empty() && access.dims.back() == shape.size() - 1;
   return access;
 }
 
-/// Whether a group of `width` consecutive elements, aligned to `width`, of
-/// a loop of `shape` reads one element or consecutive ones of `access`:
-/// `width` divides the trailing dimensions the access has (a vector of the
-/// buffer) or does not have (one element of it). Sets `access.contiguous`.
-static bool fitsGroups(VectorAccess &access, ArrayRef<int64_t> shape,
+/// Whether each group of `width` consecutive elements, aligned to `width`,
+/// of a loop of `shape` reads one element or consecutive ones of `access`:
+/// `width` divides the trailing dimensions the access has (contiguous: a
+/// vector of the buffer) or does not have (one element of it).
+static bool fitsGroups(const VectorAccess &access, ArrayRef<int64_t> shape,
                        int64_t width) {
-  unsigned last = shape.size() - 1;
-  access.contiguous = !access.dims.empty() && access.dims.back() == last;
   int64_t block = 1;
-  for (int64_t d = last; d >= 0; --d) {
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
     if (llvm::is_contained(access.dims, d) != access.contiguous)
       break;
     // A dynamic batch: the static dimensions after it decide.
@@ -646,9 +651,9 @@ static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
       unsigned bytes = getVectorisableBytes(store.getValueToStore().getType());
       std::optional<VectorAccess> access = getVectorAccess(
           store.getMemRef(), store.getIndices(), plan.shape, ivs);
+      // A store writes the whole buffer (every index an induction
+      // variable, in order: the loop's shape).
       if (!bytes || !access || access->dims.size() != plan.shape.size() ||
-          cast<MemRefType>(store.getMemRef().getType()).getShape() !=
-              ArrayRef(plan.shape) ||
           llvm::is_contained(ivs, store.getValueToStore()))
         return std::nullopt;
       widest = std::max(widest, bytes);
@@ -689,11 +694,9 @@ static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
     return std::nullopt;
   // Every group of `width` elements lies in one row of each access (a
   // full buffer's row is the loop's static part).
-  VectorAccess full;
-  full.dims = llvm::to_vector<4>(llvm::seq<unsigned>(0, plan.shape.size()));
-  if (!fitsGroups(full, plan.shape, plan.width))
+  if (!fitsGroups(getFullAccess(plan.shape.size()), plan.shape, plan.width))
     return std::nullopt;
-  for (auto &entry : plan.loads)
+  for (const auto &entry : plan.loads)
     if (!fitsGroups(entry.second, plan.shape, plan.width))
       return std::nullopt;
   return plan;
@@ -801,21 +804,20 @@ static scf::ParallelOp vectoriseElementwise(RewriterBase &rewriter,
         index = getBroadcastIndex(rewriter, load.getLoc(), offset, plan.shape,
                                   access);
       Value value;
-      if (cast<MemRefType>(load.getMemRef().getType()).getRank() == 0) {
-        Value scalar = memref::LoadOp::create(rewriter, load.getLoc(),
-                                              load.getMemRef(), ValueRange{});
-        value = vector::BroadcastOp::create(rewriter, load.getLoc(),
-                                            vectorOf(element), scalar);
-      } else if (access.contiguous) {
+      if (access.contiguous) {
         value = vector::LoadOp::create(
             rewriter, load.getLoc(), vectorOf(element), flat[load.getMemRef()],
             ValueRange{index}, /*nontemporal=*/false,
             llvm::MaybeAlign(width * getVectorisableBytes(element)));
       } else {
-        Value scalar = memref::LoadOp::create(rewriter, load.getLoc(),
-                                              flat[load.getMemRef()], index);
+        // One element, broadcast (a 0-d buffer has no index).
+        bool scalarBuffer =
+            cast<MemRefType>(load.getMemRef().getType()).getRank() == 0;
+        Value one = memref::LoadOp::create(
+            rewriter, load.getLoc(), flat[load.getMemRef()],
+            scalarBuffer ? ValueRange{} : ValueRange{index});
         value = vector::BroadcastOp::create(rewriter, load.getLoc(),
-                                            vectorOf(element), scalar);
+                                            vectorOf(element), one);
       }
       mapping.map(load.getResult(), value);
       continue;

@@ -19,8 +19,6 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 
-#include "llvm/ADT/TypeSwitch.h"
-
 namespace mlir {
 namespace amp {
 #define GEN_PASS_DEF_AMPNARROWCONVOLUTIONRESULTSPASS
@@ -31,18 +29,42 @@ namespace amp {
 using namespace mlir;
 using namespace mlir::amp;
 
-/// The convolutions of ampGpuConv2d's forms (ConvCalls.cpp; the GPU call
-/// takes no NHWC/FHWC filter) and the two gradient ops: their lhs, rhs and
-/// init, or none.
+/// The 2-D convolutions of ampGpuConv2d's forms (ConvCalls.cpp; the GPU
+/// call takes no NHWC/FHWC filter), listed once: whether `op` is one, and
+/// `op` again with `init` as its init (a named op's body is built for its
+/// new types; its discardable attributes go with it).
+template <typename... OpTys> struct ConvolutionOps {
+  static bool contains(Operation *op) { return isa<OpTys...>(op); }
+  static Operation *cloneWithInit(RewriterBase &rewriter, Operation *op,
+                                  Value init) {
+    Operation *clone = nullptr;
+    auto create = [&](auto conv) {
+      if (!conv)
+        return false;
+      clone = decltype(conv)::create(
+          rewriter, op->getLoc(), TypeRange{init.getType()},
+          conv.getDpsInputs(), ValueRange{init}, conv.getStrides(),
+          conv.getDilations(), linalg::getPrunedAttributeList(conv));
+      return true;
+    };
+    (create(dyn_cast<OpTys>(op)) || ...);
+    return clone;
+  }
+};
+using GpuCallConvolutions =
+    ConvolutionOps<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
+                   linalg::Conv2DNgchwGfchwOp, linalg::DepthwiseConv2DNchwChwOp,
+                   linalg::DepthwiseConv2DNhwcHwcOp,
+                   linalg::DepthwiseConv2DNhwcHwcmOp>;
+
+/// Those convolutions and the two gradient ops: their lhs, rhs and init,
+/// or none.
 static std::optional<std::array<Value, 3>>
 getConvolutionOperands(Operation *op) {
   if (isa<Conv2DBackwardDataOp, Conv2DBackwardFilterOp>(op))
     return std::array<Value, 3>{op->getOperand(0), op->getOperand(1),
                                 op->getOperand(2)};
-  if (!isa<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
-           linalg::Conv2DNgchwGfchwOp, linalg::DepthwiseConv2DNchwChwOp,
-           linalg::DepthwiseConv2DNhwcHwcOp, linalg::DepthwiseConv2DNhwcHwcmOp>(
-          op))
+  if (!GpuCallConvolutions::contains(op))
     return std::nullopt;
   auto linalgOp = cast<linalg::LinalgOp>(op);
   return std::array<Value, 3>{linalgOp.getDpsInputs()[0],
@@ -53,29 +75,13 @@ getConvolutionOperands(Operation *op) {
 /// `op` again with `init` as its init, of the result type.
 static Operation *cloneWithInit(RewriterBase &rewriter, Operation *op,
                                 Value init) {
-  Location loc = op->getLoc();
-  Type type = init.getType();
-  auto named = [&](auto conv) -> Operation * {
-    using OpTy = decltype(conv);
-    // A named op's body is built for its new types; its discardable
-    // attributes go with it.
-    return OpTy::create(rewriter, loc, TypeRange{type}, conv.getDpsInputs(),
-                        ValueRange{init}, conv.getStrides(),
-                        conv.getDilations(),
-                        linalg::getPrunedAttributeList(conv));
-  };
-  return TypeSwitch<Operation *, Operation *>(op)
-      .Case<linalg::Conv2DNchwFchwOp, linalg::Conv2DNhwcHwcfOp,
-            linalg::Conv2DNgchwGfchwOp, linalg::DepthwiseConv2DNchwChwOp,
-            linalg::DepthwiseConv2DNhwcHwcOp,
-            linalg::DepthwiseConv2DNhwcHwcmOp>(named)
-      .Default([&](Operation *gradient) {
-        // The gradient ops have no body: only the init and the type change.
-        Operation *clone = rewriter.clone(*gradient);
-        clone->setOperand(2, init);
-        clone->getResult(0).setType(type);
-        return clone;
-      });
+  if (Operation *clone = GpuCallConvolutions::cloneWithInit(rewriter, op, init))
+    return clone;
+  // The gradient ops have no body: only the init and the type change.
+  Operation *clone = rewriter.clone(*op);
+  clone->setOperand(2, init);
+  clone->getResult(0).setType(init.getType());
+  return clone;
 }
 
 /// Computes `op` in its operands' 16-bit type when it has one and an f32
