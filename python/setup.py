@@ -130,6 +130,10 @@ setup(
     install_requires=["numpy"],
     # amp_mlir.from_torch; the rest of the package works without it.
     extras_require={"torch": frontend_requirements()},
+    # torch.compile(model, backend="amp_mlir") without importing
+    # amp_mlir.dynamo first: PyTorch looks backends up in this group.
+    entry_points={"torch_dynamo_backends": [
+        "amp_mlir = amp_mlir.dynamo:amp_mlir_backend"]},
     cmdclass=cmdclass,
     distclass=PlatformDistribution,
 )

@@ -63,3 +63,6 @@ def test_missing_packages_say_how_to_install():
     with pytest.raises(ImportError, match="from_onnx needs onnx and "
                                           "torch-mlir"):
         amp_mlir.from_onnx("model.onnx")
+    with pytest.raises(ImportError, match=r"torch.compile backend needs "
+                                          r"torch and torch-mlir.*pip install"):
+        importlib.import_module("amp_mlir.dynamo")

@@ -20,6 +20,9 @@ m = amp_mlir.compile("func.func @f(%%a: tensor<3xf32>) -> tensor<3xf32> {\\n"
                      "  return %%b : tensor<3xf32>\\n}\\n", level="O2")
 print("root", c.ROOT)
 print("result", m(np.array([1, 2, 3], np.float32)).tolist())
+from importlib.metadata import entry_points
+for entry in entry_points(group="torch_dynamo_backends"):
+    print("backend", entry.name, entry.value)
 """
 
 
@@ -44,6 +47,8 @@ def test_pip_install_offline(tmp_path):
                          cwd=tmp_path, capture_output=True, text=True).stdout
     assert f"root {root}" in out
     assert "result [1.0, 4.0, 9.0]" in out
+    # torch.compile(backend="amp_mlir") finds the backend by this name.
+    assert "backend amp_mlir amp_mlir.dynamo:amp_mlir_backend" in out
 
 
 WHEEL_SCRIPT = """
