@@ -145,7 +145,10 @@ $(BENCH_BUILD_DIR)/build.ninja:
 # (bench/cpu_models.py, issue 28; with the peers' environment, which has
 # onnxruntime): keeps bench/results/cpu-models.json and rewrites the
 # cpu-models table and verdict lines of docs/performance.md
-# (test/Bench/cpu-models-doc.test checks them against it).
+# (test/Bench/cpu-models-doc.test checks them against it). Then the
+# torch.compile backend beside Inductor (bench/torch_compile.py, issue 47;
+# in the frontend environment): bench/results/torch-compile.json and the
+# torch-compile table (test/Bench/torch-compile-doc.test).
 bench: deps build
 	@$(MAKE) --no-print-directory $(BENCH_BUILD_DIR)/build.ninja
 	cmake --build $(BENCH_BUILD_DIR) --target amp-opt
@@ -156,6 +159,10 @@ bench: deps build
 	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
 	  $(PEERS_VENV)/bin/python bench/cpu_models.py \
 	  --json bench/results/cpu-models.json --update-doc docs/performance.md
+	scripts/install-frontends.sh
+	AMP_MLIR_ROOT=$(CURDIR)/$(BUILD_DIR) PYTHONPATH=$(CURDIR)/python \
+	  $(GPU_KIT_FRONTEND_PYTHON) bench/torch_compile.py \
+	  --json bench/results/torch-compile.json --update-doc docs/performance.md
 
 # Reliability builds (docs/reliability.md), with clang 22 and its sanitizer
 # runtimes (installed on first use; not needed by the targets above). Only

@@ -538,8 +538,9 @@ def _to_torch(array):
 def _split(gm, settings, kind, error):
     """`gm` with each op amp-mlir cannot compile run eagerly and the rest
     compiled in parts (torch.fx's CapabilityBasedPartitioner), with an
-    AmpWarning naming those ops; `error` again when every op compiles on
-    its own."""
+    AmpWarning naming those ops; when every op compiles on its own (the
+    failure is the graph's: `error`), `gm` itself, run eagerly, with an
+    AmpWarning saying why."""
     from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
     from torch.fx.passes.operator_support import OperatorSupportBase
 
@@ -550,7 +551,15 @@ def _split(gm, settings, kind, error):
             if reason is not None:
                 reasons[node] = reason
     if not reasons:
-        raise error
+        # Each op compiles alone, the graph does not: it runs eagerly.
+        count = sum(node.op == "call_function" for node in gm.graph.nodes)
+        _stats["eager_ops"] += count
+        warnings.warn(AmpWarning(
+            f"the {kind} graph ({count} ops) cannot be compiled by amp-mlir "
+            f"although each of its ops can ({_first_line(error)}); it runs "
+            f"eagerly in PyTorch, as written"),
+            stacklevel=_compiler._stacklevel())
+        return gm
     eager = set(reasons)
     for node in gm.graph.nodes:
         # The elements of an eager op's results are taken eagerly too.
@@ -587,6 +596,10 @@ def _split(gm, settings, kind, error):
         stacklevel=_compiler._stacklevel())
     split.recompile()
     return split
+
+
+def _first_line(error):
+    return (str(error).strip().splitlines() or [""])[0][:300]
 
 
 def _is_getitem(node):
@@ -645,7 +658,7 @@ def _probe(node, settings):
                        settings, "probe", count=False)
         reason = None
     except (FrontendError, AmpError) as error:
-        reason = str(error).strip().splitlines()[0][:300]
+        reason = _first_line(error)
     _probes[key] = reason
     return reason
 

@@ -446,6 +446,40 @@ def check_graph_break():
     check(ok, f"fallback=False raises naming the op: {first_line(text)}")
 
 
+def check_whole_graph_failure():
+    """A graph that fails to compile although each op compiles alone (here
+    an import made to refuse graphs of more than one op) runs eagerly,
+    with a warning, instead of failing the call."""
+    torch.manual_seed(0)
+    model = MLP().eval()
+    x = torch.randn(4, 64)
+    original = dynamo._import_graph
+
+    def refuse_graphs(gm, name):
+        ops = [n for n in gm.graph.nodes if n.op == "call_function"]
+        if len(ops) > 1:
+            raise amp_mlir.FrontendError("refused for the test")
+        return original(gm, name)
+
+    dynamo._import_graph = refuse_graphs
+    torch._dynamo.reset()
+    dynamo.reset()
+    try:
+        with warnings.catch_warnings(record=True) as caught, \
+                torch.no_grad():
+            warnings.simplefilter("always")
+            error = rel_l2(torch.compile(model, backend="amp_mlir")(x),
+                           model(x))
+    finally:
+        dynamo._import_graph = original
+    said = [str(w.message) for w in caught
+            if isinstance(w.message, amp_mlir.AmpWarning)]
+    check(error == 0.0 and len(said) == 1 and "runs eagerly" in said[0]
+          and "refused for the test" in said[0],
+          f"a graph that fails as a whole runs eagerly (rel L2 {error:g}), "
+          f"warning: {said[0][:120] if said else None}")
+
+
 def check_dynamo_break():
     torch.manual_seed(0)
     model = BreakNet()
@@ -551,6 +585,7 @@ def run_backend():
     check_options()
     check_entry_point()
     check_graph_break()
+    check_whole_graph_failure()
     check_dynamo_break()
     check_shapes()
     check_explain()
