@@ -520,6 +520,46 @@ def check_shapes():
           f"recompilations")
 
 
+class SmallCNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.fc = nn.Linear(8 * 8 * 8, 10)
+
+    def forward(self, x):
+        return self.fc(F.relu(self.bn(self.conv(x))).flatten(1))
+
+
+def check_gpu_sim():
+    """target='gpu-sim': the GPU pipeline's code (library calls and
+    kernels) in the simulator, on CPU tensors, gives the CPU's step."""
+    torch.manual_seed(0)
+    base = SmallCNN()
+    x, y = torch.randn(4, 3, 8, 8), torch.randint(0, 10, (4,))
+    steps = {}
+    for target in ("cpu", "gpu-sim"):
+        model = copy.deepcopy(base)
+        torch._dynamo.reset()
+        dynamo.reset()
+        step = torch.compile(model, backend=dynamo.make_backend(
+            level="O1", dtype="f16", target=target))
+        loss = F.cross_entropy(step(x), y)
+        loss.backward()
+        steps[target] = (float(loss), torch.cat(
+            [p.grad.flatten() for p in model.parameters()]),
+            model.bn.running_var.clone(),
+            [g["kind"] for g in dynamo.compiled_graphs()])
+    cpu, sim = steps["cpu"], steps["gpu-sim"]
+    errors = (rel(sim[0], cpu[0]), rel_l2(sim[1], cpu[1]),
+              rel_l2(sim[2], cpu[2]))
+    check(max(errors) <= 5e-3 and sim[3] == ["forward", "backward"],
+          f"target='gpu-sim' (a conv net with batch norm, O1 f16): loss, "
+          f"gradients and running variance within "
+          f"{', '.join(f'{e:.1e}' for e in errors)} <= 5e-03 of the CPU's; "
+          f"graphs {sim[3]}")
+
+
 def check_explain():
     torch.manual_seed(0)
     model = MLP()
@@ -588,6 +628,7 @@ def run_backend():
     check_whole_graph_failure()
     check_dynamo_break()
     check_shapes()
+    check_gpu_sim()
     check_explain()
 
 
