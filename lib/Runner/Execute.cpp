@@ -251,22 +251,29 @@ llvm::Error Executable::invoke(CallFrame &frame) {
 }
 
 /// Copies the `type`-shaped, possibly strided memref at `base` (element
-/// offset already applied) into `tensor`.
+/// offset already applied) into `tensor`: one memcpy per run of the trailing
+/// dimensions that are dense row-major (a single one for a dense result).
 static void gatherStrided(const char *base, ArrayRef<int64_t> strides,
                           HostTensor &tensor) {
   const TensorSpec &type = tensor.getType();
   size_t elementSize = getElementByteSize(type.element);
   char *out = static_cast<char *>(tensor.getData());
   int64_t count = type.getNumElements();
-  size_t rank = type.shape.size();
-  SmallVector<int64_t> index(rank, 0);
-  for (int64_t linear = 0; linear < count; ++linear) {
+  size_t outer = type.shape.size();
+  int64_t run = 1;
+  while (outer > 0 &&
+         (type.shape[outer - 1] == 1 || strides[outer - 1] == run)) {
+    run *= type.shape[outer - 1];
+    --outer;
+  }
+  SmallVector<int64_t> index(outer, 0);
+  for (int64_t linear = 0; linear < count; linear += run) {
     int64_t offset = 0;
-    for (size_t d = 0; d < rank; ++d)
+    for (size_t d = 0; d < outer; ++d)
       offset += index[d] * strides[d];
     std::memcpy(out + linear * elementSize, base + offset * elementSize,
-                elementSize);
-    for (size_t d = rank; d-- > 0;) {
+                run * elementSize);
+    for (size_t d = outer; d-- > 0;) {
       if (++index[d] < type.shape[d])
         break;
       index[d] = 0;
