@@ -256,15 +256,13 @@ amp_mlir_backend.reset = reset
 
 def _aot_backend(settings):
     from torch._dynamo.backends.common import aot_autograd
-    compile_forward = functools.partial(_compile_fx, settings=settings,
-                                        kind="forward")
-    return aot_autograd(
-        fw_compiler=compile_forward,
-        bw_compiler=functools.partial(_compile_fx, settings=settings,
-                                      kind="backward"),
-        inference_compiler=functools.partial(_compile_fx, settings=settings,
-                                             kind="inference"),
-        decompositions=_decomposition_table())
+
+    def compiler(kind):
+        return functools.partial(_compile_fx, settings=settings, kind=kind)
+    return aot_autograd(fw_compiler=compiler("forward"),
+                        bw_compiler=compiler("backward"),
+                        inference_compiler=compiler("inference"),
+                        decompositions=_decomposition_table())
 
 
 @functools.lru_cache(maxsize=1)
@@ -300,7 +298,9 @@ def _placeholders(gm):
 
 
 def _value(node):
-    return node.meta.get("val", node.meta.get("example_value"))
+    """What an ATen graph's node computes: a fake tensor, a symbolic int,
+    or a tuple of them."""
+    return node.meta.get("val")
 
 
 def _is_symbolic(node):
@@ -365,8 +365,7 @@ class _CompiledGraph:
         import torch
         start = time.perf_counter()
         self.kind = kind
-        self.inputs = _placeholders(gm)
-        for node in self.inputs:
+        for node in _placeholders(gm):
             if not isinstance(_value(node), torch.Tensor):
                 raise FrontendError(
                     f"the {kind} graph takes a non-tensor input "
@@ -448,8 +447,9 @@ def _import_graph(gm, name):
     importer, stateless: every placeholder an argument)."""
     from torch_mlir import fx
 
-    from .frontends import _finish, _import_torch_mlir, lower_fx_import
-    _non_negative_dims(gm)
+    from .frontends import (_finish, _import_torch_mlir, lower_fx_import,
+                            non_negative_scatter_dims)
+    non_negative_scatter_dims(gm)
     try:
         imported = fx.stateless_fx_import(gm, output_type="raw",
                                           model_name="main")
@@ -459,37 +459,6 @@ def _import_graph(gm, name):
                             f"{str(error)[:2000]}") from error
     lower_fx_import(_import_torch_mlir()[3], imported.operation)
     return _finish(imported.operation, name)
-
-
-# ATen ops whose `dim` counts the dimensions of their first operand.
-_DIM_OF_FIRST_OPERAND = ("scatter", "scatter_add", "scatter_reduce",
-                         "gather")
-
-
-def _non_negative_dims(gm):
-    """Rewrites a negative `dim` of a scatter or gather as the dimension it
-    counts from the end. torch-mlir (20261001) crashes the process on
-    `aten.scatter.src` with dim=-1 (the backward of sort and topk), which
-    no exception can catch; with the dimension counted from the front it
-    refuses the op cleanly."""
-    import torch
-    for node in gm.graph.nodes:
-        if node.op != "call_function" or \
-                not isinstance(node.target, torch._ops.OpOverload) or \
-                node.target._schema.name.split("::")[-1] not in \
-                _DIM_OF_FIRST_OPERAND:
-            continue
-        value = _value(node.args[0])
-        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
-        if not isinstance(dim, int) or dim >= 0 or \
-                not isinstance(value, torch.Tensor):
-            continue
-        dim %= max(value.dim(), 1)
-        if len(node.args) > 1:
-            node.update_arg(1, dim)
-        else:
-            node.update_kwarg("dim", dim)
-    gm.recompile()
 
 
 def _explain(text, settings, kind):

@@ -360,7 +360,41 @@ def export_program(torch, module, example_inputs, dynamic_shapes=None):
         if (spec.kind == InputKind.BUFFER and not spec.persistent
                 and spec.target not in state_dict):
             state_dict[spec.target] = program.constants[spec.target]
+    non_negative_scatter_dims(program.graph_module)
     return program
+
+
+# ATen ops whose `dim` counts the dimensions of their first operand.
+_DIM_OF_FIRST_OPERAND = ("scatter", "scatter_add", "scatter_reduce",
+                         "gather")
+
+
+def non_negative_scatter_dims(gm):
+    """Rewrites, in place, a negative `dim` of a scatter or gather in the
+    ATen graph module `gm` as the dimension it counts from the end.
+    torch-mlir (20261001) crashes the process on `aten.scatter.src` with
+    dim=-1 (a model's scatter along the last dimension, the backward of
+    sort and topk), which no exception can catch; with the dimension
+    counted from the front it refuses the op cleanly (tm_tensor.scatter,
+    UnsupportedOpError). Every FX import here goes through it."""
+    import torch
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or \
+                not isinstance(node.target, torch._ops.OpOverload) or \
+                node.target._schema.name.split("::")[-1] not in \
+                _DIM_OF_FIRST_OPERAND:
+            continue
+        value = getattr(node.args[0], "meta", {}).get("val")
+        dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+        if not isinstance(dim, int) or dim >= 0 or \
+                not isinstance(value, torch.Tensor):
+            continue
+        dim %= max(value.dim(), 1)
+        if len(node.args) > 1:
+            node.update_arg(1, dim)
+        else:
+            node.update_kwarg("dim", dim)
+    gm.recompile()
 
 
 def lower_fx_import(PassManager, operation):

@@ -35,7 +35,8 @@ import math
 import numbers
 
 from .frontends import (FrontendError, _dynamic_shapes, _finish,
-                        _import_torch_mlir, lower_fx_import)
+                        _import_torch_mlir, lower_fx_import,
+                        non_negative_scatter_dims)
 
 # The optimizer kinds of the amp.optimizer attribute and their keys, in the
 # order they are documented (MLIR prints a dictionary sorted by key).
@@ -656,6 +657,7 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
                              spec is not None for spec in batch_shapes)
                          else "fake")
         _check_traced_graph(torch, gm)
+        non_negative_scatter_dims(gm)
     finally:
         model.train(training)
     dynamic_shapes = None

@@ -75,7 +75,7 @@ def rel_l2(value, reference):
     return float((value - reference).norm() / reference.norm())
 
 
-# --- the models ---------------------------------------------------------------
+# --- the models --------------------------------------------------------------
 
 class MLP(nn.Module):
     def __init__(self):
@@ -88,14 +88,16 @@ class MLP(nn.Module):
         return self.fc3(F.gelu(self.fc2(F.relu(self.fc1(x)))))
 
 
-def classify(model, batch):
-    x, y = batch
-    return F.cross_entropy(model(x), y)
-
-
-def case(name, model, batches, loss, optimizer):
+def case(name, model, batches, optimizer, predict=None, loss=None):
+    """A model and its batches. predict(model, batch): what the model
+    returns, as one tensor (default: the model of the batch's first
+    entry); loss(model, batch): the loss (default: the cross-entropy of
+    the prediction and the batch's last entry, the labels)."""
+    predict = predict or (lambda model, batch: model(batch[0]))
+    loss = loss or (lambda model, batch: F.cross_entropy(
+        predict(model, batch), batch[-1]))
     return {"name": name, "model": model, "batches": batches, "loss": loss,
-            "optimizer": optimizer}
+            "optimizer": optimizer, "predict": predict}
 
 
 def images(shape, classes, count=4, batch=16):
@@ -129,7 +131,7 @@ def adamw(lr):
 
 def mlp_case():
     torch.manual_seed(0)
-    return case("mlp", MLP(), images((64,), 10), classify, adamw(1e-3))
+    return case("mlp", MLP(), images((64,), 10), adamw(1e-3))
 
 
 def resnet18_case():
@@ -139,7 +141,7 @@ def resnet18_case():
     # statistics over 1x1 positions of a batch, and the run's final loss
     # moves by 1% when the initial weights move by 1e-6.
     return case("resnet18", torchvision.models.resnet18(num_classes=10),
-                taught((3, 64, 64), 16), classify,
+                taught((3, 64, 64), 16),
                 lambda params: torch.optim.SGD(params, lr=1e-3))
 
 
@@ -166,11 +168,10 @@ def bert_case():
         batches.append((ids, mask, torch.randint(0, 4, (len(ids),),
                                                  generator=generator)))
 
-    def loss(model, batch):
-        ids, mask, labels = batch
-        return F.cross_entropy(model(ids, attention_mask=mask).logits,
-                               labels)
-    return case("bert", model, batches, loss, adamw(1e-3))
+    def predict(model, batch):
+        ids, mask, _ = batch
+        return model(ids, attention_mask=mask).logits
+    return case("bert", model, batches, adamw(1e-3), predict)
 
 
 def gpt2_case():
@@ -182,13 +183,15 @@ def gpt2_case():
         embd_pdrop=0.0, attn_pdrop=0.0)
     model = transformers.GPT2LMHeadModel(config)
 
+    def predict(model, batch):
+        return model(batch[0]).logits
+
     def loss(model, batch):
-        (ids,) = batch
-        logits = model(ids).logits[:, :-1]
+        logits = predict(model, batch)[:, :-1]
         return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
-                               ids[:, 1:].reshape(-1))
-    return case("gpt2", model, [(ids,) for ids in tokens()], loss,
-                adamw(1e-3))
+                               batch[0][:, 1:].reshape(-1))
+    return case("gpt2", model, [(ids,) for ids in tokens()], adamw(1e-3),
+                predict, loss)
 
 
 def vit_case():
@@ -198,15 +201,14 @@ def vit_case():
     model = timm.create_model("vit_tiny_patch16_224", pretrained=False,
                               img_size=32, patch_size=8, num_classes=10,
                               depth=2)
-    return case("vit", model, taught((3, 32, 32), 16), classify,
-                adamw(1e-3))
+    return case("vit", model, taught((3, 32, 32), 16), adamw(1e-3))
 
 
 CASES = {"mlp": mlp_case, "resnet18": resnet18_case, "bert": bert_case,
          "gpt2": gpt2_case, "vit": vit_case}
 
 
-# --- runs ---------------------------------------------------------------------
+# --- runs --------------------------------------------------------------------
 
 def compiled(model, level, dtype):
     torch._dynamo.reset()
@@ -215,22 +217,14 @@ def compiled(model, level, dtype):
                          options={"level": level, "dtype": dtype or "f16"})
 
 
-def outputs(case, model, batch):
-    """What the model returns on `batch` in eval mode, as one tensor."""
-    x = batch[:-1] if case["name"] in ("bert",) else batch[:1]
-    result = model(*x) if case["name"] != "bert" else \
-        model(x[0], attention_mask=x[1])
-    return getattr(result, "logits", result)
-
-
 def check_inference(case):
     name = case["name"]
     model = copy.deepcopy(case["model"]).eval()
     batch = case["batches"][0]
     with torch.no_grad():
-        reference = outputs(case, model, batch)
+        reference = case["predict"](model, batch)
         for level, dtype in (("O0", None), ("O1", "f16"), ("O1", "bf16")):
-            result = outputs(case, compiled(model, level, dtype), batch)
+            result = case["predict"](compiled(model, level, dtype), batch)
             bound = BOUNDS[dtype or level]
             error = rel_l2(result, reference)
             graphs = dynamo.compiled_graphs()
@@ -315,7 +309,7 @@ def run_models(names, o2):
         check_training(made, o2)
 
 
-# --- the backend itself -------------------------------------------------------
+# --- the backend itself ------------------------------------------------------
 
 class SortNet(nn.Module):
     """A sort between two layers: torch-mlir lowers sort (and the scatter

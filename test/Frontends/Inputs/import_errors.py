@@ -19,6 +19,11 @@ CASES = [
     ("sort", lambda x: torch.sort(x, dim=-1).values),
     ("scatter", lambda x: x.scatter(1, torch.tensor([[0], [1], [2], [3]]),
                                     1.0)),
+    # Along dimension -1: torch-mlir 20261001 crashes the process on it
+    # unless the dimension is counted from the front (frontends.py,
+    # non_negative_scatter_dims).
+    ("scatter-last", lambda x: torch.zeros(4, 8).scatter(
+        -1, torch.zeros(4, 8, dtype=torch.long), x)),
     # Not lowered by torch-mlir at all.
     ("histc", lambda x: torch.histc(x)),
     ("erfinv", lambda x: torch.erfinv(x)),
