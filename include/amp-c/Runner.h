@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Version of this interface; bumped on incompatible changes. */
-#define AMP_RUNNER_CAPI_VERSION 14
+#define AMP_RUNNER_CAPI_VERSION 15
 AMP_RUNNER_CAPI int ampRunnerGetApiVersion(void);
 
 /** The message of the last failure on this thread ("" if none). */
@@ -387,8 +387,10 @@ typedef struct AmpRunnerResults AmpRunnerResults;
 
 /** Calls the function. `inputs[i]` is a dense row-major host buffer of
  *  argument i, of shape `inputShapes[i]` (as many values as the argument's
- *  rank; its size where the signature has a static one). `inputShapes` may
- *  be NULL when every argument has a static shape. NULL on failure. */
+ *  rank; its size where the signature has a static one), aligned to its
+ *  element. `inputShapes` may be NULL when every argument has a static
+ *  shape. On the CPU the function reads the buffers in place, during the
+ *  call, and never writes them. NULL on failure. */
 AMP_RUNNER_CAPI AmpRunnerResults *
 ampRunnerCall(AmpRunnerExecutable *exe, const void *const *inputs,
               const int64_t *const *inputShapes);
@@ -402,6 +404,29 @@ AMP_RUNNER_CAPI int ampRunnerResultsGet(AmpRunnerResults *results,
                                         const int64_t **shape,
                                         const void **data);
 AMP_RUNNER_CAPI void ampRunnerResultsDestroy(AmpRunnerResults *results);
+
+/** A host result taken out of its AmpRunnerResults: it owns the data,
+ *  which lives until ampRunnerHostBufferDestroy. */
+typedef struct AmpRunnerHostBuffer AmpRunnerHostBuffer;
+/** Takes host result `index` out of `results`, without a copy on the CPU
+ *  (the buffer the compiled code returned): its rank, shape (owned by the
+ *  handle) and dense row-major data, writable. Later ampRunnerResultsGet
+ *  and ampRunnerResultsTake of the same result fail. NULL on failure (a
+ *  result kept on the device, one taken already). */
+AMP_RUNNER_CAPI AmpRunnerHostBuffer *
+ampRunnerResultsTake(AmpRunnerResults *results, int64_t index, int64_t *rank,
+                     const int64_t **shape, void **data);
+AMP_RUNNER_CAPI void ampRunnerHostBufferDestroy(AmpRunnerHostBuffer *buffer);
+
+/** The host-to-host copies the runner made for the calls of `exe` so far:
+ *  the calls, and the bytes of inputs and of results copied (see
+ *  HostCopyStats in amp/Runner/Runner.h: on the CPU, only an argument
+ *  converted to a narrowed type, and a buffer returned as two results).
+ *  Any pointer may be NULL. */
+AMP_RUNNER_CAPI int ampRunnerGetHostCopyStats(AmpRunnerExecutable *exe,
+                                              int64_t *calls,
+                                              int64_t *inputBytes,
+                                              int64_t *resultBytes);
 
 /** A tensor kept on the device of a function's runtime (targets gpu and
  *  gpu-sim) between calls: a result of ampRunnerCallDevice, to pass to later

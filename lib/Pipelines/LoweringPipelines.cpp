@@ -153,6 +153,10 @@ void mlir::amp::buildLowerToCpuPipeline(OpPassManager &pm,
         createAmpFuseContractionEpiloguesPass(epilogues));
     pm.addPass(createCanonicalizerPass());
   }
+  // The caller's buffers are read only: callers (the runner, the
+  // torch.compile backend, an AOT library's) pass their memory without a
+  // copy, and the function allocates what it would have written into them.
+  pm.addNestedPass<func::FuncOp>(createAmpReadOnlyArgumentsPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   if (options.fuseEpilogues) {
     // Each tile's insert_slice bufferizes to a copy between two equal

@@ -879,6 +879,9 @@ Executable::compileAll(ModuleOp module, ArrayRef<std::string> entries,
     if (!host)
       return host.takeError();
     executable->host = *host;
+    if (*host)
+      if (void *free = (*host)->lookup("_mlir_memref_to_llvm_free"))
+        executable->freeHostBlock = reinterpret_cast<void (*)(void *)>(free);
   }
   ExecutionEngineOptions engineOptions;
   engineOptions.llvmModuleBuilder = translate;

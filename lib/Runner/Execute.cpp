@@ -10,8 +10,16 @@
 // descriptor of the single result or a struct of the descriptors of several
 // results, laid out one after the other; without results there is no R.
 // Results are fresh allocations the caller owns (the ownership-based
-// deallocation pipeline clones what it does not own before returning it).
-// For the GPU, arguments and results hold device pointers.
+// deallocation pipeline clones what it does not own before returning it;
+// the GPU's device arguments may come back). For the GPU, arguments and
+// results hold device pointers.
+//
+// On the CPU nothing is copied around a call: the arguments' descriptors
+// point into the caller's memory, which --lower-to-cpu's code does not
+// write (amp-read-only-arguments), and a result that is a dense block of
+// its own is handed to the caller as it is (HostTensor::adopt). Only a
+// result whose block holds another result too (one value returned twice)
+// or that is not dense is copied out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -121,9 +129,9 @@ Expected<HostTensor> DeviceTensor::download() const {
 }
 
 struct Executable::CallFrame {
-  /// Copies of the inputs (CPU), or the device buffers holding them (GPU):
-  /// those the frame uploaded (and frees), and the caller's device tensors
-  /// by address.
+  /// The inputs (CPU): the caller's memory, or converted copies; or the
+  /// device buffers holding them (GPU): those the frame uploaded (and
+  /// frees), and the caller's device tensors by address.
   SmallVector<HostTensor> hostInputs;
   SmallVector<void *> deviceInputs;
   llvm::DenseMap<void *, std::shared_ptr<DeviceTensor::Storage>> residentInputs;
@@ -145,6 +153,7 @@ llvm::Error Executable::prepare(ArrayRef<CallArgument> inputs,
                      "(CompileOptions::openDevice): it cannot run");
   if (gpu && gpu->isSimulator())
     frame.liveBuffersBefore = gpu->getSimulatorStats().liveBuffers;
+  ++copies.calls;
   if (inputs.size() != signature.arguments.size())
     return makeError("'@" + signature.name + "' takes " +
                      llvm::Twine(signature.arguments.size()) +
@@ -193,6 +202,8 @@ llvm::Error Executable::prepare(ArrayRef<CallArgument> inputs,
       for (int64_t i = 0, e = given.getNumElements(); i < e; ++i)
         converted.setFromDouble(i, given.getAsDouble(i));
     }
+    if (convert)
+      copies.inputBytes += given.getByteSize();
     const HostTensor &input = convert ? converted : given;
     void *pointer;
     if (gpu) {
@@ -200,8 +211,10 @@ llvm::Error Executable::prepare(ArrayRef<CallArgument> inputs,
       gpu->copy(pointer, input.getData(), input.getByteSize());
       frame.deviceInputs.push_back(pointer);
     } else {
-      frame.hostInputs.push_back(convert ? std::move(converted)
-                                         : given.clone());
+      // The compiled code only reads its arguments: the caller's memory.
+      frame.hostInputs.push_back(
+          convert ? std::move(converted)
+                  : HostTensor::borrow(given.getType(), given.getData()));
       pointer = frame.hostInputs.back().getData();
     }
     frame.inputDescriptors.push_back(makeDescriptor(pointer, type));
@@ -281,13 +294,9 @@ static void gatherStrided(const char *base, ArrayRef<int64_t> strides,
   }
 }
 
-/// Whether a result's descriptor is a dense row-major buffer of its own
-/// that starts at its allocation (what a DeviceTensor can stand for).
-static bool isDenseAllocation(void *allocated, const char *aligned,
-                              int64_t offset, ArrayRef<int64_t> sizes,
-                              ArrayRef<int64_t> strides) {
-  if (!allocated || aligned != allocated || offset != 0)
-    return false;
+/// Whether `strides` are the dense row-major ones of `sizes` (those of
+/// unit dimensions do not matter).
+static bool isDense(ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
   int64_t expected = 1;
   for (size_t d = sizes.size(); d-- > 0;) {
     if (sizes[d] != 1 && strides[d] != expected)
@@ -295,6 +304,15 @@ static bool isDenseAllocation(void *allocated, const char *aligned,
     expected *= sizes[d];
   }
   return true;
+}
+
+/// Whether a result's descriptor is a dense row-major buffer of its own
+/// that starts at its allocation (what a DeviceTensor can stand for).
+static bool isDenseAllocation(void *allocated, const char *aligned,
+                              int64_t offset, ArrayRef<int64_t> sizes,
+                              ArrayRef<int64_t> strides) {
+  return allocated && aligned == allocated && offset == 0 &&
+         isDense(sizes, strides);
 }
 
 Expected<SmallVector<CallResult>>
@@ -314,6 +332,14 @@ Executable::collect(CallFrame &frame, bool copyResults,
   llvm::DenseMap<void *, std::shared_ptr<DeviceTensor::Storage>> kept(
       frame.residentInputs);
   int64_t handedOver = 0;
+
+  // How many results each block holds: one that holds a single result can
+  // be handed over (CPU).
+  llvm::DenseMap<void *, unsigned> holders;
+  for (size_t index = 0, word = 0; index < signature.results.size(); ++index) {
+    ++holders[reinterpret_cast<void *>(frame.resultWords[word])];
+    word += getDescriptorWords(signature.results[index]);
+  }
 
   std::string problem;
   size_t word = 0;
@@ -353,8 +379,18 @@ Executable::collect(CallFrame &frame, bool copyResults,
       results.push_back(std::move(result));
       continue;
     }
-    HostTensor tensor(returned);
     size_t elementSize = getElementByteSize(type.element);
+    if (!gpu && toFree.contains(allocated) && holders[allocated] == 1 &&
+        isDense(sizes, strides)) {
+      // A block of its own: the caller's now, as it is.
+      toFree.erase(allocated);
+      result.host = HostTensor::adopt(
+          returned, allocated, aligned + offset * elementSize, freeHostBlock);
+      results.push_back(std::move(result));
+      continue;
+    }
+    HostTensor tensor(returned);
+    copies.resultBytes += tensor.getByteSize();
     if (returned.getNumElements() > 0) {
       const char *base = aligned + offset * elementSize;
       if (gpu) {
@@ -381,7 +417,7 @@ Executable::collect(CallFrame &frame, bool copyResults,
       if (gpu)
         gpu->deallocate(pointer);
       else
-        std::free(pointer);
+        freeHostBlock(pointer);
     }
   for (void *pointer : frame.deviceInputs)
     if (!kept.count(pointer))
@@ -401,6 +437,14 @@ Executable::collect(CallFrame &frame, bool copyResults,
   if (!problem.empty())
     return makeError(problem);
   return std::move(results);
+}
+
+HostCopyStats Executable::getHostCopyStats() const {
+  HostCopyStats stats;
+  stats.calls = copies.calls.load();
+  stats.inputBytes = copies.inputBytes.load();
+  stats.resultBytes = copies.resultBytes.load();
+  return stats;
 }
 
 Expected<SimulatorStats> Executable::getSimulatorStats() const {

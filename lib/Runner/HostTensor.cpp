@@ -147,12 +147,62 @@ HostTensor::HostTensor(TensorSpec tensorType) : type(std::move(tensorType)) {
   if (!pointer)
     llvm::report_fatal_error("amp-run: out of memory");
   std::memset(pointer, 0, allocated);
-  storage.reset(static_cast<uint8_t *>(pointer));
+  allocation = pointer;
+  deallocate = std::free;
+  data = static_cast<uint8_t *>(pointer);
+}
+
+HostTensor::HostTensor(HostTensor &&other) noexcept
+    : type(std::move(other.type)), allocation(other.allocation),
+      deallocate(other.deallocate), data(other.data) {
+  other.allocation = nullptr;
+  other.data = nullptr;
+}
+
+HostTensor &HostTensor::operator=(HostTensor &&other) noexcept {
+  if (this != &other) {
+    release();
+    type = std::move(other.type);
+    allocation = other.allocation;
+    deallocate = other.deallocate;
+    data = other.data;
+    other.allocation = nullptr;
+    other.data = nullptr;
+  }
+  return *this;
+}
+
+HostTensor::~HostTensor() { release(); }
+
+void HostTensor::release() {
+  if (allocation)
+    deallocate(allocation);
+  allocation = nullptr;
+  data = nullptr;
+}
+
+HostTensor HostTensor::borrow(TensorSpec type, const void *data) {
+  assert(type.hasStaticShape() && "a host tensor needs a static shape");
+  HostTensor tensor;
+  tensor.type = std::move(type);
+  tensor.data = static_cast<uint8_t *>(const_cast<void *>(data));
+  return tensor;
+}
+
+HostTensor HostTensor::adopt(TensorSpec type, void *allocation, void *data,
+                             void (*deallocate)(void *)) {
+  assert(type.hasStaticShape() && "a host tensor needs a static shape");
+  HostTensor tensor;
+  tensor.type = std::move(type);
+  tensor.allocation = allocation;
+  tensor.deallocate = deallocate;
+  tensor.data = static_cast<uint8_t *>(data);
+  return tensor;
 }
 
 double HostTensor::getAsDouble(int64_t index) const {
   assert(index >= 0 && index < getNumElements() && "index out of range");
-  const uint8_t *base = storage.get();
+  const uint8_t *base = data;
   switch (type.element) {
   case ElementKind::F32:
     return reinterpret_cast<const float *>(base)[index];
@@ -174,7 +224,7 @@ double HostTensor::getAsDouble(int64_t index) const {
 
 void HostTensor::setFromDouble(int64_t index, double value) {
   assert(index >= 0 && index < getNumElements() && "index out of range");
-  uint8_t *base = storage.get();
+  uint8_t *base = data;
   switch (type.element) {
   case ElementKind::F32:
     reinterpret_cast<float *>(base)[index] = static_cast<float>(value);
@@ -205,7 +255,7 @@ void HostTensor::setFromDouble(int64_t index, double value) {
 
 HostTensor HostTensor::clone() const {
   HostTensor copy(type);
-  if (storage)
+  if (data && getByteSize() > 0)
     std::memcpy(copy.getData(), getData(), getByteSize());
   return copy;
 }

@@ -5,7 +5,7 @@ import ctypes
 from . import _paths
 from ._library import SharedLibrary
 
-API_VERSION = 14
+API_VERSION = 15
 
 
 _p, _i64, _i32 = ctypes.c_void_p, ctypes.c_int64, ctypes.c_int32
@@ -80,6 +80,13 @@ SIGNATURES = {
         _p, _i64, ctypes.POINTER(_i64), ctypes.POINTER(ctypes.POINTER(_i64)),
         ctypes.POINTER(_p)]),
     "ampRunnerResultsDestroy": (None, [_p]),
+    "ampRunnerResultsTake": (_p, [
+        _p, _i64, ctypes.POINTER(_i64), ctypes.POINTER(ctypes.POINTER(_i64)),
+        ctypes.POINTER(_p)]),
+    "ampRunnerHostBufferDestroy": (None, [_p]),
+    "ampRunnerGetHostCopyStats": (ctypes.c_int, [
+        _p, ctypes.POINTER(_i64), ctypes.POINTER(_i64),
+        ctypes.POINTER(_i64)]),
     "ampRunnerCallDevice": (_p, [_p, ctypes.POINTER(_p),
                                  ctypes.POINTER(ctypes.POINTER(_i64)),
                                  ctypes.POINTER(_p), ctypes.POINTER(_i32)]),

@@ -610,20 +610,36 @@ class CompiledFunction:
         return tuple(outputs)
 
     def _result(self, results, index, expected):
-        """Host result `index` of `results` as an array."""
+        """Host result `index` of `results` as an array over the buffer the
+        compiled code returned (taken out of `results`, no copy)."""
         lib = _capi.lib()
         rank = ctypes.c_int64()
         shape = ctypes.POINTER(ctypes.c_int64)()
         data = ctypes.c_void_p()
-        if lib.ampRunnerResultsGet(results, index, ctypes.byref(rank),
-                                   ctypes.byref(shape), ctypes.byref(data)):
+        handle = lib.ampRunnerResultsTake(results, index, ctypes.byref(rank),
+                                          ctypes.byref(shape),
+                                          ctypes.byref(data))
+        if not handle:
             raise AmpError(f"@{self.name}: {_capi.last_error()}")
-        dims = tuple(shape[d] for d in range(rank.value))
         bf16 = expected.element == "bf16"
-        output = np.empty(dims, np.uint16 if bf16 else expected.dtype)
-        if output.nbytes:
-            ctypes.memmove(output.ctypes.data, data, output.nbytes)
+        buffer = _HostBuffer(handle, tuple(shape[d] for d in range(rank.value)),
+                             np.dtype(np.uint16 if bf16 else expected.dtype),
+                             data.value)
+        output = np.asarray(buffer)
         return from_bf16_bits(output) if bf16 else output
+
+    def host_copies(self):
+        """What the runner copied on the host for this function's calls so
+        far: {"calls", "input_bytes", "result_bytes"}. On the CPU a call
+        reads its arguments in place and hands over its results' buffers,
+        so only an argument converted to a narrowed type and a result that
+        views an argument or another result's buffer are copied."""
+        values = [ctypes.c_int64() for _ in range(3)]
+        if _capi.lib().ampRunnerGetHostCopyStats(
+                self._handle, *[ctypes.byref(v) for v in values]):
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        return dict(zip(("calls", "input_bytes", "result_bytes"),
+                        (v.value for v in values)))
 
     def time(self, *args, repeat=10):
         """Seconds per call: one warm-up, then the median of `repeat` calls."""
@@ -645,6 +661,24 @@ class CompiledFunction:
 
     def __repr__(self):
         return f"<amp_mlir.CompiledFunction {self.signature}>"
+
+
+class _HostBuffer:
+    """Owns a result's buffer (an AmpRunnerHostBuffer handle) and lends it
+    to numpy: the array made from it keeps it alive, and the buffer goes
+    back to the runtime's allocator with the last array viewing it."""
+
+    def __init__(self, handle, shape, dtype, address):
+        self._handle = handle
+        if not address:  # An empty result; numpy wants an address.
+            address = 1
+        self.__array_interface__ = {"shape": shape, "typestr": dtype.str,
+                                    "version": 3, "data": (address, False)}
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _capi.lib.loaded is not None:
+            _capi.lib.loaded.ampRunnerHostBufferDestroy(handle)
 
 
 class _ParsedModule:

@@ -125,6 +125,92 @@ def test_non_contiguous_inputs_are_copied(module_text, rng):
     np.testing.assert_array_equal(f(x, wt, b), f(x, w, b))
 
 
+ZERO_COPY = """
+#id = affine_map<(d0) -> (d0)>
+func.func @update(%x: tensor<6xf32>) -> tensor<6xf32> {
+  %c0 = arith.constant 0 : index
+  %v = arith.constant -1.0 : f32
+  %0 = tensor.insert %v into %x[%c0] : tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+func.func @double(%x: tensor<6xf32>) -> tensor<6xf32> {
+  %0 = linalg.generic {indexing_maps = [#id, #id],
+                       iterator_types = ["parallel"]}
+      ins(%x : tensor<6xf32>) outs(%x : tensor<6xf32>) {
+  ^bb0(%a: f32, %b: f32):
+    %s = arith.addf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<6xf32>
+  return %0 : tensor<6xf32>
+}
+func.func @same(%x: tensor<6xf32>) -> (tensor<6xf32>, tensor<6xf32>) {
+  return %x, %x : tensor<6xf32>, tensor<6xf32>
+}
+func.func @twice(%x: tensor<6xbf16>) -> (tensor<6xbf16>, tensor<6xbf16>) {
+  %0 = arith.addf %x, %x : tensor<6xbf16>
+  return %0, %0 : tensor<6xbf16>, tensor<6xbf16>
+}
+"""
+
+
+def test_cpu_calls_read_inputs_in_place_and_hand_over_results():
+    """On the CPU a call copies nothing: the compiled code reads the
+    caller's arrays and does not write them (amp-read-only-arguments), and
+    each result is the buffer the code returned. What the runner must
+    copy is a buffer returned as two results."""
+    m = amp_mlir.compile(ZERO_COPY, level="O0", target="cpu")
+    x = np.arange(6, dtype=np.float32)
+    before = x.copy()
+    # Updates of an argument, in place in the IR, leave the caller's alone.
+    y = m.update(x)
+    np.testing.assert_array_equal(y, [-1, 1, 2, 3, 4, 5])
+    z = m.double(x)
+    np.testing.assert_array_equal(z, 2 * before)
+    np.testing.assert_array_equal(x, before)
+    assert not np.shares_memory(y, x) and not np.shares_memory(z, x)
+    assert y.flags.writeable and y.flags.c_contiguous
+    for name in ("update", "double"):
+        assert m[name].host_copies() == {"calls": 1, "input_bytes": 0,
+                                         "result_bytes": 0}
+    # An argument returned (twice) comes back as copies that the compiled
+    # code made (the deallocation pipeline clones what the function does
+    # not own), not the caller's array.
+    a, b = m.same(x)
+    np.testing.assert_array_equal(a, x)
+    assert not np.shares_memory(a, x) and not np.shares_memory(a, b)
+    assert m.same.host_copies()["result_bytes"] == 0
+    # One buffer of the function's returned twice: the runner copies it into
+    # two arrays of their own (bf16 too).
+    h = amp_mlir.to_bfloat16([0.5, 1, 1.5, -2, 3, 4])
+    p, q = m.twice(h)
+    assert not np.shares_memory(p, q)
+    np.testing.assert_array_equal(amp_mlir.from_bfloat16(p),
+                                  2 * amp_mlir.from_bfloat16(h))
+    assert m.twice.host_copies()["result_bytes"] == 2 * 6 * 2
+    # A result outlives the call, the function and the module; its buffer
+    # goes back with the last array that views it.
+    view = z[2:]
+    del m, z
+    import gc
+    gc.collect()
+    np.testing.assert_array_equal(view, 2 * before[2:])
+    view[0] = 7
+    assert view[0] == 7
+
+
+def test_converted_arguments_are_the_copies_counted(module_text, rng):
+    x, w, b = inputs(rng)
+    f = amp_mlir.compile(module_text, level="O2", dtype="float16",
+                         arg_precision="low").dense
+    f(x, w, b)
+    f(x, w, b)
+    # Each call's f32 arguments are rounded into f16 copies: the only
+    # copies of a CPU call.
+    assert f.host_copies() == {
+        "calls": 2, "input_bytes": 2 * (x.nbytes + w.nbytes + b.nbytes),
+        "result_bytes": 0}
+
+
 def test_compile_errors(module_text, tmp_path):
     with pytest.raises(amp_mlir.AmpError, match=r"<string>:1:\d+: error"):
         amp_mlir.compile("func.func @f( {\n", level="O1")

@@ -140,7 +140,7 @@ def test_capi_transform_outputs_and_located_errors(module_text):
     the graph, and its errors as located diagnostics in
     ampRunnerGetLastDiagnostics()."""
     lib = _capi.lib()
-    assert lib.ampRunnerGetApiVersion() == 14 == _capi.API_VERSION
+    assert lib.ampRunnerGetApiVersion() == 15 == _capi.API_VERSION
     data = module_text.encode()
     module = lib.ampRunnerModuleParse(data, len(data), b"dense.mlir")
     assert module

@@ -70,18 +70,37 @@ struct TensorSpec {
 /// std::nullopt.
 std::optional<TensorSpec> getTensorSpec(Type type);
 
-/// A dense row-major host buffer of a TensorSpec of static shape, 64-byte
-/// aligned and zero-initialized. Move-only; `clone` copies.
+/// A dense row-major host buffer of a TensorSpec of static shape. It owns
+/// its memory (made zero-initialized and 64-byte aligned, or adopted from
+/// compiled code), or borrows the caller's. Move-only; `clone` copies.
 class HostTensor {
 public:
   HostTensor() = default;
   explicit HostTensor(TensorSpec type);
+  HostTensor(HostTensor &&other) noexcept;
+  HostTensor &operator=(HostTensor &&other) noexcept;
+  ~HostTensor();
+
+  /// A tensor over the caller's `data` (dense row-major, aligned to its
+  /// element), which must outlive it; nothing is copied or freed. What
+  /// writes through getData() writes the caller's memory: the runner hands
+  /// borrowed inputs to compiled CPU code, which does not write its
+  /// arguments (amp-read-only-arguments).
+  static HostTensor borrow(TensorSpec type, const void *data);
+  /// Takes over a block of compiled code (at `allocation`) whose elements
+  /// start at `data`: it is released with `deallocate` (the allocator's
+  /// free: libamp_runtime's _mlir_memref_to_llvm_free, which keeps large
+  /// blocks for the next call, or libc's).
+  static HostTensor adopt(TensorSpec type, void *allocation, void *data,
+                          void (*deallocate)(void *));
 
   const TensorSpec &getType() const { return type; }
   int64_t getNumElements() const { return type.getNumElements(); }
   size_t getByteSize() const { return type.getByteSize(); }
-  void *getData() { return storage.get(); }
-  const void *getData() const { return storage.get(); }
+  void *getData() { return data; }
+  const void *getData() const { return data; }
+  /// True for a tensor over the caller's memory (borrow).
+  bool isBorrowed() const { return data && !allocation; }
 
   /// Element `index` (row-major), widened to double (exact for every kind but
   /// i64 beyond 2^53).
@@ -90,14 +109,17 @@ public:
   /// through f32), integers are truncated toward zero.
   void setFromDouble(int64_t index, double value);
 
+  /// A copy that owns its memory.
   HostTensor clone() const;
 
 private:
-  struct FreeDeleter {
-    void operator()(void *pointer) const { std::free(pointer); }
-  };
+  void release();
+
   TensorSpec type;
-  std::unique_ptr<uint8_t, FreeDeleter> storage;
+  /// The block to free (null: nothing, or borrowed), and how.
+  void *allocation = nullptr;
+  void (*deallocate)(void *) = nullptr;
+  uint8_t *data = nullptr;
 };
 
 } // namespace runner

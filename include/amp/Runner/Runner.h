@@ -20,6 +20,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/Error.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
 #include <vector>
@@ -390,6 +391,21 @@ struct CallResult {
   DeviceTensor device;
 };
 
+/// The host-to-host copies the runner made for an executable's calls. On
+/// the CPU a call passes its inputs' memory to the compiled code (which does
+/// not write its arguments) and takes over the buffers of its results, so
+/// only an argument given in the declared f32 type of an argument
+/// arg-precision=low narrowed (converted) and a result whose block is not
+/// its own alone (one value returned twice, a strided view) are copied.
+/// (The compiled code itself clones an argument it returns.) On the GPU, the
+/// conversions and the gathers of results read back to the host count; uploads
+/// and downloads do not.
+struct HostCopyStats {
+  int64_t calls = 0;
+  int64_t inputBytes = 0;
+  int64_t resultBytes = 0;
+};
+
 /// A JIT-compiled entry function.
 class Executable {
 public:
@@ -429,8 +445,12 @@ public:
   /// module's amp.applied attribute says), or "" at O0.
   StringRef getLowPrecisionType() const { return lowPrecisionType; }
 
-  /// Calls the function on copies of `inputs` (so that a function writing
-  /// into its arguments cannot change them) and returns its results.
+  /// What the calls so far copied on the host (HostCopyStats).
+  HostCopyStats getHostCopyStats() const;
+
+  /// Calls the function on `inputs`, which it does not change (on the CPU
+  /// it reads their memory; the GPU's copies are uploaded), and returns its
+  /// results.
   llvm::Expected<SmallVector<HostTensor>> run(ArrayRef<HostTensor> inputs);
 
   /// run() with some arguments on the device already and some results kept
@@ -460,14 +480,27 @@ private:
   llvm::Expected<SmallVector<CallResult>>
   collect(CallFrame &frame, bool copyResults, ArrayRef<bool> keepOnDevice);
 
+  /// HostCopyStats, counted by concurrent calls; a copy of an executable
+  /// (compileAll) starts at zero.
+  struct HostCopyCounters {
+    std::atomic<int64_t> calls{0}, inputBytes{0}, resultBytes{0};
+    HostCopyCounters() = default;
+    HostCopyCounters(const HostCopyCounters &) {}
+    HostCopyCounters &operator=(const HostCopyCounters &) { return *this; }
+  };
+
   Signature signature;
   SmallVector<TensorSpec> callArguments;
+  HostCopyCounters copies;
   Target target = Target::Cpu;
   std::string lowPrecisionType;
   GpuRuntime *gpu = nullptr;
-  /// Target::Cpu code that calls the runtime (amp.all_reduce):
-  /// libamp_runtime.so.
+  /// Target::Cpu code that calls the runtime (amp.all_reduce, its
+  /// allocator): libamp_runtime.so.
   HostRuntime *host = nullptr;
+  /// Frees the blocks of CPU code's results: the allocator's
+  /// _mlir_memref_to_llvm_free where `host` has it, else libc's free.
+  void (*freeHostBlock)(void *) = ::free;
   /// With CompileOptions::checkNanInf: the JIT's @amp_nan_inf_site and the
   /// ops its values number.
   int32_t *nanInfSite = nullptr;

@@ -541,6 +541,31 @@ def AmpStripDeviceAssertsPass : Pass<"amp-strip-device-asserts"> {
   }];
 }
 
+def AmpReadOnlyArgumentsPass
+    : Pass<"amp-read-only-arguments", "::mlir::func::FuncOp"> {
+  let summary = "The tensor arguments of a public function are not written: "
+                "`bufferization.writable = false`";
+  let description = [{
+    Runs before One-Shot Bufferize in `--lower-to-cpu`. Bufferization takes
+    a function's arguments as writable: a value computed in the shape of an
+    argument may be written into the argument's buffer. The caller of a
+    compiled function would then have to hand over a copy of each input.
+    With `bufferization.writable = false` on every tensor argument of every
+    public function with a body, a buffer an argument's value must be
+    written into is allocated (and filled from the argument where what it
+    writes reads it) inside the function, only where the function writes,
+    and the caller's buffers are read only: the runner and the
+    `torch.compile` backend pass their callers' memory to the function as
+    it is, without a copy. (An argument returned unchanged is cloned by the
+    deallocation pipeline, as any buffer the function does not own.)
+
+    Private functions keep their arguments writable: their callers are in
+    the module, and bufferization copies at a call site what the callee
+    writes into a buffer that may not be written.
+  }];
+  let dependentDialects = ["::mlir::bufferization::BufferizationDialect"];
+}
+
 def AmpNoaliasAllocationsPass
     : Pass<"amp-noalias-allocations", "::mlir::ModuleOp"> {
   let summary = "The runtime allocator's results are noalias, as malloc's";

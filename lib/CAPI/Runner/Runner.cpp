@@ -77,12 +77,18 @@ struct AmpRunnerExecutable {
 
 struct AmpRunnerResults {
   SmallVector<HostTensor> tensors;
+  /// One per result: true once ampRunnerResultsTake took it.
+  SmallVector<bool> taken;
   /// One per result: empty for a result on the host.
   SmallVector<DeviceTensor> devices;
 };
 
 struct AmpRunnerDeviceTensor {
   DeviceTensor tensor;
+};
+
+struct AmpRunnerHostBuffer {
+  HostTensor tensor;
 };
 
 static thread_local std::string lastError;
@@ -983,13 +989,13 @@ int ampRunnerGetTensorType(AmpRunnerExecutable *exe, int isResult,
 // Execution
 //===----------------------------------------------------------------------===//
 
-/// Copies the caller's buffer of argument `index` into a host tensor of the
-/// argument type: of shape `shapes[index]` (`shapes` NULL: the declared one,
-/// which must be static).
-static llvm::Expected<HostTensor> copyInput(const Signature &signature,
-                                            size_t index,
-                                            const void *const *inputs,
-                                            const int64_t *const *shapes) {
+/// The caller's buffer of argument `index` as a host tensor of the argument
+/// type (borrowed: nothing is copied), of shape `shapes[index]` (`shapes`
+/// NULL: the declared one, which must be static).
+static llvm::Expected<HostTensor> borrowInput(const Signature &signature,
+                                              size_t index,
+                                              const void *const *inputs,
+                                              const int64_t *const *shapes) {
   const TensorSpec &declared = signature.arguments[index];
   TensorSpec type = declared;
   if (shapes) {
@@ -1007,26 +1013,24 @@ static llvm::Expected<HostTensor> copyInput(const Signature &signature,
     return llvm::createStringError("argument #" + std::to_string(index) +
                                    " of '@" + signature.name + "' is " +
                                    declared.str() + ", got " + type.str());
-  HostTensor tensor(type);
-  if (tensor.getByteSize() > 0) {
-    if (!inputs || !inputs[index])
-      return llvm::createStringError("input buffer #" + std::to_string(index) +
-                                     " is NULL");
-    std::memcpy(tensor.getData(), inputs[index], tensor.getByteSize());
-  }
-  return std::move(tensor);
+  if (type.getByteSize() == 0)
+    return HostTensor(type);
+  if (!inputs || !inputs[index])
+    return llvm::createStringError("input buffer #" + std::to_string(index) +
+                                   " is NULL");
+  return HostTensor::borrow(type, inputs[index]);
 }
 
-/// copyInput of every argument.
+/// borrowInput of every argument.
 static llvm::Expected<SmallVector<HostTensor>>
-copyInputs(const Signature &signature, const void *const *inputs,
-           const int64_t *const *shapes = nullptr) {
+borrowInputs(const Signature &signature, const void *const *inputs,
+             const int64_t *const *shapes = nullptr) {
   SmallVector<HostTensor> tensors;
   if (!inputs && !signature.arguments.empty())
     return llvm::createStringError("no input buffers");
   for (size_t index = 0; index < signature.arguments.size(); ++index) {
     llvm::Expected<HostTensor> tensor =
-        copyInput(signature, index, inputs, shapes);
+        borrowInput(signature, index, inputs, shapes);
     if (!tensor)
       return tensor.takeError();
     tensors.push_back(std::move(*tensor));
@@ -1051,7 +1055,7 @@ int ampRunnerRun(AmpRunnerExecutable *exe, const void *const *inputs,
       return fail(
           "ampRunnerRun: output buffer #" + llvm::Twine(index) + " is NULL", 1);
   llvm::Expected<SmallVector<HostTensor>> tensors =
-      copyInputs(signature, inputs);
+      borrowInputs(signature, inputs);
   if (!tensors)
     return failWith(tensors.takeError());
   llvm::Expected<SmallVector<HostTensor>> results =
@@ -1080,7 +1084,7 @@ ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
   if (!exe)
     return fail("ampRunnerCallDevice: no executable", nullptr);
   const Signature &signature = exe->executable->getSignature();
-  // The host arguments are copied as in ampRunnerCall; a device argument's
+  // The host arguments are taken as in ampRunnerCall; a device argument's
   // entries of `inputs` and `inputShapes` are not read.
   SmallVector<CallArgument> arguments(signature.arguments.size());
   SmallVector<HostTensor> hostTensors;
@@ -1090,7 +1094,7 @@ ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
       continue;
     }
     llvm::Expected<HostTensor> tensor =
-        copyInput(signature, index, inputs, inputShapes);
+        borrowInput(signature, index, inputs, inputShapes);
     if (!tensor)
       return fail(llvm::toString(tensor.takeError()), nullptr);
     hostTensors.push_back(std::move(*tensor));
@@ -1110,6 +1114,7 @@ ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
   auto result = std::make_unique<AmpRunnerResults>();
   for (CallResult &each : *results) {
     result->tensors.push_back(std::move(each.host));
+    result->taken.push_back(false);
     result->devices.push_back(std::move(each.device));
   }
   return result.release();
@@ -1130,6 +1135,10 @@ int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
     return fail("result #" + llvm::Twine(index) +
                     " was kept on the device: use ampRunnerResultsGetDevice",
                 1);
+  if (results->taken[index])
+    return fail("result #" + llvm::Twine(index) +
+                    " was taken (ampRunnerResultsTake)",
+                1);
   const HostTensor &tensor = results->tensors[index];
   if (rank)
     *rank = tensor.getType().shape.size();
@@ -1137,6 +1146,49 @@ int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
     *shape = tensor.getType().shape.data();
   if (data)
     *data = tensor.getData();
+  return 0;
+}
+
+AmpRunnerHostBuffer *ampRunnerResultsTake(AmpRunnerResults *results,
+                                          int64_t index, int64_t *rank,
+                                          const int64_t **shape, void **data) {
+  if (!results)
+    return fail("ampRunnerResultsTake: no results", nullptr);
+  if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
+    return fail("result #" + llvm::Twine(index) + " out of range", nullptr);
+  if (index < static_cast<int64_t>(results->devices.size()) &&
+      results->devices[index])
+    return fail("result #" + llvm::Twine(index) +
+                    " was kept on the device: use ampRunnerResultsGetDevice",
+                nullptr);
+  if (results->taken[index])
+    return fail("result #" + llvm::Twine(index) + " was taken already",
+                nullptr);
+  auto buffer = std::make_unique<AmpRunnerHostBuffer>();
+  buffer->tensor = std::move(results->tensors[index]);
+  results->taken[index] = true;
+  if (rank)
+    *rank = buffer->tensor.getType().shape.size();
+  if (shape)
+    *shape = buffer->tensor.getType().shape.data();
+  if (data)
+    *data = buffer->tensor.getData();
+  return buffer.release();
+}
+
+void ampRunnerHostBufferDestroy(AmpRunnerHostBuffer *buffer) { delete buffer; }
+
+int ampRunnerGetHostCopyStats(AmpRunnerExecutable *exe, int64_t *calls,
+                              int64_t *inputBytes, int64_t *resultBytes) {
+  if (!exe)
+    return fail("ampRunnerGetHostCopyStats: no executable", 1);
+  HostCopyStats stats = exe->executable->getHostCopyStats();
+  if (calls)
+    *calls = stats.calls;
+  if (inputBytes)
+    *inputBytes = stats.inputBytes;
+  if (resultBytes)
+    *resultBytes = stats.resultBytes;
   return 0;
 }
 
@@ -1202,7 +1254,7 @@ int ampRunnerTimeShaped(AmpRunnerExecutable *exe, const void *const *inputs,
                 "durations",
                 1);
   llvm::Expected<SmallVector<HostTensor>> tensors =
-      copyInputs(exe->executable->getSignature(), inputs, inputShapes);
+      borrowInputs(exe->executable->getSignature(), inputs, inputShapes);
   if (!tensors)
     return failWith(tensors.takeError());
   llvm::Expected<SmallVector<double>> times =
