@@ -82,12 +82,15 @@ OPTIONS = {
 _TARGETS = ("cpu", "gpu-sim")
 
 _STATS_ZERO = {"graphs": 0, "compilations": 0, "cache_hits": 0,
-               "recompilations": 0, "eager_ops": 0, "compile_seconds": 0.0}
+               "recompilations": 0, "eager_ops": 0, "compile_seconds": 0.0,
+               "calls": 0, "copied_bytes": 0}
 _stats = dict(_STATS_ZERO)
 # What each compilation gave: compiled_graphs().
 _compiled_log = []
 # (graph code, input signature, options key) -> _CompiledGraph
 _cache = {}
+# The compiled functions since the last reset (their copies: stats()).
+_compiled_functions = []
 # graph code -> input signatures compiled for it (recompilations).
 _signatures = {}
 # (op, input signature, options key) -> None (compiles) or the reason not.
@@ -107,8 +110,19 @@ def stats():
       input shapes or dtypes;
     - eager_ops: ops that run eagerly in PyTorch because amp-mlir could not
       compile them;
-    - compile_seconds: time spent importing and compiling."""
-    return dict(_stats)
+    - compile_seconds: time spent importing and compiling;
+    - calls: calls of compiled graphs;
+    - copied_bytes: what those calls copied between PyTorch and the
+      compiled code. A CPU call reads its tensors' memory in place and its
+      results are the buffers the code wrote, so this counts only inputs
+      that are not contiguous (made contiguous first) and what the runner
+      copies (amp_mlir.CompiledFunction.host_copies)."""
+    counts = dict(_stats)
+    for function in _compiled_functions:
+        copies = function.host_copies()
+        counts["copied_bytes"] += copies["input_bytes"] + \
+            copies["result_bytes"]
+    return counts
 
 
 def compiled_graphs():
@@ -127,6 +141,7 @@ def reset():
     _signatures.clear()
     _probes.clear()
     _compiled_log.clear()
+    _compiled_functions.clear()
     _stats.clear()
     _stats.update(_STATS_ZERO)
 
@@ -372,7 +387,9 @@ class _CompiledGraph:
                     f"{node.name} ({type(_value(node)).__name__})")
         core, self.plan = _tensor_results(gm, kind)
         self.function = None
+        self.layouts = []
         if core is not None:
+            self.layouts = _dense_layouts(core)
             text = _import_graph(core, f"<torch.compile {kind}>")
             if settings.explain and count:
                 _explain(text, settings, kind)
@@ -380,6 +397,8 @@ class _CompiledGraph:
                                        **settings.compile_kwargs)
             self.function = module["main"]
         if count:
+            if self.function is not None:
+                _compiled_functions.append(self.function)
             seconds = time.perf_counter() - start
             _stats["compilations"] += 1
             _stats["compile_seconds"] += seconds
@@ -391,23 +410,175 @@ class _CompiledGraph:
     def __call__(self, *args):
         results = ()
         if self.function is not None:
-            arrays = [_to_numpy(arg, self.kind) for arg in args]
+            _stats["calls"] += 1
+            arrays = []
+            for index, (arg, layout) in enumerate(zip(args, self.layouts)):
+                if layout is not None:
+                    layout.check(arg, index, self.kind)
+                    arg = layout.base(arg)
+                arrays.append(_to_numpy(arg, self.kind))
             results = self.function.call(*arrays)
+        tensors = [_to_torch(result) for result in results]
         outputs = []
-        for what, index in self.plan:
-            if what == "result":
-                outputs.append(_to_torch(results[index]))
-            elif what == "input":
-                outputs.append(args[index])
-            else:
+        for what, index, views in self.plan:
+            if what == "none":
                 outputs.append(None)
+                continue
+            value = tensors[index] if what == "result" else args[index]
+            for op, rest in views:
+                value = op(value, *rest)
+            outputs.append(value)
         return outputs
+
+
+class _Layout:
+    """How a graph input traced as a view of a smaller dense tensor is
+    passed: its broadcast dimensions (stride 0) narrowed to one element,
+    then permuted to `order` (None: as it is), which makes it dense."""
+
+    def __init__(self, broadcast, order):
+        self.broadcast, self.order = broadcast, order
+
+    def base(self, value):
+        for dim in self.broadcast:
+            value = value.narrow(dim, 0, 1)
+        return value.permute(self.order) if self.order else value
+
+    def check(self, value, index, kind):
+        if any(value.stride(dim) != 0 for dim in self.broadcast):
+            raise AmpError(
+                f"input #{index} of the {kind} graph was traced broadcast "
+                f"along dimensions {self.broadcast} (stride 0) and came "
+                f"with strides {tuple(value.stride())}")
+
+
+def _dense_layout(value):
+    """The _Layout that makes a traced input dense, or None (dense already,
+    symbolic, or no such layout: such a tensor is copied at the call)."""
+    import torch
+    if not isinstance(value, torch.Tensor) or value.is_contiguous() or \
+            any(not isinstance(size, int) for size in value.shape):
+        return None
+    broadcast = [dim for dim in range(value.dim())
+                 if value.stride(dim) == 0 and value.shape[dim] > 1]
+    layout = _Layout(broadcast, None)
+    base = layout.base(value)
+    if not base.is_contiguous():
+        strides = base.stride()
+        order = sorted(range(base.dim()), key=lambda d: -strides[d])
+        if not base.permute(order).is_contiguous():
+            return None
+        layout.order = order
+    return layout
+
+
+def _dense_layouts(gm):
+    """Makes each input of `gm` traced as a view of a smaller dense tensor
+    (a transposed weight or a broadcast index saved for the backward) an
+    input of that dense tensor, made into the view again inside the graph,
+    where the compiled code folds it into its readers instead of the
+    caller copying the view. Returns each input's _Layout (None: passed as
+    it is)."""
+    import torch
+    aten = torch.ops.aten
+    layouts = []
+    for node in _placeholders(gm):
+        value = _value(node)
+        layout = _dense_layout(value)
+        layouts.append(layout)
+        if layout is None:
+            continue
+        base = layout.base(value)
+        last, made = node, set()
+        with gm.graph.inserting_after(node):
+            if layout.order:
+                inverse = [layout.order.index(d)
+                           for d in range(len(layout.order))]
+                last = gm.graph.call_function(aten.permute.default,
+                                              (last, inverse))
+                last.meta["val"] = base.permute(inverse)
+                made.add(last)
+        if layout.broadcast:
+            with gm.graph.inserting_after(last):
+                last = gm.graph.call_function(aten.expand.default,
+                                              (last, list(value.shape)))
+                last.meta["val"] = value
+                made.add(last)
+        node.replace_all_uses_with(last, delete_user_cb=lambda user:
+                                   user not in made)
+        node.meta["val"] = base
+        # torch-mlir reads the metadata before the value: it is stale now.
+        node.meta.pop("tensor_meta", None)
+    if any(layouts):
+        gm.recompile()
+    return layouts
+
+
+def _view_chain(value):
+    """`value` as views of another node: (the node, [(op, other args)] to
+    apply to it in order). A view's output needs no compiled code: it is
+    made in PyTorch from its base, without a copy (AOTAutograd returns, for
+    the backward, views such as aliases and transposed weights)."""
+    import torch
+    aten = torch.ops.aten
+    views = {aten.alias.default, aten.detach.default, aten.permute.default,
+             aten.t.default, aten.transpose.int, aten.view.default,
+             aten._unsafe_view.default, aten.unsqueeze.default,
+             aten.squeeze.dim, aten.squeeze.dims, aten.expand.default}
+    def constant(args):   # No node among them (a symbolic size is one).
+        nodes = []
+        torch.fx.node.map_arg(args, nodes.append)
+        return not nodes
+
+    chain = []
+    while (value.op == "call_function" and value.target in views and
+           value.args and isinstance(value.args[0], torch.fx.Node) and
+           not value.kwargs and constant(value.args[1:])):
+        chain.append((value.target, tuple(value.args[1:])))
+        value = value.args[0]
+    return value, chain[::-1]
+
+
+def _structural_keys(gm):
+    """Each node of `gm` with a key that two nodes share when they compute
+    the same value: the same op on the same keys and constants. An op that
+    draws random numbers, or one with a constant that cannot be compared,
+    has a key of its own."""
+    import torch
+    keys, canonical = {}, {}
+
+    def constant(value):
+        if isinstance(value, torch.fx.Node):
+            return keys[value]
+        if isinstance(value, (list, tuple)):
+            return tuple(constant(item) for item in value)
+        if isinstance(value, dict):
+            return tuple(sorted((k, constant(v)) for k, v in value.items()))
+        if isinstance(value, float):   # -0.0 is not 0.0 here.
+            return ("float", repr(value))
+        hash(value)  # TypeError: not comparable
+        return (type(value).__name__, value)
+
+    for node in gm.graph.nodes:   # In order: arguments first.
+        made = ("node", node)
+        tags = getattr(node.target, "tags", ())
+        if node.op == "call_function" and \
+                torch.Tag.nondeterministic_seeded not in tags:
+            try:
+                made = (node.target, constant(node.args),
+                        constant(node.kwargs))
+            except TypeError:
+                pass
+        # One small number per distinct key: keys stay shallow.
+        keys[node] = canonical.setdefault(made, len(canonical))
+    return keys
 
 
 def _tensor_results(gm, kind):
     """A copy of `gm` returning only the distinct tensors its ops make (or
-    None when it makes none), and the plan that rebuilds gm's outputs:
-    ("result", i), ("input", i) or ("none", None) per output."""
+    None when it makes none), and the plan that rebuilds gm's outputs, one
+    entry each: ("result", i, views), ("input", i, views) or ("none", None,
+    []), where views are ops to apply (_view_chain)."""
     import copy
 
     import torch
@@ -415,17 +586,28 @@ def _tensor_results(gm, kind):
     values = output.args[0]
     values = list(values) if isinstance(values, (tuple, list)) else [values]
     inputs = {node: index for index, node in enumerate(_placeholders(gm))}
-    plan, results = [], []
+    # A backward's gradients that the same ops compute (the bias gradients
+    # of two batch norms that one residual sum feeds) are one result: the
+    # code computes them once, and returned twice they would be copied
+    # apart. PyTorch's gradient accumulation copies a gradient that another
+    # holds before it keeps it.
+    keys_of = _structural_keys(gm) if kind == "backward" else {}
+    plan, results, keys = [], [], []
     for value in values:
+        views = []
+        if isinstance(value, torch.fx.Node):
+            value, views = _view_chain(value)
         if value is None:
-            plan.append(("none", None))
+            plan.append(("none", None, []))
         elif isinstance(value, torch.fx.Node) and value in inputs:
-            plan.append(("input", inputs[value]))
+            plan.append(("input", inputs[value], views))
         elif isinstance(value, torch.fx.Node) and \
                 isinstance(_value(value), torch.Tensor):
-            if value not in results:
+            key = keys_of.get(value, value)
+            if key not in keys:
+                keys.append(key)
                 results.append(value)
-            plan.append(("result", results.index(value)))
+            plan.append(("result", keys.index(key), views))
         else:
             what = _value(value) if isinstance(value, torch.fx.Node) \
                 else value
@@ -489,6 +671,8 @@ def _to_numpy(value, kind):
                        f"'gpu-sim') takes CPU tensors; the {kind} graph got "
                        f"one on {value.device}")
     value = value.detach()
+    if not value.is_contiguous():
+        _stats["copied_bytes"] += value.nbytes
     if value.dtype == torch.bfloat16:
         return value.contiguous().view(torch.int16).numpy().view(np.uint16)
     return value.numpy()
