@@ -64,6 +64,34 @@ static bool foldTransposedOperands(RewriterBase &rewriter,
   return true;
 }
 
+/// Gives the zero padding of convolution `op`'s input (its input inserted
+/// into a zero fill that other ops share, as --cse leaves torch-mlir's
+/// padding of the backward's gradients) a fill of its own, right before
+/// the insertion: bufferized, the padded buffer is then filled in place
+/// instead of copied from the shared one, and the library calls read the
+/// unpadded source with their own padding. Returns whether it changed.
+static bool privatizePaddingFill(RewriterBase &rewriter, linalg::LinalgOp op) {
+  if (!linalg::isaConvolutionOpInterface(op) || !op.hasPureTensorSemantics())
+    return false;
+  auto insert =
+      op.getDpsInputOperand(0)->get().getDefiningOp<tensor::InsertSliceOp>();
+  if (!insert)
+    return false;
+  auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
+  if (!fill || !fill.hasPureTensorSemantics() || fill->hasOneUse())
+    return false;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(insert);
+  IRMapping mapping;
+  Value dest = fill.getOutputs()[0];
+  if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+    mapping.map(dest, rewriter.clone(*empty)->getResult(0));
+  Operation *clone = rewriter.clone(*fill, mapping);
+  rewriter.modifyOpInPlace(
+      insert, [&] { insert.getDestMutable().set(clone->getResult(0)); });
+  return true;
+}
+
 namespace {
 struct AmpPrepareContractionsPass
     : public amp::impl::AmpPrepareContractionsPassBase<
@@ -88,6 +116,7 @@ struct AmpPrepareContractionsPass
       // The last user of a shared fill finds it with one use left: it takes
       // the original, so nothing is left dead.
       changed |= privatizeAccumulatorFill(rewriter, contraction);
+      changed |= privatizePaddingFill(rewriter, contraction);
       changed |= foldTransposedOperands(rewriter, contraction);
     }
     // Transposes no contraction reads any more.

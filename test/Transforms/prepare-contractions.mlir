@@ -198,3 +198,36 @@ func.func @other_transposes_stay(%x: tensor<4x8xf16>, %w: tensor<16x8xf16>, %p: 
   %b = linalg.batch_matmul ins(%pt, %q : tensor<2x4x8xf16>, tensor<2x8x5xf16>) outs(%fb : tensor<2x4x5xf32>) -> tensor<2x4x5xf32>
   return %m, %b, %wt : tensor<4x16xf32>, tensor<2x4x5xf32>, tensor<8x16xf16>
 }
+
+// -----
+
+// The zero padding of a convolution's input, inserted into a fill that
+// another padding shares (--cse made them one), gets a fill of its own
+// right before the insertion; the other keeps the original.
+// CHECK-LABEL: func.func @shared_padding
+// CHECK-SAME: (%[[A:.*]]: tensor<1x2x4x4xf32>, %[[B:.*]]: tensor<1x2x4x4xf32>
+// CHECK: %[[ZERO:.*]] = arith.constant 0.0
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<1x2x6x6xf32>
+// CHECK: %[[FILL:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<1x2x6x6xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<1x2x6x6xf32>
+// CHECK: %[[FILL1:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E1]] : tensor<1x2x6x6xf32>)
+// CHECK: %[[PA:.*]] = tensor.insert_slice %[[A]] into %[[FILL1]][0, 0, 1, 1]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PA]],
+// CHECK: %[[PB:.*]] = tensor.insert_slice %[[B]] into %[[FILL]][0, 0, 1, 1]
+// CHECK: linalg.conv_2d_nchw_fchw {{.*}} ins(%[[PB]],
+func.func @shared_padding(%a: tensor<1x2x4x4xf32>, %b: tensor<1x2x4x4xf32>,
+                          %w: tensor<3x2x3x3xf32>)
+    -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x6xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  %o = tensor.empty() : tensor<1x3x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%o : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %pa = tensor.insert_slice %a into %fill[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : tensor<1x2x4x4xf32> into tensor<1x2x6x6xf32>
+  %ya = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pa, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%acc : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %pb = tensor.insert_slice %b into %fill[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : tensor<1x2x4x4xf32> into tensor<1x2x6x6xf32>
+  %yb = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pb, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%acc : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %ya, %yb : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>
+}

@@ -187,9 +187,10 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
 
 def AmpPrepareContractionsPass
     : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
-  let summary = "Give each contraction a fill of its f32 accumulator of its "
-                "own, read transposed operands through its indexing maps, "
-                "replace empty contractions by their accumulator";
+  let summary = "Give each contraction a fill of its f32 accumulator (and "
+                "of its input's zero padding) of its own, read transposed "
+                "operands through its indexing maps, replace empty "
+                "contractions by their accumulator";
   let description = [{
     For both lowerings, on tensors, before their epilogues are matched
     (`amp-fuse-contraction-epilogues` on the CPU,
@@ -204,6 +205,13 @@ def AmpPrepareContractionsPass
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
       fill of its own in the same block is moved right before it.
+    * **A padding of its own.** A convolution whose input is inserted
+      (`tensor.insert_slice`) into a zero fill that other ops share (after
+      `--cse`, the paddings of a backward's gradients of the same shape)
+      gets a clone of that fill right before the insertion. Bufferized,
+      the padded buffer is then filled in place instead of copied from the
+      shared fill, and the library calls' padding matcher sees a fill and a
+      copy: the call reads the unpadded source with its own padding.
     * **Transposed operands.** A `linalg.matmul` or `linalg.batch_matmul`
       operand that is a `linalg.transpose` of its two innermost dimensions
       (torch-mlir imports `linear` as x times the transposed weight) is read

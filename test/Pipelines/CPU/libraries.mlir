@@ -106,6 +106,40 @@ func.func @conv(%x: tensor<?x3x8x8xf16>, %w: tensor<4x3x3x3xf16>, %bias: tensor<
 
 // -----
 
+// Two convolutions whose inputs are padded into one shared zero fill (as
+// --cse leaves torch-mlir's padding of a backward's gradients):
+// amp-prepare-contractions gives each padding a fill of its own, so each
+// call reads its unpadded 4x4 source in place with padding 1, and no
+// buffer is copied (the shared fill was copied once per padding, then the
+// source into it).
+// CHECK-LABEL: llvm.func @shared_padding
+// CHECK-NOT: memrefCopy
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK-DAG: %[[FOUR:.*]] = llvm.mlir.constant(4 : i64) : i64
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
+// CHECK-COUNT-2: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[ONE]], %{{.*}}, %[[FOUR]], %[[FOUR]], %{{.*}}, %{{.*}}, %{{.*}}, %[[FOUR]], %[[FOUR]], %{{.*}}, %{{.*}}, %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]], %[[ONE]],
+// CHECK-NOT: memrefCopy
+// CHECK-NOT: llvm.intr.memcpy
+// CHECK: llvm.return
+func.func @shared_padding(%a: tensor<1x2x4x4xf32>, %b: tensor<1x2x4x4xf32>,
+                          %w: tensor<3x2x3x3xf32>)
+    -> (tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x6x6xf32>
+  %fill = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x6x6xf32>) -> tensor<1x2x6x6xf32>
+  %o = tensor.empty() : tensor<1x3x4x4xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%o : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %pa = tensor.insert_slice %a into %fill[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : tensor<1x2x4x4xf32> into tensor<1x2x6x6xf32>
+  %ya = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pa, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%acc : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  %pb = tensor.insert_slice %b into %fill[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1] : tensor<1x2x4x4xf32> into tensor<1x2x6x6xf32>
+  %yb = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%pb, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%acc : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
+  return %ya, %yb : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>
+}
+
+// -----
+
 // A depthwise convolution is the library's convolution with a group count
 // (groups = c = 4, the argument after the dilations); loops without
 // libraries.
