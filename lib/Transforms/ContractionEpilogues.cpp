@@ -74,17 +74,22 @@ bool mlir::amp::privatizeAccumulatorFill(RewriterBase &rewriter,
     rewriter.moveOpBefore(fill, op);
     return true;
   }
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(op);
-  IRMapping mapping;
-  Value dest = fill.getOutputs()[0];
   // The empty tensor it fills is cloned too: the accumulator's buffer is
   // the contraction's alone.
+  Value clone = cloneFillBefore(rewriter, fill, op);
+  rewriter.modifyOpInPlace(op, [&] { init->set(clone); });
+  return true;
+}
+
+Value mlir::amp::cloneFillBefore(RewriterBase &rewriter, linalg::FillOp fill,
+                                 Operation *before) {
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(before);
+  IRMapping mapping;
+  Value dest = fill.getOutputs()[0];
   if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
     mapping.map(dest, rewriter.clone(*empty)->getResult(0));
-  Operation *clone = rewriter.clone(*fill, mapping);
-  rewriter.modifyOpInPlace(op, [&] { init->set(clone->getResult(0)); });
-  return true;
+  return rewriter.clone(*fill, mapping)->getResult(0);
 }
 
 bool mlir::amp::isLowEpilogueRead(linalg::GenericOp consumer,

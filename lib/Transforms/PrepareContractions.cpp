@@ -80,15 +80,8 @@ static bool privatizePaddingFill(RewriterBase &rewriter, linalg::LinalgOp op) {
   auto fill = insert.getDest().getDefiningOp<linalg::FillOp>();
   if (!fill || !fill.hasPureTensorSemantics() || fill->hasOneUse())
     return false;
-  OpBuilder::InsertionGuard guard(rewriter);
-  rewriter.setInsertionPoint(insert);
-  IRMapping mapping;
-  Value dest = fill.getOutputs()[0];
-  if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
-    mapping.map(dest, rewriter.clone(*empty)->getResult(0));
-  Operation *clone = rewriter.clone(*fill, mapping);
-  rewriter.modifyOpInPlace(
-      insert, [&] { insert.getDestMutable().set(clone->getResult(0)); });
+  Value clone = cloneFillBefore(rewriter, fill, insert);
+  rewriter.modifyOpInPlace(insert, [&] { insert.getDestMutable().set(clone); });
   return true;
 }
 

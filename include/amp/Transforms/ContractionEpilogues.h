@@ -36,6 +36,12 @@ bool isContractionWithEpilogue(Operation *op);
 /// results are its inits.
 bool hasEmptyLoop(linalg::LinalgOp op);
 
+/// A clone of the tensor `fill` right before `before`, with a clone of the
+/// tensor.empty it fills (if that is what it fills): a buffer of its own
+/// once bufferized. Returns the clone's result.
+Value cloneFillBefore(RewriterBase &rewriter, linalg::FillOp fill,
+                      Operation *before);
+
 /// Gives `contraction` (see isContractionWithEpilogue), on tensors, an
 /// accumulator of its own right before it, when its init is a linalg.fill:
 /// a fill that other ops use too (one zero fill for several contractions,
