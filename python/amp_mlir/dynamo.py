@@ -525,6 +525,7 @@ def _view_chain(value):
              aten.t.default, aten.transpose.int, aten.view.default,
              aten._unsafe_view.default, aten.unsqueeze.default,
              aten.squeeze.dim, aten.squeeze.dims, aten.expand.default}
+
     def constant(args):   # No node among them (a symbolic size is one).
         nodes = []
         torch.fx.node.map_arg(args, nodes.append)
