@@ -99,8 +99,6 @@ public:
   size_t getByteSize() const { return type.getByteSize(); }
   void *getData() { return data; }
   const void *getData() const { return data; }
-  /// True for a tensor over the caller's memory (borrow).
-  bool isBorrowed() const { return data && !allocation; }
 
   /// Element `index` (row-major), widened to double (exact for every kind but
   /// i64 beyond 2^53).

@@ -1124,36 +1124,12 @@ int64_t ampRunnerResultsGetNum(AmpRunnerResults *results) {
   return results ? static_cast<int64_t>(results->tensors.size()) : 0;
 }
 
-int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
-                        const int64_t **shape, const void **data) {
+/// Host result `index` of `results` for the C API call `call`, or null with
+/// the error set: out of range, kept on the device, or taken already.
+static HostTensor *findHostResult(AmpRunnerResults *results, int64_t index,
+                                  const char *call) {
   if (!results)
-    return fail("ampRunnerResultsGet: no results", 1);
-  if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
-    return fail("result #" + llvm::Twine(index) + " out of range", 1);
-  if (index < static_cast<int64_t>(results->devices.size()) &&
-      results->devices[index])
-    return fail("result #" + llvm::Twine(index) +
-                    " was kept on the device: use ampRunnerResultsGetDevice",
-                1);
-  if (results->taken[index])
-    return fail("result #" + llvm::Twine(index) +
-                    " was taken (ampRunnerResultsTake)",
-                1);
-  const HostTensor &tensor = results->tensors[index];
-  if (rank)
-    *rank = tensor.getType().shape.size();
-  if (shape)
-    *shape = tensor.getType().shape.data();
-  if (data)
-    *data = tensor.getData();
-  return 0;
-}
-
-AmpRunnerHostBuffer *ampRunnerResultsTake(AmpRunnerResults *results,
-                                          int64_t index, int64_t *rank,
-                                          const int64_t **shape, void **data) {
-  if (!results)
-    return fail("ampRunnerResultsTake: no results", nullptr);
+    return fail(llvm::Twine(call) + ": no results", nullptr);
   if (index < 0 || index >= static_cast<int64_t>(results->tensors.size()))
     return fail("result #" + llvm::Twine(index) + " out of range", nullptr);
   if (index < static_cast<int64_t>(results->devices.size()) &&
@@ -1162,17 +1138,43 @@ AmpRunnerHostBuffer *ampRunnerResultsTake(AmpRunnerResults *results,
                     " was kept on the device: use ampRunnerResultsGetDevice",
                 nullptr);
   if (results->taken[index])
-    return fail("result #" + llvm::Twine(index) + " was taken already",
+    return fail("result #" + llvm::Twine(index) +
+                    " was taken already (ampRunnerResultsTake)",
                 nullptr);
-  auto buffer = std::make_unique<AmpRunnerHostBuffer>();
-  buffer->tensor = std::move(results->tensors[index]);
-  results->taken[index] = true;
+  return &results->tensors[index];
+}
+
+/// Writes the rank, shape and data of `tensor` where the caller asked.
+template <typename Data>
+static void describe(HostTensor &tensor, int64_t *rank, const int64_t **shape,
+                     Data **data) {
   if (rank)
-    *rank = buffer->tensor.getType().shape.size();
+    *rank = tensor.getType().shape.size();
   if (shape)
-    *shape = buffer->tensor.getType().shape.data();
+    *shape = tensor.getType().shape.data();
   if (data)
-    *data = buffer->tensor.getData();
+    *data = tensor.getData();
+}
+
+int ampRunnerResultsGet(AmpRunnerResults *results, int64_t index, int64_t *rank,
+                        const int64_t **shape, const void **data) {
+  HostTensor *tensor = findHostResult(results, index, "ampRunnerResultsGet");
+  if (!tensor)
+    return 1;
+  describe(*tensor, rank, shape, data);
+  return 0;
+}
+
+AmpRunnerHostBuffer *ampRunnerResultsTake(AmpRunnerResults *results,
+                                          int64_t index, int64_t *rank,
+                                          const int64_t **shape, void **data) {
+  HostTensor *tensor = findHostResult(results, index, "ampRunnerResultsTake");
+  if (!tensor)
+    return nullptr;
+  auto buffer = std::make_unique<AmpRunnerHostBuffer>();
+  buffer->tensor = std::move(*tensor);
+  results->taken[index] = true;
+  describe(buffer->tensor, rank, shape, data);
   return buffer.release();
 }
 
