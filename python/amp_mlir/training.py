@@ -219,11 +219,15 @@ def _backward_decompositions(torch):
       indices): the labels compared with an iota, a one-hot mask;
     - embedding_dense_backward: the one-hot matrix of the indices (N x V)
       times the output gradient;
-    - max_pool2d_with_indices_backward and avg_pool2d_backward: for each
-      kernel offset, the output gradient (where the saved index is that
-      offset's position, for max pooling; divided by the window's divisor,
-      for average pooling) spread to the input positions by strided zero
-      insertion and padding, and summed over the offsets;
+    - max_pool2d_with_indices: the windows' maxima and their indices
+      as one elementwise expression over strided slices of the input
+      (torch-mlir's lowering rewrites the indices once per offset);
+    - max_pool2d_with_indices_backward: for each window that may contain
+      an input position, its gradient where its saved index is that
+      position (a gather), summed;
+    - avg_pool2d_backward: for each kernel offset, the output gradient
+      divided by the window's divisor, spread to the input positions by
+      strided zero insertion and padding, and summed over the offsets;
     - convolution_backward of a 2-D convolution: the input gradient the
       transposed convolution of the output gradient, the weight gradient a
       convolution of the input by the output gradient (both with batch and
@@ -355,32 +359,120 @@ def _backward_decompositions(torch):
         return grad
 
     def pair(value, default=None):
+        if isinstance(value, int):
+            value = [value]
         value = list(value) if value else list(default or [])
         return value * 2 if len(value) == 1 else value
+
+    def pool_settings(kernel_size, stride, padding, dilation):
+        kernel = pair(kernel_size)
+        return (kernel, pair(stride, kernel), pair(padding),
+                pair(dilation, [1]))
+
+    def max_pool2d_with_indices(self, kernel_size, stride=(), padding=0,
+                                dilation=1, ceil_mode=False):
+        """The maximum of each window and its index (h * W + w), as
+        PyTorch's kernels choose it: the first in-bounds position, then
+        each later one that is greater or NaN. One elementwise expression
+        over the output, reading the input at each kernel offset through
+        a strided slice: one loop nest (one kernel on the GPU) writes the
+        values and the indices, where torch-mlir's lowering makes a
+        pooling op and a reduction over the window that rewrites the
+        indices once per offset."""
+        if self.dim() != 4:
+            return NotImplemented
+        kernel, stride, padding, dilation = pool_settings(
+            kernel_size, stride, padding, dilation)
+        size = self.shape[-2:]
+        out = [(size[a] + 2 * padding[a] - dilation[a] * (kernel[a] - 1)
+                - 1 + (stride[a] - 1 if ceil_mode else 0)) // stride[a] + 1
+               for a in range(2)]
+        for a in range(2):  # a last window must start inside the input
+            if ceil_mode and (out[a] - 1) * stride[a] >= size[a] + \
+                    padding[a]:
+                out[a] -= 1
+        # Padded so that every window's every offset is in the tensor; the
+        # padding's values are never taken (`inside` below).
+        extra = [max((out[a] - 1) * stride[a] + dilation[a] *
+                     (kernel[a] - 1) + 1 - size[a] - padding[a], 0)
+                 for a in range(2)]
+        padded = F.pad(self, [padding[1], extra[1], padding[0], extra[0]])
+        device = self.device
+        values = torch.full_like(padded[..., :out[0], :out[1]],
+                                 float("-inf"))
+        indices = found = None
+        for i in range(kernel[0]):
+            rows = torch.arange(out[0], device=device) * stride[0] \
+                - padding[0] + i * dilation[0]
+            for j in range(kernel[1]):
+                cols = torch.arange(out[1], device=device) * stride[1] \
+                    - padding[1] + j * dilation[1]
+                inside = ((rows >= 0) & (rows < size[0])).view(-1, 1) & \
+                    ((cols >= 0) & (cols < size[1])).view(1, -1)
+                position = rows.view(-1, 1) * size[1] + cols.view(1, -1)
+                value = padded[..., i * dilation[0]::stride[0],
+                               j * dilation[1]::stride[1]][
+                                   ..., :out[0], :out[1]]
+                if found is None:
+                    take = inside
+                    indices = torch.where(take, position, -1).expand(
+                        value.shape)
+                    found = inside
+                else:
+                    take = inside & (~found | (value > values) |
+                                     torch.isnan(value))
+                    indices = torch.where(take, position, indices)
+                    found = found | inside
+                values = torch.where(take, value, values)
+        return values, indices
 
     def max_pool2d_with_indices_backward(grad_output, self, kernel_size,
                                          stride, padding, dilation,
                                          ceil_mode, indices):
-        kernel = pair(kernel_size)
-        stride, padding = pair(stride, kernel), pair(padding)
-        dilation = pair(dilation, [1])
+        """A gather, not a scatter: every input position (h, w) reads the
+        windows that may contain it (oh = (h + pH) // sH - t for t below
+        dH * (kH - 1) // sH + 1, those in range; the same for columns:
+        4 windows for a 3x3 window of stride 2, 1 for 2x2 of stride 2)
+        and sums the gradients of those whose saved index is (h, w). On
+        the flattened plane, so each read is one index_select: the sum is
+        one elementwise expression over the input's gradient, which the
+        lowering fuses into one loop nest (one kernel on the GPU)."""
+        kernel, stride, padding, dilation = pool_settings(
+            kernel_size, stride, padding, dilation)
         height, width = self.shape[-2], self.shape[-1]
         out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
         device = grad_output.device
+        flat_grad = grad_output.flatten(-2)
+        flat_indices = indices.flatten(-2)
+        # Every index vector is computed from the flat position alone (no
+        # 2-D tables): it fuses into the loop nest as index arithmetic.
+        here = torch.arange(height * width, device=device)
+        position = (torch.div(here, width, rounding_mode="floor"),
+                    torch.remainder(here, width))
 
-        def contribution(i, j):
-            rows = torch.arange(out_h, device=device) * stride[0] \
-                - padding[0] + i * dilation[0]
-            cols = torch.arange(out_w, device=device) * stride[1] \
-                - padding[1] + j * dilation[1]
-            rows, cols = rows.view(-1, 1), cols.view(1, -1)
-            inside = (rows >= 0) & (rows < height) & (cols >= 0) & \
-                (cols < width)
-            hit = (indices == rows * width + cols) & inside
-            return torch.where(hit, grad_output, 0.0)
+        def windows(axis, out):
+            """Each input position's windows along `axis` that may contain
+            it, first to last (clamped into range), and whether each is in
+            range. In PyTorch's order, so that the sum below adds in the
+            order of its kernels' accumulation (the output positions in
+            order): fp32 gradients are the same to the bit."""
+            last = torch.div(position[axis] + padding[axis], stride[axis],
+                             rounding_mode="floor")
+            count = dilation[axis] * (kernel[axis] - 1) // stride[axis] + 1
+            return [(torch.clamp(last - t, 0, out - 1),
+                     (last - t >= 0) & (last - t < out))
+                    for t in reversed(range(count))]
 
-        return pool_backward(contribution, self, kernel, stride, padding,
-                             dilation)
+        grad = None
+        for rows, row_valid in windows(0, out_h):
+            for cols, col_valid in windows(1, out_w):
+                source = rows * out_w + cols
+                hit = row_valid & col_valid & \
+                    (flat_indices.index_select(-1, source) == here)
+                part = torch.where(hit, flat_grad.index_select(-1, source),
+                                   0.0)
+                grad = part if grad is None else grad + part
+        return grad.unflatten(-1, (height, width))
 
     def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
                             ceil_mode, count_include_pad, divisor_override):
@@ -414,6 +506,7 @@ def _backward_decompositions(torch):
     return {aten.nll_loss_backward.default: nll_loss_backward,
             aten.nll_loss2d_backward.default: nll_loss_backward,
             aten.embedding_dense_backward.default: embedding_dense_backward,
+            aten.max_pool2d_with_indices.default: max_pool2d_with_indices,
             aten.max_pool2d_with_indices_backward.default:
                 max_pool2d_with_indices_backward,
             aten.avg_pool2d_backward.default: avg_pool2d_backward,

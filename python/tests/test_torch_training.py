@@ -261,6 +261,91 @@ def test_cnn_matches_torch():
                 model, loss_fn, batch)
 
 
+def test_max_pool_decompositions_are_pytorchs_kernels():
+    """amp_mlir's decompositions of max pooling, run eagerly, give what
+    PyTorch's own kernels give, to the bit: the values and indices of the
+    forward (ties after a ReLU take the first position in the window) and
+    the input gradient (its sum adds in the order PyTorch's kernel
+    accumulates)."""
+    torch = needs_torch()
+    from amp_mlir.training import _backward_decompositions
+    aten = torch.ops.aten
+    table = _backward_decompositions(torch)
+    forward = table[aten.max_pool2d_with_indices.default]
+    backward = table[aten.max_pool2d_with_indices_backward.default]
+    torch.manual_seed(0)
+    # shape, kernel, stride, padding, dilation, ceil_mode
+    for shape, kernel, stride, padding, dilation, ceil_mode in [
+            ((2, 8, 20, 20), [3, 3], [2, 2], [1, 1], [1, 1], False),
+            ((1, 3, 9, 10), [3, 2], [2, 1], [1, 0], [1, 1], False),
+            ((2, 2, 11, 11), [3, 3], [1, 1], [1, 1], [2, 2], False),
+            ((1, 4, 8, 8), [3, 3], [2, 2], [0, 0], [1, 1], True)]:
+        x = torch.randn(*shape).relu()
+        settings = (kernel, stride, padding, dilation, ceil_mode)
+        values, indices = aten.max_pool2d_with_indices(x, *settings)
+        got_values, got_indices = forward(x, *settings)
+        assert torch.equal(got_values, values), shape
+        assert torch.equal(got_indices, indices), shape
+        grad = torch.randn_like(values)
+        want = aten.max_pool2d_with_indices_backward(grad, x, *settings,
+                                                     indices)
+        assert torch.equal(backward(grad, x, *settings, indices), want), \
+            shape
+
+
+def test_max_pool_gradients_match_torch():
+    """Max pooling with indices and its input gradient (amp_mlir's
+    decompositions: elementwise over strided slices of the input, and a
+    gather of the output gradient from the windows that may contain each
+    input position; no pooling op, no zero insertion) match PyTorch's
+    autograd for overlapping windows (an input the maximum of several),
+    padding, dilation, ceil_mode, non-square windows and strides, with a
+    static and a dynamic batch, and for ties (the index is PyTorch's: the
+    first in the window)."""
+    torch = needs_torch()
+    nn = torch.nn
+    # kernel, stride, padding, dilation, ceil_mode, input height
+    cases = [(3, 2, 1, 1, False, 9), (2, 2, 0, 1, False, 8),
+             (3, 1, 1, 1, False, 7), (3, 2, 1, 2, False, 10),
+             ((3, 2), (2, 1), (1, 0), 1, False, 9), (3, 2, 0, 1, True, 8)]
+    for kernel, stride, padding, dilation, ceil_mode, height in cases:
+        torch.manual_seed(0)
+        pool = nn.MaxPool2d(kernel, stride, padding, dilation,
+                            ceil_mode=ceil_mode)
+        model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), pool,
+                              nn.Tanh(), nn.Flatten())
+        x = torch.randn(2, 3, height, height + 1)
+        model.append(nn.Linear(model(x).shape[1], 3))
+        batch = (x, torch.randint(0, 3, (2,)))
+        for dynamic_dims in (None, 0):
+            text = amp_mlir.from_torch_training(
+                model, torch.nn.functional.cross_entropy, {"kind": "sgd"},
+                *batch, annotate=False, dynamic_dims=dynamic_dims)
+            assert "tensor.insert_slice" not in text, kernel
+            assert "linalg.pooling" not in text, kernel
+            _check_step(torch,
+                        amp_mlir.compile(text, level="O0").forward_backward,
+                        model, torch.nn.functional.cross_entropy, batch)
+    # Ties whose choice shows in the gradients: every pooled value is 0.5,
+    # each position's from one of two channels (one-hot inputs, equal
+    # weights), so the weight that gets a window's gradient is the channel
+    # of its first position, in PyTorch's choice.
+    torch.manual_seed(0)
+    conv = nn.Conv2d(2, 1, 1, bias=False)
+    with torch.no_grad():
+        conv.weight.fill_(0.5)
+    model = nn.Sequential(conv, nn.MaxPool2d(3, 2, 1), nn.Flatten(),
+                          nn.Linear(16, 3))
+    channel = torch.randint(0, 2, (2, 1, 8, 8))
+    x = torch.cat([channel == 0, channel == 1], 1).float()
+    batch = (x, torch.randint(0, 3, (2,)))
+    text = amp_mlir.from_torch_training(
+        model, torch.nn.functional.cross_entropy, {"kind": "sgd"}, *batch,
+        annotate=False)
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, torch.nn.functional.cross_entropy, batch)
+
+
 def test_convolution_gradients_match_torch():
     """The input and weight gradients of 2-D convolutions with strides,
     padding, dilation, rows the windows do not reach and non-square
