@@ -94,6 +94,57 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
   }
 }
 
+/// Whether `lhs` and `rhs` are fills of the same value into empty tensors
+/// of the same type and sizes.
+static bool areEqualFills(Value lhs, Value rhs) {
+  auto lhsFill = lhs.getDefiningOp<linalg::FillOp>();
+  auto rhsFill = rhs.getDefiningOp<linalg::FillOp>();
+  if (!lhsFill || !rhsFill || lhs.getType() != rhs.getType() ||
+      lhsFill.getInputs() != rhsFill.getInputs())
+    return false;
+  auto lhsEmpty = lhsFill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  auto rhsEmpty = rhsFill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+  return lhsEmpty && rhsEmpty &&
+         lhsEmpty.getDynamicSizes() == rhsEmpty.getDynamicSizes();
+}
+
+/// Replaces each reduction generic by an earlier one of its block that
+/// computes the same: the same inputs, body and maps, and inits that are
+/// the same values or equal fills. torch's batch norm computes the mean of
+/// its input twice (once for the variance): one pass over the activation
+/// then reads it. (Not CSE, which would also merge the zero fills of
+/// contractions; here only reductions merge, and their own fills die.)
+static void mergeEqualReductions(Operation *root) {
+  // Candidates by block and first input.
+  DenseMap<std::pair<Block *, Value>, SmallVector<linalg::GenericOp>> seen;
+  SmallVector<linalg::GenericOp> reductions;
+  root->walk([&](linalg::GenericOp op) {
+    if (op.hasPureTensorSemantics() && op.getNumReductionLoops() > 0 &&
+        op.getNumDpsInputs() > 0)
+      reductions.push_back(op);
+  });
+  IRRewriter rewriter(root->getContext());
+  for (linalg::GenericOp op : reductions) {
+    auto &earlier = seen[{op->getBlock(), op.getDpsInputs()[0]}];
+    auto same = llvm::find_if(earlier, [&](linalg::GenericOp candidate) {
+      DenseMap<Value, Value> equivalent;
+      return OperationEquivalence::isEquivalentTo(
+          candidate, op,
+          [&](Value lhs, Value rhs) {
+            return success(lhs == rhs || equivalent.lookup(lhs) == rhs ||
+                           areEqualFills(lhs, rhs));
+          },
+          [&](Value lhs, Value rhs) { equivalent[lhs] = rhs; },
+          OperationEquivalence::IgnoreLocations);
+    });
+    if (same == earlier.end()) {
+      earlier.push_back(op);
+      continue;
+    }
+    rewriter.replaceOp(op, (*same)->getResults());
+  }
+}
+
 namespace {
 struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
@@ -185,6 +236,7 @@ struct AmpFuseElementwisePass
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       getOperation()->emitRemark(
           "amp: elementwise fusion did not converge; partial result kept");
+    mergeEqualReductions(getOperation());
   }
 };
 } // namespace

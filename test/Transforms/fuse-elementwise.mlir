@@ -1,5 +1,6 @@
 // RUN: amp-opt %s --amp-fuse-elementwise --split-input-file | FileCheck %s
 // RUN: amp-opt %s --amp-fuse-elementwise=rounding=per-op --split-input-file | FileCheck %s --check-prefix=PEROP
+// RUN: amp-opt %s --amp-fuse-elementwise=max-recompute-users=5 --split-input-file | FileCheck %s --check-prefix=USERS5
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (j)>
@@ -360,4 +361,101 @@ func.func @reshape_read_by_named_op(%x: tensor<4x8xf16>, %bias: tensor<8xf16>) -
   %e3 = tensor.empty() : tensor<2x8x2xf16>
   %t = linalg.transpose ins(%v : tensor<2x2x8xf16>) outs(%e3 : tensor<2x8x2xf16>) permutation = [0, 2, 1]
   return %t : tensor<2x8x2xf16>
+}
+
+// -----
+
+#id1 = affine_map<(i) -> (i)>
+
+// A sum read by five generics, more than max-recompute-users (4 by
+// default): it is stored once (one addf in its own loop nest); with
+// max-recompute-users=5 each reader recomputes it.
+// CHECK-LABEL: func.func @two_inputs_many_readers
+// CHECK-COUNT-1: arith.addf
+// CHECK-NOT: arith.addf
+// CHECK: return
+// USERS5-LABEL: func.func @two_inputs_many_readers
+// USERS5-COUNT-5: arith.addf
+// USERS5-NOT: arith.addf
+// USERS5: return
+func.func @two_inputs_many_readers(%x: tensor<8xf32>, %y: tensor<8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %e = tensor.empty() : tensor<8xf32>
+  %c = linalg.generic {indexing_maps = [#id1, #id1, #id1], iterator_types = ["parallel"]} ins(%x, %y : tensor<8xf32>, tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %b: f32, %o: f32):
+    %s = arith.addf %a, %b : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r0 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.exp %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r1 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.sqrt %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r2 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = math.tanh %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r3 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.negf %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %r4 = linalg.generic {indexing_maps = [#id1, #id1], iterator_types = ["parallel"]} ins(%c : tensor<8xf32>) outs(%e : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.mulf %a, %a : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %r0, %r1, %r2, %r3, %r4 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
+}
+
+// -----
+
+#red_in = affine_map<(n, c) -> (n, c)>
+#red_out = affine_map<(n, c) -> (c)>
+
+// torch's batch norm sums its input twice (the mean, and the mean inside
+// the variance), each into a zero fill of its own: one reduction is left,
+// read by both. A sum into a fill of another value, or of another input,
+// is a different reduction and stays.
+// CHECK-LABEL: func.func @equal_reductions
+// CHECK-COUNT-3: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[A:.*]], %[[A]], %{{.*}}, %{{.*}} :
+func.func @equal_reductions(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %e0 = tensor.empty() : tensor<8xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<8xf32>) -> tensor<8xf32>
+  %s0 = linalg.generic {indexing_maps = [#red_in, #red_out], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%f0 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e1 = tensor.empty() : tensor<8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e1 : tensor<8xf32>) -> tensor<8xf32>
+  %s1 = linalg.generic {indexing_maps = [#red_in, #red_out], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%f1 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e2 = tensor.empty() : tensor<8xf32>
+  %f2 = linalg.fill ins(%one : f32) outs(%e2 : tensor<8xf32>) -> tensor<8xf32>
+  %s2 = linalg.generic {indexing_maps = [#red_in, #red_out], iterator_types = ["reduction", "parallel"]} ins(%x : tensor<4x8xf32>) outs(%f2 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  %e3 = tensor.empty() : tensor<8xf32>
+  %f3 = linalg.fill ins(%zero : f32) outs(%e3 : tensor<8xf32>) -> tensor<8xf32>
+  %s3 = linalg.generic {indexing_maps = [#red_in, #red_out], iterator_types = ["reduction", "parallel"]} ins(%y : tensor<4x8xf32>) outs(%f3 : tensor<8xf32>) {
+  ^bb0(%a: f32, %o: f32):
+    %s = arith.addf %a, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<8xf32>
+  return %s0, %s1, %s2, %s3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }

@@ -172,6 +172,14 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     with a large body, or more readers than `max-recompute-users`, and the
     narrowing of a contraction's result (its epilogue) are stored as
     before.
+
+    After fusion, a reduction that computes what an earlier one of its
+    block computes (the same inputs, body and maps, and inits that are the
+    same values or fills of the same value) is replaced by it: torch's
+    batch norm sums its input twice, once for the mean and once inside the
+    variance, and one pass over the activation is saved per batch norm.
+    Unlike CSE, which this pipeline does not run here, it merges no fills
+    (each contraction keeps its own accumulator).
   }];
   let options = [
     AmpLoweringRoundingOption,
