@@ -379,8 +379,8 @@ def _backward_decompositions(torch):
         values and the indices, where torch-mlir's lowering makes a
         pooling op and a reduction over the window that rewrites the
         indices once per offset."""
-        if self.dim() != 4:
-            return NotImplemented
+        if self.dim() != 4 or not self.is_floating_point():
+            return NotImplemented  # torch-mlir's lowering
         kernel, stride, padding, dilation = pool_settings(
             kernel_size, stride, padding, dilation)
         size = self.shape[-2:]
