@@ -476,8 +476,8 @@ def _backward_decompositions(torch):
 
     def avg_pool2d_backward(grad_output, self, kernel_size, stride, padding,
                             ceil_mode, count_include_pad, divisor_override):
-        kernel = pair(kernel_size)
-        stride, padding = pair(stride, kernel), pair(padding)
+        kernel, stride, padding, _ = pool_settings(kernel_size, stride,
+                                                   padding, 1)
         height, width = self.shape[-2], self.shape[-1]
         out_h, out_w = grad_output.shape[-2], grad_output.shape[-1]
         # The divisor of every window, as PyTorch's kernel computes it.
