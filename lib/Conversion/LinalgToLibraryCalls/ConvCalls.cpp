@@ -52,8 +52,7 @@ struct PaddedInput {
 static std::optional<PaddedInput> matchPaddedInput(Operation *conv, Value input,
                                                    int hDim, int wDim) {
   auto alloc = input.getDefiningOp<memref::AllocOp>();
-  if (!alloc || !alloc.getType().hasStaticShape() ||
-      alloc->getBlock() != conv->getBlock())
+  if (!alloc || alloc->getBlock() != conv->getBlock())
     return std::nullopt;
   Operation *fill = nullptr;
   memref::SubViewOp subview;
@@ -78,18 +77,29 @@ static std::optional<PaddedInput> matchPaddedInput(Operation *conv, Value input,
       !copy->isBeforeInBlock(conv))
     return std::nullopt;
 
-  // Zeros on both sides of H and W, nothing elsewhere.
-  ArrayRef<int64_t> padded = alloc.getType().getShape();
+  // Zeros on both sides of H and W, nothing elsewhere. A dynamic size (the
+  // batch of a frontend's import) is a whole dimension: the subview takes
+  // the buffer's own size there, from offset 0.
+  MemRefType paddedType = alloc.getType();
+  ArrayRef<int64_t> padded = paddedType.getShape();
   ArrayRef<int64_t> offsets = subview.getStaticOffsets();
   ArrayRef<int64_t> sizes = subview.getStaticSizes();
   if (llvm::any_of(subview.getStaticStrides(),
                    [](int64_t stride) { return stride != 1; }) ||
-      llvm::any_of(offsets, ShapedType::isDynamic) ||
-      llvm::any_of(sizes, ShapedType::isDynamic))
+      llvm::any_of(offsets, ShapedType::isDynamic))
     return std::nullopt;
+  SmallVector<OpFoldResult> subviewSizes = subview.getMixedSizes();
   for (int64_t i = 0, e = padded.size(); i < e; ++i) {
     bool spatial = i == hDim || i == wDim;
-    if ((!spatial && offsets[i] != 0) || sizes[i] + 2 * offsets[i] != padded[i])
+    if (ShapedType::isDynamic(padded[i])) {
+      if (spatial || offsets[i] != 0 ||
+          dyn_cast<Value>(subviewSizes[i]) !=
+              alloc.getDynamicSizes()[paddedType.getDynamicDimIndex(i)])
+        return std::nullopt;
+      continue;
+    }
+    if ((!spatial && offsets[i] != 0) || ShapedType::isDynamic(sizes[i]) ||
+        sizes[i] + 2 * offsets[i] != padded[i])
       return std::nullopt;
   }
 

@@ -215,6 +215,63 @@ func.func @padded_nhwc(%a: memref<1x6x6x3xf32>, %w: memref<5x3x3x3xf32>, %y: mem
 
 // -----
 
+// A dynamic batch (tensor.pad of a frontend's import bufferized: the buffer
+// and the subview take the same batch size %n): read in place too, the
+// batch read from the output, padTop = padLeft = 1.
+// CHECK-LABEL: func.func @padded_dynamic_batch
+// CHECK-SAME: (%[[X:.*]]: memref<?x8x16x16xf16>, %{{.*}}: memref<4x8x3x3xf16>, %[[Y:.*]]: memref<?x4x16x16xf32>)
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK-DAG: %[[H:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[C:.*]] = arith.constant 8 : i64
+// CHECK-NOT: memref.copy
+// CHECK-NOT: linalg.map
+// CHECK: %[[DIM:.*]] = memref.dim %[[Y]], %{{.*}} : memref<?x4x16x16xf32>
+// CHECK: %[[N:.*]] = arith.index_cast %[[DIM]] : index to i64
+// CHECK: %[[XP:.*]] = memref.extract_aligned_pointer_as_index %[[X]]
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %[[N]], %[[C]], %[[H]], %[[H]], %{{.*}}, %{{.*}}, %{{.*}}, %[[H]], %[[H]], %[[ONE]], %[[ONE]],
+// CHECK-NOT: memref.alloc
+// CHECK: return
+func.func @padded_dynamic_batch(%x: memref<?x8x16x16xf16>, %w: memref<4x8x3x3xf16>, %y: memref<?x4x16x16xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %zero16 = arith.constant 0.0 : f16
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8x16x16xf16>
+  %p = memref.alloc(%n) : memref<?x8x18x18xf16>
+  linalg.map outs(%p : memref<?x8x18x18xf16>) (%init: f16) { linalg.yield %zero16 : f16 }
+  %inner = memref.subview %p[0, 0, 1, 1] [%n, 8, 16, 16] [1, 1, 1, 1] : memref<?x8x18x18xf16> to memref<?x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %x, %inner : memref<?x8x16x16xf16> to memref<?x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<?x8x18x18xf16>, memref<4x8x3x3xf16>) outs(%y : memref<?x4x16x16xf32>)
+  return
+}
+
+// -----
+
+// A dynamic batch that the subview does not provably cover (its size is
+// another value than the buffer's): the copy stays, and the call reads the
+// padded buffer (padTop = padLeft = 0).
+// CHECK-LABEL: func.func @padded_dynamic_batch_other_size
+// CHECK-DAG: %[[Z:.*]] = arith.constant 0 : i64
+// CHECK: memref.copy
+// CHECK: llvm.call @ampCpuLibraryConv2d(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[Z]], %[[Z]],
+func.func @padded_dynamic_batch_other_size(%x: memref<?x8x16x16xf16>, %w: memref<4x8x3x3xf16>, %y: memref<?x4x16x16xf32>, %m: index) {
+  %zero = arith.constant 0.0 : f32
+  %zero16 = arith.constant 0.0 : f16
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x8x16x16xf16>
+  %p = memref.alloc(%m) : memref<?x8x18x18xf16>
+  linalg.map outs(%p : memref<?x8x18x18xf16>) (%init: f16) { linalg.yield %zero16 : f16 }
+  %inner = memref.subview %p[0, 0, 1, 1] [%n, 8, 16, 16] [1, 1, 1, 1] : memref<?x8x18x18xf16> to memref<?x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  memref.copy %x, %inner : memref<?x8x16x16xf16> to memref<?x8x16x16xf16, strided<[2592, 324, 18, 1], offset: 19>>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x16x16xf32>)
+  linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+    ins(%p, %w : memref<?x8x18x18xf16>, memref<4x8x3x3xf16>) outs(%y : memref<?x4x16x16xf32>)
+  return
+}
+
+// -----
+
 // Padding the call cannot express stays a copy, and the call reads the
 // padded buffer (padTop = padLeft = 0): 1 above and 2 below (asymmetric);
 // zeros around the channels; a fill that is not zero; a source written
