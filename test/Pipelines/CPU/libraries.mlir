@@ -58,20 +58,22 @@ func.func @batched(%a: tensor<3x8x16xf16>, %b: tensor<3x16x4xf16>) -> tensor<3x8
 
 // A padded f16 convolution with a dynamic batch, its f32 accumulator read
 // by a bias-and-ReLU epilogue: one ampCpuLibraryConv2d (layout 0, 3 -> 4
-// channels, the 10x10 padded input, xType = wType = 1, beta = 0) computes
-// it whole (not tiled into the epilogue); rounding once, it writes f32
-// (yType = 0), which the epilogue's loop nest reads unrounded and rounds
-// where it stores, as for matmuls. The pad stays a copy before it.
+// channels, xType = wType = 1, beta = 0) computes it whole (not tiled into
+// the epilogue); rounding once, it writes f32 (yType = 0), which the
+// epilogue's loop nest reads unrounded and rounds where it stores, as for
+// matmuls. The call reads the unpadded 8x8 input in place with padTop =
+// padLeft = 1: no padded copy, the batch notwithstanding.
 // Generated loops with libraries=false.
 // CHECK-LABEL: llvm.func @conv
 // CHECK-DAG: %[[F16:.*]] = llvm.mlir.constant(1 : i32) : i32
 // CHECK-DAG: %[[NCHW:.*]] = llvm.mlir.constant(0 : i32) : i32
 // CHECK-DAG: %[[C:.*]] = llvm.mlir.constant(3 : i64) : i64
-// CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(10 : i64) : i64
+// CHECK-DAG: %[[H:.*]] = llvm.mlir.constant(8 : i64) : i64
 // CHECK-DAG: %[[F:.*]] = llvm.mlir.constant(4 : i64) : i64
-// CHECK-DAG: %[[O:.*]] = llvm.mlir.constant(8 : i64) : i64
+// CHECK-DAG: %[[ONE:.*]] = llvm.mlir.constant(1 : i64) : i64
 // CHECK-DAG: %[[BETA:.*]] = llvm.mlir.constant(0.000000e+00 : f32) : f32
-// CHECK: llvm.call @ampCpuLibraryConv2d(%[[NCHW]], %{{.*}}, %[[C]], %[[H]], %[[H]], %[[F]], %{{.*}}, %{{.*}}, %[[O]], %[[O]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[NCHW]], %[[BETA]])
+// CHECK-NOT: memrefCopy
+// CHECK: llvm.call @ampCpuLibraryConv2d(%[[NCHW]], %{{.*}}, %[[C]], %[[H]], %[[H]], %[[F]], %[[C]], %[[C]], %[[H]], %[[H]], %[[ONE]], %[[ONE]], {{.*}}, %[[F16]], %{{.*}}, %[[F16]], %{{.*}}, %[[NCHW]], %[[BETA]])
 // CHECK-NOT: llvm.call @ampCpuLibraryConv2d
 // CHECK: llvm.return
 // CHECK: llvm.func @ampCpuLibraryConv2d(i32, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, !llvm.ptr, i32, !llvm.ptr, i32, !llvm.ptr, i32, f32)
