@@ -2,7 +2,7 @@
 //
 // Part of amp-mlir. Both lowerings match a contraction together with the
 // fill of its f32 accumulator. After --cse one zero fill often feeds several
-// contractions: each gets its own here, right before it. A contraction with
+// contractions (and reductions): each gets its own here, right before it. A contraction with
 // an empty loop computes nothing: it is replaced by its accumulator. A
 // matmul operand that is a transpose of its two innermost dimensions
 // (torch-mlir's linear: x times the transposed weight) is read through the
@@ -92,13 +92,20 @@ struct AmpPrepareContractionsPass
   using Base::Base;
 
   void runOnOperation() override {
-    SmallVector<linalg::LinalgOp> contractions;
+    SmallVector<linalg::LinalgOp> contractions, reductions;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (isContractionWithEpilogue(op) && op.hasPureTensorSemantics())
         contractions.push_back(op);
+      else if (isReductionWithEpilogue(op))
+        reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     bool changed = false;
+    // An f32 reduction's accumulator too: bufferized, a shared fill is
+    // copied into each reduction's buffer (a kernel per reduction on the
+    // GPU: batch norm's sums share one zero fill per channel count).
+    for (linalg::LinalgOp reduction : reductions)
+      changed |= privatizeAccumulatorFill(rewriter, reduction);
     for (linalg::LinalgOp contraction : contractions) {
       if (hasEmptyLoop(contraction)) {
         // Nothing to accumulate: the result is the init (the fill).

@@ -231,3 +231,52 @@ func.func @shared_padding(%a: tensor<1x2x4x4xf32>, %b: tensor<1x2x4x4xf32>,
       ins(%pb, %w : tensor<1x2x6x6xf32>, tensor<3x2x3x3xf32>) outs(%acc : tensor<1x3x4x4xf32>) -> tensor<1x3x4x4xf32>
   return %ya, %yb : tensor<1x3x4x4xf32>, tensor<1x3x4x4xf32>
 }
+
+// -----
+
+// Batch norm's sums as --cse leaves them, one zero fill per channel count:
+// each f32 reduction gets a fill of its own right before it, as a matmul
+// does. A reduction to f64 (O0's batch-norm statistics) keeps its init,
+// and an elementwise generic that reads the fill keeps reading it.
+// CHECK-LABEL: func.func @shared_reduction_fill
+// CHECK: %[[INIT:.*]] = linalg.fill
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK-NEXT: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E0]] : tensor<64xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F0]] : tensor<64xf32>)
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK-NEXT: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E1]] : tensor<64xf32>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F1]] : tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} outs(%{{.*}} : tensor<64xf64>)
+// CHECK: linalg.generic {{.*}} ins(%[[INIT]] : tensor<64xf32>)
+// CHECK-NOT: linalg.fill
+func.func @shared_reduction_fill(%x: tensor<?x64xf32>, %d: tensor<64xf64>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf64>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %s = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (c)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %r = arith.addf %v, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %q = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (c)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%init : tensor<64xf32>) {
+  ^bb0(%v: f32, %a: f32):
+    %m = arith.mulf %v, %v : f32
+    %r = arith.addf %m, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %wide = linalg.generic {indexing_maps = [affine_map<(n, c) -> (n, c)>, affine_map<(n, c) -> (c)>], iterator_types = ["reduction", "parallel"]}
+      ins(%x : tensor<?x64xf32>) outs(%d : tensor<64xf64>) {
+  ^bb0(%v: f32, %a: f64):
+    %w = arith.extf %v : f32 to f64
+    %r = arith.addf %w, %a : f64
+    linalg.yield %r : f64
+  } -> tensor<64xf64>
+  %copy = linalg.generic {indexing_maps = [affine_map<(c) -> (c)>, affine_map<(c) -> (c)>], iterator_types = ["parallel"]}
+      ins(%init : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    linalg.yield %v : f32
+  } -> tensor<64xf32>
+  return %s, %q, %wide, %copy : tensor<64xf32>, tensor<64xf32>, tensor<64xf64>, tensor<64xf32>
+}
