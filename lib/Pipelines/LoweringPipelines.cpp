@@ -237,6 +237,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
       /*convolutionGradientCalls=*/options.libraries,
       /*narrowConvolutions=*/options.libraries && !options.exactConvolutions,
       /*channelsLast=*/options.libraries && options.channelsLast);
+  // Reductions over the same tensor (batch norm's backward sums): one
+  // kernel each group, reading it once.
+  pm.addPass(createAmpFuseSiblingReductionsPass());
   pm.addPass(bufferization::createOneShotBufferizePass(bufferizeOptions()));
   pm.addPass(createCanonicalizerPass());
   // C wrappers for the functions of the module only: not for the runtime's

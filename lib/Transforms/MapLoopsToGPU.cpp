@@ -65,6 +65,21 @@ static constexpr unsigned kRowReductionThreads = 256;
 static constexpr unsigned kScalarReductionThreads = 1024;
 
 namespace {
+/// One accumulation of a reduction nest: `acc = load M[I]; r = combine(x,
+/// acc); store r, M[I]`.
+struct Accumulation {
+  memref::LoadOp load;
+  memref::StoreOp store;
+  Operation *combine = nullptr;
+  gpu::AllReduceOperation kind;
+  float identity = 0;
+  /// The loop right before the nest that fills M with one constant (its
+  /// `linalg.fill`), if there is one and the nest writes every element of
+  /// M: thread 0 then starts from the constant, and the loop goes.
+  scf::ParallelOp initLoop;
+  Value initValue;
+};
+
 /// A reduction as convert-linalg-to-parallel-loops writes it: a perfect nest
 /// of `scf.parallel` and `scf.for` loops (normalized, no results) whose
 /// innermost body is `acc = load M[I]; r = combine(x, acc); store r, M[I]`,
@@ -72,16 +87,18 @@ namespace {
 /// induction variables index `M` are the outputs; the others (all
 /// `scf.for`) are reduced. The reduced loops may be outside the output ones
 /// (a column sum over rows: `scf.for` rows around `scf.parallel` columns).
+/// A body may accumulate into several buffers at the same indices (a
+/// generic of several reductions, amp-fuse-sibling-reductions'), each
+/// independently of the others: one kernel then computes them all.
 struct ReductionNest {
   /// Outermost first.
   SmallVector<Operation *> loops;
   SmallVector<Value> outputIvs, outputSizes, reducedIvs, reducedSizes;
-  memref::LoadOp accumulatorLoad;
-  memref::StoreOp store;
-  Operation *combine = nullptr;
-  gpu::AllReduceOperation kind;
-  float identity = 0;
-  /// The reduction's epilogue, if it has one: the elementwise loop right
+  /// In the body's order; the first's store's indices are every store's.
+  SmallVector<Accumulation> accumulations;
+  memref::StoreOp firstStore() const { return accumulations.front().store; }
+  /// The reduction's epilogue, if it has one (a nest of one accumulation):
+  /// the elementwise loop right
   /// after the nest that is the only reader of its f32 result (a mean's
   /// division and its narrowing to f16). Thread 0 applies it to the total
   /// and stores what it stores; the f32 result is then never written.
@@ -123,6 +140,44 @@ static bool isNormalized(Value lb, Value step) {
   return isConstantIntValue(lb, 0) && isConstantIntValue(step, 1);
 }
 
+/// The accumulation that `store` ends, in the innermost body `body`: an
+/// f32 or f64 value (the batch-norm statistics torch-mlir imports in f64),
+/// or an i32 or i64 sum (the count of a loss's labels), that gpu.all_reduce
+/// combines (64-bit shuffles are split in two). `alone`: the combined value
+/// may have no other reader than the store (a body of several).
+static std::optional<Accumulation> matchAccumulation(memref::StoreOp store,
+                                                     Block *body, bool alone) {
+  Type valueType = store.getValue().getType();
+  if (!(valueType.isF32() || valueType.isF64() || valueType.isInteger(32) ||
+        valueType.isInteger(64)))
+    return std::nullopt;
+  Operation *combine = store.getValue().getDefiningOp();
+  if (!combine || combine->getBlock() != body ||
+      combine->getNumOperands() != 2 || (alone && !combine->hasOneUse()))
+    return std::nullopt;
+  std::optional<std::pair<gpu::AllReduceOperation, float>> kind =
+      getCombiner(combine);
+  if (!kind)
+    return std::nullopt;
+  Accumulation accumulation;
+  // One operand is the accumulator's load, used only here.
+  for (Value operand : combine->getOperands()) {
+    auto load = operand.getDefiningOp<memref::LoadOp>();
+    if (!load || load->getBlock() != body ||
+        load.getMemRef() != store.getMemRef() ||
+        load.getIndices() != store.getIndices() || !load->hasOneUse())
+      continue;
+    accumulation.load = load;
+  }
+  if (!accumulation.load)
+    return std::nullopt;
+  accumulation.store = store;
+  accumulation.combine = combine;
+  accumulation.kind = kind->first;
+  accumulation.identity = kind->second;
+  return accumulation;
+}
+
 /// Matches a reduction nest rooted at `root` (an scf.parallel or scf.for).
 static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   ReductionNest nest;
@@ -162,11 +217,10 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   }
   if (!anyFor)
     return std::nullopt;
+  SmallVector<memref::StoreOp> stores;
   for (Operation &op : body->without_terminator()) {
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
-      if (nest.store)
-        return std::nullopt;
-      nest.store = store;
+      stores.push_back(store);
       continue;
     }
     // A frontend's index check (cross-entropy's gather of each target's
@@ -177,38 +231,33 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
     if (op.getNumRegions() != 0)
       return std::nullopt;
   }
-  // f32 and f64 (the batch-norm statistics torch-mlir imports in f64), i32
-  // and i64 sums (the count of a loss's labels): gpu.all_reduce combines
-  // each (64-bit shuffles are split in two).
-  if (!nest.store)
+  if (stores.empty())
     return std::nullopt;
-  Type valueType = nest.store.getValue().getType();
-  if (!(valueType.isF32() || valueType.isF64() || valueType.isInteger(32) ||
-        valueType.isInteger(64)))
-    return std::nullopt;
-  Operation *combine = nest.store.getValue().getDefiningOp();
-  if (!combine || combine->getBlock() != body || combine->getNumOperands() != 2)
-    return std::nullopt;
-  std::optional<std::pair<gpu::AllReduceOperation, float>> kind =
-      getCombiner(combine);
-  if (!kind)
-    return std::nullopt;
-  // One operand is the accumulator's load, used only here.
-  for (Value operand : combine->getOperands()) {
-    auto load = operand.getDefiningOp<memref::LoadOp>();
-    if (!load || load->getBlock() != body ||
-        load.getMemRef() != nest.store.getMemRef() ||
-        load.getIndices() != nest.store.getIndices() || !load->hasOneUse())
-      continue;
-    nest.accumulatorLoad = load;
+  for (memref::StoreOp store : stores) {
+    std::optional<Accumulation> accumulation =
+        matchAccumulation(store, body, stores.size() > 1);
+    if (!accumulation || store.getIndices() != stores.front().getIndices() ||
+        llvm::any_of(nest.accumulations, [&](Accumulation other) {
+          return other.store.getMemRef() == store.getMemRef();
+        }))
+      return std::nullopt;
+    nest.accumulations.push_back(*accumulation);
   }
-  if (!nest.accumulatorLoad)
-    return std::nullopt;
-  // Each index of the accumulator is an output loop's induction variable or
-  // defined outside the nest; the loops it does not name are reduced, and
-  // must be scf.for (a parallel loop writing one element would race).
+  // With several, no other load reads what the nest writes: each
+  // accumulation is independent of the others.
+  if (stores.size() > 1) {
+    for (auto load : body->getOps<memref::LoadOp>())
+      if (llvm::any_of(nest.accumulations, [&](Accumulation accumulation) {
+            return accumulation.load != load &&
+                   accumulation.store.getMemRef() == load.getMemRef();
+          }))
+        return std::nullopt;
+  }
+  // Each index of the accumulators is an output loop's induction variable
+  // or defined outside the nest; the loops it does not name are reduced,
+  // and must be scf.for (a parallel loop writing one element would race).
   llvm::SmallPtrSet<Value, 4> indexIvs;
-  for (Value index : nest.store.getIndices()) {
+  for (Value index : stores.front().getIndices()) {
     if (llvm::any_of(ivs, [&](auto pair) { return pair.first == index; })) {
       indexIvs.insert(index);
       continue;
@@ -229,9 +278,6 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   }
   if (nest.reducedIvs.empty())
     return std::nullopt;
-  nest.combine = combine;
-  nest.kind = kind->first;
-  nest.identity = kind->second;
   return nest;
 }
 
@@ -243,7 +289,10 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
 /// buffer that nothing else reads or writes, apart from its initialisation
 /// before the nest and its deallocation.
 static void matchReductionEpilogue(ReductionNest &nest) {
-  Value result = nest.store.getMemRef();
+  if (nest.accumulations.size() != 1)
+    return;
+  Accumulation accumulation = nest.accumulations.front();
+  Value result = accumulation.store.getMemRef();
   auto type = dyn_cast<MemRefType>(result.getType());
   if (!type || type.getRank() == 0 || !type.hasStaticShape() ||
       !type.getLayout().isIdentity())
@@ -307,8 +356,8 @@ static void matchReductionEpilogue(ReductionNest &nest) {
       return;
   SmallVector<memref::StoreOp> initStores;
   for (Operation *user : result.getUsers()) {
-    if (user == nest.store || user == nest.accumulatorLoad || user == load ||
-        isa<memref::DeallocOp, gpu::DeallocOp>(user))
+    if (user == accumulation.store || user == accumulation.load ||
+        user == load || isa<memref::DeallocOp, gpu::DeallocOp>(user))
       continue;
     // The initialisation, before the nest.
     Operation *ancestor = anchor->getBlock()->findAncestorOpInBlock(*user);
@@ -332,6 +381,81 @@ static void matchReductionEpilogue(ReductionNest &nest) {
   nest.epilogue = loop;
   nest.epilogueLoad = load;
   nest.hoisted = std::move(hoisted);
+}
+
+/// The constant that `loop` stores to every element of `buffer` (a static,
+/// identity-layout buffer), and nothing else, if it does: a bufferized
+/// `linalg.fill`.
+static Value getFillValue(scf::ParallelOp loop, Value buffer) {
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
+      loop.getNumResults() != 0 ||
+      loop.getNumLoops() != static_cast<unsigned>(type.getRank()) ||
+      loop.getBody()->getOperations().size() != 2)
+    return {};
+  auto store = dyn_cast<memref::StoreOp>(loop.getBody()->front());
+  if (!store || store.getMemRef() != buffer ||
+      !llvm::equal(store.getIndices(), loop.getInductionVars()) ||
+      !matchPattern(store.getValue(), m_Constant()))
+    return {};
+  for (auto [lb, ub, step, size] :
+       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
+                 type.getShape()))
+    if (!isNormalized(lb, step) || getConstantIntValue(ub) != size)
+      return {};
+  return store.getValue();
+}
+
+/// Whether the nest stores every element of `store`'s (static) buffer:
+/// each index is an output loop's induction variable running over the
+/// whole dimension, each such variable indexes one dimension, and the
+/// others have size 1, indexed by 0.
+static bool writesEveryElement(const ReductionNest &nest,
+                               memref::StoreOp store) {
+  auto type = dyn_cast<MemRefType>(store.getMemRef().getType());
+  if (!type || !type.hasStaticShape())
+    return false;
+  llvm::SmallPtrSet<Value, 4> seen;
+  for (auto [index, size] : llvm::zip(store.getIndices(), type.getShape())) {
+    auto position = llvm::find(nest.outputIvs, index);
+    if (position == nest.outputIvs.end()) {
+      if (size != 1 || !isConstantIntValue(index, 0))
+        return false;
+      continue;
+    }
+    if (!seen.insert(index).second ||
+        getConstantIntValue(
+            nest.outputSizes[position - nest.outputIvs.begin()]) != size)
+      return false;
+  }
+  return true;
+}
+
+/// Finds the fills of the nest's buffers (Accumulation::initLoop) among the
+/// ops right before it: walking back from the nest over pure ops,
+/// allocations and such fills only, so that nothing else touches a buffer
+/// between its fill and the nest.
+static void matchInitFills(ReductionNest &nest) {
+  for (Operation *op = nest.loops.front()->getPrevNode(); op;
+       op = op->getPrevNode()) {
+    if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
+      auto filled = llvm::find_if(nest.accumulations, [&](auto &accumulation) {
+        return !accumulation.initLoop &&
+               getFillValue(loop, accumulation.store.getMemRef()) &&
+               writesEveryElement(nest, accumulation.store);
+      });
+      if (filled == nest.accumulations.end())
+        return;
+      filled->initLoop = loop;
+      filled->initValue = getFillValue(loop, filled->store.getMemRef());
+      continue;
+    }
+    auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
+    bool allocates =
+        isa<memref::AllocOp>(op) || (gpuAlloc && !gpuAlloc.getAsyncToken());
+    if ((!allocates && !isPure(op)) || op->getNumRegions() != 0)
+      return;
+  }
 }
 
 /// The threads of a reduction's block: a warp multiple that covers a static
@@ -363,6 +487,80 @@ static SmallVector<Value> delinearizeRowMajor(OpBuilder &b, Location loc,
       linear = arith::DivUIOp::create(b, loc, linear, sizes[d]);
   }
   return indices;
+}
+
+/// Whether `load` reads, at indices that are the block's output (`outputs`)
+/// or constants, a buffer that is none of `written`, with a static shape of no
+/// empty dimension: it reads the same element in every iteration of a
+/// thread's loop, and is in bounds even in a block that reduces nothing
+/// (an empty output's block 0, which reads index 0).
+static bool isInvariantLoad(memref::LoadOp load, ArrayRef<Value> written,
+                            ArrayRef<Value> outputs) {
+  auto type = load.getMemRefType();
+  if (llvm::is_contained(written, load.getMemRef()) || !type.hasStaticShape() ||
+      llvm::any_of(type.getShape(), [](int64_t size) { return size <= 0; }))
+    return false;
+  for (auto [index, size] : llvm::zip(load.getIndices(), type.getShape())) {
+    if (llvm::is_contained(outputs, index))
+      continue;
+    std::optional<int64_t> constant = getConstantIntValue(index);
+    if (!constant || *constant < 0 || *constant >= size)
+      return false;
+  }
+  return true;
+}
+
+/// Moves what each thread of a reduction's block would compute again in
+/// every iteration of its loop `partial` above the loop: pure ops of
+/// operands defined outside it, and the invariant loads (isInvariantLoad)
+/// of what the nest does not write to. A variance's mean, its division by
+/// the count: read and divided once per thread, not once per element.
+static void hoistInvariants(scf::ForOp partial, ArrayRef<Value> written,
+                            ArrayRef<Value> outputs) {
+  auto isOutside = [&](Value value) {
+    return !partial->isAncestor(value.getParentRegion()->getParentOp());
+  };
+  for (Operation &op :
+       llvm::make_early_inc_range(partial.getBody()->without_terminator())) {
+    if (op.getNumRegions() || !llvm::all_of(op.getOperands(), isOutside))
+      continue;
+    auto load = dyn_cast<memref::LoadOp>(op);
+    if (isPure(&op) || (load && isInvariantLoad(load, written, outputs)))
+      op.moveBefore(partial);
+  }
+}
+
+/// Thread 0's part of a reduction's block: folds each total into its
+/// output at `indices` (from the fill's constant when the fill was folded,
+/// else from the buffer), or runs the epilogue on it.
+static void storeTotals(OpBuilder &b, Location loc, ReductionNest &nest,
+                        ArrayRef<Value> totals, ArrayRef<Value> indices) {
+  for (auto [accumulation, total] : llvm::zip(nest.accumulations, totals)) {
+    Value buffer = accumulation.store.getMemRef();
+    Value init =
+        nest.epilogue && nest.initValue ? nest.initValue
+        : accumulation.initValue
+            ? accumulation.initValue
+            : memref::LoadOp::create(b, loc, buffer, indices).getResult();
+    IRMapping finalMapping;
+    Value accumulatorOperand = accumulation.load.getResult();
+    for (Value operand : accumulation.combine->getOperands())
+      finalMapping.map(operand, operand == accumulatorOperand ? init : total);
+    Operation *combined = b.clone(*accumulation.combine, finalMapping);
+    if (!nest.epilogue) {
+      memref::StoreOp::create(b, loc, combined->getResult(0), buffer, indices);
+      continue;
+    }
+    // The epilogue's body on the total, at this block's output.
+    IRMapping epilogueMapping;
+    for (auto [index, output] :
+         llvm::zip(nest.epilogueLoad.getIndices(), indices))
+      epilogueMapping.map(index, output);
+    epilogueMapping.map(nest.epilogueLoad.getResult(), combined->getResult(0));
+    for (Operation &op : nest.epilogue.getBody()->without_terminator())
+      if (&op != nest.epilogueLoad.getOperation())
+        b.clone(op, epilogueMapping);
+  }
 }
 
 /// Rewrites a reduction nest into a gpu.launch with one block per output:
@@ -415,19 +613,22 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   auto delinearize = [&](Value linear, ValueRange sizes) {
     return delinearizeRowMajor(b, loc, linear, sizes);
   };
-  for (auto [iv, index] :
-       llvm::zip(nest.outputIvs, delinearize(block, nest.outputSizes)))
+  SmallVector<Value> outputIndices = delinearize(block, nest.outputSizes);
+  for (auto [iv, index] : llvm::zip(nest.outputIvs, outputIndices))
     mapping.map(iv, index);
-  Type valueType = nest.store.getValue().getType();
-  TypedAttr identityAttr =
-      isa<FloatType>(valueType)
-          ? TypedAttr(b.getFloatAttr(valueType, nest.identity))
-          : TypedAttr(b.getIntegerAttr(valueType,
-                                       static_cast<int64_t>(nest.identity)));
-  Value identity = arith::ConstantOp::create(b, loc, identityAttr);
-  auto partial = scf::ForOp::create(b, loc, thread, reduced, blockSize,
-                                    ValueRange{identity});
-  Block *innermost = nest.store->getBlock();
+  SmallVector<Value> identities;
+  for (Accumulation accumulation : nest.accumulations) {
+    Type valueType = accumulation.store.getValue().getType();
+    TypedAttr identityAttr =
+        isa<FloatType>(valueType)
+            ? TypedAttr(b.getFloatAttr(valueType, accumulation.identity))
+            : TypedAttr(b.getIntegerAttr(
+                  valueType, static_cast<int64_t>(accumulation.identity)));
+    identities.push_back(arith::ConstantOp::create(b, loc, identityAttr));
+  }
+  auto partial =
+      scf::ForOp::create(b, loc, thread, reduced, blockSize, identities);
+  Block *innermost = nest.firstStore()->getBlock();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(partial.getBody());
@@ -435,60 +636,50 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
          llvm::zip(nest.reducedIvs,
                    delinearize(partial.getInductionVar(), nest.reducedSizes)))
       mapping.map(iv, index);
-    mapping.map(nest.accumulatorLoad.getResult(),
-                partial.getRegionIterArgs().front());
+    llvm::SmallPtrSet<Operation *, 4> skipped;
+    for (auto [accumulation, accumulator] :
+         llvm::zip(nest.accumulations, partial.getRegionIterArgs())) {
+      mapping.map(accumulation.load.getResult(), accumulator);
+      skipped.insert(accumulation.load);
+      skipped.insert(accumulation.store);
+    }
     for (Operation &op : innermost->without_terminator())
-      if (&op != nest.accumulatorLoad.getOperation() &&
-          &op != nest.store.getOperation())
+      if (!skipped.contains(&op))
         b.clone(op, mapping);
-    scf::YieldOp::create(b, loc, mapping.lookup(nest.store.getValue()));
+    SmallVector<Value> partials;
+    for (Accumulation accumulation : nest.accumulations)
+      partials.push_back(mapping.lookup(accumulation.store.getValue()));
+    scf::YieldOp::create(b, loc, partials);
   }
-  auto total = gpu::AllReduceOp::create(
-      b, loc, partial.getResult(0),
-      gpu::AllReduceOperationAttr::get(b.getContext(), nest.kind),
-      /*uniform=*/true);
+  SmallVector<Value> written;
+  for (Accumulation accumulation : nest.accumulations)
+    written.push_back(accumulation.store.getMemRef());
+  hoistInvariants(partial, written, outputIndices);
+  SmallVector<Value> totals;
+  for (auto [accumulation, value] :
+       llvm::zip(nest.accumulations, partial.getResults()))
+    totals.push_back(gpu::AllReduceOp::create(
+        b, loc, value,
+        gpu::AllReduceOperationAttr::get(b.getContext(), accumulation.kind),
+        /*uniform=*/true));
   Value first =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
   if (valid)
     first = arith::AndIOp::create(b, loc, first, valid);
   auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
-  {
-    OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(ifFirst.thenBlock());
-    SmallVector<Value> indices;
-    for (Value index : nest.store.getIndices())
-      indices.push_back(mapping.lookupOrDefault(index));
-    Value init =
-        nest.epilogue && nest.initValue
-            ? nest.initValue
-            : memref::LoadOp::create(b, loc, nest.store.getMemRef(), indices)
-                  .getResult();
-    IRMapping finalMapping;
-    Value accumulatorOperand = nest.accumulatorLoad.getResult();
-    for (Value operand : nest.combine->getOperands())
-      finalMapping.map(
-          operand, operand == accumulatorOperand ? init : total.getResult());
-    Operation *combined = b.clone(*nest.combine, finalMapping);
-    if (nest.epilogue) {
-      // The epilogue's body on the total, at this block's output.
-      IRMapping epilogueMapping;
-      for (auto [index, output] :
-           llvm::zip(nest.epilogueLoad.getIndices(), indices))
-        epilogueMapping.map(index, output);
-      epilogueMapping.map(nest.epilogueLoad.getResult(),
-                          combined->getResult(0));
-      for (Operation &op : nest.epilogue.getBody()->without_terminator())
-        if (&op != nest.epilogueLoad.getOperation())
-          b.clone(op, epilogueMapping);
-    } else {
-      memref::StoreOp::create(b, loc, combined->getResult(0),
-                              nest.store.getMemRef(), indices);
-    }
-  }
+  b.setInsertionPointToStart(ifFirst.thenBlock());
+  SmallVector<Value> indices;
+  for (Value index : nest.firstStore().getIndices())
+    indices.push_back(mapping.lookupOrDefault(index));
+  storeTotals(b, loc, nest, totals, indices);
+  b.setInsertionPointAfter(ifFirst);
   gpu::TerminatorOp::create(b, loc);
-  // The nest's ops (its store included) go with it.
-  Value result = nest.store.getMemRef();
+  // The nest's ops (its stores included) go with it.
+  Value result = nest.firstStore().getMemRef();
   anchor->erase();
+  for (Accumulation &accumulation : nest.accumulations)
+    if (accumulation.initLoop)
+      accumulation.initLoop->erase();
   if (!nest.epilogue)
     return;
   nest.epilogue->erase();
@@ -860,6 +1051,8 @@ static void mapReductions(func::FuncOp func, bool fuseEpilogues) {
       if (std::optional<ReductionNest> nest = matchReductionNest(op)) {
         if (fuseEpilogues)
           matchReductionEpilogue(*nest);
+        if (!nest->epilogue)
+          matchInitFills(*nest);
         reductions.push_back(std::move(*nest));
         return WalkResult::skip();
       }

@@ -193,6 +193,40 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   ];
 }
 
+def AmpFuseSiblingReductionsPass : Pass<"amp-fuse-sibling-reductions"> {
+  let summary = "Compute reductions that read the same tensor over the same "
+                "loops in one generic of several results";
+  let description = [{
+    Merges two reduction generics (on tensors) of a block into one generic
+    with the results of both when they run the same loops (the same
+    iterators, the same map for all their results, and an input that both
+    read through the same permutation map, so that the loops' sizes are
+    the same) and nothing reads the first's results before the second: the
+    merged generic replaces both at the second's place, reads each input
+    (tensor and map) once, and computes each result from the same values,
+    in the same order, as before. Merged generics merge again with later
+    siblings. Side-effect-free readers of the first's results between the
+    two (a reshape of a sum) move after the merged generic, and so does the
+    first's own fill (`amp-prepare-contractions` gives each reduction one),
+    so that each fill stays right before its reduction.
+
+    The GPU lowering makes a generic of several reductions one kernel with
+    an accumulator per result (`amp-map-loops-to-gpu`): batch norm's
+    backward sums the output gradient and its product with the centred
+    input, two reductions over the same tensors, which then read them once.
+    The CPU pipeline does not run this pass (its reductions split into
+    vector lanes one result at a time, `amp-split-reductions`).
+
+    ```mlir
+    %s = linalg.generic {... reduction ...} ins(%dy : tensor<?x64x8x8xf16>) outs(%zero : tensor<64xf32>) ...
+    %p = linalg.generic {... reduction ...} ins(%dy, %x : ...) outs(%zero2 : tensor<64xf32>) ...
+    // becomes
+    %m:2 = linalg.generic {... reduction ...} ins(%dy, %x : ...) outs(%zero, %zero2 : tensor<64xf32>, tensor<64xf32>) ...
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def AmpPrepareContractionsPass
     : Pass<"amp-prepare-contractions", "::mlir::func::FuncOp"> {
   let summary = "Give each contraction a fill of its f32 accumulator (and "
@@ -212,7 +246,11 @@ def AmpPrepareContractionsPass
       it. A contraction whose init is a `linalg.fill` used by other ops gets
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
-      fill of its own in the same block is moved right before it.
+      fill of its own in the same block is moved right before it. So does
+      each reduction generic with one f32 result (a batch norm's sums, a
+      softmax's maximum and sum): bufferized, its buffer is then filled in
+      place instead of copied from a shared fill, a kernel per reduction on
+      a GPU.
     * **A padding of its own.** A convolution whose input is inserted
       (`tensor.insert_slice`) into a zero fill that other ops share (after
       `--cse`, the paddings of a backward's gradients of the same shape)
@@ -684,7 +722,14 @@ def AmpMapLoopsToGPUPass
     one value): each thread folds a strided share from the identity, a
     `gpu.all_reduce` combines them (warp shuffles and shared memory), and
     thread 0 folds the total into the output (a dynamic count of outputs
-    that comes out 0: one block that reduces and stores nothing). A
+    that comes out 0: one block that reduces and stores nothing). A body
+    that accumulates into several buffers at the same indices, each
+    independently (`amp-fuse-sibling-reductions`' generics), is one kernel
+    with a partial and an all-reduce per buffer. What each thread would
+    compute again in every iteration of its loop is computed once, above
+    it: pure ops of invariant operands, and loads, at the block's output
+    indices or constants, of static buffers the nest does not write (a
+    variance's mean and its division by the count). A
     reduction epilogue is
     applied there too (`fuse-reduction-epilogues`): when the f32 result is a
     temporary that only the next loop reads, elementwise at the output's
