@@ -11,6 +11,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -58,8 +59,12 @@ static bool haveSameLoops(linalg::GenericOp lhs, linalg::GenericOp rhs) {
 
 /// Whether `later` can be computed together with `earlier`, at `later`'s
 /// place: `later` reads nothing computed from `earlier`'s results, and what
-/// does between them (a reshape of the first sum) has no side effect and
-/// can move after `later`. Those ops, in order, are `moved`.
+/// does between them is a view of them (a reshape of the first sum: pure,
+/// no region, no destination), which can move after `later`. Those ops, in
+/// order, are `moved`. A computation on them between the two (the rest of
+/// a branch's backward) stays where it is, and so do the two reductions:
+/// moving it would separate ops from their fills (a convolution's zero
+/// fill, which the library call reads as beta = 0).
 static bool canMergeAt(linalg::GenericOp earlier, linalg::GenericOp later,
                        SmallVectorImpl<Operation *> &moved) {
   llvm::SmallPtrSet<Operation *, 8> dependent = {earlier.getOperation()};
@@ -77,7 +82,8 @@ static bool canMergeAt(linalg::GenericOp earlier, linalg::GenericOp later,
        op = op->getNextNode()) {
     if (!readsDependent(op))
       continue;
-    if (!isMemoryEffectFree(op))
+    if (!isPure(op) || op->getNumRegions() != 0 ||
+        isa<DestinationStyleOpInterface>(op))
       return false;
     dependent.insert(op);
     moved.push_back(op);

@@ -458,6 +458,18 @@ static void matchInitFills(ReductionNest &nest) {
   }
 }
 
+/// The product of `sizes` if they are all constants.
+static std::optional<int64_t> getStaticProduct(ValueRange sizes) {
+  int64_t product = 1;
+  for (Value size : sizes) {
+    std::optional<int64_t> c = getConstantIntValue(size);
+    if (!c)
+      return std::nullopt;
+    product *= *c;
+  }
+  return product;
+}
+
 /// The threads of a reduction's block: a warp multiple that covers a static
 /// reduction shorter than `maxThreads`, else `maxThreads`.
 static int64_t getReductionThreads(ValueRange reducedSizes,
@@ -654,7 +666,11 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   SmallVector<Value> written;
   for (Accumulation accumulation : nest.accumulations)
     written.push_back(accumulation.store.getMemRef());
-  hoistInvariants(partial, written, outputIndices);
+  // Only where a thread folds several elements: with a short row (a global
+  // average pool's 7x7) a thread would run the hoisted ops for at most one.
+  std::optional<int64_t> staticReduced = getStaticProduct(nest.reducedSizes);
+  if (!staticReduced || *staticReduced >= 2 * threads)
+    hoistInvariants(partial, written, outputIndices);
   SmallVector<Value> totals;
   for (auto [accumulation, value] :
        llvm::zip(nest.accumulations, partial.getResults()))

@@ -264,3 +264,53 @@ func.func @reshape_between(%x: tensor<?x64x8x8xf16>) -> (tensor<1x64x1x1xf32>, t
   } -> tensor<64xf32>
   return %expanded, %max : tensor<1x64x1x1xf32>, tensor<64xf32>
 }
+
+// -----
+
+#in = affine_map<(n, c, h, w) -> (n, c, h, w)>
+#ch = affine_map<(n, c, h, w) -> (c)>
+#bc = affine_map<(n, c, h, w) -> (c)>
+
+// A computation on the first's result between the two (a residual
+// branch's backward reads the first branch's batch-norm sum, and the
+// other branch's sum of the same gradient comes after it): it would have
+// to move after the second, away from what it was placed with. Both stay.
+// CHECK-LABEL: func.func @computation_between
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<64xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<?x64x8x8xf32>)
+// CHECK: linalg.generic
+// CHECK-SAME: outs(%{{.*}} : tensor<64xf32>)
+func.func @computation_between(%x: tensor<?x64x8x8xf16>) -> (tensor<?x64x8x8xf32>, tensor<64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %e = tensor.empty() : tensor<64xf32>
+  %f0 = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %sum = linalg.generic {indexing_maps = [#in, #ch], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<?x64x8x8xf16>) outs(%f0 : tensor<64xf32>) {
+  ^bb0(%v: f16, %a: f32):
+    %vf = arith.extf %v : f16 to f32
+    %r = arith.addf %vf, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  %n = tensor.dim %x, %c0 : tensor<?x64x8x8xf16>
+  %ee = tensor.empty(%n) : tensor<?x64x8x8xf32>
+  %centred = linalg.generic {indexing_maps = [#in, #bc, #in], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%x, %sum : tensor<?x64x8x8xf16>, tensor<64xf32>) outs(%ee : tensor<?x64x8x8xf32>) {
+  ^bb0(%v: f16, %m: f32, %o: f32):
+    %vf = arith.extf %v : f16 to f32
+    %d = arith.subf %vf, %m : f32
+    linalg.yield %d : f32
+  } -> tensor<?x64x8x8xf32>
+  %f1 = linalg.fill ins(%zero : f32) outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  %squares = linalg.generic {indexing_maps = [#in, #ch], iterator_types = ["reduction", "parallel", "reduction", "reduction"]}
+      ins(%x : tensor<?x64x8x8xf16>) outs(%f1 : tensor<64xf32>) {
+  ^bb0(%v: f16, %a: f32):
+    %vf = arith.extf %v : f16 to f32
+    %s = arith.mulf %vf, %vf : f32
+    %r = arith.addf %s, %a : f32
+    linalg.yield %r : f32
+  } -> tensor<64xf32>
+  return %centred, %squares : tensor<?x64x8x8xf32>, tensor<64xf32>
+}

@@ -405,3 +405,40 @@ func.func @fills_kept(%x: memref<?x64xf32>, %i: index) -> (memref<64xf32>, memre
   }
   return %a, %p, %rows : memref<64xf32>, memref<64xf32>, memref<2x64xf32>
 }
+
+// -----
+
+// A short static row (49 elements, a block of 64 threads: at most one
+// element each): nothing is hoisted, the invariant load stays in the loop
+// (above it, every thread would run it, most for no element).
+// CHECK-LABEL: func.func @short_row_invariants
+// CHECK: gpu.launch
+// CHECK-NOT: memref.load
+// CHECK: scf.for
+// CHECK: memref.load %{{.*}} : memref<2x64x7x7xf16>
+// CHECK: memref.load %{{.*}} : memref<64xf32>
+// CHECK: gpu.all_reduce add
+// GPU-LABEL: func.func @short_row_invariants
+func.func @short_row_invariants(%x: memref<2x64x7x7xf16>, %mean: memref<64xf32>, %var: memref<2x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c7 = arith.constant 7 : index
+  %c64 = arith.constant 64 : index
+  scf.parallel (%b, %c) = (%c0, %c0) to (%c2, %c64) step (%c1, %c1) {
+    scf.for %h = %c0 to %c7 step %c1 {
+      scf.for %w = %c0 to %c7 step %c1 {
+        %v = memref.load %x[%b, %c, %h, %w] : memref<2x64x7x7xf16>
+        %m = memref.load %mean[%c] : memref<64xf32>
+        %a = memref.load %var[%b, %c] : memref<2x64xf32>
+        %vf = arith.extf %v : f16 to f32
+        %d = arith.subf %vf, %m : f32
+        %sq = arith.mulf %d, %d : f32
+        %r = arith.addf %sq, %a : f32
+        memref.store %r, %var[%b, %c] : memref<2x64xf32>
+      }
+    }
+    scf.reduce
+  }
+  return
+}

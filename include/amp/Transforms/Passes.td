@@ -205,10 +205,13 @@ def AmpFuseSiblingReductionsPass : Pass<"amp-fuse-sibling-reductions"> {
     merged generic replaces both at the second's place, reads each input
     (tensor and map) once, and computes each result from the same values,
     in the same order, as before. Merged generics merge again with later
-    siblings. Side-effect-free readers of the first's results between the
-    two (a reshape of a sum) move after the merged generic, and so does the
-    first's own fill (`amp-prepare-contractions` gives each reduction one),
-    so that each fill stays right before its reduction.
+    siblings. Views of the first's results between the two (a reshape of
+    a sum) move after the merged generic; a computation on them in between
+    (the rest of a residual branch's backward) keeps both apart, as it
+    would have to move too. The first's own fill
+    (`amp-prepare-contractions` gives each reduction one) moves right
+    before the merged generic, so that each fill stays right before its
+    reduction.
 
     The GPU lowering makes a generic of several reductions one kernel with
     an accumulator per result (`amp-map-loops-to-gpu`): batch norm's
@@ -725,11 +728,12 @@ def AmpMapLoopsToGPUPass
     that comes out 0: one block that reduces and stores nothing). A body
     that accumulates into several buffers at the same indices, each
     independently (`amp-fuse-sibling-reductions`' generics), is one kernel
-    with a partial and an all-reduce per buffer. What each thread would
-    compute again in every iteration of its loop is computed once, above
-    it: pure ops of invariant operands, and loads, at the block's output
-    indices or constants, of static buffers the nest does not write (a
-    variance's mean and its division by the count). A
+    with a partial and an all-reduce per buffer. Where a thread folds
+    several elements (a dynamic row, or one of at least twice the block's
+    threads), what it would compute again in every iteration of its loop
+    is computed once, above it: pure ops of invariant operands, and loads,
+    at the block's output indices or constants, of static buffers the nest
+    does not write (a variance's mean and its division by the count). A
     reduction epilogue is
     applied there too (`fuse-reduction-epilogues`): when the f32 result is a
     temporary that only the next loop reads, elementwise at the output's
