@@ -140,6 +140,19 @@ static bool isNormalized(Value lb, Value step) {
   return isConstantIntValue(lb, 0) && isConstantIntValue(step, 1);
 }
 
+/// True if `loop` (without results) runs over exactly `shape`: one
+/// dimension per size, each from 0 to it with step 1.
+static bool runsOverShape(scf::ParallelOp loop, ArrayRef<int64_t> shape) {
+  if (loop.getNumResults() != 0 ||
+      loop.getNumLoops() != static_cast<unsigned>(shape.size()))
+    return false;
+  for (auto [lb, ub, step, size] : llvm::zip(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep(), shape))
+    if (!isNormalized(lb, step) || getConstantIntValue(ub) != size)
+      return false;
+  return true;
+}
+
 /// The accumulation that `store` ends, in the innermost body `body`: an
 /// f32 or f64 value (the batch-norm statistics torch-mlir imports in f64),
 /// or an i32 or i64 sum (the count of a loss's labels), that gpu.all_reduce
@@ -317,14 +330,8 @@ static void matchReductionEpilogue(ReductionNest &nest) {
       return;
     hoisted.push_back(op);
   }
-  if (!loop || loop.getNumResults() != 0 ||
-      loop.getNumLoops() != static_cast<unsigned>(type.getRank()))
+  if (!loop || !runsOverShape(loop, type.getShape()))
     return;
-  for (auto [lb, ub, step, size] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-                 type.getShape()))
-    if (!isNormalized(lb, step) || getConstantIntValue(ub) != size)
-      return;
   memref::LoadOp load;
   for (Operation &op : loop.getBody()->without_terminator()) {
     if (op.getNumRegions() != 0)
@@ -389,8 +396,7 @@ static void matchReductionEpilogue(ReductionNest &nest) {
 static Value getFillValue(scf::ParallelOp loop, Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
   if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      loop.getNumResults() != 0 ||
-      loop.getNumLoops() != static_cast<unsigned>(type.getRank()) ||
+      !runsOverShape(loop, type.getShape()) ||
       loop.getBody()->getOperations().size() != 2)
     return {};
   auto store = dyn_cast<memref::StoreOp>(loop.getBody()->front());
@@ -398,11 +404,6 @@ static Value getFillValue(scf::ParallelOp loop, Value buffer) {
       !llvm::equal(store.getIndices(), loop.getInductionVars()) ||
       !matchPattern(store.getValue(), m_Constant()))
     return {};
-  for (auto [lb, ub, step, size] :
-       llvm::zip(loop.getLowerBound(), loop.getUpperBound(), loop.getStep(),
-                 type.getShape()))
-    if (!isNormalized(lb, step) || getConstantIntValue(ub) != size)
-      return {};
   return store.getValue();
 }
 
@@ -439,15 +440,21 @@ static void matchInitFills(ReductionNest &nest) {
   for (Operation *op = nest.loops.front()->getPrevNode(); op;
        op = op->getPrevNode()) {
     if (auto loop = dyn_cast<scf::ParallelOp>(op)) {
-      auto filled = llvm::find_if(nest.accumulations, [&](auto &accumulation) {
-        return !accumulation.initLoop &&
-               getFillValue(loop, accumulation.store.getMemRef()) &&
-               writesEveryElement(nest, accumulation.store);
-      });
-      if (filled == nest.accumulations.end())
+      Accumulation *filled = nullptr;
+      Value value;
+      for (Accumulation &accumulation : nest.accumulations) {
+        if (accumulation.initLoop)
+          continue;
+        value = getFillValue(loop, accumulation.store.getMemRef());
+        if (value && writesEveryElement(nest, accumulation.store)) {
+          filled = &accumulation;
+          break;
+        }
+      }
+      if (!filled)
         return;
       filled->initLoop = loop;
-      filled->initValue = getFillValue(loop, filled->store.getMemRef());
+      filled->initValue = value;
       continue;
     }
     auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
@@ -474,17 +481,11 @@ static std::optional<int64_t> getStaticProduct(ValueRange sizes) {
 /// reduction shorter than `maxThreads`, else `maxThreads`.
 static int64_t getReductionThreads(ValueRange reducedSizes,
                                    unsigned maxThreads) {
-  int64_t staticReduced = 1;
-  for (Value size : reducedSizes) {
-    std::optional<int64_t> c = getConstantIntValue(size);
-    if (!c)
-      return maxThreads;
-    staticReduced *= *c;
-  }
-  if (staticReduced <= 0)
+  std::optional<int64_t> staticReduced = getStaticProduct(reducedSizes);
+  if (!staticReduced || *staticReduced <= 0)
     return maxThreads;
   return std::min<int64_t>(
-      maxThreads, std::max<int64_t>(32, llvm::PowerOf2Ceil(staticReduced)));
+      maxThreads, std::max<int64_t>(32, llvm::PowerOf2Ceil(*staticReduced)));
 }
 
 /// Row-major delinearization of `linear` over `sizes`.
