@@ -28,6 +28,45 @@ using namespace mlir::amp;
 /// by each reader (a GELU is about 15 once fused; a long chain is stored).
 static constexpr unsigned kMaxRecomputeBodyOps = 32;
 
+/// Whether `value` is computed from the results of `source`, an op of its
+/// block: only the ops after `source` are followed back.
+static bool isComputedFrom(Value value, Operation *source) {
+  Block *block = source->getBlock();
+  SmallVector<Value> worklist = {value};
+  DenseSet<Operation *> visited;
+  while (!worklist.empty()) {
+    Operation *op = worklist.pop_back_val().getDefiningOp();
+    if (op == source)
+      return true;
+    if (!op || op->getBlock() != block || !source->isBeforeInBlock(op) ||
+        !visited.insert(op).second)
+      continue;
+    llvm::append_range(worklist, op->getOperands());
+  }
+  return false;
+}
+
+/// Whether `producer` may be a contraction's epilogue (what a library call
+/// or a fused tile writes, as the narrowing of its result): it reads the
+/// result of a matmul or convolution, and its other inputs are not
+/// computed from that result. An epilogue is stored once. A producer that
+/// also reads what needs the whole result first (batch norm's `x - mean`
+/// after a convolution) is not one, and its readers recompute it.
+static bool isContractionEpilogue(linalg::GenericOp producer) {
+  for (OpOperand *input : producer.getDpsInputOperands()) {
+    Operation *contraction = getContractionProducer(input->get());
+    if (!contraction)
+      continue;
+    if (llvm::none_of(producer.getDpsInputOperands(), [&](OpOperand *other) {
+          return other != input &&
+                 getContractionProducer(other->get()) != contraction &&
+                 isComputedFrom(other->get(), contraction);
+        }))
+      return true;
+  }
+  return false;
+}
+
 /// Clones each elementwise generic that several generics read, and that
 /// every one of them could fuse, once per extra reader: each reader then
 /// fuses its own copy and recomputes it instead of reading it back from
@@ -49,9 +88,7 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
     Block &body = *producer.getBlock();
     if (body.getOperations().size() > kMaxRecomputeBodyOps)
       continue;
-    // The narrowing of a contraction's result is its epilogue (what a
-    // library call or a fused tile writes): it is stored once.
-    if (llvm::any_of(producer.getDpsInputs(), isContractionResult))
+    if (isContractionEpilogue(producer))
       continue;
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : producer->getResult(0).getUses())

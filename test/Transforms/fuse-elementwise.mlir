@@ -459,3 +459,92 @@ func.func @equal_reductions(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor
   } -> tensor<8xf32>
   return %s0, %s1, %s2, %s3 : tensor<8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8xf32>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// Batch norm's `x - mean` after a contraction: the mean is computed from the
+// contraction's result, so no epilogue can write `x - mean`, and each reader
+// recomputes it from the result instead of reading a stored copy.
+// CHECK-LABEL: func.func @centered_contraction_result
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[M]] :
+// CHECK: linalg.generic {{.*}} ins(%[[M]], %[[SUM]] :
+// CHECK: arith.subf
+// CHECK: arith.negf
+// CHECK: linalg.generic {{.*}} ins(%[[M]], %[[SUM]] :
+// CHECK: arith.subf
+// CHECK: math.absf
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @centered_contraction_result(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %zero32 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %es = tensor.empty() : tensor<4xf32>
+  %fs = linalg.fill ins(%zero32 : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%m : tensor<4x4xf16>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%x: f16, %acc: f32):
+    %w = arith.extf %x : f16 to f32
+    %s = arith.addf %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %sum : tensor<4x4xf16>, tensor<4xf32>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %s: f32, %o: f16):
+    %w = arith.extf %x : f16 to f32
+    %d = arith.subf %w, %s : f32
+    %t = arith.truncf %d : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = arith.negf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = math.absf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
+}
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// A bias add on a contraction's result may be its epilogue (the bias does not
+// depend on the result): stored once, read by both.
+// CHECK-LABEL: func.func @bias_epilogue_not_recomputed
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[B:.+]] = linalg.generic {{.*}} ins(%[[M]], %{{.+}} :
+// CHECK: arith.addf
+// CHECK: linalg.generic {{.*}} ins(%[[B]] :
+// CHECK: linalg.generic {{.*}} ins(%[[B]] :
+func.func @bias_epilogue_not_recomputed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %bias: tensor<4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %e = tensor.empty() : tensor<4x4xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %bias : tensor<4x4xf16>, tensor<4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %y: f16, %o: f16):
+    %d = arith.addf %x, %y : f16
+    linalg.yield %d : f16
+  } -> tensor<4x4xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = arith.negf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = math.absf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
+}

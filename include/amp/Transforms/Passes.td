@@ -169,9 +169,13 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     back. The softmax's exponentials, for example, are recomputed by the sum
     and the division; a layer norm's output is stored for the next matmul
     (which reads it rounded) and recomputed by the residual add. A producer
-    with a large body, or more readers than `max-recompute-users`, and the
-    narrowing of a contraction's result (its epilogue) are stored as
-    before.
+    with a large body, or more readers than `max-recompute-users`, and what
+    may be a contraction's epilogue (an op on its result, as the narrowing,
+    that a library call or a fused tile could write) are stored as before.
+    An op that also reads a value computed from the contraction's result is
+    not an epilogue: batch norm's `x - mean` after a convolution is
+    recomputed by the variance, the normalization and the backward pass,
+    which read the convolution's result instead of a stored copy.
 
     After fusion, a reduction that computes what an earlier one of its
     block computes (the same inputs, body and maps, and inits that are the

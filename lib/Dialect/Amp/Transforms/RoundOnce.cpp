@@ -81,7 +81,7 @@ static FloatType getLowComputeType(Operation *op) {
   return low;
 }
 
-bool mlir::amp::isContractionResult(Value value) {
+Operation *mlir::amp::getContractionProducer(Value value) {
   // Through the reshapes that put the result in its readers' shape.
   while (Operation *reshape = value.getDefiningOp()) {
     if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp>(reshape))
@@ -89,8 +89,14 @@ bool mlir::amp::isContractionResult(Value value) {
     value = reshape->getOperand(0);
   }
   auto producer = value.getDefiningOp<linalg::LinalgOp>();
-  return producer && (linalg::isaContractionOpInterface(producer) ||
-                      linalg::isaConvolutionOpInterface(producer));
+  if (producer && (linalg::isaContractionOpInterface(producer) ||
+                   linalg::isaConvolutionOpInterface(producer)))
+    return producer;
+  return nullptr;
+}
+
+bool mlir::amp::isContractionResult(Value value) {
+  return getContractionProducer(value) != nullptr;
 }
 
 /// True when `trunc` narrows the f32 result of a contraction that a library

@@ -196,9 +196,13 @@ SmallVector<Value> buildScalarGeneric(
     OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> build);
 
-/// True when `value` is the result of a matmul, batch matmul or convolution,
+/// The matmul, batch matmul or convolution whose result `value` is,
 /// directly or through tensor.expand_shape/collapse_shape (the view its
-/// epilogue reads it through).
+/// epilogue reads it through); else null.
+Operation *getContractionProducer(Value value);
+
+/// True when `value` is the result of a matmul, batch matmul or convolution
+/// (getContractionProducer).
 bool isContractionResult(Value value);
 
 /// The input of `value`'s defining linalg.transpose (on tensors) when it
