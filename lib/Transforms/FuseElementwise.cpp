@@ -46,25 +46,40 @@ static bool isComputedFrom(Value value, Operation *source) {
   return false;
 }
 
-/// Whether `producer` may be a contraction's epilogue (what a library call
-/// or a fused tile writes, as the narrowing of its result): it reads the
-/// result of a matmul or convolution, and its other inputs are not
-/// computed from that result. An epilogue is stored once. A producer that
-/// also reads what needs the whole result first (batch norm's `x - mean`
-/// after a convolution) is not one, and its readers recompute it.
-static bool isContractionEpilogue(linalg::GenericOp producer) {
+/// Whether `producer`, when it reads the result of a matmul, a convolution
+/// or a pooling, is stored once rather than recomputed by its readers. It
+/// is when it may be that op's epilogue (what the library call or a fused
+/// tile writes, as the narrowing of its result): when none of its other
+/// inputs is computed from that result. One that also reads a statistic of
+/// the result (batch norm's `x - mean` after a convolution: the mean, read
+/// broadcast, needs the whole result first) is no epilogue, and is
+/// recomputed where `everyReaderFuses`: then nothing stores it, and each
+/// reader reads the result and the statistic instead of a stored copy. One
+/// whose other inputs include a full-size value computed from the result
+/// (a residual add after a pooling) stays stored: each reader would read
+/// two tensors in place of one.
+static bool isStoredAfterContraction(linalg::GenericOp producer,
+                                     bool everyReaderFuses) {
+  bool readsContraction = false;
   for (OpOperand *input : producer.getDpsInputOperands()) {
     Operation *contraction = getContractionProducer(input->get());
     if (!contraction)
       continue;
-    if (llvm::none_of(producer.getDpsInputOperands(), [&](OpOperand *other) {
-          return other != input &&
-                 getContractionProducer(other->get()) != contraction &&
-                 isComputedFrom(other->get(), contraction);
-        }))
+    readsContraction = true;
+    bool statistic = false, fullSize = false;
+    for (OpOperand *other : producer.getDpsInputOperands()) {
+      if (other == input ||
+          getContractionProducer(other->get()) == contraction ||
+          !isComputedFrom(other->get(), contraction))
+        continue;
+      (producer.getMatchingIndexingMap(other).isPermutation() ? fullSize
+                                                              : statistic) =
+          true;
+    }
+    if (!statistic || fullSize)
       return true;
   }
-  return false;
+  return readsContraction && !everyReaderFuses;
 }
 
 /// Clones each elementwise generic that several generics read, and that
@@ -88,8 +103,6 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
     Block &body = *producer.getBlock();
     if (body.getOperations().size() > kMaxRecomputeBodyOps)
       continue;
-    if (isContractionEpilogue(producer))
-      continue;
     SmallVector<OpOperand *> uses;
     for (OpOperand &use : producer->getResult(0).getUses())
       uses.push_back(&use);
@@ -107,7 +120,8 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
     // read the stored, rounded value; each reader that can recomputes it
     // in f32. When every reader can, the first one takes the original.
     SmallVector<OpOperand *> fusable(llvm::make_filter_range(uses, isFusable));
-    if (fusable.empty())
+    if (fusable.empty() ||
+        isStoredAfterContraction(producer, fusable.size() == uses.size()))
       continue;
     if (fusable.size() == uses.size())
       fusable.erase(fusable.begin());

@@ -548,3 +548,46 @@ func.func @bias_epilogue_not_recomputed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>
   } -> tensor<4x4xf16>
   return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// The same `x - mean`, also returned: a reader that cannot fuse it reads it
+// stored, and so do the others (recomputing it would read the contraction's
+// result besides the stored copy).
+// CHECK-LABEL: func.func @centered_also_returned
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[M]] :
+// CHECK: %[[C:.+]] = linalg.generic {{.*}} ins(%[[M]], %[[SUM]] :
+// CHECK: linalg.generic {{.*}} ins(%[[C]] :
+// CHECK: return %{{.+}}, %[[C]]
+func.func @centered_also_returned(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %zero32 = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x4xf16>
+  %f = linalg.fill ins(%zero : f16) outs(%e : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf16>) -> tensor<4x4xf16>
+  %es = tensor.empty() : tensor<4xf32>
+  %fs = linalg.fill ins(%zero32 : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%m : tensor<4x4xf16>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%x: f16, %acc: f32):
+    %w = arith.extf %x : f16 to f32
+    %s = arith.addf %w, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %sum : tensor<4x4xf16>, tensor<4xf32>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %s: f32, %o: f16):
+    %w = arith.extf %x : f16 to f32
+    %d = arith.subf %w, %s : f32
+    %t = arith.truncf %d : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = arith.negf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  return %0, %c : tensor<4x4xf16>, tensor<4x4xf16>
+}

@@ -173,9 +173,10 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     may be a contraction's epilogue (an op on its result, as the narrowing,
     that a library call or a fused tile could write) are stored as before.
     An op that also reads a value computed from the contraction's result is
-    not an epilogue: batch norm's `x - mean` after a convolution is
-    recomputed by the variance, the normalization and the backward pass,
-    which read the convolution's result instead of a stored copy.
+    not an epilogue, and is recomputed when every one of its readers can
+    fuse it: batch norm's `x - mean` after a convolution is recomputed by
+    the variance, the normalization and the backward pass, which read the
+    convolution's result instead of a stored copy.
 
     After fusion, a reduction that computes what an earlier one of its
     block computes (the same inputs, body and maps, and inits that are the

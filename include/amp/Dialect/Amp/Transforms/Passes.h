@@ -196,7 +196,8 @@ SmallVector<Value> buildScalarGeneric(
     OpBuilder &b, Location loc, ValueRange inputs, TypeRange resultElements,
     function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)> build);
 
-/// The matmul, batch matmul or convolution whose result `value` is,
+/// The matmul, batch matmul or convolution (linalg's convolution interface,
+/// which poolings implement too) whose result `value` is,
 /// directly or through tensor.expand_shape/collapse_shape (the view its
 /// epilogue reads it through); else null.
 Operation *getContractionProducer(Value value);
