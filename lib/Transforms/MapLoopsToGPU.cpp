@@ -543,26 +543,6 @@ static void hoistInvariants(scf::ForOp partial, ArrayRef<Value> written,
   }
 }
 
-/// Moves a reduction thread's loop `partial` into `scf.if (thread <
-/// reduced)`, at `b`'s insertion point: a thread without elements yields
-/// the `identities` and runs nothing of the loop or what is hoisted above
-/// it. Returns the partials.
-static ValueRange guardByThread(OpBuilder &b, Location loc, scf::ForOp partial,
-                                Value thread, Value reduced,
-                                ValueRange identities) {
-  auto guard = scf::IfOp::create(
-      b, loc, partial.getResultTypes(),
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, thread, reduced),
-      /*withElseRegion=*/true);
-  partial->moveBefore(guard.thenBlock(), guard.thenBlock()->end());
-  OpBuilder::InsertionGuard insertion(b);
-  b.setInsertionPointToEnd(guard.thenBlock());
-  scf::YieldOp::create(b, loc, partial.getResults());
-  b.setInsertionPointToEnd(guard.elseBlock());
-  scf::YieldOp::create(b, loc, identities);
-  return guard.getResults();
-}
-
 /// Thread 0's part of a reduction's block: folds each total into its
 /// output at `indices` (from the fill's constant when the fill was folded,
 /// else from the buffer), or runs the epilogue on it.
@@ -687,19 +667,14 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   SmallVector<Value> written;
   for (Accumulation accumulation : nest.accumulations)
     written.push_back(accumulation.store.getMemRef());
-  // Only where a thread folds several elements: with a short static row (a
-  // global average pool's 7x7) a thread would run the hoisted ops for at
-  // most one. A row of dynamic length may be short too: there the loop and
-  // what is hoisted out of it run under `thread < reduced`, so a thread
-  // with no element loads nothing.
+  // Only where a thread folds several elements: with a short row (a global
+  // average pool's 7x7) a thread would run the hoisted ops for at most one.
   std::optional<int64_t> staticReduced = getStaticProduct(nest.reducedSizes);
-  ValueRange partials = partial.getResults();
-  if (!staticReduced)
-    partials = guardByThread(b, loc, partial, thread, reduced, identities);
   if (!staticReduced || *staticReduced >= 2 * threads)
     hoistInvariants(partial, written, outputIndices);
   SmallVector<Value> totals;
-  for (auto [accumulation, value] : llvm::zip(nest.accumulations, partials))
+  for (auto [accumulation, value] :
+       llvm::zip(nest.accumulations, partial.getResults()))
     totals.push_back(gpu::AllReduceOp::create(
         b, loc, value,
         gpu::AllReduceOperationAttr::get(b.getContext(), accumulation.kind),

@@ -739,9 +739,6 @@ def AmpMapLoopsToGPUPass
     is computed once, above it: pure ops of invariant operands, and loads,
     at the block's output indices or constants, of static buffers the nest
     does not write (a variance's mean and its division by the count). A
-    row of dynamic length may still be short: there the loop and what was
-    hoisted run under `thread < length`, and a thread without elements
-    contributes the identity without loading anything. A
     reduction epilogue is
     applied there too (`fuse-reduction-epilogues`): when the f32 result is a
     temporary that only the next loop reads, elementwise at the output's
