@@ -46,6 +46,12 @@ static bool isComputedFrom(Value value, Operation *source) {
   return false;
 }
 
+/// The bits of `value`'s elements (0 for an index or other non-scalar).
+static unsigned getBitWidth(Value value) {
+  Type type = getElementTypeOrSelf(value.getType());
+  return type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
+}
+
 /// Whether `producer`, when it reads the result of a matmul, a convolution
 /// or a pooling, is stored once rather than recomputed by its readers. It
 /// is when it may be that op's epilogue (what the library call or a fused
@@ -56,8 +62,8 @@ static bool isComputedFrom(Value value, Operation *source) {
 /// recomputed where `everyReaderFuses`: then nothing stores it, and each
 /// reader reads the result and the statistic instead of a stored copy. One
 /// whose other inputs include a full-size value computed from the result
-/// (a residual add after a pooling) stays stored: each reader would read
-/// two tensors in place of one.
+/// (a residual add after a pooling), or that reads a result wider than it
+/// stores, stays stored: each reader would read more than the stored copy.
 static bool isStoredAfterContraction(linalg::GenericOp producer,
                                      bool everyReaderFuses) {
   bool readsContraction = false;
@@ -66,6 +72,11 @@ static bool isStoredAfterContraction(linalg::GenericOp producer,
     if (!contraction)
       continue;
     readsContraction = true;
+    // Recomputed from a result wider than what it stores (an f32
+    // convolution result centred to f16, at O1), each reader would read
+    // more bytes than the stored copy's.
+    if (getBitWidth(input->get()) > getBitWidth(producer->getResult(0)))
+      return true;
     bool statistic = false, fullSize = false;
     for (OpOperand *other : producer.getDpsInputOperands()) {
       if (other == input ||

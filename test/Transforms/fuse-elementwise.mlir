@@ -591,3 +591,49 @@ func.func @centered_also_returned(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (
   } -> tensor<4x4xf16>
   return %0, %c : tensor<4x4xf16>, tensor<4x4xf16>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+#col = affine_map<(i, j) -> (j)>
+
+// `x - mean` of an f32 result, stored in f16 (O1's convolutions): every
+// reader could fuse it, but would read the f32 result, twice the bytes of
+// the stored copy: stored.
+// CHECK-LABEL: func.func @centered_narrowed
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[SUM:.+]] = linalg.generic {{.*}} ins(%[[M]] :
+// CHECK: %[[C:.+]] = linalg.generic {{.*}} ins(%[[M]], %[[SUM]] :
+// CHECK: linalg.generic {{.*}} ins(%[[C]] :
+// CHECK: linalg.generic {{.*}} ins(%[[C]] :
+func.func @centered_narrowed(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (tensor<4x4xf16>, tensor<4x4xf16>) {
+  %zero32 = arith.constant 0.0 : f32
+  %e32 = tensor.empty() : tensor<4x4xf32>
+  %f = linalg.fill ins(%zero32 : f32) outs(%e32 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %es = tensor.empty() : tensor<4xf32>
+  %fs = linalg.fill ins(%zero32 : f32) outs(%es : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [#id, #col], iterator_types = ["reduction", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%fs : tensor<4xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %s = arith.addf %x, %acc : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %e = tensor.empty() : tensor<4x4xf16>
+  %c = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]} ins(%m, %sum : tensor<4x4xf32>, tensor<4xf32>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f32, %s: f32, %o: f16):
+    %d = arith.subf %x, %s : f32
+    %t = arith.truncf %d : f32 to f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = arith.negf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%c : tensor<4x4xf16>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f16, %o: f16):
+    %t = math.absf %x : f16
+    linalg.yield %t : f16
+  } -> tensor<4x4xf16>
+  return %0, %1 : tensor<4x4xf16>, tensor<4x4xf16>
+}
