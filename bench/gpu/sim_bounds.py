@@ -499,6 +499,25 @@ def estimate(row, chip):
             f"({parts['kernels'] + parts['library']:.1f})")
 
 
+def training_summary(rows, model="resnet50_train", size="batch 256"):
+    """The figures the prose reads of the ResNet-50 training step at batch
+    256: bytes against the ideal at O2, and O2's estimated speed against O0
+    and O1 (H100)."""
+    step = {r["level"]: r for r in rows
+            if r["model"] == model and r["size"].startswith(size + " ")}
+    o2 = step.get("O2 f16")
+    if not o2 or "O0" not in step:
+        return []
+    time = lambda r: r["estimate_us"]["h100-sxm"]  # noqa: E731
+    line = (f"The ResNet-50 training step at batch 256, O2: "
+            f"{o2['bytes_moved'] / o2['ideal_bytes']:.2f} times the ideal "
+            f"bytes; estimated {time(step['O0']) / time(o2):.2f} times O0's "
+            f"speed")
+    if "O1 f16" in step:
+        line += f" and {time(step['O1 f16']) / time(o2):.2f} times O1's"
+    return ["", line + " (H100)."]
+
+
 def render(run):
     lines = [
         f"Measured by `{SCRIPT}` on {run['date']} ({run['machine']}, no "
@@ -529,6 +548,7 @@ def render(run):
             f"{_mb(r['ideal_bytes'])} ({ratio:.2f}×) | "
             f"{r['flops'] / 1e6:.3f} | {estimate(r, 'h100-sxm')} | "
             f"{estimate(r, 'h200')} | {note} |")
+    lines += training_summary(run["rows"])
     if run.get("left_out"):
         lines += ["", "Left out of this run: " + "; ".join(run["left_out"])
                   + "."]

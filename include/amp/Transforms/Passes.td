@@ -174,7 +174,8 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     that a library call or a fused tile could write) are stored as before.
     An op that also reads a value computed from the contraction's result is
     not an epilogue, and is recomputed when every one of its readers can
-    fuse it: batch norm's `x - mean` after a convolution is recomputed by
+    fuse it, that value is a broadcast statistic (not a full-size tensor),
+    and the result it reads is no wider than what it stores: batch norm's `x - mean` after a convolution is recomputed by
     the variance, the normalization and the backward pass, which read the
     convolution's result instead of a stored copy.
 
