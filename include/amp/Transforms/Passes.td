@@ -175,9 +175,10 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     An op that also reads a value computed from the contraction's result is
     not an epilogue, and is recomputed when every one of its readers can
     fuse it, that value is a broadcast statistic (not a full-size tensor),
-    and the result it reads is no wider than what it stores: batch norm's `x - mean` after a convolution is recomputed by
-    the variance, the normalization and the backward pass, which read the
-    convolution's result instead of a stored copy.
+    and the result it reads is no wider than what it stores: batch norm's
+    `x - mean` after a convolution is recomputed by the variance, the
+    normalization and the backward pass, which read the convolution's
+    result instead of a stored copy.
 
     After fusion, a reduction that computes what an earlier one of its
     block computes (the same inputs, body and maps, and inits that are the
