@@ -4,7 +4,8 @@
 // contraction's zero-filled f32 accumulator (a scaled matmul's f32
 // destination) whose readers only narrow it (ContractionEpilogues.h) is
 // written by the call in the 16-bit type instead, into the output of a
-// conversion-only generic (erased) or into a 16-bit buffer that the fused
+// conversion-only generic (erased; through the inverse reshape where the
+// generic read a reshaped view) or into a 16-bit buffer that the fused
 // epilogue generics read in place of their truncf.
 //
 //===----------------------------------------------------------------------===//
@@ -80,29 +81,94 @@ Value getConversionOnlyOutput(linalg::GenericOp generic) {
   return generic.getDpsInits()[0];
 }
 
-/// Makes `out`, the output of `generic` (the only reader of `op`'s
-/// accumulator), the buffer that a call at `op` writes, if it can: `out`
-/// dominates `op` (or is an operand-less alloc in its block, moved before
-/// it), nothing between `op` and `generic` touches memory (the call writes
-/// `out` earlier than the generic did), and `acceptable(out)`. Erases
-/// `generic` then.
-bool takeOutput(RewriterBase &rewriter, Operation *op,
-                linalg::GenericOp generic, Value out,
-                llvm::function_ref<bool(Value)> acceptable) {
-  bool dominates = DominanceInfo().properlyDominates(out, op);
+/// Whether a call at `op` may write `out`, the output of `generic` (the
+/// only reader of `op`'s accumulator), in the generic's place: `out`
+/// dominates `op` (or is an operand-less alloc in its block, to be moved
+/// before it) and nothing between `op` and `generic` touches memory (the
+/// call writes `out` earlier than the generic did).
+static bool canWriteEarlier(Operation *op, linalg::GenericOp generic,
+                            Value out) {
   auto outAlloc = out.getDefiningOp<memref::AllocOp>();
   bool movable = outAlloc && outAlloc->getNumOperands() == 0 &&
                  outAlloc->getBlock() == op->getBlock();
-  bool quiet = generic->getBlock() == op->getBlock();
-  for (Operation *between = op->getNextNode(); quiet && between != generic;
-       between = between->getNextNode())
-    quiet = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
-  if (!quiet || !(dominates || movable) || !acceptable(out))
+  if (!movable && !DominanceInfo().properlyDominates(out, op))
     return false;
-  if (!dominates)
-    rewriter.moveOpBefore(outAlloc, op);
+  if (generic->getBlock() != op->getBlock())
+    return false;
+  for (Operation *between = op->getNextNode(); between != generic;
+       between = between->getNextNode())
+    if (!isa<memref::AllocOp>(between) && !isMemoryEffectFree(between))
+      return false;
+  return true;
+}
+
+/// Moves the alloc of `out` before `op` where it does not dominate it
+/// (canWriteEarlier said it may).
+static void defineBefore(RewriterBase &rewriter, Operation *op, Value out) {
+  if (!DominanceInfo().properlyDominates(out, op))
+    rewriter.moveOpBefore(out.getDefiningOp(), op);
+}
+
+/// Makes `out`, the output of `generic` (the only reader of `op`'s
+/// accumulator), the buffer that a call at `op` writes, if it can
+/// (canWriteEarlier) and `acceptable(out)`. Erases `generic` then.
+bool takeOutput(RewriterBase &rewriter, Operation *op,
+                linalg::GenericOp generic, Value out,
+                llvm::function_ref<bool(Value)> acceptable) {
+  if (!canWriteEarlier(op, generic, out) || !acceptable(out))
+    return false;
+  defineBefore(rewriter, op, out);
   rewriter.eraseOp(generic);
   return true;
+}
+
+/// As takeOutput, for a generic that reads the accumulator through `view`
+/// (one reshape: a batched GEMM's [B*H, S, S] result narrowed as
+/// [B, H, S, S]): the call writes `out` through the inverse reshape, built
+/// right before `op`, which is returned (null: it cannot).
+static Value takeOutputThroughView(RewriterBase &rewriter, Operation *op,
+                                   linalg::GenericOp generic, Value out,
+                                   Operation *view,
+                                   llvm::function_ref<bool(Value)> acceptable) {
+  auto outType = dyn_cast<MemRefType>(out.getType());
+  if (!outType || !canWriteEarlier(op, generic, out))
+    return {};
+  auto accType = cast<MemRefType>(view->getOperand(0).getType());
+  SmallVector<ReassociationIndices> reassociation;
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
+    reassociation = expand.getReassociationIndices();
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(outType,
+                                                          reassociation))
+      return {};
+  } else {
+    reassociation =
+        cast<memref::CollapseShapeOp>(view).getReassociationIndices();
+    if (!outType.getLayout().isIdentity())
+      return {};
+  }
+  defineBefore(rewriter, op, out);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Location loc = view->getLoc();
+  Value buffer;
+  if (isa<memref::ExpandShapeOp>(view)) {
+    buffer = memref::CollapseShapeOp::create(rewriter, loc, out, reassociation);
+  } else {
+    // The accumulator's sizes: its alloc's dynamic sizes dominate `op`.
+    SmallVector<OpFoldResult> sizes =
+        memref::getMixedSizes(rewriter, loc, view->getOperand(0));
+    auto type =
+        MemRefType::get(accType.getShape(), outType.getElementType(),
+                        MemRefLayoutAttrInterface(), outType.getMemorySpace());
+    buffer = memref::ExpandShapeOp::create(rewriter, loc, type, out,
+                                           reassociation, sizes);
+  }
+  if (!acceptable(buffer)) {
+    rewriter.eraseOp(buffer.getDefiningOp());
+    return {};
+  }
+  rewriter.eraseOp(generic);
+  return buffer;
 }
 
 /// Makes `narrowed` ready for a call that writes its 16-bit type at `op`:
@@ -126,12 +192,22 @@ Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
         rewriter.eraseOp(use.getOwner());
     }
   };
-  if (narrowed.reads.size() == 1 && narrowed.views.empty()) {
+  if (narrowed.reads.size() == 1 && narrowed.views.size() <= 1) {
     auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
     Value out = getConversionOnlyOutput(generic);
-    if (out && takeOutput(rewriter, op, generic, out, acceptable)) {
+    if (out && narrowed.views.empty() &&
+        takeOutput(rewriter, op, generic, out, acceptable)) {
       dropDeallocs(Value());
       return out;
+    }
+    if (out && !narrowed.views.empty()) {
+      Operation *view = narrowed.views[0];
+      if (Value buffer = takeOutputThroughView(rewriter, op, generic, out, view,
+                                               acceptable)) {
+        rewriter.eraseOp(view);
+        dropDeallocs(Value());
+        return buffer;
+      }
     }
   }
   OpBuilder::InsertionGuard guard(rewriter);

@@ -428,3 +428,100 @@ func.func @float8_output_amax_kept(%a: memref<16x32xf8E4M3FN>, %b: memref<16x32x
   memref.copy %amax2, %r2 : memref<f32> to memref<f32>
   return
 }
+
+// -----
+
+// Attention's scores: a batched GEMM's [B*H, S, S] accumulator narrowed as
+// [B, H, S, S] by a conversion-only generic. The call writes the generic's
+// f16 output through the inverse reshape: no copy and no generic remain
+// (the call used to write a new f16 buffer that the generic then copied).
+// CHECK-LABEL: func.func @gemm_conversion_through_expand
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x4x16x16xf16>
+// CHECK: %[[VIEW:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0, 1], [2], [3]] : memref<2x4x16x16xf16> into memref<8x16x16xf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// CHECK: call @ampGpuGemm({{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.
+// CHECK-NOT: memref.copy
+// CHECK-NOT: xf32
+// CHECK: return %[[OUT]]
+func.func @gemm_conversion_through_expand(%a: memref<8x16x32xf16>, %b: memref<8x32x16xf16>) -> memref<2x4x16x16xf16> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<8x16x32xf16>, memref<8x32x16xf16>) outs(%acc : memref<8x16x16xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : memref<8x16x16xf32> into memref<2x4x16x16xf32>
+  %out = memref.alloc() : memref<2x4x16x16xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>, affine_map<(b, h, i, j) -> (b, h, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%view : memref<2x4x16x16xf32>) outs(%out : memref<2x4x16x16xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %acc : memref<8x16x16xf32>
+  return %out : memref<2x4x16x16xf16>
+}
+
+// -----
+
+// The other way round, with a dynamic batch: a batched GEMM's [?, 16, 8]
+// accumulator narrowed as [? * 16, 8]. The call writes the generic's
+// output expanded back to the accumulator's sizes (the batch is the
+// accumulator's dynamic size).
+// CHECK-LABEL: func.func @gemm_conversion_through_collapse
+// CHECK-SAME: (%[[A:.*]]: memref<?x16x32xbf16>, %{{.*}}: memref<?x32x8xbf16>, %[[OUT:.*]]: memref<?x8xbf16>)
+// CHECK-DAG: %[[BF16:.*]] = arith.constant 2 : i32
+// CHECK: %[[N:.*]] = memref.dim %[[A]]
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[OUT]] {{\[}}[0, 1], [2]] output_shape [%[[N]], 16, 8] : memref<?x8xbf16> into memref<?x16x8xbf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[VIEW]]
+// CHECK: call @ampGpuGemm({{.*}}, %[[BF16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.
+// CHECK-NOT: xf32
+func.func @gemm_conversion_through_collapse(%a: memref<?x16x32xbf16>, %b: memref<?x32x8xbf16>, %out: memref<?x8xbf16>) {
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %a, %c0 : memref<?x16x32xbf16>
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc(%n) : memref<?x16x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<?x16x8xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<?x16x32xbf16>, memref<?x32x8xbf16>) outs(%acc : memref<?x16x8xf32>)
+  %view = memref.collapse_shape %acc [[0, 1], [2]] : memref<?x16x8xf32> into memref<?x8xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%view : memref<?x8xf32>) outs(%out : memref<?x8xbf16>) {
+  ^bb0(%x: f32, %o: bf16):
+    %t = arith.truncf %x : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  memref.dealloc %acc : memref<?x16x8xf32>
+  return
+}
+
+// -----
+
+// The generic's output is a strided view (half the heads of a larger
+// buffer) whose batch and heads the inverse reshape cannot collapse: the
+// call writes a new f16 buffer and the generic copies it, as before.
+// CHECK-LABEL: func.func @gemm_conversion_through_expand_strided
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK: %[[ACC:.*]] = memref.alloc() : memref<8x16x16xf16>
+// CHECK: call @ampGpuGemm({{.*}}, %[[F16]], %{{.*}}, %{{.*}}, %{{.*}})
+// CHECK: %[[VIEW:.*]] = memref.expand_shape %[[ACC]]
+// CHECK: linalg.generic {{.*}} ins(%[[VIEW]] : memref<2x4x16x16xf16>)
+func.func @gemm_conversion_through_expand_strided(%a: memref<8x16x32xf16>, %b: memref<8x32x16xf16>, %big: memref<2x8x16x16xf16>) {
+  %out = memref.subview %big[0, 0, 0, 0] [2, 4, 16, 16] [1, 1, 1, 1] : memref<2x8x16x16xf16> to memref<2x4x16x16xf16, strided<[2048, 256, 16, 1]>>
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<8x16x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<8x16x16xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<8x16x32xf16>, memref<8x32x16xf16>) outs(%acc : memref<8x16x16xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2], [3]] output_shape [2, 4, 16, 16] : memref<8x16x16xf32> into memref<2x4x16x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, h, i, j) -> (b, h, i, j)>, affine_map<(b, h, i, j) -> (b, h, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%view : memref<2x4x16x16xf32>) outs(%out : memref<2x4x16x16xf16, strided<[2048, 256, 16, 1]>>) {
+  ^bb0(%x: f32, %o: f16):
+    %t = arith.truncf %x : f32 to f16
+    linalg.yield %t : f16
+  }
+  memref.dealloc %acc : memref<8x16x16xf32>
+  return
+}
