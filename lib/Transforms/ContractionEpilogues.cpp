@@ -58,7 +58,7 @@ bool mlir::amp::hasEmptyLoop(linalg::LinalgOp op) {
 bool mlir::amp::privatizeAccumulatorFill(RewriterBase &rewriter,
                                          linalg::LinalgOp contraction) {
   if (!(isContractionWithEpilogue(contraction) ||
-        isReductionWithEpilogue(contraction)) ||
+        isSingleInitReduction(contraction)) ||
       !contraction.hasPureTensorSemantics())
     return false;
   OpOperand *init = contraction.getDpsInitOperand(0);
@@ -113,16 +113,21 @@ bool mlir::amp::isLowEpilogueRead(linalg::GenericOp consumer,
   return contraction && llvm::any_of(contraction.getDpsInputs(), isLow);
 }
 
-bool mlir::amp::isReductionWithEpilogue(Operation *op) {
+bool mlir::amp::isSingleInitReduction(Operation *op) {
   if (!isa<linalg::GenericOp, linalg::ReduceOp>(op))
     return false;
   auto linalgOp = cast<linalg::LinalgOp>(op);
-  if (linalgOp.getNumDpsInits() != 1 || linalgOp.getNumReductionLoops() == 0 ||
-      !linalgOp.hasPureTensorSemantics())
+  return linalgOp.getNumDpsInits() == 1 &&
+         linalgOp.getNumReductionLoops() != 0 &&
+         linalgOp.hasPureTensorSemantics() && !isContractionWithEpilogue(op);
+}
+
+bool mlir::amp::isReductionWithEpilogue(Operation *op) {
+  if (!isSingleInitReduction(op))
     return false;
-  auto type = dyn_cast<ShapedType>(linalgOp.getDpsInits()[0].getType());
-  return type && type.getElementType().isF32() &&
-         !isContractionWithEpilogue(op);
+  auto type = dyn_cast<ShapedType>(
+      cast<linalg::LinalgOp>(op).getDpsInits()[0].getType());
+  return type && type.getElementType().isF32();
 }
 
 linalg::LinalgOp mlir::amp::getNarrowedContraction(linalg::GenericOp consumer,

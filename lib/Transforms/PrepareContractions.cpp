@@ -96,14 +96,15 @@ struct AmpPrepareContractionsPass
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (isContractionWithEpilogue(op) && op.hasPureTensorSemantics())
         contractions.push_back(op);
-      else if (isReductionWithEpilogue(op))
+      else if (isSingleInitReduction(op))
         reductions.push_back(op);
     });
     IRRewriter rewriter(&getContext());
     bool changed = false;
-    // An f32 reduction's accumulator too: bufferized, a shared fill is
-    // copied into each reduction's buffer (a kernel per reduction on the
-    // GPU: batch norm's sums share one zero fill per channel count).
+    // A reduction's accumulator too: bufferized, a shared fill is copied
+    // into each reduction's buffer (a kernel per reduction on the GPU:
+    // batch norm's sums share one zero fill per channel count, attention's
+    // row maxima one -inf fill per model).
     for (linalg::LinalgOp reduction : reductions)
       changed |= privatizeAccumulatorFill(rewriter, reduction);
     for (linalg::LinalgOp contraction : contractions) {

@@ -280,3 +280,36 @@ func.func @shared_reduction_fill(%x: tensor<?x64xf32>, %d: tensor<64xf64>) -> (t
   } -> tensor<64xf32>
   return %s, %q, %wide, %copy : tensor<64xf32>, tensor<64xf32>, tensor<64xf64>, tensor<64xf32>
 }
+
+// -----
+
+// Attention's row maxima in f16, one -inf fill for every layer as --cse
+// leaves it: each max gets a fill of its own, as an f32 sum does (before,
+// bufferization copied the shared fill into each: a kernel per layer).
+// The first takes a clone, the last the original.
+// CHECK-LABEL: func.func @shared_max_fill
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<4xf16>
+// CHECK: %[[E0:.*]] = tensor.empty() : tensor<4xf16>
+// CHECK-NEXT: %[[F0:.*]] = linalg.fill ins(%{{.*}} : f16) outs(%[[E0]] : tensor<4xf16>)
+// CHECK-NEXT: linalg.generic {{.*}} ins(%{{.*}} : tensor<4x8xf16>) outs(%[[F0]] : tensor<4xf16>)
+// CHECK: %[[F1:.*]] = linalg.fill ins(%{{.*}} : f16) outs(%[[E1]] : tensor<4xf16>)
+// CHECK-NEXT: linalg.generic {{.*}} outs(%[[F1]] : tensor<4xf16>)
+// CHECK-NOT: linalg.fill
+func.func @shared_max_fill(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>) -> (tensor<4xf16>, tensor<4xf16>) {
+  %ninf = arith.constant 0xFC00 : f16
+  %e = tensor.empty() : tensor<4xf16>
+  %init = linalg.fill ins(%ninf : f16) outs(%e : tensor<4xf16>) -> tensor<4xf16>
+  %m0 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%x : tensor<4x8xf16>) outs(%init : tensor<4xf16>) {
+  ^bb0(%v: f16, %a: f16):
+    %r = arith.maximumf %v, %a : f16
+    linalg.yield %r : f16
+  } -> tensor<4xf16>
+  %m1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]}
+      ins(%y : tensor<4x8xf16>) outs(%init : tensor<4xf16>) {
+  ^bb0(%v: f16, %a: f16):
+    %r = arith.maximumf %v, %a : f16
+    linalg.yield %r : f16
+  } -> tensor<4xf16>
+  return %m0, %m1 : tensor<4xf16>, tensor<4xf16>
+}

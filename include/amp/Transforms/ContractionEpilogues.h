@@ -42,8 +42,9 @@ bool hasEmptyLoop(linalg::LinalgOp op);
 Value cloneFillBefore(RewriterBase &rewriter, linalg::FillOp fill,
                       Operation *before);
 
-/// Gives `contraction` (see isContractionWithEpilogue), on tensors, an
-/// accumulator of its own right before it, when its init is a linalg.fill:
+/// Gives `contraction` (see isContractionWithEpilogue) or a reduction (see
+/// isSingleInitReduction), on tensors, an accumulator of its own right
+/// before it, when its init is a linalg.fill:
 /// a fill that other ops use too (one zero fill for several contractions,
 /// as --cse leaves it) is cloned, with the tensor.empty it fills, and a fill
 /// of its own in the contraction's block is moved next to it. Both lowerings
@@ -52,9 +53,12 @@ Value cloneFillBefore(RewriterBase &rewriter, linalg::FillOp fill,
 bool privatizeAccumulatorFill(RewriterBase &rewriter,
                               linalg::LinalgOp contraction);
 
+/// True for a linalg.generic or linalg.reduce on tensors with reduction
+/// loops and one init (a sum, a max, a mean's sum), not a contraction.
+bool isSingleInitReduction(Operation *op);
+
 /// True for a reduction whose f32 accumulator an epilogue may narrow on the
-/// CPU: a linalg.generic or linalg.reduce on tensors with reduction loops
-/// and one init (a sum, a max, a mean's sum). Its narrowing consumer is
+/// CPU: an isSingleInitReduction of an f32 init. Its narrowing consumer is
 /// tiled like a contraction's, so that only a tile of the accumulator
 /// exists and the loop nest writes the low type.
 bool isReductionWithEpilogue(Operation *op);

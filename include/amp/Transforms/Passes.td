@@ -257,10 +257,11 @@ def AmpPrepareContractionsPass
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
       fill of its own in the same block is moved right before it. So does
-      each reduction generic with one f32 result (a batch norm's sums, a
-      softmax's maximum and sum): bufferized, its buffer is then filled in
-      place instead of copied from a shared fill, a kernel per reduction on
-      a GPU.
+      each reduction (a `linalg.generic` or `linalg.reduce` of one result,
+      of any type: a batch norm's sums, a softmax's maximum and sum, O2's
+      maximum in f16): bufferized, its buffer is then filled in place
+      instead of copied from a shared fill, a kernel per reduction on a
+      GPU.
     * **A padding of its own.** A convolution whose input is inserted
       (`tensor.insert_slice`) into a zero fill that other ops share (after
       `--cse`, the paddings of a backward's gradients of the same shape)
