@@ -66,13 +66,23 @@ static constexpr unsigned kScalarReductionThreads = 1024;
 
 namespace {
 /// One accumulation of a reduction nest: `acc = load M[I]; r = combine(x,
-/// acc); store r, M[I]`.
+/// acc); store r, M[I]`, or, for a maximum or minimum into a 16-bit M,
+/// `store truncf(combine(x, extf(acc)))`: rounding is monotonic, so the
+/// rounded maximum of all elements is what the rounded running maximum
+/// gives, and the block combines in the wide type and rounds once.
 struct Accumulation {
   memref::LoadOp load;
   memref::StoreOp store;
   Operation *combine = nullptr;
+  /// The widening of the load and the narrowing of the combined value, in
+  /// the 16-bit form; null otherwise.
+  arith::ExtFOp widen;
+  arith::TruncFOp narrow;
   gpu::AllReduceOperation kind;
   float identity = 0;
+  /// The accumulator as the combiner reads it, and what it combines to.
+  Value accumulator() { return widen ? widen.getResult() : load.getResult(); }
+  Value combined() { return combine->getResult(0); }
   /// The loop right before the nest that fills M with one constant (its
   /// `linalg.fill`), if there is one and the nest writes every element of
   /// M: thread 0 then starts from the constant, and the loop goes.
@@ -156,15 +166,28 @@ static bool runsOverShape(scf::ParallelOp loop, ArrayRef<int64_t> shape) {
 /// The accumulation that `store` ends, in the innermost body `body`: an
 /// f32 or f64 value (the batch-norm statistics torch-mlir imports in f64),
 /// or an i32 or i64 sum (the count of a loss's labels), that gpu.all_reduce
-/// combines (64-bit shuffles are split in two). `alone`: the combined value
-/// may have no other reader than the store (a body of several).
+/// combines (64-bit shuffles are split in two); or a maximum or minimum
+/// computed in f32 and stored in f16 or bf16 (see Accumulation). `alone`: the
+/// combined value may have no other reader than the store (a body of several).
 static std::optional<Accumulation> matchAccumulation(memref::StoreOp store,
                                                      Block *body, bool alone) {
-  Type valueType = store.getValue().getType();
+  Accumulation accumulation;
+  Value value = store.getValue();
+  // A maximum or minimum into f16 or bf16 (O2's row maxima of a softmax).
+  auto narrow = value.getDefiningOp<arith::TruncFOp>();
+  if (narrow && narrow->getBlock() == body && narrow->hasOneUse() &&
+      !narrow.getRoundingmodeAttr() &&
+      (value.getType().isF16() || value.getType().isBF16())) {
+    accumulation.narrow = narrow;
+    value = narrow.getIn();
+    if (!value.hasOneUse())
+      return std::nullopt;
+  }
+  Type valueType = value.getType();
   if (!(valueType.isF32() || valueType.isF64() || valueType.isInteger(32) ||
         valueType.isInteger(64)))
     return std::nullopt;
-  Operation *combine = store.getValue().getDefiningOp();
+  Operation *combine = value.getDefiningOp();
   if (!combine || combine->getBlock() != body ||
       combine->getNumOperands() != 2 || (alone && !combine->hasOneUse()))
     return std::nullopt;
@@ -172,15 +195,27 @@ static std::optional<Accumulation> matchAccumulation(memref::StoreOp store,
       getCombiner(combine);
   if (!kind)
     return std::nullopt;
-  Accumulation accumulation;
-  // One operand is the accumulator's load, used only here.
+  if (narrow && (kind->first == gpu::AllReduceOperation::ADD ||
+                 kind->first == gpu::AllReduceOperation::MUL))
+    return std::nullopt; // a sum rounded at each step is not one rounding
+  // One operand is the accumulator's load, used only here (through its
+  // widening in the 16-bit form).
   for (Value operand : combine->getOperands()) {
+    arith::ExtFOp widen;
+    if (narrow) {
+      widen = operand.getDefiningOp<arith::ExtFOp>();
+      if (!widen || widen->getBlock() != body || !widen->hasOneUse() ||
+          widen.getType() != valueType)
+        continue;
+      operand = widen.getIn();
+    }
     auto load = operand.getDefiningOp<memref::LoadOp>();
     if (!load || load->getBlock() != body ||
         load.getMemRef() != store.getMemRef() ||
         load.getIndices() != store.getIndices() || !load->hasOneUse())
       continue;
     accumulation.load = load;
+    accumulation.widen = widen;
   }
   if (!accumulation.load)
     return std::nullopt;
@@ -555,13 +590,22 @@ static void storeTotals(OpBuilder &b, Location loc, ReductionNest &nest,
         : accumulation.initValue
             ? accumulation.initValue
             : memref::LoadOp::create(b, loc, buffer, indices).getResult();
+    // The body's own ops on the total: widen the initial value, combine,
+    // narrow the result (the 16-bit form).
     IRMapping finalMapping;
-    Value accumulatorOperand = accumulation.load.getResult();
+    finalMapping.map(accumulation.load.getResult(), init);
+    if (accumulation.widen)
+      b.clone(*accumulation.widen, finalMapping);
+    Value accumulatorOperand = accumulation.accumulator();
     for (Value operand : accumulation.combine->getOperands())
-      finalMapping.map(operand, operand == accumulatorOperand ? init : total);
-    Operation *combined = b.clone(*accumulation.combine, finalMapping);
+      if (operand != accumulatorOperand)
+        finalMapping.map(operand, total);
+    b.clone(*accumulation.combine, finalMapping);
+    if (accumulation.narrow)
+      b.clone(*accumulation.narrow, finalMapping);
+    Value result = finalMapping.lookup(accumulation.store.getValue());
     if (!nest.epilogue) {
-      memref::StoreOp::create(b, loc, combined->getResult(0), buffer, indices);
+      memref::StoreOp::create(b, loc, result, buffer, indices);
       continue;
     }
     // The epilogue's body on the total, at this block's output.
@@ -569,7 +613,7 @@ static void storeTotals(OpBuilder &b, Location loc, ReductionNest &nest,
     for (auto [index, output] :
          llvm::zip(nest.epilogueLoad.getIndices(), indices))
       epilogueMapping.map(index, output);
-    epilogueMapping.map(nest.epilogueLoad.getResult(), combined->getResult(0));
+    epilogueMapping.map(nest.epilogueLoad.getResult(), result);
     for (Operation &op : nest.epilogue.getBody()->without_terminator())
       if (&op != nest.epilogueLoad.getOperation())
         b.clone(op, epilogueMapping);
@@ -631,7 +675,7 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
     mapping.map(iv, index);
   SmallVector<Value> identities;
   for (Accumulation accumulation : nest.accumulations) {
-    Type valueType = accumulation.store.getValue().getType();
+    Type valueType = accumulation.combined().getType();
     TypedAttr identityAttr =
         isa<FloatType>(valueType)
             ? TypedAttr(b.getFloatAttr(valueType, accumulation.identity))
@@ -652,16 +696,20 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
     llvm::SmallPtrSet<Operation *, 4> skipped;
     for (auto [accumulation, accumulator] :
          llvm::zip(nest.accumulations, partial.getRegionIterArgs())) {
-      mapping.map(accumulation.load.getResult(), accumulator);
+      mapping.map(accumulation.accumulator(), accumulator);
       skipped.insert(accumulation.load);
       skipped.insert(accumulation.store);
+      if (accumulation.widen)
+        skipped.insert(accumulation.widen);
+      if (accumulation.narrow)
+        skipped.insert(accumulation.narrow);
     }
     for (Operation &op : innermost->without_terminator())
       if (!skipped.contains(&op))
         b.clone(op, mapping);
     SmallVector<Value> partials;
     for (Accumulation accumulation : nest.accumulations)
-      partials.push_back(mapping.lookup(accumulation.store.getValue()));
+      partials.push_back(mapping.lookup(accumulation.combined()));
     scf::YieldOp::create(b, loc, partials);
   }
   SmallVector<Value> written;

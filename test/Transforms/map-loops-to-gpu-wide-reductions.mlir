@@ -442,3 +442,91 @@ func.func @short_row_invariants(%x: memref<2x64x7x7xf16>, %mean: memref<64xf32>,
   }
   return
 }
+
+// -----
+
+// A softmax's row maxima at O2: computed in f32, stored in f16 at each
+// step (`store truncf(maximumf(x, extf(acc)))`). Rounding is monotonic, so
+// the block takes the maximum in f32 and thread 0 rounds the total once:
+// one block per row, its threads over the row, and the -inf fill before it
+// folded (thread 0 widens it). Before, the f16 store kept the nest a loop
+// per thread, each thread walking a whole row.
+// CHECK-LABEL: func.func @narrowed_row_max
+// CHECK: %[[NINF:.*]] = arith.constant 0xFC00 : f16
+// CHECK-NOT: scf.parallel
+// CHECK: gpu.launch blocks(%[[B:[^,]*]], %{{.*}}, %{{.*}}) in
+// CHECK: %[[IDENTITY:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[PARTIAL:.*]] = scf.for {{.*}} iter_args(%[[ACC:.*]] = %[[IDENTITY]]) -> (f32)
+// CHECK:   %[[X:.*]] = arith.extf %{{.*}} : f16 to f32
+// CHECK:   %[[M:.*]] = arith.maximumf %[[X]], %[[ACC]] : f32
+// CHECK:   scf.yield %[[M]] : f32
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce maximumf %[[PARTIAL]] uniform
+// CHECK: scf.if
+// CHECK-NOT: memref.load
+// CHECK:   %[[INIT:.*]] = arith.extf %[[NINF]] : f16 to f32
+// CHECK:   %[[MAX:.*]] = arith.maximumf %[[TOTAL]], %[[INIT]] : f32
+// CHECK:   %[[ROUNDED:.*]] = arith.truncf %[[MAX]] : f32 to f16
+// CHECK:   memref.store %[[ROUNDED]], %{{.*}}[%[[B]]] : memref<16xf16>
+// CHECK-NOT: scf.parallel
+// GPU-LABEL: func.func @narrowed_row_max
+// GPU-COUNT-1: gpu.launch
+// GPU-NOT: gpu.launch
+func.func @narrowed_row_max(%x: memref<16x1024xf16>) -> memref<16xf16> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  %ninf = arith.constant 0xFC00 : f16
+  %max = memref.alloc() : memref<16xf16>
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    memref.store %ninf, %max[%i] : memref<16xf16>
+    scf.reduce
+  }
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c1024 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x1024xf16>
+      %a = memref.load %max[%i] : memref<16xf16>
+      %vf = arith.extf %v : f16 to f32
+      %af = arith.extf %a : f16 to f32
+      %m = arith.maximumf %vf, %af : f32
+      %r = arith.truncf %m : f32 to f16
+      memref.store %r, %max[%i] : memref<16xf16>
+    }
+    scf.reduce
+  }
+  return %max : memref<16xf16>
+}
+
+// -----
+
+// A sum stored in f16 at each step rounds at every element: the order
+// matters, so it stays a loop per thread (as before), in the order the IR
+// gives.
+// CHECK-LABEL: func.func @narrowed_row_sum
+// CHECK-NOT: gpu.all_reduce
+// CHECK: scf.for
+// CHECK:   arith.addf %{{.*}}, %{{.*}} : f32
+// CHECK:   arith.truncf
+// CHECK-NOT: gpu.all_reduce
+// GPU-LABEL: func.func @narrowed_row_sum
+// GPU: gpu.launch blocks({{.*}}) in (%{{.*}} = %c1, {{.*}}) threads({{.*}}) in (%{{.*}} = %c16,
+// GPU-NOT: gpu.all_reduce
+func.func @narrowed_row_sum(%x: memref<16x1024xf16>, %sum: memref<16xf16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c1024 = arith.constant 1024 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    scf.for %j = %c0 to %c1024 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<16x1024xf16>
+      %a = memref.load %sum[%i] : memref<16xf16>
+      %vf = arith.extf %v : f16 to f32
+      %af = arith.extf %a : f16 to f32
+      %s = arith.addf %vf, %af : f32
+      %r = arith.truncf %s : f32 to f16
+      memref.store %r, %sum[%i] : memref<16xf16>
+    }
+    scf.reduce
+  }
+  return
+}
