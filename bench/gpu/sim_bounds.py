@@ -506,12 +506,12 @@ def estimate(row, chip):
             f"({parts['kernels'] + parts['library']:.1f})")
 
 
-def training_summary(rows, model="resnet50_train", size="batch 256"):
+def training_summary(rows):
     """The figures the prose reads of the ResNet-50 training step at batch
     256: bytes against the ideal at O2, and O2's estimated speed against O0
     and O1 (H100)."""
-    step = {r["level"]: r for r in rows
-            if r["model"] == model and r["size"].startswith(size + " ")}
+    step = {r["level"]: r for r in rows if r["model"] == "resnet50_train"
+            and r["size"].startswith("batch 256 ")}
     o2 = step.get("O2 f16")
     if not o2 or "O0" not in step:
         return []

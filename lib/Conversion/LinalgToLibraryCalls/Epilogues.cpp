@@ -102,72 +102,57 @@ static bool canWriteEarlier(Operation *op, linalg::GenericOp generic,
   return true;
 }
 
-/// Moves the alloc of `out` before `op` where it does not dominate it
-/// (canWriteEarlier said it may).
-static void defineBefore(RewriterBase &rewriter, Operation *op, Value out) {
-  if (!DominanceInfo().properlyDominates(out, op))
-    rewriter.moveOpBefore(out.getDefiningOp(), op);
-}
-
 /// Makes `out`, the output of `generic` (the only reader of `op`'s
-/// accumulator), the buffer that a call at `op` writes, if it can
-/// (canWriteEarlier) and `acceptable(out)`. Erases `generic` then.
-bool takeOutput(RewriterBase &rewriter, Operation *op,
-                linalg::GenericOp generic, Value out,
-                llvm::function_ref<bool(Value)> acceptable) {
-  if (!canWriteEarlier(op, generic, out) || !acceptable(out))
-    return false;
-  defineBefore(rewriter, op, out);
-  rewriter.eraseOp(generic);
-  return true;
-}
-
-/// As takeOutput, for a generic that reads the accumulator through `view`
-/// (one reshape: a batched GEMM's [B*H, S, S] result narrowed as
-/// [B, H, S, S]): the call writes `out` through the inverse reshape, built
-/// right before `op`, which is returned (null: it cannot).
-static Value takeOutputThroughView(RewriterBase &rewriter, Operation *op,
-                                   linalg::GenericOp generic, Value out,
-                                   Operation *view,
-                                   llvm::function_ref<bool(Value)> acceptable) {
+/// accumulator, directly or through `view`, one reshape of it: a batched
+/// GEMM's [B*H, S, S] result narrowed as [B, H, S, S]), the buffer that a
+/// call at `op` writes, if it can (canWriteEarlier) and `acceptable` takes
+/// it: `out` itself, or `out` through the inverse reshape, built right
+/// before `op`, where that reshape is valid for its layout. Returns that
+/// buffer and erases `generic` and `view`; null (nothing erased) if not.
+Value takeOutput(RewriterBase &rewriter, Operation *op,
+                 linalg::GenericOp generic, Value out, Operation *view,
+                 llvm::function_ref<bool(Value)> acceptable) {
   auto outType = dyn_cast<MemRefType>(out.getType());
   if (!outType || !canWriteEarlier(op, generic, out))
     return {};
-  auto accType = cast<MemRefType>(view->getOperand(0).getType());
   SmallVector<ReassociationIndices> reassociation;
-  if (auto expand = dyn_cast<memref::ExpandShapeOp>(view)) {
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(view)) {
     reassociation = expand.getReassociationIndices();
     if (!memref::CollapseShapeOp::isGuaranteedCollapsible(outType,
                                                           reassociation))
       return {};
-  } else {
-    reassociation =
-        cast<memref::CollapseShapeOp>(view).getReassociationIndices();
+  } else if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(view)) {
+    reassociation = collapse.getReassociationIndices();
     if (!outType.getLayout().isIdentity())
       return {};
   }
-  defineBefore(rewriter, op, out);
+  // The alloc of `out` moves before `op` where it does not dominate it.
+  if (!DominanceInfo().properlyDominates(out, op))
+    rewriter.moveOpBefore(out.getDefiningOp(), op);
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
-  Location loc = view->getLoc();
-  Value buffer;
-  if (isa<memref::ExpandShapeOp>(view)) {
-    buffer = memref::CollapseShapeOp::create(rewriter, loc, out, reassociation);
-  } else {
+  Value buffer = out;
+  if (isa_and_nonnull<memref::ExpandShapeOp>(view)) {
+    buffer = memref::CollapseShapeOp::create(rewriter, view->getLoc(), out,
+                                             reassociation);
+  } else if (view) {
     // The accumulator's sizes: its alloc's dynamic sizes dominate `op`.
-    SmallVector<OpFoldResult> sizes =
-        memref::getMixedSizes(rewriter, loc, view->getOperand(0));
-    auto type =
-        MemRefType::get(accType.getShape(), outType.getElementType(),
-                        MemRefLayoutAttrInterface(), outType.getMemorySpace());
-    buffer = memref::ExpandShapeOp::create(rewriter, loc, type, out,
-                                           reassociation, sizes);
+    Value acc = view->getOperand(0);
+    auto type = MemRefType::get(
+        cast<MemRefType>(acc.getType()).getShape(), outType.getElementType(),
+        MemRefLayoutAttrInterface(), outType.getMemorySpace());
+    buffer = memref::ExpandShapeOp::create(
+        rewriter, view->getLoc(), type, out, reassociation,
+        memref::getMixedSizes(rewriter, view->getLoc(), acc));
   }
   if (!acceptable(buffer)) {
-    rewriter.eraseOp(buffer.getDefiningOp());
+    if (view)
+      rewriter.eraseOp(buffer.getDefiningOp());
     return {};
   }
   rewriter.eraseOp(generic);
+  if (view)
+    rewriter.eraseOp(view);
   return buffer;
 }
 
@@ -194,21 +179,13 @@ Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
   };
   if (narrowed.reads.size() == 1 && narrowed.views.size() <= 1) {
     auto generic = cast<linalg::GenericOp>(narrowed.reads[0]->getOwner());
-    Value out = getConversionOnlyOutput(generic);
-    if (out && narrowed.views.empty() &&
-        takeOutput(rewriter, op, generic, out, acceptable)) {
-      dropDeallocs(Value());
-      return out;
-    }
-    if (out && !narrowed.views.empty()) {
-      Operation *view = narrowed.views[0];
-      if (Value buffer = takeOutputThroughView(rewriter, op, generic, out, view,
-                                               acceptable)) {
-        rewriter.eraseOp(view);
+    Operation *view = narrowed.views.empty() ? nullptr : narrowed.views[0];
+    if (Value out = getConversionOnlyOutput(generic))
+      if (Value buffer =
+              takeOutput(rewriter, op, generic, out, view, acceptable)) {
         dropDeallocs(Value());
         return buffer;
       }
-    }
   }
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(alloc);

@@ -99,9 +99,9 @@ struct NarrowedAccumulator {
 std::optional<NarrowedAccumulator>
 matchNarrowedAccumulator(Operation *op, Value acc, Operation *init, Type type);
 Value getConversionOnlyOutput(linalg::GenericOp generic);
-bool takeOutput(RewriterBase &rewriter, Operation *op,
-                linalg::GenericOp generic, Value out,
-                llvm::function_ref<bool(Value)> acceptable);
+Value takeOutput(RewriterBase &rewriter, Operation *op,
+                 linalg::GenericOp generic, Value out, Operation *view,
+                 llvm::function_ref<bool(Value)> acceptable);
 Value narrowAccumulator(RewriterBase &rewriter, Operation *op,
                         NarrowedAccumulator &narrowed,
                         llvm::function_ref<bool(Value)> acceptable);
