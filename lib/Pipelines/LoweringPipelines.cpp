@@ -283,6 +283,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   AmpMapLoopsToGPUPassOptions map;
   map.blockSize = options.blockSize;
   map.vectorBytes = options.vectorBytes;
+  map.fuseRows = options.fuseRows;
   fpm.addPass(createAmpMapLoopsToGPUPass(map));
   fpm.addPass(createAmpStripDeviceAssertsPass());
   fpm.addPass(createGpuMapParallelLoopsPass());

@@ -672,6 +672,7 @@ struct AmpMapLoopsToGPUPass
     }
     ReductionKernelOptions reductions;
     reductions.fuseEpilogues = fuseReductionEpilogues;
+    reductions.fuseRows = fuseRows;
     mapReductionsToBlocks(func, reductions);
     wrapHostMemoryCode(func);
     if (failed(tileOutermostLoops(func, blockSize, vectorBytes)))

@@ -16,6 +16,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
 
 #include <limits>
@@ -293,6 +294,15 @@ static std::optional<ReductionNest> matchReductionNest(Operation *root) {
   return nest;
 }
 
+/// True for an op that may move above the loops before it: a pure op or a
+/// synchronous allocation, without regions.
+static bool isMovableAllocationOrPure(Operation *op) {
+  auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
+  bool allocates =
+      isa<memref::AllocOp>(op) || (gpuAlloc && !gpuAlloc.getAsyncToken());
+  return (allocates || isPure(op)) && op->getNumRegions() == 0;
+}
+
 /// Finds the epilogue of `nest` (see ReductionNest::epilogue): the next
 /// loop in its block, with only allocations and pure ops in between; an
 /// `scf.parallel` over the result's static shape, from 0 with unit steps,
@@ -322,10 +332,7 @@ static void matchReductionEpilogue(ReductionNest &nest) {
   for (Operation *op = anchor->getNextNode(); op; op = op->getNextNode()) {
     if ((loop = dyn_cast<scf::ParallelOp>(op)))
       break;
-    auto otherGpuAlloc = dyn_cast<gpu::AllocOp>(op);
-    bool allocates = isa<memref::AllocOp>(op) ||
-                     (otherGpuAlloc && !otherGpuAlloc.getAsyncToken());
-    if ((!allocates && !isPure(op)) || op->getNumRegions() != 0)
+    if (!isMovableAllocationOrPure(op))
       return;
     hoisted.push_back(op);
   }
@@ -389,15 +396,39 @@ static void matchReductionEpilogue(ReductionNest &nest) {
   nest.hoisted = std::move(hoisted);
 }
 
-/// The constant that `loop` stores to every element of `buffer` (a static,
-/// identity-layout buffer), and nothing else, if it does: a bufferized
-/// `linalg.fill`.
+/// Whether `size` is the size of `buffer`'s dimension `dim`: its static
+/// size, or for a dynamic one the allocation's operand or a `memref.dim`.
+static bool isSizeOf(Value size, Value buffer, unsigned dim) {
+  auto type = cast<MemRefType>(buffer.getType());
+  if (!type.isDynamicDim(dim))
+    return getConstantIntValue(size) == type.getDimSize(dim);
+  auto dimOp = size.getDefiningOp<memref::DimOp>();
+  if (dimOp && dimOp.getSource() == buffer &&
+      getConstantIntValue(dimOp.getIndex()) == static_cast<int64_t>(dim))
+    return true;
+  ValueRange dynamicSizes;
+  if (auto alloc = buffer.getDefiningOp<memref::AllocOp>())
+    dynamicSizes = alloc.getDynamicSizes();
+  else if (auto alloc = buffer.getDefiningOp<gpu::AllocOp>())
+    dynamicSizes = alloc.getDynamicSizes();
+  else
+    return false;
+  return dynamicSizes[type.getDynamicDimIndex(dim)] == size;
+}
+
+/// The constant that `loop` stores to every element of `buffer` (an
+/// identity-layout buffer; a dynamic size its allocation's), and nothing
+/// else, if it does: a bufferized `linalg.fill`.
 static Value getFillValue(scf::ParallelOp loop, Value buffer) {
   auto type = dyn_cast<MemRefType>(buffer.getType());
-  if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity() ||
-      !runsOverShape(loop, type.getShape()) ||
+  if (!type || !type.getLayout().isIdentity() || loop.getNumResults() != 0 ||
+      loop.getNumLoops() != static_cast<unsigned>(type.getRank()) ||
       loop.getBody()->getOperations().size() != 2)
     return {};
+  for (auto [dim, lb, ub, step] : llvm::enumerate(
+           loop.getLowerBound(), loop.getUpperBound(), loop.getStep()))
+    if (!isNormalized(lb, step) || !isSizeOf(ub, buffer, dim))
+      return {};
   auto store = dyn_cast<memref::StoreOp>(loop.getBody()->front());
   if (!store || store.getMemRef() != buffer ||
       !llvm::equal(store.getIndices(), loop.getInductionVars()) ||
@@ -406,26 +437,27 @@ static Value getFillValue(scf::ParallelOp loop, Value buffer) {
   return store.getValue();
 }
 
-/// Whether the nest stores every element of `store`'s (static) buffer:
-/// each index is an output loop's induction variable running over the
-/// whole dimension, each such variable indexes one dimension, and the
-/// others have size 1, indexed by 0.
+/// Whether the nest stores every element of `store`'s buffer: each index
+/// is an output loop's induction variable running over the whole dimension
+/// (isSizeOf), each such variable indexes one dimension, and the others
+/// have static size 1, indexed by 0.
 static bool writesEveryElement(const ReductionNest &nest,
                                memref::StoreOp store) {
-  auto type = dyn_cast<MemRefType>(store.getMemRef().getType());
-  if (!type || !type.hasStaticShape())
+  Value buffer = store.getMemRef();
+  auto type = dyn_cast<MemRefType>(buffer.getType());
+  if (!type)
     return false;
   llvm::SmallPtrSet<Value, 4> seen;
-  for (auto [index, size] : llvm::zip(store.getIndices(), type.getShape())) {
+  for (auto [dim, index] : llvm::enumerate(store.getIndices())) {
     auto position = llvm::find(nest.outputIvs, index);
     if (position == nest.outputIvs.end()) {
-      if (size != 1 || !isConstantIntValue(index, 0))
+      if (type.getDimSize(dim) != 1 || !isConstantIntValue(index, 0))
         return false;
       continue;
     }
     if (!seen.insert(index).second ||
-        getConstantIntValue(
-            nest.outputSizes[position - nest.outputIvs.begin()]) != size)
+        !isSizeOf(nest.outputSizes[position - nest.outputIvs.begin()], buffer,
+                  dim))
       return false;
   }
   return true;
@@ -456,10 +488,7 @@ static void matchInitFills(ReductionNest &nest) {
       filled->initValue = value;
       continue;
     }
-    auto gpuAlloc = dyn_cast<gpu::AllocOp>(op);
-    bool allocates =
-        isa<memref::AllocOp>(op) || (gpuAlloc && !gpuAlloc.getAsyncToken());
-    if ((!allocates && !isPure(op)) || op->getNumRegions() != 0)
+    if (!isMovableAllocationOrPure(op))
       return;
   }
 }
@@ -542,6 +571,28 @@ static void hoistInvariants(scf::ForOp partial, ArrayRef<Value> written,
   }
 }
 
+/// The body's own ops on a reduction's total: widen the initial value
+/// `init`, combine it with `total`, narrow the result (the 16-bit form).
+/// Returns what the nest would store; `combined`, if given, is set to the
+/// value before the narrowing.
+static Value combineTotal(OpBuilder &b, Accumulation &accumulation, Value init,
+                          Value total, Value *combined = nullptr) {
+  IRMapping mapping;
+  mapping.map(accumulation.load.getResult(), init);
+  if (accumulation.widen)
+    b.clone(*accumulation.widen, mapping);
+  Value accumulatorOperand = accumulation.accumulator();
+  for (Value operand : accumulation.combine->getOperands())
+    if (operand != accumulatorOperand)
+      mapping.map(operand, total);
+  b.clone(*accumulation.combine, mapping);
+  if (combined)
+    *combined = mapping.lookup(accumulation.combined());
+  if (accumulation.narrow)
+    b.clone(*accumulation.narrow, mapping);
+  return mapping.lookup(accumulation.store.getValue());
+}
+
 /// Thread 0's part of a reduction's block: folds each total into its
 /// output at `indices` (from the fill's constant when the fill was folded,
 /// else from the buffer), or runs the epilogue on it.
@@ -554,20 +605,7 @@ static void storeTotals(OpBuilder &b, Location loc, ReductionNest &nest,
         : accumulation.initValue
             ? accumulation.initValue
             : memref::LoadOp::create(b, loc, buffer, indices).getResult();
-    // The body's own ops on the total: widen the initial value, combine,
-    // narrow the result (the 16-bit form).
-    IRMapping finalMapping;
-    finalMapping.map(accumulation.load.getResult(), init);
-    if (accumulation.widen)
-      b.clone(*accumulation.widen, finalMapping);
-    Value accumulatorOperand = accumulation.accumulator();
-    for (Value operand : accumulation.combine->getOperands())
-      if (operand != accumulatorOperand)
-        finalMapping.map(operand, total);
-    b.clone(*accumulation.combine, finalMapping);
-    if (accumulation.narrow)
-      b.clone(*accumulation.narrow, finalMapping);
-    Value result = finalMapping.lookup(accumulation.store.getValue());
+    Value result = combineTotal(b, accumulation, init, total);
     if (!nest.epilogue) {
       memref::StoreOp::create(b, loc, result, buffer, indices);
       continue;
@@ -584,59 +622,90 @@ static void storeTotals(OpBuilder &b, Location loc, ReductionNest &nest,
   }
 }
 
-/// Rewrites a reduction nest into a gpu.launch with one block per output:
-/// the block's threads stride over the reduced elements, each folding its
-/// share into a private accumulator started at the identity, then combine
-/// them with gpu.all_reduce (lowered to warp shuffles and shared memory),
-/// and thread 0 folds the result into the output. At most `maxThreads`
-/// threads per block, fewer (a warp multiple) for a short reduction.
-static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
-  Operation *anchor = nest.loops.front();
-  // What the epilogue reads that is defined after the nest comes first.
-  for (Operation *op : nest.hoisted)
-    op->moveBefore(anchor);
-  OpBuilder b(anchor);
-  Location loc = anchor->getLoc();
+namespace {
+/// A launch of one block per row (a reduction's output), and in its body the
+/// block's row, its thread, and the row's length.
+struct RowBlocks {
+  gpu::LaunchOp launch;
+  int64_t threads = 0;
+  Value blockSize, thread, zero, reduced;
+  /// Whether the block has a row: false in the one idle block of a dynamic
+  /// count of rows that comes out 0; null where the count is static.
+  Value valid;
+  SmallVector<Value> rowIndices;
+};
+
+/// Copies an op of a loop body into a block's loop instead of the plain
+/// clone, where it returns true; its last argument is the row's element the
+/// thread is at (the loop's induction variable).
+using CloneHook =
+    llvm::function_ref<bool(OpBuilder &, Operation &, IRMapping &, Value)>;
+} // namespace
+
+/// Creates, at b's insertion point, a launch of one block per row of
+/// `outputSizes`, each row of `reducedSizes` elements and at most
+/// `maxThreads` threads (fewer, a warp multiple, for a short row), and
+/// leaves b in its body after the row's indices.
+static RowBlocks createRowBlocks(OpBuilder &b, Location loc,
+                                 ValueRange outputSizes,
+                                 ValueRange reducedSizes, unsigned maxThreads) {
+  RowBlocks frame;
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  frame.zero = arith::ConstantIndexOp::create(b, loc, 0);
   auto product = [&](ValueRange sizes) {
     Value result = one;
     for (Value size : sizes)
       result = arith::MulIOp::create(b, loc, result, size);
     return result;
   };
-  Value outputs = product(nest.outputSizes);
-  Value reduced = product(nest.reducedSizes);
-  int64_t threads = getReductionThreads(nest.reducedSizes, maxThreads);
-  Value blockSize = arith::ConstantIndexOp::create(b, loc, threads);
+  Value outputs = product(outputSizes);
+  frame.reduced = product(reducedSizes);
+  frame.threads = getReductionThreads(reducedSizes, maxThreads);
+  frame.blockSize = arith::ConstantIndexOp::create(b, loc, frame.threads);
   // A dynamic count of outputs may be 0 (an empty batch), and CUDA refuses
   // a grid of 0 blocks: one block then runs, and reduces and stores nothing.
-  bool mayBeEmpty = llvm::any_of(nest.outputSizes, [](Value size) {
+  bool mayBeEmpty = llvm::any_of(outputSizes, [](Value size) {
     std::optional<int64_t> c = getConstantIntValue(size);
     return !c || *c <= 0;
   });
   Value grid = mayBeEmpty
                    ? arith::MaxSIOp::create(b, loc, outputs, one).getResult()
                    : outputs;
-  auto launch =
-      gpu::LaunchOp::create(b, loc, grid, one, one, blockSize, one, one);
-  Block &body = launch.getBody().front();
-  b.setInsertionPointToStart(&body);
-  Value block = launch.getBlockIds().x;
-  Value thread = launch.getThreadIds().x;
-  Value valid;
+  frame.launch =
+      gpu::LaunchOp::create(b, loc, grid, one, one, frame.blockSize, one, one);
+  b.setInsertionPointToStart(&frame.launch.getBody().front());
+  Value block = frame.launch.getBlockIds().x;
+  frame.thread = frame.launch.getThreadIds().x;
   if (mayBeEmpty) {
-    valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, block,
-                                  outputs);
-    reduced = arith::SelectOp::create(b, loc, valid, reduced, zero);
+    frame.valid = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                        block, outputs);
+    frame.reduced =
+        arith::SelectOp::create(b, loc, frame.valid, frame.reduced, frame.zero);
   }
-  IRMapping mapping;
-  auto delinearize = [&](Value linear, ValueRange sizes) {
-    return delinearizeRowMajor(b, loc, linear, sizes);
-  };
-  SmallVector<Value> outputIndices = delinearize(block, nest.outputSizes);
-  for (auto [iv, index] : llvm::zip(nest.outputIvs, outputIndices))
-    mapping.map(iv, index);
+  frame.rowIndices = delinearizeRowMajor(b, loc, block, outputSizes);
+  return frame;
+}
+
+/// Whether the thread is the one that stores the block's totals: thread 0
+/// of a block that has a row.
+static Value isStoringThread(OpBuilder &b, Location loc, RowBlocks &frame) {
+  Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                      frame.thread, frame.zero);
+  if (frame.valid)
+    first = arith::AndIOp::create(b, loc, first, frame.valid);
+  return first;
+}
+
+/// The block's threads fold the nest's elements of the row, each a strided
+/// share into private accumulators started at the identities (the body
+/// copied with `mapping`, which maps the output loops to the row, and
+/// `hook`), and gpu.all_reduce (warp shuffles and shared memory) combines
+/// the shares into the row's totals, which it returns. Where a thread folds
+/// several elements, what it would compute again for each moves above its
+/// loop (hoistInvariants; `written`: the buffers the kernel writes).
+static SmallVector<Value>
+foldRowShares(OpBuilder &b, Location loc, ReductionNest &nest, RowBlocks &frame,
+              IRMapping &mapping, ArrayRef<Value> written, CloneHook hook) {
   SmallVector<Value> identities;
   for (Accumulation accumulation : nest.accumulations) {
     Type valueType = accumulation.combined().getType();
@@ -647,15 +716,16 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
                   valueType, static_cast<int64_t>(accumulation.identity)));
     identities.push_back(arith::ConstantOp::create(b, loc, identityAttr));
   }
-  auto partial =
-      scf::ForOp::create(b, loc, thread, reduced, blockSize, identities);
+  auto partial = scf::ForOp::create(b, loc, frame.thread, frame.reduced,
+                                    frame.blockSize, identities);
   Block *innermost = nest.firstStore()->getBlock();
   {
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(partial.getBody());
     for (auto [iv, index] :
          llvm::zip(nest.reducedIvs,
-                   delinearize(partial.getInductionVar(), nest.reducedSizes)))
+                   delinearizeRowMajor(b, loc, partial.getInductionVar(),
+                                       nest.reducedSizes)))
       mapping.map(iv, index);
     llvm::SmallPtrSet<Operation *, 4> skipped;
     for (auto [accumulation, accumulator] :
@@ -669,21 +739,19 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
         skipped.insert(accumulation.narrow);
     }
     for (Operation &op : innermost->without_terminator())
-      if (!skipped.contains(&op))
+      if (!skipped.contains(&op) &&
+          !(hook && hook(b, op, mapping, partial.getInductionVar())))
         b.clone(op, mapping);
     SmallVector<Value> partials;
     for (Accumulation accumulation : nest.accumulations)
       partials.push_back(mapping.lookup(accumulation.combined()));
     scf::YieldOp::create(b, loc, partials);
   }
-  SmallVector<Value> written;
-  for (Accumulation accumulation : nest.accumulations)
-    written.push_back(accumulation.store.getMemRef());
   // Only where a thread folds several elements: with a short row (a global
   // average pool's 7x7) a thread would run the hoisted ops for at most one.
   std::optional<int64_t> staticReduced = getStaticProduct(nest.reducedSizes);
-  if (!staticReduced || *staticReduced >= 2 * threads)
-    hoistInvariants(partial, written, outputIndices);
+  if (!staticReduced || *staticReduced >= 2 * frame.threads)
+    hoistInvariants(partial, written, frame.rowIndices);
   SmallVector<Value> totals;
   for (auto [accumulation, value] :
        llvm::zip(nest.accumulations, partial.getResults()))
@@ -691,11 +759,34 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
         b, loc, value,
         gpu::AllReduceOperationAttr::get(b.getContext(), accumulation.kind),
         /*uniform=*/true));
-  Value first =
-      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, thread, zero);
-  if (valid)
-    first = arith::AndIOp::create(b, loc, first, valid);
-  auto ifFirst = scf::IfOp::create(b, loc, first, /*withElseRegion=*/false);
+  return totals;
+}
+
+/// Rewrites a reduction nest into a gpu.launch with one block per output:
+/// the block's threads stride over the reduced elements, each folding its
+/// share into a private accumulator started at the identity, then combine
+/// them with gpu.all_reduce (lowered to warp shuffles and shared memory),
+/// and thread 0 folds the result into the output. At most `maxThreads`
+/// threads per block, fewer (a warp multiple) for a short reduction.
+static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
+  Operation *anchor = nest.loops.front();
+  // What the epilogue reads that is defined after the nest comes first.
+  for (Operation *op : nest.hoisted)
+    op->moveBefore(anchor);
+  OpBuilder b(anchor);
+  Location loc = anchor->getLoc();
+  RowBlocks frame =
+      createRowBlocks(b, loc, nest.outputSizes, nest.reducedSizes, maxThreads);
+  IRMapping mapping;
+  for (auto [iv, index] : llvm::zip(nest.outputIvs, frame.rowIndices))
+    mapping.map(iv, index);
+  SmallVector<Value> written;
+  for (Accumulation accumulation : nest.accumulations)
+    written.push_back(accumulation.store.getMemRef());
+  SmallVector<Value> totals =
+      foldRowShares(b, loc, nest, frame, mapping, written, nullptr);
+  auto ifFirst = scf::IfOp::create(b, loc, isStoringThread(b, loc, frame),
+                                   /*withElseRegion=*/false);
   b.setInsertionPointToStart(ifFirst.thenBlock());
   SmallVector<Value> indices;
   for (Value index : nest.firstStore().getIndices())
@@ -734,6 +825,546 @@ static void mapReductionToBlocks(ReductionNest &nest, unsigned maxThreads) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// Row kernels
+//===----------------------------------------------------------------------===//
+
+/// Bytes of workgroup memory a row kernel may take for the loads it stages
+/// (within the 48 KiB a block may declare statically, beside gpu.all_reduce's
+/// own, and small enough that several blocks share a multiprocessor).
+static constexpr int64_t kMaxStagedBytes = 16 * 1024;
+
+namespace {
+/// An index of an access in a phase of a row kernel: the k-th dimension of
+/// the rows, the k-th dimension of a row's elements, or a constant.
+enum class IndexKind { Row, Element, Constant };
+using IndexSlot = std::pair<IndexKind, int64_t>;
+using IndexForm = SmallVector<IndexSlot>;
+/// The induction variables of a phase as the rows' and elements' dimensions.
+using PhaseSlots = DenseMap<Value, IndexSlot>;
+
+/// Loads of one buffer at one index form in several phases of a row kernel
+/// (a softmax's scores, read by its maximum, its sum and its division): the
+/// first phase's load also stores what it reads in workgroup memory, at the
+/// element, and the later phases' loads read it from there. A thread reads
+/// back only the elements it stored, so no barrier is needed.
+struct StagedLoads {
+  Value memref;
+  IndexForm form;
+  /// (phase, load), the first phase first.
+  SmallVector<std::pair<unsigned, Operation *>> loads;
+};
+
+/// Reductions over the same rows, each perhaps reading the results of the
+/// ones before it at its row, then perhaps an elementwise loop over the rows
+/// and their elements that reads them there: a softmax (the row's maximum,
+/// the sum of the exponentials, the division), a layer norm (the mean, the
+/// variance, the normalisation). They run as phases of one kernel with a
+/// block per row, and a result read at the block's row is the value its
+/// phase computed, in every thread (thread 0 still stores it).
+struct RowKernel {
+  SmallVector<ReductionNest *> nests;
+  /// Its outer loops are the rows, its inner ones the elements.
+  scf::ParallelOp elementwise;
+  /// The pure ops and allocations between the phases: they move above.
+  SmallVector<Operation *> between;
+  /// The loads of a nest's result at the block's row: (nest, accumulation).
+  DenseMap<Operation *, std::pair<unsigned, unsigned>> rowResults;
+  SmallVector<StagedLoads> staged;
+  /// The row's length when it is static, else 0.
+  int64_t rowLength = 0;
+};
+} // namespace
+
+/// Whether two lists of sizes are the same: the same values or constants.
+static bool isSameSizes(ValueRange a, ValueRange b) {
+  if (a.size() != b.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a, b)) {
+    std::optional<int64_t> cx = getConstantIntValue(x);
+    if (x != y && (!cx || cx != getConstantIntValue(y)))
+      return false;
+  }
+  return true;
+}
+
+/// The buffer that `memref` is a view of (through every view-like op).
+static Value getViewRoot(Value memref) {
+  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
+    memref = view.getViewSource();
+  return memref;
+}
+
+/// Whether `memref` is a fresh allocation, which nothing else aliases.
+static bool isAllocation(Value memref) {
+  return isa_and_nonnull<memref::AllocOp, gpu::AllocOp>(memref.getDefiningOp());
+}
+
+/// The form of `indices` in a phase whose loops `slots` names, if each is a
+/// loop's induction variable or a constant.
+static std::optional<IndexForm> getIndexForm(ValueRange indices,
+                                             const PhaseSlots &slots) {
+  IndexForm form;
+  for (Value index : indices) {
+    if (std::optional<int64_t> c = getConstantIntValue(index)) {
+      form.push_back({IndexKind::Constant, *c});
+      continue;
+    }
+    auto slot = slots.find(index);
+    if (slot == slots.end())
+      return std::nullopt;
+    form.push_back(slot->second);
+  }
+  return form;
+}
+
+/// The element of its root buffer that an access of `memref` at `form`
+/// reads, as a linear function of the row's dimensions (their coefficients,
+/// then a constant), if the access and the views between (reshapes only)
+/// are static and contiguous and the form names no element dimension.
+static std::optional<SmallVector<int64_t>>
+getRowOffset(Value memref, const IndexForm &form, unsigned rows) {
+  for (Value view = memref;;) {
+    auto type = dyn_cast<MemRefType>(view.getType());
+    if (!type || !type.hasStaticShape() || !type.getLayout().isIdentity())
+      return std::nullopt;
+    Operation *def = view.getDefiningOp();
+    if (!def || !isa<ViewLikeOpInterface>(def))
+      break;
+    if (!isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      return std::nullopt;
+    view = cast<ViewLikeOpInterface>(def).getViewSource();
+  }
+  auto type = cast<MemRefType>(memref.getType());
+  SmallVector<int64_t> offset(rows + 1, 0);
+  int64_t stride = 1;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    auto [kind, value] = form[d];
+    if (kind == IndexKind::Element)
+      return std::nullopt;
+    if (kind == IndexKind::Row)
+      offset[value] += stride;
+    else
+      offset[rows] += value * stride;
+    stride *= type.getDimSize(d);
+  }
+  return offset;
+}
+
+/// Whether `loop` is the elementwise phase of a row kernel over `rows` and
+/// `elements`: its loops those sizes in that order, from 0 with unit steps,
+/// and a body of loads, stores and pure ops.
+static bool isRowElementwise(scf::ParallelOp loop, ValueRange rows,
+                             ValueRange elements) {
+  SmallVector<Value> sizes(rows);
+  llvm::append_range(sizes, elements);
+  if (loop.getNumResults() != 0 || !isSameSizes(loop.getUpperBound(), sizes) ||
+      !llvm::all_of(llvm::zip(loop.getLowerBound(), loop.getStep()),
+                    [](auto pair) {
+                      return isNormalized(std::get<0>(pair), std::get<1>(pair));
+                    }))
+    return false;
+  return llvm::all_of(loop.getBody()->without_terminator(), [](Operation &op) {
+    return op.getNumRegions() == 0 &&
+           (isa<memref::LoadOp, memref::StoreOp>(op) || isPure(&op));
+  });
+}
+
+/// Whether `nest` can be a phase of a row kernel: rows, not one value; no
+/// epilogue of its own; each result filled with a constant right before it
+/// (folded: every thread starts from it).
+static bool isRowPhase(const ReductionNest &nest) {
+  return !nest.outputIvs.empty() && !nest.epilogue &&
+         llvm::all_of(nest.accumulations, [](const Accumulation &a) {
+           return static_cast<bool>(a.initValue);
+         });
+}
+
+/// The slots of a nest's loops: its outputs are the rows, its reduced loops
+/// the elements.
+static PhaseSlots getPhaseSlots(const ReductionNest &nest) {
+  PhaseSlots slots;
+  for (auto [k, iv] : llvm::enumerate(nest.outputIvs))
+    slots[iv] = {IndexKind::Row, k};
+  for (auto [k, iv] : llvm::enumerate(nest.reducedIvs))
+    slots[iv] = {IndexKind::Element, k};
+  return slots;
+}
+
+/// The slots of the elementwise loop's: the first `rows` are the rows.
+static PhaseSlots getPhaseSlots(scf::ParallelOp loop, unsigned rows) {
+  PhaseSlots slots;
+  for (auto [k, iv] : llvm::enumerate(loop.getInductionVars()))
+    slots[iv] = k < rows ? IndexSlot{IndexKind::Row, k}
+                         : IndexSlot{IndexKind::Element, k - rows};
+  return slots;
+}
+
+/// Plans the reads of a row kernel's phases, false if they cannot share a
+/// kernel. Each result is a fresh buffer written at the row's own element
+/// (a linear function of the row's dimensions); a later phase reads it only
+/// there, through reshapes at most (the value replaces the load), and an
+/// earlier one not at all. The elementwise loop writes fresh buffers, which
+/// the phases read at most at the element it writes, before it writes it.
+/// Everything else the phases read, nothing in the kernel writes: where a later
+/// phase reads a buffer at the index form an earlier one did, with a static
+/// row, it is staged (StagedLoads), within kMaxStagedBytes.
+static bool planRowKernel(RowKernel &kernel) {
+  kernel.rowResults.clear();
+  kernel.staged.clear();
+  unsigned rows = kernel.nests.front()->outputIvs.size();
+  SmallVector<std::pair<Block *, PhaseSlots>> phases;
+  for (ReductionNest *nest : kernel.nests)
+    phases.push_back({nest->firstStore()->getBlock(), getPhaseSlots(*nest)});
+  if (kernel.elementwise)
+    phases.push_back({kernel.elementwise.getBody(),
+                      getPhaseSlots(kernel.elementwise, rows)});
+  struct Result {
+    Value root, memref;
+    unsigned nest, accumulation;
+    IndexForm form;
+    std::optional<SmallVector<int64_t>> offset;
+  };
+  SmallVector<Result> results;
+  auto findResult = [&](Value root) {
+    return llvm::find_if(results,
+                         [&](const Result &r) { return r.root == root; });
+  };
+  for (auto [i, nest] : llvm::enumerate(kernel.nests)) {
+    for (auto [a, accumulation] : llvm::enumerate(nest->accumulations)) {
+      Value memref = accumulation.store.getMemRef();
+      Value root = getViewRoot(memref);
+      std::optional<IndexForm> form =
+          getIndexForm(accumulation.store.getIndices(), phases[i].second);
+      if (!form ||
+          llvm::any_of(*form,
+                       [](IndexSlot slot) {
+                         return slot.first == IndexKind::Element;
+                       }) ||
+          !isAllocation(root) || findResult(root) != results.end())
+        return false;
+      results.push_back({root, memref, static_cast<unsigned>(i),
+                         static_cast<unsigned>(a), *form,
+                         getRowOffset(memref, *form, rows)});
+    }
+  }
+  // The elementwise loop's outputs, and the roots it has stored to before
+  // each of its ops: it may read an output (a layer norm in place) before
+  // it writes it, at the element it writes.
+  struct Output {
+    Value root, memref;
+    IndexForm form;
+  };
+  SmallVector<Output> outputs;
+  if (kernel.elementwise) {
+    llvm::SmallPtrSet<Value, 2> stored;
+    for (Operation &op : kernel.elementwise.getBody()->without_terminator()) {
+      if (auto load = dyn_cast<memref::LoadOp>(op);
+          load && stored.contains(getViewRoot(load.getMemRef())))
+        return false;
+      auto store = dyn_cast<memref::StoreOp>(op);
+      if (!store)
+        continue;
+      Value root = getViewRoot(store.getMemRef());
+      std::optional<IndexForm> form =
+          getIndexForm(store.getIndices(), phases.back().second);
+      if (!form || !isAllocation(root) || findResult(root) != results.end())
+        return false;
+      outputs.push_back({root, store.getMemRef(), *form});
+      stored.insert(root);
+    }
+  }
+  SmallVector<StagedLoads> groups;
+  for (auto [p, phase] : llvm::enumerate(phases)) {
+    for (auto load : phase.first->getOps<memref::LoadOp>()) {
+      Value root = getViewRoot(load.getMemRef());
+      std::optional<IndexForm> form =
+          getIndexForm(load.getIndices(), phase.second);
+      // An output is read only at the element the loop writes: the block's
+      // row, which no other block touches; every phase before the
+      // elementwise one ends at a barrier (gpu.all_reduce).
+      if (llvm::any_of(outputs,
+                       [&](const Output &o) { return o.root == root; }) &&
+          (!form || llvm::none_of(outputs, [&](const Output &o) {
+            return o.memref == load.getMemRef() && o.form == *form;
+          })))
+        return false;
+      auto result = findResult(root);
+      if (result != results.end()) {
+        if (p == result->nest &&
+            load == kernel.nests[p]->accumulations[result->accumulation].load)
+          continue;
+        // The element the nest stores: the same access, or the same offset
+        // through reshapes.
+        bool atRow =
+            form && load.getMemRef() == result->memref && *form == result->form;
+        if (!atRow && form && result->offset)
+          atRow = getRowOffset(load.getMemRef(), *form, rows) == result->offset;
+        if (p <= result->nest || !atRow)
+          return false;
+        kernel.rowResults[load] = {result->nest, result->accumulation};
+        continue;
+      }
+      if (!form || llvm::none_of(*form, [](IndexSlot slot) {
+            return slot.first == IndexKind::Element;
+          }))
+        continue;
+      auto group = llvm::find_if(groups, [&](const StagedLoads &g) {
+        return g.memref == load.getMemRef() && g.form == *form;
+      });
+      if (group == groups.end()) {
+        groups.push_back({load.getMemRef(), *form, {}});
+        group = std::prev(groups.end());
+      }
+      // A second load in the staging phase reads the buffer itself.
+      if (!group->loads.empty() && group->loads.front().first == p)
+        continue;
+      group->loads.push_back({static_cast<unsigned>(p), load});
+    }
+  }
+  std::optional<int64_t> length =
+      getStaticProduct(kernel.nests.front()->reducedSizes);
+  kernel.rowLength = length.value_or(0);
+  if (!length)
+    return true;
+  int64_t bytes = 0;
+  for (StagedLoads &group : groups) {
+    Type element = cast<MemRefType>(group.memref.getType()).getElementType();
+    if (group.loads.size() < 2 || !element.isIntOrFloat() ||
+        element.getIntOrFloatBitWidth() % 8 != 0)
+      continue;
+    int64_t size = *length * element.getIntOrFloatBitWidth() / 8;
+    if (bytes + size > kMaxStagedBytes)
+      continue;
+    bytes += size;
+    kernel.staged.push_back(std::move(group));
+  }
+  return true;
+}
+
+/// The row kernel that starts at `reductions[first]`, if one does: the
+/// reductions right after it in its block over the same rows and elements
+/// (RowKernel), with only pure ops, allocations and their own fills in
+/// between, then the elementwise loop over the rows and their elements if
+/// it comes next; at least two phases, whose reads planRowKernel plans.
+static std::optional<RowKernel>
+matchRowKernel(std::vector<ReductionNest> &reductions, size_t first) {
+  ReductionNest &head = reductions[first];
+  if (!isRowPhase(head))
+    return std::nullopt;
+  RowKernel kernel;
+  kernel.nests.push_back(&head);
+  Operation *last = head.loops.front();
+  // The first op after `last` that is neither movable nor one of `fills`;
+  // the movable ones on the way go to `between`.
+  auto skip = [&](const llvm::SmallPtrSetImpl<Operation *> &fills,
+                  SmallVectorImpl<Operation *> &between) {
+    Operation *op = last->getNextNode();
+    for (; op; op = op->getNextNode()) {
+      if (fills.contains(op))
+        continue;
+      if (!isMovableAllocationOrPure(op))
+        break;
+      between.push_back(op);
+    }
+    return op;
+  };
+  for (size_t next = first + 1; next < reductions.size(); ++next) {
+    ReductionNest &nest = reductions[next];
+    llvm::SmallPtrSet<Operation *, 4> fills;
+    for (Accumulation &accumulation : nest.accumulations)
+      if (accumulation.initLoop)
+        fills.insert(accumulation.initLoop);
+    SmallVector<Operation *> between;
+    if (skip(fills, between) != nest.loops.front() || !isRowPhase(nest) ||
+        !isSameSizes(nest.outputSizes, head.outputSizes) ||
+        !isSameSizes(nest.reducedSizes, head.reducedSizes))
+      break;
+    kernel.nests.push_back(&nest);
+    llvm::append_range(kernel.between, between);
+    last = nest.loops.front();
+  }
+  size_t betweenNests = kernel.between.size();
+  SmallVector<Operation *> between;
+  auto loop = dyn_cast_or_null<scf::ParallelOp>(
+      skip(llvm::SmallPtrSet<Operation *, 1>(), between));
+  if (loop && isRowElementwise(loop, head.outputSizes, head.reducedSizes)) {
+    kernel.elementwise = loop;
+    llvm::append_range(kernel.between, between);
+    if (planRowKernel(kernel))
+      return kernel;
+    kernel.elementwise = nullptr;
+    kernel.between.resize(betweenNests);
+  }
+  if (kernel.nests.size() < 2 || !planRowKernel(kernel))
+    return std::nullopt;
+  return kernel;
+}
+
+/// Drops the stores of a row kernel's results that nothing reads any more
+/// (a softmax's row maximum and sum), with their buffers: the buffer, its
+/// views, and their deallocations have no other users.
+static void dropUnreadResults(ArrayRef<memref::StoreOp> stores) {
+  for (memref::StoreOp store : stores) {
+    Value root = getViewRoot(store.getMemRef());
+    llvm::SetVector<Operation *> dead;
+    SmallVector<Value> worklist = {root};
+    bool unread = true;
+    while (!worklist.empty() && unread) {
+      Value memref = worklist.pop_back_val();
+      for (Operation *user : memref.getUsers()) {
+        dead.insert(user);
+        if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+            view && view.getViewSource() == memref)
+          worklist.append(user->result_begin(), user->result_end());
+        else if (!isa<memref::DeallocOp, gpu::DeallocOp>(user) &&
+                 !llvm::is_contained(stores, dyn_cast<memref::StoreOp>(user)))
+          unread = false;
+      }
+    }
+    if (!unread)
+      continue;
+    // Users first: a view's users come after it in `dead`.
+    for (Operation *op : llvm::reverse(dead)) {
+      Block *block = op->getBlock();
+      op->erase();
+      if (auto ifOp = dyn_cast<scf::IfOp>(block->getParentOp());
+          ifOp && block->getOperations().size() == 1)
+        ifOp->erase();
+    }
+    root.getDefiningOp()->erase();
+  }
+}
+
+/// Rewrites a row kernel into one launch with a block per row. Each nest's
+/// phase folds the row as mapReductionToBlocks' kernel does, and every
+/// thread combines the totals with the fills' constants (thread 0 stores
+/// them); the elementwise phase's threads stride over the row's elements.
+/// A later phase's read of a result at the row is that value; a staged load
+/// is stored to workgroup memory by the first phase that reads it and read
+/// from there by the later ones.
+static void mapRowKernelToBlocks(RowKernel &kernel) {
+  ReductionNest &head = *kernel.nests.front();
+  Operation *anchor = head.loops.front();
+  for (Operation *op : kernel.between)
+    op->moveBefore(anchor);
+  OpBuilder b(anchor);
+  Location loc = anchor->getLoc();
+  RowBlocks frame = createRowBlocks(b, loc, head.outputSizes, head.reducedSizes,
+                                    kRowReductionThreads);
+  auto workgroup = gpu::AddressSpaceAttr::get(
+      b.getContext(), gpu::GPUDialect::getWorkgroupAddressSpace());
+  // Each staged load: its buffer, and whether it is the one that stores it.
+  DenseMap<Operation *, std::pair<Value, bool>> staging;
+  for (StagedLoads &group : kernel.staged) {
+    auto type = MemRefType::get(
+        {kernel.rowLength},
+        cast<MemRefType>(group.memref.getType()).getElementType(),
+        MemRefLayoutAttrInterface(), workgroup);
+    Value buffer = frame.launch.addWorkgroupAttribution(type, loc);
+    for (auto [i, load] : llvm::enumerate(group.loads))
+      staging[load.second] = {buffer, i == 0};
+  }
+  SmallVector<Value> written;
+  for (ReductionNest *nest : kernel.nests)
+    for (Accumulation &accumulation : nest->accumulations)
+      written.push_back(accumulation.store.getMemRef());
+  if (kernel.elementwise)
+    for (auto store : kernel.elementwise.getBody()->getOps<memref::StoreOp>())
+      written.push_back(store.getMemRef());
+  // Each phase's results as stored, and as combined before a narrowing.
+  SmallVector<SmallVector<Value>> values, wideValues;
+  SmallVector<memref::StoreOp> resultStores;
+  auto hook = [&](OpBuilder &b, Operation &op, IRMapping &mapping,
+                  Value element) {
+    auto result = kernel.rowResults.find(&op);
+    if (result != kernel.rowResults.end()) {
+      mapping.map(op.getResult(0),
+                  values[result->second.first][result->second.second]);
+      return true;
+    }
+    // A narrowed result widened again (O2's f16 row maximum) is its value
+    // before the narrowing: the kernel rounds only what it stores.
+    if (auto widen = dyn_cast<arith::ExtFOp>(op)) {
+      Operation *def = widen.getIn().getDefiningOp();
+      auto loaded = def ? kernel.rowResults.find(def) : kernel.rowResults.end();
+      if (loaded != kernel.rowResults.end()) {
+        Value wide = wideValues[loaded->second.first][loaded->second.second];
+        if (wide.getType() == widen.getType()) {
+          mapping.map(widen.getResult(), wide);
+          return true;
+        }
+      }
+    }
+    auto staged = staging.find(&op);
+    if (staged == staging.end())
+      return false;
+    auto [buffer, stores] = staged->second;
+    if (stores) {
+      Value value = b.clone(op, mapping)->getResult(0);
+      memref::StoreOp::create(b, op.getLoc(), value, buffer, element);
+    } else {
+      mapping.map(op.getResult(0),
+                  memref::LoadOp::create(b, op.getLoc(), buffer, element));
+    }
+    return true;
+  };
+  for (ReductionNest *nest : kernel.nests) {
+    IRMapping mapping;
+    for (auto [iv, index] : llvm::zip(nest->outputIvs, frame.rowIndices))
+      mapping.map(iv, index);
+    SmallVector<Value> totals =
+        foldRowShares(b, loc, *nest, frame, mapping, written, hook);
+    SmallVector<Value> &phaseValues = values.emplace_back();
+    SmallVector<Value> &phaseWideValues = wideValues.emplace_back();
+    for (auto [accumulation, total] : llvm::zip(nest->accumulations, totals))
+      phaseValues.push_back(combineTotal(b, accumulation,
+                                         accumulation.initValue, total,
+                                         &phaseWideValues.emplace_back()));
+    auto ifFirst = scf::IfOp::create(b, loc, isStoringThread(b, loc, frame),
+                                     /*withElseRegion=*/false);
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(ifFirst.thenBlock());
+    for (auto [accumulation, value] :
+         llvm::zip(nest->accumulations, phaseValues)) {
+      SmallVector<Value> indices;
+      for (Value index : accumulation.store.getIndices())
+        indices.push_back(mapping.lookupOrDefault(index));
+      resultStores.push_back(memref::StoreOp::create(
+          b, loc, value, accumulation.store.getMemRef(), indices));
+    }
+  }
+  if (scf::ParallelOp loop = kernel.elementwise) {
+    auto elements = scf::ForOp::create(b, loc, frame.thread, frame.reduced,
+                                       frame.blockSize);
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(elements.getBody());
+      Value element = elements.getInductionVar();
+      SmallVector<Value> indices(frame.rowIndices);
+      llvm::append_range(
+          indices, delinearizeRowMajor(b, loc, element, head.reducedSizes));
+      IRMapping mapping;
+      for (auto [iv, index] : llvm::zip(loop.getInductionVars(), indices))
+        mapping.map(iv, index);
+      for (Operation &op : loop.getBody()->without_terminator())
+        if (!hook(b, op, mapping, element))
+          b.clone(op, mapping);
+    }
+    if (!kernel.rowLength || kernel.rowLength >= 2 * frame.threads)
+      hoistInvariants(elements, written, frame.rowIndices);
+  }
+  gpu::TerminatorOp::create(b, loc);
+  for (ReductionNest *nest : kernel.nests) {
+    nest->loops.front()->erase();
+    for (Accumulation &accumulation : nest->accumulations)
+      accumulation.initLoop->erase();
+  }
+  if (kernel.elementwise)
+    kernel.elementwise->erase();
+  dropUnreadResults(resultStores);
+}
+
 void mlir::amp::mapReductionsToBlocks(func::FuncOp func,
                                       const ReductionKernelOptions &options) {
   std::vector<ReductionNest> reductions;
@@ -756,7 +1387,25 @@ void mlir::amp::mapReductionsToBlocks(func::FuncOp func,
     }
     return WalkResult::advance();
   });
+  // Reductions over the same rows that read each other's results, and the
+  // elementwise loop after them: one kernel.
+  std::vector<RowKernel> kernels;
+  llvm::SmallPtrSet<ReductionNest *, 8> inKernels;
+  for (size_t first = 0; options.fuseRows && first < reductions.size();) {
+    std::optional<RowKernel> kernel = matchRowKernel(reductions, first);
+    if (!kernel) {
+      ++first;
+      continue;
+    }
+    first += kernel->nests.size();
+    inKernels.insert(kernel->nests.begin(), kernel->nests.end());
+    kernels.push_back(std::move(*kernel));
+  }
   for (ReductionNest &nest : reductions)
-    mapReductionToBlocks(nest, nest.outputIvs.empty() ? kScalarReductionThreads
-                                                      : kRowReductionThreads);
+    if (!inKernels.contains(&nest))
+      mapReductionToBlocks(nest, nest.outputIvs.empty()
+                                     ? kScalarReductionThreads
+                                     : kRowReductionThreads);
+  for (RowKernel &kernel : kernels)
+    mapRowKernelToBlocks(kernel);
 }

@@ -99,11 +99,18 @@ func.func @result_returned(%x: memref<4x8xf32>) -> (memref<4xf32>, memref<4xf16>
 // -----
 
 // Read through a broadcast (a softmax's division by its row sum): each
-// total is read by many threads, so the loop stays a kernel of its own.
+// total is read by many threads, so the loop is no epilogue (thread 0 does
+// not run it). It is the second phase of a row kernel instead
+// (map-loops-to-gpu-row-kernels.mlir): the block's threads divide the row.
 // CHECK-LABEL: func.func @broadcast_reader
-// CHECK: memref.store %{{.*}} : memref<4xf32>
-// CHECK: scf.parallel
-// CHECK: arith.divf
+// CHECK: gpu.launch
+// CHECK: %[[TOTAL:.*]] = gpu.all_reduce add
+// CHECK: %[[SUM:.*]] = arith.addf %[[TOTAL]], %cst
+// CHECK-NOT: scf.if
+// CHECK: scf.for
+// CHECK: arith.divf %{{.*}}, %[[SUM]]
+// CHECK: gpu.terminator
+// CHECK-NOT: scf.parallel
 func.func @broadcast_reader(%x: memref<4x8xf32>) -> memref<4x8xf16> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -156,17 +156,19 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
-  ASSERT_EQ(gpu.size(), 11u);
+  ASSERT_EQ(gpu.size(), 12u);
   EXPECT_EQ(gpu[0].name, "chip");
   EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
   EXPECT_EQ(gpu[4].kind, OptionKind::Bool);
   EXPECT_EQ(gpu[6].name, "block-size");
   EXPECT_EQ(gpu[6].kind, OptionKind::Integer);
-  EXPECT_EQ(gpu[8].name, "exact-convolutions");
+  EXPECT_EQ(gpu[8].name, "fuse-rows");
   EXPECT_EQ(gpu[8].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[9].name, "channels-last");
+  EXPECT_EQ(gpu[9].name, "exact-convolutions");
   EXPECT_EQ(gpu[9].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[10].name, "channels-last");
+  EXPECT_EQ(gpu[10].kind, OptionKind::Bool);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

@@ -748,7 +748,18 @@ def AmpMapLoopsToGPUPass
     indices (a mean's division and its narrowing to f16), thread 0 runs
     that loop's body on the total and stores what it stores, so the kernel
     writes the low type and the f32 result and the second kernel are gone
-    (the values are the same bits). And host code that reads or writes memory outside any
+    (the values are the same bits). Reductions over the same rows that read
+    each other's results at the row, and the elementwise loop over those
+    rows and their elements right after them (a softmax: the row maximum,
+    the sum of exponentials, the division; a layer norm: the mean, the
+    variance, the normalisation) are one kernel with a block per row
+    (`fuse-rows`): its phases run one after another, each result's value
+    replaces the later phases' loads of it, a row that several phases read
+    is read from global memory once and staged in workgroup memory (a
+    static row, up to 16 KiB), and a result nothing else reads is no longer
+    stored. A result read at another row, or an output read at an element
+    it does not write, keeps the kernels apart. And host code that reads or
+    writes memory outside any
     parallel loop (the loops of a reduction to a scalar, a store) is wrapped
     in a one-iteration `scf.parallel`, so that it runs on the device where
     its buffers live. Do not canonicalize between this pass and the mapping:
@@ -774,7 +785,11 @@ def AmpMapLoopsToGPUPass
     Option<"fuseReductionEpilogues", "fuse-reduction-epilogues", "bool",
            "true",
            "Apply the elementwise loop that is the only reader of a "
-           "reduction's result in the reduction's kernel">
+           "reduction's result in the reduction's kernel">,
+    Option<"fuseRows", "fuse-rows", "bool", "true",
+           "Run reductions over the same rows that read each other's "
+           "results, and the elementwise loop over those rows after them, "
+           "in one kernel with a block per row">
   ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::affine::AffineDialect",

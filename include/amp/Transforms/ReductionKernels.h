@@ -21,6 +21,10 @@ struct ReductionKernelOptions {
   /// The elementwise loop that is the only reader of a reduction's result
   /// runs in the reduction's kernel (`fuse-reduction-epilogues`).
   bool fuseEpilogues = true;
+  /// Reductions over the same rows that read each other's results at the
+  /// row, and the elementwise loop over the rows and their elements after
+  /// them, run in one kernel with a block per row (`fuse-rows`).
+  bool fuseRows = true;
 };
 
 /// Maps each reduction nest of `func` (outside existing launches) to a
