@@ -68,11 +68,26 @@ bool mlir::amp::privatizeAccumulatorFill(RewriterBase &rewriter,
   Operation *op = contraction.getOperation();
   if (fill->hasOneUse()) {
     // Already its own: only brought next to the contraction, within a block
-    // (its operands dominate it, hence the contraction too).
-    if (fill->getBlock() != op->getBlock() || fill->getNextNode() == op)
+    // (its operands dominate it, hence the contraction too), with an empty
+    // tensor of its own (--cse merges the empties of one type: bufferized,
+    // the accumulator would be the buffer of an earlier op of its type,
+    // allocated there, and the GPU's narrowing of it would not apply).
+    if (fill->getBlock() != op->getBlock())
       return false;
-    rewriter.moveOpBefore(fill, op);
-    return true;
+    bool changed = false;
+    if (fill->getNextNode() != op) {
+      rewriter.moveOpBefore(fill, op);
+      changed = true;
+    }
+    auto empty = fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>();
+    if (empty && !empty->hasOneUse()) {
+      rewriter.setInsertionPoint(fill);
+      Value clone = rewriter.clone(*empty)->getResult(0);
+      rewriter.modifyOpInPlace(fill,
+                               [&] { fill.getOutputsMutable()[0].set(clone); });
+      changed = true;
+    }
+    return changed;
   }
   // The empty tensor it fills is cloned too: the accumulator's buffer is
   // the contraction's alone.

@@ -313,3 +313,37 @@ func.func @shared_max_fill(%x: tensor<4x8xf16>, %y: tensor<4x8xf16>) -> (tensor<
   } -> tensor<4xf16>
   return %m0, %m1 : tensor<4xf16>, tensor<4xf16>
 }
+
+// -----
+
+// One empty tensor for a matmul's accumulator (its fill its own) and a
+// transpose of the same type, as --cse merges them (GPT-2 at 3072 tokens:
+// the attention projection's accumulator and the MLP weights'
+// transposes): the fill gets a clone of the empty right before it, so that
+// bufferized the accumulator is not the transpose's buffer (allocated
+// before it), which the GPU's narrowing needs. The empty's other users
+// (the transpose, a fill in a loop) keep it.
+// CHECK-LABEL: func.func @shared_empty
+// CHECK: %[[E:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK: linalg.transpose ins(%{{.*}} : tensor<4x8xf32>) outs(%[[E]] : tensor<8x4xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<8x4xf32>
+// CHECK-NEXT: %[[ACC:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E2]] : tensor<8x4xf32>)
+// CHECK-NEXT: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>) outs(%[[ACC]] : tensor<8x4xf32>)
+// CHECK: scf.for
+// CHECK:   linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<8x4xf32>)
+func.func @shared_empty(%w: tensor<4x8xf32>, %x: tensor<8x16xf32>, %y: tensor<16x4xf32>) -> (tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %one = arith.constant 1.0 : f32
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %e = tensor.empty() : tensor<8x4xf32>
+  %t = linalg.transpose ins(%w : tensor<4x8xf32>) outs(%e : tensor<8x4xf32>) permutation = [1, 0]
+  %acc = linalg.fill ins(%zero : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %m = linalg.matmul ins(%x, %y : tensor<8x16xf32>, tensor<16x4xf32>) outs(%acc : tensor<8x4xf32>) -> tensor<8x4xf32>
+  %l = scf.for %i = %c0 to %c2 step %c1 iter_args(%a = %t) -> tensor<8x4xf32> {
+    %f = linalg.fill ins(%one : f32) outs(%e : tensor<8x4xf32>) -> tensor<8x4xf32>
+    scf.yield %f : tensor<8x4xf32>
+  }
+  return %t, %m, %l : tensor<8x4xf32>, tensor<8x4xf32>, tensor<8x4xf32>
+}

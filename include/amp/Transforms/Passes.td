@@ -256,7 +256,11 @@ def AmpPrepareContractionsPass
       it. A contraction whose init is a `linalg.fill` used by other ops gets
       a clone of it right before it (with a clone of the `tensor.empty` it
       fills), as IREE clones such producers into each dispatch region; a
-      fill of its own in the same block is moved right before it. So does
+      fill of its own in the same block is moved right before it, with a
+      clone of its `tensor.empty` where other ops share that (`--cse`
+      merges the empties of one type: bufferized, the accumulator would be
+      the buffer of an earlier op, allocated there, and the GPU's 16-bit
+      narrowing of it would not apply; GPT-2 at 3072 tokens). So does
       each reduction (a `linalg.generic` or `linalg.reduce` of one result,
       of any type: a batch norm's sums, a softmax's maximum and sum, O2's
       maximum in f16): bufferized, its buffer is then filled in place
