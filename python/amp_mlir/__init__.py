@@ -34,7 +34,7 @@ from .frontends import (FrontendError, UnsupportedOpError, from_onnx,
 from .scaler import GradScaler
 from .training import buffers_of, from_torch_training
 from .trainer import Trainer, make_training_step, parameters_of
-from . import distributed, optim
+from . import distributed, optim, philox
 from .distributed import rank, world_size
 
 __version__ = "0.1.0"
@@ -47,6 +47,7 @@ __all__ = [
     "SignatureError", "TensorType", "ToolsNotFound", "amp_option_kinds",
     "build_amp_options",
     "compile", "distributed", "find_root", "from_bfloat16", "optim",
+    "philox",
     "load", "lowering_options", "precision_graph", "rank", "record_ranges", "report",
     "world_size",
     "to_bfloat16", "transform",

@@ -17,12 +17,13 @@ keeps (numpy arrays, threaded through the pure step function).
 """
 
 import json
+import numbers
 import inspect
 import re
 
 import numpy as np
 
-from . import _capi, compiler
+from . import _capi, compiler, philox
 from .compiler import AmpError
 
 # The roles amp-training gives the step's arguments and results.
@@ -154,11 +155,15 @@ class Trainer:
     float16, 'bf16' (a scale of 1, no dynamic scaling) at O0 and for
     bfloat16 and fp8. data_parallel:
     all-reduce across the MPI ranks (run under mpirun). func_name: the
-    function (default: the one with amp.loss_seed)."""
+    function (default: the one with amp.loss_seed). seed: where the step
+    draws random numbers (dropout: from_torch_training's
+    philox.RNG_BUFFER), its generator starts at (seed, 0) unless buffers
+    give its state; step n then draws from (seed, n), skipped steps
+    included, as PyTorch's generator advances on a skipped step."""
 
     def __init__(self, module, params, level="O2", dtype=None, target="cpu",
                  scaler=None, data_parallel=False, func_name=None,
-                 buffers=None, **compile_options):
+                 buffers=None, seed=0, **compile_options):
         level = compiler._level_name(level)
         low = None if dtype is None else compiler.low_precision_name(dtype)
         if scaler is None:
@@ -223,7 +228,15 @@ class Trainer:
                 raise TypeError(f"parameter {name!r} has dtype "
                                 f"{value.dtype}; the masters are float32")
             self._state[f"param:{name}"] = np.array(value, copy=True)
-        self._set_buffers({} if buffers is None else buffers)
+        buffers = dict(buffers or {})
+        if philox.RNG_BUFFER in _buffer_types(self.step_text, func_name):
+            if not isinstance(seed, numbers.Integral) or \
+                    not 0 <= seed < 2 ** 63:
+                raise ValueError(f"seed must be an integer in [0, 2^63), "
+                                 f"got {seed!r}")
+            buffers.setdefault(philox.RNG_BUFFER,
+                               np.array([seed, 0], dtype=np.int64))
+        self._set_buffers(buffers)
         self.batch_count = sum(1 for role, _ in self._arguments
                                if role == "batch")
         self.steps = 0

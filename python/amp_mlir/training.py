@@ -34,8 +34,9 @@ with the math backend, so that its backward is matmuls and softmax.
 import math
 import numbers
 
-from .frontends import (FrontendError, _dynamic_shapes, _finish,
-                        _import_torch_mlir, lower_fx_import,
+from . import philox
+from .frontends import (FrontendError, _decompositions, _dynamic_shapes,
+                        _finish, _import_torch_mlir, lower_fx_import,
                         non_negative_scatter_dims)
 
 # The optimizer kinds of the amp.optimizer attribute and their keys, in the
@@ -235,7 +236,10 @@ def _backward_decompositions(torch):
       group's channels as the batch), cut to the kernel's size.
       torch-mlir's own decomposition makes the weight gradient of a
       strided convolution a grouped convolution over the batch, which no
-      library call takes, and fails on grouped convolutions."""
+      library call takes, and fails on grouped convolutions;
+    - cumsum, as from_torch decomposes it (frontends._decompositions): OPT
+      and other decoders take the cumsum of the attention mask for their
+      positions, which torch-mlir would make a tm_tensor.scan."""
     aten = torch.ops.aten
     F = torch.nn.functional
 
@@ -510,7 +514,8 @@ def _backward_decompositions(torch):
             aten.max_pool2d_with_indices_backward.default:
                 max_pool2d_with_indices_backward,
             aten.avg_pool2d_backward.default: avg_pool2d_backward,
-            aten.convolution_backward.default: convolution_backward}
+            aten.convolution_backward.default: convolution_backward,
+            **_decompositions(torch)}
 
 
 def _norms_with_running_stats(torch, model):
@@ -553,9 +558,8 @@ def buffers_of(model):
 
 
 def _refuse_stateful_modules(torch, model):
-    """Modules whose training mode draws random numbers, or updates state
-    that is not carried: the step would not be a function of parameters,
-    buffers and batch."""
+    """Modules whose training mode updates state that is not carried: the
+    step would not be a function of parameters, buffers and batch."""
     for name, module in _norms_with_running_stats(torch, model):
         if module.momentum is None:
             raise FrontendError(
@@ -564,14 +568,6 @@ def _refuse_stateful_modules(torch, model):
                 f"statistics are a cumulative average, whose factor "
                 f"1/num_batches_tracked the traced step cannot compute; "
                 f"give it a momentum (0.1 is PyTorch's default)")
-    for name, module in model.named_modules():
-        label = f"{name or 'the model'} ({type(module).__name__})"
-        if isinstance(module, torch.nn.modules.dropout._DropoutNd) \
-                and module.p > 0:
-            raise FrontendError(
-                f"from_torch_training: {label} draws random numbers in "
-                f"training mode, which the imported step does not support; "
-                f"use p=0 (or nn.Identity) for the import")
 
 
 # aten ops that draw random numbers (their overload packets' names).
@@ -601,7 +597,9 @@ def _check_traced_graph(torch, gm):
     if random:
         raise FrontendError(f"from_torch_training: the training step draws "
                             f"random numbers ({', '.join(sorted(random))}), "
-                            f"which the imported step does not support")
+                            f"which the imported step does not support "
+                            f"(it draws dropout, bernoulli and rand from "
+                            f"its Philox generator, amp_mlir.philox)")
     if mutated:
         raise FrontendError(f"from_torch_training: the training step updates "
                             f"module state in place "
@@ -693,11 +691,17 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
     parameter {amp.grad = "<name>"}, the buffers' new values), where the
     gradients are d(loss)/d(param) * seed.
 
+    A step that draws random numbers (dropout, bernoulli, rand) draws them
+    from a Philox generator (amp_mlir.philox) whose state, an int64
+    (seed, offset) pair, is one more buffer, `{amp.buffer = "amp:rng"}`,
+    after the model's: the step returns it with the offset plus one.
+    Trainer(..., seed=) starts it.
+
     Raises ValueError for bad optimizer settings or arguments (checked
     before anything is traced), FrontendError for a model whose step is not
-    a function of parameters, buffers and batch (dropout, other random
-    ops, updates of other buffers, a norm with momentum=None) and for
-    tracing or import
+    a function of parameters, buffers and batch (other random ops, updates
+    of other buffers, a norm with momentum=None) and for tracing or
+    import
     failures, UnsupportedOpError naming the ops that do not lower,
     ImportError when torch or torch-mlir is not installed.
     """
@@ -743,14 +747,20 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         buffers = [b.detach().clone() for _, b in state]
         # On fake tensors: the step is traced, not run (GPT-2 124M's at
         # 8x1024 tokens would take 22 GB).
-        gm = _trace_step(torch, model, loss_fn, (names, params),
-                         (buffer_names, buffers), num_inputs,
-                         example_batch, seed,
-                         "symbolic" if batch_shapes and any(
-                             spec is not None for spec in batch_shapes)
-                         else "fake")
+        gm, draws = _trace_step(torch, model, loss_fn, (names, params),
+                                (buffer_names, buffers), num_inputs,
+                                example_batch, seed,
+                                "symbolic" if batch_shapes and any(
+                                    spec is not None
+                                    for spec in batch_shapes)
+                                else "fake")
+        if draws:
+            # The generator's state is one more buffer, after the model's.
+            buffer_names.append(philox.RNG_BUFFER)
+            buffers.append(torch.zeros(2, dtype=torch.int64))
         _check_traced_graph(torch, gm)
         non_negative_scatter_dims(gm)
+        _persist_constants(gm)
     finally:
         model.train(training)
     dynamic_shapes = None
@@ -784,20 +794,38 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         raise
 
 
+def _persist_constants(gm):
+    """make_fx keeps the real tensors the step reads (a rotary embedding's
+    inv_freq, a non-persistent buffer of Llama's) as non-persistent
+    buffers of its graph module; torch.export lists those as constants,
+    where torch-mlir's FX importer does not look for buffers. Registered
+    persistent, they are imported as the literals they are."""
+    saved = gm.state_dict(keep_vars=True)
+    for name, buffer in list(gm.named_buffers(recurse=False)):
+        if name not in saved:
+            gm.register_buffer(name, buffer, persistent=True)
+
+
 def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
                 example_batch, seed, tracing_mode):
-    """make_fx's graph of (params..., buffers..., batch..., seed) ->
-    (loss, grads..., new buffers...). parameters and state are (names,
-    tensors) pairs."""
+    """make_fx's graph of (params..., buffers..., [rng,] batch..., seed)
+    -> (loss, grads..., new buffers..., [new rng]), and how many random
+    ops it draws from rng (the generator's state, philox.RNG_BUFFER: there
+    only where the step draws). parameters and state are (names, tensors)
+    pairs."""
     from torch.fx.experimental.proxy_tensor import make_fx
     names, params = parameters
     buffer_names, buffers = state
     count, buffer_count = len(params), len(buffers)
+    stream = philox.Stream()
+    table = {**_backward_decompositions(torch),
+             **stream.replacements(torch)}
 
     def step(*args):
         params = args[:count]
         buffers = args[count:count + buffer_count]
-        batch, seed = args[count + buffer_count:-1], args[-1]
+        stream.state = args[count + buffer_count]
+        batch, seed = args[count + buffer_count + 1:-1], args[-1]
 
         def loss_of(*params):
             # The forward pass updates the running statistics in place:
@@ -818,6 +846,10 @@ def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
             return loss, state
 
         loss, vjp, state = torch.func.vjp(loss_of, *params, has_aux=True)
+        if stream.draws:
+            # The next step's state: the same seed, the next offset.
+            state = [*state, stream.state + torch.tensor(
+                [0, 1], dtype=torch.int64)]
         return (loss, *vjp(seed), *state)
 
     try:
@@ -827,11 +859,12 @@ def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
         # matmuls and softmax, not a fused op torch-mlir does not lower.
         from torch.nn.attention import SDPBackend, sdpa_kernel
         with sdpa_kernel([SDPBackend.MATH]):
-            return make_fx(step, decomposition_table=
-                           _backward_decompositions(torch),
-                           tracing_mode=tracing_mode,
-                           _allow_non_fake_inputs=True)(
-                               *params, *buffers, *example_batch, seed)
+            gm = make_fx(step, decomposition_table=table,
+                         tracing_mode=tracing_mode,
+                         _allow_non_fake_inputs=True)(
+                             *params, *buffers,
+                             torch.zeros(2, dtype=torch.int64),
+                             *example_batch, seed)
     except ValueError:
         raise
     except Exception as error:
@@ -840,6 +873,13 @@ def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
             f"(torch.func.vjp under make_fx) failed: "
             f"{type(error).__name__}: {str(error)[:4000]}"
             f"{_data_dependence_hint(error)}") from error
+    if not stream.draws:
+        # No random op: the generator's state is no argument.
+        rng = [node for node in gm.graph.nodes
+               if node.op == "placeholder"][count + buffer_count]
+        gm.graph.erase_node(rng)
+        gm.recompile()
+    return gm, stream.draws
 
 
 def _data_dependence_hint(error):

@@ -541,6 +541,98 @@ def test_torch_optimizers():
         optimizer_settings(torch.optim.RMSprop(model.parameters()))
 
 
+def test_philox_known_answers():
+    """Random123's known-answer vectors of Philox4x32-10 (kat_vectors)."""
+    torch = needs_torch()
+    from amp_mlir import philox
+    vectors = [
+        ((0, 0, 0, 0), (0, 0),
+         (0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8)),
+        ((0xffffffff,) * 4, (0xffffffff,) * 2,
+         (0x408f276d, 0x41c83b0e, 0xa20bc7c6, 0x6d5451fd)),
+        ((0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344),
+         (0xa4093822, 0x299f31d0),
+         (0xd16cfe09, 0x94fdcceb, 0x5001e420, 0x24126ea1)),
+    ]
+    for counter, key, expected in vectors:
+        words = philox.philox4x32(torch, counter, key)
+        assert tuple(int(w) for w in words) == expected, (counter, words)
+    # A draw of 2^20 uniforms: in [0, 1), mean 1/2 and a quarter below
+    # 1/4 within 4 standard deviations (fixed numbers: no flakiness).
+    u = philox.uniform(torch, torch.tensor([3, 7]), 0, (1024, 1024))
+    assert u.dtype == torch.float32 and 0 <= float(u.min()) and \
+        float(u.max()) < 1
+    sigma = (1 / 12 / u.numel()) ** 0.5
+    assert abs(float(u.mean()) - 0.5) < 4 * sigma
+    quarter = float((u < 0.25).float().mean())
+    assert abs(quarter - 0.25) < 4 * (0.25 * 0.75 / u.numel()) ** 0.5
+    # Another stream, offset or seed draws other numbers.
+    for state, stream in (([3, 7], 1), ([3, 8], 0), ([4, 7], 0)):
+        other = philox.uniform(torch, torch.tensor(state), stream, (1024,))
+        assert float((other != u.reshape(-1)[:1024]).float().mean()) > 0.99
+
+
+def test_dropout_step_matches_torch():
+    """A step with dropout (and a bernoulli mask) draws from the generator
+    state it takes, an amp:rng buffer, and returns the next one; PyTorch
+    under same_random_numbers draws the same masks: loss and gradients as
+    autograd's."""
+    torch = needs_torch()
+    needs_training_attributes()
+    from amp_mlir import philox
+    nn, F = torch.nn, torch.nn.functional
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.first = nn.Linear(16, 32)
+            self.drop = nn.Dropout(0.5)
+            self.second = nn.Linear(32, 4)
+
+        def forward(self, x):
+            hidden = self.drop(F.relu(self.first(x)))
+            keep = torch.bernoulli(torch.full_like(hidden, 0.75))
+            return self.second(hidden * keep)
+
+    torch.manual_seed(0)
+    model = Net()
+    x, y = torch.randn(8, 16), torch.randint(0, 4, (8,))
+    text = amp_mlir.from_torch_training(model, F.cross_entropy,
+                                        {"kind": "sgd"}, x, y)
+    assert re.search(r'tensor<2xi64> \{amp\.buffer = "amp:rng"\}', text)
+    assert text.count('{amp.buffer = "amp:rng"}') == 2  # argument, result
+    plain = amp_mlir.from_torch_training(model, F.cross_entropy,
+                                         {"kind": "sgd"}, x, y,
+                                         annotate=False)
+    function = amp_mlir.compile(plain, level="O0").forward_backward
+    params = [p for p in model.parameters()]
+    losses = set()
+    for state in ([0, 0], [0, 1], [9, 0]):
+        results = function(*[p.detach().numpy() for p in params],
+                           np.array(state, np.int64), x.numpy(), y.numpy(),
+                           np.array(1.0, np.float32))
+        loss, grads, after = results[0], results[1:-1], results[-1]
+        assert after.tolist() == [state[0], state[1] + 1]
+        with philox.same_random_numbers(*state) as stream:
+            want = F.cross_entropy(model(x), y)
+        assert stream.draws == 2  # the dropout's and the bernoulli's
+        np.testing.assert_allclose(loss, want.item(), rtol=1e-5)
+        for got, expected in zip(grads, torch.autograd.grad(want, params)):
+            expected = expected.numpy()
+            assert np.abs(got - expected).max() <= \
+                1e-5 * np.abs(expected).max()
+        losses.add(float(loss))
+    assert len(losses) == 3  # each state draws other masks
+    # Trainer starts the generator at (seed, 0) and steps its offset.
+    trainer = amp_mlir.Trainer(text, amp_mlir.parameters_of(model),
+                               level="O0", seed=9)
+    trainer.step(x.numpy(), y.numpy())
+    assert trainer.buffers[philox.RNG_BUFFER].tolist() == [9, 1]
+    with raises(ValueError, r"seed must be an integer in \[0, 2\^63\)"):
+        amp_mlir.Trainer(text, amp_mlir.parameters_of(model), level="O0",
+                         seed=-1)
+
+
 def test_errors():
     torch = needs_torch()
     nn, F = torch.nn, torch.nn.functional
@@ -575,10 +667,6 @@ def test_errors():
                                         r"module state in place"):
         amp_mlir.from_torch_training(Counter(), F.cross_entropy,
                                      {"kind": "sgd"}, x, y)
-    dropout = nn.Sequential(nn.Linear(16, 4), nn.Dropout(0.1))
-    with raises(amp_mlir.FrontendError, r"1 \(Dropout\) draws random"):
-        amp_mlir.from_torch_training(dropout, F.cross_entropy,
-                                     {"kind": "sgd"}, x, y)
 
     class Noisy(nn.Module):
         def __init__(self):
@@ -589,7 +677,9 @@ def test_errors():
             return self.linear(x + torch.randn_like(x))
 
     with raises(amp_mlir.FrontendError, r"draws random numbers "
-                                        r"\(aten.randn_like\)"):
+                                        r"\(aten.randn_like\), which .* "
+                                        r"\(it draws dropout, bernoulli and "
+                                        r"rand from its Philox generator"):
         amp_mlir.from_torch_training(Noisy(), F.cross_entropy,
                                      {"kind": "sgd"}, x, y)
     with raises(ValueError, "loss_fn must return a 0-d float32 tensor, got "

@@ -57,6 +57,7 @@ The arguments name the cases to run (default: mlp, cnn and lm). Prints "N
 passed, M failed" last and exits 1 if a check failed.
 """
 
+import contextlib
 import copy
 import importlib.util
 import math
@@ -237,14 +238,19 @@ def evaluate(case, model):
 
 # --- PyTorch -----------------------------------------------------------------
 
-def torch_step(model, optimizer, scaler, case, batch, dtype):
-    """One step of PyTorch's AMP loop (dtype None: fp32). Returns the loss,
-    the largest scaled gradient of a parameter (before the unscale) and
-    whether the optimizer skipped the step."""
+def torch_step(model, optimizer, scaler, case, batch, dtype, index=0):
+    """Step `index` of PyTorch's AMP loop (dtype None: fp32). Returns the
+    loss, the largest scaled gradient of a parameter (before the unscale)
+    and whether the optimizer skipped the step. A case with a `seed`
+    (a model with dropout) draws the random numbers amp-mlir's step
+    `index` draws (Trainer(..., seed=case.seed))."""
     xb, yb = (torch.from_numpy(b) for b in batch)
     optimizer.zero_grad(set_to_none=True)
-    with torch.autocast("cpu", dtype=dtype or torch.float32,
-                        enabled=dtype is not None):
+    draws = (amp_mlir.philox.same_random_numbers(case.seed, index)
+             if getattr(case, "seed", None) is not None
+             else contextlib.nullcontext())
+    with draws, torch.autocast("cpu", dtype=dtype or torch.float32,
+                               enabled=dtype is not None):
         loss = case.loss_fn(model(xb), yb)
     scaler.scale(loss).backward()
     largest = max(float(p.grad.abs().max()) for p in model.parameters())
@@ -264,9 +270,9 @@ def torch_train(case, dtype):
                                   enabled=dtype == torch.float16)
     run = types.SimpleNamespace(losses=[], scales=[], largest=[],
                                 skipped=[])
-    for batch in case.batches:
+    for index, batch in enumerate(case.batches):
         loss, largest, skipped = torch_step(model, optimizer, scaler, case,
-                                            batch, dtype)
+                                            batch, dtype, index)
         run.losses.append(loss)
         run.largest.append(largest)
         run.skipped.append(skipped)
@@ -441,7 +447,8 @@ def train_and_check(name, case, trainers, torch_runs, torch_skipped,
         losses = max(rel(a, b) for a, b in zip(sim.losses, cpu.losses))
         statistics = (f", running statistics "
                       f"{statistics_difference(sim, cpu):.1e}"
-                      if cpu.buffers else "")
+                      if any("running_" in n for n in cpu.buffers)
+                      else "")
         print(f"NOTE {name} {level} {SHORT[dtype]} gpu-sim against the CPU "
               f"after {steps} steps: step losses within {losses:.1e}, final "
               f"loss {rel(sim.final, cpu.final):.1e}{statistics}",
