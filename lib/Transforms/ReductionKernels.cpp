@@ -10,6 +10,7 @@
 #include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Builders.h"
@@ -890,9 +891,7 @@ static bool isSameSizes(ValueRange a, ValueRange b) {
 
 /// The buffer that `memref` is a view of (through every view-like op).
 static Value getViewRoot(Value memref) {
-  while (auto view = memref.getDefiningOp<ViewLikeOpInterface>())
-    memref = view.getViewSource();
-  return memref;
+  return memref::skipViewLikeOps(cast<MemrefValue>(memref));
 }
 
 /// Whether `memref` is a fresh allocation, which nothing else aliases.

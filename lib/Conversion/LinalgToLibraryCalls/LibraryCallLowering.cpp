@@ -10,6 +10,7 @@
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/TypeUtilities.h"
@@ -134,17 +135,11 @@ linalg::FillOp findZeroFill(Operation *op, Value output) {
   return {};
 }
 
-/// The buffer `value` is a view of (through view-like ops), or itself.
-Value getViewSource(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// True if an op in `op`'s block after `op`, up to and including `last`,
 /// may write `buffer` or a view of it (its users through view-like ops).
 bool isWrittenBetween(Operation *op, Operation *last, Value buffer) {
-  SmallVector<Value> worklist = {getViewSource(buffer)};
+  SmallVector<Value> worklist = {
+      memref::skipViewLikeOps(cast<MemrefValue>(buffer))};
   while (!worklist.empty()) {
     Value alias = worklist.pop_back_val();
     for (OpOperand &use : alias.getUses()) {

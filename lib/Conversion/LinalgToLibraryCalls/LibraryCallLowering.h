@@ -109,7 +109,6 @@ Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
                    Operation *init, Type low,
                    llvm::function_ref<bool(Value)> acceptable);
 Type getReadersNarrowedType(Value acc);
-Value getViewSource(Value value);
 bool isWrittenBetween(Operation *op, Operation *last, Value buffer);
 
 /// True if an operand of `op` is of an FP8 type the libraries take
