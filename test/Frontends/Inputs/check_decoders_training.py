@@ -192,14 +192,10 @@ def run_family(family):
     model = case.model
     plain = amp_mlir.from_torch_training(
         model, case.loss_fn, case.optimizer(model.parameters()), xb, yb)
-    scaled = cases.with_scaler(plain)
     initial = amp_mlir.parameters_of(model)
 
     fp32 = cases.torch_train(case, None)
-    torch_runs = {dtype: cases.torch_train(case, cases.TORCH_DTYPE[dtype])
-                  for dtype in ("float16", "bfloat16")}
-    torch_skipped = [index for index, skipped in
-                     enumerate(torch_runs["float16"].skipped) if skipped]
+    torch_runs, torch_skipped = cases.torch_amp_runs(case)
     print(f"NOTE {family} {STEPS} steps: PyTorch fp32 final loss "
           f"{fp32.final:.4f}; AMP "
           + ", ".join(f"{SHORT[d]} {r.final:.4f} (skipped "
@@ -207,20 +203,16 @@ def run_family(family):
           flush=True)
     check_o0(case, plain, initial, fp32)
 
-    trainers = {}
-    for target, levels in (("cpu", CPU_LEVELS), ("gpu-sim", SIM_LEVELS)):
-        for level, dtype in levels:
-            trainers[target, level, dtype] = amp_mlir.Trainer(
-                scaled if dtype == "float16" else plain, initial,
-                level=level, dtype=dtype, target=target, seed=SEED)
+    trainers = cases.make_trainers(
+        plain, initial, {"cpu": CPU_LEVELS, "gpu-sim": SIM_LEVELS}, seed=SEED)
     cases.check_overflow_margins(
         family, case, {f"{target} {level}": trainer
                        for (target, level, dtype), trainer in
                        trainers.items() if dtype == "float16"})
     cases.train_and_check(family, case, trainers, torch_runs, torch_skipped)
     check_generator(case, trainers["cpu", "O2", "float16"], STEPS)
-    fresh = amp_mlir.Trainer(scaled, initial, level="O2", dtype="float16",
-                             seed=SEED)
+    fresh = amp_mlir.Trainer(cases.with_scaler(plain), initial, level="O2",
+                             dtype="float16", seed=SEED)
     check_resume(case, fresh, f"{family} cpu O2 f16")
     print(f"NOTE {family}: {time.monotonic() - start:.1f} s", flush=True)
 

@@ -105,16 +105,12 @@ def main():
     model = case.model.train()
     plain = amp_mlir.from_torch_training(
         model, case.loss_fn, case.optimizer(model.parameters()), xb, yb)
-    scaled = cases.with_scaler(plain)
     initial = amp_mlir.parameters_of(case.model)
     initial_loss = cases.evaluate(case, export_models.build_gpt2_logits(
         CONFIG))
 
     fp32 = cases.torch_train(case, None)
-    torch_runs = {dtype: cases.torch_train(case, cases.TORCH_DTYPE[dtype])
-                  for dtype in ("float16", "bfloat16")}
-    torch_skipped = [index for index, skipped in
-                     enumerate(torch_runs["float16"].skipped) if skipped]
+    torch_runs, torch_skipped = cases.torch_amp_runs(case)
     print(f"NOTE gpt2 {STEPS} steps: PyTorch fp32 final loss {fp32.final:.4f}"
           f" (initial {initial_loss:.4f})", flush=True)
     for dtype, run in torch_runs.items():
@@ -129,12 +125,8 @@ def main():
           f"{fp32.final:.6f}: rel {r:.1e} <= {LOSS_VS_TORCH_AMP:g}, "
           f"{len(o0.losses)} steps")
 
-    trainers = {}
-    for target, levels in (("cpu", CPU_LEVELS), ("gpu-sim", SIM_LEVELS)):
-        for level, dtype in levels:
-            trainers[target, level, dtype] = amp_mlir.Trainer(
-                scaled if dtype == "float16" else plain, initial,
-                level=level, dtype=dtype, target=target)
+    trainers = cases.make_trainers(
+        plain, initial, {"cpu": CPU_LEVELS, "gpu-sim": SIM_LEVELS})
 
     cases.check_overflow_margins(
         "gpt2", case, {f"{target} {level}": trainer

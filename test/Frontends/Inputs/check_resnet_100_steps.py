@@ -136,7 +136,6 @@ def main():
     plain = amp_mlir.from_torch_training(
         case.model, case.loss_fn,
         case.optimizer(copy.deepcopy(case.model).parameters()), xb, yb)
-    scaled = cases.with_scaler(plain)
     initial = amp_mlir.parameters_of(case.model)
     buffers = amp_mlir.buffers_of(case.model)
     initial_loss = cases.evaluate(case, copy.deepcopy(case.model))
@@ -144,10 +143,7 @@ def main():
     # PyTorch: fp32, its spread, AMP.
     fp32 = cases.torch_train(case, None)
     spread = cases.torch_train(perturbed(case), None)
-    torch_runs = {dtype: cases.torch_train(case, cases.TORCH_DTYPE[dtype])
-                  for dtype in ("float16", "bfloat16")}
-    torch_skipped = [index for index, skipped in
-                     enumerate(torch_runs["float16"].skipped) if skipped]
+    torch_runs, torch_skipped = cases.torch_amp_runs(case)
     references = {"float16": torch_fp32_skipping(case, set(torch_skipped)),
                   "bfloat16": fp32}
     print(f"NOTE resnet {STEPS} steps at lr {LR:g}: PyTorch fp32 final loss "
@@ -177,12 +173,8 @@ def main():
     print(f"NOTE resnet O0 running statistics {o0_distance:.1e} from "
           f"PyTorch fp32's (fp32 against fp32)", flush=True)
 
-    trainers = {}
-    for target, levels in (("cpu", CPU_LEVELS), ("gpu-sim", SIM_LEVELS)):
-        for level, dtype in levels:
-            trainers[target, level, dtype] = amp_mlir.Trainer(
-                scaled if dtype == "float16" else plain, initial,
-                level=level, dtype=dtype, target=target, buffers=buffers)
+    trainers = cases.make_trainers(
+        plain, initial, {"cpu": CPU_LEVELS, "gpu-sim": SIM_LEVELS}, buffers=buffers)
 
     cases.check_overflow_margins(
         "resnet", case, {f"{target} {level}": trainer

@@ -284,6 +284,15 @@ def torch_train(case, dtype):
     return run
 
 
+def torch_amp_runs(case):
+    """PyTorch's AMP runs in float16 and bfloat16 ({dtype: run}), and the
+    steps its float16 run skipped."""
+    runs = {dtype: torch_train(case, TORCH_DTYPE[dtype])
+            for dtype in ("float16", "bfloat16")}
+    return runs, [index for index, skipped in
+                  enumerate(runs["float16"].skipped) if skipped]
+
+
 def torch_overflow_point(case):
     """The smallest power-of-two scale, from LOW up, at which PyTorch's
     float16 step from the initial weights on batch 0 overflows (inf: none
@@ -340,6 +349,18 @@ def amp_train(case, trainer, skip=()):
                 value.copy_(torch.from_numpy(source))
     run.final = evaluate(case, model)
     return run
+
+
+def make_trainers(plain, initial, targets, **options):
+    """{(target, level, dtype): Trainer} for `targets` ({target: [(level,
+    dtype)]}), float16 from the step with SCALER (with_scaler);
+    `options` go to every Trainer (buffers, seed)."""
+    scaled = with_scaler(plain)
+    return {(target, level, dtype): amp_mlir.Trainer(
+                scaled if dtype == "float16" else plain, initial,
+                level=level, dtype=dtype, target=target, **options)
+            for target, levels in targets.items()
+            for level, dtype in levels}
 
 
 def amp_overflow_point(trainer, batch):
@@ -535,10 +556,7 @@ def run_case(case):
     check_overflow_margins(name, case, {level: trainers[level, "float16"]
                                         for level in ("O1", "O2")})
 
-    torch_runs = {dtype: torch_train(case, TORCH_DTYPE[dtype])
-                  for dtype in ("float16", "bfloat16")}
-    torch_skipped = [index for index, skipped in
-                     enumerate(torch_runs["float16"].skipped) if skipped]
+    torch_runs, torch_skipped = torch_amp_runs(case)
     # O0 with PyTorch's float16 skips: the float16 runs' updates in fp32.
     o0.load_state_dict(o0_initial)
     o0_skip_run = amp_train(case, o0, skip=set(torch_skipped))
