@@ -162,6 +162,38 @@ class Stream:
                 aten.rand.generator: rand}
 
 
+    def function_mode(self, torch):
+        """A TorchFunctionMode that draws torch.nn.functional.dropout's mask
+        from this stream, above autograd: PyTorch's own dropout is a
+        composite whose CPU kernel calls numel(), which a symbolic batch
+        cannot answer, and which then draws with bernoulli_ (the same
+        numbers, rounded in another order)."""
+        from torch.overrides import TorchFunctionMode
+        F = torch.nn.functional
+        stream = self
+
+        class DropoutMode(TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                kwargs = kwargs or {}
+                if func is not F.dropout:
+                    return func(*args, **kwargs)
+                return stream._dropout(torch, *args, **kwargs)
+
+        return DropoutMode()
+
+    def _dropout(self, torch, input, p=0.5, training=True, inplace=False):
+        """torch.nn.functional.dropout with this stream's mask."""
+        if p < 0.0 or p > 1.0:
+            raise ValueError(f"dropout probability has to be between 0 and "
+                             f"1, but got {p}")
+        if not training or p == 0:
+            return input
+        keep = self._uniform(torch, input.shape, input.device) < 1 - p
+        scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+        output = input * keep.to(input.dtype) * scale
+        return input.copy_(output) if inplace else output
+
+
 @contextlib.contextmanager
 def same_random_numbers(seed, offset):
     """Within the block, eager PyTorch's dropout, bernoulli and rand draw
@@ -187,5 +219,5 @@ def same_random_numbers(seed, offset):
                 return func(*args, **(kwargs or {}))
             return replacement(*args, **(kwargs or {}))
 
-    with Mode():
+    with Mode(), stream.function_mode(torch):
         yield stream

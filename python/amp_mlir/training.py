@@ -858,7 +858,7 @@ def _trace_step(torch, model, loss_fn, parameters, state, num_inputs,
         # traced with the math backend: its backward is then made of
         # matmuls and softmax, not a fused op torch-mlir does not lower.
         from torch.nn.attention import SDPBackend, sdpa_kernel
-        with sdpa_kernel([SDPBackend.MATH]):
+        with sdpa_kernel([SDPBackend.MATH]), stream.function_mode(torch):
             gm = make_fx(step, decomposition_table=table,
                          tracing_mode=tracing_mode,
                          _allow_non_fake_inputs=True)(

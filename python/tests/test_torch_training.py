@@ -623,6 +623,20 @@ def test_dropout_step_matches_torch():
                 1e-5 * np.abs(expected).max()
         losses.add(float(loss))
     assert len(losses) == 3  # each state draws other masks
+    # A dynamic batch (PyTorch's own dropout kernel cannot be traced on
+    # symbolic shapes: the step draws F.dropout's mask itself), run at 5.
+    dynamic = amp_mlir.from_torch_training(model, F.cross_entropy,
+                                           {"kind": "sgd"}, x, y,
+                                           dynamic_dims=0, annotate=False)
+    function = amp_mlir.compile(dynamic, level="O0").forward_backward
+    x5, y5 = torch.randn(5, 16), torch.randint(0, 4, (5,))
+    results = function(*[p.detach().numpy() for p in params],
+                       np.array([4, 2], np.int64), x5.numpy(), y5.numpy(),
+                       np.array(1.0, np.float32))
+    with philox.same_random_numbers(4, 2):
+        want = F.cross_entropy(model(x5), y5)
+    np.testing.assert_allclose(results[0], want.item(), rtol=1e-5)
+    assert results[-1].tolist() == [4, 3]
     # Trainer starts the generator at (seed, 0) and steps its offset.
     trainer = amp_mlir.Trainer(text, amp_mlir.parameters_of(model),
                                level="O0", seed=9)
