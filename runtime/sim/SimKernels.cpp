@@ -389,11 +389,13 @@ bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
     ok = launch.fibers ? runBlockWithFibers(launch) : runBlockInTurn(launch);
   };
   int64_t next = 0;
-  if (state().countOnly.load() && gridY == 1 && gridZ == 1 && blocks >= 4) {
+  if (state().countOnly.load() && !(flags & AMP_SIM_KERNEL_UNEVEN) &&
+      gridY == 1 && gridZ == 1 && blocks >= 4) {
     // Count-only: a one-dimensional grid whose first two blocks count the
     // same is taken to count the same in every block but the last (the
     // bounds checks of a tail): blocks 0, 1 and the last run, and the
-    // others are counted as block 1. Otherwise every block runs.
+    // others are counted as block 1. Otherwise (and for an uneven kernel)
+    // every block runs.
     BlockCounts before = countsOf(launch);
     runBlock(0);
     BlockCounts first = countsOf(launch) - before;

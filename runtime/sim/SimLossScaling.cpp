@@ -115,23 +115,27 @@ struct SimKernel {
 };
 
 constexpr int32_t kSync = AMP_SIM_KERNEL_SYNCHRONIZES;
+// The multi-tensor kernels: their blocks take chunks of tensors of
+// different sizes (a tensor's last chunk, a table entry's share of a
+// large tensor), which count-only mode must not take as block 1's.
+constexpr int32_t kUneven = AMP_SIM_KERNEL_UNEVEN;
 
 const SimKernel kKernels[kNumKernels] = {
     {kUpdateKernel, updateKernel, 0},
-    {kCheckKernelF32, checkKernel<kernel::UnscaleF32>, kSync},
-    {kCheckKernelF16, checkKernel<kernel::UnscaleF16>, kSync},
-    {kCheckKernelBF16, checkKernel<kernel::UnscaleBF16>, kSync},
+    {kCheckKernelF32, checkKernel<kernel::UnscaleF32>, kSync | kUneven},
+    {kCheckKernelF16, checkKernel<kernel::UnscaleF16>, kSync | kUneven},
+    {kCheckKernelBF16, checkKernel<kernel::UnscaleBF16>, kSync | kUneven},
     {kBufferKernelF32, bufferKernel<kernel::UnscaleF32>, kSync},
     {kBufferKernelF16, bufferKernel<kernel::UnscaleF16>, kSync},
     {kBufferKernelBF16, bufferKernel<kernel::UnscaleBF16>, kSync},
-    {kBufferTableKernel, tableKernel, kSync},
-    {kOptKernelSgd, optimizerKernel<AMP_OPTIMIZER_SGD>, 0},
-    {kOptKernelMomentum, optimizerKernel<AMP_OPTIMIZER_MOMENTUM>, 0},
-    {kOptKernelAdam, optimizerKernel<AMP_OPTIMIZER_ADAM>, 0},
-    {kOptKernelAdamW, optimizerKernel<AMP_OPTIMIZER_ADAMW>, 0},
+    {kBufferTableKernel, tableKernel, kSync | kUneven},
+    {kOptKernelSgd, optimizerKernel<AMP_OPTIMIZER_SGD>, kUneven},
+    {kOptKernelMomentum, optimizerKernel<AMP_OPTIMIZER_MOMENTUM>, kUneven},
+    {kOptKernelAdam, optimizerKernel<AMP_OPTIMIZER_ADAM>, kUneven},
+    {kOptKernelAdamW, optimizerKernel<AMP_OPTIMIZER_ADAMW>, kUneven},
     {kOptCommitKernel, commitKernel, 0},
     {kMatrixPassKernel, matrixPassKernel, 0},
-    {kOptBufferTableKernel, optimizerTableKernel, 0},
+    {kOptBufferTableKernel, optimizerTableKernel, kUneven},
 };
 
 void *hostPointer(DevicePtr ptr) { return reinterpret_cast<void *>(ptr); }

@@ -955,6 +955,86 @@ TEST_F(GpuSimTest, CountOnlyCountsWithoutComputing) {
     mgpuMemFree(pointer, nullptr);
 }
 
+TEST_F(GpuSimTest, CountOnlyRunsEveryBlockOfAnUnevenKernel) {
+  // Blocks 0 and 1 count the same, block 2 does less: with
+  // AMP_SIM_KERNEL_UNEVEN count-only mode runs every block, so the counts
+  // are the full run's; without it block 2 is counted as block 1.
+  const int64_t n = 1000;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  // 4 blocks of 128 threads over 300 elements: 128, 128, 44, 0.
+  int64_t count = 300;
+  void *params[] = {&in, &out, &count};
+  auto bytesRead = [&](bool countOnly, int32_t flags) {
+    ampSimSetCountOnly(countOnly);
+    ampSimResetStats();
+    ampSimLaunchKernel("test::addOneCounted", addOneCounted, 4, 1, 1, 128, 1, 1,
+                       0, params, flags);
+    ampSimSetCountOnly(0);
+    std::vector<AmpSimLaunch> launches = getLaunches();
+    return launches.size() == 1 ? launches[0].bytesRead : int64_t(-1);
+  };
+  EXPECT_EQ(bytesRead(false, 0), 300 * 4);
+  EXPECT_EQ(bytesRead(true, AMP_SIM_KERNEL_UNEVEN), 300 * 4);
+  EXPECT_EQ(bytesRead(true, 0), 256 * 4 + 128 * 4); // block 2 as block 1
+  EXPECT_EQ(gError, "");
+
+  // The runtime's multi-tensor optimizer (a compiled step's): one tensor of
+  // two full chunks (blocks 0 and 1), two of 100 elements (blocks 2, 3).
+  // Count-only mode counts what the full run counts.
+  const int64_t numels[3] = {2 * 16 * 1024, 100, 100};
+  std::vector<void *> owned;
+  auto device = [&](int64_t elements) {
+    void *pointer = mgpuMemAlloc(elements * 4, nullptr, false);
+    std::vector<float> zeros(elements, 0.0f);
+    mgpuMemcpy(pointer, zeros.data(), elements * 4, nullptr);
+    owned.push_back(pointer);
+    return static_cast<float *>(pointer);
+  };
+  const float *param[3], *state0[3], *state1[3];
+  float *paramOut[3], *state0Out[3], *state1Out[3];
+  const void *grad[3];
+  int32_t gradType[3];
+  for (int i = 0; i < 3; ++i) {
+    param[i] = device(numels[i]), state0[i] = device(numels[i]);
+    state1[i] = device(numels[i]), grad[i] = device(numels[i]);
+    paramOut[i] = device(numels[i]), state0Out[i] = device(numels[i]);
+    state1Out[i] = device(numels[i]);
+    gradType[i] = AMP_DTYPE_F32;
+  }
+  auto *step = static_cast<int32_t *>(mgpuMemAlloc(8, nullptr, false));
+  auto *skip = static_cast<uint8_t *>(mgpuMemAlloc(8, nullptr, false));
+  int64_t zero = 0;
+  mgpuMemcpy(step, &zero, 8, nullptr);
+  mgpuMemcpy(skip, &zero, 8, nullptr);
+  auto optimizerBytes = [&](bool countOnly) {
+    ampSimSetCountOnly(countOnly);
+    ampSimResetStats();
+    ampGpuOptimizerUpdateBuffers(3, param, paramOut, grad, gradType, state0,
+                                 state0Out, state1, state1Out, numels,
+                                 AMP_OPTIMIZER_ADAMW, 1e-3f, 1e-2f, 0.0f, 0.0f,
+                                 0, 0.9f, 0.999f, 1e-8f, step, skip);
+    ampSimSetCountOnly(0);
+    int64_t bytes = 0;
+    for (const AmpSimLaunch &launch : getLaunches())
+      if (launch.kind == AMP_SIM_RECORD_KERNEL)
+        bytes += launch.bytesRead + launch.bytesWritten;
+    return bytes;
+  };
+  int64_t full = optimizerBytes(false);
+  // Master, both moments and the gradient read, three values written; each
+  // of the 4 x 256 threads reads the skip flag and the step count.
+  EXPECT_EQ(full, (2 * 16 * 1024 + 200) * 28 + 4 * 256 * 5);
+  EXPECT_EQ(optimizerBytes(true), full);
+  EXPECT_EQ(gError, "");
+  for (void *pointer : owned)
+    mgpuMemFree(pointer, nullptr);
+  for (void *pointer : {(void *)in, (void *)out, (void *)step, (void *)skip})
+    mgpuMemFree(pointer, nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // The convolution's gradients
 //===----------------------------------------------------------------------===//

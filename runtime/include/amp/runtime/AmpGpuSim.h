@@ -32,6 +32,11 @@ typedef void (*AmpSimKernel)(void **params);
  *  shuffles); its threads then run as fibers, switching at each barrier and
  *  shuffle. Without it each thread runs to completion in turn. */
 #define AMP_SIM_KERNEL_SYNCHRONIZES 1
+/** Launch flag: the kernel's blocks do unequal work (a multi-tensor
+ *  kernel's blocks take chunks of tensors of different sizes), so the
+ *  count-only mode (ampSimSetCountOnly) runs every block of it instead of
+ *  counting the middle blocks as block 1. */
+#define AMP_SIM_KERNEL_UNEVEN 2
 
 /** Runs `kernel` (named `name`, "module::kernel") over the grid, one block
  *  at a time, after checking the launch against CUDA's limits: block
