@@ -700,8 +700,7 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
     Raises ValueError for bad optimizer settings or arguments (checked
     before anything is traced), FrontendError for a model whose step is not
     a function of parameters, buffers and batch (other random ops, updates
-    of other buffers, a norm with momentum=None) and for tracing or
-    import
+    of other buffers, a norm with momentum=None) and for tracing or import
     failures, UnsupportedOpError naming the ops that do not lower,
     ImportError when torch or torch-mlir is not installed.
     """
