@@ -121,9 +121,7 @@ class Stream:
             if not train or p == 0:
                 return input.clone(), torch.ones_like(input,
                                                       dtype=torch.bool)
-            keep = self._uniform(torch, input.shape, input.device) < 1 - p
-            scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-            return input * keep.to(input.dtype) * scale, keep
+            return self._drop(torch, input, p)
 
         def native_dropout_backward(grad_output, mask, scale):
             return grad_output * mask.to(grad_output.dtype) * scale
@@ -134,10 +132,7 @@ class Stream:
         def bernoulli_tensor(self_, generator=None):
             return bernoulli_mask(self_, self_)
 
-        def bernoulli_inplace_float(self_, p=0.5, generator=None):
-            return self_.copy_(bernoulli_mask(self_, p))
-
-        def bernoulli_inplace_tensor(self_, p, generator=None):
+        def bernoulli_inplace(self_, p=0.5, generator=None):
             return self_.copy_(bernoulli_mask(self_, p))
 
         def rand_like(self_, dtype=None, layout=None, device=None,
@@ -155,12 +150,18 @@ class Stream:
                     native_dropout_backward,
                 aten.bernoulli.p: bernoulli_p,
                 aten.bernoulli.default: bernoulli_tensor,
-                aten.bernoulli_.float: bernoulli_inplace_float,
-                aten.bernoulli_.Tensor: bernoulli_inplace_tensor,
+                aten.bernoulli_.float: bernoulli_inplace,
+                aten.bernoulli_.Tensor: bernoulli_inplace,
                 aten.rand_like.default: rand_like,
                 aten.rand.default: rand,
                 aten.rand.generator: rand}
 
+    def _drop(self, torch, input, p):
+        """Dropout of `input` with probability p > 0 from the next draw:
+        (output, the kept elements' mask), as aten.native_dropout."""
+        keep = self._uniform(torch, input.shape, input.device) < 1 - p
+        scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
+        return input * keep.to(input.dtype) * scale, keep
 
     def function_mode(self, torch):
         """A TorchFunctionMode that draws torch.nn.functional.dropout's mask
@@ -188,9 +189,7 @@ class Stream:
                              f"1, but got {p}")
         if not training or p == 0:
             return input
-        keep = self._uniform(torch, input.shape, input.device) < 1 - p
-        scale = 0.0 if p == 1 else 1.0 / (1.0 - p)
-        output = input * keep.to(input.dtype) * scale
+        output, _ = self._drop(torch, input, p)
         return input.copy_(output) if inplace else output
 
 
