@@ -240,6 +240,42 @@ bool amp::rt::validateScaledGemm(const char *call, const ScaledGemmArgs &s,
   return true;
 }
 
+GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) {
+  return GemmArgs{e.transA, e.transB, e.batch,   e.m,       e.n,
+                  e.k,      e.a,      e.aType,   e.lda,     e.strideA,
+                  e.b,      e.bType,  e.ldb,     e.strideB, e.c,
+                  e.cType,  e.ldc,    e.strideC, e.beta};
+}
+
+namespace {
+/// The epilogue, the bias and the addend of `e`: an AmpGemmEpilogue, and
+/// where n > 0 a non-NULL bias and an addend (or NULL) aligned to their
+/// element (cType).
+bool checkEpilogue(const char *call, const GemmEpilogueArgs &e) {
+  if (e.epilogue != AMP_GEMM_EPILOGUE_BIAS &&
+      e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS)
+    return setError(call,
+                    "invalid epilogue %" PRId32 " (expected %d = "
+                    "AMP_GEMM_EPILOGUE_BIAS or %d = "
+                    "AMP_GEMM_EPILOGUE_RELU_BIAS)",
+                    e.epilogue, AMP_GEMM_EPILOGUE_BIAS,
+                    AMP_GEMM_EPILOGUE_RELU_BIAS);
+  if (e.n == 0)
+    return true;
+  if (!e.bias)
+    return setError(
+        call, "bias is NULL (the epilogue adds n = %" PRId64 " bias elements)",
+        e.n);
+  if (reinterpret_cast<uintptr_t>(e.bias) % dtypeSize(e.cType) != 0)
+    return setError(call, "bias = %p is not aligned to its %s (cType)", e.bias,
+                    dtypeName(e.cType));
+  if (reinterpret_cast<uintptr_t>(e.addend) % dtypeSize(e.cType) != 0)
+    return setError(call, "addend = %p is not aligned to its %s (cType)",
+                    e.addend, dtypeName(e.cType));
+  return true;
+}
+} // namespace
+
 namespace {
 /// The sizes, strides, dilations (> 0) and padding (>= 0) of a convolution.
 bool checkConvGeometry(const char *call, const ConvArgs &v) {
@@ -367,6 +403,20 @@ CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
   return validateScaledGemm(call, args, /*forCuBlasLt=*/onGpu)
              ? CallCheck::Work
              : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const GemmEpilogueArgs &args,
+                         bool onGpu) {
+  // An empty GEMM as ampGpuGemm's; the epilogue's arguments are checked
+  // either way.
+  GemmArgs g = getGemmArgs(args);
+  CallCheck gemm = onGpu && isEmptyGemm(g) ? checkEmptyGemm(call, g, true)
+                   : validateGemm(call, g, /*forCuBlas=*/onGpu)
+                       ? CallCheck::Work
+                       : CallCheck::Invalid;
+  if (gemm == CallCheck::Invalid || !checkEpilogue(call, args))
+    return CallCheck::Invalid;
+  return gemm;
 }
 
 bool amp::rt::isEmptyGemm(const GemmArgs &g) {

@@ -67,10 +67,21 @@ void storeElement(void *base, int32_t type, int64_t index, double value) {
 } // namespace
 
 namespace {
-/// C = scale * op(A) op(B) + beta * C, each element's products summed in
-/// double, scaled, and rounded once to cType; `amax`, if not null, gets the
-/// largest |value| in f32 before that rounding (NaN propagates).
-void referenceGemm(const GemmArgs &g, float scale, float *amax) {
+/// What a GEMM adds after its product (GemmEpilogue): bias[j] (cType, or
+/// none) on column j, then a ReLU; beta scales `addend` (C's layout) in
+/// place of C where it is not null.
+struct ReferenceEpilogue {
+  const void *bias = nullptr;
+  bool relu = false;
+  const void *addend = nullptr;
+};
+
+/// C = act(scale * op(A) op(B) + beta * C + bias), each element's products
+/// summed in double, scaled, and rounded once to cType; `amax`, if not
+/// null, gets the largest |value| in f32 before that rounding (NaN
+/// propagates).
+void referenceGemm(const GemmArgs &g, float scale, float *amax,
+                   ReferenceEpilogue epilogue = {}) {
   float largest = 0.0f;
   for (int64_t batch = 0; batch < g.batch; ++batch) {
     int64_t aBase = batch * g.strideA, bBase = batch * g.strideB,
@@ -87,8 +98,13 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax) {
         acc *= static_cast<double>(scale);
         int64_t cIndex = cBase + i * g.ldc + j;
         if (g.beta != 0.0f)
-          acc +=
-              static_cast<double>(g.beta) * loadElement(g.c, g.cType, cIndex);
+          acc += static_cast<double>(g.beta) *
+                 loadElement(epilogue.addend ? epilogue.addend : g.c, g.cType,
+                             cIndex);
+        if (epilogue.bias)
+          acc += loadElement(epilogue.bias, g.cType, j);
+        if (epilogue.relu && acc < 0.0)
+          acc = 0.0;
         float magnitude = std::fabs(static_cast<float>(acc));
         if (!(magnitude <= largest) && !std::isnan(largest))
           largest = magnitude;
@@ -103,6 +119,13 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax) {
 
 bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
   referenceGemm(g, 1.0f, nullptr);
+  return true;
+}
+
+bool amp::rt::cpu::GemmEpilogue(const char *, const GemmEpilogueArgs &e,
+                                NoResult &) {
+  referenceGemm(getGemmArgs(e), 1.0f, nullptr,
+                {e.bias, e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS, e.addend});
   return true;
 }
 

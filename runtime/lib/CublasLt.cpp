@@ -1,6 +1,8 @@
-//===- CublasLt.cpp - FP8 GEMMs on cuBLASLt -------------------------------===//
+//===- CublasLt.cpp - GEMMs on cuBLASLt -----------------------------------===//
 //
-// Part of amp-mlir. ampGpuScaledGemm on cublasLtMatmul: FP8 operands (E4M3 x
+// Part of amp-mlir. ampGpuGemmEpilogue on cublasLtMatmul with its BIAS and
+// RELU_BIAS epilogues, descriptors and algorithm cached per shape, types
+// and alignments. ampGpuScaledGemm on cublasLtMatmul: FP8 operands (E4M3 x
 // E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation (CUBLAS_COMPUTE_32F),
 // an f32, bf16 or f16 output, the per-tensor scales as cuBLASLt's A/B scale
 // pointers, with one cached handle, workspace and f32 scratch on the shared
@@ -28,6 +30,9 @@
 #include "LibraryCallEntries.h"
 #include "ScaledGemmPlan.h"
 
+#include <algorithm>
+#include <array>
+#include <map>
 #include <mutex>
 
 using namespace amp::rt;
@@ -131,6 +136,44 @@ uint32_t alignmentOf(const void *pointer, int64_t ldBytes, int64_t batch,
   return static_cast<uint32_t>(bits & (~bits + 1));
 }
 
+/// The heuristic's first algorithm (`found` 0 when it has none) for the
+/// descriptors of `d`, under the runtime's workspace and the alignments,
+/// in bytes, of cuBLASLt's A, B and C/D (d.preference made here).
+bool findAlgorithm(const char *call, CublasLtState &st, Descriptors &d,
+                   std::array<uint32_t, 3> alignment,
+                   cublasLtMatmulHeuristicResult_t &heuristic, int &found) {
+  const CublasLtApi *api = st.api;
+  size_t workspaceBytes = kWorkspaceBytes;
+  if (!ltCheck(call, api->cublasLtMatmulPreferenceCreate(&d.preference),
+               "cublasLtMatmulPreferenceCreate") ||
+      !ltCheck(call,
+               api->cublasLtMatmulPreferenceSetAttribute(
+                   d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                   &workspaceBytes, sizeof(workspaceBytes)),
+               "cublasLtMatmulPreferenceSetAttribute"))
+    return false;
+  // Kernels that need more alignment than the operands have are excluded.
+  const struct {
+    cublasLtMatmulPreferenceAttributes_t attribute;
+    uint32_t bytes;
+  } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, alignment[0]},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES, alignment[1]},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, alignment[2]},
+                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, alignment[2]}};
+  for (const auto &entry : alignments)
+    if (!ltCheck(call,
+                 api->cublasLtMatmulPreferenceSetAttribute(
+                     d.preference, entry.attribute, &entry.bytes,
+                     sizeof(entry.bytes)),
+                 "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)"))
+      return false;
+  return ltCheck(call,
+                 api->cublasLtMatmulAlgoGetHeuristic(
+                     st.handle, d.matmul, d.a, d.b, d.c, d.c, d.preference, 1,
+                     &heuristic, &found),
+                 "cublasLtMatmulAlgoGetHeuristic");
+}
+
 /// cublasLtMatmul of `description` (checked against cuBLASLt's rules by
 /// runScaledGemm) into `output`, with the mutex held and the handle made.
 bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
@@ -174,42 +217,16 @@ bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
       !makeLayout(call, api, &d.c, toCudaType(description.dType), g.n, g.m,
                   output.ld, g.batch, output.stride))
     return false;
-  size_t workspaceBytes = kWorkspaceBytes;
-  if (!ltCheck(call, api->cublasLtMatmulPreferenceCreate(&d.preference),
-               "cublasLtMatmulPreferenceCreate") ||
-      !ltCheck(call,
-               api->cublasLtMatmulPreferenceSetAttribute(
-                   d.preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                   &workspaceBytes, sizeof(workspaceBytes)),
-               "cublasLtMatmulPreferenceSetAttribute"))
-    return false;
   // Kernels that need more alignment than the operands have are excluded.
   int64_t dBytes = static_cast<int64_t>(gemmElementSize(description.dType));
   uint32_t dAlignment = alignmentOf(output.pointer, output.ld * dBytes, g.batch,
                                     output.stride * dBytes);
-  const struct {
-    cublasLtMatmulPreferenceAttributes_t attribute;
-    uint32_t bytes;
-  } alignments[] = {{CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES,
-                     alignmentOf(g.b, g.ldb, g.batch, g.strideB)},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
-                     alignmentOf(g.a, g.lda, g.batch, g.strideA)},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, dAlignment},
-                    {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES, dAlignment}};
-  for (const auto &alignment : alignments)
-    if (!ltCheck(call,
-                 api->cublasLtMatmulPreferenceSetAttribute(
-                     d.preference, alignment.attribute, &alignment.bytes,
-                     sizeof(alignment.bytes)),
-                 "cublasLtMatmulPreferenceSetAttribute(MIN_ALIGNMENT)"))
-      return false;
   cublasLtMatmulHeuristicResult_t heuristic = {};
   int found = 0;
-  if (!ltCheck(call,
-               api->cublasLtMatmulAlgoGetHeuristic(st.handle, d.matmul, d.a,
-                                                   d.b, d.c, d.c, d.preference,
-                                                   1, &heuristic, &found),
-               "cublasLtMatmulAlgoGetHeuristic"))
+  if (!findAlgorithm(call, st, d,
+                     {alignmentOf(g.b, g.ldb, g.batch, g.strideB),
+                      alignmentOf(g.a, g.lda, g.batch, g.strideA), dAlignment},
+                     heuristic, found))
     return appendError(" for %s x %s -> %s, m = %lld, n = %lld, k = %lld",
                        dtypeName(g.aType), dtypeName(g.bType),
                        dtypeName(description.dType),
@@ -228,8 +245,30 @@ bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
                                      d.b, &beta, output.pointer, d.c,
                                      output.pointer, d.c, &heuristic.algo,
                                      reinterpret_cast<void *>(st.workspace),
-                                     workspaceBytes, gpuStream()),
+                                     kWorkspaceBytes, gpuStream()),
                  "cublasLtMatmul");
+}
+
+/// Creates the handle and the workspace on first use. Called with the mutex
+/// held and the context current.
+bool ensureHandle(const char *call, CublasLtState &st) {
+  if (st.handle)
+    return true;
+  const CublasLtApi *api = loadCublasLt(call);
+  if (!api)
+    return false;
+  st.api = api; // Loaded (its status names too), whatever follows.
+  cublasLtHandle_t handle = nullptr;
+  if (!ltCheck(call, api->cublasLtCreate(&handle), "cublasLtCreate"))
+    return false;
+  CUdeviceptr workspace = 0;
+  if (!gpuMalloc(call, kWorkspaceBytes, &workspace)) {
+    api->cublasLtDestroy(handle);
+    return false;
+  }
+  st.handle = handle;
+  st.workspace = workspace;
+  return true;
 }
 } // namespace
 
@@ -246,22 +285,8 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
                     capability);
   CublasLtState &st = cublasLtState();
   std::lock_guard<std::mutex> lock(st.mutex);
-  if (!st.handle) {
-    const CublasLtApi *api = loadCublasLt(call);
-    if (!api)
-      return false;
-    st.api = api; // Loaded (its status names too), whatever follows.
-    cublasLtHandle_t handle = nullptr;
-    if (!ltCheck(call, api->cublasLtCreate(&handle), "cublasLtCreate"))
-      return false;
-    CUdeviceptr workspace = 0;
-    if (!gpuMalloc(call, kWorkspaceBytes, &workspace)) {
-      api->cublasLtDestroy(handle);
-      return false;
-    }
-    st.handle = handle;
-    st.workspace = workspace;
-  }
+  if (!ensureHandle(call, st))
+    return false;
   size_t scratchBytes = gpuls::scaledGemmScratchBytes(g);
   if (scratchBytes && !st.scratch.reserve(call, scratchBytes))
     return false;
@@ -270,4 +295,148 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
                                   const gpuls::ScaledGemmOutput &output) {
                                 return matmul(call, st, g, description, output);
                               });
+}
+
+namespace {
+/// What selects a GEMM's cuBLASLt descriptors and algorithm: everything of
+/// a GemmEpilogue call but its pointers, whose alignments count instead.
+using GemmPlanKey = std::array<int64_t, 21>;
+
+/// A GEMM's cuBLASLt descriptors and the heuristic's algorithm, made once
+/// per GemmPlanKey and kept (as the handle) for the process.
+struct GemmPlan {
+  cublasLtMatmulDesc_t matmul = nullptr;
+  cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
+  cublasLtMatmulAlgo_t algo = {};
+};
+
+std::map<GemmPlanKey, GemmPlan> &gemmPlans() {
+  static auto *plans = new std::map<GemmPlanKey, GemmPlan>; // Leaked, as the
+  return *plans; // handle: see GpuContext.cpp.
+}
+
+GemmPlanKey getGemmPlanKey(const GemmEpilogueArgs &e) {
+  auto bytes = [](int32_t type, int64_t count) {
+    return count * static_cast<int64_t>(gemmElementSize(type));
+  };
+  return {e.transA, e.transB, e.batch, e.m, e.n, e.k, e.aType, e.lda,
+          e.batch > 1 ? e.strideA : 0, e.bType, e.ldb,
+          e.batch > 1 ? e.strideB : 0, e.cType, e.ldc,
+          e.batch > 1 ? e.strideC : 0, e.beta != 0.0f, e.epilogue,
+          alignmentOf(e.a, bytes(e.aType, e.lda), e.batch,
+                      bytes(e.aType, e.strideA)),
+          alignmentOf(e.b, bytes(e.bType, e.ldb), e.batch,
+                      bytes(e.bType, e.strideB)),
+          // C (the addend, or D in place) and D share this one.
+          std::min(alignmentOf(e.c, bytes(e.cType, e.ldc), e.batch,
+                               bytes(e.cType, e.strideC)),
+                   alignmentOf(e.addend ? e.addend : e.c, bytes(e.cType, e.ldc),
+                               e.batch, bytes(e.cType, e.strideC))),
+          alignmentOf(e.bias, 0, 1, 0)};
+}
+
+/// Makes the plan of `e` (whose key is `key`) into `plan`: descriptors in
+/// the column-major view (CublasLt.cpp's header: cuBLASLt's A is our B,
+/// its B our A, D is n x m) with the epilogue, then the heuristic's first
+/// algorithm for them. On failure, what was made is destroyed.
+bool makeGemmPlan(const char *call, CublasLtState &st,
+                  const GemmEpilogueArgs &e, const GemmPlanKey &key,
+                  GemmPlan &plan) {
+  const CublasLtApi *api = st.api;
+  Descriptors d(api);
+  cublasOperation_t opA = e.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
+                    opB = e.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
+  cublasLtEpilogue_t epilogue = e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS
+                                    ? CUBLASLT_EPILOGUE_RELU_BIAS
+                                    : CUBLASLT_EPILOGUE_BIAS;
+  if (!ltCheck(call,
+               api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
+                                             CUDA_R_32F),
+               "cublasLtMatmulDescCreate") ||
+      !ltCheck(call,
+               api->cublasLtMatmulDescSetAttribute(
+                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
+               "cublasLtMatmulDescSetAttribute(TRANSA)") ||
+      !ltCheck(call,
+               api->cublasLtMatmulDescSetAttribute(
+                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
+               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
+      !ltCheck(call,
+               api->cublasLtMatmulDescSetAttribute(
+                   d.matmul, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                   sizeof(epilogue)),
+               "cublasLtMatmulDescSetAttribute(EPILOGUE)") ||
+      // The heuristic reads the bias pointer's alignment (the key's).
+      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                  e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)"))
+    return false;
+  if (!makeLayout(call, api, &d.a, toCudaType(e.bType), e.transB ? e.k : e.n,
+                  e.transB ? e.n : e.k, e.ldb, e.batch, e.strideB) ||
+      !makeLayout(call, api, &d.b, toCudaType(e.aType), e.transA ? e.m : e.k,
+                  e.transA ? e.k : e.m, e.lda, e.batch, e.strideA) ||
+      !makeLayout(call, api, &d.c, toCudaType(e.cType), e.n, e.m, e.ldc,
+                  e.batch, e.strideC))
+    return false;
+  // The key's alignments: cuBLASLt's A is our B, its B our A.
+  cublasLtMatmulHeuristicResult_t heuristic = {};
+  int found = 0;
+  if (!findAlgorithm(call, st, d,
+                     {static_cast<uint32_t>(key[18]),
+                      static_cast<uint32_t>(key[17]),
+                      static_cast<uint32_t>(key[19])},
+                     heuristic, found))
+    return false;
+  if (found == 0)
+    return setError(call,
+                    "cuBLASLt has no kernel for %s x %s -> %s with the %s "
+                    "epilogue, m = %lld, n = %lld, k = %lld",
+                    dtypeName(e.aType), dtypeName(e.bType), dtypeName(e.cType),
+                    e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "RELU_BIAS"
+                                                              : "BIAS",
+                    static_cast<long long>(e.m), static_cast<long long>(e.n),
+                    static_cast<long long>(e.k));
+  // The plan keeps the descriptors; the preference goes with `d`.
+  plan.matmul = d.matmul;
+  plan.a = d.a;
+  plan.b = d.b;
+  plan.c = d.c;
+  plan.algo = heuristic.algo;
+  d.matmul = nullptr;
+  d.a = d.b = d.c = nullptr;
+  return true;
+}
+} // namespace
+
+/// ampGpuGemmEpilogue on cublasLtMatmul (arguments already checked): the
+/// plan of its shape, types, layouts and alignments is made on the first
+/// call and reused; each call sets its bias pointer and runs it.
+bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
+                                 NoResult &) {
+  if (!gpuInit(call) ||
+      !gpuCheckTypesSupported(call, {e.aType, e.bType, e.cType}))
+    return false;
+  CublasLtState &st = cublasLtState();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  if (!ensureHandle(call, st))
+    return false;
+  GemmPlanKey key = getGemmPlanKey(e);
+  auto found = gemmPlans().find(key);
+  if (found == gemmPlans().end()) {
+    GemmPlan plan;
+    if (!makeGemmPlan(call, st, e, key, plan))
+      return false;
+    found = gemmPlans().emplace(key, plan).first;
+  }
+  const GemmPlan &plan = found->second;
+  const CublasLtApi *api = st.api;
+  const float alpha = 1.0f, beta = e.beta;
+  return setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                    e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)") &&
+         ltCheck(call,
+                 api->cublasLtMatmul(
+                     st.handle, plan.matmul, &alpha, e.b, plan.a, e.a, plan.b,
+                     &beta, e.addend ? e.addend : e.c, plan.c, e.c, plan.c,
+                     &plan.algo, reinterpret_cast<void *>(st.workspace),
+                     kWorkspaceBytes, gpuStream()),
+                 "cublasLtMatmul");
 }

@@ -98,6 +98,9 @@ GemmArgs getGemmArgs(const ScaledGemmArgs &args);
 ScaledGemmArgs getScaledGemmArgs(const GemmArgs &args, const float *aScale,
                                  const float *bScale, float *dAmax);
 
+/// The GEMM part of a GemmEpilogue call (its first parameters are Gemm's).
+GemmArgs getGemmArgs(const GemmEpilogueArgs &args);
+
 /// The checks of validateGemm for an FP8 GEMM (FP8 operands, an f32, bf16
 /// or f16 output), then the scale and amax pointers (NULL or 4-byte
 /// aligned). `forCuBlasLt` adds cuBLASLt's rules (int32 sizes, the TN

@@ -57,18 +57,22 @@ static ::amp::sim::Peak peakOfType(int32_t type) {
   }
 }
 
-/// Reads each operand once and writes C once (C is read too when beta is
-/// not 0): 2*batch*m*n*k FLOPs. The record's name holds the types and the
-/// shape.
+/// Reads each operand once (and `bias`, n elements of cType, if not null)
+/// and writes C once (C, or `addend` in its place, is read too when beta is
+/// not 0): 2*batch*m*n*k
+/// FLOPs. The record's name holds the types and the shape, and `epilogue`
+/// where there is one.
 static void recordGemm(const char *call, const GemmArgs &g,
-                       ::amp::sim::Peak peak) {
+                       ::amp::sim::Peak peak, const void *bias = nullptr,
+                       const char *epilogue = nullptr,
+                       const void *addend = nullptr) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
   int64_t cSize = static_cast<int64_t>(gemmElementSize(g.cType));
   work.bytesRead = a * static_cast<int64_t>(gemmElementSize(g.aType)) +
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
-                   (g.beta != 0.0f ? c * cSize : 0);
+                   (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0);
   work.bytesWritten = c * cSize;
   work.flops = 2 * g.batch * g.m * g.n * g.k;
   work.peak = peak;
@@ -79,11 +83,15 @@ static void recordGemm(const char *call, const GemmArgs &g,
                      " k=" + std::to_string(g.k);
   if (g.batch > 1)
     name += " batch=" + std::to_string(g.batch);
+  if (epilogue)
+    name += std::string(" epilogue=") + epilogue;
   ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, {work});
   ::amp::sim::markAccess(g.a, false);
   ::amp::sim::markAccess(g.b, false);
+  if (bias)
+    ::amp::sim::markAccess(bias, false);
   if (g.beta != 0.0f)
-    ::amp::sim::markAccess(g.c, false);
+    ::amp::sim::markAccess(addend ? addend : g.c, false);
   ::amp::sim::markAccess(g.c, true);
 }
 
@@ -177,6 +185,25 @@ bool Gemm(const char *call, const GemmArgs &g, NoResult &result) {
     return false;
   recordGemm(call, g, peakOfType(g.aType));
   return countOnlyGemm(g) || cpu::Gemm(call, g, result);
+}
+
+bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
+                  NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  GemmArgs g = getGemmArgs(e);
+  size_t cSize = gemmElementSize(e.cType);
+  if (!checkGemmRanges(call, g) ||
+      !checkDeviceRange(call, "bias", e.bias,
+                        static_cast<uint64_t>(e.n) * cSize) ||
+      (e.addend && e.beta != 0.0f &&
+       !checkDeviceRange(call, "addend", e.addend,
+                         matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
+                             cSize)))
+    return false;
+  recordGemm(call, g, peakOfType(g.aType), e.bias,
+             e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "relu_bias" : "bias",
+             e.beta != 0.0f ? e.addend : nullptr);
+  return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {

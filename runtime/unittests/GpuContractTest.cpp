@@ -339,6 +339,158 @@ TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
   mgpuMemFree(c, nullptr);
 }
 
+/// ampGpuGemmEpilogue (cuBLASLt's BIAS and RELU_BIAS epilogues on the GPU)
+/// of `g` (offsets 0) on integer data: C = act(op(A) op(B) + beta * R +
+/// bias), R being a separate addend where `separate`, else C in place,
+/// against the plain loop rounded once; the addend is left as it was.
+void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
+                       unsigned seed) {
+  SCOPED_TRACE("epilogue " + std::to_string(epilogue) + " separate " +
+               std::to_string(separate) + " transA " +
+               std::to_string(g.transA) + " transB " +
+               std::to_string(g.transB) + " batch " + std::to_string(g.batch) +
+               " beta " + std::to_string(g.beta) + " types " +
+               std::to_string(g.aType) + " -> " + std::to_string(g.cType));
+  int64_t aRows = g.transA ? g.k : g.m, bRows = g.transB ? g.n : g.k;
+  int64_t aCols = g.transA ? g.m : g.k, bCols = g.transB ? g.k : g.n;
+  auto extent = [&](int64_t stride, int64_t rows, int64_t ld, int64_t cols) {
+    return (g.batch - 1) * stride + (rows - 1) * ld + cols;
+  };
+  std::mt19937 random(seed);
+  DeviceArray a(g.aType, extent(g.strideA, aRows, g.lda, aCols));
+  DeviceArray b(g.aType, extent(g.strideB, bRows, g.ldb, bCols));
+  DeviceArray c(g.cType, extent(g.strideC, g.m, g.ldc, g.n));
+  DeviceArray r(g.cType, c.values.size());
+  DeviceArray bias(g.cType, g.n);
+  for (DeviceArray *array : {&a, &b, &c, &r, &bias}) {
+    array->fillIntegers(random, 3);
+    array->upload();
+  }
+  ampGpuGemmEpilogue(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.device,
+                     g.aType, g.lda, g.strideA, b.device, g.aType, g.ldb,
+                     g.strideB, c.device, g.cType, g.ldc, g.strideC, g.beta,
+                     epilogue, bias.device, separate ? r.device : nullptr);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  const std::vector<float> &addend = separate ? r.values : c.values;
+  std::vector<float> expected = c.values;
+  for (int64_t batch = 0; batch < g.batch; ++batch)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double sum = bias.values[j];
+        for (int64_t p = 0; p < g.k; ++p)
+          sum += static_cast<double>(
+                     a.values[batch * g.strideA +
+                              (g.transA ? p * g.lda + i : i * g.lda + p)]) *
+                 b.values[batch * g.strideB +
+                          (g.transB ? j * g.ldb + p : p * g.ldb + j)];
+        int64_t cIndex = batch * g.strideC + i * g.ldc + j;
+        if (g.beta != 0.0f)
+          sum += g.beta * static_cast<double>(addend[cIndex]);
+        if (epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS && sum < 0)
+          sum = 0;
+        expected[cIndex] = roundTo(g.cType, sum);
+      }
+  std::vector<float> actual = c.download();
+  int64_t wrong = 0, negative = 0;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    negative += expected[i] < 0;
+    if (actual[i] != expected[i] && wrong++ < 5)
+      ADD_FAILURE() << "C element " << i << ": " << actual[i] << ", expected "
+                    << expected[i];
+  }
+  EXPECT_EQ(wrong, 0) << "elements of C's buffer that differ";
+  if (epilogue == AMP_GEMM_EPILOGUE_BIAS)
+    EXPECT_GT(negative, 0) << "no negative sum: the ReLU would go unseen";
+  EXPECT_EQ(r.download(), r.values) << "the addend was written";
+}
+
+TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheReLU) {
+  unsigned seed = 41;
+  // The GEMM's layouts and a batch, with f32 data.
+  for (bool transA : {false, true})
+    for (bool transB : {false, true})
+      for (int64_t batch : {1, 3}) {
+        GemmCase g{};
+        g.transA = transA;
+        g.transB = transB;
+        g.batch = batch;
+        g.m = 13;
+        g.n = 11;
+        g.k = 17;
+        g.lda = transA ? g.m + 1 : g.k + 2;
+        g.ldb = transB ? g.k + 3 : g.n;
+        g.ldc = g.n + 1;
+        g.strideA = (transA ? g.k : g.m) * g.lda + 5;
+        g.strideB = (transB ? g.n : g.k) * g.ldb;
+        g.strideC = g.m * g.ldc + 2;
+        g.aType = g.cType = AMP_DTYPE_F32;
+        g.beta = 0.0f;
+        checkGemmEpilogue(g, AMP_GEMM_EPILOGUE_BIAS, false, seed++);
+      }
+  // The epilogues, the addend and the output types of 16-bit operands.
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue; // Refused there (Bf16RefusedBeforeSm80).
+    for (int32_t cType : {type, int32_t(AMP_DTYPE_F32)})
+      for (int32_t epilogue :
+           {AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS})
+        for (bool separate : {false, true})
+          for (float beta : {0.0f, 1.0f}) {
+            GemmCase g{};
+            g.transB = true;
+            g.batch = 2;
+            g.m = 16;
+            g.n = 24;
+            g.k = 32;
+            g.lda = g.k;
+            g.ldb = g.k;
+            g.ldc = g.n;
+            g.strideA = g.m * g.k;
+            g.strideB = g.n * g.k;
+            g.strideC = g.m * g.n;
+            g.aType = type;
+            g.cType = cType;
+            g.beta = beta;
+            checkGemmEpilogue(g, epilogue, separate, seed++);
+          }
+  }
+}
+
+TEST_F(Contract, GemmEpilogueChecksItsArguments) {
+  void *a = mgpuMemAlloc(16 * 4, nullptr, false);
+  void *c = mgpuMemAlloc(16 * 4, nullptr, false);
+  void *bias = mgpuMemAlloc(4 * 4, nullptr, false);
+  auto call = [&](int32_t epilogue, const void *biasPointer,
+                  const void *addend) {
+    gErrors.clear();
+    ampGpuGemmEpilogue(0, 0, 1, 4, 4, 4, a, AMP_DTYPE_F32, 4, 0, a,
+                       AMP_DTYPE_F32, 4, 0, c, AMP_DTYPE_F32, 4, 0, 1.0f,
+                       epilogue, biasPointer, addend);
+    mgpuStreamSynchronize(nullptr);
+    return gErrors.empty() ? std::string() : gErrors.front();
+  };
+  EXPECT_NE(call(3, bias, nullptr)
+                .find("ampGpuGemmEpilogue: invalid "
+                      "epilogue 3 (expected 1 = "
+                      "AMP_GEMM_EPILOGUE_BIAS or 2"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_BIAS, nullptr, nullptr)
+                .find("ampGpuGemmEpilogue: bias is NULL"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_BIAS, static_cast<char *>(bias) + 2, nullptr)
+                .find("is not aligned to its f32 (cType)"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_BIAS, bias, static_cast<char *>(c) + 1)
+                .find("ampGpuGemmEpilogue: addend = "),
+            std::string::npos);
+  EXPECT_EQ(call(AMP_GEMM_EPILOGUE_RELU_BIAS, bias, nullptr), "");
+  gErrors.clear();
+  for (void *pointer : {a, c, bias})
+    mgpuMemFree(pointer, nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//

@@ -771,6 +771,52 @@ TEST_F(GpuSimTest, LibraryCallsRecordFlopsAndBytesFromTheirShapes) {
     mgpuMemFree(pointer, nullptr);
 }
 
+TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
+  // C (4 x 3, f16) = relu(A (4 x 8) B (8 x 3) + R + bias), f16 operands.
+  std::vector<uint16_t> ones(32, ampF32ToF16(1.0f)),
+      addend(12, ampF32ToF16(-9.0f)), bias(3);
+  for (int j = 0; j < 3; ++j)
+    bias[j] = ampF32ToF16(static_cast<float>(j));
+  auto upload = [](std::vector<uint16_t> &host) {
+    void *device = mgpuMemAlloc(host.size() * 2, nullptr, false);
+    mgpuMemcpy(device, host.data(), host.size() * 2, nullptr);
+    return device;
+  };
+  void *a = upload(ones), *b = upload(ones), *r = upload(addend),
+       *biasDevice = upload(bias);
+  void *c = mgpuMemAlloc(12 * 2, nullptr, false);
+  ampSimResetStats();
+  ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
+                     3, 0, c, AMP_DTYPE_F16, 3, 0, 1.0f,
+                     AMP_GEMM_EPILOGUE_RELU_BIAS, biasDevice, r);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  EXPECT_EQ(records.size(), 1u);
+  if (!records.empty()) {
+    EXPECT_STREQ(records[0].name, "ampGpuGemmEpilogue f16*f16->f16 m=4 n=3 "
+                                  "k=8 epilogue=relu_bias");
+    EXPECT_EQ(records[0].kind, AMP_SIM_RECORD_LIBRARY);
+    EXPECT_EQ(records[0].flops, 2 * 4 * 3 * 8);
+    // A, B, the addend (beta 1) and the bias read; C written once.
+    EXPECT_EQ(records[0].bytesRead, (32 + 24 + 12 + 3) * 2);
+    EXPECT_EQ(records[0].bytesWritten, 12 * 2);
+  }
+  // Each element: 8 - 9 + j, so 0 (the ReLU), 0 and 1.
+  std::vector<uint16_t> result(12);
+  mgpuMemcpy(result.data(), c, 24, nullptr);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(ampF16ToF32(result[i]), i % 3 == 2 ? 1.0f : 0.0f) << i;
+  // The bias must lie in a device allocation, as the operands.
+  ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
+                     3, 0, c, AMP_DTYPE_F16, 3, 0, 0.0f, AMP_GEMM_EPILOGUE_BIAS,
+                     bias.data(), nullptr);
+  EXPECT_NE(gError.find("ampGpuGemmEpilogue: bias"), std::string::npos)
+      << gError;
+  gError.clear();
+  for (void *pointer : {a, b, r, biasDevice, c})
+    mgpuMemFree(pointer, nullptr);
+}
+
 TEST_F(GpuSimTest, AnUnknownChipIsAnError) {
   EXPECT_STREQ(ampSimChipNames(), "h100-sxm, h200");
   AmpSimChip chip;

@@ -15,6 +15,7 @@
 #include "amp/Transforms/ContractionEpilogues.h"
 
 #include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
@@ -248,6 +249,218 @@ Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
   if (!narrowed)
     return {};
   return narrowAccumulator(rewriter, op, *narrowed, acceptable);
+}
+
+/// Whether `value` is the constant +0.0 or -0.0 of its float type.
+static bool isFloatZero(Value value) {
+  FloatAttr attr;
+  return matchPattern(value, m_Constant(&attr)) && attr.getValue().isZero();
+}
+
+/// If `value` is a ReLU of x (maximumf(x, 0) either way round, or
+/// select(cmpf ugt/ogt x, 0), x, 0)), x; else null. `ops` gets the ops.
+static Value matchRelu(Value value, SmallVectorImpl<Operation *> &ops) {
+  if (auto max = value.getDefiningOp<arith::MaximumFOp>()) {
+    Value x = isFloatZero(max.getRhs())   ? max.getLhs()
+              : isFloatZero(max.getLhs()) ? max.getRhs()
+                                          : Value();
+    if (x)
+      ops.push_back(max);
+    return x;
+  }
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  if (!select || !isFloatZero(select.getFalseValue()))
+    return {};
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  Value x = select.getTrueValue();
+  if (!cmp || cmp.getLhs() != x || !isFloatZero(cmp.getRhs()) ||
+      !(cmp.getPredicate() == arith::CmpFPredicate::UGT ||
+        cmp.getPredicate() == arith::CmpFPredicate::OGT) ||
+      !cmp->hasOneUse())
+    return {};
+  ops.append({select, cmp});
+  return x;
+}
+
+/// Whether `map` (of a generic's `rank` loops) reads the last loop only.
+static bool readsLastLoopOnly(AffineMap map, unsigned rank) {
+  return map.getNumResults() == 1 &&
+         map.getResult(0) == getAffineDimExpr(rank - 1, map.getContext());
+}
+
+/// Whether `view`, a reshape of a GEMM's accumulator, keeps its last
+/// dimension as its own last dimension (the bias's dimension).
+static bool keepsLastDimension(Operation *view) {
+  SmallVector<ReassociationIndices> groups;
+  if (auto expand = dyn_cast<memref::ExpandShapeOp>(view))
+    groups = expand.getReassociationIndices();
+  else if (auto collapse = dyn_cast<memref::CollapseShapeOp>(view))
+    groups = collapse.getReassociationIndices();
+  return !groups.empty() && groups.back().size() == 1;
+}
+
+/// `value` without an exact widening (extf), and the widening into `ops`.
+static Value skipWidening(Value value, SmallVectorImpl<Operation *> &ops) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>()) {
+    ops.push_back(ext);
+    return ext.getIn();
+  }
+  return value;
+}
+
+/// The body of `generic` as a BiasEpilogue's, its inputs' block arguments
+/// being `accArg`, `biasArg` and `residualArg` (or null): yield [truncf]
+/// [relu] (the f32 sum, by addf in any order, of the accumulator, the bias
+/// and the residual, each maybe widened by extf), and nothing else. The
+/// accumulator may be read rounded to 16 bits (truncf then extf: the
+/// GPU's narrowing of a GEMM's output, which the call makes unneeded).
+static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
+                          BlockArgument biasArg, BlockArgument residualArg,
+                          bool &relu) {
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  if (yield.getNumOperands() != 1)
+    return false;
+  SmallVector<Operation *> ops = {yield};
+  Value value = yield.getOperand(0);
+  if (auto trunc = value.getDefiningOp<arith::TruncFOp>()) {
+    if (trunc.getRoundingmodeAttr())
+      return false;
+    ops.push_back(trunc);
+    value = trunc.getIn();
+  }
+  Value x = matchRelu(value, ops);
+  relu = static_cast<bool>(x);
+  if (relu)
+    value = x;
+  // The leaves of the f32 addf tree.
+  SmallVector<Value> leaves, worklist = {value};
+  while (!worklist.empty()) {
+    Value term = worklist.pop_back_val();
+    auto add = term.getDefiningOp<arith::AddFOp>();
+    if (add && add->getBlock() == &body) {
+      if (!add.getType().isF32())
+        return false;
+      ops.push_back(add);
+      worklist.append({add.getLhs(), add.getRhs()});
+      continue;
+    }
+    leaves.push_back(term);
+  }
+  unsigned expected = residualArg ? 3 : 2;
+  if (leaves.size() != expected)
+    return false;
+  SmallVector<Value> found;
+  for (Value leaf : leaves) {
+    Value arg = skipWidening(leaf, ops);
+    if (arg != accArg)
+      if (auto trunc = arg.getDefiningOp<arith::TruncFOp>();
+          trunc && leaf != arg && trunc.getIn() == accArg &&
+          !trunc.getRoundingmodeAttr()) {
+        ops.push_back(trunc);
+        arg = accArg;
+      }
+    if (!isa<FloatType>(leaf.getType()) || !leaf.getType().isF32())
+      return false;
+    found.push_back(arg);
+  }
+  for (Value arg : {Value(accArg), Value(biasArg), Value(residualArg)})
+    if (arg && llvm::count(found, arg) != 1)
+      return false;
+  // Nothing but the ops matched reads a value between.
+  for (Operation *op : ops)
+    for (Operation *user : op->getUsers())
+      if (!llvm::is_contained(ops, user))
+        return false;
+  return body.getOperations().size() == ops.size();
+}
+
+std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
+                                              Operation *init) {
+  auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != op->getBlock() || !init ||
+      !alloc.getType().getElementType().isF32())
+    return std::nullopt;
+  BiasEpilogue epilogue;
+  OpOperand *read = nullptr;
+  for (OpOperand &use : alloc->getUses()) {
+    Operation *user = use.getOwner();
+    if (user == op || user == init || isa<memref::DeallocOp>(user))
+      continue;
+    if (read)
+      return std::nullopt;
+    if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
+      if (!user->getResult(0).hasOneUse() || !keepsLastDimension(user))
+        return std::nullopt;
+      epilogue.view = user;
+      read = &*user->getResult(0).getUses().begin();
+    } else {
+      read = &use;
+    }
+  }
+  auto generic = read ? dyn_cast<linalg::GenericOp>(read->getOwner()) : nullptr;
+  if (!generic || generic->getBlock() != op->getBlock() ||
+      !op->isBeforeInBlock(generic) || generic.getNumDpsInits() != 1 ||
+      !generic.hasPureBufferSemantics() ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.isDpsInput(read) ||
+      !generic.getMatchingIndexingMap(read).isIdentity())
+    return std::nullopt;
+  OpOperand *outOperand = generic.getDpsInitOperand(0);
+  if (!generic.getMatchingIndexingMap(outOperand).isIdentity())
+    return std::nullopt;
+  // The other inputs: the bias (its map reads the last loop only) and,
+  // maybe, the residual, read where the generic writes, of the output's
+  // type (maybe the output itself).
+  unsigned rank = generic.getNumLoops();
+  OpOperand *biasOperand = nullptr, *residualOperand = nullptr;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    if (input == read)
+      continue;
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (!biasOperand && readsLastLoopOnly(map, rank))
+      biasOperand = input;
+    else if (!residualOperand && map.isIdentity() &&
+             input->get().getType() == outOperand->get().getType())
+      residualOperand = input;
+    else
+      return std::nullopt;
+  }
+  if (!biasOperand)
+    return std::nullopt;
+  // The bias: read by the call at `op`, so there already and unchanged
+  // until the generic; of the output's type, as cuBLASLt reads it, or
+  // f32 (to be narrowed).
+  Value bias = biasOperand->get(), out = outOperand->get();
+  auto biasType = dyn_cast<MemRefType>(bias.getType());
+  Type outElement = cast<MemRefType>(out.getType()).getElementType();
+  if (!biasType || biasType.getRank() != 1 ||
+      !(biasType.getElementType() == outElement ||
+        (biasType.getElementType().isF32() &&
+         (outElement.isF16() || outElement.isBF16()))) ||
+      !DominanceInfo().properlyDominates(bias, op) ||
+      isWrittenBetween(op, generic, bias))
+    return std::nullopt;
+  // The residual is read by the call at `op` too (beta = 1), so it must be
+  // there and unchanged until the generic (which may write it).
+  Value residual = residualOperand ? residualOperand->get() : Value();
+  if (residual && (!DominanceInfo().properlyDominates(residual, op) ||
+                   isWrittenBetween(op, generic->getPrevNode(), residual)))
+    return std::nullopt;
+  bool relu = false;
+  if (!matchBiasBody(generic, generic.getMatchingBlockArgument(read),
+                     generic.getMatchingBlockArgument(biasOperand),
+                     residualOperand
+                         ? generic.getMatchingBlockArgument(residualOperand)
+                         : BlockArgument(),
+                     relu))
+    return std::nullopt;
+  epilogue.generic = generic;
+  epilogue.bias = bias;
+  epilogue.out = out;
+  epilogue.relu = relu;
+  epilogue.residual = residual;
+  return epilogue;
 }
 
 /// The type that the first generic reading `acc` narrows it to (f16 or

@@ -6,7 +6,9 @@
 // operands into an f32 or same-typed result become the backend's GEMM call
 // (ampGpuGemm: cuBLAS; ampCpuLibraryGemm: CBLAS). A zero fill of the output
 // right before is beta = 0; an f32 accumulator that is only narrowed is
-// written in the 16-bit type (Epilogues.cpp). Sizes, leading dimensions
+// written in the 16-bit type (Epilogues.cpp); a bias epilogue (and a ReLU)
+// of an f32 accumulator is the GPU's GEMM with epilogue
+// (ampGpuGemmEpilogue: cuBLASLt). Sizes, leading dimensions
 // and batch strides may be dynamic: the call reads them from the
 // descriptors. The matching and the arguments are shared with the scaled
 // GEMM (ScaledGemmCalls.cpp).
@@ -14,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "LibraryCallLowering.h"
+
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 
 namespace mlir {
 namespace amp {
@@ -201,8 +205,115 @@ SmallVector<Value> buildGemmArguments(OpBuilder &b, Location loc,
           createF32(b, loc, beta)};
 }
 
+/// `bias` (rank 1, f32) rounded to `type` in a new buffer, by a generic
+/// built at the rewriter's insertion point (a kernel of its own).
+static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
+                        Type type) {
+  auto biasType = cast<MemRefType>(bias.getType());
+  SmallVector<Value> sizes;
+  if (biasType.isDynamicDim(0))
+    sizes.push_back(memref::DimOp::create(rewriter, loc, bias, 0));
+  Value narrow = memref::AllocOp::create(
+      rewriter, loc, MemRefType::get(biasType.getShape(), type), sizes);
+  AffineMap identity = rewriter.getMultiDimIdentityMap(1);
+  linalg::GenericOp::create(
+      rewriter, loc, ValueRange{bias}, ValueRange{narrow},
+      ArrayRef<AffineMap>{identity, identity},
+      ArrayRef<utils::IteratorType>{utils::IteratorType::parallel},
+      [&](OpBuilder &b, Location nested, ValueRange args) {
+        Value rounded = arith::TruncFOp::create(b, nested, type, args[0]);
+        linalg::YieldOp::create(b, nested, rounded);
+      });
+  return narrow;
+}
+
+/// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by
+/// `fill`, as one call of the backend's GEMM with epilogue (cuBLASLt's
+/// BIAS or RELU_BIAS) that writes the output of its bias epilogue
+/// (matchBiasEpilogue) in the epilogue's place, reading the residual as
+/// its C (beta = 1); fails, changing nothing, where the backend has no
+/// such call or nothing matches.
+static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
+                                      linalg::LinalgOp op,
+                                      const GemmOperands &gemm,
+                                      linalg::FillOp fill,
+                                      const LibraryBackend &backend) {
+  std::optional<RuntimeFunction> function =
+      backend.getFunction(LibraryCall::GemmEpilogue);
+  if (!function || gemm.types.result != kF32Code)
+    return failure();
+  std::optional<BiasEpilogue> epilogue = matchBiasEpilogue(op, gemm.c, fill);
+  if (!epilogue)
+    return failure();
+  // The call's output type: f32, or the operands' type (as the GEMM's).
+  int32_t cType =
+      getDTypeCode(cast<MemRefType>(epilogue->out.getType()).getElementType());
+  std::string ignored;
+  if ((cType != kF32Code && cType != gemm.types.lhs) ||
+      failed(getBufferInfo(epilogue->bias, ignored, /*dynamic=*/true)))
+    return failure();
+  // The call writes the output while it reads A and B, which the GEMM
+  // had read whole before the generic wrote it: no view of one buffer.
+  Value root = memref::skipViewLikeOps(cast<MemrefValue>(epilogue->out));
+  for (Value operand : {gemm.a, gemm.b})
+    if (memref::skipViewLikeOps(cast<MemrefValue>(operand)) == root)
+      return failure();
+  // A residual other than the output is read as the call writes the
+  // output: through the inverse of the accumulator's view (an expand_shape
+  // of it, which the residual's collapse undoes).
+  Value residual = epilogue->residual;
+  bool separate = residual && residual != epilogue->out;
+  SmallVector<ReassociationIndices> reassociation;
+  if (separate && epilogue->view) {
+    auto expand = dyn_cast<memref::ExpandShapeOp>(epilogue->view);
+    if (!expand)
+      return failure();
+    reassociation = expand.getReassociationIndices();
+    if (!memref::CollapseShapeOp::isGuaranteedCollapsible(
+            cast<MemRefType>(residual.getType()), reassociation))
+      return failure();
+  }
+  ArrayRef<int64_t> shape = gemm.ci.type.getShape();
+  Value out =
+      takeOutput(rewriter, op, epilogue->generic, epilogue->out, epilogue->view,
+                 [&](Value buffer) { return isGemmOutput(buffer, shape); });
+  if (!out)
+    return failure();
+  auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
+  for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      rewriter.eraseOp(user);
+  rewriter.eraseOp(fill);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Type outElement = cast<MemRefType>(out.getType()).getElementType();
+  Value bias = epilogue->bias;
+  if (cast<MemRefType>(bias.getType()).getElementType() != outElement)
+    bias = narrowBias(rewriter, loc, bias, outElement);
+  SmallVector<Value> args = buildGemmArguments(
+      rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
+      cType, /*beta=*/residual ? 1.0f : 0.0f);
+  args.push_back(
+      createI32(rewriter, loc,
+                static_cast<int32_t>(epilogue->relu ? GemmEpilogueKind::ReluBias
+                                                    : GemmEpilogueKind::Bias)));
+  args.push_back(createBufferPointer(rewriter, loc, bias));
+  if (separate) {
+    if (!reassociation.empty())
+      residual = memref::CollapseShapeOp::create(rewriter, loc, residual,
+                                                 reassociation);
+    args.push_back(createBufferPointer(rewriter, loc, residual));
+  } else {
+    args.push_back(LLVM::ZeroOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext())));
+  }
+  replaceWithCall(rewriter, op, *function, args, {accumulator});
+  return success();
+}
+
 namespace {
-/// A (batch) matmul of f16, bf16 or f32 operands as the backend's GEMM.
+/// A (batch) matmul of f16, bf16 or f32 operands as the backend's GEMM,
+/// with its bias epilogue where the backend's GEMM can take it.
 template <typename OpTy>
 struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
   GemmToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
@@ -217,6 +328,8 @@ struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
       return failure();
     rewriter.setInsertionPoint(op);
     linalg::FillOp fill = findZeroFill(op, gemm->c);
+    if (fill && succeeded(fuseBiasEpilogue(rewriter, op, *gemm, fill, backend)))
+      return success();
     GemmOutput output = getGemmOutput(rewriter, op, *gemm, fill,
                                       gemm->ai.type.getElementType());
     float beta = fill ? 0.0f : 1.0f;

@@ -111,6 +111,38 @@ Value narrowOutput(RewriterBase &rewriter, Operation *op, Value acc,
 Type getReadersNarrowedType(Value acc);
 bool isWrittenBetween(Operation *op, Operation *last, Value buffer);
 
+/// A GEMM's epilogue that the GEMM-with-epilogue call computes itself
+/// (Epilogues.cpp): the one generic reading the GEMM's zero-filled f32
+/// accumulator (directly or through `view`, one reshape that keeps its
+/// last dimension) adds a bias along that dimension and, maybe, a
+/// residual of the output's type (the call's addend, beta = 1; maybe the
+/// output itself, in place), then maybe a ReLU,
+/// and stores the f32 sum rounded once, in f32 or a 16-bit type.
+struct BiasEpilogue {
+  linalg::GenericOp generic;
+  Operation *view = nullptr;
+  /// The rank-1 bias buffer: of the output's element type, or f32 for a
+  /// 16-bit output (the call reads it narrowed).
+  Value bias;
+  /// The generic's output buffer, which the call writes instead.
+  Value out;
+  bool relu = false;
+  /// The buffer of `out`'s type whose elements the sum includes (the
+  /// call's addend), or null: `out` itself (in place) or another.
+  Value residual;
+};
+
+/// The bias epilogue of the GEMM `op` into the accumulator `acc`, set
+/// whole by `init` (its zero fill), or std::nullopt (see BiasEpilogue).
+/// The call computes the generic's f32 sum (in its own order, as the
+/// product's) and rounds it once. Two roundings differ from the
+/// generic's: an f32 bias of a 16-bit output is rounded to that type
+/// (cuBLASLt reads the bias in the output's type, as PyTorch autocast's
+/// addmm passes it), and an accumulator the generic reads rounded to 16
+/// bits (the GPU's narrowed GEMM output) is read unrounded.
+std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
+                                              Operation *init);
+
 /// True if an operand of `op` is of an FP8 type the libraries take
 /// (E4M3FN or E5M2): an amp-float8-contractions contraction.
 bool hasFloat8Operand(linalg::LinalgOp op);

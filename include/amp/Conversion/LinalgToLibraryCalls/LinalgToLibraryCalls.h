@@ -37,6 +37,9 @@ enum class LibraryCall;
 /// The `layout` argument of the convolution calls (the runtime's
 /// AmpConvLayout, AmpRuntime.h).
 enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
+/// The epilogues of the GEMM-with-epilogue call (the runtime's
+/// AmpGemmEpilogue, AmpRuntime.h; values are ABI).
+enum class GemmEpilogueKind : int32_t { Bias = 1, ReluBias = 2 };
 
 /// The target-specific half of the library calls: which runtime function
 /// each family calls, and what the target's libraries take. The families

@@ -140,6 +140,15 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
  * table LibraryCalls.def, which documents them.
  *===----------------------------------------------------------------------===*/
 
+/** Epilogues of ampGpuGemmEpilogue/ampCpuGemmEpilogue (their `epilogue`
+ *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS and _RELU_BIAS. */
+typedef enum AmpGemmEpilogue {
+  /** C = A*B + beta*C + bias (bias broadcast along the rows). */
+  AMP_GEMM_EPILOGUE_BIAS = 1,
+  /** C = max(A*B + beta*C + bias, 0). */
+  AMP_GEMM_EPILOGUE_RELU_BIAS = 2,
+} AmpGemmEpilogue;
+
 /** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
 typedef enum AmpConvLayout {
   /** x: N x C x H x W, wt: F x C x KH x KW, y: N x F x OH x OW

@@ -1,0 +1,296 @@
+// RUN: amp-opt %s --amp-linalg-to-library-calls --canonicalize --split-input-file \
+// RUN:     --mlir-print-op-on-diagnostic=false -verify-diagnostics | FileCheck %s
+// RUN: amp-opt %s --amp-linalg-to-library-calls=target=cpu --canonicalize \
+// RUN:     --split-input-file | FileCheck %s --check-prefix=CPU
+
+// The GPU's GEMM with epilogue (cuBLASLt's BIAS and RELU_BIAS): a bias
+// epilogue of a GEMM's zero-filled f32 accumulator is the call's, which
+// writes the epilogue's output; the generic, the fill and the accumulator
+// go. The CPU pipeline's GEMM has no epilogue: its calls stay as they were.
+
+// An f32 GEMM and its bias (O0's linear): cType 0 (f32), beta 0, epilogue 1
+// (BIAS), the bias, no addend.
+// CHECK-LABEL: func.func @bias
+// CHECK-SAME: (%{{.*}}: memref<64x32xf32>, %{{.*}}: memref<32x16xf32>, %[[BIAS:.*]]: memref<16xf32>)
+// CHECK-DAG: %[[F32:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[BETA:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG: %[[BIAS_EPILOGUE:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<64x16xf32>
+// CHECK: memref.extract_aligned_pointer_as_index %[[OUT]]
+// CHECK: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
+// CHECK: %[[BI:.*]] = arith.index_cast %[[BP]]
+// CHECK: %[[B:.*]] = llvm.inttoptr %[[BI]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %[[BETA]], %[[BIAS_EPILOGUE]], %[[B]], %[[NULL]])
+// CHECK-NOT: linalg.
+// CHECK: return %[[OUT]]
+// CPU-LABEL: func.func @bias
+// CPU: llvm.call @ampCpuLibraryGemm
+// CPU: linalg.generic
+// CPU-NOT: Epilogue
+func.func @bias(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %bias: memref<16xf32>) -> memref<64x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc : memref<64x16xf32>)
+  %out = memref.alloc() : memref<64x16xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<64x16xf32>, memref<16xf32>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %c, %x : f32
+    linalg.yield %s : f32
+  }
+  memref.dealloc %acc : memref<64x16xf32>
+  return %out : memref<64x16xf32>
+}
+
+// -----
+
+// A ReLU after the bias, as maximumf (tosa.clamp's) or as select(x > 0)
+// (torch's), of a batched GEMM with a bias shared by the batch: epilogue 2
+// (RELU_BIAS), bf16 bias and output (cType 2).
+// CHECK-LABEL: func.func @relu_bias
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[TWO]], %{{.*}}, %{{.*}}, %{{.*}}, %[[TWO]], %{{.*}}, %{{.*}})
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[TWO]], %{{.*}}, %{{.*}}, %{{.*}}, %[[TWO]], %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.
+// CHECK-NOT: f32>
+func.func @relu_bias(%a: memref<4x16x32xbf16>, %b: memref<4x32x8xbf16>, %bias: memref<8xbf16>, %out: memref<4x16x8xbf16>, %out2: memref<4x16x8xbf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<4x16x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<4x16x8xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<4x16x32xbf16>, memref<4x32x8xbf16>) outs(%acc : memref<4x16x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%acc, %bias : memref<4x16x8xf32>, memref<8xbf16>) outs(%out : memref<4x16x8xbf16>) {
+  ^bb0(%x: f32, %c: bf16, %o: bf16):
+    %w = arith.extf %c : bf16 to f32
+    %s = arith.addf %x, %w : f32
+    %r = arith.maximumf %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  %acc2 = memref.alloc() : memref<4x16x8xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<4x16x8xf32>)
+  linalg.batch_matmul ins(%a, %b : memref<4x16x32xbf16>, memref<4x32x8xbf16>) outs(%acc2 : memref<4x16x8xf32>)
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%acc2, %bias : memref<4x16x8xf32>, memref<8xbf16>) outs(%out2 : memref<4x16x8xbf16>) {
+  ^bb0(%x: f32, %c: bf16, %o: bf16):
+    %w = arith.extf %c : bf16 to f32
+    %s = arith.addf %x, %w : f32
+    %p = arith.cmpf ugt, %s, %zero : f32
+    %r = arith.select %p, %s, %zero : f32
+    %t = arith.truncf %r : f32 to bf16
+    linalg.yield %t : bf16
+  }
+  return
+}
+
+// -----
+
+// O2's linear on the GPU: f16 operands, the accumulator read narrowed (the
+// GPU's 16-bit GEMM output) through a view, an f32 bias: the call reads the
+// accumulator unrounded and the bias rounded to f16 (as cuBLASLt takes it,
+// and PyTorch autocast's addmm passes it) by a generic of its own, and
+// writes the f16 output through the view's inverse (cType 1).
+// CHECK-LABEL: func.func @narrowed
+// CHECK-SAME: %[[BIAS:[^:]*]]: memref<192xf32>
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[OUT:.*]] = memref.alloc() : memref<2x64x192xf16>
+// CHECK: %[[FLAT:.*]] = memref.collapse_shape %[[OUT]] {{\[}}[0, 1], [2]] : memref<2x64x192xf16> into memref<128x192xf16>
+// CHECK: %[[NARROW:.*]] = memref.alloc() : memref<192xf16>
+// CHECK: linalg.generic
+// CHECK-SAME: ins(%[[BIAS]] : memref<192xf32>) outs(%[[NARROW]] : memref<192xf16>)
+// CHECK: arith.truncf
+// CHECK: memref.extract_aligned_pointer_as_index %[[FLAT]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[NARROW]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %{{.*}}, %{{.*}}, %{{.*}}, %[[ONE]], %{{.*}}, %{{.*}})
+// CHECK-NOT: linalg.
+// CHECK: return %[[OUT]]
+func.func @narrowed(%a: memref<128x64xf16>, %b: memref<64x192xf16>, %bias: memref<192xf32>) -> memref<2x64x192xf16> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<128x192xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x192xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x192xf16>) outs(%acc : memref<128x192xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 64, 192] : memref<128x192xf32> into memref<2x64x192xf32>
+  %out = memref.alloc() : memref<2x64x192xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %bias : memref<2x64x192xf32>, memref<192xf32>) outs(%out : memref<2x64x192xf16>) {
+  ^bb0(%x: f32, %c: f32, %o: f16):
+    %n = arith.truncf %x : f32 to f16
+    %w = arith.extf %n : f16 to f32
+    %s = arith.addf %w, %c : f32
+    %t = arith.truncf %s : f32 to f16
+    linalg.yield %t : f16
+  }
+  return %out : memref<2x64x192xf16>
+}
+
+// -----
+
+// A residual added after the bias: in place (the generic writes the
+// residual it reads: the call's C, beta 1, no addend), or into a new buffer
+// (the residual is the call's addend, read through the view's inverse).
+// CHECK-LABEL: func.func @residual
+// CHECK-SAME: %[[RES:[^:]*]]: memref<2x64x64xf32>
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-DAG: %[[BIAS_EPILOGUE:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[IN_PLACE:.*]] = memref.collapse_shape %[[RES]] {{\[}}[0, 1], [2]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[IN_PLACE]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[NULL]])
+// CHECK: %[[NEW:.*]] = memref.alloc() : memref<2x64x64xf32>
+// CHECK: %[[NEW_FLAT:.*]] = memref.collapse_shape %[[NEW]] {{\[}}[0, 1], [2]]
+// CHECK: memref.extract_aligned_pointer_as_index %[[NEW_FLAT]]
+// CHECK: %[[RES_FLAT:.*]] = memref.collapse_shape %[[RES]] {{\[}}[0, 1], [2]]
+// CHECK: %[[RP:.*]] = memref.extract_aligned_pointer_as_index %[[RES_FLAT]]
+// CHECK: %[[RI:.*]] = arith.index_cast %[[RP]]
+// CHECK: %[[R:.*]] = llvm.inttoptr %[[RI]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[R]])
+// CHECK-NOT: linalg.
+// CHECK: return %[[NEW]]
+func.func @residual(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %bias: memref<64xf32>, %res: memref<2x64x64xf32>) -> memref<2x64x64xf32> {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x64xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x64xf16>) outs(%acc : memref<128x64xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 64, 64] : memref<128x64xf32> into memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %bias, %res : memref<2x64x64xf32>, memref<64xf32>, memref<2x64x64xf32>) outs(%res : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %c: f32, %r: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %t = arith.addf %s, %r : f32
+    linalg.yield %t : f32
+  }
+  %acc2 = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<128x64xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x64xf16>) outs(%acc2 : memref<128x64xf32>)
+  %view2 = memref.expand_shape %acc2 [[0, 1], [2]] output_shape [2, 64, 64] : memref<128x64xf32> into memref<2x64x64xf32>
+  %new = memref.alloc() : memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%res, %view2, %bias : memref<2x64x64xf32>, memref<2x64x64xf32>, memref<64xf32>) outs(%new : memref<2x64x64xf32>) {
+  ^bb0(%r: f32, %x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %t = arith.addf %r, %s : f32
+    linalg.yield %t : f32
+  }
+  return %new : memref<2x64x64xf32>
+}
+
+// -----
+
+// Epilogues the call does not compute exactly stay generated kernels after
+// a plain GEMM: a bias along the rows, another op in the body (a scale), a
+// second reader of the accumulator, a bias written between the GEMM and its
+// epilogue, an f16 bias of an f32 output (cuBLASLt reads the output's
+// type), and a view that splits the bias's dimension.
+// CHECK-LABEL: func.func @not_fused
+// CHECK-NOT: ampGpuGemmEpilogue
+// CHECK-COUNT-6: call @ampGpuGemm(
+// CHECK-NOT: ampGpuGemmEpilogue
+func.func @not_fused(%a: memref<64x32xf32>, %b: memref<32x16xf32>, %rows: memref<64xf32>, %bias: memref<16xf32>, %half: memref<16xf16>, %out: memref<64x16xf32>, %out2: memref<64x16xf32>, %split: memref<64x4x4xf32>, %quarter: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %two = arith.constant 2.0 : f32
+  %acc = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %rows : memref<64x16xf32>, memref<64xf32>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  }
+  %acc2 = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc2 : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2, %bias : memref<64x16xf32>, memref<16xf32>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %m = arith.mulf %s, %two : f32
+    linalg.yield %m : f32
+  }
+  %acc3 = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc3 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc3 : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc3, %bias : memref<64x16xf32>, memref<16xf32>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc3 : memref<64x16xf32>) outs(%out2 : memref<64x16xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    linalg.yield %x : f32
+  }
+  %acc4 = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc4 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc4 : memref<64x16xf32>)
+  linalg.fill ins(%two : f32) outs(%bias : memref<16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc4, %bias : memref<64x16xf32>, memref<16xf32>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  }
+  %acc5 = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc5 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc5 : memref<64x16xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc5, %half : memref<64x16xf32>, memref<16xf16>) outs(%out : memref<64x16xf32>) {
+  ^bb0(%x: f32, %c: f16, %o: f32):
+    %w = arith.extf %c : f16 to f32
+    %s = arith.addf %x, %w : f32
+    linalg.yield %s : f32
+  }
+  %acc6 = memref.alloc() : memref<64x16xf32>
+  linalg.fill ins(%zero : f32) outs(%acc6 : memref<64x16xf32>)
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x16xf32>) outs(%acc6 : memref<64x16xf32>)
+  %view = memref.expand_shape %acc6 [[0], [1, 2]] output_shape [64, 4, 4] : memref<64x16xf32> into memref<64x4x4xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j, k) -> (i, j, k)>, affine_map<(i, j, k) -> (k)>, affine_map<(i, j, k) -> (i, j, k)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %quarter : memref<64x4x4xf32>, memref<4xf32>) outs(%split : memref<64x4x4xf32>) {
+  ^bb0(%x: f32, %c: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    linalg.yield %s : f32
+  }
+  return
+}
+
+// -----
+
+// A residual added in place into A's own buffer: the call would write it
+// while reading it (the GEMM read A whole before the generic wrote it).
+// CHECK-LABEL: func.func @residual_is_the_input
+// CHECK: call @ampGpuGemm(
+// CHECK-NOT: ampGpuGemmEpilogue
+// CHECK: linalg.generic
+func.func @residual_is_the_input(%b: memref<64x64xf32>, %bias: memref<64xf32>, %res: memref<2x64x64xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %a = memref.collapse_shape %res [[0, 1], [2]] : memref<2x64x64xf32> into memref<128x64xf32>
+  %acc = memref.alloc() : memref<128x64xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x64xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x64xf32>) outs(%acc : memref<128x64xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 64, 64] : memref<128x64xf32> into memref<2x64x64xf32>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %bias, %res : memref<2x64x64xf32>, memref<64xf32>, memref<2x64x64xf32>) outs(%res : memref<2x64x64xf32>) {
+  ^bb0(%x: f32, %c: f32, %r: f32, %o: f32):
+    %s = arith.addf %x, %c : f32
+    %t = arith.addf %s, %r : f32
+    linalg.yield %t : f32
+  }
+  return
+}
