@@ -262,7 +262,10 @@ def lower(args, bench, variant):
     ir = out.stdout
     return {"ok": True, "seconds": seconds,
             "kernels": len(re.findall(r"\bgpu\.launch_func\b", ir)),
-            "gemm": len(re.findall(r"llvm\.call @ampGpuGemm\(", ir)),
+            "gemm": len(re.findall(r"llvm\.call @ampGpuGemm(Epilogue)?\(",
+                                   ir)),
+            "gemm_epilogue": len(re.findall(
+                r"llvm\.call @ampGpuGemmEpilogue\(", ir)),
             "conv": len(re.findall(r"llvm\.call @ampGpuConv2d\(", ir)),
             "syncs": len(re.findall(r"llvm\.call @mgpuStreamSynchronize\(", ir)),
             "binaries": len(re.findall(r"^\s*gpu\.binary @", ir, re.M))}
@@ -286,13 +289,14 @@ def compile_only(args, benches):
             r = lowered[(b.name, b.args_label, v.label())]
             if r["ok"]:
                 rows.append([b.name, b.args_label, v.label(), r["kernels"],
-                             r["gemm"], r["conv"], r["syncs"], "yes"])
+                             r["gemm"], r["gemm_epilogue"], r["conv"],
+                             r["syncs"], "yes"])
             else:
                 failed += 1
                 rows.append([b.name, b.args_label, v.label(), "-", "-", "-", "-",
-                             "no: " + r["error"].replace("|", "\\|")])
-    table(["module", "arguments", "level", "gpu.launch_func", "ampGpuGemm",
-           "ampGpuConv2d", "host syncs", "lowers"], rows)
+                             "-", "no: " + r["error"].replace("|", "\\|")])
+    table(["module", "arguments", "level", "gpu.launch_func", "GEMM calls",
+           "with epilogue", "ampGpuConv2d", "host syncs", "lowers"], rows)
     print(f"{len(rows) - failed} of {len(rows)} lowered "
           f"({time.perf_counter() - start:.1f} s)")
     results = {"compile_only": [
@@ -849,8 +853,8 @@ def models_section(args, rt, benches, results, lowered):
         print("amp-run --compare --repeat: the time of each level and of the "
               "fp32 module (O0) in the same process; speed-up = fp32 / level; "
               "rel L2 err of the output against fp32 (max over outputs). "
-              "Kernels and GEMMs: gpu.launch_func and ampGpuGemm calls after "
-              "lowering.\n", flush=True)
+              "Kernels and GEMMs: gpu.launch_func and ampGpuGemm(Epilogue) "
+              "calls after lowering.\n", flush=True)
     log = os.path.join(args.out_dir, "amp-run.log")
     rows = None
     inputs = {}

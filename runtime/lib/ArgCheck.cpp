@@ -253,13 +253,14 @@ namespace {
 /// element (cType).
 bool checkEpilogue(const char *call, const GemmEpilogueArgs &e) {
   if (e.epilogue != AMP_GEMM_EPILOGUE_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS)
+      e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS &&
+      e.epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS)
     return setError(call,
                     "invalid epilogue %" PRId32 " (expected %d = "
-                    "AMP_GEMM_EPILOGUE_BIAS or %d = "
-                    "AMP_GEMM_EPILOGUE_RELU_BIAS)",
+                    "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS "
+                    "or %d = AMP_GEMM_EPILOGUE_GELU_BIAS)",
                     e.epilogue, AMP_GEMM_EPILOGUE_BIAS,
-                    AMP_GEMM_EPILOGUE_RELU_BIAS);
+                    AMP_GEMM_EPILOGUE_RELU_BIAS, AMP_GEMM_EPILOGUE_GELU_BIAS);
   if (e.n == 0)
     return true;
   if (!e.bias)

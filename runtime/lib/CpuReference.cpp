@@ -68,13 +68,19 @@ void storeElement(void *base, int32_t type, int64_t index, double value) {
 
 namespace {
 /// What a GEMM adds after its product (GemmEpilogue): bias[j] (cType, or
-/// none) on column j, then a ReLU; beta scales `addend` (C's layout) in
-/// place of C where it is not null.
+/// none) on column j, then the activation (an AmpGemmEpilogue's; 0: none);
+/// beta scales `addend` (C's layout) in place of C where it is not null.
 struct ReferenceEpilogue {
   const void *bias = nullptr;
-  bool relu = false;
+  int32_t activation = 0;
   const void *addend = nullptr;
 };
+
+/// GELU's tanh approximation (cuBLASLt's GELU), in double.
+double geluTanh(double x) {
+  const double sqrt2OverPi = 0.79788456080286535588;
+  return 0.5 * x * (1.0 + std::tanh(sqrt2OverPi * (x + 0.044715 * x * x * x)));
+}
 
 /// C = act(scale * op(A) op(B) + beta * C + bias), each element's products
 /// summed in double, scaled, and rounded once to cType; `amax`, if not
@@ -103,8 +109,10 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax,
                              cIndex);
         if (epilogue.bias)
           acc += loadElement(epilogue.bias, g.cType, j);
-        if (epilogue.relu && acc < 0.0)
+        if (epilogue.activation == AMP_GEMM_EPILOGUE_RELU_BIAS && acc < 0.0)
           acc = 0.0;
+        else if (epilogue.activation == AMP_GEMM_EPILOGUE_GELU_BIAS)
+          acc = geluTanh(acc);
         float magnitude = std::fabs(static_cast<float>(acc));
         if (!(magnitude <= largest) && !std::isnan(largest))
           largest = magnitude;
@@ -124,8 +132,7 @@ bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
 
 bool amp::rt::cpu::GemmEpilogue(const char *, const GemmEpilogueArgs &e,
                                 NoResult &) {
-  referenceGemm(getGemmArgs(e), 1.0f, nullptr,
-                {e.bias, e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS, e.addend});
+  referenceGemm(getGemmArgs(e), 1.0f, nullptr, {e.bias, e.epilogue, e.addend});
   return true;
 }
 

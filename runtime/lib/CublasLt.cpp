@@ -1,15 +1,15 @@
 //===- CublasLt.cpp - GEMMs on cuBLASLt -----------------------------------===//
 //
-// Part of amp-mlir. ampGpuGemmEpilogue on cublasLtMatmul with its BIAS and
-// RELU_BIAS epilogues, descriptors and algorithm cached per shape, types
-// and alignments. ampGpuScaledGemm on cublasLtMatmul: FP8 operands (E4M3 x
-// E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation (CUBLAS_COMPUTE_32F),
-// an f32, bf16 or f16 output, the per-tensor scales as cuBLASLt's A/B scale
-// pointers, with one cached handle, workspace and f32 scratch on the shared
-// stream. cublasGemmEx has no FP8 types; cuBLASLt's FP8 kernels need sm_89
-// or later and the "TN" layout, which ArgCheck.cpp enforces before this
-// runs. The output's amax is not cuBLASLt's AMAX_D pointer, which cuBLASLt
-// takes only for an FP8 D (an H200 refused it for a bf16 D with
+// Part of amp-mlir. ampGpuGemmEpilogue on cublasLtMatmul with its BIAS,
+// RELU_BIAS and GELU_BIAS epilogues, descriptors and algorithm cached per
+// shape, types and alignments. ampGpuScaledGemm on cublasLtMatmul: FP8 operands
+// (E4M3 x E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation
+// (CUBLAS_COMPUTE_32F), an f32, bf16 or f16 output, the per-tensor scales as
+// cuBLASLt's A/B scale pointers, with one cached handle, workspace and f32
+// scratch on the shared stream. cublasGemmEx has no FP8 types; cuBLASLt's FP8
+// kernels need sm_89 or later and the "TN" layout, which ArgCheck.cpp enforces
+// before this runs. The output's amax is not cuBLASLt's AMAX_D pointer, which
+// cuBLASLt takes only for an FP8 D (an H200 refused it for a bf16 D with
 // CUBLAS_STATUS_INVALID_VALUE): runScaledGemm (GpuScaledGemm.cpp) computes
 // it with the runtime's own kernel, as lib/ScaledGemmPlan.h plans, around
 // the matmul below.
@@ -346,9 +346,10 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
   Descriptors d(api);
   cublasOperation_t opA = e.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                     opB = e.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
-  cublasLtEpilogue_t epilogue = e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS
-                                    ? CUBLASLT_EPILOGUE_RELU_BIAS
-                                    : CUBLASLT_EPILOGUE_BIAS;
+  cublasLtEpilogue_t epilogue =
+      e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? CUBLASLT_EPILOGUE_RELU_BIAS
+      : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
+                                                  : CUBLASLT_EPILOGUE_BIAS;
   if (!ltCheck(call,
                api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
                                              CUDA_R_32F),
@@ -391,8 +392,9 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                     "cuBLASLt has no kernel for %s x %s -> %s with the %s "
                     "epilogue, m = %lld, n = %lld, k = %lld",
                     dtypeName(e.aType), dtypeName(e.bType), dtypeName(e.cType),
-                    e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "RELU_BIAS"
-                                                              : "BIAS",
+                    e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? "RELU_BIAS"
+                    : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "GELU_BIAS"
+                                                                : "BIAS",
                     static_cast<long long>(e.m), static_cast<long long>(e.n),
                     static_cast<long long>(e.k));
   // The plan keeps the descriptors; the preference goes with `d`.

@@ -201,7 +201,9 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                              cSize)))
     return false;
   recordGemm(call, g, peakOfType(g.aType), e.bias,
-             e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "relu_bias" : "bias",
+             e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? "relu_bias"
+             : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "gelu_bias"
+                                                         : "bias",
              e.beta != 0.0f ? e.addend : nullptr);
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }

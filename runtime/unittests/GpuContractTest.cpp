@@ -339,10 +339,11 @@ TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
   mgpuMemFree(c, nullptr);
 }
 
-/// ampGpuGemmEpilogue (cuBLASLt's BIAS and RELU_BIAS epilogues on the GPU)
-/// of `g` (offsets 0) on integer data: C = act(op(A) op(B) + beta * R +
-/// bias), R being a separate addend where `separate`, else C in place,
-/// against the plain loop rounded once; the addend is left as it was.
+/// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS and GELU_BIAS epilogues
+/// on the GPU) of `g` (offsets 0) on integer data: C = act(op(A) op(B) +
+/// beta * R + bias), R being a separate addend where `separate`, else C in
+/// place, against the plain loop rounded once; the addend is left as it
+/// was.
 void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
                        unsigned seed) {
   SCOPED_TRACE("epilogue " + std::to_string(epilogue) + " separate " +
@@ -389,23 +390,37 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
           sum += g.beta * static_cast<double>(addend[cIndex]);
         if (epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS && sum < 0)
           sum = 0;
+        if (epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS)
+          sum = 0.5 * sum *
+                (1.0 + std::tanh(0.79788456080286535588 *
+                                 (sum + 0.044715 * sum * sum * sum)));
         expected[cIndex] = roundTo(g.cType, sum);
       }
   std::vector<float> actual = c.download();
+  // GELU's tanh is cuBLASLt's own on the GPU: within a rounding of the
+  // output type (an f32 tanh's error, and a 16-bit result's rounding that
+  // may go the other way); the rest is exact.
+  double ulp = epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS ? 0.0
+               : g.cType == AMP_DTYPE_F32              ? 1e-6
+               : g.cType == AMP_DTYPE_F16              ? 1.0 / 1024
+                                                       : 1.0 / 128;
   int64_t wrong = 0, negative = 0;
   for (size_t i = 0; i < actual.size(); ++i) {
     negative += expected[i] < 0;
-    if (actual[i] != expected[i] && wrong++ < 5)
+    if (std::fabs(double(actual[i]) - expected[i]) >
+            ulp * (std::fabs(expected[i]) + 1e-3) &&
+        wrong++ < 5)
       ADD_FAILURE() << "C element " << i << ": " << actual[i] << ", expected "
                     << expected[i];
   }
   EXPECT_EQ(wrong, 0) << "elements of C's buffer that differ";
-  if (epilogue == AMP_GEMM_EPILOGUE_BIAS)
+  if (epilogue == AMP_GEMM_EPILOGUE_BIAS) {
     EXPECT_GT(negative, 0) << "no negative sum: the ReLU would go unseen";
+  }
   EXPECT_EQ(r.download(), r.values) << "the addend was written";
 }
 
-TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheReLU) {
+TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
   unsigned seed = 41;
   // The GEMM's layouts and a batch, with f32 data.
   for (bool transA : {false, true})
@@ -435,7 +450,8 @@ TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheReLU) {
       continue; // Refused there (Bf16RefusedBeforeSm80).
     for (int32_t cType : {type, int32_t(AMP_DTYPE_F32)})
       for (int32_t epilogue :
-           {AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS})
+           {AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS,
+            AMP_GEMM_EPILOGUE_GELU_BIAS})
         for (bool separate : {false, true})
           for (float beta : {0.0f, 1.0f}) {
             GemmCase g{};
@@ -471,10 +487,10 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
     mgpuStreamSynchronize(nullptr);
     return gErrors.empty() ? std::string() : gErrors.front();
   };
-  EXPECT_NE(call(3, bias, nullptr)
+  EXPECT_NE(call(4, bias, nullptr)
                 .find("ampGpuGemmEpilogue: invalid "
-                      "epilogue 3 (expected 1 = "
-                      "AMP_GEMM_EPILOGUE_BIAS or 2"),
+                      "epilogue 4 (expected 1 = "
+                      "AMP_GEMM_EPILOGUE_BIAS, 2"),
             std::string::npos);
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_BIAS, nullptr, nullptr)
                 .find("ampGpuGemmEpilogue: bias is NULL"),

@@ -14,9 +14,12 @@
 
 #include "amp/Transforms/ContractionEpilogues.h"
 
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include <cmath>
 
 namespace mlir {
 namespace amp {
@@ -282,6 +285,145 @@ static Value matchRelu(Value value, SmallVectorImpl<Operation *> &ops) {
   return x;
 }
 
+/// Whether `value` is a float constant within a relative 1e-6 of `expected`
+/// (or its conversion: torch-mlir's f64 constants truncated in the body).
+static bool isFloatNear(Value value, double expected) {
+  if (auto trunc = value.getDefiningOp<arith::TruncFOp>())
+    value = trunc.getIn();
+  else if (auto ext = value.getDefiningOp<arith::ExtFOp>())
+    value = ext.getIn();
+  FloatAttr attr;
+  return matchPattern(value, m_Constant(&attr)) &&
+         std::fabs(attr.getValueAsDouble() - expected) <=
+             1e-6 * std::fabs(expected);
+}
+
+/// The operands of `value`'s defining op of type OpTy (a commutative
+/// binary op) as (the one `isOther` takes, the other), or failure; the op
+/// goes into `ops`.
+template <typename OpTy>
+static FailureOr<std::pair<Value, Value>>
+matchCommutative(Value value, llvm::function_ref<bool(Value)> isOther,
+                 SmallVectorImpl<Operation *> &ops) {
+  auto op = value.getDefiningOp<OpTy>();
+  if (!op)
+    return failure();
+  Value lhs = op.getLhs(), rhs = op.getRhs();
+  if (isOther(lhs))
+    std::swap(lhs, rhs);
+  else if (!isOther(rhs))
+    return failure();
+  ops.push_back(op);
+  return std::make_pair(lhs, rhs);
+}
+
+/// Whether `value` is x cubed: math.fpowi(x, 3), math.powf(x, 3.0) or
+/// mulf(mulf(x, x), x) in either order. Its ops go into `ops`.
+static bool isCube(Value value, Value x, SmallVectorImpl<Operation *> &ops) {
+  if (auto pow = value.getDefiningOp<math::FPowIOp>()) {
+    IntegerAttr exponent;
+    if (pow.getLhs() != x ||
+        !matchPattern(pow.getRhs(), m_Constant(&exponent)) ||
+        exponent.getValue() != 3)
+      return false;
+    ops.push_back(pow);
+    return true;
+  }
+  if (auto pow = value.getDefiningOp<math::PowFOp>()) {
+    if (pow.getLhs() != x || !isFloatNear(pow.getRhs(), 3.0))
+      return false;
+    ops.push_back(pow);
+    return true;
+  }
+  auto outer = value.getDefiningOp<arith::MulFOp>();
+  if (!outer)
+    return false;
+  Value square = outer.getLhs() == x ? outer.getRhs() : outer.getLhs();
+  auto inner = square.getDefiningOp<arith::MulFOp>();
+  if ((outer.getLhs() != x && outer.getRhs() != x) || !inner ||
+      inner.getLhs() != x || inner.getRhs() != x)
+    return false;
+  ops.append({outer, inner});
+  return true;
+}
+
+/// If `value` is GELU's tanh approximation of x (cuBLASLt's GELU, PyTorch's
+/// gelu(approximate="tanh") and GPT-2's gelu_new):
+///   0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+/// with its products in any order, x; else null. `ops` gets the ops.
+static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
+  constexpr double kSqrt2OverPi = 0.7978845608028654, kCubic = 0.044715;
+  SmallVector<Operation *> matched;
+  auto isOnePlusTanh = [&](Value v) {
+    auto add = v.getDefiningOp<arith::AddFOp>();
+    return add &&
+           (isFloatNear(add.getLhs(), 1.0) || isFloatNear(add.getRhs(), 1.0));
+  };
+  // 0.5 x (1 + t): (x 0.5) (1 + t), or (x (1 + t)) 0.5 below.
+  Value x, onePlusTanh;
+  auto outer = value.getDefiningOp<arith::MulFOp>();
+  if (!outer)
+    return {};
+  matched.push_back(outer);
+  for (auto [first, second] :
+       {std::make_pair(outer.getLhs(), outer.getRhs()),
+        std::make_pair(outer.getRhs(), outer.getLhs())}) {
+    if (isOnePlusTanh(second)) {
+      auto half = first.getDefiningOp<arith::MulFOp>();
+      if (half && isFloatNear(half.getRhs(), 0.5))
+        x = half.getLhs();
+      else if (half && isFloatNear(half.getLhs(), 0.5))
+        x = half.getRhs();
+      if (x) {
+        matched.push_back(half);
+        onePlusTanh = second;
+        break;
+      }
+    }
+  }
+  // (x (1 + t)) 0.5
+  if (!x) {
+    Value product = isFloatNear(outer.getRhs(), 0.5)   ? outer.getLhs()
+                    : isFloatNear(outer.getLhs(), 0.5) ? outer.getRhs()
+                                                       : Value();
+    auto inner = product ? product.getDefiningOp<arith::MulFOp>() : nullptr;
+    if (!inner)
+      return {};
+    matched.push_back(inner);
+    if (isOnePlusTanh(inner.getRhs())) {
+      x = inner.getLhs();
+      onePlusTanh = inner.getRhs();
+    } else if (isOnePlusTanh(inner.getLhs())) {
+      x = inner.getRhs();
+      onePlusTanh = inner.getLhs();
+    } else {
+      return {};
+    }
+  }
+  auto add = onePlusTanh.getDefiningOp<arith::AddFOp>();
+  Value t = isFloatNear(add.getLhs(), 1.0) ? add.getRhs() : add.getLhs();
+  auto tanh = t.getDefiningOp<math::TanhOp>();
+  if (!tanh)
+    return {};
+  matched.append({add, tanh});
+  // sqrt(2/pi) (x + 0.044715 x^3)
+  FailureOr<std::pair<Value, Value>> scaled = matchCommutative<arith::MulFOp>(
+      tanh.getOperand(), [&](Value v) { return isFloatNear(v, kSqrt2OverPi); },
+      matched);
+  if (failed(scaled))
+    return {};
+  FailureOr<std::pair<Value, Value>> sum = matchCommutative<arith::AddFOp>(
+      scaled->first, [&](Value v) { return v == x; }, matched);
+  if (failed(sum))
+    return {};
+  FailureOr<std::pair<Value, Value>> cubic = matchCommutative<arith::MulFOp>(
+      sum->first, [&](Value v) { return isFloatNear(v, kCubic); }, matched);
+  if (failed(cubic) || !isCube(cubic->first, x, matched))
+    return {};
+  ops.append(matched.begin(), matched.end());
+  return x;
+}
+
 /// Whether `map` (of a generic's `rank` loops) reads the last loop only.
 static bool readsLastLoopOnly(AffineMap map, unsigned rank) {
   return map.getNumResults() == 1 &&
@@ -310,13 +452,13 @@ static Value skipWidening(Value value, SmallVectorImpl<Operation *> &ops) {
 
 /// The body of `generic` as a BiasEpilogue's, its inputs' block arguments
 /// being `accArg`, `biasArg` and `residualArg` (or null): yield [truncf]
-/// [relu] (the f32 sum, by addf in any order, of the accumulator, the bias
-/// and the residual, each maybe widened by extf), and nothing else. The
+/// [relu | gelu] (the f32 sum, by addf in any order, of the accumulator, the
+/// bias and the residual, each maybe widened by extf), and nothing else. The
 /// accumulator may be read rounded to 16 bits (truncf then extf: the
 /// GPU's narrowing of a GEMM's output, which the call makes unneeded).
 static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
                           BlockArgument biasArg, BlockArgument residualArg,
-                          bool &relu) {
+                          GemmEpilogueKind &kind) {
   Block &body = generic.getRegion().front();
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   if (yield.getNumOperands() != 1)
@@ -329,10 +471,14 @@ static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
     ops.push_back(trunc);
     value = trunc.getIn();
   }
-  Value x = matchRelu(value, ops);
-  relu = static_cast<bool>(x);
-  if (relu)
+  kind = GemmEpilogueKind::Bias;
+  if (Value x = matchRelu(value, ops)) {
+    kind = GemmEpilogueKind::ReluBias;
     value = x;
+  } else if (Value x = matchGelu(value, ops)) {
+    kind = GemmEpilogueKind::GeluBias;
+    value = x;
+  }
   // The leaves of the f32 addf tree.
   SmallVector<Value> leaves, worklist = {value};
   while (!worklist.empty()) {
@@ -372,7 +518,15 @@ static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
     for (Operation *user : op->getUsers())
       if (!llvm::is_contained(ops, user))
         return false;
-  return body.getOperations().size() == ops.size();
+  // Besides those, only constants' conversions (torch-mlir's f64
+  // constants truncated in the body), which read nothing of the body.
+  return llvm::all_of(body, [&](Operation &op) {
+    return llvm::is_contained(ops, &op) ||
+           (isMemoryEffectFree(&op) &&
+            llvm::all_of(op.getOperands(), [&](Value operand) {
+              return operand.getParentBlock() != &body;
+            }));
+  });
 }
 
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
@@ -447,18 +601,18 @@ std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
   if (residual && (!DominanceInfo().properlyDominates(residual, op) ||
                    isWrittenBetween(op, generic->getPrevNode(), residual)))
     return std::nullopt;
-  bool relu = false;
+  GemmEpilogueKind kind = GemmEpilogueKind::Bias;
   if (!matchBiasBody(generic, generic.getMatchingBlockArgument(read),
                      generic.getMatchingBlockArgument(biasOperand),
                      residualOperand
                          ? generic.getMatchingBlockArgument(residualOperand)
                          : BlockArgument(),
-                     relu))
+                     kind))
     return std::nullopt;
   epilogue.generic = generic;
   epilogue.bias = bias;
   epilogue.out = out;
-  epilogue.relu = relu;
+  epilogue.kind = kind;
   epilogue.residual = residual;
   return epilogue;
 }

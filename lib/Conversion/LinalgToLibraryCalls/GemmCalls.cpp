@@ -229,7 +229,7 @@ static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
 
 /// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by
 /// `fill`, as one call of the backend's GEMM with epilogue (cuBLASLt's
-/// BIAS or RELU_BIAS) that writes the output of its bias epilogue
+/// BIAS, RELU_BIAS or GELU_BIAS) that writes the output of its bias epilogue
 /// (matchBiasEpilogue) in the epilogue's place, reading the residual as
 /// its C (beta = 1); fails, changing nothing, where the backend has no
 /// such call or nothing matches.
@@ -294,9 +294,7 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
       rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
       cType, /*beta=*/residual ? 1.0f : 0.0f);
   args.push_back(
-      createI32(rewriter, loc,
-                static_cast<int32_t>(epilogue->relu ? GemmEpilogueKind::ReluBias
-                                                    : GemmEpilogueKind::Bias)));
+      createI32(rewriter, loc, static_cast<int32_t>(epilogue->kind)));
   args.push_back(createBufferPointer(rewriter, loc, bias));
   if (separate) {
     if (!reassociation.empty())

@@ -116,7 +116,7 @@ bool isWrittenBetween(Operation *op, Operation *last, Value buffer);
 /// accumulator (directly or through `view`, one reshape that keeps its
 /// last dimension) adds a bias along that dimension and, maybe, a
 /// residual of the output's type (the call's addend, beta = 1; maybe the
-/// output itself, in place), then maybe a ReLU,
+/// output itself, in place), then maybe a ReLU or a GELU (tanh form),
 /// and stores the f32 sum rounded once, in f32 or a 16-bit type.
 struct BiasEpilogue {
   linalg::GenericOp generic;
@@ -126,7 +126,8 @@ struct BiasEpilogue {
   Value bias;
   /// The generic's output buffer, which the call writes instead.
   Value out;
-  bool relu = false;
+  /// What follows the sums: nothing (Bias), a ReLU or GELU's tanh form.
+  GemmEpilogueKind kind = GemmEpilogueKind::Bias;
   /// The buffer of `out`'s type whose elements the sum includes (the
   /// call's addend), or null: `out` itself (in place) or another.
   Value residual;

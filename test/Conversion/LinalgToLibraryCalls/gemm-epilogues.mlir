@@ -3,7 +3,7 @@
 // RUN: amp-opt %s --amp-linalg-to-library-calls=target=cpu --canonicalize \
 // RUN:     --split-input-file | FileCheck %s --check-prefix=CPU
 
-// The GPU's GEMM with epilogue (cuBLASLt's BIAS and RELU_BIAS): a bias
+// The GPU's GEMM with epilogue (cuBLASLt's BIAS, RELU_BIAS and GELU_BIAS): a bias
 // epilogue of a GEMM's zero-filled f32 accumulator is the call's, which
 // writes the epilogue's output; the generic, the fill and the accumulator
 // go. The CPU pipeline's GEMM has no epilogue: its calls stay as they were.
@@ -291,6 +291,106 @@ func.func @residual_is_the_input(%b: memref<64x64xf32>, %bias: memref<64xf32>, %
     %s = arith.addf %x, %c : f32
     %t = arith.addf %s, %r : f32
     linalg.yield %t : f32
+  }
+  return
+}
+
+// -----
+
+// GELU's tanh approximation after the bias (cuBLASLt's GELU_BIAS, epilogue
+// 3): GPT-2's gelu_new as imported (x^3 by math.fpowi, x * 0.5 first) on
+// O2's narrowed accumulator, and the form with x * x * x, the half applied
+// last and an f64 constant truncated in the body (torch-mlir's, at O0).
+// CHECK-LABEL: func.func @gelu_bias
+// CHECK-DAG: %[[GELU_BIAS:.*]] = arith.constant 3 : i32
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %{{.*}})
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %{{.*}})
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @gelu_bias(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<256xf32>, %out: memref<128x256xf16>, %a32: memref<128x64xf32>, %b32: memref<64x256xf32>, %out32: memref<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %c3 = arith.constant 3 : i64
+  %cubic = arith.constant 4.471500e-02 : f32
+  %scale = arith.constant 0.797884583 : f32
+  %scale64 = arith.constant 0.79788456080286541 : f64
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%acc : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out : memref<128x256xf16>) {
+  ^bb0(%in: f32, %c: f32, %o: f16):
+    %0 = arith.truncf %in : f32 to f16
+    %1 = arith.extf %0 : f16 to f32
+    %2 = arith.addf %1, %c : f32
+    %3 = math.fpowi %2, %c3 : f32, i64
+    %4 = arith.mulf %3, %cubic : f32
+    %5 = arith.addf %2, %4 : f32
+    %6 = arith.mulf %5, %scale : f32
+    %7 = math.tanh %6 : f32
+    %8 = arith.addf %7, %one : f32
+    %9 = arith.mulf %2, %half : f32
+    %10 = arith.mulf %9, %8 : f32
+    %11 = arith.truncf %10 : f32 to f16
+    linalg.yield %11 : f16
+  }
+  %acc2 = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<128x256xf32>)
+  linalg.matmul ins(%a32, %b32 : memref<128x64xf32>, memref<64x256xf32>) outs(%acc2 : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out32 : memref<128x256xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.mulf %1, %0 : f32
+    %3 = arith.mulf %cubic, %2 : f32
+    %4 = arith.addf %0, %3 : f32
+    %s = arith.truncf %scale64 : f64 to f32
+    %5 = arith.mulf %s, %4 : f32
+    %6 = math.tanh %5 : f32
+    %7 = arith.addf %one, %6 : f32
+    %8 = arith.mulf %0, %7 : f32
+    %9 = arith.mulf %8, %half : f32
+    linalg.yield %9 : f32
+  }
+  return
+}
+
+// -----
+
+// Not GELU's constants (0.04 for 0.044715): the epilogue stays a kernel.
+// CHECK-LABEL: func.func @not_gelu
+// CHECK: call @ampGpuGemm(
+// CHECK-NOT: ampGpuGemmEpilogue
+// CHECK: linalg.generic
+// CHECK: math.tanh
+func.func @not_gelu(%a32: memref<128x64xf32>, %b32: memref<64x256xf32>, %bias: memref<256xf32>, %out32: memref<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %cubic = arith.constant 4.000000e-02 : f32
+  %scale = arith.constant 0.797884583 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.matmul ins(%a32, %b32 : memref<128x64xf32>, memref<64x256xf32>) outs(%acc : memref<128x256xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<128x256xf32>, memref<256xf32>) outs(%out32 : memref<128x256xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    %1 = arith.mulf %0, %0 : f32
+    %2 = arith.mulf %1, %0 : f32
+    %3 = arith.mulf %cubic, %2 : f32
+    %4 = arith.addf %0, %3 : f32
+    %5 = arith.mulf %scale, %4 : f32
+    %6 = math.tanh %5 : f32
+    %7 = arith.addf %one, %6 : f32
+    %8 = arith.mulf %0, %7 : f32
+    %9 = arith.mulf %8, %half : f32
+    linalg.yield %9 : f32
   }
   return
 }

@@ -141,12 +141,16 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
  *===----------------------------------------------------------------------===*/
 
 /** Epilogues of ampGpuGemmEpilogue/ampCpuGemmEpilogue (their `epilogue`
- *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS and _RELU_BIAS. */
+ *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS and
+ *  _GELU_BIAS. */
 typedef enum AmpGemmEpilogue {
   /** C = A*B + beta*C + bias (bias broadcast along the rows). */
   AMP_GEMM_EPILOGUE_BIAS = 1,
   /** C = max(A*B + beta*C + bias, 0). */
   AMP_GEMM_EPILOGUE_RELU_BIAS = 2,
+  /** C = gelu(A*B + beta*C + bias), GELU's tanh approximation
+   *  0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
+  AMP_GEMM_EPILOGUE_GELU_BIAS = 3,
 } AmpGemmEpilogue;
 
 /** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
