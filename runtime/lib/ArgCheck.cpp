@@ -408,13 +408,9 @@ CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
 
 CallCheck amp::rt::check(const char *call, const GemmEpilogueArgs &args,
                          bool onGpu) {
-  // An empty GEMM as ampGpuGemm's; the epilogue's arguments are checked
-  // either way.
-  GemmArgs g = getGemmArgs(args);
-  CallCheck gemm = onGpu && isEmptyGemm(g) ? checkEmptyGemm(call, g, true)
-                   : validateGemm(call, g, /*forCuBlas=*/onGpu)
-                       ? CallCheck::Work
-                       : CallCheck::Invalid;
+  // The GEMM's checks (an empty one included) as ampGpuGemm's; the
+  // epilogue's arguments either way.
+  CallCheck gemm = check(call, getGemmArgs(args), onGpu);
   if (gemm == CallCheck::Invalid || !checkEpilogue(call, args))
     return CallCheck::Invalid;
   return gemm;

@@ -174,6 +174,25 @@ bool findAlgorithm(const char *call, CublasLtState &st, Descriptors &d,
                  "cublasLtMatmulAlgoGetHeuristic");
 }
 
+/// Makes `d.matmul`: f32 compute and scale, cuBLASLt's A and B transposed
+/// as `opA` and `opB`.
+bool makeMatmulDesc(const char *call, Descriptors &d, cublasOperation_t opA,
+                    cublasOperation_t opB) {
+  const CublasLtApi *api = d.api;
+  return ltCheck(call,
+                 api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
+                                               CUDA_R_32F),
+                 "cublasLtMatmulDescCreate") &&
+         ltCheck(call,
+                 api->cublasLtMatmulDescSetAttribute(
+                     d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
+                 "cublasLtMatmulDescSetAttribute(TRANSA)") &&
+         ltCheck(call,
+                 api->cublasLtMatmulDescSetAttribute(
+                     d.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
+                 "cublasLtMatmulDescSetAttribute(TRANSB)");
+}
+
 /// cublasLtMatmul of `description` (checked against cuBLASLt's rules by
 /// runScaledGemm) into `output`, with the mutex held and the handle made.
 bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
@@ -181,23 +200,9 @@ bool matmul(const char *call, CublasLtState &st, const ScaledGemmArgs &g,
             const gpuls::ScaledGemmOutput &output) {
   const CublasLtApi *api = st.api;
   Descriptors d(api);
-  cublasOperation_t transposed = CUBLAS_OP_T, plain = CUBLAS_OP_N;
   // cuBLASLt's A is our B and its B our A (above): the description's
   // A scale is our bScale, its B scale our aScale.
-  if (!ltCheck(call,
-               api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
-                                             CUDA_R_32F),
-               "cublasLtMatmulDescCreate") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(
-                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &transposed,
-                   sizeof(transposed)),
-               "cublasLtMatmulDescSetAttribute(TRANSA)") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(d.matmul,
-                                                   CUBLASLT_MATMUL_DESC_TRANSB,
-                                                   &plain, sizeof(plain)),
-               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
+  if (!makeMatmulDesc(call, d, CUBLAS_OP_T, CUBLAS_OP_N) ||
       !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
                   description.aScale ? g.bScale : nullptr,
                   "cublasLtMatmulDescSetAttribute(A_SCALE_POINTER)") ||
@@ -350,18 +355,7 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
       e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? CUBLASLT_EPILOGUE_RELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
                                                   : CUBLASLT_EPILOGUE_BIAS;
-  if (!ltCheck(call,
-               api->cublasLtMatmulDescCreate(&d.matmul, CUBLAS_COMPUTE_32F,
-                                             CUDA_R_32F),
-               "cublasLtMatmulDescCreate") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(
-                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSA, &opA, sizeof(opA)),
-               "cublasLtMatmulDescSetAttribute(TRANSA)") ||
-      !ltCheck(call,
-               api->cublasLtMatmulDescSetAttribute(
-                   d.matmul, CUBLASLT_MATMUL_DESC_TRANSB, &opB, sizeof(opB)),
-               "cublasLtMatmulDescSetAttribute(TRANSB)") ||
+  if (!makeMatmulDesc(call, d, opA, opB) ||
       !ltCheck(call,
                api->cublasLtMatmulDescSetAttribute(
                    d.matmul, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
