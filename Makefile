@@ -42,6 +42,7 @@ all: build
 
 deps:
 	@scripts/install-deps.sh
+	@scripts/fetch-cudnn-frontend.sh
 
 $(BUILD_DIR)/build.ninja:
 	cmake -G Ninja -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \

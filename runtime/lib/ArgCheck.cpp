@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdint>
 
 using namespace amp::rt;
@@ -574,4 +575,105 @@ CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {
     return CallCheck::Invalid;
   }
   return args.bytes == 0 ? CallCheck::Nothing : CallCheck::Work;
+}
+
+namespace {
+/// One strided operand of an attention call: its name, pointer and
+/// (batch, head, sequence) strides.
+struct AttentionOperand {
+  const char *name;
+  const void *pointer;
+  int64_t strides[3];
+};
+
+/// An operand's pointer (non-NULL, aligned to its element; on the GPU to 16
+/// bytes) and the strides of its dimensions longer than 1 (>= 0; on the
+/// GPU multiples of 8 elements, 0 only where `broadcast`), as
+/// ampGpuAttention's rules say. `sizes`: batch, heads, sequence.
+bool checkAttentionOperand(const char *call, const AttentionOperand &op,
+                           const int64_t (&sizes)[3], size_t elementSize,
+                           bool onGpu, bool broadcast) {
+  if (!op.pointer)
+    return setError(call, "%s is NULL", op.name);
+  uintptr_t address = reinterpret_cast<uintptr_t>(op.pointer);
+  size_t alignment = onGpu ? 16 : elementSize;
+  if (address % alignment != 0)
+    return setError(call, "%s = %p is not aligned to %zu bytes", op.name,
+                    op.pointer, alignment);
+  static const char *const kDims[] = {"batch", "head", "sequence"};
+  for (int dim = 0; dim < 3; ++dim) {
+    int64_t stride = op.strides[dim];
+    if (sizes[dim] == 1)
+      continue; // Never stepped over.
+    if (stride < 0 || (stride == 0 && !broadcast && onGpu))
+      return setError(call, "%s's %s stride %" PRId64 " is %s", op.name,
+                      kDims[dim], stride,
+                      stride < 0 ? "negative" : "0 (only the bias broadcasts)");
+    if (onGpu && stride % 8 != 0)
+      return setError(call,
+                      "%s's %s stride %" PRId64 " is not a multiple of 8 "
+                      "elements (cuDNN's attention)",
+                      op.name, kDims[dim], stride);
+  }
+  return true;
+}
+} // namespace
+
+CallCheck amp::rt::check(const char *call, const AttentionArgs &a, bool onGpu) {
+  const int64_t sizes[] = {a.batch, a.heads, a.seqQ, a.seqKV, a.headDim};
+  static const char *const kSizes[] = {"batch", "heads", "seqQ", "seqKV",
+                                       "headDim"};
+  for (int i = 0; i < 5; ++i)
+    if (sizes[i] < 1 || (onGpu && !fitsInt32(sizes[i]))) {
+      setError(call, "invalid %s = %" PRId64 " (expected >= 1%s)", kSizes[i],
+               sizes[i], onGpu ? " and to fit in int32" : "");
+      return CallCheck::Invalid;
+    }
+  bool half = a.dtype == AMP_DTYPE_F16 || a.dtype == AMP_DTYPE_BF16;
+  if (!half && (onGpu || a.dtype != AMP_DTYPE_F32)) {
+    setError(call, "invalid dtype %s (expected f16 or bf16%s)",
+             validType(a.dtype) ? dtypeName(a.dtype) : "(unknown)",
+             onGpu ? ": cuDNN's fused attention" : ", or f32 on the CPU");
+    return CallCheck::Invalid;
+  }
+  if (onGpu && (a.headDim % 8 != 0 || a.headDim > 128)) {
+    setError(call,
+             "headDim = %" PRId64 " is not a multiple of 8 up to 128 "
+             "(cuDNN's fused attention)",
+             a.headDim);
+    return CallCheck::Invalid;
+  }
+  if (a.causal != 0 && a.causal != 1) {
+    setError(call, "invalid causal = %" PRId32 " (expected 0 or 1)", a.causal);
+    return CallCheck::Invalid;
+  }
+  if (!std::isfinite(a.scale)) {
+    setError(call, "scale = %g is not finite", static_cast<double>(a.scale));
+    return CallCheck::Invalid;
+  }
+  size_t size = dtypeSize(a.dtype);
+  const AttentionOperand operands[] = {
+      {"q", a.q, {a.qStrideB, a.qStrideH, a.qStrideS}},
+      {"k", a.k, {a.kStrideB, a.kStrideH, a.kStrideS}},
+      {"v", a.v, {a.vStrideB, a.vStrideH, a.vStrideS}},
+      {"out", a.out, {a.outStrideB, a.outStrideH, a.outStrideS}}};
+  for (const AttentionOperand &op : operands) {
+    bool query = op.name[0] == 'q' || op.name[0] == 'o';
+    if (!checkAttentionOperand(call, op,
+                               {a.batch, a.heads, query ? a.seqQ : a.seqKV},
+                               size, onGpu, /*broadcast=*/false))
+      return CallCheck::Invalid;
+  }
+  if (a.bias &&
+      !checkAttentionOperand(
+          call, {"bias", a.bias, {a.biasStrideB, a.biasStrideH, a.biasStrideS}},
+          {a.batch, a.heads, a.seqQ}, size, onGpu,
+          /*broadcast=*/true))
+    return CallCheck::Invalid;
+  if (reinterpret_cast<uintptr_t>(a.stats) % (onGpu ? 16 : 4) != 0) {
+    setError(call, "stats = %p is not aligned to %d bytes",
+             static_cast<const void *>(a.stats), onGpu ? 16 : 4);
+    return CallCheck::Invalid;
+  }
+  return CallCheck::Work;
 }

@@ -13,8 +13,10 @@
 #include "Internal.h"
 #include "LibraryCallEntries.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
 using namespace amp::rt;
 
@@ -289,6 +291,61 @@ bool amp::rt::cpu::ConvBackwardFilter(const char *,
       }
     }
   }
+  return true;
+}
+
+namespace {
+/// Row i of one (batch, head) of an attention: its scores in double (scale
+/// * q.k + bias, -inf past the diagonal when causal), their softmax, the
+/// weighted sum of v rounded once into out, and the row's log-sum-exp.
+void referenceAttentionRow(const AttentionArgs &a, int64_t b, int64_t h,
+                           int64_t i, std::vector<double> &scores) {
+  int64_t qBase = b * a.qStrideB + h * a.qStrideH + i * a.qStrideS;
+  double largest = -INFINITY;
+  for (int64_t j = 0; j < a.seqKV; ++j) {
+    double score = -INFINITY;
+    if (!a.causal || j <= i) {
+      int64_t kBase = b * a.kStrideB + h * a.kStrideH + j * a.kStrideS;
+      double dot = 0.0;
+      for (int64_t d = 0; d < a.headDim; ++d)
+        dot += loadElement(a.q, a.dtype, qBase + d) *
+               loadElement(a.k, a.dtype, kBase + d);
+      score = static_cast<double>(a.scale) * dot;
+      if (a.bias)
+        score += loadElement(a.bias, a.dtype,
+                             b * a.biasStrideB + h * a.biasStrideH +
+                                 i * a.biasStrideS + j);
+    }
+    scores[j] = score;
+    largest = std::max(largest, score);
+  }
+  double sum = 0.0;
+  for (int64_t j = 0; j < a.seqKV; ++j) {
+    // All -inf: exp(NaN) keeps the row NaN, as PyTorch's math attention.
+    scores[j] = std::exp(scores[j] - largest);
+    sum += scores[j];
+  }
+  int64_t outBase = b * a.outStrideB + h * a.outStrideH + i * a.outStrideS;
+  for (int64_t d = 0; d < a.headDim; ++d) {
+    double acc = 0.0;
+    for (int64_t j = 0; j < a.seqKV; ++j)
+      acc += scores[j] *
+             loadElement(a.v, a.dtype,
+                         b * a.vStrideB + h * a.vStrideH + j * a.vStrideS + d);
+    storeElement(a.out, a.dtype, outBase + d, acc / sum);
+  }
+  if (a.stats)
+    a.stats[(b * a.heads + h) * a.seqQ + i] =
+        static_cast<float>(largest + std::log(sum));
+}
+} // namespace
+
+bool amp::rt::cpu::Attention(const char *, const AttentionArgs &a, NoResult &) {
+  std::vector<double> scores(static_cast<size_t>(a.seqKV));
+  for (int64_t b = 0; b < a.batch; ++b)
+    for (int64_t h = 0; h < a.heads; ++h)
+      for (int64_t i = 0; i < a.seqQ; ++i)
+        referenceAttentionRow(a, b, h, i, scores);
   return true;
 }
 

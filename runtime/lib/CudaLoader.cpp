@@ -88,6 +88,7 @@ struct LoadState {
   CudnnApi cudnn;
   bool driverOk = false, cublasOk = false, cublasLtOk = false, cudnnOk = false;
   std::string driverError, cublasError, cublasLtError, cudnnError;
+  void *cudnnHandle = nullptr; // The dlopen handle of the loaded cuDNN.
 };
 
 LoadState &loadState() {
@@ -206,6 +207,7 @@ const CudnnApi *amp::rt::loadCudnn(const char *call) {
                         std::to_string(CUDNN_MAJOR);
       } else {
         st.cudnnOk = true;
+        st.cudnnHandle = lib.handle;
       }
     }
   }
@@ -214,4 +216,10 @@ const CudnnApi *amp::rt::loadCudnn(const char *call) {
     return nullptr;
   }
   return &st.cudnn;
+}
+
+void *amp::rt::cudnnLibraryHandle() {
+  LoadState &st = loadState();
+  std::lock_guard<std::mutex> lock(st.mutex);
+  return st.cudnnOk ? st.cudnnHandle : nullptr;
 }

@@ -193,6 +193,9 @@ const CublasApi *loadCublas(const char *call);
 /// AMP_RUNTIME_LIBCUBLASLT overrides the library, as the others.
 const CublasLtApi *loadCublasLt(const char *call);
 const CudnnApi *loadCudnn(const char *call);
+/// The dlopen handle of the cuDNN that loadCudnn loaded (nullptr before,
+/// or if it failed): for cudnn-frontend's own symbol lookup.
+void *cudnnLibraryHandle();
 
 } // namespace rt
 } // namespace amp

@@ -313,6 +313,98 @@ bool ConvBackwardFilter(const char *call, const ConvBackwardFilterArgs &d,
           cpu::ConvBackwardFilter(call, d, result));
 }
 
+/// The elements from an attention operand's first to its last (strides of
+/// batch, head and sequence; `row` contiguous elements each).
+static uint64_t attentionSpan(int64_t batch, int64_t heads, int64_t seq,
+                              int64_t row, int64_t strideB, int64_t strideH,
+                              int64_t strideS) {
+  return uint64_t((batch - 1) * strideB + (heads - 1) * strideH +
+                  (seq - 1) * strideS + row);
+}
+
+/// cuDNN's fused attention reads q, k, v (and the bias, as broadcast) once
+/// and writes out (and stats) once: 4*batch*heads*seqQ*seqKV*headDim FLOPs
+/// (the two products), half of it when causal (the masked tiles are
+/// skipped), at the 16-bit tensor-core rate.
+static void recordAttention(const char *call, const AttentionArgs &a) {
+  ::amp::sim::Work work;
+  int64_t size = static_cast<int64_t>(dtypeSize(a.dtype));
+  int64_t qo = a.batch * a.heads * a.seqQ * a.headDim,
+          kv = a.batch * a.heads * a.seqKV * a.headDim;
+  int64_t biasCount = (a.biasStrideB ? a.batch : 1) *
+                      (a.biasStrideH ? a.heads : 1) * a.seqQ * a.seqKV;
+  work.bytesRead = (qo + 2 * kv + (a.bias ? biasCount : 0)) * size;
+  work.bytesWritten =
+      qo * size + (a.stats ? a.batch * a.heads * a.seqQ * 4 : 0);
+  work.flops =
+      4 * a.batch * a.heads * a.seqQ * a.seqKV * a.headDim / (a.causal ? 2 : 1);
+  work.peak = ::amp::sim::Peak::F16;
+  work.library = true;
+  std::string name =
+      std::string(call) + " " + dtypeName(a.dtype) +
+      " b=" + std::to_string(a.batch) + " h=" + std::to_string(a.heads) +
+      " sq=" + std::to_string(a.seqQ) + " skv=" + std::to_string(a.seqKV) +
+      " d=" + std::to_string(a.headDim);
+  if (a.causal)
+    name += " causal";
+  if (a.bias)
+    name += " bias";
+  if (a.stats)
+    name += " stats";
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, {work});
+  for (const void *input : {a.q, a.k, a.v, a.bias})
+    if (input)
+      ::amp::sim::markAccess(input, false);
+  ::amp::sim::markAccess(a.out, true);
+  if (a.stats)
+    ::amp::sim::markAccess(a.stats, true);
+}
+
+bool Attention(const char *call, const AttentionArgs &a, NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  size_t size = dtypeSize(a.dtype);
+  auto span = [&](int64_t seq, int64_t row, int64_t sB, int64_t sH,
+                  int64_t sS) {
+    return attentionSpan(a.batch, a.heads, seq, row, sB, sH, sS) * size;
+  };
+  if (!checkDeviceRange(
+          call, "q", a.q,
+          span(a.seqQ, a.headDim, a.qStrideB, a.qStrideH, a.qStrideS)) ||
+      !checkDeviceRange(
+          call, "k", a.k,
+          span(a.seqKV, a.headDim, a.kStrideB, a.kStrideH, a.kStrideS)) ||
+      !checkDeviceRange(
+          call, "v", a.v,
+          span(a.seqKV, a.headDim, a.vStrideB, a.vStrideH, a.vStrideS)) ||
+      !checkDeviceRange(
+          call, "out", a.out,
+          span(a.seqQ, a.headDim, a.outStrideB, a.outStrideH, a.outStrideS)) ||
+      (a.bias && !checkDeviceRange(call, "bias", a.bias,
+                                   span(a.seqQ, a.seqKV, a.biasStrideB,
+                                        a.biasStrideH, a.biasStrideS))) ||
+      (a.stats &&
+       !checkDeviceRange(call, "stats", a.stats,
+                         uint64_t(a.batch * a.heads * a.seqQ) * sizeof(float))))
+    return false;
+  recordAttention(call, a);
+  if (state().countOnly.load()) {
+    // Count-only mode: out (row by row) and stats are zero.
+    for (int64_t b = 0; b < a.batch; ++b)
+      for (int64_t h = 0; h < a.heads; ++h)
+        for (int64_t i = 0; i < a.seqQ; ++i)
+          std::memset(
+              static_cast<char *>(a.out) +
+                  (b * a.outStrideB + h * a.outStrideH + i * a.outStrideS) *
+                      int64_t(size),
+              0, size_t(a.headDim) * size);
+    if (a.stats)
+      std::memset(a.stats, 0,
+                  size_t(a.batch * a.heads * a.seqQ) * sizeof(float));
+    return true;
+  }
+  return cpu::Attention(call, a, result);
+}
+
 // The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU
 // (lib/GpuLossScaling.cpp on SimLossScaling.cpp's device): one launch per
 // buffer, and one per 96 entries of a table.

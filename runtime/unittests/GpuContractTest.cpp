@@ -508,6 +508,164 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
 }
 
 //===----------------------------------------------------------------------===//
+// Attention
+//===----------------------------------------------------------------------===//
+
+struct AttentionCase {
+  int64_t batch, heads, seqQ, seqKV, headDim;
+  int32_t type;
+  bool causal;
+  /// 0: no bias; 1: one mask for every batch and head (1 x 1 x sq x skv);
+  /// 2: one per batch, broadcast over the heads (b x 1 x sq x skv).
+  int biasKind;
+  bool stats;
+};
+
+/// ampGpuAttention (cuDNN's fused attention on the GPU) of `g`, q, k and v
+/// read where a projection leaves them (one b x s x 3 x h x d buffer, as
+/// GPT-2's c_attn: the strides of a (batch, sequence, head, dim) view), out
+/// written as b x s x h x d, against the softmax written here in double:
+/// out within two roundings of its type (cuDNN's f32 sums and exp), stats
+/// (the rows' log-sum-exp) within 1e-3.
+void checkAttention(const AttentionCase &g, unsigned seed) {
+  SCOPED_TRACE("type " + std::to_string(g.type) + " causal " +
+               std::to_string(g.causal) + " bias " +
+               std::to_string(g.biasKind) + " sq " + std::to_string(g.seqQ) +
+               " skv " + std::to_string(g.seqKV));
+  int64_t b = g.batch, h = g.heads, d = g.headDim;
+  int64_t seqMax = std::max(g.seqQ, g.seqKV), row = 3 * h * d;
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> pick(-1.0f, 1.0f);
+  DeviceArray qkv(g.type, b * seqMax * row);
+  for (float &value : qkv.values)
+    value = roundTo(g.type, pick(random));
+  int64_t biasBatches = g.biasKind == 2 ? b : 1;
+  DeviceArray bias(g.type, biasBatches * g.seqQ * g.seqKV);
+  for (int64_t i = 0; i < int64_t(bias.values.size()); ++i) {
+    // A padding mask (the last two keys of batch 1) and small values.
+    int64_t key = i % g.seqKV, batch = i / (g.seqQ * g.seqKV);
+    bias.values[i] = batch == 1 && key >= g.seqKV - 2
+                         ? -INFINITY
+                         : roundTo(g.type, 0.5f * pick(random));
+  }
+  DeviceArray out(g.type, b * g.seqQ * h * d);
+  std::vector<float> statsValues(b * h * g.seqQ, 0.0f);
+  void *stats =
+      g.stats ? mgpuMemAlloc(statsValues.size() * 4, nullptr, false) : nullptr;
+  qkv.upload();
+  bias.upload();
+  float scale = 1.0f / std::sqrt(static_cast<float>(d));
+  int64_t biasStrideB = g.biasKind == 2 ? g.seqQ * g.seqKV : 0;
+  ampGpuAttention(b, h, g.seqQ, g.seqKV, d, g.type, qkv.at(0), seqMax * row, d,
+                  row, qkv.at(h * d), seqMax * row, d, row, qkv.at(2 * h * d),
+                  seqMax * row, d, row, out.device, g.seqQ * h * d, d, h * d,
+                  g.biasKind ? bias.device : nullptr, biasStrideB, 0, g.seqKV,
+                  static_cast<float *>(stats), scale, g.causal);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<float> actual = out.download();
+  if (stats) {
+    mgpuMemcpy(statsValues.data(), stats, statsValues.size() * 4, nullptr);
+    mgpuStreamSynchronize(nullptr);
+    mgpuMemFree(stats, nullptr);
+  }
+  double ulp = g.type == AMP_DTYPE_F16 ? 1.0 / 1024 : 1.0 / 128;
+  int64_t wrong = 0;
+  std::vector<double> p(g.seqKV);
+  for (int64_t n = 0; n < b; ++n)
+    for (int64_t head = 0; head < h; ++head)
+      for (int64_t i = 0; i < g.seqQ; ++i) {
+        double largest = -INFINITY;
+        for (int64_t j = 0; j < g.seqKV; ++j) {
+          double dot = 0.0;
+          for (int64_t e = 0; e < d; ++e)
+            dot +=
+                double(qkv.values[n * seqMax * row + i * row + head * d + e]) *
+                qkv.values[n * seqMax * row + j * row + h * d + head * d + e];
+          double score = scale * dot;
+          if (g.biasKind)
+            score += bias.values[(g.biasKind == 2 ? n : 0) * g.seqQ * g.seqKV +
+                                 i * g.seqKV + j];
+          if (g.causal && j > i)
+            score = -INFINITY;
+          p[j] = score;
+          largest = std::max(largest, score);
+        }
+        double sum = 0.0;
+        for (int64_t j = 0; j < g.seqKV; ++j)
+          sum += (p[j] = std::exp(p[j] - largest));
+        for (int64_t e = 0; e < d; ++e) {
+          double acc = 0.0;
+          for (int64_t j = 0; j < g.seqKV; ++j)
+            acc += p[j] * qkv.values[n * seqMax * row + j * row + 2 * h * d +
+                                     head * d + e];
+          double expected = acc / sum;
+          float got = actual[((n * g.seqQ + i) * h + head) * d + e];
+          if (std::fabs(got - expected) >
+                  2 * ulp * (std::fabs(expected) + 0.25) &&
+              wrong++ < 5)
+            ADD_FAILURE() << "out[" << n << "," << i << "," << head << "," << e
+                          << "] = " << got << ", expected " << expected;
+        }
+        if (g.stats) {
+          double expected = largest + std::log(sum);
+          float got = statsValues[(n * h + head) * g.seqQ + i];
+          if (std::fabs(got - expected) > 1e-3 * (std::fabs(expected) + 1) &&
+              wrong++ < 5)
+            ADD_FAILURE() << "stats[" << n << "," << head << "," << i
+                          << "] = " << got << ", expected " << expected;
+        }
+      }
+  EXPECT_EQ(wrong, 0) << "elements that differ";
+}
+
+TEST_F(Contract, AttentionReadsStridedHeadsAndMasks) {
+  unsigned seed = 7;
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue;
+    for (bool causal : {false, true})
+      for (int biasKind : {0, 1, 2})
+        checkAttention({2, 3, 40, 40, 64, type, causal, biasKind,
+                        /*stats=*/biasKind != 1},
+                       seed++);
+    // Queries and keys of different lengths (no causal mask), a small head.
+    checkAttention({2, 2, 24, 56, 32, type, false, 2, true}, seed++);
+  }
+}
+
+TEST_F(Contract, AttentionChecksItsArguments) {
+  void *buffer = mgpuMemAlloc(4096, nullptr, false);
+  auto call = [&](int32_t type, int64_t headDim, int64_t strideS, const void *q,
+                  int32_t causal) {
+    gErrors.clear();
+    ampGpuAttention(1, 1, 4, 4, headDim, type, q, 0, 0, strideS, buffer, 0, 0,
+                    strideS, buffer, 0, 0, strideS, buffer, 0, 0, strideS,
+                    nullptr, 0, 0, 0, nullptr, 1.0f, causal);
+    mgpuStreamSynchronize(nullptr);
+    return gErrors.empty() ? std::string() : gErrors.front();
+  };
+  EXPECT_NE(call(AMP_DTYPE_F32, 16, 16, buffer, 0)
+                .find("ampGpuAttention: invalid dtype f32 (expected f16 or "
+                      "bf16: cuDNN's fused attention)"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 12, 16, buffer, 0)
+                .find("headDim = 12 is not a multiple of 8 up to 128"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 16, 20, buffer, 0)
+                .find("q's sequence stride 20 is not a multiple of 8"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 16, 16, nullptr, 0).find("q is NULL"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 16, 16, buffer, 2)
+                .find("invalid causal = 2 (expected 0 or 1)"),
+            std::string::npos);
+  gErrors.clear();
+  mgpuMemFree(buffer, nullptr);
+}
+
+//===----------------------------------------------------------------------===//
 // Convolution
 //===----------------------------------------------------------------------===//
 

@@ -817,6 +817,53 @@ TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
     mgpuMemFree(pointer, nullptr);
 }
 
+TEST_F(GpuSimTest, AnAttentionRecordsOneLibraryCall) {
+  // b 1, h 2, sq 8, skv 16, d 8, f16; v holds 1 at every key, so out is 1
+  // whatever the softmax; a causal mask and stats.
+  std::vector<uint16_t> ones(2 * 16 * 8, ampF32ToF16(1.0f));
+  void *q = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  void *kv = mgpuMemAlloc(ones.size() * 2, nullptr, false);
+  mgpuMemcpy(q, ones.data(), 2 * 8 * 8 * 2, nullptr);
+  mgpuMemcpy(kv, ones.data(), ones.size() * 2, nullptr);
+  void *out = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  void *stats = mgpuMemAlloc(2 * 8 * 4, nullptr, false);
+  ampSimResetStats();
+  // Dense (b, h, s, d) tensors; k and v are one buffer.
+  ampGpuAttention(1, 2, 8, 16, 8, AMP_DTYPE_F16, q, 128, 64, 8, kv, 256, 128, 8,
+                  kv, 256, 128, 8, out, 128, 64, 8, nullptr, 0, 0, 0,
+                  static_cast<float *>(stats), 0.5f, 1);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  EXPECT_EQ(records.size(), 1u);
+  if (!records.empty()) {
+    EXPECT_STREQ(records[0].name,
+                 "ampGpuAttention f16 b=1 h=2 sq=8 skv=16 d=8 causal stats");
+    EXPECT_EQ(records[0].kind, AMP_SIM_RECORD_LIBRARY);
+    // The two products, half of them masked.
+    EXPECT_EQ(records[0].flops, 4 * 2 * 8 * 16 * 8 / 2);
+    // q, k and v read once; out and the f32 stats written once: no scores.
+    EXPECT_EQ(records[0].bytesRead, (128 + 256 + 256) * 2);
+    EXPECT_EQ(records[0].bytesWritten, 128 * 2 + 16 * 4);
+  }
+  std::vector<uint16_t> result(128);
+  mgpuMemcpy(result.data(), out, 256, nullptr);
+  for (int i = 0; i < 128; ++i)
+    EXPECT_EQ(ampF16ToF32(result[i]), 1.0f) << i;
+  // Row i sees keys 0..i, each score 0.5 * 8: log-sum-exp 4 + log(i + 1).
+  std::vector<float> lse(16);
+  mgpuMemcpy(lse.data(), stats, 64, nullptr);
+  for (int i = 0; i < 16; ++i)
+    EXPECT_NEAR(lse[i], 4.0 + std::log(i % 8 + 1.0), 1e-5) << i;
+  // v past its allocation is reported.
+  ampGpuAttention(1, 2, 8, 16, 8, AMP_DTYPE_F16, q, 128, 64, 8, kv, 256, 128, 8,
+                  static_cast<char *>(kv) + 16, 256, 128, 8, out, 128, 64, 8,
+                  nullptr, 0, 0, 0, nullptr, 0.5f, 0);
+  EXPECT_NE(gError.find("ampGpuAttention: v"), std::string::npos) << gError;
+  gError.clear();
+  for (void *pointer : {q, kv, out, stats})
+    mgpuMemFree(pointer, nullptr);
+}
+
 TEST_F(GpuSimTest, AnUnknownChipIsAnError) {
   EXPECT_STREQ(ampSimChipNames(), "h100-sxm, h200");
   AmpSimChip chip;
