@@ -38,12 +38,16 @@ using namespace mlir::amp;
 /// here). `narrowConvolutions`: convolutions of 16-bit operands with an f32
 /// result compute in the operands' type (the GPU's legacy cuDNN calls).
 /// `channelsLast`: convolutions and the work between them in NHWC.
+/// `attentionCalls`: attention chains become amp.attention for the
+/// backend's fused call (else an amp.attention of the input is loops from
+/// here).
 static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
                                  std::optional<RoundingMode> rounding,
                                  bool libraryCalls, bool scaledMatmulCalls,
                                  bool convolutionGradientCalls,
                                  bool narrowConvolutions = false,
-                                 bool channelsLast = false) {
+                                 bool channelsLast = false,
+                                 bool attentionCalls = false) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -76,6 +80,12 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
   // NHWC, once elementwise work is generics that read through maps.
   if (channelsLast)
     fpm.addPass(createAmpChannelsLastPass());
+  // Attention as one op, while its chain is still separate generics (before
+  // elementwise fusion), casts included.
+  if (attentionCalls)
+    fpm.addPass(createAmpFuseAttentionPass());
+  else
+    fpm.addPass(createAmpAttentionToLinalgPass());
   // No CSE here: it would merge the zero fills of equal-shaped matmul
   // results, and bufferization would then copy the shared fill (a kernel)
   // and the library calls accumulate (beta = 1) instead of overwriting.
@@ -236,7 +246,8 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
       /*scaledMatmulCalls=*/options.libraries,
       /*convolutionGradientCalls=*/options.libraries,
       /*narrowConvolutions=*/options.libraries && !options.exactConvolutions,
-      /*channelsLast=*/options.libraries && options.channelsLast);
+      /*channelsLast=*/options.libraries && options.channelsLast,
+      /*attentionCalls=*/options.libraries && options.fusedAttention);
   // Reductions over the same tensor (batch norm's backward sums): one
   // kernel each group, reading it once.
   pm.addPass(createAmpFuseSiblingReductionsPass());
@@ -255,6 +266,9 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
     // kernels.
     pm.addNestedPass<func::FuncOp>(createAmpFloat8ScalingToLinalgPass());
     pm.addNestedPass<func::FuncOp>(createAmpConvolutionGradientsToLinalgPass());
+    // An attention no call took (another element type, head size): loops,
+    // then kernels.
+    pm.addNestedPass<func::FuncOp>(createAmpAttentionToLinalgPass());
   }
   // Ownership-based deallocation decides what is freed where (buffers of
   // loop bodies, buffers returned by callees, on every path), as in

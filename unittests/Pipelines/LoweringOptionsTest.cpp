@@ -156,7 +156,7 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
-  ASSERT_EQ(gpu.size(), 12u);
+  ASSERT_EQ(gpu.size(), 13u);
   EXPECT_EQ(gpu[0].name, "chip");
   EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
@@ -169,6 +169,8 @@ TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   EXPECT_EQ(gpu[9].kind, OptionKind::Bool);
   EXPECT_EQ(gpu[10].name, "channels-last");
   EXPECT_EQ(gpu[10].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[11].name, "fused-attention");
+  EXPECT_EQ(gpu[11].kind, OptionKind::Bool);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

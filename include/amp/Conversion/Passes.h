@@ -10,6 +10,7 @@
 #define AMP_CONVERSION_PASSES_H
 
 #include "amp/Conversion/AmpToLibraryCalls/AmpToLibraryCalls.h"
+#include "amp/Conversion/AttentionToLinalg/AttentionToLinalg.h"
 #include "amp/Conversion/ConvolutionGradientsToLinalg/ConvolutionGradientsToLinalg.h"
 #include "amp/Conversion/Float8ScalingToLinalg/Float8ScalingToLinalg.h"
 #include "amp/Conversion/Float8ToNVVM/Float8ToNVVM.h"

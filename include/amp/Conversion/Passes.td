@@ -15,6 +15,33 @@
 include "mlir/Pass/PassBase.td"
 
 //===----------------------------------------------------------------------===//
+// AttentionToLinalg (tensors or buffers)
+//===----------------------------------------------------------------------===//
+
+def AmpAttentionToLinalgPass : Pass<"amp-attention-to-linalg"> {
+  let summary = "Lower amp.attention to linalg generics";
+  let description = [{
+    Gives `amp.attention` its meaning as loops, where no library call takes
+    it: f32 scores (a generic summing over the head dimension), scaled,
+    biased and masked; the rows' maximum; their exponentials and sums; the weighted sum of the values, in f32; the output
+    rounded once from that sum divided by the row's sum; and where asked
+    the stats (maximum plus the logarithm of the sum). Eight generics, the
+    scores materialised (what the fused call avoids).
+
+    On tensors or buffers alike (f32 temporaries: `tensor.empty` or
+    `memref.alloc`, freed by the pipelines' deallocation). `--lower-to-cpu`
+    runs it on tensors; `--lower-to-gpu` runs it after
+    `amp-linalg-to-library-calls`, for what no call took (kernels, which
+    the call's remark says).
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
+//===----------------------------------------------------------------------===//
 // ConvolutionGradientsToLinalg (tensors or buffers)
 //===----------------------------------------------------------------------===//
 

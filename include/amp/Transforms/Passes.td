@@ -143,6 +143,44 @@ def AmpSplitReductionsPass
   ];
 }
 
+def AmpFuseAttentionPass
+    : Pass<"amp-fuse-attention", "::mlir::func::FuncOp"> {
+  let summary = "Make a model's attention (matmul, scale, mask, softmax, "
+                "matmul) one amp.attention";
+  let description = [{
+    Finds, on tensors, the chain that a model's attention is written as
+    (torch-mlir's form, after the precision passes: their casts are looked
+    through):
+
+        S = batch_matmul(Q, K^T)       (a zero-filled f32 accumulator)
+        X = S * c1 / c2 ... + bias     (elementwise: constant factors, one
+                                        additive mask of B|1 x H|1 x Sq x Skv)
+        P = softmax(X)                 (the rows' max, exp(X - max), its sum,
+                                        the division)
+        O = batch_matmul(P, V)
+
+    with Q, K^T and V `B*H x ...` collapses of 4-D tensors, and makes it one
+    `amp.attention` (scale and bias as found, the output of the element
+    type the chain stored). Where Q, K and V are the head-split
+    transposes of `B x S x H x D` tensors (a projection's output) and the
+    output is transposed back, the op reads and writes that layout
+    (`bshd`): no transpose is left.
+
+    The fused op rounds once: the chain's roundings of the scores and
+    probabilities to 16 bits (per op at O2) go, as in PyTorch's fused
+    attention. It is made only where the GPU's fused call takes it
+    (`ampGpuAttention`: f16 or bf16, a head dimension that is a multiple of
+    8 up to 128); otherwise, and where a value of the chain has a reader
+    outside it (a training step's backward reads the probabilities: its
+    fused form is not done yet), the chain stays and a remark says why.
+    `--lower-to-gpu` runs it with `libraries`.
+  }];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
   let summary = "Fuse producer/consumer chains of elementwise linalg ops";
   let description = [{

@@ -33,11 +33,14 @@
 // reduction of the call's f32 output (amp.amax, lowered) becomes the call's
 // dAmax.
 //
+// amp.attention on buffers becomes ampGpuAttention (cuDNN's fused
+// attention) where the backend has it (AttentionCalls.cpp).
+//
 // The families of calls are one file each, exporting their patterns
-// (GemmCalls.cpp, ScaledGemmCalls.cpp, ConvCalls.cpp), and ask the target's
-// backend what its libraries take (CpuLibraries.cpp, GpuLibraries.cpp); the
-// driver, which applies them once per op in program order and says why an
-// op stays, is LibraryCallLowering.cpp's.
+// (GemmCalls.cpp, ScaledGemmCalls.cpp, ConvCalls.cpp, AttentionCalls.cpp),
+// and ask the target's backend what its libraries take (CpuLibraries.cpp,
+// GpuLibraries.cpp); the driver, which applies them once per op in program
+// order and says why an op stays, is LibraryCallLowering.cpp's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +105,7 @@ void mlir::amp::populateAmpLinalgToLibraryCallsPatterns(
     bool convolutions) {
   populateAmpGemmToLibraryCallsPatterns(patterns, backend);
   populateAmpScaledGemmToLibraryCallsPatterns(patterns, backend);
+  populateAmpAttentionToLibraryCallsPatterns(patterns, backend);
   if (convolutions)
     populateAmpConvToLibraryCallsPatterns(patterns, backend);
 }

@@ -95,6 +95,8 @@ void populateAmpScaledGemmToLibraryCallsPatterns(RewritePatternSet &patterns,
 /// zero-padded input in place (ConvCalls.cpp).
 void populateAmpConvToLibraryCallsPatterns(RewritePatternSet &patterns,
                                            const LibraryBackend &backend);
+void populateAmpAttentionToLibraryCallsPatterns(RewritePatternSet &patterns,
+                                                const LibraryBackend &backend);
 
 /// Every family's patterns; the convolutions' only with `convolutions`.
 void populateAmpLinalgToLibraryCallsPatterns(RewritePatternSet &patterns,

@@ -231,6 +231,35 @@ struct ConvolutionGradientOpModel
     return success();
   }
 };
+/// Attention: the inputs are read; the destinations (out, stats) are
+/// written, never read (a fresh destination is not copied into).
+struct AttentionOpModel
+    : public DstBufferizableOpInterfaceExternalModel<AttentionOpModel,
+                                                     AttentionOp> {
+  bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
+                              const AnalysisState &) const {
+    return !cast<AttentionOp>(op).isDpsInit(&operand);
+  }
+
+  LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
+                          const BufferizationOptions &options,
+                          BufferizationState &state) const {
+    auto attention = cast<AttentionOp>(op);
+    SmallVector<Value> buffers;
+    if (failed(
+            getBuffers(rewriter, op->getOperands(), options, state, buffers)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    // The same properties (scale, causal, layout, operand segments).
+    AttentionOp::create(rewriter, op->getLoc(), TypeRange{}, buffers,
+                        attention.getProperties(),
+                        llvm::to_vector(op->getDiscardableAttrs()));
+    replaceOpWithBufferizedValues(
+        rewriter, op,
+        ArrayRef<Value>(buffers).take_back(attention.getInits().size()));
+    return success();
+  }
+};
 } // namespace
 
 void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
@@ -239,6 +268,7 @@ void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
     UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
     OptimizerUpdateOp::attachInterface<OptimizerUpdateOpModel>(*ctx);
     ScaledMatmulOp::attachInterface<ScaledMatmulOpModel>(*ctx);
+    AttentionOp::attachInterface<AttentionOpModel>(*ctx);
     Conv2DBackwardDataOp::attachInterface<
         ConvolutionGradientOpModel<Conv2DBackwardDataOp>>(*ctx);
     Conv2DBackwardFilterOp::attachInterface<

@@ -841,5 +841,113 @@ void Conv2DBackwardFilterOp::getEffects(
   getConvolutionGradientEffects(*this, effects);
 }
 
+//===----------------------------------------------------------------------===//
+// AttentionOp
+//===----------------------------------------------------------------------===//
+
+/// Whether two sizes may be equal (either dynamic, or both the same).
+static bool sizesAgree(int64_t a, int64_t b) {
+  return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
+}
+
+/// The checks of an attention's destinations: one or two (out, stats), all
+/// tensors or all buffers with its inputs, and on tensors one result per
+/// destination, of its type.
+static LogicalResult verifyAttentionOperands(AttentionOp op) {
+  if (op.getInits().empty() || op.getInits().size() > 2)
+    return op.emitOpError("expects one or two destinations (out, stats), got ")
+           << op.getInits().size();
+  bool onTensors = isa<TensorType>(op.getQuery().getType());
+  for (Value value : op->getOperands())
+    if (isa<TensorType>(value.getType()) != onTensors)
+      return op.emitOpError("expects every operand to be a tensor, or every "
+                            "operand a buffer");
+  if (onTensors != (op->getNumResults() == op.getInits().size()) ||
+      (!onTensors && op->getNumResults() != 0) ||
+      (onTensors && TypeRange(op.getInits()) != op->getResultTypes()))
+    return op.emitOpError("expects one result of each destination's type on "
+                          "tensors, and none on buffers");
+  return success();
+}
+
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionOperands(*this)))
+    return failure();
+  auto query = cast<ShapedType>(getQuery().getType());
+  auto key = cast<ShapedType>(getKey().getType());
+  auto value = cast<ShapedType>(getValue().getType());
+  auto out = cast<ShapedType>(getOut().getType());
+  Type element = query.getElementType();
+  if (!element.isF32() && !element.isF16() && !element.isBF16())
+    return emitOpError("expects f32, f16 or bf16 elements, got ") << element;
+  for (ShapedType type : {query, key, value, out})
+    if (type.getRank() != 4 || type.getElementType() != element)
+      return emitOpError("expects query, key, value and out of rank 4 with "
+                         "one element type, got ")
+             << query << ", " << key << ", " << value << " and " << out;
+  // Sizes in (batch, heads, sequence, head dimension) order.
+  std::array<unsigned, 4> order = getDimensionOrder();
+  auto sizes = [&](ShapedType type) {
+    std::array<int64_t, 4> result;
+    for (int i = 0; i < 4; ++i)
+      result[i] = type.getDimSize(order[i]);
+    return result;
+  };
+  std::array<int64_t, 4> q = sizes(query), k = sizes(key), v = sizes(value),
+                         o = sizes(out);
+  bool agree = true;
+  for (int i : {0, 1, 3})
+    agree &= sizesAgree(q[i], k[i]) && sizesAgree(q[i], v[i]);
+  agree &= sizesAgree(k[2], v[2]);
+  for (int i = 0; i < 4; ++i)
+    agree &= sizesAgree(q[i], o[i]);
+  if (!agree)
+    return emitOpError() << "expects query "
+                         << (getBshd() ? "B x Sq x H x D" : "B x H x Sq x D")
+                         << ", key and value "
+                         << (getBshd() ? "B x Skv x H x D" : "B x H x Skv x D")
+                         << " and out of query's sizes, got " << query << ", "
+                         << key << ", " << value << " and " << out;
+  if (Value bias = getBias()) {
+    auto type = cast<ShapedType>(bias.getType());
+    if (type.getRank() != 4 || type.getElementType() != element ||
+        (type.getDimSize(0) != 1 && !sizesAgree(type.getDimSize(0), q[0])) ||
+        (type.getDimSize(1) != 1 && !sizesAgree(type.getDimSize(1), q[1])) ||
+        !sizesAgree(type.getDimSize(2), q[2]) ||
+        !sizesAgree(type.getDimSize(3), k[2]))
+      return emitOpError("expects a bias of the query's element type, ")
+             << "B|1 x H|1 x Sq x Skv, got " << type;
+  }
+  if (Value stats = getStats()) {
+    auto type = cast<ShapedType>(stats.getType());
+    if (type.getRank() != 3 || !type.getElementType().isF32() ||
+        !sizesAgree(type.getDimSize(0), q[0]) ||
+        !sizesAgree(type.getDimSize(1), q[1]) ||
+        !sizesAgree(type.getDimSize(2), q[2]))
+      return emitOpError("expects stats of f32, B x H x Sq, got ") << type;
+  }
+  if (!std::isfinite(getScale().convertToFloat()))
+    return emitOpError("expects a finite scale");
+  return success();
+}
+
+/// On buffers: reads the inputs, writes the destinations (not read).
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  for (OpOperand &operand : getOperation()->getOpOperands()) {
+    if (!isa<MemRefType>(operand.get().getType()))
+      continue;
+    if (isDpsInit(&operand))
+      effects.emplace_back(MemoryEffects::Write::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+    else
+      effects.emplace_back(MemoryEffects::Read::get(), &operand, /*stage=*/0,
+                           /*effectOnFullRegion=*/true,
+                           SideEffects::DefaultResource::get());
+  }
+}
+
 #define GET_OP_CLASSES
 #include "amp/Dialect/Amp/IR/AmpOps.cpp.inc"

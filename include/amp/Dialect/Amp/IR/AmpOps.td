@@ -668,6 +668,78 @@ def Amp_ScaledMatmulOp : Amp_Op<"scaled_matmul", [
 }
 
 //===----------------------------------------------------------------------===//
+// attention
+//===----------------------------------------------------------------------===//
+
+def Amp_AttentionOp : Amp_Op<"attention", [
+    AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "scaled dot-product attention, as one fused computation";
+  let description = [{
+    Attention over the keys of each query, per batch and head:
+
+        S[b, h, i, j] = scale * sum_d query[b, h, i, d] * key[b, h, j, d]
+                        + bias[b, h, i, j]        (-inf where causal, j > i)
+        out[b, h, i, :] = sum_j softmax_j(S[b, h, i, :]) * value[b, h, j, :]
+        stats[b, h, i] = log(sum_j exp(S[b, h, i, j]))
+
+    `query` is `B x H x Sq x D`, `key` and `value` `B x H x Skv x D`, the
+    first destination `out` is `query`'s shape; with `bshd` the four are
+    stored `B x S x H x D` instead (a projection's output split into heads,
+    read where it is). `bias` (optional) is `B|1 x H|1 x Sq x Skv` (a size
+    of 1 broadcasts), added after the scaling: an additive mask. The
+    optional second destination `stats` (f32, `B x H x Sq`) receives each
+    row's log-sum-exp, which a backward pass needs. `query`, `key`,
+    `value`, `bias` and `out` have one element type (f32, f16 or bf16).
+
+    Scores, softmax and sums are computed in f32 (or wider) and `out` is
+    rounded once; a row whose scores are all -inf is NaN. No score matrix
+    is materialised where the op is one library call: the GPU pipeline
+    makes it cuDNN's fused attention (`ampGpuAttention`, 16-bit types) and
+    the CPU pipeline `ampCpuLibraryAttention` (`amp-linalg-to-library-
+    calls`). `amp-fuse-attention` makes it of the matmul, scaling, mask,
+    softmax and matmul chain of a model's attention. In destination-passing
+    style, on tensors (results: the destinations' values) or on buffers.
+
+    ```mlir
+    %o = amp.attention ins(%q, %k, %v : tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>)
+        bias(%mask : tensor<2x1x64x64xf16>) outs(%e : tensor<2x4x64x16xf16>)
+        scale = 2.500000e-01 causal -> tensor<2x4x64x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_TensorOrBuffer:$query, Amp_TensorOrBuffer:$key,
+                       Amp_TensorOrBuffer:$value,
+                       Optional<Amp_TensorOrBuffer>:$bias,
+                       Variadic<Amp_TensorOrBuffer>:$inits, F32Attr:$scale,
+                       UnitAttr:$causal, UnitAttr:$bshd);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `:` type($query) `,` type($key) `,`
+        type($value) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $inits `:` type($inits) `)`
+    `scale` `=` $scale (`causal` $causal^)? (`bshd` $bshd^)? attr-dict
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitsMutable(); }
+    /// The destination of the attention's output.
+    ::mlir::Value getOut() { return getInits().front(); }
+    /// The destination of the rows' log-sum-exp, or null.
+    ::mlir::Value getStats() {
+      return getInits().size() > 1 ? getInits()[1] : ::mlir::Value();
+    }
+    /// The index of the batch, head, sequence and head-dimension
+    /// dimensions in query, key, value and out.
+    ::std::array<unsigned, 4> getDimensionOrder() {
+      return getBshd() ? ::std::array<unsigned, 4>{0, 2, 1, 3}
+                       : ::std::array<unsigned, 4>{0, 1, 2, 3};
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // conv2d_backward_data / conv2d_backward_filter
 //===----------------------------------------------------------------------===//
 
