@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "amp/Dialect/Amp/IR/AmpInterfaces.h"
 #include "amp/Dialect/Amp/IR/AmpOps.h"
 #include "amp/Transforms/Passes.h"
 
@@ -129,16 +130,10 @@ Value getBatchReshapeSource(Value value, Chain &chain, bool inChain) {
   return reshape.getSrc();
 }
 
-/// What the softmax of a chain reads: X, the scores after their scaling
-/// and mask.
-struct Softmax {
-  Value scores;
-};
-
 /// A row statistic of the softmax, read by `generic` as its second input
 /// broadcast along the rows (B x H x Sq x 1 read at (b, h, i, 0), or
 /// B x H x Sq at (b, h, i)): its reduction generic over `rowsOf`, with
-/// `combine` in its body. Adds the ops to `chain`.
+/// the max (`maximum`) or the sum in its body. Adds the ops to `chain`.
 linalg::GenericOp matchRowReduction(Value statistic, Value rowsOf, Chain &chain,
                                     bool maximum) {
   statistic = skipCastGenerics(statistic, chain);
@@ -174,28 +169,29 @@ linalg::GenericOp matchRowReduction(Value statistic, Value rowsOf, Chain &chain,
 
 /// The softmax whose result is `probabilities` (4-D): X - max, exp, the
 /// sum of the exponentials and the division (torch-mlir's decomposition),
-/// as separate generics or sub and exp in one. Adds its ops to `chain`.
-std::optional<Softmax> matchSoftmax(Value probabilities, Chain &chain) {
+/// as separate generics or sub and exp in one: what it reads (X, the scores
+/// after their scaling and mask), or null. Adds its ops to `chain`.
+Value matchSoftmax(Value probabilities, Chain &chain) {
   auto divide = probabilities.getDefiningOp<linalg::GenericOp>();
   if (!divide || !isElementwise(divide) || divide.getNumDpsInputs() != 2)
-    return std::nullopt;
+    return {};
   auto quotient = getYielded(divide).getDefiningOp<arith::DivFOp>();
   if (!quotient)
-    return std::nullopt;
+    return {};
   OpOperand *numerator = getInputOf(divide, quotient.getLhs());
   OpOperand *denominator = getInputOf(divide, quotient.getRhs());
   if (!numerator || !denominator ||
       !divide.getMatchingIndexingMap(numerator).isIdentity())
-    return std::nullopt;
+    return {};
   chain.ops.insert(divide);
   Value exponentials = skipCastGenerics(numerator->get(), chain);
   if (!matchRowReduction(denominator->get(), exponentials, chain, false))
-    return std::nullopt;
+    return {};
   // exp(X - max), in one generic or an exp of a subtraction.
   auto exp = exponentials.getDefiningOp<linalg::GenericOp>();
   if (!exp || !isElementwise(exp) ||
       !isa_and_nonnull<math::ExpOp>(getYielded(exp).getDefiningOp()))
-    return std::nullopt;
+    return {};
   chain.ops.insert(exp);
   Value shiftedValue =
       stripCasts(getYielded(exp).getDefiningOp()->getOperand(0));
@@ -204,24 +200,24 @@ std::optional<Softmax> matchSoftmax(Value probabilities, Chain &chain) {
   if (!subtract) {
     OpOperand *input = getInputOf(exp, shiftedValue);
     if (!input)
-      return std::nullopt;
+      return {};
     shift = skipCastGenerics(input->get(), chain)
                 .getDefiningOp<linalg::GenericOp>();
     if (!shift || !isElementwise(shift))
-      return std::nullopt;
+      return {};
     subtract = getYielded(shift).getDefiningOp<arith::SubFOp>();
     chain.ops.insert(shift);
   }
   if (!subtract)
-    return std::nullopt;
+    return {};
   OpOperand *scores = getInputOf(shift, subtract.getLhs());
   OpOperand *largest = getInputOf(shift, subtract.getRhs());
   if (!scores || !largest || !shift.getMatchingIndexingMap(scores).isIdentity())
-    return std::nullopt;
+    return {};
   Value x = skipCastGenerics(scores->get(), chain);
   if (!matchRowReduction(largest->get(), x, chain, true))
-    return std::nullopt;
-  return Softmax{x};
+    return {};
+  return x;
 }
 
 /// The scores' elementwise chain from `x` back to the product's 4-D view:
@@ -365,8 +361,8 @@ Value transpose(OpBuilder &b, Location loc, Value value,
       ->getResult(0);
 }
 
-/// `value` converted to `type` elementwise (a generic), built at the
-/// insertion point.
+/// `value` converted to `type` elementwise (a generic whose body is
+/// convertFloat's), built at the insertion point.
 Value convert(OpBuilder &b, Location loc, Value value, FloatType type) {
   auto source = cast<RankedTensorType>(value.getType());
   if (source.getElementType() == type)
@@ -376,18 +372,12 @@ Value convert(OpBuilder &b, Location loc, Value value, FloatType type) {
   AffineMap identity = b.getMultiDimIdentityMap(source.getRank());
   SmallVector<utils::IteratorType> parallel(source.getRank(),
                                             utils::IteratorType::parallel);
-  bool wider =
-      type.getWidth() > cast<FloatType>(source.getElementType()).getWidth();
   return linalg::GenericOp::create(
              b, loc, empty.getType(), value, empty, {identity, identity},
              parallel,
              [&](OpBuilder &nested, Location at, ValueRange args) {
-               Value converted =
-                   wider ? arith::ExtFOp::create(nested, at, type, args[0])
-                               .getResult()
-                         : arith::TruncFOp::create(nested, at, type, args[0])
-                               .getResult();
-               linalg::YieldOp::create(nested, at, converted);
+               linalg::YieldOp::create(nested, at,
+                                       convertFloat(nested, at, args[0], type));
              })
       .getResult(0);
 }
@@ -403,15 +393,13 @@ std::string fuseAttention(RewriterBase &rewriter,
       true);
   if (!probabilities)
     return {};
-  std::optional<Softmax> softmax =
-      matchSoftmax(skipCastGenerics(probabilities, chain), chain);
-  if (!softmax)
+  Value x = matchSoftmax(skipCastGenerics(probabilities, chain), chain);
+  if (!x)
     return {};
   // From here on, a softmax read by a matmul: an attention, fused or not.
   double scale = 1.0;
   Value bias;
-  linalg::BatchMatmulOp scores =
-      matchScores(softmax->scores, chain, scale, bias);
+  linalg::BatchMatmulOp scores = matchScores(x, chain, scale, bias);
   if (!scores)
     return chain.why;
   chain.ops.insert(output);

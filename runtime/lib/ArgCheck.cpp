@@ -578,21 +578,23 @@ CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {
 }
 
 namespace {
-/// One strided operand of an attention call: its name, pointer and
-/// (batch, head, sequence) strides.
+/// One strided operand of an attention call: its name, pointer,
+/// (batch, head, sequence) strides and sequence length.
 struct AttentionOperand {
   const char *name;
   const void *pointer;
   int64_t strides[3];
+  int64_t seq;
 };
 
 /// An operand's pointer (non-NULL, aligned to its element; on the GPU to 16
 /// bytes) and the strides of its dimensions longer than 1 (>= 0; on the
 /// GPU multiples of 8 elements, 0 only where `broadcast`), as
-/// ampGpuAttention's rules say. `sizes`: batch, heads, sequence.
+/// ampGpuAttention's rules say.
 bool checkAttentionOperand(const char *call, const AttentionOperand &op,
-                           const int64_t (&sizes)[3], size_t elementSize,
+                           int64_t batch, int64_t heads, size_t elementSize,
                            bool onGpu, bool broadcast) {
+  const int64_t sizes[3] = {batch, heads, op.seq};
   if (!op.pointer)
     return setError(call, "%s is NULL", op.name);
   uintptr_t address = reinterpret_cast<uintptr_t>(op.pointer);
@@ -653,22 +655,21 @@ CallCheck amp::rt::check(const char *call, const AttentionArgs &a, bool onGpu) {
   }
   size_t size = dtypeSize(a.dtype);
   const AttentionOperand operands[] = {
-      {"q", a.q, {a.qStrideB, a.qStrideH, a.qStrideS}},
-      {"k", a.k, {a.kStrideB, a.kStrideH, a.kStrideS}},
-      {"v", a.v, {a.vStrideB, a.vStrideH, a.vStrideS}},
-      {"out", a.out, {a.outStrideB, a.outStrideH, a.outStrideS}}};
-  for (const AttentionOperand &op : operands) {
-    bool query = op.name[0] == 'q' || op.name[0] == 'o';
-    if (!checkAttentionOperand(call, op,
-                               {a.batch, a.heads, query ? a.seqQ : a.seqKV},
-                               size, onGpu, /*broadcast=*/false))
+      {"q", a.q, {a.qStrideB, a.qStrideH, a.qStrideS}, a.seqQ},
+      {"k", a.k, {a.kStrideB, a.kStrideH, a.kStrideS}, a.seqKV},
+      {"v", a.v, {a.vStrideB, a.vStrideH, a.vStrideS}, a.seqKV},
+      {"out", a.out, {a.outStrideB, a.outStrideH, a.outStrideS}, a.seqQ}};
+  for (const AttentionOperand &op : operands)
+    if (!checkAttentionOperand(call, op, a.batch, a.heads, size, onGpu,
+                               /*broadcast=*/false))
       return CallCheck::Invalid;
-  }
   if (a.bias &&
-      !checkAttentionOperand(
-          call, {"bias", a.bias, {a.biasStrideB, a.biasStrideH, a.biasStrideS}},
-          {a.batch, a.heads, a.seqQ}, size, onGpu,
-          /*broadcast=*/true))
+      !checkAttentionOperand(call,
+                             {"bias",
+                              a.bias,
+                              {a.biasStrideB, a.biasStrideH, a.biasStrideS},
+                              a.seqQ},
+                             a.batch, a.heads, size, onGpu, /*broadcast=*/true))
     return CallCheck::Invalid;
   if (reinterpret_cast<uintptr_t>(a.stats) % (onGpu ? 16 : 4) != 0) {
     setError(call, "stats = %p is not aligned to %d bytes",

@@ -77,12 +77,17 @@ struct AttentionToCall : public OpRewritePattern<AttentionOp> {
         cast<MemRefType>(buffers[0].getType()).getElementType());
     Location loc = op.getLoc();
     std::array<unsigned, 4> order = op.getDimensionOrder();
-    // Pointer, then the batch, head and sequence strides of operand `i`.
+    // Pointer, then the strides of operand `i`'s dimensions `dims` (batch,
+    // head, sequence); a broadcast one (`broadcast` and size 1) has 0.
     auto strided = [&](SmallVector<Value> &args, unsigned i,
-                       std::array<unsigned, 4> dims) {
+                       ArrayRef<unsigned> dims, bool broadcast = false) {
       args.push_back(createBufferPointer(rewriter, loc, buffers[i]));
-      for (unsigned dim : ArrayRef<unsigned>(dims).take_front(3))
-        args.push_back(getStride(rewriter, loc, buffers[i], infos[i], dim));
+      auto type = cast<MemRefType>(buffers[i].getType());
+      for (unsigned dim : dims.take_front(3))
+        args.push_back(
+            broadcast && dim < 2 && type.getDimSize(dim) == 1
+                ? createI64(rewriter, loc, 0)
+                : getStride(rewriter, loc, buffers[i], infos[i], dim));
     };
     Value query = op.getQuery(), key = op.getKey();
     SmallVector<Value> args = {
@@ -94,25 +99,18 @@ struct AttentionToCall : public OpRewritePattern<AttentionOp> {
         createI32(rewriter, loc, static_cast<int32_t>(*dtype))};
     for (unsigned i = 0; i < 4; ++i)
       strided(args, i, order);
+    Type pointer = LLVM::LLVMPointerType::get(rewriter.getContext());
     if (op.getBias()) {
-      // A broadcast dimension (size 1) is passed with stride 0.
-      strided(args, 4, {0, 1, 2, 3});
-      auto biasType = cast<MemRefType>(op.getBias().getType());
-      for (unsigned dim : {0u, 1u})
-        if (biasType.getDimSize(dim) == 1)
-          args[args.size() - 3 + dim] = createI64(rewriter, loc, 0);
+      strided(args, 4, {0, 1, 2}, /*broadcast=*/true);
     } else {
-      Value null = LLVM::ZeroOp::create(
-          rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
-      args.push_back(null);
+      args.push_back(LLVM::ZeroOp::create(rewriter, loc, pointer));
       for (int i = 0; i < 3; ++i)
         args.push_back(createI64(rewriter, loc, 0));
     }
     if (Value stats = op.getStats()) {
       args.push_back(createBufferPointer(rewriter, loc, stats));
     } else {
-      args.push_back(LLVM::ZeroOp::create(
-          rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext())));
+      args.push_back(LLVM::ZeroOp::create(rewriter, loc, pointer));
     }
     args.push_back(createF32(rewriter, loc, op.getScale().convertToFloat()));
     args.push_back(createI32(rewriter, loc, op.getCausal() ? 1 : 0));

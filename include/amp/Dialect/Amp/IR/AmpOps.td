@@ -693,7 +693,8 @@ def Amp_AttentionOp : Amp_Op<"attention", [
     `value`, `bias` and `out` have one element type (f32, f16 or bf16).
 
     Scores, softmax and sums are computed in f32 (or wider) and `out` is
-    rounded once; a row whose scores are all -inf is NaN. No score matrix
+    rounded once; a row whose scores are all -inf has no specified value
+    (NaN in the loops and the CPU reference). No score matrix
     is materialised where the op is one library call: the GPU pipeline
     makes it cuDNN's fused attention (`ampGpuAttention`, 16-bit types) and
     the CPU pipeline `ampCpuLibraryAttention` (`amp-linalg-to-library-
