@@ -3,8 +3,8 @@
 // Part of amp-mlir. Validation of ampGpuGemm/ampGpuConv2d arguments (and of
 // their CPU references), done before any driver use so that bad calls get a
 // precise message even on machines without a GPU; the argument checks
-// (check(), Internal.h) of the GEMM, convolution (forward and backward) and
-// constant library calls.
+// (check(), Internal.h) of the GEMM, convolution and attention (forward and
+// backward) and constant library calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -621,60 +621,106 @@ bool checkAttentionOperand(const char *call, const AttentionOperand &op,
 }
 } // namespace
 
-CallCheck amp::rt::check(const char *call, const AttentionArgs &a, bool onGpu) {
+namespace {
+/// The sizes, dtype, headDim, causal and scale of an attention call (the
+/// fields that ampGpuAttention and its backward share), as ampGpuAttention's
+/// rules say.
+template <typename Args>
+bool checkAttentionSettings(const char *call, const Args &a, bool onGpu) {
   const int64_t sizes[] = {a.batch, a.heads, a.seqQ, a.seqKV, a.headDim};
   static const char *const kSizes[] = {"batch", "heads", "seqQ", "seqKV",
                                        "headDim"};
   for (int i = 0; i < 5; ++i)
-    if (sizes[i] < 1 || (onGpu && !fitsInt32(sizes[i]))) {
-      setError(call, "invalid %s = %" PRId64 " (expected >= 1%s)", kSizes[i],
-               sizes[i], onGpu ? " and to fit in int32" : "");
-      return CallCheck::Invalid;
-    }
+    if (sizes[i] < 1 || (onGpu && !fitsInt32(sizes[i])))
+      return setError(call, "invalid %s = %" PRId64 " (expected >= 1%s)",
+                      kSizes[i], sizes[i], onGpu ? " and to fit in int32" : "");
   bool half = a.dtype == AMP_DTYPE_F16 || a.dtype == AMP_DTYPE_BF16;
-  if (!half && (onGpu || a.dtype != AMP_DTYPE_F32)) {
-    setError(call, "invalid dtype %s (expected f16 or bf16%s)",
-             validType(a.dtype) ? dtypeName(a.dtype) : "(unknown)",
-             onGpu ? ": cuDNN's fused attention" : ", or f32 on the CPU");
-    return CallCheck::Invalid;
-  }
-  if (onGpu && (a.headDim % 8 != 0 || a.headDim > 128)) {
-    setError(call,
-             "headDim = %" PRId64 " is not a multiple of 8 up to 128 "
-             "(cuDNN's fused attention)",
-             a.headDim);
-    return CallCheck::Invalid;
-  }
-  if (a.causal != 0 && a.causal != 1) {
-    setError(call, "invalid causal = %" PRId32 " (expected 0 or 1)", a.causal);
-    return CallCheck::Invalid;
-  }
-  if (!std::isfinite(a.scale)) {
-    setError(call, "scale = %g is not finite", static_cast<double>(a.scale));
-    return CallCheck::Invalid;
-  }
+  if (!half && (onGpu || a.dtype != AMP_DTYPE_F32))
+    return setError(call, "invalid dtype %s (expected f16 or bf16%s)",
+                    validType(a.dtype) ? dtypeName(a.dtype) : "(unknown)",
+                    onGpu ? ": cuDNN's fused attention"
+                          : ", or f32 on the CPU");
+  if (onGpu && (a.headDim % 8 != 0 || a.headDim > 128))
+    return setError(call,
+                    "headDim = %" PRId64 " is not a multiple of 8 up to 128 "
+                    "(cuDNN's fused attention)",
+                    a.headDim);
+  if (a.causal != 0 && a.causal != 1)
+    return setError(call, "invalid causal = %" PRId32 " (expected 0 or 1)",
+                    a.causal);
+  if (!std::isfinite(a.scale))
+    return setError(call, "scale = %g is not finite",
+                    static_cast<double>(a.scale));
+  return true;
+}
+
+/// The strided operands of an attention call (none broadcast), then its
+/// bias (NULL: none; its strides may broadcast).
+template <typename Args, size_t N>
+bool checkAttentionOperands(const char *call, const Args &a,
+                            const AttentionOperand (&operands)[N], bool onGpu) {
   size_t size = dtypeSize(a.dtype);
+  for (const AttentionOperand &op : operands)
+    if (!checkAttentionOperand(call, op, a.batch, a.heads, size, onGpu,
+                               /*broadcast=*/false))
+      return false;
+  return !a.bias ||
+         checkAttentionOperand(call,
+                               {"bias",
+                                a.bias,
+                                {a.biasStrideB, a.biasStrideH, a.biasStrideS},
+                                a.seqQ},
+                               a.batch, a.heads, size, onGpu,
+                               /*broadcast=*/true);
+}
+
+/// The f32 stats of an attention call: aligned to 4 bytes (16 on the GPU),
+/// and not NULL where `required`.
+bool checkAttentionStats(const char *call, const float *stats, bool onGpu,
+                         bool required) {
+  if (required && !stats)
+    return setError(call, "stats is NULL (the forward's log-sum-exp, which "
+                          "the backward needs)");
+  if (reinterpret_cast<uintptr_t>(stats) % (onGpu ? 16 : 4) != 0)
+    return setError(call, "stats = %p is not aligned to %d bytes",
+                    static_cast<const void *>(stats), onGpu ? 16 : 4);
+  return true;
+}
+} // namespace
+
+CallCheck amp::rt::check(const char *call, const AttentionArgs &a, bool onGpu) {
   const AttentionOperand operands[] = {
       {"q", a.q, {a.qStrideB, a.qStrideH, a.qStrideS}, a.seqQ},
       {"k", a.k, {a.kStrideB, a.kStrideH, a.kStrideS}, a.seqKV},
       {"v", a.v, {a.vStrideB, a.vStrideH, a.vStrideS}, a.seqKV},
       {"out", a.out, {a.outStrideB, a.outStrideH, a.outStrideS}, a.seqQ}};
-  for (const AttentionOperand &op : operands)
-    if (!checkAttentionOperand(call, op, a.batch, a.heads, size, onGpu,
-                               /*broadcast=*/false))
-      return CallCheck::Invalid;
-  if (a.bias &&
-      !checkAttentionOperand(call,
-                             {"bias",
-                              a.bias,
-                              {a.biasStrideB, a.biasStrideH, a.biasStrideS},
-                              a.seqQ},
-                             a.batch, a.heads, size, onGpu, /*broadcast=*/true))
+  return checkAttentionSettings(call, a, onGpu) &&
+                 checkAttentionOperands(call, a, operands, onGpu) &&
+                 checkAttentionStats(call, a.stats, onGpu, /*required=*/false)
+             ? CallCheck::Work
+             : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const AttentionBackwardArgs &a,
+                         bool onGpu) {
+  if (!checkAttentionSettings(call, a, onGpu))
     return CallCheck::Invalid;
-  if (reinterpret_cast<uintptr_t>(a.stats) % (onGpu ? 16 : 4) != 0) {
-    setError(call, "stats = %p is not aligned to %d bytes",
-             static_cast<const void *>(a.stats), onGpu ? 16 : 4);
+  if (onGpu && a.seqQ == 1 && a.seqKV == 1) {
+    setError(call, "seqQ = seqKV = 1 is unsupported (cuDNN's fused attention "
+                   "backward)");
     return CallCheck::Invalid;
   }
-  return CallCheck::Work;
+  const AttentionOperand operands[] = {
+      {"q", a.q, {a.qStrideB, a.qStrideH, a.qStrideS}, a.seqQ},
+      {"k", a.k, {a.kStrideB, a.kStrideH, a.kStrideS}, a.seqKV},
+      {"v", a.v, {a.vStrideB, a.vStrideH, a.vStrideS}, a.seqKV},
+      {"out", a.out, {a.outStrideB, a.outStrideH, a.outStrideS}, a.seqQ},
+      {"dOut", a.dOut, {a.dOutStrideB, a.dOutStrideH, a.dOutStrideS}, a.seqQ},
+      {"dq", a.dq, {a.dqStrideB, a.dqStrideH, a.dqStrideS}, a.seqQ},
+      {"dk", a.dk, {a.dkStrideB, a.dkStrideH, a.dkStrideS}, a.seqKV},
+      {"dv", a.dv, {a.dvStrideB, a.dvStrideH, a.dvStrideS}, a.seqKV}};
+  return checkAttentionOperands(call, a, operands, onGpu) &&
+                 checkAttentionStats(call, a.stats, onGpu, /*required=*/true)
+             ? CallCheck::Work
+             : CallCheck::Invalid;
 }

@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. The CPU twins of the library calls (LibraryCalls.def):
 // ampCpuGemm, ampCpuConv2d and its gradients (ampCpuConv2dBackwardData,
-// ampCpuConv2dBackwardFilter), grouped convolutions included, are
+// ampCpuConv2dBackwardFilter), grouped convolutions included, the attention
+// and its gradients (ampCpuAttention, ampCpuAttentionBackward) are
 // straightforward loops on host pointers.
 // Products are accumulated in double and rounded once to the output type
 // (for f16/bf16 via a round-to-odd float, so that double -> float -> half
@@ -295,11 +296,12 @@ bool amp::rt::cpu::ConvBackwardFilter(const char *,
 }
 
 namespace {
-/// Row i of one (batch, head) of an attention: its scores in double (scale
-/// * q.k + bias, -inf past the diagonal when causal), their softmax, the
-/// weighted sum of v rounded once into out, and the row's log-sum-exp.
-void referenceAttentionRow(const AttentionArgs &a, int64_t b, int64_t h,
-                           int64_t i, std::vector<double> &scores) {
+/// Row i of the scores of one (batch, head) of an attention, forward or
+/// backward (the fields they share), in double: scale * q.k + bias, -inf
+/// past the diagonal when causal. Returns the largest.
+template <typename Args>
+double referenceAttentionScores(const Args &a, int64_t b, int64_t h, int64_t i,
+                                std::vector<double> &scores) {
   int64_t qBase = b * a.qStrideB + h * a.qStrideH + i * a.qStrideS;
   double largest = -INFINITY;
   for (int64_t j = 0; j < a.seqKV; ++j) {
@@ -319,6 +321,14 @@ void referenceAttentionRow(const AttentionArgs &a, int64_t b, int64_t h,
     scores[j] = score;
     largest = std::max(largest, score);
   }
+  return largest;
+}
+
+/// Row i of one (batch, head) of an attention: its scores, their softmax,
+/// the weighted sum of v rounded once into out, and the row's log-sum-exp.
+void referenceAttentionRow(const AttentionArgs &a, int64_t b, int64_t h,
+                           int64_t i, std::vector<double> &scores) {
+  double largest = referenceAttentionScores(a, b, h, i, scores);
   double sum = 0.0;
   for (int64_t j = 0; j < a.seqKV; ++j) {
     // All -inf: exp(NaN) keeps the row NaN, as PyTorch's math attention.
@@ -338,6 +348,33 @@ void referenceAttentionRow(const AttentionArgs &a, int64_t b, int64_t h,
     a.stats[(b * a.heads + h) * a.seqQ + i] =
         static_cast<float>(largest + std::log(sum));
 }
+
+/// One (batch, head) of a strided attention tensor: `rows` rows of
+/// `headDim` elements, `strideS` apart from element `base`.
+struct AttentionRows {
+  int64_t base, strideS, rows, headDim;
+};
+
+/// The rows of `at` in `data` of `type`, widened to double (rows x headDim).
+std::vector<double> loadAttentionRows(const void *data, int32_t type,
+                                      const AttentionRows &at) {
+  std::vector<double> values(static_cast<size_t>(at.rows * at.headDim));
+  for (int64_t s = 0; s < at.rows; ++s)
+    for (int64_t d = 0; d < at.headDim; ++d)
+      values[s * at.headDim + d] =
+          loadElement(data, type, at.base + s * at.strideS + d);
+  return values;
+}
+
+/// `values` (rows x headDim) times `factor`, rounded once into the rows of
+/// `at` in `data`.
+void storeAttentionRows(void *data, int32_t type, const AttentionRows &at,
+                        const std::vector<double> &values, double factor) {
+  for (int64_t s = 0; s < at.rows; ++s)
+    for (int64_t d = 0; d < at.headDim; ++d)
+      storeElement(data, type, at.base + s * at.strideS + d,
+                   factor * values[s * at.headDim + d]);
+}
 } // namespace
 
 bool amp::rt::cpu::Attention(const char *, const AttentionArgs &a, NoResult &) {
@@ -346,6 +383,74 @@ bool amp::rt::cpu::Attention(const char *, const AttentionArgs &a, NoResult &) {
     for (int64_t h = 0; h < a.heads; ++h)
       for (int64_t i = 0; i < a.seqQ; ++i)
         referenceAttentionRow(a, b, h, i, scores);
+  return true;
+}
+
+// The backward, per (batch, head), in double, from the given out and stats
+// (LibraryCalls.def): P[i,j] = exp(S[i,j] - stats[i]) (0 past the diagonal
+// when causal), D[i] = dOut[i,:].out[i,:], dS = P (dOut[i,:].v[j,:] - D[i]);
+// dv += P dOut, dq += dS k and dk += dS q, each sum rounded once (dq and dk
+// times the scale).
+bool amp::rt::cpu::AttentionBackward(const char *,
+                                     const AttentionBackwardArgs &a,
+                                     NoResult &) {
+  const int64_t dim = a.headDim;
+  const double scale = static_cast<double>(a.scale);
+  std::vector<double> scores(static_cast<size_t>(a.seqKV));
+  for (int64_t b = 0; b < a.batch; ++b) {
+    for (int64_t h = 0; h < a.heads; ++h) {
+      auto rows = [&](int64_t strideB, int64_t strideH, int64_t strideS,
+                      int64_t seq) {
+        return AttentionRows{b * strideB + h * strideH, strideS, seq, dim};
+      };
+      AttentionRows qAt = rows(a.qStrideB, a.qStrideH, a.qStrideS, a.seqQ),
+                    kAt = rows(a.kStrideB, a.kStrideH, a.kStrideS, a.seqKV);
+      std::vector<double> q = loadAttentionRows(a.q, a.dtype, qAt),
+                          k = loadAttentionRows(a.k, a.dtype, kAt);
+      std::vector<double> v = loadAttentionRows(
+          a.v, a.dtype, rows(a.vStrideB, a.vStrideH, a.vStrideS, a.seqKV));
+      std::vector<double> out = loadAttentionRows(
+          a.out, a.dtype,
+          rows(a.outStrideB, a.outStrideH, a.outStrideS, a.seqQ));
+      std::vector<double> dOut = loadAttentionRows(
+          a.dOut, a.dtype,
+          rows(a.dOutStrideB, a.dOutStrideH, a.dOutStrideS, a.seqQ));
+      std::vector<double> dq(q.size(), 0.0), dk(k.size(), 0.0),
+          dv(k.size(), 0.0);
+      for (int64_t i = 0; i < a.seqQ; ++i) {
+        referenceAttentionScores(a, b, h, i, scores);
+        double stat = a.stats[(b * a.heads + h) * a.seqQ + i];
+        const double *dOutRow = &dOut[i * dim];
+        double rowDot = 0.0;
+        for (int64_t d = 0; d < dim; ++d)
+          rowDot += dOutRow[d] * out[i * dim + d];
+        for (int64_t j = 0; j < a.seqKV; ++j) {
+          if (a.causal && j > i)
+            continue; // P = 0.
+          double p = std::exp(scores[j] - stat);
+          double dp = 0.0;
+          for (int64_t d = 0; d < dim; ++d) {
+            dv[j * dim + d] += p * dOutRow[d];
+            dp += dOutRow[d] * v[j * dim + d];
+          }
+          double ds = p * (dp - rowDot);
+          for (int64_t d = 0; d < dim; ++d) {
+            dq[i * dim + d] += ds * k[j * dim + d];
+            dk[j * dim + d] += ds * q[i * dim + d];
+          }
+        }
+      }
+      storeAttentionRows(a.dq, a.dtype,
+                         rows(a.dqStrideB, a.dqStrideH, a.dqStrideS, a.seqQ),
+                         dq, scale);
+      storeAttentionRows(a.dk, a.dtype,
+                         rows(a.dkStrideB, a.dkStrideH, a.dkStrideS, a.seqKV),
+                         dk, scale);
+      storeAttentionRows(a.dv, a.dtype,
+                         rows(a.dvStrideB, a.dvStrideH, a.dvStrideS, a.seqKV),
+                         dv, 1.0);
+    }
+  }
   return true;
 }
 

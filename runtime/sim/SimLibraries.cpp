@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -313,13 +314,71 @@ bool ConvBackwardFilter(const char *call, const ConvBackwardFilterArgs &d,
           cpu::ConvBackwardFilter(call, d, result));
 }
 
-/// The elements from an attention operand's first to its last (strides of
-/// batch, head and sequence; `row` contiguous elements each).
-static uint64_t attentionSpan(int64_t batch, int64_t heads, int64_t seq,
-                              int64_t row, int64_t strideB, int64_t strideH,
+/// Where one strided operand of an attention call lies: its name, pointer
+/// (NULL: none, for the optional ones), element size, sequence length, row
+/// length (the contiguous elements of each row) and its batch, head and
+/// sequence strides.
+struct AttentionRange {
+  const char *name;
+  const void *pointer;
+  size_t elementSize;
+  int64_t seq, row, strideB, strideH, strideS;
+};
+
+/// Each operand, from its first element to its last, within one live
+/// allocation.
+static bool checkAttentionRanges(const char *call, int64_t batch, int64_t heads,
+                                 std::initializer_list<AttentionRange> ops) {
+  for (const AttentionRange &op : ops) {
+    uint64_t span =
+        uint64_t((batch - 1) * op.strideB + (heads - 1) * op.strideH +
+                 (op.seq - 1) * op.strideS + op.row);
+    if (op.pointer &&
+        !checkDeviceRange(call, op.name, op.pointer, span * op.elementSize))
+      return false;
+  }
+  return true;
+}
+
+/// The record's name of an attention call (forward or backward): "<call>
+/// <dtype> b=.. h=.. sq=.. skv=.. d=..", then " causal" and " bias" where
+/// they apply.
+template <typename Args>
+static std::string attentionName(const char *call, const Args &a) {
+  std::string name =
+      std::string(call) + " " + dtypeName(a.dtype) +
+      " b=" + std::to_string(a.batch) + " h=" + std::to_string(a.heads) +
+      " sq=" + std::to_string(a.seqQ) + " skv=" + std::to_string(a.seqKV) +
+      " d=" + std::to_string(a.headDim);
+  if (a.causal)
+    name += " causal";
+  if (a.bias)
+    name += " bias";
+  return name;
+}
+
+/// The elements of an attention call's bias (0 without one), each read once
+/// whatever it broadcasts over.
+template <typename Args> static int64_t attentionBiasCount(const Args &a) {
+  if (!a.bias)
+    return 0;
+  return (a.biasStrideB ? a.batch : 1) * (a.biasStrideH ? a.heads : 1) *
+         a.seqQ * a.seqKV;
+}
+
+/// Count-only mode: the headDim elements of each row of one strided output
+/// made zero.
+static void zeroAttentionRows(void *data, size_t size, int64_t batch,
+                              int64_t heads, int64_t seq, int64_t headDim,
+                              int64_t strideB, int64_t strideH,
                               int64_t strideS) {
-  return uint64_t((batch - 1) * strideB + (heads - 1) * strideH +
-                  (seq - 1) * strideS + row);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t i = 0; i < seq; ++i)
+        std::memset(static_cast<char *>(data) +
+                        (b * strideB + h * strideH + i * strideS) *
+                            int64_t(size),
+                    0, size_t(headDim) * size);
 }
 
 /// cuDNN's fused attention reads q, k, v (and the bias, as broadcast) once
@@ -331,24 +390,14 @@ static void recordAttention(const char *call, const AttentionArgs &a) {
   int64_t size = static_cast<int64_t>(dtypeSize(a.dtype));
   int64_t qo = a.batch * a.heads * a.seqQ * a.headDim,
           kv = a.batch * a.heads * a.seqKV * a.headDim;
-  int64_t biasCount = (a.biasStrideB ? a.batch : 1) *
-                      (a.biasStrideH ? a.heads : 1) * a.seqQ * a.seqKV;
-  work.bytesRead = (qo + 2 * kv + (a.bias ? biasCount : 0)) * size;
+  work.bytesRead = (qo + 2 * kv + attentionBiasCount(a)) * size;
   work.bytesWritten =
       qo * size + (a.stats ? a.batch * a.heads * a.seqQ * 4 : 0);
   work.flops =
       4 * a.batch * a.heads * a.seqQ * a.seqKV * a.headDim / (a.causal ? 2 : 1);
   work.peak = ::amp::sim::Peak::F16;
   work.library = true;
-  std::string name =
-      std::string(call) + " " + dtypeName(a.dtype) +
-      " b=" + std::to_string(a.batch) + " h=" + std::to_string(a.heads) +
-      " sq=" + std::to_string(a.seqQ) + " skv=" + std::to_string(a.seqKV) +
-      " d=" + std::to_string(a.headDim);
-  if (a.causal)
-    name += " causal";
-  if (a.bias)
-    name += " bias";
+  std::string name = attentionName(call, a);
   if (a.stats)
     name += " stats";
   ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, {work});
@@ -363,46 +412,95 @@ static void recordAttention(const char *call, const AttentionArgs &a) {
 bool Attention(const char *call, const AttentionArgs &a, NoResult &result) {
   count(&AmpSimStats::libraryCalls);
   size_t size = dtypeSize(a.dtype);
-  auto span = [&](int64_t seq, int64_t row, int64_t sB, int64_t sH,
-                  int64_t sS) {
-    return attentionSpan(a.batch, a.heads, seq, row, sB, sH, sS) * size;
-  };
-  if (!checkDeviceRange(
-          call, "q", a.q,
-          span(a.seqQ, a.headDim, a.qStrideB, a.qStrideH, a.qStrideS)) ||
-      !checkDeviceRange(
-          call, "k", a.k,
-          span(a.seqKV, a.headDim, a.kStrideB, a.kStrideH, a.kStrideS)) ||
-      !checkDeviceRange(
-          call, "v", a.v,
-          span(a.seqKV, a.headDim, a.vStrideB, a.vStrideH, a.vStrideS)) ||
-      !checkDeviceRange(
-          call, "out", a.out,
-          span(a.seqQ, a.headDim, a.outStrideB, a.outStrideH, a.outStrideS)) ||
-      (a.bias && !checkDeviceRange(call, "bias", a.bias,
-                                   span(a.seqQ, a.seqKV, a.biasStrideB,
-                                        a.biasStrideH, a.biasStrideS))) ||
-      (a.stats &&
-       !checkDeviceRange(call, "stats", a.stats,
-                         uint64_t(a.batch * a.heads * a.seqQ) * sizeof(float))))
+  int64_t d = a.headDim;
+  if (!checkAttentionRanges(
+          call, a.batch, a.heads,
+          {{"q", a.q, size, a.seqQ, d, a.qStrideB, a.qStrideH, a.qStrideS},
+           {"k", a.k, size, a.seqKV, d, a.kStrideB, a.kStrideH, a.kStrideS},
+           {"v", a.v, size, a.seqKV, d, a.vStrideB, a.vStrideH, a.vStrideS},
+           {"out", a.out, size, a.seqQ, d, a.outStrideB, a.outStrideH,
+            a.outStrideS},
+           {"bias", a.bias, size, a.seqQ, a.seqKV, a.biasStrideB, a.biasStrideH,
+            a.biasStrideS},
+           {"stats", a.stats, sizeof(float), a.seqQ, 1, a.heads * a.seqQ,
+            a.seqQ, 1}}))
     return false;
   recordAttention(call, a);
   if (state().countOnly.load()) {
     // Count-only mode: out (row by row) and stats are zero.
-    for (int64_t b = 0; b < a.batch; ++b)
-      for (int64_t h = 0; h < a.heads; ++h)
-        for (int64_t i = 0; i < a.seqQ; ++i)
-          std::memset(
-              static_cast<char *>(a.out) +
-                  (b * a.outStrideB + h * a.outStrideH + i * a.outStrideS) *
-                      int64_t(size),
-              0, size_t(a.headDim) * size);
+    zeroAttentionRows(a.out, size, a.batch, a.heads, a.seqQ, d, a.outStrideB,
+                      a.outStrideH, a.outStrideS);
     if (a.stats)
       std::memset(a.stats, 0,
                   size_t(a.batch * a.heads * a.seqQ) * sizeof(float));
     return true;
   }
   return cpu::Attention(call, a, result);
+}
+
+/// cuDNN's fused attention backward reads q, k, v, out, dOut, the f32 stats
+/// (and the bias, as broadcast) once and writes dq, dk and dv once:
+/// 10*batch*heads*seqQ*seqKV*headDim FLOPs (the five products: the scores
+/// again, dP, dV, dQ and dK), half of it when causal, at the 16-bit
+/// tensor-core rate.
+static void recordAttentionBackward(const char *call,
+                                    const AttentionBackwardArgs &a) {
+  ::amp::sim::Work work;
+  int64_t size = static_cast<int64_t>(dtypeSize(a.dtype));
+  int64_t qo = a.batch * a.heads * a.seqQ * a.headDim,
+          kv = a.batch * a.heads * a.seqKV * a.headDim;
+  work.bytesRead = (3 * qo + 2 * kv + attentionBiasCount(a)) * size +
+                   a.batch * a.heads * a.seqQ * 4;
+  work.bytesWritten = (qo + 2 * kv) * size;
+  work.flops = 10 * a.batch * a.heads * a.seqQ * a.seqKV * a.headDim /
+               (a.causal ? 2 : 1);
+  work.peak = ::amp::sim::Peak::F16;
+  work.library = true;
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, attentionName(call, a), {work});
+  for (const void *input : {a.q, a.k, a.v, a.out, a.dOut,
+                            static_cast<const void *>(a.stats), a.bias})
+    if (input)
+      ::amp::sim::markAccess(input, false);
+  for (void *output : {a.dq, a.dk, a.dv})
+    ::amp::sim::markAccess(output, true);
+}
+
+bool AttentionBackward(const char *call, const AttentionBackwardArgs &a,
+                       NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  size_t size = dtypeSize(a.dtype);
+  int64_t d = a.headDim;
+  if (!checkAttentionRanges(
+          call, a.batch, a.heads,
+          {{"q", a.q, size, a.seqQ, d, a.qStrideB, a.qStrideH, a.qStrideS},
+           {"k", a.k, size, a.seqKV, d, a.kStrideB, a.kStrideH, a.kStrideS},
+           {"v", a.v, size, a.seqKV, d, a.vStrideB, a.vStrideH, a.vStrideS},
+           {"out", a.out, size, a.seqQ, d, a.outStrideB, a.outStrideH,
+            a.outStrideS},
+           {"dOut", a.dOut, size, a.seqQ, d, a.dOutStrideB, a.dOutStrideH,
+            a.dOutStrideS},
+           {"stats", a.stats, sizeof(float), a.seqQ, 1, a.heads * a.seqQ,
+            a.seqQ, 1},
+           {"dq", a.dq, size, a.seqQ, d, a.dqStrideB, a.dqStrideH, a.dqStrideS},
+           {"dk", a.dk, size, a.seqKV, d, a.dkStrideB, a.dkStrideH,
+            a.dkStrideS},
+           {"dv", a.dv, size, a.seqKV, d, a.dvStrideB, a.dvStrideH,
+            a.dvStrideS},
+           {"bias", a.bias, size, a.seqQ, a.seqKV, a.biasStrideB, a.biasStrideH,
+            a.biasStrideS}}))
+    return false;
+  recordAttentionBackward(call, a);
+  if (state().countOnly.load()) {
+    // Count-only mode: the gradients are zero.
+    zeroAttentionRows(a.dq, size, a.batch, a.heads, a.seqQ, d, a.dqStrideB,
+                      a.dqStrideH, a.dqStrideS);
+    zeroAttentionRows(a.dk, size, a.batch, a.heads, a.seqKV, d, a.dkStrideB,
+                      a.dkStrideH, a.dkStrideS);
+    zeroAttentionRows(a.dv, size, a.batch, a.heads, a.seqKV, d, a.dvStrideB,
+                      a.dvStrideH, a.dvStrideS);
+    return true;
+  }
+  return cpu::AttentionBackward(call, a, result);
 }
 
 // The unscale calls launch the kernels of cuda/LossScaling.cu, as on a GPU

@@ -27,6 +27,11 @@
 //    for a non-FP8 D (AMAX_D_POINTER is refused: an H200 answered
 //    CUBLAS_STATUS_INVALID_VALUE), taken by the runtime's own kernel from
 //    the f32 values before their rounding, a NaN included;
+//  - cuDNN's fused attention, forward (out and stats against a softmax
+//    written here) and backward (dq, dk and dv against its gradients in
+//    double), q, k, v and the gradients strided in one projection-shaped
+//    buffer, with causal and broadcast masks, queries and keys of
+//    different lengths;
 //  - bf16 before sm_80 refused with a clear error (run with
 //    AMP_RUNTIME_COMPUTE_CAPABILITY=75; skipped otherwise).
 //
@@ -518,49 +523,111 @@ struct AttentionCase {
   /// 0: no bias; 1: one mask for every batch and head (1 x 1 x sq x skv);
   /// 2: one per batch, broadcast over the heads (b x 1 x sq x skv).
   int biasKind;
+  /// The forward writes stats (the backward always needs them).
   bool stats;
 };
 
-/// ampGpuAttention (cuDNN's fused attention on the GPU) of `g`, q, k and v
-/// read where a projection leaves them (one b x s x 3 x h x d buffer, as
-/// GPT-2's c_attn: the strides of a (batch, sequence, head, dim) view), out
-/// written as b x s x h x d, against the softmax written here in double:
-/// out within two roundings of its type (cuDNN's f32 sums and exp), stats
-/// (the rows' log-sum-exp) within 1e-3.
-void checkAttention(const AttentionCase &g, unsigned seed) {
-  SCOPED_TRACE("type " + std::to_string(g.type) + " causal " +
-               std::to_string(g.causal) + " bias " +
-               std::to_string(g.biasKind) + " sq " + std::to_string(g.seqQ) +
-               " skv " + std::to_string(g.seqKV));
-  int64_t b = g.batch, h = g.heads, d = g.headDim;
-  int64_t seqMax = std::max(g.seqQ, g.seqKV), row = 3 * h * d;
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> pick(-1.0f, 1.0f);
-  DeviceArray qkv(g.type, b * seqMax * row);
-  for (float &value : qkv.values)
-    value = roundTo(g.type, pick(random));
-  int64_t biasBatches = g.biasKind == 2 ? b : 1;
-  DeviceArray bias(g.type, biasBatches * g.seqQ * g.seqKV);
-  for (int64_t i = 0; i < int64_t(bias.values.size()); ++i) {
-    // A padding mask (the last two keys of batch 1) and small values.
-    int64_t key = i % g.seqKV, batch = i / (g.seqQ * g.seqKV);
-    bias.values[i] = batch == 1 && key >= g.seqKV - 2
-                         ? -INFINITY
-                         : roundTo(g.type, 0.5f * pick(random));
+std::string describe(const AttentionCase &g) {
+  return "type " + std::to_string(g.type) + " causal " +
+         std::to_string(g.causal) + " bias " + std::to_string(g.biasKind) +
+         " sq " + std::to_string(g.seqQ) + " skv " + std::to_string(g.seqKV);
+}
+
+/// The inputs of an attention case, random values of its type: q, k and v
+/// where a projection leaves them (one b x s x 3 x h x d buffer, s the
+/// longer of the two sequences, as GPT-2's c_attn: the strides of a
+/// (batch, sequence, head, dim) view), the bias (a padding mask on the
+/// last two keys of batch 1 and small values) and the softmax of their
+/// scores, written here in double.
+struct AttentionInputs {
+  const AttentionCase &g;
+  int64_t seqMax, row;
+  float scale;
+  DeviceArray qkv, bias;
+
+  AttentionInputs(const AttentionCase &g, std::mt19937 &random)
+      : g(g), seqMax(std::max(g.seqQ, g.seqKV)), row(3 * g.heads * g.headDim),
+        scale(1.0f / std::sqrt(static_cast<float>(g.headDim))),
+        qkv(g.type, g.batch * seqMax * row),
+        bias(g.type, (g.biasKind == 2 ? g.batch : 1) * g.seqQ * g.seqKV) {
+    std::uniform_real_distribution<float> pick(-1.0f, 1.0f);
+    for (float &value : qkv.values)
+      value = roundTo(g.type, pick(random));
+    for (int64_t i = 0; i < int64_t(bias.values.size()); ++i) {
+      int64_t key = i % g.seqKV, batch = i / (g.seqQ * g.seqKV);
+      bias.values[i] = batch == 1 && key >= g.seqKV - 2
+                           ? -INFINITY
+                           : roundTo(g.type, 0.5f * pick(random));
+    }
+    qkv.upload();
+    bias.upload();
   }
+
+  /// Element e of row s of head h of batch n of q (part 0), k (1) or v (2),
+  /// in this buffer's layout: q, k and v or their gradients.
+  int64_t index(int part, int64_t n, int64_t s, int64_t h, int64_t e) const {
+    return n * seqMax * row + s * row + (part * g.heads + h) * g.headDim + e;
+  }
+  double value(int part, int64_t n, int64_t s, int64_t h, int64_t e) const {
+    return qkv.values[index(part, n, s, h, e)];
+  }
+  /// The (batch, head, sequence) strides of q, k and v in their buffer.
+  int64_t strideB() const { return seqMax * row; }
+  int64_t strideH() const { return g.headDim; }
+  int64_t strideS() const { return row; }
+  void *biasPointer() const { return g.biasKind ? bias.device : nullptr; }
+  int64_t biasStrideB() const { return g.biasKind == 2 ? g.seqQ * g.seqKV : 0; }
+
+  /// Row i of head h of batch n: p[j] = exp(S[j] - largest), returning
+  /// largest and sum (the softmax is p / sum).
+  void softmaxRow(int64_t n, int64_t h, int64_t i, std::vector<double> &p,
+                  double &largest, double &sum) const {
+    largest = -INFINITY;
+    for (int64_t j = 0; j < g.seqKV; ++j) {
+      double dot = 0.0;
+      for (int64_t e = 0; e < g.headDim; ++e)
+        dot += value(0, n, i, h, e) * value(1, n, j, h, e);
+      double score = scale * dot;
+      if (g.biasKind)
+        score += bias.values[(g.biasKind == 2 ? n : 0) * g.seqQ * g.seqKV +
+                             i * g.seqKV + j];
+      if (g.causal && j > i)
+        score = -INFINITY;
+      p[j] = score;
+      largest = std::max(largest, score);
+    }
+    sum = 0.0;
+    for (int64_t j = 0; j < g.seqKV; ++j)
+      sum += (p[j] = std::exp(p[j] - largest));
+  }
+
+  /// ampGpuAttention of these inputs into `out` (b x s x h x d) and
+  /// `stats` (NULL: none).
+  void runForward(const DeviceArray &out, float *stats) const {
+    int64_t h = g.heads, d = g.headDim;
+    ampGpuAttention(g.batch, h, g.seqQ, g.seqKV, d, g.type, qkv.at(0),
+                    strideB(), strideH(), strideS(), qkv.at(h * d), strideB(),
+                    strideH(), strideS(), qkv.at(2 * h * d), strideB(),
+                    strideH(), strideS(), out.device, g.seqQ * h * d, d, h * d,
+                    biasPointer(), biasStrideB(), 0, g.seqKV, stats, scale,
+                    g.causal);
+  }
+};
+
+/// ampGpuAttention (cuDNN's fused attention on the GPU) of `g`, out written
+/// as b x s x h x d, against the softmax written here in double: out within
+/// two roundings of its type (cuDNN's f32 sums and exp), stats (the rows'
+/// log-sum-exp) within 1e-3.
+void checkAttention(const AttentionCase &g, unsigned seed) {
+  SCOPED_TRACE(describe(g));
+  int64_t b = g.batch, h = g.heads, d = g.headDim;
+  std::mt19937 random(seed);
+  AttentionInputs in(g, random);
   DeviceArray out(g.type, b * g.seqQ * h * d);
   std::vector<float> statsValues(b * h * g.seqQ, 0.0f);
   void *stats =
       g.stats ? mgpuMemAlloc(statsValues.size() * 4, nullptr, false) : nullptr;
-  qkv.upload();
-  bias.upload();
-  float scale = 1.0f / std::sqrt(static_cast<float>(d));
-  int64_t biasStrideB = g.biasKind == 2 ? g.seqQ * g.seqKV : 0;
-  ampGpuAttention(b, h, g.seqQ, g.seqKV, d, g.type, qkv.at(0), seqMax * row, d,
-                  row, qkv.at(h * d), seqMax * row, d, row, qkv.at(2 * h * d),
-                  seqMax * row, d, row, out.device, g.seqQ * h * d, d, h * d,
-                  g.biasKind ? bias.device : nullptr, biasStrideB, 0, g.seqKV,
-                  static_cast<float *>(stats), scale, g.causal);
+  in.runForward(out, static_cast<float *>(stats));
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   std::vector<float> actual = out.download();
@@ -575,30 +642,12 @@ void checkAttention(const AttentionCase &g, unsigned seed) {
   for (int64_t n = 0; n < b; ++n)
     for (int64_t head = 0; head < h; ++head)
       for (int64_t i = 0; i < g.seqQ; ++i) {
-        double largest = -INFINITY;
-        for (int64_t j = 0; j < g.seqKV; ++j) {
-          double dot = 0.0;
-          for (int64_t e = 0; e < d; ++e)
-            dot +=
-                double(qkv.values[n * seqMax * row + i * row + head * d + e]) *
-                qkv.values[n * seqMax * row + j * row + h * d + head * d + e];
-          double score = scale * dot;
-          if (g.biasKind)
-            score += bias.values[(g.biasKind == 2 ? n : 0) * g.seqQ * g.seqKV +
-                                 i * g.seqKV + j];
-          if (g.causal && j > i)
-            score = -INFINITY;
-          p[j] = score;
-          largest = std::max(largest, score);
-        }
-        double sum = 0.0;
-        for (int64_t j = 0; j < g.seqKV; ++j)
-          sum += (p[j] = std::exp(p[j] - largest));
+        double largest, sum;
+        in.softmaxRow(n, head, i, p, largest, sum);
         for (int64_t e = 0; e < d; ++e) {
           double acc = 0.0;
           for (int64_t j = 0; j < g.seqKV; ++j)
-            acc += p[j] * qkv.values[n * seqMax * row + j * row + 2 * h * d +
-                                     head * d + e];
+            acc += p[j] * in.value(2, n, j, head, e);
           double expected = acc / sum;
           float got = actual[((n * g.seqQ + i) * h + head) * d + e];
           if (std::fabs(got - expected) >
@@ -663,6 +712,189 @@ TEST_F(Contract, AttentionChecksItsArguments) {
             std::string::npos);
   gErrors.clear();
   mgpuMemFree(buffer, nullptr);
+}
+
+/// ampGpuAttentionBackward of `g` after ampGpuAttention (its out and
+/// stats): dOut dense (b x h x s x d), dq, dk and dv written where a
+/// projection's gradient goes (one b x s x 3 x h x d buffer, as q, k and v
+/// are read), against the gradients of the softmax written here in double
+/// from the same rounded inputs, independent of out and stats:
+///   P = softmax(S), dV = P^T dOut, dP = dOut V^T,
+///   D[i] = sum_j P[i,j] dP[i,j] (= dOut[i,:].out[i,:] for the exact out),
+///   dS = P o (dP - D), dQ = scale dS K, dK = scale dS^T Q.
+/// Each element within 2u (u = 2^-10 for f16, 2^-7 for bf16: one ulp at 1)
+/// of itself plus the largest |element| of its tensor. The one rounding of
+/// the result is u/2 of the element. cuDNN (and the CPU twin) compute D
+/// from the forward's rounded out, whose rounding (u/2 of each element)
+/// moves every dS of its row by P * dOut.(out - exact out): through dq and
+/// dk a fraction of u of the gradient's scale (the CPU twin's worst element
+/// here is 0.33u (|ref| + max|ref|)). A flash-attention kernel may also
+/// round P and dS to the 16-bit type for its tensor-core products (u/2 of
+/// each term, summed over a row or column: about u/2 of the gradient's
+/// scale), and sums in f32 with an f32 log-sum-exp and exp (far below u).
+/// A missing scale, a transposed product, a dropped D or a mask not applied
+/// is off by the gradient's scale, hundreds of times the bound for f16 and
+/// dozens for bf16. The buffer is filled with 3 first: rows past a sequence
+/// keep it (nothing written outside the views) and the views must not add
+/// to it (overwritten, not accumulated).
+void checkAttentionBackward(const AttentionCase &g, unsigned seed) {
+  SCOPED_TRACE(describe(g));
+  int64_t b = g.batch, h = g.heads, d = g.headDim, sq = g.seqQ, skv = g.seqKV;
+  std::mt19937 random(seed);
+  AttentionInputs in(g, random);
+  DeviceArray out(g.type, b * sq * h * d), dOut(g.type, b * h * sq * d);
+  std::uniform_real_distribution<float> pick(-1.0f, 1.0f);
+  for (float &value : dOut.values)
+    value = roundTo(g.type, pick(random));
+  dOut.upload();
+  const float kUnwritten = 3.0f;
+  DeviceArray grads(g.type, in.qkv.values.size());
+  std::fill(grads.values.begin(), grads.values.end(), kUnwritten);
+  grads.upload();
+  float *stats = static_cast<float *>(
+      mgpuMemAlloc(b * h * sq * sizeof(float), nullptr, false));
+  in.runForward(out, stats);
+  ampGpuAttentionBackward(
+      b, h, sq, skv, d, g.type, in.qkv.at(0), in.strideB(), in.strideH(),
+      in.strideS(), in.qkv.at(h * d), in.strideB(), in.strideH(), in.strideS(),
+      in.qkv.at(2 * h * d), in.strideB(), in.strideH(), in.strideS(),
+      out.device, sq * h * d, d, h * d, dOut.device, h * sq * d, sq * d, d,
+      stats, grads.at(0), in.strideB(), in.strideH(), in.strideS(),
+      grads.at(h * d), in.strideB(), in.strideH(), in.strideS(),
+      grads.at(2 * h * d), in.strideB(), in.strideH(), in.strideS(),
+      in.biasPointer(), in.biasStrideB(), 0, skv, in.scale, g.causal);
+  mgpuStreamSynchronize(nullptr);
+  mgpuMemFree(stats, nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<float> actual = grads.download();
+
+  // The reference gradients, in the buffer's layout (kUnwritten outside
+  // the views).
+  std::vector<double> expected(actual.size(), kUnwritten);
+  auto gradOf = [&](int part, int64_t n, int64_t s, int64_t head,
+                    int64_t e) -> double & {
+    return expected[in.index(part, n, s, head, e)];
+  };
+  auto dOutOf = [&](int64_t n, int64_t head, int64_t i, int64_t e) {
+    return double(dOut.values[((n * h + head) * sq + i) * d + e]);
+  };
+  std::vector<double> p(sq * skv), ds(sq * skv), row(skv);
+  for (int64_t n = 0; n < b; ++n) {
+    for (int64_t head = 0; head < h; ++head) {
+      for (int64_t i = 0; i < sq; ++i) {
+        double largest, sum;
+        in.softmaxRow(n, head, i, row, largest, sum);
+        double rowDot = 0.0; // D[i]
+        for (int64_t j = 0; j < skv; ++j) {
+          p[i * skv + j] = row[j] / sum;
+          double dp = 0.0;
+          for (int64_t e = 0; e < d; ++e)
+            dp += dOutOf(n, head, i, e) * in.value(2, n, j, head, e);
+          ds[i * skv + j] = dp;
+          rowDot += p[i * skv + j] * dp;
+        }
+        for (int64_t j = 0; j < skv; ++j)
+          ds[i * skv + j] = p[i * skv + j] * (ds[i * skv + j] - rowDot);
+      }
+      for (int64_t e = 0; e < d; ++e) {
+        for (int64_t i = 0; i < sq; ++i) {
+          double acc = 0.0;
+          for (int64_t j = 0; j < skv; ++j)
+            acc += ds[i * skv + j] * in.value(1, n, j, head, e);
+          gradOf(0, n, i, head, e) = in.scale * acc;
+        }
+        for (int64_t j = 0; j < skv; ++j) {
+          double dk = 0.0, dv = 0.0;
+          for (int64_t i = 0; i < sq; ++i) {
+            dk += ds[i * skv + j] * in.value(0, n, i, head, e);
+            dv += p[i * skv + j] * dOutOf(n, head, i, e);
+          }
+          gradOf(1, n, j, head, e) = in.scale * dk;
+          gradOf(2, n, j, head, e) = dv;
+        }
+      }
+    }
+  }
+  double ulp = g.type == AMP_DTYPE_F16 ? 1.0 / 1024 : 1.0 / 128;
+  static const char *const kNames[] = {"dq", "dk", "dv"};
+  double largest[3] = {0.0, 0.0, 0.0};
+  auto partOf = [&](size_t index) { return int(index % in.row / (h * d)); };
+  for (size_t i = 0; i < expected.size(); ++i)
+    if (expected[i] != kUnwritten)
+      largest[partOf(i)] = std::max(largest[partOf(i)], std::fabs(expected[i]));
+  int64_t wrong = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    int part = partOf(i);
+    double bound = 2 * ulp * (std::fabs(expected[i]) + largest[part]);
+    if (!(std::fabs(actual[i] - expected[i]) <= bound) && wrong++ < 8)
+      ADD_FAILURE() << kNames[part] << " element " << i << " (row "
+                    << i % in.strideB() / in.row << ") = " << actual[i]
+                    << ", expected " << expected[i] << " (largest "
+                    << largest[part] << ")";
+  }
+  EXPECT_EQ(wrong, 0) << "elements that differ";
+}
+
+TEST_F(Contract, AttentionBackwardMatchesTheGradients) {
+  unsigned seed = 101;
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue;
+    for (bool causal : {false, true})
+      for (int biasKind : {0, 1, 2})
+        checkAttentionBackward({2, 3, 40, 40, 64, type, causal, biasKind,
+                                /*stats=*/true},
+                               seed++);
+    // Queries and keys of different lengths, a small head: without a mask,
+    // and causal (the keys past the last query get no gradient: dk and dv
+    // are written as zeros there).
+    checkAttentionBackward({2, 2, 24, 56, 32, type, false, 2, true}, seed++);
+    checkAttentionBackward({2, 2, 24, 56, 32, type, true, 1, true}, seed++);
+  }
+}
+
+TEST_F(Contract, AttentionBackwardChecksItsArguments) {
+  void *buffer = mgpuMemAlloc(4096, nullptr, false);
+  const float *stats =
+      static_cast<const float *>(mgpuMemAlloc(64, nullptr, false));
+  // Every sequence stride 16 but dv's.
+  auto call = [&](int32_t type, int64_t seq, int64_t headDim, int64_t dvStrideS,
+                  const float *statsPointer) {
+    gErrors.clear();
+    ampGpuAttentionBackward(1, 1, seq, seq, headDim, type, buffer, 0, 0, 16,
+                            buffer, 0, 0, 16, buffer, 0, 0, 16, buffer, 0, 0,
+                            16, buffer, 0, 0, 16, statsPointer, buffer, 0, 0,
+                            16, buffer, 0, 0, 16, buffer, 0, 0, dvStrideS,
+                            nullptr, 0, 0, 0, 1.0f, 0);
+    mgpuStreamSynchronize(nullptr);
+    return gErrors.empty() ? std::string() : gErrors.front();
+  };
+  EXPECT_NE(call(AMP_DTYPE_F32, 4, 16, 16, stats)
+                .find("ampGpuAttentionBackward: invalid dtype f32 (expected "
+                      "f16 or bf16: cuDNN's fused attention)"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 4, 12, 16, stats)
+                .find("ampGpuAttentionBackward: headDim = 12 is not a "
+                      "multiple of 8 up to 128"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 4, 16, 16, nullptr)
+                .find("ampGpuAttentionBackward: stats is NULL"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 4, 16, 16, stats + 1)
+                .find("ampGpuAttentionBackward: stats = "),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 4, 16, 20, stats)
+                .find("ampGpuAttentionBackward: dv's sequence stride 20 is "
+                      "not a multiple of 8 elements"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_DTYPE_F16, 1, 16, 16, stats)
+                .find("ampGpuAttentionBackward: seqQ = seqKV = 1 is "
+                      "unsupported"),
+            std::string::npos);
+  gErrors.clear();
+  mgpuMemFree(buffer, nullptr);
+  mgpuMemFree(const_cast<float *>(stats), nullptr);
 }
 
 //===----------------------------------------------------------------------===//

@@ -864,6 +864,94 @@ TEST_F(GpuSimTest, AnAttentionRecordsOneLibraryCall) {
     mgpuMemFree(pointer, nullptr);
 }
 
+TEST_F(GpuSimTest, AnAttentionBackwardRecordsOneLibraryCall) {
+  // b 1, h 2, sq 8, skv 16, d 8, f16, causal, a zero mask broadcast over
+  // batch and heads. q, k, v and dOut hold 1: every score of row i is
+  // 0.5 * 8 for keys 0..i, P[i,j] = 1/(i+1) there, out = 1, dP = D = 8, so
+  // dS = 0 (dq = dk = 0) and dv[j] = sum over i >= j of 1/(i+1) (0 for the
+  // keys past the last query).
+  std::vector<uint16_t> ones(2 * 16 * 8, ampF32ToF16(1.0f));
+  void *q = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  void *kv = mgpuMemAlloc(ones.size() * 2, nullptr, false);
+  void *dOut = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  mgpuMemcpy(q, ones.data(), 2 * 8 * 8 * 2, nullptr);
+  mgpuMemcpy(kv, ones.data(), ones.size() * 2, nullptr);
+  mgpuMemcpy(dOut, ones.data(), 2 * 8 * 8 * 2, nullptr);
+  std::vector<uint16_t> zeros(8 * 16, 0);
+  void *bias = mgpuMemAlloc(zeros.size() * 2, nullptr, false);
+  mgpuMemcpy(bias, zeros.data(), zeros.size() * 2, nullptr);
+  void *out = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  void *stats = mgpuMemAlloc(2 * 8 * 4, nullptr, false);
+  // The gradients, filled with 2 (that nothing may add to).
+  std::vector<uint16_t> twos(2 * 16 * 8, ampF32ToF16(2.0f));
+  void *dq = mgpuMemAlloc(2 * 8 * 8 * 2, nullptr, false);
+  void *dk = mgpuMemAlloc(twos.size() * 2, nullptr, false);
+  void *dv = mgpuMemAlloc(twos.size() * 2, nullptr, false);
+  mgpuMemcpy(dq, twos.data(), 2 * 8 * 8 * 2, nullptr);
+  mgpuMemcpy(dk, twos.data(), twos.size() * 2, nullptr);
+  mgpuMemcpy(dv, twos.data(), twos.size() * 2, nullptr);
+  // Dense (b, h, s, d) tensors; k and v are one buffer.
+  ampGpuAttention(1, 2, 8, 16, 8, AMP_DTYPE_F16, q, 128, 64, 8, kv, 256, 128, 8,
+                  kv, 256, 128, 8, out, 128, 64, 8, bias, 0, 0, 16,
+                  static_cast<float *>(stats), 0.5f, 1);
+  ampSimResetStats();
+  auto backward = [&](const void *v) {
+    ampGpuAttentionBackward(1, 2, 8, 16, 8, AMP_DTYPE_F16, q, 128, 64, 8, kv,
+                            256, 128, 8, v, 256, 128, 8, out, 128, 64, 8, dOut,
+                            128, 64, 8, static_cast<const float *>(stats), dq,
+                            128, 64, 8, dk, 256, 128, 8, dv, 256, 128, 8, bias,
+                            0, 0, 16, 0.5f, 1);
+  };
+  backward(kv);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  EXPECT_EQ(records.size(), 1u);
+  if (!records.empty()) {
+    EXPECT_STREQ(records[0].name, "ampGpuAttentionBackward f16 b=1 h=2 sq=8 "
+                                  "skv=16 d=8 causal bias");
+    EXPECT_EQ(records[0].kind, AMP_SIM_RECORD_LIBRARY);
+    // The five products, half of them masked.
+    EXPECT_EQ(records[0].flops, 10 * 2 * 8 * 16 * 8 / 2);
+    // q, k, v, out, dOut, the mask and the f32 stats read once; dq, dk and
+    // dv written once: no scores.
+    EXPECT_EQ(records[0].bytesRead,
+              (128 + 256 + 256 + 128 + 128 + 8 * 16) * 2 + 16 * 4);
+    EXPECT_EQ(records[0].bytesWritten, (128 + 256 + 256) * 2);
+  }
+  std::vector<uint16_t> dqValues(128), dkValues(256), dvValues(256);
+  mgpuMemcpy(dqValues.data(), dq, 256, nullptr);
+  mgpuMemcpy(dkValues.data(), dk, 512, nullptr);
+  mgpuMemcpy(dvValues.data(), dv, 512, nullptr);
+  for (int i = 0; i < 128; ++i)
+    EXPECT_EQ(ampF16ToF32(dqValues[i]), 0.0f) << i;
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_EQ(ampF16ToF32(dkValues[i]), 0.0f) << i;
+    int key = i / 8 % 16;
+    double expected = 0.0;
+    for (int query = key; query < 8; ++query)
+      expected += 1.0 / (query + 1);
+    // One rounding to f16: within 2^-11 of it.
+    EXPECT_NEAR(ampF16ToF32(dvValues[i]), expected, expected / 2048) << i;
+  }
+  // Count-only: the same record, and the gradients written as zeros.
+  ampSimSetCountOnly(1);
+  ampSimResetStats();
+  backward(kv);
+  ampSimSetCountOnly(0);
+  EXPECT_EQ(gError, "");
+  EXPECT_EQ(getRecords("h100-sxm").size(), 1u);
+  mgpuMemcpy(dvValues.data(), dv, 512, nullptr);
+  for (int i = 0; i < 256; ++i)
+    EXPECT_EQ(dvValues[i], 0) << i;
+  // v past its allocation is reported.
+  backward(static_cast<char *>(kv) + 16);
+  EXPECT_NE(gError.find("ampGpuAttentionBackward: v"), std::string::npos)
+      << gError;
+  gError.clear();
+  for (void *pointer : {q, kv, dOut, bias, out, stats, dq, dk, dv})
+    mgpuMemFree(pointer, nullptr);
+}
+
 TEST_F(GpuSimTest, AnUnknownChipIsAnError) {
   EXPECT_STREQ(ampSimChipNames(), "h100-sxm, h200");
   AmpSimChip chip;
