@@ -42,6 +42,10 @@ namespace {
 constexpr int64_t kHeadSplit[] = {0, 2, 1, 3};
 constexpr int64_t kKeySplit[] = {0, 2, 3, 1};
 constexpr int64_t kKeyTranspose[] = {0, 1, 3, 2};
+/// The merge of K^T's gradient back (B x H x D x S to B x S x H x D), and
+/// a B*H x M x N product operand's transpose.
+constexpr int64_t kKeyMerge[] = {0, 3, 1, 2};
+constexpr int64_t kOperandTranspose[] = {0, 2, 1};
 
 /// `value` with its float conversions (arith.extf/truncf) stripped.
 Value stripCasts(Value value) {
@@ -334,10 +338,12 @@ std::optional<AttentionOperands> matchOperands(linalg::BatchMatmulOp scores,
   return operands;
 }
 
-/// True if every op of `chain` but `last` is read only by ops of it.
-bool isClosed(const Chain &chain, Operation *last, Operation *&outside) {
+/// True if every op of `chain` but those of `lasts` is read only by ops of
+/// it; `outside` is the first reader found outside.
+bool isClosed(const Chain &chain, ArrayRef<Operation *> lasts,
+              Operation *&outside) {
   for (Operation *op : chain.ops) {
-    if (op == last)
+    if (llvm::is_contained(lasts, op))
       continue;
     for (Operation *user : op->getUsers())
       if (!chain.ops.contains(user)) {
@@ -382,126 +388,433 @@ Value convert(OpBuilder &b, Location loc, Value value, FloatType type) {
       .getResult(0);
 }
 
-/// The chain ending at `output` (the batch matmul of the probabilities by
-/// V) as one amp.attention; the reason it stays otherwise (empty when it
-/// is no attention at all).
-std::string fuseAttention(RewriterBase &rewriter,
-                          linalg::BatchMatmulOp output) {
-  Chain chain;
-  Value probabilities = getBatchReshapeSource<tensor::CollapseShapeOp>(
-      skipCastGenerics(output.getDpsInputOperand(0)->get(), chain), chain,
-      true);
-  if (!probabilities)
-    return {};
-  Value x = matchSoftmax(skipCastGenerics(probabilities, chain), chain);
-  if (!x)
-    return {};
-  // From here on, a softmax read by a matmul: an attention, fused or not.
-  double scale = 1.0;
-  Value bias;
-  linalg::BatchMatmulOp scores = matchScores(x, chain, scale, bias);
-  if (!scores)
-    return chain.why;
-  chain.ops.insert(output);
-  Value keyTranspose;
-  std::optional<AttentionOperands> operands =
-      matchOperands(scores, output, chain, keyTranspose);
-  if (!operands)
-    return chain.why;
-  // The products' operand type, which the op computes in.
-  auto element = cast<FloatType>(
-      getElementTypeOrSelf(scores.getDpsInputOperand(0)->get().getType()));
-  auto type = cast<RankedTensorType>(operands->query.getType());
-  if (!element.isF16() && !element.isBF16()) {
-    std::string why = "the fused attention call (cuDNN) takes f16 or bf16, "
-                      "and Q is ";
-    llvm::raw_string_ostream os(why);
-    os << element;
-    return why;
-  }
-  int64_t headDim = type.getDimSize(3);
-  if (ShapedType::isDynamic(headDim) || headDim % 8 != 0 || headDim > 128)
-    return "the fused attention call (cuDNN) takes a head dimension that is "
-           "a multiple of 8 up to 128";
-  if (getElementTypeOrSelf(output.getDpsInputOperand(1)->get().getType()) !=
-          element ||
-      getElementTypeOrSelf(scores.getDpsInputOperand(1)->get().getType()) !=
-          element)
-    return "the products read Q, K and V in different element types";
-  // The chain's result: the product of P and V, or its one conversion,
-  // which must be to Q's type.
-  Operation *last = output;
-  Value result = output.getResult(0);
+/// The result of a product of the chain: its own, or that of its one
+/// conversion (added to `chain`), with the op that makes it.
+std::pair<Operation *, Value> getProductResult(linalg::BatchMatmulOp product,
+                                               Chain &chain) {
+  Value result = product.getResult(0);
   if (result.hasOneUse()) {
     auto cast = dyn_cast<linalg::GenericOp>(*result.getUsers().begin());
     Chain casts;
     if (cast && skipCastGenerics(cast.getResult(0), casts) == result) {
-      last = cast;
-      result = cast.getResult(0);
       chain.ops.insert(cast);
+      return {cast, cast.getResult(0)};
     }
   }
-  for (Operation *op : chain.ops)
-    if (op->getBlock() != output->getBlock())
-      return "the chain spans several blocks";
-  Operation *outside = nullptr;
-  if (!isClosed(chain, last, outside))
-    return "a value of the chain is also read by " +
-           outside->getName().getStringRef().str() +
-           " (a training step's backward reads the probabilities: the fused "
-           "backward is not done yet)";
+  return {product, result};
+}
 
-  Location loc = output.getLoc();
-  rewriter.setInsertionPoint(last->getNextNode());
-  Value key = operands->key;
-  if (!key)
-    key = transpose(rewriter, loc, keyTranspose, kKeyTranspose);
-  // In the products' type (at O1 the chain converted them, as here).
-  Value query = convert(rewriter, loc, operands->query, element);
-  key = convert(rewriter, loc, key, element);
-  Value value = convert(rewriter, loc, operands->value, element);
-  if (bias)
-    bias = convert(rewriter, loc, bias, element);
-  Value init = tensor::EmptyOp::create(
-      rewriter, loc, tensor::getMixedSizes(rewriter, loc, query), element);
-  auto attention = AttentionOp::create(
-      rewriter, loc, TypeRange{init.getType()}, query, key, value, bias,
-      ValueRange{init}, rewriter.getF32FloatAttr(static_cast<float>(scale)),
-      /*causal=*/nullptr, operands->bshd ? rewriter.getUnitAttr() : nullptr);
-  // The output in the type the chain stored it in (f32 at O1: its reader
-  // converts it back).
-  auto resultElement = cast<FloatType>(getElementTypeOrSelf(result.getType()));
-  Value out = convert(rewriter, loc, attention.getResult(0), resultElement);
-  // Where the output is split back (B*H x Sq x D to B x H x Sq x D, then
-  // to B x S x H x D), the bshd result replaces that transpose.
-  if (operands->bshd && result.hasOneUse()) {
+/// Makes `value` (4-D, in the op's layout: B x H x S x D, or B x S x H x D
+/// when `bshd`) what the product `result` (B*H x S x D; B*H x D x S when
+/// `keyT`, the gradient of K^T) was, in its element type. Where the
+/// product is split back and merged into B x S x H x D (a transpose by
+/// `kHeadSplit`, or `kKeyMerge` for K^T) and the op is bshd, `value`
+/// replaces that transpose instead.
+void replaceProduct(RewriterBase &rewriter, Location loc, Value result,
+                    Value value, bool bshd, bool keyT) {
+  auto element = cast<FloatType>(getElementTypeOrSelf(result.getType()));
+  Value out = convert(rewriter, loc, value, element);
+  if (bshd && result.hasOneUse()) {
     auto expand = dyn_cast<tensor::ExpandShapeOp>(*result.getUsers().begin());
     Chain reshapes;
     if (expand && expand->hasOneUse() &&
         getBatchReshapeSource<tensor::ExpandShapeOp>(expand.getResult(),
                                                      reshapes, false)) {
       auto back = dyn_cast<linalg::TransposeOp>(*expand->getUsers().begin());
-      if (back && back.getPermutation() == ArrayRef<int64_t>(kHeadSplit)) {
+      ArrayRef<int64_t> merge =
+          keyT ? ArrayRef<int64_t>(kKeyMerge) : ArrayRef<int64_t>(kHeadSplit);
+      if (back && back.getPermutation() == merge) {
         rewriter.replaceOp(back, out);
         rewriter.eraseOp(expand);
-        result = Value();
+        return;
       }
     }
   }
-  if (result) {
-    if (operands->bshd)
-      out = transpose(rewriter, loc, out, kHeadSplit);
-    out = tensor::CollapseShapeOp::create(
-        rewriter, loc, out,
-        SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
-    rewriter.replaceAllUsesWith(result, out);
+  if (bshd)
+    out = transpose(rewriter, loc, out, kHeadSplit);
+  if (keyT)
+    out = transpose(rewriter, loc, out, kKeyTranspose);
+  out = tensor::CollapseShapeOp::create(
+      rewriter, loc, out, SmallVector<ReassociationIndices>{{0, 1}, {2}, {3}});
+  rewriter.replaceAllUsesWith(result, out);
+}
+
+/// A forward attention matched: its chain and what the fused op is made of.
+struct ForwardMatch {
+  Chain chain;
+  linalg::BatchMatmulOp scores, output;
+  /// The probabilities (4-D) and their B*H collapse the output product
+  /// reads; Q, K^T and V as the products read them.
+  Value probabilities, probabilitiesCollapsed, queryRead, keyTRead, valueRead;
+  AttentionOperands operands;
+  Value keyTranspose, bias;
+  double scale = 1.0;
+  FloatType element;
+  /// The chain's result (the output product or its one conversion) and
+  /// the op producing it.
+  Operation *last = nullptr;
+  Value result;
+};
+
+/// Matches the forward chain ending at `output`; the reason it is not one
+/// fused call in `why` (empty, with std::nullopt, when it is no attention
+/// at all). Does not check who reads the chain's values.
+std::optional<ForwardMatch> matchForward(linalg::BatchMatmulOp output,
+                                         std::string &why) {
+  ForwardMatch m;
+  m.output = output;
+  Chain &chain = m.chain;
+  m.probabilitiesCollapsed =
+      skipCastGenerics(output.getDpsInputOperand(0)->get(), chain);
+  m.probabilities = getBatchReshapeSource<tensor::CollapseShapeOp>(
+      m.probabilitiesCollapsed, chain, true);
+  if (!m.probabilities)
+    return std::nullopt;
+  m.probabilities = skipCastGenerics(m.probabilities, chain);
+  Value x = matchSoftmax(m.probabilities, chain);
+  if (!x)
+    return std::nullopt;
+  // From here on, a softmax read by a matmul: an attention, fused or not.
+  m.scores = matchScores(x, chain, m.scale, m.bias);
+  auto fail = [&](StringRef reason) -> std::optional<ForwardMatch> {
+    why = reason.empty() ? chain.why : reason.str();
+    return std::nullopt;
+  };
+  if (!m.scores)
+    return fail("");
+  chain.ops.insert(output);
+  std::optional<AttentionOperands> operands =
+      matchOperands(m.scores, output, chain, m.keyTranspose);
+  if (!operands)
+    return fail("");
+  m.operands = *operands;
+  m.queryRead = skipCastGenerics(m.scores.getDpsInputOperand(0)->get(), chain);
+  m.keyTRead = skipCastGenerics(m.scores.getDpsInputOperand(1)->get(), chain);
+  m.valueRead = skipCastGenerics(output.getDpsInputOperand(1)->get(), chain);
+  // The products' operand type, which the op computes in.
+  m.element = cast<FloatType>(
+      getElementTypeOrSelf(m.scores.getDpsInputOperand(0)->get().getType()));
+  if (!m.element.isF16() && !m.element.isBF16()) {
+    std::string reason = "the fused attention call (cuDNN) takes f16 or "
+                         "bf16, and Q is ";
+    llvm::raw_string_ostream os(reason);
+    os << m.element;
+    return fail(reason);
   }
-  // The chain, last op first (each is read only by later ones).
-  SmallVector<Operation *> ops(chain.ops.begin(), chain.ops.end());
+  int64_t headDim =
+      cast<RankedTensorType>(m.operands.query.getType()).getDimSize(3);
+  if (ShapedType::isDynamic(headDim) || headDim % 8 != 0 || headDim > 128)
+    return fail("the fused attention call (cuDNN) takes a head dimension "
+                "that is a multiple of 8 up to 128");
+  if (getElementTypeOrSelf(output.getDpsInputOperand(1)->get().getType()) !=
+          m.element ||
+      getElementTypeOrSelf(m.scores.getDpsInputOperand(1)->get().getType()) !=
+          m.element)
+    return fail("the products read Q, K and V in different element types");
+  // The chain's result: the product of P and V, or its one conversion.
+  std::tie(m.last, m.result) = getProductResult(output, chain);
+  for (Operation *op : chain.ops)
+    if (op->getBlock() != output->getBlock())
+      return fail("the chain spans several blocks");
+  return m;
+}
+
+/// Builds the forward amp.attention of `m` (with a stats destination when
+/// `withStats`) after the chain's last op and makes it the chain's result.
+AttentionOp buildForward(RewriterBase &rewriter, ForwardMatch &m,
+                         bool withStats) {
+  Location loc = m.output.getLoc();
+  rewriter.setInsertionPoint(m.last->getNextNode());
+  AttentionOperands &operands = m.operands;
+  Value key = operands.key;
+  if (!key)
+    key = transpose(rewriter, loc, m.keyTranspose, kKeyTranspose);
+  // In the products' type (at O1 the chain converted them, as here).
+  operands.query = convert(rewriter, loc, operands.query, m.element);
+  operands.key = convert(rewriter, loc, key, m.element);
+  operands.value = convert(rewriter, loc, operands.value, m.element);
+  Value bias = m.bias ? convert(rewriter, loc, m.bias, m.element) : Value();
+  m.bias = bias;
+  SmallVector<Value> inits = {tensor::EmptyOp::create(
+      rewriter, loc, tensor::getMixedSizes(rewriter, loc, operands.query),
+      m.element)};
+  if (withStats) {
+    // B x H x Sq, whatever the layout.
+    SmallVector<OpFoldResult> sizes =
+        tensor::getMixedSizes(rewriter, loc, operands.query);
+    std::array<unsigned, 4> order = operands.bshd
+                                        ? std::array<unsigned, 4>{0, 2, 1, 3}
+                                        : std::array<unsigned, 4>{0, 1, 2, 3};
+    inits.push_back(tensor::EmptyOp::create(
+        rewriter, loc,
+        SmallVector<OpFoldResult>{sizes[order[0]], sizes[order[1]],
+                                  sizes[order[2]]},
+        rewriter.getF32Type()));
+  }
+  auto attention = AttentionOp::create(
+      rewriter, loc, ValueRange(inits).getTypes(), operands.query, operands.key,
+      operands.value, bias, inits,
+      rewriter.getF32FloatAttr(static_cast<float>(m.scale)),
+      /*causal=*/nullptr, operands.bshd ? rewriter.getUnitAttr() : nullptr);
+  replaceProduct(rewriter, loc, m.result, attention.getResult(0), operands.bshd,
+                 /*keyT=*/false);
+  return attention;
+}
+
+/// A training step's backward of a matched forward: the gradients of the
+/// two products and of the softmax, as torch's autograd writes them.
+struct BackwardMatch {
+  Chain chain;
+  /// dV = P^T dO, dP = dO V^T, dQ = dS K (K as (K^T)^T), dK^T = Q^T dS.
+  linalg::BatchMatmulOp gradValue, gradScores, gradQuery, gradKeyT;
+  /// dO, the 4-D tensor the products read collapsed.
+  Value gradOut;
+  /// dQ, dK^T and dV: each product's result (or its conversion's) and the
+  /// op making it.
+  std::array<std::pair<Operation *, Value>, 3> results;
+};
+
+/// Whether `read` (conversions skipped) is the B*H x M x N transpose of
+/// `of` (conversions skipped); its ops are added to `chain` if so.
+bool isOperandTranspose(Value read, Value of, Chain &chain) {
+  Chain ops;
+  auto transpose =
+      skipCastGenerics(read, ops).getDefiningOp<linalg::TransposeOp>();
+  if (!transpose ||
+      transpose.getPermutation() != ArrayRef<int64_t>(kOperandTranspose) ||
+      skipCastGenerics(transpose.getInput(), ops) != of)
+    return false;
+  ops.ops.insert(transpose);
+  chain.ops.insert_range(ops.ops);
+  return true;
+}
+
+/// dS = dP*P - P*rowsum(dP*P) (torch's softmax backward), dP the 4-D view
+/// of `gradScores`; from `x` (its scaling stripped). Adds the ops.
+bool matchSoftmaxGradient(Value x, Value probabilities,
+                          linalg::BatchMatmulOp gradScores, Chain &chain) {
+  auto sub = skipCastGenerics(x, chain).getDefiningOp<linalg::GenericOp>();
+  auto difference = sub && isElementwise(sub)
+                        ? getYielded(sub).getDefiningOp<arith::SubFOp>()
+                        : arith::SubFOp();
+  if (!difference)
+    return false;
+  OpOperand *lhs = getInputOf(sub, difference.getLhs());
+  OpOperand *rhs = getInputOf(sub, difference.getRhs());
+  if (!lhs || !rhs || !sub.getMatchingIndexingMap(lhs).isIdentity() ||
+      !sub.getMatchingIndexingMap(rhs).isIdentity())
+    return false;
+  chain.ops.insert(sub);
+  // A product of two inputs read through the identity or (`row`) along
+  // rows: the one that is P, and the other.
+  auto productWithP = [&](Value value) -> OpOperand * {
+    auto mul =
+        skipCastGenerics(value, chain).getDefiningOp<linalg::GenericOp>();
+    auto times = mul && isElementwise(mul) && mul.getNumDpsInputs() == 2
+                     ? getYielded(mul).getDefiningOp<arith::MulFOp>()
+                     : arith::MulFOp();
+    if (!times)
+      return nullptr;
+    OpOperand *a = getInputOf(mul, times.getLhs());
+    OpOperand *b = getInputOf(mul, times.getRhs());
+    if (!a || !b)
+      return nullptr;
+    Chain casts;
+    if (skipCastGenerics(a->get(), casts) != probabilities)
+      std::swap(a, b);
+    if (skipCastGenerics(a->get(), casts) != probabilities ||
+        !mul.getMatchingIndexingMap(a).isIdentity())
+      return nullptr;
+    chain.ops.insert_range(casts.ops);
+    chain.ops.insert(mul);
+    return b;
+  };
+  // lhs: dP * P, dP the product's 4-D view.
+  OpOperand *gradP = productWithP(lhs->get());
+  if (!gradP || !cast<linalg::GenericOp>(gradP->getOwner())
+                     .getMatchingIndexingMap(gradP)
+                     .isIdentity())
+    return false;
+  Value view = getBatchReshapeSource<tensor::ExpandShapeOp>(
+      skipCastGenerics(gradP->get(), chain), chain, true);
+  if (!view || skipCastGenerics(view, chain) != gradScores.getResult(0))
+    return false;
+  // rhs: P * rowsum(dP * P).
+  OpOperand *rowSum = productWithP(rhs->get());
+  return rowSum &&
+         matchRowReduction(rowSum->get(), skipCastGenerics(lhs->get(), chain),
+                           chain, /*maximum=*/false);
+}
+
+/// The backward of `f` among `products`, or std::nullopt with `why`.
+std::optional<BackwardMatch>
+matchBackward(const ForwardMatch &f, ArrayRef<linalg::BatchMatmulOp> products,
+              std::string &why) {
+  BackwardMatch m;
+  Chain &chain = m.chain;
+  auto fail = [&](StringRef reason) -> std::optional<BackwardMatch> {
+    why = reason.str();
+    return std::nullopt;
+  };
+  Chain none;
+  auto read = [&](linalg::BatchMatmulOp product, unsigned i) {
+    return skipCastGenerics(product.getDpsInputOperand(i)->get(), none);
+  };
+  for (linalg::BatchMatmulOp product : products)
+    if (product->getBlock() == f.output->getBlock() && !m.gradValue &&
+        isOperandTranspose(product.getDpsInputOperand(0)->get(),
+                           f.probabilitiesCollapsed, chain))
+      m.gradValue = product;
+  if (!m.gradValue)
+    return fail("no product of P^T by dO");
+  Value gradOutRead = read(m.gradValue, 1);
+  m.gradOut =
+      getBatchReshapeSource<tensor::CollapseShapeOp>(gradOutRead, none, false);
+  if (!m.gradOut)
+    return fail("dO is not a collapse of a 4-D tensor");
+  for (linalg::BatchMatmulOp product : products) {
+    if (product->getBlock() != f.output->getBlock())
+      continue;
+    if (!m.gradScores && read(product, 0) == gradOutRead &&
+        isOperandTranspose(product.getDpsInputOperand(1)->get(), f.valueRead,
+                           chain))
+      m.gradScores = product;
+    else if (!m.gradQuery &&
+             isOperandTranspose(product.getDpsInputOperand(1)->get(),
+                                f.keyTRead, chain))
+      m.gradQuery = product;
+    else if (!m.gradKeyT &&
+             isOperandTranspose(product.getDpsInputOperand(0)->get(),
+                                f.queryRead, chain))
+      m.gradKeyT = product;
+  }
+  if (!m.gradScores || !m.gradQuery || !m.gradKeyT)
+    return fail("no products of dO by V^T, dS by K and Q^T by dS");
+  Value gradS = read(m.gradQuery, 0);
+  if (read(m.gradKeyT, 1) != gradS)
+    return fail("dQ and dK are not products of one dS");
+  for (linalg::BatchMatmulOp product :
+       {m.gradValue, m.gradScores, m.gradQuery, m.gradKeyT}) {
+    chain.ops.insert(product);
+    skipCastGenerics(product.getDpsInputOperand(0)->get(), chain);
+    skipCastGenerics(product.getDpsInputOperand(1)->get(), chain);
+  }
+  // dS: its constant factors (the forward's scale), then the softmax's
+  // gradient.
+  Value x = getBatchReshapeSource<tensor::CollapseShapeOp>(gradS, chain, true);
+  double factor = 1.0;
+  while (x) {
+    auto generic =
+        skipCastGenerics(x, chain).getDefiningOp<linalg::GenericOp>();
+    Operation *op =
+        generic && isElementwise(generic) && generic.getNumDpsInputs() == 1
+            ? getYielded(generic).getDefiningOp()
+            : nullptr;
+    if (!isa_and_nonnull<arith::MulFOp, arith::DivFOp>(op))
+      break;
+    std::optional<double> constant = getConstant(op->getOperand(1));
+    if (!constant && isa<arith::MulFOp>(op))
+      constant = getConstant(op->getOperand(0));
+    if (!constant || *constant == 0.0)
+      break;
+    factor = isa<arith::MulFOp>(op) ? factor * *constant : factor / *constant;
+    chain.ops.insert(generic);
+    x = generic.getDpsInputOperand(0)->get();
+  }
+  if (!x || !matchSoftmaxGradient(x, f.probabilities, m.gradScores, chain))
+    return fail("dS is not torch's softmax gradient of P");
+  if (std::abs(factor - f.scale) > 1e-6 * std::abs(f.scale))
+    return fail("dS is scaled by another factor than the scores");
+  m.results = {getProductResult(m.gradQuery, chain),
+               getProductResult(m.gradKeyT, chain),
+               getProductResult(m.gradValue, chain)};
+  for (Operation *op : chain.ops)
+    if (op->getBlock() != f.output->getBlock() || op->isBeforeInBlock(f.last))
+      return fail("the backward is not after the forward in its block");
+  Chain all;
+  all.ops = f.chain.ops;
+  all.ops.insert_range(chain.ops);
+  Operation *outside = nullptr;
+  if (!isClosed(
+          all,
+          {f.last, m.results[0].first, m.results[1].first, m.results[2].first},
+          outside))
+    return fail("a value of the chain is also read by " +
+                outside->getName().getStringRef().str());
+  return m;
+}
+
+/// Builds the amp.attention_backward of `m` (before its first product)
+/// from the forward `attention` and makes it the gradients' products.
+void buildBackward(RewriterBase &rewriter, const ForwardMatch &f,
+                   BackwardMatch &m, AttentionOp attention) {
+  Operation *first = m.gradValue->isBeforeInBlock(m.gradScores)
+                         ? m.gradValue.getOperation()
+                         : m.gradScores.getOperation();
+  Location loc = m.gradQuery.getLoc();
+  rewriter.setInsertionPoint(first);
+  bool bshd = f.operands.bshd;
+  // dO in the op's layout and type.
+  Value gradOut = m.gradOut;
+  if (bshd) {
+    auto split = gradOut.getDefiningOp<linalg::TransposeOp>();
+    gradOut = split && split.getPermutation() == ArrayRef<int64_t>(kHeadSplit)
+                  ? split.getInput()
+                  : transpose(rewriter, loc, gradOut, kHeadSplit);
+  }
+  gradOut = convert(rewriter, loc, gradOut, f.element);
+  SmallVector<Value> inits;
+  for (Value like : {f.operands.query, f.operands.key, f.operands.value})
+    inits.push_back(tensor::EmptyOp::create(
+        rewriter, loc, tensor::getMixedSizes(rewriter, loc, like), f.element));
+  auto backward = AttentionBackwardOp::create(
+      rewriter, loc, ValueRange(inits).getTypes(), f.operands.query,
+      f.operands.key, f.operands.value, attention.getResult(0), gradOut,
+      attention.getResult(1), f.bias, inits, attention.getScaleAttr(),
+      /*causal=*/nullptr, bshd ? rewriter.getUnitAttr() : nullptr);
+  for (unsigned i = 0; i < 3; ++i)
+    replaceProduct(rewriter, loc, m.results[i].second, backward.getResult(i),
+                   bshd, /*keyT=*/i == 1);
+}
+
+/// The chain ending at `output` (the batch matmul of the probabilities by
+/// V) as one amp.attention, and its gradients (where a training step's
+/// backward reads the probabilities) as one amp.attention_backward; the
+/// reason it stays otherwise (empty when it is no attention at all).
+/// `erased` receives the ops erased.
+std::string fuseAttention(RewriterBase &rewriter, linalg::BatchMatmulOp output,
+                          ArrayRef<linalg::BatchMatmulOp> products,
+                          DenseSet<Operation *> &erased) {
+  std::string why;
+  std::optional<ForwardMatch> forward = matchForward(output, why);
+  if (!forward)
+    return why;
+  Operation *outside = nullptr;
+  std::optional<BackwardMatch> backward;
+  if (!isClosed(forward->chain, {forward->last}, outside)) {
+    backward = matchBackward(*forward, products, why);
+    if (!backward)
+      return "a value of the chain is also read by " +
+             outside->getName().getStringRef().str() +
+             ", and not as a training step's backward that one fused call "
+             "takes (" +
+             why + ")";
+  }
+  AttentionOp attention =
+      buildForward(rewriter, *forward, backward.has_value());
+  if (backward)
+    buildBackward(rewriter, *forward, *backward, attention);
+  // The chains, last op first (each is read only by later ones).
+  SetVector<Operation *> all = forward->chain.ops;
+  if (backward)
+    all.insert_range(backward->chain.ops);
+  SmallVector<Operation *> ops(all.begin(), all.end());
   llvm::sort(ops,
              [](Operation *a, Operation *b) { return b->isBeforeInBlock(a); });
-  for (Operation *op : ops)
+  for (Operation *op : ops) {
+    erased.insert(op);
     rewriter.eraseOp(op);
+  }
   return {};
 }
 
@@ -515,9 +828,13 @@ struct AmpFuseAttentionPass
     });
     IRRewriter rewriter(&getContext());
     // In program order: a fused chain erases its first product, which
-    // comes before its second (it was visited already), and nothing later.
+    // comes before its second (it was visited already), and its backward's
+    // products, which are skipped.
+    DenseSet<Operation *> erased;
     for (linalg::BatchMatmulOp product : products) {
-      std::string why = fuseAttention(rewriter, product);
+      if (erased.contains(product))
+        continue;
+      std::string why = fuseAttention(rewriter, product, products, erased);
       if (!why.empty())
         product.emitRemark() << "amp: attention kept as separate ops, not "
                                 "one fused call: "

@@ -19,14 +19,22 @@ include "mlir/Pass/PassBase.td"
 //===----------------------------------------------------------------------===//
 
 def AmpAttentionToLinalgPass : Pass<"amp-attention-to-linalg"> {
-  let summary = "Lower amp.attention to linalg generics";
+  let summary = "Lower amp.attention and amp.attention_backward to linalg "
+                "generics";
   let description = [{
     Gives `amp.attention` its meaning as loops, where no library call takes
     it: f32 scores (a generic summing over the head dimension), scaled,
-    biased and masked; the rows' maximum; their exponentials and sums; the weighted sum of the values, in f32; the output
-    rounded once from that sum divided by the row's sum; and where asked
-    the stats (maximum plus the logarithm of the sum). Eight generics, the
-    scores materialised (what the fused call avoids).
+    biased and masked; the rows' maximum; their exponentials and sums; the
+    weighted sum of the values, in f32; the output rounded once from that
+    sum divided by the row's sum; and where asked the stats (maximum plus
+    the logarithm of the sum). Eight generics, the scores materialised
+    (what the fused call avoids).
+
+    `amp.attention_backward` likewise, in twelve: the scores again and
+    `P = exp(S - stats)`; `dV = P^T dO` (summed over the queries),
+    `dP = dO V^T`, the rows' `D = dO . out`, `dS = scale * P * (dP - D)`,
+    `dQ = dS K` and `dK = dS^T Q`, each summed in f32, then the three
+    gradients rounded once into their destinations.
 
     On tensors or buffers alike (f32 temporaries: `tensor.empty` or
     `memref.alloc`, freed by the pipelines' deallocation). `--lower-to-cpu`

@@ -146,7 +146,8 @@ def AmpSplitReductionsPass
 def AmpFuseAttentionPass
     : Pass<"amp-fuse-attention", "::mlir::func::FuncOp"> {
   let summary = "Make a model's attention (matmul, scale, mask, softmax, "
-                "matmul) one amp.attention";
+                "matmul) one amp.attention, and its backward one "
+                "amp.attention_backward";
   let description = [{
     Finds, on tensors, the chain that a model's attention is written as
     (torch-mlir's form, after the precision passes: their casts are looked
@@ -170,10 +171,19 @@ def AmpFuseAttentionPass
     probabilities to 16 bits (per op at O2) go, as in PyTorch's fused
     attention. It is made only where the GPU's fused call takes it
     (`ampGpuAttention`: f16 or bf16, a head dimension that is a multiple of
-    8 up to 128); otherwise, and where a value of the chain has a reader
-    outside it (a training step's backward reads the probabilities: its
-    fused form is not done yet), the chain stays and a remark says why.
-    `--lower-to-gpu` runs it with `libraries`.
+    8 up to 128).
+
+    In a training step the backward reads the chain's values (torch's
+    autograd: `dV = P^T dO`, `dP = dO V^T`, the softmax's gradient
+    `dS = dP*P - P*rowsum(dP*P)` scaled by the scores' factors, `dQ = dS K`,
+    `dK^T = Q^T dS`, as batch matmuls of transposes of the forward's
+    operands). Where every outside reader is that backward, the forward
+    op also writes its rows' log-sum-exp (`stats`) and the backward becomes
+    one `amp.attention_backward` reading the forward's output and stats,
+    in the same layout; its three products are replaced (merged back
+    without a transpose where the op is `bshd`). Otherwise, and where any
+    value of the chain has another reader, the chain stays and a remark
+    says why. `--lower-to-gpu` runs it with `libraries`.
   }];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",

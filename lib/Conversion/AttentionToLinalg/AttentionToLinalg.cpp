@@ -1,8 +1,9 @@
 //===- AttentionToLinalg.cpp - the amp-attention-to-linalg pass -----------===//
 //
 // Part of amp-mlir. amp.attention as eight linalg generics over f32
-// temporaries (Passes.td says which), on tensors or on buffers: what runs
-// where no fused-attention call takes the op.
+// temporaries, amp.attention_backward as twelve (Passes.td says which), on
+// tensors or on buffers: what runs where no fused-attention call takes the
+// op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,11 +35,11 @@ namespace {
 /// head dimension.
 enum Loop : unsigned { B, H, I, J, D };
 
-/// Builds the generics of one amp.attention at the rewriter's insertion
-/// point, on tensors or on buffers.
-class AttentionBuilder {
+/// Builds the generics of one amp.attention or amp.attention_backward at
+/// the rewriter's insertion point, on tensors or on buffers.
+template <typename OpTy> class AttentionBuilder {
 public:
-  AttentionBuilder(PatternRewriter &rewriter, AttentionOp op)
+  AttentionBuilder(PatternRewriter &rewriter, OpTy op)
       : rewriter(rewriter), op(op), loc(op.getLoc()),
         onTensors(op.hasPureTensorSemantics()), f32(rewriter.getF32Type()) {
     // Sizes: batch, heads, sequence, head dimension (of query), keys.
@@ -50,17 +51,7 @@ public:
 
   /// The values of the destinations (tensors), or none (buffers).
   SmallVector<Value> build() {
-    // Scores S[b, h, i, j] = sum_d q * k, then scaled, biased and masked.
-    Value scores = zeroFilled({B, H, I, J}, 0.0);
-    scores = generic(
-        {op.getQuery(), op.getKey()}, {scores},
-        {operandMap(I, D, 5), operandMap(J, D, 5), map({B, H, I, J}, 5)}, 5,
-        /*reductions=*/{D}, [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value product = arith::MulFOp::create(b, loc, widen(b, loc, args[0]),
-                                                widen(b, loc, args[1]));
-          return arith::AddFOp::create(b, loc, args[2], product).getResult();
-        });
-    scores = scaleAndMask(scores);
+    Value scores = buildScores();
     // The rows' maximum, then exp(S - max) and the rows' sums.
     Value largest = zeroFilled({B, H, I}, -INFINITY);
     largest =
@@ -84,15 +75,8 @@ public:
           return arith::AddFOp::create(b, loc, args[0], args[1]).getResult();
         });
     // The weighted sum of the values, in f32, divided and rounded once.
-    Value weighted = zeroFilled({B, H, I, D}, 0.0);
-    weighted = generic(
-        {scores, op.getValue()}, {weighted},
-        {map({B, H, I, J}, 5), operandMap(J, D, 5), map({B, H, I, D}, 5)}, 5,
-        {J}, [&](OpBuilder &b, Location loc, ValueRange args) {
-          Value product =
-              arith::MulFOp::create(b, loc, args[0], widen(b, loc, args[1]));
-          return arith::AddFOp::create(b, loc, args[2], product).getResult();
-        });
+    Value weighted = contract(scores, map({B, H, I, J}, 5), op.getValue(),
+                              operandMap(J, D, 5), {B, H, I, D}, J);
     SmallVector<Value> results;
     Type element = getElementTypeOrSelf(op.getOut().getType());
     results.push_back(generic(
@@ -101,10 +85,7 @@ public:
         {map({B, H, I, 3}, 4), map({B, H, I}, 4), operandMap(I, 3, 4)}, 4, {},
         [&](OpBuilder &b, Location loc, ValueRange args) {
           Value quotient = arith::DivFOp::create(b, loc, args[0], args[1]);
-          return element == f32
-                     ? quotient
-                     : arith::TruncFOp::create(b, loc, element, quotient)
-                           .getResult();
+          return narrow(b, loc, element, quotient);
         }));
     if (Value stats = op.getStats())
       results.push_back(generic(
@@ -114,6 +95,58 @@ public:
             Value log = math::LogOp::create(b, loc, args[1]);
             return arith::AddFOp::create(b, loc, args[0], log).getResult();
           }));
+    if (!onTensors)
+      results.clear();
+    return results;
+  }
+
+  /// The gradients (tensors), or none (buffers): P recomputed from the
+  /// scores and the forward's stats; dV = P^T dO; dP = dO V^T; D = rowsum(dO
+  /// * out); dS = scale * P * (dP - D); dQ = dS K; dK = dS^T Q; each summed
+  /// in f32 and rounded once.
+  SmallVector<Value> buildBackward() {
+    Value scores = buildScores();
+    Value probabilities =
+        generic({scores, op.getStats()}, {empty({B, H, I, J})},
+                {map({B, H, I, J}, 4), map({B, H, I}, 4), map({B, H, I, J}, 4)},
+                4, {}, [&](OpBuilder &b, Location loc, ValueRange args) {
+                  Value shifted =
+                      arith::SubFOp::create(b, loc, args[0], args[1]);
+                  return math::ExpOp::create(b, loc, shifted).getResult();
+                });
+    Value gradValue =
+        contract(probabilities, map({B, H, I, J}, 5), op.getGradOut(),
+                 operandMap(I, D, 5), {B, H, J, D}, I);
+    Value gradP = contract(op.getGradOut(), operandMap(I, D, 5), op.getValue(),
+                           operandMap(J, D, 5), {B, H, I, J}, D);
+    // D[b, h, i] = sum_d dO * out (over (b, h, i, d)).
+    Value rows = zeroFilled({B, H, I}, 0.0);
+    rows =
+        generic({op.getGradOut(), op.getOut()}, {rows},
+                {operandMap(I, 3, 4), operandMap(I, 3, 4), map({B, H, I}, 4)},
+                4, {3}, [&](OpBuilder &b, Location loc, ValueRange args) {
+                  return multiplyAdd(b, loc, args[0], args[1], args[2]);
+                });
+    float scale = op.getScale().convertToFloat();
+    Value gradS = generic(
+        {probabilities, gradP, rows}, {empty({B, H, I, J})},
+        {map({B, H, I, J}, 4), map({B, H, I, J}, 4), map({B, H, I}, 4),
+         map({B, H, I, J}, 4)},
+        4, {}, [&](OpBuilder &b, Location loc, ValueRange args) {
+          Value difference = arith::SubFOp::create(b, loc, args[1], args[2]);
+          Value product = arith::MulFOp::create(b, loc, args[0], difference);
+          return arith::MulFOp::create(b, loc, product,
+                                       arith::ConstantOp::create(
+                                           b, loc, b.getF32FloatAttr(scale)))
+              .getResult();
+        });
+    Value gradQuery = contract(gradS, map({B, H, I, J}, 5), op.getKey(),
+                               operandMap(J, D, 5), {B, H, I, D}, J);
+    Value gradKey = contract(gradS, map({B, H, I, J}, 5), op.getQuery(),
+                             operandMap(I, D, 5), {B, H, J, D}, I);
+    SmallVector<Value> sums = {gradQuery, gradKey, gradValue}, results;
+    for (auto [sum, destination] : llvm::zip_equal(sums, op.getInits()))
+      results.push_back(round(sum, destination));
     if (!onTensors)
       results.clear();
     return results;
@@ -193,6 +226,49 @@ private:
     return onTensors ? generic.getResult(0) : outputs.front();
   }
 
+  /// Scores S[b, h, i, j] = sum_d q * k, then scaled, biased and masked.
+  Value buildScores() {
+    Value scores = contract(op.getQuery(), operandMap(I, D, 5), op.getKey(),
+                            operandMap(J, D, 5), {B, H, I, J}, D);
+    return scaleAndMask(scores);
+  }
+
+  /// The f32 sum over loop `reduced` of a * b (over the five loops, `a`
+  /// and `b` read through their maps), into a temporary over `loops`.
+  Value contract(Value a, AffineMap aMap, Value b, AffineMap bMap,
+                 ArrayRef<unsigned> loops, unsigned reduced) {
+    return generic({a, b}, {zeroFilled(loops, 0.0)},
+                   {aMap, bMap, map(loops, 5)}, 5, {reduced},
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     return multiplyAdd(b, loc, args[0], args[1], args[2]);
+                   });
+  }
+
+  /// sum + a * b, `a` and `b` widened to f32.
+  Value multiplyAdd(OpBuilder &b, Location loc, Value x, Value y, Value sum) {
+    Value product =
+        arith::MulFOp::create(b, loc, widen(b, loc, x), widen(b, loc, y));
+    return arith::AddFOp::create(b, loc, sum, product).getResult();
+  }
+
+  /// `value` (f32) rounded to `element`.
+  Value narrow(OpBuilder &b, Location loc, Type element, Value value) {
+    return element == f32
+               ? value
+               : arith::TruncFOp::create(b, loc, element, value).getResult();
+  }
+
+  /// The f32 temporary `sum` over (b, h, s, d) rounded into `destination`
+  /// (stored in the op's layout).
+  Value round(Value sum, Value destination) {
+    Type element = getElementTypeOrSelf(destination.getType());
+    return generic({sum}, {destination},
+                   {map({B, H, I, 3}, 4), operandMap(I, 3, 4)}, 4, {},
+                   [&](OpBuilder &b, Location loc, ValueRange args) {
+                     return narrow(b, loc, element, args[0]);
+                   });
+  }
+
   Value widen(OpBuilder &b, Location loc, Value value) {
     return value.getType() == f32
                ? value
@@ -243,7 +319,7 @@ private:
   }
 
   PatternRewriter &rewriter;
-  AttentionOp op;
+  OpTy op;
   Location loc;
   bool onTensors;
   Type f32;
@@ -251,12 +327,17 @@ private:
   OpFoldResult sizes[5];
 };
 
-struct LowerAttention : public OpRewritePattern<AttentionOp> {
-  using OpRewritePattern::OpRewritePattern;
+template <typename OpTy> struct LowerAttention : public OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
 
-  LogicalResult matchAndRewrite(AttentionOp op,
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    SmallVector<Value> results = AttentionBuilder(rewriter, op).build();
+    AttentionBuilder<OpTy> builder(rewriter, op);
+    SmallVector<Value> results;
+    if constexpr (std::is_same_v<OpTy, AttentionOp>)
+      results = builder.build();
+    else
+      results = builder.buildBackward();
     if (op.hasPureTensorSemantics())
       rewriter.replaceOp(op, results);
     else
@@ -278,5 +359,7 @@ struct AmpAttentionToLinalgPass
 
 void mlir::amp::populateAmpAttentionToLinalgPatterns(
     RewritePatternSet &patterns) {
-  patterns.add<LowerAttention>(patterns.getContext());
+  patterns
+      .add<LowerAttention<AttentionOp>, LowerAttention<AttentionBackwardOp>>(
+          patterns.getContext());
 }

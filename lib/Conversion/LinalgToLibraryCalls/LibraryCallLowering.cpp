@@ -255,7 +255,7 @@ LogicalResult applyLibraryCallPatterns(Operation *root,
   SmallVector<Operation *> ops;
   root->walk([&](Operation *op) {
     if (isa<linalg::LinalgOp, ScaledMatmulOp, Conv2DBackwardDataOp,
-            Conv2DBackwardFilterOp, AttentionOp>(op))
+            Conv2DBackwardFilterOp, AttentionOp, AttentionBackwardOp>(op))
       ops.push_back(op);
   });
   LibraryCallListener listener;

@@ -50,3 +50,47 @@ func.func @buffers(%q: memref<?x2x8x12xf32>, %out: memref<?x2x8x12xf32>) {
       outs(%out : memref<?x2x8x12xf32>) scale = 0.5
   return
 }
+
+// -----
+
+// amp.attention_backward as twelve generics: the scores again (bshd q and
+// k, masked, causal), P = exp(S - stats), dV = P^T dO summed over the
+// queries, dP = dO V^T over the head dimension, the rows' dO . out, dS =
+// scale * P * (dP - D), dQ = dS K over the keys, dK = dS^T Q over the
+// queries, each gradient rounded once into its destination.
+// CHECK-DAG: #[[ST:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+// CHECK-DAG: #[[KV:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1, d4)>
+// CHECK-DAG: #[[SEQ:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d1, d3)>
+// CHECK-LABEL: func.func @backward
+// CHECK: %[[SCALE:.*]] = arith.constant 2.500000e-01 : f32
+// CHECK: arith.cmpi ugt
+// CHECK: %[[P:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[ST]], #{{.*}}], {{.*}} ins(%{{.*}}, %arg4 : tensor<2x4x16x24xf32>, tensor<2x4x16xf32>)
+// CHECK: arith.subf
+// CHECK: math.exp
+// CHECK: %[[DV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[P]], %arg3 : {{.*}}) outs(%{{.*}} : tensor<2x4x24x16xf32>)
+// CHECK: %[[DP:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[KV]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction"]} ins(%arg3, %arg1 : {{.*}}) outs(%{{.*}} : tensor<2x4x16x24xf32>)
+// CHECK: %[[D:.*]] = linalg.generic {indexing_maps = [#[[SEQ]], #[[SEQ]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%arg3, %arg2 : {{.*}}) outs(%{{.*}} : tensor<2x4x16xf32>)
+// CHECK: %[[DS:.*]] = linalg.generic {{.*}} ins(%[[P]], %[[DP]], %[[D]] : tensor<2x4x16x24xf32>, tensor<2x4x16x24xf32>, tensor<2x4x16xf32>)
+// CHECK-NEXT: ^bb0
+// CHECK-NEXT: %[[DIFF:.*]] = arith.subf
+// CHECK-NEXT: %[[PROD:.*]] = arith.mulf %{{.*}}, %[[DIFF]]
+// CHECK-NEXT: arith.mulf %[[PROD]], %[[SCALE]] : f32
+// CHECK: %[[DQ:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "parallel", "reduction", "parallel"]} ins(%[[DS]], %arg1 : {{.*}}) outs(%{{.*}} : tensor<2x4x16x16xf32>)
+// CHECK: %[[DK:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel", "reduction", "parallel", "parallel"]} ins(%[[DS]], %arg0 : {{.*}}) outs(%{{.*}} : tensor<2x4x24x16xf32>)
+// CHECK: %[[GQ:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #[[SEQ]]], {{.*}} ins(%[[DQ]] : tensor<2x4x16x16xf32>) outs(%{{.*}} : tensor<2x16x4x16xf16>)
+// CHECK: arith.truncf
+// CHECK: %[[GK:.*]] = linalg.generic {{.*}} ins(%[[DK]] : tensor<2x4x24x16xf32>) outs(%{{.*}} : tensor<2x24x4x16xf16>)
+// CHECK: %[[GV:.*]] = linalg.generic {{.*}} ins(%[[DV]] : tensor<2x4x24x16xf32>) outs(%{{.*}} : tensor<2x24x4x16xf16>)
+// CHECK: return %[[GQ]], %[[GK]], %[[GV]]
+// CHECK-NOT: amp.attention_backward
+func.func @backward(%q: tensor<2x16x4x16xf16>, %k: tensor<2x24x4x16xf16>, %o: tensor<2x16x4x16xf16>,
+                    %do: tensor<2x16x4x16xf16>, %stats: tensor<2x4x16xf32>)
+    -> (tensor<2x16x4x16xf16>, tensor<2x24x4x16xf16>, tensor<2x24x4x16xf16>) {
+  %eq = tensor.empty() : tensor<2x16x4x16xf16>
+  %ek = tensor.empty() : tensor<2x24x4x16xf16>
+  %g:3 = amp.attention_backward ins(%q, %k, %k, %o, %do, %stats : tensor<2x16x4x16xf16>, tensor<2x24x4x16xf16>,
+                                    tensor<2x24x4x16xf16>, tensor<2x16x4x16xf16>, tensor<2x16x4x16xf16>, tensor<2x4x16xf32>)
+      outs(%eq, %ek, %ek : tensor<2x16x4x16xf16>, tensor<2x24x4x16xf16>, tensor<2x24x4x16xf16>)
+      scale = 0.25 causal bshd -> tensor<2x16x4x16xf16>, tensor<2x24x4x16xf16>, tensor<2x24x4x16xf16>
+  return %g#0, %g#1, %g#2 : tensor<2x16x4x16xf16>, tensor<2x24x4x16xf16>, tensor<2x24x4x16xf16>
+}

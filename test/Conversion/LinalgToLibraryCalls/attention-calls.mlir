@@ -60,3 +60,48 @@ func.func @refused(%q: memref<1x2x8x16xf32>, %h: memref<1x2x8x12xf16>) {
   amp.attention ins(%h, %h, %h : memref<1x2x8x12xf16>, memref<1x2x8x12xf16>, memref<1x2x8x12xf16>) outs(%h : memref<1x2x8x12xf16>) scale = 1.0
   return
 }
+
+// -----
+
+// amp.attention_backward becomes ampGpuAttentionBackward: q, k, v, out and
+// dOut with their strides (here dense bshd: batch 1024, head 16, sequence
+// 64), the stats' pointer, dq, dk and dv with theirs, the mask (its
+// broadcast batch and head with stride 0), scale and causal.
+// CHECK-LABEL: func.func @backward
+// CHECK-DAG: %[[B:.*]] = arith.constant 2 : i64
+// CHECK-DAG: %[[H:.*]] = arith.constant 4 : i64
+// CHECK-DAG: %[[SQ:.*]] = arith.constant 16 : i64
+// CHECK-DAG: %[[SKV:.*]] = arith.constant 24 : i64
+// CHECK-DAG: %[[QSB:.*]] = arith.constant 1024 : i64
+// CHECK-DAG: %[[KSB:.*]] = arith.constant 1536 : i64
+// CHECK-DAG: %[[SS:.*]] = arith.constant 64 : i64
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-DAG: %[[F16:.*]] = arith.constant 1 : i32
+// CHECK-DAG: %[[CAUSAL:.*]] = arith.constant 0 : i32
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant 1.250000e-01 : f32
+// CHECK-DAG: %[[SI:.*]] = memref.extract_aligned_pointer_as_index %arg4
+// CHECK-DAG: %[[SL:.*]] = arith.index_cast %[[SI]] : index to i64
+// CHECK-DAG: %[[SP:.*]] = llvm.inttoptr %[[SL]] : i64 to !llvm.ptr
+// CHECK: call @ampGpuAttentionBackward(%[[B]], %[[H]], %[[SQ]], %[[SKV]], %[[SQ]], %[[F16]], %{{.*}}, %[[QSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[KSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[KSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[QSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[QSB]], %[[SQ]], %[[SS]], %[[SP]], %{{.*}}, %[[QSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[KSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[KSB]], %[[SQ]], %[[SS]], %{{.*}}, %[[ZERO]], %[[ZERO]], %[[SKV]], %[[SCALE]], %[[CAUSAL]])
+// CHECK-NOT: amp.attention_backward
+func.func @backward(%q: memref<2x16x4x16xf16>, %k: memref<2x24x4x16xf16>, %o: memref<2x16x4x16xf16>,
+                    %do: memref<2x16x4x16xf16>, %stats: memref<2x4x16xf32>, %mask: memref<1x1x16x24xf16>,
+                    %dq: memref<2x16x4x16xf16>, %dk: memref<2x24x4x16xf16>, %dv: memref<2x24x4x16xf16>) {
+  amp.attention_backward ins(%q, %k, %k, %o, %do, %stats : memref<2x16x4x16xf16>, memref<2x24x4x16xf16>,
+                             memref<2x24x4x16xf16>, memref<2x16x4x16xf16>, memref<2x16x4x16xf16>, memref<2x4x16xf32>)
+      bias(%mask : memref<1x1x16x24xf16>)
+      outs(%dq, %dk, %dv : memref<2x16x4x16xf16>, memref<2x24x4x16xf16>, memref<2x24x4x16xf16>) scale = 0.125 bshd
+  return
+}
+
+// -----
+
+// The backward's refusals, as the forward's.
+// CHECK-LABEL: func.func @backward_refused
+// CHECK: amp.attention_backward
+func.func @backward_refused(%t: memref<1x2x8x16xf32>, %s: memref<1x2x8xf32>) {
+  // expected-remark @+1 {{amp: kept as a generated kernel, not a library call: cuDNN's fused attention takes f16 or bf16 elements}}
+  amp.attention_backward ins(%t, %t, %t, %t, %t, %s : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8xf32>)
+      outs(%t, %t, %t : memref<1x2x8x16xf32>, memref<1x2x8x16xf32>, memref<1x2x8x16xf32>) scale = 1.0
+  return
+}

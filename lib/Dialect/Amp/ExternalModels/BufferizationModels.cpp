@@ -231,29 +231,31 @@ struct ConvolutionGradientOpModel
     return success();
   }
 };
-/// Attention: the inputs are read; the destinations (out, stats) are
-/// written, never read (a fresh destination is not copied into).
+/// Attention, forward or backward: the inputs are read; the destinations
+/// (out and stats, or the gradients) are written, never read (a fresh
+/// destination is not copied into).
+template <typename OpTy>
 struct AttentionOpModel
-    : public DstBufferizableOpInterfaceExternalModel<AttentionOpModel,
-                                                     AttentionOp> {
+    : public DstBufferizableOpInterfaceExternalModel<AttentionOpModel<OpTy>,
+                                                     OpTy> {
   bool bufferizesToMemoryRead(Operation *op, OpOperand &operand,
                               const AnalysisState &) const {
-    return !cast<AttentionOp>(op).isDpsInit(&operand);
+    return !cast<OpTy>(op).isDpsInit(&operand);
   }
 
   LogicalResult bufferize(Operation *op, RewriterBase &rewriter,
                           const BufferizationOptions &options,
                           BufferizationState &state) const {
-    auto attention = cast<AttentionOp>(op);
+    auto attention = cast<OpTy>(op);
     SmallVector<Value> buffers;
     if (failed(
             getBuffers(rewriter, op->getOperands(), options, state, buffers)))
       return failure();
     rewriter.setInsertionPoint(op);
     // The same properties (scale, causal, layout, operand segments).
-    AttentionOp::create(rewriter, op->getLoc(), TypeRange{}, buffers,
-                        attention.getProperties(),
-                        llvm::to_vector(op->getDiscardableAttrs()));
+    OpTy::create(rewriter, op->getLoc(), TypeRange{}, buffers,
+                 attention.getProperties(),
+                 llvm::to_vector(op->getDiscardableAttrs()));
     replaceOpWithBufferizedValues(
         rewriter, op,
         ArrayRef<Value>(buffers).take_back(attention.getInits().size()));
@@ -268,7 +270,9 @@ void mlir::amp::registerBufferizationModels(DialectRegistry &registry) {
     UnscaleGradientsOp::attachInterface<UnscaleGradientsOpModel>(*ctx);
     OptimizerUpdateOp::attachInterface<OptimizerUpdateOpModel>(*ctx);
     ScaledMatmulOp::attachInterface<ScaledMatmulOpModel>(*ctx);
-    AttentionOp::attachInterface<AttentionOpModel>(*ctx);
+    AttentionOp::attachInterface<AttentionOpModel<AttentionOp>>(*ctx);
+    AttentionBackwardOp::attachInterface<AttentionOpModel<AttentionBackwardOp>>(
+        *ctx);
     Conv2DBackwardDataOp::attachInterface<
         ConvolutionGradientOpModel<Conv2DBackwardDataOp>>(*ctx);
     Conv2DBackwardFilterOp::attachInterface<

@@ -850,95 +850,165 @@ static bool sizesAgree(int64_t a, int64_t b) {
   return ShapedType::isDynamic(a) || ShapedType::isDynamic(b) || a == b;
 }
 
-/// The checks of an attention's destinations: one or two (out, stats), all
-/// tensors or all buffers with its inputs, and on tensors one result per
-/// destination, of its type.
-static LogicalResult verifyAttentionOperands(AttentionOp op) {
-  if (op.getInits().empty() || op.getInits().size() > 2)
-    return op.emitOpError("expects one or two destinations (out, stats), got ")
-           << op.getInits().size();
-  bool onTensors = isa<TensorType>(op.getQuery().getType());
+/// The checks of an attention's destinations (`expected` of them, named in
+/// `what`): all operands tensors or all buffers, and on tensors one result
+/// per destination, of its type.
+static LogicalResult
+verifyAttentionDestinations(Operation *op, ValueRange inits, size_t minInits,
+                            size_t maxInits, StringRef what) {
+  if (inits.size() < minInits || inits.size() > maxInits)
+    return op->emitOpError("expects ") << what << ", got " << inits.size();
+  bool onTensors = isa<TensorType>(op->getOperand(0).getType());
   for (Value value : op->getOperands())
     if (isa<TensorType>(value.getType()) != onTensors)
-      return op.emitOpError("expects every operand to be a tensor, or every "
-                            "operand a buffer");
-  if (onTensors != (op->getNumResults() == op.getInits().size()) ||
+      return op->emitOpError("expects every operand to be a tensor, or every "
+                             "operand a buffer");
+  if (onTensors != (op->getNumResults() == inits.size()) ||
       (!onTensors && op->getNumResults() != 0) ||
-      (onTensors && TypeRange(op.getInits()) != op->getResultTypes()))
-    return op.emitOpError("expects one result of each destination's type on "
-                          "tensors, and none on buffers");
+      (onTensors && TypeRange(inits) != op->getResultTypes()))
+    return op->emitOpError("expects one result of each destination's type on "
+                           "tensors, and none on buffers");
   return success();
 }
 
-LogicalResult AttentionOp::verify() {
-  if (failed(verifyAttentionOperands(*this)))
-    return failure();
-  auto query = cast<ShapedType>(getQuery().getType());
-  auto key = cast<ShapedType>(getKey().getType());
-  auto value = cast<ShapedType>(getValue().getType());
-  auto out = cast<ShapedType>(getOut().getType());
+namespace {
+/// An attention's (forward or backward) tensors, checked together: those
+/// of the query's sizes (query first), those of the key's (key, value
+/// first), with the names the diagnostics give them.
+struct AttentionTensors {
+  SmallVector<Value> likeQuery, likeKey;
+  StringRef names, sizesNames;
+  Value bias, stats;
+  bool bshd;
+  float scale;
+
+  /// The tensors in the diagnostics' order: query, key, value, then the
+  /// others of the query's sizes and those of the key's.
+  SmallVector<Value> ordered() const {
+    SmallVector<Value> all{likeQuery[0], likeKey[0], likeKey[1]};
+    llvm::append_range(all, ArrayRef<Value>(likeQuery).drop_front());
+    llvm::append_range(all, ArrayRef<Value>(likeKey).drop_front(2));
+    return all;
+  }
+};
+} // namespace
+
+static LogicalResult verifyAttentionTensors(Operation *op,
+                                            const AttentionTensors &t) {
+  auto query = cast<ShapedType>(t.likeQuery.front().getType());
   Type element = query.getElementType();
   if (!element.isF32() && !element.isF16() && !element.isBF16())
-    return emitOpError("expects f32, f16 or bf16 elements, got ") << element;
-  for (ShapedType type : {query, key, value, out})
-    if (type.getRank() != 4 || type.getElementType() != element)
-      return emitOpError("expects query, key, value and out of rank 4 with "
-                         "one element type, got ")
-             << query << ", " << key << ", " << value << " and " << out;
+    return op->emitOpError("expects f32, f16 or bf16 elements, got ")
+           << element;
+  for (Value v : t.ordered()) {
+    auto type = cast<ShapedType>(v.getType());
+    if (type.getRank() != 4 || type.getElementType() != element) {
+      InFlightDiagnostic diag = op->emitOpError("expects ")
+                                << t.names
+                                << " of rank 4 with one element type, got ";
+      llvm::interleaveComma(t.ordered(), diag,
+                            [&](Value v) { diag << v.getType(); });
+      return diag;
+    }
+  }
   // Sizes in (batch, heads, sequence, head dimension) order.
-  std::array<unsigned, 4> order = getDimensionOrder();
-  auto sizes = [&](ShapedType type) {
+  std::array<unsigned, 4> order = t.bshd ? std::array<unsigned, 4>{0, 2, 1, 3}
+                                         : std::array<unsigned, 4>{0, 1, 2, 3};
+  auto sizes = [&](Value v) {
+    auto type = cast<ShapedType>(v.getType());
     std::array<int64_t, 4> result;
     for (int i = 0; i < 4; ++i)
       result[i] = type.getDimSize(order[i]);
     return result;
   };
-  std::array<int64_t, 4> q = sizes(query), k = sizes(key), v = sizes(value),
-                         o = sizes(out);
+  std::array<int64_t, 4> q = sizes(t.likeQuery.front()),
+                         k = sizes(t.likeKey.front());
   bool agree = true;
-  for (int i : {0, 1, 3})
-    agree &= sizesAgree(q[i], k[i]) && sizesAgree(q[i], v[i]);
-  agree &= sizesAgree(k[2], v[2]);
-  for (int i = 0; i < 4; ++i)
-    agree &= sizesAgree(q[i], o[i]);
-  if (!agree)
-    return emitOpError() << "expects query "
-                         << (getBshd() ? "B x Sq x H x D" : "B x H x Sq x D")
-                         << ", key and value "
-                         << (getBshd() ? "B x Skv x H x D" : "B x H x Skv x D")
-                         << " and out of query's sizes, got " << query << ", "
-                         << key << ", " << value << " and " << out;
-  if (Value bias = getBias()) {
+  for (Value v : t.likeQuery) {
+    std::array<int64_t, 4> s = sizes(v);
+    for (int i = 0; i < 4; ++i)
+      agree &= sizesAgree(q[i], s[i]);
+  }
+  for (Value v : t.likeKey) {
+    std::array<int64_t, 4> s = sizes(v);
+    for (int i = 0; i < 4; ++i)
+      agree &= sizesAgree(i == 2 ? k[i] : q[i], s[i]);
+  }
+  if (!agree) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "expects query "
+                          << (t.bshd ? "B x Sq x H x D" : "B x H x Sq x D")
+                          << ", key and value "
+                          << (t.bshd ? "B x Skv x H x D" : "B x H x Skv x D")
+                          << t.sizesNames << ", got ";
+    llvm::interleaveComma(t.ordered(), diag,
+                          [&](Value v) { diag << v.getType(); });
+    return diag;
+  }
+  if (Value bias = t.bias) {
     auto type = cast<ShapedType>(bias.getType());
     if (type.getRank() != 4 || type.getElementType() != element ||
         (type.getDimSize(0) != 1 && !sizesAgree(type.getDimSize(0), q[0])) ||
         (type.getDimSize(1) != 1 && !sizesAgree(type.getDimSize(1), q[1])) ||
         !sizesAgree(type.getDimSize(2), q[2]) ||
         !sizesAgree(type.getDimSize(3), k[2]))
-      return emitOpError("expects a bias of the query's element type, ")
+      return op->emitOpError("expects a bias of the query's element type, ")
              << "B|1 x H|1 x Sq x Skv, got " << type;
   }
-  if (Value stats = getStats()) {
+  if (Value stats = t.stats) {
     auto type = cast<ShapedType>(stats.getType());
     if (type.getRank() != 3 || !type.getElementType().isF32() ||
         !sizesAgree(type.getDimSize(0), q[0]) ||
         !sizesAgree(type.getDimSize(1), q[1]) ||
         !sizesAgree(type.getDimSize(2), q[2]))
-      return emitOpError("expects stats of f32, B x H x Sq, got ") << type;
+      return op->emitOpError("expects stats of f32, B x H x Sq, got ") << type;
   }
-  if (!std::isfinite(getScale().convertToFloat()))
-    return emitOpError("expects a finite scale");
+  if (!std::isfinite(t.scale))
+    return op->emitOpError("expects a finite scale");
   return success();
 }
 
+LogicalResult AttentionOp::verify() {
+  if (failed(verifyAttentionDestinations(*this, getInits(), 1, 2,
+                                         "one or two destinations (out, "
+                                         "stats)")))
+    return failure();
+  return verifyAttentionTensors(*this, {{getQuery(), getOut()},
+                                        {getKey(), getValue()},
+                                        "query, key, value and out",
+                                        " and out of query's sizes",
+                                        getBias(),
+                                        getStats(),
+                                        getBshd(),
+                                        getScale().convertToFloat()});
+}
+
+LogicalResult AttentionBackwardOp::verify() {
+  if (failed(verifyAttentionDestinations(*this, getInits(), 3, 3,
+                                         "three destinations (grad_query, "
+                                         "grad_key, grad_value)")))
+    return failure();
+  return verifyAttentionTensors(
+      *this, {{getQuery(), getOut(), getGradOut(), getGradQuery()},
+              {getKey(), getValue(), getGradKey(), getGradValue()},
+              "query, key, value, out, grad_out and the gradients",
+              ", out, grad_out and grad_query of query's sizes, grad_key and "
+              "grad_value of key's",
+              getBias(),
+              getStats(),
+              getBshd(),
+              getScale().convertToFloat()});
+}
+
 /// On buffers: reads the inputs, writes the destinations (not read).
-void AttentionOp::getEffects(
+static void getAttentionEffects(
+    Operation *op, DestinationStyleOpInterface dps,
     SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
         &effects) {
-  for (OpOperand &operand : getOperation()->getOpOperands()) {
+  for (OpOperand &operand : op->getOpOperands()) {
     if (!isa<MemRefType>(operand.get().getType()))
       continue;
-    if (isDpsInit(&operand))
+    if (dps.isDpsInit(&operand))
       effects.emplace_back(MemoryEffects::Write::get(), &operand, /*stage=*/0,
                            /*effectOnFullRegion=*/true,
                            SideEffects::DefaultResource::get());
@@ -947,6 +1017,18 @@ void AttentionOp::getEffects(
                            /*effectOnFullRegion=*/true,
                            SideEffects::DefaultResource::get());
   }
+}
+
+void AttentionOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getAttentionEffects(*this, *this, effects);
+}
+
+void AttentionBackwardOp::getEffects(
+    SmallVectorImpl<SideEffects::EffectInstance<MemoryEffects::Effect>>
+        &effects) {
+  getAttentionEffects(*this, *this, effects);
 }
 
 #define GET_OP_CLASSES

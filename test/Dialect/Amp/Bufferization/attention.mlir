@@ -21,3 +21,28 @@ func.func @attention(%q: tensor<2x4x64x16xf16>, %k: tensor<2x4x32x16xf16>, %v: t
       scale = 0.25 causal -> tensor<2x4x64x16xf16>, tensor<2x4x64xf32>
   return %r#0, %r#1 : tensor<2x4x64x16xf16>, tensor<2x4x64xf32>
 }
+
+// -----
+
+// amp.attention_backward likewise: the three gradients fresh buffers,
+// written, not copied into; the forward's out and stats read in place.
+// CHECK-LABEL: func.func @backward
+// CHECK-SAME: (%[[Q:.*]]: memref<2x4x64x16xf16>, %[[K:.*]]: memref<2x4x32x16xf16>, %[[V:.*]]: memref<2x4x32x16xf16>, %[[O:.*]]: memref<2x4x64x16xf16>, %[[DO:.*]]: memref<2x4x64x16xf16>, %[[S:.*]]: memref<2x4x64xf32>)
+// CHECK: %[[DQ:.*]] = memref.alloc() {{.*}}: memref<2x4x64x16xf16>
+// CHECK: %[[DK:.*]] = memref.alloc() {{.*}}: memref<2x4x32x16xf16>
+// CHECK: %[[DV:.*]] = memref.alloc() {{.*}}: memref<2x4x32x16xf16>
+// CHECK: amp.attention_backward ins(%[[Q]], %[[K]], %[[V]], %[[O]], %[[DO]], %[[S]] : {{.*}}) outs(%[[DQ]], %[[DK]], %[[DV]] : memref<2x4x64x16xf16>, memref<2x4x32x16xf16>, memref<2x4x32x16xf16>) scale = 2.500000e-01{{$}}
+// CHECK-NOT: memref.copy
+// CHECK: return %[[DQ]], %[[DK]], %[[DV]]
+func.func @backward(%q: tensor<2x4x64x16xf16>, %k: tensor<2x4x32x16xf16>, %v: tensor<2x4x32x16xf16>,
+                    %o: tensor<2x4x64x16xf16>, %do: tensor<2x4x64x16xf16>, %s: tensor<2x4x64xf32>)
+    -> (tensor<2x4x64x16xf16>, tensor<2x4x32x16xf16>, tensor<2x4x32x16xf16>) {
+  %eq = tensor.empty() : tensor<2x4x64x16xf16>
+  %ek = tensor.empty() : tensor<2x4x32x16xf16>
+  %ev = tensor.empty() : tensor<2x4x32x16xf16>
+  %g:3 = amp.attention_backward ins(%q, %k, %v, %o, %do, %s : tensor<2x4x64x16xf16>, tensor<2x4x32x16xf16>,
+                                    tensor<2x4x32x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64xf32>)
+      outs(%eq, %ek, %ev : tensor<2x4x64x16xf16>, tensor<2x4x32x16xf16>, tensor<2x4x32x16xf16>)
+      scale = 0.25 -> tensor<2x4x64x16xf16>, tensor<2x4x32x16xf16>, tensor<2x4x32x16xf16>
+  return %g#0, %g#1, %g#2 : tensor<2x4x64x16xf16>, tensor<2x4x32x16xf16>, tensor<2x4x32x16xf16>
+}

@@ -94,3 +94,62 @@ func.func @scale(%t: tensor<1x2x8x16xf16>) {
   %o = amp.attention ins(%t, %t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) outs(%t : tensor<1x2x8x16xf16>) scale = 0x7F800000 -> tensor<1x2x8x16xf16>
   return
 }
+
+// -----
+
+// amp.attention_backward: its own rules; the shared ones (element type,
+// sizes, bias, stats, scale) with its operand names.
+func.func @backward_two_destinations(%t: tensor<1x2x8x16xf16>, %s: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects three destinations (grad_query, grad_key, grad_value), got 2}}
+  %g:2 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf32>) outs(%t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @backward_mixed(%t: tensor<1x2x8x16xf16>, %s: memref<1x2x8xf32>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects every operand to be a tensor, or every operand a buffer}}
+  %g:3 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, memref<1x2x8xf32>) outs(%t, %t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @backward_gradient_type(%t: tensor<1x2x8x16xf16>, %b: tensor<1x2x8x16xbf16>, %s: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects query, key, value, out, grad_out and the gradients of rank 4 with one element type}}
+  %g:3 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf32>) outs(%t, %b, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xbf16>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+// grad_key must have the key's sequence length (4), not the query's (8).
+func.func @backward_gradient_sizes(%q: tensor<1x2x8x16xf16>, %k: tensor<1x2x4x16xf16>, %s: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects query B x H x Sq x D, key and value B x H x Skv x D, out, grad_out and grad_query of query's sizes, grad_key and grad_value of key's, got 'tensor<1x2x8x16xf16>', 'tensor<1x2x4x16xf16>', 'tensor<1x2x4x16xf16>', 'tensor<1x2x8x16xf16>', 'tensor<1x2x8x16xf16>', 'tensor<1x2x8x16xf16>', 'tensor<1x2x8x16xf16>', 'tensor<1x2x4x16xf16>'}}
+  %g:3 = amp.attention_backward ins(%q, %k, %k, %q, %q, %s : tensor<1x2x8x16xf16>, tensor<1x2x4x16xf16>, tensor<1x2x4x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf32>) outs(%q, %q, %k : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x4x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x4x16xf16>
+  return
+}
+
+// -----
+
+func.func @backward_stats(%t: tensor<1x2x8x16xf16>, %s: tensor<1x2x8xf16>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects stats of f32, B x H x Sq, got 'tensor<1x2x8xf16>'}}
+  %g:3 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf16>) outs(%t, %t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @backward_bias(%t: tensor<1x2x8x16xf16>, %s: tensor<1x2x8xf32>, %b: tensor<1x2x8x4xf16>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects a bias of the query's element type, B|1 x H|1 x Sq x Skv, got 'tensor<1x2x8x4xf16>'}}
+  %g:3 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf32>) bias(%b : tensor<1x2x8x4xf16>) outs(%t, %t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) scale = 1.0 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>
+  return
+}
+
+// -----
+
+func.func @backward_scale(%t: tensor<1x2x8x16xf16>, %s: tensor<1x2x8xf32>) {
+  // expected-error @+1 {{'amp.attention_backward' op expects a finite scale}}
+  %g:3 = amp.attention_backward ins(%t, %t, %t, %t, %t, %s : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8xf32>) outs(%t, %t, %t : tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>) scale = 0x7F800000 -> tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>, tensor<1x2x8x16xf16>
+  return
+}

@@ -741,6 +741,83 @@ def Amp_AttentionOp : Amp_Op<"attention", [
 }
 
 //===----------------------------------------------------------------------===//
+// attention_backward
+//===----------------------------------------------------------------------===//
+
+def Amp_AttentionBackwardOp : Amp_Op<"attention_backward", [
+    AttrSizedOperandSegments, DestinationStyleOpInterface,
+    DeclareOpInterfaceMethods<MemoryEffectsOpInterface>]> {
+  let summary = "the gradients of an amp.attention, as one fused computation";
+  let description = [{
+    The gradients of `amp.attention` (same `query`, `key`, `value`,
+    `bias`, `scale`, `causal` and layout) with respect to query, key and
+    value, given the forward's `out` and `stats` (its rows' log-sum-exp)
+    and `grad_out`, the gradient of `out`. Per batch and head, with
+    `S = scale * query * key^T + bias` (-inf where causal, j > i):
+
+        P = exp(S - stats)                  (the forward's softmax)
+        grad_value = P^T * grad_out
+        dP = grad_out * value^T
+        dS = P * (dP - rowsum(grad_out * out))   (elementwise)
+        grad_query = scale * dS * key
+        grad_key = scale * dS^T * query
+
+    The three destinations are `grad_query` (query's shape), `grad_key`
+    and `grad_value` (key's); they are written, not accumulated into. The
+    bias gets no gradient (a constant mask). `grad_out` and `out` have the
+    query's shape; all but `stats` (f32, `B x H x Sq`) have one element
+    type (f32, f16 or bf16). Products and sums are computed in f32 (or
+    wider) and each gradient is rounded once; the score matrix is
+    recomputed, not read, so the forward never stores it.
+
+    The GPU pipeline makes it cuDNN's fused attention backward
+    (`ampGpuAttentionBackward`); elsewhere `amp-attention-to-linalg`
+    gives it as loops. `amp-fuse-attention` makes it, with a forward
+    `amp.attention` that writes `stats`, of a training step's attention
+    and the softmax and matmul gradients its backward reads the
+    probabilities in. In destination-passing style, on tensors (results:
+    the destinations' values) or on buffers.
+
+    ```mlir
+    %dq, %dk, %dv = amp.attention_backward
+        ins(%q, %k, %v, %o, %do, %stats : tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>,
+            tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64xf32>)
+        outs(%e, %e, %e : tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>)
+        scale = 2.500000e-01 causal
+        -> tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>, tensor<2x4x64x16xf16>
+    ```
+  }];
+  let arguments = (ins Amp_TensorOrBuffer:$query, Amp_TensorOrBuffer:$key,
+                       Amp_TensorOrBuffer:$value, Amp_TensorOrBuffer:$out,
+                       Amp_TensorOrBuffer:$grad_out, Amp_TensorOrBuffer:$stats,
+                       Optional<Amp_TensorOrBuffer>:$bias,
+                       Variadic<Amp_TensorOrBuffer>:$inits, F32Attr:$scale,
+                       UnitAttr:$causal, UnitAttr:$bshd);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let assemblyFormat = [{
+    `ins` `(` $query `,` $key `,` $value `,` $out `,` $grad_out `,` $stats `:`
+        type($query) `,` type($key) `,` type($value) `,` type($out) `,`
+        type($grad_out) `,` type($stats) `)`
+    (`bias` `(` $bias^ `:` type($bias) `)`)?
+    `outs` `(` $inits `:` type($inits) `)`
+    `scale` `=` $scale (`causal` $causal^)? (`bshd` $bshd^)? attr-dict
+    (`->` type($results)^)?
+  }];
+  let extraClassDeclaration = [{
+    MutableOperandRange getDpsInitsMutable() { return getInitsMutable(); }
+    ::mlir::Value getGradQuery() { return getInits()[0]; }
+    ::mlir::Value getGradKey() { return getInits()[1]; }
+    ::mlir::Value getGradValue() { return getInits()[2]; }
+    /// As AttentionOp's.
+    ::std::array<unsigned, 4> getDimensionOrder() {
+      return getBshd() ? ::std::array<unsigned, 4>{0, 2, 1, 3}
+                       : ::std::array<unsigned, 4>{0, 1, 2, 3};
+    }
+  }];
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
 // conv2d_backward_data / conv2d_backward_filter
 //===----------------------------------------------------------------------===//
 
