@@ -38,16 +38,15 @@ using namespace mlir::amp;
 /// here). `narrowConvolutions`: convolutions of 16-bit operands with an f32
 /// result compute in the operands' type (the GPU's legacy cuDNN calls).
 /// `channelsLast`: convolutions and the work between them in NHWC.
-/// `attentionCalls`: attention chains become amp.attention for the
-/// backend's fused call (else an amp.attention of the input is loops from
-/// here).
-static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
-                                 std::optional<RoundingMode> rounding,
-                                 bool libraryCalls, bool scaledMatmulCalls,
-                                 bool convolutionGradientCalls,
-                                 bool narrowConvolutions = false,
-                                 bool channelsLast = false,
-                                 bool attentionCalls = false) {
+/// `attention`: attention chains become amp.attention (and their backward
+/// amp.attention_backward) for the backend's fused calls, with these
+/// options (else an amp.attention of the input is loops from here).
+static void addTensorPreparation(
+    OpPassManager &pm, bool fuseElementwise,
+    std::optional<RoundingMode> rounding, bool libraryCalls,
+    bool scaledMatmulCalls, bool convolutionGradientCalls,
+    bool narrowConvolutions = false, bool channelsLast = false,
+    std::optional<AmpFuseAttentionPassOptions> attention = std::nullopt) {
   // A module AMP has not rewritten (O0: the fp32 reference) may still have
   // guards, and one rewritten with keep-amp-casts has amp.cast: both are
   // only markers for the precision passes.
@@ -82,8 +81,8 @@ static void addTensorPreparation(OpPassManager &pm, bool fuseElementwise,
     fpm.addPass(createAmpChannelsLastPass());
   // Attention as one op, while its chain is still separate generics (before
   // elementwise fusion), casts included.
-  if (attentionCalls)
-    fpm.addPass(createAmpFuseAttentionPass());
+  if (attention)
+    fpm.addPass(createAmpFuseAttentionPass(*attention));
   else
     fpm.addPass(createAmpAttentionToLinalgPass());
   // No CSE here: it would merge the zero fills of equal-shaped matmul
@@ -247,7 +246,10 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
       /*convolutionGradientCalls=*/options.libraries,
       /*narrowConvolutions=*/options.libraries && !options.exactConvolutions,
       /*channelsLast=*/options.libraries && options.channelsLast,
-      /*attentionCalls=*/options.libraries && options.fusedAttention);
+      options.libraries && options.fusedAttention
+          ? std::optional(
+                AmpFuseAttentionPassOptions{options.chip.computeCapability})
+          : std::nullopt);
   // Reductions over the same tensor (batch norm's backward sums): one
   // kernel each group, reading it once.
   pm.addPass(createAmpFuseSiblingReductionsPass());

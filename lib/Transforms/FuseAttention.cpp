@@ -46,6 +46,8 @@ constexpr int64_t kKeyTranspose[] = {0, 1, 3, 2};
 /// a B*H x M x N product operand's transpose.
 constexpr int64_t kKeyMerge[] = {0, 3, 1, 2};
 constexpr int64_t kOperandTranspose[] = {0, 2, 1};
+/// cuDNN's fused attention runs on sm_80 (Ampere) and later.
+constexpr int kMinComputeCapability = 80;
 
 /// `value` with its float conversions (arith.extf/truncf) stripped.
 Value stripCasts(Value value) {
@@ -784,11 +786,16 @@ void buildBackward(RewriterBase &rewriter, const ForwardMatch &f,
 /// `erased` receives the ops erased.
 std::string fuseAttention(RewriterBase &rewriter, linalg::BatchMatmulOp output,
                           ArrayRef<linalg::BatchMatmulOp> products,
-                          DenseSet<Operation *> &erased) {
+                          DenseSet<Operation *> &erased,
+                          int computeCapability) {
   std::string why;
   std::optional<ForwardMatch> forward = matchForward(output, why);
   if (!forward)
     return why;
+  if (computeCapability < kMinComputeCapability)
+    return "cuDNN's fused attention needs sm_80 or later, and the chip is "
+           "sm_" +
+           std::to_string(computeCapability);
   Operation *outside = nullptr;
   std::optional<BackwardMatch> backward;
   if (!isClosed(forward->chain, {forward->last}, outside)) {
@@ -820,6 +827,8 @@ std::string fuseAttention(RewriterBase &rewriter, linalg::BatchMatmulOp output,
 
 struct AmpFuseAttentionPass
     : public amp::impl::AmpFuseAttentionPassBase<AmpFuseAttentionPass> {
+  using Base::Base;
+
   void runOnOperation() override {
     SmallVector<linalg::BatchMatmulOp> products;
     getOperation().walk([&](linalg::BatchMatmulOp op) {
@@ -834,7 +843,8 @@ struct AmpFuseAttentionPass
     for (linalg::BatchMatmulOp product : products) {
       if (erased.contains(product))
         continue;
-      std::string why = fuseAttention(rewriter, product, products, erased);
+      std::string why =
+          fuseAttention(rewriter, product, products, erased, computeCapability);
       if (!why.empty())
         product.emitRemark() << "amp: attention kept as separate ops, not "
                                 "one fused call: "

@@ -262,6 +262,15 @@ std::unique_ptr<AttentionPlan> buildPlan(const char *call,
 template <typename Args>
 bool runAttention(const char *call, const Args &a, const AttentionKey &key,
                   std::unordered_map<int64_t, void *> pointers) {
+  // cuDNN's SDPA runs on sm_80 and later: say so rather than its "no
+  // execution plan" (amp-fuse-attention makes no call for an older chip).
+  if (int capability = gpuComputeCapability(); capability < 80)
+    return setError(call,
+                    "cuDNN's fused attention needs compute capability 8.0 or "
+                    "later (sm_80, Ampere); this device is sm_%d: compile "
+                    "with --gpu-options=chip=sm_%d, which keeps the attention "
+                    "as GEMM calls and kernels",
+                    capability, capability);
   CudnnState &st = cudnnState();
   std::lock_guard<std::mutex> lock(st.mutex);
   if (!ensureCudnnHandle(call, st))

@@ -1543,6 +1543,42 @@ TEST_F(Contract, ScaledFloat8GemmAmaxOfEveryOutputType) {
   mgpuMemFree(scalars, nullptr);
 }
 
+/// Before sm_80 cuDNN has no fused attention: both calls say so (not
+/// cuDNN's "no execution plan"); amp-fuse-attention makes no call there.
+TEST_F(Contract, FusedAttentionRefusedBeforeSm80) {
+  int capability = ampGpuComputeCapability();
+  if (capability == 0)
+    GTEST_SKIP() << "the simulator models no architecture";
+  if (capability >= 80)
+    GTEST_SKIP() << "the device is sm_" << capability
+                 << ": run with AMP_RUNTIME_COMPUTE_CAPABILITY=75";
+  DeviceArray x(AMP_DTYPE_F16, 64);
+  DeviceArray stats(AMP_DTYPE_F32, 8);
+  ampGpuAttention(1, 1, 8, 8, 8, AMP_DTYPE_F16, x.device, 64, 64, 8, x.device,
+                  64, 64, 8, x.device, 64, 64, 8, x.device, 64, 64, 8, nullptr,
+                  0, 0, 0, static_cast<float *>(stats.device), 1.0f, 0);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_EQ(gErrors.size(), 1u)
+      << "fused attention accepted on sm_" << capability;
+  EXPECT_NE(gErrors[0].find("ampGpuAttention: cuDNN's fused attention needs "
+                            "compute capability 8.0 or later"),
+            std::string::npos)
+      << gErrors[0];
+  gErrors.clear();
+  ampGpuAttentionBackward(
+      1, 1, 8, 8, 8, AMP_DTYPE_F16, x.device, 64, 64, 8, x.device, 64, 64, 8,
+      x.device, 64, 64, 8, x.device, 64, 64, 8, x.device, 64, 64, 8,
+      static_cast<const float *>(stats.device), x.device, 64, 64, 8, x.device,
+      64, 64, 8, x.device, 64, 64, 8, nullptr, 0, 0, 0, 1.0f, 0);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_EQ(gErrors.size(), 1u) << "fused attention backward accepted";
+  EXPECT_NE(gErrors[0].find("ampGpuAttentionBackward: cuDNN's fused "
+                            "attention needs compute capability 8.0"),
+            std::string::npos)
+      << gErrors[0];
+  gErrors.clear();
+}
+
 TEST_F(Contract, Bf16RefusedBeforeSm80) {
   int capability = ampGpuComputeCapability();
   if (capability == 0)

@@ -1212,7 +1212,7 @@ def main():
             run_gtest(results, "AmpGpuContractTests",
                       "AmpGpuContractTests (sm_75 assumed)",
                       dict(env, AMP_RUNTIME_COMPUTE_CAPABILITY="75"), timeout,
-                      ["--gtest_filter=Contract.Bf16RefusedBeforeSm80"])
+                      ["--gtest_filter=Contract.*RefusedBeforeSm80"])
 
     if not args.sim and selected("copy bandwidth"):
         try:

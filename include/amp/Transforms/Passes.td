@@ -183,8 +183,16 @@ def AmpFuseAttentionPass
     in the same layout; its three products are replaced (merged back
     without a transpose where the op is `bshd`). Otherwise, and where any
     value of the chain has another reader, the chain stays and a remark
-    says why. `--lower-to-gpu` runs it with `libraries`.
+    says why; so does every chain for a chip before sm_80, which cuDNN's
+    fused attention does not run on. `--lower-to-gpu` runs it with
+    `libraries` (`compute-capability` from its `chip`).
   }];
+  let options = [
+    Option<"computeCapability", "compute-capability", "int", "90",
+           "The chip's compute capability (10 * major + minor, as "
+           "--lower-to-gpu's chip): before 80 (sm_80, Ampere) cuDNN has no "
+           "fused attention, and every chain stays, with a remark">
+  ];
   let dependentDialects = [
     "::mlir::amp::AmpDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::tensor::TensorDialect"
