@@ -138,8 +138,10 @@ Value getBatchReshapeSource(Value value, Chain &chain, bool inChain) {
 
 /// A row statistic of the softmax, read by `generic` as its second input
 /// broadcast along the rows (B x H x Sq x 1 read at (b, h, i, 0), or
-/// B x H x Sq at (b, h, i)): its reduction generic over `rowsOf`, with
-/// the max (`maximum`) or the sum in its body. Adds the ops to `chain`.
+/// B x H x Sq at (b, h, i); one dimension fewer for B*H x Sq x Skv scores):
+/// its reduction generic over `rowsOf`'s last dimension, with the max
+/// (maximumf or maxnumf, `maximum`) or the sum in its body. Adds the ops
+/// to `chain`.
 linalg::GenericOp matchRowReduction(Value statistic, Value rowsOf, Chain &chain,
                                     bool maximum) {
   statistic = skipCastGenerics(statistic, chain);
@@ -148,26 +150,35 @@ linalg::GenericOp matchRowReduction(Value statistic, Value rowsOf, Chain &chain,
     statistic = skipCastGenerics(expand.getSrc(), chain);
   }
   auto reduction = statistic.getDefiningOp<linalg::GenericOp>();
+  unsigned rank = cast<ShapedType>(rowsOf.getType()).getRank();
   if (!reduction || reduction.getNumDpsInputs() != 1 ||
-      reduction.getNumLoops() != 4 || reduction.getNumReductionLoops() != 1 ||
-      reduction.getIteratorTypesArray()[3] != utils::IteratorType::reduction ||
+      reduction.getNumLoops() != rank ||
+      reduction.getNumReductionLoops() != 1 ||
+      reduction.getIteratorTypesArray()[rank - 1] !=
+          utils::IteratorType::reduction ||
       skipCastGenerics(reduction.getDpsInputOperand(0)->get(), chain) != rowsOf)
     return {};
   auto combiner = getYielded(reduction).getDefiningOp();
-  bool combines = maximum ? isa_and_nonnull<arith::MaximumFOp>(combiner)
-                          : isa_and_nonnull<arith::AddFOp>(combiner);
+  bool combines =
+      maximum ? isa_and_nonnull<arith::MaximumFOp, arith::MaxNumFOp>(combiner)
+              : isa_and_nonnull<arith::AddFOp>(combiner);
   if (!combines)
     return {};
   // The max's argmax result (torch-mlir's max.dim) must be unused.
   for (OpResult result : reduction->getResults().drop_front())
     if (!result.use_empty())
       return {};
-  // The initial value: 0 for the sum, at most every value for the max.
+  // The initial value: 0 for the sum, at most every value for the max (or
+  // NaN for maxnumf, which ignores it: linalg.softmax's decomposition).
   auto fill =
       reduction.getDpsInitOperand(0)->get().getDefiningOp<linalg::FillOp>();
   std::optional<double> init =
       fill ? getConstant(fill.getInputs()[0]) : std::nullopt;
-  if (!init || (maximum ? !(*init < -6.0e4) : *init != 0.0))
+  bool neutral =
+      init && (maximum ? *init < -6.0e4 || (std::isnan(*init) &&
+                                            isa<arith::MaxNumFOp>(combiner))
+                       : *init == 0.0);
+  if (!neutral)
     return {};
   chain.ops.insert(reduction);
   return reduction;
@@ -234,6 +245,11 @@ linalg::BatchMatmulOp matchScores(Value x, Chain &chain, double &scale,
                                   Value &bias) {
   while (true) {
     x = skipCastGenerics(x, chain);
+    // B*H x Sq x Skv scores: the product itself.
+    if (auto product = x.getDefiningOp<linalg::BatchMatmulOp>()) {
+      chain.ops.insert(product);
+      return product;
+    }
     if (Value source =
             getBatchReshapeSource<tensor::ExpandShapeOp>(x, chain, true)) {
       auto product = skipCastGenerics(source, chain)
@@ -308,10 +324,35 @@ struct AttentionOperands {
 /// is set when K must be made from K^T (a transpose the caller builds).
 /// (The products may read them converted: at O1 a collapse of an f32
 /// tensor converted to 16 bits; the caller converts what is returned.)
+/// Whether `product` reads its RHS transposed (indexing maps (b, m, k),
+/// (b, n, k), (b, m, n): Q K^T written with K), std::nullopt for maps other
+/// than that and the default ones.
+std::optional<bool> readsRhsTransposed(linalg::BatchMatmulOp product) {
+  MLIRContext *context = product.getContext();
+  SmallVector<AffineMap> maps = product.getIndexingMapsArray();
+  if (maps == linalg::BatchMatmulOp::getDefaultIndexingMaps(context))
+    return false;
+  AffineExpr b, m, n, k;
+  bindDims(context, b, m, n, k);
+  SmallVector<AffineMap> transposed = {
+      AffineMap::get(4, 0, {b, m, k}, context),
+      AffineMap::get(4, 0, {b, n, k}, context),
+      AffineMap::get(4, 0, {b, m, n}, context)};
+  if (maps == transposed)
+    return true;
+  return std::nullopt;
+}
+
 std::optional<AttentionOperands> matchOperands(linalg::BatchMatmulOp scores,
                                                linalg::BatchMatmulOp output,
                                                Chain &chain,
                                                Value &keyTranspose) {
+  std::optional<bool> keyRead = readsRhsTransposed(scores);
+  if (!keyRead || readsRhsTransposed(output) != false) {
+    chain.fail("the products read their operands through other maps than "
+               "Q K^T's and P V's");
+    return std::nullopt;
+  }
   auto source = [&](Value operand) {
     Chain conversions;
     return getBatchReshapeSource<tensor::CollapseShapeOp>(
@@ -330,10 +371,15 @@ std::optional<AttentionOperands> matchOperands(linalg::BatchMatmulOp scores,
       return transpose.getInput();
     return {};
   };
-  Value q = splitOf(query, kHeadSplit), k = splitOf(keyT, kKeySplit),
+  // A product that reads K itself (transposed by its maps): K as the
+  // others.
+  Value q = splitOf(query, kHeadSplit),
+        k = *keyRead ? splitOf(keyT, kHeadSplit) : splitOf(keyT, kKeySplit),
         v = splitOf(value, kHeadSplit);
   if (q && k && v)
     return AttentionOperands{q, k, v, true};
+  if (*keyRead)
+    return AttentionOperands{query, keyT, value, false};
   AttentionOperands operands{query, splitOf(keyT, kKeyTranspose), value, false};
   if (!operands.key)
     keyTranspose = keyT;
@@ -470,8 +516,9 @@ std::optional<ForwardMatch> matchForward(linalg::BatchMatmulOp output,
       skipCastGenerics(output.getDpsInputOperand(0)->get(), chain);
   m.probabilities = getBatchReshapeSource<tensor::CollapseShapeOp>(
       m.probabilitiesCollapsed, chain, true);
+  // Or a softmax of B*H x Sq x Skv scores, read as it is.
   if (!m.probabilities)
-    return std::nullopt;
+    m.probabilities = m.probabilitiesCollapsed;
   m.probabilities = skipCastGenerics(m.probabilities, chain);
   Value x = matchSoftmax(m.probabilities, chain);
   if (!x)
@@ -658,6 +705,9 @@ matchBackward(const ForwardMatch &f, ArrayRef<linalg::BatchMatmulOp> products,
     why = reason.str();
     return std::nullopt;
   };
+  if (readsRhsTransposed(f.scores) != false)
+    return fail("the forward's product reads K through its maps, whose "
+                "backward is not matched");
   Chain none;
   auto read = [&](linalg::BatchMatmulOp product, unsigned i) {
     return skipCastGenerics(product.getDpsInputOperand(i)->get(), none);

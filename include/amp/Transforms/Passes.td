@@ -160,7 +160,10 @@ def AmpFuseAttentionPass
                                         the division)
         O = batch_matmul(P, V)
 
-    with Q, K^T and V `B*H x ...` collapses of 4-D tensors, and makes it one
+    with Q, K^T and V `B*H x ...` collapses of 4-D tensors (the scores and
+    softmax on the `B x H x Sq x Skv` view, or on the `B*H x Sq x Skv`
+    product itself as `linalg.softmax` decomposes it, and Q K^T also as a
+    batch matmul that reads K through its indexing maps), and makes it one
     `amp.attention` (scale and bias as found, the output of the element
     type the chain stored). Where Q, K and V are the head-split
     transposes of `B x S x H x D` tensors (a projection's output) and the
