@@ -849,7 +849,13 @@ std::string fuseAttention(RewriterBase &rewriter, linalg::BatchMatmulOp output,
   Operation *outside = nullptr;
   std::optional<BackwardMatch> backward;
   if (!isClosed(forward->chain, {forward->last}, outside)) {
-    backward = matchBackward(*forward, products, why);
+    // The products not erased by an earlier chain's fusion (which took
+    // its backward's with it).
+    SmallVector<linalg::BatchMatmulOp> live;
+    for (linalg::BatchMatmulOp product : products)
+      if (!erased.contains(product))
+        live.push_back(product);
+    backward = matchBackward(*forward, live, why);
     if (!backward)
       return "a value of the chain is also read by " +
              outside->getName().getStringRef().str() +
