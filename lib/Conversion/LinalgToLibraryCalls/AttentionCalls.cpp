@@ -129,97 +129,83 @@ private:
   SmallVector<Value> args;
 };
 
-/// The checks both patterns make first: buffers, the backend's call, the
-/// call's rules. Fills `function`.
-template <typename OpTy>
-LogicalResult checkAttentionCall(OpTy op, PatternRewriter &rewriter,
-                                 const LibraryBackend &backend,
-                                 LibraryCall call, RuntimeFunction &function) {
-  if (op.hasPureTensorSemantics())
-    return rewriter.notifyMatchFailure(op, kOnTensors);
-  std::string why;
-  FailureOr<RuntimeFunction> declared = getCallFunction(backend, call, why);
-  if (failed(declared))
-    return rewriter.notifyMatchFailure(op, why);
-  why = getAttentionRefusal(op.getQuery());
-  if (!why.empty())
-    return rewriter.notifyMatchFailure(op, why);
-  function = *declared;
-  return success();
+/// The forward's arguments after the sizes, in the call's order: q, k, v,
+/// out, the bias, stats or NULL; false with `why` if a buffer cannot be
+/// passed (before the IR changes).
+bool addArguments(AttentionOp op, AttentionCallArgs &call, std::string &why) {
+  SmallVector<Value> strided = {op.getQuery(), op.getKey(), op.getValue(),
+                                op.getOut()};
+  SmallVector<Value> checked = strided, dense;
+  if (Value bias = op.getBias())
+    checked.push_back(bias);
+  if (Value stats = op.getStats())
+    dense.push_back(stats);
+  if (!call.inspect(checked, dense, why))
+    return false;
+  call.addSizes(op.getQuery(), op.getKey());
+  for (Value buffer : strided)
+    call.addStrided(buffer);
+  call.addBias(op.getBias());
+  call.addPointer(op.getStats());
+  return true;
 }
 
-struct AttentionToCall : public OpRewritePattern<AttentionOp> {
-  AttentionToCall(MLIRContext *context, const LibraryBackend &backend)
-      : OpRewritePattern(context), backend(backend) {}
+/// The backward's: q, k, v, out, dOut, stats, dq, dk, dv, the bias.
+bool addArguments(AttentionBackwardOp op, AttentionCallArgs &call,
+                  std::string &why) {
+  SmallVector<Value> inputs = {op.getQuery(), op.getKey(), op.getValue(),
+                               op.getOut(), op.getGradOut()};
+  SmallVector<Value> checked = inputs;
+  llvm::append_range(checked, op.getInits());
+  if (Value bias = op.getBias())
+    checked.push_back(bias);
+  if (!call.inspect(checked, op.getStats(), why))
+    return false;
+  call.addSizes(op.getQuery(), op.getKey());
+  for (Value buffer : inputs)
+    call.addStrided(buffer);
+  call.addPointer(op.getStats());
+  for (Value buffer : op.getInits())
+    call.addStrided(buffer);
+  call.addBias(op.getBias());
+  return true;
+}
 
-  LogicalResult matchAndRewrite(AttentionOp op,
+/// An attention op (forward or backward) on buffers as the backend's
+/// `call`.
+template <typename OpTy>
+struct AttentionToCall : public OpRewritePattern<OpTy> {
+  AttentionToCall(MLIRContext *context, const LibraryBackend &backend,
+                  LibraryCall call)
+      : OpRewritePattern<OpTy>(context), backend(backend), call(call) {}
+
+  LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
-    RuntimeFunction function;
-    if (failed(checkAttentionCall(op, rewriter, backend, LibraryCall::Attention,
-                                  function)))
-      return failure();
-    AttentionCallArgs call(rewriter, op.getLoc(), op.getDimensionOrder());
-    SmallVector<Value> strided = {op.getQuery(), op.getKey(), op.getValue(),
-                                  op.getOut()};
-    if (Value bias = op.getBias())
-      strided.push_back(bias);
-    SmallVector<Value> dense;
-    if (Value stats = op.getStats())
-      dense.push_back(stats);
+    if (op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, kOnTensors);
     std::string why;
-    if (!call.inspect(strided, dense, why))
+    FailureOr<RuntimeFunction> function = getCallFunction(backend, call, why);
+    if (failed(function))
       return rewriter.notifyMatchFailure(op, why);
-    call.addSizes(op.getQuery(), op.getKey());
-    for (Value buffer : ArrayRef<Value>(strided).take_front(4))
-      call.addStrided(buffer);
-    call.addBias(op.getBias());
-    call.addPointer(op.getStats());
-    replaceWithCall(rewriter, op, function, call.finish(op), {});
+    why = getAttentionRefusal(op.getQuery());
+    if (!why.empty())
+      return rewriter.notifyMatchFailure(op, why);
+    AttentionCallArgs args(rewriter, op.getLoc(), op.getDimensionOrder());
+    if (!addArguments(op, args, why))
+      return rewriter.notifyMatchFailure(op, why);
+    replaceWithCall(rewriter, op, *function, args.finish(op), {});
     return success();
   }
 
   const LibraryBackend &backend;
-};
-
-struct AttentionBackwardToCall : public OpRewritePattern<AttentionBackwardOp> {
-  AttentionBackwardToCall(MLIRContext *context, const LibraryBackend &backend)
-      : OpRewritePattern(context), backend(backend) {}
-
-  LogicalResult matchAndRewrite(AttentionBackwardOp op,
-                                PatternRewriter &rewriter) const override {
-    RuntimeFunction function;
-    if (failed(checkAttentionCall(op, rewriter, backend,
-                                  LibraryCall::AttentionBackward, function)))
-      return failure();
-    AttentionCallArgs call(rewriter, op.getLoc(), op.getDimensionOrder());
-    // In the call's order: q, k, v, out, dOut, then (after stats) dq, dk,
-    // dv.
-    SmallVector<Value> strided = {
-        op.getQuery(),   op.getKey(),       op.getValue(),   op.getOut(),
-        op.getGradOut(), op.getGradQuery(), op.getGradKey(), op.getGradValue()};
-    SmallVector<Value> all = strided;
-    if (Value bias = op.getBias())
-      all.push_back(bias);
-    std::string why;
-    if (!call.inspect(all, op.getStats(), why))
-      return rewriter.notifyMatchFailure(op, why);
-    call.addSizes(op.getQuery(), op.getKey());
-    for (Value buffer : ArrayRef<Value>(strided).take_front(5))
-      call.addStrided(buffer);
-    call.addPointer(op.getStats());
-    for (Value buffer : ArrayRef<Value>(strided).drop_front(5))
-      call.addStrided(buffer);
-    call.addBias(op.getBias());
-    replaceWithCall(rewriter, op, function, call.finish(op), {});
-    return success();
-  }
-
-  const LibraryBackend &backend;
+  LibraryCall call;
 };
 } // namespace
 
 void mlir::amp::populateAmpAttentionToLibraryCallsPatterns(
     RewritePatternSet &patterns, const LibraryBackend &backend) {
-  patterns.add<AttentionToCall, AttentionBackwardToCall>(patterns.getContext(),
-                                                         backend);
+  patterns.add<AttentionToCall<AttentionOp>>(patterns.getContext(), backend,
+                                             LibraryCall::Attention);
+  patterns.add<AttentionToCall<AttentionBackwardOp>>(
+      patterns.getContext(), backend, LibraryCall::AttentionBackward);
 }
