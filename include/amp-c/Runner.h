@@ -470,6 +470,42 @@ AMP_RUNNER_CAPI int ampRunnerTimeShaped(AmpRunnerExecutable *exe,
                                         const int64_t *const *inputShapes,
                                         int64_t repeat, double *durations);
 
+/** A call captured as a CUDA graph (targets gpu and gpu-sim): the function's
+ *  arguments and its own results live in buffers of the handle, which each
+ *  replay reads and writes with one graph launch and no host wait (see
+ *  mlir::amp::runner::CapturedCall). */
+typedef struct AmpRunnerCapturedCall AmpRunnerCapturedCall;
+
+/** Captures a call of the function on the inputs of ampRunnerCallDevice
+ *  (the function is called once before, on copies of them). `feedback` is
+ *  NULL or has one entry per result: the index of the argument whose
+ *  buffer the result is copied into at the end of each replay (a training
+ *  step's new state), or -1. NULL on failure. */
+AMP_RUNNER_CAPI AmpRunnerCapturedCall *
+ampRunnerCapture(AmpRunnerExecutable *exe, const void *const *inputs,
+                 const int64_t *const *inputShapes,
+                 AmpRunnerDeviceTensor *const *deviceInputs,
+                 const int64_t *feedback);
+/** Queues one replay (returns without waiting). Argument i is first set
+ *  from deviceInputs[i] or else inputs[i] (a dense host buffer of the
+ *  argument's call type, of shape inputShapes[i], which must be the
+ *  captured one; inputShapes NULL: the captured shapes); where both are
+ *  NULL (or the arrays are NULL) it keeps what its buffer holds. */
+AMP_RUNNER_CAPI int ampRunnerReplay(AmpRunnerCapturedCall *call,
+                                    const void *const *inputs,
+                                    const int64_t *const *inputShapes,
+                                    AmpRunnerDeviceTensor *const *deviceInputs);
+/** A new handle to argument `index`'s buffer (its value for the next
+ *  replay), or to result `index` of the last replay (for a fed-back result,
+ *  the buffer of the argument it feeds). NULL on failure. */
+AMP_RUNNER_CAPI AmpRunnerDeviceTensor *
+ampRunnerCapturedArgument(AmpRunnerCapturedCall *call, int64_t index);
+AMP_RUNNER_CAPI AmpRunnerDeviceTensor *
+ampRunnerCapturedResult(AmpRunnerCapturedCall *call, int64_t index);
+/** Destroys the graph (after its launches finish); the buffers live on in
+ *  the device tensors that hold them. */
+AMP_RUNNER_CAPI void ampRunnerCapturedDestroy(AmpRunnerCapturedCall *call);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -527,3 +527,216 @@ Expected<SmallVector<double>> Executable::time(ArrayRef<HostTensor> inputs,
   }
   return std::move(durations);
 }
+
+//===----------------------------------------------------------------------===//
+// CUDA graphs
+//===----------------------------------------------------------------------===//
+
+CapturedCall::~CapturedCall() {
+  if (graph)
+    gpu->destroyGraph(graph);
+}
+
+DeviceTensor CapturedCall::getResult(size_t index) const {
+  return feedback[index] >= 0 ? arguments[feedback[index]] : results[index];
+}
+
+llvm::Error CapturedCall::replay(ArrayRef<CallArgument> inputs) {
+  if (inputs.size() != arguments.size())
+    return makeError("the captured '@" + name + "' takes " +
+                     llvm::Twine(arguments.size()) + " arguments, got " +
+                     llvm::Twine(inputs.size()));
+  for (auto [index, input] : llvm::enumerate(inputs)) {
+    const TensorSpec &type = arguments[index].getType();
+    const TensorSpec *given = input.device ? &input.device.getType()
+                              : input.host ? &input.host->getType()
+                                           : nullptr;
+    if (!given)
+      continue; // What the buffer holds: the state fed back.
+    if (*given != type)
+      return makeError("argument #" + llvm::Twine(index) +
+                       " of the captured '@" + name + "' is " + type.str() +
+                       ", got " + given->str() +
+                       " (a CUDA graph replays the captured shapes)");
+    const void *source =
+        input.device ? input.device.getData() : input.host->getData();
+    if (source != arguments[index].getData())
+      gpu->copy(arguments[index].getData(), source, type.getByteSize());
+  }
+  if (llvm::Error error = gpu->takeError())
+    return error;
+  if (llvm::Error error = gpu->launchGraph(graph))
+    return makeError("replaying the captured '@" + name +
+                     "': " + llvm::toString(std::move(error)));
+  return llvm::Error::success();
+}
+
+/// Checks the feedback of Executable::capture against the signature.
+static llvm::Error checkFeedback(const Signature &signature,
+                                 ArrayRef<TensorSpec> callArguments,
+                                 ArrayRef<int64_t> feedback) {
+  std::string where = "capturing '@" + signature.name + "': ";
+  if (feedback.size() != signature.results.size())
+    return makeError(where + "it has " + llvm::Twine(signature.results.size()) +
+                     " results, got " + llvm::Twine(feedback.size()) +
+                     " feedback entries");
+  SmallVector<bool> fed(callArguments.size(), false);
+  for (auto [index, argument] : llvm::enumerate(feedback)) {
+    if (argument == -1)
+      continue;
+    std::string result = "result #" + std::to_string(index);
+    if (argument < 0 || argument >= int64_t(callArguments.size()))
+      return makeError(where + result + " feeds argument #" +
+                       llvm::Twine(argument) + ", which does not exist");
+    if (fed[argument])
+      return makeError(where + "argument #" + llvm::Twine(argument) +
+                       " is fed by two results");
+    fed[argument] = true;
+    if (signature.results[index].element != callArguments[argument].element)
+      return makeError(where + result + " (" + signature.results[index].str() +
+                       ") cannot feed argument #" + llvm::Twine(argument) +
+                       " (" + callArguments[argument].str() + ")");
+  }
+  return llvm::Error::success();
+}
+
+Expected<std::unique_ptr<CapturedCall>>
+Executable::capture(ArrayRef<CallArgument> inputs, ArrayRef<int64_t> feedback) {
+  std::string where = "capturing '@" + signature.name + "' as a CUDA graph";
+  if (!gpu)
+    return makeError(where + ": it runs on the CPU (targets gpu and gpu-sim "
+                             "capture graphs)");
+  SmallVector<int64_t> fed(feedback);
+  if (fed.empty())
+    fed.assign(signature.results.size(), -1);
+  if (llvm::Error error = checkFeedback(signature, callArguments, fed))
+    return std::move(error);
+  std::unique_ptr<CapturedCall> captured(new CapturedCall);
+  captured->gpu = gpu;
+  captured->name = signature.name;
+  captured->feedback = fed;
+  captured->engine = engine;
+  auto fresh = [&](const TensorSpec &type) {
+    DeviceTensor tensor;
+    tensor.storage = std::make_shared<DeviceTensor::Storage>(
+        gpu, gpu->allocate(type.getByteSize()));
+    tensor.type = type;
+    return tensor;
+  };
+  auto copyOf = [&](const DeviceTensor &tensor) {
+    DeviceTensor copy = fresh(tensor.getType());
+    gpu->copy(copy.getData(), tensor.getData(), tensor.getType().getByteSize());
+    return CallArgument{nullptr, copy};
+  };
+
+  // The arguments' own buffers, holding the inputs (uploaded and converted
+  // as a call does).
+  {
+    CallFrame upload;
+    if (llvm::Error error = prepare(inputs, upload))
+      return std::move(error);
+    for (auto [index, input] : llvm::enumerate(inputs)) {
+      TensorSpec type = input.device ? input.device.getType()
+                                     : TensorSpec{callArguments[index].element,
+                                                  input.host->getType().shape};
+      DeviceTensor own = fresh(type);
+      gpu->copy(own.getData(),
+                reinterpret_cast<void *>(upload.inputDescriptors[index][1]),
+                type.getByteSize());
+      captured->arguments.push_back(own);
+    }
+    gpu->synchronize();
+    for (void *pointer : upload.deviceInputs)
+      gpu->deallocate(pointer);
+  }
+
+  // The warm-up, on copies: plans, workspaces and constants are made
+  // outside the capture, and the results' shapes are known.
+  SmallVector<CallArgument> copies;
+  for (const DeviceTensor &argument : captured->arguments)
+    copies.push_back(copyOf(argument));
+  Expected<SmallVector<CallResult>> warm = call(copies, {});
+  copies.clear();
+  if (!warm)
+    return makeError(where + ": the call before the capture failed: " +
+                     llvm::toString(warm.takeError()));
+  for (auto [index, result] : llvm::enumerate(*warm)) {
+    const TensorSpec &type = result.host.getType();
+    int64_t argument = fed[index];
+    if (argument >= 0 && type != captured->arguments[argument].getType())
+      return makeError(where + ": result #" + llvm::Twine(index) + " is " +
+                       type.str() + ", but the argument #" +
+                       llvm::Twine(argument) + " it feeds is " +
+                       captured->arguments[argument].getType().str());
+    captured->results.push_back(argument >= 0 ? DeviceTensor() : fresh(type));
+  }
+  if (llvm::Error error = gpu->takeError())
+    return std::move(error);
+
+  SmallVector<CallArgument> own;
+  for (const DeviceTensor &argument : captured->arguments)
+    own.push_back(CallArgument{nullptr, argument});
+  CallFrame frame;
+  if (llvm::Error error = prepare(own, frame))
+    return std::move(error);
+  if (llvm::Error error = gpu->beginCapture())
+    return makeError(where + ": " + llvm::toString(std::move(error)));
+  entryPoint(frame.packedArguments.data());
+  std::string problem = copyCapturedResults(frame, *captured);
+  Expected<AmpGpuGraph *> graph = gpu->endCapture();
+  llvm::Error raised = gpu->takeError();
+  if (!graph) {
+    llvm::consumeError(std::move(raised));
+    return makeError(where + " failed: " + llvm::toString(graph.takeError()));
+  }
+  captured->graph = *graph;
+  if (raised)
+    return makeError(where + " failed: " + llvm::toString(std::move(raised)));
+  if (!problem.empty())
+    return makeError(where + ": " + problem);
+  return std::move(captured);
+}
+
+std::string Executable::copyCapturedResults(CallFrame &frame,
+                                            CapturedCall &captured) {
+  // The results of their own first: a fed-back copy overwrites an
+  // argument, which one of them may return.
+  SmallVector<size_t> order;
+  for (size_t index = 0; index < captured.feedback.size(); ++index)
+    if (captured.feedback[index] < 0)
+      order.push_back(index);
+  for (size_t index = 0; index < captured.feedback.size(); ++index)
+    if (captured.feedback[index] >= 0)
+      order.push_back(index);
+  SmallVector<size_t> firstWord;
+  for (size_t index = 0, word = 0; index < signature.results.size(); ++index) {
+    firstWord.push_back(word);
+    word += getDescriptorWords(signature.results[index]);
+  }
+  for (size_t index : order) {
+    const int64_t *descriptor = frame.resultWords.data() + firstWord[index];
+    DeviceTensor destination = captured.getResult(index);
+    const TensorSpec &type = destination.getType();
+    size_t rank = type.shape.size();
+    void *allocated = reinterpret_cast<void *>(descriptor[0]);
+    const char *aligned = reinterpret_cast<const char *>(descriptor[1]);
+    ArrayRef<int64_t> sizes(descriptor + 3, rank);
+    ArrayRef<int64_t> strides(descriptor + 3 + rank, rank);
+    std::string result = "result #" + std::to_string(index);
+    if (sizes != ArrayRef<int64_t>(type.shape) || !isDense(sizes, strides))
+      return result + " is not a dense buffer of the shape of the call "
+                      "before the capture";
+    const char *source =
+        aligned + descriptor[2] * getElementByteSize(type.element);
+    if (source == destination.getData())
+      continue;
+    if (captured.feedback[index] >= 0)
+      for (auto [argument, buffer] : llvm::enumerate(captured.arguments))
+        if (allocated == buffer.getData())
+          return result + " returns argument #" + std::to_string(argument) +
+                 "'s buffer, which the graph may overwrite before it is "
+                 "copied";
+    gpu->copy(destination.getData(), source, type.getByteSize());
+  }
+  return "";
+}

@@ -148,6 +148,15 @@ llvm::Error GpuRuntime::initialize() {
   resolve(memCopy, "mgpuMemcpy");
   resolve(streamCreate, "mgpuStreamCreate");
   resolve(streamSynchronize, "mgpuStreamSynchronize");
+  // CUDA graphs (optional: beginCapture says when they are missing).
+  auto optional = [&](auto &function, const char *name) {
+    function = reinterpret_cast<std::remove_reference_t<decltype(function)>>(
+        dlsym(handle, name));
+  };
+  optional(graphBeginCapture, "ampGpuGraphBeginCapture");
+  optional(graphEndCapture, "ampGpuGraphEndCapture");
+  optional(graphLaunch, "ampGpuGraphLaunch");
+  optional(graphDestroy, "ampGpuGraphDestroy");
   // The simulator's own entry points (optional: absent in libamp_runtime).
   simGetStats = reinterpret_cast<void (*)(AmpSimStats *)>(
       dlsym(handle, "ampSimGetStats"));
@@ -198,6 +207,35 @@ void GpuRuntime::copy(void *destination, const void *source, size_t bytes) {
     memCopy(destination, const_cast<void *>(source), bytes, stream);
 }
 
+llvm::Error GpuRuntime::beginCapture() {
+  if (!graphBeginCapture || !graphEndCapture || !graphLaunch || !graphDestroy)
+    return makeError("the GPU runtime library '" + path +
+                     "' does not export ampGpuGraphBeginCapture, "
+                     "ampGpuGraphEndCapture, ampGpuGraphLaunch and "
+                     "ampGpuGraphDestroy (an older build?)");
+  if (graphBeginCapture() != 0)
+    return makeError(lastError());
+  return llvm::Error::success();
+}
+
+llvm::Expected<AmpGpuGraph *> GpuRuntime::endCapture() {
+  AmpGpuGraph *graph = graphEndCapture();
+  if (!graph)
+    return makeError(lastError());
+  return graph;
+}
+
+llvm::Error GpuRuntime::launchGraph(AmpGpuGraph *graph) {
+  if (graphLaunch(graph) != 0)
+    return makeError(lastError());
+  return takeError();
+}
+
+void GpuRuntime::destroyGraph(AmpGpuGraph *graph) {
+  if (graphDestroy)
+    graphDestroy(graph);
+}
+
 void GpuRuntime::synchronize() { streamSynchronize(stream); }
 
 SimulatorStats GpuRuntime::getSimulatorStats() const {
@@ -216,6 +254,7 @@ SimulatorStats GpuRuntime::getSimulatorStats() const {
   stats.libraryCalls = sim.libraryCalls;
   stats.copies = sim.copies;
   stats.synchronizations = sim.synchronizations;
+  stats.graphLaunches = sim.graphLaunches;
   stats.kernelBytesRead = sim.kernelBytesRead;
   stats.kernelBytesWritten = sim.kernelBytesWritten;
   stats.kernelFlops = sim.kernelFlops;

@@ -73,6 +73,13 @@ public:
   void copy(void *destination, const void *source, size_t bytes);
   void synchronize();
 
+  /// CUDA graphs of the runtime's stream (AmpRuntime.h): errors carry the
+  /// runtime's message (ampLastError).
+  llvm::Error beginCapture();
+  llvm::Expected<AmpGpuGraph *> endCapture();
+  llvm::Error launchGraph(AmpGpuGraph *graph);
+  void destroyGraph(AmpGpuGraph *graph);
+
   /// True for the GPU simulator (libamp_runtime_gpusim.so, which exports
   /// ampSimGetStats).
   bool isSimulator() const { return simGetStats != nullptr; }
@@ -104,6 +111,10 @@ private:
   decltype(&::mgpuMemcpy) memCopy = nullptr;
   decltype(&::mgpuStreamCreate) streamCreate = nullptr;
   decltype(&::mgpuStreamSynchronize) streamSynchronize = nullptr;
+  decltype(&::ampGpuGraphBeginCapture) graphBeginCapture = nullptr;
+  decltype(&::ampGpuGraphEndCapture) graphEndCapture = nullptr;
+  decltype(&::ampGpuGraphLaunch) graphLaunch = nullptr;
+  decltype(&::ampGpuGraphDestroy) graphDestroy = nullptr;
   void (*simGetStats)(AmpSimStats *) = nullptr;
   void (*simResetStats)() = nullptr;
   int (*simGetChip)(const char *, AmpSimChip *) = nullptr;

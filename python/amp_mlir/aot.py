@@ -84,7 +84,7 @@ _SIM_STATS_FIELDS = (
     "allocations", "frees", "liveBuffers", "liveBytes", "peakBytes",
     "launches", "threads", "libraryCalls", "copies", "synchronizations",
     "kernelBytesRead", "kernelBytesWritten", "kernelFlops", "libraryBytes",
-    "libraryFlops", "copyBytes", "hostBytes", "idealBytes")
+    "libraryFlops", "copyBytes", "hostBytes", "idealBytes", "graphLaunches")
 
 
 class _SimStats(ctypes.Structure):

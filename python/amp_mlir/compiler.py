@@ -394,6 +394,70 @@ class TensorType:
                 and self.element == other.element)
 
 
+class CapturedCall:
+    """A call of a compiled function captured as a CUDA graph
+    (CompiledFunction.capture): its arguments and its own results live in
+    device buffers of this object, which each replay() reads and writes
+    with one graph launch and no host wait. On gpu-sim the simulator runs
+    what the capture recorded (simulator_stats()['graphLaunches'] counts
+    the launches)."""
+
+    def __init__(self, function, handle):
+        self._function = function
+        self._handle = handle
+
+    def replay(self, *args):
+        """Queues one replay. One entry per argument: an array or
+        DeviceArray copied into the argument's buffer first (of the captured
+        shape and type), or None, which keeps what the buffer holds (the
+        state the last replay fed back). Returns without waiting."""
+        function = self._function
+        count = len(function.arguments)
+        if len(args) != count:
+            raise function._mismatch(f"@{function.name} takes {count} "
+                                     f"arguments, got {len(args)}")
+        devices = (ctypes.c_void_p * max(count, 1))()
+        hosts = (ctypes.c_void_p * max(count, 1))()
+        arrays = []
+        shapes = (ctypes.POINTER(ctypes.c_int64) * max(count, 1))()
+        for index, value in enumerate(args):
+            if value is None:
+                continue
+            if isinstance(value, DeviceArray):
+                devices[index] = value._handle
+                continue
+            array = function._prepare_one(index, value)
+            shape = (ctypes.c_int64 * max(array.ndim, 1))(*array.shape)
+            arrays.append((array, shape))
+            hosts[index] = array.ctypes.data
+            shapes[index] = ctypes.cast(shape, ctypes.POINTER(ctypes.c_int64))
+        if _capi.lib().ampRunnerReplay(self._handle, hosts, shapes, devices):
+            raise AmpError(f"@{function.name}: {_capi.last_error()}")
+        del arrays
+
+    def argument(self, index):
+        """Argument `index`'s buffer (its value for the next replay), as
+        a DeviceArray."""
+        return self._tensor(_capi.lib().ampRunnerCapturedArgument, index)
+
+    def result(self, index):
+        """Result `index` of the last replay, as a DeviceArray (numpy()
+        waits for the device); a fed-back result is the argument it
+        feeds."""
+        return self._tensor(_capi.lib().ampRunnerCapturedResult, index)
+
+    def _tensor(self, get, index):
+        handle = get(self._handle, index)
+        if not handle:
+            raise AmpError(f"@{self._function.name}: {_capi.last_error()}")
+        return DeviceArray(handle)
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle and _capi.lib.loaded is not None:
+            _capi.lib.loaded.ampRunnerCapturedDestroy(handle)
+
+
 class DeviceArray:
     """A tensor kept on the device of a compiled function (targets gpu and
     gpu-sim) between calls: a result of CompiledFunction.call(...,
@@ -608,6 +672,41 @@ class CompiledFunction:
             lib.ampRunnerResultsDestroy(results)
         del keep_shapes
         return tuple(outputs)
+
+    def capture(self, *args, feedback=None):
+        """Captures a call on `args` (arrays or DeviceArrays) as a CUDA
+        graph (targets gpu and gpu-sim): a CapturedCall, whose replay()
+        runs the whole call with one graph launch and no host wait, on
+        buffers of its own. `feedback`: None, or one entry per result: the
+        index of the argument whose buffer the result is copied into at
+        the end of each replay (a training step's new state), or -1. The
+        function is called once first, on copies of `args`."""
+        count = len(self.arguments)
+        if len(args) != count:
+            raise self._mismatch(f"@{self.name} takes {count} arguments, "
+                                 f"got {len(args)}")
+        if feedback is not None and len(feedback) != len(self.results):
+            raise ValueError(f"feedback has {len(feedback)} entries; "
+                             f"@{self.name} has {len(self.results)} results")
+        devices = (ctypes.c_void_p * max(count, 1))()
+        hosts = []
+        for index, value in enumerate(args):
+            if isinstance(value, DeviceArray):
+                devices[index] = value._handle
+                hosts.append(np.zeros((0,) * len(self.arguments[index].shape),
+                                      np.uint8))
+            else:
+                hosts.append(self._prepare_one(index, value))
+        shapes, keep_shapes = self._shapes(hosts)
+        fed = (ctypes.c_int64 * max(len(self.results), 1))(
+            *[int(entry) for entry in (feedback or [])])
+        handle = _capi.lib().ampRunnerCapture(
+            self._handle, self._pointers(hosts), shapes, devices,
+            fed if feedback is not None else None)
+        del keep_shapes
+        if not handle:
+            raise AmpError(f"@{self.name}: {_capi.last_error()}")
+        return CapturedCall(self, handle)
 
     def _result(self, results, index, expected):
         """Host result `index` of `results` as an array over the buffer the

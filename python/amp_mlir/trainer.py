@@ -159,11 +159,26 @@ class Trainer:
     draws random numbers (dropout: from_torch_training's
     philox.RNG_BUFFER), its generator starts at (seed, 0) unless buffers
     give its state; step n then draws from (seed, n), skipped steps
-    included, as PyTorch's generator advances on a skipped step."""
+    included, as PyTorch's generator advances on a skipped step.
+    cuda_graph (targets gpu and gpu-sim): the first step captures the
+    training step as a CUDA graph (CompiledFunction.capture), with the
+    state fed back on the device, and every step is then one graph launch
+    after the batch's upload; reading the loss and the skip flag are the
+    step's host waits."""
 
     def __init__(self, module, params, level="O2", dtype=None, target="cpu",
                  scaler=None, data_parallel=False, func_name=None,
-                 buffers=None, seed=0, **compile_options):
+                 buffers=None, seed=0, cuda_graph=False, **compile_options):
+        if cuda_graph and target not in ("gpu", "gpu-sim"):
+            raise ValueError(f"cuda_graph=True needs target 'gpu' or "
+                             f"'gpu-sim', not {target!r}")
+        if cuda_graph and data_parallel:
+            raise ValueError("cuda_graph=True cannot be data-parallel: the "
+                             "all-reduce waits for the device on the host "
+                             "(NCCL is not used), which a CUDA graph cannot "
+                             "hold")
+        self.cuda_graph = bool(cuda_graph)
+        self._graph = None
         level = compiler._level_name(level)
         low = None if dtype is None else compiler.low_precision_name(dtype)
         if scaler is None:
@@ -301,18 +316,41 @@ class Trainer:
         for role, label in self._arguments:
             arguments.append(next(batch) if role == "batch" else
                              self._state[f"{role}:{label}"])
-        results = self._step.call(*arguments, keep=self._keep)
+        if self.cuda_graph:
+            results = self._replay(arguments)
+        else:
+            results = self._step.call(*arguments, keep=self._keep)
         loss = found = None
         for (role, label), value in zip(self._results, results):
             if role == "loss":
-                loss = float(value)
+                loss = float(_host(value))
             elif role == "found_inf":
-                found = bool(value)
-            else:
+                found = bool(_host(value))
+            elif not self.cuda_graph:
                 self._state[f"{role}:{label}"] = value
         self.steps += 1
         self.skipped += int(found)
         return loss, found
+
+    def _replay(self, arguments):
+        """One step as a replay of the captured step (captured on the
+        first call, or after load_state_dict): the state stays in the
+        graph's argument buffers, which each replay updates in place. The
+        loss and the skip flag come back as DeviceArrays."""
+        if self._graph is None:
+            where = {role: index for index, role in
+                     enumerate(self._arguments) if role[0] != "batch"}
+            feedback = [where.get(role, -1) for role in self._results]
+            self._graph = self._step.capture(*arguments, feedback=feedback)
+            for index, (role, label) in enumerate(self._arguments):
+                if role != "batch":
+                    self._state[f"{role}:{label}"] = \
+                        self._graph.argument(index)
+        self._graph.replay(*[value if role == "batch" else None for
+                             value, (role, _) in zip(arguments,
+                                                     self._arguments)])
+        return [self._graph.result(index) if role in ("loss", "found_inf")
+                else None for index, (role, _) in enumerate(self._results)]
 
     def state_dict(self):
         """Everything a resumed run needs: parameters, optimizer state,
@@ -341,6 +379,9 @@ class Trainer:
                                  f"{self._state[key].dtype}"
                                  f"{list(self._state[key].shape)}")
             self._state[key] = np.array(value, copy=True)
+        # A captured step holds the old state in its buffers: the next step
+        # captures again, from this one.
+        self._graph = None
         self.steps = int(state["trainer:steps"])
         self.skipped = int(state["trainer:skipped"])
 

@@ -160,6 +160,111 @@ def test_gpu_sim_keeps_the_state_on_the_device(forward_backward, problem,
                                   sim.params["fc.weight"])
 
 
+def test_gpu_sim_step_as_a_cuda_graph(forward_backward, problem, tmp_path):
+    """cuda_graph=True: the first step captures the step as a CUDA graph
+    (after one call on copies of the state), and each step is then one
+    graph launch: no kernel launch or library call outside it, no host
+    wait inside it (the loss's read is the step's one wait), the batch up
+    and the loss and skip flag down the only host traffic. It computes
+    bit for bit what the step without a graph computes, through a skipped
+    step, and its state saves and resumes (the resumed trainer captures
+    again)."""
+    params, x, t = problem
+    graphed = amp_mlir.Trainer(forward_backward, params, level="O2",
+                               target="gpu-sim", cuda_graph=True)
+    plain = amp_mlir.Trainer(forward_backward, params, level="O2",
+                             target="gpu-sim")
+    assert graphed.step(x, t) == plain.step(x, t)
+    assert graphed.skipped == 1  # the first step overflows f16
+    graphed.module.reset_simulator()
+    for _ in range(3):
+        graphed.step(x, t)
+    stats = graphed.module.simulator_stats()
+    assert stats["graphLaunches"] == 3, stats
+    # The step's four library calls, each inside the graph.
+    assert stats["libraryCalls"] == 3 * 4, stats
+    assert stats["synchronizations"] == 3 * 2, stats  # the loss, the flag
+    assert stats["hostBytes"] == 3 * (x.nbytes + t.nbytes + 4 + 1)
+    assert stats["allocations"] == 0, stats  # the graph's memory is its own
+    for _ in range(3):
+        plain.step(x, t)
+    for _ in range(20):
+        assert graphed.step(x, t) == plain.step(x, t)
+    a, b = graphed.state_dict(), plain.state_dict()
+    assert sorted(a) == sorted(b)
+    for key in a:
+        np.testing.assert_array_equal(a[key], b[key], err_msg=key)
+    graphed.save(tmp_path / "state.npz")
+    resumed = amp_mlir.Trainer(forward_backward, params, level="O2",
+                               target="gpu-sim", cuda_graph=True)
+    resumed.load(tmp_path / "state.npz")
+    graphed.load(tmp_path / "state.npz")
+    for _ in range(3):
+        assert resumed.step(x, t) == plain.step(x, t) == graphed.step(x, t)
+    np.testing.assert_array_equal(resumed.params["fc.weight"],
+                                  plain.params["fc.weight"])
+
+
+def test_cuda_graph_needs_a_gpu_target(forward_backward, problem):
+    params, _, _ = problem
+    with pytest.raises(ValueError, match="cuda_graph=True needs target"):
+        amp_mlir.Trainer(forward_backward, params, cuda_graph=True)
+    with pytest.raises(ValueError, match="cannot be data-parallel"):
+        amp_mlir.Trainer(forward_backward, params, target="gpu-sim",
+                         cuda_graph=True, data_parallel=True)
+
+
+_ACCUMULATE = """
+func.func @accumulate(%x: tensor<4xf32>, %s: tensor<4xf32>, %n: tensor<i32>)
+    -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = tosa.add %s, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = tosa.add %0, %0 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}"""
+
+
+def test_capture_refuses_what_it_cannot_replay():
+    """CompiledFunction.capture and CapturedCall.replay: a CPU function, a
+    feedback entry of the wrong length, naming no argument or an argument
+    of another type, and a replay argument of another shape are errors
+    that say so."""
+    x = np.ones(4, np.float32)
+    n = np.array(0, np.int32)
+    cpu = amp_mlir.compile(_ACCUMULATE, level="O0").accumulate
+    with pytest.raises(amp_mlir.AmpError, match="it runs on the CPU"):
+        cpu.capture(x, x, n)
+    sim = amp_mlir.compile(_ACCUMULATE, level="O0",
+                           target="gpu-sim").accumulate
+    with pytest.raises(ValueError, match="feedback has 1 entries"):
+        sim.capture(x, x, n, feedback=[1])
+    with pytest.raises(amp_mlir.AmpError,
+                       match="result #0 feeds argument #3, which does not "
+                             "exist"):
+        sim.capture(x, x, n, feedback=[3, -1])
+    with pytest.raises(amp_mlir.AmpError,
+                       match=r"result #1 \(tensor<4xf32>\) cannot feed "
+                             r"argument #2 \(tensor<i32>\)"):
+        sim.capture(x, x, n, feedback=[-1, 2])
+    with pytest.raises(amp_mlir.AmpError, match="argument #1 is fed by two"):
+        sim.capture(x, x, n, feedback=[1, 1])
+    graph = sim.capture(x, x, n, feedback=[1, -1])
+    graph.replay(None, None, None)
+    np.testing.assert_array_equal(graph.result(1).numpy(), np.full(4, 4.0))
+    # A dynamic size is the captured one.
+    twice = amp_mlir.compile("""
+func.func @twice(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = tosa.add %x, %x : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}""", level="O0", target="gpu-sim").twice
+    graph = twice.capture(np.ones(4, np.float32))
+    graph.replay(np.arange(4, dtype=np.float32))
+    np.testing.assert_array_equal(graph.result(0).numpy(), [0, 2, 4, 6])
+    with pytest.raises(amp_mlir.AmpError,
+                       match=r"is tensor<4xf32>, got tensor<5xf32> \(a CUDA "
+                             r"graph replays the captured shapes\)"):
+        graph.replay(np.ones(5, np.float32))
+
+
 def test_state_dict_resumes_bit_for_bit(forward_backward, problem, tmp_path):
     params, x, t = problem
     straight = amp_mlir.Trainer(forward_backward, params, level="O2")

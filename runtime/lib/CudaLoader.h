@@ -67,7 +67,13 @@ namespace rt {
   X(cuMemsetD32Async, true)                                                    \
   X(cuMemsetD16Async, true)                                                    \
   X(cuMemHostRegister_v2, true)                                                \
-  X(cuMemHostUnregister, true)
+  X(cuMemHostUnregister, true)                                                 \
+  X(cuStreamBeginCapture_v2, false)                                            \
+  X(cuStreamEndCapture, false)                                                 \
+  X(cuGraphInstantiateWithFlags, false)                                        \
+  X(cuGraphLaunch, false)                                                      \
+  X(cuGraphExecDestroy, false)                                                 \
+  X(cuGraphDestroy, false)
 
 #define AMP_CUBLAS_FUNCTIONS(X)                                                \
   X(cublasCreate_v2, true)                                                     \

@@ -53,5 +53,9 @@ bool amp::rt::cuda::AllReduce(const char *call, const AllReduceArgs &r,
     return false;
   if (size == 1)
     return true; // The identity: no copy.
+  if (gpuCapturing())
+    return setError(call, "cannot be captured in a CUDA graph: it waits for "
+                          "the stream and reduces on the host (NCCL is not "
+                          "used)");
   return allReduceDevice(call, r.data, r.count, r.dtype, r.kind);
 }

@@ -185,14 +185,21 @@ CUstream amp::rt::gpuResolveStream(void *stream) {
   return stream ? static_cast<CUstream>(stream) : gpuState().stream;
 }
 
+bool amp::rt::gpuHasMemoryPools() { return gpuState().memoryPools; }
+
 bool amp::rt::gpuMalloc(const char *call, size_t bytes, CUdeviceptr *out,
                         CUstream stream) {
   GpuState &st = gpuState();
-  if (st.memoryPools)
-    return cuCheck(
-        call,
-        st.driver->cuMemAllocAsync(out, bytes, stream ? stream : st.stream),
-        "cuMemAllocAsync");
+  if (st.memoryPools) {
+    if (!cuCheck(
+            call,
+            st.driver->cuMemAllocAsync(out, bytes, stream ? stream : st.stream),
+            "cuMemAllocAsync"))
+      return false;
+    if (gpuCapturing())
+      gpuCaptureNoteAllocation(*out);
+    return true;
+  }
   return cuCheck(call, st.driver->cuMemAlloc_v2(out, bytes), "cuMemAlloc");
 }
 
@@ -200,9 +207,12 @@ bool amp::rt::gpuFree(const char *call, CUdeviceptr ptr, CUstream stream) {
   GpuState &st = gpuState();
   if (!stream)
     stream = st.stream;
-  if (st.memoryPools)
+  if (st.memoryPools) {
+    if (gpuCapturing())
+      gpuCaptureNoteFree(ptr);
     return cuCheck(call, st.driver->cuMemFreeAsync(ptr, stream),
                    "cuMemFreeAsync");
+  }
   // Without stream-ordered allocation, wait for the users of `ptr` first.
   return cuCheck(call, st.driver->cuStreamSynchronize(stream),
                  "cuStreamSynchronize") &&
@@ -212,6 +222,13 @@ bool amp::rt::gpuFree(const char *call, CUdeviceptr ptr, CUstream stream) {
 bool amp::rt::ScratchBuffer::reserve(const char *call, size_t bytes) {
   if (bytes <= size)
     return true;
+  // Memory allocated in a capture belongs to the graph.
+  if (gpuCapturing())
+    return setError(call,
+                    "needs a %zu-byte workspace, more than the %zu bytes "
+                    "allocated before the capture began: a CUDA graph is "
+                    "captured after a call that ran the same shapes",
+                    bytes, size);
   // Grow by at least 1.5x to avoid reallocating for slowly growing shapes.
   size_t want = bytes < size + size / 2 ? size + size / 2 : bytes;
   want = (want + 255) & ~static_cast<size_t>(255);
@@ -278,8 +295,8 @@ int ampGpuDeviceName(char *buf, size_t len) {
 
 void ampGpuSynchronize(void) {
   const char *call = "ampGpuSynchronize";
-  if (!gpuInitialized())
-    return; // Nothing can have been queued.
+  if (!gpuInitialized() || gpuCapturing())
+    return; // Nothing queued, or captured: the graph's launcher waits.
   const DriverApi *drv = gpuInit(call);
   if (!drv || !cuCheck(call, drv->cuStreamSynchronize(gpuStream()),
                        "cuStreamSynchronize"))

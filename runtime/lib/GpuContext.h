@@ -63,6 +63,21 @@ bool gpuMalloc(const char *call, size_t bytes, CUdeviceptr *out,
                CUstream stream = nullptr);
 bool gpuFree(const char *call, CUdeviceptr ptr, CUstream stream = nullptr);
 
+/// Whether device memory is stream-ordered (cuMemAllocAsync; valid after
+/// gpuInit succeeded).
+bool gpuHasMemoryPools();
+
+/// CUDA graphs (GpuGraph.cpp): whether the shared stream is being captured
+/// (ampGpuGraphBeginCapture .. ampGpuGraphEndCapture). While it is, the
+/// host waits of compiled code (mgpuStreamSynchronize, ampGpuSynchronize)
+/// are not made (a wait is illegal in a capture; the caller waits after the
+/// graph's launch), gpuMalloc and gpuFree note what the capture allocated,
+/// and whatever would wait for the stream, copy from pageable memory or
+/// grow a scratch buffer refuses, saying why.
+bool gpuCapturing();
+void gpuCaptureNoteAllocation(CUdeviceptr ptr);
+void gpuCaptureNoteFree(CUdeviceptr ptr);
+
 /// A grow-only device buffer on the shared stream. Callers serialise uses.
 struct ScratchBuffer {
   CUdeviceptr ptr = 0;

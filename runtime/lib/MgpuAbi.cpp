@@ -260,6 +260,9 @@ bool memAlloc(const char *call, uint64_t bytes, void *stream, bool hostShared,
   if (!drv)
     return false;
   CUdeviceptr ptr = 0;
+  if (hostShared && gpuCapturing())
+    return setError(call, "host-shared (managed) memory cannot be allocated "
+                          "while the stream is captured as a CUDA graph");
   if (hostShared) {
     if (!cuCheck(call,
                  drv->cuMemAllocManaged(&ptr, bytes, CU_MEM_ATTACH_GLOBAL),
@@ -449,6 +452,10 @@ void mgpuStreamDestroy(void *stream) {
 }
 
 void mgpuStreamSynchronize(void *stream) {
+  // Compiled code's wait at its return: in a capture, the graph's launcher
+  // waits instead (a wait is illegal while the stream is captured).
+  if (gpuCapturing() && gpuResolveStream(stream) == gpuStream())
+    return;
   driverCall("mgpuStreamSynchronize", "cuStreamSynchronize",
              [&](const DriverApi *drv) {
                return drv->cuStreamSynchronize(gpuResolveStream(stream));
@@ -524,6 +531,13 @@ bool amp::rt::cuda::Constant(const char *call, const ConstantArgs &k,
       return true;
     }
   }
+  if (gpuCapturing())
+    return setError(call,
+                    "a %lld-byte constant is used for the first time while "
+                    "the stream is captured as a CUDA graph (its upload "
+                    "cannot be captured): a graph is captured after a call "
+                    "that ran the same code",
+                    static_cast<long long>(bytes));
   const DriverApi *drv = gpuInit(call);
   CUdeviceptr ptr = 0;
   // Not from the stream-ordered pool: the copy lives for the process.

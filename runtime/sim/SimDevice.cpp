@@ -199,12 +199,25 @@ void *sim::tryAllocate(const char *call, uint64_t bytes, bool persistent) {
 
 extern "C" void *mgpuMemAlloc(uint64_t bytes, void * /*stream*/,
                               bool /*hostShared*/) {
-  return allocate("mgpuMemAlloc", bytes, /*persistent=*/false);
+  void *pointer = allocate("mgpuMemAlloc", bytes, /*persistent=*/false);
+  if (pointer && capturing())
+    captureNoteAllocation(pointer);
+  return pointer;
 }
 
 extern "C" void mgpuMemFree(void *pointer, void * /*stream*/) {
   if (!pointer)
     return;
+  if (captureOwns(pointer)) {
+    // Freed with its graph; a free in the capture is the graph's own.
+    if (!capturing())
+      raiseError("mgpuMemFree",
+                 "%p belongs to a CUDA graph (ampGpuGraphDestroy frees it)",
+                 pointer);
+    return;
+  }
+  if (capturing())
+    return captureRecord([pointer] { mgpuMemFree(pointer, nullptr); });
   DeviceState &s = state();
   {
     std::lock_guard<std::mutex> lock(s.mutex);
@@ -246,8 +259,16 @@ static bool isDevice(const void *pointer) {
   return findAllocation(reinterpret_cast<uintptr_t>(pointer), 1, &base, &size);
 }
 
-extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes,
-                           void * /*stream*/) {
+extern "C" void mgpuMemcpy(void *dst, void *src, size_t bytes, void *stream) {
+  if (capturing() && bytes) {
+    if (!isDevice(src) || !isDevice(dst)) {
+      checkNotCapturing("mgpuMemcpy", "a copy between host and device memory "
+                                      "(the runtime copies from pageable "
+                                      "memory)");
+      return raiseLastError();
+    }
+    return captureRecord([=] { mgpuMemcpy(dst, src, bytes, stream); });
+  }
   count(&AmpSimStats::copies);
   if (!bytes)
     return;
@@ -293,11 +314,15 @@ static void fill(const char *call, void *dst, T value, size_t count_) {
 
 extern "C" void mgpuMemset32(void *dst, uint32_t value, size_t count_,
                              void * /*stream*/) {
+  if (capturing())
+    return captureRecord([=] { fill("mgpuMemset32", dst, value, count_); });
   fill("mgpuMemset32", dst, value, count_);
 }
 
 extern "C" void mgpuMemset16(void *dst, uint16_t value, size_t count_,
                              void * /*stream*/) {
+  if (capturing())
+    return captureRecord([=] { fill("mgpuMemset16", dst, value, count_); });
   fill("mgpuMemset16", dst, value, count_);
 }
 
@@ -313,7 +338,9 @@ char gStream, gEvent;
 extern "C" void *mgpuStreamCreate(void) { return &gStream; }
 extern "C" void mgpuStreamDestroy(void *) {}
 extern "C" void mgpuStreamSynchronize(void *) {
-  count(&AmpSimStats::synchronizations);
+  // In a capture, the graph's launcher waits (AmpRuntime.h).
+  if (!capturing())
+    count(&AmpSimStats::synchronizations);
 }
 extern "C" void mgpuStreamWaitEvent(void *, void *) {}
 extern "C" void *mgpuEventCreate(void) { return &gEvent; }

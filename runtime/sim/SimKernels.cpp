@@ -30,6 +30,7 @@
 #include <cmath>
 #include <csetjmp>
 #include <cstdarg>
+#include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -317,9 +318,45 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
                                    int64_t blockX, int64_t blockY,
                                    int64_t blockZ, int32_t sharedMemoryBytes,
                                    void **params, int32_t flags) {
-  if (!launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+  if (!checkNotCapturing(name ? name : "ampSimLaunchKernel",
+                         "a kernel launched without its parameters' sizes "
+                         "(ampSimLaunchKernel; amp-gpu-to-sim passes them to "
+                         "ampSimLaunchKernelWithSizes)") ||
+      !launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
                     sharedMemoryBytes, params, flags))
     raiseLastError();
+}
+
+extern "C" void ampSimLaunchKernelWithSizes(
+    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
+    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
+    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
+    const int32_t *paramSizes) {
+  if (!capturing())
+    return ampSimLaunchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY,
+                              blockZ, sharedMemoryBytes, params, flags);
+  // The values of the parameters, each at a 16-byte aligned offset, as a
+  // graph's kernel node keeps them.
+  std::vector<size_t> offsets;
+  size_t bytes = 0;
+  for (int32_t i = 0; i < numParams; ++i) {
+    offsets.push_back(bytes);
+    bytes += (static_cast<size_t>(paramSizes[i]) + 15) / 16 * 16;
+  }
+  auto values = std::make_shared<std::vector<std::max_align_t>>(
+      (bytes + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t) + 1);
+  char *base = reinterpret_cast<char *>(values->data());
+  for (int32_t i = 0; i < numParams; ++i)
+    std::memcpy(base + offsets[i], params[i], size_t(paramSizes[i]));
+  captureRecord([=] {
+    char *at = reinterpret_cast<char *>(values->data());
+    std::vector<void *> pointers;
+    for (size_t offset : offsets)
+      pointers.push_back(at + offset);
+    if (!launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                      sharedMemoryBytes, pointers.data(), flags))
+      raiseLastError();
+  });
 }
 
 bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,

@@ -24,9 +24,12 @@
 #include <cstring>
 #include <initializer_list>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 using namespace amp;
 using namespace amp::rt;
@@ -602,6 +605,10 @@ bool Constant(const char *call, const ConstantArgs &k, void *&result) {
   static std::map<std::pair<const void *, int64_t>, void *> cache;
   std::lock_guard<std::mutex> lock(mutex);
   void *&device = cache[{k.hostPtr, k.bytes}];
+  if (!device && !::amp::sim::checkNotCapturing(
+                     call, "a constant used for the first time (its upload; "
+                           "capture after a call that ran the same code)"))
+    return false;
   if (!device) {
     device = allocate(call, uint64_t(k.bytes), /*persistent=*/true);
     if (!device)
@@ -616,14 +623,103 @@ bool Constant(const char *call, const ConstantArgs &k, void *&result) {
   return true;
 }
 
+/// What a call recorded in a capture keeps of its arguments: a copy. The
+/// calls whose tables are host memory read before they return (the unscale
+/// and the optimizer of a step) keep copies of the tables too, as the CUDA
+/// runtime passes them to its kernel by value.
+template <typename Args> struct Captured {
+  explicit Captured(const Args &args) : args(args) {}
+  Captured(const Captured &) = delete;
+  Args args;
+};
+
+/// Points `field` (a host table of `count` entries, or null) at a copy in
+/// `keep`.
+template <typename T>
+static void keepTable(std::vector<std::remove_const_t<T>> &keep, T *&field,
+                      int64_t count) {
+  if (!field)
+    return;
+  keep.assign(field, field + count);
+  field = keep.data();
+}
+
+template <> struct Captured<UnscaleBuffersArgs> {
+  explicit Captured(const UnscaleBuffersArgs &given) : args(given) {
+    keepTable(ins, args.ins, args.count);
+    keepTable(outs, args.outs, args.count);
+    keepTable(numels, args.numels, args.count);
+    keepTable(dtypes, args.dtypes, args.count);
+  }
+  Captured(const Captured &) = delete;
+  UnscaleBuffersArgs args;
+  std::vector<const void *> ins;
+  std::vector<void *> outs;
+  std::vector<int64_t> numels;
+  std::vector<int32_t> dtypes;
+};
+
+template <> struct Captured<OptimizerUpdateArgs> {
+  explicit Captured(const OptimizerUpdateArgs &given) : args(given) {
+    int64_t n = args.count;
+    keepTable(params, args.params, n);
+    keepTable(paramsOut, args.paramsOut, n);
+    keepTable(grads, args.grads, n);
+    keepTable(gradTypes, args.gradTypes, n);
+    keepTable(state0, args.state0, n);
+    keepTable(state0Out, args.state0Out, n);
+    keepTable(state1, args.state1, n);
+    keepTable(state1Out, args.state1Out, n);
+    keepTable(numels, args.numels, n);
+  }
+  Captured(const Captured &) = delete;
+  OptimizerUpdateArgs args;
+  std::vector<const float *> params, state0, state1;
+  std::vector<float *> paramsOut, state0Out, state1Out;
+  std::vector<const void *> grads;
+  std::vector<int32_t> gradTypes;
+  std::vector<int64_t> numels;
+};
+
+/// The body of every entry point on the simulator: runLibraryCall, or,
+/// while the stream is captured, the argument checks now and the call
+/// recorded for the graph's launches. A call with a result (ampGpuConstant's
+/// pointer) runs now, as it does in a CUDA capture.
+template <typename Args, typename Result>
+static Result runOrCapture(const char *call, const Args &args,
+                           bool (*backend)(const char *, const Args &,
+                                           Result &)) {
+  if (!::amp::sim::capturing() || !std::is_same<Result, NoResult>::value)
+    return runLibraryCall(call, args, /*onGpu=*/true, backend);
+  CallCheck checked = check(call, args, /*onGpu=*/true);
+  if (checked == CallCheck::Invalid) {
+    raiseLastError();
+    return Result{};
+  }
+  if (checked == CallCheck::Work) {
+    auto captured = std::make_shared<Captured<Args>>(args);
+    ::amp::sim::captureRecord([call, captured, backend] {
+      runCheckedLibraryCall(call, captured->args, CallCheck::Work, backend);
+    });
+  }
+  return Result{};
+}
+
 } // namespace sim
 } // namespace rt
 } // namespace amp
 
 // Every GPU entry point of LibraryCalls.def on the simulator.
 #define AMP_LIBRARY_CALL(STEM, GPU_NAME, CPU_NAME, RESULT, PARAMS)             \
-  AMP_LIBRARY_CALL_ENTRY(GPU_NAME, STEM, RESULT, PARAMS, /*onGpu=*/true,       \
-                         ::amp::rt::sim::STEM)
+  extern "C" AMP_LIBRARY_CALL_C_RESULT_##RESULT GPU_NAME(                      \
+      PARAMS(AMP_LIBRARY_CALL_C_PARAM, AMP_LIBRARY_CALL_COMMA)) {              \
+    using namespace ::amp::rt;                                                 \
+    return static_cast<AMP_LIBRARY_CALL_C_RESULT_##RESULT>(                    \
+        ::amp::rt::sim::runOrCapture<STEM##Args, LibraryCallResult##RESULT>(   \
+            #GPU_NAME,                                                         \
+            STEM##Args{PARAMS(AMP_LIBRARY_CALL_ARG, AMP_LIBRARY_CALL_COMMA)},  \
+            ::amp::rt::sim::STEM));                                            \
+  }
 #include "amp/runtime/LibraryCalls.def"
 
 // Every row of GpuApi.def, with the row's signature: the device queries
@@ -648,7 +744,10 @@ int ampGpuDeviceName(char *buf, size_t len) {
   return 0;
 }
 
-void ampGpuSynchronize(void) { count(&AmpSimStats::synchronizations); }
+void ampGpuSynchronize(void) {
+  if (!capturing())
+    count(&AmpSimStats::synchronizations);
+}
 
 void ampGpuSetConvExhaustiveSearch(int) {}
 

@@ -194,6 +194,8 @@ void device::release(const char *call, DevicePtr ptr) {
 
 bool device::upload(const char *call, DevicePtr dst, const void *src,
                     size_t bytes) {
+  if (!checkNotCapturing(call, "a copy from host memory"))
+    return false;
   count(&AmpSimStats::copies);
   if (!checkDeviceRange(call, "destination", hostPointer(dst), bytes))
     return false;
@@ -203,6 +205,8 @@ bool device::upload(const char *call, DevicePtr dst, const void *src,
 
 bool device::download(const char *call, void *dst, DevicePtr src,
                       size_t bytes) {
+  if (!checkNotCapturing(call, "a host wait and copy to host memory"))
+    return false;
   count(&AmpSimStats::synchronizations);
   count(&AmpSimStats::copies);
   if (!checkDeviceRange(call, "source", hostPointer(src), bytes))
@@ -223,6 +227,11 @@ bool device::launch(const char *call, KernelId id, int64_t gridBlocks,
                     unsigned blockThreads, void **params) {
   const SimKernel &k = kKernels[id];
   const std::string name = std::string("loss_scaling::") + k.name;
+  // The library calls that launch these are recorded whole in a capture
+  // (SimLibraries.cpp); only the loss scaler's own API gets here.
+  if (!checkNotCapturing(call, "the device loss scaler's API runs outside "
+                               "compiled code's stream work"))
+    return false;
   if (launchKernel(name.c_str(), k.function,
                    std::min<int64_t>(gridBlocks, kMaxGridBlocks), 1, 1,
                    blockThreads, 1, 1, 0, params, k.flags))

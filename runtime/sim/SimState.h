@@ -13,6 +13,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -123,6 +124,23 @@ bool launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
 
 bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                     uint64_t *size);
+
+/// CUDA graphs (SimGraph.cpp). While the stream is captured
+/// (ampGpuGraphBeginCapture), its work is recorded, not run: each entry
+/// point that queues work records a closure that ampGpuGraphLaunch runs.
+/// Allocations made in the capture are the graph's: they stay live, at the
+/// same addresses, until the graph is destroyed (a free in the capture is
+/// the graph's own), as a graph's memory nodes keep their addresses.
+bool capturing();
+/// Records `work` into the capture (errors are raised when it runs).
+void captureRecord(std::function<void()> work);
+/// An allocation made in the capture.
+void captureNoteAllocation(void *pointer);
+/// Whether `pointer` is an allocation of the capture or of a graph.
+bool captureOwns(void *pointer);
+/// Sets "<call>: cannot be captured in a CUDA graph: <why>" and returns
+/// false if the stream is captured; true otherwise.
+bool checkNotCapturing(const char *call, const char *why);
 
 /// findAllocation that also marks the allocation read (`write` false) or
 /// written for AmpSimStats::idealBytes, and says which marks it now has.

@@ -1497,4 +1497,106 @@ TEST_F(GpuSimTest, GroupedConvolutionsAreTheCpuTwinsAndRecordTheirWork) {
     mgpuMemFree(pointer, nullptr);
 }
 
+// A CUDA graph in the simulator: what the capture queues (a temporary's
+// allocation, a kernel with its parameters' sizes, a library call, a
+// device-to-device copy, the temporary's free) is recorded, not run; each
+// launch runs it all on the values of the capture, and the capture's host
+// waits are not made. The graph's memory lives until it is destroyed.
+TEST_F(GpuSimTest, AGraphReplaysWhatItsCaptureQueued) {
+  const int64_t n = 16;
+  auto *x = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *b = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *y = static_cast<float *>(mgpuMemAlloc(4 * 4 * 4, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(x, host.data(), n * 4, nullptr);
+  mgpuMemcpy(b, host.data(), n * 4, nullptr);
+  AmpSimStats before, captured, after;
+  ampSimGetStats(&before);
+
+  ASSERT_EQ(ampGpuGraphBeginCapture(), 0) << ampLastError();
+  auto *t = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  int64_t count = n;
+  void *params[] = {&x, &t, &count};
+  const int32_t sizes[] = {8, 8, 8};
+  // t = x + 1; y = t (4x4) * b (4x4); x = t: the next launch reads it.
+  ampSimLaunchKernelWithSizes("test::addOne", addOne, 1, 1, 1, 32, 1, 1, 0,
+                              params, 0, 3, sizes);
+  count = 0; // The launch keeps the value the capture saw.
+  ampGpuGemm(0, 0, 1, 4, 4, 4, t, AMP_DTYPE_F32, 4, 0, b, AMP_DTYPE_F32, 4, 0,
+             y, AMP_DTYPE_F32, 4, 0, 0.0f);
+  mgpuMemcpy(x, t, n * 4, nullptr);
+  mgpuMemFree(t, nullptr);
+  mgpuStreamSynchronize(nullptr);
+  AmpGpuGraph *graph = ampGpuGraphEndCapture();
+  ASSERT_NE(graph, nullptr) << ampLastError();
+  EXPECT_EQ(gError, "");
+  ampSimGetStats(&captured);
+  EXPECT_EQ(captured.launches, before.launches);
+  EXPECT_EQ(captured.libraryCalls, before.libraryCalls);
+  EXPECT_EQ(captured.synchronizations, before.synchronizations);
+  EXPECT_EQ(captured.liveBuffers, before.liveBuffers + 1); // t, the graph's
+  mgpuMemcpy(host.data(), x, n * 4, nullptr);
+  EXPECT_EQ(host[0], 1.0f) << "the capture ran";
+
+  for (float expected : {2.0f, 3.0f}) {
+    ASSERT_EQ(ampGpuGraphLaunch(graph), 0) << ampLastError();
+    mgpuMemcpy(host.data(), x, n * 4, nullptr);
+    EXPECT_EQ(host[n - 1], expected);
+    float result[4 * 4];
+    mgpuMemcpy(result, y, sizeof(result), nullptr);
+    EXPECT_EQ(result[15], 4 * expected); // a row of t times a column of 1
+  }
+  EXPECT_EQ(gError, "");
+  ampSimGetStats(&after);
+  EXPECT_EQ(after.graphLaunches - before.graphLaunches, 2);
+  EXPECT_EQ(after.launches - before.launches, 2);
+  EXPECT_EQ(after.libraryCalls - before.libraryCalls, 2);
+  EXPECT_EQ(after.synchronizations, before.synchronizations);
+  // The graph's temporary is not the caller's to free.
+  mgpuMemFree(t, nullptr);
+  EXPECT_NE(gError.find("belongs to a CUDA graph"), std::string::npos)
+      << gError;
+  ampGpuGraphDestroy(graph);
+  ampSimGetStats(&after);
+  EXPECT_EQ(after.liveBuffers, before.liveBuffers);
+  for (float *pointer : {x, b, y})
+    mgpuMemFree(pointer, nullptr);
+}
+
+TEST_F(GpuSimTest, ACaptureRefusesWhatAGraphCannotHold) {
+  auto *x = static_cast<float *>(mgpuMemAlloc(64, nullptr, false));
+  std::vector<float> host(16, 1.0f);
+  mgpuMemcpy(x, host.data(), 64, nullptr);
+  EXPECT_EQ(ampGpuGraphEndCapture(), nullptr);
+  EXPECT_NE(std::string(ampLastError()).find("not being captured"),
+            std::string::npos)
+      << ampLastError();
+  ASSERT_EQ(ampGpuGraphBeginCapture(), 0);
+  EXPECT_EQ(ampGpuGraphBeginCapture(), 1);
+  EXPECT_NE(std::string(ampLastError()).find("already being captured"),
+            std::string::npos)
+      << ampLastError();
+  mgpuMemcpy(x, host.data(), 64, nullptr);
+  EXPECT_NE(gError.find("mgpuMemcpy: cannot be captured in a CUDA graph: a "
+                        "copy between host and device memory"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  int64_t count = 16;
+  void *params[] = {&x, &x, &count};
+  ampSimLaunchKernel("test::addOne", addOne, 1, 1, 1, 32, 1, 1, 0, params, 0);
+  EXPECT_NE(gError.find("without its parameters' sizes"), std::string::npos)
+      << gError;
+  gError.clear();
+  AmpGpuGraph *graph = ampGpuGraphEndCapture();
+  ASSERT_NE(graph, nullptr);
+  EXPECT_EQ(ampGpuGraphLaunch(nullptr), 1);
+  ASSERT_EQ(ampGpuGraphLaunch(graph), 0); // Nothing was recorded.
+  mgpuMemcpy(host.data(), x, 64, nullptr);
+  EXPECT_EQ(host[0], 1.0f);
+  EXPECT_EQ(gError, "");
+  ampGpuGraphDestroy(graph);
+  mgpuMemFree(x, nullptr);
+}
+
 } // namespace

@@ -50,6 +50,7 @@ template <typename Fn> void expectNothing(Fn call) {
 }
 
 AmpGpuLossScaler *const kScaler = nullptr;
+AmpGpuGraph *const kGraph = nullptr;
 AmpGpuOptimizer *const kOptimizer = nullptr;
 /// A buffer to save a state to, and a blob to load.
 unsigned char gBuffer[64];
@@ -83,6 +84,25 @@ const std::map<std::string, std::function<void()>> &expectations() {
       {"ampGpuSynchronize", [] { expectNothing([] { ampGpuSynchronize(); }); }},
       {"ampGpuSetConvExhaustiveSearch",
        [] { expectNothing([] { ampGpuSetConvExhaustiveSearch(1); }); }},
+      {"ampGpuGraphBeginCapture",
+       [] {
+         expectNotBuilt(
+             "ampGpuGraphBeginCapture",
+             [] { return ampGpuGraphBeginCapture(); }, 1);
+       }},
+      {"ampGpuGraphEndCapture",
+       [] {
+         expectNotBuilt(
+             "ampGpuGraphEndCapture", [] { return ampGpuGraphEndCapture(); },
+             static_cast<AmpGpuGraph *>(nullptr));
+       }},
+      {"ampGpuGraphLaunch",
+       [] {
+         expectNotBuilt(
+             "ampGpuGraphLaunch", [] { return ampGpuGraphLaunch(kGraph); }, 1);
+       }},
+      {"ampGpuGraphDestroy",
+       [] { expectNothing([] { ampGpuGraphDestroy(kGraph); }); }},
       {"ampGpuLossScalerCreate",
        [] {
          AmpLossScalerConfig cfg;

@@ -374,9 +374,11 @@ def AmpGPUToSimPass
     `ampSimCountFlops` with its count of floating-point operations (for the
     simulator's roofline estimate). A packed entry `<module>.<kernel>.packed(ptr params)`
     unpacks the cuLaunchKernel parameter array, and each `gpu.launch_func`
-    becomes a call of `ampSimLaunchKernel` with the kernel's name, that
-    entry, the grid, the block and whether the kernel synchronises (then
-    its threads run as fibers).
+    becomes a call of `ampSimLaunchKernelWithSizes` with the kernel's name,
+    that entry, the grid, the block, whether the kernel synchronises (then
+    its threads run as fibers) and the byte size of each parameter (a
+    constant global `<kernel name>.param_sizes`, which a CUDA graph's
+    capture reads to keep the parameters' values).
 
     An NVVM op the simulator does not model (tensor-core, async-copy or
     cluster ops, dynamic shared memory) is an error naming the kernel and

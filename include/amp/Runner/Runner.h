@@ -29,6 +29,9 @@ namespace llvm {
 class raw_ostream;
 } // namespace llvm
 
+/// The runtime's CUDA graph (AmpRuntime.h).
+struct AmpGpuGraph;
+
 namespace mlir {
 class DialectRegistry;
 class ExecutionEngine;
@@ -299,7 +302,7 @@ SmallVector<std::string> getCompilableFunctions(ModuleOp module,
 struct SimulatorStats {
   int64_t allocations = 0, frees = 0, liveBuffers = 0, liveBytes = 0,
           peakBytes = 0, launches = 0, threads = 0, libraryCalls = 0,
-          copies = 0, synchronizations = 0;
+          copies = 0, synchronizations = 0, graphLaunches = 0;
   /// What the roofline estimate reads (AmpSimStats's fields of the same
   /// names).
   int64_t kernelBytesRead = 0, kernelBytesWritten = 0, kernelFlops = 0,
@@ -376,6 +379,8 @@ private:
   std::shared_ptr<Storage> storage;
   TensorSpec type;
 };
+
+class CapturedCall;
 
 /// An argument of Executable::call: a host tensor, copied to the device for
 /// the call, or a device tensor, used in place.
@@ -471,6 +476,17 @@ public:
   llvm::Expected<SmallVector<double>> time(ArrayRef<HostTensor> inputs,
                                            unsigned repeat);
 
+  /// Captures a call of the function on `inputs` as a CUDA graph (targets
+  /// gpu and gpu-sim; see CapturedCall). `feedback` is empty or has one
+  /// entry per result: the argument whose buffer the result is copied into
+  /// at the end of each replay (a training step's state: result i becomes
+  /// argument feedback[i] of the next step), or -1 for a result of its own.
+  /// The function is called once first, on copies of the inputs (a
+  /// warm-up that builds plans and uploads constants; nothing the capture
+  /// could hold), which also gives the results' shapes.
+  llvm::Expected<std::unique_ptr<CapturedCall>>
+  capture(ArrayRef<CallArgument> inputs, ArrayRef<int64_t> feedback);
+
 private:
   struct CallFrame;
   Executable() = default;
@@ -479,6 +495,9 @@ private:
   llvm::Error invoke(CallFrame &frame);
   llvm::Expected<SmallVector<CallResult>>
   collect(CallFrame &frame, bool copyResults, ArrayRef<bool> keepOnDevice);
+  /// In a capture: copies each result the call of `frame` returned into its
+  /// buffer of `captured`; the problem that prevents it, or "".
+  std::string copyCapturedResults(CallFrame &frame, CapturedCall &captured);
 
   /// HostCopyStats, counted by concurrent calls; a copy of an executable
   /// (compileAll) starts at zero.
@@ -510,6 +529,49 @@ private:
   std::shared_ptr<const void> constants;
   std::shared_ptr<ExecutionEngine> engine;
   void (*entryPoint)(void **) = nullptr;
+};
+
+/// A call of a compiled function captured as a CUDA graph
+/// (Executable::capture): the function's arguments and its own results
+/// live in device buffers of the CapturedCall, which every replay reads and
+/// writes in place, with one graph launch and no host wait. A result fed
+/// back (a training step's new state) is copied, in the graph, into the
+/// buffer of the argument it feeds, so that the next replay continues from
+/// it. In the GPU simulator, the graph's launches run what the capture
+/// recorded (SimulatorStats::graphLaunches counts them).
+class CapturedCall {
+public:
+  CapturedCall(const CapturedCall &) = delete;
+  CapturedCall &operator=(const CapturedCall &) = delete;
+  ~CapturedCall();
+
+  /// Queues one replay. `inputs` has one entry per argument: a host or
+  /// device tensor (of the argument's call type and captured shape) copied
+  /// into the argument's buffer first, or an empty CallArgument that leaves
+  /// the buffer as it is (the state the last replay fed back). Returns
+  /// without waiting for the device.
+  llvm::Error replay(ArrayRef<CallArgument> inputs);
+
+  /// Argument `index`'s buffer: its value for the next replay.
+  DeviceTensor getArgument(size_t index) const { return arguments[index]; }
+  /// Result `index` of the last replay: its own buffer, or for a fed-back
+  /// result the buffer of the argument it feeds. download() waits for the
+  /// device.
+  DeviceTensor getResult(size_t index) const;
+  size_t getNumArguments() const { return arguments.size(); }
+  size_t getNumResults() const { return feedback.size(); }
+
+private:
+  friend class Executable;
+  CapturedCall() = default;
+
+  GpuRuntime *gpu = nullptr;
+  AmpGpuGraph *graph = nullptr;
+  std::string name;
+  SmallVector<DeviceTensor> arguments, results;
+  SmallVector<int64_t> feedback;
+  /// The compiled code the graph's kernels belong to.
+  std::shared_ptr<ExecutionEngine> engine;
 };
 
 //===----------------------------------------------------------------------===//

@@ -91,6 +91,10 @@ struct AmpRunnerHostBuffer {
   HostTensor tensor;
 };
 
+struct AmpRunnerCapturedCall {
+  std::unique_ptr<CapturedCall> call;
+};
+
 static thread_local std::string lastError;
 static thread_local std::string lastDiagnostics = "{}";
 
@@ -1267,3 +1271,92 @@ int ampRunnerTimeShaped(AmpRunnerExecutable *exe, const void *const *inputs,
     durations[index] = seconds;
   return 0;
 }
+
+AmpRunnerCapturedCall *
+ampRunnerCapture(AmpRunnerExecutable *exe, const void *const *inputs,
+                 const int64_t *const *inputShapes,
+                 AmpRunnerDeviceTensor *const *deviceInputs,
+                 const int64_t *feedback) {
+  if (!exe)
+    return fail("ampRunnerCapture: no executable", nullptr);
+  const Signature &signature = exe->executable->getSignature();
+  SmallVector<CallArgument> arguments(signature.arguments.size());
+  SmallVector<HostTensor> hostTensors;
+  for (size_t index = 0; index < signature.arguments.size(); ++index) {
+    if (deviceInputs && deviceInputs[index]) {
+      arguments[index].device = deviceInputs[index]->tensor;
+      continue;
+    }
+    llvm::Expected<HostTensor> tensor =
+        borrowInput(signature, index, inputs, inputShapes);
+    if (!tensor)
+      return fail(llvm::toString(tensor.takeError()), nullptr);
+    hostTensors.push_back(std::move(*tensor));
+  }
+  for (size_t index = 0, host = 0; index < signature.arguments.size(); ++index)
+    if (!arguments[index].device)
+      arguments[index].host = &hostTensors[host++];
+  SmallVector<int64_t> fed;
+  if (feedback)
+    fed.assign(feedback, feedback + signature.results.size());
+  llvm::Expected<std::unique_ptr<CapturedCall>> captured =
+      exe->executable->capture(arguments, fed);
+  if (!captured)
+    return fail(llvm::toString(captured.takeError()), nullptr);
+  return new AmpRunnerCapturedCall{std::move(*captured)};
+}
+
+int ampRunnerReplay(AmpRunnerCapturedCall *call, const void *const *inputs,
+                    const int64_t *const *inputShapes,
+                    AmpRunnerDeviceTensor *const *deviceInputs) {
+  if (!call)
+    return fail("ampRunnerReplay: no captured call", 1);
+  size_t count = call->call->getNumArguments();
+  SmallVector<CallArgument> arguments(count);
+  SmallVector<HostTensor> hostTensors;
+  hostTensors.reserve(count);
+  for (size_t index = 0; index < count; ++index) {
+    if (deviceInputs && deviceInputs[index]) {
+      arguments[index].device = deviceInputs[index]->tensor;
+    } else if (inputs && inputs[index]) {
+      TensorSpec type = call->call->getArgument(index).getType();
+      if (inputShapes && inputShapes[index])
+        type.shape.assign(inputShapes[index],
+                          inputShapes[index] + type.shape.size());
+      hostTensors.push_back(HostTensor::borrow(type, inputs[index]));
+      arguments[index].host = &hostTensors.back();
+    }
+  }
+  if (llvm::Error error = call->call->replay(arguments))
+    return fail(llvm::toString(std::move(error)), 1);
+  return 0;
+}
+
+/// Argument or result `index` of `call` (`what`), as a new handle.
+static AmpRunnerDeviceTensor *getCapturedTensor(AmpRunnerCapturedCall *call,
+                                                int64_t index, bool result) {
+  const char *what = result ? "result" : "argument";
+  if (!call)
+    return fail(llvm::Twine("ampRunnerCaptured") +
+                    (result ? "Result" : "Argument") + ": no captured call",
+                nullptr);
+  size_t count =
+      result ? call->call->getNumResults() : call->call->getNumArguments();
+  if (index < 0 || index >= static_cast<int64_t>(count))
+    return fail(llvm::Twine(what) + " #" + llvm::Twine(index) + " out of range",
+                nullptr);
+  return new AmpRunnerDeviceTensor{result ? call->call->getResult(index)
+                                          : call->call->getArgument(index)};
+}
+
+AmpRunnerDeviceTensor *ampRunnerCapturedArgument(AmpRunnerCapturedCall *call,
+                                                 int64_t index) {
+  return getCapturedTensor(call, index, /*result=*/false);
+}
+
+AmpRunnerDeviceTensor *ampRunnerCapturedResult(AmpRunnerCapturedCall *call,
+                                               int64_t index) {
+  return getCapturedTensor(call, index, /*result=*/true);
+}
+
+void ampRunnerCapturedDestroy(AmpRunnerCapturedCall *call) { delete call; }

@@ -624,13 +624,40 @@ LogicalResult AmpGPUToSimPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
       builder.getI32IntegerAttr(synchronizing.contains(moduleName) ? 1 : 0));
   Value name = LLVM::AddressOfOp::create(builder, loc, nameGlobal);
   Value kernel = LLVM::AddressOfOp::create(builder, loc, it->second);
-  LLVM::LLVMFuncOp callee =
-      getOrDeclare("ampSimLaunchKernel", voidType,
-                   {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32});
+  // The byte size of each parameter, for a capture to keep their values.
+  Value numParams = LLVM::ConstantOp::create(
+      builder, loc, i32, builder.getI32IntegerAttr(operands.size()));
+  Value sizes;
+  if (operands.empty()) {
+    sizes = LLVM::ZeroOp::create(builder, loc, ptr);
+  } else {
+    std::string sizesSymbol = (nameSymbol + ".param_sizes");
+    auto sizesGlobal = host.lookupSymbol<LLVM::GlobalOp>(sizesSymbol);
+    if (!sizesGlobal) {
+      DataLayout layout = DataLayout::closest(launch);
+      SmallVector<int32_t> bytes;
+      for (Value operand : operands)
+        bytes.push_back(
+            int32_t(layout.getTypeSize(operand.getType()).getFixedValue()));
+      OpBuilder global = OpBuilder::atBlockEnd(host.getBody());
+      auto type = LLVM::LLVMArrayType::get(i32, bytes.size());
+      sizesGlobal = LLVM::GlobalOp::create(
+          global, loc, type, /*isConstant=*/true, LLVM::Linkage::Internal,
+          sizesSymbol,
+          DenseElementsAttr::get(
+              RankedTensorType::get({int64_t(bytes.size())}, i32),
+              ArrayRef<int32_t>(bytes)));
+    }
+    sizes = LLVM::AddressOfOp::create(builder, loc, sizesGlobal);
+  }
+  LLVM::LLVMFuncOp callee = getOrDeclare(
+      "ampSimLaunchKernelWithSizes", voidType,
+      {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32, i32, ptr});
   LLVM::CallOp::create(builder, loc, callee,
                        ValueRange{name, kernel, toI64(grid.x), toI64(grid.y),
                                   toI64(grid.z), toI64(block.x), toI64(block.y),
-                                  toI64(block.z), sharedMemory, array, flags});
+                                  toI64(block.z), sharedMemory, array, flags,
+                                  numParams, sizes});
   launch.erase();
   return success();
 }

@@ -1,8 +1,9 @@
 // RUN: amp-opt %s -split-input-file -amp-gpu-to-sim -verify-diagnostics | FileCheck %s
 
-// A launch becomes ampSimLaunchKernel with the kernel's name, its packed
-// entry, the grid and block, and the parameter array (slots in the entry
-// block); the kernel moves to the host module with its special registers,
+// A launch becomes ampSimLaunchKernelWithSizes with the kernel's name, its
+// packed entry, the grid and block, the parameter array (slots in the entry
+// block) and the byte size of each parameter (a global, for a CUDA graph's
+// capture to keep their values); the kernel moves to the host module with its special registers,
 // barrier and shuffle as simulator calls and its global loads and stores
 // checked. The gpu.module goes away.
 
@@ -13,7 +14,9 @@
 // CHECK:         llvm.store %{{.*}}, %[[SLOT]]
 // CHECK:         %[[NAME:.*]] = llvm.mlir.addressof @kernels__k.name
 // CHECK:         %[[ENTRY:.*]] = llvm.mlir.addressof @kernels.k.packed
-// CHECK:         llvm.call @ampSimLaunchKernel(%[[NAME]], %[[ENTRY]], %{{.*}}, %[[ARRAY]], %{{.*}})
+// CHECK:         %[[COUNT:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CHECK:         %[[SIZES:.*]] = llvm.mlir.addressof @kernels__k.name.param_sizes
+// CHECK:         llvm.call @ampSimLaunchKernelWithSizes(%[[NAME]], %[[ENTRY]], %{{.*}}, %[[ARRAY]], %{{.*}}, %[[COUNT]], %[[SIZES]])
 // CHECK-NOT:     gpu.launch_func
 // CHECK-NOT:   gpu.module
 // CHECK-LABEL: llvm.func internal @kernels.k(%{{.*}}: !llvm.ptr)
@@ -29,6 +32,7 @@
 // CHECK-NEXT:    llvm.load %[[SHARED]] : !llvm.ptr<3> -> f32
 // CHECK-LABEL: llvm.func internal @kernels.k.packed(%{{.*}}: !llvm.ptr)
 // CHECK:         llvm.call @kernels.k(
+// CHECK:       llvm.mlir.global internal constant @kernels__k.name.param_sizes(dense<8> : tensor<1xi32>)
 module attributes {gpu.container_module} {
   llvm.func @host(%buffer: !llvm.ptr) {
     %c1 = llvm.mlir.constant(1 : i64) : i64
@@ -214,6 +218,33 @@ module attributes {gpu.container_module} {
     llvm.func @__nv_powi(f64, i32) -> f64
     llvm.func @k(%x: f64, %n: i32) attributes {gpu.kernel} {
       %p = llvm.call @__nv_powi(%x, %n) : (f64, i32) -> f64
+      llvm.return
+    }
+  }
+}
+
+// -----
+
+// Each parameter's size is its type's: a pointer, an i32, an f16, an i1 and
+// an i64 (a launch without parameters passes none and a null array).
+// CHECK-LABEL: llvm.func @sizes
+// CHECK:         %[[COUNT:.*]] = llvm.mlir.constant(5 : i32) : i32
+// CHECK:         llvm.call @ampSimLaunchKernelWithSizes({{.*}}, %[[COUNT]], %{{.*}})
+// CHECK:         %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK:         llvm.call @ampSimLaunchKernelWithSizes({{.*}}, %[[NULL]])
+// CHECK:       llvm.mlir.global internal constant @m__k.name.param_sizes(dense<[8, 4, 2, 1, 8]> : tensor<5xi32>)
+module attributes {gpu.container_module} {
+  llvm.func @sizes(%p: !llvm.ptr, %i: i32, %h: f16, %b: i1, %l: i64) {
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    gpu.launch_func @m::@k blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) : i64 args(%p : !llvm.ptr, %i : i32, %h : f16, %b : i1, %l : i64)
+    gpu.launch_func @m::@e blocks in (%c1, %c1, %c1) threads in (%c1, %c1, %c1) : i64
+    llvm.return
+  }
+  gpu.module @m {
+    llvm.func @k(%p: !llvm.ptr, %i: i32, %h: f16, %b: i1, %l: i64) attributes {gpu.kernel, nvvm.kernel} {
+      llvm.return
+    }
+    llvm.func @e() attributes {gpu.kernel, nvvm.kernel} {
       llvm.return
     }
   }

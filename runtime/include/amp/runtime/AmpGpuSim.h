@@ -50,6 +50,16 @@ AMP_RUNTIME_API void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
                                         int32_t sharedMemoryBytes,
                                         void **params, int32_t flags);
 
+/** ampSimLaunchKernel with the byte size of each of its `numParams`
+ *  parameters (`paramSizes`), which amp-gpu-to-sim passes: what a capture
+ *  (ampGpuGraphBeginCapture) needs to keep the values for its launches.
+ *  ampSimLaunchKernel itself cannot be captured. */
+AMP_RUNTIME_API void ampSimLaunchKernelWithSizes(
+    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
+    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
+    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
+    const int32_t *paramSizes);
+
 /** Special registers of the running thread, numbered as AmpSimRegister. */
 typedef enum AmpSimRegister {
   AMP_SIM_TID_X = 0,
@@ -121,6 +131,8 @@ typedef struct AmpSimStats {
    *  read once, and every one written, written once: the sum of their
    *  sizes, each counted once for reading and once for writing. */
   int64_t idealBytes;
+  /** ampGpuGraphLaunch calls (the work of each is counted as it runs) */
+  int64_t graphLaunches;
 } AmpSimStats;
 
 AMP_RUNTIME_API void ampSimGetStats(AmpSimStats *stats);

@@ -94,6 +94,32 @@ AMP_RUNTIME_API int ampGpuDeviceName(char *buf, size_t len);
  *  the GPU was never used. Failures go to the error handler. */
 AMP_RUNTIME_API void ampGpuSynchronize(void);
 
+/** CUDA graphs of the shared stream: what compiled code queues between
+ *  ampGpuGraphBeginCapture and ampGpuGraphEndCapture (kernels, library
+ *  calls, stream-ordered allocations and frees, device-to-device copies) is
+ *  recorded instead of run, and each ampGpuGraphLaunch then runs all of it
+ *  with one launch, on the same buffers (pointers and scalars are those of
+ *  the capture). While capturing, the host waits of compiled code
+ *  (mgpuStreamSynchronize, ampGpuSynchronize) are skipped; whatever cannot
+ *  be captured (a constant's first upload, a workspace that must grow, a
+ *  collective, managed memory) fails with a message that says so. Capture
+ *  after a call that ran the same code with the same shapes. Needs
+ *  stream-ordered allocation (memory pools). Failures return nonzero (NULL
+ *  for ampGpuGraphEndCapture) with ampLastError() set; the handler is not
+ *  called. */
+typedef struct AmpGpuGraph AmpGpuGraph;
+/** Starts capturing the shared stream (one capture at a time). */
+AMP_RUNTIME_API int ampGpuGraphBeginCapture(void);
+/** Ends the capture: first frees, in the graph, every buffer the capture
+ *  allocated and did not free (the graph owns no memory between launches:
+ *  copy what is needed out of it before ending), then instantiates the
+ *  graph. NULL if the capture failed (the stream is no longer captured). */
+AMP_RUNTIME_API AmpGpuGraph *ampGpuGraphEndCapture(void);
+/** Queues one run of the graph on the shared stream; asynchronous. */
+AMP_RUNTIME_API int ampGpuGraphLaunch(AmpGpuGraph *graph);
+/** Waits for the stream and destroys the graph. NULL does nothing. */
+AMP_RUNTIME_API void ampGpuGraphDestroy(AmpGpuGraph *graph);
+
 /** Selects how ampGpuConv2d and its gradients (ampGpuConv2dBackwardData,
  *  ampGpuConv2dBackwardFilter) pick cuDNN algorithms for shapes not seen
  *  yet: nonzero = exhaustive benchmarking (cudnnFindConvolutionForwardAlgorithm
