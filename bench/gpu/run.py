@@ -71,6 +71,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(REPO, "scripts"))
+import doctables  # noqa: E402
 import gpustatic  # noqa: E402
 import models  # noqa: E402
 
@@ -415,7 +417,60 @@ def static_one(args, bench, variant, entry):
     return dict(ok=True, sim_error=sim_error, per_kernel=per_kernel, **row)
 
 
+STATIC_BLOCK = "gpu-static"
+STATIC_HEADER = ["model", "level", "kernels", "launches/call",
+                 "library calls", "library calls/call",
+                 "threads/block min / median / max", "1-thread kernels",
+                 "max registers", "spill bytes", "syncs/call",
+                 "vector / all global accesses"]
+
+
+def static_rows(run):
+    """The table's rows of a --static run (its JSON): one per model and
+    level; and how many failed."""
+    rows, failed = [], 0
+    n = lambda v: "-" if v is None else (f"{v:g}" if isinstance(v, float)
+                                         else str(v))
+    for r in run["static"]:
+        if not r["ok"]:
+            failed += 1
+            rows.append([r["model"], r["level"],
+                         "no: " + r["error"].replace("|", "\\|")]
+                        + ["-"] * 10)
+            continue
+        if r["sim_error"]:
+            failed += 1
+        threads = "-" if r["threads_min"] is None else \
+            f"{r['threads_min']} / {n(r['threads_median'])} / {r['threads_max']}"
+        if r["dynamic_block_sizes"]:
+            threads += f" ({r['dynamic_block_sizes']} dynamic)"
+        rows.append([r["model"], r["level"], r["kernels"],
+                     n(r["launches_per_call"]), r["library_calls"],
+                     n(r["library_calls_per_call"]), threads,
+                     r["one_thread_launches"], n(r["registers_max"]),
+                     n(r["spill_bytes"] if run["ptxas"] else None),
+                     n(r["syncs_per_call"]),
+                     f"{r['vector_accesses']} / {r['global_accesses']}"])
+    return rows, failed
+
+
+def render_static(run):
+    """The markdown table of a --static run, as docs/performance.md keeps
+    it."""
+    rows, _ = static_rows(run)
+    lines = ["| " + " | ".join(STATIC_HEADER) + " |",
+             "|" + "|".join("---" if i == 0 else "---:"
+                            for i in range(len(STATIC_HEADER))) + "|"]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
 def static_table(args):
+    if args.from_json:
+        with open(args.from_json) as f:
+            run = json.load(f)
+        return doctables.publish(args, {STATIC_BLOCK: render_static(run)},
+                                 "bench/gpu/run.py --static")
     print(f"## Static view of the GPU pipeline's output ({args.chip}, "
           "`--lower-to-gpu=\"format=isa\"`, `ptxas -v`, `amp-run "
           "--target=gpu-sim`)\n")
@@ -427,40 +482,20 @@ def static_table(args):
         jobs += [(b, v, entry) for v in b.variants]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         results = list(pool.map(lambda j: static_one(args, *j), jobs))
-    rows, failed = [], 0
-    n = lambda v: "-" if v is None else (f"{v:g}" if isinstance(v, float)
-                                         else str(v))
     for (b, v, _), r in zip(jobs, results):
-        if not r["ok"]:
-            failed += 1
-            rows.append([b.name, v.label(), "no: " + r["error"].replace("|", "\\|")]
-                        + ["-"] * 10)
-            continue
-        if r["sim_error"]:
-            failed += 1
+        if r["ok"] and r["sim_error"]:
             progress(f"gpu-sim failed on {b.name} {v.label()}: {r['sim_error']}")
-        threads = "-" if r["threads_min"] is None else \
-            f"{r['threads_min']} / {n(r['threads_median'])} / {r['threads_max']}"
-        if r["dynamic_block_sizes"]:
-            threads += f" ({r['dynamic_block_sizes']} dynamic)"
-        rows.append([b.name, v.label(), r["kernels"],
-                     n(r["launches_per_call"]), r["library_calls"],
-                     n(r["library_calls_per_call"]), threads,
-                     r["one_thread_launches"], n(r["registers_max"]),
-                     n(r["spill_bytes"] if args.ptxas else None),
-                     n(r["syncs_per_call"]),
-                     f"{r['vector_accesses']} / {r['global_accesses']}"])
-    table(["model", "level", "kernels", "launches/call", "library calls",
-           "library calls/call", "threads/block min / median / max",
-           "1-thread kernels", "max registers", "spill bytes", "syncs/call",
-           "vector / all global accesses"],
-          rows)
+    run = {"static": [dict(model=b.name, level=v.label(), entry=e, **r)
+                      for (b, v, e), r in zip(jobs, results)],
+           "chip": args.chip, "ptxas": args.ptxas}
+    rows, failed = static_rows(run)
+    table(STATIC_HEADER, rows)
     print(f"{len(rows) - failed} of {len(rows)} complete "
           f"({time.perf_counter() - start:.1f} s)")
-    write_json(args, {"static": [
-        dict(model=b.name, level=v.label(), entry=e, **r)
-        for (b, v, e), r in zip(jobs, results)],
-        "chip": args.chip, "ptxas": args.ptxas})
+    write_json(args, run)
+    if args.update_doc and not failed:
+        doctables.update(args.update_doc, {STATIC_BLOCK: render_static(run)},
+                         "bench/gpu/run.py --static")
     return 1 if failed else 0
 
 
@@ -1174,6 +1209,15 @@ def main():
                    help="one row per model: kernels, launches and syncs per "
                    "call (GPU simulator), threads per block, registers and "
                    "spills (ptxas -v); needs no GPU")
+    p.add_argument("--from-json", metavar="FILE",
+                   help="--static: render the table of a kept run (its "
+                   "--json) instead of measuring")
+    p.add_argument("--update-doc", metavar="DOC",
+                   help="--static: write the table between its markers "
+                   f"({STATIC_BLOCK}) in DOC")
+    p.add_argument("--check", action="store_true",
+                   help="with --from-json and --update-doc: fail when DOC's "
+                   "table is not FILE's rendering")
     p.add_argument("--static-only", default=",".join(STATIC_MODELS),
                    help="--static: comma-separated models: "
                    + ", ".join(STATIC_MODELS))

@@ -284,6 +284,12 @@ class _Runtime:
         lib.mgpuStreamCreate.restype = c.c_void_p
         lib.mgpuStreamSynchronize.argtypes = [c.c_void_p]
         lib.ampLastError.restype = c.c_char_p
+        # CUDA graphs (AmpRuntime.h); absent from an older runtime.
+        self.graphs = hasattr(lib, "ampGpuGraphBeginCapture")
+        if self.graphs:
+            lib.ampGpuGraphEndCapture.restype = c.c_void_p
+            lib.ampGpuGraphLaunch.argtypes = [c.c_void_p]
+            lib.ampGpuGraphDestroy.argtypes = [c.c_void_p]
         # Errors are recorded, not fatal (the default handler aborts): the
         # entry point returns without its work and the call raises.
         self._handler = c.CFUNCTYPE(None, c.c_char_p)(self._record)
@@ -330,6 +336,12 @@ class _Runtime:
 
     def free(self, pointer):
         self.lib.mgpuMemFree(pointer, self.stream)
+
+    def free_frame(self, frame):
+        """Frees the arguments AotFunction._prepare uploaded."""
+        self.synchronize()
+        for pointer in frame["device"]:
+            self.free(pointer)
 
     def live_buffers(self):
         """The simulator's count of live device buffers, else None."""
@@ -566,6 +578,113 @@ class AotFunction:
             return None
         return results[0] if len(results) == 1 else tuple(results)
 
+    def capture(self, *args, feedback=None):
+        """The call on `args` captured as a CUDA graph (targets gpu and
+        gpu-sim), after one call on the same arguments that builds plans
+        and uploads constants: an AotGraph, whose replay() runs the whole
+        call with one launch on the arguments uploaded here. `feedback`:
+        None, or one entry per result: the argument whose buffer the
+        result is copied into at the end of each replay (a training step's
+        new state), or -1. The other results are freed in the graph (the
+        kit times the call on the same inputs)."""
+        runtime = self.library._runtime
+        if not runtime:
+            raise AotError(f"'@{self.name}' runs on the CPU: only a GPU "
+                           f"library's functions are captured")
+        if not runtime.graphs:
+            raise AotError(f"{runtime.path} has no CUDA graph entry points "
+                           f"(ampGpuGraphBeginCapture): rebuild the kit")
+        feedback = self._check_feedback(feedback)
+        warm = self._prepare(args)
+        self._invoke(warm)
+        self._collect(warm, copy=False)
+        frame = self._prepare(args)
+        lib = runtime.lib
+        if lib.ampGpuGraphBeginCapture() != 0:
+            runtime.free_frame(frame)
+            raise AotError(f"capturing '@{self.name}': "
+                           f"{lib.ampLastError().decode()}")
+        self._entry(*frame["pointers"])
+        problem = self._feed_back(frame, feedback)
+        graph = lib.ampGpuGraphEndCapture()
+        if graph and problem:
+            lib.ampGpuGraphDestroy(graph)
+            runtime.free_frame(frame)
+            runtime.check(f"capturing '@{self.name}'")
+            raise AotError(f"capturing '@{self.name}': {problem}")
+        error = None if graph else lib.ampLastError().decode()
+        try:
+            runtime.check(f"capturing '@{self.name}'")
+        except AotError:
+            if graph:
+                lib.ampGpuGraphDestroy(graph)
+            runtime.free_frame(frame)
+            raise
+        if not graph:
+            runtime.free_frame(frame)
+            raise AotError(f"capturing '@{self.name}': {error}")
+        return AotGraph(self, frame, graph)
+
+    def _check_feedback(self, feedback):
+        """`feedback` checked against the signature (one entry per result,
+        each argument fed once, of the result's type), or all -1."""
+        if feedback is None:
+            return [-1] * len(self.results)
+        if len(feedback) != len(self.results):
+            raise ValueError(f"feedback has {len(feedback)} entries; "
+                             f"'@{self.name}' has {len(self.results)} "
+                             f"results")
+        fed = [a for a in feedback if a != -1]
+        for index, argument in enumerate(feedback):
+            if argument == -1:
+                continue
+            if not 0 <= argument < len(self.arguments):
+                raise ValueError(f"result #{index} feeds argument "
+                                 f"#{argument}, which does not exist")
+            if fed.count(argument) > 1:
+                raise ValueError(f"argument #{argument} is fed by two "
+                                 f"results")
+            result, target = self.results[index], \
+                self.call_arguments[argument]
+            if result.type != target.type:
+                raise ValueError(f"result #{index} ({result.type}) cannot "
+                                 f"feed argument #{argument} "
+                                 f"({target.type})")
+        return list(feedback)
+
+    def _feed_back(self, frame, feedback):
+        """In a capture: queues the copy of each fed-back result into the
+        buffer of the argument it feeds; the problem that prevents it, or
+        None."""
+        runtime, words, word = self.library._runtime, frame["results"], 0
+        inputs = frame["device"]
+        for index, type_ in enumerate(self.results):
+            rank = len(type_.shape)
+            allocated, aligned, offset = (words[word], words[word + 1],
+                                          words[word + 2])
+            sizes = list(words[word + 3:word + 3 + rank])
+            strides = list(words[word + 3 + rank:word + 3 + 2 * rank])
+            word += 3 + 2 * rank
+            argument = feedback[index]
+            if argument < 0:
+                continue
+            array = frame["arrays"][argument]
+            dense = all(size == 1 or stride == expected for size, stride,
+                        expected in zip(sizes, strides,
+                                        _row_major_strides(sizes)))
+            if sizes != list(array.shape) or not dense:
+                return (f"result #{index} is not a dense buffer of the "
+                        f"shape of argument #{argument}")
+            source = aligned + offset * type_.dtype.itemsize
+            if allocated in inputs and allocated != inputs[argument]:
+                return (f"result #{index} returns argument "
+                        f"#{inputs.index(allocated)}'s buffer, which the "
+                        f"graph may overwrite before it is copied")
+            if source != inputs[argument] and array.nbytes:
+                runtime.lib.mgpuMemcpy(inputs[argument], source,
+                                       array.nbytes, runtime.stream)
+        return None
+
     def time(self, *args, repeat=10, warmup=1):
         """Seconds per call, `repeat` calls after `warmup`: CUDA events
         around each call on the runtime's stream for target gpu (self.timer
@@ -591,6 +710,63 @@ class AotFunction:
             if i >= warmup:
                 durations.append(elapsed)
         return durations
+
+
+class AotGraph:
+    """A call captured as a CUDA graph (AotFunction.capture)."""
+
+    def __init__(self, function, frame, graph):
+        self.function, self._frame, self._graph = function, frame, graph
+        self._runtime = function.library._runtime
+
+    def argument(self, index):
+        """Argument `index`'s buffer now (its value for the next replay;
+        waits for the device), as an array."""
+        array = self._frame["arrays"][index]
+        raw = self._runtime.download(self._frame["device"][index],
+                                     array.nbytes)
+        return raw.view(array.dtype).reshape(array.shape).copy()
+
+    def replay(self):
+        """Queues one launch of the graph (no wait)."""
+        if self._runtime.lib.ampGpuGraphLaunch(self._graph) != 0:
+            raise AotError(f"replaying '@{self.function.name}': "
+                           f"{self._runtime.lib.ampLastError().decode()}")
+        self._runtime.check(f"replaying '@{self.function.name}'")
+
+    def time(self, repeat=10, warmup=1):
+        """Seconds per replay, as AotFunction.time times calls (CUDA
+        events around each launch, else a wall clock around the launch
+        and a wait)."""
+        runtime = self._runtime
+        events = runtime.events()
+        self.timer = "events" if events else "wall"
+        durations = []
+        for i in range(warmup + repeat):
+            if events:
+                events.record_start()
+            start = _time.perf_counter()
+            self.replay()
+            if events:
+                events.record_end()
+                elapsed = events.seconds()
+            else:
+                runtime.synchronize()
+                elapsed = _time.perf_counter() - start
+            if i >= warmup:
+                durations.append(elapsed)
+        return durations
+
+    def close(self):
+        """Destroys the graph and frees the arguments it reads."""
+        graph, self._graph = self._graph, None
+        if graph:
+            self._runtime.lib.ampGpuGraphDestroy(graph)
+            self._runtime.free_frame(self._frame)
+
+    def __del__(self):
+        if getattr(self, "_graph", None):
+            self.close()
 
 
 class AotLibrary:

@@ -204,6 +204,59 @@ def test_gpu_sim_estimate_of_a_library(tmp_path):
         result.stderr
 
 
+def check_graph(m):
+    """AotFunction.capture on _MATMUL_ADD (m: a library compiled for the
+    simulator): each replay is one graph launch that runs the call's GEMM
+    and kernel, with no host wait and no allocation of its own; close()
+    frees what the graph held."""
+    args = [np.ones((64, 128), np.float32), np.ones((128, 32), np.float32),
+            np.ones((64, 32), np.float32)]
+    live = m.simulator_stats()["liveBuffers"]
+    graph = m.mm.capture(*args)
+    m.reset_simulator()
+    graph.replay()
+    graph.replay()
+    stats = m.simulator_stats()
+    assert stats["graphLaunches"] == 2, stats
+    assert stats["libraryCalls"] == 2 and stats["launches"] == 2, stats
+    assert stats["synchronizations"] == 0 and stats["allocations"] == 0
+    assert len(graph.time(repeat=3, warmup=0)) == 3
+    graph.close()
+    assert m.simulator_stats()["liveBuffers"] == live
+    # The result fed back into c: c += a b at each replay, on the device.
+    graph = m.mm.capture(*args, feedback=[2])
+    graph.replay()
+    graph.replay()
+    np.testing.assert_array_equal(graph.argument(2),
+                                  np.full((64, 32), 257.0))
+    graph.close()
+    assert m.simulator_stats()["liveBuffers"] == live
+    for feedback, message in (([0], "cannot feed argument #0"),
+                              ([3], "feeds argument #3, which does not"),
+                              ([1, 2], "feedback has 2 entries")):
+        try:
+            m.mm.capture(*args, feedback=feedback)
+        except ValueError as error:
+            assert message in str(error), error
+        else:
+            raise AssertionError(f"feedback {feedback} was taken")
+
+
+def test_gpu_sim_graph_of_a_library(tmp_path):
+    """check_graph in a process of its own (one simulator per process)."""
+    tests = Path(__file__).parent
+    script = (f"import sys; sys.path[:0] = [{str(tests)!r}, "
+              f"{str(tests.parent)!r}]\n"
+              f"import amp_mlir, test_gpu\n"
+              f"m = amp_mlir.compile(test_gpu._MATMUL_ADD, level='O0', "
+              f"target='gpu-sim', output={str(tmp_path / 'mm.so')!r})\n"
+              f"test_gpu.check_graph(m)\nprint('ok')\n")
+    result = subprocess.run([sys.executable, "-c", script],
+                            capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout == "ok\n", \
+        result.stderr
+
+
 def test_gpu_sim_estimate_needs_the_simulator():
     m = amp_mlir.compile(_MATMUL_ADD, level="O0")
     with pytest.raises(amp_mlir.AmpError, match="not 'gpu-sim'"):

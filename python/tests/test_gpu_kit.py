@@ -243,6 +243,7 @@ def synthetic_results():
             {"test": "model/resnet50 O2 f16", "group": "model",
              "level": "O2 f16", "status": "pass", "rel_l2": 4e-3,
              "median_ms": 4.0, "speedup_vs_O0": 2.5, "items": items,
+             "graph_median_ms": 3.2,
              "items_per_s": 64000.0, "peak_mem_MiB": 500.0,
              "estimate_us": {"h100-sxm": 2500.0, "h200": 2000.0},
              "estimate_chip": "h200", "estimate_pct": 50.0,
@@ -310,11 +311,12 @@ def test_report_renders_the_model_rows():
     table = report.render(synthetic_results())
     # The bf16 row failed; the row not built is no failure.
     assert "6 rows, 1 failed." in table
+    # amp-mlir's own CUDA graph: 3.2 ms, PyTorch's graph (5 ms) over it.
     assert ("| model/resnet50 O2 f16 | pass | 4.000 | 2.50× | 1.50× | 1.25× "
-            "| 0.75× | 64,000 / 42,667 images | 500 / 700 | 50 |"
-            in table)
-    assert ("| model/resnet50 O0 | pass | 10.000 | – | 2.00×* | 1.50× | – |"
-            in table)
+            "| 3.200 (1.56×) | 0.75× | 64,000 / 42,667 images | 500 / 700 "
+            "| 50 |" in table)
+    assert ("| model/resnet50 O0 | pass | 10.000 | – | 2.00×* | 1.50× | – "
+            "| – |" in table)
     assert "| model/gpt2_train O2 bf16 | not built: amp-compile ran out of " \
            "memory | – |" in table
     assert "simulator's roofline estimate for h200" in table

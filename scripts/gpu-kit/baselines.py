@@ -768,6 +768,12 @@ def closing_rows(results):
             "eager": eager_key,
             "x_eager": _ratio(_median(eager), median),
             "x_graph": _ratio(_median(variants.get("cuda_graph")), median),
+            # amp-mlir's own CUDA graph (run.py's graph_row), against
+            # PyTorch's.
+            "graph_ms": row.get("graph_median_ms") if median else None,
+            "x_graph_graph": _ratio(_median(variants.get("cuda_graph")),
+                                    row.get("graph_median_ms")
+                                    if median else None),
             "x_compile": _ratio(_median(variants.get("compile")), median),
             "x_max_autotune": _ratio(_median(variants.get(
                 "compile_max_autotune")), median),
@@ -782,7 +788,8 @@ def closing_rows(results):
 
 
 CLOSING_COLUMNS = (("row", 34), ("status", 9), ("ms", 8), ("xO0", 5),
-                   ("xeager", 6), ("xgraph", 6), ("xcompile", 8),
+                   ("xeager", 6), ("xgraph", 6), ("graph ms|x", 13),
+                   ("xcompile", 8),
                    ("items/s amp|torch", 17), ("MiB amp|torch", 13),
                    ("%est", 5))
 
@@ -804,7 +811,9 @@ def format_closing(lines):
                  _cell(r["x_O0"], ".2f"),
                  _cell(r["x_eager"], ".2f") + ("*" if r["eager"] == "fp32"
                                                else ""),
-                 _cell(r["x_graph"], ".2f"), _cell(r["x_compile"], ".2f"),
+                 _cell(r["x_graph"], ".2f"),
+                 _pair(r["graph_ms"], r["x_graph_graph"], ".3f"),
+                 _cell(r["x_compile"], ".2f"),
                  _pair(r["items_per_s"], r["torch_items_per_s"], ".0f"),
                  _pair(r["peak_MiB"], r["torch_peak_MiB"], ".0f"),
                  _cell(r["estimate_pct"], ".0f")]
@@ -815,8 +824,9 @@ def format_closing(lines):
         out.append(text.rstrip())
     out.append("x: PyTorch's median / amp-mlir's (> 1: amp-mlir faster); "
                "eager is eager AMP at the row's dtype (* fp32 eager, TF32 "
-               "off, for O0); %est: the simulator's roofline estimate / the "
-               "median.")
+               "off, for O0); graph ms|x: amp-mlir's call as a CUDA graph, "
+               "and PyTorch's graph over it; %est: the simulator's roofline "
+               "estimate / the median.")
     return "\n".join(out)
 
 

@@ -88,15 +88,18 @@ def model_table(results, lines):
            "faster): eager is autocast at the row's dtype, with "
            "cudnn.benchmark and channels_last where the row says (fp32 with "
            "TF32 off for O0, marked *), CUDA graph the same call or step "
-           "replayed, torch.compile its default mode. Peak memory: "
+           "replayed; amp-mlir's CUDA graph its call captured once "
+           "(AotFunction.capture) and replayed, with PyTorch's graph over "
+           "it; torch.compile its default mode. Peak memory: "
            "amp-mlir's device pool, PyTorch's allocator. % of estimate: the "
            "simulator's roofline estimate for "
            f"{baselines.chip_of(results.get('device'))} over the median.",
            "",
            "| row | status | median ms | × O0 | × eager | × CUDA graph | "
+           "amp-mlir's CUDA graph ms (× PyTorch's) | "
            "× torch.compile | items/s amp-mlir / PyTorch | peak MiB amp-mlir"
            " / PyTorch | % of estimate |",
-           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+           "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in lines:
         unit = f" {r['unit']}" if r["unit"] else ""
         note = r["note"] or ""
@@ -106,7 +109,9 @@ def model_table(results, lines):
             f"| {r['test']} | {status} | {fmt(r['median_ms'], '.3f')} | "
             f"{_x(r['x_O0'])} | {_x(r['x_eager'])}"
             f"{'*' if r['eager'] == 'fp32' and r['x_eager'] else ''} | "
-            f"{_x(r['x_graph'])} | {_x(r['x_compile'])} | "
+            f"{_x(r['x_graph'])} | {fmt(r['graph_ms'], '.3f')}"
+            f"{' (' + _x(r['x_graph_graph']) + ')' if r['x_graph_graph'] else ''}"
+            f" | {_x(r['x_compile'])} | "
             f"{fmt(r['items_per_s'], ',.0f')} / "
             f"{fmt(r['torch_items_per_s'], ',.0f')}{unit} | "
             f"{fmt(r['peak_MiB'], '.0f')} / {fmt(r['torch_peak_MiB'], '.0f')}"

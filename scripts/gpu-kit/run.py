@@ -689,6 +689,35 @@ def sim_bounds(library, function, inputs):
                             for chip, e in estimates.items()}}
 
 
+def graph_row(library, function, inputs, args, repeat, warmup):
+    """amp-mlir's side of the CUDA-graph column: the call captured once
+    (AotFunction.capture) and its replays timed as the calls are (GPU), or
+    in the simulator one replay's counts: graph launches, and the kernels,
+    library calls, waits and allocations inside it. An error is the row's
+    note, not a failure: the call itself passed."""
+    try:
+        graph = function.capture(*inputs)
+    except Exception as error:  # noqa: BLE001 - reported in the row
+        return {"graph_error": f"{type(error).__name__}: {error}"[:200]}
+    try:
+        if not args.sim:
+            times = graph.time(repeat=repeat, warmup=warmup)
+            return {"graph_median_ms": float(np.median(times)) * 1e3,
+                    "graph_timer": graph.timer}
+        library.reset_simulator()
+        graph.replay()
+        stats = library.simulator_stats()
+        return {"graph_sim": {"graph_launches": stats["graphLaunches"],
+                              "launches": stats["launches"],
+                              "library_calls": stats["libraryCalls"],
+                              "syncs": stats["synchronizations"],
+                              "allocations": stats["allocations"]}}
+    except Exception as error:  # noqa: BLE001 - reported in the row
+        return {"graph_error": f"{type(error).__name__}: {error}"[:200]}
+    finally:
+        graph.close()
+
+
 def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
              models=None, memory=None):
     test = case_test(case)
@@ -789,6 +818,17 @@ def run_case(results, case, args, numpy_refs, torch_baselines, o0_times,
                 f"allocations, {bounds['bytes_moved'] / 1e6:.3f} / "
                 f"{bounds['ideal_bytes'] / 1e6:.3f} MB moved / ideal, "
                 f"H100 est. {bounds['estimate_us']['h100-sxm']:.1f} us")
+        if case["group"] == "model":
+            row.update(graph_row(library, function, inputs, args, repeat,
+                                 warmup))
+            if row.get("graph_sim"):
+                g = row["graph_sim"]
+                _add_note(row, f"graph: {g['graph_launches']} launch, "
+                          f"{g['launches']} kernels, {g['library_calls']} "
+                          f"library calls, {g['syncs']} syncs, "
+                          f"{g['allocations']} allocations")
+            elif row.get("graph_error"):
+                _add_note(row, "graph " + row["graph_error"])
         if model_row:
             row.update(baselines.summarize([t * 1e3 for t in times]))
             row["items_per_s"] = baselines.items_per_second(
