@@ -1,8 +1,10 @@
 //===- Cublas.cpp - row-major GEMM on cuBLAS ------------------------------===//
 //
-// Part of amp-mlir. ampGpuGemm on cublasGemmEx / cublasGemmStridedBatchedEx
-// with one cached handle bound to the shared stream, plus the f16/bf16 -> f32
-// widening that the mixed-type convolution path uses.
+// Part of amp-mlir. ampGpuGemm: on cuBLASLt (CublasLt.cpp, the default), or
+// on cublasGemmEx / cublasGemmStridedBatchedEx with one cached handle bound
+// to the shared stream where cuBLASLt has no algorithm or
+// AMP_GEMM_LIBRARY=cublas asks for it; plus the f16/bf16 -> f32 widening
+// that the mixed-type convolution path uses.
 //
 // Row-major from column-major cuBLAS: a row-major R x C matrix with row
 // stride ld is the column-major C x R matrix with the same ld, so
@@ -16,6 +18,8 @@
 #include "Internal.h"
 #include "LibraryCallEntries.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 
 using namespace amp::rt;
@@ -85,7 +89,29 @@ bool ensureHandle(const char *call, const DriverApi *drv, CublasState &st) {
 } // namespace
 
 /// ampGpuGemm on cuBLAS (arguments already checked).
+/// Whether ampGpuGemm uses cublasGemmEx instead of cuBLASLt:
+/// AMP_GEMM_LIBRARY=cublas in the environment (read once), for comparing
+/// the two.
+static bool useCublasGemmEx() {
+  static const bool legacy = [] {
+    const char *library = std::getenv("AMP_GEMM_LIBRARY");
+    return library && std::strcmp(library, "cublas") == 0;
+  }();
+  return legacy;
+}
+
+/// ampGpuGemm (arguments checked): cuBLASLt (gemmOnCublasLt), or
+/// cublasGemmEx where cuBLASLt has no algorithm for the GEMM or
+/// AMP_GEMM_LIBRARY=cublas asks for it.
 bool amp::rt::cuda::Gemm(const char *call, const GemmArgs &g, NoResult &) {
+  if (!useCublasGemmEx()) {
+    bool noKernel = false;
+    if (gemmOnCublasLt(call, g, noKernel))
+      return true;
+    if (!noKernel)
+      return false;
+    ampClearError(); // The stated fallback: cublasGemmEx below.
+  }
   const DriverApi *drv = gpuInit(call);
   if (!drv || !gpuCheckTypesSupported(call, {g.aType, g.bType, g.cType}))
     return false;

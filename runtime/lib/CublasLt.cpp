@@ -1,9 +1,10 @@
 //===- CublasLt.cpp - GEMMs on cuBLASLt -----------------------------------===//
 //
-// Part of amp-mlir. ampGpuGemmEpilogue on cublasLtMatmul with its BIAS,
-// RELU_BIAS and GELU_BIAS epilogues, descriptors and algorithm cached per
-// shape, types and alignments. ampGpuScaledGemm on cublasLtMatmul: FP8 operands
-// (E4M3 x E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation
+// Part of amp-mlir. ampGpuGemm (no epilogue) and ampGpuGemmEpilogue on
+// cublasLtMatmul with its BIAS, RELU_BIAS and GELU_BIAS epilogues,
+// descriptors and algorithm cached per shape, types and alignments, and
+// cuBLAS's recommended 32 MiB workspace. ampGpuScaledGemm on cublasLtMatmul:
+// FP8 operands (E4M3 x E4M3, E4M3 x E5M2, E5M2 x E4M3), f32 accumulation
 // (CUBLAS_COMPUTE_32F), an f32, bf16 or f16 output, the per-tensor scales as
 // cuBLASLt's A/B scale pointers, with one cached handle, workspace and f32
 // scratch on the shared stream. cublasGemmEx has no FP8 types; cuBLASLt's FP8
@@ -313,6 +314,8 @@ struct GemmPlan {
   cublasLtMatmulDesc_t matmul = nullptr;
   cublasLtMatrixLayout_t a = nullptr, b = nullptr, c = nullptr;
   cublasLtMatmulAlgo_t algo = {};
+  /// The heuristic found no algorithm (kept, so that it is asked once).
+  bool noKernel = false;
 };
 
 std::map<GemmPlanKey, GemmPlan> &gemmPlans() {
@@ -352,7 +355,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
   cublasOperation_t opA = e.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                     opB = e.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue =
-      e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? CUBLASLT_EPILOGUE_RELU_BIAS
+      e.epilogue == 0                             ? CUBLASLT_EPILOGUE_DEFAULT
+      : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
                                                   : CUBLASLT_EPILOGUE_BIAS;
   if (!makeMatmulDesc(call, d, opA, opB) ||
@@ -362,8 +366,9 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                    sizeof(epilogue)),
                "cublasLtMatmulDescSetAttribute(EPILOGUE)") ||
       // The heuristic reads the bias pointer's alignment (the key's).
-      !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                  e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)"))
+      (e.epilogue != 0 &&
+       !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                   e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")))
     return false;
   if (!makeLayout(call, api, &d.a, toCudaType(e.bType), e.transB ? e.k : e.n,
                   e.transB ? e.n : e.k, e.ldb, e.batch, e.strideB) ||
@@ -381,16 +386,19 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                       static_cast<uint32_t>(key[19])},
                      heuristic, found))
     return false;
-  if (found == 0)
+  if (found == 0) {
+    plan.noKernel = true;
     return setError(call,
                     "cuBLASLt has no kernel for %s x %s -> %s with the %s "
                     "epilogue, m = %lld, n = %lld, k = %lld",
                     dtypeName(e.aType), dtypeName(e.bType), dtypeName(e.cType),
-                    e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? "RELU_BIAS"
+                    e.epilogue == 0                             ? "DEFAULT"
+                    : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "RELU_BIAS"
                     : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "GELU_BIAS"
                                                                 : "BIAS",
                     static_cast<long long>(e.m), static_cast<long long>(e.n),
                     static_cast<long long>(e.k));
+  }
   // The plan keeps the descriptors; the preference goes with `d`.
   plan.matmul = d.matmul;
   plan.a = d.a;
@@ -403,11 +411,14 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
 }
 } // namespace
 
-/// ampGpuGemmEpilogue on cublasLtMatmul (arguments already checked): the
-/// plan of its shape, types, layouts and alignments is made on the first
-/// call and reused; each call sets its bias pointer and runs it.
-bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
-                                 NoResult &) {
+/// A GEMM of `e` (epilogue 0: none) on cublasLtMatmul (arguments already
+/// checked): the plan of its shape, types, layouts and alignments is made
+/// on the first call and reused; each call sets its bias pointer and runs
+/// it. False with the error set, and `noKernel` where cuBLASLt has no
+/// algorithm for it (asked once per plan key).
+static bool runGemm(const char *call, const GemmEpilogueArgs &e,
+                    bool &noKernel) {
+  noKernel = false;
   if (!gpuInit(call) ||
       !gpuCheckTypesSupported(call, {e.aType, e.bType, e.cType}))
     return false;
@@ -419,15 +430,20 @@ bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
   auto found = gemmPlans().find(key);
   if (found == gemmPlans().end()) {
     GemmPlan plan;
-    if (!makeGemmPlan(call, st, e, key, plan))
+    if (!makeGemmPlan(call, st, e, key, plan) && !plan.noKernel)
       return false;
     found = gemmPlans().emplace(key, plan).first;
   }
   const GemmPlan &plan = found->second;
+  if (plan.noKernel) {
+    noKernel = true;
+    return setError(call, "cuBLASLt has no kernel for this GEMM");
+  }
   const CublasLtApi *api = st.api;
   const float alpha = 1.0f, beta = e.beta;
-  return setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                    e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)") &&
+  return (e.epilogue == 0 ||
+          setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
+                     e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) &&
          ltCheck(call,
                  api->cublasLtMatmul(
                      st.handle, plan.matmul, &alpha, e.b, plan.a, e.a, plan.b,
@@ -435,4 +451,21 @@ bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                      &plan.algo, reinterpret_cast<void *>(st.workspace),
                      kWorkspaceBytes, gpuStream()),
                  "cublasLtMatmul");
+}
+
+/// ampGpuGemmEpilogue (arguments already checked).
+bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
+                                 NoResult &) {
+  bool noKernel;
+  return runGemm(call, e, noKernel);
+}
+
+bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,
+                             bool &noKernel) {
+  GemmEpilogueArgs e{g.transA, g.transB, g.batch,   g.m,       g.n,
+                     g.k,      g.a,      g.aType,   g.lda,     g.strideA,
+                     g.b,      g.bType,  g.ldb,     g.strideB, g.c,
+                     g.cType,  g.ldc,    g.strideC, g.beta,    /*epilogue=*/0,
+                     nullptr,  nullptr};
+  return runGemm(call, e, noKernel);
 }

@@ -78,6 +78,12 @@ bool gpuCapturing();
 void gpuCaptureNoteAllocation(CUdeviceptr ptr);
 void gpuCaptureNoteFree(CUdeviceptr ptr);
 
+/// ampGpuGemm on cuBLASLt (CublasLt.cpp): descriptors and the heuristic's
+/// algorithm cached per shape, types and alignments, the 32 MiB workspace.
+/// False with the error set, and `noKernel` where cuBLASLt has no
+/// algorithm for the GEMM (the caller then uses cublasGemmEx).
+bool gemmOnCublasLt(const char *call, const GemmArgs &g, bool &noKernel);
+
 /// A grow-only device buffer on the shared stream. Callers serialise uses.
 struct ScratchBuffer {
   CUdeviceptr ptr = 0;
