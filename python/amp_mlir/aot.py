@@ -516,19 +516,25 @@ class AotFunction:
             runtime.synchronize()
             runtime.check(f"'@{self.name}'")
 
-    def _collect(self, frame, copy):
-        runtime = self.library._runtime
-        words = frame["results"]
-        inputs = set(frame["device"]) if runtime else {
-            a.ctypes.data for a in frame["arrays"]}
-        results, to_free, word = [], set(), 0
+    def _result_descriptors(self, frame):
+        """(allocated, aligned, offset, sizes, strides) of each result
+        descriptor the call wrote into `frame`."""
+        words, word = frame["results"], 0
         for type_ in self.results:
             rank = len(type_.shape)
-            allocated, aligned, offset = (words[word], words[word + 1],
-                                          words[word + 2])
-            sizes = list(words[word + 3:word + 3 + rank])
-            strides = list(words[word + 3 + rank:word + 3 + 2 * rank])
+            yield (words[word], words[word + 1], words[word + 2],
+                   list(words[word + 3:word + 3 + rank]),
+                   list(words[word + 3 + rank:word + 3 + 2 * rank]))
             word += 3 + 2 * rank
+
+    def _collect(self, frame, copy):
+        runtime = self.library._runtime
+        inputs = set(frame["device"]) if runtime else {
+            a.ctypes.data for a in frame["arrays"]}
+        results, to_free = [], set()
+        for type_, (allocated, aligned, offset, sizes, strides) in zip(
+                self.results, self._result_descriptors(frame)):
+            rank = len(type_.shape)
             if allocated and allocated not in inputs:
                 to_free.add(allocated)
             if not copy:
@@ -656,15 +662,10 @@ class AotFunction:
         """In a capture: queues the copy of each fed-back result into the
         buffer of the argument it feeds; the problem that prevents it, or
         None."""
-        runtime, words, word = self.library._runtime, frame["results"], 0
-        inputs = frame["device"]
-        for index, type_ in enumerate(self.results):
-            rank = len(type_.shape)
-            allocated, aligned, offset = (words[word], words[word + 1],
-                                          words[word + 2])
-            sizes = list(words[word + 3:word + 3 + rank])
-            strides = list(words[word + 3 + rank:word + 3 + 2 * rank])
-            word += 3 + 2 * rank
+        runtime, inputs = self.library._runtime, frame["device"]
+        for index, (type_, (allocated, aligned, offset, sizes,
+                            strides)) in enumerate(zip(
+                self.results, self._result_descriptors(frame))):
             argument = feedback[index]
             if argument < 0:
                 continue

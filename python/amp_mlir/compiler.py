@@ -640,17 +640,7 @@ class CompiledFunction:
         if keep is not None and len(keep) != len(self.results):
             raise ValueError(f"keep has {len(keep)} flags; @{self.name} has "
                              f"{len(self.results)} results")
-        devices = (ctypes.c_void_p * max(count, 1))()
-        # A device argument's host entry is an empty placeholder the runner
-        # does not read (it checks the device array's type itself).
-        hosts = []
-        for index, value in enumerate(args):
-            if isinstance(value, DeviceArray):
-                devices[index] = value._handle
-                hosts.append(np.zeros((0,) * len(self.arguments[index].shape),
-                                      np.uint8))
-            else:
-                hosts.append(self._prepare_one(index, value))
+        devices, hosts = self._device_arguments(args)
         shapes, keep_shapes = self._shapes(hosts)
         flags = (ctypes.c_int32 * max(len(self.results), 1))(
             *[int(bool(flag)) for flag in (keep or [])])
@@ -673,6 +663,22 @@ class CompiledFunction:
         del keep_shapes
         return tuple(outputs)
 
+    def _device_arguments(self, args):
+        """(device handles, host arrays) of `args` for the C API: a
+        DeviceArray's handle, with an empty placeholder as its host entry
+        (the runner does not read it; it checks the device array's type
+        itself), else the argument as a contiguous array of its type."""
+        devices = (ctypes.c_void_p * max(len(args), 1))()
+        hosts = []
+        for index, value in enumerate(args):
+            if isinstance(value, DeviceArray):
+                devices[index] = value._handle
+                hosts.append(np.zeros((0,) * len(self.arguments[index].shape),
+                                      np.uint8))
+            else:
+                hosts.append(self._prepare_one(index, value))
+        return devices, hosts
+
     def capture(self, *args, feedback=None):
         """Captures a call on `args` (arrays or DeviceArrays) as a CUDA
         graph (targets gpu and gpu-sim): a CapturedCall, whose replay()
@@ -688,15 +694,7 @@ class CompiledFunction:
         if feedback is not None and len(feedback) != len(self.results):
             raise ValueError(f"feedback has {len(feedback)} entries; "
                              f"@{self.name} has {len(self.results)} results")
-        devices = (ctypes.c_void_p * max(count, 1))()
-        hosts = []
-        for index, value in enumerate(args):
-            if isinstance(value, DeviceArray):
-                devices[index] = value._handle
-                hosts.append(np.zeros((0,) * len(self.arguments[index].shape),
-                                      np.uint8))
-            else:
-                hosts.append(self._prepare_one(index, value))
+        devices, hosts = self._device_arguments(args)
         shapes, keep_shapes = self._shapes(hosts)
         fed = (ctypes.c_int64 * max(len(self.results), 1))(
             *[int(entry) for entry in (feedback or [])])

@@ -189,7 +189,8 @@ def test_gpu_sim_estimate():
 def test_gpu_sim_estimate_of_a_library(tmp_path):
     """The same through a library of amp-compile (AotLibrary), in a process
     of its own: one process holds one simulator, and the JIT's tests load
-    the build's while the library loads the copy next to it."""
+    the build's while the library loads the copy next to it. Its CUDA
+    graphs too (check_graph)."""
     tests = Path(__file__).parent
     script = (f"import sys; sys.path[:0] = [{str(tests)!r}, "
               f"{str(tests.parent)!r}]\n"
@@ -197,7 +198,7 @@ def test_gpu_sim_estimate_of_a_library(tmp_path):
               f"m = amp_mlir.compile(test_gpu._MATMUL_ADD, level='O0', "
               f"target='gpu-sim', output={str(tmp_path / 'mm.so')!r})\n"
               f"test_gpu.check_estimate(m)\ntest_gpu.check_launches(m)\n"
-              f"print('ok')\n")
+              f"test_gpu.check_graph(m)\nprint('ok')\n")
     result = subprocess.run([sys.executable, "-c", script],
                             capture_output=True, text=True)
     assert result.returncode == 0 and result.stdout == "ok\n", \
@@ -240,21 +241,6 @@ def check_graph(m):
             assert message in str(error), error
         else:
             raise AssertionError(f"feedback {feedback} was taken")
-
-
-def test_gpu_sim_graph_of_a_library(tmp_path):
-    """check_graph in a process of its own (one simulator per process)."""
-    tests = Path(__file__).parent
-    script = (f"import sys; sys.path[:0] = [{str(tests)!r}, "
-              f"{str(tests.parent)!r}]\n"
-              f"import amp_mlir, test_gpu\n"
-              f"m = amp_mlir.compile(test_gpu._MATMUL_ADD, level='O0', "
-              f"target='gpu-sim', output={str(tmp_path / 'mm.so')!r})\n"
-              f"test_gpu.check_graph(m)\nprint('ok')\n")
-    result = subprocess.run([sys.executable, "-c", script],
-                            capture_output=True, text=True)
-    assert result.returncode == 0 and result.stdout == "ok\n", \
-        result.stderr
 
 
 def test_gpu_sim_estimate_needs_the_simulator():

@@ -1080,18 +1080,15 @@ AmpRunnerResults *ampRunnerCall(AmpRunnerExecutable *exe,
   return ampRunnerCallDevice(exe, inputs, inputShapes, nullptr, nullptr);
 }
 
-AmpRunnerResults *
-ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
-                    const int64_t *const *inputShapes,
-                    AmpRunnerDeviceTensor *const *deviceInputs,
-                    const int32_t *keep) {
-  if (!exe)
-    return fail("ampRunnerCallDevice: no executable", nullptr);
-  const Signature &signature = exe->executable->getSignature();
-  // The host arguments are taken as in ampRunnerCall; a device argument's
-  // entries of `inputs` and `inputShapes` are not read.
+/// The arguments of a call with some of them on the device: the host ones
+/// taken as in ampRunnerCall (borrowed into `hostTensors`), a device
+/// argument's entries of `inputs` and `inputShapes` not read.
+static llvm::Expected<SmallVector<CallArgument>>
+getCallArguments(const Signature &signature, const void *const *inputs,
+                 const int64_t *const *inputShapes,
+                 AmpRunnerDeviceTensor *const *deviceInputs,
+                 SmallVector<HostTensor> &hostTensors) {
   SmallVector<CallArgument> arguments(signature.arguments.size());
-  SmallVector<HostTensor> hostTensors;
   for (size_t index = 0; index < signature.arguments.size(); ++index) {
     if (deviceInputs && deviceInputs[index]) {
       arguments[index].device = deviceInputs[index]->tensor;
@@ -1100,19 +1097,35 @@ ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
     llvm::Expected<HostTensor> tensor =
         borrowInput(signature, index, inputs, inputShapes);
     if (!tensor)
-      return fail(llvm::toString(tensor.takeError()), nullptr);
+      return tensor.takeError();
     hostTensors.push_back(std::move(*tensor));
   }
   // The pointers into hostTensors, now that it has stopped growing.
   for (size_t index = 0, host = 0; index < signature.arguments.size(); ++index)
     if (!arguments[index].device)
       arguments[index].host = &hostTensors[host++];
+  return std::move(arguments);
+}
+
+AmpRunnerResults *
+ampRunnerCallDevice(AmpRunnerExecutable *exe, const void *const *inputs,
+                    const int64_t *const *inputShapes,
+                    AmpRunnerDeviceTensor *const *deviceInputs,
+                    const int32_t *keep) {
+  if (!exe)
+    return fail("ampRunnerCallDevice: no executable", nullptr);
+  const Signature &signature = exe->executable->getSignature();
+  SmallVector<HostTensor> hostTensors;
+  llvm::Expected<SmallVector<CallArgument>> arguments = getCallArguments(
+      signature, inputs, inputShapes, deviceInputs, hostTensors);
+  if (!arguments)
+    return fail(llvm::toString(arguments.takeError()), nullptr);
   SmallVector<bool> flags;
   if (keep)
     for (size_t index = 0; index < signature.results.size(); ++index)
       flags.push_back(keep[index] != 0);
   llvm::Expected<SmallVector<CallResult>> results =
-      exe->executable->call(arguments, flags);
+      exe->executable->call(*arguments, flags);
   if (!results)
     return fail(llvm::toString(results.takeError()), nullptr);
   auto result = std::make_unique<AmpRunnerResults>();
@@ -1280,27 +1293,16 @@ ampRunnerCapture(AmpRunnerExecutable *exe, const void *const *inputs,
   if (!exe)
     return fail("ampRunnerCapture: no executable", nullptr);
   const Signature &signature = exe->executable->getSignature();
-  SmallVector<CallArgument> arguments(signature.arguments.size());
   SmallVector<HostTensor> hostTensors;
-  for (size_t index = 0; index < signature.arguments.size(); ++index) {
-    if (deviceInputs && deviceInputs[index]) {
-      arguments[index].device = deviceInputs[index]->tensor;
-      continue;
-    }
-    llvm::Expected<HostTensor> tensor =
-        borrowInput(signature, index, inputs, inputShapes);
-    if (!tensor)
-      return fail(llvm::toString(tensor.takeError()), nullptr);
-    hostTensors.push_back(std::move(*tensor));
-  }
-  for (size_t index = 0, host = 0; index < signature.arguments.size(); ++index)
-    if (!arguments[index].device)
-      arguments[index].host = &hostTensors[host++];
+  llvm::Expected<SmallVector<CallArgument>> arguments = getCallArguments(
+      signature, inputs, inputShapes, deviceInputs, hostTensors);
+  if (!arguments)
+    return fail(llvm::toString(arguments.takeError()), nullptr);
   SmallVector<int64_t> fed;
   if (feedback)
     fed.assign(feedback, feedback + signature.results.size());
   llvm::Expected<std::unique_ptr<CapturedCall>> captured =
-      exe->executable->capture(arguments, fed);
+      exe->executable->capture(*arguments, fed);
   if (!captured)
     return fail(llvm::toString(captured.takeError()), nullptr);
   return new AmpRunnerCapturedCall{std::move(*captured)};
