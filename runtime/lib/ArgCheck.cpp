@@ -248,6 +248,13 @@ GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) {
                   e.cType,  e.ldc,    e.strideC, e.beta};
 }
 
+GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) {
+  return GemmArgs{e.transA, e.transB, e.batch,   e.m,       e.n,
+                  e.k,      e.a,      e.aType,   e.lda,     e.strideA,
+                  e.b,      e.bType,  e.ldb,     e.strideB, e.c,
+                  e.cType,  e.ldc,    e.strideC, e.beta};
+}
+
 namespace {
 /// The epilogue, the bias and the addend of `e`: an AmpGemmEpilogue, and
 /// where n > 0 a non-NULL bias and an addend (or NULL) aligned to their
@@ -405,6 +412,41 @@ CallCheck amp::rt::check(const char *call, const ScaledGemmArgs &args,
   return validateScaledGemm(call, args, /*forCuBlasLt=*/onGpu)
              ? CallCheck::Work
              : CallCheck::Invalid;
+}
+
+CallCheck amp::rt::check(const char *call, const GemmBiasGradArgs &args,
+                         bool onGpu) {
+  // The GEMM's checks as ampGpuGemm's, then the bias gradient's.
+  CallCheck gemm = check(call, getGemmArgs(args), onGpu);
+  if (gemm == CallCheck::Invalid)
+    return gemm;
+  if (args.batch != 1) {
+    setError(call,
+             "batch = %" PRId64 ": the bias gradient is that of one "
+             "GEMM (batch 1)",
+             args.batch);
+    return CallCheck::Invalid;
+  }
+  if (args.transB) {
+    setError(call,
+             "transB = %" PRId32 ": the bias gradient is the column "
+             "sums of B stored k x n (transB 0)",
+             args.transB);
+    return CallCheck::Invalid;
+  }
+  if (args.n > 0 && !args.biasGrad) {
+    setError(call,
+             "biasGrad is NULL (the call writes n = %" PRId64
+             " bias gradient elements)",
+             args.n);
+    return CallCheck::Invalid;
+  }
+  if (reinterpret_cast<uintptr_t>(args.biasGrad) % dtypeSize(args.cType)) {
+    setError(call, "biasGrad = %p is not aligned to its %s (cType)",
+             args.biasGrad, dtypeName(args.cType));
+    return CallCheck::Invalid;
+  }
+  return gemm;
 }
 
 CallCheck amp::rt::check(const char *call, const GemmEpilogueArgs &args,

@@ -139,6 +139,20 @@ bool amp::rt::cpu::GemmEpilogue(const char *, const GemmEpilogueArgs &e,
   return true;
 }
 
+bool amp::rt::cpu::GemmBiasGrad(const char *, const GemmBiasGradArgs &e,
+                                NoResult &) {
+  GemmArgs g = getGemmArgs(e);
+  referenceGemm(g, 1.0f, nullptr);
+  // The column sums of B (k x n, row-major), in double, rounded once.
+  for (int64_t j = 0; j < g.n; ++j) {
+    double sum = 0.0;
+    for (int64_t l = 0; l < g.k; ++l)
+      sum += loadElement(g.b, g.bType, l * g.ldb + j);
+    storeElement(e.biasGrad, g.cType, j, sum);
+  }
+  return true;
+}
+
 bool amp::rt::cpu::ScaledGemm(const char *, const ScaledGemmArgs &s,
                               NoResult &) {
   // The scale in f32 (cuBLASLt's compute type), applied to the exact sum.

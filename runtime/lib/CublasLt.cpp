@@ -304,6 +304,11 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
 }
 
 namespace {
+/// The epilogue codes of runGemm beyond AmpGemmEpilogue's: none, and the
+/// bias gradient of GemmBiasGrad (cuBLASLt's BGRADA, whose bias pointer is
+/// written).
+constexpr int32_t kNoEpilogue = 0, kBiasGradEpilogue = -1;
+
 /// What selects a GEMM's cuBLASLt descriptors and algorithm: everything of
 /// a GemmEpilogue call but its pointers, whose alignments count instead.
 using GemmPlanKey = std::array<int64_t, 21>;
@@ -355,7 +360,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
   cublasOperation_t opA = e.transB ? CUBLAS_OP_T : CUBLAS_OP_N,
                     opB = e.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue =
-      e.epilogue == 0                             ? CUBLASLT_EPILOGUE_DEFAULT
+      e.epilogue == kNoEpilogue                   ? CUBLASLT_EPILOGUE_DEFAULT
+      : e.epilogue == kBiasGradEpilogue           ? CUBLASLT_EPILOGUE_BGRADA
       : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
                                                   : CUBLASLT_EPILOGUE_BIAS;
@@ -366,7 +372,7 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                    sizeof(epilogue)),
                "cublasLtMatmulDescSetAttribute(EPILOGUE)") ||
       // The heuristic reads the bias pointer's alignment (the key's).
-      (e.epilogue != 0 &&
+      (e.epilogue != kNoEpilogue &&
        !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                    e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")))
     return false;
@@ -392,7 +398,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                     "cuBLASLt has no kernel for %s x %s -> %s with the %s "
                     "epilogue, m = %lld, n = %lld, k = %lld",
                     dtypeName(e.aType), dtypeName(e.bType), dtypeName(e.cType),
-                    e.epilogue == 0                             ? "DEFAULT"
+                    e.epilogue == kNoEpilogue                   ? "DEFAULT"
+                    : e.epilogue == kBiasGradEpilogue           ? "BGRADA"
                     : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "RELU_BIAS"
                     : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "GELU_BIAS"
                                                                 : "BIAS",
@@ -441,7 +448,7 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
   }
   const CublasLtApi *api = st.api;
   const float alpha = 1.0f, beta = e.beta;
-  return (e.epilogue == 0 ||
+  return (e.epilogue == kNoEpilogue ||
           setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                      e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) &&
          ltCheck(call,
@@ -465,7 +472,21 @@ bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,
   GemmEpilogueArgs e{g.transA, g.transB, g.batch,   g.m,       g.n,
                      g.k,      g.a,      g.aType,   g.lda,     g.strideA,
                      g.b,      g.bType,  g.ldb,     g.strideB, g.c,
-                     g.cType,  g.ldc,    g.strideC, g.beta,    /*epilogue=*/0,
+                     g.cType,  g.ldc,    g.strideC, g.beta,    kNoEpilogue,
                      nullptr,  nullptr};
+  return runGemm(call, e, noKernel);
+}
+
+/// ampGpuGemmBiasGrad (arguments checked: batch 1, B not transposed):
+/// cuBLASLt's BGRADA epilogue, which sums cuBLASLt's A (our B, n x k
+/// column-major) over k into the bias pointer, of D's type.
+bool amp::rt::cuda::GemmBiasGrad(const char *call, const GemmBiasGradArgs &g,
+                                 NoResult &) {
+  GemmEpilogueArgs e{
+      g.transA, g.transB,          g.batch,    g.m,       g.n,   g.k,
+      g.a,      g.aType,           g.lda,      g.strideA, g.b,   g.bType,
+      g.ldb,    g.strideB,         g.c,        g.cType,   g.ldc, g.strideC,
+      g.beta,   kBiasGradEpilogue, g.biasGrad, nullptr};
+  bool noKernel;
   return runGemm(call, e, noKernel);
 }

@@ -98,8 +98,10 @@ GemmArgs getGemmArgs(const ScaledGemmArgs &args);
 ScaledGemmArgs getScaledGemmArgs(const GemmArgs &args, const float *aScale,
                                  const float *bScale, float *dAmax);
 
-/// The GEMM part of a GemmEpilogue call (its first parameters are Gemm's).
+/// The GEMM part of a GemmEpilogue or GemmBiasGrad call (their first
+/// parameters are Gemm's).
 GemmArgs getGemmArgs(const GemmEpilogueArgs &args);
+GemmArgs getGemmArgs(const GemmBiasGradArgs &args);
 
 /// The checks of validateGemm for an FP8 GEMM (FP8 operands, an f32, bf16
 /// or f16 output), then the scale and amax pointers (NULL or 4-byte

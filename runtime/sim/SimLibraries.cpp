@@ -69,7 +69,7 @@ static ::amp::sim::Peak peakOfType(int32_t type) {
 static void recordGemm(const char *call, const GemmArgs &g,
                        ::amp::sim::Peak peak, const void *bias = nullptr,
                        const char *epilogue = nullptr,
-                       const void *addend = nullptr) {
+                       const void *addend = nullptr, void *biasGrad = nullptr) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
@@ -77,8 +77,10 @@ static void recordGemm(const char *call, const GemmArgs &g,
   work.bytesRead = a * static_cast<int64_t>(gemmElementSize(g.aType)) +
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
                    (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0);
-  work.bytesWritten = c * cSize;
-  work.flops = 2 * g.batch * g.m * g.n * g.k;
+  // A bias gradient (GemmBiasGrad) is summed as B is read: n more
+  // elements written and k*n adds.
+  work.bytesWritten = c * cSize + (biasGrad ? g.n * cSize : 0);
+  work.flops = 2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * g.n : 0);
   work.peak = peak;
   work.library = true;
   std::string name = std::string(call) + " " + dtypeName(g.aType) + "*" +
@@ -97,6 +99,8 @@ static void recordGemm(const char *call, const GemmArgs &g,
   if (g.beta != 0.0f)
     ::amp::sim::markAccess(addend ? addend : g.c, false);
   ::amp::sim::markAccess(g.c, true);
+  if (biasGrad)
+    ::amp::sim::markAccess(biasGrad, true);
 }
 
 /// A convolution as the CUDA runtime runs it (Cudnn.cpp, CudnnBackward.cpp),
@@ -210,6 +214,23 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                                                          : "bias",
              e.beta != 0.0f ? e.addend : nullptr);
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
+}
+
+bool GemmBiasGrad(const char *call, const GemmBiasGradArgs &e,
+                  NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  GemmArgs g = getGemmArgs(e);
+  if (!checkGemmRanges(call, g) ||
+      !checkDeviceRange(call, "biasGrad", e.biasGrad,
+                        static_cast<uint64_t>(e.n) * gemmElementSize(e.cType)))
+    return false;
+  recordGemm(call, g, peakOfType(g.aType), nullptr, "bgrad", nullptr,
+             e.biasGrad);
+  if (state().countOnly.load()) {
+    std::memset(e.biasGrad, 0, e.n * gemmElementSize(e.cType));
+    return countOnlyGemm(g);
+  }
+  return cpu::GemmBiasGrad(call, e, result);
 }
 
 bool ScaledGemm(const char *call, const ScaledGemmArgs &s, NoResult &result) {

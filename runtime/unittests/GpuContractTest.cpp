@@ -512,6 +512,113 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
     mgpuMemFree(pointer, nullptr);
 }
 
+/// ampGpuGemmBiasGrad (cuBLASLt's BGRADA epilogue on the GPU) of `g`
+/// (batch 1, B not transposed) on integer data: C = op(A) B + beta C
+/// against the plain loop, and the bias gradient, B's column sums over k,
+/// exact (integers), written over a buffer that held other values.
+void checkGemmBiasGrad(const GemmCase &g, unsigned seed) {
+  SCOPED_TRACE("transA " + std::to_string(g.transA) + " beta " +
+               std::to_string(g.beta) + " types " + std::to_string(g.aType) +
+               " -> " + std::to_string(g.cType) + " k " + std::to_string(g.k));
+  int64_t aRows = g.transA ? g.k : g.m, aCols = g.transA ? g.m : g.k;
+  std::mt19937 random(seed);
+  DeviceArray a(g.aType, (aRows - 1) * g.lda + aCols);
+  DeviceArray b(g.aType, (g.k - 1) * g.ldb + g.n);
+  DeviceArray c(g.cType, (g.m - 1) * g.ldc + g.n);
+  DeviceArray biasGrad(g.cType, g.n);
+  for (DeviceArray *array : {&a, &b, &c, &biasGrad}) {
+    array->fillIntegers(random, 3);
+    array->upload();
+  }
+  ampGpuGemmBiasGrad(g.transA, 0, 1, g.m, g.n, g.k, a.device, g.aType, g.lda, 0,
+                     b.device, g.aType, g.ldb, 0, c.device, g.cType, g.ldc, 0,
+                     g.beta, biasGrad.device);
+  mgpuStreamSynchronize(nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<float> expected = c.values;
+  for (int64_t i = 0; i < g.m; ++i)
+    for (int64_t j = 0; j < g.n; ++j) {
+      double sum = 0;
+      for (int64_t p = 0; p < g.k; ++p)
+        sum += static_cast<double>(
+                   a.values[g.transA ? p * g.lda + i : i * g.lda + p]) *
+               b.values[p * g.ldb + j];
+      int64_t cIndex = i * g.ldc + j;
+      sum += g.beta * static_cast<double>(c.values[cIndex]);
+      expected[cIndex] = roundTo(g.cType, sum);
+    }
+  EXPECT_EQ(c.download(), expected) << "C";
+  std::vector<float> sums(g.n);
+  for (int64_t j = 0; j < g.n; ++j) {
+    double sum = 0;
+    for (int64_t p = 0; p < g.k; ++p)
+      sum += b.values[p * g.ldb + j];
+    sums[j] = roundTo(g.cType, sum);
+  }
+  EXPECT_EQ(biasGrad.download(), sums) << "the bias gradient";
+}
+
+TEST_F(Contract, GemmBiasGradSumsTheColumnsOfB) {
+  unsigned seed = 61;
+  // A weight gradient X^T dY (A transposed) and a plain GEMM, f32, f16 and
+  // bf16 operands into f32 (the masters' gradients) or their own type;
+  // k up to 1024 rows of dY (sums up to 3072: exact in f32, and in f16).
+  for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue; // Refused there (Bf16RefusedBeforeSm80).
+    for (int32_t cType : {int32_t(AMP_DTYPE_F32), type})
+      for (bool transA : {true, false})
+        for (int64_t k : {int64_t(64), int64_t(1024)}) {
+          if (type == AMP_DTYPE_BF16 && cType == type && k > 64)
+            continue; // Sums beyond bf16's integers (256) round.
+          GemmCase g{};
+          g.transA = transA;
+          g.batch = 1;
+          g.m = 24;
+          g.n = 40;
+          g.k = k;
+          g.lda = transA ? g.m : g.k;
+          g.ldb = g.n + 8;
+          g.ldc = g.n;
+          g.aType = type;
+          g.cType = cType;
+          g.beta = transA ? 0.0f : 1.0f;
+          checkGemmBiasGrad(g, seed++);
+        }
+  }
+}
+
+TEST_F(Contract, GemmBiasGradChecksItsArguments) {
+  void *a = mgpuMemAlloc(16 * 4, nullptr, false);
+  void *c = mgpuMemAlloc(16 * 4, nullptr, false);
+  void *grad = mgpuMemAlloc(4 * 4, nullptr, false);
+  auto call = [&](int64_t batch, int32_t transB, void *biasGrad) {
+    gErrors.clear();
+    int64_t stride = batch > 1 ? 16 : 0; // A valid batch otherwise.
+    ampGpuGemmBiasGrad(0, transB, batch, 4, 4, 4, a, AMP_DTYPE_F32, 4, stride,
+                       a, AMP_DTYPE_F32, 4, stride, c, AMP_DTYPE_F32, 4, stride,
+                       0.0f, biasGrad);
+    mgpuStreamSynchronize(nullptr);
+    return gErrors.empty() ? std::string() : gErrors.front();
+  };
+  EXPECT_NE(call(2, 0, grad)
+                .find("ampGpuGemmBiasGrad: batch = 2: the bias "
+                      "gradient is that of one GEMM"),
+            std::string::npos);
+  EXPECT_NE(call(1, 1, grad).find("ampGpuGemmBiasGrad: transB = 1"),
+            std::string::npos);
+  EXPECT_NE(call(1, 0, nullptr).find("ampGpuGemmBiasGrad: biasGrad is NULL"),
+            std::string::npos);
+  EXPECT_NE(call(1, 0, static_cast<char *>(grad) + 2)
+                .find("is not aligned to its f32 (cType)"),
+            std::string::npos);
+  EXPECT_EQ(call(1, 0, grad), "");
+  gErrors.clear();
+  for (void *pointer : {a, c, grad})
+    mgpuMemFree(pointer, nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // Attention
 //===----------------------------------------------------------------------===//

@@ -8,7 +8,9 @@
 // right before is beta = 0; an f32 accumulator that is only narrowed is
 // written in the 16-bit type (Epilogues.cpp); a bias epilogue (and a ReLU)
 // of an f32 accumulator is the GPU's GEMM with epilogue
-// (ampGpuGemmEpilogue: cuBLASLt). Sizes, leading dimensions
+// (ampGpuGemmEpilogue: cuBLASLt), and the column sum of a weight
+// gradient's B (the bias gradient) the GPU's GEMM with the bias gradient
+// (ampGpuGemmBiasGrad: cuBLASLt's BGRADA). Sizes, leading dimensions
 // and batch strides may be dynamic: the call reads them from the
 // descriptors. The matching and the arguments are shared with the scaled
 // GEMM (ScaledGemmCalls.cpp).
@@ -18,6 +20,8 @@
 #include "LibraryCallLowering.h"
 
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir {
 namespace amp {
@@ -309,9 +313,92 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   return success();
 }
 
+/// Whether `sum` is the column sum of `b` (k x n) over k into its one
+/// output (1 x n or n): a reduction over dimension 0 of `b`, read whole
+/// (identity map), whose body adds each element, widened or not, to the
+/// accumulator.
+static bool isColumnSum(linalg::GenericOp sum, Value b) {
+  if (sum.getNumDpsInputs() != 1 || sum.getDpsInputs()[0] != b ||
+      sum.getNumDpsInits() != 1 || sum.getNumLoops() != 2)
+    return false;
+  SmallVector<utils::IteratorType> iterators = sum.getIteratorTypesArray();
+  if (iterators[0] != utils::IteratorType::reduction ||
+      iterators[1] != utils::IteratorType::parallel)
+    return false;
+  MLIRContext *ctx = sum.getContext();
+  AffineExpr d1 = getAffineDimExpr(1, ctx);
+  AffineMap out = sum.getMatchingIndexingMap(sum.getDpsInitOperand(0));
+  if (!sum.getMatchingIndexingMap(sum.getDpsInputOperand(0)).isIdentity() ||
+      (out != AffineMap::get(2, 0, {d1}, ctx) &&
+       out != AffineMap::get(2, 0, {getAffineConstantExpr(0, ctx), d1}, ctx)))
+    return false;
+  Block &body = sum.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto add = yield.getOperand(0).getDefiningOp<arith::AddFOp>();
+  Value acc = body.getArgument(1);
+  if (!add || add->getBlock() != &body ||
+      (add.getLhs() != acc && add.getRhs() != acc))
+    return false;
+  Value element = add.getLhs() == acc ? add.getRhs() : add.getLhs();
+  size_t ops = 2; // the add and the yield
+  if (auto ext = element.getDefiningOp<arith::ExtFOp>();
+      ext && ext->getBlock() == &body) {
+    element = ext.getIn();
+    ops = 3;
+  }
+  return element == body.getArgument(0) && body.getOperations().size() == ops;
+}
+
+/// The bias gradient a GemmBiasGrad call writes beside the GEMM at `op`
+/// (batch 1, B stored k x n, output type `cType`): a column sum of B
+/// (isColumnSum) after `op` in its block into a dense buffer of the output's
+/// type, zero-filled between the two, with only allocations and ops
+/// without memory effects besides that fill in between; its buffer is
+/// usable at `op` (it dominates `op`, or is an operand-less alloc in the
+/// block, moved before `op`).
+struct BiasGradient {
+  linalg::GenericOp sum;
+  linalg::FillOp fill;
+  Value out;
+};
+static std::optional<BiasGradient>
+matchBiasGradient(Operation *op, const GemmOperands &gemm, int32_t cType) {
+  if (gemm.batched || gemm.transB)
+    return std::nullopt;
+  for (Operation *user : gemm.b.getUsers()) {
+    auto sum = dyn_cast<linalg::GenericOp>(user);
+    if (!sum || sum->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(sum) || !isColumnSum(sum, gemm.b))
+      continue;
+    Value out = sum.getDpsInits()[0];
+    auto outType = cast<MemRefType>(out.getType());
+    if (getDTypeCode(outType.getElementType()) != cType ||
+        !outType.getLayout().isIdentity())
+      continue;
+    linalg::FillOp fill;
+    bool clear = true;
+    for (Operation *between = op->getNextNode(); clear && between != sum;
+         between = between->getNextNode()) {
+      if (!fill && isZeroFillOf(between, out))
+        fill = cast<linalg::FillOp>(between);
+      else
+        clear = isa<memref::AllocOp>(between) || isMemoryEffectFree(between);
+    }
+    auto alloc = out.getDefiningOp<memref::AllocOp>();
+    bool movable = alloc && alloc->getNumOperands() == 0 &&
+                   alloc->getBlock() == op->getBlock();
+    if (clear && fill &&
+        (movable || DominanceInfo().properlyDominates(out, op)))
+      return BiasGradient{sum, fill, out};
+  }
+  return std::nullopt;
+}
+
 namespace {
 /// A (batch) matmul of f16, bf16 or f32 operands as the backend's GEMM,
-/// with its bias epilogue where the backend's GEMM can take it.
+/// with its bias epilogue where the backend's GEMM can take it, or the bias
+/// gradient of its B (a training step's weight gradient) where it can
+/// write that.
 template <typename OpTy>
 struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
   GemmToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
@@ -333,9 +420,25 @@ struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
     float beta = fill ? 0.0f : 1.0f;
     if (fill)
       rewriter.eraseOp(fill);
+    std::optional<RuntimeFunction> biasGradCall =
+        backend.getFunction(LibraryCall::GemmBiasGrad);
+    std::optional<BiasGradient> biasGrad;
+    if (biasGradCall)
+      biasGrad = matchBiasGradient(op, *gemm, output.type);
+    if (biasGrad) {
+      if (auto alloc = biasGrad->out.getDefiningOp<memref::AllocOp>();
+          alloc && op->isBeforeInBlock(alloc))
+        rewriter.moveOpBefore(alloc, op);
+      rewriter.eraseOp(biasGrad->fill);
+      rewriter.eraseOp(biasGrad->sum);
+      rewriter.setInsertionPoint(op);
+    }
     SmallVector<Value> args = buildGemmArguments(
         rewriter, op.getLoc(), *gemm, output.c, output.ci, output.type, beta);
-    replaceWithCall(rewriter, op, gemm->function, args, {output.accumulator});
+    if (biasGrad)
+      args.push_back(createBufferPointer(rewriter, op.getLoc(), biasGrad->out));
+    replaceWithCall(rewriter, op, biasGrad ? *biasGradCall : gemm->function,
+                    args, {output.accumulator});
     return success();
   }
 

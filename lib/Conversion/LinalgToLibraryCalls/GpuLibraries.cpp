@@ -2,7 +2,8 @@
 //
 // Part of amp-mlir. The GPU backend of amp-linalg-to-library-calls
 // (target=gpu): the runtime's device calls on device pointers. GEMMs are
-// cuBLAS (cublasGemmEx, strided-batched; Tensor Core math, f32 compute),
+// cuBLASLt's (cublasGemmEx where it has no algorithm; Tensor Core math, f32
+// compute; with a bias epilogue or a bias gradient),
 // FP8 GEMMs cuBLASLt's, under its rules (Float8Kernels.h) on sm_89 and
 // later, and convolutions cuDNN's legacy cudnnConvolutionForward in the
 // NCHW/FCHW, NHWC/HWCF and NHWC/FHWC layouts (grouped and depthwise ones
