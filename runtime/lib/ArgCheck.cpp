@@ -209,12 +209,15 @@ bool amp::rt::validateGemm(const char *call, const GemmArgs &g,
   return validateGemmImpl(call, g, forCuBlas, /*scaled=*/false);
 }
 
-GemmArgs amp::rt::getGemmArgs(const ScaledGemmArgs &s) {
-  return GemmArgs{s.transA, s.transB, s.batch,   s.m,       s.n,
-                  s.k,      s.a,      s.aType,   s.lda,     s.strideA,
-                  s.b,      s.bType,  s.ldb,     s.strideB, s.c,
-                  s.cType,  s.ldc,    s.strideC, s.beta};
+/// The GEMM part of a call whose first parameters are Gemm's.
+template <typename Args> static GemmArgs gemmPart(const Args &e) {
+  return GemmArgs{e.transA, e.transB, e.batch,   e.m,       e.n,
+                  e.k,      e.a,      e.aType,   e.lda,     e.strideA,
+                  e.b,      e.bType,  e.ldb,     e.strideB, e.c,
+                  e.cType,  e.ldc,    e.strideC, e.beta};
 }
+
+GemmArgs amp::rt::getGemmArgs(const ScaledGemmArgs &s) { return gemmPart(s); }
 
 ScaledGemmArgs amp::rt::getScaledGemmArgs(const GemmArgs &g,
                                           const float *aScale,
@@ -241,19 +244,9 @@ bool amp::rt::validateScaledGemm(const char *call, const ScaledGemmArgs &s,
   return true;
 }
 
-GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) {
-  return GemmArgs{e.transA, e.transB, e.batch,   e.m,       e.n,
-                  e.k,      e.a,      e.aType,   e.lda,     e.strideA,
-                  e.b,      e.bType,  e.ldb,     e.strideB, e.c,
-                  e.cType,  e.ldc,    e.strideC, e.beta};
-}
+GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) { return gemmPart(e); }
 
-GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) {
-  return GemmArgs{e.transA, e.transB, e.batch,   e.m,       e.n,
-                  e.k,      e.a,      e.aType,   e.lda,     e.strideA,
-                  e.b,      e.bType,  e.ldb,     e.strideB, e.c,
-                  e.cType,  e.ldc,    e.strideC, e.beta};
-}
+GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) { return gemmPart(e); }
 
 namespace {
 /// The epilogue, the bias and the addend of `e`: an AmpGemmEpilogue, and

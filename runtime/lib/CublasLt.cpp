@@ -467,14 +467,19 @@ bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
   return runGemm(call, e, noKernel);
 }
 
+/// The GemmEpilogue arguments of the GEMM `g` with `epilogue` (one of
+/// AmpGemmEpilogue or runGemm's own) and its bias pointer.
+static GemmEpilogueArgs withEpilogue(const GemmArgs &g, int32_t epilogue,
+                                     const void *bias) {
+  return {g.transA, g.transB,  g.batch, g.m,       g.n,   g.k,
+          g.a,      g.aType,   g.lda,   g.strideA, g.b,   g.bType,
+          g.ldb,    g.strideB, g.c,     g.cType,   g.ldc, g.strideC,
+          g.beta,   epilogue,  bias,    nullptr};
+}
+
 bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,
                              bool &noKernel) {
-  GemmEpilogueArgs e{g.transA, g.transB, g.batch,   g.m,       g.n,
-                     g.k,      g.a,      g.aType,   g.lda,     g.strideA,
-                     g.b,      g.bType,  g.ldb,     g.strideB, g.c,
-                     g.cType,  g.ldc,    g.strideC, g.beta,    kNoEpilogue,
-                     nullptr,  nullptr};
-  return runGemm(call, e, noKernel);
+  return runGemm(call, withEpilogue(g, kNoEpilogue, nullptr), noKernel);
 }
 
 /// ampGpuGemmBiasGrad (arguments checked: batch 1, B not transposed):
@@ -482,11 +487,8 @@ bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,
 /// column-major) over k into the bias pointer, of D's type.
 bool amp::rt::cuda::GemmBiasGrad(const char *call, const GemmBiasGradArgs &g,
                                  NoResult &) {
-  GemmEpilogueArgs e{
-      g.transA, g.transB,          g.batch,    g.m,       g.n,   g.k,
-      g.a,      g.aType,           g.lda,      g.strideA, g.b,   g.bType,
-      g.ldb,    g.strideB,         g.c,        g.cType,   g.ldc, g.strideC,
-      g.beta,   kBiasGradEpilogue, g.biasGrad, nullptr};
   bool noKernel;
-  return runGemm(call, e, noKernel);
+  return runGemm(call,
+                 withEpilogue(getGemmArgs(g), kBiasGradEpilogue, g.biasGrad),
+                 noKernel);
 }
