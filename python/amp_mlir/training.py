@@ -239,7 +239,15 @@ def _backward_decompositions(torch):
       library call takes, and fails on grouped convolutions;
     - cumsum, as from_torch decomposes it (frontends._decompositions): OPT
       and other decoders take the cumsum of the attention mask for their
-      positions, which torch-mlir would make a tm_tensor.scan."""
+      positions, which torch-mlir would make a tm_tensor.scan;
+    - gelu and gelu_backward with approximate="tanh", as ATen computes
+      them (kBeta = sqrt(2/pi) in double): torch-mlir's lowering of gelu
+      multiplies by 0.797724 instead of 0.7978846, a relative error of
+      2e-4 in the tanh's argument. The backward recomputes the tanh from
+      the input, the one tensor autograd saves; its argument is written
+      x (beta + beta kappa x^2) and the forward's cube as pow(x, 3), so
+      that common subexpression elimination in the one graph of forward
+      and backward shares (and stores) neither the tanh nor x^2."""
     aten = torch.ops.aten
     F = torch.nn.functional
 
@@ -507,7 +515,27 @@ def _backward_decompositions(torch):
         return pool_backward(lambda i, j: scaled, self, kernel, stride,
                              padding, [1, 1])
 
+    beta, kappa = math.sqrt(2.0 / math.pi), 0.044715
+
+    def gelu(x, approximate="none"):
+        if approximate != "tanh":
+            return NotImplemented  # torch-mlir lowers the exact GELU
+        return 0.5 * x * (1.0 + torch.tanh(beta * (x + kappa * x.pow(3))))
+
+    def gelu_backward(grad_output, x, approximate="none"):
+        if approximate != "tanh":
+            return NotImplemented
+        # ATen's formula (GeluKernel.cpp): d/dx of 0.5 x (1 + tanh(inner)).
+        x_sq = x * x
+        tanh_inner = torch.tanh(x * (beta + (beta * kappa) * x_sq))
+        left_derivative = 0.5 * (1.0 + tanh_inner)
+        right_derivative = (0.5 * x) * (1.0 - tanh_inner * tanh_inner) * \
+            (beta * (1.0 + 3.0 * kappa * x_sq))
+        return grad_output * (left_derivative + right_derivative)
+
     return {aten.nll_loss_backward.default: nll_loss_backward,
+            aten.gelu.default: gelu,
+            aten.gelu_backward.default: gelu_backward,
             aten.nll_loss2d_backward.default: nll_loss_backward,
             aten.embedding_dense_backward.default: embedding_dense_backward,
             aten.max_pool2d_with_indices.default: max_pool2d_with_indices,
@@ -746,13 +774,14 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
         buffers = [b.detach().clone() for _, b in state]
         # On fake tensors: the step is traced, not run (GPT-2 124M's at
         # 8x1024 tokens would take 22 GB).
-        gm, draws = _trace_step(torch, model, loss_fn, (names, params),
-                                (buffer_names, buffers), num_inputs,
-                                example_batch, seed,
-                                "symbolic" if batch_shapes and any(
-                                    spec is not None
-                                    for spec in batch_shapes)
-                                else "fake")
+        with _tanh_gelu_as_one_op(torch, model):
+            gm, draws = _trace_step(torch, model, loss_fn, (names, params),
+                                    (buffer_names, buffers), num_inputs,
+                                    example_batch, seed,
+                                    "symbolic" if batch_shapes and any(
+                                        spec is not None
+                                        for spec in batch_shapes)
+                                    else "fake")
         if draws:
             # The generator's state is one more buffer, after the model's.
             buffer_names.append(philox.RNG_BUFFER)
@@ -791,6 +820,52 @@ def from_torch_training(model, loss_fn, optimizer, *example_batch,
                 f"--amp-training or model buffers; use a newer "
                 f"build, or annotate=False\n{error}") from None
         raise
+
+
+# transformers' modules that write GELU's tanh approximation,
+# 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), as a formula of tensor
+# ops (class name: whether the instance computes the formula, from its
+# attributes); GELUTanh computes it with F.gelu unless asked for the
+# Python form.
+_TANH_GELU_FORMULAS = {
+    "NewGELUActivation": lambda module: True,     # GPT-2's gelu_new
+    "FastGELUActivation": lambda module: True,    # gelu_fast
+    "GELUTanh": lambda module: getattr(module, "act", None) ==
+    getattr(module, "_gelu_tanh_python", object()),
+}
+
+
+class _tanh_gelu_as_one_op:
+    """While the step is traced, the modules of transformers that compute
+    GELU's tanh approximation as a formula (_TANH_GELU_FORMULAS) call
+    F.gelu(x, approximate="tanh"): the same function, one aten op. Its
+    derivative then recomputes the tanh from x (gelu_backward), where
+    autograd of the formula saves the tanh of every activation for the
+    backward: a tensor of the MLP's hidden size per layer, written by the
+    forward and read by the backward (GPT-2 124M at 8 x 1024 tokens: 50 MB
+    a layer in 16 bits). One op also gives the compiler the GELU whole
+    (its GEMM epilogue, round-once). Each instance's own forward is
+    restored afterwards."""
+
+    def __init__(self, torch, model):
+        self.torch, self.model, self.patched = torch, model, []
+
+    def __enter__(self):
+        gelu = self.torch.nn.functional.gelu
+        for module in self.model.modules():
+            cls = type(module)
+            test = _TANH_GELU_FORMULAS.get(cls.__name__)
+            if (test is None or not cls.__module__.startswith("transformers")
+                    or "forward" in vars(module) or not test(module)):
+                continue
+            module.forward = lambda input: gelu(input, approximate="tanh")
+            self.patched.append(module)
+        return self
+
+    def __exit__(self, *exc):
+        for module in self.patched:
+            del module.forward
+        return False
 
 
 def _persist_constants(gm):

@@ -293,6 +293,62 @@ def test_max_pool_decompositions_are_pytorchs_kernels():
             shape
 
 
+def test_tanh_gelu_decompositions_are_atens():
+    """The tanh GELU's decompositions, run eagerly, give ATen's gelu and
+    gelu_backward (approximate="tanh") to f32's rounding (torch-mlir's own
+    lowering multiplies by 0.797724 for sqrt(2/pi): 2e-4 off); the exact
+    GELU is left to torch-mlir (NotImplemented)."""
+    torch = needs_torch()
+    from amp_mlir.training import _backward_decompositions
+    aten = torch.ops.aten
+    table = _backward_decompositions(torch)
+    gelu, backward = (table[aten.gelu.default],
+                      table[aten.gelu_backward.default])
+    torch.manual_seed(0)
+    x = torch.randn(4096, dtype=torch.float64) * 4
+    grad = torch.randn_like(x)
+    torch.testing.assert_close(gelu(x, approximate="tanh"),
+                               aten.gelu(x, approximate="tanh"),
+                               rtol=1e-12, atol=1e-12)
+    torch.testing.assert_close(
+        backward(grad, x, approximate="tanh"),
+        aten.gelu_backward(grad, x, approximate="tanh"), rtol=1e-12,
+        atol=1e-12)
+    assert gelu(x) is NotImplemented
+    assert backward(grad, x) is NotImplemented
+
+
+def test_tanh_gelu_modules_train_as_one_op():
+    """transformers' GELU modules that compute the tanh form as a formula
+    (GPT-2's gelu_new) are traced as F.gelu(approximate="tanh"): the step
+    matches PyTorch's autograd of the formula, its tanh is computed from
+    sqrt(2/pi) (not torch-mlir's 0.797724), no tanh of the forward is
+    shared with the backward (each computes its own), and the modules'
+    own forward is back afterwards."""
+    torch = needs_torch()
+    needs_training_attributes()
+    try:
+        from transformers.activations import NewGELUActivation
+    except ImportError:
+        skip("needs transformers (the frontend environment)")
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), NewGELUActivation(),
+                                torch.nn.Linear(32, 4))
+    x, y = torch.randn(8, 16), torch.randn(8, 4)
+    text = amp_mlir.from_torch_training(
+        model, torch.nn.functional.mse_loss, {"kind": "sgd", "lr": 0.1}, x,
+        y)
+    assert "forward" not in vars(model[1])
+    constants = re.findall(r"arith\.constant (0\.79[0-9e+-]*) : f", text)
+    assert constants and all(c.startswith("0.797884") for c in constants), \
+        constants
+    # One tanh in the forward, one in the backward, neither shared.
+    tanhs = re.findall(r"(%\S+) = math\.tanh", text)
+    assert len(tanhs) == 2, tanhs
+    _check_step(torch, amp_mlir.compile(text, level="O0").forward_backward,
+                model, torch.nn.functional.mse_loss, [x, y])
+
+
 def test_max_pool_gradients_match_torch():
     """Max pooling with indices and its input gradient (amp_mlir's
     decompositions: elementwise over strided slices of the input, and a

@@ -249,21 +249,39 @@ GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) { return gemmPart(e); }
 GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) { return gemmPart(e); }
 
 namespace {
-/// The epilogue, the bias and the addend of `e`: an AmpGemmEpilogue, and
-/// where n > 0 a non-NULL bias and an addend (or NULL) aligned to their
+/// The epilogue, the bias, the addend and the aux output of `e`: an
+/// AmpGemmEpilogue; an aux output for GELU_AUX_BIAS only; and where n > 0 a
+/// non-NULL bias, an addend (or NULL) and the aux output aligned to their
 /// element (cType).
 bool checkEpilogue(const char *call, const GemmEpilogueArgs &e) {
   if (e.epilogue != AMP_GEMM_EPILOGUE_BIAS &&
       e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS)
+      e.epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS &&
+      e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)
     return setError(call,
                     "invalid epilogue %" PRId32 " (expected %d = "
-                    "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS "
-                    "or %d = AMP_GEMM_EPILOGUE_GELU_BIAS)",
+                    "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS, "
+                    "%d = AMP_GEMM_EPILOGUE_GELU_BIAS or %d = "
+                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)",
                     e.epilogue, AMP_GEMM_EPILOGUE_BIAS,
-                    AMP_GEMM_EPILOGUE_RELU_BIAS, AMP_GEMM_EPILOGUE_GELU_BIAS);
+                    AMP_GEMM_EPILOGUE_RELU_BIAS, AMP_GEMM_EPILOGUE_GELU_BIAS,
+                    AMP_GEMM_EPILOGUE_GELU_AUX_BIAS);
+  bool auxOutput = e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS;
+  if (!auxOutput && e.aux)
+    return setError(call,
+                    "aux = %p with epilogue %" PRId32 " (only "
+                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes aux; pass NULL)",
+                    e.aux, e.epilogue);
   if (e.n == 0)
     return true;
+  if (auxOutput && (!e.aux || e.aux == e.c))
+    return setError(call,
+                    "aux = %p (AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes the "
+                    "GELU's input there: a buffer other than C's)",
+                    e.aux);
+  if (reinterpret_cast<uintptr_t>(e.aux) % dtypeSize(e.cType) != 0)
+    return setError(call, "aux = %p is not aligned to its %s (cType)", e.aux,
+                    dtypeName(e.cType));
   if (!e.bias)
     return setError(
         call, "bias is NULL (the epilogue adds n = %" PRId64 " bias elements)",

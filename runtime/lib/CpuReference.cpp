@@ -72,11 +72,13 @@ void storeElement(void *base, int32_t type, int64_t index, double value) {
 namespace {
 /// What a GEMM adds after its product (GemmEpilogue): bias[j] (cType, or
 /// none) on column j, then the activation (an AmpGemmEpilogue's; 0: none);
-/// beta scales `addend` (C's layout) in place of C where it is not null.
+/// beta scales `addend` (C's layout) in place of C where it is not null;
+/// `aux` (C's layout), where not null, gets the activation's input.
 struct ReferenceEpilogue {
   const void *bias = nullptr;
   int32_t activation = 0;
   const void *addend = nullptr;
+  void *aux = nullptr;
 };
 
 /// GELU's tanh approximation (cuBLASLt's GELU), in double.
@@ -112,9 +114,12 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax,
                              cIndex);
         if (epilogue.bias)
           acc += loadElement(epilogue.bias, g.cType, j);
+        if (epilogue.aux)
+          storeElement(epilogue.aux, g.cType, cIndex, acc);
         if (epilogue.activation == AMP_GEMM_EPILOGUE_RELU_BIAS && acc < 0.0)
           acc = 0.0;
-        else if (epilogue.activation == AMP_GEMM_EPILOGUE_GELU_BIAS)
+        else if (epilogue.activation == AMP_GEMM_EPILOGUE_GELU_BIAS ||
+                 epilogue.activation == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)
           acc = geluTanh(acc);
         float magnitude = std::fabs(static_cast<float>(acc));
         if (!(magnitude <= largest) && !std::isnan(largest))
@@ -135,7 +140,8 @@ bool amp::rt::cpu::Gemm(const char *, const GemmArgs &g, NoResult &) {
 
 bool amp::rt::cpu::GemmEpilogue(const char *, const GemmEpilogueArgs &e,
                                 NoResult &) {
-  referenceGemm(getGemmArgs(e), 1.0f, nullptr, {e.bias, e.epilogue, e.addend});
+  referenceGemm(getGemmArgs(e), 1.0f, nullptr,
+                {e.bias, e.epilogue, e.addend, e.aux});
   return true;
 }
 

@@ -311,7 +311,7 @@ constexpr int32_t kNoEpilogue = 0, kBiasGradEpilogue = -1;
 
 /// What selects a GEMM's cuBLASLt descriptors and algorithm: everything of
 /// a GemmEpilogue call but its pointers, whose alignments count instead.
-using GemmPlanKey = std::array<int64_t, 21>;
+using GemmPlanKey = std::array<int64_t, 22>;
 
 /// A GEMM's cuBLASLt descriptors and the heuristic's algorithm, made once
 /// per GemmPlanKey and kept (as the handle) for the process.
@@ -345,7 +345,59 @@ GemmPlanKey getGemmPlanKey(const GemmEpilogueArgs &e) {
                                bytes(e.cType, e.strideC)),
                    alignmentOf(e.addend ? e.addend : e.c, bytes(e.cType, e.ldc),
                                e.batch, bytes(e.cType, e.strideC))),
-          alignmentOf(e.bias, 0, 1, 0)};
+          alignmentOf(e.bias, 0, 1, 0),
+          e.aux ? alignmentOf(e.aux, bytes(e.cType, e.ldc), e.batch,
+                              bytes(e.cType, e.strideC))
+                : 0};
+}
+
+/// The name of cuBLASLt's epilogue for runGemm's code `epilogue`.
+const char *epilogueName(int32_t epilogue) {
+  switch (epilogue) {
+  case kNoEpilogue:
+    return "DEFAULT";
+  case kBiasGradEpilogue:
+    return "BGRADA";
+  case AMP_GEMM_EPILOGUE_RELU_BIAS:
+    return "RELU_BIAS";
+  case AMP_GEMM_EPILOGUE_GELU_BIAS:
+    return "GELU_BIAS";
+  case AMP_GEMM_EPILOGUE_GELU_AUX_BIAS:
+    return "GELU_AUX_BIAS";
+  default:
+    return "BIAS";
+  }
+}
+
+/// Sets the int64 attribute `attribute` of `matmul` to `value`.
+bool setInt64(const char *call, const CublasLtApi *api,
+              cublasLtMatmulDesc_t matmul,
+              cublasLtMatmulDescAttributes_t attribute, int64_t value,
+              const char *what) {
+  return ltCheck(call,
+                 api->cublasLtMatmulDescSetAttribute(matmul, attribute, &value,
+                                                     sizeof(value)),
+                 what);
+}
+
+/// The aux output of GELU_AUX_BIAS (C's type, ldc and strideC) on `matmul`:
+/// its layout once per plan (`layout`), its pointer on every call.
+bool setAux(const char *call, const CublasLtApi *api,
+            cublasLtMatmulDesc_t matmul, const GemmEpilogueArgs &e,
+            bool layout) {
+  if (e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)
+    return true;
+  return (!layout ||
+          (setInt64(call, api, matmul, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
+                    e.ldc, "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)") &&
+           (e.batch == 1 ||
+            setInt64(call, api, matmul,
+                     CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, e.strideC,
+                     "cublasLtMatmulDescSetAttribute("
+                     "EPILOGUE_AUX_BATCH_STRIDE)")))) &&
+         setPointer(call, api, matmul,
+                    CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_POINTER, e.aux,
+                    "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_POINTER)");
 }
 
 /// Makes the plan of `e` (whose key is `key`) into `plan`: descriptors in
@@ -364,7 +416,9 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
       : e.epilogue == kBiasGradEpilogue           ? CUBLASLT_EPILOGUE_BGRADA
       : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
-                                                  : CUBLASLT_EPILOGUE_BIAS;
+      : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
+          ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
+          : CUBLASLT_EPILOGUE_BIAS;
   if (!makeMatmulDesc(call, d, opA, opB) ||
       !ltCheck(call,
                api->cublasLtMatmulDescSetAttribute(
@@ -374,7 +428,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
       // The heuristic reads the bias pointer's alignment (the key's).
       (e.epilogue != kNoEpilogue &&
        !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
-                   e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")))
+                   e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) ||
+      !setAux(call, api, d.matmul, e, /*layout=*/true))
     return false;
   if (!makeLayout(call, api, &d.a, toCudaType(e.bType), e.transB ? e.k : e.n,
                   e.transB ? e.n : e.k, e.ldb, e.batch, e.strideB) ||
@@ -398,13 +453,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                     "cuBLASLt has no kernel for %s x %s -> %s with the %s "
                     "epilogue, m = %lld, n = %lld, k = %lld",
                     dtypeName(e.aType), dtypeName(e.bType), dtypeName(e.cType),
-                    e.epilogue == kNoEpilogue                   ? "DEFAULT"
-                    : e.epilogue == kBiasGradEpilogue           ? "BGRADA"
-                    : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? "RELU_BIAS"
-                    : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "GELU_BIAS"
-                                                                : "BIAS",
-                    static_cast<long long>(e.m), static_cast<long long>(e.n),
-                    static_cast<long long>(e.k));
+                    epilogueName(e.epilogue), static_cast<long long>(e.m),
+                    static_cast<long long>(e.n), static_cast<long long>(e.k));
   }
   // The plan keeps the descriptors; the preference goes with `d`.
   plan.matmul = d.matmul;
@@ -451,6 +501,7 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
   return (e.epilogue == kNoEpilogue ||
           setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                      e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) &&
+         setAux(call, api, plan.matmul, e, /*layout=*/false) &&
          ltCheck(call,
                  api->cublasLtMatmul(
                      st.handle, plan.matmul, &alpha, e.b, plan.a, e.a, plan.b,
@@ -460,9 +511,18 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
                  "cublasLtMatmul");
 }
 
-/// ampGpuGemmEpilogue (arguments already checked).
+/// ampGpuGemmEpilogue (arguments already checked), after GELU_AUX_BIAS's
+/// own rules (cuBLASLt's: the aux leading dimension and batch stride
+/// multiples of 8).
 bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                                  NoResult &) {
+  if (e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
+      (e.ldc % 8 != 0 || (e.batch > 1 && e.strideC % 8 != 0)))
+    return setError(call,
+                    "cuBLASLt's GELU_AUX_BIAS needs ldc (%lld) and, batched, "
+                    "strideC (%lld) to be multiples of 8",
+                    static_cast<long long>(e.ldc),
+                    static_cast<long long>(e.strideC));
   bool noKernel;
   return runGemm(call, e, noKernel);
 }
@@ -471,10 +531,10 @@ bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
 /// AmpGemmEpilogue or runGemm's own) and its bias pointer.
 static GemmEpilogueArgs withEpilogue(const GemmArgs &g, int32_t epilogue,
                                      const void *bias) {
-  return {g.transA, g.transB,  g.batch, g.m,       g.n,   g.k,
-          g.a,      g.aType,   g.lda,   g.strideA, g.b,   g.bType,
-          g.ldb,    g.strideB, g.c,     g.cType,   g.ldc, g.strideC,
-          g.beta,   epilogue,  bias,    nullptr};
+  return {g.transA, g.transB,  g.batch, g.m,       g.n,    g.k,
+          g.a,      g.aType,   g.lda,   g.strideA, g.b,    g.bType,
+          g.ldb,    g.strideB, g.c,     g.cType,   g.ldc,  g.strideC,
+          g.beta,   epilogue,  bias,    nullptr,   nullptr};
 }
 
 bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,

@@ -69,7 +69,8 @@ static ::amp::sim::Peak peakOfType(int32_t type) {
 static void recordGemm(const char *call, const GemmArgs &g,
                        ::amp::sim::Peak peak, const void *bias = nullptr,
                        const char *epilogue = nullptr,
-                       const void *addend = nullptr, void *biasGrad = nullptr) {
+                       const void *addend = nullptr, void *biasGrad = nullptr,
+                       void *aux = nullptr) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
@@ -78,8 +79,10 @@ static void recordGemm(const char *call, const GemmArgs &g,
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
                    (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0);
   // A bias gradient (GemmBiasGrad) is summed as B is read: n more
-  // elements written and k*n adds.
-  work.bytesWritten = c * cSize + (biasGrad ? g.n * cSize : 0);
+  // elements written and k*n adds. An aux output (GELU_AUX_BIAS) is a
+  // second C written.
+  work.bytesWritten =
+      c * cSize + (biasGrad ? g.n * cSize : 0) + (aux ? c * cSize : 0);
   work.flops = 2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * g.n : 0);
   work.peak = peak;
   work.library = true;
@@ -101,6 +104,8 @@ static void recordGemm(const char *call, const GemmArgs &g,
   ::amp::sim::markAccess(g.c, true);
   if (biasGrad)
     ::amp::sim::markAccess(biasGrad, true);
+  if (aux)
+    ::amp::sim::markAccess(aux, true);
 }
 
 /// A convolution as the CUDA runtime runs it (Cudnn.cpp, CudnnBackward.cpp),
@@ -206,13 +211,17 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
       (e.addend && e.beta != 0.0f &&
        !checkDeviceRange(call, "addend", e.addend,
                          matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
-                             cSize)))
+                             cSize)) ||
+      (e.aux && !checkDeviceRange(
+                    call, "aux", e.aux,
+                    matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) * cSize)))
     return false;
   recordGemm(call, g, peakOfType(g.aType), e.bias,
-             e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS   ? "relu_bias"
-             : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? "gelu_bias"
-                                                         : "bias",
-             e.beta != 0.0f ? e.addend : nullptr);
+             e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS       ? "relu_bias"
+             : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS     ? "gelu_bias"
+             : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ? "gelu_aux_bias"
+                                                             : "bias",
+             e.beta != 0.0f ? e.addend : nullptr, nullptr, e.aux);
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }
 

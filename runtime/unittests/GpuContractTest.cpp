@@ -344,11 +344,12 @@ TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
   mgpuMemFree(c, nullptr);
 }
 
-/// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS and GELU_BIAS epilogues
-/// on the GPU) of `g` (offsets 0) on integer data: C = act(op(A) op(B) +
-/// beta * R + bias), R being a separate addend where `separate`, else C in
-/// place, against the plain loop rounded once; the addend is left as it
-/// was.
+/// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS, GELU_BIAS and
+/// GELU_AUX_BIAS epilogues on the GPU) of `g` (offsets 0) on integer data:
+/// C = act(op(A) op(B) + beta * R + bias), R being a separate addend where
+/// `separate`, else C in place, against the plain loop rounded once; the
+/// addend is left as it was; GELU_AUX_BIAS's aux output is the GELU's input
+/// rounded once (exactly: integers).
 void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
                        unsigned seed) {
   SCOPED_TRACE("epilogue " + std::to_string(epilogue) + " separate " +
@@ -368,18 +369,21 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
   DeviceArray c(g.cType, extent(g.strideC, g.m, g.ldc, g.n));
   DeviceArray r(g.cType, c.values.size());
   DeviceArray bias(g.cType, g.n);
-  for (DeviceArray *array : {&a, &b, &c, &r, &bias}) {
+  DeviceArray aux(g.cType, c.values.size());
+  for (DeviceArray *array : {&a, &b, &c, &r, &bias, &aux}) {
     array->fillIntegers(random, 3);
     array->upload();
   }
+  bool auxOutput = epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS;
   ampGpuGemmEpilogue(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.device,
                      g.aType, g.lda, g.strideA, b.device, g.aType, g.ldb,
                      g.strideB, c.device, g.cType, g.ldc, g.strideC, g.beta,
-                     epilogue, bias.device, separate ? r.device : nullptr);
+                     epilogue, bias.device, separate ? r.device : nullptr,
+                     auxOutput ? aux.device : nullptr);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   const std::vector<float> &addend = separate ? r.values : c.values;
-  std::vector<float> expected = c.values;
+  std::vector<float> expected = c.values, expectedAux = aux.values;
   for (int64_t batch = 0; batch < g.batch; ++batch)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
@@ -395,7 +399,9 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
           sum += g.beta * static_cast<double>(addend[cIndex]);
         if (epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS && sum < 0)
           sum = 0;
-        if (epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS)
+        if (auxOutput)
+          expectedAux[cIndex] = roundTo(g.cType, sum);
+        if (epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS || auxOutput)
           sum = 0.5 * sum *
                 (1.0 + std::tanh(0.79788456080286535588 *
                                  (sum + 0.044715 * sum * sum * sum)));
@@ -405,10 +411,10 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
   // GELU's tanh is cuBLASLt's own on the GPU: within a rounding of the
   // output type (an f32 tanh's error, and a 16-bit result's rounding that
   // may go the other way); the rest is exact.
-  double ulp = epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS ? 0.0
-               : g.cType == AMP_DTYPE_F32              ? 1e-6
-               : g.cType == AMP_DTYPE_F16              ? 1.0 / 1024
-                                                       : 1.0 / 128;
+  double ulp = epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS && !auxOutput ? 0.0
+               : g.cType == AMP_DTYPE_F32                            ? 1e-6
+               : g.cType == AMP_DTYPE_F16 ? 1.0 / 1024
+                                          : 1.0 / 128;
   int64_t wrong = 0, negative = 0;
   for (size_t i = 0; i < actual.size(); ++i) {
     negative += expected[i] < 0;
@@ -423,6 +429,8 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
     EXPECT_GT(negative, 0) << "no negative sum: the ReLU would go unseen";
   }
   EXPECT_EQ(r.download(), r.values) << "the addend was written";
+  EXPECT_EQ(aux.download(), expectedAux)
+      << (auxOutput ? "the GELU's input" : "aux was written");
 }
 
 TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
@@ -456,7 +464,7 @@ TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
     for (int32_t cType : {type, int32_t(AMP_DTYPE_F32)})
       for (int32_t epilogue :
            {AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS,
-            AMP_GEMM_EPILOGUE_GELU_BIAS})
+            AMP_GEMM_EPILOGUE_GELU_BIAS, AMP_GEMM_EPILOGUE_GELU_AUX_BIAS})
         for (bool separate : {false, true})
           for (float beta : {0.0f, 1.0f}) {
             GemmCase g{};
@@ -483,19 +491,34 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
   void *a = mgpuMemAlloc(16 * 4, nullptr, false);
   void *c = mgpuMemAlloc(16 * 4, nullptr, false);
   void *bias = mgpuMemAlloc(4 * 4, nullptr, false);
-  auto call = [&](int32_t epilogue, const void *biasPointer,
-                  const void *addend) {
+  void *aux = mgpuMemAlloc(16 * 4, nullptr, false);
+  auto call = [&](int32_t epilogue, const void *biasPointer, const void *addend,
+                  void *auxPointer = nullptr) {
     gErrors.clear();
     ampGpuGemmEpilogue(0, 0, 1, 4, 4, 4, a, AMP_DTYPE_F32, 4, 0, a,
                        AMP_DTYPE_F32, 4, 0, c, AMP_DTYPE_F32, 4, 0, 1.0f,
-                       epilogue, biasPointer, addend);
+                       epilogue, biasPointer, addend, auxPointer);
     mgpuStreamSynchronize(nullptr);
     return gErrors.empty() ? std::string() : gErrors.front();
   };
-  EXPECT_NE(call(4, bias, nullptr)
+  EXPECT_NE(call(5, bias, nullptr)
                 .find("ampGpuGemmEpilogue: invalid "
-                      "epilogue 4 (expected 1 = "
+                      "epilogue 5 (expected 1 = "
                       "AMP_GEMM_EPILOGUE_BIAS, 2"),
+            std::string::npos);
+  // aux: written by GELU_AUX_BIAS only, into a buffer other than C's.
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_BIAS, bias, nullptr, aux)
+                .find("only AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes aux"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, bias, nullptr)
+                .find("ampGpuGemmEpilogue: aux = "),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, bias, nullptr, c)
+                .find("a buffer other than C's"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, bias, nullptr,
+                 static_cast<char *>(aux) + 2)
+                .find("is not aligned to its f32 (cType)"),
             std::string::npos);
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_BIAS, nullptr, nullptr)
                 .find("ampGpuGemmEpilogue: bias is NULL"),
@@ -508,7 +531,7 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
             std::string::npos);
   EXPECT_EQ(call(AMP_GEMM_EPILOGUE_RELU_BIAS, bias, nullptr), "");
   gErrors.clear();
-  for (void *pointer : {a, c, bias})
+  for (void *pointer : {a, c, bias, aux})
     mgpuMemFree(pointer, nullptr);
 }
 

@@ -788,7 +788,7 @@ TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
   ampSimResetStats();
   ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
                      3, 0, c, AMP_DTYPE_F16, 3, 0, 1.0f,
-                     AMP_GEMM_EPILOGUE_RELU_BIAS, biasDevice, r);
+                     AMP_GEMM_EPILOGUE_RELU_BIAS, biasDevice, r, nullptr);
   EXPECT_EQ(gError, "");
   std::vector<AmpSimRecord> records = getRecords("h100-sxm");
   EXPECT_EQ(records.size(), 1u);
@@ -809,11 +809,32 @@ TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
   // The bias must lie in a device allocation, as the operands.
   ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
                      3, 0, c, AMP_DTYPE_F16, 3, 0, 0.0f, AMP_GEMM_EPILOGUE_BIAS,
-                     bias.data(), nullptr);
+                     bias.data(), nullptr, nullptr);
   EXPECT_NE(gError.find("ampGpuGemmEpilogue: bias"), std::string::npos)
       << gError;
   gError.clear();
-  for (void *pointer : {a, b, r, biasDevice, c})
+  // GELU_AUX_BIAS also writes the GELU's input, a second C: recorded as
+  // written, and the sums 8 + j (j = 0, 1, 2) there.
+  void *aux = mgpuMemAlloc(12 * 2, nullptr, false);
+  ampSimResetStats();
+  ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
+                     3, 0, c, AMP_DTYPE_F16, 3, 0, 0.0f,
+                     AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, biasDevice, nullptr, aux);
+  EXPECT_EQ(gError, "");
+  records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_STREQ(records[0].name, "ampGpuGemmEpilogue f16*f16->f16 m=4 n=3 "
+                                "k=8 epilogue=gelu_aux_bias");
+  EXPECT_EQ(records[0].bytesRead, (32 + 24 + 3) * 2);
+  EXPECT_EQ(records[0].bytesWritten, 2 * 12 * 2);
+  mgpuMemcpy(result.data(), aux, 24, nullptr);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(ampF16ToF32(result[i]), 8.0f + static_cast<float>(i % 3)) << i;
+  // gelu(x) for x >= 8 is x to within f16's rounding.
+  mgpuMemcpy(result.data(), c, 24, nullptr);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(ampF16ToF32(result[i]), 8.0f + static_cast<float>(i % 3)) << i;
+  for (void *pointer : {a, b, r, biasDevice, c, aux})
     mgpuMemFree(pointer, nullptr);
 }
 

@@ -15,6 +15,7 @@
 #include "amp/Transforms/ContractionEpilogues.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -317,12 +318,24 @@ matchCommutative(Value value, llvm::function_ref<bool(Value)> isOther,
   return std::make_pair(lhs, rhs);
 }
 
+/// Whether `a` and `b` are the same value: equal, or equal widenings
+/// (arith.extf) of one value (a fused body widens its input once per
+/// reader).
+static bool isSameValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto extA = a.getDefiningOp<arith::ExtFOp>();
+  auto extB = b.getDefiningOp<arith::ExtFOp>();
+  return extA && extB && extA.getIn() == extB.getIn() &&
+         extA.getType() == extB.getType();
+}
+
 /// Whether `value` is x cubed: math.fpowi(x, 3), math.powf(x, 3.0) or
 /// mulf(mulf(x, x), x) in either order. Its ops go into `ops`.
 static bool isCube(Value value, Value x, SmallVectorImpl<Operation *> &ops) {
   if (auto pow = value.getDefiningOp<math::FPowIOp>()) {
     IntegerAttr exponent;
-    if (pow.getLhs() != x ||
+    if (!isSameValue(pow.getLhs(), x) ||
         !matchPattern(pow.getRhs(), m_Constant(&exponent)) ||
         exponent.getValue() != 3)
       return false;
@@ -330,7 +343,7 @@ static bool isCube(Value value, Value x, SmallVectorImpl<Operation *> &ops) {
     return true;
   }
   if (auto pow = value.getDefiningOp<math::PowFOp>()) {
-    if (pow.getLhs() != x || !isFloatNear(pow.getRhs(), 3.0))
+    if (!isSameValue(pow.getLhs(), x) || !isFloatNear(pow.getRhs(), 3.0))
       return false;
     ops.push_back(pow);
     return true;
@@ -338,10 +351,12 @@ static bool isCube(Value value, Value x, SmallVectorImpl<Operation *> &ops) {
   auto outer = value.getDefiningOp<arith::MulFOp>();
   if (!outer)
     return false;
-  Value square = outer.getLhs() == x ? outer.getRhs() : outer.getLhs();
+  Value square =
+      isSameValue(outer.getLhs(), x) ? outer.getRhs() : outer.getLhs();
   auto inner = square.getDefiningOp<arith::MulFOp>();
-  if ((outer.getLhs() != x && outer.getRhs() != x) || !inner ||
-      inner.getLhs() != x || inner.getRhs() != x)
+  if ((!isSameValue(outer.getLhs(), x) && !isSameValue(outer.getRhs(), x)) ||
+      !inner || !isSameValue(inner.getLhs(), x) ||
+      !isSameValue(inner.getRhs(), x))
     return false;
   ops.append({outer, inner});
   return true;
@@ -359,7 +374,8 @@ static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
     return add &&
            (isFloatNear(add.getLhs(), 1.0) || isFloatNear(add.getRhs(), 1.0));
   };
-  // 0.5 x (1 + t): (x 0.5) (1 + t), or (x (1 + t)) 0.5 below.
+  // 0.5 x (1 + t): (x 0.5) (1 + t), x ((1 + t) 0.5) (torch-mlir's GELU),
+  // or (x (1 + t)) 0.5 below.
   Value x, onePlusTanh;
   auto outer = value.getDefiningOp<arith::MulFOp>();
   if (!outer)
@@ -379,6 +395,19 @@ static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
         onePlusTanh = second;
         break;
       }
+    }
+    if (auto halved = second.getDefiningOp<arith::MulFOp>()) {
+      for (auto [sum, factor] :
+           {std::make_pair(halved.getLhs(), halved.getRhs()),
+            std::make_pair(halved.getRhs(), halved.getLhs())})
+        if (isOnePlusTanh(sum) && isFloatNear(factor, 0.5)) {
+          x = first;
+          onePlusTanh = sum;
+          matched.push_back(halved);
+          break;
+        }
+      if (x)
+        break;
     }
   }
   // (x (1 + t)) 0.5
@@ -413,7 +442,7 @@ static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
   if (failed(scaled))
     return {};
   FailureOr<std::pair<Value, Value>> sum = matchCommutative<arith::AddFOp>(
-      scaled->first, [&](Value v) { return v == x; }, matched);
+      scaled->first, [&](Value v) { return isSameValue(v, x); }, matched);
   if (failed(sum))
     return {};
   FailureOr<std::pair<Value, Value>> cubic = matchCommutative<arith::MulFOp>(
@@ -422,6 +451,66 @@ static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
     return {};
   ops.append(matched.begin(), matched.end());
   return x;
+}
+
+linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
+  auto hType = dyn_cast<MemRefType>(h.getType());
+  if (!hType)
+    return {};
+  for (Operation *user : h.getUsers()) {
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(generic) || !generic.hasPureBufferSemantics() ||
+        generic.getNumDpsInputs() != 1 || generic.getNumDpsInits() != 1 ||
+        generic.getDpsInputs()[0] != h ||
+        generic.getNumParallelLoops() != generic.getNumLoops() ||
+        !llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); }))
+      continue;
+    Value out = generic.getDpsInits()[0];
+    if (out.getType() != hType ||
+        memref::skipViewLikeOps(cast<MemrefValue>(out)) ==
+            memref::skipViewLikeOps(cast<MemrefValue>(h)))
+      continue;
+    Block &body = generic.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    SmallVector<Operation *> ops = {yield};
+    Value value = yield.getOperand(0);
+    if (auto trunc = value.getDefiningOp<arith::TruncFOp>();
+        trunc && !trunc.getRoundingmodeAttr()) {
+      ops.push_back(trunc);
+      value = trunc.getIn();
+    }
+    Value x = matchGelu(value, ops);
+    if (!x || !x.getType().isF32())
+      continue;
+    if (auto ext = x.getDefiningOp<arith::ExtFOp>())
+      x = ext.getIn();
+    // Its widenings (one per reader in a fused body).
+    for (Operation *reader : body.getArgument(0).getUsers())
+      if (isa<arith::ExtFOp>(reader))
+        ops.push_back(reader);
+    // The GELU of the input, and nothing else: no other op reads a value
+    // of the body (constants' conversions read none).
+    if (x != body.getArgument(0) ||
+        llvm::any_of(ops,
+                     [&](Operation *matched) {
+                       return llvm::any_of(
+                           matched->getUsers(), [&](Operation *reader) {
+                             return !llvm::is_contained(ops, reader);
+                           });
+                     }) ||
+        !llvm::all_of(body, [&](Operation &other) {
+          return llvm::is_contained(ops, &other) ||
+                 (isMemoryEffectFree(&other) &&
+                  llvm::all_of(other.getOperands(), [&](Value operand) {
+                    return operand.getParentBlock() != &body;
+                  }));
+        }))
+      continue;
+    return generic;
+  }
+  return {};
 }
 
 /// Whether `map` (of a generic's `rank` loops) reads the last loop only.

@@ -231,6 +231,44 @@ static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
   return narrow;
 }
 
+/// If the bias epilogue `epilogue` (no activation; its output now written
+/// by a call at `op`, through the collapse of `viewGroups` where its
+/// accumulator was read expanded) is followed by a GELU of its output
+/// (matchGeluFollower) whose output the call can write in the GELU's
+/// place, the buffer the call writes the GELU into (the GELU's output,
+/// collapsed likewise); the GELU is erased. Null, nothing changed, if not,
+/// or where cuBLASLt's aux output would not take the layout (a leading
+/// dimension that is not a static multiple of 8).
+static Value takeGeluFollower(PatternRewriter &rewriter, Operation *op,
+                              const BiasEpilogue &epilogue,
+                              ArrayRef<ReassociationIndices> viewGroups,
+                              ArrayRef<int64_t> shape) {
+  if (epilogue.kind != GemmEpilogueKind::Bias || epilogue.residual ||
+      (epilogue.view && viewGroups.empty()))
+    return {};
+  auto outType = cast<MemRefType>(epilogue.out.getType());
+  int64_t ld = outType.getShape().back();
+  if (!outType.getLayout().isIdentity() || ShapedType::isDynamic(ld) ||
+      ld % 8 != 0)
+    return {};
+  linalg::GenericOp gelu = matchGeluFollower(op, epilogue.out);
+  if (!gelu)
+    return {};
+  Value geluOut = gelu.getDpsInits()[0];
+  Value c = takeOutput(
+      rewriter, op, gelu, geluOut, /*view=*/nullptr, [&](Value buffer) {
+        return viewGroups.empty()
+                   ? isGemmOutput(buffer, shape)
+                   : memref::CollapseShapeOp::isGuaranteedCollapsible(
+                         cast<MemRefType>(buffer.getType()), viewGroups);
+      });
+  if (!c || viewGroups.empty())
+    return c;
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  return memref::CollapseShapeOp::create(rewriter, op->getLoc(), c, viewGroups);
+}
+
 /// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by
 /// `fill`, as one call of the backend's GEMM with epilogue (cuBLASLt's
 /// BIAS, RELU_BIAS or GELU_BIAS) that writes the output of its bias epilogue
@@ -278,11 +316,20 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
       return failure();
   }
   ArrayRef<int64_t> shape = gemm.ci.type.getShape();
+  SmallVector<ReassociationIndices> viewGroups;
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(epilogue->view))
+    viewGroups = expand.getReassociationIndices();
   Value out =
       takeOutput(rewriter, op, epilogue->generic, epilogue->out, epilogue->view,
                  [&](Value buffer) { return isGemmOutput(buffer, shape); });
   if (!out)
     return failure();
+  // A GELU of the output after it (a training step's forward, which keeps
+  // the GELU's input for the backward): the call writes the GELU as C and
+  // the sum as its aux output (GELU_AUX_BIAS).
+  Value aux = takeGeluFollower(rewriter, op, *epilogue, viewGroups, shape);
+  if (aux)
+    std::swap(out, aux);
   auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
   for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
     if (isa<memref::DeallocOp>(user))
@@ -298,17 +345,23 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
       rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
       cType, /*beta=*/residual ? 1.0f : 0.0f);
   args.push_back(
-      createI32(rewriter, loc, static_cast<int32_t>(epilogue->kind)));
+      createI32(rewriter, loc,
+                static_cast<int32_t>(aux ? GemmEpilogueKind::GeluAuxBias
+                                         : epilogue->kind)));
   args.push_back(createBufferPointer(rewriter, loc, bias));
+  auto null = [&] {
+    return LLVM::ZeroOp::create(
+        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
+  };
   if (separate) {
     if (!reassociation.empty())
       residual = memref::CollapseShapeOp::create(rewriter, loc, residual,
                                                  reassociation);
     args.push_back(createBufferPointer(rewriter, loc, residual));
   } else {
-    args.push_back(LLVM::ZeroOp::create(
-        rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext())));
+    args.push_back(null());
   }
+  args.push_back(aux ? createBufferPointer(rewriter, loc, aux) : null());
   replaceWithCall(rewriter, op, *function, args, {accumulator});
   return success();
 }

@@ -144,6 +144,14 @@ struct BiasEpilogue {
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
                                               Operation *init);
 
+/// The generic, after `op` in its block, that computes GELU's tanh form of
+/// `h` (a bias epilogue's output, which a call at `op` writes), read whole,
+/// maybe widened, its result maybe rounded to h's type, into another
+/// buffer of h's type, and does nothing else; null if none. A call at `op`
+/// with cuBLASLt's GELU_AUX_BIAS writes both, from the unrounded sum
+/// (h's own rounding before the GELU is not made).
+linalg::GenericOp matchGeluFollower(Operation *op, Value h);
+
 /// True if an operand of `op` is of an FP8 type the libraries take
 /// (E4M3FN or E5M2): an amp-float8-contractions contraction.
 bool hasFloat8Operand(linalg::LinalgOp op);

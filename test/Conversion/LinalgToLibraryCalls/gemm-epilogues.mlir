@@ -21,7 +21,7 @@
 // CHECK: %[[BP:.*]] = memref.extract_aligned_pointer_as_index %[[BIAS]]
 // CHECK: %[[BI:.*]] = arith.index_cast %[[BP]]
 // CHECK: %[[B:.*]] = llvm.inttoptr %[[BI]]
-// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %[[BETA]], %[[BIAS_EPILOGUE]], %[[B]], %[[NULL]])
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[F32]], %{{.*}}, %{{.*}}, %[[BETA]], %[[BIAS_EPILOGUE]], %[[B]], %[[NULL]], %[[NULL]])
 // CHECK-NOT: linalg.
 // CHECK: return %[[OUT]]
 // CPU-LABEL: func.func @bias
@@ -141,7 +141,7 @@ func.func @narrowed(%a: memref<128x64xf16>, %b: memref<64x192xf16>, %bias: memre
 // CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
 // CHECK: %[[IN_PLACE:.*]] = memref.collapse_shape %[[RES]] {{\[}}[0, 1], [2]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[IN_PLACE]]
-// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[NULL]])
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[NULL]], %[[NULL]])
 // CHECK: %[[NEW:.*]] = memref.alloc() : memref<2x64x64xf32>
 // CHECK: %[[NEW_FLAT:.*]] = memref.collapse_shape %[[NEW]] {{\[}}[0, 1], [2]]
 // CHECK: memref.extract_aligned_pointer_as_index %[[NEW_FLAT]]
@@ -149,7 +149,7 @@ func.func @narrowed(%a: memref<128x64xf16>, %b: memref<64x192xf16>, %bias: memre
 // CHECK: %[[RP:.*]] = memref.extract_aligned_pointer_as_index %[[RES_FLAT]]
 // CHECK: %[[RI:.*]] = arith.index_cast %[[RP]]
 // CHECK: %[[R:.*]] = llvm.inttoptr %[[RI]]
-// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[R]])
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[ONE]], %[[BIAS_EPILOGUE]], %{{.*}}, %[[R]], %[[NULL]])
 // CHECK-NOT: linalg.
 // CHECK: return %[[NEW]]
 func.func @residual(%a: memref<128x64xf16>, %b: memref<64x64xf16>, %bias: memref<64xf32>, %res: memref<2x64x64xf32>) -> memref<2x64x64xf32> {
@@ -303,8 +303,9 @@ func.func @residual_is_the_input(%b: memref<64x64xf32>, %bias: memref<64xf32>, %
 // last and an f64 constant truncated in the body (torch-mlir's, at O0).
 // CHECK-LABEL: func.func @gelu_bias
 // CHECK-DAG: %[[GELU_BIAS:.*]] = arith.constant 3 : i32
-// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %{{.*}})
-// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %{{.*}})
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %[[NULL]], %[[NULL]])
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_BIAS]], %{{.*}}, %[[NULL]], %[[NULL]])
 // CHECK-NOT: math.tanh
 // CHECK: return
 func.func @gelu_bias(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<256xf32>, %out: memref<128x256xf16>, %a32: memref<128x64xf32>, %b32: memref<64x256xf32>, %out32: memref<128x256xf32>) {
@@ -393,4 +394,183 @@ func.func @not_gelu(%a32: memref<128x64xf32>, %b32: memref<64x256xf32>, %bias: m
     linalg.yield %9 : f32
   }
   return
+}
+
+// -----
+
+// A training step's forward: the bias epilogue's output %h is kept for the
+// backward (returned here) and a GELU of it follows (the import's
+// decomposition: x^3 by math.fpowi, x * 0.5 and one widening per reader).
+// One call (cuBLASLt's GELU_AUX_BIAS, epilogue 4) writes the GELU into %g
+// as C and %h as its aux output, through the accumulator's view; the
+// bias epilogue and the GELU go.
+// CHECK-LABEL: func.func @gelu_aux_bias
+// CHECK-DAG: %[[GELU_AUX_BIAS:.*]] = arith.constant 4 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-DAG: %[[H:.*]] = memref.alloc() {{.*}} : memref<2x64x256xf16>
+// CHECK-DAG: %[[G:.*]] = memref.alloc() {{.*}} : memref<2x64x256xf16>
+// CHECK-DAG: %[[G2D:.*]] = memref.collapse_shape %[[G]] {{\[\[}}0, 1], [2]]
+// CHECK-DAG: %[[H2D:.*]] = memref.collapse_shape %[[H]] {{\[\[}}0, 1], [2]]
+// The call's pointers in its order: C (the GELU), the bias, aux (%h).
+// CHECK: memref.extract_aligned_pointer_as_index %[[G2D]]
+// CHECK: memref.extract_aligned_pointer_as_index %{{.*}} : memref<256xf16>
+// CHECK: memref.extract_aligned_pointer_as_index %[[H2D]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[GELU_AUX_BIAS]], %{{.*}}, %[[NULL]], %{{.*}})
+// CHECK-NOT: linalg.generic
+// CHECK: return %[[H]], %[[G]]
+func.func @gelu_aux_bias(%a: memref<128x64xf16>, %b: memref<64x256xf16>, %bias: memref<256xf32>) -> (memref<2x64x256xf16>, memref<2x64x256xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %c3 = arith.constant 3 : i64
+  %cubic = arith.constant 4.471500e-02 : f32
+  %scale = arith.constant 0.797884583 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf16>, memref<64x256xf16>) outs(%acc : memref<128x256xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 64, 256] : memref<128x256xf32> into memref<2x64x256xf32>
+  %h = memref.alloc() {alignment = 64 : i64} : memref<2x64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %bias : memref<2x64x256xf32>, memref<256xf32>) outs(%h : memref<2x64x256xf16>) {
+  ^bb0(%in: f32, %c: f32, %o: f16):
+    %0 = arith.truncf %in : f32 to f16
+    %1 = arith.extf %0 : f16 to f32
+    %2 = arith.addf %1, %c : f32
+    %3 = arith.truncf %2 : f32 to f16
+    linalg.yield %3 : f16
+  }
+  %g = memref.alloc() {alignment = 64 : i64} : memref<2x64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%h : memref<2x64x256xf16>) outs(%g : memref<2x64x256xf16>) {
+  ^bb0(%in: f16, %o: f16):
+    %0 = arith.extf %in : f16 to f32
+    %1 = math.fpowi %0, %c3 : f32, i64
+    %2 = arith.mulf %1, %cubic : f32
+    %3 = arith.extf %in : f16 to f32
+    %4 = arith.addf %3, %2 : f32
+    %5 = arith.mulf %4, %scale : f32
+    %6 = math.tanh %5 : f32
+    %7 = arith.addf %6, %one : f32
+    %8 = arith.extf %in : f16 to f32
+    %9 = arith.mulf %8, %half : f32
+    %10 = arith.mulf %9, %7 : f32
+    %11 = arith.truncf %10 : f32 to f16
+    linalg.yield %11 : f16
+  }
+  memref.dealloc %acc : memref<128x256xf32>
+  return %h, %g : memref<2x64x256xf16>, memref<2x64x256xf16>
+}
+
+// -----
+
+// Where cuBLASLt's aux output cannot go, or the GELU cannot be written
+// early, the bias epilogue alone is the call's and the GELU stays: a
+// leading dimension that is not a multiple of 8 (20), a write between the
+// epilogue and the GELU, and a GELU in place (no buffer for the aux).
+// CHECK-LABEL: func.func @gelu_aux_refused
+// CHECK-DAG: %[[BIAS_EPILOGUE:.*]] = arith.constant 1 : i32
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[BIAS_EPILOGUE]],
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[BIAS_EPILOGUE]],
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[BIAS_EPILOGUE]],
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: return
+func.func @gelu_aux_refused(%a: memref<128x64xf32>, %b20: memref<64x20xf32>, %bias20: memref<20xf32>, %b: memref<64x256xf32>, %bias: memref<256xf32>, %other: memref<8xf32>) -> (memref<128x20xf32>, memref<128x20xf32>, memref<128x256xf32>, memref<128x256xf32>, memref<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %cubic = arith.constant 4.471500e-02 : f32
+  %scale = arith.constant 0.797884583 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x20xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x20xf32>)
+  linalg.matmul ins(%a, %b20 : memref<128x64xf32>, memref<64x20xf32>) outs(%acc : memref<128x20xf32>)
+  %h = memref.alloc() : memref<128x20xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias20 : memref<128x20xf32>, memref<20xf32>) outs(%h : memref<128x20xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    linalg.yield %0 : f32
+  }
+  %g = memref.alloc() : memref<128x20xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%h : memref<128x20xf32>) outs(%g : memref<128x20xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %0 = arith.mulf %x, %x : f32
+    %1 = arith.mulf %0, %x : f32
+    %2 = arith.mulf %1, %cubic : f32
+    %3 = arith.addf %x, %2 : f32
+    %4 = arith.mulf %3, %scale : f32
+    %5 = math.tanh %4 : f32
+    %6 = arith.addf %5, %one : f32
+    %7 = arith.mulf %x, %half : f32
+    %8 = arith.mulf %7, %6 : f32
+    linalg.yield %8 : f32
+  }
+  memref.dealloc %acc : memref<128x20xf32>
+  %acc2 = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%acc2 : memref<128x256xf32>)
+  %h2 = memref.alloc() : memref<128x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2, %bias : memref<128x256xf32>, memref<256xf32>) outs(%h2 : memref<128x256xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    linalg.yield %0 : f32
+  }
+  linalg.fill ins(%zero : f32) outs(%other : memref<8xf32>)
+  %g2 = memref.alloc() : memref<128x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%h2 : memref<128x256xf32>) outs(%g2 : memref<128x256xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %0 = arith.mulf %x, %x : f32
+    %1 = arith.mulf %0, %x : f32
+    %2 = arith.mulf %1, %cubic : f32
+    %3 = arith.addf %x, %2 : f32
+    %4 = arith.mulf %3, %scale : f32
+    %5 = math.tanh %4 : f32
+    %6 = arith.addf %5, %one : f32
+    %7 = arith.mulf %x, %half : f32
+    %8 = arith.mulf %7, %6 : f32
+    linalg.yield %8 : f32
+  }
+  memref.dealloc %acc2 : memref<128x256xf32>
+  %acc3 = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc3 : memref<128x256xf32>)
+  linalg.matmul ins(%a, %b : memref<128x64xf32>, memref<64x256xf32>) outs(%acc3 : memref<128x256xf32>)
+  %h3 = memref.alloc() : memref<128x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc3, %bias : memref<128x256xf32>, memref<256xf32>) outs(%h3 : memref<128x256xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    linalg.yield %0 : f32
+  }
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%h3 : memref<128x256xf32>) outs(%h3 : memref<128x256xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %0 = arith.mulf %x, %x : f32
+    %1 = arith.mulf %0, %x : f32
+    %2 = arith.mulf %1, %cubic : f32
+    %3 = arith.addf %x, %2 : f32
+    %4 = arith.mulf %3, %scale : f32
+    %5 = math.tanh %4 : f32
+    %6 = arith.addf %5, %one : f32
+    %7 = arith.mulf %x, %half : f32
+    %8 = arith.mulf %7, %6 : f32
+    linalg.yield %8 : f32
+  }
+  memref.dealloc %acc3 : memref<128x256xf32>
+  return %h, %g, %h2, %g2, %h3 : memref<128x20xf32>, memref<128x20xf32>, memref<128x256xf32>, memref<128x256xf32>, memref<128x256xf32>
 }

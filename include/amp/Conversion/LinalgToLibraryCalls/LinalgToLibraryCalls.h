@@ -39,7 +39,13 @@ enum class LibraryCall;
 enum class ConvLayout : int32_t { NchwFchw = 0, NhwcHwcf = 1, NhwcFhwc = 2 };
 /// The epilogues of the GEMM-with-epilogue call (the runtime's
 /// AmpGemmEpilogue, AmpRuntime.h; values are ABI).
-enum class GemmEpilogueKind : int32_t { Bias = 1, ReluBias = 2, GeluBias = 3 };
+enum class GemmEpilogueKind : int32_t {
+  Bias = 1,
+  ReluBias = 2,
+  GeluBias = 3,
+  /// GeluBias that also writes the GELU's input (its aux output).
+  GeluAuxBias = 4
+};
 
 /// The target-specific half of the library calls: which runtime function
 /// each family calls, and what the target's libraries take. The families

@@ -167,8 +167,8 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
  *===----------------------------------------------------------------------===*/
 
 /** Epilogues of ampGpuGemmEpilogue/ampCpuGemmEpilogue (their `epilogue`
- *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS and
- *  _GELU_BIAS. */
+ *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS, _GELU_BIAS
+ *  and _GELU_AUX_BIAS. */
 typedef enum AmpGemmEpilogue {
   /** C = A*B + beta*C + bias (bias broadcast along the rows). */
   AMP_GEMM_EPILOGUE_BIAS = 1,
@@ -177,6 +177,10 @@ typedef enum AmpGemmEpilogue {
   /** C = gelu(A*B + beta*C + bias), GELU's tanh approximation
    *  0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))). */
   AMP_GEMM_EPILOGUE_GELU_BIAS = 3,
+  /** As AMP_GEMM_EPILOGUE_GELU_BIAS, and the GELU's input
+   *  A*B + beta*C + bias is also written, to `aux` (a training step's
+   *  forward: the backward reads the pre-activation). */
+  AMP_GEMM_EPILOGUE_GELU_AUX_BIAS = 4,
 } AmpGemmEpilogue;
 
 /** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
