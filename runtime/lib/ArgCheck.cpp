@@ -257,32 +257,42 @@ bool checkEpilogue(const char *call, const GemmEpilogueArgs &e) {
   if (e.epilogue != AMP_GEMM_EPILOGUE_BIAS &&
       e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS &&
       e.epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)
+      e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
+      e.epilogue != AMP_GEMM_EPILOGUE_DGELU)
     return setError(call,
                     "invalid epilogue %" PRId32 " (expected %d = "
                     "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS, "
-                    "%d = AMP_GEMM_EPILOGUE_GELU_BIAS or %d = "
-                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)",
+                    "%d = AMP_GEMM_EPILOGUE_GELU_BIAS, %d = "
+                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS or %d = "
+                    "AMP_GEMM_EPILOGUE_DGELU)",
                     e.epilogue, AMP_GEMM_EPILOGUE_BIAS,
                     AMP_GEMM_EPILOGUE_RELU_BIAS, AMP_GEMM_EPILOGUE_GELU_BIAS,
-                    AMP_GEMM_EPILOGUE_GELU_AUX_BIAS);
-  bool auxOutput = e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS;
-  if (!auxOutput && e.aux)
+                    AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, AMP_GEMM_EPILOGUE_DGELU);
+  bool usesAux = e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
+                 e.epilogue == AMP_GEMM_EPILOGUE_DGELU;
+  bool biased = e.epilogue != AMP_GEMM_EPILOGUE_DGELU;
+  if (!usesAux && e.aux)
     return setError(call,
                     "aux = %p with epilogue %" PRId32 " (only "
-                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes aux; pass NULL)",
+                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS and "
+                    "AMP_GEMM_EPILOGUE_DGELU use aux; pass NULL)",
                     e.aux, e.epilogue);
+  if (!biased && e.bias)
+    return setError(call,
+                    "bias = %p with AMP_GEMM_EPILOGUE_DGELU (which adds no "
+                    "bias; pass NULL)",
+                    e.bias);
   if (e.n == 0)
     return true;
-  if (auxOutput && (!e.aux || e.aux == e.c))
+  if (usesAux && (!e.aux || e.aux == e.c))
     return setError(call,
-                    "aux = %p (AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes the "
-                    "GELU's input there: a buffer other than C's)",
-                    e.aux);
+                    "aux = %p (epilogue %" PRId32 " %s the GELU's input "
+                    "there: a buffer other than C's)",
+                    e.aux, e.epilogue, biased ? "writes" : "reads");
   if (reinterpret_cast<uintptr_t>(e.aux) % dtypeSize(e.cType) != 0)
     return setError(call, "aux = %p is not aligned to its %s (cType)", e.aux,
                     dtypeName(e.cType));
-  if (!e.bias)
+  if (biased && !e.bias)
     return setError(
         call, "bias is NULL (the epilogue adds n = %" PRId64 " bias elements)",
         e.n);

@@ -73,7 +73,8 @@ namespace {
 /// What a GEMM adds after its product (GemmEpilogue): bias[j] (cType, or
 /// none) on column j, then the activation (an AmpGemmEpilogue's; 0: none);
 /// beta scales `addend` (C's layout) in place of C where it is not null;
-/// `aux` (C's layout), where not null, gets the activation's input.
+/// `aux` (C's layout), where not null, gets the activation's input, or for
+/// DGELU gives the values the GELU's derivative is taken at.
 struct ReferenceEpilogue {
   const void *bias = nullptr;
   int32_t activation = 0;
@@ -85,6 +86,14 @@ struct ReferenceEpilogue {
 double geluTanh(double x) {
   const double sqrt2OverPi = 0.79788456080286535588;
   return 0.5 * x * (1.0 + std::tanh(sqrt2OverPi * (x + 0.044715 * x * x * x)));
+}
+
+/// The derivative of geluTanh, in double (ATen's gelu_backward formula).
+double geluTanhGrad(double x) {
+  const double sqrt2OverPi = 0.79788456080286535588, kappa = 0.044715;
+  double t = std::tanh(sqrt2OverPi * (x + kappa * x * x * x));
+  return 0.5 * (1.0 + t) +
+         0.5 * x * (1.0 - t * t) * sqrt2OverPi * (1.0 + 3.0 * kappa * x * x);
 }
 
 /// C = act(scale * op(A) op(B) + beta * C + bias), each element's products
@@ -114,7 +123,9 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax,
                              cIndex);
         if (epilogue.bias)
           acc += loadElement(epilogue.bias, g.cType, j);
-        if (epilogue.aux)
+        if (epilogue.activation == AMP_GEMM_EPILOGUE_DGELU)
+          acc *= geluTanhGrad(loadElement(epilogue.aux, g.cType, cIndex));
+        else if (epilogue.aux)
           storeElement(epilogue.aux, g.cType, cIndex, acc);
         if (epilogue.activation == AMP_GEMM_EPILOGUE_RELU_BIAS && acc < 0.0)
           acc = 0.0;

@@ -364,6 +364,8 @@ const char *epilogueName(int32_t epilogue) {
     return "GELU_BIAS";
   case AMP_GEMM_EPILOGUE_GELU_AUX_BIAS:
     return "GELU_AUX_BIAS";
+  case AMP_GEMM_EPILOGUE_DGELU:
+    return "DGELU";
   default:
     return "BIAS";
   }
@@ -380,12 +382,14 @@ bool setInt64(const char *call, const CublasLtApi *api,
                  what);
 }
 
-/// The aux output of GELU_AUX_BIAS (C's type, ldc and strideC) on `matmul`:
-/// its layout once per plan (`layout`), its pointer on every call.
+/// The aux output of GELU_AUX_BIAS, or input of DGELU (C's type, ldc and
+/// strideC) on `matmul`: its layout once per plan (`layout`), its pointer
+/// on every call.
 bool setAux(const char *call, const CublasLtApi *api,
             cublasLtMatmulDesc_t matmul, const GemmEpilogueArgs &e,
             bool layout) {
-  if (e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)
+  if (e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
+      e.epilogue != AMP_GEMM_EPILOGUE_DGELU)
     return true;
   return (!layout ||
           (setInt64(call, api, matmul, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
@@ -418,7 +422,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
           ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
-          : CUBLASLT_EPILOGUE_BIAS;
+      : e.epilogue == AMP_GEMM_EPILOGUE_DGELU ? CUBLASLT_EPILOGUE_DGELU
+                                              : CUBLASLT_EPILOGUE_BIAS;
   if (!makeMatmulDesc(call, d, opA, opB) ||
       !ltCheck(call,
                api->cublasLtMatmulDescSetAttribute(
@@ -511,17 +516,18 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
                  "cublasLtMatmul");
 }
 
-/// ampGpuGemmEpilogue (arguments already checked), after GELU_AUX_BIAS's
+/// ampGpuGemmEpilogue (arguments already checked), after the aux epilogues'
 /// own rules (cuBLASLt's: the aux leading dimension and batch stride
 /// multiples of 8).
 bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                                  NoResult &) {
-  if (e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
+  if ((e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
+       e.epilogue == AMP_GEMM_EPILOGUE_DGELU) &&
       (e.ldc % 8 != 0 || (e.batch > 1 && e.strideC % 8 != 0)))
     return setError(call,
-                    "cuBLASLt's GELU_AUX_BIAS needs ldc (%lld) and, batched, "
-                    "strideC (%lld) to be multiples of 8",
-                    static_cast<long long>(e.ldc),
+                    "cuBLASLt's %s needs ldc (%lld) and, batched, strideC "
+                    "(%lld) to be multiples of 8",
+                    epilogueName(e.epilogue), static_cast<long long>(e.ldc),
                     static_cast<long long>(e.strideC));
   bool noKernel;
   return runGemm(call, e, noKernel);

@@ -70,19 +70,20 @@ static void recordGemm(const char *call, const GemmArgs &g,
                        ::amp::sim::Peak peak, const void *bias = nullptr,
                        const char *epilogue = nullptr,
                        const void *addend = nullptr, void *biasGrad = nullptr,
-                       void *aux = nullptr) {
+                       void *aux = nullptr, bool auxRead = false) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
   int64_t cSize = static_cast<int64_t>(gemmElementSize(g.cType));
   work.bytesRead = a * static_cast<int64_t>(gemmElementSize(g.aType)) +
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
-                   (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0);
+                   (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0) +
+                   (aux && auxRead ? c * cSize : 0);
   // A bias gradient (GemmBiasGrad) is summed as B is read: n more
   // elements written and k*n adds. An aux output (GELU_AUX_BIAS) is a
-  // second C written.
-  work.bytesWritten =
-      c * cSize + (biasGrad ? g.n * cSize : 0) + (aux ? c * cSize : 0);
+  // second C written; an aux input (DGELU), a C read.
+  work.bytesWritten = c * cSize + (biasGrad ? g.n * cSize : 0) +
+                      (aux && !auxRead ? c * cSize : 0);
   work.flops = 2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * g.n : 0);
   work.peak = peak;
   work.library = true;
@@ -105,7 +106,7 @@ static void recordGemm(const char *call, const GemmArgs &g,
   if (biasGrad)
     ::amp::sim::markAccess(biasGrad, true);
   if (aux)
-    ::amp::sim::markAccess(aux, true);
+    ::amp::sim::markAccess(aux, !auxRead);
 }
 
 /// A convolution as the CUDA runtime runs it (Cudnn.cpp, CudnnBackward.cpp),
@@ -205,9 +206,10 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
   count(&AmpSimStats::libraryCalls);
   GemmArgs g = getGemmArgs(e);
   size_t cSize = gemmElementSize(e.cType);
+  bool biased = e.epilogue != AMP_GEMM_EPILOGUE_DGELU;
   if (!checkGemmRanges(call, g) ||
-      !checkDeviceRange(call, "bias", e.bias,
-                        static_cast<uint64_t>(e.n) * cSize) ||
+      (biased && !checkDeviceRange(call, "bias", e.bias,
+                                   static_cast<uint64_t>(e.n) * cSize)) ||
       (e.addend && e.beta != 0.0f &&
        !checkDeviceRange(call, "addend", e.addend,
                          matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
@@ -216,12 +218,14 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                     call, "aux", e.aux,
                     matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) * cSize)))
     return false;
-  recordGemm(call, g, peakOfType(g.aType), e.bias,
+  recordGemm(call, g, peakOfType(g.aType), biased ? e.bias : nullptr,
              e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS       ? "relu_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS     ? "gelu_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ? "gelu_aux_bias"
+             : e.epilogue == AMP_GEMM_EPILOGUE_DGELU         ? "dgelu"
                                                              : "bias",
-             e.beta != 0.0f ? e.addend : nullptr, nullptr, e.aux);
+             e.beta != 0.0f ? e.addend : nullptr, nullptr, e.aux,
+             /*auxRead=*/!biased);
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }
 

@@ -344,12 +344,13 @@ TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
   mgpuMemFree(c, nullptr);
 }
 
-/// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS, GELU_BIAS and
-/// GELU_AUX_BIAS epilogues on the GPU) of `g` (offsets 0) on integer data:
+/// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS, GELU_BIAS, GELU_AUX_BIAS
+/// and DGELU epilogues on the GPU) of `g` (offsets 0) on integer data:
 /// C = act(op(A) op(B) + beta * R + bias), R being a separate addend where
 /// `separate`, else C in place, against the plain loop rounded once; the
 /// addend is left as it was; GELU_AUX_BIAS's aux output is the GELU's input
-/// rounded once (exactly: integers).
+/// rounded once (exactly: integers); DGELU (no bias) multiplies the sum by
+/// the GELU's derivative at its aux input, which it leaves as it was.
 void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
                        unsigned seed) {
   SCOPED_TRACE("epilogue " + std::to_string(epilogue) + " separate " +
@@ -375,11 +376,12 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
     array->upload();
   }
   bool auxOutput = epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS;
-  ampGpuGemmEpilogue(g.transA, g.transB, g.batch, g.m, g.n, g.k, a.device,
-                     g.aType, g.lda, g.strideA, b.device, g.aType, g.ldb,
-                     g.strideB, c.device, g.cType, g.ldc, g.strideC, g.beta,
-                     epilogue, bias.device, separate ? r.device : nullptr,
-                     auxOutput ? aux.device : nullptr);
+  bool dgelu = epilogue == AMP_GEMM_EPILOGUE_DGELU;
+  ampGpuGemmEpilogue(
+      g.transA, g.transB, g.batch, g.m, g.n, g.k, a.device, g.aType, g.lda,
+      g.strideA, b.device, g.aType, g.ldb, g.strideB, c.device, g.cType, g.ldc,
+      g.strideC, g.beta, epilogue, dgelu ? nullptr : bias.device,
+      separate ? r.device : nullptr, auxOutput || dgelu ? aux.device : nullptr);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   const std::vector<float> &addend = separate ? r.values : c.values;
@@ -387,7 +389,7 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
   for (int64_t batch = 0; batch < g.batch; ++batch)
     for (int64_t i = 0; i < g.m; ++i)
       for (int64_t j = 0; j < g.n; ++j) {
-        double sum = bias.values[j];
+        double sum = dgelu ? 0.0 : bias.values[j];
         for (int64_t p = 0; p < g.k; ++p)
           sum += static_cast<double>(
                      a.values[batch * g.strideA +
@@ -401,6 +403,13 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
           sum = 0;
         if (auxOutput)
           expectedAux[cIndex] = roundTo(g.cType, sum);
+        if (dgelu) {
+          double x = aux.values[cIndex], k = 0.044715,
+                 s = 0.79788456080286535588;
+          double t = std::tanh(s * (x + k * x * x * x));
+          sum *= 0.5 * (1.0 + t) +
+                 0.5 * x * (1.0 - t * t) * s * (1.0 + 3.0 * k * x * x);
+        }
         if (epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS || auxOutput)
           sum = 0.5 * sum *
                 (1.0 + std::tanh(0.79788456080286535588 *
@@ -411,8 +420,9 @@ void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
   // GELU's tanh is cuBLASLt's own on the GPU: within a rounding of the
   // output type (an f32 tanh's error, and a 16-bit result's rounding that
   // may go the other way); the rest is exact.
-  double ulp = epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS && !auxOutput ? 0.0
-               : g.cType == AMP_DTYPE_F32                            ? 1e-6
+  double ulp = epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS && !auxOutput && !dgelu
+                   ? 0.0
+               : g.cType == AMP_DTYPE_F32 ? 1e-6
                : g.cType == AMP_DTYPE_F16 ? 1.0 / 1024
                                           : 1.0 / 128;
   int64_t wrong = 0, negative = 0;
@@ -464,7 +474,8 @@ TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
     for (int32_t cType : {type, int32_t(AMP_DTYPE_F32)})
       for (int32_t epilogue :
            {AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS,
-            AMP_GEMM_EPILOGUE_GELU_BIAS, AMP_GEMM_EPILOGUE_GELU_AUX_BIAS})
+            AMP_GEMM_EPILOGUE_GELU_BIAS, AMP_GEMM_EPILOGUE_GELU_AUX_BIAS,
+            AMP_GEMM_EPILOGUE_DGELU})
         for (bool separate : {false, true})
           for (float beta : {0.0f, 1.0f}) {
             GemmCase g{};
@@ -501,15 +512,24 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
     mgpuStreamSynchronize(nullptr);
     return gErrors.empty() ? std::string() : gErrors.front();
   };
-  EXPECT_NE(call(5, bias, nullptr)
+  EXPECT_NE(call(6, bias, nullptr)
                 .find("ampGpuGemmEpilogue: invalid "
-                      "epilogue 5 (expected 1 = "
+                      "epilogue 6 (expected 1 = "
                       "AMP_GEMM_EPILOGUE_BIAS, 2"),
             std::string::npos);
-  // aux: written by GELU_AUX_BIAS only, into a buffer other than C's.
+  // aux: written by GELU_AUX_BIAS and read by DGELU only, in a buffer
+  // other than C's; DGELU adds no bias.
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_BIAS, bias, nullptr, aux)
-                .find("only AMP_GEMM_EPILOGUE_GELU_AUX_BIAS writes aux"),
+                .find("only AMP_GEMM_EPILOGUE_GELU_AUX_BIAS and "
+                      "AMP_GEMM_EPILOGUE_DGELU use aux"),
             std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_DGELU, bias, nullptr, aux)
+                .find("with AMP_GEMM_EPILOGUE_DGELU (which adds no bias"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_DGELU, nullptr, nullptr)
+                .find("reads the GELU's input there"),
+            std::string::npos);
+  EXPECT_EQ(call(AMP_GEMM_EPILOGUE_DGELU, nullptr, nullptr, aux), "");
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, bias, nullptr)
                 .find("ampGpuGemmEpilogue: aux = "),
             std::string::npos);

@@ -834,6 +834,22 @@ TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
   mgpuMemcpy(result.data(), c, 24, nullptr);
   for (int i = 0; i < 12; ++i)
     EXPECT_EQ(ampF16ToF32(result[i]), 8.0f + static_cast<float>(i % 3)) << i;
+  // DGELU reads aux (a second C) and no bias: 8 * gelu'(x), gelu'(x) 1 to
+  // within f16's rounding for x >= 8.
+  ampSimResetStats();
+  ampGpuGemmEpilogue(0, 0, 1, 4, 3, 8, a, AMP_DTYPE_F16, 8, 0, b, AMP_DTYPE_F16,
+                     3, 0, c, AMP_DTYPE_F16, 3, 0, 0.0f,
+                     AMP_GEMM_EPILOGUE_DGELU, nullptr, nullptr, aux);
+  EXPECT_EQ(gError, "");
+  records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_STREQ(records[0].name, "ampGpuGemmEpilogue f16*f16->f16 m=4 n=3 "
+                                "k=8 epilogue=dgelu");
+  EXPECT_EQ(records[0].bytesRead, (32 + 24 + 12) * 2);
+  EXPECT_EQ(records[0].bytesWritten, 12 * 2);
+  mgpuMemcpy(result.data(), c, 24, nullptr);
+  for (int i = 0; i < 12; ++i)
+    EXPECT_EQ(ampF16ToF32(result[i]), 8.0f) << i;
   for (void *pointer : {a, b, r, biasDevice, c, aux})
     mgpuMemFree(pointer, nullptr);
 }

@@ -618,24 +618,31 @@ static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
   });
 }
 
-std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
-                                              Operation *init) {
+/// The one generic after `op` in its block that reads the zero-filled f32
+/// accumulator `acc` of `op` (set whole by `init`), directly or through
+/// `view` (one reshape that keeps its last dimension, the one use of it),
+/// elementwise (all loops parallel, the accumulator and the one output
+/// read and written through identity maps), or null. `read` is the
+/// generic's operand that reads it.
+static linalg::GenericOp getEpilogueGeneric(Operation *op, Value acc,
+                                            Operation *init, Operation *&view,
+                                            OpOperand *&read) {
   auto alloc = acc.getDefiningOp<memref::AllocOp>();
+  view = nullptr;
+  read = nullptr;
   if (!alloc || alloc->getBlock() != op->getBlock() || !init ||
       !alloc.getType().getElementType().isF32())
-    return std::nullopt;
-  BiasEpilogue epilogue;
-  OpOperand *read = nullptr;
+    return {};
   for (OpOperand &use : alloc->getUses()) {
     Operation *user = use.getOwner();
     if (user == op || user == init || isa<memref::DeallocOp>(user))
       continue;
     if (read)
-      return std::nullopt;
+      return {};
     if (isa<memref::ExpandShapeOp, memref::CollapseShapeOp>(user)) {
       if (!user->getResult(0).hasOneUse() || !keepsLastDimension(user))
-        return std::nullopt;
-      epilogue.view = user;
+        return {};
+      view = user;
       read = &*user->getResult(0).getUses().begin();
     } else {
       read = &use;
@@ -647,11 +654,199 @@ std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
       !generic.hasPureBufferSemantics() ||
       generic.getNumParallelLoops() != generic.getNumLoops() ||
       !generic.isDpsInput(read) ||
-      !generic.getMatchingIndexingMap(read).isIdentity())
+      !generic.getMatchingIndexingMap(read).isIdentity() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0))
+           .isIdentity())
+    return {};
+  return generic;
+}
+
+namespace {
+/// A structural matcher of GELU's derivative (tanh form) in a generic's
+/// body, as from_torch_training writes gelu_backward (ATen's formula):
+///   dy * (0.5 (1 + T) + ((0.5 x) (1 - T T)) (beta (1 + 3 kappa x^2)))
+/// with T = tanh(x (beta + beta kappa x^2)) (or the forward's
+/// tanh(beta (x + kappa x^3))), each T maybe its own copy (a fused body
+/// recomputes a value per reader), products and sums in either order.
+/// `x` is the block argument of the GELU's input (maybe widened), `dy` that
+/// of the output gradient (maybe read rounded to 16 bits: truncf, extf).
+class GeluGradMatcher {
+public:
+  GeluGradMatcher(BlockArgument x, BlockArgument dy) : x(x), dy(dy) {}
+
+  bool matches(Value value) {
+    return isMul(
+        value, [&](Value v) { return isDy(v); },
+        [&](Value v) {
+          return isAdd(
+              v, [&](Value l) { return isLeft(l); },
+              [&](Value r) { return isRight(r); });
+        });
+  }
+
+private:
+  using Pred = llvm::function_ref<bool(Value)>;
+
+  template <typename OpTy> static bool isBinary(Value v, Pred a, Pred b) {
+    auto op = v.getDefiningOp<OpTy>();
+    return op && ((a(op.getLhs()) && b(op.getRhs())) ||
+                  (a(op.getRhs()) && b(op.getLhs())));
+  }
+  static bool isMul(Value v, Pred a, Pred b) {
+    return isBinary<arith::MulFOp>(v, a, b);
+  }
+  static bool isAdd(Value v, Pred a, Pred b) {
+    return isBinary<arith::AddFOp>(v, a, b);
+  }
+  static auto near(double c) {
+    return [c](Value v) { return isFloatNear(v, c); };
+  }
+
+  bool isX(Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>())
+      v = ext.getIn();
+    return v == x && x.getType().isIntOrFloat();
+  }
+  bool isDy(Value v) {
+    if (auto ext = v.getDefiningOp<arith::ExtFOp>()) {
+      auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>();
+      if (!trunc || trunc.getRoundingmodeAttr())
+        return false;
+      v = trunc.getIn();
+    }
+    return v == dy;
+  }
+  bool isSquare(Value v) {
+    if (auto pow = v.getDefiningOp<math::FPowIOp>()) {
+      IntegerAttr exponent;
+      return isX(pow.getLhs()) &&
+             matchPattern(pow.getRhs(), m_Constant(&exponent)) &&
+             exponent.getValue() == 2;
+    }
+    return isMul(
+        v, [&](Value a) { return isX(a); }, [&](Value b) { return isX(b); });
+  }
+  bool isCube(Value v) {
+    if (auto pow = v.getDefiningOp<math::FPowIOp>()) {
+      IntegerAttr exponent;
+      return isX(pow.getLhs()) &&
+             matchPattern(pow.getRhs(), m_Constant(&exponent)) &&
+             exponent.getValue() == 3;
+    }
+    return isMul(
+        v, [&](Value a) { return isSquare(a); },
+        [&](Value b) { return isX(b); });
+  }
+  bool isTanh(Value v) {
+    auto tanh = v.getDefiningOp<math::TanhOp>();
+    if (!tanh)
+      return false;
+    Value arg = tanh.getOperand();
+    auto square = [&](Value a) { return isSquare(a); };
+    auto cube = [&](Value a) { return isCube(a); };
+    auto xOf = [&](Value a) { return isX(a); };
+    // x (beta + beta kappa x^2), or beta (x + kappa x^3).
+    return isMul(arg, xOf,
+                 [&](Value poly) {
+                   return isAdd(
+                       poly,
+                       [&](Value q) {
+                         return isMul(q, square, near(kBeta * kKappa));
+                       },
+                       near(kBeta));
+                 }) ||
+           isMul(arg, near(kBeta), [&](Value sum) {
+             return isAdd(sum, xOf, [&](Value c) {
+               return isMul(c, cube, near(kKappa));
+             });
+           });
+  }
+  /// 0.5 (1 + T).
+  bool isLeft(Value v) {
+    return isMul(
+        v,
+        [&](Value sum) {
+          return isAdd(
+              sum, [&](Value t) { return isTanh(t); }, near(1.0));
+        },
+        near(0.5));
+  }
+  /// ((0.5 x) (1 - T T)) (beta (1 + 3 kappa x^2)).
+  bool isRight(Value v) {
+    auto halfX = [&](Value h) {
+      return isMul(
+          h, [&](Value a) { return isX(a); }, near(0.5));
+    };
+    auto oneMinusSquare = [&](Value d) {
+      auto sub = d.getDefiningOp<arith::SubFOp>();
+      return sub && isFloatNear(sub.getLhs(), 1.0) &&
+             isMul(
+                 sub.getRhs(), [&](Value t) { return isTanh(t); },
+                 [&](Value t) { return isTanh(t); });
+    };
+    auto poly = [&](Value p) {
+      return isMul(
+          p,
+          [&](Value sum) {
+            return isAdd(
+                sum,
+                [&](Value q) {
+                  return isMul(
+                      q, [&](Value s) { return isSquare(s); },
+                      near(3.0 * kKappa));
+                },
+                near(1.0));
+          },
+          near(kBeta));
+    };
+    return isMul(
+        v, [&](Value p) { return isMul(p, halfX, oneMinusSquare); }, poly);
+  }
+
+  static constexpr double kBeta = 0.7978845608028654, kKappa = 0.044715;
+  BlockArgument x, dy;
+};
+} // namespace
+
+std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
+                                                      Operation *init) {
+  Operation *view;
+  OpOperand *read;
+  linalg::GenericOp generic = getEpilogueGeneric(op, acc, init, view, read);
+  if (!generic || generic.getNumDpsInputs() != 2)
+    return std::nullopt;
+  OpOperand *other =
+      generic.getDpsInputOperand(generic.getDpsInputOperand(0) == read ? 1 : 0);
+  Value aux = other->get(), out = generic.getDpsInits()[0];
+  // The GELU's input is read where the generic writes, in the output's
+  // type and layout (the call, moved to the generic, reads it there).
+  if (!generic.getMatchingIndexingMap(other).isIdentity() ||
+      aux.getType() != out.getType())
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  Value value = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+  if (auto trunc = value.getDefiningOp<arith::TruncFOp>()) {
+    if (trunc.getRoundingmodeAttr())
+      return std::nullopt;
+    value = trunc.getIn();
+  }
+  if (!value.getType().isF32() ||
+      !GeluGradMatcher(generic.getMatchingBlockArgument(other),
+                       generic.getMatchingBlockArgument(read))
+           .matches(value))
+    return std::nullopt;
+  return GeluGradEpilogue{generic, view, aux, out};
+}
+
+std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
+                                              Operation *init) {
+  BiasEpilogue epilogue;
+  OpOperand *read;
+  linalg::GenericOp generic =
+      getEpilogueGeneric(op, acc, init, epilogue.view, read);
+  if (!generic)
     return std::nullopt;
   OpOperand *outOperand = generic.getDpsInitOperand(0);
-  if (!generic.getMatchingIndexingMap(outOperand).isIdentity())
-    return std::nullopt;
   // The other inputs: the bias (its map reads the last loop only) and,
   // maybe, the residual, read where the generic writes, of the output's
   // type (maybe the output itself).

@@ -231,6 +231,15 @@ static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
   return narrow;
 }
 
+/// Whether a call's aux operand (cuBLASLt's: C's layout) can be `buffer`:
+/// identity layout, a static leading dimension that is a multiple of 8.
+static bool isAuxLayout(Value buffer) {
+  auto type = cast<MemRefType>(buffer.getType());
+  int64_t ld = type.getShape().back();
+  return type.getLayout().isIdentity() && !ShapedType::isDynamic(ld) &&
+         ld % 8 == 0;
+}
+
 /// If the bias epilogue `epilogue` (no activation; its output now written
 /// by a call at `op`, through the collapse of `viewGroups` where its
 /// accumulator was read expanded) is followed by a GELU of its output
@@ -246,10 +255,7 @@ static Value takeGeluFollower(PatternRewriter &rewriter, Operation *op,
   if (epilogue.kind != GemmEpilogueKind::Bias || epilogue.residual ||
       (epilogue.view && viewGroups.empty()))
     return {};
-  auto outType = cast<MemRefType>(epilogue.out.getType());
-  int64_t ld = outType.getShape().back();
-  if (!outType.getLayout().isIdentity() || ShapedType::isDynamic(ld) ||
-      ld % 8 != 0)
+  if (!isAuxLayout(epilogue.out))
     return {};
   linalg::GenericOp gelu = matchGeluFollower(op, epilogue.out);
   if (!gelu)
@@ -366,6 +372,100 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   return success();
 }
 
+/// Whether `op` may move to just before `last`, a later op of its block:
+/// nothing between writes or frees `buffers` (its operands) or a view of
+/// them.
+static bool canSinkBefore(Operation *op, Operation *last,
+                          ArrayRef<Value> buffers) {
+  if (last->getBlock() != op->getBlock() || !op->isBeforeInBlock(last))
+    return false;
+  for (Value buffer : buffers) {
+    if (last->getPrevNode() != op &&
+        isWrittenBetween(op, last->getPrevNode(), buffer))
+      return false;
+    Value root = memref::skipViewLikeOps(cast<MemrefValue>(buffer));
+    for (Operation *between = op->getNextNode(); between != last;
+         between = between->getNextNode())
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(between);
+          dealloc && memref::skipViewLikeOps(
+                         cast<MemrefValue>(dealloc.getMemref())) == root)
+        return false;
+  }
+  return true;
+}
+
+/// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by
+/// `fill`, as one call of the backend's GEMM with epilogue that multiplies
+/// the product by GELU's derivative (cuBLASLt's DGELU, reading the GELU's
+/// input as its aux operand) and writes the output of that epilogue
+/// (matchGeluGradEpilogue) in its place; fails, changing nothing, where
+/// the backend has no such call or nothing matches.
+static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
+                                          linalg::LinalgOp op,
+                                          const GemmOperands &gemm,
+                                          linalg::FillOp fill,
+                                          const LibraryBackend &backend) {
+  std::optional<RuntimeFunction> function =
+      backend.getFunction(LibraryCall::GemmEpilogue);
+  if (!function || gemm.types.result != kF32Code)
+    return failure();
+  std::optional<GeluGradEpilogue> epilogue =
+      matchGeluGradEpilogue(op, gemm.c, fill);
+  if (!epilogue || !isAuxLayout(epilogue->aux) ||
+      isa_and_nonnull<memref::CollapseShapeOp>(epilogue->view))
+    return failure();
+  int32_t cType =
+      getDTypeCode(cast<MemRefType>(epilogue->out.getType()).getElementType());
+  if (cType != kF32Code && cType != gemm.types.lhs)
+    return failure();
+  // The call writes the output while it reads A, B and aux.
+  Value root = memref::skipViewLikeOps(cast<MemrefValue>(epilogue->out));
+  for (Value operand : {gemm.a, gemm.b, epilogue->aux})
+    if (memref::skipViewLikeOps(cast<MemrefValue>(operand)) == root)
+      return failure();
+  // The call runs where the epilogue did (a training step's backward has
+  // other work between the GEMM and it): A and B must be there then.
+  if (!canSinkBefore(op, epilogue->generic, {gemm.a, gemm.b}))
+    return failure();
+  SmallVector<ReassociationIndices> viewGroups;
+  if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(epilogue->view))
+    viewGroups = expand.getReassociationIndices();
+  ArrayRef<int64_t> shape = gemm.ci.type.getShape();
+  Operation *before = op->getPrevNode();
+  rewriter.moveOpBefore(op, epilogue->generic);
+  Value out =
+      takeOutput(rewriter, op, epilogue->generic, epilogue->out, epilogue->view,
+                 [&](Value buffer) { return isGemmOutput(buffer, shape); });
+  if (!out) {
+    if (before)
+      rewriter.moveOpAfter(op, before);
+    else
+      rewriter.moveOpBefore(op, &op->getBlock()->front());
+    return failure();
+  }
+  auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
+  for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      rewriter.eraseOp(user);
+  rewriter.eraseOp(fill);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  Value aux = epilogue->aux;
+  if (!viewGroups.empty())
+    aux = memref::CollapseShapeOp::create(rewriter, loc, aux, viewGroups);
+  std::string ignored;
+  SmallVector<Value> args = buildGemmArguments(
+      rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
+      cType, /*beta=*/0.0f);
+  args.push_back(createI32(rewriter, loc,
+                           static_cast<int32_t>(GemmEpilogueKind::GeluGrad)));
+  Value null = LLVM::ZeroOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
+  args.append({null, null, createBufferPointer(rewriter, loc, aux)});
+  replaceWithCall(rewriter, op, *function, args, {accumulator});
+  return success();
+}
+
 /// Whether `sum` is the column sum of `b` (k x n) over k into its one
 /// output (1 x n or n): a reduction over dimension 0 of `b`, read whole
 /// (identity map), whose body adds each element, widened or not, to the
@@ -466,7 +566,9 @@ struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
       return failure();
     rewriter.setInsertionPoint(op);
     linalg::FillOp fill = findZeroFill(op, gemm->c);
-    if (fill && succeeded(fuseBiasEpilogue(rewriter, op, *gemm, fill, backend)))
+    if (fill &&
+        (succeeded(fuseBiasEpilogue(rewriter, op, *gemm, fill, backend)) ||
+         succeeded(fuseGeluGradEpilogue(rewriter, op, *gemm, fill, backend))))
       return success();
     GemmOutput output = getGemmOutput(rewriter, op, *gemm, fill,
                                       gemm->ai.type.getElementType());

@@ -144,6 +144,23 @@ struct BiasEpilogue {
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
                                               Operation *init);
 
+/// The backward of a GELU (tanh form) as a GEMM's epilogue: the one generic
+/// reading the GEMM's zero-filled f32 accumulator (directly or through
+/// `view`, as a BiasEpilogue's) and `aux`, the GELU's input (read where it
+/// writes, of its output's type), computes the product of the accumulator
+/// (maybe read rounded to 16 bits) and GELU's derivative at `aux`, as
+/// from_torch_training writes gelu_backward, and stores it in `out`, maybe
+/// rounded once. The GEMM-with-epilogue call's DGELU computes it from the
+/// unrounded product.
+struct GeluGradEpilogue {
+  linalg::GenericOp generic;
+  Operation *view = nullptr;
+  Value aux;
+  Value out;
+};
+std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
+                                                      Operation *init);
+
 /// The generic, after `op` in its block, that computes GELU's tanh form of
 /// `h` (a bias epilogue's output, which a call at `op` writes), read whole,
 /// maybe widened, its result maybe rounded to h's type, into another

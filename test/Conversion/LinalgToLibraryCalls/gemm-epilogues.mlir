@@ -574,3 +574,163 @@ func.func @gelu_aux_refused(%a: memref<128x64xf32>, %b20: memref<64x20xf32>, %bi
   memref.dealloc %acc3 : memref<128x256xf32>
   return %h, %g, %h2, %g2, %h3 : memref<128x20xf32>, memref<128x20xf32>, memref<128x256xf32>, memref<128x256xf32>, memref<128x256xf32>
 }
+
+// -----
+
+// A training step's backward of the GELU: the GEMM's output gradient dy
+// (read rounded to f16, the GPU's narrowing) times GELU's derivative at the
+// kept input %h, in from_torch_training's form (T recomputed per reader,
+// as a fused body does). One call (cuBLASLt's DGELU, epilogue 5, no bias)
+// reads %h as its aux operand and writes %dx; it runs where the epilogue
+// did, after the column sum in between (which reads other data).
+// CHECK-LABEL: func.func @gelu_grad
+// CHECK-DAG: %[[DGELU:.*]] = arith.constant 5 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK: memref.collapse_shape %[[H:.*]] {{\[\[}}0, 1], [2]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[DGELU]], %[[NULL]], %[[NULL]], %{{.*}})
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @gelu_grad(%dy: memref<128x64xf16>, %w: memref<64x256xf16>, %h: memref<2x64x256xf16>, %other: memref<32x8xf16>, %sum: memref<8xf32>) -> memref<2x64x256xf16> {
+  %zero = arith.constant 0.0 : f32
+  %beta = arith.constant 0.797884583 : f32
+  %bk = arith.constant 0.0356774069 : f32
+  %k3 = arith.constant 1.341450e-01 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.matmul ins(%dy, %w : memref<128x64xf16>, memref<64x256xf16>) outs(%acc : memref<128x256xf32>)
+  %view = memref.expand_shape %acc [[0, 1], [2]] output_shape [2, 64, 256] : memref<128x256xf32> into memref<2x64x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%other : memref<32x8xf16>) outs(%sum : memref<8xf32>) {
+  ^bb0(%in: f16, %s: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.addf %0, %s : f32
+    linalg.yield %1 : f32
+  }
+  %dx = memref.alloc() {alignment = 64 : i64} : memref<2x64x256xf16>
+  linalg.generic {indexing_maps = [affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>, affine_map<(b, i, j) -> (b, i, j)>],
+                  iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%view, %h : memref<2x64x256xf32>, memref<2x64x256xf16>) outs(%dx : memref<2x64x256xf16>) {
+  ^bb0(%in: f32, %x16: f16, %o: f16):
+    %0 = arith.truncf %in : f32 to f16
+    %x = arith.extf %x16 : f16 to f32
+    %x2 = arith.extf %x16 : f16 to f32
+    %x3 = arith.extf %x16 : f16 to f32
+    %sq = arith.mulf %x, %x2 : f32
+    %sq2 = arith.mulf %x2, %x3 : f32
+    %1 = arith.mulf %sq, %bk : f32
+    %2 = arith.addf %1, %beta : f32
+    %3 = arith.mulf %x, %2 : f32
+    %t = math.tanh %3 : f32
+    %4 = arith.mulf %sq2, %bk : f32
+    %5 = arith.addf %4, %beta : f32
+    %6 = arith.mulf %x3, %5 : f32
+    %t2 = math.tanh %6 : f32
+    %7 = arith.addf %t, %one : f32
+    %left = arith.mulf %7, %half : f32
+    %8 = arith.mulf %t2, %t : f32
+    %9 = arith.subf %one, %8 : f32
+    %10 = arith.mulf %x, %half : f32
+    %11 = arith.mulf %10, %9 : f32
+    %12 = arith.mulf %sq, %k3 : f32
+    %13 = arith.addf %12, %one : f32
+    %14 = arith.mulf %13, %beta : f32
+    %right = arith.mulf %11, %14 : f32
+    %15 = arith.addf %left, %right : f32
+    %16 = arith.extf %0 : f16 to f32
+    %17 = arith.mulf %16, %15 : f32
+    %18 = arith.truncf %17 : f32 to f16
+    linalg.yield %18 : f16
+  }
+  memref.dealloc %acc : memref<128x256xf32>
+  return %dx : memref<2x64x256xf16>
+}
+
+// -----
+
+// Not GELU's derivative, or not movable to its epilogue: the GEMM's own
+// call, and the epilogue stays a kernel. The derivative with 0.05 for
+// 3 kappa; and a derivative whose GEMM's B (%w) is written between the
+// GEMM and the epilogue.
+// CHECK-LABEL: func.func @gelu_grad_refused
+// CHECK-NOT: arith.constant 5 : i32
+// CHECK: call @ampGpuGemm(
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: call @ampGpuGemm(
+// CHECK: linalg.fill
+// CHECK: linalg.generic
+// CHECK: math.tanh
+// CHECK: return
+func.func @gelu_grad_refused(%dy: memref<128x64xf32>, %w: memref<64x256xf32>, %h: memref<128x256xf32>) -> (memref<128x256xf32>, memref<128x256xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %beta = arith.constant 0.797884583 : f32
+  %bk = arith.constant 0.0356774069 : f32
+  %k3 = arith.constant 1.341450e-01 : f32
+  %wrong = arith.constant 5.000000e-02 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %acc = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<128x256xf32>)
+  linalg.matmul ins(%dy, %w : memref<128x64xf32>, memref<64x256xf32>) outs(%acc : memref<128x256xf32>)
+  %dx = memref.alloc() : memref<128x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %h : memref<128x256xf32>, memref<128x256xf32>) outs(%dx : memref<128x256xf32>) {
+  ^bb0(%g: f32, %x: f32, %o: f32):
+    %sq = arith.mulf %x, %x : f32
+    %1 = arith.mulf %sq, %bk : f32
+    %2 = arith.addf %1, %beta : f32
+    %3 = arith.mulf %x, %2 : f32
+    %t = math.tanh %3 : f32
+    %7 = arith.addf %t, %one : f32
+    %left = arith.mulf %7, %half : f32
+    %8 = arith.mulf %t, %t : f32
+    %9 = arith.subf %one, %8 : f32
+    %10 = arith.mulf %x, %half : f32
+    %11 = arith.mulf %10, %9 : f32
+    %12 = arith.mulf %sq, %wrong : f32
+    %13 = arith.addf %12, %one : f32
+    %14 = arith.mulf %13, %beta : f32
+    %right = arith.mulf %11, %14 : f32
+    %15 = arith.addf %left, %right : f32
+    %17 = arith.mulf %g, %15 : f32
+    linalg.yield %17 : f32
+  }
+  memref.dealloc %acc : memref<128x256xf32>
+  %acc2 = memref.alloc() : memref<128x256xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<128x256xf32>)
+  linalg.matmul ins(%dy, %w : memref<128x64xf32>, memref<64x256xf32>) outs(%acc2 : memref<128x256xf32>)
+  linalg.fill ins(%zero : f32) outs(%w : memref<64x256xf32>)
+  %dx2 = memref.alloc() : memref<128x256xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2, %h : memref<128x256xf32>, memref<128x256xf32>) outs(%dx2 : memref<128x256xf32>) {
+  ^bb0(%g: f32, %x: f32, %o: f32):
+    %sq = arith.mulf %x, %x : f32
+    %1 = arith.mulf %sq, %bk : f32
+    %2 = arith.addf %1, %beta : f32
+    %3 = arith.mulf %x, %2 : f32
+    %t = math.tanh %3 : f32
+    %7 = arith.addf %t, %one : f32
+    %left = arith.mulf %7, %half : f32
+    %8 = arith.mulf %t, %t : f32
+    %9 = arith.subf %one, %8 : f32
+    %10 = arith.mulf %x, %half : f32
+    %11 = arith.mulf %10, %9 : f32
+    %12 = arith.mulf %sq, %k3 : f32
+    %13 = arith.addf %12, %one : f32
+    %14 = arith.mulf %13, %beta : f32
+    %right = arith.mulf %11, %14 : f32
+    %15 = arith.addf %left, %right : f32
+    %17 = arith.mulf %g, %15 : f32
+    linalg.yield %17 : f32
+  }
+  memref.dealloc %acc2 : memref<128x256xf32>
+  return %dx, %dx2 : memref<128x256xf32>, memref<128x256xf32>
+}

@@ -44,7 +44,9 @@ enum class GemmEpilogueKind : int32_t {
   ReluBias = 2,
   GeluBias = 3,
   /// GeluBias that also writes the GELU's input (its aux output).
-  GeluAuxBias = 4
+  GeluAuxBias = 4,
+  /// The product times GELU's derivative at the aux input (no bias).
+  GeluGrad = 5
 };
 
 /// The target-specific half of the library calls: which runtime function

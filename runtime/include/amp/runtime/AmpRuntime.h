@@ -167,8 +167,8 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
  *===----------------------------------------------------------------------===*/
 
 /** Epilogues of ampGpuGemmEpilogue/ampCpuGemmEpilogue (their `epilogue`
- *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS, _GELU_BIAS
- *  and _GELU_AUX_BIAS. */
+ *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS, _GELU_BIAS,
+ *  _GELU_AUX_BIAS and _DGELU. */
 typedef enum AmpGemmEpilogue {
   /** C = A*B + beta*C + bias (bias broadcast along the rows). */
   AMP_GEMM_EPILOGUE_BIAS = 1,
@@ -181,6 +181,10 @@ typedef enum AmpGemmEpilogue {
    *  A*B + beta*C + bias is also written, to `aux` (a training step's
    *  forward: the backward reads the pre-activation). */
   AMP_GEMM_EPILOGUE_GELU_AUX_BIAS = 4,
+  /** C = (A*B + beta*C) * gelu'(aux): the gradient of the GELU (tanh form)
+   *  whose input GELU_AUX_BIAS kept, at that input (`aux`, read); no
+   *  bias (a training step's backward). */
+  AMP_GEMM_EPILOGUE_DGELU = 5,
 } AmpGemmEpilogue;
 
 /** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
