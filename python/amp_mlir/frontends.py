@@ -21,6 +21,7 @@ of amp_mlir works without them (``pip install "./python[torch]"`` or
 scripts/install-frontends.sh installs the pinned versions).
 """
 
+import math
 import re
 import subprocess
 import warnings
@@ -297,7 +298,13 @@ def from_torch(module, *example_inputs, dynamic_dims=None, func_name="main"):
 def _decompositions(torch):
     """Decompositions applied at export beside torch-mlir's, for ops that
     torch-mlir lowers to its own dialects (which upstream MLIR does not
-    have):
+    have) or not as PyTorch computes them:
+
+    - gelu with approximate="tanh", as ATen computes it: 0.5 x (1 +
+      tanh(sqrt(2/pi) (x + 0.044715 x^3))), sqrt(2/pi) in double.
+      torch-mlir's lowering multiplies by 0.797724 instead of 0.7978846 (a
+      relative error of 2e-4 in the tanh's argument). The exact GELU
+      (approximate="none") is torch-mlir's (NotImplemented here).
 
     - cumsum (torch-mlir: `tm_tensor.scan`): along a dimension of size n,
       the sum of x[j] over j <= i, as an n x n lower-triangular mask and a
@@ -320,7 +327,18 @@ def _decompositions(torch):
                             torch.zeros((), dtype=x.dtype, device=x.device))
         return terms.sum(-1).movedim(-1, dim)
 
-    return {torch.ops.aten.cumsum.default: cumsum}
+    beta, kappa = math.sqrt(2.0 / math.pi), 0.044715
+
+    def gelu(x, approximate="none"):
+        if approximate != "tanh":
+            return NotImplemented
+        # The cube as pow(x, 3): from_torch_training's gelu_backward writes
+        # x^2 as x * x, which common subexpression elimination must not
+        # share with the forward.
+        return 0.5 * x * (1.0 + torch.tanh(beta * (x + kappa * x.pow(3))))
+
+    return {torch.ops.aten.cumsum.default: cumsum,
+            torch.ops.aten.gelu.default: gelu}
 
 
 def export_program(torch, module, example_inputs, dynamic_shapes=None):

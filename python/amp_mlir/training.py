@@ -240,11 +240,12 @@ def _backward_decompositions(torch):
     - cumsum, as from_torch decomposes it (frontends._decompositions): OPT
       and other decoders take the cumsum of the attention mask for their
       positions, which torch-mlir would make a tm_tensor.scan;
-    - gelu and gelu_backward with approximate="tanh", as ATen computes
-      them (kBeta = sqrt(2/pi) in double): torch-mlir's lowering of gelu
-      multiplies by 0.797724 instead of 0.7978846, a relative error of
-      2e-4 in the tanh's argument. The backward recomputes the tanh from
-      the input, the one tensor autograd saves; its argument is written
+    - gelu_backward with approximate="tanh", as ATen computes it (kBeta =
+      sqrt(2/pi) in double; gelu itself is frontends._decompositions',
+      with the same constant: torch-mlir's lowering of gelu multiplies by
+      0.797724 instead of 0.7978846, a relative error of 2e-4 in the
+      tanh's argument). The backward recomputes the tanh from the input,
+      the one tensor autograd saves; its argument is written
       x (beta + beta kappa x^2) and the forward's cube as pow(x, 3), so
       that common subexpression elimination in the one graph of forward
       and backward shares (and stores) neither the tanh nor x^2."""
@@ -517,11 +518,6 @@ def _backward_decompositions(torch):
 
     beta, kappa = math.sqrt(2.0 / math.pi), 0.044715
 
-    def gelu(x, approximate="none"):
-        if approximate != "tanh":
-            return NotImplemented  # torch-mlir lowers the exact GELU
-        return 0.5 * x * (1.0 + torch.tanh(beta * (x + kappa * x.pow(3))))
-
     def gelu_backward(grad_output, x, approximate="none"):
         if approximate != "tanh":
             return NotImplemented
@@ -534,7 +530,6 @@ def _backward_decompositions(torch):
         return grad_output * (left_derivative + right_derivative)
 
     return {aten.nll_loss_backward.default: nll_loss_backward,
-            aten.gelu.default: gelu,
             aten.gelu_backward.default: gelu_backward,
             aten.nll_loss2d_backward.default: nll_loss_backward,
             aten.embedding_dense_backward.default: embedding_dense_backward,

@@ -318,6 +318,32 @@ def test_tanh_gelu_decompositions_are_atens():
     assert backward(grad, x) is NotImplemented
 
 
+def test_tanh_gelu_imports_as_aten_computes_it():
+    """from_torch of F.gelu(approximate="tanh") (an inference import)
+    multiplies by sqrt(2/pi), not torch-mlir's 0.797724, and matches
+    PyTorch's output at O0 to f32's rounding; the exact GELU stays
+    torch-mlir's (erf)."""
+    torch = needs_torch()
+    F = torch.nn.functional
+
+    class Gelus(torch.nn.Module):
+        def forward(self, x):
+            return F.gelu(x, approximate="tanh"), F.gelu(x)
+
+    torch.manual_seed(0)
+    x = torch.randn(64, 32) * 3
+    text = amp_mlir.from_torch(Gelus(), x)
+    constants = re.findall(r"arith\.constant (0\.79[0-9e+-]*) : f", text)
+    assert constants and all(c.startswith("0.797884") for c in constants), \
+        constants
+    assert "math.erf" in text
+    got = amp_mlir.compile(text, level="O0").main(x.numpy())
+    for result, want in zip(got, Gelus()(x)):
+        want = want.numpy()
+        error = np.abs(result - want).max() / np.abs(want).max()
+        assert error <= 1e-6, error
+
+
 def test_tanh_gelu_modules_train_as_one_op():
     """transformers' GELU modules that compute the tanh form as a formula
     (GPT-2's gelu_new) are traced as F.gelu(approximate="tanh"): the step
