@@ -231,6 +231,20 @@ static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
   return narrow;
 }
 
+/// Erases the zero fill of `gemm`'s f32 accumulator and its deallocs, once a
+/// call writes the epilogue's output instead; returns the accumulator's
+/// alloc, which the call replaces with the GEMM.
+static memref::AllocOp dropAccumulator(PatternRewriter &rewriter,
+                                       const GemmOperands &gemm,
+                                       linalg::FillOp fill) {
+  auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
+  for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
+    if (isa<memref::DeallocOp>(user))
+      rewriter.eraseOp(user);
+  rewriter.eraseOp(fill);
+  return accumulator;
+}
+
 /// Whether a call's aux operand (cuBLASLt's: C's layout) can be `buffer`:
 /// identity layout, a static leading dimension that is a multiple of 8.
 static bool isAuxLayout(Value buffer) {
@@ -336,11 +350,7 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   Value aux = takeGeluFollower(rewriter, op, *epilogue, viewGroups, shape);
   if (aux)
     std::swap(out, aux);
-  auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
-  for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
-    if (isa<memref::DeallocOp>(user))
-      rewriter.eraseOp(user);
-  rewriter.eraseOp(fill);
+  memref::AllocOp accumulator = dropAccumulator(rewriter, gemm, fill);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Type outElement = cast<MemRefType>(out.getType()).getElementType();
@@ -443,11 +453,7 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
       rewriter.moveOpBefore(op, &op->getBlock()->front());
     return failure();
   }
-  auto accumulator = gemm.c.getDefiningOp<memref::AllocOp>();
-  for (Operation *user : llvm::make_early_inc_range(accumulator->getUsers()))
-    if (isa<memref::DeallocOp>(user))
-      rewriter.eraseOp(user);
-  rewriter.eraseOp(fill);
+  memref::AllocOp accumulator = dropAccumulator(rewriter, gemm, fill);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
   Value aux = epilogue->aux;
