@@ -231,6 +231,24 @@ static Value narrowBias(PatternRewriter &rewriter, Location loc, Value bias,
   return narrow;
 }
 
+/// The type code of `out` as the output of a GEMM-with-epilogue call for
+/// `gemm`: f32, or the operands' type (as the GEMM's); none where it is
+/// another, or where `out` is a view of a buffer the call reads while it
+/// writes `out` (A, B, `input`), which the GEMM had read whole before the
+/// epilogue wrote it.
+static std::optional<int32_t>
+getEpilogueOutputType(const GemmOperands &gemm, Value out, Value input = {}) {
+  int32_t cType =
+      getDTypeCode(cast<MemRefType>(out.getType()).getElementType());
+  if (cType != kF32Code && cType != gemm.types.lhs)
+    return std::nullopt;
+  Value root = memref::skipViewLikeOps(cast<MemrefValue>(out));
+  for (Value operand : {gemm.a, gemm.b, input})
+    if (operand && memref::skipViewLikeOps(cast<MemrefValue>(operand)) == root)
+      return std::nullopt;
+  return cType;
+}
+
 /// Erases the zero fill of `gemm`'s f32 accumulator and its deallocs, once a
 /// call writes the epilogue's output instead; returns the accumulator's
 /// alloc, which the call replaces with the GEMM.
@@ -307,19 +325,11 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   std::optional<BiasEpilogue> epilogue = matchBiasEpilogue(op, gemm.c, fill);
   if (!epilogue)
     return failure();
-  // The call's output type: f32, or the operands' type (as the GEMM's).
-  int32_t cType =
-      getDTypeCode(cast<MemRefType>(epilogue->out.getType()).getElementType());
+  std::optional<int32_t> cType = getEpilogueOutputType(gemm, epilogue->out);
   std::string ignored;
-  if ((cType != kF32Code && cType != gemm.types.lhs) ||
+  if (!cType ||
       failed(getBufferInfo(epilogue->bias, ignored, /*dynamic=*/true)))
     return failure();
-  // The call writes the output while it reads A and B, which the GEMM
-  // had read whole before the generic wrote it: no view of one buffer.
-  Value root = memref::skipViewLikeOps(cast<MemrefValue>(epilogue->out));
-  for (Value operand : {gemm.a, gemm.b})
-    if (memref::skipViewLikeOps(cast<MemrefValue>(operand)) == root)
-      return failure();
   // A residual other than the output is read as the call writes the
   // output: through the inverse of the accumulator's view (an expand_shape
   // of it, which the residual's collapse undoes).
@@ -359,7 +369,7 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
     bias = narrowBias(rewriter, loc, bias, outElement);
   SmallVector<Value> args = buildGemmArguments(
       rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
-      cType, /*beta=*/residual ? 1.0f : 0.0f);
+      *cType, /*beta=*/residual ? 1.0f : 0.0f);
   args.push_back(
       createI32(rewriter, loc,
                 static_cast<int32_t>(aux ? GemmEpilogueKind::GeluAuxBias
@@ -424,15 +434,10 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
   if (!epilogue || !isAuxLayout(epilogue->aux) ||
       isa_and_nonnull<memref::CollapseShapeOp>(epilogue->view))
     return failure();
-  int32_t cType =
-      getDTypeCode(cast<MemRefType>(epilogue->out.getType()).getElementType());
-  if (cType != kF32Code && cType != gemm.types.lhs)
+  std::optional<int32_t> cType =
+      getEpilogueOutputType(gemm, epilogue->out, epilogue->aux);
+  if (!cType)
     return failure();
-  // The call writes the output while it reads A, B and aux.
-  Value root = memref::skipViewLikeOps(cast<MemrefValue>(epilogue->out));
-  for (Value operand : {gemm.a, gemm.b, epilogue->aux})
-    if (memref::skipViewLikeOps(cast<MemrefValue>(operand)) == root)
-      return failure();
   // The call runs where the epilogue did (a training step's backward has
   // other work between the GEMM and it): A and B must be there then.
   if (!canSinkBefore(op, epilogue->generic, {gemm.a, gemm.b}))
@@ -462,7 +467,7 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
   std::string ignored;
   SmallVector<Value> args = buildGemmArguments(
       rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
-      cType, /*beta=*/0.0f);
+      *cType, /*beta=*/0.0f);
   args.push_back(createI32(rewriter, loc,
                            static_cast<int32_t>(GemmEpilogueKind::GeluGrad)));
   Value null = LLVM::ZeroOp::create(
