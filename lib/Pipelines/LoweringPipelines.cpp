@@ -309,6 +309,10 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   pm.addPass(createCSEPass());
   pm.addPass(createGpuLaunchSinkIndexComputationsPass());
   pm.addPass(createGpuKernelOutliningPass());
+  // Independent launches (the weights' f16 copies, the optimizer's
+  // updates) as one launch each few.
+  if (options.mergeLaunches)
+    pm.addPass(createAmpMergeGpuLaunchesPass());
   pm.addPass(createAmpDeduplicateGpuKernelsPass());
   pm.addNestedPass<func::FuncOp>(createGpuAsyncRegionPass());
   pm.addNestedPass<func::FuncOp>(createAmpElideHostWaitsPass());

@@ -327,14 +327,40 @@ extern "C" void ampSimLaunchKernel(const char *name, AmpSimKernel kernel,
     raiseLastError();
 }
 
-extern "C" void ampSimLaunchKernelWithSizes(
-    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
-    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
-    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
-    const int32_t *paramSizes) {
-  if (!capturing())
-    return ampSimLaunchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY,
-                              blockZ, sharedMemoryBytes, params, flags);
+/// The sizes of a merged kernel's segments: the int64 values of the
+/// parameters `segmentParams` names.
+static std::vector<int64_t> getSegments(void **params, int32_t numParams,
+                                        int32_t numSegments,
+                                        const int32_t *segmentParams) {
+  std::vector<int64_t> segments;
+  for (int32_t i = 0; i < numSegments; ++i) {
+    int32_t index = segmentParams[i];
+    int64_t size = -1;
+    if (index >= 0 && index < numParams)
+      std::memcpy(&size, params[index], sizeof(size));
+    segments.push_back(size);
+  }
+  return segments;
+}
+
+/// ampSimLaunchKernelWithSizes and ampSimLaunchKernelInSegments: runs the
+/// kernel, or records it with its parameters' values while capturing.
+static void launchWithSizes(const char *name, AmpSimKernel kernel,
+                            int64_t gridX, int64_t gridY, int64_t gridZ,
+                            int64_t blockX, int64_t blockY, int64_t blockZ,
+                            int32_t sharedMemoryBytes, void **params,
+                            int32_t flags, int32_t numParams,
+                            const int32_t *paramSizes, int32_t numSegments,
+                            const int32_t *segmentParams) {
+  if (!capturing()) {
+    std::vector<int64_t> segments =
+        getSegments(params, numParams, numSegments, segmentParams);
+    if (!launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                      sharedMemoryBytes, params, flags, segments.data(),
+                      numSegments))
+      raiseLastError();
+    return;
+  }
   // The values of the parameters, each at a 16-byte aligned offset, as a
   // graph's kernel node keeps them.
   std::vector<size_t> offsets;
@@ -348,22 +374,48 @@ extern "C" void ampSimLaunchKernelWithSizes(
   char *base = reinterpret_cast<char *>(values->data());
   for (int32_t i = 0; i < numParams; ++i)
     std::memcpy(base + offsets[i], params[i], size_t(paramSizes[i]));
+  std::vector<int32_t> segmentIndices(segmentParams,
+                                      segmentParams + numSegments);
   captureRecord([=] {
     char *at = reinterpret_cast<char *>(values->data());
     std::vector<void *> pointers;
     for (size_t offset : offsets)
       pointers.push_back(at + offset);
+    std::vector<int64_t> segments = getSegments(
+        pointers.data(), numParams, numSegments, segmentIndices.data());
     if (!launchKernel(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
-                      sharedMemoryBytes, pointers.data(), flags))
+                      sharedMemoryBytes, pointers.data(), flags,
+                      segments.data(), numSegments))
       raiseLastError();
   });
+}
+
+extern "C" void ampSimLaunchKernelWithSizes(
+    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
+    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
+    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
+    const int32_t *paramSizes) {
+  launchWithSizes(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                  sharedMemoryBytes, params, flags, numParams, paramSizes, 0,
+                  nullptr);
+}
+
+extern "C" void ampSimLaunchKernelInSegments(
+    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
+    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
+    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
+    const int32_t *paramSizes, int32_t numSegments,
+    const int32_t *segmentParams) {
+  launchWithSizes(name, kernel, gridX, gridY, gridZ, blockX, blockY, blockZ,
+                  sharedMemoryBytes, params, flags, numParams, paramSizes,
+                  numSegments, segmentParams);
 }
 
 bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
                        int64_t gridY, int64_t gridZ, int64_t blockX,
                        int64_t blockY, int64_t blockZ,
-                       int32_t sharedMemoryBytes, void **params,
-                       int32_t flags) {
+                       int32_t sharedMemoryBytes, void **params, int32_t flags,
+                       const int64_t *segments, int32_t numSegments) {
   const char *call = "gpu-sim";
   name = name ? name : "?";
   int64_t grid[3] = {gridX, gridY, gridZ};
@@ -425,28 +477,53 @@ bool sim::launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
     launch.blockId[2] = b / (gridX * gridY);
     ok = launch.fibers ? runBlockWithFibers(launch) : runBlockInTurn(launch);
   };
-  int64_t next = 0;
-  if (state().countOnly.load() && !(flags & AMP_SIM_KERNEL_UNEVEN) &&
-      gridY == 1 && gridZ == 1 && blocks >= 4) {
-    // Count-only: a one-dimensional grid whose first two blocks count the
-    // same is taken to count the same in every block but the last (the
-    // bounds checks of a tail): blocks 0, 1 and the last run, and the
-    // others are counted as block 1. Otherwise (and for an uneven kernel)
-    // every block runs.
-    BlockCounts before = countsOf(launch);
-    runBlock(0);
-    BlockCounts first = countsOf(launch) - before;
-    if (ok)
-      runBlock(1);
-    BlockCounts second = countsOf(launch) - before - first;
-    next = 2;
-    if (ok && first == second) {
-      addCounts(launch, second, blocks - 3);
-      next = blocks - 1;
+  // Count-only: a one-dimensional range of blocks whose first two count
+  // the same is taken to count the same in every block but the last (the
+  // bounds checks of a tail): blocks 0, 1 and the last run, and the others
+  // are counted as block 1. Otherwise every block of the range runs.
+  auto runRange = [&](int64_t start, int64_t count) {
+    int64_t next = start;
+    if (count >= 4) {
+      BlockCounts before = countsOf(launch);
+      runBlock(start);
+      BlockCounts first = countsOf(launch) - before;
+      if (ok)
+        runBlock(start + 1);
+      BlockCounts second = countsOf(launch) - before - first;
+      next = start + 2;
+      if (ok && first == second) {
+        addCounts(launch, second, count - 3);
+        next = start + count - 1;
+      }
     }
+    for (int64_t b = next; b < start + count && ok; ++b)
+      runBlock(b);
+  };
+  bool countOnly = state().countOnly.load() && gridY == 1 && gridZ == 1;
+  if (countOnly && numSegments > 0) {
+    // A merged kernel: each body's blocks are a range of their own.
+    int64_t total = 0;
+    for (int32_t i = 0; i < numSegments; ++i)
+      total += segments[i] > 0 ? segments[i] : blocks + 1;
+    if (total != blocks) {
+      current = outer;
+      setError(call,
+               "kernel '%s' launched with %" PRId64
+               " blocks in segments that add up to %" PRId64,
+               name, blocks, total);
+      return false;
+    }
+    int64_t start = 0;
+    for (int32_t i = 0; i < numSegments && ok; ++i) {
+      runRange(start, segments[i]);
+      start += segments[i];
+    }
+  } else if (countOnly && !(flags & AMP_SIM_KERNEL_UNEVEN)) {
+    runRange(0, blocks);
+  } else {
+    for (int64_t b = 0; b < blocks && ok; ++b)
+      runBlock(b);
   }
-  for (int64_t b = next; b < blocks && ok; ++b)
-    runBlock(b);
   current = outer;
   count(&AmpSimStats::launches);
   count(&AmpSimStats::threads, blocks * launch.threadsPerBlock);

@@ -116,11 +116,14 @@ void *allocate(const char *call, uint64_t bytes, bool persistent);
 void *tryAllocate(const char *call, uint64_t bytes, bool persistent);
 
 /// ampSimLaunchKernel, false with the error set but not reported (for entry
-/// points that return their errors).
+/// points that return their errors). `segments` (`numSegments` of them, or
+/// none) are the blocks of each body of a merged kernel, in order
+/// (ampSimLaunchKernelInSegments).
 bool launchKernel(const char *name, AmpSimKernel kernel, int64_t gridX,
                   int64_t gridY, int64_t gridZ, int64_t blockX, int64_t blockY,
                   int64_t blockZ, int32_t sharedMemoryBytes, void **params,
-                  int32_t flags);
+                  int32_t flags, const int64_t *segments = nullptr,
+                  int32_t numSegments = 0);
 
 bool findAllocation(uintptr_t address, uint64_t bytes, uintptr_t *base,
                     uint64_t *size);

@@ -623,6 +623,32 @@ void addOneCounted(void **params) {
   *dst = *src + 1.0f;
 }
 
+/// Two launches of addOneCounted merged (amp-merge-gpu-launches' form):
+/// blocks below the first grid (params[4]) run the first body over
+/// params[2] elements from element 0, the others the second over params[3]
+/// elements from element 512, their block index less the first grid.
+int64_t gMergedBlocksRun = 0;
+void addOneMerged(void **params) {
+  float *in = *static_cast<float **>(params[0]);
+  float *out = *static_cast<float **>(params[1]);
+  int64_t gridA = *static_cast<int64_t *>(params[4]);
+  int64_t block = ampSimSpecialRegister(AMP_SIM_CTAID_X);
+  int64_t threads = ampSimSpecialRegister(AMP_SIM_NTID_X);
+  int64_t thread = ampSimSpecialRegister(AMP_SIM_TID_X);
+  bool first = block < gridA;
+  if (thread == 0)
+    ++gMergedBlocksRun;
+  int64_t n = *static_cast<int64_t *>(params[first ? 2 : 3]);
+  int64_t i = (first ? block : block - gridA) * threads + thread;
+  if (i >= n)
+    return;
+  int64_t at = first ? i : 512 + i;
+  ampSimCountFlops(1);
+  float *src = static_cast<float *>(ampSimCheckAccess(in + at, 4, 0));
+  float *dst = static_cast<float *>(ampSimCheckAccess(out + at, 4, 1));
+  *dst = *src + 1.0f;
+}
+
 std::vector<AmpSimRecord> getRecords(const char *chip) {
   int64_t count = ampSimGetRecords(chip, nullptr, 0);
   std::vector<AmpSimRecord> records(count > 0 ? count : 0);
@@ -1171,6 +1197,54 @@ TEST_F(GpuSimTest, CountOnlyCountsWithoutComputing) {
   EXPECT_EQ(gError, "");
   for (void *pointer : {(void *)in, (void *)out, (void *)c})
     mgpuMemFree(pointer, nullptr);
+}
+
+TEST_F(GpuSimTest, CountOnlyCountsEachBodyOfAMergedKernel) {
+  // Two bodies in one launch: 5 blocks of 64 threads over 300 elements
+  // (64 x 4 and 44), then 6 over 330 (64 x 5 and 10). Count-only counts
+  // each body's range as a kernel (its blocks 0, 1 and last run): the full
+  // run's counts, and 6 of the 11 blocks run. Without the segments (an
+  // uneven kernel) every block runs; segments that do not add up to the
+  // grid are an error.
+  const int64_t n = 1024;
+  auto *in = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  auto *out = static_cast<float *>(mgpuMemAlloc(n * 4, nullptr, false));
+  std::vector<float> host(n, 1.0f);
+  mgpuMemcpy(in, host.data(), n * 4, nullptr);
+  int64_t countA = 300, countB = 330, gridA = 5, gridB = 6;
+  void *params[] = {&in, &out, &countA, &countB, &gridA, &gridB};
+  int32_t sizes[] = {8, 8, 8, 8, 8, 8};
+  int32_t segments[] = {4, 5};
+  auto measure = [&](bool countOnly, int32_t numSegments, int64_t grid) {
+    ampSimSetCountOnly(countOnly);
+    ampSimResetStats();
+    gMergedBlocksRun = 0;
+    ampSimLaunchKernelInSegments("test::addOneMerged", addOneMerged, grid, 1, 1,
+                                 64, 1, 1, 0, params, AMP_SIM_KERNEL_UNEVEN, 6,
+                                 sizes, numSegments, segments);
+    ampSimSetCountOnly(0);
+    std::vector<AmpSimLaunch> launches = getLaunches();
+    return launches.size() == 1 ? launches[0].bytesRead : int64_t(-1);
+  };
+  EXPECT_EQ(measure(false, 2, 11), (300 + 330) * 4);
+  EXPECT_EQ(gMergedBlocksRun, 11);
+  EXPECT_EQ(measure(true, 2, 11), (300 + 330) * 4);
+  EXPECT_EQ(gMergedBlocksRun, 6);
+  EXPECT_EQ(measure(true, 0, 11), (300 + 330) * 4);
+  EXPECT_EQ(gMergedBlocksRun, 11);
+  EXPECT_EQ(gError, "");
+  EXPECT_EQ(measure(true, 2, 12), -1);
+  EXPECT_NE(gError.find("launched with 12 blocks in segments that add up to "
+                        "11"),
+            std::string::npos)
+      << gError;
+  gError.clear();
+  std::vector<float> result(n);
+  mgpuMemcpy(result.data(), out, n * 4, nullptr);
+  EXPECT_EQ(result[299], 2.0f);
+  EXPECT_EQ(result[512 + 329], 2.0f);
+  mgpuMemFree(in, nullptr);
+  mgpuMemFree(out, nullptr);
 }
 
 TEST_F(GpuSimTest, CountOnlyRunsEveryBlockOfAnUnevenKernel) {

@@ -156,7 +156,7 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
-  ASSERT_EQ(gpu.size(), 13u);
+  ASSERT_EQ(gpu.size(), 14u);
   EXPECT_EQ(gpu[0].name, "chip");
   EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
@@ -165,12 +165,14 @@ TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   EXPECT_EQ(gpu[6].kind, OptionKind::Integer);
   EXPECT_EQ(gpu[8].name, "fuse-rows");
   EXPECT_EQ(gpu[8].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[9].name, "exact-convolutions");
+  EXPECT_EQ(gpu[9].name, "merge-launches");
   EXPECT_EQ(gpu[9].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[10].name, "channels-last");
+  EXPECT_EQ(gpu[10].name, "exact-convolutions");
   EXPECT_EQ(gpu[10].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[11].name, "fused-attention");
+  EXPECT_EQ(gpu[11].name, "channels-last");
   EXPECT_EQ(gpu[11].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[12].name, "fused-attention");
+  EXPECT_EQ(gpu[12].kind, OptionKind::Bool);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

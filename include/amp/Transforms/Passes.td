@@ -558,6 +558,54 @@ def AmpCheckHostCodePass
   }];
 }
 
+def AmpMergeGpuLaunchesPass
+    : Pass<"amp-merge-gpu-launches", "::mlir::ModuleOp"> {
+  let summary = "One kernel launch for consecutive launches that do not "
+                "depend on each other";
+  let description = [{
+    Runs after `gpu-kernel-outlining` (before `gpu-async-region`), on 1-D
+    `gpu.launch_func` ops. A training step is mostly launches one after
+    another that touch different buffers: the f16 copies of every weight at
+    O2, a batch norm's updates of its running statistics, the optimizer's
+    update of each parameter. Each is a kernel launch (a few microseconds
+    of the GPU's front end, a node of a CUDA graph) for a few microseconds
+    of work or less.
+
+    Two launches (the ops between them pure, allocations, or frees of
+    buffers the first does not touch) become one launch, where the second
+    was, of a new kernel over the sum of their grids: a block below the
+    first grid's size runs the first kernel's body, the others the
+    second's with their block index less the first grid's size. Each body
+    keeps its own grid and block sizes; the merged block is the larger of
+    the two, and a body of a smaller block runs in its threads below its
+    own size. The new kernel's arguments are both kernels', then the two
+    grid sizes; its `gpu.module` is marked `amp.uneven_blocks` (the GPU
+    simulator's count-only mode then runs every block of it). Kernels no
+    launch calls any more are erased.
+
+    Launches are merged only when neither writes a buffer the other reads
+    or writes. Buffers are compared by the value they are views of: two
+    allocations are distinct, and two buffers that are not both allocations
+    (the function's arguments) are taken to be the same. A kernel that
+    synchronises its block (`gpu.barrier`, `gpu.all_reduce`, ...) is merged
+    only with one of a block no larger. Launches with async dependencies,
+    dynamic shared memory, clusters or a 2-D/3-D grid or block, and kernels
+    with memory attributions, more than one block, or a memory effect on
+    anything but their arguments and their own allocations are left alone.
+    At most `max-bodies` launches become one: each body is in the merged
+    kernel once, and `amp-deduplicate-gpu-kernels` no longer shares it
+    with an equal launch elsewhere.
+  }];
+  let options = [
+    Option<"maxBodies", "max-bodies", "unsigned", "8",
+           "The most launches merged into one (at least 2)">
+  ];
+  let dependentDialects = [
+    "::mlir::amp::AmpDialect", "::mlir::arith::ArithDialect",
+    "::mlir::gpu::GPUDialect", "::mlir::scf::SCFDialect"
+  ];
+}
+
 def AmpElideHostWaitsPass
     : Pass<"amp-elide-host-waits", "::mlir::func::FuncOp"> {
   let summary = "No host wait before host code that needs nothing from the "

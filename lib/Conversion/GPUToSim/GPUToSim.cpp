@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "amp/Conversion/GPUToSim/GPUToSim.h"
+#include "amp/Dialect/Amp/IR/AmpDialect.h"
+#include "amp/runtime/AmpGpuSim.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -154,6 +156,8 @@ private:
   void instrumentFlops(LLVM::LLVMFuncOp func);
   void buildPackedEntry(LLVM::LLVMFuncOp kernel, StringRef key);
   LogicalResult rewriteLaunch(gpu::LaunchFuncOp launch);
+  LLVM::GlobalOp getSegmentsGlobal(Location loc, StringRef symbol,
+                                   int64_t numParams, int32_t bodies);
 
   ModuleOp host;
   std::optional<DataLayout> dataLayout;
@@ -161,8 +165,33 @@ private:
   llvm::StringMap<LLVM::LLVMFuncOp> packed;
   /// gpu.module names whose kernels synchronise threads.
   llvm::StringSet<> synchronizing;
+  /// gpu.module names whose kernels run the bodies of merged launches
+  /// (amp.uneven_blocks), and how many: the kernel's last parameters are
+  /// their blocks.
+  llvm::StringMap<int32_t> merged;
 };
 } // namespace
+
+/// The constant `symbol`: the indices of a merged kernel's last `bodies`
+/// parameters (of `numParams`), its bodies' blocks
+/// (ampSimLaunchKernelInSegments).
+LLVM::GlobalOp AmpGPUToSimPass::getSegmentsGlobal(Location loc,
+                                                  StringRef symbol,
+                                                  int64_t numParams,
+                                                  int32_t bodies) {
+  if (auto existing = host.lookupSymbol<LLVM::GlobalOp>(symbol))
+    return existing;
+  Type i32 = IntegerType::get(&getContext(), 32);
+  SmallVector<int32_t> indices;
+  for (int32_t i = 0; i < bodies; ++i)
+    indices.push_back(int32_t(numParams) - bodies + i);
+  OpBuilder global = OpBuilder::atBlockEnd(host.getBody());
+  return LLVM::GlobalOp::create(
+      global, loc, LLVM::LLVMArrayType::get(i32, bodies),
+      /*isConstant=*/true, LLVM::Linkage::Internal, symbol,
+      DenseElementsAttr::get(RankedTensorType::get({bodies}, i32),
+                             ArrayRef<int32_t>(indices)));
+}
 
 LLVM::LLVMFuncOp AmpGPUToSimPass::getOrDeclare(StringRef name, Type result,
                                                ArrayRef<Type> arguments) {
@@ -197,6 +226,9 @@ void AmpGPUToSimPass::runOnOperation() {
 /// `<module>.<symbol>`, and rewrites their NVVM ops.
 LogicalResult AmpGPUToSimPass::moveModule(gpu::GPUModuleOp module) {
   StringRef moduleName = module.getName();
+  if (auto bodies =
+          module->getAttrOfType<IntegerAttr>(AmpDialect::kUnevenBlocksAttrName))
+    merged[moduleName] = static_cast<int32_t>(bodies.getInt());
   SmallVector<Operation *> ops;
   for (Operation &op : module.getBody()->getOperations())
     ops.push_back(&op);
@@ -619,9 +651,11 @@ LogicalResult AmpGPUToSimPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
           : LLVM::ConstantOp::create(builder, loc, i32,
                                      builder.getI32IntegerAttr(0))
                 .getResult();
+  int32_t launchFlags =
+      (synchronizing.contains(moduleName) ? AMP_SIM_KERNEL_SYNCHRONIZES : 0) |
+      (merged.contains(moduleName) ? AMP_SIM_KERNEL_UNEVEN : 0);
   Value flags = LLVM::ConstantOp::create(
-      builder, loc, i32,
-      builder.getI32IntegerAttr(synchronizing.contains(moduleName) ? 1 : 0));
+      builder, loc, i32, builder.getI32IntegerAttr(launchFlags));
   Value name = LLVM::AddressOfOp::create(builder, loc, nameGlobal);
   Value kernel = LLVM::AddressOfOp::create(builder, loc, it->second);
   // The byte size of each parameter, for a capture to keep their values.
@@ -650,14 +684,33 @@ LogicalResult AmpGPUToSimPass::rewriteLaunch(gpu::LaunchFuncOp launch) {
     }
     sizes = LLVM::AddressOfOp::create(builder, loc, sizesGlobal);
   }
-  LLVM::LLVMFuncOp callee = getOrDeclare(
-      "ampSimLaunchKernelWithSizes", voidType,
-      {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32, i32, ptr});
-  LLVM::CallOp::create(builder, loc, callee,
-                       ValueRange{name, kernel, toI64(grid.x), toI64(grid.y),
-                                  toI64(grid.z), toI64(block.x), toI64(block.y),
-                                  toI64(block.z), sharedMemory, array, flags,
-                                  numParams, sizes});
+  SmallVector<Value> arguments = {
+      name,          kernel,         toI64(grid.x),  toI64(grid.y),
+      toI64(grid.z), toI64(block.x), toI64(block.y), toI64(block.z),
+      sharedMemory,  array,          flags,          numParams,
+      sizes};
+  auto bodiesIt = merged.find(moduleName);
+  if (bodiesIt == merged.end() || bodiesIt->second > int32_t(operands.size())) {
+    LLVM::LLVMFuncOp callee = getOrDeclare(
+        "ampSimLaunchKernelWithSizes", voidType,
+        {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32, i32, ptr});
+    LLVM::CallOp::create(builder, loc, callee, arguments);
+    launch.erase();
+    return success();
+  }
+  // A merged kernel: its last parameters are its bodies' blocks.
+  int32_t bodies = bodiesIt->second;
+  arguments.push_back(LLVM::ConstantOp::create(
+      builder, loc, i32, builder.getI32IntegerAttr(bodies)));
+  arguments.push_back(
+      LLVM::AddressOfOp::create(builder, loc,
+                                getSegmentsGlobal(loc, nameSymbol + ".segments",
+                                                  operands.size(), bodies)));
+  LLVM::LLVMFuncOp callee =
+      getOrDeclare("ampSimLaunchKernelInSegments", voidType,
+                   {ptr, ptr, i64, i64, i64, i64, i64, i64, i32, ptr, i32, i32,
+                    ptr, i32, ptr});
+  LLVM::CallOp::create(builder, loc, callee, arguments);
   launch.erase();
   return success();
 }

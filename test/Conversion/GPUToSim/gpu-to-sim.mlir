@@ -249,3 +249,35 @@ module attributes {gpu.container_module} {
     }
   }
 }
+
+// -----
+
+// A kernel of merged launches (amp-merge-gpu-launches: its gpu.module is
+// marked amp.uneven_blocks with its number of bodies, whose grid sizes are
+// its last parameters) is launched by ampSimLaunchKernelInSegments with
+// AMP_SIM_KERNEL_UNEVEN (2) and the indices of those parameters (here 1
+// and 2 of 3): the count-only mode counts each body's blocks as a kernel.
+// CHECK-LABEL: llvm.func @merged
+// CHECK:         %[[FLAGS:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:         %[[BODIES:.*]] = llvm.mlir.constant(2 : i32) : i32
+// CHECK:         %[[SEGMENTS:.*]] = llvm.mlir.addressof @merged_kernel__merged_kernel.name.segments
+// CHECK:         llvm.call @ampSimLaunchKernelInSegments(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[FLAGS]], %{{.*}}, %{{.*}}, %[[BODIES]], %[[SEGMENTS]])
+// CHECK:       llvm.mlir.global internal constant @merged_kernel__merged_kernel.name.segments(dense<[1, 2]> : tensor<2xi32>)
+module attributes {gpu.container_module} {
+  llvm.func @merged(%buffer: !llvm.ptr) {
+    %c1 = llvm.mlir.constant(1 : i64) : i64
+    %c32 = llvm.mlir.constant(32 : i64) : i64
+    %c2 = llvm.mlir.constant(2 : i64) : i64
+    gpu.launch_func @merged_kernel::@merged_kernel blocks in (%c2, %c1, %c1) threads in (%c32, %c1, %c1) : i64 args(%buffer : !llvm.ptr, %c1 : i64, %c1 : i64)
+    llvm.return
+  }
+  gpu.module @merged_kernel attributes {amp.uneven_blocks = 2 : i32} {
+    llvm.func @merged_kernel(%out: !llvm.ptr, %blocksA: i64, %blocksB: i64) attributes {gpu.kernel, nvvm.kernel} {
+      %tid = nvvm.read.ptx.sreg.tid.x : i32
+      %v = llvm.sitofp %tid : i32 to f32
+      %p = llvm.getelementptr %out[%tid] : (!llvm.ptr, i32) -> !llvm.ptr, f32
+      llvm.store %v, %p : f32, !llvm.ptr
+      llvm.return
+    }
+  }
+}

@@ -2,9 +2,16 @@
 // rounded, as on the CPU: sqrt.rn.f32 and div.rn.f32 in the PTX, never
 // libdevice's default sqrt.approx.f32 (__CUDA_PREC_SQRT reads 0) nor
 // div.approx/div.full.
-// RUN: amp-opt %s --lower-to-gpu="format=isa" -o %t.mlir
+// RUN: amp-opt %s --lower-to-gpu="format=isa merge-launches=false" -o %t.mlir
 // RUN: FileCheck %s < %t.mlir
 // RUN: FileCheck %s --check-prefix=NOAPPROX < %t.mlir
+// The four ops are independent: by default they are one launch of one
+// kernel (amp-merge-gpu-launches), its four bodies as precise.
+// RUN: amp-opt %s --lower-to-gpu="format=isa" -o %t.merged.mlir
+// RUN: FileCheck %s --check-prefix=MERGED < %t.merged.mlir
+// RUN: FileCheck %s --check-prefix=NOAPPROX < %t.merged.mlir
+// MERGED: gpu.binary @math_merged_kernel{{.*}} [{{.*}}sqrt.rn.f32
+// MERGED-NOT: gpu.binary
 
 // Executed in the GPU simulator (where sqrt.rn is the host's correctly
 // rounded sqrt) on positive inputs against --target=cpu: bit for bit at O0.
@@ -32,7 +39,7 @@
 // RUN: %{cmp} 0 %t.d/s2/out0.npy,%t.d/s2/out1.npy,%t.d/s2/out2.npy,%t.d/s2/out3.npy \
 // RUN:   %t.d/c2/out0.npy,%t.d/c2/out1.npy,%t.d/c2/out2.npy,%t.d/c2/out3.npy | FileCheck %s --check-prefix=EXACT
 
-// One kernel per op: sqrt, rsqrt (a correctly rounded reciprocal of the
+// Apart (merge-launches=false), one kernel per op: sqrt, rsqrt (a correctly rounded reciprocal of the
 // correctly rounded root, as 1/sqrt on the CPU), division, f16 sqrt (on the
 // value widened to f32, narrowed once), each vectorised (16-byte accesses,
 // the math per element; the f16 results narrowed two at a time).

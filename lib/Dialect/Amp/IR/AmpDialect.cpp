@@ -128,6 +128,16 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
              << op->getNumResults() << "), got " << attr.getValue();
     return success();
   }
+  if (attr.getName() == kUnevenBlocksAttrName) {
+    auto bodies = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!bodies || !bodies.getType().isInteger(32) || bodies.getInt() < 2 ||
+        op->getName().getStringRef() != "gpu.module")
+      return op->emitError()
+             << "'" << kUnevenBlocksAttrName
+             << "' must be an i32 of at least 2 (the kernel's bodies) on a "
+                "gpu.module";
+    return success();
+  }
   return op->emitError() << "unknown amp dialect attribute '"
                          << attr.getName().getValue() << "' (known: '"
                          << kPrecisionAttrName << "', '" << kAppliedAttrName
@@ -135,7 +145,7 @@ LogicalResult AmpDialect::verifyOperationAttribute(Operation *op,
                          << kNanInfSitesAttrName << "', '" << kOptimizerAttrName
                          << "', '" << kLossScalingAttrName << "', '"
                          << kFloat8SourceAttrName << "', '" << kAbsMaxAttrName
-                         << "')";
+                         << "', '" << kUnevenBlocksAttrName << "')";
 }
 
 namespace {

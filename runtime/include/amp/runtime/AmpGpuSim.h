@@ -60,6 +60,21 @@ AMP_RUNTIME_API void ampSimLaunchKernelWithSizes(
     int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
     const int32_t *paramSizes);
 
+/** ampSimLaunchKernelWithSizes for a kernel of merged launches
+ *  (amp-merge-gpu-launches): its blocks are `numSegments` consecutive
+ *  ranges, one per body, the size of each the int64 value of the parameter
+ *  `segmentParams[i]`. The count-only mode counts each range as it counts a
+ *  kernel (its first two blocks and its last run; the others, when the
+ *  first two count the same, count as the second), instead of running
+ *  every block of an AMP_SIM_KERNEL_UNEVEN kernel. Ranges that do not add
+ *  up to the grid are an error. */
+AMP_RUNTIME_API void ampSimLaunchKernelInSegments(
+    const char *name, AmpSimKernel kernel, int64_t gridX, int64_t gridY,
+    int64_t gridZ, int64_t blockX, int64_t blockY, int64_t blockZ,
+    int32_t sharedMemoryBytes, void **params, int32_t flags, int32_t numParams,
+    const int32_t *paramSizes, int32_t numSegments,
+    const int32_t *segmentParams);
+
 /** Special registers of the running thread, numbered as AmpSimRegister. */
 typedef enum AmpSimRegister {
   AMP_SIM_TID_X = 0,

@@ -324,8 +324,25 @@ func.func @absmax_arg(%w: tensor<4xf32> {amp.absmax = "big"}) {
 
 // -----
 
+// amp.uneven_blocks marks a gpu.module (amp-merge-gpu-launches'), with its
+// kernel's number of bodies (an i32, at least 2): not a function.
+// expected-error @+1 {{'amp.uneven_blocks' must be an i32 of at least 2 (the kernel's bodies) on a gpu.module}}
+func.func @uneven_blocks_on_a_function() attributes {amp.uneven_blocks = 2 : i32} {
+  return
+}
+
+// -----
+
+module attributes {gpu.container_module} {
+  // expected-error @+1 {{'amp.uneven_blocks' must be an i32 of at least 2 (the kernel's bodies) on a gpu.module}}
+  gpu.module @uneven attributes {amp.uneven_blocks = 1 : i32} {
+  }
+}
+
+// -----
+
 func.func @unknown_amp_attribute(%a: f32) {
-  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling', 'amp.fp8_source', 'amp.absmax')}}
+  // expected-error @+1 {{unknown amp dialect attribute 'amp.precison' (known: 'amp.precision', 'amp.applied', 'amp.stream_ordered', 'amp.nan_inf_sites', 'amp.optimizer', 'amp.loss_scaling', 'amp.fp8_source', 'amp.absmax', 'amp.uneven_blocks')}}
   %0 = arith.addf %a, %a {amp.precison = "f16"} : f32
   return
 }

@@ -54,6 +54,12 @@ def Amp_Dialect : Dialect {
     /// precision policies keep ops whose operands or results exceed the low
     /// type's range out of it.
     static constexpr ::llvm::StringLiteral kAbsMaxAttrName = "amp.absmax";
+    /// On a gpu.module (amp-merge-gpu-launches): its kernel's blocks run
+    /// the bodies of this many (an i32) launches, in consecutive ranges
+    /// whose sizes are its last arguments, in order (the GPU simulator's
+    /// count-only mode counts each range as a kernel).
+    static constexpr ::llvm::StringLiteral kUnevenBlocksAttrName =
+        "amp.uneven_blocks";
     /// Name of the discardable attribute the AMP policies leave on the module
     /// they rewrote ("O1:f16"); a second run leaves such a module alone.
     static constexpr ::llvm::StringLiteral kAppliedAttrName = "amp.applied";
