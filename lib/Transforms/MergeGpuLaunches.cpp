@@ -38,15 +38,13 @@ using namespace mlir::amp;
 namespace {
 /// A launch that can be merged (or a merged group of launches): the
 /// kernel, the host buffers it reads and writes (each the value it is a
-/// view of), whether a body synchronises its block, its block size and
-/// how many launches it stands for.
+/// view of), whether a body synchronises its block, and its block size.
 struct LaunchSummary {
   gpu::LaunchFuncOp launch;
   gpu::GPUFuncOp kernel;
   SmallVector<Value> reads, writes;
   bool synchronises = false;
   int64_t blockSize = 0;
-  unsigned bodies = 1;
 };
 } // namespace
 
@@ -193,6 +191,20 @@ static bool canRunBefore(Operation *op, const LaunchSummary &first) {
   return isMemoryEffectFree(op);
 }
 
+/// The bodies of a kernel that merged launches (its module's
+/// amp.uneven_blocks), 0 for another kernel.
+static int64_t getMergedBodies(gpu::GPUFuncOp kernel) {
+  auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
+  auto bodies =
+      module->getAttrOfType<IntegerAttr>(AmpDialect::kUnevenBlocksAttrName);
+  return bodies ? bodies.getInt() : 0;
+}
+
+/// How many launches `summary` stands for.
+static int64_t countBodies(const LaunchSummary &summary) {
+  return std::max<int64_t>(1, getMergedBodies(summary.kernel));
+}
+
 /// The bytes of a kernel's parameters once lowered: a memref is its
 /// descriptor (two pointers, the offset, and a size and a stride per
 /// dimension), an index or integer 8 bytes at most.
@@ -213,7 +225,7 @@ static constexpr int64_t kMaxParameterBytes = 4096;
 /// canRunBefore accepted) can be one.
 static bool canMerge(const LaunchSummary &first, const LaunchSummary &second,
                      unsigned maxBodies) {
-  if (first.bodies + second.bodies > maxBodies)
+  if (countBodies(first) + countBodies(second) > maxBodies)
     return false;
   // Both kernels' parameters and the two grid sizes.
   gpu::LaunchFuncOp a = first.launch, b = second.launch;
@@ -271,15 +283,6 @@ static void cloneBody(OpBuilder &builder, gpu::GPUFuncOp source,
     }
     mapping.map(op.getResult(0), replacement);
   }
-}
-
-/// The bodies of a kernel that merged launches (its module's
-/// amp.uneven_blocks), 0 for another kernel.
-static int64_t getMergedBodies(gpu::GPUFuncOp kernel) {
-  auto module = kernel->getParentOfType<gpu::GPUModuleOp>();
-  auto bodies =
-      module->getAttrOfType<IntegerAttr>(AmpDialect::kUnevenBlocksAttrName);
-  return bodies ? bodies.getInt() : 0;
 }
 
 namespace {
@@ -401,7 +404,6 @@ static LaunchSummary merge(const LaunchSummary &first,
   llvm::append_range(summary.writes, second.writes);
   summary.synchronises = first.synchronises || second.synchronises;
   summary.blockSize = blockSize;
-  summary.bodies = first.bodies + second.bodies;
   a.erase();
   b.erase();
   return summary;
