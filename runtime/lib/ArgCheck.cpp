@@ -248,48 +248,63 @@ GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) { return gemmPart(e); }
 
 GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) { return gemmPart(e); }
 
+uint64_t amp::rt::getEpilogueAuxBytes(const GemmEpilogueArgs &e) {
+  if (!epilogueUsesAux(e.epilogue) || e.m <= 0 || e.n <= 0 || e.batch <= 0)
+    return 0;
+  if (epilogueAuxIsReluMask(e.epilogue))
+    return static_cast<uint64_t>(ampGemmReluMaskBytes(e.batch, e.m, e.n));
+  uint64_t elements = static_cast<uint64_t>((e.m - 1) * e.ldc + e.n) +
+                      static_cast<uint64_t>((e.batch - 1) * e.strideC);
+  return elements * dtypeSize(e.cType);
+}
+
 namespace {
-/// The epilogue, the bias, the addend and the aux output of `e`: an
-/// AmpGemmEpilogue; an aux output for GELU_AUX_BIAS only; and where n > 0 a
-/// non-NULL bias, an addend (or NULL) and the aux output aligned to their
-/// element (cType).
+/// The epilogue, the bias, the addend and the aux buffer of `e`: an
+/// AmpGemmEpilogue; an aux buffer for the aux epilogues only; and where
+/// n > 0 a non-NULL bias (but for the gradients, which take none), an
+/// addend (or NULL) aligned to their element (cType), and the aux buffer
+/// aligned to its element, or to 16 bytes for a ReLU mask.
 bool checkEpilogue(const char *call, const GemmEpilogueArgs &e) {
-  if (e.epilogue != AMP_GEMM_EPILOGUE_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_RELU_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_GELU_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_DGELU)
-    return setError(call,
-                    "invalid epilogue %" PRId32 " (expected %d = "
-                    "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS, "
-                    "%d = AMP_GEMM_EPILOGUE_GELU_BIAS, %d = "
-                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS or %d = "
-                    "AMP_GEMM_EPILOGUE_DGELU)",
-                    e.epilogue, AMP_GEMM_EPILOGUE_BIAS,
-                    AMP_GEMM_EPILOGUE_RELU_BIAS, AMP_GEMM_EPILOGUE_GELU_BIAS,
-                    AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, AMP_GEMM_EPILOGUE_DGELU);
-  bool usesAux = e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
-                 e.epilogue == AMP_GEMM_EPILOGUE_DGELU;
-  bool biased = e.epilogue != AMP_GEMM_EPILOGUE_DGELU;
+  if (e.epilogue < AMP_GEMM_EPILOGUE_BIAS ||
+      e.epilogue > AMP_GEMM_EPILOGUE_DRELU)
+    return setError(
+        call,
+        "invalid epilogue %" PRId32 " (expected %d = "
+        "AMP_GEMM_EPILOGUE_BIAS, %d = AMP_GEMM_EPILOGUE_RELU_BIAS, "
+        "%d = AMP_GEMM_EPILOGUE_GELU_BIAS, %d = "
+        "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, %d = AMP_GEMM_EPILOGUE_DGELU, %d = "
+        "AMP_GEMM_EPILOGUE_RELU_AUX_BIAS or %d = AMP_GEMM_EPILOGUE_DRELU)",
+        e.epilogue, AMP_GEMM_EPILOGUE_BIAS, AMP_GEMM_EPILOGUE_RELU_BIAS,
+        AMP_GEMM_EPILOGUE_GELU_BIAS, AMP_GEMM_EPILOGUE_GELU_AUX_BIAS,
+        AMP_GEMM_EPILOGUE_DGELU, AMP_GEMM_EPILOGUE_RELU_AUX_BIAS,
+        AMP_GEMM_EPILOGUE_DRELU);
+  bool usesAux = epilogueUsesAux(e.epilogue);
+  bool biased = epilogueAddsBias(e.epilogue);
+  bool mask = epilogueAuxIsReluMask(e.epilogue);
   if (!usesAux && e.aux)
     return setError(call,
                     "aux = %p with epilogue %" PRId32 " (only "
-                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS and "
-                    "AMP_GEMM_EPILOGUE_DGELU use aux; pass NULL)",
+                    "AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, AMP_GEMM_EPILOGUE_DGELU, "
+                    "AMP_GEMM_EPILOGUE_RELU_AUX_BIAS and "
+                    "AMP_GEMM_EPILOGUE_DRELU use aux; pass NULL)",
                     e.aux, e.epilogue);
   if (!biased && e.bias)
     return setError(call,
-                    "bias = %p with AMP_GEMM_EPILOGUE_DGELU (which adds no "
-                    "bias; pass NULL)",
-                    e.bias);
+                    "bias = %p with epilogue %" PRId32 " (a gradient, which "
+                    "adds no bias; pass NULL)",
+                    e.bias, e.epilogue);
   if (e.n == 0)
     return true;
   if (usesAux && (!e.aux || e.aux == e.c))
     return setError(call,
-                    "aux = %p (epilogue %" PRId32 " %s the GELU's input "
-                    "there: a buffer other than C's)",
-                    e.aux, e.epilogue, biased ? "writes" : "reads");
-  if (reinterpret_cast<uintptr_t>(e.aux) % dtypeSize(e.cType) != 0)
+                    "aux = %p (epilogue %" PRId32 " %s the %s there: a "
+                    "buffer other than C's)",
+                    e.aux, e.epilogue, biased ? "writes" : "reads",
+                    mask ? "ReLU mask" : "GELU's input");
+  if (mask && reinterpret_cast<uintptr_t>(e.aux) % 16 != 0)
+    return setError(call, "aux = %p (a ReLU mask) is not aligned to 16 bytes",
+                    e.aux);
+  if (!mask && reinterpret_cast<uintptr_t>(e.aux) % dtypeSize(e.cType) != 0)
     return setError(call, "aux = %p is not aligned to its %s (cType)", e.aux,
                     dtypeName(e.cType));
   if (biased && !e.bias)

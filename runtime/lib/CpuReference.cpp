@@ -74,7 +74,9 @@ namespace {
 /// none) on column j, then the activation (an AmpGemmEpilogue's; 0: none);
 /// beta scales `addend` (C's layout) in place of C where it is not null;
 /// `aux` (C's layout), where not null, gets the activation's input, or for
-/// DGELU gives the values the GELU's derivative is taken at.
+/// DGELU gives the values the GELU's derivative is taken at; for
+/// RELU_AUX_BIAS and DRELU it is the ReLU mask (AmpRuntime.h's layout),
+/// written or read.
 struct ReferenceEpilogue {
   const void *bias = nullptr;
   int32_t activation = 0;
@@ -123,11 +125,24 @@ void referenceGemm(const GemmArgs &g, float scale, float *amax,
                              cIndex);
         if (epilogue.bias)
           acc += loadElement(epilogue.bias, g.cType, j);
+        bool mask = epilogueAuxIsReluMask(epilogue.activation);
+        uint8_t *maskByte = nullptr, maskBit = uint8_t(1u << (j % 8));
+        if (mask)
+          maskByte = static_cast<uint8_t *>(epilogue.aux) +
+                     (batch * g.m + i) * (ampGemmReluMaskRowBits(g.n) / 8) +
+                     j / 8;
         if (epilogue.activation == AMP_GEMM_EPILOGUE_DGELU)
           acc *= geluTanhGrad(loadElement(epilogue.aux, g.cType, cIndex));
+        else if (epilogue.activation == AMP_GEMM_EPILOGUE_DRELU)
+          acc = (*maskByte & maskBit) ? acc : 0.0;
+        else if (mask)
+          *maskByte = acc > 0.0 ? uint8_t(*maskByte | maskBit)
+                                : uint8_t(*maskByte & ~maskBit);
         else if (epilogue.aux)
           storeElement(epilogue.aux, g.cType, cIndex, acc);
-        if (epilogue.activation == AMP_GEMM_EPILOGUE_RELU_BIAS && acc < 0.0)
+        if ((epilogue.activation == AMP_GEMM_EPILOGUE_RELU_BIAS ||
+             epilogue.activation == AMP_GEMM_EPILOGUE_RELU_AUX_BIAS) &&
+            acc < 0.0)
           acc = 0.0;
         else if (epilogue.activation == AMP_GEMM_EPILOGUE_GELU_BIAS ||
                  epilogue.activation == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS)

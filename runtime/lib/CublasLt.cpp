@@ -346,9 +346,12 @@ GemmPlanKey getGemmPlanKey(const GemmEpilogueArgs &e) {
                    alignmentOf(e.addend ? e.addend : e.c, bytes(e.cType, e.ldc),
                                e.batch, bytes(e.cType, e.strideC))),
           alignmentOf(e.bias, 0, 1, 0),
-          e.aux ? alignmentOf(e.aux, bytes(e.cType, e.ldc), e.batch,
-                              bytes(e.cType, e.strideC))
-                : 0};
+          !e.aux ? 0
+          : epilogueAuxIsReluMask(e.epilogue)
+              ? alignmentOf(e.aux, ampGemmReluMaskRowBits(e.n) / 8, e.batch,
+                            e.m * ampGemmReluMaskRowBits(e.n) / 8)
+              : alignmentOf(e.aux, bytes(e.cType, e.ldc), e.batch,
+                            bytes(e.cType, e.strideC))};
 }
 
 /// The name of cuBLASLt's epilogue for runGemm's code `epilogue`.
@@ -366,6 +369,10 @@ const char *epilogueName(int32_t epilogue) {
     return "GELU_AUX_BIAS";
   case AMP_GEMM_EPILOGUE_DGELU:
     return "DGELU";
+  case AMP_GEMM_EPILOGUE_RELU_AUX_BIAS:
+    return "RELU_AUX_BIAS";
+  case AMP_GEMM_EPILOGUE_DRELU:
+    return "DRELU";
   default:
     return "BIAS";
   }
@@ -383,20 +390,24 @@ bool setInt64(const char *call, const CublasLtApi *api,
 }
 
 /// The aux output of GELU_AUX_BIAS, or input of DGELU (C's type, ldc and
-/// strideC) on `matmul`: its layout once per plan (`layout`), its pointer
-/// on every call.
+/// strideC), or the ReLU mask of RELU_AUX_BIAS and DRELU (its leading
+/// dimension and batch stride in bits: cuBLASLt's D is n x m, so a row of
+/// ours is a column of its) on `matmul`: its layout once per plan
+/// (`layout`), its pointer on every call.
 bool setAux(const char *call, const CublasLtApi *api,
             cublasLtMatmulDesc_t matmul, const GemmEpilogueArgs &e,
             bool layout) {
-  if (e.epilogue != AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
-      e.epilogue != AMP_GEMM_EPILOGUE_DGELU)
+  if (!epilogueUsesAux(e.epilogue))
     return true;
+  bool mask = epilogueAuxIsReluMask(e.epilogue);
+  int64_t ld = mask ? ampGemmReluMaskRowBits(e.n) : e.ldc;
+  int64_t stride = mask ? e.m * ld : e.strideC;
   return (!layout ||
-          (setInt64(call, api, matmul, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD,
-                    e.ldc, "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)") &&
+          (setInt64(call, api, matmul, CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_LD, ld,
+                    "cublasLtMatmulDescSetAttribute(EPILOGUE_AUX_LD)") &&
            (e.batch == 1 ||
             setInt64(call, api, matmul,
-                     CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, e.strideC,
+                     CUBLASLT_MATMUL_DESC_EPILOGUE_AUX_BATCH_STRIDE, stride,
                      "cublasLtMatmulDescSetAttribute("
                      "EPILOGUE_AUX_BATCH_STRIDE)")))) &&
          setPointer(call, api, matmul,
@@ -423,6 +434,9 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
           ? CUBLASLT_EPILOGUE_GELU_AUX_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_DGELU ? CUBLASLT_EPILOGUE_DGELU
+      : e.epilogue == AMP_GEMM_EPILOGUE_RELU_AUX_BIAS
+          ? CUBLASLT_EPILOGUE_RELU_AUX_BIAS
+      : e.epilogue == AMP_GEMM_EPILOGUE_DRELU ? CUBLASLT_EPILOGUE_DRELU
                                               : CUBLASLT_EPILOGUE_BIAS;
   if (!makeMatmulDesc(call, d, opA, opB) ||
       !ltCheck(call,
@@ -431,7 +445,7 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                    sizeof(epilogue)),
                "cublasLtMatmulDescSetAttribute(EPILOGUE)") ||
       // The heuristic reads the bias pointer's alignment (the key's).
-      (e.epilogue != kNoEpilogue &&
+      (e.epilogue != kNoEpilogue && epilogueAddsBias(e.epilogue) &&
        !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                    e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) ||
       !setAux(call, api, d.matmul, e, /*layout=*/true))
@@ -503,7 +517,7 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
   }
   const CublasLtApi *api = st.api;
   const float alpha = 1.0f, beta = e.beta;
-  return (e.epilogue == kNoEpilogue ||
+  return (e.epilogue == kNoEpilogue || !epilogueAddsBias(e.epilogue) ||
           setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                      e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) &&
          setAux(call, api, plan.matmul, e, /*layout=*/false) &&
@@ -516,13 +530,13 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
                  "cublasLtMatmul");
 }
 
-/// ampGpuGemmEpilogue (arguments already checked), after the aux epilogues'
-/// own rules (cuBLASLt's: the aux leading dimension and batch stride
-/// multiples of 8).
+/// ampGpuGemmEpilogue (arguments already checked), after the GELU aux
+/// epilogues' own rules (cuBLASLt's: the aux leading dimension and batch
+/// stride multiples of 8; a ReLU mask's are multiples of 128 bits by
+/// construction).
 bool amp::rt::cuda::GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                                  NoResult &) {
-  if ((e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
-       e.epilogue == AMP_GEMM_EPILOGUE_DGELU) &&
+  if (epilogueUsesAux(e.epilogue) && !epilogueAuxIsReluMask(e.epilogue) &&
       (e.ldc % 8 != 0 || (e.batch > 1 && e.strideC % 8 != 0)))
     return setError(call,
                     "cuBLASLt's %s needs ldc (%lld) and, batched, strideC "

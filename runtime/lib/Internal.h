@@ -103,6 +103,31 @@ ScaledGemmArgs getScaledGemmArgs(const GemmArgs &args, const float *aScale,
 GemmArgs getGemmArgs(const GemmEpilogueArgs &args);
 GemmArgs getGemmArgs(const GemmBiasGradArgs &args);
 
+/// What a GemmEpilogue call's epilogue (an AmpGemmEpilogue) does with its
+/// bias and aux pointers: whether it adds the bias (all but the gradients
+/// DGELU and DRELU); whether `aux` is a ReLU mask (RELU_AUX_BIAS, DRELU)
+/// rather than a matrix of C's type and layout (GELU_AUX_BIAS, DGELU);
+/// whether it uses `aux` at all; whether it reads `aux` (the gradients).
+inline bool epilogueAddsBias(int32_t epilogue) {
+  return epilogue != AMP_GEMM_EPILOGUE_DGELU &&
+         epilogue != AMP_GEMM_EPILOGUE_DRELU;
+}
+inline bool epilogueAuxIsReluMask(int32_t epilogue) {
+  return epilogue == AMP_GEMM_EPILOGUE_RELU_AUX_BIAS ||
+         epilogue == AMP_GEMM_EPILOGUE_DRELU;
+}
+inline bool epilogueUsesAux(int32_t epilogue) {
+  return epilogueAuxIsReluMask(epilogue) ||
+         epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ||
+         epilogue == AMP_GEMM_EPILOGUE_DGELU;
+}
+inline bool epilogueReadsAux(int32_t epilogue) {
+  return epilogueUsesAux(epilogue) && !epilogueAddsBias(epilogue);
+}
+/// Bytes of the aux buffer of `args` (0 where its epilogue has none): the
+/// ReLU mask, or a matrix of C's type, ldc and strideC.
+uint64_t getEpilogueAuxBytes(const GemmEpilogueArgs &args);
+
 /// The checks of validateGemm for an FP8 GEMM (FP8 operands, an f32, bf16
 /// or f16 output), then the scale and amax pointers (NULL or 4-byte
 /// aligned). `forCuBlasLt` adds cuBLASLt's rules (int32 sizes, the TN

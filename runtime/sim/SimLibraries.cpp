@@ -70,7 +70,8 @@ static void recordGemm(const char *call, const GemmArgs &g,
                        ::amp::sim::Peak peak, const void *bias = nullptr,
                        const char *epilogue = nullptr,
                        const void *addend = nullptr, void *biasGrad = nullptr,
-                       void *aux = nullptr, bool auxRead = false) {
+                       void *aux = nullptr, bool auxRead = false,
+                       int64_t auxBytes = 0) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
@@ -78,12 +79,13 @@ static void recordGemm(const char *call, const GemmArgs &g,
   work.bytesRead = a * static_cast<int64_t>(gemmElementSize(g.aType)) +
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
                    (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0) +
-                   (aux && auxRead ? c * cSize : 0);
+                   (aux && auxRead ? auxBytes : 0);
   // A bias gradient (GemmBiasGrad) is summed as B is read: n more
-  // elements written and k*n adds. An aux output (GELU_AUX_BIAS) is a
-  // second C written; an aux input (DGELU), a C read.
+  // elements written and k*n adds. An aux output (GELU_AUX_BIAS: a second
+  // C; RELU_AUX_BIAS: the mask) is written; an aux input (DGELU, DRELU),
+  // read.
   work.bytesWritten = c * cSize + (biasGrad ? g.n * cSize : 0) +
-                      (aux && !auxRead ? c * cSize : 0);
+                      (aux && !auxRead ? auxBytes : 0);
   work.flops = 2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * g.n : 0);
   work.peak = peak;
   work.library = true;
@@ -206,7 +208,8 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
   count(&AmpSimStats::libraryCalls);
   GemmArgs g = getGemmArgs(e);
   size_t cSize = gemmElementSize(e.cType);
-  bool biased = e.epilogue != AMP_GEMM_EPILOGUE_DGELU;
+  bool biased = epilogueAddsBias(e.epilogue);
+  uint64_t auxBytes = getEpilogueAuxBytes(e);
   if (!checkGemmRanges(call, g) ||
       (biased && !checkDeviceRange(call, "bias", e.bias,
                                    static_cast<uint64_t>(e.n) * cSize)) ||
@@ -214,18 +217,18 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
        !checkDeviceRange(call, "addend", e.addend,
                          matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
                              cSize)) ||
-      (e.aux && !checkDeviceRange(
-                    call, "aux", e.aux,
-                    matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) * cSize)))
+      (e.aux && !checkDeviceRange(call, "aux", e.aux, auxBytes)))
     return false;
   recordGemm(call, g, peakOfType(g.aType), biased ? e.bias : nullptr,
              e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS       ? "relu_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS     ? "gelu_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS ? "gelu_aux_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_DGELU         ? "dgelu"
+             : e.epilogue == AMP_GEMM_EPILOGUE_RELU_AUX_BIAS ? "relu_aux_bias"
+             : e.epilogue == AMP_GEMM_EPILOGUE_DRELU         ? "drelu"
                                                              : "bias",
              e.beta != 0.0f ? e.addend : nullptr, nullptr, e.aux,
-             /*auxRead=*/!biased);
+             epilogueReadsAux(e.epilogue), static_cast<int64_t>(auxBytes));
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }
 

@@ -345,12 +345,13 @@ TEST_F(Contract, GemmOperandPastItsBufferIsReported) {
 }
 
 /// ampGpuGemmEpilogue (cuBLASLt's BIAS, RELU_BIAS, GELU_BIAS, GELU_AUX_BIAS
-/// and DGELU epilogues on the GPU) of `g` (offsets 0) on integer data:
-/// C = act(op(A) op(B) + beta * R + bias), R being a separate addend where
-/// `separate`, else C in place, against the plain loop rounded once; the
-/// addend is left as it was; GELU_AUX_BIAS's aux output is the GELU's input
-/// rounded once (exactly: integers); DGELU (no bias) multiplies the sum by
-/// the GELU's derivative at its aux input, which it leaves as it was.
+/// and DGELU epilogues on the GPU; the ReLU mask's pair below) of `g` (offsets
+/// 0) on integer data: C = act(op(A) op(B) + beta * R + bias), R being a
+/// separate addend where `separate`, else C in place, against the plain loop
+/// rounded once; the addend is left as it was; GELU_AUX_BIAS's aux output is
+/// the GELU's input rounded once (exactly: integers); DGELU (no bias)
+/// multiplies the sum by the GELU's derivative at its aux input, which it
+/// leaves as it was.
 void checkGemmEpilogue(const GemmCase &g, int32_t epilogue, bool separate,
                        unsigned seed) {
   SCOPED_TRACE("epilogue " + std::to_string(epilogue) + " separate " +
@@ -498,6 +499,111 @@ TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
   }
 }
 
+/// cuBLASLt's ReLU training pair on `g` (beta 0, as the compiler calls
+/// it): RELU_AUX_BIAS writes relu(op(A) op(B) + bias) and the ReLU mask
+/// (ampGemmReluMaskBytes, its layout the library's own); DRELU with another
+/// A and B and that mask writes their product where the first sum was
+/// positive and 0 where not, leaving the mask as it was. The bias holds
+/// halves (k + 0.5), so no sum is 0 (the mask's sign at 0 is not
+/// specified) and every sum is exact in f32.
+void checkReluMaskEpilogues(const GemmCase &g, unsigned seed) {
+  SCOPED_TRACE("transB " + std::to_string(g.transB) + " batch " +
+               std::to_string(g.batch) + " m " + std::to_string(g.m) + " n " +
+               std::to_string(g.n) + " types " + std::to_string(g.aType) +
+               " -> " + std::to_string(g.cType));
+  int64_t bRows = g.transB ? g.n : g.k, bCols = g.transB ? g.k : g.n;
+  auto extent = [&](int64_t stride, int64_t rows, int64_t ld, int64_t cols) {
+    return (g.batch - 1) * stride + (rows - 1) * ld + cols;
+  };
+  std::mt19937 random(seed);
+  DeviceArray a(g.aType, extent(g.strideA, g.m, g.lda, g.k));
+  DeviceArray b(g.aType, extent(g.strideB, bRows, g.ldb, bCols));
+  DeviceArray dy(g.aType, a.values.size());
+  DeviceArray w(g.aType, b.values.size());
+  DeviceArray h(g.cType, extent(g.strideC, g.m, g.ldc, g.n));
+  DeviceArray dx(g.cType, h.values.size());
+  DeviceArray bias(g.cType, g.n);
+  for (DeviceArray *array : {&a, &b, &dy, &w, &h, &dx, &bias})
+    array->fillIntegers(random, 3);
+  for (float &value : bias.values)
+    value += 0.5f;
+  for (DeviceArray *array : {&a, &b, &dy, &w, &h, &dx, &bias})
+    array->upload();
+  int64_t maskBytes = ampGemmReluMaskBytes(g.batch, g.m, g.n);
+  void *mask = mgpuMemAlloc(maskBytes, nullptr, false);
+  auto gemm = [&](const DeviceArray &lhs, const DeviceArray &rhs,
+                  DeviceArray &out, int32_t epilogue, const void *biasPointer) {
+    ampGpuGemmEpilogue(0, g.transB, g.batch, g.m, g.n, g.k, lhs.device, g.aType,
+                       g.lda, g.strideA, rhs.device, g.aType, g.ldb, g.strideB,
+                       out.device, g.cType, g.ldc, g.strideC, 0.0f, epilogue,
+                       biasPointer, nullptr, mask);
+    mgpuStreamSynchronize(nullptr);
+  };
+  gemm(a, b, h, AMP_GEMM_EPILOGUE_RELU_AUX_BIAS, bias.device);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<unsigned char> written(maskBytes);
+  mgpuMemcpy(written.data(), mask, maskBytes, nullptr);
+  gemm(dy, w, dx, AMP_GEMM_EPILOGUE_DRELU, nullptr);
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<unsigned char> after(maskBytes);
+  mgpuMemcpy(after.data(), mask, maskBytes, nullptr);
+  mgpuStreamSynchronize(nullptr);
+  mgpuMemFree(mask, nullptr);
+  EXPECT_EQ(after, written) << "DRELU wrote its mask";
+  std::vector<float> expectedH = h.values, expectedDx = dx.values;
+  int64_t positive = 0, negative = 0;
+  for (int64_t batch = 0; batch < g.batch; ++batch)
+    for (int64_t i = 0; i < g.m; ++i)
+      for (int64_t j = 0; j < g.n; ++j) {
+        double sum = bias.values[j], grad = 0.0;
+        for (int64_t p = 0; p < g.k; ++p) {
+          int64_t aIndex = batch * g.strideA + i * g.lda + p;
+          int64_t bIndex =
+              batch * g.strideB + (g.transB ? j * g.ldb + p : p * g.ldb + j);
+          sum += static_cast<double>(a.values[aIndex]) * b.values[bIndex];
+          grad += static_cast<double>(dy.values[aIndex]) * w.values[bIndex];
+        }
+        int64_t cIndex = batch * g.strideC + i * g.ldc + j;
+        positive += sum > 0;
+        negative += sum < 0;
+        expectedH[cIndex] = roundTo(g.cType, sum > 0 ? sum : 0.0);
+        expectedDx[cIndex] = roundTo(g.cType, sum > 0 ? grad : 0.0);
+      }
+  EXPECT_GT(positive, 0) << "no positive sum: the mask would go unseen";
+  EXPECT_GT(negative, 0) << "no negative sum: the mask would go unseen";
+  EXPECT_EQ(h.download(), expectedH) << "RELU_AUX_BIAS's C";
+  EXPECT_EQ(dx.download(), expectedDx) << "DRELU's C";
+}
+
+TEST_F(Contract, ReluMaskEpiloguesPassTheSignToTheBackward) {
+  unsigned seed = 73;
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
+    if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
+        ampGpuComputeCapability() < 80)
+      continue; // Refused there (Bf16RefusedBeforeSm80).
+    for (int32_t cType : {type, int32_t(AMP_DTYPE_F32)})
+      for (bool transB : {false, true})
+        // n of 24 (a mask row of 128 bits, mostly padding) and 136 (two).
+        for (int64_t n : {24, 136}) {
+          GemmCase g{};
+          g.transB = transB;
+          g.batch = transB ? 2 : 1;
+          g.m = 16;
+          g.n = n;
+          g.k = 32;
+          g.lda = g.k;
+          g.ldb = transB ? g.k : g.n;
+          g.ldc = g.n;
+          g.strideA = g.m * g.k;
+          g.strideB = g.n * g.k;
+          g.strideC = g.m * g.n;
+          g.aType = type;
+          g.cType = cType;
+          checkReluMaskEpilogues(g, seed++);
+        }
+  }
+}
+
 TEST_F(Contract, GemmEpilogueChecksItsArguments) {
   void *a = mgpuMemAlloc(16 * 4, nullptr, false);
   void *c = mgpuMemAlloc(16 * 4, nullptr, false);
@@ -512,20 +618,35 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
     mgpuStreamSynchronize(nullptr);
     return gErrors.empty() ? std::string() : gErrors.front();
   };
-  EXPECT_NE(call(6, bias, nullptr)
-                .find("ampGpuGemmEpilogue: invalid "
-                      "epilogue 6 (expected 1 = "
-                      "AMP_GEMM_EPILOGUE_BIAS, 2"),
-            std::string::npos);
-  // aux: written by GELU_AUX_BIAS and read by DGELU only, in a buffer
-  // other than C's; DGELU adds no bias.
+  for (int32_t invalid : {0, 8})
+    EXPECT_NE(call(invalid, bias, nullptr)
+                  .find("ampGpuGemmEpilogue: invalid epilogue " +
+                        std::to_string(invalid) +
+                        " (expected 1 = AMP_GEMM_EPILOGUE_BIAS, 2"),
+              std::string::npos);
+  // aux: written by GELU_AUX_BIAS and RELU_AUX_BIAS and read by DGELU and
+  // DRELU only, in a buffer other than C's; the gradients add no bias; a
+  // ReLU mask is aligned to 16 bytes.
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_GELU_BIAS, bias, nullptr, aux)
-                .find("only AMP_GEMM_EPILOGUE_GELU_AUX_BIAS and "
-                      "AMP_GEMM_EPILOGUE_DGELU use aux"),
+                .find("only AMP_GEMM_EPILOGUE_GELU_AUX_BIAS, "
+                      "AMP_GEMM_EPILOGUE_DGELU, "
+                      "AMP_GEMM_EPILOGUE_RELU_AUX_BIAS and "
+                      "AMP_GEMM_EPILOGUE_DRELU use aux"),
             std::string::npos);
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_DGELU, bias, nullptr, aux)
-                .find("with AMP_GEMM_EPILOGUE_DGELU (which adds no bias"),
+                .find("with epilogue 5 (a gradient, which adds no bias"),
             std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_DRELU, bias, nullptr, aux)
+                .find("with epilogue 7 (a gradient, which adds no bias"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_RELU_AUX_BIAS, bias, nullptr)
+                .find("writes the ReLU mask there"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_GEMM_EPILOGUE_DRELU, nullptr, nullptr,
+                 static_cast<char *>(aux) + 4)
+                .find("(a ReLU mask) is not aligned to 16 bytes"),
+            std::string::npos);
+  EXPECT_EQ(call(AMP_GEMM_EPILOGUE_RELU_AUX_BIAS, bias, nullptr, aux), "");
   EXPECT_NE(call(AMP_GEMM_EPILOGUE_DGELU, nullptr, nullptr)
                 .find("reads the GELU's input there"),
             std::string::npos);

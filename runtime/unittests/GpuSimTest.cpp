@@ -880,6 +880,77 @@ TEST_F(GpuSimTest, AGemmEpilogueRecordsItsBiasAndAddend) {
     mgpuMemFree(pointer, nullptr);
 }
 
+TEST_F(GpuSimTest, TheReluMaskEpiloguesRecordTheMaskNotAMatrix) {
+  // h (2 x 136, f16) = relu(A (2 x 8) B (8 x 136) + bias), A and B ones,
+  // bias[j] -7 for even j and -9 for odd: the sum 8 + bias[j] is positive
+  // for even j only; the mask is 2 rows of 256 bits (136 rounded up to a
+  // multiple of 128).
+  const int64_t m = 2, n = 136, k = 8;
+  ASSERT_EQ(ampGemmReluMaskRowBits(n), 256);
+  ASSERT_EQ(ampGemmReluMaskBytes(1, m, n), 64);
+  std::vector<uint16_t> ones(n * k, ampF32ToF16(1.0f)), bias(n);
+  for (int64_t j = 0; j < n; ++j)
+    bias[j] = ampF32ToF16(j % 2 ? -9.0f : -7.0f);
+  auto upload = [](std::vector<uint16_t> &host) {
+    void *device = mgpuMemAlloc(host.size() * 2, nullptr, false);
+    mgpuMemcpy(device, host.data(), host.size() * 2, nullptr);
+    return device;
+  };
+  void *a = upload(ones), *b = upload(ones), *biasDevice = upload(bias);
+  void *h = mgpuMemAlloc(m * n * 2, nullptr, false);
+  void *dx = mgpuMemAlloc(m * n * 2, nullptr, false);
+  void *mask = mgpuMemAlloc(64, nullptr, false);
+  ampSimResetStats();
+  ampGpuGemmEpilogue(0, 0, 1, m, n, k, a, AMP_DTYPE_F16, k, 0, b, AMP_DTYPE_F16,
+                     n, 0, h, AMP_DTYPE_F16, n, 0, 0.0f,
+                     AMP_GEMM_EPILOGUE_RELU_AUX_BIAS, biasDevice, nullptr,
+                     mask);
+  EXPECT_EQ(gError, "");
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_STREQ(records[0].name, "ampGpuGemmEpilogue f16*f16->f16 m=2 n=136 "
+                                "k=8 epilogue=relu_aux_bias");
+  // A, B and the bias read; C and the 64-byte mask written.
+  EXPECT_EQ(records[0].bytesRead, (m * k + k * n + n) * 2);
+  EXPECT_EQ(records[0].bytesWritten, m * n * 2 + 64);
+  // The simulator's layout: bit j % 8 of byte i * 32 + j / 8, set for
+  // even j (0x55).
+  std::vector<uint8_t> bits(64);
+  mgpuMemcpy(bits.data(), mask, 64, nullptr);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t byte = 0; byte < 17; ++byte)
+      EXPECT_EQ(bits[i * 32 + byte], 0x55) << i << " " << byte;
+  std::vector<uint16_t> result(m * n);
+  mgpuMemcpy(result.data(), h, m * n * 2, nullptr);
+  for (int64_t e = 0; e < m * n; ++e)
+    EXPECT_EQ(ampF16ToF32(result[e]), e % 2 ? 0.0f : 1.0f) << e;
+  // DRELU reads the mask, no bias: the product (8) where the bit is set.
+  ampSimResetStats();
+  ampGpuGemmEpilogue(0, 0, 1, m, n, k, a, AMP_DTYPE_F16, k, 0, b, AMP_DTYPE_F16,
+                     n, 0, dx, AMP_DTYPE_F16, n, 0, 0.0f,
+                     AMP_GEMM_EPILOGUE_DRELU, nullptr, nullptr, mask);
+  EXPECT_EQ(gError, "");
+  records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_STREQ(records[0].name, "ampGpuGemmEpilogue f16*f16->f16 m=2 n=136 "
+                                "k=8 epilogue=drelu");
+  EXPECT_EQ(records[0].bytesRead, (m * k + k * n) * 2 + 64);
+  EXPECT_EQ(records[0].bytesWritten, m * n * 2);
+  mgpuMemcpy(result.data(), dx, m * n * 2, nullptr);
+  for (int64_t e = 0; e < m * n; ++e)
+    EXPECT_EQ(ampF16ToF32(result[e]), e % 2 ? 0.0f : 8.0f) << e;
+  // The mask must lie whole in a device allocation: 48 bytes hold 1.5 rows.
+  void *shortMask = mgpuMemAlloc(48, nullptr, false);
+  ampGpuGemmEpilogue(0, 0, 1, m, n, k, a, AMP_DTYPE_F16, k, 0, b, AMP_DTYPE_F16,
+                     n, 0, dx, AMP_DTYPE_F16, n, 0, 0.0f,
+                     AMP_GEMM_EPILOGUE_DRELU, nullptr, nullptr, shortMask);
+  EXPECT_NE(gError.find("ampGpuGemmEpilogue: aux"), std::string::npos)
+      << gError;
+  gError.clear();
+  for (void *pointer : {a, b, biasDevice, h, dx, mask, shortMask})
+    mgpuMemFree(pointer, nullptr);
+}
+
 TEST_F(GpuSimTest, AnAttentionRecordsOneLibraryCall) {
   // b 1, h 2, sq 8, skv 16, d 8, f16; v holds 1 at every key, so out is 1
   // whatever the softmax; a causal mask and stats.

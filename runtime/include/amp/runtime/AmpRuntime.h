@@ -168,7 +168,7 @@ AMP_RUNTIME_API void ampConvertBF16ToF32(const uint16_t *src, float *dst,
 
 /** Epilogues of ampGpuGemmEpilogue/ampCpuGemmEpilogue (their `epilogue`
  *  argument): cuBLASLt's CUBLASLT_EPILOGUE_BIAS, _RELU_BIAS, _GELU_BIAS,
- *  _GELU_AUX_BIAS and _DGELU. */
+ *  _GELU_AUX_BIAS, _DGELU, _RELU_AUX_BIAS and _DRELU. */
 typedef enum AmpGemmEpilogue {
   /** C = A*B + beta*C + bias (bias broadcast along the rows). */
   AMP_GEMM_EPILOGUE_BIAS = 1,
@@ -185,7 +185,33 @@ typedef enum AmpGemmEpilogue {
    *  whose input GELU_AUX_BIAS kept, at that input (`aux`, read); no
    *  bias (a training step's backward). */
   AMP_GEMM_EPILOGUE_DGELU = 5,
+  /** As AMP_GEMM_EPILOGUE_RELU_BIAS, and whether each element of
+   *  A*B + beta*C + bias is positive is written to `aux` as one bit (the
+   *  ReLU mask, ampGemmReluMaskBytes: a training step's forward, whose
+   *  backward needs only the sign). */
+  AMP_GEMM_EPILOGUE_RELU_AUX_BIAS = 6,
+  /** C = (A*B + beta*C) where the mask bit in `aux` (read) is set, 0
+   *  elsewhere: the gradient of the ReLU whose mask RELU_AUX_BIAS wrote,
+   *  for a C of the same batch, m and n; no bias. */
+  AMP_GEMM_EPILOGUE_DRELU = 7,
 } AmpGemmEpilogue;
+
+/** Bits per row of the ReLU mask of AMP_GEMM_EPILOGUE_RELU_AUX_BIAS and
+ *  AMP_GEMM_EPILOGUE_DRELU for a C of n columns: n rounded up to a multiple
+ *  of 128 (cuBLASLt's rule for its bit mask's leading dimension). The
+ *  mask holds batch * m such rows, packed; the bit of element (b, i, j) is
+ *  bit j % 8 of byte (b * m + i) * bits / 8 + j / 8 on the CPU and in the
+ *  simulator, and cuBLASLt's own on the GPU (only the two epilogues read
+ *  and write it). */
+static inline int64_t ampGemmReluMaskRowBits(int64_t n) {
+  return (n + 127) / 128 * 128;
+}
+
+/** Bytes of the ReLU mask of a C of batch * m rows of n columns. */
+static inline int64_t ampGemmReluMaskBytes(int64_t batch, int64_t m,
+                                           int64_t n) {
+  return batch * m * (ampGemmReluMaskRowBits(n) / 8);
+}
 
 /** Layouts of ampGpuConv2d/ampCpuConv2d (their `layout` argument). */
 typedef enum AmpConvLayout {
