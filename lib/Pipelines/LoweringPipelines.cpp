@@ -91,8 +91,12 @@ static void addTensorPreparation(
   pm.addPass(createCanonicalizerPass());
   if (fuseElementwise) {
     // No rounding given: the passes read the module's amp.rounding.
-    pm.addPass(rounding ? createAmpFuseElementwisePass(*rounding)
-                        : createAmpFuseElementwisePass());
+    // With library calls, a bias add after a GEMM narrowed to 16 bits is
+    // stored as the call's epilogue.
+    AmpFuseElementwisePassOptions fusion;
+    fusion.libraryEpilogues = libraryCalls;
+    pm.addPass(rounding ? createAmpFuseElementwisePass(*rounding, libraryCalls)
+                        : createAmpFuseElementwisePass(fusion));
     pm.addPass(createCanonicalizerPass());
   }
   // Input that was CSE'd before (a frontend's, a user's --cse) may still

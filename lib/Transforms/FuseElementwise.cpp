@@ -52,6 +52,62 @@ static unsigned getBitWidth(Value value) {
   return type.isIntOrFloat() ? type.getIntOrFloatBitWidth() : 0;
 }
 
+/// The matmul, convolution or pooling whose result `value` is, directly or,
+/// where `libraryEpilogues`, narrowed by an elementwise generic that only
+/// rounds it (O2's f16 copy of an f32 accumulator, which the library call
+/// writes itself); null if none.
+static Operation *getContractionRead(Value value, bool libraryEpilogues) {
+  if (Operation *contraction = getContractionProducer(value))
+    return contraction;
+  if (!libraryEpilogues)
+    return nullptr;
+  auto narrow = value.getDefiningOp<linalg::GenericOp>();
+  if (!narrow || narrow.getNumDpsInputs() != 1 ||
+      narrow.getNumDpsInits() != 1 || narrow->getNumResults() != 1 ||
+      narrow.getNumParallelLoops() != narrow.getNumLoops() ||
+      !llvm::all_of(narrow.getIndexingMapsArray(),
+                    [](AffineMap map) { return map.isIdentity(); }))
+    return nullptr;
+  Block &body = narrow.getRegion().front();
+  auto trunc = dyn_cast<arith::TruncFOp>(&body.front());
+  if (!trunc || trunc.getIn() != body.getArgument(0) ||
+      body.getTerminator()->getOperand(0) != trunc.getResult() ||
+      body.getOperations().size() != 2)
+    return nullptr;
+  return getContractionProducer(narrow.getDpsInputs()[0]);
+}
+
+/// Whether `producer` yields, for each element, its input `arg` (maybe
+/// widened, the yield maybe rounding it back: exact) or a scalar of its
+/// result's type (a constant, or an input read as one value: torch's 0-d
+/// tensor), chosen by a select: storing it rounds nothing.
+static bool isMaskOf(linalg::GenericOp producer, BlockArgument arg) {
+  Block &body = producer.getRegion().front();
+  Value value = body.getTerminator()->getOperand(0);
+  if (auto trunc = value.getDefiningOp<arith::TruncFOp>())
+    value = trunc.getIn();
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  if (!select || !isa<FloatType>(arg.getType()))
+    return false;
+  Type type = getElementTypeOrSelf(producer->getResult(0).getType());
+  auto exact = [&](Value choice) {
+    if (auto ext = choice.getDefiningOp<arith::ExtFOp>())
+      choice = ext.getIn();
+    if (choice == arg)
+      return true;
+    auto scalar = dyn_cast<BlockArgument>(choice);
+    if (scalar && scalar.getOwner() == &body &&
+        scalar.getArgNumber() < producer.getNumDpsInputs())
+      return choice.getType() == type &&
+             producer.getMatchingIndexingMap(
+                         producer.getDpsInputOperand(scalar.getArgNumber()))
+                     .getNumResults() == 0;
+    return choice.getType() == type && matchPattern(choice, m_Constant());
+  };
+  return exact(select.getTrueValue()) && exact(select.getFalseValue()) &&
+         type == arg.getType();
+}
+
 /// Whether `producer`, when it reads the result of a matmul, a convolution
 /// or a pooling, is stored once rather than recomputed by its readers. It
 /// is when it may be that op's epilogue (what the library call or a fused
@@ -64,13 +120,41 @@ static unsigned getBitWidth(Value value) {
 /// whose other inputs include a full-size value computed from the result
 /// (a residual add after a pooling), or that reads a result wider than it
 /// stores, stays stored: each reader would read more than the stored copy.
+/// With `libraryEpilogues`, a bias add of a result narrowed to 16 bits
+/// (getContractionRead) is stored as the contraction's epilogue: after an O2
+/// GEMM the library call computes it from the unrounded product (and the
+/// ReLU after it can be a training epilogue), where without it the readers
+/// would recompute it from the rounded product.
 static bool isStoredAfterContraction(linalg::GenericOp producer,
-                                     bool everyReaderFuses) {
+                                     bool everyReaderFuses,
+                                     bool libraryEpilogues) {
   bool readsContraction = false;
   for (OpOperand *input : producer.getDpsInputOperands()) {
-    Operation *contraction = getContractionProducer(input->get());
+    Operation *contraction = getContractionRead(input->get(), libraryEpilogues);
     if (!contraction)
       continue;
+    // Through the narrowing (libraryEpilogues), only what costs no
+    // rounding when stored is: a bias epilogue (its other inputs biases,
+    // read along the last loop, the call's own epilogue, computed from the
+    // unrounded product), or a mask of the result (a ReLU's gradient: each
+    // element the 16-bit value or a constant). Any other op stays
+    // recomputed, as it was: stored, it would round what its readers
+    // computed in f32.
+    if (!getContractionProducer(input->get())) {
+      unsigned rank = producer.getNumLoops();
+      AffineExpr last = getAffineDimExpr(rank - 1, producer.getContext());
+      bool bias =
+          rank > 0 &&
+          llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *other) {
+            AffineMap map = producer.getMatchingIndexingMap(other);
+            return other == input ||
+                   (map.getNumResults() == 1 && map.getResult(0) == last &&
+                    !isComputedFrom(other->get(), contraction));
+          });
+      if (bias || isMaskOf(producer, producer.getMatchingBlockArgument(input)))
+        return true;
+      continue;
+    }
     readsContraction = true;
     // Recomputed from a result wider than what it stores (an f32
     // convolution result centred to f16, at O1), each reader would read
@@ -80,7 +164,7 @@ static bool isStoredAfterContraction(linalg::GenericOp producer,
     bool statistic = false, fullSize = false;
     for (OpOperand *other : producer.getDpsInputOperands()) {
       if (other == input ||
-          getContractionProducer(other->get()) == contraction ||
+          getContractionRead(other->get(), libraryEpilogues) == contraction ||
           !isComputedFrom(other->get(), contraction))
         continue;
       (producer.getMatchingIndexingMap(other).isPermutation() ? fullSize
@@ -99,7 +183,8 @@ static bool isStoredAfterContraction(linalg::GenericOp producer,
 /// memory. Producers are visited from the last to the first, so that a
 /// chain of shared producers is cloned back to the stored values it reads.
 /// The clones made in a block are bounded by the number of its ops.
-static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
+static void cloneSharedProducers(Operation *root, unsigned maxUsers,
+                                 bool libraryEpilogues) {
   SmallVector<linalg::GenericOp> producers;
   root->walk([&](linalg::GenericOp op) { producers.push_back(op); });
   IRRewriter rewriter(root->getContext());
@@ -132,7 +217,8 @@ static void cloneSharedProducers(Operation *root, unsigned maxUsers) {
     // in f32. When every reader can, the first one takes the original.
     SmallVector<OpOperand *> fusable(llvm::make_filter_range(uses, isFusable));
     if (fusable.empty() ||
-        isStoredAfterContraction(producer, fusable.size() == uses.size()))
+        isStoredAfterContraction(producer, fusable.size() == uses.size(),
+                                 libraryEpilogues))
       continue;
     if (fusable.size() == uses.size())
       fusable.erase(fusable.begin());
@@ -211,10 +297,11 @@ namespace {
 struct AmpFuseElementwisePass
     : public amp::impl::AmpFuseElementwisePassBase<AmpFuseElementwisePass> {
   using Base::Base;
-  explicit AmpFuseElementwisePass(RoundingMode mode) : typedMode(mode) {
+  AmpFuseElementwisePass(RoundingMode mode, bool epilogues) : typedMode(mode) {
     // Only for printing the pass (a reproducer, a dumped pipeline) as it
     // runs: the typed mode is what it reads.
     rounding = stringifyOptionValue(mode).str();
+    libraryEpilogues = epilogues;
   }
 
   /// Set by the typed constructor: wins over `rounding`.
@@ -278,7 +365,7 @@ struct AmpFuseElementwisePass
              fusable(collapse.getSrc().getDefiningOp());
     };
     if (*mode == RoundingMode::Once)
-      cloneSharedProducers(getOperation(), maxRecomputeUsers);
+      cloneSharedProducers(getOperation(), maxRecomputeUsers, libraryEpilogues);
     RewritePatternSet patterns(context);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, reshapeControl);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, context);
@@ -304,6 +391,7 @@ struct AmpFuseElementwisePass
 } // namespace
 
 std::unique_ptr<Pass>
-mlir::amp::createAmpFuseElementwisePass(RoundingMode rounding) {
-  return std::make_unique<AmpFuseElementwisePass>(rounding);
+mlir::amp::createAmpFuseElementwisePass(RoundingMode rounding,
+                                        bool libraryEpilogues) {
+  return std::make_unique<AmpFuseElementwisePass>(rounding, libraryEpilogues);
 }

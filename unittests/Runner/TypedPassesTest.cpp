@@ -40,8 +40,8 @@ TEST(TypedPassesTest, LoweringTakesTheRoundingTyped) {
   CpuLoweringOptions options;
   options.rounding = RoundingMode::PerOp;
   std::string text = printBuilt(buildLowerToCpuPipeline, options);
-  EXPECT_NE(text.find("amp-fuse-elementwise{max-recompute-users=4 "
-                      "rounding=per-op}"),
+  EXPECT_NE(text.find("amp-fuse-elementwise{library-epilogues=false "
+                      "max-recompute-users=4 rounding=per-op}"),
             std::string::npos)
       << text;
   EXPECT_NE(text.find("amp-round-once{keep-library-narrowing=false "

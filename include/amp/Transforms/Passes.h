@@ -23,8 +23,9 @@ namespace amp {
 
 /// amp-fuse-elementwise with `rounding` given typed, by a driver that parsed
 /// it where it entered (the runner): the pass then reads no text and no
-/// amp.rounding attribute.
-std::unique_ptr<Pass> createAmpFuseElementwisePass(RoundingMode rounding);
+/// amp.rounding attribute. `libraryEpilogues` is its library-epilogues.
+std::unique_ptr<Pass> createAmpFuseElementwisePass(RoundingMode rounding,
+                                                   bool libraryEpilogues);
 
 /// Patterns that decompose ops with linalg::AggregatedOpInterface.
 void populateAmpDecomposeAggregatesPatterns(RewritePatternSet &patterns);

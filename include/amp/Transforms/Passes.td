@@ -251,7 +251,13 @@ def AmpFuseElementwisePass : Pass<"amp-fuse-elementwise"> {
     AmpLoweringRoundingOption,
     Option<"maxRecomputeUsers", "max-recompute-users", "unsigned", "4",
            "The most readers a shared elementwise producer may have and "
-           "still be recomputed by each of them">
+           "still be recomputed by each of them">,
+    Option<"libraryEpilogues", "library-epilogues", "bool", "false",
+           "The contractions are library calls that write a 16-bit result "
+           "themselves: a result narrowed to 16 bits counts as the "
+           "contraction's, so that an elementwise op reading it with no "
+           "statistic of it (a bias add) is stored once as the call's "
+           "epilogue rather than recomputed by its readers">
   ];
   let dependentDialects = [
     "::mlir::affine::AffineDialect", "::mlir::linalg::LinalgDialect",

@@ -453,7 +453,33 @@ static Value matchGelu(Value value, SmallVectorImpl<Operation *> &ops) {
   return x;
 }
 
-linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
+/// Whether every op of `body` is in `ops` or is pure and reads nothing of
+/// the body (a constant, its conversion), and no op in `ops` has a reader
+/// outside them.
+static bool bodyIsOnly(Block &body, ArrayRef<Operation *> ops) {
+  return llvm::none_of(ops,
+                       [&](Operation *matched) {
+                         return llvm::any_of(
+                             matched->getUsers(), [&](Operation *reader) {
+                               return !llvm::is_contained(ops, reader);
+                             });
+                       }) &&
+         llvm::all_of(body, [&](Operation &other) {
+           return llvm::is_contained(ops, &other) ||
+                  (isMemoryEffectFree(&other) &&
+                   llvm::all_of(other.getOperands(), [&](Value operand) {
+                     return operand.getParentBlock() != &body;
+                   }));
+         });
+}
+
+/// The generic after `op` in its block that computes `activation` (which
+/// returns its input and collects its ops, or null) of `h`, as
+/// matchGeluFollower says; null if none.
+static linalg::GenericOp
+matchFollower(Operation *op, Value h,
+              llvm::function_ref<Value(Value, SmallVectorImpl<Operation *> &)>
+                  activation) {
   auto hType = dyn_cast<MemRefType>(h.getType());
   if (!hType)
     return {};
@@ -481,7 +507,7 @@ linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
       ops.push_back(trunc);
       value = trunc.getIn();
     }
-    Value x = matchGelu(value, ops);
+    Value x = activation(value, ops);
     if (!x || !x.getType().isF32())
       continue;
     if (auto ext = x.getDefiningOp<arith::ExtFOp>())
@@ -490,27 +516,21 @@ linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
     for (Operation *reader : body.getArgument(0).getUsers())
       if (isa<arith::ExtFOp>(reader))
         ops.push_back(reader);
-    // The GELU of the input, and nothing else: no other op reads a value
-    // of the body (constants' conversions read none).
-    if (x != body.getArgument(0) ||
-        llvm::any_of(ops,
-                     [&](Operation *matched) {
-                       return llvm::any_of(
-                           matched->getUsers(), [&](Operation *reader) {
-                             return !llvm::is_contained(ops, reader);
-                           });
-                     }) ||
-        !llvm::all_of(body, [&](Operation &other) {
-          return llvm::is_contained(ops, &other) ||
-                 (isMemoryEffectFree(&other) &&
-                  llvm::all_of(other.getOperands(), [&](Value operand) {
-                    return operand.getParentBlock() != &body;
-                  }));
-        }))
+    // The activation of the input, and nothing else: no other op reads a
+    // value of the body (constants' conversions read none).
+    if (x != body.getArgument(0) || !bodyIsOnly(body, ops))
       continue;
     return generic;
   }
   return {};
+}
+
+linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
+  return matchFollower(op, h, matchGelu);
+}
+
+linalg::GenericOp matchReluFollower(Operation *op, Value h) {
+  return matchFollower(op, h, matchRelu);
 }
 
 /// Whether `map` (of a generic's `rank` loops) reads the last loop only.
@@ -808,20 +828,35 @@ private:
 };
 } // namespace
 
+/// The epilogue generic of `op`'s accumulator (getEpilogueGeneric) when it
+/// has one more input, `other`, read where it writes (the activation's
+/// input of a gradient epilogue); null if not.
+static linalg::GenericOp getGradientEpilogue(Operation *op, Value acc,
+                                             Operation *init, Operation *&view,
+                                             OpOperand *&read,
+                                             OpOperand *&other) {
+  linalg::GenericOp generic = getEpilogueGeneric(op, acc, init, view, read);
+  if (!generic || generic.getNumDpsInputs() != 2)
+    return {};
+  other =
+      generic.getDpsInputOperand(generic.getDpsInputOperand(0) == read ? 1 : 0);
+  if (!generic.getMatchingIndexingMap(other).isIdentity())
+    return {};
+  return generic;
+}
+
 std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
                                                       Operation *init) {
   Operation *view;
-  OpOperand *read;
-  linalg::GenericOp generic = getEpilogueGeneric(op, acc, init, view, read);
-  if (!generic || generic.getNumDpsInputs() != 2)
+  OpOperand *read, *other;
+  linalg::GenericOp generic =
+      getGradientEpilogue(op, acc, init, view, read, other);
+  if (!generic)
     return std::nullopt;
-  OpOperand *other =
-      generic.getDpsInputOperand(generic.getDpsInputOperand(0) == read ? 1 : 0);
   Value aux = other->get(), out = generic.getDpsInits()[0];
-  // The GELU's input is read where the generic writes, in the output's
-  // type and layout (the call, moved to the generic, reads it there).
-  if (!generic.getMatchingIndexingMap(other).isIdentity() ||
-      aux.getType() != out.getType())
+  // The GELU's input is of the output's type and layout (the call, moved
+  // to the generic, reads it there).
+  if (aux.getType() != out.getType())
     return std::nullopt;
   Block &body = generic.getRegion().front();
   Value value = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
@@ -836,6 +871,80 @@ std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
            .matches(value))
     return std::nullopt;
   return GeluGradEpilogue{generic, view, aux, out};
+}
+
+/// If `value` is `arg` or its widening (extf), with the op into `ops`.
+static bool isArgument(Value value, BlockArgument arg,
+                       SmallVectorImpl<Operation *> &ops) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>()) {
+    ops.push_back(ext);
+    value = ext.getIn();
+  }
+  return value == arg;
+}
+
+/// If `value` is `dy` or `dy` read rounded to 16 bits (truncf then extf:
+/// the GPU's narrowing of a GEMM's output), with its ops into `ops`.
+static bool isRoundedArgument(Value value, BlockArgument dy,
+                              SmallVectorImpl<Operation *> &ops) {
+  if (auto ext = value.getDefiningOp<arith::ExtFOp>()) {
+    auto trunc = ext.getIn().getDefiningOp<arith::TruncFOp>();
+    if (!trunc || trunc.getRoundingmodeAttr())
+      return false;
+    ops.append({ext, trunc});
+    value = trunc.getIn();
+  }
+  return value == dy;
+}
+
+std::optional<ReluGradEpilogue> matchReluGradEpilogue(Operation *op, Value acc,
+                                                      Operation *init) {
+  Operation *view;
+  OpOperand *read, *other;
+  linalg::GenericOp generic =
+      getGradientEpilogue(op, acc, init, view, read, other);
+  if (!generic)
+    return std::nullopt;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  SmallVector<Operation *> ops = {yield};
+  Value value = yield.getOperand(0);
+  if (auto trunc = value.getDefiningOp<arith::TruncFOp>()) {
+    if (trunc.getRoundingmodeAttr())
+      return std::nullopt;
+    ops.push_back(trunc);
+    value = trunc.getIn();
+  }
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!value.getType().isF32() || !cmp || !isFloatZero(cmp.getRhs()) ||
+      !cmp->hasOneUse())
+    return std::nullopt;
+  ops.append({select, cmp});
+  // select(r <= 0, 0, dy) or select(r > 0, dy, 0), r the input or its ReLU
+  // (threshold_backward of the ReLU's output, recomputed).
+  arith::CmpFPredicate predicate = cmp.getPredicate();
+  Value dy;
+  if ((predicate == arith::CmpFPredicate::OLE ||
+       predicate == arith::CmpFPredicate::ULE) &&
+      isFloatZero(select.getTrueValue()))
+    dy = select.getFalseValue();
+  else if ((predicate == arith::CmpFPredicate::OGT ||
+            predicate == arith::CmpFPredicate::UGT) &&
+           isFloatZero(select.getFalseValue()))
+    dy = select.getTrueValue();
+  if (!dy ||
+      !isRoundedArgument(dy, generic.getMatchingBlockArgument(read), ops))
+    return std::nullopt;
+  Value r = cmp.getLhs();
+  if (Value x = matchRelu(r, ops))
+    r = x;
+  if (!isArgument(r, generic.getMatchingBlockArgument(other), ops) ||
+      !bodyIsOnly(body, ops))
+    return std::nullopt;
+  return ReluGradEpilogue{generic, view, other->get(),
+                          generic.getDpsInits()[0]};
 }
 
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,

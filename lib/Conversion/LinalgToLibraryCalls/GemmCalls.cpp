@@ -272,6 +272,28 @@ static bool isAuxLayout(Value buffer) {
          ld % 8 == 0;
 }
 
+/// Whether `op` may move to just before `last`, a later op of its block:
+/// nothing between writes or frees `buffers` (its operands) or a view of
+/// them.
+static bool canSinkBefore(Operation *op, Operation *last,
+                          ArrayRef<Value> buffers) {
+  if (last->getBlock() != op->getBlock() || !op->isBeforeInBlock(last))
+    return false;
+  for (Value buffer : buffers) {
+    if (last->getPrevNode() != op &&
+        isWrittenBetween(op, last->getPrevNode(), buffer))
+      return false;
+    Value root = memref::skipViewLikeOps(cast<MemrefValue>(buffer));
+    for (Operation *between = op->getNextNode(); between != last;
+         between = between->getNextNode())
+      if (auto dealloc = dyn_cast<memref::DeallocOp>(between);
+          dealloc && memref::skipViewLikeOps(
+                         cast<MemrefValue>(dealloc.getMemref())) == root)
+        return false;
+  }
+  return true;
+}
+
 /// If the bias epilogue `epilogue` (no activation; its output now written
 /// by a call at `op`, through the collapse of `viewGroups` where its
 /// accumulator was read expanded) is followed by a GELU of its output
@@ -305,6 +327,153 @@ static Value takeGeluFollower(PatternRewriter &rewriter, Operation *op,
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   return memref::CollapseShapeOp::create(rewriter, op->getLoc(), c, viewGroups);
+}
+
+namespace {
+/// A GEMM of a training step's backward whose epilogue is the gradient of
+/// a ReLU (matchReluGradEpilogue), which a DRELU call can compute from the
+/// forward's ReLU mask: the GEMM, its operands, its accumulator's fill, the
+/// epilogue and the type of its output.
+struct ReluGradGemm {
+  linalg::LinalgOp op;
+  GemmOperands gemm;
+  linalg::FillOp fill;
+  ReluGradEpilogue epilogue;
+  int32_t cType;
+};
+} // namespace
+
+/// The matmul or batch matmul that accumulates into `acc`, or null.
+static linalg::LinalgOp getAccumulatingGemm(Value acc) {
+  for (Operation *user : acc.getUsers())
+    if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(user) &&
+        cast<linalg::LinalgOp>(user).getDpsInits()[0] == acc)
+      return cast<linalg::LinalgOp>(user);
+  return {};
+}
+
+/// The backward GEMMs that read only the sign of `s`, the bias epilogue
+/// output of the forward GEMM `op` (a C of `shape`, written by `writer`)
+/// whose ReLU `relu` follows: every other reader of `s` is the ReLU-gradient
+/// epilogue of a GEMM after `op`, of a C of the same shape and no view,
+/// that a DRELU call can compute where that epilogue was. None if `s` has
+/// another reader after `op` (then it stays written) or is not an
+/// allocation of the block.
+static std::optional<SmallVector<ReluGradGemm, 1>>
+matchReluGradGemms(PatternRewriter &rewriter, Operation *op, Value s,
+                   Operation *writer, linalg::GenericOp relu,
+                   ArrayRef<int64_t> shape, const LibraryBackend &backend) {
+  auto alloc = s.getDefiningOp<memref::AllocOp>();
+  if (!alloc || alloc->getBlock() != op->getBlock())
+    return std::nullopt;
+  SmallVector<ReluGradGemm, 1> gemms;
+  for (Operation *user : s.getUsers()) {
+    // Uses before `op` are of the buffer's earlier contents (bufferization
+    // reuses buffers).
+    if (user == writer || user == relu.getOperation() ||
+        isa<memref::DeallocOp>(user) ||
+        (user->getBlock() == op->getBlock() && user->isBeforeInBlock(op)))
+      continue;
+    auto generic = dyn_cast<linalg::GenericOp>(user);
+    if (!generic || generic->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(generic) || generic.getNumDpsInputs() != 2)
+      return std::nullopt;
+    Value acc = generic.getDpsInputs()[generic.getDpsInputs()[0] == s ? 1 : 0];
+    linalg::LinalgOp backward = getAccumulatingGemm(acc);
+    if (!backward || backward->getBlock() != op->getBlock() ||
+        !op->isBeforeInBlock(backward))
+      return std::nullopt;
+    FailureOr<GemmOperands> gemm =
+        matchGemmCall(backward, rewriter, backend, LibraryCall::Gemm);
+    if (failed(gemm) || gemm->types.result != kF32Code)
+      return std::nullopt;
+    linalg::FillOp fill = findZeroFill(backward, gemm->c);
+    std::optional<ReluGradEpilogue> epilogue =
+        fill ? matchReluGradEpilogue(backward, gemm->c, fill) : std::nullopt;
+    if (!epilogue || epilogue->generic != generic || epilogue->source != s ||
+        epilogue->view || gemm->ci.type.getShape() != shape ||
+        !isGemmOutput(epilogue->out, shape))
+      return std::nullopt;
+    std::optional<int32_t> cType =
+        getEpilogueOutputType(*gemm, epilogue->out, s);
+    if (!cType || !canSinkBefore(backward, generic, {gemm->a, gemm->b}))
+      return std::nullopt;
+    gemms.push_back({backward, *gemm, fill, *epilogue, *cType});
+  }
+  if (gemms.empty())
+    return std::nullopt;
+  return gemms;
+}
+
+/// Rewrites the backward GEMM of `grad` as a DRELU call that reads `mask`
+/// and writes its epilogue's output where that epilogue was (checked by
+/// matchReluGradGemms, so it cannot fail).
+static void rewriteReluGradGemm(PatternRewriter &rewriter,
+                                const ReluGradGemm &grad, Value mask,
+                                const RuntimeFunction &function) {
+  linalg::LinalgOp op = grad.op;
+  ArrayRef<int64_t> shape = grad.gemm.ci.type.getShape();
+  rewriter.moveOpBefore(op, grad.epilogue.generic);
+  Value out = takeOutput(
+      rewriter, op, grad.epilogue.generic, grad.epilogue.out, /*view=*/nullptr,
+      [&](Value buffer) { return isGemmOutput(buffer, shape); });
+  assert(out && "matchReluGradGemms checked the output");
+  memref::AllocOp accumulator = dropAccumulator(rewriter, grad.gemm, grad.fill);
+  Location loc = op.getLoc();
+  rewriter.setInsertionPoint(op);
+  std::string ignored;
+  SmallVector<Value> args = buildGemmArguments(
+      rewriter, loc, grad.gemm, out,
+      *getBufferInfo(out, ignored, /*dynamic=*/true), grad.cType,
+      /*beta=*/0.0f);
+  args.push_back(createI32(rewriter, loc,
+                           static_cast<int32_t>(GemmEpilogueKind::ReluGrad)));
+  Value null = LLVM::ZeroOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
+  args.append({null, null, createBufferPointer(rewriter, loc, mask)});
+  replaceWithCall(rewriter, op, function, args, {accumulator});
+}
+
+/// A training step's ReLU after the bias epilogue `epilogue` of the GEMM
+/// `op` (its output `s` now written by a call at `op`, a C of `shape`),
+/// whose backward reads only the sign of `s` (matchReluGradGemms): the
+/// buffers a RELU_AUX_BIAS call at `op` writes, the ReLU's output as C and
+/// a new ReLU mask as aux, with the ReLU erased and `grads` set; nulls,
+/// nothing changed, if not.
+static std::pair<Value, Value>
+takeReluTraining(PatternRewriter &rewriter, Operation *op,
+                 const BiasEpilogue &epilogue, Value s, ArrayRef<int64_t> shape,
+                 const LibraryBackend &backend,
+                 SmallVectorImpl<ReluGradGemm> &grads) {
+  if (epilogue.kind != GemmEpilogueKind::Bias || epilogue.residual ||
+      epilogue.view || ShapedType::isDynamicShape(shape))
+    return {};
+  linalg::GenericOp relu = matchReluFollower(op, s);
+  if (!relu)
+    return {};
+  std::optional<SmallVector<ReluGradGemm, 1>> found = matchReluGradGemms(
+      rewriter, op, s, epilogue.generic, relu, shape, backend);
+  if (!found)
+    return {};
+  Value h =
+      takeOutput(rewriter, op, relu, relu.getDpsInits()[0], /*view=*/nullptr,
+                 [&](Value buffer) { return isGemmOutput(buffer, shape); });
+  if (!h)
+    return {};
+  grads.assign(found->begin(), found->end());
+  // The mask: batch x m rows of n bits, each rounded up to 128 (the
+  // runtime's ampGemmReluMaskBytes), bytes.
+  int64_t rows = 1;
+  for (int64_t size : shape.drop_back())
+    rows *= size;
+  int64_t bytes = rows * (llvm::alignTo(shape.back(), 128) / 8);
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPoint(op);
+  Value mask = memref::AllocOp::create(
+      rewriter, op->getLoc(),
+      MemRefType::get({bytes}, rewriter.getIntegerType(8)),
+      rewriter.getI64IntegerAttr(64));
+  return {h, mask};
 }
 
 /// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by
@@ -360,6 +529,21 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   Value aux = takeGeluFollower(rewriter, op, *epilogue, viewGroups, shape);
   if (aux)
     std::swap(out, aux);
+  // A ReLU of the output after it, whose backward needs only its sign: the
+  // call writes the ReLU as C and the ReLU mask as its aux output
+  // (RELU_AUX_BIAS), which the backward's GEMMs read (DRELU); the output
+  // itself is no longer written.
+  GemmEpilogueKind kind = aux ? GemmEpilogueKind::GeluAuxBias : epilogue->kind;
+  SmallVector<ReluGradGemm, 1> grads;
+  Value s = out;
+  if (!aux) {
+    std::tie(out, aux) =
+        takeReluTraining(rewriter, op, *epilogue, s, shape, backend, grads);
+    if (aux)
+      kind = GemmEpilogueKind::ReluAuxBias;
+    else
+      out = s;
+  }
   memref::AllocOp accumulator = dropAccumulator(rewriter, gemm, fill);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
@@ -370,10 +554,7 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   SmallVector<Value> args = buildGemmArguments(
       rewriter, loc, gemm, out, *getBufferInfo(out, ignored, /*dynamic=*/true),
       *cType, /*beta=*/residual ? 1.0f : 0.0f);
-  args.push_back(
-      createI32(rewriter, loc,
-                static_cast<int32_t>(aux ? GemmEpilogueKind::GeluAuxBias
-                                         : epilogue->kind)));
+  args.push_back(createI32(rewriter, loc, static_cast<int32_t>(kind)));
   args.push_back(createBufferPointer(rewriter, loc, bias));
   auto null = [&] {
     return LLVM::ZeroOp::create(
@@ -389,29 +570,17 @@ static LogicalResult fuseBiasEpilogue(PatternRewriter &rewriter,
   }
   args.push_back(aux ? createBufferPointer(rewriter, loc, aux) : null());
   replaceWithCall(rewriter, op, *function, args, {accumulator});
-  return success();
-}
-
-/// Whether `op` may move to just before `last`, a later op of its block:
-/// nothing between writes or frees `buffers` (its operands) or a view of
-/// them.
-static bool canSinkBefore(Operation *op, Operation *last,
-                          ArrayRef<Value> buffers) {
-  if (last->getBlock() != op->getBlock() || !op->isBeforeInBlock(last))
-    return false;
-  for (Value buffer : buffers) {
-    if (last->getPrevNode() != op &&
-        isWrittenBetween(op, last->getPrevNode(), buffer))
-      return false;
-    Value root = memref::skipViewLikeOps(cast<MemrefValue>(buffer));
-    for (Operation *between = op->getNextNode(); between != last;
-         between = between->getNextNode())
-      if (auto dealloc = dyn_cast<memref::DeallocOp>(between);
-          dealloc && memref::skipViewLikeOps(
-                         cast<MemrefValue>(dealloc.getMemref())) == root)
-        return false;
+  for (const ReluGradGemm &grad : grads)
+    rewriteReluGradGemm(rewriter, grad, aux, *function);
+  // Nothing reads the ReLU's input any more: its buffer goes.
+  if (!grads.empty() && llvm::all_of(s.getUsers(), [](Operation *user) {
+        return isa<memref::DeallocOp>(user);
+      })) {
+    for (Operation *user : llvm::make_early_inc_range(s.getUsers()))
+      rewriter.eraseOp(user);
+    rewriter.eraseOp(s.getDefiningOp());
   }
-  return true;
+  return success();
 }
 
 /// Rewrites `op`, the GEMM `gemm` into an f32 accumulator set whole by

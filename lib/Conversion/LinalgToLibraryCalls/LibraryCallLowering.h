@@ -161,6 +161,24 @@ struct GeluGradEpilogue {
 std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
                                                       Operation *init);
 
+/// The backward of a ReLU as a GEMM's epilogue: the one generic reading the
+/// GEMM's zero-filled f32 accumulator (directly or through `view`, as a
+/// BiasEpilogue's; maybe rounded to 16 bits) and `source`, the ReLU's input
+/// (read where it writes), keeps the accumulator where the input is
+/// positive and writes 0 elsewhere, as from_torch_training writes
+/// threshold_backward (select(relu(x) <= 0, 0, dy), the ReLU maybe
+/// recomputed, or select(x > 0, dy, 0)), into `out`, maybe rounded once.
+/// The GEMM-with-epilogue call's DRELU reads the sign from the ReLU mask
+/// its forward wrote, of the unrounded sum.
+struct ReluGradEpilogue {
+  linalg::GenericOp generic;
+  Operation *view = nullptr;
+  Value source;
+  Value out;
+};
+std::optional<ReluGradEpilogue> matchReluGradEpilogue(Operation *op, Value acc,
+                                                      Operation *init);
+
 /// The generic, after `op` in its block, that computes GELU's tanh form of
 /// `h` (a bias epilogue's output, which a call at `op` writes), read whole,
 /// maybe widened, its result maybe rounded to h's type, into another
@@ -168,6 +186,11 @@ std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
 /// with cuBLASLt's GELU_AUX_BIAS writes both, from the unrounded sum
 /// (h's own rounding before the GELU is not made).
 linalg::GenericOp matchGeluFollower(Operation *op, Value h);
+/// The same for a ReLU of `h` (maximumf(x, 0) or select(x > 0, x, 0)).
+/// (At O1 the ReLU of an f32 bias epilogue is rounded to 16 bits: a call
+/// writing that would round the f32 bias to 16 bits too, which O1 does
+/// not, so it is not matched.)
+linalg::GenericOp matchReluFollower(Operation *op, Value h);
 
 /// True if an operand of `op` is of an FP8 type the libraries take
 /// (E4M3FN or E5M2): an amp-float8-contractions contraction.

@@ -734,3 +734,176 @@ func.func @gelu_grad_refused(%dy: memref<128x64xf32>, %w: memref<64x256xf32>, %h
   memref.dealloc %acc2 : memref<128x256xf32>
   return %dx, %dx2 : memref<128x256xf32>, memref<128x256xf32>
 }
+
+// -----
+
+// A training step's ReLU at O2 (the MLP of from_torch_training): the bias
+// epilogue's output %s (f16) is read by the ReLU (the forward) and by the
+// backward, which recomputes the ReLU and keeps the output gradient (the
+// GEMM %gacc's, read rounded) where it is positive (threshold_backward:
+// select(relu(s) <= 0, 0, dy)). Only the sign of %s is needed: the
+// forward's call is RELU_AUX_BIAS (6), writing the ReLU into %h and the
+// ReLU mask (64 rows of 128 bits: 1024 bytes) as its aux output; the
+// backward's GEMM is DRELU (7), reading that mask, with no bias, where its
+// epilogue was (after the unrelated column sum). %s goes.
+// CHECK-LABEL: func.func @relu_aux_bias
+// CHECK-DAG: %[[RELU_AUX_BIAS:.*]] = arith.constant 6 : i32
+// CHECK-DAG: %[[DRELU:.*]] = arith.constant 7 : i32
+// CHECK-DAG: %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK: %[[MASK:.*]] = memref.alloc() {alignment = 64 : i64} : memref<1024xi8>
+// CHECK: %[[MP:.*]] = memref.extract_aligned_pointer_as_index %[[MASK]]
+// CHECK: %[[MI:.*]] = arith.index_cast %[[MP]]
+// CHECK: %[[M:.*]] = llvm.inttoptr %[[MI]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[RELU_AUX_BIAS]], %{{.*}}, %[[NULL]], %[[M]])
+// CHECK: linalg.generic
+// CHECK-SAME: iterator_types = ["reduction", "parallel"]
+// CHECK: %[[MP2:.*]] = memref.extract_aligned_pointer_as_index %[[MASK]]
+// CHECK: %[[MI2:.*]] = arith.index_cast %[[MP2]]
+// CHECK: %[[M2:.*]] = llvm.inttoptr %[[MI2]]
+// CHECK: call @ampGpuGemmEpilogue({{.*}}, %[[DRELU]], %[[NULL]], %[[NULL]], %[[M2]])
+// CHECK-NOT: linalg.generic
+// CHECK-NOT: memref<64x32xf16>
+// CHECK: return %{{.*}}, %{{.*}} : memref<64x32xf16>, memref<64x32xf16>
+func.func @relu_aux_bias(%x: memref<64x64xf16>, %w: memref<64x32xf16>, %bias: memref<32xf32>, %dy: memref<64x10xf16>, %w2: memref<10x32xf16>, %other: memref<32x8xf16>, %sum: memref<8xf32>) -> (memref<64x32xf16>, memref<64x32xf16>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  linalg.matmul ins(%x, %w : memref<64x64xf16>, memref<64x32xf16>) outs(%acc : memref<64x32xf32>)
+  %s = memref.alloc() {alignment = 64 : i64} : memref<64x32xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<64x32xf32>, memref<32xf32>) outs(%s : memref<64x32xf16>) {
+  ^bb0(%in: f32, %c: f32, %o: f16):
+    %0 = arith.truncf %in : f32 to f16
+    %1 = arith.extf %0 : f16 to f32
+    %2 = arith.addf %1, %c : f32
+    %3 = arith.truncf %2 : f32 to f16
+    linalg.yield %3 : f16
+  }
+  %h = memref.alloc() {alignment = 64 : i64} : memref<64x32xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<64x32xf16>) outs(%h : memref<64x32xf16>) {
+  ^bb0(%in: f16, %o: f16):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.cmpf ugt, %0, %zero : f32
+    %2 = arith.select %1, %0, %zero : f32
+    %3 = arith.truncf %2 : f32 to f16
+    linalg.yield %3 : f16
+  }
+  %gacc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%gacc : memref<64x32xf32>)
+  linalg.matmul ins(%dy, %w2 : memref<64x10xf16>, memref<10x32xf16>) outs(%gacc : memref<64x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%other : memref<32x8xf16>) outs(%sum : memref<8xf32>) {
+  ^bb0(%in: f16, %acc0: f32):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.addf %0, %acc0 : f32
+    linalg.yield %1 : f32
+  }
+  %dx = memref.alloc() {alignment = 64 : i64} : memref<64x32xf16>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s, %gacc : memref<64x32xf16>, memref<64x32xf32>) outs(%dx : memref<64x32xf16>) {
+  ^bb0(%in: f16, %g: f32, %o: f16):
+    %0 = arith.extf %in : f16 to f32
+    %1 = arith.cmpf ugt, %0, %zero : f32
+    %2 = arith.select %1, %0, %zero : f32
+    %3 = arith.truncf %g : f32 to f16
+    %4 = arith.cmpf ole, %2, %zero : f32
+    %5 = arith.extf %3 : f16 to f32
+    %6 = arith.select %4, %zero, %5 : f32
+    %7 = arith.truncf %6 : f32 to f16
+    linalg.yield %7 : f16
+  }
+  return %h, %dx : memref<64x32xf16>, memref<64x32xf16>
+}
+
+// -----
+
+// Where the ReLU's input has another reader (here it is returned), or the
+// backward's select is not the ReLU's gradient (it keeps the gradient
+// where the input is negative), the input stays written: the forward is
+// the plain bias epilogue (1) with the ReLU a kernel, and the backward's
+// GEMM a plain call (O0's f32 form, the ReLU as maximumf).
+// CHECK-LABEL: func.func @relu_aux_refused
+// CHECK-NOT: arith.constant 6 : i32
+// CHECK-NOT: arith.constant 7 : i32
+// CHECK: call @ampGpuGemmEpilogue(
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: call @ampGpuGemm(
+// CHECK: linalg.generic
+// CHECK: call @ampGpuGemmEpilogue(
+// CHECK: linalg.generic
+// CHECK: arith.maximumf
+// CHECK: call @ampGpuGemm(
+// CHECK: linalg.generic
+// CHECK: return
+func.func @relu_aux_refused(%x: memref<64x64xf32>, %w: memref<64x32xf32>, %bias: memref<32xf32>, %dy: memref<64x10xf32>, %w2: memref<10x32xf32>) -> (memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %acc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc : memref<64x32xf32>)
+  linalg.matmul ins(%x, %w : memref<64x64xf32>, memref<64x32xf32>) outs(%acc : memref<64x32xf32>)
+  %s = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc, %bias : memref<64x32xf32>, memref<32xf32>) outs(%s : memref<64x32xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    linalg.yield %0 : f32
+  }
+  %h = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s : memref<64x32xf32>) outs(%h : memref<64x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  %gacc = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%gacc : memref<64x32xf32>)
+  linalg.matmul ins(%dy, %w2 : memref<64x10xf32>, memref<10x32xf32>) outs(%gacc : memref<64x32xf32>)
+  %dx = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s, %gacc : memref<64x32xf32>, memref<64x32xf32>) outs(%dx : memref<64x32xf32>) {
+  ^bb0(%in: f32, %g: f32, %o: f32):
+    %0 = arith.cmpf ogt, %in, %zero : f32
+    %1 = arith.select %0, %g, %zero : f32
+    linalg.yield %1 : f32
+  }
+  %acc2 = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%acc2 : memref<64x32xf32>)
+  linalg.matmul ins(%x, %w : memref<64x64xf32>, memref<64x32xf32>) outs(%acc2 : memref<64x32xf32>)
+  %s2 = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%acc2, %bias : memref<64x32xf32>, memref<32xf32>) outs(%s2 : memref<64x32xf32>) {
+  ^bb0(%in: f32, %c: f32, %o: f32):
+    %0 = arith.addf %in, %c : f32
+    linalg.yield %0 : f32
+  }
+  %h2 = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s2 : memref<64x32xf32>) outs(%h2 : memref<64x32xf32>) {
+  ^bb0(%in: f32, %o: f32):
+    %0 = arith.maximumf %in, %zero : f32
+    linalg.yield %0 : f32
+  }
+  %gacc2 = memref.alloc() : memref<64x32xf32>
+  linalg.fill ins(%zero : f32) outs(%gacc2 : memref<64x32xf32>)
+  linalg.matmul ins(%dy, %w2 : memref<64x10xf32>, memref<10x32xf32>) outs(%gacc2 : memref<64x32xf32>)
+  %dx2 = memref.alloc() : memref<64x32xf32>
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%s2, %gacc2 : memref<64x32xf32>, memref<64x32xf32>) outs(%dx2 : memref<64x32xf32>) {
+  ^bb0(%in: f32, %g: f32, %o: f32):
+    %0 = arith.cmpf olt, %in, %zero : f32
+    %1 = arith.select %0, %g, %zero : f32
+    linalg.yield %1 : f32
+  }
+  return %s, %h, %dx, %h2, %dx2 : memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>, memref<64x32xf32>
+}

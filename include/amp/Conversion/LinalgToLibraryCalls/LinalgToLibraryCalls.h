@@ -46,7 +46,11 @@ enum class GemmEpilogueKind : int32_t {
   /// GeluBias that also writes the GELU's input (its aux output).
   GeluAuxBias = 4,
   /// The product times GELU's derivative at the aux input (no bias).
-  GeluGrad = 5
+  GeluGrad = 5,
+  /// ReluBias that also writes the ReLU mask (the sign of its input).
+  ReluAuxBias = 6,
+  /// The product where the aux input's ReLU mask is set, else 0 (no bias).
+  ReluGrad = 7
 };
 
 /// The target-specific half of the library calls: which runtime function
