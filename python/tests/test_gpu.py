@@ -70,6 +70,36 @@ func.func @add(%a: tensor<2x2x2x2x2x2xf32>) -> tensor<2x2x2x2x2x2xf32> {
     np.testing.assert_array_equal(f(x), 2 * x)
 
 
+ADD_CONSTANT = """
+func.func @add(%x: tensor<64xf32>) -> tensor<64xf32> {{
+  %c = arith.constant dense<[{values}]> : tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %r = linalg.add ins(%x, %c : tensor<64xf32>, tensor<64xf32>)
+                  outs(%e : tensor<64xf32>) -> tensor<64xf32>
+  return %r : tensor<64xf32>
+}}
+"""
+
+
+def test_gpu_sim_each_module_uploads_its_own_constants():
+    """Modules compiled, called and freed one after the other: each later
+    one's constant, which the JIT may place where a freed one's was, is its
+    own on the device (ampGpuConstant caches the copy in a slot of the
+    module, not by host address: by address, every module after the first
+    read the first one's values)."""
+    import gc
+    x = np.zeros(64, np.float32)
+    for i in range(6):
+        values = np.arange(64, dtype=np.float32) + 100 * i
+        text = ADD_CONSTANT.format(
+            values=", ".join(f"{v:.1f}" for v in values))
+        module = amp_mlir.compile(text, level="O0", target="gpu-sim")
+        np.testing.assert_array_equal(module.add(x), values,
+                                      err_msg=f"module {i}")
+        del module
+        gc.collect()
+
+
 def test_gpu_sim_without_the_simulator_library_is_an_error(repo):
     m = amp_mlir.compile(repo / "examples" / "tosa_mlp_classifier.mlir",
                          target="gpu-sim",

@@ -652,6 +652,14 @@ CallCheck amp::rt::check(const char *call, const ConstantArgs &args, bool) {
              static_cast<long long>(args.bytes), args.hostPtr);
     return CallCheck::Invalid;
   }
+  if (args.bytes > 0 && (!args.slot || reinterpret_cast<uintptr_t>(args.slot) %
+                                           alignof(void *))) {
+    setError(call,
+             "slot = %p: the constant's cache needs a pointer-aligned word "
+             "of the module that holds it",
+             args.slot);
+    return CallCheck::Invalid;
+  }
   return args.bytes == 0 ? CallCheck::Nothing : CallCheck::Work;
 }
 

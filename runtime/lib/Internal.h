@@ -11,6 +11,7 @@
 
 #include "amp/runtime/AmpRuntime.h"
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -124,6 +125,16 @@ inline bool epilogueUsesAux(int32_t epilogue) {
 inline bool epilogueReadsAux(int32_t epilogue) {
   return epilogueUsesAux(epilogue) && !epilogueAddsBias(epilogue);
 }
+/// The `slot` of an ampGpuConstant call (a pointer-sized, pointer-aligned
+/// word of the compiled module, zero at load) as the atomic the backends
+/// cache the device copy in.
+inline std::atomic<void *> *getConstantSlot(void *slot) {
+  static_assert(sizeof(std::atomic<void *>) == sizeof(void *) &&
+                    std::atomic<void *>::is_always_lock_free,
+                "a slot is a plain pointer-sized word of the module");
+  return static_cast<std::atomic<void *> *>(slot);
+}
+
 /// Bytes of the aux buffer of `args` (0 where its epilogue has none): the
 /// ReLU mask, or a matrix of C's type, ldc and strideC.
 uint64_t getEpilogueAuxBytes(const GemmEpilogueArgs &args);

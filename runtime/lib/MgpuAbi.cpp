@@ -14,6 +14,7 @@
 #include "Internal.h"
 #include "LibraryCallEntries.h"
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 #include <map>
@@ -514,23 +515,16 @@ void *mgpuMemAlloc(uint64_t bytes, void *stream, bool hostShared) {
 
 } // extern "C"
 
-/// ampGpuConstant (arguments checked, bytes > 0).
+/// ampGpuConstant (arguments checked, bytes > 0): the device copy cached in
+/// the module's `slot` (LibraryCalls.def).
 bool amp::rt::cuda::Constant(const char *call, const ConstantArgs &k,
                              void *&result) {
-  const void *hostPtr = k.hostPtr;
-  const int64_t bytes = k.bytes;
-  // (address, size) -> device copy; leaked with the process, like the
-  // context (compiled code may run until exit).
-  static std::mutex mutex;
-  static auto *cache = new std::map<std::pair<const void *, int64_t>, void *>;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = cache->find({hostPtr, bytes});
-    if (it != cache->end()) {
-      result = it->second;
-      return true;
-    }
+  std::atomic<void *> *slot = getConstantSlot(k.slot);
+  if (void *cached = slot->load(std::memory_order_acquire)) {
+    result = cached;
+    return true;
   }
+  const int64_t bytes = k.bytes;
   if (gpuCapturing())
     return setError(call,
                     "a %lld-byte constant is used for the first time while "
@@ -540,21 +534,25 @@ bool amp::rt::cuda::Constant(const char *call, const ConstantArgs &k,
                     static_cast<long long>(bytes));
   const DriverApi *drv = gpuInit(call);
   CUdeviceptr ptr = 0;
-  // Not from the stream-ordered pool: the copy lives for the process.
+  // Not from the stream-ordered pool: the copy lives as long as the
+  // module (it is not freed when the module is unloaded).
   if (!drv ||
       !cuCheck(call, drv->cuMemAlloc_v2(&ptr, static_cast<size_t>(bytes)),
                "cuMemAlloc") ||
       !cuCheck(call,
-               drv->cuMemcpyAsync(ptr, reinterpret_cast<CUdeviceptr>(hostPtr),
+               drv->cuMemcpyAsync(ptr, reinterpret_cast<CUdeviceptr>(k.hostPtr),
                                   static_cast<size_t>(bytes), gpuStream()),
                "cuMemcpyAsync (constant upload)"))
     return false;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto inserted = cache->emplace(std::make_pair(hostPtr, bytes),
-                                 reinterpret_cast<void *>(ptr));
-  if (!inserted.second) // Another thread uploaded it meanwhile.
+  void *expected = nullptr, *mine = reinterpret_cast<void *>(ptr);
+  if (!slot->compare_exchange_strong(expected, mine,
+                                     std::memory_order_acq_rel)) {
+    // Another thread uploaded it meanwhile.
     drv->cuMemFree_v2(ptr);
-  result = inserted.first->second;
+    result = expected;
+    return true;
+  }
+  result = mine;
   return true;
 }
 

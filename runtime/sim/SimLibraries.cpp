@@ -636,26 +636,28 @@ bool AllReduce(const char *call, const AllReduceArgs &r, NoResult &) {
 }
 
 bool Constant(const char *call, const ConstantArgs &k, void *&result) {
-  // One device copy per (address, size), for the life of the process, as
-  // the runtime caches it for the life of the loaded module.
+  // One device copy per constant of a loaded module, cached in its slot
+  // (LibraryCalls.def), as the CUDA runtime does.
   static std::mutex mutex;
-  static std::map<std::pair<const void *, int64_t>, void *> cache;
   std::lock_guard<std::mutex> lock(mutex);
-  void *&device = cache[{k.hostPtr, k.bytes}];
-  if (!device && !::amp::sim::checkNotCapturing(
-                     call, "a constant used for the first time (its upload; "
-                           "capture after a call that ran the same code)"))
-    return false;
-  if (!device) {
-    device = allocate(call, uint64_t(k.bytes), /*persistent=*/true);
-    if (!device)
-      return false;
-    std::memcpy(device, k.hostPtr, size_t(k.bytes));
-    ::amp::sim::Work work;
-    work.bytesWritten = work.hostBytes = k.bytes;
-    ::amp::sim::record(AMP_SIM_RECORD_COPY, "constant upload host->device",
-                       {work});
+  std::atomic<void *> *slot = getConstantSlot(k.slot);
+  if (void *cached = slot->load()) {
+    result = cached;
+    return true;
   }
+  if (!::amp::sim::checkNotCapturing(
+          call, "a constant used for the first time (its upload; capture "
+                "after a call that ran the same code)"))
+    return false;
+  void *device = allocate(call, uint64_t(k.bytes), /*persistent=*/true);
+  if (!device)
+    return false;
+  std::memcpy(device, k.hostPtr, size_t(k.bytes));
+  ::amp::sim::Work work;
+  work.bytesWritten = work.hostBytes = k.bytes;
+  ::amp::sim::record(AMP_SIM_RECORD_COPY, "constant upload host->device",
+                     {work});
+  slot->store(device);
   result = device;
   return true;
 }

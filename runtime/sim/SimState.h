@@ -25,8 +25,9 @@ namespace sim {
 struct Allocation {
   uint64_t bytes = 0;
   int64_t id = 0;
-  /// A constant uploaded once (ampGpuConstant): lives as long as the
-  /// process, like the module that owns it; not a leak.
+  /// A constant uploaded once per loaded module (ampGpuConstant): lives
+  /// as long as the process, as the CUDA runtime's copies do; not counted
+  /// as a leak.
   bool persistent = false;
   /// Read / written since the last reset (AmpSimStats::idealBytes).
   bool read = false, written = false;

@@ -1014,19 +1014,32 @@ TEST(CpuConvBackward, ValidationReachesHandler) {
 // own "device" copy.
 TEST(CpuConstant, ReturnsTheHostPointer) {
   static const float weights[4] = {1.0f, 2.0f, 3.0f, 4.0f};
-  EXPECT_EQ(ampCpuConstant(weights, sizeof(weights)),
+  void *slot = nullptr;
+  EXPECT_EQ(ampCpuConstant(weights, sizeof(weights), &slot),
             static_cast<const void *>(weights));
-  EXPECT_EQ(ampCpuConstant(weights, 0), nullptr);
-  EXPECT_EQ(ampCpuConstant(nullptr, 0), nullptr);
+  EXPECT_EQ(ampCpuConstant(weights, 0, &slot), nullptr);
+  EXPECT_EQ(ampCpuConstant(nullptr, 0, nullptr), nullptr);
   std::string message = amp_test::captureHandlerMessage(
-      [&] { EXPECT_EQ(ampCpuConstant(nullptr, 16), nullptr); });
+      [&] { EXPECT_EQ(ampCpuConstant(nullptr, 16, &slot), nullptr); });
   EXPECT_NE(message.find("ampCpuConstant: invalid constant: 16 bytes"),
             std::string::npos)
       << message;
   message = amp_test::captureHandlerMessage(
-      [&] { ampCpuConstant(weights, -1); });
+      [&] { ampCpuConstant(weights, -1, &slot); });
   EXPECT_NE(message.find("ampCpuConstant: invalid constant: -1 bytes"),
             std::string::npos)
+      << message;
+  // The slot that caches the device copy is required (the same contract
+  // as ampGpuConstant's), and pointer-aligned.
+  message = amp_test::captureHandlerMessage(
+      [&] { EXPECT_EQ(ampCpuConstant(weights, 16, nullptr), nullptr); });
+  EXPECT_NE(message.find("ampCpuConstant: slot = "), std::string::npos)
+      << message;
+  void *slots[2] = {nullptr, nullptr};
+  message = amp_test::captureHandlerMessage([&] {
+    ampCpuConstant(weights, 16, reinterpret_cast<char *>(slots) + 1);
+  });
+  EXPECT_NE(message.find("a pointer-aligned word"), std::string::npos)
       << message;
 }
 

@@ -170,6 +170,33 @@ void blockSum(void **params) {
   gShared.values[t] = -1; // Overwrites only after everyone has read.
 }
 
+TEST_F(GpuSimTest, AConstantIsCachedInItsModulesSlot) {
+  // One host buffer, as the constants of two modules loaded one after the
+  // other at the same address: each module's slot (zero at load) gets its
+  // own upload of what the address holds then; a slot already set returns
+  // its copy without reading the host again.
+  float host[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+  void *first = nullptr, *second = nullptr;
+  ampSimResetStats();
+  auto *a = static_cast<float *>(ampGpuConstant(host, sizeof(host), &first));
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(first, a);
+  host[0] = 10.0f; // The first module is gone; the next one's constant.
+  EXPECT_EQ(ampGpuConstant(host, sizeof(host), &first), a)
+      << "a set slot uploads again";
+  auto *b = static_cast<float *>(ampGpuConstant(host, sizeof(host), &second));
+  ASSERT_NE(b, nullptr);
+  EXPECT_NE(a, b);
+  EXPECT_EQ(second, b);
+  EXPECT_EQ(a[0], 1.0f);
+  EXPECT_EQ(b[0], 10.0f) << "the second module got the first one's copy";
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.copyBytes, int64_t(2 * sizeof(host)))
+      << "one upload per slot";
+  EXPECT_EQ(gError, "");
+}
+
 TEST_F(GpuSimTest, BarriersSynchroniseTheBlock) {
   auto *out = static_cast<float *>(mgpuMemAlloc(4, nullptr, false));
   void *params[] = {&out};

@@ -302,20 +302,27 @@ TEST(NoDriver, ConvBackwardValidationBeforeDriver) {
 
 TEST(NoDriver, ConstantValidationBeforeDriver) {
   static const float weights[2] = {1.0f, 2.0f};
+  void *slot = nullptr;
   std::string message =
-      captureHandlerMessage([&] { ampGpuConstant(nullptr, 8); });
+      captureHandlerMessage([&] { ampGpuConstant(nullptr, 8, &slot); });
   EXPECT_TRUE(contains(message, "ampGpuConstant: invalid constant: 8 bytes"))
       << message;
   EXPECT_FALSE(contains(message, "libcuda")) << message;
+  message = captureHandlerMessage(
+      [&] { ampGpuConstant(weights, sizeof(weights), nullptr); });
+  EXPECT_TRUE(contains(message, "ampGpuConstant: slot = ")) << message;
+  EXPECT_FALSE(contains(message, "libcuda")) << message;
   // Nothing to upload: NULL, no driver call, no error.
   message = captureHandlerMessage(
-      [&] { EXPECT_EQ(ampGpuConstant(weights, 0), nullptr); });
+      [&] { EXPECT_EQ(ampGpuConstant(weights, 0, &slot), nullptr); });
   EXPECT_EQ(message, "");
   // A valid constant gets as far as the GPU, which is not there.
-  message = captureHandlerMessage(
-      [&] { EXPECT_EQ(ampGpuConstant(weights, sizeof(weights)), nullptr); });
+  message = captureHandlerMessage([&] {
+    EXPECT_EQ(ampGpuConstant(weights, sizeof(weights), &slot), nullptr);
+  });
   EXPECT_TRUE(contains(message, "ampGpuConstant: ")) << message;
   EXPECT_FALSE(contains(message, "invalid constant")) << message;
+  EXPECT_EQ(slot, nullptr) << "a failed upload left a copy in the slot";
 }
 
 TEST(NoDriver, UnscaleBuffersTableValidationBeforeDriver) {

@@ -340,8 +340,10 @@ def AmpMemRefToGPUPass : Pass<"amp-memref-to-gpu", "::mlir::ModuleOp"> {
     buffer's or NULL, which `mgpuMemFree` ignores), so that no region (and
     no host synchronisation from `gpu-async-region`) is needed.
     `memref.get_global` (a constant) becomes a call of the runtime's
-    `ampGpuConstant(hostPtr, bytes)`, a device copy uploaded once per
-    process and never freed by compiled code. `memref.copy` becomes
+    `ampGpuConstant(hostPtr, bytes, slot)`, a device copy uploaded once
+    per loaded module, cached in `slot` (a zeroed private global
+    `<global>__amp_device_copy` of the module, one per constant global),
+    and never freed by compiled code. `memref.copy` becomes
     `linalg.copy`, a kernel whatever the layouts. Function arguments are
     taken to be device buffers already. The collectives' buffers
     (`amp.all_reduce_in_place`) are then device buffers:

@@ -8,8 +8,9 @@
 //    memrefs (those would be device buffers here);
 //  - bufferization.clone becomes gpu.alloc plus linalg.copy;
 //  - memref.get_global (a constant) becomes the runtime's cached device copy
-//    of the host global, ampGpuConstant: uploaded once per process, not per
-//    call, and never freed by compiled code;
+//    of the host global, ampGpuConstant: uploaded once per loaded module
+//    (cached in a zeroed host word of the module, a `<global>__amp_device_copy`
+//    slot), not per call, and never freed by compiled code;
 //  - memref.copy becomes linalg.copy (a kernel, whatever the layouts).
 // The collectives' buffers (amp.all_reduce_in_place) are device buffers then:
 // amp-to-library-calls{device=true} calls the device twin.
@@ -49,6 +50,10 @@ using namespace mlir;
 using namespace mlir::amp;
 
 namespace {
+
+/// The name suffix of the slot global that caches a constant global's
+/// device copy (ampGpuConstant).
+constexpr llvm::StringLiteral kSlotSuffix = "__amp_device_copy";
 
 /// The aligned pointer of `buffer` as an index (== the allocated pointer for
 /// gpu.alloc buffers, which the deallocation pipeline passes as bases).
@@ -194,8 +199,35 @@ struct AmpMemRefToGPUPass
       rewriter.replaceOpWithNewOp<linalg::CopyOp>(op, op.getSource(),
                                                   op.getTarget());
     });
-    // Constants: the runtime's device copy, uploaded once per process.
+    // Constants: the runtime's device copy, uploaded once per loaded
+    // module, cached in a slot of the module's own (a zeroed host word per
+    // global: a module loaded later starts with zero slots, whatever the
+    // addresses of its constants).
+    SymbolTable symbols(module);
+    llvm::DenseMap<Operation *, memref::GlobalOp> slots;
+    auto getSlot = [&](memref::GetGlobalOp use) -> memref::GlobalOp {
+      auto global = symbols.lookup<memref::GlobalOp>(use.getName());
+      memref::GlobalOp &slot = slots[global];
+      if (slot || !global)
+        return slot;
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointAfter(global);
+      auto type = MemRefType::get({}, i64);
+      slot = memref::GlobalOp::create(
+          rewriter, global.getLoc(), (global.getSymName() + kSlotSuffix).str(),
+          rewriter.getStringAttr("private"), type,
+          DenseElementsAttr::get(RankedTensorType::get({}, i64),
+                                 rewriter.getI64IntegerAttr(0)),
+          /*constant=*/false, rewriter.getI64IntegerAttr(8));
+      symbols.insert(slot);
+      return slot;
+    };
+    SmallVector<memref::GetGlobalOp> constants;
     module.walk([&](memref::GetGlobalOp op) {
+      if (!op.getName().ends_with(kSlotSuffix))
+        constants.push_back(op);
+    });
+    for (memref::GetGlobalOp op : constants) {
       auto type = op.getType();
       Type element = type.getElementType();
       if (!type.hasStaticShape() || !type.getLayout().isIdentity() ||
@@ -214,15 +246,27 @@ struct AmpMemRefToGPUPass
               .getResult());
       Value bytes = arith::ConstantIntOp::create(
           rewriter, loc, type.getNumElements() * elementBytes, 64);
+      memref::GlobalOp slotGlobal = getSlot(op);
+      if (!slotGlobal) {
+        op->emitError("amp: no memref.global named ") << op.getName();
+        return signalPassFailure();
+      }
+      Value slotBuffer = memref::GetGlobalOp::create(
+          rewriter, loc, slotGlobal.getType(), slotGlobal.getSymName());
+      Value slot = LLVM::IntToPtrOp::create(
+          rewriter, loc, ptrType,
+          arith::IndexCastOp::create(rewriter, loc, i64,
+                                     pointerIndex(rewriter, loc, slotBuffer))
+              .getResult());
       FailureOr<Operation *> call = createRuntimeCall(
-          rewriter, op, RuntimeFunction::ampGpuConstant, {host, bytes});
+          rewriter, op, RuntimeFunction::ampGpuConstant, {host, bytes, slot});
       if (failed(call))
         return signalPassFailure();
       Value device = (*call)->getResult(0);
       Value buffer = memrefFromPointer(rewriter, loc, device, type);
       rewriter.replaceAllUsesExcept(op.getResult(), buffer,
                                     hostIndex.getDefiningOp());
-    });
+    }
     // Temporaries.
     module.walk([&](memref::AllocOp op) {
       rewriter.setInsertionPoint(op);

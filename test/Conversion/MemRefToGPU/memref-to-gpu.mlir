@@ -23,15 +23,23 @@ func.func @temporaries(%x: memref<4xf32>) -> memref<4xf32> {
 memref.global "private" constant @w : memref<2x2xf32> = dense<[[1.0, 2.0], [3.0, 4.0]]>
 
 // Constants: the runtime's cached device copy of the host global (uploaded
-// once per process), wrapped in a descriptor; no per-call gpu.alloc, copy or
-// free.
+// once per loaded module, cached in the module's zeroed slot global, one per
+// constant global, shared by its uses), wrapped in a descriptor; no per-call
+// gpu.alloc, copy or free.
+// CHECK: memref.global "private" constant @w : memref<2x2xf32>
+// CHECK: memref.global "private" @w__amp_device_copy : memref<i64> = dense<0> {alignment = 8 : i64}
+// CHECK-NOT: memref.global
 // CHECK-LABEL: func.func @constant
 // CHECK: %[[G:.*]] = memref.get_global @w : memref<2x2xf32>
 // CHECK: %[[GI:.*]] = memref.extract_aligned_pointer_as_index %[[G]]
 // CHECK: %[[GA:.*]] = arith.index_cast %[[GI]] : index to i64
 // CHECK: %[[GP:.*]] = llvm.inttoptr %[[GA]] : i64 to !llvm.ptr
 // CHECK: %[[BYTES:.*]] = arith.constant 16 : i64
-// CHECK: %[[DP:.*]] = call @ampGpuConstant(%[[GP]], %[[BYTES]]) : (!llvm.ptr, i64) -> !llvm.ptr
+// CHECK: %[[S:.*]] = memref.get_global @w__amp_device_copy : memref<i64>
+// CHECK: %[[SI:.*]] = memref.extract_aligned_pointer_as_index %[[S]]
+// CHECK: %[[SA:.*]] = arith.index_cast %[[SI]] : index to i64
+// CHECK: %[[SP:.*]] = llvm.inttoptr %[[SA]] : i64 to !llvm.ptr
+// CHECK: %[[DP:.*]] = call @ampGpuConstant(%[[GP]], %[[BYTES]], %[[SP]]) : (!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr
 // CHECK: llvm.insertvalue %[[DP]], %{{.*}}[0]
 // CHECK: llvm.insertvalue %[[DP]], %{{.*}}[1]
 // CHECK: %[[D:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<2 x i64>, array<2 x i64>)> to memref<2x2xf32>
@@ -39,8 +47,17 @@ memref.global "private" constant @w : memref<2x2xf32> = dense<[[1.0, 2.0], [3.0,
 // CHECK-NOT: gpu.alloc
 // CHECK-NOT: gpu.memcpy
 // CHECK-NOT: gpu.dealloc
-// CHECK: func.func private @ampGpuConstant(!llvm.ptr, i64) -> !llvm.ptr attributes {amp.stream_ordered}
+// CHECK-LABEL: func.func @constant_again
+// CHECK: memref.get_global @w__amp_device_copy : memref<i64>
+// CHECK: call @ampGpuConstant(
+// CHECK: func.func private @ampGpuConstant(!llvm.ptr, i64, !llvm.ptr) -> !llvm.ptr attributes {amp.stream_ordered}
 func.func @constant(%out: memref<2x2xf32>) {
+  %g = memref.get_global @w : memref<2x2xf32>
+  memref.copy %g, %out : memref<2x2xf32> to memref<2x2xf32>
+  return
+}
+
+func.func @constant_again(%out: memref<2x2xf32>) {
   %g = memref.get_global @w : memref<2x2xf32>
   memref.copy %g, %out : memref<2x2xf32> to memref<2x2xf32>
   return

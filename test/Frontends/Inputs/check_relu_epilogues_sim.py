@@ -33,9 +33,6 @@ for target in ("cpu", "gpu-sim"):
                                target=target)
     runs[target] = ([trainer.step(*batch)[0] for batch in batches],
                     dict(trainer.params))
-    # Each run keeps its compiled module to the end (ampGpuConstant's
-    # cache is per address).
-    runs[target + " trainer"] = trainer
 (cpu_losses, cpu_params), (sim_losses, sim_params) = runs["cpu"], runs["gpu-sim"]
 losses = max(abs(a - b) / abs(a) for a, b in zip(cpu_losses, sim_losses))
 params = max(float(np.linalg.norm(sim_params[n] - cpu_params[n]) /

@@ -112,10 +112,11 @@ template <typename Result, typename... Args> Result fakeLibraryCall(Args...) {
   ++counters.libraryCalls;
   return Result();
 }
-// ampGpuConstant(hostPtr, bytes): not counted.
+// ampGpuConstant(hostPtr, bytes, slot): not counted.
 template <>
-void *fakeLibraryCall<void *, const void *, int64_t>(const void *host,
-                                                     int64_t bytes) {
+void *fakeLibraryCall<void *, const void *, int64_t, void *>(const void *host,
+                                                             int64_t bytes,
+                                                             void *) {
   return bytes ? const_cast<void *>(host) : nullptr;
 }
 } // namespace
