@@ -144,7 +144,7 @@ static bool isStoredAfterContraction(linalg::GenericOp producer,
       unsigned rank = producer.getNumLoops();
       AffineExpr last = getAffineDimExpr(rank - 1, producer.getContext());
       bool bias =
-          rank > 0 &&
+          rank > 0 && producer.getNumDpsInputs() > 1 &&
           llvm::all_of(producer.getDpsInputOperands(), [&](OpOperand *other) {
             AffineMap map = producer.getMatchingIndexingMap(other);
             return other == input ||

@@ -171,3 +171,50 @@ func.func @narrowed_difference(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>, %t: ten
   } -> tensor<4x4xf32>
   return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+#id = affine_map<(i, j) -> (i, j)>
+
+// The narrowed product widened back to f32 (O2's cast before a softmax in
+// f32), read by two ops: no bias, no mask, so both ways each reader widens
+// the stored 16-bit result itself (stored, the f32 copy would be twice the
+// bytes).
+// CHECK-LABEL: func.func @narrowed_widened
+// CHECK: %[[M:.+]] = linalg.matmul
+// CHECK: %[[N:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<4x4xf32>) outs(%{{.+}} : tensor<4x4xf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[N]] : tensor<4x4xf16>)
+// CHECK: linalg.generic {{.*}} ins(%[[N]] : tensor<4x4xf16>)
+// LIB-LABEL: func.func @narrowed_widened
+// LIB: %[[M:.+]] = linalg.matmul
+// LIB: %[[N:.+]] = linalg.generic {{.*}} ins(%[[M]] : tensor<4x4xf32>) outs(%{{.+}} : tensor<4x4xf16>)
+// LIB: linalg.generic {{.*}} ins(%[[N]] : tensor<4x4xf16>)
+// LIB: linalg.generic {{.*}} ins(%[[N]] : tensor<4x4xf16>)
+func.func @narrowed_widened(%a: tensor<4x8xf16>, %b: tensor<8x4xf16>) -> (tensor<4x4xf32>, tensor<4x4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e32 = tensor.empty() : tensor<4x4xf32>
+  %e = tensor.empty() : tensor<4x4xf16>
+  %f = linalg.fill ins(%zero : f32) outs(%e32 : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<4x8xf16>, tensor<8x4xf16>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
+  %n = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%m : tensor<4x4xf32>) outs(%e : tensor<4x4xf16>) {
+  ^bb0(%x: f32, %o: f16):
+    %r = arith.truncf %x : f32 to f16
+    linalg.yield %r : f16
+  } -> tensor<4x4xf16>
+  %w = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%n : tensor<4x4xf16>) outs(%e32 : tensor<4x4xf32>) {
+  ^bb0(%x: f16, %o: f32):
+    %r = arith.extf %x : f16 to f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %0 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<4x4xf32>) outs(%e32 : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = arith.negf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  %1 = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]} ins(%w : tensor<4x4xf32>) outs(%e32 : tensor<4x4xf32>) {
+  ^bb0(%x: f32, %o: f32):
+    %r = math.absf %x : f32
+    linalg.yield %r : f32
+  } -> tensor<4x4xf32>
+  return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
+}
