@@ -253,9 +253,8 @@ uint64_t amp::rt::getEpilogueAuxBytes(const GemmEpilogueArgs &e) {
     return 0;
   if (epilogueAuxIsReluMask(e.epilogue))
     return static_cast<uint64_t>(ampGemmReluMaskBytes(e.batch, e.m, e.n));
-  uint64_t elements = static_cast<uint64_t>((e.m - 1) * e.ldc + e.n) +
-                      static_cast<uint64_t>((e.batch - 1) * e.strideC);
-  return elements * dtypeSize(e.cType);
+  return getMatrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
+         dtypeSize(e.cType);
 }
 
 namespace {

@@ -135,6 +135,14 @@ inline std::atomic<void *> *getConstantSlot(void *slot) {
   return static_cast<std::atomic<void *> *>(slot);
 }
 
+/// Elements spanned by `batch` row-major `rows x cols` matrices with leading
+/// dimension `ld`, `stride` apart (rows, cols and batch >= 1).
+inline uint64_t getMatrixSpan(int64_t batch, int64_t rows, int64_t cols,
+                              int64_t ld, int64_t stride) {
+  uint64_t one = static_cast<uint64_t>((rows - 1) * ld + cols);
+  return one + static_cast<uint64_t>((batch > 1 ? batch - 1 : 0) * stride);
+}
+
 /// Bytes of the aux buffer of `args` (0 where its epilogue has none): the
 /// ReLU mask, or a matrix of C's type, ldc and strideC.
 uint64_t getEpilogueAuxBytes(const GemmEpilogueArgs &args);

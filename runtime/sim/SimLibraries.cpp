@@ -35,14 +35,6 @@ using namespace amp;
 using namespace amp::rt;
 using namespace amp::sim;
 
-/// Elements spanned by `batch` row-major `rows x cols` matrices with leading
-/// dimension `ld`, `stride` apart.
-static uint64_t matrixSpan(int64_t batch, int64_t rows, int64_t cols,
-                           int64_t ld, int64_t stride) {
-  uint64_t one = static_cast<uint64_t>((rows - 1) * ld + cols);
-  return one + static_cast<uint64_t>((batch > 1 ? batch - 1 : 0) * stride);
-}
-
 //===----------------------------------------------------------------------===//
 // What each call moves and computes, for the roofline estimate
 //===----------------------------------------------------------------------===//
@@ -175,11 +167,11 @@ namespace sim {
 
 /// A, B and C of `g` lie in live device allocations.
 static bool checkGemmRanges(const char *call, const GemmArgs &g) {
-  uint64_t aSpan = matrixSpan(g.batch, g.transA ? g.k : g.m,
-                              g.transA ? g.m : g.k, g.lda, g.strideA);
-  uint64_t bSpan = matrixSpan(g.batch, g.transB ? g.n : g.k,
-                              g.transB ? g.k : g.n, g.ldb, g.strideB);
-  uint64_t cSpan = matrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC);
+  uint64_t aSpan = getMatrixSpan(g.batch, g.transA ? g.k : g.m,
+                                 g.transA ? g.m : g.k, g.lda, g.strideA);
+  uint64_t bSpan = getMatrixSpan(g.batch, g.transB ? g.n : g.k,
+                                 g.transB ? g.k : g.n, g.ldb, g.strideB);
+  uint64_t cSpan = getMatrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC);
   return checkDeviceRange(call, "A", g.a, aSpan * gemmElementSize(g.aType)) &&
          checkDeviceRange(call, "B", g.b, bSpan * gemmElementSize(g.bType)) &&
          checkDeviceRange(call, "C", g.c, cSpan * gemmElementSize(g.cType));
@@ -190,7 +182,7 @@ static bool countOnlyGemm(const GemmArgs &g) {
   if (!state().countOnly.load())
     return false;
   std::memset(g.c, 0,
-              matrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC) *
+              getMatrixSpan(g.batch, g.m, g.n, g.ldc, g.strideC) *
                   gemmElementSize(g.cType));
   return true;
 }
@@ -215,7 +207,7 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
                                    static_cast<uint64_t>(e.n) * cSize)) ||
       (e.addend && e.beta != 0.0f &&
        !checkDeviceRange(call, "addend", e.addend,
-                         matrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
+                         getMatrixSpan(e.batch, e.m, e.n, e.ldc, e.strideC) *
                              cSize)) ||
       (e.aux && !checkDeviceRange(call, "aux", e.aux, auxBytes)))
     return false;

@@ -195,6 +195,27 @@ struct GemmCase {
   float beta;
 };
 
+/// A GEMM of packed operands (leading dimensions and batch strides their
+/// rows' and matrices' sizes; A not transposed), beta 0.
+GemmCase packedGemm(int64_t batch, int64_t m, int64_t n, int64_t k, bool transB,
+                    int32_t aType, int32_t cType) {
+  GemmCase g{};
+  g.transB = transB;
+  g.batch = batch;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.lda = k;
+  g.ldb = transB ? k : n;
+  g.ldc = n;
+  g.strideA = m * k;
+  g.strideB = k * n;
+  g.strideC = m * n;
+  g.aType = aType;
+  g.cType = cType;
+  return g;
+}
+
 /// Runs `g` on integer data and compares every element of C's buffer: the
 /// view with the plain loop, the rest unchanged.
 void checkGemm(const GemmCase &g, unsigned seed) {
@@ -304,19 +325,7 @@ TEST_F(Contract, GemmWideningAccumulatesInF32) {
     if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
         ampGpuComputeCapability() < 80)
       continue; // Refused there (Bf16RefusedBeforeSm80).
-    GemmCase g{};
-    g.batch = 2;
-    g.m = 8;
-    g.n = 24;
-    g.k = 4096;
-    g.lda = g.k;
-    g.ldb = g.n;
-    g.ldc = g.n;
-    g.strideA = g.m * g.k;
-    g.strideB = g.k * g.n;
-    g.strideC = g.m * g.n;
-    g.aType = type;
-    g.cType = AMP_DTYPE_F32;
+    GemmCase g = packedGemm(2, 8, 24, 4096, false, type, AMP_DTYPE_F32);
     checkGemm(g, 21 + type);
     // And a 16-bit output: the exact f32 sum rounded once.
     g.cType = type;
@@ -479,20 +488,7 @@ TEST_F(Contract, GemmEpiloguesAddTheBiasAndTheAddendBeforeTheActivation) {
             AMP_GEMM_EPILOGUE_DGELU})
         for (bool separate : {false, true})
           for (float beta : {0.0f, 1.0f}) {
-            GemmCase g{};
-            g.transB = true;
-            g.batch = 2;
-            g.m = 16;
-            g.n = 24;
-            g.k = 32;
-            g.lda = g.k;
-            g.ldb = g.k;
-            g.ldc = g.n;
-            g.strideA = g.m * g.k;
-            g.strideB = g.n * g.k;
-            g.strideC = g.m * g.n;
-            g.aType = type;
-            g.cType = cType;
+            GemmCase g = packedGemm(2, 16, 24, 32, true, type, cType);
             g.beta = beta;
             checkGemmEpilogue(g, epilogue, separate, seed++);
           }
@@ -585,21 +581,9 @@ TEST_F(Contract, ReluMaskEpiloguesPassTheSignToTheBackward) {
       for (bool transB : {false, true})
         // n of 24 (a mask row of 128 bits, mostly padding) and 136 (two).
         for (int64_t n : {24, 136}) {
-          GemmCase g{};
-          g.transB = transB;
-          g.batch = transB ? 2 : 1;
-          g.m = 16;
-          g.n = n;
-          g.k = 32;
-          g.lda = g.k;
-          g.ldb = transB ? g.k : g.n;
-          g.ldc = g.n;
-          g.strideA = g.m * g.k;
-          g.strideB = g.n * g.k;
-          g.strideC = g.m * g.n;
-          g.aType = type;
-          g.cType = cType;
-          checkReluMaskEpilogues(g, seed++);
+          checkReluMaskEpilogues(
+              packedGemm(transB ? 2 : 1, 16, n, 32, transB, type, cType),
+              seed++);
         }
   }
 }

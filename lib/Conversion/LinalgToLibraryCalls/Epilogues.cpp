@@ -845,8 +845,8 @@ static linalg::GenericOp getGradientEpilogue(Operation *op, Value acc,
   return generic;
 }
 
-std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
-                                                      Operation *init) {
+std::optional<ActivationGradEpilogue>
+matchGeluGradEpilogue(Operation *op, Value acc, Operation *init) {
   Operation *view;
   OpOperand *read, *other;
   linalg::GenericOp generic =
@@ -870,7 +870,7 @@ std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
                        generic.getMatchingBlockArgument(read))
            .matches(value))
     return std::nullopt;
-  return GeluGradEpilogue{generic, view, aux, out};
+  return ActivationGradEpilogue{generic, view, aux, out};
 }
 
 /// If `value` is `arg` or its widening (extf), with the op into `ops`.
@@ -897,8 +897,8 @@ static bool isRoundedArgument(Value value, BlockArgument dy,
   return value == dy;
 }
 
-std::optional<ReluGradEpilogue> matchReluGradEpilogue(Operation *op, Value acc,
-                                                      Operation *init) {
+std::optional<ActivationGradEpilogue>
+matchReluGradEpilogue(Operation *op, Value acc, Operation *init) {
   Operation *view;
   OpOperand *read, *other;
   linalg::GenericOp generic =
@@ -943,8 +943,8 @@ std::optional<ReluGradEpilogue> matchReluGradEpilogue(Operation *op, Value acc,
   if (!isArgument(r, generic.getMatchingBlockArgument(other), ops) ||
       !bodyIsOnly(body, ops))
     return std::nullopt;
-  return ReluGradEpilogue{generic, view, other->get(),
-                          generic.getDpsInits()[0]};
+  return ActivationGradEpilogue{generic, view, other->get(),
+                                generic.getDpsInits()[0]};
 }
 
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,

@@ -19,6 +19,8 @@
 
 #include "LibraryCallLowering.h"
 
+#include "amp/runtime/AmpRuntime.h"
+
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -329,6 +331,23 @@ static Value takeGeluFollower(PatternRewriter &rewriter, Operation *op,
   return memref::CollapseShapeOp::create(rewriter, op->getLoc(), c, viewGroups);
 }
 
+// The epilogue codes the calls pass are the runtime's AmpGemmEpilogue.
+static_assert(static_cast<int>(GemmEpilogueKind::Bias) ==
+                      AMP_GEMM_EPILOGUE_BIAS &&
+                  static_cast<int>(GemmEpilogueKind::ReluBias) ==
+                      AMP_GEMM_EPILOGUE_RELU_BIAS &&
+                  static_cast<int>(GemmEpilogueKind::GeluBias) ==
+                      AMP_GEMM_EPILOGUE_GELU_BIAS &&
+                  static_cast<int>(GemmEpilogueKind::GeluAuxBias) ==
+                      AMP_GEMM_EPILOGUE_GELU_AUX_BIAS &&
+                  static_cast<int>(GemmEpilogueKind::GeluGrad) ==
+                      AMP_GEMM_EPILOGUE_DGELU &&
+                  static_cast<int>(GemmEpilogueKind::ReluAuxBias) ==
+                      AMP_GEMM_EPILOGUE_RELU_AUX_BIAS &&
+                  static_cast<int>(GemmEpilogueKind::ReluGrad) ==
+                      AMP_GEMM_EPILOGUE_DRELU,
+              "GemmEpilogueKind is AmpGemmEpilogue");
+
 namespace {
 /// A GEMM of a training step's backward whose epilogue is the gradient of
 /// a ReLU (matchReluGradEpilogue), which a DRELU call can compute from the
@@ -338,7 +357,7 @@ struct ReluGradGemm {
   linalg::LinalgOp op;
   GemmOperands gemm;
   linalg::FillOp fill;
-  ReluGradEpilogue epilogue;
+  ActivationGradEpilogue epilogue;
   int32_t cType;
 };
 } // namespace
@@ -388,9 +407,9 @@ matchReluGradGemms(PatternRewriter &rewriter, Operation *op, Value s,
     if (failed(gemm) || gemm->types.result != kF32Code)
       return std::nullopt;
     linalg::FillOp fill = findZeroFill(backward, gemm->c);
-    std::optional<ReluGradEpilogue> epilogue =
+    std::optional<ActivationGradEpilogue> epilogue =
         fill ? matchReluGradEpilogue(backward, gemm->c, fill) : std::nullopt;
-    if (!epilogue || epilogue->generic != generic || epilogue->source != s ||
+    if (!epilogue || epilogue->generic != generic || epilogue->input != s ||
         epilogue->view || gemm->ci.type.getShape() != shape ||
         !isGemmOutput(epilogue->out, shape))
       return std::nullopt;
@@ -461,12 +480,11 @@ takeReluTraining(PatternRewriter &rewriter, Operation *op,
   if (!h)
     return {};
   grads.assign(found->begin(), found->end());
-  // The mask: batch x m rows of n bits, each rounded up to 128 (the
-  // runtime's ampGemmReluMaskBytes), bytes.
+  // The mask: the runtime's size for batch x m rows of n.
   int64_t rows = 1;
   for (int64_t size : shape.drop_back())
     rows *= size;
-  int64_t bytes = rows * (llvm::alignTo(shape.back(), 128) / 8);
+  int64_t bytes = ampGemmReluMaskBytes(1, rows, shape.back());
   OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(op);
   Value mask = memref::AllocOp::create(
@@ -598,13 +616,13 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
       backend.getFunction(LibraryCall::GemmEpilogue);
   if (!function || gemm.types.result != kF32Code)
     return failure();
-  std::optional<GeluGradEpilogue> epilogue =
+  std::optional<ActivationGradEpilogue> epilogue =
       matchGeluGradEpilogue(op, gemm.c, fill);
-  if (!epilogue || !isAuxLayout(epilogue->aux) ||
+  if (!epilogue || !isAuxLayout(epilogue->input) ||
       isa_and_nonnull<memref::CollapseShapeOp>(epilogue->view))
     return failure();
   std::optional<int32_t> cType =
-      getEpilogueOutputType(gemm, epilogue->out, epilogue->aux);
+      getEpilogueOutputType(gemm, epilogue->out, epilogue->input);
   if (!cType)
     return failure();
   // The call runs where the epilogue did (a training step's backward has
@@ -630,7 +648,7 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
   memref::AllocOp accumulator = dropAccumulator(rewriter, gemm, fill);
   Location loc = op.getLoc();
   rewriter.setInsertionPoint(op);
-  Value aux = epilogue->aux;
+  Value aux = epilogue->input;
   if (!viewGroups.empty())
     aux = memref::CollapseShapeOp::create(rewriter, loc, aux, viewGroups);
   std::string ignored;

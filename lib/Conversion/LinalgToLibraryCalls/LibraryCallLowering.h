@@ -144,40 +144,33 @@ struct BiasEpilogue {
 std::optional<BiasEpilogue> matchBiasEpilogue(Operation *op, Value acc,
                                               Operation *init);
 
-/// The backward of a GELU (tanh form) as a GEMM's epilogue: the one generic
+/// The backward of an activation as a GEMM's epilogue: the one generic
 /// reading the GEMM's zero-filled f32 accumulator (directly or through
-/// `view`, as a BiasEpilogue's) and `aux`, the GELU's input (read where it
-/// writes, of its output's type), computes the product of the accumulator
-/// (maybe read rounded to 16 bits) and GELU's derivative at `aux`, as
-/// from_torch_training writes gelu_backward, and stores it in `out`, maybe
-/// rounded once. The GEMM-with-epilogue call's DGELU computes it from the
+/// `view`, as a BiasEpilogue's; maybe read rounded to 16 bits) and `input`,
+/// the activation's input (read where it writes), computing the gradient
+/// at `input` of the accumulator (the output gradient) into `out`, maybe
+/// rounded once. The GEMM-with-epilogue call computes it from the
 /// unrounded product.
-struct GeluGradEpilogue {
+struct ActivationGradEpilogue {
   linalg::GenericOp generic;
   Operation *view = nullptr;
-  Value aux;
+  Value input;
   Value out;
 };
-std::optional<GeluGradEpilogue> matchGeluGradEpilogue(Operation *op, Value acc,
-                                                      Operation *init);
 
-/// The backward of a ReLU as a GEMM's epilogue: the one generic reading the
-/// GEMM's zero-filled f32 accumulator (directly or through `view`, as a
-/// BiasEpilogue's; maybe rounded to 16 bits) and `source`, the ReLU's input
-/// (read where it writes), keeps the accumulator where the input is
-/// positive and writes 0 elsewhere, as from_torch_training writes
-/// threshold_backward (select(relu(x) <= 0, 0, dy), the ReLU maybe
-/// recomputed, or select(x > 0, dy, 0)), into `out`, maybe rounded once.
-/// The GEMM-with-epilogue call's DRELU reads the sign from the ReLU mask
-/// its forward wrote, of the unrounded sum.
-struct ReluGradEpilogue {
-  linalg::GenericOp generic;
-  Operation *view = nullptr;
-  Value source;
-  Value out;
-};
-std::optional<ReluGradEpilogue> matchReluGradEpilogue(Operation *op, Value acc,
-                                                      Operation *init);
+/// A GELU's (tanh form): the accumulator times GELU's derivative at
+/// `input` (of the output's type), as from_torch_training writes
+/// gelu_backward; the call's DGELU reads `input` as its aux operand.
+std::optional<ActivationGradEpilogue>
+matchGeluGradEpilogue(Operation *op, Value acc, Operation *init);
+
+/// A ReLU's: the accumulator where `input` is positive and 0 elsewhere, as
+/// from_torch_training writes threshold_backward (select(relu(x) <= 0, 0,
+/// dy), the ReLU maybe recomputed, or select(x > 0, dy, 0)); the call's
+/// DRELU reads the sign from the ReLU mask its forward wrote, of the
+/// unrounded sum.
+std::optional<ActivationGradEpilogue>
+matchReluGradEpilogue(Operation *op, Value acc, Operation *init);
 
 /// The generic, after `op` in its block, that computes GELU's tanh form of
 /// `h` (a bias epilogue's output, which a call at `op` writes), read whole,
