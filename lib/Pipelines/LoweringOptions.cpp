@@ -105,6 +105,34 @@ unsigned mlir::amp::getPtxVersion(const GpuLoweringOptions &options) {
   return 80;
 }
 
+unsigned mlir::amp::getSmCount(const GpuLoweringOptions &options) {
+  if (options.smCount != 0)
+    return options.smCount;
+  // The largest part of each compute capability.
+  switch (options.chip.computeCapability) {
+  case 75: // TITAN RTX
+    return 72;
+  case 80: // A100
+    return 108;
+  case 86: // RTX A6000, A40, RTX 3090 Ti
+    return 84;
+  case 87: // Jetson AGX Orin
+    return 16;
+  case 89: // L40S
+    return 142;
+  case 90: // H100 SXM, H200
+    return 132;
+  case 100: // B200
+    return 148;
+  case 103: // B300
+    return 160;
+  case 120: // RTX PRO 6000 Blackwell
+    return 188;
+  default:
+    return 0;
+  }
+}
+
 LogicalResult
 mlir::amp::verifyGpuLoweringOptions(const GpuLoweringOptions &options,
                                     std::string &error) {
@@ -131,6 +159,10 @@ mlir::amp::verifyGpuLoweringOptions(const GpuLoweringOptions &options,
   if (options.vectorBytes != 0 && options.vectorBytes != 4 &&
       options.vectorBytes != 8 && options.vectorBytes != 16) {
     error = "vector-bytes must be 0 (no vectorisation), 4, 8 or 16";
+    return failure();
+  }
+  if (options.vectorsPerThread == 0 || options.vectorsPerThread > 16) {
+    error = "vectors-per-thread must be in [1, 16]";
     return failure();
   }
   return success();

@@ -303,6 +303,8 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   AmpMapLoopsToGPUPassOptions map;
   map.blockSize = options.blockSize;
   map.vectorBytes = options.vectorBytes;
+  map.vectorsPerThread = options.vectorsPerThread;
+  map.smCount = getSmCount(options);
   map.fuseRows = options.fuseRows;
   fpm.addPass(createAmpMapLoopsToGPUPass(map));
   fpm.addPass(createAmpStripDeviceAssertsPass());

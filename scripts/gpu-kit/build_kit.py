@@ -88,7 +88,8 @@ class Case:
     def __init__(self, name, group, source, entry, level, dtype=None,
                  quick=True, sim=True, reference="cpu", args=None,
                  tol_scale=1.0, torch=None, dynamic=4, repeat=20,
-                 rounding=None, cost_model=None, channels_last=False):
+                 rounding=None, cost_model=None, channels_last=False,
+                 kernel_options=()):
         self.name, self.group, self.source, self.entry = (name, group,
                                                           source, entry)
         self.level, self.dtype = level, dtype
@@ -105,6 +106,10 @@ class Case:
         # --lower-to-gpu's channels-last (amp-channels-last: convolutions
         # and the work between them in NHWC), beside the NCHW row.
         self.channels_last = channels_last
+        # Further --lower-to-gpu options of the generated kernels, beside
+        # the default row (the vectorised kernels' form before block shares
+        # loops: one vector per thread, no limit on the grid).
+        self.kernel_options = tuple(kernel_options)
         # A row the kit lists without a library: why it is not built.
         self.not_built = None
         # Why a contraction or convolution of it may stay a generated
@@ -122,12 +127,13 @@ class Case:
 
     @property
     def label(self):
+        options = "".join(f" {o}" for o in self.kernel_options)
         if self.dtype is None:  # O0, or a training row not built
-            return self.level
+            return self.level + options
         suffix = f" cost-model={self.cost_model}" if self.cost_model else ""
         if self.channels_last:
             suffix += " channels-last"
-        return f"{self.level} {self.dtype}{suffix}"
+        return f"{self.level} {self.dtype}{suffix}{options}"
 
     @property
     def id(self):
@@ -136,6 +142,8 @@ class Case:
             tag += f"-{self.cost_model}"
         if self.channels_last:
             tag += "-channels-last"
+        for option in self.kernel_options:
+            tag += "-" + option.replace("=", "")
         return f"{self.group}.{self.name}.{tag}"
 
     def text(self):
@@ -164,15 +172,18 @@ class Case:
     def gpu_options(self):
         """The --lower-to-gpu options of the case (the simulator's and the
         GPU's lowering alike), but for the chip."""
-        return ["channels-last=true"] if self.channels_last else []
+        return (["channels-last=true"] if self.channels_last else []) + \
+            list(self.kernel_options)
 
 
 def levels(name, group, source, entry, variants, **kw):
-    """One case per variant: (level, dtype), (level, dtype, cost model) or
-    (level, dtype, cost model, channels-last)."""
+    """One case per variant: (level, dtype), (level, dtype, cost model),
+    (level, dtype, cost model, channels-last) or (level, dtype, cost model,
+    channels-last, kernel options)."""
     return [Case(name, group, source, entry, variant[0], variant[1],
                  cost_model=variant[2] if len(variant) > 2 else None,
-                 channels_last=len(variant) > 3 and variant[3], **kw)
+                 channels_last=len(variant) > 3 and variant[3],
+                 kernel_options=variant[4] if len(variant) > 4 else (), **kw)
             for variant in variants]
 
 
@@ -188,6 +199,11 @@ BF16_FP8_COST = BF16_FP8 + [("O2", "fp8", "h100")]
 # A conv net's O2 f16 row again in NHWC (channels-last), to be timed beside
 # the NCHW one: the option stays off until a GPU run says which is faster.
 CHANNELS_LAST = [("O2", "f16", None, True)]
+# The elementwise chain's kernels as they were before block shares loops
+# (one 16-byte vector per thread, as many blocks as that takes), beside
+# the default rows: the GPU run says which is nearer the copy rate.
+ONE_VECTOR = ("vectors-per-thread=1", "sm-count=1000000")
+CHAIN_ONE_VECTOR = [("O2", "f16", None, False, ONE_VECTOR)]
 
 
 SIM_BOUNDS = REPO / "bench" / "results" / "gpu-sim-bounds.json"
@@ -284,7 +300,9 @@ def collect_cases(with_large, frontend_dir=None):
         for name, ((text, args), model, extra) in large.items():
             variants = (BF16_FP8_COST if name.startswith("gemm") and
                         name != "gemm4096" else
-                        ALL if model == "mlp" else O0_O2)
+                        ALL if model == "mlp" else
+                        O0_O2 + CHAIN_ONE_VECTOR if model == "chain" else
+                        O0_O2)
             for case in levels(name, "bench", text, model, variants,
                                sim=False, reference=f"numpy:{model}",
                                ):

@@ -226,8 +226,9 @@ def goals(rows):
                  f"{verdict(lo, 1.0)}" +
                  (f" (below: {', '.join(below)})." if below else "."))
     copy = [r for r in rows if r["test"].startswith("copy bandwidth")]
+    # The default rows (not those with kernel options beside them).
     chain = [r for r in rows if r["test"].startswith("bench/chain8192 ")
-             and r.get("effective_GBps")]
+             and r.get("effective_GBps") and "=" not in r["test"]]
     if copy and chain and copy[0].get("effective_GBps"):
         bw = copy[0]["effective_GBps"]
         share = min(r["effective_GBps"] for r in chain) / bw

@@ -2,13 +2,16 @@
 
 // An elementwise loop over whole buffers: each buffer collapsed to 1-D, one
 // 16-byte vector access per thread, the arith ops on vectors, a scalar from
-// above broadcast, a constant splat; 8192 elements are 2048 threads.
+// above broadcast, a constant splat; 8192 elements are 2048 threads, 16
+// blocks of 128, one group each (no limit on the grid: sm-count=0).
 // CHECK-LABEL: func.func @add
 // CHECK-DAG: %[[A:.*]] = memref.collapse_shape %arg0 {{\[\[}}0, 1, 2]] : memref<4x8x256xf32> into memref<8192xf32>
 // CHECK-DAG: %[[O:.*]] = memref.collapse_shape %arg2 {{\[\[}}0, 1, 2]] : memref<4x8x256xf32> into memref<8192xf32>
-// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c2048{{.*}}) step (%c128{{.*}})
-// CHECK: scf.parallel (%[[T:.*]]) =
-// CHECK: %[[G:.*]] = arith.addi %[[T]], %[[B]] : index
+// CHECK: scf.parallel (%[[B:.*]]) = (%{{.*}}) to (%c16{{.*}}) step (%c1{{.*}})
+// CHECK: scf.parallel (%[[T:.*]]) = (%{{.*}}) to (%c128{{.*}}) step (%c1{{.*}})
+// CHECK: %[[BT:.*]] = arith.muli %[[B]], %c128{{.*}} : index
+// CHECK: %[[G:.*]] = arith.addi %[[BT]], %[[T]] : index
+// CHECK-NOT: scf.if
 // CHECK: %[[OFF:.*]] = arith.muli %[[G]], %c4{{.*}} : index
 // CHECK: %[[X:.*]] = vector.load %[[A]][%[[OFF]]] {alignment = 16 : i64} : memref<8192xf32>, vector<4xf32>
 // CHECK: %[[S:.*]] = vector.broadcast %arg3 : f32 to vector<4xf32>
@@ -182,15 +185,14 @@ func.func @math(%a: memref<256xf32>, %out: memref<256xf32>) {
 // Not vectorised, one element per thread: a bias whose rows (6) a group
 // of 4 crosses, a per-channel operand over 7x7 planes (49 elements: a group
 // of 8 crosses them), an operand read transposed (bias2[j, i]), a dynamic
-// size that is not the outermost, a count that is not a multiple of the
-// vector length, an i1 buffer, an index computed from the loop's index, a
+// size that is not the outermost, an i1 buffer, an index computed from the loop's index, a
 // strided view, an integer power (amp-gpu-integer-powers rewrites it on
 // scalars only).
 // CHECK-LABEL: func.func @not_vectorised
 // CHECK-NOT: vector.
 // CHECK: return
 func.func @not_vectorised(%a: memref<8x6xf32>, %bias: memref<6xf32>,
-                          %out: memref<8x6xf32>, %odd: memref<6xf32>,
+                          %out: memref<8x6xf32>,
                           %flags: memref<64xi1>, %iota: memref<64xi32>,
                           %view: memref<64xf32, strided<[2]>>,
                           %p: memref<2x4x7x7xf16>, %s: memref<4xf16>,
@@ -236,12 +238,6 @@ func.func @not_vectorised(%a: memref<8x6xf32>, %bias: memref<6xf32>,
     %two = arith.constant 2 : i32
     %r = math.fpowi %x, %two : f32, i32
     memref.store %r, %q[%i, %j] : memref<8x8xf32>
-    scf.reduce
-  }
-  scf.parallel (%i) = (%c0) to (%c6) step (%c1) {
-    %x = memref.load %odd[%i] : memref<6xf32>
-    %r = arith.addf %x, %x : f32
-    memref.store %r, %odd[%i] : memref<6xf32>
     scf.reduce
   }
   scf.parallel (%i) = (%c0) to (%c64) step (%c1) {

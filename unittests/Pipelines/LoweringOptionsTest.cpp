@@ -103,6 +103,14 @@ TEST(LoweringOptionsTest, VerificationChecksWhatTypesDoNot) {
   EXPECT_TRUE(failed(verifyGpuLoweringOptions(gpu, error)));
   EXPECT_EQ(error, "vector-bytes must be 0 (no vectorisation), 4, 8 or 16");
   gpu.vectorBytes = 16;
+  gpu.vectorsPerThread = 0;
+  EXPECT_TRUE(failed(verifyGpuLoweringOptions(gpu, error)));
+  EXPECT_EQ(error, "vectors-per-thread must be in [1, 16]");
+  gpu.vectorsPerThread = 17;
+  EXPECT_TRUE(failed(verifyGpuLoweringOptions(gpu, error)));
+  EXPECT_EQ(error, "vectors-per-thread must be in [1, 16]");
+  gpu.vectorsPerThread = 16;
+  EXPECT_TRUE(succeeded(verifyGpuLoweringOptions(gpu, error))) << error;
   gpu.simulate = false;
   gpu.toolkit = "/nonexistent";
   EXPECT_TRUE(failed(verifyGpuLoweringOptions(gpu, error)));
@@ -110,6 +118,20 @@ TEST(LoweringOptionsTest, VerificationChecksWhatTypesDoNot) {
                    "CUDA toolkit root, or use format=isa");
   gpu.format = KernelFormat::Isa;
   EXPECT_TRUE(succeeded(verifyGpuLoweringOptions(gpu, error))) << error;
+}
+
+TEST(LoweringOptionsTest, TheSmCountIsTheOptionElseTheChipsLargestPart) {
+  GpuLoweringOptions gpu;
+  EXPECT_EQ(getSmCount(gpu), 132u); // sm_90: H100 SXM, H200
+  gpu.chip = *GpuChip::parse("sm_80");
+  EXPECT_EQ(getSmCount(gpu), 108u);
+  gpu.chip = *GpuChip::parse("sm_90a");
+  EXPECT_EQ(getSmCount(gpu), 132u);
+  gpu.smCount = 114; // an H100 PCIe
+  EXPECT_EQ(getSmCount(gpu), 114u);
+  gpu.smCount = 0;
+  gpu.chip = *GpuChip::parse("sm_110");
+  EXPECT_EQ(getSmCount(gpu), 0u); // not listed: no limit
 }
 
 TEST(LoweringOptionsTest, TypedSettersSetTheFields) {
@@ -156,23 +178,27 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
-  ASSERT_EQ(gpu.size(), 14u);
+  ASSERT_EQ(gpu.size(), 16u);
   EXPECT_EQ(gpu[0].name, "chip");
   EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
   EXPECT_EQ(gpu[4].kind, OptionKind::Bool);
   EXPECT_EQ(gpu[6].name, "block-size");
   EXPECT_EQ(gpu[6].kind, OptionKind::Integer);
-  EXPECT_EQ(gpu[8].name, "fuse-rows");
-  EXPECT_EQ(gpu[8].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[9].name, "merge-launches");
-  EXPECT_EQ(gpu[9].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[10].name, "exact-convolutions");
+  EXPECT_EQ(gpu[8].name, "vectors-per-thread");
+  EXPECT_EQ(gpu[8].kind, OptionKind::Integer);
+  EXPECT_EQ(gpu[9].name, "sm-count");
+  EXPECT_EQ(gpu[9].kind, OptionKind::Integer);
+  EXPECT_EQ(gpu[10].name, "fuse-rows");
   EXPECT_EQ(gpu[10].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[11].name, "channels-last");
+  EXPECT_EQ(gpu[11].name, "merge-launches");
   EXPECT_EQ(gpu[11].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[12].name, "fused-attention");
+  EXPECT_EQ(gpu[12].name, "exact-convolutions");
   EXPECT_EQ(gpu[12].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[13].name, "channels-last");
+  EXPECT_EQ(gpu[13].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[14].name, "fused-attention");
+  EXPECT_EQ(gpu[14].kind, OptionKind::Bool);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

@@ -140,9 +140,18 @@ struct GpuLoweringOptions {
 /// Blackwell needs 8.6 for sm_100/101 and 8.7 for sm_120).
 unsigned getPtxVersion(const GpuLoweringOptions &options);
 
+/// The streaming multiprocessors the vectorised kernels' grids are sized
+/// to: `options.smCount`, else the most of any part of the chip (sm_80: 108,
+/// an A100; sm_90: 132, an H100 SXM or H200; sm_100: 148, a B200; ...), as
+/// a grid sized for more SMs than a part has runs in waves, nearly as fast,
+/// where one sized for fewer leaves SMs idle; 0 (no limit) for a chip not
+/// listed.
+unsigned getSmCount(const GpuLoweringOptions &options);
+
 /// Checks what each value's type does not: the chip is one CUDA 13 compiles
 /// for, ptxas is in the toolkit (unless the kernels stop at PTX or are
-/// simulated), block-size and vector-bytes are in range. Failure with a
+/// simulated), block-size, vector-bytes and vectors-per-thread are in
+/// range. Failure with a
 /// message in `error` otherwise.
 LogicalResult verifyGpuLoweringOptions(const GpuLoweringOptions &options,
                                        std::string &error);

@@ -888,10 +888,26 @@ def AmpMapLoopsToGPUPass
     vectorised: each thread loads and stores `vector-bytes` (16) bytes of
     the widest type at once (`vector.load`/`vector.store` aligned to their
     size, `ld.global.v4.f32` in PTX), a narrower type proportionally less
-    (an f16 -> f32 cast: 8-byte loads, 16-byte stores). The element count
-    must be a multiple of the vector length. Device buffers must then be
-    16-byte aligned: allocations are (cudaMalloc aligns to 256), and the GPU
-    simulator checks every aligned access.
+    (an f16 -> f32 cast: 8-byte loads, 16-byte stores). Each buffer is seen
+    as 1-D; a group of the vector length lies in one row of each broadcast
+    operand. Where the element count is no multiple of the vector length
+    and every access is of the whole buffer or of one element, the whole
+    groups are vectorised and the last block's first thread takes the tail,
+    element by element. Device buffers must then be 16-byte aligned:
+    allocations are (cudaMalloc aligns to 256), and the GPU simulator
+    checks every aligned access.
+
+    The grid of a vectorised kernel has at most `sm-count` times 2048 /
+    `block-size` blocks (a chip's SMs, each as full as threads allow; 0: no
+    limit). A loop that one group per thread covers within it is one group
+    per thread. A larger one (or a dynamic batch) gives each block a
+    contiguous share of the groups, a multiple of `block-size` (every
+    block's but the last's the same), taken in steps of `block-size` x
+    `vectors-per-thread` groups: in a whole step each thread takes
+    `vectors-per-thread` groups a block apart (coalesced), with the loads
+    of all of them issued before their math; in a step that is not whole
+    (a share's last), each group alone, if in the share. The condition is
+    the same for a whole block, so no warp diverges on it.
   }];
   let options = [
     Option<"blockSize", "block-size", "unsigned", "256",
@@ -899,6 +915,14 @@ def AmpMapLoopsToGPUPass
     Option<"vectorBytes", "vector-bytes", "unsigned", "16",
            "Bytes per access of the widest type in vectorised elementwise "
            "loops (0: no vectorisation)">,
+    Option<"vectorsPerThread", "vectors-per-thread", "unsigned", "4",
+           "Groups of vector-bytes per thread and step of a vectorised "
+           "kernel's loop over its block's share, their loads issued "
+           "first">,
+    Option<"smCount", "sm-count", "unsigned", "0",
+           "Streaming multiprocessors of the chip: a vectorised kernel's "
+           "grid is at most sm-count * 2048 / block-size blocks, each "
+           "taking a share of the groups (0: no limit)">,
     Option<"fuseReductionEpilogues", "fuse-reduction-epilogues", "bool",
            "true",
            "Apply the elementwise loop that is the only reader of a "

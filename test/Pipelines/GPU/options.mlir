@@ -7,6 +7,9 @@
 // RUN: not amp-opt %s --lower-to-gpu="toolkit=/nonexistent" 2>&1 | FileCheck %s --check-prefix=TOOLKIT
 // RUN: not amp-opt %s --lower-to-gpu="block-size=0" 2>&1 | FileCheck %s --check-prefix=BLOCK
 // RUN: not amp-opt %s --lower-to-gpu="vector-bytes=32" 2>&1 | FileCheck %s --check-prefix=VECTOR
+// RUN: not amp-opt %s --lower-to-gpu="vectors-per-thread=0" 2>&1 | FileCheck %s --check-prefix=PERTHREAD
+// RUN: not amp-opt %s --lower-to-gpu="vectors-per-thread=17" 2>&1 | FileCheck %s --check-prefix=PERTHREAD
+// RUN: not amp-opt %s --lower-to-gpu="sm-count=-1" 2>&1 | FileCheck %s --check-prefix=SMCOUNT
 // The tools' --gpu-options are read into the same typed options, once,
 // where they enter; what the types do not check waits for the pipeline.
 // RUN: not amp-run %s --level=O0 --target=gpu-sim --gpu-options=chip=volta 2>&1 | FileCheck %s --check-prefix=RUNCHIP
@@ -36,6 +39,8 @@
 // TOOLKIT: lower-to-gpu: no ptxas at '/nonexistent/bin/ptxas': set toolkit= to a CUDA toolkit root, or use format=isa
 // BLOCK: lower-to-gpu: block-size must be in [1, 1024]
 // VECTOR: lower-to-gpu: vector-bytes must be 0 (no vectorisation), 4, 8 or 16
+// PERTHREAD: lower-to-gpu: vectors-per-thread must be in [1, 16]
+// SMCOUNT: sm-count
 // RUNCHIP: amp-run: error: --gpu-options: chip 'volta' is not of the form sm_<N>[a]
 // RUNBLOCK: block-size must be in [1, 1024]
 func.func @f(%x: tensor<4xf32>) -> tensor<4xf32> {
