@@ -103,6 +103,15 @@ static std::optional<VectorAccess> getVectorAccess(Value memref,
   return access;
 }
 
+/// The product of the static sizes of `shape` (a dynamic batch left out).
+static int64_t getStaticElements(ArrayRef<int64_t> shape) {
+  int64_t elements = 1;
+  for (int64_t size : shape)
+    if (!ShapedType::isDynamic(size))
+      elements *= size;
+  return elements;
+}
+
 /// Whether each group of `width` consecutive elements, aligned to `width`,
 /// of a loop of `shape` reads one element or consecutive ones of `access`:
 /// `width` divides the trailing dimensions the access has (contiguous: a
@@ -221,10 +230,7 @@ static std::optional<VectorPlan> matchVectorisable(scf::ParallelOp loop,
     if (!entry.second.dims.empty() &&
         entry.second.dims.size() != plan.shape.size())
       return std::nullopt;
-  int64_t staticTotal = 1;
-  for (int64_t size : plan.shape)
-    if (!ShapedType::isDynamic(size))
-      staticTotal *= size;
+  int64_t staticTotal = getStaticElements(plan.shape);
   if (!ShapedType::isDynamic(plan.shape.front()) && staticTotal < plan.width)
     return std::nullopt;
   plan.tail = true;
@@ -428,11 +434,11 @@ struct KernelGrid {
 
 /// The grid of a vectorised kernel over `groups` (a constant where
 /// `staticGroups`), built at the current insertion point.
-static KernelGrid getKernelGrid(OpBuilder &rewriter, Location loc, Value groups,
+static KernelGrid getKernelGrid(OpBuilder &b, Location loc, Value groups,
                                 std::optional<int64_t> staticGroups,
                                 const VectorKernelOptions &options) {
   auto constant = [&](int64_t value) -> Value {
-    return arith::ConstantIndexOp::create(rewriter, loc, value);
+    return arith::ConstantIndexOp::create(b, loc, value);
   };
   KernelGrid grid;
   // The grid: threads per block (a loop of fewer groups is one block of
@@ -461,18 +467,16 @@ static KernelGrid getKernelGrid(OpBuilder &rewriter, Location loc, Value groups,
     // grid of 0 blocks: an empty batch is one idle block).
     Value rounds = constant(1);
     if (options.maxBlocks > 0) {
-      Value perBlock = arith::CeilDivUIOp::create(rewriter, loc, groups,
+      Value perBlock = arith::CeilDivUIOp::create(b, loc, groups,
                                                   constant(options.maxBlocks));
       rounds = arith::MaxUIOp::create(
-          rewriter, loc,
-          arith::CeilDivUIOp::create(rewriter, loc, perBlock,
-                                     constant(threads)),
+          b, loc,
+          arith::CeilDivUIOp::create(b, loc, perBlock, constant(threads)),
           rounds);
     }
-    share = arith::MulIOp::create(rewriter, loc, rounds, constant(threads));
+    share = arith::MulIOp::create(b, loc, rounds, constant(threads));
     blocks = arith::MaxUIOp::create(
-        rewriter, loc, arith::CeilDivUIOp::create(rewriter, loc, groups, share),
-        constant(1));
+        b, loc, arith::CeilDivUIOp::create(b, loc, groups, share), constant(1));
   }
   return grid;
 }
@@ -503,10 +507,7 @@ static void buildVectorKernel(RewriterBase &rewriter, scf::ParallelOp loop,
   int64_t width = plan.width;
   // The elements and the whole groups: the static part's, times a dynamic
   // batch.
-  int64_t staticTotal = 1;
-  for (int64_t size : plan.shape)
-    if (!ShapedType::isDynamic(size))
-      staticTotal *= size;
+  int64_t staticTotal = getStaticElements(plan.shape);
   bool dynamic = ShapedType::isDynamic(plan.shape.front());
   std::optional<int64_t> staticGroups;
   Value groups, total;

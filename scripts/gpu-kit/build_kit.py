@@ -110,6 +110,11 @@ class Case:
         # the default row (the vectorised kernels' form before block shares
         # loops: one vector per thread, no limit on the grid).
         self.kernel_options = tuple(kernel_options)
+        if self.kernel_options and dtype is None:
+            # The label is the row's level ("O2 f16 ..."), which run.py
+            # reads as level and dtype.
+            raise ValueError(f"{name} {level}: kernel options need a level "
+                             "with a dtype")
         # A row the kit lists without a library: why it is not built.
         self.not_built = None
         # Why a contraction or convolution of it may stay a generated
@@ -129,7 +134,7 @@ class Case:
     def label(self):
         options = "".join(f" {o}" for o in self.kernel_options)
         if self.dtype is None:  # O0, or a training row not built
-            return self.level + options
+            return self.level
         suffix = f" cost-model={self.cost_model}" if self.cost_model else ""
         if self.channels_last:
             suffix += " channels-last"
