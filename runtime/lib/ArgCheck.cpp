@@ -248,6 +248,10 @@ GemmArgs amp::rt::getGemmArgs(const GemmEpilogueArgs &e) { return gemmPart(e); }
 
 GemmArgs amp::rt::getGemmArgs(const GemmBiasGradArgs &e) { return gemmPart(e); }
 
+int64_t amp::rt::getBiasGradElements(const GemmBiasGradArgs &e) {
+  return e.operand == AMP_GEMM_BIAS_GRAD_A ? e.m : e.n;
+}
+
 uint64_t amp::rt::getEpilogueAuxBytes(const GemmEpilogueArgs &e) {
   if (!epilogueUsesAux(e.epilogue) || e.m <= 0 || e.n <= 0 || e.batch <= 0)
     return 0;
@@ -462,18 +466,29 @@ CallCheck amp::rt::check(const char *call, const GemmBiasGradArgs &args,
              args.batch);
     return CallCheck::Invalid;
   }
-  if (args.transB) {
+  bool ofA = args.operand == AMP_GEMM_BIAS_GRAD_A;
+  if (!ofA && args.operand != AMP_GEMM_BIAS_GRAD_B) {
     setError(call,
-             "transB = %" PRId32 ": the bias gradient is the column "
-             "sums of B stored k x n (transB 0)",
-             args.transB);
+             "invalid operand %" PRId32 " (expected %d = "
+             "AMP_GEMM_BIAS_GRAD_A or %d = AMP_GEMM_BIAS_GRAD_B)",
+             args.operand, AMP_GEMM_BIAS_GRAD_A, AMP_GEMM_BIAS_GRAD_B);
     return CallCheck::Invalid;
   }
-  if (args.n > 0 && !args.biasGrad) {
+  if (ofA ? !args.transA : args.transB) {
     setError(call,
-             "biasGrad is NULL (the call writes n = %" PRId64
+             ofA ? "transA = %" PRId32 ": the bias gradient of A is the "
+                   "column sums of A stored k x m (transA 1)"
+                 : "transB = %" PRId32 ": the bias gradient of B is the "
+                   "column sums of B stored k x n (transB 0)",
+             ofA ? args.transA : args.transB);
+    return CallCheck::Invalid;
+  }
+  int64_t elements = getBiasGradElements(args);
+  if (elements > 0 && !args.biasGrad) {
+    setError(call,
+             "biasGrad is NULL (the call writes %s = %" PRId64
              " bias gradient elements)",
-             args.n);
+             ofA ? "m" : "n", elements);
     return CallCheck::Invalid;
   }
   if (reinterpret_cast<uintptr_t>(args.biasGrad) % dtypeSize(args.cType)) {

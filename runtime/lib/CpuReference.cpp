@@ -175,11 +175,17 @@ bool amp::rt::cpu::GemmBiasGrad(const char *, const GemmBiasGradArgs &e,
                                 NoResult &) {
   GemmArgs g = getGemmArgs(e);
   referenceGemm(g, 1.0f, nullptr);
-  // The column sums of B (k x n, row-major), in double, rounded once.
-  for (int64_t j = 0; j < g.n; ++j) {
+  // The column sums of A (k x m) or B (k x n, row-major), in double,
+  // rounded once.
+  bool ofA = e.operand == AMP_GEMM_BIAS_GRAD_A;
+  const void *operand = ofA ? g.a : g.b;
+  int32_t type = ofA ? g.aType : g.bType;
+  int64_t ld = ofA ? g.lda : g.ldb;
+  int64_t count = getBiasGradElements(e);
+  for (int64_t j = 0; j < count; ++j) {
     double sum = 0.0;
     for (int64_t l = 0; l < g.k; ++l)
-      sum += loadElement(g.b, g.bType, l * g.ldb + j);
+      sum += loadElement(operand, type, l * ld + j);
     storeElement(e.biasGrad, g.cType, j, sum);
   }
   return true;

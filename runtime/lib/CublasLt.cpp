@@ -305,9 +305,16 @@ bool amp::rt::cuda::ScaledGemm(const char *call, const ScaledGemmArgs &g,
 
 namespace {
 /// The epilogue codes of runGemm beyond AmpGemmEpilogue's: none, and the
-/// bias gradient of GemmBiasGrad (cuBLASLt's BGRADA, whose bias pointer is
-/// written).
-constexpr int32_t kNoEpilogue = 0, kBiasGradEpilogue = -1;
+/// bias gradients of GemmBiasGrad (cuBLASLt's BGRADA of our B, BGRADB of
+/// our A; their bias pointer is written).
+constexpr int32_t kNoEpilogue = 0, kBiasGradOfB = -1, kBiasGradOfA = -2;
+
+/// Whether runGemm's `epilogue` sets cuBLASLt's bias pointer: the bias
+/// epilogues, and the bias gradients (where it is written; not one of
+/// AmpGemmEpilogue's gradients, so epilogueAddsBias holds).
+bool epilogueHasBiasPointer(int32_t epilogue) {
+  return epilogue != kNoEpilogue && epilogueAddsBias(epilogue);
+}
 
 /// What selects a GEMM's cuBLASLt descriptors and algorithm: everything of
 /// a GemmEpilogue call but its pointers, whose alignments count instead.
@@ -359,8 +366,10 @@ const char *epilogueName(int32_t epilogue) {
   switch (epilogue) {
   case kNoEpilogue:
     return "DEFAULT";
-  case kBiasGradEpilogue:
+  case kBiasGradOfB:
     return "BGRADA";
+  case kBiasGradOfA:
+    return "BGRADB";
   case AMP_GEMM_EPILOGUE_RELU_BIAS:
     return "RELU_BIAS";
   case AMP_GEMM_EPILOGUE_GELU_BIAS:
@@ -428,7 +437,8 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                     opB = e.transA ? CUBLAS_OP_T : CUBLAS_OP_N;
   cublasLtEpilogue_t epilogue =
       e.epilogue == kNoEpilogue                   ? CUBLASLT_EPILOGUE_DEFAULT
-      : e.epilogue == kBiasGradEpilogue           ? CUBLASLT_EPILOGUE_BGRADA
+      : e.epilogue == kBiasGradOfB                ? CUBLASLT_EPILOGUE_BGRADA
+      : e.epilogue == kBiasGradOfA                ? CUBLASLT_EPILOGUE_BGRADB
       : e.epilogue == AMP_GEMM_EPILOGUE_RELU_BIAS ? CUBLASLT_EPILOGUE_RELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_BIAS ? CUBLASLT_EPILOGUE_GELU_BIAS
       : e.epilogue == AMP_GEMM_EPILOGUE_GELU_AUX_BIAS
@@ -445,7 +455,7 @@ bool makeGemmPlan(const char *call, CublasLtState &st,
                    sizeof(epilogue)),
                "cublasLtMatmulDescSetAttribute(EPILOGUE)") ||
       // The heuristic reads the bias pointer's alignment (the key's).
-      (e.epilogue != kNoEpilogue && epilogueAddsBias(e.epilogue) &&
+      (epilogueHasBiasPointer(e.epilogue) &&
        !setPointer(call, api, d.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                    e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) ||
       !setAux(call, api, d.matmul, e, /*layout=*/true))
@@ -517,7 +527,7 @@ static bool runGemm(const char *call, const GemmEpilogueArgs &e,
   }
   const CublasLtApi *api = st.api;
   const float alpha = 1.0f, beta = e.beta;
-  return (e.epilogue == kNoEpilogue || !epilogueAddsBias(e.epilogue) ||
+  return (!epilogueHasBiasPointer(e.epilogue) ||
           setPointer(call, api, plan.matmul, CUBLASLT_MATMUL_DESC_BIAS_POINTER,
                      e.bias, "cublasLtMatmulDescSetAttribute(BIAS_POINTER)")) &&
          setAux(call, api, plan.matmul, e, /*layout=*/false) &&
@@ -562,13 +572,18 @@ bool amp::rt::gemmOnCublasLt(const char *call, const GemmArgs &g,
   return runGemm(call, withEpilogue(g, kNoEpilogue, nullptr), noKernel);
 }
 
-/// ampGpuGemmBiasGrad (arguments checked: batch 1, B not transposed):
-/// cuBLASLt's BGRADA epilogue, which sums cuBLASLt's A (our B, n x k
-/// column-major) over k into the bias pointer, of D's type.
+/// ampGpuGemmBiasGrad (arguments checked: batch 1, B not transposed or A
+/// transposed): cuBLASLt's BGRADA epilogue, which sums cuBLASLt's A (our B,
+/// n x k column-major) over k into the bias pointer, of D's type, or
+/// BGRADB, which sums its B (our A, m x k column-major, read transposed)
+/// over k.
 bool amp::rt::cuda::GemmBiasGrad(const char *call, const GemmBiasGradArgs &g,
                                  NoResult &) {
   bool noKernel;
   return runGemm(call,
-                 withEpilogue(getGemmArgs(g), kBiasGradEpilogue, g.biasGrad),
+                 withEpilogue(getGemmArgs(g),
+                              g.operand == AMP_GEMM_BIAS_GRAD_A ? kBiasGradOfA
+                                                                : kBiasGradOfB,
+                              g.biasGrad),
                  noKernel);
 }

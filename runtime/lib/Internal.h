@@ -104,6 +104,10 @@ ScaledGemmArgs getScaledGemmArgs(const GemmArgs &args, const float *aScale,
 GemmArgs getGemmArgs(const GemmEpilogueArgs &args);
 GemmArgs getGemmArgs(const GemmBiasGradArgs &args);
 
+/// The elements of a GemmBiasGrad call's bias gradient: m for the operand
+/// AMP_GEMM_BIAS_GRAD_A, n for AMP_GEMM_BIAS_GRAD_B.
+int64_t getBiasGradElements(const GemmBiasGradArgs &args);
+
 /// What a GemmEpilogue call's epilogue (an AmpGemmEpilogue) does with its
 /// bias and aux pointers: whether it adds the bias (all but the gradients
 /// DGELU and DRELU); whether `aux` is a ReLU mask (RELU_AUX_BIAS, DRELU)

@@ -55,15 +55,16 @@ static ::amp::sim::Peak peakOfType(int32_t type) {
 
 /// Reads each operand once (and `bias`, n elements of cType, if not null)
 /// and writes C once (C, or `addend` in its place, is read too when beta is
-/// not 0): 2*batch*m*n*k
+/// not 0), and `biasGradElements` of cType where `biasGrad` is not null:
+/// 2*batch*m*n*k
 /// FLOPs. The record's name holds the types and the shape, and `epilogue`
 /// where there is one.
 static void recordGemm(const char *call, const GemmArgs &g,
                        ::amp::sim::Peak peak, const void *bias = nullptr,
                        const char *epilogue = nullptr,
                        const void *addend = nullptr, void *biasGrad = nullptr,
-                       void *aux = nullptr, bool auxRead = false,
-                       int64_t auxBytes = 0) {
+                       int64_t biasGradElements = 0, void *aux = nullptr,
+                       bool auxRead = false, int64_t auxBytes = 0) {
   ::amp::sim::Work work;
   int64_t a = g.batch * g.m * g.k, b = g.batch * g.k * g.n,
           c = g.batch * g.m * g.n;
@@ -72,13 +73,14 @@ static void recordGemm(const char *call, const GemmArgs &g,
                    b * static_cast<int64_t>(gemmElementSize(g.bType)) +
                    (g.beta != 0.0f ? c * cSize : 0) + (bias ? g.n * cSize : 0) +
                    (aux && auxRead ? auxBytes : 0);
-  // A bias gradient (GemmBiasGrad) is summed as B is read: n more
-  // elements written and k*n adds. An aux output (GELU_AUX_BIAS: a second
-  // C; RELU_AUX_BIAS: the mask) is written; an aux input (DGELU, DRELU),
-  // read.
-  work.bytesWritten = c * cSize + (biasGrad ? g.n * cSize : 0) +
+  // A bias gradient (GemmBiasGrad) is summed as its operand (A or B) is
+  // read: its elements written and k adds for each. An aux output
+  // (GELU_AUX_BIAS: a second C; RELU_AUX_BIAS: the mask) is written; an aux
+  // input (DGELU, DRELU), read.
+  work.bytesWritten = c * cSize + (biasGrad ? biasGradElements * cSize : 0) +
                       (aux && !auxRead ? auxBytes : 0);
-  work.flops = 2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * g.n : 0);
+  work.flops =
+      2 * g.batch * g.m * g.n * g.k + (biasGrad ? g.k * biasGradElements : 0);
   work.peak = peak;
   work.library = true;
   std::string name = std::string(call) + " " + dtypeName(g.aType) + "*" +
@@ -219,7 +221,7 @@ bool GemmEpilogue(const char *call, const GemmEpilogueArgs &e,
              : e.epilogue == AMP_GEMM_EPILOGUE_RELU_AUX_BIAS ? "relu_aux_bias"
              : e.epilogue == AMP_GEMM_EPILOGUE_DRELU         ? "drelu"
                                                              : "bias",
-             e.beta != 0.0f ? e.addend : nullptr, nullptr, e.aux,
+             e.beta != 0.0f ? e.addend : nullptr, nullptr, 0, e.aux,
              epilogueReadsAux(e.epilogue), static_cast<int64_t>(auxBytes));
   return countOnlyGemm(g) || cpu::GemmEpilogue(call, e, result);
 }
@@ -228,14 +230,17 @@ bool GemmBiasGrad(const char *call, const GemmBiasGradArgs &e,
                   NoResult &result) {
   count(&AmpSimStats::libraryCalls);
   GemmArgs g = getGemmArgs(e);
+  int64_t elements = getBiasGradElements(e);
+  uint64_t bytes =
+      static_cast<uint64_t>(elements) * gemmElementSize(e.cType);
   if (!checkGemmRanges(call, g) ||
-      !checkDeviceRange(call, "biasGrad", e.biasGrad,
-                        static_cast<uint64_t>(e.n) * gemmElementSize(e.cType)))
+      !checkDeviceRange(call, "biasGrad", e.biasGrad, bytes))
     return false;
-  recordGemm(call, g, peakOfType(g.aType), nullptr, "bgrad", nullptr,
-             e.biasGrad);
+  recordGemm(call, g, peakOfType(g.aType), nullptr,
+             e.operand == AMP_GEMM_BIAS_GRAD_A ? "bgrad_a" : "bgrad_b", nullptr,
+             e.biasGrad, elements);
   if (state().countOnly.load()) {
-    std::memset(e.biasGrad, 0, e.n * gemmElementSize(e.cType));
+    std::memset(e.biasGrad, 0, bytes);
     return countOnlyGemm(g);
   }
   return cpu::GemmBiasGrad(call, e, result);

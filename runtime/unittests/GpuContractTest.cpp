@@ -660,27 +660,33 @@ TEST_F(Contract, GemmEpilogueChecksItsArguments) {
     mgpuMemFree(pointer, nullptr);
 }
 
-/// ampGpuGemmBiasGrad (cuBLASLt's BGRADA epilogue on the GPU) of `g`
-/// (batch 1, B not transposed) on integer data: C = op(A) B + beta C
-/// against the plain loop, and the bias gradient, B's column sums over k,
+/// ampGpuGemmBiasGrad (cuBLASLt's BGRADA or BGRADB epilogue on the GPU)
+/// of `g` (batch 1; B not transposed for the bias gradient of B, A
+/// transposed for A's) on integer data: C = op(A) op(B) + beta C against
+/// the plain loop, and the bias gradient, the operand's column sums over k,
 /// exact (integers), written over a buffer that held other values.
-void checkGemmBiasGrad(const GemmCase &g, unsigned seed) {
-  SCOPED_TRACE("transA " + std::to_string(g.transA) + " beta " +
-               std::to_string(g.beta) + " types " + std::to_string(g.aType) +
-               " -> " + std::to_string(g.cType) + " k " + std::to_string(g.k));
+void checkGemmBiasGrad(const GemmCase &g, int32_t operand, unsigned seed) {
+  SCOPED_TRACE("operand " + std::to_string(operand) + " transA " +
+               std::to_string(g.transA) + " transB " +
+               std::to_string(g.transB) + " beta " + std::to_string(g.beta) +
+               " types " + std::to_string(g.aType) + " -> " +
+               std::to_string(g.cType) + " k " + std::to_string(g.k));
   int64_t aRows = g.transA ? g.k : g.m, aCols = g.transA ? g.m : g.k;
+  int64_t bRows = g.transB ? g.n : g.k, bCols = g.transB ? g.k : g.n;
+  bool ofA = operand == AMP_GEMM_BIAS_GRAD_A;
+  int64_t sums = ofA ? g.m : g.n;
   std::mt19937 random(seed);
   DeviceArray a(g.aType, (aRows - 1) * g.lda + aCols);
-  DeviceArray b(g.aType, (g.k - 1) * g.ldb + g.n);
+  DeviceArray b(g.aType, (bRows - 1) * g.ldb + bCols);
   DeviceArray c(g.cType, (g.m - 1) * g.ldc + g.n);
-  DeviceArray biasGrad(g.cType, g.n);
+  DeviceArray biasGrad(g.cType, sums);
   for (DeviceArray *array : {&a, &b, &c, &biasGrad}) {
     array->fillIntegers(random, 3);
     array->upload();
   }
-  ampGpuGemmBiasGrad(g.transA, 0, 1, g.m, g.n, g.k, a.device, g.aType, g.lda, 0,
-                     b.device, g.aType, g.ldb, 0, c.device, g.cType, g.ldc, 0,
-                     g.beta, biasGrad.device);
+  ampGpuGemmBiasGrad(g.transA, g.transB, 1, g.m, g.n, g.k, a.device, g.aType,
+                     g.lda, 0, b.device, g.aType, g.ldb, 0, c.device, g.cType,
+                     g.ldc, 0, g.beta, operand, biasGrad.device);
   mgpuStreamSynchronize(nullptr);
   ASSERT_TRUE(gErrors.empty()) << gErrors.front();
   std::vector<float> expected = c.values;
@@ -690,50 +696,59 @@ void checkGemmBiasGrad(const GemmCase &g, unsigned seed) {
       for (int64_t p = 0; p < g.k; ++p)
         sum += static_cast<double>(
                    a.values[g.transA ? p * g.lda + i : i * g.lda + p]) *
-               b.values[p * g.ldb + j];
+               b.values[g.transB ? j * g.ldb + p : p * g.ldb + j];
       int64_t cIndex = i * g.ldc + j;
       sum += g.beta * static_cast<double>(c.values[cIndex]);
       expected[cIndex] = roundTo(g.cType, sum);
     }
   EXPECT_EQ(c.download(), expected) << "C";
-  std::vector<float> sums(g.n);
-  for (int64_t j = 0; j < g.n; ++j) {
+  std::vector<float> columnSums(sums);
+  const std::vector<float> &summed = ofA ? a.values : b.values;
+  int64_t ld = ofA ? g.lda : g.ldb;
+  for (int64_t j = 0; j < sums; ++j) {
     double sum = 0;
     for (int64_t p = 0; p < g.k; ++p)
-      sum += b.values[p * g.ldb + j];
-    sums[j] = roundTo(g.cType, sum);
+      sum += summed[p * ld + j];
+    columnSums[j] = roundTo(g.cType, sum);
   }
-  EXPECT_EQ(biasGrad.download(), sums) << "the bias gradient";
+  EXPECT_EQ(biasGrad.download(), columnSums) << "the bias gradient";
 }
 
-TEST_F(Contract, GemmBiasGradSumsTheColumnsOfB) {
+TEST_F(Contract, GemmBiasGradSumsTheColumnsOfItsOperand) {
   unsigned seed = 61;
-  // A weight gradient X^T dY (A transposed) and a plain GEMM, f32, f16 and
-  // bf16 operands into f32 (the masters' gradients) or their own type;
-  // k up to 1024 rows of dY (sums up to 3072: exact in f32, and in f16).
+  // Weight gradients of both layer forms, X^T dY (B's sums; A transposed)
+  // and dY^T X (A's sums; B not transposed, as torch.nn.Linear's), and the
+  // other transposes each operand allows, f32, f16 and bf16 operands into
+  // f32 (the masters' gradients) or their own type; k up to 1024 rows of dY
+  // (sums up to 3072: exact in f32, and in f16). m and n differ, so a sum
+  // of the wrong operand has the wrong length.
   for (int32_t type : {AMP_DTYPE_F32, AMP_DTYPE_F16, AMP_DTYPE_BF16}) {
     if (type == AMP_DTYPE_BF16 && ampGpuComputeCapability() != 0 &&
         ampGpuComputeCapability() < 80)
       continue; // Refused there (Bf16RefusedBeforeSm80).
     for (int32_t cType : {int32_t(AMP_DTYPE_F32), type})
-      for (bool transA : {true, false})
-        for (int64_t k : {int64_t(64), int64_t(1024)}) {
-          if (type == AMP_DTYPE_BF16 && cType == type && k > 64)
-            continue; // Sums beyond bf16's integers (256) round.
-          GemmCase g{};
-          g.transA = transA;
-          g.batch = 1;
-          g.m = 24;
-          g.n = 40;
-          g.k = k;
-          g.lda = transA ? g.m : g.k;
-          g.ldb = g.n + 8;
-          g.ldc = g.n;
-          g.aType = type;
-          g.cType = cType;
-          g.beta = transA ? 0.0f : 1.0f;
-          checkGemmBiasGrad(g, seed++);
-        }
+      for (int32_t operand : {AMP_GEMM_BIAS_GRAD_A, AMP_GEMM_BIAS_GRAD_B})
+        for (bool other : {true, false})
+          for (int64_t k : {int64_t(64), int64_t(1024)}) {
+            if (type == AMP_DTYPE_BF16 && cType == type && k > 64)
+              continue; // Sums beyond bf16's integers (256) round.
+            GemmCase g{};
+            bool ofA = operand == AMP_GEMM_BIAS_GRAD_A;
+            // The summed operand stored k rows; the other as `other` says.
+            g.transA = ofA ? true : other;
+            g.transB = ofA ? !other : false;
+            g.batch = 1;
+            g.m = 24;
+            g.n = 40;
+            g.k = k;
+            g.lda = (g.transA ? g.m : g.k) + (ofA ? 8 : 0);
+            g.ldb = (g.transB ? g.k : g.n) + (ofA ? 0 : 8);
+            g.ldc = g.n;
+            g.aType = type;
+            g.cType = cType;
+            g.beta = other ? 0.0f : 1.0f;
+            checkGemmBiasGrad(g, operand, seed++);
+          }
   }
 }
 
@@ -741,27 +756,46 @@ TEST_F(Contract, GemmBiasGradChecksItsArguments) {
   void *a = mgpuMemAlloc(16 * 4, nullptr, false);
   void *c = mgpuMemAlloc(16 * 4, nullptr, false);
   void *grad = mgpuMemAlloc(4 * 4, nullptr, false);
-  auto call = [&](int64_t batch, int32_t transB, void *biasGrad) {
+  auto call = [&](int64_t batch, int32_t transA, int32_t transB,
+                  int32_t operand, void *biasGrad) {
     gErrors.clear();
     int64_t stride = batch > 1 ? 16 : 0; // A valid batch otherwise.
-    ampGpuGemmBiasGrad(0, transB, batch, 4, 4, 4, a, AMP_DTYPE_F32, 4, stride,
-                       a, AMP_DTYPE_F32, 4, stride, c, AMP_DTYPE_F32, 4, stride,
-                       0.0f, biasGrad);
+    ampGpuGemmBiasGrad(transA, transB, batch, 4, 4, 4, a, AMP_DTYPE_F32, 4,
+                       stride, a, AMP_DTYPE_F32, 4, stride, c, AMP_DTYPE_F32, 4,
+                       stride, 0.0f, operand, biasGrad);
     mgpuStreamSynchronize(nullptr);
     return gErrors.empty() ? std::string() : gErrors.front();
   };
-  EXPECT_NE(call(2, 0, grad)
+  const int32_t ofA = AMP_GEMM_BIAS_GRAD_A, ofB = AMP_GEMM_BIAS_GRAD_B;
+  EXPECT_NE(call(2, 0, 0, ofB, grad)
                 .find("ampGpuGemmBiasGrad: batch = 2: the bias "
                       "gradient is that of one GEMM"),
             std::string::npos);
-  EXPECT_NE(call(1, 1, grad).find("ampGpuGemmBiasGrad: transB = 1"),
+  EXPECT_NE(call(1, 0, 1, ofB, grad).find("ampGpuGemmBiasGrad: transB = 1"),
             std::string::npos);
-  EXPECT_NE(call(1, 0, nullptr).find("ampGpuGemmBiasGrad: biasGrad is NULL"),
+  EXPECT_NE(call(1, 0, 0, ofA, grad)
+                .find("ampGpuGemmBiasGrad: transA = 0: the bias gradient of "
+                      "A is the column sums of A stored k x m"),
             std::string::npos);
-  EXPECT_NE(call(1, 0, static_cast<char *>(grad) + 2)
+  for (int32_t operand : {0, 3})
+    EXPECT_NE(call(1, 1, 0, operand, grad)
+                  .find("ampGpuGemmBiasGrad: invalid operand " +
+                        std::to_string(operand)),
+              std::string::npos);
+  EXPECT_NE(call(1, 0, 0, ofB, nullptr)
+                .find("ampGpuGemmBiasGrad: biasGrad is NULL (the call writes "
+                      "n = 4"),
+            std::string::npos);
+  EXPECT_NE(call(1, 1, 0, ofA, nullptr)
+                .find("ampGpuGemmBiasGrad: biasGrad is NULL (the call writes "
+                      "m = 4"),
+            std::string::npos);
+  EXPECT_NE(call(1, 0, 0, ofB, static_cast<char *>(grad) + 2)
                 .find("is not aligned to its f32 (cType)"),
             std::string::npos);
-  EXPECT_EQ(call(1, 0, grad), "");
+  EXPECT_EQ(call(1, 0, 0, ofB, grad), "");
+  EXPECT_EQ(call(1, 1, 0, ofA, grad), "");
+  EXPECT_EQ(call(1, 1, 0, ofB, grad), "");
   gErrors.clear();
   for (void *pointer : {a, c, grad})
     mgpuMemFree(pointer, nullptr);

@@ -9,8 +9,9 @@
 // written in the 16-bit type (Epilogues.cpp); a bias epilogue (and a ReLU)
 // of an f32 accumulator is the GPU's GEMM with epilogue
 // (ampGpuGemmEpilogue: cuBLASLt), and the column sum of a weight
-// gradient's B (the bias gradient) the GPU's GEMM with the bias gradient
-// (ampGpuGemmBiasGrad: cuBLASLt's BGRADA). Sizes, leading dimensions
+// gradient's dY operand (the bias gradient: B of X^T dY, A of dY^T X) the
+// GPU's GEMM with the bias gradient (ampGpuGemmBiasGrad: cuBLASLt's BGRADA
+// or BGRADB). Sizes, leading dimensions
 // and batch strides may be dynamic: the call reads them from the
 // descriptors. The matching and the arguments are shared with the scaled
 // GEMM (ScaledGemmCalls.cpp).
@@ -664,12 +665,12 @@ static LogicalResult fuseGeluGradEpilogue(PatternRewriter &rewriter,
   return success();
 }
 
-/// Whether `sum` is the column sum of `b` (k x n) over k into its one
-/// output (1 x n or n): a reduction over dimension 0 of `b`, read whole
-/// (identity map), whose body adds each element, widened or not, to the
-/// accumulator.
-static bool isColumnSum(linalg::GenericOp sum, Value b) {
-  if (sum.getNumDpsInputs() != 1 || sum.getDpsInputs()[0] != b ||
+/// Whether `sum` is the column sum of `operand` (k rows) over k into its
+/// one output (1 x columns or columns): a reduction over dimension 0 of
+/// `operand`, read whole (identity map), whose body adds each element,
+/// widened or not, to the accumulator.
+static bool isColumnSum(linalg::GenericOp sum, Value operand) {
+  if (sum.getNumDpsInputs() != 1 || sum.getDpsInputs()[0] != operand ||
       sum.getNumDpsInits() != 1 || sum.getNumLoops() != 2)
     return false;
   SmallVector<utils::IteratorType> iterators = sum.getIteratorTypesArray();
@@ -701,25 +702,27 @@ static bool isColumnSum(linalg::GenericOp sum, Value b) {
 }
 
 /// The bias gradient a GemmBiasGrad call writes beside the GEMM at `op`
-/// (batch 1, B stored k x n, output type `cType`): a column sum of B
-/// (isColumnSum) after `op` in its block into a dense buffer of the output's
-/// type, zero-filled between the two, with only allocations and ops
-/// without memory effects besides that fill in between; its buffer is
-/// usable at `op` (it dominates `op`, or is an operand-less alloc in the
-/// block, moved before `op`).
+/// (batch 1, output type `cType`): a column sum (isColumnSum) of the
+/// operand stored with its k rows first (B not transposed: `operand`
+/// AMP_GEMM_BIAS_GRAD_B, X^T dY; A transposed: AMP_GEMM_BIAS_GRAD_A,
+/// torch.nn.Linear's dY^T X; B is tried first) after `op` in its block
+/// into a dense buffer of the output's type, zero-filled between the two,
+/// with only allocations and ops without memory effects besides that fill
+/// in between; its buffer is usable at `op` (it dominates `op`, or is an
+/// operand-less alloc in the block, moved before `op`).
 struct BiasGradient {
   linalg::GenericOp sum;
   linalg::FillOp fill;
   Value out;
+  AmpGemmBiasGradOperand operand;
 };
 static std::optional<BiasGradient>
-matchBiasGradient(Operation *op, const GemmOperands &gemm, int32_t cType) {
-  if (gemm.batched || gemm.transB)
-    return std::nullopt;
-  for (Operation *user : gemm.b.getUsers()) {
+matchColumnSumOf(Operation *op, Value summed, int32_t cType,
+                 AmpGemmBiasGradOperand operand) {
+  for (Operation *user : summed.getUsers()) {
     auto sum = dyn_cast<linalg::GenericOp>(user);
     if (!sum || sum->getBlock() != op->getBlock() ||
-        !op->isBeforeInBlock(sum) || !isColumnSum(sum, gemm.b))
+        !op->isBeforeInBlock(sum) || !isColumnSum(sum, summed))
       continue;
     Value out = sum.getDpsInits()[0];
     auto outType = cast<MemRefType>(out.getType());
@@ -740,15 +743,26 @@ matchBiasGradient(Operation *op, const GemmOperands &gemm, int32_t cType) {
                    alloc->getBlock() == op->getBlock();
     if (clear && fill &&
         (movable || DominanceInfo().properlyDominates(out, op)))
-      return BiasGradient{sum, fill, out};
+      return BiasGradient{sum, fill, out, operand};
   }
   return std::nullopt;
+}
+static std::optional<BiasGradient>
+matchBiasGradient(Operation *op, const GemmOperands &gemm, int32_t cType) {
+  if (gemm.batched)
+    return std::nullopt;
+  std::optional<BiasGradient> found;
+  if (!gemm.transB)
+    found = matchColumnSumOf(op, gemm.b, cType, AMP_GEMM_BIAS_GRAD_B);
+  if (!found && gemm.transA)
+    found = matchColumnSumOf(op, gemm.a, cType, AMP_GEMM_BIAS_GRAD_A);
+  return found;
 }
 
 namespace {
 /// A (batch) matmul of f16, bf16 or f32 operands as the backend's GEMM,
 /// with its bias epilogue where the backend's GEMM can take it, or the bias
-/// gradient of its B (a training step's weight gradient) where it can
+/// gradient of its A or B (a training step's weight gradient) where it can
 /// write that.
 template <typename OpTy>
 struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
@@ -788,8 +802,10 @@ struct GemmToLibraryCall : public OpRewritePattern<OpTy> {
     }
     SmallVector<Value> args = buildGemmArguments(
         rewriter, op.getLoc(), *gemm, output.c, output.ci, output.type, beta);
-    if (biasGrad)
+    if (biasGrad) {
+      args.push_back(createI32(rewriter, op.getLoc(), biasGrad->operand));
       args.push_back(createBufferPointer(rewriter, op.getLoc(), biasGrad->out));
+    }
     replaceWithCall(rewriter, op, biasGrad ? *biasGradCall : gemm->function,
                     args, {output.accumulator});
     return success();

@@ -2,22 +2,27 @@
 // RUN: amp-opt %s --amp-linalg-to-library-calls=target=cpu --split-input-file \
 // RUN:     | FileCheck %s --check-prefix=CPU
 
-// The GPU's GEMM with the bias gradient (cuBLASLt's BGRADA): a linear
-// layer's weight gradient X^T dY (A read transposed, B = dY stored k x n)
-// followed by the column sum of dY into a zero-filled buffer of the
-// output's type (its bias gradient) is one call, which writes the sum: the
-// reduction and its fill go, its buffer is allocated before the call. The
+// The GPU's GEMM with the bias gradient (cuBLASLt's BGRADA or BGRADB): a
+// linear layer's weight gradient, X^T dY (A read transposed, B = dY stored
+// k x n) or torch.nn.Linear's dY^T X (A = dY stored k x m, read
+// transposed), followed by the column sum of dY into a zero-filled buffer
+// of the output's type (its bias gradient) is one call, which writes the
+// sum: the reduction and its fill go, its buffer is allocated before the
+// call. The operand argument (before the bias gradient's pointer) says
+// which was summed: 2 (AMP_GEMM_BIAS_GRAD_B), 1 (AMP_GEMM_BIAS_GRAD_A). The
 // CPU pipeline has no such call: its GEMM and reduction stay.
 
 // f16 operands (O2's dY), f32 weight and bias gradients (the masters'):
-// cType 0 (f32), the bias gradient's buffer last.
+// cType 0 (f32), the operand B, the bias gradient's buffer last.
 // CHECK-LABEL: func.func @weight_and_bias_gradients
 // CHECK-SAME: (%[[X:.*]]: memref<128x256xf16>, %[[DY:.*]]: memref<128x64xf16>)
 // CHECK: %[[DB:.*]] = memref.alloc() : memref<1x64xf32>
-// CHECK: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[DB]]
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[OF:.*]] = arith.constant 2 : i32
+// CHECK-NEXT: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[DB]]
 // CHECK: %[[I:.*]] = arith.index_cast %[[P]]
 // CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]]
-// CHECK: call @ampGpuGemmBiasGrad({{.*}}, %[[PTR]]) :
+// CHECK: call @ampGpuGemmBiasGrad({{.*}}, %[[OF]], %[[PTR]]) :
 // CHECK-NOT: linalg.
 // CHECK: return %{{.*}}, %[[DB]]
 // CPU-LABEL: func.func @weight_and_bias_gradients
@@ -44,6 +49,43 @@ func.func @weight_and_bias_gradients(%x: memref<128x256xf16>, %dy: memref<128x64
   }
   memref.dealloc %unrelated : memref<1x64xf32>
   return %dw, %db : memref<256x64xf32>, memref<1x64xf32>
+}
+
+// -----
+
+// torch.nn.Linear's weight gradient dY^T X: dY (64 rows of 10 outputs) is
+// A, read transposed; X (64 rows of 32 inputs) is B, stored k x n too but
+// not summed. The operand A (1), 10 sums.
+// CHECK-LABEL: func.func @linear_weight_gradient
+// CHECK-SAME: (%[[DY:.*]]: memref<64x10xf16>, %[[X:.*]]: memref<64x32xf16>)
+// CHECK: %[[DB:.*]] = memref.alloc() : memref<1x10xf32>
+// CHECK: %[[TA:.*]] = arith.constant 1 : i32
+// CHECK: %[[TB:.*]] = arith.constant 0 : i32
+// CHECK: arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[OF:.*]] = arith.constant 1 : i32
+// CHECK-NEXT: %[[P:.*]] = memref.extract_aligned_pointer_as_index %[[DB]]
+// CHECK: %[[I:.*]] = arith.index_cast %[[P]]
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %[[I]]
+// CHECK: call @ampGpuGemmBiasGrad(%[[TA]], %[[TB]], {{.*}}, %[[OF]], %[[PTR]]) :
+// CHECK-NOT: linalg.
+// CHECK: return %{{.*}}, %[[DB]]
+func.func @linear_weight_gradient(%dy: memref<64x10xf16>, %x: memref<64x32xf16>) -> (memref<10x32xf32>, memref<1x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %dw = memref.alloc() : memref<10x32xf32>
+  linalg.fill ins(%zero : f32) outs(%dw : memref<10x32xf32>)
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (k, m)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%dy, %x : memref<64x10xf16>, memref<64x32xf16>) outs(%dw : memref<10x32xf32>)
+  %db = memref.alloc() : memref<1x10xf32>
+  linalg.fill ins(%zero : f32) outs(%db : memref<1x10xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%dy : memref<64x10xf16>) outs(%db : memref<1x10xf32>) {
+  ^bb0(%in: f16, %acc: f32):
+    %w = arith.extf %in : f16 to f32
+    %s = arith.addf %acc, %w : f32
+    linalg.yield %s : f32
+  }
+  return %dw, %db : memref<10x32xf32>, memref<1x10xf32>
 }
 
 // -----
@@ -84,6 +126,28 @@ func.func @transposed_b(%a: memref<16x32xf32>, %b: memref<8x32xf32>, %c: memref<
   linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, j)>],
                   iterator_types = ["reduction", "parallel"]}
       ins(%b : memref<8x32xf32>) outs(%db : memref<1x32xf32>) {
+  ^bb0(%in: f32, %acc: f32):
+    %s = arith.addf %in, %acc : f32
+    linalg.yield %s : f32
+  }
+  return %db : memref<1x32xf32>
+}
+
+// -----
+
+// A not transposed (stored m x k: its column sums are over m, not k);
+// CHECK-LABEL: func.func @untransposed_a
+// CHECK: call @ampGpuGemm(
+// CHECK: linalg.generic
+func.func @untransposed_a(%a: memref<16x32xf32>, %b: memref<8x32xf32>, %c: memref<16x8xf32>) -> memref<1x32xf32> {
+  %zero = arith.constant 0.0 : f32
+  linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+      ins(%a, %b : memref<16x32xf32>, memref<8x32xf32>) outs(%c : memref<16x8xf32>)
+  %db = memref.alloc() : memref<1x32xf32>
+  linalg.fill ins(%zero : f32) outs(%db : memref<1x32xf32>)
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (0, j)>],
+                  iterator_types = ["reduction", "parallel"]}
+      ins(%a : memref<16x32xf32>) outs(%db : memref<1x32xf32>) {
   ^bb0(%in: f32, %acc: f32):
     %s = arith.addf %in, %acc : f32
     linalg.yield %s : f32

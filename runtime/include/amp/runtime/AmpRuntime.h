@@ -196,6 +196,20 @@ typedef enum AmpGemmEpilogue {
   AMP_GEMM_EPILOGUE_DRELU = 7,
 } AmpGemmEpilogue;
 
+/** The operand whose bias gradient ampGpuGemmBiasGrad/ampCpuGemmBiasGrad
+ *  write (their `operand` argument): a training step's output gradient dY,
+ *  the operand of the weight-gradient GEMM whose rows are the batch (k). */
+typedef enum AmpGemmBiasGradOperand {
+  /** A stored k x m (transA 1): m sums, one per column of A. The weight
+   *  gradient dY^T X of a layer y = x W^T + b (torch.nn.Linear):
+   *  cuBLASLt's BGRADB. */
+  AMP_GEMM_BIAS_GRAD_A = 1,
+  /** B stored k x n (transB 0): n sums, one per column of B. The weight
+   *  gradient X^T dY of a layer y = x W + b (transformers' Conv1D):
+   *  cuBLASLt's BGRADA. */
+  AMP_GEMM_BIAS_GRAD_B = 2,
+} AmpGemmBiasGradOperand;
+
 /** Bits per row of the ReLU mask of AMP_GEMM_EPILOGUE_RELU_AUX_BIAS and
  *  AMP_GEMM_EPILOGUE_DRELU for a C of n columns: n rounded up to a multiple
  *  of 128 (cuBLASLt's rule for its bit mask's leading dimension). The
