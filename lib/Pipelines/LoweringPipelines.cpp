@@ -267,6 +267,7 @@ void mlir::amp::buildLowerToGpuPipeline(OpPassManager &pm,
   if (options.libraries) {
     AmpLinalgToLibraryCallsPassOptions calls;
     calls.float8Gemms = hasCublasLtFloat8Gemms(options.chip.computeCapability);
+    calls.convEpilogues = options.convEpilogues;
     pm.addPass(createAmpLinalgToLibraryCallsPass(calls));
     // A scaled matmul or a convolution gradient no call took: loops, then
     // kernels.

@@ -613,6 +613,73 @@ ConvArgs amp::rt::getConvArgs(const ConvBackwardFilterArgs &d) {
                   d.xType,   d.dy,      d.dyType, d.dw,   d.dwType, d.beta};
 }
 
+ConvArgs amp::rt::getConvArgs(const ConvEpilogueArgs &e) {
+  return ConvArgs{e.layout,  e.n,       e.c,     e.h,    e.w,      e.f,
+                  e.kh,      e.kw,      e.oh,    e.ow,   e.padTop, e.padLeft,
+                  e.strideH, e.strideW, e.dilH,  e.dilW, e.groups, e.x,
+                  e.xType,   e.wt,      e.wType, e.y,    e.yType,  0.0f};
+}
+
+CallCheck amp::rt::check(const char *call, const ConvEpilogueArgs &args,
+                         bool onGpu) {
+  // What the epilogue adds to the convolution's checks (a batch of 0 on the
+  // GPU included: checkEmptyConvBatch) first.
+  if (args.epilogue != AMP_CONV_EPILOGUE_SCALE_BIAS &&
+      args.epilogue != AMP_CONV_EPILOGUE_SCALE_BIAS_RELU) {
+    setError(call,
+             "invalid epilogue %" PRId32 " (expected %d = "
+             "AMP_CONV_EPILOGUE_SCALE_BIAS or %d = "
+             "AMP_CONV_EPILOGUE_SCALE_BIAS_RELU)",
+             args.epilogue, AMP_CONV_EPILOGUE_SCALE_BIAS,
+             AMP_CONV_EPILOGUE_SCALE_BIAS_RELU);
+    return CallCheck::Invalid;
+  }
+  if (args.layout != AMP_CONV_NCHW_FCHW && args.layout != AMP_CONV_NHWC_FHWC) {
+    setError(call,
+             "layout %" PRId32 " is unsupported (the convolution with an "
+             "epilogue takes 0 = NCHW/FCHW or 2 = NHWC/FHWC)",
+             args.layout);
+    return CallCheck::Invalid;
+  }
+  if (args.groups != 1) {
+    setError(call,
+             "groups = %" PRId64 ": the convolution with an epilogue is "
+             "ungrouped (groups 1)",
+             args.groups);
+    return CallCheck::Invalid;
+  }
+  if (isFloat8(args.xType) || isFloat8(args.wType)) {
+    setError(call,
+             "x and wt are %s and %s: the convolution with an epilogue "
+             "takes f32, f16 or bf16 operands",
+             dtypeName(args.xType), dtypeName(args.wType));
+    return CallCheck::Invalid;
+  }
+  for (const auto &[name, pointer] :
+       {std::pair<const char *, const void *>{"scale", args.scale},
+        {"bias", args.bias}})
+    if (reinterpret_cast<uintptr_t>(pointer) % alignof(float)) {
+      setError(call, "%s = %p is not aligned to its f32", name, pointer);
+      return CallCheck::Invalid;
+    }
+  if (args.residual && args.residual == args.y) {
+    setError(call,
+             "residual is y (%p): the residual is read from a buffer "
+             "other than the output",
+             args.residual);
+    return CallCheck::Invalid;
+  }
+  CallCheck conv = check(call, getConvArgs(args), onGpu);
+  if (conv == CallCheck::Invalid)
+    return conv;
+  if (reinterpret_cast<uintptr_t>(args.residual) % dtypeSize(args.yType)) {
+    setError(call, "residual = %p is not aligned to its %s (yType)",
+             args.residual, dtypeName(args.yType));
+    return CallCheck::Invalid;
+  }
+  return conv;
+}
+
 namespace {
 /// The checks of a backward convolution, on its forward view (getConvArgs)
 /// whose operands are named `names` (inputs, then the output): NCHW/FCHW

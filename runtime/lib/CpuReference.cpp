@@ -227,38 +227,68 @@ struct ConvIndex {
 };
 } // namespace
 
-bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
-  // Each of the groups: groupC input channels into groupF output channels;
-  // the filter has groupC input channels.
+namespace {
+/// The sum of output element (n, f, oy, ox) of the convolution `v` in
+/// double (groups: output channel f reads its group's input channels).
+double convSum(const ConvArgs &v, const ConvIndex &at, int64_t n, int64_t f,
+               int64_t oy, int64_t ox) {
   const int64_t groupC = v.c / v.groups, groupF = v.f / v.groups;
-  ConvIndex at(v);
-  for (int64_t n = 0; n < v.n; ++n) {
-    for (int64_t f = 0; f < v.f; ++f) {
-      int64_t firstC = (f / groupF) * groupC;
-      for (int64_t oy = 0; oy < v.oh; ++oy) {
-        for (int64_t ox = 0; ox < v.ow; ++ox) {
-          double acc = 0.0;
-          for (int64_t r = 0; r < v.kh; ++r) {
-            int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
-            if (iy < 0 || iy >= v.h)
-              continue;
-            for (int64_t s = 0; s < v.kw; ++s) {
-              int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
-              if (ix < 0 || ix >= v.w)
-                continue;
-              for (int64_t c = 0; c < groupC; ++c)
-                acc += loadElement(v.x, v.xType, at.x(n, firstC + c, iy, ix)) *
-                       loadElement(v.wt, v.wType, at.w(f, c, r, s));
-            }
-          }
-          int64_t out = at.y(n, f, oy, ox);
-          if (v.beta != 0.0f)
-            acc += static_cast<double>(v.beta) * loadElement(v.y, v.yType, out);
-          storeElement(v.y, v.yType, out, acc);
-        }
-      }
+  int64_t firstC = (f / groupF) * groupC;
+  double acc = 0.0;
+  for (int64_t r = 0; r < v.kh; ++r) {
+    int64_t iy = oy * v.strideH - v.padTop + r * v.dilH;
+    if (iy < 0 || iy >= v.h)
+      continue;
+    for (int64_t s = 0; s < v.kw; ++s) {
+      int64_t ix = ox * v.strideW - v.padLeft + s * v.dilW;
+      if (ix < 0 || ix >= v.w)
+        continue;
+      for (int64_t c = 0; c < groupC; ++c)
+        acc += loadElement(v.x, v.xType, at.x(n, firstC + c, iy, ix)) *
+               loadElement(v.wt, v.wType, at.w(f, c, r, s));
     }
   }
+  return acc;
+}
+
+/// Each output element (n, f, oy, ox) of `v`, its index in y and the sum.
+template <typename Visit>
+void forEachConvOutput(const ConvArgs &v, Visit visit) {
+  ConvIndex at(v);
+  for (int64_t n = 0; n < v.n; ++n)
+    for (int64_t f = 0; f < v.f; ++f)
+      for (int64_t oy = 0; oy < v.oh; ++oy)
+        for (int64_t ox = 0; ox < v.ow; ++ox)
+          visit(f, at.y(n, f, oy, ox), convSum(v, at, n, f, oy, ox));
+}
+} // namespace
+
+bool amp::rt::cpu::Conv(const char *, const ConvArgs &v, NoResult &) {
+  forEachConvOutput(v, [&](int64_t, int64_t out, double acc) {
+    if (v.beta != 0.0f)
+      acc += static_cast<double>(v.beta) * loadElement(v.y, v.yType, out);
+    storeElement(v.y, v.yType, out, acc);
+  });
+  return true;
+}
+
+bool amp::rt::cpu::ConvEpilogue(const char *, const ConvEpilogueArgs &e,
+                                NoResult &) {
+  ConvArgs v = getConvArgs(e);
+  bool relu = e.epilogue == AMP_CONV_EPILOGUE_SCALE_BIAS_RELU;
+  forEachConvOutput(v, [&](int64_t f, int64_t out, double acc) {
+    if (e.scale)
+      acc *= static_cast<double>(e.scale[f]);
+    if (e.bias)
+      acc += static_cast<double>(e.bias[f]);
+    if (e.residual)
+      acc += loadElement(e.residual, e.yType, out);
+    // The ReLU as the IR's select(x > 0 unordered, x, 0): -0 becomes 0 and
+    // NaN stays NaN.
+    if (relu && acc <= 0.0)
+      acc = 0.0;
+    storeElement(v.y, v.yType, out, acc);
+  });
   return true;
 }
 

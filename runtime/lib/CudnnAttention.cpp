@@ -22,13 +22,10 @@
 
 #ifdef AMP_RUNTIME_HAVE_CUDNN_FRONTEND
 
-#define NV_CUDNN_FRONTEND_USE_DYNAMIC_LOADING
-#define CUDNN_FRONTEND_SKIP_JSON_LIB
-#include <cudnn_frontend.h>
+#include "CudnnGraph.h"
 
 #include <algorithm>
 #include <cstring>
-#include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -42,7 +39,11 @@ void *cudnn_dlhandle = nullptr;
 
 using namespace amp::rt;
 using namespace amp::rt::dnn;
-namespace fe = cudnn_frontend;
+
+namespace {
+/// What the errors of this file's calls say they are from.
+constexpr const char *kWhat = "cuDNN fused attention";
+} // namespace
 
 namespace {
 /// The tensors' uids in the graphs and the variant packs.
@@ -75,10 +76,7 @@ AttentionKey getAttentionKey(int64_t direction, const Args &a) {
           scaleBits};
 }
 
-struct AttentionPlan {
-  std::shared_ptr<fe::graph::Graph> graph;
-  int64_t workspaceBytes = 0;
-};
+using AttentionPlan = GraphPlan;
 
 struct AttentionState {
   std::map<AttentionKey, std::unique_ptr<AttentionPlan>> plans;
@@ -88,42 +86,6 @@ struct AttentionState {
 AttentionState &attentionState() {
   static AttentionState *state = new AttentionState; // Leaked, as cudnnState.
   return *state;
-}
-
-/// A frontend status: true if good, else "<call>: cuDNN attention <what>:
-/// <message>" as the last error.
-bool feCheck(const char *call, fe::error_t status, const char *what) {
-  if (status.is_good())
-    return true;
-  return setError(call, "cuDNN fused attention: %s failed: %s", what,
-                  status.get_message().c_str());
-}
-
-/// `strides` with the stride of each dimension of size 1 (never stepped
-/// over, so anything in the call) made that of an outermost dimension.
-std::vector<int64_t> normalizedStrides(const std::vector<int64_t> &dims,
-                                       std::vector<int64_t> strides) {
-  int64_t extent = 1;
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] > 1)
-      extent = std::max(extent, strides[i] * dims[i]);
-  for (size_t i = 0; i < dims.size(); ++i)
-    if (dims[i] == 1)
-      strides[i] = extent;
-  return strides;
-}
-
-/// A (batch, head, sequence, row) tensor of the graph with its strides
-/// (normalizedStrides).
-std::shared_ptr<fe::graph::Tensor_attributes>
-addTensor(fe::graph::Graph &graph, const char *name, int64_t uid,
-          std::vector<int64_t> dims, const std::vector<int64_t> &strides) {
-  std::vector<int64_t> normalized = normalizedStrides(dims, strides);
-  return graph.tensor(fe::graph::Tensor_attributes()
-                          .set_name(name)
-                          .set_uid(uid)
-                          .set_dim(std::move(dims))
-                          .set_stride(std::move(normalized)));
 }
 
 /// An output of the graph: `uid`, a (batch, head, sequence, headDim) tensor
@@ -179,23 +141,6 @@ AttentionInputs newGraph(AttentionPlan &plan, const Args &a) {
   return inputs;
 }
 
-/// Validates the graph of `plan`, builds its plan for `handle` and reads its
-/// workspace size; false with the last error set if a step fails.
-bool buildGraph(const char *call, AttentionPlan &plan, cudnnHandle_t handle) {
-  fe::graph::Graph &graph = *plan.graph;
-  return feCheck(call, graph.validate(), "validate") &&
-         feCheck(call, graph.build_operation_graph(handle),
-                 "build_operation_graph") &&
-         feCheck(call,
-                 graph.create_execution_plans(
-                     {fe::HeurMode_t::A, fe::HeurMode_t::FALLBACK}),
-                 "create_execution_plans") &&
-         feCheck(call, graph.check_support(handle), "check_support") &&
-         feCheck(call, graph.build_plans(handle), "build_plans") &&
-         feCheck(call, graph.get_workspace_size(plan.workspaceBytes),
-                 "get_workspace_size");
-}
-
 /// The forward's graph of `a` (validated, its plan built for `handle`), or
 /// nullptr with the last error set.
 std::unique_ptr<AttentionPlan>
@@ -216,7 +161,7 @@ buildPlan(const char *call, const AttentionArgs &a, cudnnHandle_t handle) {
     stats->set_output(true);
     setStatsLayout(*stats, a);
   }
-  if (!buildGraph(call, *plan, handle))
+  if (!buildGraph(call, kWhat, *plan, handle))
     return nullptr;
   return plan;
 }
@@ -251,7 +196,7 @@ std::unique_ptr<AttentionPlan> buildPlan(const char *call,
             {a.dkStrideB, a.dkStrideH, a.dkStrideS, 1});
   setOutput(*dv, DV, {a.batch, a.heads, a.seqKV, a.headDim},
             {a.dvStrideB, a.dvStrideH, a.dvStrideS, 1});
-  if (!buildGraph(call, *plan, handle))
+  if (!buildGraph(call, kWhat, *plan, handle))
     return nullptr;
   return plan;
 }
@@ -273,10 +218,8 @@ bool runAttention(const char *call, const Args &a, const AttentionKey &key,
                     capability, capability);
   CudnnState &st = cudnnState();
   std::lock_guard<std::mutex> lock(st.mutex);
-  if (!ensureCudnnHandle(call, st))
+  if (!prepareFrontend(call, st))
     return false;
-  if (!fe::cudnn_dlhandle && !(fe::cudnn_dlhandle = cudnnLibraryHandle()))
-    return setError(call, "cuDNN's library handle is not available");
   AttentionState &state = attentionState();
   auto it = state.plans.find(key);
   if (it == state.plans.end()) {
@@ -291,27 +234,17 @@ bool runAttention(const char *call, const Args &a, const AttentionKey &key,
   if (a.bias)
     pointers[Bias] = const_cast<void *>(a.bias);
   return feCheck(
-      call,
+      call, kWhat,
       plan.graph->execute(st.handle, pointers,
                           reinterpret_cast<void *>(state.workspace.ptr)),
       "execute");
 }
 
-/// `run()`, with the exceptions of the frontend (its dynamic loading throws
-/// when a symbol is missing; it reports everything else through error_t)
-/// made the call's error.
-template <typename Run> bool catchFrontendErrors(const char *call, Run run) {
-  try {
-    return run();
-  } catch (const std::exception &error) {
-    return setError(call, "cuDNN fused attention: %s", error.what());
-  }
-}
 } // namespace
 
 bool amp::rt::cuda::Attention(const char *call, const AttentionArgs &a,
                               NoResult &) {
-  return catchFrontendErrors(call, [&] {
+  return catchFrontendErrors(call, kWhat, [&] {
     AttentionKey key = getAttentionKey(0, a);
     key.insert(key.end(),
                {a.qStrideB, a.qStrideH, a.qStrideS, a.kStrideB, a.kStrideH,
@@ -331,7 +264,7 @@ bool amp::rt::cuda::Attention(const char *call, const AttentionArgs &a,
 bool amp::rt::cuda::AttentionBackward(const char *call,
                                       const AttentionBackwardArgs &a,
                                       NoResult &) {
-  return catchFrontendErrors(call, [&] {
+  return catchFrontendErrors(call, kWhat, [&] {
     AttentionKey key = getAttentionKey(1, a);
     key.insert(key.end(),
                {a.qStrideB,    a.qStrideH,    a.qStrideS,    a.kStrideB,

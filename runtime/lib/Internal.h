@@ -173,6 +173,8 @@ bool validateConv(const char *call, const ConvArgs &args, bool forCuDnn);
 /// convolution's (dy has n*f*oh*ow elements).
 ConvArgs getConvArgs(const ConvBackwardDataArgs &args);
 ConvArgs getConvArgs(const ConvBackwardFilterArgs &args);
+/// The convolution of a ConvEpilogue call (beta 0).
+ConvArgs getConvArgs(const ConvEpilogueArgs &args);
 
 /// A convolution of batch 0 (a dynamic batch that came out empty, which the
 /// compiled code's calls may pass: ampCpuLibraryConv2d, and the GPU's

@@ -105,6 +105,24 @@ static void recordGemm(const char *call, const GemmArgs &g,
     ::amp::sim::markAccess(aux, !auxRead);
 }
 
+/// The record name of the convolution `v`: the call, the types, the layout
+/// and the geometry.
+static std::string getConvRecordName(const char *call, const ConvArgs &v) {
+  std::string name = std::string(call) + " " + dtypeName(v.xType) + "*" +
+                     dtypeName(v.wType) + "->" + dtypeName(v.yType) +
+                     (v.layout == AMP_CONV_NCHW_FCHW ? " nchw" : " nhwc") +
+                     " n=" + std::to_string(v.n) + " c=" + std::to_string(v.c) +
+                     " h=" + std::to_string(v.h) + " w=" + std::to_string(v.w) +
+                     " f=" + std::to_string(v.f) +
+                     " k=" + std::to_string(v.kh) + "x" + std::to_string(v.kw) +
+                     " s=" + std::to_string(v.strideH);
+  if (v.strideW != v.strideH)
+    name += "x" + std::to_string(v.strideW);
+  if (v.groups != 1)
+    name += " groups=" + std::to_string(v.groups);
+  return name;
+}
+
 /// A convolution as the CUDA runtime runs it (Cudnn.cpp, CudnnBackward.cpp),
 /// on the forward view `v` of its operands (getConvArgs: the two inputs as
 /// x and wt, the output as y) with `xCount`, `wCount` and `yCount`
@@ -143,23 +161,45 @@ static void recordConvWork(const char *call, const ConvArgs &v, int64_t xCount,
                                                 : ::amp::sim::Peak::Tf32;
   conv.library = true;
   parts.push_back(conv);
-  std::string name = std::string(call) + " " + dtypeName(v.xType) + "*" +
-                     dtypeName(v.wType) + "->" + dtypeName(v.yType) +
-                     (v.layout == AMP_CONV_NCHW_FCHW ? " nchw" : " nhwc") +
-                     " n=" + std::to_string(v.n) + " c=" + std::to_string(v.c) +
-                     " h=" + std::to_string(v.h) + " w=" + std::to_string(v.w) +
-                     " f=" + std::to_string(v.f) +
-                     " k=" + std::to_string(v.kh) + "x" + std::to_string(v.kw) +
-                     " s=" + std::to_string(v.strideH);
-  if (v.strideW != v.strideH)
-    name += "x" + std::to_string(v.strideW);
-  if (v.groups != 1)
-    name += " groups=" + std::to_string(v.groups);
-  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, parts);
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, getConvRecordName(call, v), parts);
   ::amp::sim::markAccess(v.x, false);
   ::amp::sim::markAccess(v.wt, false);
   if (v.beta != 0.0f)
     ::amp::sim::markAccess(v.y, false);
+  ::amp::sim::markAccess(v.y, true);
+}
+
+/// The fused convolution of `e` (ConvEpilogue: cuDNN's operation graph) as
+/// one pass: x and wt read in their own types (no widening), the scale, the
+/// bias and the residual read, y written once; the convolution's FLOPs and
+/// the epilogue's (a multiply, two adds and the ReLU per output element).
+static void recordConvEpilogueWork(const char *call, const ConvEpilogueArgs &e,
+                                   int64_t xCount, int64_t wCount,
+                                   int64_t yCount) {
+  ConvArgs v = getConvArgs(e);
+  ConvTypePlan plan = planConvTypes(v.xType, v.wType, v.yType);
+  int64_t ySize = static_cast<int64_t>(dtypeSize(v.yType));
+  ::amp::sim::Work conv;
+  conv.bytesRead = xCount * static_cast<int64_t>(dtypeSize(v.xType)) +
+                   wCount * static_cast<int64_t>(dtypeSize(v.wType)) +
+                   (e.scale ? v.f * 4 : 0) + (e.bias ? v.f * 4 : 0) +
+                   (e.residual ? yCount * ySize : 0);
+  conv.bytesWritten = yCount * ySize;
+  conv.flops = 2 * v.n * v.f * v.oh * v.ow * v.c * v.kh * v.kw + 4 * yCount;
+  conv.peak = v.xType != AMP_DTYPE_F32 ? ::amp::sim::Peak::F16
+              : plan.preferFma         ? ::amp::sim::Peak::Fp32
+                                       : ::amp::sim::Peak::Tf32;
+  conv.library = true;
+  std::string name =
+      getConvRecordName(call, v) + " epilogue=" +
+      (e.epilogue == AMP_CONV_EPILOGUE_SCALE_BIAS_RELU ? "scale_bias_relu"
+                                                       : "scale_bias") +
+      (e.residual ? "+residual" : "");
+  ::amp::sim::record(AMP_SIM_RECORD_LIBRARY, name, {conv});
+  for (const void *input : {v.x, v.wt, static_cast<const void *>(e.scale),
+                            static_cast<const void *>(e.bias), e.residual})
+    if (input)
+      ::amp::sim::markAccess(input, false);
   ::amp::sim::markAccess(v.y, true);
 }
 
@@ -310,6 +350,28 @@ bool Conv(const char *call, const ConvArgs &v, NoResult &result) {
                           uint64_t(yCount) * dtypeSize(v.yType)) &&
          (recordConvWork(call, v, xCount, wCount, yCount), true) &&
          (countOnlyConv(v.y, yCount, v.yType) || cpu::Conv(call, v, result));
+}
+
+bool ConvEpilogue(const char *call, const ConvEpilogueArgs &e,
+                  NoResult &result) {
+  count(&AmpSimStats::libraryCalls);
+  int64_t xCount = e.n * e.c * e.h * e.w, wCount = e.f * e.c * e.kh * e.kw,
+          yCount = e.n * e.f * e.oh * e.ow;
+  uint64_t yBytes = uint64_t(yCount) * dtypeSize(e.yType);
+  return checkDeviceRange(call, "x", e.x,
+                          uint64_t(xCount) * dtypeSize(e.xType)) &&
+         checkDeviceRange(call, "wt", e.wt,
+                          uint64_t(wCount) * dtypeSize(e.wType)) &&
+         checkDeviceRange(call, "y", e.y, yBytes) &&
+         (!e.scale ||
+          checkDeviceRange(call, "scale", e.scale, uint64_t(e.f) * 4)) &&
+         (!e.bias ||
+          checkDeviceRange(call, "bias", e.bias, uint64_t(e.f) * 4)) &&
+         (!e.residual ||
+          checkDeviceRange(call, "residual", e.residual, yBytes)) &&
+         (recordConvEpilogueWork(call, e, xCount, wCount, yCount), true) &&
+         (countOnlyConv(e.y, yCount, e.yType) ||
+          cpu::ConvEpilogue(call, e, result));
 }
 
 // The backward convolutions: dy (n*f*oh*ow), the filter or x, and the

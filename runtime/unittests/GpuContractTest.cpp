@@ -1233,12 +1233,39 @@ struct ConvIndex {
   int64_t groupC, oh, ow;
 };
 
+/// Output element (n, f, oy, ox) of `g`'s convolution of `x` by `wt` (in
+/// `g.layout`'s index order, groups included) by the definition, in double,
+/// and the sum of its terms' magnitudes in `magnitude`.
+double convReference(const ConvCase &g, const ConvIndex &at,
+                     const std::vector<float> &x, const std::vector<float> &wt,
+                     int64_t n, int64_t f, int64_t oy, int64_t ox,
+                     double &magnitude) {
+  int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
+  double sum = 0;
+  magnitude = 0;
+  // Filter channel c of f: input channel c of f's group.
+  for (int64_t c = 0; c < groupC; ++c)
+    for (int64_t r = 0; r < g.kh; ++r)
+      for (int64_t s = 0; s < g.kw; ++s) {
+        int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
+        int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
+        if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
+          continue;
+        int64_t channel = (f / groupF) * groupC + c;
+        double term = static_cast<double>(x[at.x(n, channel, iy, ix)]) *
+                      wt[at.w(f, c, r, s)];
+        sum += term;
+        magnitude += std::fabs(term);
+      }
+  return sum;
+}
+
 /// y = conv(x, wt) + beta y in `g.layout`'s index order, by the definition;
 /// compares with a tolerance relative to the sum of |terms| (cuDNN may pick
 /// Winograd or FFT algorithms, which round intermediate values).
 void checkConv(const ConvCase &g, unsigned seed) {
   int64_t oh = g.outH(), ow = g.outW();
-  int64_t groupC = g.c / g.groups, groupF = g.f / g.groups;
+  int64_t groupC = g.c / g.groups;
   ConvIndex at(g);
   std::mt19937 random(seed);
   DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
@@ -1262,22 +1289,9 @@ void checkConv(const ConvCase &g, unsigned seed) {
     for (int64_t f = 0; f < g.f; ++f)
       for (int64_t oy = 0; oy < oh; ++oy)
         for (int64_t ox = 0; ox < ow; ++ox) {
-          double sum = 0, magnitude = 0;
-          // Filter channel c of f: input channel c of f's group.
-          for (int64_t c = 0; c < groupC; ++c)
-            for (int64_t r = 0; r < g.kh; ++r)
-              for (int64_t s = 0; s < g.kw; ++s) {
-                int64_t iy = oy * g.stride_h - g.pad_h + r * g.dil_h;
-                int64_t ix = ox * g.stride_w - g.pad_w + s * g.dil_w;
-                if (iy < 0 || iy >= g.h || ix < 0 || ix >= g.w)
-                  continue;
-                int64_t channel = (f / groupF) * groupC + c;
-                double term =
-                    static_cast<double>(x.values[at.x(n, channel, iy, ix)]) *
-                    wt.values[at.w(f, c, r, s)];
-                sum += term;
-                magnitude += std::fabs(term);
-              }
+          double magnitude;
+          double sum = convReference(g, at, x.values, wt.values, n, f, oy, ox,
+                                     magnitude);
           int64_t index = at.y(n, f, oy, ox);
           sum += g.beta * static_cast<double>(y.values[index]);
           magnitude += std::fabs(g.beta * y.values[index]);
@@ -1598,6 +1612,207 @@ TEST_F(Contract, GroupedAndDepthwiseConvolutions) {
       }
   }
   ampGpuSetConvExhaustiveSearch(0);
+}
+
+/// ampGpuConv2dEpilogue of `g` (groups 1, beta unused) on integer data:
+/// y = act(conv * scale[f] + bias[f] + residual) against the definition,
+/// with scale in {-1, 0.5, 1, 2} (exact), a bias and a residual of small
+/// integers, each present as the flags say; the tolerance is checkConv's.
+/// `mayRefuse`: cuDNN may have no engine for the graph (NCHW): then the
+/// call's error must be the fused convolution's, and nothing is compared.
+void checkConvEpilogue(const ConvCase &g, int32_t epilogue, bool withScale,
+                       bool withBias, bool withResidual, unsigned seed,
+                       bool mayRefuse = false) {
+  SCOPED_TRACE("layout " + std::to_string(g.layout) + " types " +
+               std::to_string(g.xType) + " -> " + std::to_string(g.yType) +
+               " epilogue " + std::to_string(epilogue) + " scale " +
+               std::to_string(withScale) + " bias " + std::to_string(withBias) +
+               " residual " + std::to_string(withResidual));
+  int64_t oh = g.outH(), ow = g.outW();
+  ConvIndex at(g);
+  std::mt19937 random(seed);
+  DeviceArray x(g.xType, g.n * g.c * g.h * g.w);
+  DeviceArray wt(g.xType, g.f * g.c * g.kh * g.kw);
+  DeviceArray y(g.yType, g.n * g.f * oh * ow);
+  DeviceArray residual(g.yType, g.n * g.f * oh * ow);
+  DeviceArray scale(AMP_DTYPE_F32, g.f), bias(AMP_DTYPE_F32, g.f);
+  x.fillIntegers(random, 3);
+  wt.fillIntegers(random, 2);
+  y.fillIntegers(random, 4); // Overwritten, never read.
+  residual.fillIntegers(random, 4);
+  bias.fillIntegers(random, 8);
+  const float scales[] = {-1.0f, 0.5f, 1.0f, 2.0f};
+  for (float &value : scale.values)
+    value = scales[random() % 4];
+  for (DeviceArray *array : {&x, &wt, &y, &residual, &scale, &bias})
+    array->upload();
+  ampGpuConv2dEpilogue(
+      g.layout, g.n, g.c, g.h, g.w, g.f, g.kh, g.kw, oh, ow, g.pad_h, g.pad_w,
+      g.stride_h, g.stride_w, g.dil_h, g.dil_w, 1, x.device, g.xType, wt.device,
+      g.xType, y.device, g.yType, epilogue,
+      withScale ? static_cast<const float *>(scale.device) : nullptr,
+      withBias ? static_cast<const float *>(bias.device) : nullptr,
+      withResidual ? residual.device : nullptr);
+  mgpuStreamSynchronize(nullptr);
+  if (mayRefuse && !gErrors.empty()) {
+    EXPECT_NE(
+        gErrors.front().find("ampGpuConv2dEpilogue: cuDNN fused convolution: "),
+        std::string::npos)
+        << gErrors.front();
+    gErrors.clear();
+    return;
+  }
+  ASSERT_TRUE(gErrors.empty()) << gErrors.front();
+  std::vector<float> actual = y.download();
+  int64_t wrong = 0;
+  for (int64_t n = 0; n < g.n; ++n)
+    for (int64_t f = 0; f < g.f; ++f)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double magnitude;
+          double sum = convReference(g, at, x.values, wt.values, n, f, oy, ox,
+                                     magnitude);
+          int64_t index = at.y(n, f, oy, ox);
+          if (withScale) {
+            sum *= scale.values[f];
+            magnitude *= std::fabs(scale.values[f]);
+          }
+          if (withBias)
+            sum += bias.values[f];
+          if (withResidual)
+            sum += residual.values[index];
+          if (epilogue == AMP_CONV_EPILOGUE_SCALE_BIAS_RELU && sum < 0)
+            sum = 0;
+          double expected = roundTo(g.yType, sum);
+          double unit = g.yType == AMP_DTYPE_F32   ? 0x1p-20
+                        : g.yType == AMP_DTYPE_F16 ? 0x1p-10
+                                                   : 0x1p-7;
+          double tolerance = unit * (std::fabs(sum) + 1) + 0x1p-18 * magnitude;
+          if (!(std::fabs(actual[index] - expected) <= tolerance) &&
+              wrong++ < 5)
+            ADD_FAILURE() << "y[" << n << "," << f << "," << oy << "," << ox
+                          << "] = " << actual[index] << ", expected "
+                          << expected;
+        }
+  EXPECT_EQ(wrong, 0) << "outputs that differ";
+}
+
+TEST_F(Contract, ConvEpilogueScalesBiasesAddsAndRectifies) {
+  // NHWC/FHWC (amp-channels-last's form, which cuDNN's fusion engines take):
+  // ResNet's conv-BN-ReLU (scale, bias, ReLU) and conv-BN-add-ReLU (with
+  // the residual), a bias alone, and a scale alone without the ReLU;
+  // 16-bit io into its own type and into f32, and f32. Unequal sides,
+  // strides and a dilation; channels multiples of 8 (Tensor Cores).
+  unsigned seed = 301;
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_BF16, AMP_DTYPE_F32}) {
+    if (type == AMP_DTYPE_BF16 && !hasBf16())
+      continue;
+    for (int32_t yType : {type, int32_t(AMP_DTYPE_F32)}) {
+      if (type == AMP_DTYPE_F32 && yType != type)
+        continue;
+      ConvCase g{AMP_CONV_NHWC_FHWC,
+                 2,
+                 8,
+                 9,
+                 7,
+                 16,
+                 3,
+                 3,
+                 1,
+                 1,
+                 2,
+                 1,
+                 1,
+                 1,
+                 type,
+                 yType,
+                 0.0f};
+      const int32_t relu = AMP_CONV_EPILOGUE_SCALE_BIAS_RELU,
+                    plain = AMP_CONV_EPILOGUE_SCALE_BIAS;
+      checkConvEpilogue(g, relu, true, true, false, seed++);
+      checkConvEpilogue(g, relu, true, true, true, seed++);
+      checkConvEpilogue(g, plain, false, true, false, seed++);
+      checkConvEpilogue(g, plain, true, false, true, seed++);
+      ConvCase dilated = g;
+      dilated.kh = 1;
+      dilated.stride_h = 1;
+      dilated.dil_w = 2;
+      checkConvEpilogue(dilated, relu, true, true, true, seed++);
+    }
+  }
+}
+
+TEST_F(Contract, ConvEpilogueNchw) {
+  // NCHW/FCHW: the same graph on NCHW tensors, for which cuDNN may have no
+  // fusion engine (then the call says so; the compiler emits this call for
+  // NHWC only). In the simulator, computed.
+  for (int32_t type : {AMP_DTYPE_F16, AMP_DTYPE_F32}) {
+    ConvCase g{AMP_CONV_NCHW_FCHW,
+               2,
+               8,
+               6,
+               6,
+               8,
+               3,
+               3,
+               1,
+               1,
+               1,
+               1,
+               1,
+               1,
+               type,
+               type,
+               0.0f};
+    checkConvEpilogue(g, AMP_CONV_EPILOGUE_SCALE_BIAS_RELU, true, true, true,
+                      331 + type, /*mayRefuse=*/ampGpuComputeCapability() != 0);
+  }
+}
+
+TEST_F(Contract, ConvEpilogueChecksItsArguments) {
+  void *x = mgpuMemAlloc(64 * 4, nullptr, false);
+  void *y = mgpuMemAlloc(64 * 4, nullptr, false);
+  void *r = mgpuMemAlloc(64 * 4, nullptr, false);
+  void *v = mgpuMemAlloc(8 * 4, nullptr, false);
+  // A 1 x 2 x 2 x 2 input, a 1x1 filter of 2 channels into 2.
+  auto call = [&](int32_t layout, int64_t groups, int32_t type,
+                  int32_t epilogue, const void *scale, const void *residual) {
+    gErrors.clear();
+    ampGpuConv2dEpilogue(layout, 1, 2, 2, 2, 2, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1,
+                         groups, x, type, x, type, y, AMP_DTYPE_F32, epilogue,
+                         static_cast<const float *>(scale),
+                         static_cast<const float *>(v), residual);
+    mgpuStreamSynchronize(nullptr);
+    return gErrors.empty() ? std::string() : gErrors.front();
+  };
+  const int32_t nhwc = AMP_CONV_NHWC_FHWC, f32 = AMP_DTYPE_F32,
+                relu = AMP_CONV_EPILOGUE_SCALE_BIAS_RELU;
+  EXPECT_NE(call(nhwc, 1, f32, 0, v, r)
+                .find("ampGpuConv2dEpilogue: invalid epilogue 0 (expected 1 = "
+                      "AMP_CONV_EPILOGUE_SCALE_BIAS"),
+            std::string::npos);
+  EXPECT_NE(call(AMP_CONV_NHWC_HWCF, 1, f32, relu, v, r)
+                .find("ampGpuConv2dEpilogue: layout 1 is unsupported"),
+            std::string::npos);
+  EXPECT_NE(call(nhwc, 2, f32, relu, v, r)
+                .find("ampGpuConv2dEpilogue: groups = 2: the convolution with "
+                      "an epilogue is ungrouped"),
+            std::string::npos);
+  EXPECT_NE(call(nhwc, 1, AMP_DTYPE_F8E4M3FN, relu, v, r)
+                .find("ampGpuConv2dEpilogue: x and wt are f8E4M3FN"),
+            std::string::npos);
+  EXPECT_NE(call(nhwc, 1, f32, relu, static_cast<char *>(v) + 2, r)
+                .find("ampGpuConv2dEpilogue: scale = "),
+            std::string::npos);
+  EXPECT_NE(call(nhwc, 1, f32, relu, v, y)
+                .find("ampGpuConv2dEpilogue: residual is y"),
+            std::string::npos);
+  EXPECT_NE(call(nhwc, 1, f32, relu, v, static_cast<char *>(r) + 2)
+                .find("is not aligned to its f32 (yType)"),
+            std::string::npos);
+  gErrors.clear();
+  for (void *pointer : {x, y, r, v})
+    mgpuMemFree(pointer, nullptr);
 }
 
 TEST_F(Contract, ConvChannelsLast) {

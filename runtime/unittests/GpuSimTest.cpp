@@ -1555,6 +1555,71 @@ TEST_F(GpuSimTest, ConvolutionGradientsAreTheCpuTwinsAndRecordTheirWork) {
   EXPECT_EQ(launches[0].flops + launches[1].flops, 0);
 }
 
+TEST_F(GpuSimTest, AConvolutionWithAnEpilogueIsOneFusedPass) {
+  // ampGpuConv2dEpilogue (cuDNN's graph: the convolution and its epilogue
+  // in one kernel): one library call, one launch, no widening pass for its
+  // f16 inputs into an f32 output; x, wt, the scale, the bias and the
+  // residual read once, y written once; the CPU twin's result, bit for bit.
+  const int64_t n = 2, c = 8, h = 4, w = 4, f = 8;
+  std::vector<uint16_t> x(n * h * w * c), wt(f * 3 * 3 * c);
+  std::vector<float> residual(n * h * w * f), scale(f), bias(f);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = ampF32ToF16(static_cast<float>(int(i % 7) - 3));
+  for (size_t i = 0; i < wt.size(); ++i)
+    wt[i] = ampF32ToF16(static_cast<float>(int(i % 5) - 2) / 4);
+  for (int64_t i = 0; i < f; ++i) {
+    scale[i] = 0.5f + i;
+    bias[i] = -2.0f * i;
+  }
+  for (size_t i = 0; i < residual.size(); ++i)
+    residual[i] = static_cast<float>(int(i % 9) - 4);
+  auto upload = [](const void *host, size_t bytes) {
+    void *device = mgpuMemAlloc(bytes, nullptr, false);
+    mgpuMemcpy(device, const_cast<void *>(host), bytes, nullptr);
+    return device;
+  };
+  void *dx = upload(x.data(), x.size() * 2),
+       *dw = upload(wt.data(), wt.size() * 2),
+       *ds = upload(scale.data(), f * 4), *db = upload(bias.data(), f * 4),
+       *dr = upload(residual.data(), residual.size() * 4);
+  void *dy = mgpuMemAlloc(residual.size() * 4, nullptr, false);
+  ampSimResetStats();
+  ampGpuConv2dEpilogue(AMP_CONV_NHWC_FHWC, n, c, h, w, f, 3, 3, h, w, 1, 1, 1,
+                       1, 1, 1, 1, dx, AMP_DTYPE_F16, dw, AMP_DTYPE_F16, dy,
+                       AMP_DTYPE_F32, AMP_CONV_EPILOGUE_SCALE_BIAS_RELU,
+                       static_cast<float *>(ds), static_cast<float *>(db), dr);
+  EXPECT_EQ(gError, "");
+  AmpSimStats stats;
+  ampSimGetStats(&stats);
+  EXPECT_EQ(stats.libraryCalls, 1);
+  std::vector<AmpSimRecord> records = getRecords("h100-sxm");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_STREQ(records[0].name,
+               "ampGpuConv2dEpilogue f16*f16->f32 nhwc n=2 c=8 h=4 w=4 f=8 "
+               "k=3x3 s=1 epilogue=scale_bias_relu+residual");
+  EXPECT_EQ(records[0].launches, 1);
+  const int64_t yCount = n * h * w * f;
+  EXPECT_EQ(records[0].bytesRead,
+            (n * h * w * c + f * 9 * c) * 2 + 2 * f * 4 + yCount * 4);
+  EXPECT_EQ(records[0].bytesWritten, yCount * 4);
+  EXPECT_EQ(records[0].flops, 2 * yCount * c * 9 + 4 * yCount);
+  std::vector<float> simulated(yCount), expected(yCount);
+  mgpuMemcpy(simulated.data(), dy, yCount * 4, nullptr);
+  ampCpuConv2dEpilogue(AMP_CONV_NHWC_FHWC, n, c, h, w, f, 3, 3, h, w, 1, 1, 1,
+                       1, 1, 1, 1, x.data(), AMP_DTYPE_F16, wt.data(),
+                       AMP_DTYPE_F16, expected.data(), AMP_DTYPE_F32,
+                       AMP_CONV_EPILOGUE_SCALE_BIAS_RELU, scale.data(),
+                       bias.data(), residual.data());
+  EXPECT_EQ(std::memcmp(simulated.data(), expected.data(), yCount * 4), 0);
+  EXPECT_GT(std::count(expected.begin(), expected.end(), 0.0f), 0)
+      << "the ReLU clamps some";
+  EXPECT_GT(std::count_if(expected.begin(), expected.end(),
+                          [](float value) { return value > 0; }),
+            0);
+  for (void *pointer : {dx, dw, ds, db, dr, dy})
+    mgpuMemFree(pointer, nullptr);
+}
+
 TEST_F(GpuSimTest, ConvolutionGradientsCountOnly) {
   // Counted and checked as usual, the outputs zeroed instead of computed.
   ConvGradients g;

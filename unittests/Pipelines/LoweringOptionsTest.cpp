@@ -178,7 +178,7 @@ TEST(LoweringOptionsTest, TypedSettersRejectOtherKindsAndRanges) {
 
 TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   llvm::ArrayRef<OptionInfo> gpu = getGpuLoweringOptionInfos();
-  ASSERT_EQ(gpu.size(), 16u);
+  ASSERT_EQ(gpu.size(), 17u);
   EXPECT_EQ(gpu[0].name, "chip");
   EXPECT_EQ(gpu[0].kind, OptionKind::String);
   EXPECT_EQ(gpu[4].name, "libraries");
@@ -197,8 +197,10 @@ TEST(LoweringOptionsTest, TheTableListsEveryOptionWithItsKind) {
   EXPECT_EQ(gpu[12].kind, OptionKind::Bool);
   EXPECT_EQ(gpu[13].name, "channels-last");
   EXPECT_EQ(gpu[13].kind, OptionKind::Bool);
-  EXPECT_EQ(gpu[14].name, "fused-attention");
+  EXPECT_EQ(gpu[14].name, "conv-epilogues");
   EXPECT_EQ(gpu[14].kind, OptionKind::Bool);
+  EXPECT_EQ(gpu[15].name, "fused-attention");
+  EXPECT_EQ(gpu[15].kind, OptionKind::Bool);
   EXPECT_EQ(getCpuLoweringOptionInfos().size(), 9u);
 }
 

@@ -261,6 +261,11 @@ def AmpLinalgToLibraryCallsPass
     generic is erased and the call writes its output; a generic that fuses
     the narrowing with more elementwise work reads the 16-bit buffer in
     place of its `truncf`. An accumulator with any other reader stays f32.
+    On the GPU an NHWC/FHWC convolution whose one reader computes a
+    per-channel scale and shift of it, maybe a residual and a ReLU (batch
+    norm in inference) is one `ampGpuConv2dEpilogue` call (cuDNN's graph
+    API), its per-channel terms computed by a generic over the channels
+    before it (`conv-epilogues`).
 
     FP8 GEMMs (`amp.scaled_matmul` on buffers, from
     `amp-float8-contractions`: cuBLASLt's TN layout) become
@@ -314,6 +319,14 @@ def AmpLinalgToLibraryCallsPass
     Option<"convolutions", "convolutions", "bool", "true",
            "2-D convolutions as library calls too; false: they stay linalg "
            "ops (generated kernels or loops), without a remark">,
+    Option<"convEpilogues", "conv-epilogues", "bool", "true",
+           "target=gpu: the one elementwise generic reading an NHWC/FHWC "
+           "convolution's output, when it computes a per-channel scale and "
+           "bias, maybe a residual and a ReLU of it (batch norm in "
+           "inference), is computed by the call "
+           "(ampGpuConv2dEpilogue: cuDNN's graph API), its per-channel "
+           "terms by a generic over the channels; false: it stays a "
+           "kernel">,
     Option<"float8Gemms", "float8-gemms", "bool", "true",
            "target=gpu: the chip has cuBLASLt's FP8 GEMMs (sm_89 and later); "
            "false: an FP8 GEMM stays a generated kernel, with a remark "

@@ -20,6 +20,7 @@
 #include "LibraryCallLowering.h"
 
 #include "amp/Dialect/Amp/IR/AmpOps.h"
+#include "amp/runtime/AmpRuntime.h"
 
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -254,11 +255,70 @@ static FailureOr<ConvForm> getConvForm(linalg::LinalgOp op, std::string &why) {
   return failure();
 }
 
+/// Rewrites the convolution `op`, whose zero fill is `fill`, and its
+/// epilogue (matchConvEpilogue) as one convolution-with-epilogue call at
+/// `op` (`function`; `getLeadingArgs(out)`: the arguments up to the
+/// filter's type): the epilogue's a and b computed before it by a generic
+/// over the channels (buildConvEpilogueTerms), the call writing the
+/// epilogue's output; the epilogue, its ReLU follower, the convolution's
+/// output and the `replaced` ops go.
+template <typename LeadingArgs>
+static void lowerConvWithEpilogue(RewriterBase &rewriter, linalg::LinalgOp op,
+                                  const ConvEpilogue &epilogue,
+                                  RuntimeFunction function, linalg::FillOp fill,
+                                  LeadingArgs getLeadingArgs,
+                                  ArrayRef<Operation *> replaced) {
+  Location loc = op.getLoc();
+  // The output buffer, allocated before the call.
+  if (auto alloc = epilogue.out.getDefiningOp<memref::AllocOp>();
+      alloc && op->isBeforeInBlock(alloc))
+    rewriter.moveOpBefore(alloc, op);
+  for (Operation *view : epilogue.views)
+    rewriter.moveOpBefore(view, op);
+  auto [scale, bias] = buildConvEpilogueTerms(rewriter, op, epilogue);
+  rewriter.setInsertionPoint(op);
+  Type outElement = cast<MemRefType>(epilogue.out.getType()).getElementType();
+  SmallVector<Value> args = getLeadingArgs(epilogue.out);
+  Value null = LLVM::ZeroOp::create(
+      rewriter, loc, LLVM::LLVMPointerType::get(rewriter.getContext()));
+  args.append({createBufferPointer(rewriter, loc, epilogue.out),
+               createI32(rewriter, loc, getDTypeCode(outElement)),
+               createI32(rewriter, loc,
+                         epilogue.relu ? AMP_CONV_EPILOGUE_SCALE_BIAS_RELU
+                                       : AMP_CONV_EPILOGUE_SCALE_BIAS),
+               scale ? createBufferPointer(rewriter, loc, scale) : null,
+               bias ? createBufferPointer(rewriter, loc, bias) : null,
+               epilogue.residual
+                   ? createBufferPointer(rewriter, loc, epilogue.residual)
+                   : null});
+  // What the call makes unneeded: the epilogue (and its follower, with the
+  // epilogue's own output), the convolution's output and its fill.
+  SmallVector<Operation *> unneeded(replaced.begin(), replaced.end());
+  Value y = op.getDpsInits()[0];
+  linalg::GenericOp generic = epilogue.generic, follower = epilogue.follower;
+  Value middle = follower ? generic.getDpsInits()[0] : Value();
+  if (follower)
+    rewriter.eraseOp(follower);
+  rewriter.eraseOp(generic);
+  rewriter.eraseOp(fill);
+  for (Value buffer : {y, middle}) {
+    if (!buffer)
+      continue;
+    for (Operation *user : llvm::make_early_inc_range(buffer.getUsers()))
+      if (isa<memref::DeallocOp>(user))
+        rewriter.eraseOp(user);
+    if (buffer != y)
+      unneeded.push_back(buffer.getDefiningOp());
+  }
+  unneeded.insert(unneeded.begin(), y.getDefiningOp());
+  replaceWithCall(rewriter, op, function, args, unneeded);
+}
+
 /// The 2-D convolution `op`, of `form`, as the backend's call; failure
 /// with `why` if the call cannot compute it.
 static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
                                const ConvForm &form,
-                               const LibraryBackend &backend,
+                               const LibraryBackend &backend, bool epilogues,
                                std::string &why) {
   FailureOr<RuntimeFunction> function =
       getCallFunction(backend, LibraryCall::Conv, why);
@@ -314,6 +374,43 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   rewriter.setInsertionPoint(op);
   float beta = 1.0f;
   linalg::FillOp fill = findZeroFill(op, y);
+  // The arguments every convolution call starts with, up to the filter's
+  // type (the batch read from `out`, the buffer the call writes).
+  auto getLeadingArgs = [&](Value out) {
+    SmallVector<Value> args = {
+        createI32(rewriter, loc, static_cast<int32_t>(layout)),
+        getSize(rewriter, loc, out, 0)};
+    for (int64_t size : ArrayRef<int64_t>(sizes).take_front(8))
+      args.push_back(createI64(rewriter, loc, size));
+    args.append({createI64(rewriter, loc, padded ? padded->padTop : 0),
+                 createI64(rewriter, loc, padded ? padded->padLeft : 0),
+                 createI64(rewriter, loc, get(strides, 0)),
+                 createI64(rewriter, loc, get(strides, 1)),
+                 createI64(rewriter, loc, get(dilations, 0)),
+                 createI64(rewriter, loc, get(dilations, 1)),
+                 createI64(rewriter, loc, sizes[8]),
+                 createBufferPointer(rewriter, loc, x),
+                 createI32(rewriter, loc, xType),
+                 createBufferPointer(rewriter, loc, w),
+                 createI32(rewriter, loc, wType)});
+    return args;
+  };
+  SmallVector<Operation *> replaced;
+  if (padded)
+    replaced.append(padded->ops.begin(), padded->ops.end());
+  // The epilogue in the call (cuDNN's graph API): NHWC/FHWC, ungrouped.
+  if (epilogues && !float8 && layout == ConvLayout::NhwcFhwc && sizes[8] == 1) {
+    std::optional<RuntimeFunction> function =
+        backend.getFunction(LibraryCall::ConvEpilogue);
+    std::optional<ConvEpilogue> epilogue =
+        function ? matchConvEpilogue(op, y, fill, xi->type.getElementType())
+                 : std::nullopt;
+    if (epilogue) {
+      lowerConvWithEpilogue(rewriter, op, *epilogue, *function, fill,
+                            getLeadingArgs, replaced);
+      return success();
+    }
+  }
   memref::AllocOp accumulator;
   // An FP8 convolution writes f32: the result is not narrowed into FP8.
   if (Value narrow =
@@ -338,26 +435,11 @@ static LogicalResult lowerConv(RewriterBase &rewriter, linalg::LinalgOp op,
   }
   // The batch, read once the buffer the call writes is known (as for the
   // GEMM: a memref.dim of the f32 accumulator would keep it).
-  SmallVector<Value> args = {
-      createI32(rewriter, loc, static_cast<int32_t>(layout)),
-      getSize(rewriter, loc, y, 0)};
-  for (int64_t size : ArrayRef<int64_t>(sizes).take_front(8))
-    args.push_back(createI64(rewriter, loc, size));
-  args.append(
-      {createI64(rewriter, loc, padded ? padded->padTop : 0),
-       createI64(rewriter, loc, padded ? padded->padLeft : 0),
-       createI64(rewriter, loc, get(strides, 0)),
-       createI64(rewriter, loc, get(strides, 1)),
-       createI64(rewriter, loc, get(dilations, 0)),
-       createI64(rewriter, loc, get(dilations, 1)),
-       createI64(rewriter, loc, sizes[8]),
-       createBufferPointer(rewriter, loc, x), createI32(rewriter, loc, xType),
-       createBufferPointer(rewriter, loc, w), createI32(rewriter, loc, wType),
-       createBufferPointer(rewriter, loc, y), createI32(rewriter, loc, yType),
-       createF32(rewriter, loc, beta)});
-  SmallVector<Operation *> replaced = {accumulator};
-  if (padded)
-    replaced.append(padded->ops.begin(), padded->ops.end());
+  SmallVector<Value> args = getLeadingArgs(y);
+  args.append({createBufferPointer(rewriter, loc, y),
+               createI32(rewriter, loc, yType),
+               createF32(rewriter, loc, beta)});
+  replaced.insert(replaced.begin(), accumulator);
   replaceWithCall(rewriter, op, *function, args, replaced);
   return success();
 }
@@ -471,8 +553,10 @@ bool isConvolution(linalg::LinalgOp op) {
 namespace {
 /// A convolution as the backend's convolution call, or a remark.
 struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
-  ConvToLibraryCall(MLIRContext *context, const LibraryBackend &backend)
-      : OpInterfaceRewritePattern(context), backend(backend) {}
+  ConvToLibraryCall(MLIRContext *context, const LibraryBackend &backend,
+                    bool epilogues)
+      : OpInterfaceRewritePattern(context), backend(backend),
+        epilogues(epilogues) {}
 
   LogicalResult matchAndRewrite(linalg::LinalgOp op,
                                 PatternRewriter &rewriter) const override {
@@ -483,12 +567,13 @@ struct ConvToLibraryCall : public OpInterfaceRewritePattern<linalg::LinalgOp> {
     std::string why;
     FailureOr<ConvForm> form = getConvForm(op, why);
     if (succeeded(form) &&
-        succeeded(lowerConv(rewriter, op, *form, backend, why)))
+        succeeded(lowerConv(rewriter, op, *form, backend, epilogues, why)))
       return success();
     return rewriter.notifyMatchFailure(op, why);
   }
 
   const LibraryBackend &backend;
+  bool epilogues;
 };
 
 /// The input gradient of a 2-D convolution as the backend's backward-data
@@ -557,9 +642,11 @@ struct ConvBackwardFilterToLibraryCall
 } // namespace library_calls
 
 void populateAmpConvToLibraryCallsPatterns(RewritePatternSet &patterns,
-                                           const LibraryBackend &backend) {
-  patterns.add<library_calls::ConvToLibraryCall,
-               library_calls::ConvBackwardDataToLibraryCall,
+                                           const LibraryBackend &backend,
+                                           bool epilogues) {
+  patterns.add<library_calls::ConvToLibraryCall>(patterns.getContext(), backend,
+                                                 epilogues);
+  patterns.add<library_calls::ConvBackwardDataToLibraryCall,
                library_calls::ConvBackwardFilterToLibraryCall>(
       patterns.getContext(), backend);
 }

@@ -261,9 +261,7 @@ static bool isFloatZero(Value value) {
   return matchPattern(value, m_Constant(&attr)) && attr.getValue().isZero();
 }
 
-/// If `value` is a ReLU of x (maximumf(x, 0) either way round, or
-/// select(cmpf ugt/ogt x, 0), x, 0)), x; else null. `ops` gets the ops.
-static Value matchRelu(Value value, SmallVectorImpl<Operation *> &ops) {
+Value matchReluInput(Value value, SmallVectorImpl<Operation *> &ops) {
   if (auto max = value.getDefiningOp<arith::MaximumFOp>()) {
     Value x = isFloatZero(max.getRhs())   ? max.getLhs()
               : isFloatZero(max.getLhs()) ? max.getRhs()
@@ -530,7 +528,7 @@ linalg::GenericOp matchGeluFollower(Operation *op, Value h) {
 }
 
 linalg::GenericOp matchReluFollower(Operation *op, Value h) {
-  return matchFollower(op, h, matchRelu);
+  return matchFollower(op, h, matchReluInput);
 }
 
 /// Whether `map` (of a generic's `rank` loops) reads the last loop only.
@@ -581,7 +579,7 @@ static bool matchBiasBody(linalg::GenericOp generic, BlockArgument accArg,
     value = trunc.getIn();
   }
   kind = GemmEpilogueKind::Bias;
-  if (Value x = matchRelu(value, ops)) {
+  if (Value x = matchReluInput(value, ops)) {
     kind = GemmEpilogueKind::ReluBias;
     value = x;
   } else if (Value x = matchGelu(value, ops)) {
@@ -938,7 +936,7 @@ matchReluGradEpilogue(Operation *op, Value acc, Operation *init) {
       !isRoundedArgument(dy, generic.getMatchingBlockArgument(read), ops))
     return std::nullopt;
   Value r = cmp.getLhs();
-  if (Value x = matchRelu(r, ops))
+  if (Value x = matchReluInput(r, ops))
     r = x;
   if (!isArgument(r, generic.getMatchingBlockArgument(other), ops) ||
       !bodyIsOnly(body, ops))

@@ -185,6 +185,47 @@ linalg::GenericOp matchGeluFollower(Operation *op, Value h);
 /// not, so it is not matched.)
 linalg::GenericOp matchReluFollower(Operation *op, Value h);
 
+/// If `value` is a ReLU of x (maximumf(x, 0) either way round, or
+/// select(cmpf ugt/ogt x, 0), x, 0)), x; else null. `ops` gets the ops.
+Value matchReluInput(Value value, SmallVectorImpl<Operation *> &ops);
+
+/// A convolution's epilogue that the convolution-with-epilogue call
+/// (ampGpuConv2dEpilogue) computes itself (ConvEpilogues.cpp): the one
+/// elementwise generic reading the convolution's zero-filled output `y`
+/// (an allocation, read where the generic writes) computes
+/// relu?(a * y + b + residual), a and b per output channel (operands read
+/// along the last loop, the NHWC channel, and constants), rounded once to
+/// its output (f32 or the convolution's input type); a ReLU-only generic
+/// that is its output's one reader may take the ReLU. Every operand is
+/// there at the convolution and unchanged until the generic, and the
+/// output the call writes is an allocation nothing touches before.
+struct ConvEpilogue {
+  linalg::GenericOp generic;
+  /// The ReLU-only generic of the generic's output, or null.
+  linalg::GenericOp follower;
+  /// The generic's operand reading y, its per-channel operands, and its
+  /// residual's (or null).
+  OpOperand *read = nullptr, *residualRead = nullptr;
+  SmallVector<OpOperand *> channels;
+  Value residual;
+  /// The buffer the call writes (the generic's output, or the follower's).
+  Value out;
+  bool relu = false;
+  /// Reshapes of the operands after the convolution, in order, to move
+  /// before it.
+  SmallVector<Operation *> views;
+};
+std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
+                                              Operation *fill, Type xElement);
+
+/// Builds, before `conv`, the generic over the output channels that
+/// computes `epilogue`'s a and b into new f32 buffers of one element per
+/// channel, as the epilogue's body computes them; returns them, null for a
+/// term that is 1 (a) or 0 (b).
+std::pair<Value, Value> buildConvEpilogueTerms(RewriterBase &rewriter,
+                                               Operation *conv,
+                                               const ConvEpilogue &epilogue);
+
 /// True if an operand of `op` is of an FP8 type the libraries take
 /// (E4M3FN or E5M2): an amp-float8-contractions contraction.
 bool hasFloat8Operand(linalg::LinalgOp op);

@@ -78,7 +78,8 @@ struct AmpLinalgToLibraryCallsPass
     if (!backend)
       return success();
     RewritePatternSet set(context);
-    populateAmpLinalgToLibraryCallsPatterns(set, *backend, convolutions);
+    populateAmpLinalgToLibraryCallsPatterns(set, *backend, convolutions,
+                                            convEpilogues);
     patterns = std::move(set);
     return success();
   }
@@ -102,10 +103,10 @@ struct AmpLinalgToLibraryCallsPass
 
 void mlir::amp::populateAmpLinalgToLibraryCallsPatterns(
     RewritePatternSet &patterns, const LibraryBackend &backend,
-    bool convolutions) {
+    bool convolutions, bool convEpilogues) {
   populateAmpGemmToLibraryCallsPatterns(patterns, backend);
   populateAmpScaledGemmToLibraryCallsPatterns(patterns, backend);
   populateAmpAttentionToLibraryCallsPatterns(patterns, backend);
   if (convolutions)
-    populateAmpConvToLibraryCallsPatterns(patterns, backend);
+    populateAmpConvToLibraryCallsPatterns(patterns, backend, convEpilogues);
 }

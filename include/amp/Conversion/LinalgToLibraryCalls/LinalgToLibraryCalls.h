@@ -104,16 +104,22 @@ void populateAmpGemmToLibraryCallsPatterns(RewritePatternSet &patterns,
 void populateAmpScaledGemmToLibraryCallsPatterns(RewritePatternSet &patterns,
                                                  const LibraryBackend &backend);
 /// 2-D convolutions as the backend's convolution call, reading a
-/// zero-padded input in place (ConvCalls.cpp).
+/// zero-padded input in place (ConvCalls.cpp); with `epilogues`, an
+/// NHWC/FHWC convolution's per-channel scale, bias, residual and ReLU
+/// (batch norm in inference) as the backend's convolution-with-epilogue
+/// call where it has one (ConvEpilogues.cpp).
 void populateAmpConvToLibraryCallsPatterns(RewritePatternSet &patterns,
-                                           const LibraryBackend &backend);
+                                           const LibraryBackend &backend,
+                                           bool epilogues = true);
 void populateAmpAttentionToLibraryCallsPatterns(RewritePatternSet &patterns,
                                                 const LibraryBackend &backend);
 
-/// Every family's patterns; the convolutions' only with `convolutions`.
+/// Every family's patterns; the convolutions' only with `convolutions`,
+/// their epilogues only with `convEpilogues`.
 void populateAmpLinalgToLibraryCallsPatterns(RewritePatternSet &patterns,
                                              const LibraryBackend &backend,
-                                             bool convolutions = true);
+                                             bool convolutions = true,
+                                             bool convEpilogues = true);
 
 /// Applies the library calls' patterns to the linalg ops under `root`, once
 /// each, in program order (a call's epilogue is matched in the IR that the

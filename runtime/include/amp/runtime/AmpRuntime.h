@@ -242,6 +242,18 @@ typedef enum AmpConvLayout {
   AMP_CONV_NHWC_FHWC = 2,
 } AmpConvLayout;
 
+/** Epilogues of ampGpuConv2dEpilogue/ampCpuConv2dEpilogue (their
+ *  `epilogue` argument): what follows the per-channel scale, bias and the
+ *  residual, in f32, before the one rounding. */
+typedef enum AmpConvEpilogue {
+  /** y = conv * scale + bias (+ residual): batch norm in inference folded
+   *  into a scale and a shift, or a convolution's bias. */
+  AMP_CONV_EPILOGUE_SCALE_BIAS = 1,
+  /** y = max(conv * scale + bias (+ residual), 0): the same, then a ReLU
+   *  (ResNet's conv-BN-ReLU, and conv-BN-add-ReLU with the residual). */
+  AMP_CONV_EPILOGUE_SCALE_BIAS_RELU = 2,
+} AmpConvEpilogue;
+
 /** What computes ampCpuLibraryGemm and ampCpuLibraryConv2d in this
  *  process: the path of the CBLAS library it loaded on first use (e.g.
  *  ".../libopenblas.so.0"), or
