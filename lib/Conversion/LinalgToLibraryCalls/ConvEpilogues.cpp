@@ -45,7 +45,8 @@ enum class Form {
   Channel,  ///< Per-channel: no element of the convolution or the residual.
   Raw,      ///< The convolution's element in a 16-bit type (widened to use).
   Affine,   ///< a * conv + b (f32), a and b per-channel.
-  Residual, ///< The residual's element, f32.
+  Residual, ///< The residual's element (maybe rectified), f32.
+  ResidualTest,   ///< A comparison of the residual's element (a ReLU's).
   AffineResidual, ///< a * conv + b + residual (f32).
   Rectified,      ///< relu of an Affine or AffineResidual value.
 };
@@ -129,6 +130,9 @@ public:
   TermsPresent getResultPresence() const { return present.lookup(result); }
 
   bool relu = false, withResidual = false;
+  /// The residual is read rectified: relu(residual), a ReLU the body
+  /// recomputes (the previous block's, fused into its readers).
+  bool residualRectified = false;
 
 private:
   /// The form of `value`: its entry, or Channel for values defined outside
@@ -160,6 +164,21 @@ private:
         b->clone(op, *mapping);
       return true;
     }
+    // The residual rectified (select(cmpf(r, 0), r, 0) or maximumf(r, 0)):
+    // the compare, then the ReLU.
+    if (isa<arith::CmpFOp>(op) && operandForms[0] == Form::Residual &&
+        operandForms[1] == Form::Channel && op.hasOneUse()) {
+      forms[out] = Form::ResidualTest;
+      return true;
+    }
+    SmallVector<Operation *> reluOps;
+    if (isa<arith::SelectOp, arith::MaximumFOp>(op) && !residualRectified)
+      if (Value x = matchReluInput(out, reluOps);
+          x && formOf(x) == Form::Residual) {
+        residualRectified = true;
+        forms[out] = Form::Residual;
+        return true;
+      }
     if (!out.getType().isF32())
       return false;
     // The widening of the convolution's 16-bit element, or the residual's.
@@ -299,15 +318,20 @@ private:
   Value result;
 };
 
-/// Whether `map`, of a generic's `rank` loops, reads the last loop (the
-/// NHWC channel) and nothing else: each result that loop or a constant 0,
-/// the loop once.
-bool readsChannelOnly(AffineMap map, unsigned rank) {
+/// Whether `map`, of a generic's loops of `ranges`, reads the last loop
+/// (the NHWC channel) and nothing else: each result that loop, a constant
+/// 0 or a loop of extent 1 (ResNet's last stage at a small input: a 1x1
+/// image), the channel loop once.
+bool readsChannelOnly(AffineMap map, ArrayRef<int64_t> ranges) {
+  unsigned rank = ranges.size();
   AffineExpr channel = getAffineDimExpr(rank - 1, map.getContext());
   unsigned uses = 0;
   for (AffineExpr result : map.getResults()) {
     if (result == channel)
       ++uses;
+    else if (auto dim = dyn_cast<AffineDimExpr>(result);
+             dim && ranges[dim.getPosition()] == 1)
+      continue;
     else if (auto constant = dyn_cast<AffineConstantExpr>(result);
              !constant || constant.getValue() != 0)
       return false;
@@ -397,7 +421,7 @@ std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
   // The other inputs: per-channel operands, and maybe the residual (of the
   // output's type, read where the generic writes). Each must be there at
   // the convolution, unchanged until the generic.
-  unsigned rank = generic.getNumLoops();
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   for (OpOperand *input : generic.getDpsInputOperands()) {
     if (input == epilogue.read)
       continue;
@@ -406,7 +430,7 @@ std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
     if (!isAvailableAt(buffer, conv, epilogue.views) ||
         isWrittenBetween(conv, generic, buffer))
       return std::nullopt;
-    if (readsChannelOnly(map, rank)) {
+    if (readsChannelOnly(map, ranges)) {
       epilogue.channels.push_back(input);
     } else if (!epilogue.residual && map.isIdentity() &&
                buffer.getType() == out.getType() &&
@@ -421,6 +445,20 @@ std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
   EpilogueWalk walk = getWalk(epilogue);
   if (!walk.walk(nullptr, nullptr))
     return std::nullopt;
+  // A rectified residual: the buffer of its ReLU, a ReLU-only generic of
+  // the residual before the convolution, unchanged until the generic.
+  if (walk.residualRectified) {
+    Block *block = conv->getBlock();
+    linalg::GenericOp rectifier =
+        matchReluFollower(&block->front(), epilogue.residual);
+    if (!rectifier || !rectifier->isBeforeInBlock(conv))
+      return std::nullopt;
+    Value rectified = rectifier.getDpsInits()[0];
+    if (rectified.getType() != out.getType() ||
+        isWrittenBetween(rectifier, generic, rectified))
+      return std::nullopt;
+    epilogue.residual = rectified;
+  }
   epilogue.relu = walk.relu;
   epilogue.out = out;
   // A ReLU-only generic of the output, its one reader, takes the ReLU (the

@@ -142,6 +142,89 @@ func.func @bias_residual_relu_after(%x: memref<1x6x6x8xf16>, %w: memref<8x3x3x8x
 #channel = affine_map<(d0, d1, d2, d3) -> (d3)>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
+// The residual read rectified (the previous block's ReLU, which the fused
+// body recomputes): the call reads the buffer of that ReLU, a ReLU-only
+// generic of the residual before the convolution.
+// CHECK-LABEL: func.func @rectified_residual
+// CHECK-SAME: %[[PRE:[^:]*]]: memref<1x4x4x8xf16>
+// CHECK: %[[RECT:.*]] = memref.alloc() : memref<1x4x4x8xf16>
+// CHECK: linalg.generic {{.*}} ins(%[[PRE]] : memref<1x4x4x8xf16>) outs(%[[RECT]] : memref<1x4x4x8xf16>)
+// CHECK: memref.extract_aligned_pointer_as_index %[[RECT]]
+// CHECK: call @ampGpuConv2dEpilogue(
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @rectified_residual(%x: memref<1x6x6x8xf16>, %w: memref<8x3x3x8xf16>, %bias: memref<8xf16>, %pre: memref<1x4x4x8xf16>) -> (memref<1x4x4x8xf16>, memref<1x4x4x8xf16>) {
+  %zero = arith.constant 0.0 : f16
+  %fzero = arith.constant 0.0 : f32
+  %rect = memref.alloc() : memref<1x4x4x8xf16>
+  linalg.generic {indexing_maps = [#id, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%pre : memref<1x4x4x8xf16>) outs(%rect : memref<1x4x4x8xf16>) {
+  ^bb0(%in: f16, %o: f16):
+    %x32 = arith.extf %in : f16 to f32
+    %gt = arith.cmpf ugt, %x32, %fzero : f32
+    %r = arith.select %gt, %x32, %fzero : f32
+    %h = arith.truncf %r : f32 to f16
+    linalg.yield %h : f16
+  }
+  %y = memref.alloc() : memref<1x4x4x8xf16>
+  linalg.fill ins(%zero : f16) outs(%y : memref<1x4x4x8xf16>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<1x6x6x8xf16>, memref<8x3x3x8xf16>) outs(%y : memref<1x4x4x8xf16>)
+  %out = memref.alloc() : memref<1x4x4x8xf16>
+  linalg.generic {indexing_maps = [#id, #channel, #id, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %bias, %pre : memref<1x4x4x8xf16>, memref<8xf16>, memref<1x4x4x8xf16>)
+      outs(%out : memref<1x4x4x8xf16>) {
+  ^bb0(%in: f16, %b: f16, %p: f16, %o: f16):
+    %x32 = arith.extf %in : f16 to f32
+    %b32 = arith.extf %b : f16 to f32
+    %p32 = arith.extf %p : f16 to f32
+    %pgt = arith.cmpf ugt, %p32, %fzero : f32
+    %prelu = arith.select %pgt, %p32, %fzero : f32
+    %t = arith.addf %x32, %b32 : f32
+    %u = arith.addf %t, %prelu : f32
+    %gt = arith.cmpf ugt, %u, %fzero : f32
+    %r = arith.select %gt, %u, %fzero : f32
+    %h = arith.truncf %r : f32 to f16
+    linalg.yield %h : f16
+  }
+  return %out, %rect : memref<1x4x4x8xf16>, memref<1x4x4x8xf16>
+}
+
+// -----
+
+#spatial = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A 1x1 image (ResNet's last stage at a small input): a per-channel
+// operand may read the spatial loops, of extent 1.
+// CHECK-LABEL: func.func @one_by_one
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel"]}
+// CHECK: call @ampGpuConv2dEpilogue(
+// CHECK-NOT: linalg.
+func.func @one_by_one(%x: memref<1x3x3x8xf32>, %w: memref<8x3x3x8xf32>, %b: memref<8x1x1xf32>) -> memref<1x1x1x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %y = memref.alloc() : memref<1x1x1x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<1x1x1x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<1x3x3x8xf32>, memref<8x3x3x8xf32>) outs(%y : memref<1x1x1x8xf32>)
+  %out = memref.alloc() : memref<1x1x1x8xf32>
+  linalg.generic {indexing_maps = [#id, #spatial, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %b : memref<1x1x1x8xf32>, memref<8x1x1xf32>) outs(%out : memref<1x1x1x8xf32>) {
+  ^bb0(%in: f32, %bv: f32, %o: f32):
+    %t = arith.addf %in, %bv : f32
+    linalg.yield %t : f32
+  }
+  return %out : memref<1x1x1x8xf32>
+}
+
+// -----
+
+#channel = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
 // f32 throughout, a scale by division and a constant shift, no ReLU
 // (SCALE_BIAS, 1), written in f32 (yType 0).
 // CHECK-LABEL: func.func @f32_divide
