@@ -453,9 +453,11 @@ std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
         matchReluFollower(&block->front(), epilogue.residual);
     if (!rectifier || !rectifier->isBeforeInBlock(conv))
       return std::nullopt;
+    // It holds the ReLU of what the generic reads: neither changes between.
     Value rectified = rectifier.getDpsInits()[0];
     if (rectified.getType() != out.getType() ||
-        isWrittenBetween(rectifier, generic, rectified))
+        isWrittenBetween(rectifier, generic, rectified) ||
+        isWrittenBetween(rectifier, generic, epilogue.residual))
       return std::nullopt;
     epilogue.residual = rectified;
   }
