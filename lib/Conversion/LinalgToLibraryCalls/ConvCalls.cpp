@@ -269,12 +269,13 @@ static void lowerConvWithEpilogue(RewriterBase &rewriter, linalg::LinalgOp op,
                                   LeadingArgs getLeadingArgs,
                                   ArrayRef<Operation *> replaced) {
   Location loc = op.getLoc();
-  // The output buffer, allocated before the call.
+  // The operands' reshapes and the output's sizes, then the output buffer,
+  // before the call.
+  for (Operation *view : epilogue.views)
+    rewriter.moveOpBefore(view, op);
   if (auto alloc = epilogue.out.getDefiningOp<memref::AllocOp>();
       alloc && op->isBeforeInBlock(alloc))
     rewriter.moveOpBefore(alloc, op);
-  for (Operation *view : epilogue.views)
-    rewriter.moveOpBefore(view, op);
   auto [scale, bias] = buildConvEpilogueTerms(rewriter, op, epilogue);
   rewriter.setInsertionPoint(op);
   Type outElement = cast<MemRefType>(epilogue.out.getType()).getElementType();

@@ -340,14 +340,30 @@ bool readsChannelOnly(AffineMap map, ArrayRef<int64_t> ranges) {
 }
 
 /// Whether `value` is a buffer the call at `conv` may write in place of
-/// `last`'s output: an operand-less allocation in `conv`'s block (moved
-/// before `conv` if after), nothing but `last`, later ops and its
-/// deallocation touching it before `last`.
-bool isMovableOutput(Value value, Operation *conv, Operation *last) {
+/// `last`'s output: an allocation in `conv`'s block (moved before `conv` if
+/// after, with the memref.dim ops of its sizes, which `moves` gets),
+/// nothing but `last`, later ops and its deallocation touching it before
+/// `last`.
+bool isMovableOutput(Value value, Operation *conv, Operation *last,
+                     SmallVectorImpl<Operation *> &moves) {
   auto alloc = value.getDefiningOp<memref::AllocOp>();
-  if (!alloc || alloc->getNumOperands() != 0 ||
-      alloc->getBlock() != conv->getBlock())
+  if (!alloc || alloc->getBlock() != conv->getBlock())
     return false;
+  // Its dynamic sizes (a frontend's dynamic batch): there at the
+  // convolution, or a memref.dim after it of a buffer that is, moved too.
+  DominanceInfo dominance;
+  for (Value size : alloc->getOperands()) {
+    if (dominance.properlyDominates(size, conv))
+      continue;
+    auto dim = size.getDefiningOp<memref::DimOp>();
+    if (!dim || dim->getBlock() != conv->getBlock() ||
+        !llvm::all_of(dim->getOperands(), [&](Value operand) {
+          return dominance.properlyDominates(operand, conv);
+        }))
+      return false;
+    if (conv->isBeforeInBlock(dim) && !llvm::is_contained(moves, dim))
+      moves.push_back(dim);
+  }
   return llvm::all_of(alloc->getUsers(), [&](Operation *user) {
     Operation *inBlock = conv->getBlock()->findAncestorOpInBlock(*user);
     return inBlock && (inBlock == last || last->isBeforeInBlock(inBlock));
@@ -465,21 +481,24 @@ std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,
   epilogue.out = out;
   // A ReLU-only generic of the output, its one reader, takes the ReLU (the
   // residual's block: conv, BN, add, then the ReLU as its own op).
-  if (!epilogue.relu && isMovableOutput(out, conv, generic))
+  SmallVector<Operation *> moves;
+  if (!epilogue.relu && isMovableOutput(out, conv, generic, moves))
     if (linalg::GenericOp follower = matchReluFollower(generic, out))
       if (llvm::all_of(out.getUsers(),
                        [&](Operation *user) {
                          return user == generic || user == follower ||
                                 isa<memref::DeallocOp>(user);
                        }) &&
-          isMovableOutput(follower.getDpsInits()[0], conv, follower)) {
+          isMovableOutput(follower.getDpsInits()[0], conv, follower, moves)) {
         epilogue.follower = follower;
         epilogue.relu = true;
         epilogue.out = follower.getDpsInits()[0];
       }
   Operation *last = epilogue.follower ? epilogue.follower : generic;
-  if (!isMovableOutput(epilogue.out, conv, last))
+  moves.clear();
+  if (!isMovableOutput(epilogue.out, conv, last, moves))
     return std::nullopt;
+  epilogue.views.append(moves.begin(), moves.end());
   return epilogue;
 }
 

@@ -211,8 +211,8 @@ struct ConvEpilogue {
   /// The buffer the call writes (the generic's output, or the follower's).
   Value out;
   bool relu = false;
-  /// Reshapes of the operands after the convolution, in order, to move
-  /// before it.
+  /// Reshapes of the operands and sizes of the output (memref.dim) after
+  /// the convolution, in order, to move before it.
   SmallVector<Operation *> views;
 };
 std::optional<ConvEpilogue> matchConvEpilogue(Operation *conv, Value y,

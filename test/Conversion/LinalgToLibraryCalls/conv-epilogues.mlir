@@ -194,6 +194,42 @@ func.func @rectified_residual(%x: memref<1x6x6x8xf16>, %w: memref<8x3x3x8xf16>, 
 
 // -----
 
+#channel = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+
+// A dynamic batch: the output's allocation and the memref.dim of its size
+// move before the call, which reads the batch from it.
+// CHECK-LABEL: func.func @dynamic_batch
+// CHECK: memref.dim %arg0
+// CHECK-NEXT: %[[DIM:.*]] = memref.dim %arg0
+// CHECK-NEXT: %[[OUT:.*]] = memref.alloc(%[[DIM]]) : memref<?x4x4x8xf32>
+// CHECK-NEXT: memref.alloc() : memref<8xf32>
+// CHECK: memref.dim %[[OUT]]
+// CHECK: call @ampGpuConv2dEpilogue(
+// CHECK-NOT: linalg.
+// CHECK: return %[[OUT]]
+func.func @dynamic_batch(%x: memref<?x6x6x8xf32>, %w: memref<8x3x3x8xf32>, %s: memref<8xf32>) -> memref<?x4x4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?x6x6x8xf32>
+  %y = memref.alloc(%n) : memref<?x4x4x8xf32>
+  linalg.fill ins(%zero : f32) outs(%y : memref<?x4x4x8xf32>)
+  linalg.conv_2d_nhwc_fhwc {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%x, %w : memref<?x6x6x8xf32>, memref<8x3x3x8xf32>) outs(%y : memref<?x4x4x8xf32>)
+  %m = memref.dim %x, %c0 : memref<?x6x6x8xf32>
+  %out = memref.alloc(%m) : memref<?x4x4x8xf32>
+  linalg.generic {indexing_maps = [#id, #channel, #id],
+                  iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%y, %s : memref<?x4x4x8xf32>, memref<8xf32>) outs(%out : memref<?x4x4x8xf32>) {
+  ^bb0(%in: f32, %sv: f32, %o: f32):
+    %t = arith.mulf %in, %sv : f32
+    linalg.yield %t : f32
+  }
+  return %out : memref<?x4x4x8xf32>
+}
+
+// -----
+
 #spatial = affine_map<(d0, d1, d2, d3) -> (d3, d1, d2)>
 #id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 
