@@ -1260,6 +1260,19 @@ double convReference(const ConvCase &g, const ConvIndex &at,
   return sum;
 }
 
+/// Whether a convolution's output `actual` (of `yType`) is its exact value
+/// `sum`, rounded to yType, within a tolerance relative to `magnitude`, the
+/// sum of its terms' magnitudes: for an f32 output a few f32 roundings of
+/// the terms' scale; for a 16-bit one a rounding of the result plus that.
+bool isConvOutputNear(int32_t yType, float actual, double sum,
+                      double magnitude) {
+  double unit = yType == AMP_DTYPE_F32   ? 0x1p-20
+                : yType == AMP_DTYPE_F16 ? 0x1p-10
+                                         : 0x1p-7;
+  double tolerance = unit * (std::fabs(sum) + 1) + 0x1p-18 * magnitude;
+  return std::fabs(actual - roundTo(yType, sum)) <= tolerance;
+}
+
 /// y = conv(x, wt) + beta y in `g.layout`'s index order, by the definition;
 /// compares with a tolerance relative to the sum of |terms| (cuDNN may pick
 /// Winograd or FFT algorithms, which round intermediate values).
@@ -1295,18 +1308,11 @@ void checkConv(const ConvCase &g, unsigned seed) {
           int64_t index = at.y(n, f, oy, ox);
           sum += g.beta * static_cast<double>(y.values[index]);
           magnitude += std::fabs(g.beta * y.values[index]);
-          double expected = roundTo(g.yType, sum);
-          // f32 output: a few f32 roundings of the terms' scale; 16-bit: one
-          // rounding of the result plus that.
-          double unit = g.yType == AMP_DTYPE_F32   ? 0x1p-20
-                        : g.yType == AMP_DTYPE_F16 ? 0x1p-10
-                                                   : 0x1p-7;
-          double tolerance = unit * (std::fabs(sum) + 1) + 0x1p-18 * magnitude;
-          if (!(std::fabs(actual[index] - expected) <= tolerance) &&
+          if (!isConvOutputNear(g.yType, actual[index], sum, magnitude) &&
               wrong++ < 5)
             ADD_FAILURE() << "y[" << n << "," << f << "," << oy << "," << ox
                           << "] = " << actual[index] << ", expected "
-                          << expected;
+                          << roundTo(g.yType, sum);
         }
   EXPECT_EQ(wrong, 0) << "outputs that differ";
 }
@@ -1683,16 +1689,11 @@ void checkConvEpilogue(const ConvCase &g, int32_t epilogue, bool withScale,
             sum += residual.values[index];
           if (epilogue == AMP_CONV_EPILOGUE_SCALE_BIAS_RELU && sum < 0)
             sum = 0;
-          double expected = roundTo(g.yType, sum);
-          double unit = g.yType == AMP_DTYPE_F32   ? 0x1p-20
-                        : g.yType == AMP_DTYPE_F16 ? 0x1p-10
-                                                   : 0x1p-7;
-          double tolerance = unit * (std::fabs(sum) + 1) + 0x1p-18 * magnitude;
-          if (!(std::fabs(actual[index] - expected) <= tolerance) &&
+          if (!isConvOutputNear(g.yType, actual[index], sum, magnitude) &&
               wrong++ < 5)
             ADD_FAILURE() << "y[" << n << "," << f << "," << oy << "," << ox
                           << "] = " << actual[index] << ", expected "
-                          << expected;
+                          << roundTo(g.yType, sum);
         }
   EXPECT_EQ(wrong, 0) << "outputs that differ";
 }

@@ -216,9 +216,12 @@ private:
       return b ? mapChannel(*b, op.getLoc(), v, *mapping) : Value();
     };
     Location loc = op.getLoc();
-    if (isa<arith::AddFOp>(op)) {
-      // a x + b + c, either way round; the residual added once.
-      if (l == Form::Channel || (r != Form::Channel && l == Form::Residual)) {
+    bool add = isa<arith::AddFOp>(op), sub = isa<arith::SubFOp>(op);
+    if (add || sub) {
+      // a x + b + c either way round (the residual added once), a x + b - c,
+      // or c - (a x + b).
+      if (add &&
+          (l == Form::Channel || (r != Form::Channel && l == Form::Residual))) {
         std::swap(lhs, rhs);
         std::swap(l, r);
       }
@@ -229,34 +232,22 @@ private:
         if (b) {
           Terms t = terms.lookup(lhs);
           Value c = channel(rhs);
-          terms[out] = {t.a, t.b ? arith::AddFOp::create(*b, loc, t.b, c) : c};
+          Value shift =
+              !t.b  ? (add ? c : arith::NegFOp::create(*b, loc, c).getResult())
+              : add ? arith::AddFOp::create(*b, loc, t.b, c).getResult()
+                    : arith::SubFOp::create(*b, loc, t.b, c).getResult();
+          terms[out] = {t.a, shift};
         }
         return true;
       }
-      if (l == Form::Affine && r == Form::Residual) {
+      if (add && l == Form::Affine && r == Form::Residual) {
         forms[out] = Form::AffineResidual;
         present[out] = present.lookup(lhs);
         if (b)
           terms[out] = terms.lookup(lhs);
         return true;
       }
-      return false;
-    }
-    if (isa<arith::SubFOp>(op)) {
-      if ((l == Form::Affine || l == Form::AffineResidual) &&
-          r == Form::Channel) {
-        forms[out] = l;
-        present[out] = {present.lookup(lhs).a, true};
-        if (b) {
-          Terms t = terms.lookup(lhs);
-          Value c = channel(rhs);
-          Value shift = t.b ? arith::SubFOp::create(*b, loc, t.b, c).getResult()
-                            : arith::NegFOp::create(*b, loc, c).getResult();
-          terms[out] = {t.a, shift};
-        }
-        return true;
-      }
-      if (l == Form::Channel && r == Form::Affine) {
+      if (sub && l == Form::Channel && r == Form::Affine) {
         forms[out] = Form::Affine;
         present[out] = {true, true};
         if (b) {
